@@ -1,0 +1,2468 @@
+"""
+The `copy` dialect: asynchronous GMEM/SMEM/TMEM copies on NVIDIA GPUs.
+
+TMA tile copies and reductions, cluster multicast and leader-tracked copies, cp.async,
+mbarriers, bulk groups and tcgen05 TMEM loads, stores and copies. Op names and semantics
+follow JAX's Mosaic GPU (`LaunchContext.async_copy`, Pallas `plgpu`) and MLIR's
+`nvgpu`/`nvvm` dialects; the verifiers encode the catalogue `rules.toml` (ids such as `C4`
+refer to it, each written in a `# rule:` comment at its check) so that what Mosaic GPU only
+checks while tracing, and what nobody checks before ptxas or the GPU fails, is rejected
+here, statically, with a note that says how to fix it.
+
+Memory: a `memref` with no memory space is GMEM; `#copy.smem` (or the integer space 3)
+marks shared memory, `#copy.smem<swizzle = 128>` swizzled shared memory; `#copy.tmem`
+marks tensor memory. Target-dependent rules are checked whenever an enclosing op carries
+`copy.target = #copy.target<"sm_90a">`; kernel-dependent rules read `copy.cluster` (the
+cluster shape, `array<i32: x, y, z>`) on the enclosing function.
+
+Deviations from Mosaic GPU, each settled in docs/design.md:
+- the implementation (`tma` | `cp_async`) may be chosen in the IR; the target only decides
+  when the IR leaves it open;
+- cp.async accepts `oob = zeros` (zero-filled tails, jax#40048) and rejects a user
+  predicate instead of dropping it;
+- TMA reductions accept exactly the op x element-type pairs an H200 ran;
+- a swizzled copy's innermost box may be narrower than the swizzle span (the driver's
+  `<=`); the SMEM buffer then pads each row to the span.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import auto
+from math import prod
+
+from xdsl.dialects import arith, func, gpu, memref
+from xdsl.dialects.builtin import (
+    I1,
+    I32,
+    I64,
+    AnyFloat,
+    BFloat16Type,
+    BoolAttr,
+    DenseArrayBase,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatTF32Type,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    NoneAttr,
+    ReducedPrecisionFloatType,
+    Signedness,
+    StridedLayoutAttr,
+    StringAttr,
+    UnitAttr,
+    VectorType,
+    i32,
+    i64,
+)
+from xdsl.dialects.utils.enum_attribute import EnumAttribute
+from xdsl.ir import (
+    Attribute,
+    BlockArgument,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    opt_result_def,
+    param_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+from xdsl.utils.str_enum import StrEnum
+
+from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.target import MULTICAST_TARGETS, TARGETS, TCGEN05_TARGETS, Target
+
+# ===----------------------------------------------------------------------=== #
+# Enums
+# ===----------------------------------------------------------------------=== #
+
+
+class Implementation(StrEnum):
+    TMA = auto()
+    CP_ASYNC = auto()
+
+
+class ReductionKind(StrEnum):
+    ADD = "add"
+    MIN = "min"
+    MAX = "max"
+    UMIN = "umin"
+    UMAX = "umax"
+    SMIN = "smin"
+    SMAX = "smax"
+    INC = "inc"
+    DEC = "dec"
+    AND = "and"
+    OR = "or"
+    XOR = "xor"
+
+
+class OOBMode(StrEnum):
+    """What a load puts in SMEM for elements outside the GMEM array."""
+
+    ZEROS = auto()
+    NAN = auto()
+    UNDEFINED = auto()
+    PROMISE_IN_BOUNDS = auto()
+
+
+class CacheMode(StrEnum):
+    """cp.async cache operator: `.ca` (L1 and L2) or `.cg` (L2 only, 16-byte copies)."""
+
+    CA = auto()
+    CG = auto()
+
+
+class GroupKind(StrEnum):
+    """Which async-group mechanism a commit/wait refers to."""
+
+    BULK = auto()
+    CP_ASYNC = auto()
+
+
+class BarrierScope(StrEnum):
+    CTA = auto()
+    CLUSTER = auto()
+
+
+class TmemShape(StrEnum):
+    """tcgen05.ld/st data-movement shapes (lanes x bits)."""
+
+    S32X32B = "32x32b"
+    S16X64B = "16x64b"
+    S16X128B = "16x128b"
+    S16X256B = "16x256b"
+    S16X32BX2 = "16x32bx2"
+
+
+class TmemReduce(StrEnum):
+    MIN = auto()
+    MAX = auto()
+
+
+class TmemWaitKind(StrEnum):
+    LOAD = auto()
+    STORE = auto()
+
+
+class TmemCopyShape(StrEnum):
+    """tcgen05.cp shapes (rows x bits)."""
+
+    S128X256B = "128x256b"
+    S4X256B = "4x256b"
+    S128X128B = "128x128b"
+    S64X128B = "64x128b"
+    S32X128B = "32x128b"
+
+
+class TmemCopyMulticast(StrEnum):
+    WARPX2_02_13 = auto()
+    WARPX2_01_23 = auto()
+    WARPX4 = auto()
+
+
+@irdl_attr_definition
+class ImplementationAttr(EnumAttribute[Implementation], SpacedOpaqueSyntaxAttribute):
+    name = "copy.implementation"
+
+
+@irdl_attr_definition
+class ReductionKindAttr(EnumAttribute[ReductionKind], SpacedOpaqueSyntaxAttribute):
+    name = "copy.reduction"
+
+
+@irdl_attr_definition
+class OOBModeAttr(EnumAttribute[OOBMode], SpacedOpaqueSyntaxAttribute):
+    name = "copy.oob"
+
+
+@irdl_attr_definition
+class CacheModeAttr(EnumAttribute[CacheMode], SpacedOpaqueSyntaxAttribute):
+    name = "copy.cache"
+
+
+@irdl_attr_definition
+class GroupKindAttr(EnumAttribute[GroupKind], SpacedOpaqueSyntaxAttribute):
+    name = "copy.group"
+
+
+@irdl_attr_definition
+class BarrierScopeAttr(EnumAttribute[BarrierScope], SpacedOpaqueSyntaxAttribute):
+    name = "copy.scope"
+
+
+@irdl_attr_definition
+class TmemShapeAttr(EnumAttribute[TmemShape], SpacedOpaqueSyntaxAttribute):
+    name = "copy.tmem_shape"
+
+
+@irdl_attr_definition
+class TmemReduceAttr(EnumAttribute[TmemReduce], SpacedOpaqueSyntaxAttribute):
+    name = "copy.tmem_reduce"
+
+
+@irdl_attr_definition
+class TmemWaitKindAttr(EnumAttribute[TmemWaitKind], SpacedOpaqueSyntaxAttribute):
+    name = "copy.tmem_wait_kind"
+
+
+@irdl_attr_definition
+class TmemCopyShapeAttr(EnumAttribute[TmemCopyShape], SpacedOpaqueSyntaxAttribute):
+    name = "copy.tmem_copy_shape"
+
+
+@irdl_attr_definition
+class TmemCopyMulticastAttr(EnumAttribute[TmemCopyMulticast], SpacedOpaqueSyntaxAttribute):
+    name = "copy.tmem_copy_multicast"
+
+
+# ===----------------------------------------------------------------------=== #
+# Attributes and types
+# ===----------------------------------------------------------------------=== #
+
+SWIZZLES = (16, 32, 64, 128)
+"""Swizzle spans in bytes; 16 means no swizzle (Mosaic GPU's convention)."""
+
+
+def swizzle_period(swizzle: int) -> int:
+    """Bytes after which a swizzle pattern repeats (8 rows of the span); 0 for none."""
+    return 0 if swizzle == 16 else 8 * swizzle
+
+
+@irdl_attr_definition
+class TargetAttr(ParametrizedAttribute):
+    """The compilation target, e.g. `#copy.target<"sm_90a">` (see `copy_dialect.target`)."""
+
+    name = "copy.target"
+
+    arch: StringAttr = param_def()
+
+    def __init__(self, arch: str | StringAttr):
+        super().__init__(StringAttr(arch) if isinstance(arch, str) else arch)
+
+    @property
+    def target(self) -> Target:
+        return TARGETS[self.arch.data]
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (StringAttr(parser.parse_str_literal("target name, e.g. \"sm_90a\"")),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f'<"{self.arch.data}">')
+
+    def verify(self) -> None:
+        if self.arch.data not in TARGETS:
+            raise Error(
+                f"unknown target '{self.arch.data}'",
+                note=f"expected one of {', '.join(TARGETS)}",
+            )
+
+
+@irdl_attr_definition
+class SmemSpaceAttr(ParametrizedAttribute):
+    """
+    Shared memory, optionally swizzled: `#copy.smem` or `#copy.smem<swizzle = 128>`.
+
+    The buffer is row-major. Under a swizzle of S bytes each innermost row occupies
+    max(S, row bytes) bytes (rows narrower than the span are padded to it, which is how
+    TMA places them) and 16-byte chunks are XOR-permuted within each 8 x S period.
+    """
+
+    name = "copy.smem"
+
+    swizzle: IntAttr = param_def()
+
+    def __init__(self, swizzle: int = 16):
+        super().__init__(IntAttr(swizzle))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        swizzle = 16
+        if parser.parse_optional_punctuation("<") is not None:
+            parser.parse_keyword("swizzle")
+            parser.parse_punctuation("=")
+            swizzle = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            parser.parse_punctuation(">")
+        return (IntAttr(swizzle),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        if self.swizzle.data != 16:
+            printer.print_string(f"<swizzle = {self.swizzle.data}>")
+
+    def verify(self) -> None:
+        # rule: C6
+        if self.swizzle.data not in SWIZZLES:
+            raise Error(
+                f"Unsupported swizzle: {self.swizzle.data}",
+                note="the swizzle is 16 (none), 32, 64 or 128 bytes",
+            )
+
+
+@irdl_attr_definition
+class TmemSpaceAttr(ParametrizedAttribute):
+    """Tensor memory (tcgen05, sm_100a family): `#copy.tmem`."""
+
+    name = "copy.tmem"
+
+
+@irdl_attr_definition
+class LeaderTrackedAttr(ParametrizedAttribute):
+    """
+    How a leader-tracked 2-CTA copy splits its slice: `#copy.leader_tracked<replicated>`
+    (each CTA gets the whole slice, the leader CTA's barrier tracks both) or
+    `#copy.leader_tracked<partitioned 0>` (the slice is split along dim 0; each CTA's SMEM
+    ref holds its part).
+    """
+
+    name = "copy.leader_tracked"
+
+    axis: IntAttr | NoneAttr = param_def()
+
+    def __init__(self, axis: int | None = None):
+        super().__init__(NoneAttr() if axis is None else IntAttr(axis))
+
+    @property
+    def partition_axis(self) -> int | None:
+        return None if isinstance(self.axis, NoneAttr) else self.axis.data
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            kind = parser.parse_optional_keyword("replicated")
+            if kind is not None:
+                return (NoneAttr(),)
+            parser.parse_keyword("partitioned", " (expected replicated or partitioned N)")
+            return (IntAttr(parser.parse_integer(allow_boolean=False, allow_negative=False)),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        axis = self.partition_axis
+        printer.print_string("<replicated>" if axis is None else f"<partitioned {axis}>")
+
+
+@irdl_attr_definition
+class BarrierType(ParametrizedAttribute, TypeAttribute):
+    """A group of `count` mbarriers in shared memory: `!copy.barrier<4>`."""
+
+    name = "copy.barrier"
+
+    count: IntAttr = param_def()
+
+    def __init__(self, count: int):
+        super().__init__(IntAttr(count))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (IntAttr(parser.parse_integer(allow_boolean=False)),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.count.data}>")
+
+    def verify(self) -> None:
+        # rule: I1
+        if not 1 <= self.count.data <= 32:
+            raise Error(
+                "Only up to 32 barriers per group supported",
+                note=f"got {self.count.data}; the phase bits of a group are one i32, "
+                "split larger rings into several groups",
+            )
+
+
+# ===----------------------------------------------------------------------=== #
+# Helpers shared by the verifiers
+# ===----------------------------------------------------------------------=== #
+
+GMEM, SMEM, TMEM = "GMEM", "SMEM", "TMEM"
+MAX_TX_BYTES = 1 << 20
+"""The mbarrier tx-count is below 2**20 (an H200 faults at 2**20: tma-rules Q5)."""
+
+
+def memory_space(t: MemRefType) -> str:
+    """GMEM, SMEM, TMEM or the printed memory space when it is none of them."""
+    space = t.memory_space
+    if isinstance(space, NoneAttr):
+        return GMEM
+    if isinstance(space, SmemSpaceAttr):
+        return SMEM
+    if isinstance(space, TmemSpaceAttr):
+        return TMEM
+    if isinstance(space, IntegerAttr) and space.value.data in (0, 1, 3):
+        return SMEM if space.value.data == 3 else GMEM
+    return str(space)
+
+
+def swizzle_of(t: MemRefType) -> int:
+    space = t.memory_space
+    return space.swizzle.data if isinstance(space, SmemSpaceAttr) else 16
+
+
+def bitwidth(t: Attribute) -> int | None:
+    if isinstance(t, IntegerType):
+        return t.width.data
+    if isinstance(t, AnyFloat):
+        return t.bitwidth
+    return None
+
+
+def smem_bytes(shape: Sequence[int], element_type: Attribute, swizzle: int) -> int:
+    """Bytes a row-major SMEM buffer occupies, innermost rows padded to the swizzle span."""
+    bits = bitwidth(element_type) or 8
+    if not shape:
+        return (bits + 7) // 8
+    row = (shape[-1] * bits + 7) // 8
+    if swizzle != 16:
+        row = max(row, swizzle)
+    return prod(shape[:-1]) * row
+
+
+def enclosing_target(op: Operation) -> Target | None:
+    """The target named by the nearest `copy.target` attribute around `op`, if any."""
+    node: Operation | None = op
+    while node is not None:
+        attr = node.attributes.get("copy.target")
+        if attr is not None:
+            if not isinstance(attr, TargetAttr):
+                raise Error(
+                    f"expected the 'copy.target' attribute of '{node.name}' to be a "
+                    f"#copy.target, got {attr}",
+                    note='write it as copy.target = #copy.target<"sm_90a">',
+                )
+            return attr.target
+        node = node.parent_op()
+    return None
+
+
+def enclosing_kernel(op: Operation) -> Operation | None:
+    node = op.parent_op()
+    while node is not None and not isinstance(node, func.FuncOp | gpu.FuncOp):
+        node = node.parent_op()
+    return node
+
+
+def cluster_shape(op: Operation) -> tuple[int, int, int]:
+    """The kernel's cluster shape from `copy.cluster`, (1, 1, 1) when it has none."""
+    kernel = enclosing_kernel(op)
+    attr = None if kernel is None else kernel.attributes.get("copy.cluster")
+    if attr is None:
+        return (1, 1, 1)
+    values = attr.get_values() if isinstance(attr, DenseArrayBase) else ()
+    if len(values) != 3 or any(not isinstance(v, int) or v < 1 for v in values):
+        raise Error(
+            f"expected 'copy.cluster' to be three positive integers, got {attr}",
+            note="write the cluster shape as copy.cluster = array<i32: 2, 1, 1>",
+        )
+    return (int(values[0]), int(values[1]), int(values[2]))
+
+
+def constant_int(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def value_name(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else "the GMEM operand"
+
+
+def require_target(op: Operation, has: bool, what: str, targets: str) -> None:
+    """Raise the arch-gate error for `what` when the enclosing target lacks it."""
+    target = enclosing_target(op)
+    if target is not None and not has:
+        raise Error(
+            f"{what} needs {targets}, but the target is {target.name}",
+            note=f"set copy.target to one of {targets}, or do without {what}",
+        )
+
+
+def check_tcgen05(op: Operation) -> None:
+    target = enclosing_target(op)
+    # rule: A14
+    if target is not None and not target.has_tcgen05:
+        reason = " (consumer Blackwell has no TMEM)" if target.sm >= 120 else ""
+        raise Error(
+            f"'{op.name}' uses tcgen05 (TMEM), which needs {TCGEN05_TARGETS}, "
+            f"but the target is {target.name}{reason}",
+            note=f"set copy.target to one of {TCGEN05_TARGETS}",
+        )
+
+
+def check_barrier_index(barrier: SSAValue, index: SSAValue | None) -> None:
+    assert isinstance(barrier.type, BarrierType)
+    count = barrier.type.count.data
+    # rule: I2
+    if index is None:
+        if count != 1:
+            raise Error(
+                "Operation is only valid for a single barrier, but barrier ref contains "
+                f"{count}. Individual barriers can be accessed by indexing into the ref.",
+                note="index the group: %bars[%i]",
+            )
+        return
+    offset = constant_int(index)
+    if offset is not None and not 0 <= offset < count:
+        raise Error(
+            f"Barrier offset {offset} is out of bounds",
+            note=f"the group {barrier.type} holds barriers 0 to {count - 1}",
+        )
+
+
+def check_contiguous_smem(t: MemRefType) -> None:
+    # rule: C14
+    if any(d < 0 for d in t.get_shape()):
+        raise Error(
+            f"the SMEM memref must be static shaped, got {t}",
+            note="SMEM buffers are allocated statically: give every dimension a size",
+        )
+    # rule: C10
+    if not isinstance(t.layout, NoneAttr):
+        strides = (
+            [s.data if isinstance(s, IntAttr) else "?" for s in t.layout.strides]
+            if isinstance(t.layout, StridedLayoutAttr)
+            else t.layout
+        )
+        contiguous = [prod(t.get_shape()[i + 1 :]) for i in range(t.get_num_dims())]
+        if strides != contiguous or t.layout.offset != IntAttr(0):  # type: ignore[union-attr]
+            raise Error(
+                "async_copy needs the SMEM reference to be contiguous, but got strides "
+                f"{strides} for shape {list(t.get_shape())}",
+                note="use a row-major SMEM buffer (no layout) from copy.alloc_smem",
+            )
+
+
+def thread_writes(op: Operation, buffer: SSAValue) -> bool:
+    """Whether `op` (or an op nested in it) stores to `buffer` from the threads."""
+    for inner in op.walk():
+        if isinstance(inner, memref.StoreOp) and inner.memref == buffer:
+            return True
+        if isinstance(inner, TmemStoreOp | AsyncCopyOp):
+            continue
+        if inner.name in ("vector.store", "vector.transfer_write", "memref.copy"):
+            if buffer in inner.operands[1:]:
+                return True
+    return False
+
+
+# The TMA reduction table an H200 ran (tma-reduce-table.md): which ops each tensor-map
+# type takes. The map type comes from the element type and, for integers, the signedness
+# the op or the type asks for.
+REDUCTIONS_BY_MAP = {
+    "UINT32": {"add", "min", "max", "inc", "dec", "and", "or", "xor"},
+    "INT32": {"add", "min", "max", "and", "or", "xor"},
+    "UINT64": {"add", "min", "max", "and", "or", "xor"},
+    "INT64": {"min", "max"},
+    "FLOAT16": {"add", "min", "max"},
+    "BFLOAT16": {"add", "min", "max"},
+    "FLOAT32": {"add"},
+    "TFLOAT32": {"add"},
+    "FLOAT64": {"add"},
+}
+
+
+def reduction_map_type(kind: ReductionKind, element_type: Attribute) -> str | None:
+    """The tensor-map type a reduction of `kind` on `element_type` is encoded with.
+
+    Raises for an integer min/max whose signedness neither the op nor the type gives
+    (rule E2): the map type, not the instruction, decides it (jax#27086).
+    """
+    if isinstance(element_type, Float16Type):
+        return "FLOAT16"
+    if isinstance(element_type, BFloat16Type):
+        return "BFLOAT16"
+    if isinstance(element_type, Float32Type):
+        return "FLOAT32"
+    if isinstance(element_type, FloatTF32Type):
+        return "TFLOAT32"
+    if isinstance(element_type, Float64Type):
+        return "FLOAT64"
+    if not isinstance(element_type, IntegerType) or element_type.width.data not in (32, 64):
+        return None
+    signedness = element_type.signedness.data
+    wants_signed = kind in (ReductionKind.SMIN, ReductionKind.SMAX)
+    wants_unsigned = kind in (ReductionKind.UMIN, ReductionKind.UMAX)
+    # rule: E2
+    if (wants_signed and signedness == Signedness.UNSIGNED) or (
+        wants_unsigned and signedness == Signedness.SIGNED
+    ):
+        raise Error(
+            f"reduction {kind} contradicts the signedness of the element type {element_type}",
+            note="the tensor-map type decides signedness: use a signless element type, or "
+            "the min/max that matches the type",
+        )
+    if kind in (ReductionKind.MIN, ReductionKind.MAX) and signedness == Signedness.SIGNLESS:
+        raise Error(
+            f"reduction {kind} on the signless integer type {element_type} does not say "
+            "whether to compare signed or unsigned",
+            note=f"use u{kind} or s{kind} (or a si/ui element type): the tensor-map type "
+            "decides signedness, and a wrong one silently changes the result (jax#27086)",
+        )
+    signed = wants_signed or (not wants_unsigned and signedness == Signedness.SIGNED)
+    return f"{'INT' if signed else 'UINT'}{element_type.width.data}"
+
+
+def base_reduction(kind: ReductionKind) -> str:
+    return kind.value.removeprefix("u").removeprefix("s") if kind in (
+        ReductionKind.UMIN,
+        ReductionKind.UMAX,
+        ReductionKind.SMIN,
+        ReductionKind.SMAX,
+    ) else kind.value
+
+
+def tma_supports_dtype(t: Attribute) -> bool:
+    """Element types a tensor map can describe (C11): ints of 4..64 bits, f16/bf16/tf32/
+    f32/f64, and the 8- and 4-bit floats (encoded as unsigned bytes or packed nibbles)."""
+    if isinstance(t, IntegerType):
+        return t.width.data in (4, 8, 16, 32, 64)
+    if isinstance(t, ReducedPrecisionFloatType):
+        return t.bitwidth in (4, 8) or isinstance(t, FloatTF32Type)
+    return isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type)
+
+
+# ===----------------------------------------------------------------------=== #
+# copy.async_copy
+# ===----------------------------------------------------------------------=== #
+
+
+@irdl_op_definition
+class AsyncCopyOp(IRDLOperation):
+    """
+    Starts an asynchronous copy of a box between GMEM and SMEM; the direction follows the
+    memory spaces. The GMEM side is indexed with the box origin (one index per GMEM dim);
+    the SMEM side may be indexed on its leading dims to pick a slot of a multi-buffer, and
+    its remaining dims are the box. A load signals `barrier` when its bytes have landed
+    (and, unless `arrive = false`, arrives on it expecting them); a store completes
+    through bulk groups (`copy.commit_group bulk`).
+
+    ```mlir
+    copy.async_copy %x[%i, %j] to %buf[%slot] barrier %bars[%slot] oob zeros
+        : memref<4096x4096xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    ```
+    """
+
+    name = "copy.async_copy"
+
+    src = operand_def(MemRefType)
+    dst = operand_def(MemRefType)
+    src_indices = var_operand_def(IndexType)
+    dst_indices = var_operand_def(IndexType)
+    barrier = opt_operand_def(BarrierType)
+    barrier_index = opt_operand_def(IndexType)
+    predicate = opt_operand_def(I1)
+
+    implementation = opt_prop_def(ImplementationAttr)
+    reduction = opt_prop_def(ReductionKindAttr)
+    collective = opt_prop_def(DenseArrayBase.constr(i64))
+    leader_tracked = opt_prop_def(LeaderTrackedAttr)
+    oob = opt_prop_def(OOBModeAttr)
+    swizzle = opt_prop_def(IntegerAttr[I64])
+    arrive = opt_prop_def(BoolAttr)
+    cache = opt_prop_def(CacheModeAttr)
+    cache_hint = opt_prop_def(IntegerAttr[I64])
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+
+    assembly_format = (
+        "$src (`[` $src_indices^ `]`)? `to` $dst (`[` $dst_indices^ `]`)? "
+        "(`barrier` $barrier^ `[` $barrier_index `]`)? (`if` $predicate^)? "
+        "(`impl` $implementation^)? (`reduce` $reduction^)? (`oob` $oob^)? "
+        "(`leader_tracked` $leader_tracked^)? (`cache` $cache^)? "
+        "attr-dict `:` type($src) `to` type($dst) (`,` type($barrier)^)?"
+    )
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        dst: SSAValue | Operation,
+        *,
+        src_indices: Sequence[SSAValue | Operation] = (),
+        dst_indices: Sequence[SSAValue | Operation] = (),
+        barrier: SSAValue | Operation | None = None,
+        barrier_index: SSAValue | Operation | None = None,
+        predicate: SSAValue | Operation | None = None,
+        implementation: Implementation | str | None = None,
+        reduction: ReductionKind | str | None = None,
+        collective: Sequence[int] | None = None,
+        leader_tracked: LeaderTrackedAttr | None = None,
+        oob: OOBMode | str | None = None,
+        swizzle: int | None = None,
+        arrive: bool | None = None,
+        cache: CacheMode | str | None = None,
+        cache_hint: int | None = None,
+    ):
+        super().__init__(
+            operands=[
+                src,
+                dst,
+                src_indices,
+                dst_indices,
+                barrier,
+                barrier_index,
+                predicate,
+            ],
+            properties={
+                "implementation": _enum(ImplementationAttr, Implementation, implementation),
+                "reduction": _enum(ReductionKindAttr, ReductionKind, reduction),
+                "collective": None
+                if collective is None
+                else DenseArrayBase.from_list(i64, collective),
+                "leader_tracked": leader_tracked,
+                "oob": _enum(OOBModeAttr, OOBMode, oob),
+                "swizzle": None if swizzle is None else IntegerAttr(swizzle, i64),
+                "arrive": None if arrive is None else BoolAttr.from_bool(arrive),
+                "cache": _enum(CacheModeAttr, CacheMode, cache),
+                "cache_hint": None if cache_hint is None else IntegerAttr(cache_hint, i64),
+            },
+        )
+
+    # -- derived facts, used by the verifier and by the lowering ------------------------
+
+    @property
+    def is_load(self) -> bool:
+        """GMEM -> SMEM (else SMEM -> GMEM)."""
+        assert isinstance(self.src.type, MemRefType)
+        return memory_space(self.src.type) == GMEM
+
+    @property
+    def gmem(self) -> SSAValue:
+        return self.src if self.is_load else self.dst
+
+    @property
+    def smem(self) -> SSAValue:
+        return self.dst if self.is_load else self.src
+
+    @property
+    def gmem_indices(self) -> Sequence[SSAValue]:
+        return self.src_indices if self.is_load else self.dst_indices
+
+    @property
+    def smem_indices(self) -> Sequence[SSAValue]:
+        return self.dst_indices if self.is_load else self.src_indices
+
+    @property
+    def box_shape(self) -> tuple[int, ...]:
+        """The copied box: the SMEM ref's dims after its slot indices."""
+        smem_type = self.smem.type
+        assert isinstance(smem_type, MemRefType)
+        return smem_type.get_shape()[len(self.smem_indices) :]
+
+    @property
+    def element_type(self) -> Attribute:
+        assert isinstance(self.src.type, MemRefType)
+        return self.src.type.element_type
+
+    @property
+    def box_bytes(self) -> int:
+        """Bytes the copy delivers (what a barrier is credited, OOB parts included)."""
+        bits = bitwidth(self.element_type) or 0
+        return prod(self.box_shape) * bits // 8
+
+    @property
+    def swizzle_bytes(self) -> int:
+        smem_type = self.smem.type
+        assert isinstance(smem_type, MemRefType)
+        return swizzle_of(smem_type)
+
+    @property
+    def collective_dims(self) -> tuple[int, ...]:
+        return () if self.collective is None else tuple(self.collective.get_values())
+
+    @property
+    def oob_mode(self) -> OOBMode:
+        if self.oob is not None:
+            return self.oob.data
+        return OOBMode.ZEROS if self.is_load else OOBMode.UNDEFINED
+
+    @property
+    def arrives(self) -> bool:
+        """Whether the copy itself arrives on its barrier expecting its bytes."""
+        return self.barrier is not None and (self.arrive is None or self.arrive.value.data)
+
+    def resolved_implementation(self) -> Implementation | None:
+        """The implementation the IR asks for or, when it leaves it open, the target's."""
+        if self.implementation is not None:
+            return self.implementation.data
+        target = enclosing_target(self)
+        return None if target is None else Implementation(target.default_implementation)
+
+    # -- verifier ------------------------------------------------------------------------
+
+    def verify_(self) -> None:
+        assert isinstance(src_type := self.src.type, MemRefType)
+        assert isinstance(dst_type := self.dst.type, MemRefType)
+        src_space, dst_space = memory_space(src_type), memory_space(dst_type)
+
+        # rule: B2
+        if {src_space, dst_space} != {GMEM, SMEM}:
+            raise Error(
+                "Only SMEM <-> GMEM copies supported",
+                note=f"got a copy from {src_space} to {dst_space}; a GMEM ref has no memory "
+                "space and an SMEM ref has #copy.smem"
+                + (
+                    "; TMEM is reached with copy.tmem_load, copy.tmem_store and "
+                    "copy.smem_to_tmem"
+                    if TMEM in (src_space, dst_space)
+                    else ""
+                ),
+            )
+        # rule: B1
+        if src_type.element_type != dst_type.element_type:
+            raise Error(
+                f"Expected same element type, got {src_type.element_type} and "
+                f"{dst_type.element_type}",
+                note="copies do not convert: give both refs the same element type",
+            )
+        gmem_type, smem_type = (src_type, dst_type) if self.is_load else (dst_type, src_type)
+        check_contiguous_smem(smem_type)
+        impl = self.resolved_implementation()
+        self._verify_gmem_layout(gmem_type, impl)
+        self._verify_indices(gmem_type, smem_type)
+        self._verify_element_type(impl)
+        self._verify_implementation(impl)
+        self._verify_direction()
+        if impl == Implementation.TMA:
+            self._verify_tma_box(gmem_type)
+            self._verify_reduction()
+            self._verify_collective()
+            self._verify_smem_alignment()
+            self._verify_fenced()
+        elif impl == Implementation.CP_ASYNC:
+            self._verify_cp_async()
+        self._verify_constant_coordinates(gmem_type, impl)
+
+    def _verify_gmem_layout(self, gmem_type: MemRefType, impl: Implementation | None) -> None:
+        layout = gmem_type.layout
+        if isinstance(layout, NoneAttr):
+            return
+        # rule: B10
+        if not isinstance(layout, StridedLayoutAttr):
+            raise Error(
+                "async_copy assumes the GMEM reference is contiguous",
+                note=f"got the layout {layout}; use a row-major ref or a strided<...> layout "
+                "with unit innermost stride",
+            )
+        strides = [s.data if isinstance(s, IntAttr) else None for s in layout.strides]
+        if strides and strides[-1] != 1:
+            found = "?" if strides[-1] is None else strides[-1]
+            if impl == Implementation.CP_ASYNC:
+                # rule: H7
+                raise Error(
+                    "source memref most minor dim must have unit stride",
+                    note=f"the innermost stride is {found}; cp.async copies contiguous chunks",
+                )
+            # rule: C2
+            raise Error(
+                "TMA requires the stride of the last dimension after transforming the GMEM "
+                f"reference to be 1, but it is {found}.",
+                note="copy from a ref whose innermost dimension is contiguous",
+            )
+        bits = bitwidth(gmem_type.element_type) or 8
+        if impl != Implementation.TMA:
+            return
+        for i, stride in enumerate(strides[:-1]):
+            # rule: C1
+            if stride is not None and (stride * bits // 8) % 16:
+                raise Error(
+                    "async_copy requires all GMEM strides except the last one to be a "
+                    "multiple of 16 bytes",
+                    note=f"stride {i} is {stride} elements = {stride * bits // 8} bytes; pad "
+                    "the rows to a multiple of 16 bytes",
+                )
+            # rule: C1
+            if stride is not None and stride * bits // 8 >= 1 << 40:
+                raise Error(
+                    f"Byte strides must be divisible by 16 and less than 2**40, but got "
+                    f"{stride * bits // 8} at index {i}",
+                    note="split the array: a tensor map cannot stride that far",
+                )
+
+    def _verify_indices(self, gmem_type: MemRefType, smem_type: MemRefType) -> None:
+        rank = gmem_type.get_num_dims()
+        # rule: K1
+        if len(self.gmem_indices) != rank:
+            raise Error(
+                f"expected {rank} coordinates, but got {len(self.gmem_indices)}",
+                note="index the GMEM ref with the box origin, one index per dimension",
+            )
+        slots = len(self.smem_indices)
+        # rule: B12
+        if slots >= smem_type.get_num_dims() and smem_type.get_num_dims() > 0:
+            raise Error(
+                f"The size of the SMEM `indices` must be smaller than the rank of the SMEM "
+                f"ref ({smem_type.get_num_dims()}), got {slots}",
+                note="SMEM indices pick a slot along leading dims; the remaining dims are the "
+                "box",
+            )
+        # rule: B6
+        if len(self.box_shape) > rank or not self.box_shape:
+            src, dst = (
+                (gmem_type, self.box_shape) if self.is_load else (self.box_shape, gmem_type)
+            )
+            src_shape = list(src.get_shape()) if isinstance(src, MemRefType) else list(src)
+            dst_shape = list(dst.get_shape()) if isinstance(dst, MemRefType) else list(dst)
+            raise Error(
+                f"Expected shapes to match, but src has shape {src_shape} and dst has shape "
+                f"{dst_shape}",
+                note="the box (the SMEM ref's dims after its slot indices) may leave out "
+                "leading GMEM dims, which are then copied with size 1, but not add dims",
+            )
+
+    def _verify_element_type(self, impl: Implementation | None) -> None:
+        elt = self.element_type
+        bits = bitwidth(elt)
+        box = list(self.box_shape)
+        # rule: B8
+        if bits is None or (prod(box) * bits) % 8:
+            raise Error(
+                f"Can only transfer integer bytes (shape={box}, dtype={elt})",
+                note="copy whole bytes: a box of sub-byte elements needs a multiple of "
+                f"{8 // bits if bits else 8} elements" if bits else "use a numeric element type",
+            )
+        # rule: C11
+        if impl == Implementation.TMA and not tma_supports_dtype(elt):
+            raise Error(
+                f"unsupported TMA dtype {elt}",
+                note="TMA copies 4- to 64-bit integers, f16, bf16, tf32, f32, f64 and 8- and "
+                "4-bit floats; bitcast other types to an integer of the same width",
+            )
+        # rule: C12
+        if bits < 8:
+            packing = 8 // bits
+            assert isinstance(gmem_type := self.gmem.type, MemRefType)
+            minor = gmem_type.get_shape()[-1] if gmem_type.get_num_dims() else 1
+            if box[-1] % packing or (minor >= 0 and minor % packing):
+                raise Error(
+                    f"sub-byte element type {elt}: the innermost GMEM dim ({minor}) and box "
+                    f"dim ({box[-1]}) must be multiples of the packing {packing}",
+                    note="pad the innermost dimension to whole bytes",
+                )
+
+    def _verify_implementation(self, impl: Implementation | None) -> None:
+        target = enclosing_target(self)
+        # rule: A1
+        if impl == Implementation.TMA and target is not None and not target.has_tma:
+            raise Error(
+                f"the TMA implementation needs sm_90 or newer, but the target is {target.name}",
+                note="use impl cp_async, or leave the implementation open to let the target "
+                "choose",
+            )
+        if impl == Implementation.TMA or impl is None:
+            return
+        # rule: A9
+        if self.reduction is not None:
+            raise Error(
+                "Only the TMA implementation supports reductions",
+                note="use impl tma on sm_90 or newer",
+            )
+        # rule: A4
+        if self.collective is not None:
+            raise Error(
+                "Only the TMA implementation supports collective copies",
+                note="use impl tma on sm_90a or newer",
+            )
+        # rule: A5
+        if self.leader_tracked is not None:
+            raise Error(
+                "Only the TMA implementation supports leader_tracked copies",
+                note="use impl tma on sm_100a",
+            )
+        # rule: B5
+        if not self.is_load:
+            raise Error(
+                "CP_ASYNC implementation only supports GMEM -> SMEM copies",
+                note="store SMEM to GMEM with impl tma (sm_90+) or with memref.load/store",
+            )
+        # rule: A2
+        if self.barrier is not None:
+            raise Error(
+                "copy_gmem_to_smem with a barrier is only supported Hopper and newer GPUs, "
+                "which use the TMA implementation",
+                note="drop the barrier and wait with copy.commit_group cp_async + "
+                "copy.wait_group cp_async, or use impl tma on sm_90+",
+            )
+        # rule: A10, H1
+        if self.predicate is not None:
+            raise Error(
+                "The cp.async implementation does not support user-defined predicates",
+                note="all threads of the block issue a cp.async copy together: guard the "
+                "whole copy with scf.if on a block-uniform condition, or use impl tma",
+            )
+
+    def _verify_direction(self) -> None:
+        if self.is_load:
+            # rule: E3
+            if self.reduction is not None:
+                raise Error(
+                    "Reductions are only supported for SMEM -> GMEM copies",
+                    note="a TMA reduction reads SMEM and combines it into GMEM: swap src "
+                    "and dst",
+                )
+            return
+        # rule: B3
+        if self.barrier is not None:
+            raise Error(
+                "Barriers are unsupported for SMEM -> GMEM copies",
+                note="stores complete through bulk groups: copy.commit_group bulk, then "
+                "copy.wait_group bulk",
+            )
+        # rule: D3
+        if self.leader_tracked is not None and self.collective is None:
+            raise Error(
+                "`collective_axes` must be specified when `leader_tracked` is set",
+                note="give the cluster dims of the pair: collective = array<i64: 0>",
+            )
+        # rule: B4
+        if self.collective is not None or self.leader_tracked is not None:
+            raise Error(
+                "Only GMEM -> SMEM copies can be collective",
+                note="drop collective/leader_tracked: each CTA stores its own SMEM",
+            )
+        # rule: F1
+        if self.oob is not None and self.oob.data in (OOBMode.ZEROS, OOBMode.NAN):
+            raise Error(
+                f"oob {self.oob.data} only applies to GMEM -> SMEM copies",
+                note="a TMA store never writes outside the array (it clips); drop oob",
+            )
+
+    def _verify_tma_box(self, gmem_type: MemRefType) -> None:
+        box, bits = self.box_shape, bitwidth(self.element_type) or 8
+        # rule: C3
+        if not 1 <= gmem_type.get_num_dims() <= 5:
+            raise Error(
+                "Async copies only support striding up to 5 dimensions",
+                note=f"the GMEM ref has rank {gmem_type.get_num_dims()}; a tensor map has 1 "
+                "to 5 dims: reshape the array",
+            )
+        for size in box:
+            # rule: C7, TR5
+            if not 1 <= size <= 256:
+                raise Error(
+                    f"Async copies only support copying <=256 elements along each "
+                    f"dimension, got {size}",
+                    note=f"split the box {list(box)} into several copies of at most 256 "
+                    "elements per dimension",
+                )
+        minor_bits = box[-1] * bits
+        # rule: C4, TR5
+        if minor_bits % 128:
+            raise Error(
+                "Async copies require the number of bits copied along the last dimension "
+                f"to be divisible by 128, but got {minor_bits}",
+                note=f"make the innermost box dim a multiple of {max(1, 128 // bits)} "
+                f"elements ({self.element_type})",
+            )
+        for i, size in enumerate(gmem_type.get_shape()):
+            # rule: C8
+            if size > 1 << 32:
+                raise Error(
+                    f"TMA size must be at most 2**32, but got {size} at index {i}",
+                    note="split the array: a tensor-map dimension holds at most 2**32 "
+                    "elements",
+                )
+        swizzle = self.swizzle_bytes
+        # rule: C15
+        if self.swizzle is not None and self.swizzle.value.data != swizzle:
+            raise Error(
+                "TMA descriptor layout must match shared layout, but got descriptor layout "
+                f"swizzle {self.swizzle.value.data} and shared memory layout swizzle {swizzle}",
+                note=f"drop the copy's swizzle, or allocate the buffer as "
+                f"#copy.smem<swizzle = {self.swizzle.value.data}>",
+            )
+        # rule: C5, TR8
+        if swizzle != 16 and minor_bits > swizzle * 8:
+            raise Error(
+                f"Async copies with swizzle={swizzle} require the last dimension of the slice "
+                f"to be at most {swizzle} bytes i.e. {swizzle * 8 // bits} elements, but got "
+                f"{box[-1]} elements.",
+                note="split the innermost dim into copies of one swizzle span each, or use "
+                "a wider swizzle",
+            )
+        # rule: TR15
+        if self.oob_mode == OOBMode.NAN and not isinstance(self.element_type, AnyFloat):
+            raise Error(
+                f"oob nan needs a floating-point element type, got {self.element_type}",
+                note="the NaN fill (NAN_REQUEST_ZERO_FMA) exists only for float tensor maps: "
+                "use oob zeros",
+            )
+
+    def _verify_reduction(self) -> None:
+        if self.reduction is None:
+            return
+        kind, elt = self.reduction.data, self.element_type
+        map_type = reduction_map_type(kind, elt)
+        # rule: E1, E5
+        if map_type is None or base_reduction(kind) not in REDUCTIONS_BY_MAP[map_type]:
+            supported = sorted(REDUCTIONS_BY_MAP.get(map_type or "", ()))
+            raise Error(
+                f"Reduction op {kind} not supported by the TMA implementation for element "
+                f"type {elt}",
+                note=(
+                    f"{elt} (tensor map {map_type}) takes {', '.join(supported)}"
+                    if supported
+                    else f"no TMA reduction exists for {elt}"
+                )
+                + " (measured on an H200; anything else is an illegal instruction)",
+            )
+
+    def _verify_collective(self) -> None:
+        dims = self.collective_dims
+        if not dims and self.leader_tracked is None:
+            return
+        # rule: D7
+        if len(set(dims)) != len(dims):
+            raise Error(
+                "The `collective` attribute must not contain duplicate dimensions.",
+                note=f"got {list(dims)}",
+            )
+        if any(d not in (0, 1, 2) for d in dims):
+            raise Error(
+                f"collective dims are cluster dims 0 (x), 1 (y) or 2 (z), got {list(dims)}",
+                note="name each cluster dimension the copy is shared over once",
+            )
+        target = enclosing_target(self)
+        cluster = cluster_shape(self)
+        size = prod(cluster[d] for d in dims)
+        if self.leader_tracked is not None:
+            self._verify_leader_tracked(dims, cluster, target)
+            return
+        # rule: A4
+        if target is not None and not target.has_multicast:
+            raise Error(
+                f"collective (multicast) copies need {MULTICAST_TARGETS}, but the target is "
+                f"{target.name}",
+                note=".multicast::cluster is an arch-specific feature: use sm_90a rather than "
+                "sm_90",
+            )
+        # rule: D5
+        if size < 2:
+            raise Error(
+                f"a collective copy over cluster dims {list(dims)} needs a cluster larger "
+                f"than 1 along them, got cluster {list(cluster)}",
+                note="set copy.cluster = array<i32: x, y, z> on the kernel, or drop "
+                "collective",
+            )
+        box, bits = self.box_shape, bitwidth(self.element_type) or 8
+        splittable = [d for d in box[:-1] if d % size == 0]
+        if len(box) == 1 and self.swizzle_bytes == 16 and box[0] % size == 0:
+            splittable = [d for d in box if (d // size * bits) % 128 == 0]
+        # rule: D5
+        if not splittable:
+            raise Error(
+                f"None of the leading dimensions in the transformed slice shape {list(box)} "
+                f"is divisible by the collective size {size}",
+                note=f"each CTA of the collective loads 1/{size} of the box and multicasts it: "
+                f"make a leading box dim a multiple of {size}",
+            )
+
+    def _verify_leader_tracked(
+        self, dims: Sequence[int], cluster: tuple[int, int, int], target: Target | None
+    ) -> None:
+        assert self.leader_tracked is not None
+        # rule: D3
+        if not dims:
+            raise Error(
+                "`collective_axes` must be specified when `leader_tracked` is set",
+                note="give the cluster dim of the CTA pair: collective = array<i64: 0>",
+            )
+        # rule: D1
+        if len(dims) != 1:
+            raise Error(
+                f"Expected exactly one collective axis, got collective_axes={list(dims)}",
+                note="a leader-tracked copy is shared by a pair of CTAs along one cluster dim",
+            )
+        # rule: D2
+        if prod(cluster) != 2:
+            raise Error(
+                "Partitioned loads only supported for clusters of size 2. Got cluster size "
+                f"{prod(cluster)}.",
+                note="set copy.cluster = array<i32: 2, 1, 1> (or 1, 2, 1 / 1, 1, 2) on the "
+                "kernel",
+            )
+        axis = self.leader_tracked.partition_axis
+        box = self.box_shape
+        # rule: D4
+        if axis is not None and axis >= len(box):
+            raise Error(
+                f"partition axis {axis} is out of range for the rank-{len(box)} slice "
+                f"{list(box)}",
+                note="partition along a dim of the box; each CTA's SMEM ref holds its half",
+            )
+        # rule: A5, A14
+        if target is not None and not target.has_tcgen05:
+            raise Error(
+                f"leader_tracked copies emit .cta_group::2, which needs {TCGEN05_TARGETS}, "
+                f"but the target is {target.name}",
+                note="use a plain collective copy (multicast) on sm_90a",
+            )
+
+    def _verify_smem_alignment(self) -> None:
+        alloc = self.smem.owner
+        if not isinstance(alloc, AllocSmemOp):
+            return
+        assert isinstance(smem_type := self.smem.type, MemRefType)
+        swizzle = self.swizzle_bytes
+        required = max(128, swizzle_period(swizzle))
+        slot_bytes = smem_bytes(self.box_shape, self.element_type, swizzle)
+        slot_offsets = [constant_int(i) for i in self.smem_indices]
+        if not self.smem_indices:
+            return
+        strides = [
+            smem_bytes(smem_type.get_shape()[i + 1 :], self.element_type, swizzle)
+            for i in range(len(self.smem_indices))
+        ]
+        if all(o is not None for o in slot_offsets):
+            offset = sum(o * s for o, s in zip(slot_offsets, strides, strict=True))  # type: ignore[operator]
+            misaligned = offset % required
+            where = f"slot {[o for o in slot_offsets]} starts at byte {offset}"
+        else:
+            misaligned = min(strides) % required
+            where = f"slots are {slot_bytes} bytes apart"
+        if misaligned:
+            # rule: TR10, TR11
+            raise Error(
+                f"TMA needs its SMEM address aligned to {required} bytes"
+                + (f" (swizzle {swizzle} repeats every {required} bytes)" if swizzle != 16 else "")
+                + f", but {where}",
+                note=f"make each slot a multiple of {required} bytes; a misaligned TMA "
+                + (
+                    "address faults with CUDA_ERROR_MISALIGNED_ADDRESS"
+                    if required == 128
+                    else "copy silently swizzles by absolute address bits"
+                ),
+            )
+
+    def _verify_fenced(self) -> None:
+        """SMEM written by threads must be fenced before a TMA store reads it (J16)."""
+        if self.is_load:
+            return
+        buffer = self.smem
+        op = self.prev_op
+        while op is not None:
+            if isinstance(op, FenceAsyncSharedOp):
+                return
+            if isinstance(op, AsyncCopyOp) and not op.is_load and op.smem == buffer:
+                return
+            # rule: J16
+            if thread_writes(op, buffer):
+                raise Error(
+                    "SMEM written by threads must be made visible to the TMA unit before a "
+                    "TMA store reads it",
+                    note="add copy.fence_async_shared (and a block barrier) between the "
+                    "writes and the copy",
+                )
+            op = op.prev_op
+
+    def _verify_cp_async(self) -> None:
+        bits = bitwidth(self.element_type) or 8
+        row_bytes = self.box_shape[-1] * bits // 8
+        # rule: A6
+        if self.oob_mode not in (OOBMode.ZEROS, OOBMode.PROMISE_IN_BOUNDS):
+            raise Error(
+                "The cp.async implementation only supports oob promise_in_bounds or zeros, "
+                f"got {self.oob_mode}",
+                note="cp.async zero-fills out-of-bounds bytes (src-size); it cannot fill NaN",
+            )
+        # rule: H2
+        if self.swizzle_bytes != 16:
+            raise Error(
+                "Swizzle is not supported for CP_ASYNC copies",
+                note="use an unswizzled #copy.smem buffer, or impl tma",
+            )
+        # rule: H2
+        if row_bytes % 4:
+            raise Error(
+                "CP_ASYNC requires at least 4 bytes per transfer",
+                note=f"the innermost box row is {row_bytes} bytes; cp.async moves 4, 8 or 16 "
+                "bytes at a time: make the row a multiple of 4 bytes",
+            )
+        # rule: H6
+        if self.cache is not None and self.cache.data == CacheMode.CG and row_bytes % 16:
+            raise Error(
+                "CG cache modifier is only support for 16 bytes copy.",
+                note=f"the innermost box row is {row_bytes} bytes; use cache ca",
+            )
+
+    def _verify_constant_coordinates(
+        self, gmem_type: MemRefType, impl: Implementation | None
+    ) -> None:
+        coords = [constant_int(i) for i in self.gmem_indices]
+        bits = bitwidth(self.element_type) or 8
+        box = (1,) * (gmem_type.get_num_dims() - len(self.box_shape)) + self.box_shape
+        if impl == Implementation.TMA:
+            inner = coords[-1] if coords else None
+            # rule: TR12
+            if inner is not None and (inner * bits // 8) % 16:
+                raise Error(
+                    f"the innermost TMA coordinate must be a multiple of 16 bytes, got {inner} "
+                    f"({inner * bits // 8} bytes)",
+                    note="any other innermost coordinate is an illegal instruction on the GPU: "
+                    f"start boxes at multiples of {max(1, 128 // bits)} elements",
+                )
+            for i, c in enumerate(coords):
+                # rule: TR13
+                if not self.is_load and c is not None and c < 0:
+                    raise Error(
+                        f"TMA store coordinates must be >= 0, got {c} at index {i}",
+                        note="a negative store coordinate is an illegal instruction on the GPU "
+                        "(loads may start out of bounds, stores may not)",
+                    )
+        if self.oob_mode != OOBMode.PROMISE_IN_BOUNDS:
+            return
+        for i, (c, size, n) in enumerate(zip(coords, box, gmem_type.get_shape(), strict=True)):
+            # rule: F3
+            if c is not None and n >= 0 and not (0 <= c and c + size <= n):
+                raise Error(
+                    f"the copy window [{c}, {c + size}) along dim {i} is out of bounds of the "
+                    f"GMEM ref (size {n}), but oob is promise_in_bounds",
+                    note="use oob zeros to fill the out-of-bounds part",
+                )
+
+
+def _enum(attr_type: type, enum_type: type[StrEnum], value: object) -> Attribute | None:
+    if value is None:
+        return None
+    return attr_type(enum_type(value))
+
+
+# ===----------------------------------------------------------------------=== #
+# copy.prefetch
+# ===----------------------------------------------------------------------=== #
+
+
+@irdl_op_definition
+class PrefetchOp(IRDLOperation):
+    """
+    Prefetches a box of a GMEM array into L2 (TMA `cp.async.bulk.prefetch.tensor`).
+
+    ```mlir
+    copy.prefetch %x[%i, %j] {box = array<i64: 64, 64>} : memref<4096x4096xf32>
+    ```
+    """
+
+    name = "copy.prefetch"
+
+    src = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+
+    box = prop_def(DenseArrayBase.constr(i64))
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = "$src `[` $indices `]` attr-dict `:` type($src)"
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+        box: Sequence[int],
+    ):
+        super().__init__(
+            operands=[src, indices],
+            properties={"box": DenseArrayBase.from_list(i64, box)},
+        )
+
+    def verify_(self) -> None:
+        assert isinstance(src_type := self.src.type, MemRefType)
+        box = tuple(int(b) for b in self.box.get_values())
+        # rule: B2
+        if memory_space(src_type) != GMEM:
+            raise Error(
+                f"copy.prefetch reads GMEM, got a ref in {memory_space(src_type)}",
+                note="prefetch a GMEM ref (no memory space)",
+            )
+        target = enclosing_target(self)
+        # rule: A1
+        if target is not None and not target.has_tma:
+            raise Error(
+                f"copy.prefetch uses TMA, which needs sm_90 or newer, but the target is "
+                f"{target.name}",
+                note="drop the prefetch on this target",
+            )
+        # rule: K1
+        if len(self.indices) != src_type.get_num_dims():
+            raise Error(
+                f"expected {src_type.get_num_dims()} coordinates, but got {len(self.indices)}",
+                note="index the GMEM ref with the box origin, one index per dimension",
+            )
+        # rule: C3
+        if not 1 <= len(box) <= min(5, src_type.get_num_dims()):
+            raise Error(
+                "Async copies only support striding up to 5 dimensions",
+                note=f"the box {list(box)} needs 1 to 5 dims and at most the ref's rank "
+                f"{src_type.get_num_dims()}",
+            )
+        for size in box:
+            # rule: C7
+            if not 1 <= size <= 256:
+                raise Error(
+                    "Async copies only support copying <=256 elements along each dimension, "
+                    f"got {size}",
+                    note="prefetch at most 256 elements per dimension",
+                )
+        bits = bitwidth(src_type.element_type) or 8
+        # rule: C4
+        if (box[-1] * bits) % 128:
+            raise Error(
+                "Async copies require the number of bits copied along the last dimension "
+                f"to be divisible by 128, but got {box[-1] * bits}",
+                note=f"make the innermost box dim a multiple of {max(1, 128 // bits)} elements",
+            )
+        check_kernel_argument(self, self.src)
+
+
+def check_kernel_argument(op: Operation, gmem: SSAValue) -> None:
+    kernel = enclosing_kernel(op)
+    entry = None if kernel is None or not kernel.regions[0].blocks else kernel.regions[0].block
+    # rule: B11
+    if not (isinstance(gmem, BlockArgument) and gmem.block is entry):
+        raise Error(
+            f"Expected {value_name(gmem)} to be a GMEM kernel argument.",
+            note="a TMA descriptor is encoded on the host before launch: pass the array as "
+            "an argument of the kernel and index it, instead of a view made in the kernel",
+        )
+
+
+# ===----------------------------------------------------------------------=== #
+# Bulk and cp.async groups
+# ===----------------------------------------------------------------------=== #
+
+
+@irdl_op_definition
+class CommitGroupOp(IRDLOperation):
+    """
+    Closes the current group of async copies: `bulk` for TMA stores and reductions
+    (`cp.async.bulk.commit_group`), `cp_async` for cp.async loads (`cp.async.commit_group`).
+
+    ```mlir
+    copy.commit_group bulk
+    ```
+    """
+
+    name = "copy.commit_group"
+
+    group = prop_def(GroupKindAttr)
+
+    assembly_format = "$group attr-dict"
+
+    def __init__(self, group: GroupKind | str):
+        super().__init__(properties={"group": GroupKindAttr(GroupKind(group))})
+
+    def verify_(self) -> None:
+        verify_group_target(self, self.group.data)
+
+
+@irdl_op_definition
+class WaitGroupOp(IRDLOperation):
+    """
+    Waits until at most `pending` committed groups are still in flight. For bulk groups,
+    `read_only` waits only until their SMEM sources may be overwritten
+    (`cp.async.bulk.wait_group.read`).
+
+    ```mlir
+    copy.wait_group bulk 0 read_only
+    ```
+    """
+
+    name = "copy.wait_group"
+
+    group = prop_def(GroupKindAttr)
+    pending = prop_def(IntegerAttr[I32])
+    read_only = opt_prop_def(UnitAttr)
+
+    assembly_format = "$group $pending (`read_only` $read_only^)? attr-dict"
+
+    def __init__(self, group: GroupKind | str, pending: int = 0, read_only: bool = False):
+        super().__init__(
+            properties={
+                "group": GroupKindAttr(GroupKind(group)),
+                "pending": IntegerAttr(pending, i32),
+                "read_only": UnitAttr() if read_only else None,
+            }
+        )
+
+    @property
+    def is_read_only(self) -> bool:
+        return self.read_only is not None
+
+    def verify_(self) -> None:
+        group = self.group.data
+        verify_group_target(self, group)
+        pending = self.pending.value.data
+        if not 0 <= pending <= 63:
+            raise Error(
+                f"pending must be in [0, 63], got {pending}",
+                note="it counts committed groups still allowed in flight",
+            )
+        if self.is_read_only and group != GroupKind.BULK:
+            raise Error(
+                "read_only applies to bulk groups only",
+                note="cp.async groups complete when their writes land; drop read_only",
+            )
+        target = enclosing_target(self)
+        if group == GroupKind.CP_ASYNC and target is not None and target.has_tma:
+            kernel = enclosing_kernel(self)
+            uses_cp_async = kernel is not None and any(
+                isinstance(op, AsyncCopyOp)
+                and op.resolved_implementation() == Implementation.CP_ASYNC
+                for op in kernel.walk()
+            )
+            # rule: A8
+            if not uses_cp_async:
+                raise Error(
+                    "wait_gmem_to_smem is only supported on pre-Hopper GPUs, which use "
+                    "cp.async for GMEM->SMEM copies.",
+                    note=f"on {target.name} the kernel's loads use TMA and complete on their "
+                    "barrier: wait with copy.barrier_wait, or give the loads impl cp_async",
+                )
+
+
+def verify_group_target(op: Operation, group: GroupKind) -> None:
+    target = enclosing_target(op)
+    # rule: A1
+    if group == GroupKind.BULK and target is not None and not target.has_tma:
+        raise Error(
+            f"bulk groups (TMA stores and reductions) need sm_90 or newer, but the target is "
+            f"{target.name}",
+            note="use copy.commit_group cp_async / copy.wait_group cp_async for cp.async "
+            "loads",
+        )
+
+
+# ===----------------------------------------------------------------------=== #
+# Barriers
+# ===----------------------------------------------------------------------=== #
+
+
+@irdl_op_definition
+class BarrierInitOp(IRDLOperation):
+    """
+    Allocates a group of mbarriers in SMEM and initializes each to expect `arrivals`
+    arrivals per phase (one thread initializes, then the block synchronizes).
+
+    ```mlir
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    ```
+    """
+
+    name = "copy.barrier_init"
+
+    arrivals = prop_def(IntegerAttr[I32])
+
+    result = result_def(BarrierType)
+
+    assembly_format = "`arrivals` $arrivals attr-dict `:` type($result)"
+
+    def __init__(self, count: int, arrivals: int = 1):
+        super().__init__(
+            properties={"arrivals": IntegerAttr(arrivals, i32)},
+            result_types=[BarrierType(count)],
+        )
+
+    def verify_(self) -> None:
+        arrivals = self.arrivals.value.data
+        # rule: I7
+        if arrivals < 1:
+            raise Error(
+                f"count must be greater than or equal to 1, got {arrivals}",
+                note="arrivals is the number of arrive operations that complete a phase",
+            )
+        if arrivals >= MAX_TX_BYTES:
+            raise Error(
+                f"arrivals must be below 2**20, got {arrivals}",
+                note="the mbarrier arrival count is a 20-bit field",
+            )
+
+
+@irdl_op_definition
+class BarrierArriveOp(IRDLOperation):
+    """
+    Arrives on a barrier of the group (`mbarrier.arrive`), `count` times.
+
+    ```mlir
+    copy.barrier_arrive %bars[%i] : !copy.barrier<2>
+    ```
+    """
+
+    name = "copy.barrier_arrive"
+
+    barrier = operand_def(BarrierType)
+    index = opt_operand_def(IndexType)
+
+    count = opt_prop_def(IntegerAttr[I32])
+    scope = opt_prop_def(BarrierScopeAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = (
+        "$barrier (`[` $index^ `]`)? (`count` $count^)? (`scope` $scope^)? attr-dict "
+        "`:` type($barrier)"
+    )
+
+    def __init__(
+        self,
+        barrier: SSAValue | Operation,
+        index: SSAValue | Operation | None = None,
+        *,
+        count: int | None = None,
+        scope: BarrierScope | str | None = None,
+    ):
+        super().__init__(
+            operands=[barrier, index],
+            properties={
+                "count": None if count is None else IntegerAttr(count, i32),
+                "scope": _enum(BarrierScopeAttr, BarrierScope, scope),
+            },
+        )
+
+    def verify_(self) -> None:
+        check_barrier_index(self.barrier, self.index)
+        target = enclosing_target(self)
+        count = 1 if self.count is None else self.count.value.data
+        if count < 1:
+            raise Error(f"count must be at least 1, got {count}", note="drop count to arrive once")
+        # rule: A12
+        if target is not None and not target.has_tma and count != 1:
+            raise Error(
+                "Only single-thread arrival is supported on pre-Hopper hardware",
+                note=f"{target.name} has no mbarrier.arrive count: arrive {count} times, or "
+                "target sm_90+",
+            )
+        # rule: I6
+        if self.scope is not None and self.scope.data == BarrierScope.CLUSTER:
+            require_target(
+                self,
+                target is not None and target.has_clusters,
+                "mbarrier scope cluster",
+                "a target with clusters (sm_90 or newer)",
+            )
+
+
+@irdl_op_definition
+class BarrierArriveExpectTxOp(IRDLOperation):
+    """
+    Arrives on a barrier and raises its transaction count by `bytes`
+    (`mbarrier.arrive.expect_tx`), for copies issued with `arrive = false`.
+
+    ```mlir
+    copy.barrier_arrive_expect_tx %bars[%i], 16384 : !copy.barrier<2>
+    ```
+    """
+
+    name = "copy.barrier_arrive_expect_tx"
+
+    barrier = operand_def(BarrierType)
+    index = opt_operand_def(IndexType)
+
+    bytes = prop_def(IntegerAttr[I64])
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = "$barrier (`[` $index^ `]`)? `,` $bytes attr-dict `:` type($barrier)"
+
+    def __init__(
+        self,
+        barrier: SSAValue | Operation,
+        index: SSAValue | Operation | None = None,
+        *,
+        bytes: int,
+    ):
+        super().__init__(operands=[barrier, index], properties={"bytes": IntegerAttr(bytes, i64)})
+
+    def verify_(self) -> None:
+        check_barrier_index(self.barrier, self.index)
+        target = enclosing_target(self)
+        # rule: A11
+        if target is not None and not target.has_tma:
+            raise Error(
+                "arrive_expect_tx is only supported on Hopper+ hardware",
+                note=f"{target.name} has no transaction counts: use copy.barrier_arrive",
+            )
+        expected = self.bytes.value.data
+        # rule: TR17
+        if not 0 <= expected < MAX_TX_BYTES:
+            raise Error(
+                f"expect_tx must be in [0, 2**20), got {expected} bytes",
+                note="the mbarrier tx-count has 20 bits (2**20 kills the kernel with "
+                "CUDA_ERROR_LAUNCH_FAILED): split the transfer over several phases",
+            )
+        delivered = self._bytes_delivered()
+        # rule: TR16, D10
+        if delivered is not None and delivered != expected:
+            raise Error(
+                f"expect_tx of {expected} bytes does not match the {delivered} bytes the copies "
+                "on this barrier deliver",
+                note="a larger count hangs the waiters, a smaller one releases them before the "
+                f"data has landed: expect {delivered}",
+            )
+
+    def _same_barrier(self, op: Operation, barrier: SSAValue, index: SSAValue | None) -> bool:
+        here = None if self.index is None else constant_int(self.index)
+        there = None if index is None else constant_int(index)
+        same_index = (self.index is None and index is None) or (
+            here is not None and here == there
+        )
+        return barrier == self.barrier and same_index
+
+    def _bytes_delivered(self) -> int | None:
+        """Bytes the copies between this op and the next wait on the same barrier deliver,
+        when they all stand in this block (None when that cannot be told from here)."""
+        if self.index is not None and constant_int(self.index) is None:
+            return None
+        total, op = 0, self.next_op
+        while op is not None:
+            if isinstance(op, BarrierWaitOp) and self._same_barrier(op, op.barrier, op.index):
+                break
+            if isinstance(op, AsyncCopyOp) and op.barrier is not None:
+                if self._same_barrier(op, op.barrier, op.barrier_index):
+                    if op.arrives:
+                        return None
+                    # A collective load credits each CTA's barrier with the whole box.
+                    total += op.box_bytes
+            elif op.regions and any(
+                operand == self.barrier for inner in op.walk() for operand in inner.operands
+            ):
+                return None
+            op = op.next_op
+        if op is None:
+            # No wait in this block: copies may be issued elsewhere.
+            return None
+        return total
+
+
+@irdl_op_definition
+class BarrierWaitOp(IRDLOperation):
+    """
+    Waits until the barrier's phase with the given parity has completed
+    (`mbarrier.try_wait.parity` on sm_90+, a `test_wait` loop before).
+
+    ```mlir
+    copy.barrier_wait %bars[%i], %parity : !copy.barrier<2>
+    ```
+    """
+
+    name = "copy.barrier_wait"
+
+    barrier = operand_def(BarrierType)
+    index = opt_operand_def(IndexType)
+    parity = operand_def(I1)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    assembly_format = "$barrier (`[` $index^ `]`)? `,` $parity attr-dict `:` type($barrier)"
+
+    def __init__(
+        self,
+        barrier: SSAValue | Operation,
+        index: SSAValue | Operation | None,
+        parity: SSAValue | Operation,
+    ):
+        super().__init__(operands=[barrier, index, parity])
+
+    def verify_(self) -> None:
+        check_barrier_index(self.barrier, self.index)
+
+
+@irdl_op_definition
+class FenceAsyncSharedOp(IRDLOperation):
+    """
+    Makes SMEM written by the threads visible to the async proxy (TMA, tcgen05):
+    `fence.proxy.async.shared::cta`.
+
+    ```mlir
+    copy.fence_async_shared
+    ```
+    """
+
+    name = "copy.fence_async_shared"
+
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+    def verify_(self) -> None:
+        target = enclosing_target(self)
+        # rule: A1
+        if target is not None and not target.has_tma:
+            raise Error(
+                f"fence.proxy.async needs sm_90 or newer, but the target is {target.name}",
+                note="cp.async writes SMEM through the generic proxy: no fence is needed there",
+            )
+
+
+# ===----------------------------------------------------------------------=== #
+# Shared memory allocation
+# ===----------------------------------------------------------------------=== #
+
+
+@irdl_op_definition
+class AllocSmemOp(IRDLOperation):
+    """
+    Allocates a static SMEM buffer, aligned for TMA: 128 bytes, and the swizzle period
+    (256, 512 or 1024 bytes for 32, 64 or 128-byte swizzles) when the buffer is swizzled.
+
+    ```mlir
+    %buf = copy.alloc_smem : memref<2x64x32xf32, #copy.smem<swizzle = 128>>
+    ```
+    """
+
+    name = "copy.alloc_smem"
+
+    alignment = opt_prop_def(IntegerAttr[I64])
+
+    result = result_def(MemRefType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: MemRefType, alignment: int | None = None):
+        super().__init__(
+            properties={
+                "alignment": None if alignment is None else IntegerAttr(alignment, i64),
+            },
+            result_types=[result_type],
+        )
+
+    @property
+    def required_alignment(self) -> int:
+        assert isinstance(t := self.result.type, MemRefType)
+        return max(128, swizzle_period(swizzle_of(t)))
+
+    @property
+    def byte_alignment(self) -> int:
+        return self.required_alignment if self.alignment is None else self.alignment.value.data
+
+    @property
+    def size_bytes(self) -> int:
+        assert isinstance(t := self.result.type, MemRefType)
+        return smem_bytes(t.get_shape(), t.element_type, swizzle_of(t))
+
+    def verify_(self) -> None:
+        assert isinstance(t := self.result.type, MemRefType)
+        if memory_space(t) != SMEM:
+            raise Error(
+                f"copy.alloc_smem allocates SMEM, got a ref in {memory_space(t)}",
+                note="give the result the memory space #copy.smem",
+            )
+        check_contiguous_smem(t)
+        if bitwidth(t.element_type) is None:
+            raise Error(
+                f"cannot allocate SMEM for elements of type {t.element_type}",
+                note="use an integer or float element type",
+            )
+        swizzle, align = swizzle_of(t), self.byte_alignment
+        if align <= 0 or align & (align - 1):
+            raise Error(
+                f"alignment must be a power of 2, got {align}",
+                note="drop alignment to get the one TMA needs",
+            )
+        # rule: TR10
+        if align < 128:
+            raise Error(
+                f"TMA needs SMEM buffers aligned to 128 bytes, got alignment {align}",
+                note="a TMA copy to a less aligned address faults with "
+                "CUDA_ERROR_MISALIGNED_ADDRESS: drop alignment",
+            )
+        # rule: TR11
+        if align < swizzle_period(swizzle):
+            raise Error(
+                f"a buffer with swizzle {swizzle} must be aligned to its {swizzle_period(swizzle)}"
+                f"-byte period, got alignment {align}",
+                note="TMA swizzles by absolute address bits: a less aligned buffer is silently "
+                "permuted differently. Drop alignment",
+            )
+        self._verify_kernel_smem()
+
+    def _verify_kernel_smem(self) -> None:
+        """The first allocation of a block checks the block's total (TR6)."""
+        block = self.parent_block()
+        target = enclosing_target(self)
+        if block is None or target is None:
+            return
+        op = self.prev_op
+        while op is not None:
+            if isinstance(op, AllocSmemOp | BarrierInitOp):
+                return
+            op = op.prev_op
+        total, offset = 0, 0
+        for op in block.ops:
+            if isinstance(op, AllocSmemOp):
+                offset = -(-offset // op.byte_alignment) * op.byte_alignment + op.size_bytes
+            elif isinstance(op, BarrierInitOp):
+                offset = -(-offset // 8) * 8 + 8 * op.result.type.count.data  # type: ignore[union-attr]
+            total = offset
+        # rule: TR6
+        if total > target.max_smem_bytes:
+            raise Error(
+                f"the kernel's SMEM buffers and barriers take {total} bytes, more than the "
+                f"{target.max_smem_bytes} bytes a block can use on {target.name}",
+                note="use fewer pipeline stages or smaller boxes",
+            )
+
+
+# ===----------------------------------------------------------------------=== #
+# Tensor memory (tcgen05)
+# ===----------------------------------------------------------------------=== #
+
+TMEM_REGS_PER_NUM = {
+    TmemShape.S32X32B: 1,
+    TmemShape.S16X64B: 1,
+    TmemShape.S16X128B: 2,
+    TmemShape.S16X256B: 4,
+    TmemShape.S16X32BX2: 1,
+}
+"""32-bit registers per thread for `.num = x1` of each tcgen05.ld/st shape."""
+
+TMEM_COPY_BYTES = {
+    TmemCopyShape.S128X256B: 128 * 32,
+    TmemCopyShape.S4X256B: 4 * 32,
+    TmemCopyShape.S128X128B: 128 * 16,
+    TmemCopyShape.S64X128B: 64 * 16,
+    TmemCopyShape.S32X128B: 32 * 16,
+}
+"""SMEM bytes one tcgen05.cp of each shape reads."""
+
+
+def check_tmem_ref(t: MemRefType) -> None:
+    shape = t.get_shape()
+    # rule: J6
+    if len(shape) != 2:
+        raise Error(
+            f"TMEM can only represent 2D shapes, got {list(shape)}",
+            note="a TMEM ref is lanes x columns: memref<128xNxf32, #copy.tmem>",
+        )
+    # rule: J6
+    if shape[0] not in (64, 128):
+        raise Error(
+            f"Unsupported shape: {list(shape)}. TMEM references must have either 128 or 64 "
+            f"rows, but got {shape[0]}.",
+            note="TMEM has 128 lanes; a ref covers all of them (or the 64 of a half)",
+        )
+    bits = bitwidth(t.element_type)
+    if bits is None or bits > 32 or 32 % bits:
+        raise Error(
+            f"TMEM holds 32-bit cells, which cannot pack elements of type {t.element_type}",
+            note="use an element type of 32, 16, 8 or 4 bits",
+        )
+
+
+def tmem_columns(t: MemRefType) -> int:
+    bits = bitwidth(t.element_type) or 32
+    return t.get_shape()[1] * bits // 32
+
+
+@irdl_op_definition
+class TmemAllocOp(IRDLOperation):
+    """
+    Allocates TMEM columns for the CTA (`tcgen05.alloc`, `tcgen05.relinquish_alloc_permit`).
+
+    ```mlir
+    %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+    ```
+    """
+
+    name = "copy.tmem_alloc"
+
+    result = result_def(MemRefType)
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: MemRefType):
+        super().__init__(result_types=[result_type])
+
+    def verify_(self) -> None:
+        assert isinstance(t := self.result.type, MemRefType)
+        if memory_space(t) != TMEM:
+            raise Error(
+                f"copy.tmem_alloc allocates TMEM, got a ref in {memory_space(t)}",
+                note="give the result the memory space #copy.tmem",
+            )
+        check_tcgen05(self)
+        check_tmem_ref(t)
+        ncols = tmem_columns(t)
+        # rule: J10
+        if ncols < 32 or ncols > 512 or ncols & (ncols - 1):
+            raise Error(
+                f"ncols must be a power of 2 and within [32, 512], got: {ncols}",
+                note="allocate 32, 64, 128, 256 or 512 columns of 32 bits",
+            )
+
+
+@irdl_op_definition
+class TmemDeallocOp(IRDLOperation):
+    """
+    Frees TMEM allocated by `copy.tmem_alloc` (`tcgen05.dealloc`).
+
+    ```mlir
+    copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
+    ```
+    """
+
+    name = "copy.tmem_dealloc"
+
+    tmem = operand_def(MemRefType)
+
+    assembly_format = "$tmem attr-dict `:` type($tmem)"
+
+    def __init__(self, tmem: SSAValue | Operation):
+        super().__init__(operands=[tmem])
+
+    def verify_(self) -> None:
+        assert isinstance(t := self.tmem.type, MemRefType)
+        # rule: J10
+        if memory_space(t) != TMEM or not isinstance(self.tmem.owner, TmemAllocOp):
+            raise Error(
+                "copy.tmem_dealloc frees the result of a copy.tmem_alloc",
+                note="pass the TMEM ref that copy.tmem_alloc returned",
+            )
+        check_tcgen05(self)
+
+
+def check_tmem_access(op: TmemLoadOp | TmemStoreOp, vector: VectorType, verb: str) -> None:
+    """The checks tcgen05.ld and tcgen05.st share: shape, num, registers, offset."""
+    assert isinstance(t := op.tmem.type, MemRefType)
+    check_tcgen05(op)
+    check_tmem_ref(t)
+    shape, num = op.shape.data, op.num.value.data
+    # rule: J4
+    if num < 1 or num > 128 or num & (num - 1):
+        raise Error(
+            f"num must be a power of 2 and <= 128, got: {num}",
+            note="num is the repeat count .x1 ... .x128",
+        )
+    regs = num * TMEM_REGS_PER_NUM[shape]
+    # rule: J4
+    if regs > 128:
+        raise Error(
+            f"TMEM translation too big : shape={shape} and num={num} involve {regs} registers "
+            "per-thread, which exceeds the limit of 128",
+            note=f"use num <= {128 // TMEM_REGS_PER_NUM[shape]} for shape {shape}",
+        )
+    # rule: J5
+    if shape == TmemShape.S16X32BX2 and op.offset is None:
+        raise Error(
+            "shape 16x32bx2 requires offset argument",
+            note="give the second half's column offset: {offset = 16}",
+        )
+    if shape != TmemShape.S16X32BX2 and op.offset is not None:
+        raise Error(
+            f"offset applies to shape 16x32bx2 only, got shape {shape}",
+            note="drop offset",
+        )
+    # rule: J5
+    if vector.get_num_dims() != 1 or vector.get_shape()[0] != regs:
+        raise Error(
+            f"invalid {verb} type length {list(vector.get_shape())} for shape {shape} in "
+            f"{'tcgen05.ld' if verb == 'result' else 'tcgen05.st'} Op",
+            note=f"shape {shape} with num = {num} moves {regs} 32-bit registers per thread: "
+            f"use vector<{regs}x{vector.element_type}>",
+        )
+    if bitwidth(vector.element_type) != 32:
+        raise Error(
+            f"tcgen05 moves 32-bit registers, got elements of type {vector.element_type}",
+            note="use f32, i32 or another 32-bit element type",
+        )
+
+
+@irdl_op_definition
+class TmemLoadOp(IRDLOperation):
+    """
+    Loads TMEM into registers (`tcgen05.ld.sync.aligned`), starting at a column; each warp
+    reads its quarter of the lanes. With `reduce`, also returns the min/max over the loaded
+    values (`tcgen05.ld.red`). Wait with `copy.tmem_wait load` before using the values.
+
+    ```mlir
+    %v = copy.tmem_load %acc[%col] shape 32x32b num 4
+        : memref<128x128xf32, #copy.tmem> -> vector<4xf32>
+    ```
+    """
+
+    name = "copy.tmem_load"
+
+    tmem = operand_def(MemRefType)
+    column = operand_def(IndexType)
+
+    shape = prop_def(TmemShapeAttr)
+    num = prop_def(IntegerAttr[I32])
+    offset = opt_prop_def(IntegerAttr[I64])
+    reduce = opt_prop_def(TmemReduceAttr)
+    abs = opt_prop_def(UnitAttr)
+    nan = opt_prop_def(UnitAttr)
+
+    result = result_def(VectorType)
+    red = opt_result_def()
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = (
+        "$tmem `[` $column `]` `shape` $shape `num` $num (`reduce` $reduce^)? (`abs` $abs^)? "
+        "(`nan` $nan^)? attr-dict "
+        "`:` type($tmem) `->` type($result) (`,` type($red)^)?"
+    )
+
+    def __init__(
+        self,
+        tmem: SSAValue | Operation,
+        column: SSAValue | Operation,
+        *,
+        shape: TmemShape | str,
+        num: int,
+        result_type: VectorType,
+        offset: int | None = None,
+        reduce: TmemReduce | str | None = None,
+        abs: bool = False,
+        nan: bool = False,
+    ):
+        assert isinstance(t := SSAValue.get(tmem).type, MemRefType)
+        super().__init__(
+            operands=[tmem, column],
+            properties={
+                "shape": TmemShapeAttr(TmemShape(shape)),
+                "num": IntegerAttr(num, i32),
+                "offset": None if offset is None else IntegerAttr(offset, i64),
+                "reduce": _enum(TmemReduceAttr, TmemReduce, reduce),
+                "abs": UnitAttr() if abs else None,
+                "nan": UnitAttr() if nan else None,
+            },
+            result_types=[result_type, [] if reduce is None else [t.element_type]],
+        )
+
+    def verify_(self) -> None:
+        assert isinstance(t := self.tmem.type, MemRefType)
+        assert isinstance(vector := self.result.type, VectorType)
+        # rule: J1
+        if memory_space(t) != TMEM:
+            raise Error(
+                "Async load only supports TMEM refs",
+                note=f"got a ref in {memory_space(t)}; load SMEM or GMEM with memref.load or "
+                "vector.load, and copy GMEM to SMEM with copy.async_copy",
+            )
+        check_tmem_access(self, vector, "result")
+        # rule: J9
+        if vector.element_type != t.element_type:
+            raise Error(
+                "The `source` and `result` must have the same element type.",
+                note=f"the TMEM ref holds {t.element_type}, the result has "
+                f"{vector.element_type}",
+            )
+        self._verify_reduce(t.element_type)
+
+    def _verify_reduce(self, elt: Attribute) -> None:
+        has_abs = self.abs is not None
+        has_nan = self.nan is not None
+        if self.reduce is None:
+            # rule: J15
+            if self.red is not None:
+                raise Error(
+                    "'red' result is present but redOp is not set",
+                    note="add reduce min|max, or drop the second result",
+                )
+            # rule: J15
+            if has_abs or has_nan:
+                raise Error(
+                    f"'{'abs' if has_abs else 'NaN'}' requires 'redOp' to be set",
+                    note="abs and nan modify a fused reduction: add reduce min|max",
+                )
+            return
+        # rule: J15
+        if self.red is None:
+            raise Error(
+                "redOp is set but 'red' result is not present",
+                note="bind the reduced value: %v, %r = copy.tmem_load ...",
+            )
+        # rule: J2
+        if not (
+            isinstance(elt, Float32Type)
+            or (isinstance(elt, IntegerType) and elt.width.data == 32)
+        ):
+            raise Error(
+                f"Unsupported dtype for reduction: {elt}. Only float32,  int32 and uint32 are "
+                "supported.",
+                note="tcgen05.ld.red reduces f32, s32 and u32 values",
+            )
+        # rule: J15
+        if (has_abs or has_nan) and not isinstance(elt, Float32Type):
+            raise Error(
+                f"'{'abs' if has_abs else 'NaN'}' requires floating-point element type (f32)",
+                note="drop abs/nan for integer reductions",
+            )
+        # rule: J3
+        if self.shape.data not in (TmemShape.S32X32B, TmemShape.S16X32BX2):
+            raise Error(
+                "Fused load-reduce is not supported for this layout",
+                note=f"tcgen05.ld.red exists for shapes 32x32b and 16x32bx2, got {self.shape.data}",
+            )
+        if self.red.type != elt:
+            raise Error(
+                f"the 'red' result must have the element type {elt}, got {self.red.type}",
+                note="the reduction yields one value per thread",
+            )
+
+
+@irdl_op_definition
+class TmemStoreOp(IRDLOperation):
+    """
+    Stores registers into TMEM (`tcgen05.st.sync.aligned`), starting at a column; each
+    warp writes its quarter of the lanes. Wait with `copy.tmem_wait store` before the
+    tensor core reads them.
+
+    ```mlir
+    copy.tmem_store %v, %acc[%col] shape 32x32b num 4
+        : vector<4xf32>, memref<128x128xf32, #copy.tmem>
+    ```
+    """
+
+    name = "copy.tmem_store"
+
+    value = operand_def(VectorType)
+    tmem = operand_def(MemRefType)
+    column = operand_def(IndexType)
+
+    shape = prop_def(TmemShapeAttr)
+    num = prop_def(IntegerAttr[I32])
+    offset = opt_prop_def(IntegerAttr[I64])
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = (
+        "$value `,` $tmem `[` $column `]` `shape` $shape `num` $num attr-dict "
+        "`:` type($value) `,` type($tmem)"
+    )
+
+    def __init__(
+        self,
+        value: SSAValue | Operation,
+        tmem: SSAValue | Operation,
+        column: SSAValue | Operation,
+        *,
+        shape: TmemShape | str,
+        num: int,
+        offset: int | None = None,
+    ):
+        super().__init__(
+            operands=[value, tmem, column],
+            properties={
+                "shape": TmemShapeAttr(TmemShape(shape)),
+                "num": IntegerAttr(num, i32),
+                "offset": None if offset is None else IntegerAttr(offset, i64),
+            },
+        )
+
+    def verify_(self) -> None:
+        assert isinstance(t := self.tmem.type, MemRefType)
+        assert isinstance(vector := self.value.type, VectorType)
+        # rule: J1
+        if memory_space(t) != TMEM:
+            raise Error(
+                "Async store only supports TMEM refs",
+                note=f"got a ref in {memory_space(t)}; store to SMEM or GMEM with memref.store",
+            )
+        check_tmem_access(self, vector, "operand")
+        # rule: J8
+        if vector.element_type != t.element_type:
+            raise Error(
+                f"Stored array has dtype {vector.element_type}, but TMEM has dtype "
+                f"{t.element_type}",
+                note="bitcast the registers to the TMEM element type first",
+            )
+
+
+@irdl_op_definition
+class TmemWaitOp(IRDLOperation):
+    """
+    Waits for this thread's TMEM loads or stores to complete (`tcgen05.wait::ld|st`).
+
+    ```mlir
+    copy.tmem_wait load
+    ```
+    """
+
+    name = "copy.tmem_wait"
+
+    kind = prop_def(TmemWaitKindAttr)
+
+    assembly_format = "$kind attr-dict"
+
+    def __init__(self, kind: TmemWaitKind | str):
+        super().__init__(properties={"kind": TmemWaitKindAttr(TmemWaitKind(kind))})
+
+    def verify_(self) -> None:
+        check_tcgen05(self)
+
+
+@irdl_op_definition
+class SmemToTmemOp(IRDLOperation):
+    """
+    Copies SMEM into TMEM asynchronously (`tcgen05.cp`), starting at a column.
+
+    ```mlir
+    copy.smem_to_tmem %tile to %acc[%col] shape 128x256b
+        : memref<128x8xf32, #copy.smem>, memref<128x128xf32, #copy.tmem>
+    ```
+    """
+
+    name = "copy.smem_to_tmem"
+
+    src = operand_def(MemRefType)
+    tmem = operand_def(MemRefType)
+    column = operand_def(IndexType)
+
+    shape = prop_def(TmemCopyShapeAttr)
+    multicast = opt_prop_def(TmemCopyMulticastAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = (
+        "$src `to` $tmem `[` $column `]` `shape` $shape (`multicast` $multicast^)? attr-dict "
+        "`:` type($src) `,` type($tmem)"
+    )
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        tmem: SSAValue | Operation,
+        column: SSAValue | Operation,
+        *,
+        shape: TmemCopyShape | str,
+        multicast: TmemCopyMulticast | str | None = None,
+    ):
+        super().__init__(
+            operands=[src, tmem, column],
+            properties={
+                "shape": TmemCopyShapeAttr(TmemCopyShape(shape)),
+                "multicast": _enum(TmemCopyMulticastAttr, TmemCopyMulticast, multicast),
+            },
+        )
+
+    def verify_(self) -> None:
+        assert isinstance(src_type := self.src.type, MemRefType)
+        assert isinstance(tmem_type := self.tmem.type, MemRefType)
+        # rule: J11
+        if memory_space(src_type) != SMEM:
+            raise Error(
+                "async_copy_smem_to_tmem source must be an SMEM ref",
+                note=f"got a ref in {memory_space(src_type)}; copy GMEM to SMEM first "
+                "(copy.async_copy)",
+            )
+        # rule: J11
+        if memory_space(tmem_type) != TMEM:
+            raise Error(
+                "async_copy_smem_to_tmem target must be a TMEM ref",
+                note=f"got a ref in {memory_space(tmem_type)}; allocate it with copy.tmem_alloc",
+            )
+        check_tcgen05(self)
+        check_tmem_ref(tmem_type)
+        # rule: J11
+        if src_type.element_type != tmem_type.element_type:
+            raise Error(
+                f"Expected SMEM element type ({src_type.element_type}) to equal the TMEM "
+                f"element type ({tmem_type.element_type})",
+                note="tcgen05.cp copies bits: give both refs the same element type",
+            )
+        check_contiguous_smem(src_type)
+        shape, multicast = self.shape.data, self.multicast
+        cast = None if multicast is None else multicast.data
+        # rule: J14
+        if shape == TmemCopyShape.S64X128B and cast not in (
+            TmemCopyMulticast.WARPX2_01_23,
+            TmemCopyMulticast.WARPX2_02_13,
+        ):
+            raise Error(
+                "Shape 64x128b requires multicast warpx2_01_23 or warpx2_02_13 for tcgen05.cp "
+                "Op",
+                note="add multicast warpx2_01_23 or multicast warpx2_02_13",
+            )
+        # rule: J14
+        if shape == TmemCopyShape.S32X128B and cast != TmemCopyMulticast.WARPX4:
+            raise Error(
+                "Shape 32x128b requires multicast warpx4 for tcgen05.cp Op",
+                note="add multicast warpx4",
+            )
+        # rule: J14
+        if shape not in (TmemCopyShape.S64X128B, TmemCopyShape.S32X128B) and cast is not None:
+            raise Error(
+                "Invalid multicast type for tcgen05.cp Op",
+                note=f"shape {shape} takes no multicast: drop it",
+            )
+        # rule: J12
+        if tmem_type.get_shape()[0] != 128:
+            raise Error(
+                f"TMEM reference must have 128 rows, but got {tmem_type.get_shape()[0]}",
+                note="tcgen05.cp writes all 128 lanes",
+            )
+        have = smem_bytes(src_type.get_shape(), src_type.element_type, 16)
+        # rule: J12
+        if have != TMEM_COPY_BYTES[shape]:
+            raise Error(
+                f"SMEM has shape {list(src_type.get_shape())} ({have} bytes), but expected "
+                f"{TMEM_COPY_BYTES[shape]} bytes for TMEM copy shape {shape}",
+                note="one tcgen05.cp moves exactly one shape's worth of SMEM: resize the source",
+            )
+
+
+Copy = Dialect(
+    "copy",
+    [
+        AsyncCopyOp,
+        PrefetchOp,
+        CommitGroupOp,
+        WaitGroupOp,
+        BarrierInitOp,
+        BarrierArriveOp,
+        BarrierArriveExpectTxOp,
+        BarrierWaitOp,
+        FenceAsyncSharedOp,
+        AllocSmemOp,
+        TmemAllocOp,
+        TmemDeallocOp,
+        TmemLoadOp,
+        TmemStoreOp,
+        TmemWaitOp,
+        SmemToTmemOp,
+    ],
+    [
+        TargetAttr,
+        SmemSpaceAttr,
+        TmemSpaceAttr,
+        LeaderTrackedAttr,
+        BarrierType,
+        ImplementationAttr,
+        ReductionKindAttr,
+        OOBModeAttr,
+        CacheModeAttr,
+        GroupKindAttr,
+        BarrierScopeAttr,
+        TmemShapeAttr,
+        TmemReduceAttr,
+        TmemWaitKindAttr,
+        TmemCopyShapeAttr,
+        TmemCopyMulticastAttr,
+    ],
+)

@@ -1,0 +1,77 @@
+"""The target model: which GPU features each compilation target has.
+
+A target is named as in PTX (`sm_80`, `sm_90a`, `sm_100a`, ...). The IR carries it as
+`#copy.target<"sm_90a">` in a `copy.target` attribute on an enclosing op (usually the
+module); target-dependent verifier rules are checked whenever it is there.
+
+Feature gates (first target with the feature):
+- cp.async: sm_80.
+- TMA (`cp.async.bulk.tensor`), mbarrier tx-count (`expect_tx`, `try_wait`), clusters,
+  bulk groups, `fence.proxy.async`: sm_90.
+- `.multicast::cluster`: the arch-specific targets sm_90a, sm_100a/f, sm_103a (PTX ISA; the
+  CCCL tables changed it "from SM_90 to SM_90a").
+- tcgen05 / TMEM, `.cta_group::2`: the datacenter Blackwell family sm_100a/f, sm_103a.
+  Consumer Blackwell (sm_120) has neither (triton#9852).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Target:
+    """One compilation target and its feature set."""
+
+    name: str
+    sm: int
+    """Compute capability as major*10 + minor (90 for sm_90a)."""
+    suffix: str
+    """'' (portable), 'a' (arch-specific) or 'f' (family-specific)."""
+    max_smem_bytes: int
+    """Largest shared memory a block can opt into (cudaDevAttrMaxSharedMemoryPerBlockOptin)."""
+
+    @property
+    def has_cp_async(self) -> bool:
+        return self.sm >= 80
+
+    @property
+    def has_tma(self) -> bool:
+        return self.sm >= 90
+
+    @property
+    def has_clusters(self) -> bool:
+        return self.sm >= 90
+
+    @property
+    def has_multicast(self) -> bool:
+        return self.has_tma and self.suffix in ("a", "f") and self.sm in (90, 100, 103)
+
+    @property
+    def has_tcgen05(self) -> bool:
+        return self.sm in (100, 103) and self.suffix in ("a", "f")
+
+    @property
+    def default_implementation(self) -> str:
+        """The copy implementation chosen when the IR leaves it open (Mosaic GPU's rule)."""
+        return "tma" if self.has_tma else "cp_async"
+
+
+TARGETS: dict[str, Target] = {
+    t.name: t
+    for t in (
+        Target("sm_80", 80, "", 166_912),
+        Target("sm_86", 86, "", 101_376),
+        Target("sm_89", 89, "", 101_376),
+        Target("sm_90", 90, "", 232_448),
+        Target("sm_90a", 90, "a", 232_448),
+        Target("sm_100a", 100, "a", 232_448),
+        Target("sm_100f", 100, "f", 232_448),
+        Target("sm_103a", 103, "a", 232_448),
+        Target("sm_120", 120, "", 101_376),
+        Target("sm_120a", 120, "a", 101_376),
+    )
+}
+
+TCGEN05_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tcgen05)
+MULTICAST_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_multicast)
