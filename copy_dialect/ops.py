@@ -150,11 +150,11 @@ class BarrierScope(StrEnum):
 class TmemShape(StrEnum):
     """tcgen05.ld/st data-movement shapes (lanes x bits)."""
 
-    S32X32B = "32x32b"
-    S16X64B = "16x64b"
-    S16X128B = "16x128b"
-    S16X256B = "16x256b"
-    S16X32BX2 = "16x32bx2"
+    S32X32B = "shape_32x32b"
+    S16X64B = "shape_16x64b"
+    S16X128B = "shape_16x128b"
+    S16X256B = "shape_16x256b"
+    S16X32BX2 = "shape_16x32bx2"
 
 
 class TmemReduce(StrEnum):
@@ -170,11 +170,11 @@ class TmemWaitKind(StrEnum):
 class TmemCopyShape(StrEnum):
     """tcgen05.cp shapes (rows x bits)."""
 
-    S128X256B = "128x256b"
-    S4X256B = "4x256b"
-    S128X128B = "128x128b"
-    S64X128B = "64x128b"
-    S32X128B = "32x128b"
+    S128X256B = "shape_128x256b"
+    S4X256B = "shape_4x256b"
+    S128X128B = "shape_128x128b"
+    S64X128B = "shape_64x128b"
+    S32X128B = "shape_32x128b"
 
 
 class TmemCopyMulticast(StrEnum):
@@ -269,7 +269,7 @@ class TargetAttr(ParametrizedAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            return (StringAttr(parser.parse_str_literal("target name, e.g. \"sm_90a\"")),)
+            return (StringAttr(parser.parse_str_literal('target name, e.g. "sm_90a"')),)
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f'<"{self.arch.data}">')
@@ -625,12 +625,17 @@ def reduction_map_type(kind: ReductionKind, element_type: Attribute) -> str | No
 
 
 def base_reduction(kind: ReductionKind) -> str:
-    return kind.value.removeprefix("u").removeprefix("s") if kind in (
-        ReductionKind.UMIN,
-        ReductionKind.UMAX,
-        ReductionKind.SMIN,
-        ReductionKind.SMAX,
-    ) else kind.value
+    return (
+        kind.value.removeprefix("u").removeprefix("s")
+        if kind
+        in (
+            ReductionKind.UMIN,
+            ReductionKind.UMAX,
+            ReductionKind.SMIN,
+            ReductionKind.SMAX,
+        )
+        else kind.value
+    )
 
 
 def tma_supports_dtype(t: Attribute) -> bool:
@@ -825,8 +830,7 @@ class AsyncCopyOp(IRDLOperation):
                 note=f"got a copy from {src_space} to {dst_space}; a GMEM ref has no memory "
                 "space and an SMEM ref has #copy.smem"
                 + (
-                    "; TMEM is reached with copy.tmem_load, copy.tmem_store and "
-                    "copy.smem_to_tmem"
+                    "; TMEM is reached with copy.tmem_load, copy.tmem_store and copy.smem_to_tmem"
                     if TMEM in (src_space, dst_space)
                     else ""
                 ),
@@ -916,14 +920,11 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 f"The size of the SMEM `indices` must be smaller than the rank of the SMEM "
                 f"ref ({smem_type.get_num_dims()}), got {slots}",
-                note="SMEM indices pick a slot along leading dims; the remaining dims are the "
-                "box",
+                note="SMEM indices pick a slot along leading dims; the remaining dims are the box",
             )
         # rule: B6
         if len(self.box_shape) > rank or not self.box_shape:
-            src, dst = (
-                (gmem_type, self.box_shape) if self.is_load else (self.box_shape, gmem_type)
-            )
+            src, dst = (gmem_type, self.box_shape) if self.is_load else (self.box_shape, gmem_type)
             src_shape = list(src.get_shape()) if isinstance(src, MemRefType) else list(src)
             dst_shape = list(dst.get_shape()) if isinstance(dst, MemRefType) else list(dst)
             raise Error(
@@ -942,7 +943,9 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 f"Can only transfer integer bytes (shape={box}, dtype={elt})",
                 note="copy whole bytes: a box of sub-byte elements needs a multiple of "
-                f"{8 // bits if bits else 8} elements" if bits else "use a numeric element type",
+                f"{8 // bits if bits else 8} elements"
+                if bits
+                else "use a numeric element type",
             )
         # rule: C11
         if impl == Implementation.TMA and not tma_supports_dtype(elt):
@@ -969,8 +972,7 @@ class AsyncCopyOp(IRDLOperation):
         if impl == Implementation.TMA and target is not None and not target.has_tma:
             raise Error(
                 f"the TMA implementation needs sm_90 or newer, but the target is {target.name}",
-                note="use impl cp_async, or leave the implementation open to let the target "
-                "choose",
+                note="use impl cp_async, or leave the implementation open to let the target choose",
             )
         if impl == Implementation.TMA or impl is None:
             return
@@ -1020,8 +1022,7 @@ class AsyncCopyOp(IRDLOperation):
             if self.reduction is not None:
                 raise Error(
                     "Reductions are only supported for SMEM -> GMEM copies",
-                    note="a TMA reduction reads SMEM and combines it into GMEM: swap src "
-                    "and dst",
+                    note="a TMA reduction reads SMEM and combines it into GMEM: swap src and dst",
                 )
             return
         # rule: B3
@@ -1082,8 +1083,7 @@ class AsyncCopyOp(IRDLOperation):
             if size > 1 << 32:
                 raise Error(
                     f"TMA size must be at most 2**32, but got {size} at index {i}",
-                    note="split the array: a tensor-map dimension holds at most 2**32 "
-                    "elements",
+                    note="split the array: a tensor-map dimension holds at most 2**32 elements",
                 )
         swizzle = self.swizzle_bytes
         # rule: C15
@@ -1164,8 +1164,7 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 f"a collective copy over cluster dims {list(dims)} needs a cluster larger "
                 f"than 1 along them, got cluster {list(cluster)}",
-                note="set copy.cluster = array<i32: x, y, z> on the kernel, or drop "
-                "collective",
+                note="set copy.cluster = array<i32: x, y, z> on the kernel, or drop collective",
             )
         box, bits = self.box_shape, bitwidth(self.element_type) or 8
         splittable = [d for d in box[:-1] if d % size == 0]
@@ -1201,16 +1200,14 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 "Partitioned loads only supported for clusters of size 2. Got cluster size "
                 f"{prod(cluster)}.",
-                note="set copy.cluster = array<i32: 2, 1, 1> (or 1, 2, 1 / 1, 1, 2) on the "
-                "kernel",
+                note="set copy.cluster = array<i32: 2, 1, 1> (or 1, 2, 1 / 1, 1, 2) on the kernel",
             )
         axis = self.leader_tracked.partition_axis
         box = self.box_shape
         # rule: D4
         if axis is not None and axis >= len(box):
             raise Error(
-                f"partition axis {axis} is out of range for the rank-{len(box)} slice "
-                f"{list(box)}",
+                f"partition axis {axis} is out of range for the rank-{len(box)} slice {list(box)}",
                 note="partition along a dim of the box; each CTA's SMEM ref holds its half",
             )
         # rule: A5, A14
@@ -1549,8 +1546,7 @@ def verify_group_target(op: Operation, group: GroupKind) -> None:
         raise Error(
             f"bulk groups (TMA stores and reductions) need sm_90 or newer, but the target is "
             f"{target.name}",
-            note="use copy.commit_group cp_async / copy.wait_group cp_async for cp.async "
-            "loads",
+            note="use copy.commit_group cp_async / copy.wait_group cp_async for cp.async loads",
         )
 
 
@@ -1721,37 +1717,37 @@ class BarrierArriveExpectTxOp(IRDLOperation):
                 f"data has landed: expect {delivered}",
             )
 
-    def _same_barrier(self, op: Operation, barrier: SSAValue, index: SSAValue | None) -> bool:
+    def _same_barrier(self, barrier: SSAValue, index: SSAValue | None) -> bool:
         here = None if self.index is None else constant_int(self.index)
         there = None if index is None else constant_int(index)
-        same_index = (self.index is None and index is None) or (
-            here is not None and here == there
-        )
+        same_index = (self.index is None and index is None) or (here is not None and here == there)
         return barrier == self.barrier and same_index
 
     def _bytes_delivered(self) -> int | None:
-        """Bytes the copies between this op and the next wait on the same barrier deliver,
-        when they all stand in this block (None when that cannot be told from here)."""
+        """Bytes the copies of this barrier phase deliver: those between the previous and
+        the next wait on the same barrier. None when that cannot be told from this block
+        (no next wait here, a copy that arrives itself, or a use inside a nested region)."""
         if self.index is not None and constant_int(self.index) is None:
             return None
-        total, op = 0, self.next_op
-        while op is not None:
-            if isinstance(op, BarrierWaitOp) and self._same_barrier(op, op.barrier, op.index):
-                break
-            if isinstance(op, AsyncCopyOp) and op.barrier is not None:
-                if self._same_barrier(op, op.barrier, op.barrier_index):
-                    if op.arrives:
-                        return None
-                    # A collective load credits each CTA's barrier with the whole box.
-                    total += op.box_bytes
-            elif op.regions and any(
-                operand == self.barrier for inner in op.walk() for operand in inner.operands
-            ):
+        total = 0
+        for direction in ("prev_op", "next_op"):
+            op = getattr(self, direction)
+            while op is not None:
+                if isinstance(op, BarrierWaitOp) and self._same_barrier(op.barrier, op.index):
+                    break
+                if isinstance(op, AsyncCopyOp) and op.barrier is not None:
+                    if self._same_barrier(op.barrier, op.barrier_index):
+                        if op.arrives:
+                            return None
+                        # A collective load credits each CTA's barrier with the whole box.
+                        total += op.box_bytes
+                elif op.regions and any(
+                    operand == self.barrier for inner in op.walk() for operand in inner.operands
+                ):
+                    return None
+                op = getattr(op, direction)
+            if op is None and direction == "next_op":
                 return None
-            op = op.next_op
-        if op is None:
-            # No wait in this block: copies may be issued elsewhere.
-            return None
         return total
 
 
@@ -2099,7 +2095,7 @@ class TmemLoadOp(IRDLOperation):
     values (`tcgen05.ld.red`). Wait with `copy.tmem_wait load` before using the values.
 
     ```mlir
-    %v = copy.tmem_load %acc[%col] shape 32x32b num 4
+    %v = copy.tmem_load %acc[%col] shape shape_32x32b num 4
         : memref<128x128xf32, #copy.tmem> -> vector<4xf32>
     ```
     """
@@ -2169,8 +2165,7 @@ class TmemLoadOp(IRDLOperation):
         if vector.element_type != t.element_type:
             raise Error(
                 "The `source` and `result` must have the same element type.",
-                note=f"the TMEM ref holds {t.element_type}, the result has "
-                f"{vector.element_type}",
+                note=f"the TMEM ref holds {t.element_type}, the result has {vector.element_type}",
             )
         self._verify_reduce(t.element_type)
 
@@ -2199,8 +2194,7 @@ class TmemLoadOp(IRDLOperation):
             )
         # rule: J2
         if not (
-            isinstance(elt, Float32Type)
-            or (isinstance(elt, IntegerType) and elt.width.data == 32)
+            isinstance(elt, Float32Type) or (isinstance(elt, IntegerType) and elt.width.data == 32)
         ):
             raise Error(
                 f"Unsupported dtype for reduction: {elt}. Only float32,  int32 and uint32 are "
@@ -2234,7 +2228,7 @@ class TmemStoreOp(IRDLOperation):
     tensor core reads them.
 
     ```mlir
-    copy.tmem_store %v, %acc[%col] shape 32x32b num 4
+    copy.tmem_store %v, %acc[%col] shape shape_32x32b num 4
         : vector<4xf32>, memref<128x128xf32, #copy.tmem>
     ```
     """
@@ -2323,7 +2317,7 @@ class SmemToTmemOp(IRDLOperation):
     Copies SMEM into TMEM asynchronously (`tcgen05.cp`), starting at a column.
 
     ```mlir
-    copy.smem_to_tmem %tile to %acc[%col] shape 128x256b
+    copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b
         : memref<128x8xf32, #copy.smem>, memref<128x128xf32, #copy.tmem>
     ```
     """
@@ -2395,8 +2389,7 @@ class SmemToTmemOp(IRDLOperation):
             TmemCopyMulticast.WARPX2_02_13,
         ):
             raise Error(
-                "Shape 64x128b requires multicast warpx2_01_23 or warpx2_02_13 for tcgen05.cp "
-                "Op",
+                "Shape 64x128b requires multicast warpx2_01_23 or warpx2_02_13 for tcgen05.cp Op",
                 note="add multicast warpx2_01_23 or multicast warpx2_02_13",
             )
         # rule: J14

@@ -1,0 +1,145 @@
+// RUN: COPY_ROUNDTRIP
+// RUN: COPY_GENERIC_ROUNDTRIP
+
+// Every op of the copy dialect in its custom form, printed back after a trip through the
+// generic form (CHECK), and in the generic form itself (CHECK-GENERIC).
+
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @tma_load_store(
+  // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "tma_load_store"
+  func.func @tma_load_store(%x: memref<4096x4096xf32>, %y: memref<4096x4096xf32>, %i: index, %p: i1) {
+    %c0 = arith.constant 0 : index
+    // CHECK: %{{.*}} = copy.alloc_smem : memref<2x64x32xf32, #copy.smem<swizzle = 128>>
+    // CHECK-GENERIC: "copy.alloc_smem"() : () -> memref<2x64x32xf32, #copy.smem<swizzle = 128>>
+    %buf = copy.alloc_smem : memref<2x64x32xf32, #copy.smem<swizzle = 128>>
+    // CHECK: %{{.*}} = copy.alloc_smem {alignment = 256 : i64} : memref<64x32xf32, #copy.smem>
+    // CHECK-GENERIC: "copy.alloc_smem"() <{alignment = 256 : i64}> : () -> memref<64x32xf32, #copy.smem>
+    %plain = copy.alloc_smem {alignment = 256 : i64} : memref<64x32xf32, #copy.smem>
+    // CHECK: %[[BARS:.*]] = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_init"() <{arrivals = 1 : i32}> : () -> !copy.barrier<2>
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier %[[BARS]][%{{.*}}] : memref<4096x4096xf32> to memref<2x64x32xf32, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 2, 1, 1, 1, 0>}>
+    copy.async_copy %x[%c0, %i] to %buf[%c0] barrier %bars[%c0] : memref<4096x4096xf32> to memref<2x64x32xf32, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} barrier %[[BARS]][%{{.*}}] if %{{.*}} impl tma oob nan {arrive = false, swizzle = 16 : i64, cache_hint = 7 : i64} : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>, !copy.barrier<2>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{implementation = #copy<implementation tma>, oob = #copy<oob nan>, arrive = false, swizzle = 16 : i64, cache_hint = 7 : i64, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 1, 1>}>
+    copy.async_copy %x[%i, %c0] to %plain barrier %bars[%c0] if %p impl tma oob nan {arrive = false, swizzle = 16 : i64, cache_hint = 7 : i64} : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>, !copy.barrier<2>
+    // CHECK: copy.barrier_arrive_expect_tx %[[BARS]][%{{.*}}], 8192 : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_arrive_expect_tx"(%{{.*}}, %{{.*}}) <{bytes = 8192 : i64}> : (!copy.barrier<2>, index) -> ()
+    copy.barrier_arrive_expect_tx %bars[%c0], 8192 : !copy.barrier<2>
+    // CHECK: copy.barrier_arrive %[[BARS]][%{{.*}}] count 2 scope cluster : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_arrive"(%{{.*}}, %{{.*}}) <{count = 2 : i32, scope = #copy<scope cluster>}> : (!copy.barrier<2>, index) -> ()
+    copy.barrier_arrive %bars[%c0] count 2 scope cluster : !copy.barrier<2>
+    // CHECK: copy.barrier_wait %[[BARS]][%{{.*}}], %{{.*}} : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_wait"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1>}> : (!copy.barrier<2>, index, i1) -> ()
+    copy.barrier_wait %bars[%c0], %p : !copy.barrier<2>
+    // CHECK: copy.fence_async_shared
+    // CHECK-GENERIC: "copy.fence_async_shared"() : () -> ()
+    copy.fence_async_shared
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}] to %{{.*}}[%{{.*}}, %{{.*}}] reduce add : memref<2x64x32xf32, #copy.smem<swizzle = 128>> to memref<4096x4096xf32>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{reduction = #copy<reduction add>, operandSegmentSizes = array<i32: 1, 1, 1, 2, 0, 0, 0>}>
+    copy.async_copy %buf[%c0] to %y[%c0, %i] reduce add : memref<2x64x32xf32, #copy.smem<swizzle = 128>> to memref<4096x4096xf32>
+    // CHECK: copy.async_copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] oob undefined : memref<64x32xf32, #copy.smem> to memref<4096x4096xf32>
+    copy.async_copy %plain to %y[%c0, %i] oob undefined : memref<64x32xf32, #copy.smem> to memref<4096x4096xf32>
+    // CHECK: copy.commit_group bulk
+    // CHECK-GENERIC: "copy.commit_group"() <{group = #copy<group bulk>}> : () -> ()
+    copy.commit_group bulk
+    // CHECK: copy.wait_group bulk 0 read_only
+    // CHECK-GENERIC: "copy.wait_group"() <{group = #copy<group bulk>, pending = 0 : i32, read_only}> : () -> ()
+    copy.wait_group bulk 0 read_only
+    // CHECK: copy.wait_group bulk 1{{$}}
+    copy.wait_group bulk 1
+    // CHECK: copy.prefetch %{{.*}}[%{{.*}}, %{{.*}}] {box = array<i64: 64, 64>} : memref<4096x4096xf32>
+    // CHECK-GENERIC: "copy.prefetch"(%{{.*}}, %{{.*}}, %{{.*}}) <{box = array<i64: 64, 64>}> : (memref<4096x4096xf32>, index, index) -> ()
+    copy.prefetch %x[%c0, %i] {box = array<i64: 64, 64>} : memref<4096x4096xf32>
+    func.return
+  }
+
+  // CHECK-LABEL: func.func @multicast(
+  func.func @multicast(%x: memref<1024x1024xbf16>) attributes {copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %buf = copy.alloc_smem : memref<128x64xbf16, #copy.smem<swizzle = 128>>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} barrier %{{.*}}[%{{.*}}] {collective = array<i64: 0>} : memref<1024x1024xbf16> to memref<128x64xbf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{collective = array<i64: 0>, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 1, 0>}>
+    copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 0>} : memref<1024x1024xbf16> to memref<128x64xbf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    // CHECK: copy.barrier_arrive %{{.*}} : !copy.barrier<1>
+    // CHECK-GENERIC: "copy.barrier_arrive"(%{{.*}}) : (!copy.barrier<1>) -> ()
+    copy.barrier_arrive %bar : !copy.barrier<1>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module attributes {copy.target = #copy.target<"sm_80">} {
+  // CHECK-LABEL: func.func @cp_async(
+  func.func @cp_async(%x: memref<1000x256xf16>, %i: index) {
+    %buf = copy.alloc_smem : memref<3x32x256xf16, #copy.smem>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] oob zeros cache cg : memref<1000x256xf16> to memref<3x32x256xf16, #copy.smem>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{oob = #copy<oob zeros>, cache = #copy<cache cg>, operandSegmentSizes = array<i32: 1, 1, 2, 1, 0, 0, 0>}>
+    copy.async_copy %x[%i, %i] to %buf[%i] oob zeros cache cg : memref<1000x256xf16> to memref<3x32x256xf16, #copy.smem>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] impl cp_async oob promise_in_bounds cache ca
+    copy.async_copy %x[%i, %i] to %buf[%i] impl cp_async oob promise_in_bounds cache ca : memref<1000x256xf16> to memref<3x32x256xf16, #copy.smem>
+    // CHECK: copy.commit_group cp_async
+    // CHECK-GENERIC: "copy.commit_group"() <{group = #copy<group cp_async>}> : () -> ()
+    copy.commit_group cp_async
+    // CHECK: copy.wait_group cp_async 1
+    // CHECK-GENERIC: "copy.wait_group"() <{group = #copy<group cp_async>, pending = 1 : i32}> : () -> ()
+    copy.wait_group cp_async 1
+    func.return
+  }
+}
+
+// -----
+
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  // CHECK-LABEL: func.func @leader_tracked(
+  func.func @leader_tracked(%x: memref<512x512xf16>, %i: index) attributes {copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem<swizzle = 128>>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    // CHECK: copy.async_copy %{{.*}} to %{{.*}} barrier %{{.*}}[%{{.*}}] leader_tracked <partitioned 0> {collective = array<i64: 0>}
+    // CHECK-GENERIC: leader_tracked = #copy.leader_tracked<partitioned 0>
+    copy.async_copy %x[%c0, %i] to %buf barrier %bar[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    // CHECK: copy.async_copy %{{.*}} to %{{.*}} barrier %{{.*}}[%{{.*}}] leader_tracked <replicated> {collective = array<i64: 0>}
+    // CHECK-GENERIC: leader_tracked = #copy.leader_tracked<replicated>
+    copy.async_copy %x[%c0, %i] to %buf barrier %bar[%c0] leader_tracked <replicated> {collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    func.return
+  }
+
+  // CHECK-LABEL: func.func @tmem(
+  func.func @tmem(%col: index) {
+    // CHECK: %[[ACC:.*]] = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+    // CHECK-GENERIC: "copy.tmem_alloc"() : () -> memref<128x128xf32, #copy.tmem>
+    %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+    // CHECK: %[[V:.*]] = copy.tmem_load %[[ACC]][%{{.*}}] shape shape_32x32b num 4 : memref<128x128xf32, #copy.tmem> -> vector<4xf32>
+    // CHECK-GENERIC: "copy.tmem_load"(%{{.*}}, %{{.*}}) <{shape = #copy<tmem_shape shape_32x32b>, num = 4 : i32}> : (memref<128x128xf32, #copy.tmem>, index) -> vector<4xf32>
+    %v = copy.tmem_load %acc[%col] shape shape_32x32b num 4 : memref<128x128xf32, #copy.tmem> -> vector<4xf32>
+    // CHECK: %{{.*}}, %{{.*}} = copy.tmem_load %[[ACC]][%{{.*}}] shape shape_32x32b num 8 reduce max abs nan : memref<128x128xf32, #copy.tmem> -> vector<8xf32>, f32
+    // CHECK-GENERIC: "copy.tmem_load"(%{{.*}}, %{{.*}}) <{shape = #copy<tmem_shape shape_32x32b>, num = 8 : i32, reduce = #copy<tmem_reduce max>, abs, nan}> : (memref<128x128xf32, #copy.tmem>, index) -> (vector<8xf32>, f32)
+    %w, %m = copy.tmem_load %acc[%col] shape shape_32x32b num 8 reduce max abs nan : memref<128x128xf32, #copy.tmem> -> vector<8xf32>, f32
+    // CHECK: %{{.*}} = copy.tmem_load %[[ACC]][%{{.*}}] shape shape_16x32bx2 num 2 {offset = 16 : i64}
+    %h = copy.tmem_load %acc[%col] shape shape_16x32bx2 num 2 {offset = 16 : i64} : memref<128x128xf32, #copy.tmem> -> vector<2xf32>
+    // CHECK: copy.tmem_wait load
+    // CHECK-GENERIC: "copy.tmem_wait"() <{kind = #copy<tmem_wait_kind load>}> : () -> ()
+    copy.tmem_wait load
+    // CHECK: copy.tmem_store %[[V]], %[[ACC]][%{{.*}}] shape shape_16x256b num 1 : vector<4xf32>, memref<128x128xf32, #copy.tmem>
+    // CHECK-GENERIC: "copy.tmem_store"(%{{.*}}, %{{.*}}, %{{.*}}) <{shape = #copy<tmem_shape shape_16x256b>, num = 1 : i32}> : (vector<4xf32>, memref<128x128xf32, #copy.tmem>, index) -> ()
+    copy.tmem_store %v, %acc[%col] shape shape_16x256b num 1 : vector<4xf32>, memref<128x128xf32, #copy.tmem>
+    // CHECK: copy.tmem_wait store
+    copy.tmem_wait store
+    %tile = copy.alloc_smem : memref<128x8xf32, #copy.smem>
+    // CHECK: copy.smem_to_tmem %{{.*}} to %[[ACC]][%{{.*}}] shape shape_128x256b : memref<128x8xf32, #copy.smem>, memref<128x128xf32, #copy.tmem>
+    // CHECK-GENERIC: "copy.smem_to_tmem"(%{{.*}}, %{{.*}}, %{{.*}}) <{shape = #copy<tmem_copy_shape shape_128x256b>}> : (memref<128x8xf32, #copy.smem>, memref<128x128xf32, #copy.tmem>, index) -> ()
+    copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b : memref<128x8xf32, #copy.smem>, memref<128x128xf32, #copy.tmem>
+    %rows = copy.alloc_smem : memref<32x4xf32, #copy.smem>
+    // CHECK: copy.smem_to_tmem %{{.*}} to %[[ACC]][%{{.*}}] shape shape_32x128b multicast warpx4
+    // CHECK-GENERIC: multicast = #copy<tmem_copy_multicast warpx4>
+    copy.smem_to_tmem %rows to %acc[%col] shape shape_32x128b multicast warpx4 : memref<32x4xf32, #copy.smem>, memref<128x128xf32, #copy.tmem>
+    // CHECK: copy.tmem_dealloc %[[ACC]] : memref<128x128xf32, #copy.tmem>
+    // CHECK-GENERIC: "copy.tmem_dealloc"(%{{.*}}) : (memref<128x128xf32, #copy.tmem>) -> ()
+    copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
+    func.return
+  }
+}
