@@ -851,6 +851,14 @@ class AsyncCopyOp(IRDLOperation):
         self._verify_implementation(impl)
         self._verify_direction()
         if impl == Implementation.TMA:
+            # rule: A3
+            if self.is_load and self.barrier is None:
+                raise Error(
+                    "Barriers are required for TMA GMEM -> SMEM copies",
+                    note="give the load a barrier (barrier %bars[%i]) and wait on it with "
+                    "copy.barrier_wait, or use impl cp_async",
+                )
+            check_kernel_argument(self, self.gmem)
             self._verify_tma_box(gmem_type)
             self._verify_reduction()
             self._verify_collective()

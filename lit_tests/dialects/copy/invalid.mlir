@@ -1,0 +1,829 @@
+// RUN: copy-opt %s --split-input-file --verify-diagnostics
+
+// One invalid copy.async_copy or copy.prefetch per chunk, named after the rule it breaks
+// (`// rule:` gives the id in copy_dialect/rules.toml). Barriers, groups and SMEM
+// allocation: invalid-barriers.mlir; TMEM: invalid-tmem.mlir.
+
+// rule: A1
+func.func @a1_tma_before_sm90(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{the TMA implementation needs sm_90 or newer, but the target is sm_80}}
+  // expected-note@+1 {{use impl cp_async}}
+  copy.async_copy %x[%c0, %c0] to %buf impl tma : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: A1
+func.func @a1_prefetch_before_sm90(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_86">} {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{copy.prefetch uses TMA, which needs sm_90 or newer, but the target is sm_86}}
+  // expected-note@+1 {{drop the prefetch}}
+  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: A2
+func.func @a2_cp_async_with_barrier(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{copy_gmem_to_smem with a barrier is only supported Hopper and newer GPUs, which use the TMA implementation}}
+  // expected-note@+1 {{drop the barrier}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: A3
+func.func @a3_tma_load_without_barrier(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{Barriers are required for TMA GMEM -> SMEM copies}}
+  // expected-note@+1 {{give the load a barrier}}
+  copy.async_copy %x[%c0, %c0] to %buf : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: A4
+func.func @a4_collective_cp_async(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{Only the TMA implementation supports collective copies}}
+  // expected-note@+1 {{use impl tma}}
+  copy.async_copy %x[%c0, %c0] to %buf impl cp_async {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: A4
+func.func @a4_multicast_on_sm90(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{collective (multicast) copies need sm_90a, sm_100a, sm_100f, sm_103a, but the target is sm_90}}
+  // expected-note@+1 {{use sm_90a rather than sm_90}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: A5
+func.func @a5_leader_tracked_cp_async(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{Only the TMA implementation supports leader_tracked copies}}
+  // expected-note@+1 {{use impl tma on sm_100a}}
+  copy.async_copy %x[%c0, %c0] to %buf impl cp_async leader_tracked <replicated> : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: A5, A14
+func.func @a5_leader_tracked_on_sm90a(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{leader_tracked copies emit .cta_group::2, which needs sm_100a, sm_100f, sm_103a, but the target is sm_90a}}
+  // expected-note@+1 {{use a plain collective copy}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <replicated> {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: A6
+func.func @a6_cp_async_nan_fill(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{The cp.async implementation only supports oob promise_in_bounds or zeros, got nan}}
+  // expected-note@+1 {{it cannot fill NaN}}
+  copy.async_copy %x[%c0, %c0] to %buf oob nan : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: A9
+func.func @a9_cp_async_reduction(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{Only the TMA implementation supports reductions}}
+  // expected-note@+1 {{use impl tma}}
+  copy.async_copy %buf to %x[%c0, %c0] impl cp_async reduce add : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: A10, H1
+func.func @a10_cp_async_predicate(%x: memref<256x256xf32>, %p: i1) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{The cp.async implementation does not support user-defined predicates}}
+  // expected-note@+1 {{guard the whole copy with scf.if}}
+  copy.async_copy %x[%c0, %c0] to %buf if %p : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: B1
+func.func @b1_element_types_differ(%x: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xi32, #copy.smem>
+  // expected-error@+2 {{Expected same element type, got f32 and i32}}
+  // expected-note@+1 {{copies do not convert}}
+  copy.async_copy %x[%c0, %c0] to %buf : memref<256x256xf32> to memref<64x64xi32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: B2
+func.func @b2_gmem_to_gmem(%x: memref<256x256xf32>, %y: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{Only SMEM <-> GMEM copies supported}}
+  // expected-note@+1 {{got a copy from GMEM to GMEM}}
+  copy.async_copy %x[%c0, %c0] to %y : memref<256x256xf32> to memref<64x64xf32>
+  func.return
+}
+
+// -----
+
+// rule: B2
+func.func @b2_copy_into_tmem(%x: memref<256x256xf32>, %t: memref<128x64xf32, #copy.tmem>) {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{Only SMEM <-> GMEM copies supported}}
+  // expected-note@+1 {{TMEM is reached with copy.tmem_load, copy.tmem_store and copy.smem_to_tmem}}
+  copy.async_copy %x[%c0, %c0] to %t : memref<256x256xf32> to memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: B2
+func.func @b2_prefetch_smem() {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{copy.prefetch reads GMEM, got a ref in SMEM}}
+  // expected-note@+1 {{prefetch a GMEM ref}}
+  copy.prefetch %buf[%c0, %c0] {box = array<i64: 64, 64>} : memref<64x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: B3
+func.func @b3_store_with_barrier(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Barriers are unsupported for SMEM -> GMEM copies}}
+  // expected-note@+1 {{stores complete through bulk groups}}
+  copy.async_copy %buf to %x[%c0, %c0] barrier %bar[%c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: B4
+func.func @b4_collective_store(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{Only GMEM -> SMEM copies can be collective}}
+  // expected-note@+1 {{each CTA stores its own SMEM}}
+  copy.async_copy %buf to %x[%c0, %c0] {collective = array<i64: 0>} : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: B5
+func.func @b5_cp_async_store(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{CP_ASYNC implementation only supports GMEM -> SMEM copies}}
+  // expected-note@+1 {{store SMEM to GMEM with impl tma}}
+  copy.async_copy %buf to %x[%c0, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: B6
+func.func @b6_box_rank_above_gmem_rank(%x: memref<4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<4x64xf32, #copy.smem>
+  // expected-error@+2 {{Expected shapes to match, but src has shape [4096] and dst has shape [4, 64]}}
+  // expected-note@+1 {{may leave out leading GMEM dims}}
+  copy.async_copy %x[%c0] to %buf : memref<4096xf32> to memref<4x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: B8
+func.func @b8_odd_number_of_nibbles(%x: memref<256x256xi4>) {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<3x3xi4, #copy.smem>
+  // expected-error@+2 {{Can only transfer integer bytes (shape=[3, 3], dtype=i4)}}
+  // expected-note@+1 {{needs a multiple of 2 elements}}
+  copy.async_copy %x[%c0, %c0] to %buf : memref<256x256xi4> to memref<3x3xi4, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: B10
+func.func @b10_gmem_not_contiguous(%x: memref<256x256xf32, affine_map<(d0, d1) -> (d1, d0)>>) {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{async_copy assumes the GMEM reference is contiguous}}
+  // expected-note@+1 {{use a row-major ref}}
+  copy.async_copy %x[%c0, %c0] to %buf : memref<256x256xf32, affine_map<(d0, d1) -> (d1, d0)>> to memref<64x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: B11
+func.func @b11_gmem_not_a_kernel_argument() attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %x = "test.op"() : () -> memref<256x256xf32>
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected %x to be a GMEM kernel argument.}}
+  // expected-note@+1 {{a TMA descriptor is encoded on the host before launch}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: B12
+func.func @b12_too_many_smem_indices(%x: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<2x64xf32, #copy.smem>
+  // expected-error@+2 {{The size of the SMEM `indices` must be smaller than the rank of the SMEM ref (2), got 2}}
+  // expected-note@+1 {{SMEM indices pick a slot along leading dims}}
+  copy.async_copy %x[%c0, %c0] to %buf[%c0, %c0] : memref<256x256xf32> to memref<2x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: C1
+func.func @c1_gmem_stride_not_16_bytes(%x: memref<64x64xf32, strided<[65, 1]>>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<16x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{async_copy requires all GMEM strides except the last one to be a multiple of 16 bytes}}
+  // expected-note@+1 {{stride 0 is 65 elements = 260 bytes}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<64x64xf32, strided<[65, 1]>> to memref<16x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: C2
+func.func @c2_innermost_stride_not_1(%x: memref<64x64xf32, strided<[128, 2]>>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<16x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{TMA requires the stride of the last dimension after transforming the GMEM reference to be 1, but it is 2.}}
+  // expected-note@+1 {{innermost dimension is contiguous}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<64x64xf32, strided<[128, 2]>> to memref<16x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: C3
+func.func @c3_rank_6(%x: memref<2x2x2x2x2x64xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<2x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Async copies only support striding up to 5 dimensions}}
+  // expected-note@+1 {{the GMEM ref has rank 6}}
+  copy.async_copy %x[%c0, %c0, %c0, %c0, %c0, %c0] to %buf barrier %bar[%c0] : memref<2x2x2x2x2x64xf32> to memref<2x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: C3
+func.func @c3_prefetch_box_rank_6(%x: memref<2x2x2x2x2x64xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{Async copies only support striding up to 5 dimensions}}
+  // expected-note@+1 {{needs 1 to 5 dims}}
+  copy.prefetch %x[%c0, %c0, %c0, %c0, %c0, %c0] {box = array<i64: 2, 2, 2, 2, 2, 64>} : memref<2x2x2x2x2x64xf32>
+  func.return
+}
+
+// -----
+
+// rule: C4, TR5
+func.func @c4_minor_box_not_16_bytes(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x6xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Async copies require the number of bits copied along the last dimension to be divisible by 128, but got 192}}
+  // expected-note@+1 {{make the innermost box dim a multiple of 4 elements (f32)}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<64x6xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: C4
+func.func @c4_prefetch_minor_box(%x: memref<256x256xbf16>) {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{Async copies require the number of bits copied along the last dimension to be divisible by 128, but got 48}}
+  // expected-note@+1 {{multiple of 8 elements}}
+  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 3>} : memref<256x256xbf16>
+  func.return
+}
+
+// -----
+
+// rule: C5, TR8
+func.func @c5_minor_box_wider_than_swizzle(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem<swizzle = 64>>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Async copies with swizzle=64 require the last dimension of the slice to be at most 64 bytes i.e. 16 elements, but got 64 elements.}}
+  // expected-note@+1 {{split the innermost dim}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem<swizzle = 64>>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: C6
+func.func @c6_unsupported_swizzle() {
+  // expected-error@+2 {{Unsupported swizzle: 48}}
+  // expected-note@+1 {{16 (none), 32, 64 or 128 bytes}}
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem<swizzle = 48>>
+  func.return
+}
+
+// -----
+
+// rule: C7, TR5
+func.func @c7_box_dim_above_256(%x: memref<1024x1024xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<512x16xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Async copies only support copying <=256 elements along each dimension, got 512}}
+  // expected-note@+1 {{split the box [512, 16]}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<1024x1024xf32> to memref<512x16xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: C7
+func.func @c7_prefetch_box_dim_0(%x: memref<1024x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{Async copies only support copying <=256 elements along each dimension, got 0}}
+  // expected-note@+1 {{at most 256 elements}}
+  copy.prefetch %x[%c0, %c0] {box = array<i64: 0, 64>} : memref<1024x1024xf32>
+  func.return
+}
+
+// -----
+
+// rule: C8
+func.func @c8_gmem_dim_above_2_pow_32(%x: memref<4294967297x16xi8>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x16xi8, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{TMA size must be at most 2**32, but got 4294967297 at index 0}}
+  // expected-note@+1 {{a tensor-map dimension holds at most 2**32 elements}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<4294967297x16xi8> to memref<64x16xi8, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: C10
+func.func @c10_smem_not_contiguous(%x: memref<256x256xf32>, %buf: memref<64x64xf32, strided<[128, 1]>, #copy.smem>) {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{async_copy needs the SMEM reference to be contiguous, but got strides [128, 1] for shape [64, 64]}}
+  // expected-note@+1 {{use a row-major SMEM buffer}}
+  copy.async_copy %x[%c0, %c0] to %buf : memref<256x256xf32> to memref<64x64xf32, strided<[128, 1]>, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: C11
+func.func @c11_unsupported_tma_dtype(%x: memref<256x256xi1>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x128xi1, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{unsupported TMA dtype i1}}
+  // expected-note@+1 {{bitcast other types to an integer of the same width}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xi1> to memref<64x128xi1, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: C12
+func.func @c12_sub_byte_gmem_not_packed(%x: memref<256x255xi4>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x32xi4, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{sub-byte element type i4: the innermost GMEM dim (255) and box dim (32) must be multiples of the packing 2}}
+  // expected-note@+1 {{pad the innermost dimension to whole bytes}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x255xi4> to memref<64x32xi4, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: C14
+func.func @c14_smem_not_static(%x: memref<256x256xf32>, %buf: memref<?x64xf32, #copy.smem>) {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{the SMEM memref must be static shaped, got memref<?x64xf32, #copy.smem>}}
+  // expected-note@+1 {{SMEM buffers are allocated statically}}
+  copy.async_copy %x[%c0, %c0] to %buf : memref<256x256xf32> to memref<?x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: C15
+func.func @c15_swizzle_differs_from_buffer(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x32xf32, #copy.smem<swizzle = 128>>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{TMA descriptor layout must match shared layout, but got descriptor layout swizzle 64 and shared memory layout swizzle 128}}
+  // expected-note@+1 {{allocate the buffer as #copy.smem<swizzle = 64>}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {swizzle = 64 : i64} : memref<256x256xf32> to memref<64x32xf32, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: D1
+func.func @d1_leader_tracked_two_axes(%x: memref<256x256xf16>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected exactly one collective axis, got collective_axes=[0, 1]}}
+  // expected-note@+1 {{shared by a pair of CTAs along one cluster dim}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <replicated> {collective = array<i64: 0, 1>} : memref<256x256xf16> to memref<64x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: D2
+func.func @d2_leader_tracked_cluster_of_4(%x: memref<256x256xf16>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 4, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Partitioned loads only supported for clusters of size 2. Got cluster size 4.}}
+  // expected-note@+1 {{set copy.cluster = array<i32: 2, 1, 1>}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x256xf16> to memref<64x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: D3
+func.func @d3_leader_tracked_without_collective(%x: memref<256x256xf16>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{`collective_axes` must be specified when `leader_tracked` is set}}
+  // expected-note@+1 {{collective = array<i64: 0>}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <partitioned 0> : memref<256x256xf16> to memref<64x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: D4
+func.func @d4_partition_axis_out_of_range(%x: memref<256x256xf16>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{partition axis 2 is out of range for the rank-2 slice [64, 64]}}
+  // expected-note@+1 {{partition along a dim of the box}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <partitioned 2> {collective = array<i64: 0>} : memref<256x256xf16> to memref<64x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: D5
+func.func @d5_collective_without_cluster(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{a collective copy over cluster dims [0] needs a cluster larger than 1 along them, got cluster [1, 1, 1]}}
+  // expected-note@+1 {{set copy.cluster}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: D5
+func.func @d5_box_not_divisible_by_collective(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 4, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<6x32xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{None of the leading dimensions in the transformed slice shape [6, 32] is divisible by the collective size 4}}
+  // expected-note@+1 {{make a leading box dim a multiple of 4}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 0>} : memref<256x256xf32> to memref<6x32xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: D7
+func.func @d7_duplicate_collective_dims(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{The `collective` attribute must not contain duplicate dimensions.}}
+  // expected-note@+1 {{got [0, 0]}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 0, 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: E1
+func.func @e1_min_on_f32(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{Reduction op min not supported by the TMA implementation for element type f32}}
+  // expected-note@+1 {{f32 (tensor map FLOAT32) takes add}}
+  copy.async_copy %buf to %x[%c0, %c0] reduce min : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: E1
+func.func @e1_add_on_i16(%x: memref<256x256xi16>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xi16, #copy.smem>
+  // expected-error@+2 {{Reduction op add not supported by the TMA implementation for element type i16}}
+  // expected-note@+1 {{no TMA reduction exists for i16}}
+  copy.async_copy %buf to %x[%c0, %c0] reduce add : memref<64x64xi16, #copy.smem> to memref<256x256xi16>
+  func.return
+}
+
+// -----
+
+// rule: E1
+func.func @e1_inc_on_signed_i32(%x: memref<256x256xsi32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xsi32, #copy.smem>
+  // expected-error@+2 {{Reduction op inc not supported by the TMA implementation for element type si32}}
+  // expected-note@+1 {{si32 (tensor map INT32) takes add, and, max, min, or, xor}}
+  copy.async_copy %buf to %x[%c0, %c0] reduce inc : memref<64x64xsi32, #copy.smem> to memref<256x256xsi32>
+  func.return
+}
+
+// -----
+
+// rule: E2
+func.func @e2_min_without_signedness(%x: memref<256x256xi32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xi32, #copy.smem>
+  // expected-error@+2 {{reduction min on the signless integer type i32 does not say whether to compare signed or unsigned}}
+  // expected-note@+1 {{use umin or smin}}
+  copy.async_copy %buf to %x[%c0, %c0] reduce min : memref<64x64xi32, #copy.smem> to memref<256x256xi32>
+  func.return
+}
+
+// -----
+
+// rule: E2
+func.func @e2_smax_on_unsigned(%x: memref<256x256xui64>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xui64, #copy.smem>
+  // expected-error@+2 {{reduction smax contradicts the signedness of the element type ui64}}
+  // expected-note@+1 {{the tensor-map type decides signedness}}
+  copy.async_copy %buf to %x[%c0, %c0] reduce smax : memref<64x64xui64, #copy.smem> to memref<256x256xui64>
+  func.return
+}
+
+// -----
+
+// rule: E3
+func.func @e3_reduction_on_a_load(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Reductions are only supported for SMEM -> GMEM copies}}
+  // expected-note@+1 {{swap src and dst}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] reduce add : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: E5
+func.func @e5_add_on_signed_i64(%x: memref<256x256xsi64>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xsi64, #copy.smem>
+  // expected-error@+2 {{Reduction op add not supported by the TMA implementation for element type si64}}
+  // expected-note@+1 {{si64 (tensor map INT64) takes max, min}}
+  copy.async_copy %buf to %x[%c0, %c0] reduce add : memref<64x64xsi64, #copy.smem> to memref<256x256xsi64>
+  func.return
+}
+
+// -----
+
+// rule: F1
+func.func @f1_zero_fill_on_a_store(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{oob zeros only applies to GMEM -> SMEM copies}}
+  // expected-note@+1 {{a TMA store never writes outside the array}}
+  copy.async_copy %buf to %x[%c0, %c0] oob zeros : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: F3
+func.func @f3_promised_in_bounds_but_not(%x: memref<100x256xf16>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
+  // expected-error@+2 {{the copy window [64, 128) along dim 0 is out of bounds of the GMEM ref (size 100), but oob is promise_in_bounds}}
+  // expected-note@+1 {{use oob zeros}}
+  copy.async_copy %x[%c64, %c0] to %buf oob promise_in_bounds : memref<100x256xf16> to memref<64x64xf16, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: H2
+func.func @h2_cp_async_swizzled(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x32xf32, #copy.smem<swizzle = 128>>
+  // expected-error@+2 {{Swizzle is not supported for CP_ASYNC copies}}
+  // expected-note@+1 {{use an unswizzled #copy.smem buffer}}
+  copy.async_copy %x[%c0, %c0] to %buf : memref<256x256xf32> to memref<64x32xf32, #copy.smem<swizzle = 128>>
+  func.return
+}
+
+// -----
+
+// rule: H2
+func.func @h2_cp_async_row_of_2_bytes(%x: memref<256x256xi8>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x2xi8, #copy.smem>
+  // expected-error@+2 {{CP_ASYNC requires at least 4 bytes per transfer}}
+  // expected-note@+1 {{the innermost box row is 2 bytes}}
+  copy.async_copy %x[%c0, %c0] to %buf : memref<256x256xi8> to memref<64x2xi8, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: H6
+func.func @h6_cg_needs_16_bytes(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x2xf32, #copy.smem>
+  // expected-error@+2 {{CG cache modifier is only support for 16 bytes copy.}}
+  // expected-note@+1 {{use cache ca}}
+  copy.async_copy %x[%c0, %c0] to %buf cache cg : memref<256x256xf32> to memref<64x2xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: H7
+func.func @h7_cp_async_innermost_stride(%x: memref<256x256xf32, strided<[512, 2]>>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{source memref most minor dim must have unit stride}}
+  // expected-note@+1 {{the innermost stride is 2}}
+  copy.async_copy %x[%c0, %c0] to %buf : memref<256x256xf32, strided<[512, 2]>> to memref<64x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: J16
+func.func @j16_tma_store_of_unfenced_smem(%x: memref<256x256xf32>, %v: f32) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  memref.store %v, %buf[%c0, %c0] : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{SMEM written by threads must be made visible to the TMA unit before a TMA store reads it}}
+  // expected-note@+1 {{add copy.fence_async_shared}}
+  copy.async_copy %buf to %x[%c0, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: K1
+func.func @k1_wrong_number_of_coordinates(%x: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{expected 2 coordinates, but got 1}}
+  // expected-note@+1 {{one index per dimension}}
+  copy.async_copy %x[%c0] to %buf : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: K1
+func.func @k1_prefetch_coordinates(%x: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{expected 2 coordinates, but got 3}}
+  // expected-note@+1 {{one index per dimension}}
+  copy.prefetch %x[%c0, %c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: TR10
+func.func @tr10_slot_not_128_byte_aligned(%x: memref<256x256xf32>, %i: index) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<3x2x4xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{TMA needs its SMEM address aligned to 128 bytes, but slots are 32 bytes apart}}
+  // expected-note@+1 {{CUDA_ERROR_MISALIGNED_ADDRESS}}
+  copy.async_copy %x[%c0, %c0] to %buf[%i] barrier %bar[%c0] : memref<256x256xf32> to memref<3x2x4xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: TR11
+func.func @tr11_slot_not_aligned_to_swizzle_period(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<2x4x32xf32, #copy.smem<swizzle = 128>>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{TMA needs its SMEM address aligned to 1024 bytes (swizzle 128 repeats every 1024 bytes), but slot [1] starts at byte 512}}
+  // expected-note@+1 {{silently swizzles by absolute address bits}}
+  copy.async_copy %x[%c0, %c0] to %buf[%c1] barrier %bar[%c0] : memref<256x256xf32> to memref<2x4x32xf32, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: TR12
+func.func @tr12_innermost_coordinate_not_16_bytes(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{the innermost TMA coordinate must be a multiple of 16 bytes, got 2 (8 bytes)}}
+  // expected-note@+1 {{illegal instruction}}
+  copy.async_copy %x[%c0, %c2] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: TR13
+func.func @tr13_negative_store_coordinate(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %cm1 = arith.constant -1 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{TMA store coordinates must be >= 0, got -1 at index 0}}
+  // expected-note@+1 {{loads may start out of bounds, stores may not}}
+  copy.async_copy %buf to %x[%cm1, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: TR15
+func.func @tr15_nan_fill_of_integers(%x: memref<256x256xi32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xi32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{oob nan needs a floating-point element type, got i32}}
+  // expected-note@+1 {{use oob zeros}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] oob nan : memref<256x256xi32> to memref<64x64xi32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
