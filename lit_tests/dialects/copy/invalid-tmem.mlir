@@ -1,0 +1,310 @@
+// RUN: copy-opt %s --split-input-file --verify-diagnostics
+
+// One invalid TMEM (tcgen05) op per chunk, named after the rule it breaks (`// rule:` gives
+// the id in copy_dialect/rules.toml). tcgen05 exists on sm_100a/f and sm_103a only: this
+// code is assembled for those targets in the tests, never run (the project's GPU is an H200).
+
+// rule: A14
+func.func @a14_tmem_on_hopper() attributes {copy.target = #copy.target<"sm_90a">} {
+  // expected-error@+2 {{'copy.tmem_alloc' uses tcgen05 (TMEM), which needs sm_100a, sm_100f, sm_103a, but the target is sm_90a}}
+  // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a}}
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: A14
+func.func @a14_tmem_on_consumer_blackwell() attributes {copy.target = #copy.target<"sm_120a">} {
+  // expected-error@+2 {{but the target is sm_120a (consumer Blackwell has no TMEM)}}
+  // expected-note@+1 {{set copy.target}}
+  copy.tmem_wait load
+  func.return
+}
+
+// -----
+
+// rule: J1
+func.func @j1_tmem_load_from_smem(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %buf = copy.alloc_smem : memref<128x64xf32, #copy.smem>
+  // expected-error@+2 {{Async load only supports TMEM refs}}
+  // expected-note@+1 {{got a ref in SMEM}}
+  %v = copy.tmem_load %buf[%col] shape shape_32x32b num 4 : memref<128x64xf32, #copy.smem> -> vector<4xf32>
+  func.return
+}
+
+// -----
+
+// rule: J1
+func.func @j1_tmem_store_to_gmem(%g: memref<128x64xf32>, %v: vector<4xf32>, %col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  // expected-error@+2 {{Async store only supports TMEM refs}}
+  // expected-note@+1 {{got a ref in GMEM}}
+  copy.tmem_store %v, %g[%col] shape shape_32x32b num 4 : vector<4xf32>, memref<128x64xf32>
+  func.return
+}
+
+// -----
+
+// rule: J2
+func.func @j2_reduce_f16(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf16, #copy.tmem>
+  // expected-error@+2 {{Unsupported dtype for reduction: f16. Only float32,  int32 and uint32 are supported.}}
+  // expected-note@+1 {{tcgen05.ld.red reduces f32, s32 and u32 values}}
+  %v, %r = copy.tmem_load %t[%col] shape shape_32x32b num 4 reduce min : memref<128x64xf16, #copy.tmem> -> vector<4xf16>, f16
+  func.return
+}
+
+// -----
+
+// rule: J3
+func.func @j3_reduce_with_shape_16x64b(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{Fused load-reduce is not supported for this layout}}
+  // expected-note@+1 {{for shapes 32x32b and 16x32bx2}}
+  %v, %r = copy.tmem_load %t[%col] shape shape_16x64b num 4 reduce max : memref<128x64xf32, #copy.tmem> -> vector<4xf32>, f32
+  func.return
+}
+
+// -----
+
+// rule: J4
+func.func @j4_num_not_power_of_2(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{num must be a power of 2 and <= 128, got: 3}}
+  // expected-note@+1 {{.x1 ... .x128}}
+  %v = copy.tmem_load %t[%col] shape shape_32x32b num 3 : memref<128x64xf32, #copy.tmem> -> vector<3xf32>
+  func.return
+}
+
+// -----
+
+// rule: J4
+func.func @j4_too_many_registers(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x512xf32, #copy.tmem>
+  // expected-error@+2 {{TMEM translation too big : shape=shape_16x256b and num=64 involve 256 registers per-thread, which exceeds the limit of 128}}
+  // expected-note@+1 {{use num <= 32 for shape shape_16x256b}}
+  %v = copy.tmem_load %t[%col] shape shape_16x256b num 64 : memref<128x512xf32, #copy.tmem> -> vector<256xf32>
+  func.return
+}
+
+// -----
+
+// rule: J5
+func.func @j5_16x32bx2_without_offset(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{shape 16x32bx2 requires offset argument}}
+  // expected-note@+1 {{{offset = 16}}}
+  %v = copy.tmem_load %t[%col] shape shape_16x32bx2 num 2 : memref<128x64xf32, #copy.tmem> -> vector<2xf32>
+  func.return
+}
+
+// -----
+
+// rule: J5
+func.func @j5_result_length(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{invalid result type length [4] for shape shape_16x128b in tcgen05.ld Op}}
+  // expected-note@+1 {{use vector<8xf32>}}
+  %v = copy.tmem_load %t[%col] shape shape_16x128b num 4 : memref<128x64xf32, #copy.tmem> -> vector<4xf32>
+  func.return
+}
+
+// -----
+
+// rule: J5
+func.func @j5_store_operand_length(%v: vector<2xf32>, %col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{invalid operand type length [2] for shape shape_16x256b in tcgen05.st Op}}
+  // expected-note@+1 {{use vector<4xf32>}}
+  copy.tmem_store %v, %t[%col] shape shape_16x256b num 1 : vector<2xf32>, memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J6
+func.func @j6_tmem_ref_rank_3() attributes {copy.target = #copy.target<"sm_100a">} {
+  // expected-error@+2 {{TMEM can only represent 2D shapes, got [2, 128, 64]}}
+  // expected-note@+1 {{lanes x columns}}
+  %t = copy.tmem_alloc : memref<2x128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J6
+func.func @j6_tmem_ref_96_rows() attributes {copy.target = #copy.target<"sm_100a">} {
+  // expected-error@+2 {{Unsupported shape: [96, 64]. TMEM references must have either 128 or 64 rows, but got 96.}}
+  // expected-note@+1 {{TMEM has 128 lanes}}
+  %t = copy.tmem_alloc : memref<96x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J8
+func.func @j8_store_dtype(%v: vector<4xi32>, %col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{Stored array has dtype i32, but TMEM has dtype f32}}
+  // expected-note@+1 {{bitcast the registers}}
+  copy.tmem_store %v, %t[%col] shape shape_32x32b num 4 : vector<4xi32>, memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J9
+func.func @j9_load_result_dtype(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{The `source` and `result` must have the same element type.}}
+  // expected-note@+1 {{the TMEM ref holds f32, the result has i32}}
+  %v = copy.tmem_load %t[%col] shape shape_32x32b num 4 : memref<128x64xf32, #copy.tmem> -> vector<4xi32>
+  func.return
+}
+
+// -----
+
+// rule: J10
+func.func @j10_ncols_not_power_of_2() attributes {copy.target = #copy.target<"sm_100a">} {
+  // expected-error@+2 {{ncols must be a power of 2 and within [32, 512], got: 96}}
+  // expected-note@+1 {{allocate 32, 64, 128, 256 or 512 columns}}
+  %t = copy.tmem_alloc : memref<128x96xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J10
+func.func @j10_dealloc_of_a_view(%t: memref<128x64xf32, #copy.tmem>) attributes {copy.target = #copy.target<"sm_100a">} {
+  // expected-error@+2 {{copy.tmem_dealloc frees the result of a copy.tmem_alloc}}
+  // expected-note@+1 {{pass the TMEM ref that copy.tmem_alloc returned}}
+  copy.tmem_dealloc %t : memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J11
+func.func @j11_smem_to_tmem_from_gmem(%g: memref<128x8xf32>, %col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{async_copy_smem_to_tmem source must be an SMEM ref}}
+  // expected-note@+1 {{copy GMEM to SMEM first}}
+  copy.smem_to_tmem %g to %t[%col] shape shape_128x256b : memref<128x8xf32>, memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J11
+func.func @j11_smem_to_tmem_into_smem(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %s = copy.alloc_smem : memref<128x8xf32, #copy.smem>
+  %d = copy.alloc_smem : memref<128x64xf32, #copy.smem>
+  // expected-error@+2 {{async_copy_smem_to_tmem target must be a TMEM ref}}
+  // expected-note@+1 {{allocate it with copy.tmem_alloc}}
+  copy.smem_to_tmem %s to %d[%col] shape shape_128x256b : memref<128x8xf32, #copy.smem>, memref<128x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: J11
+func.func @j11_smem_to_tmem_dtypes(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %s = copy.alloc_smem : memref<128x8xi32, #copy.smem>
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{Expected SMEM element type (i32) to equal the TMEM element type (f32)}}
+  // expected-note@+1 {{tcgen05.cp copies bits}}
+  copy.smem_to_tmem %s to %t[%col] shape shape_128x256b : memref<128x8xi32, #copy.smem>, memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J12
+func.func @j12_smem_size_for_the_shape(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %s = copy.alloc_smem : memref<128x4xf32, #copy.smem>
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{SMEM has shape [128, 4] (2048 bytes), but expected 4096 bytes for TMEM copy shape shape_128x256b}}
+  // expected-note@+1 {{resize the source}}
+  copy.smem_to_tmem %s to %t[%col] shape shape_128x256b : memref<128x4xf32, #copy.smem>, memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J12
+func.func @j12_tmem_of_64_rows(%t: memref<64x64xf32, #copy.tmem>, %col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %s = copy.alloc_smem : memref<128x8xf32, #copy.smem>
+  // expected-error@+2 {{TMEM reference must have 128 rows, but got 64}}
+  // expected-note@+1 {{tcgen05.cp writes all 128 lanes}}
+  copy.smem_to_tmem %s to %t[%col] shape shape_128x256b : memref<128x8xf32, #copy.smem>, memref<64x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J14
+func.func @j14_64x128b_without_multicast(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %s = copy.alloc_smem : memref<64x4xf32, #copy.smem>
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{Shape 64x128b requires multicast warpx2_01_23 or warpx2_02_13 for tcgen05.cp Op}}
+  // expected-note@+1 {{add multicast warpx2_01_23}}
+  copy.smem_to_tmem %s to %t[%col] shape shape_64x128b : memref<64x4xf32, #copy.smem>, memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J14
+func.func @j14_32x128b_with_warpx2(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %s = copy.alloc_smem : memref<32x4xf32, #copy.smem>
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{Shape 32x128b requires multicast warpx4 for tcgen05.cp Op}}
+  // expected-note@+1 {{add multicast warpx4}}
+  copy.smem_to_tmem %s to %t[%col] shape shape_32x128b multicast warpx2_01_23 : memref<32x4xf32, #copy.smem>, memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J14
+func.func @j14_multicast_on_128x256b(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %s = copy.alloc_smem : memref<128x8xf32, #copy.smem>
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{Invalid multicast type for tcgen05.cp Op}}
+  // expected-note@+1 {{takes no multicast}}
+  copy.smem_to_tmem %s to %t[%col] shape shape_128x256b multicast warpx4 : memref<128x8xf32, #copy.smem>, memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J15
+func.func @j15_abs_without_reduce(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{'abs' requires 'redOp' to be set}}
+  // expected-note@+1 {{add reduce min|max}}
+  %v = copy.tmem_load %t[%col] shape shape_32x32b num 4 abs : memref<128x64xf32, #copy.tmem> -> vector<4xf32>
+  func.return
+}
+
+// -----
+
+// rule: J15
+func.func @j15_reduce_without_red_result(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{redOp is set but 'red' result is not present}}
+  // expected-note@+1 {{bind the reduced value}}
+  %v = copy.tmem_load %t[%col] shape shape_32x32b num 4 reduce max : memref<128x64xf32, #copy.tmem> -> vector<4xf32>
+  func.return
+}
+
+// -----
+
+// rule: J15
+func.func @j15_nan_on_integers(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xi32, #copy.tmem>
+  // expected-error@+2 {{'NaN' requires floating-point element type (f32)}}
+  // expected-note@+1 {{drop abs/nan for integer reductions}}
+  %v, %r = copy.tmem_load %t[%col] shape shape_32x32b num 4 reduce max nan : memref<128x64xi32, #copy.tmem> -> vector<4xi32>, i32
+  func.return
+}
