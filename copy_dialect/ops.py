@@ -2168,6 +2168,7 @@ class TmemLoadOp(IRDLOperation):
                 note=f"got a ref in {memory_space(t)}; load SMEM or GMEM with memref.load or "
                 "vector.load, and copy GMEM to SMEM with copy.async_copy",
             )
+        self._verify_reduce(t.element_type)
         check_tmem_access(self, vector, "result")
         # rule: J9
         if vector.element_type != t.element_type:
@@ -2175,7 +2176,6 @@ class TmemLoadOp(IRDLOperation):
                 "The `source` and `result` must have the same element type.",
                 note=f"the TMEM ref holds {t.element_type}, the result has {vector.element_type}",
             )
-        self._verify_reduce(t.element_type)
 
     def _verify_reduce(self, elt: Attribute) -> None:
         has_abs = self.abs is not None
