@@ -28,6 +28,7 @@ Deviations from Mosaic GPU, each settled in docs/design.md:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import auto
 from math import prod
 
@@ -653,6 +654,39 @@ def tma_supports_dtype(t: Attribute) -> bool:
 # ===----------------------------------------------------------------------=== #
 
 
+@dataclass(frozen=True)
+class CopyGeometry:
+    """What a `copy.async_copy` moves, by memory space rather than by src/dst."""
+
+    is_load: bool
+    """GMEM -> SMEM (else SMEM -> GMEM)."""
+    gmem: SSAValue
+    smem: SSAValue
+    gmem_type: MemRefType
+    smem_type: MemRefType
+    gmem_indices: tuple[SSAValue, ...]
+    smem_indices: tuple[SSAValue, ...]
+    """Slot indices on the SMEM ref's leading dims."""
+
+    @property
+    def box_shape(self) -> tuple[int, ...]:
+        """The copied box: the SMEM ref's dims after its slot indices."""
+        return self.smem_type.get_shape()[len(self.smem_indices) :]
+
+    @property
+    def element_type(self) -> Attribute:
+        return self.gmem_type.element_type
+
+    @property
+    def box_bytes(self) -> int:
+        """Bytes the copy delivers (what a barrier is credited, OOB parts included)."""
+        return prod(self.box_shape) * (bitwidth(self.element_type) or 0) // 8
+
+    @property
+    def swizzle_bytes(self) -> int:
+        return swizzle_of(self.smem_type)
+
+
 @irdl_op_definition
 class AsyncCopyOp(IRDLOperation):
     """
@@ -748,6 +782,21 @@ class AsyncCopyOp(IRDLOperation):
 
     # -- derived facts, used by the verifier and by the lowering ------------------------
 
+    def geometry(self) -> CopyGeometry:
+        """Direction, operands by memory space and the box, decoded once."""
+        src, dst = self.operands[0], self.operands[1]
+        assert isinstance(src_type := src.type, MemRefType)
+        assert isinstance(dst_type := dst.type, MemRefType)
+        sizes = self.properties["operandSegmentSizes"]
+        assert isinstance(sizes, DenseArrayBase)
+        n_src, n_dst = (int(v) for v in sizes.get_values()[2:4])
+        src_indices = tuple(self.operands[2 : 2 + n_src])
+        dst_indices = tuple(self.operands[2 + n_src : 2 + n_src + n_dst])
+        is_load = memory_space(src_type) == GMEM
+        if is_load:
+            return CopyGeometry(True, src, dst, src_type, dst_type, src_indices, dst_indices)
+        return CopyGeometry(False, dst, src, dst_type, src_type, dst_indices, src_indices)
+
     @property
     def is_load(self) -> bool:
         """GMEM -> SMEM (else SMEM -> GMEM)."""
@@ -755,44 +804,9 @@ class AsyncCopyOp(IRDLOperation):
         return memory_space(self.src.type) == GMEM
 
     @property
-    def gmem(self) -> SSAValue:
-        return self.src if self.is_load else self.dst
-
-    @property
-    def smem(self) -> SSAValue:
-        return self.dst if self.is_load else self.src
-
-    @property
-    def gmem_indices(self) -> Sequence[SSAValue]:
-        return self.src_indices if self.is_load else self.dst_indices
-
-    @property
-    def smem_indices(self) -> Sequence[SSAValue]:
-        return self.dst_indices if self.is_load else self.src_indices
-
-    @property
-    def box_shape(self) -> tuple[int, ...]:
-        """The copied box: the SMEM ref's dims after its slot indices."""
-        smem_type = self.smem.type
-        assert isinstance(smem_type, MemRefType)
-        return smem_type.get_shape()[len(self.smem_indices) :]
-
-    @property
-    def element_type(self) -> Attribute:
-        assert isinstance(self.src.type, MemRefType)
-        return self.src.type.element_type
-
-    @property
     def box_bytes(self) -> int:
         """Bytes the copy delivers (what a barrier is credited, OOB parts included)."""
-        bits = bitwidth(self.element_type) or 0
-        return prod(self.box_shape) * bits // 8
-
-    @property
-    def swizzle_bytes(self) -> int:
-        smem_type = self.smem.type
-        assert isinstance(smem_type, MemRefType)
-        return swizzle_of(smem_type)
+        return self.geometry().box_bytes
 
     @property
     def collective_dims(self) -> tuple[int, ...]:
@@ -842,33 +856,36 @@ class AsyncCopyOp(IRDLOperation):
                 f"{dst_type.element_type}",
                 note="copies do not convert: give both refs the same element type",
             )
-        gmem_type, smem_type = (src_type, dst_type) if self.is_load else (dst_type, src_type)
+        g = self.geometry()
+        gmem_type, smem_type = g.gmem_type, g.smem_type
         check_contiguous_smem(smem_type)
         impl = self.resolved_implementation()
-        self._verify_gmem_layout(gmem_type, impl)
-        self._verify_indices(gmem_type, smem_type)
-        self._verify_element_type(impl)
-        self._verify_implementation(impl)
-        self._verify_direction()
+        self._verify_gmem_layout(g, gmem_type, impl)
+        self._verify_indices(g, gmem_type, smem_type)
+        self._verify_element_type(g, impl)
+        self._verify_implementation(g, impl)
+        self._verify_direction(g)
         if impl == Implementation.TMA:
             # rule: A3
-            if self.is_load and self.barrier is None:
+            if g.is_load and self.barrier is None:
                 raise Error(
                     "Barriers are required for TMA GMEM -> SMEM copies",
                     note="give the load a barrier (barrier %bars[%i]) and wait on it with "
                     "copy.barrier_wait, or use impl cp_async",
                 )
-            check_kernel_argument(self, self.gmem)
-            self._verify_tma_box(gmem_type)
-            self._verify_reduction()
-            self._verify_collective()
-            self._verify_smem_alignment()
-            self._verify_fenced()
+            check_kernel_argument(self, g.gmem)
+            self._verify_tma_box(g, gmem_type)
+            self._verify_reduction(g)
+            self._verify_collective(g)
+            self._verify_smem_alignment(g)
+            self._verify_fenced(g)
         elif impl == Implementation.CP_ASYNC:
-            self._verify_cp_async()
-        self._verify_constant_coordinates(gmem_type, impl)
+            self._verify_cp_async(g)
+        self._verify_constant_coordinates(g, gmem_type, impl)
 
-    def _verify_gmem_layout(self, gmem_type: MemRefType, impl: Implementation | None) -> None:
+    def _verify_gmem_layout(
+        self, g: CopyGeometry, gmem_type: MemRefType, impl: Implementation | None
+    ) -> None:
         layout = gmem_type.layout
         if isinstance(layout, NoneAttr):
             return
@@ -914,15 +931,17 @@ class AsyncCopyOp(IRDLOperation):
                     note="split the array: a tensor map cannot stride that far",
                 )
 
-    def _verify_indices(self, gmem_type: MemRefType, smem_type: MemRefType) -> None:
+    def _verify_indices(
+        self, g: CopyGeometry, gmem_type: MemRefType, smem_type: MemRefType
+    ) -> None:
         rank = gmem_type.get_num_dims()
         # rule: K1
-        if len(self.gmem_indices) != rank:
+        if len(g.gmem_indices) != rank:
             raise Error(
-                f"expected {rank} coordinates, but got {len(self.gmem_indices)}",
+                f"expected {rank} coordinates, but got {len(g.gmem_indices)}",
                 note="index the GMEM ref with the box origin, one index per dimension",
             )
-        slots = len(self.smem_indices)
+        slots = len(g.smem_indices)
         # rule: B12
         if slots >= smem_type.get_num_dims() and smem_type.get_num_dims() > 0:
             raise Error(
@@ -931,8 +950,8 @@ class AsyncCopyOp(IRDLOperation):
                 note="SMEM indices pick a slot along leading dims; the remaining dims are the box",
             )
         # rule: B6
-        if len(self.box_shape) > rank or not self.box_shape:
-            src, dst = (gmem_type, self.box_shape) if self.is_load else (self.box_shape, gmem_type)
+        if len(g.box_shape) > rank or not g.box_shape:
+            src, dst = (gmem_type, g.box_shape) if g.is_load else (g.box_shape, gmem_type)
             src_shape = list(src.get_shape()) if isinstance(src, MemRefType) else list(src)
             dst_shape = list(dst.get_shape()) if isinstance(dst, MemRefType) else list(dst)
             raise Error(
@@ -942,10 +961,10 @@ class AsyncCopyOp(IRDLOperation):
                 "leading GMEM dims, which are then copied with size 1, but not add dims",
             )
 
-    def _verify_element_type(self, impl: Implementation | None) -> None:
-        elt = self.element_type
+    def _verify_element_type(self, g: CopyGeometry, impl: Implementation | None) -> None:
+        elt = g.element_type
         bits = bitwidth(elt)
-        box = list(self.box_shape)
+        box = list(g.box_shape)
         # rule: B8
         if bits is None or (prod(box) * bits) % 8:
             raise Error(
@@ -965,7 +984,7 @@ class AsyncCopyOp(IRDLOperation):
         # rule: C12
         if bits < 8:
             packing = 8 // bits
-            assert isinstance(gmem_type := self.gmem.type, MemRefType)
+            assert isinstance(gmem_type := g.gmem.type, MemRefType)
             minor = gmem_type.get_shape()[-1] if gmem_type.get_num_dims() else 1
             if box[-1] % packing or (minor >= 0 and minor % packing):
                 raise Error(
@@ -974,7 +993,7 @@ class AsyncCopyOp(IRDLOperation):
                     note="pad the innermost dimension to whole bytes",
                 )
 
-    def _verify_implementation(self, impl: Implementation | None) -> None:
+    def _verify_implementation(self, g: CopyGeometry, impl: Implementation | None) -> None:
         target = enclosing_target(self)
         # rule: A1
         if impl == Implementation.TMA and target is not None and not target.has_tma:
@@ -1003,7 +1022,7 @@ class AsyncCopyOp(IRDLOperation):
                 note="use impl tma on sm_100a",
             )
         # rule: B5
-        if not self.is_load:
+        if not g.is_load:
             raise Error(
                 "CP_ASYNC implementation only supports GMEM -> SMEM copies",
                 note="store SMEM to GMEM with impl tma (sm_90+) or with memref.load/store",
@@ -1024,8 +1043,8 @@ class AsyncCopyOp(IRDLOperation):
                 "whole copy with scf.if on a block-uniform condition, or use impl tma",
             )
 
-    def _verify_direction(self) -> None:
-        if self.is_load:
+    def _verify_direction(self, g: CopyGeometry) -> None:
+        if g.is_load:
             # rule: E3
             if self.reduction is not None:
                 raise Error(
@@ -1059,8 +1078,8 @@ class AsyncCopyOp(IRDLOperation):
                 note="a TMA store never writes outside the array (it clips); drop oob",
             )
 
-    def _verify_tma_box(self, gmem_type: MemRefType) -> None:
-        box, bits = self.box_shape, bitwidth(self.element_type) or 8
+    def _verify_tma_box(self, g: CopyGeometry, gmem_type: MemRefType) -> None:
+        box, bits = g.box_shape, bitwidth(g.element_type) or 8
         # rule: C3
         if not 1 <= gmem_type.get_num_dims() <= 5:
             raise Error(
@@ -1084,7 +1103,7 @@ class AsyncCopyOp(IRDLOperation):
                 "Async copies require the number of bits copied along the last dimension "
                 f"to be divisible by 128, but got {minor_bits}",
                 note=f"make the innermost box dim a multiple of {max(1, 128 // bits)} "
-                f"elements ({self.element_type})",
+                f"elements ({g.element_type})",
             )
         for i, size in enumerate(gmem_type.get_shape()):
             # rule: C8
@@ -1093,7 +1112,7 @@ class AsyncCopyOp(IRDLOperation):
                     f"TMA size must be at most 2**32, but got {size} at index {i}",
                     note="split the array: a tensor-map dimension holds at most 2**32 elements",
                 )
-        swizzle = self.swizzle_bytes
+        swizzle = g.swizzle_bytes
         # rule: C15
         if self.swizzle is not None and self.swizzle.value.data != swizzle:
             raise Error(
@@ -1112,17 +1131,17 @@ class AsyncCopyOp(IRDLOperation):
                 "a wider swizzle",
             )
         # rule: TR15
-        if self.oob_mode == OOBMode.NAN and not isinstance(self.element_type, AnyFloat):
+        if self.oob_mode == OOBMode.NAN and not isinstance(g.element_type, AnyFloat):
             raise Error(
-                f"oob nan needs a floating-point element type, got {self.element_type}",
+                f"oob nan needs a floating-point element type, got {g.element_type}",
                 note="the NaN fill (NAN_REQUEST_ZERO_FMA) exists only for float tensor maps: "
                 "use oob zeros",
             )
 
-    def _verify_reduction(self) -> None:
+    def _verify_reduction(self, g: CopyGeometry) -> None:
         if self.reduction is None:
             return
-        kind, elt = self.reduction.data, self.element_type
+        kind, elt = self.reduction.data, g.element_type
         map_type = reduction_map_type(kind, elt)
         # rule: E1, E5
         if map_type is None or base_reduction(kind) not in REDUCTIONS_BY_MAP[map_type]:
@@ -1138,7 +1157,7 @@ class AsyncCopyOp(IRDLOperation):
                 + " (measured on an H200; anything else is an illegal instruction)",
             )
 
-    def _verify_collective(self) -> None:
+    def _verify_collective(self, g: CopyGeometry) -> None:
         dims = self.collective_dims
         if not dims and self.leader_tracked is None:
             return
@@ -1157,7 +1176,7 @@ class AsyncCopyOp(IRDLOperation):
         cluster = cluster_shape(self)
         size = prod(cluster[d] for d in dims)
         if self.leader_tracked is not None:
-            self._verify_leader_tracked(dims, cluster, target)
+            self._verify_leader_tracked(g, dims, cluster, target)
             return
         # rule: A4
         if target is not None and not target.has_multicast:
@@ -1174,9 +1193,9 @@ class AsyncCopyOp(IRDLOperation):
                 f"than 1 along them, got cluster {list(cluster)}",
                 note="set copy.cluster = array<i32: x, y, z> on the kernel, or drop collective",
             )
-        box, bits = self.box_shape, bitwidth(self.element_type) or 8
+        box, bits = g.box_shape, bitwidth(g.element_type) or 8
         splittable = [d for d in box[:-1] if d % size == 0]
-        if len(box) == 1 and self.swizzle_bytes == 16 and box[0] % size == 0:
+        if len(box) == 1 and g.swizzle_bytes == 16 and box[0] % size == 0:
             splittable = [d for d in box if (d // size * bits) % 128 == 0]
         # rule: D5
         if not splittable:
@@ -1188,7 +1207,11 @@ class AsyncCopyOp(IRDLOperation):
             )
 
     def _verify_leader_tracked(
-        self, dims: Sequence[int], cluster: tuple[int, int, int], target: Target | None
+        self,
+        g: CopyGeometry,
+        dims: Sequence[int],
+        cluster: tuple[int, int, int],
+        target: Target | None,
     ) -> None:
         assert self.leader_tracked is not None
         # rule: D3
@@ -1211,7 +1234,7 @@ class AsyncCopyOp(IRDLOperation):
                 note="set copy.cluster = array<i32: 2, 1, 1> (or 1, 2, 1 / 1, 1, 2) on the kernel",
             )
         axis = self.leader_tracked.partition_axis
-        box = self.box_shape
+        box = g.box_shape
         # rule: D4
         if axis is not None and axis >= len(box):
             raise Error(
@@ -1226,20 +1249,20 @@ class AsyncCopyOp(IRDLOperation):
                 note="use a plain collective copy (multicast) on sm_90a",
             )
 
-    def _verify_smem_alignment(self) -> None:
-        alloc = self.smem.owner
+    def _verify_smem_alignment(self, g: CopyGeometry) -> None:
+        alloc = g.smem.owner
         if not isinstance(alloc, AllocSmemOp):
             return
-        assert isinstance(smem_type := self.smem.type, MemRefType)
-        swizzle = self.swizzle_bytes
+        assert isinstance(smem_type := g.smem.type, MemRefType)
+        swizzle = g.swizzle_bytes
         required = max(128, swizzle_period(swizzle))
-        slot_bytes = smem_bytes(self.box_shape, self.element_type, swizzle)
-        slot_offsets = [constant_int(i) for i in self.smem_indices]
-        if not self.smem_indices:
+        slot_bytes = smem_bytes(g.box_shape, g.element_type, swizzle)
+        slot_offsets = [constant_int(i) for i in g.smem_indices]
+        if not g.smem_indices:
             return
         strides = [
-            smem_bytes(smem_type.get_shape()[i + 1 :], self.element_type, swizzle)
-            for i in range(len(self.smem_indices))
+            smem_bytes(smem_type.get_shape()[i + 1 :], g.element_type, swizzle)
+            for i in range(len(g.smem_indices))
         ]
         if all(o is not None for o in slot_offsets):
             offset = sum(o * s for o, s in zip(slot_offsets, strides, strict=True))  # type: ignore[operator]
@@ -1262,16 +1285,16 @@ class AsyncCopyOp(IRDLOperation):
                 ),
             )
 
-    def _verify_fenced(self) -> None:
+    def _verify_fenced(self, g: CopyGeometry) -> None:
         """SMEM written by threads must be fenced before a TMA store reads it (J16)."""
-        if self.is_load:
+        if g.is_load:
             return
-        buffer = self.smem
+        buffer = g.smem
         op = self.prev_op
         while op is not None:
             if isinstance(op, FenceAsyncSharedOp):
                 return
-            if isinstance(op, AsyncCopyOp) and not op.is_load and op.smem == buffer:
+            if isinstance(op, AsyncCopyOp) and not op.is_load and op.geometry().smem == buffer:
                 return
             # rule: J16
             if thread_writes(op, buffer):
@@ -1283,9 +1306,9 @@ class AsyncCopyOp(IRDLOperation):
                 )
             op = op.prev_op
 
-    def _verify_cp_async(self) -> None:
-        bits = bitwidth(self.element_type) or 8
-        row_bytes = self.box_shape[-1] * bits // 8
+    def _verify_cp_async(self, g: CopyGeometry) -> None:
+        bits = bitwidth(g.element_type) or 8
+        row_bytes = g.box_shape[-1] * bits // 8
         # rule: A6
         if self.oob_mode not in (OOBMode.ZEROS, OOBMode.PROMISE_IN_BOUNDS):
             raise Error(
@@ -1294,7 +1317,7 @@ class AsyncCopyOp(IRDLOperation):
                 note="cp.async zero-fills out-of-bounds bytes (src-size); it cannot fill NaN",
             )
         # rule: H2
-        if self.swizzle_bytes != 16:
+        if g.swizzle_bytes != 16:
             raise Error(
                 "Swizzle is not supported for CP_ASYNC copies",
                 note="use an unswizzled #copy.smem buffer, or impl tma",
@@ -1314,11 +1337,11 @@ class AsyncCopyOp(IRDLOperation):
             )
 
     def _verify_constant_coordinates(
-        self, gmem_type: MemRefType, impl: Implementation | None
+        self, g: CopyGeometry, gmem_type: MemRefType, impl: Implementation | None
     ) -> None:
-        coords = [constant_int(i) for i in self.gmem_indices]
-        bits = bitwidth(self.element_type) or 8
-        box = (1,) * (gmem_type.get_num_dims() - len(self.box_shape)) + self.box_shape
+        coords = [constant_int(i) for i in g.gmem_indices]
+        bits = bitwidth(g.element_type) or 8
+        box = (1,) * (gmem_type.get_num_dims() - len(g.box_shape)) + g.box_shape
         if impl == Implementation.TMA:
             inner = coords[-1] if coords else None
             # rule: TR12
@@ -1331,7 +1354,7 @@ class AsyncCopyOp(IRDLOperation):
                 )
             for i, c in enumerate(coords):
                 # rule: TR13
-                if not self.is_load and c is not None and c < 0:
+                if not g.is_load and c is not None and c < 0:
                     raise Error(
                         f"TMA store coordinates must be >= 0, got {c} at index {i}",
                         note="a negative store coordinate is an illegal instruction on the GPU "
