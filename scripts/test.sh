@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, rule coverage, lit (dialect and passes), pytest.
+# Run from the project root with the project's environment on PATH (see the README).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== ruff"
+ruff check .
+echo "== rule coverage"
+copy-rules --missing
+echo "== lit"
+lit -sv lit_tests
+echo "== pytest"
+python -m pytest -q -ra tests
