@@ -140,7 +140,7 @@ class _ArgumentParser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see '{TOOL_NAME} --help')")
 
 
-def _guarded_dialect_factory(name: str, factory: Callable[[], Dialect]) -> Callable[[], Dialect]:
+def guarded_dialect_factory(name: str, factory: Callable[[], Dialect]) -> Callable[[], Dialect]:
     """Wrap a dialect factory so that a failing import becomes a DialectLoadError."""
 
     def load() -> Dialect:
@@ -153,6 +153,11 @@ def _guarded_dialect_factory(name: str, factory: Callable[[], Dialect]) -> Calla
 
 
 # --- parsing with locations ----------------------------------------------------------
+
+
+def chunk_location(source: SourceFile, chunk: Chunk, pos: int) -> SourceLocation:
+    """The location in the original file of position `pos` of `chunk`."""
+    return source.location(chunk.start + pos)
 
 
 class LocatingParser(Parser):
@@ -181,7 +186,7 @@ class LocatingParser(Parser):
 
     def source_location(self, pos: int) -> SourceLocation:
         """The location in the original file of position `pos` of the chunk."""
-        return self._source.location(self._chunk.start + pos)
+        return chunk_location(self._source, self._chunk, pos)
 
     def current_location(self) -> SourceLocation:
         return self.source_location(self._current_token.span.start)
@@ -292,13 +297,13 @@ class LocatingParser(Parser):
         return f"unknown operation '{name}'"
 
     def _better_unknown_attribute_error(self, exc: ParseError, start: Span) -> ParseError:
-        """Report xDSL's "'d.x' is not registered" at `!d.x`/`#d.x`, not after it."""
+        """Report an unknown `!d.x`/`#d.x` or alias at its name, not at the next token."""
         name = start.text
-        if (
-            type(exc) is not ParseError
-            or exc.msg != f"'{name[1:]}' is not registered"
-            or name[:1] not in ("!", "#")
-        ):
+        if type(exc) is not ParseError or name[:1] not in ("!", "#"):
+            return exc
+        if exc.msg == f"undefined symbol alias '{name}'":
+            return ParseError(start, exc.msg)
+        if exc.msg != f"'{name[1:]}' is not registered":
             return exc
         kind = "type" if name.startswith("!") else "attribute"
         message = f"unknown {kind} '{name}'"
@@ -429,7 +434,7 @@ class CopyOptMain(xDSLOptMain):
 
     def register_all_dialects(self):
         for name, factory in Universe.get_multiverse().all_dialects.items():
-            self.ctx.register_dialect(name, _guarded_dialect_factory(name, factory))
+            self.ctx.register_dialect(name, guarded_dialect_factory(name, factory))
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
@@ -581,21 +586,28 @@ class CopyOptMain(xDSLOptMain):
     def _parse(
         self, source: SourceFile, chunk: Chunk, diagnostics: list[Diagnostic]
     ) -> ModuleOp | None:
-        parser = LocatingParser(self.ctx, source, chunk)
+        parser: LocatingParser | None = None
+
+        def here() -> SourceLocation:  # where the parser stopped
+            if parser is None:
+                return chunk_location(source, chunk, 0)
+            return parser.current_location()
+
         try:
+            parser = LocatingParser(self.ctx, source, chunk)  # lexes the first token
             return parser.parse_module(not self.args.no_implicit_module)
         except InternalParseError as exc:
-            loc = parser.source_location(exc.span.start)
+            loc = chunk_location(source, chunk, exc.span.start)
             diagnostics.extend(_internal_error(exc.where, exc.cause, loc))
         except ParseError as exc:
-            diagnostics.extend(_parse_error_diagnostics(exc, parser))
+            diagnostics.extend(_parse_error_diagnostics(exc, source, chunk, here()))
         except RecursionError:
             message = NESTING_TOO_DEEP.format(limit=RECURSION_LIMIT, stage="parsing")
-            diagnostics.append(Diagnostic("error", parser.current_location(), message))
+            diagnostics.append(Diagnostic("error", here(), message))
         except (DiagnosticException, ValueError) as exc:
-            diagnostics.append(Diagnostic("error", parser.current_location(), str(exc)))
+            diagnostics.append(Diagnostic("error", here(), str(exc)))
         except Exception as exc:
-            diagnostics.extend(_internal_error("parser", exc, parser.current_location()))
+            diagnostics.extend(_internal_error("parser", exc, here()))
         return None
 
     def _verify(
@@ -725,25 +737,25 @@ def _guard_recursion(
         return [Diagnostic("error", loc, message)]
 
 
-def _parse_error_diagnostics(exc: ParseError, parser: LocatingParser) -> list[Diagnostic]:
-    """The error (and notes for the other spans) of an xDSL ParseError."""
-    at_eof = exc.span.start >= len(parser.lexer.input.content)
-    message = _tidy_parse_message(exc.msg, at_eof)
-    location = _span_location(exc.span, parser)
-    diagnostics = [Diagnostic("error", location, message)]
+def _parse_error_diagnostics(
+    exc: ParseError, source: SourceFile, chunk: Chunk, here: SourceLocation
+) -> list[Diagnostic]:
+    """The error (and notes: the exception's, the other spans) of an xDSL ParseError."""
+
+    def location(span: Span) -> SourceLocation:
+        if span.input.content is chunk.text:
+            return chunk_location(source, chunk, span.start)
+        return here  # a span of some other text: where the parser stopped
+
+    at_eof = exc.span.input.content is chunk.text and exc.span.start >= len(chunk.text)
+    diagnostics = [Diagnostic("error", location(exc.span), _tidy_parse_message(exc.msg, at_eof))]
     if isinstance(exc, NotedParseError) and exc.note:
-        diagnostics.append(Diagnostic("note", location, exc.note))
+        diagnostics.append(Diagnostic("note", location(exc.span), exc.note))
     if isinstance(exc, MultipleSpansParseError):
         for span, note in exc.refs:
             text = note or (exc.ref_text or "see here").rstrip(": \n")
-            diagnostics.append(Diagnostic("note", _span_location(span, parser), text))
+            diagnostics.append(Diagnostic("note", location(span), text))
     return diagnostics
-
-
-def _span_location(span: Span, parser: LocatingParser) -> SourceLocation:
-    if span.input is parser.lexer.input:
-        return parser.source_location(span.start)
-    return parser.current_location()  # a span of some other text: the parser's position
 
 
 def _tidy_parse_message(message: str, at_eof: bool) -> str:
@@ -752,7 +764,7 @@ def _tidy_parse_message(message: str, at_eof: bool) -> str:
         message = ("unexpected end of input" if at_eof else "unexpected token") + (
             f" {message}" if message else ""
         )
-    elif at_eof and "end of" not in message:
+    elif at_eof and message.lower().startswith(("expected", "unexpected")):
         message += " (reached the end of the input)"
     return message
 
@@ -824,9 +836,9 @@ def _default_mode() -> int:
 # --- entry point ---------------------------------------------------------------------
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, tool: type[CopyOptMain]) -> int:
     try:
-        return CopyOptMain(argv).run()
+        return tool(argv).run()
     except ToolError as exc:
         print(f"{TOOL_NAME}: error: {exc}", file=sys.stderr)
     except SystemExit as exc:  # --help, --version
@@ -849,18 +861,22 @@ def _main(argv: Sequence[str] | None) -> int:
     return 1
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run copy-opt in a thread with a large stack, so deep nesting cannot crash it."""
+def main(argv: Sequence[str] | None = None, tool: type[CopyOptMain] = CopyOptMain) -> int:
+    """Run copy-opt (or a subclass, `tool`); return the exit status.
+
+    The work runs in a thread with a large stack and a raised recursion limit, so that
+    deeply nested input gives a 'nesting too deep' diagnostic instead of a crash.
+    """
     status: list[int] = []
 
     def work() -> None:
         sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
-        status.append(_main(argv))
+        status.append(_main(argv, tool))
 
     try:
         previous = threading.stack_size(THREAD_STACK_BYTES)
     except (ValueError, RuntimeError):  # platform without settable stacks
-        return _main(argv)
+        return _main(argv, tool)
     try:
         worker = threading.Thread(target=work, name=TOOL_NAME, daemon=True)
         worker.start()

@@ -1,0 +1,6 @@
+func.func @f() {
+^bb0:
+  func.return
+^bb0:
+  func.return
+}

@@ -1,0 +1,2 @@
+#a = #undefined_alias
+"test.op"() {a = #a} : () -> ()

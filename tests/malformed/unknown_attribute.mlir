@@ -1,0 +1,1 @@
+"test.op"() {a = #arith.nonexistent<1>} : () -> ()

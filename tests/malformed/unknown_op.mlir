@@ -1,0 +1,2 @@
+%0 = "test.op"() : () -> i32
+"arith.frobnicate"(%0) : (i32) -> ()

@@ -1,0 +1,1 @@
+"test.op"() : () -> !arith.nonexistent

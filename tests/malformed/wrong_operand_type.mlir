@@ -1,0 +1,2 @@
+%a = "test.op"() : () -> f32
+%0 = arith.addi %a, %a : f32

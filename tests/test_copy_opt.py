@@ -1,0 +1,584 @@
+"""Tests of the copy-opt driver, run as a subprocess like a user would run it.
+
+The malformed-input corpus (files in tests/malformed/ plus generated binary, deep and
+long inputs, and bad command lines) must each give a diagnostic with `error:` on
+stderr, exit status 1 and no Python traceback. The positive tests cover the empty
+input, round trips, `-o`, `--split-input-file` line numbers, locations and
+`--verify-diagnostics`.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+MALFORMED = Path(__file__).parent / "malformed"
+COPY_OPT = [sys.executable, "-m", "copy_dialect.tools.copy_opt"]
+DEEP = 100_000
+"""Nesting depth of the deep inputs: far beyond copy-opt's limit (about 10 000)."""
+
+
+def run(
+    *args: str | Path,
+    stdin: bytes | str = b"",
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    command: list[str] = COPY_OPT,
+) -> subprocess.CompletedProcess[str]:
+    if isinstance(stdin, str):
+        stdin = stdin.encode()
+    result = subprocess.run(
+        [*command, *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )
+    return subprocess.CompletedProcess(
+        result.args,
+        result.returncode,
+        result.stdout.decode("utf-8", errors="replace"),
+        result.stderr.decode("utf-8", errors="replace"),
+    )
+
+
+def assert_fails_cleanly(result: subprocess.CompletedProcess[str], expected: str = "error:"):
+    """Exit status 1, `expected` on stderr, no traceback anywhere."""
+    assert "Traceback" not in result.stdout + result.stderr, result.stderr
+    assert result.returncode == 1, result.stderr
+    assert "error:" in result.stderr
+    assert expected in result.stderr, result.stderr
+
+
+# --- malformed inputs ----------------------------------------------------------------
+
+# file name -> the start of the first diagnostic (location and message).
+CORPUS = {
+    "attribute_out_of_range.mlir": "1:18: error: Integer value 300 is out of range",
+    "bad_location.mlir": "2:1: error: Unexpected location syntax",
+    "duplicate_ssa_value.mlir": "2:1: error: SSA value %0 is already defined",
+    "missing_terminator.mlir": "2:3: error: 'test.op' op Operation test.op terminates block",
+    "operand_count_mismatch.mlir": "1:15: error: expected 1 operand types but had 0",
+    "redeclared_block.mlir": "4:1: error: re-declaration of block 'bb0'",
+    "ssa_type_mismatch.mlir": "2:11: error: operand is used with type f32",
+    "stray_closers.mlir": "1:1: error: Could not parse entire input",
+    "truncated.mlir": "2:1: error: unexpected end of input",
+    "undefined_alias.mlir": "1:6: error: undefined symbol alias '#undefined_alias'",
+    "undefined_block.mlir": "error: region ends with missing block declarations for block(s) bb9",
+    "undefined_ssa_value.mlir": "2:19: error: use of undefined SSA value %x",
+    "unknown_attribute.mlir": "1:18: error: unknown attribute '#arith.nonexistent'",
+    "unknown_dialect.mlir": "1:1: error: unknown operation 'nodialect.op': dialect 'nodialect'",
+    "unknown_op.mlir": "2:1: error: unknown operation 'arith.frobnicate'",
+    "unknown_type.mlir": "1:21: error: unknown type '!arith.nonexistent'",
+    "unparsable.mlir": "1:15: error: Expected argument or type",
+    "unterminated_string.mlir": "1:1: error: End of file reached before closing string literal",
+    "verifier_error.mlir": "2:3: error: 'func.return' op Expected arguments to have the same",
+    "wrong_operand_type.mlir": "2:1: error: 'arith.addi' op Unexpected attribute f32",
+    "wrong_parent.mlir": "2:3: error: 'func.return' op 'func.return' expects parent op",
+}
+
+
+def test_corpus_is_complete():
+    assert sorted(CORPUS) == sorted(p.name for p in MALFORMED.glob("*.mlir"))
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_malformed_file(name: str):
+    result = run(MALFORMED / name)
+    assert_fails_cleanly(result, CORPUS[name])
+    assert result.stderr.startswith(str(MALFORMED / name) + ":")
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_malformed_stdin(name: str):
+    result = run(stdin=(MALFORMED / name).read_bytes())
+    assert_fails_cleanly(result, CORPUS[name])
+    assert result.stderr.startswith("<stdin>:")
+
+
+def test_source_line_and_caret():
+    result = run(MALFORMED / "ssa_type_mismatch.mlir")
+    assert result.stderr.splitlines()[1:] == ['"test.op"(%a) : (f32) -> ()', "          ^"]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b'"test.op"() : () -> ()\x00\n', "1:23: error: Unexpected character: \\x00"),
+        (b"\x00\x00\x00", "1:1: error: Unexpected character"),
+        (b'"test.op"() {a = "\xff"} : () -> ()\n', "1:19: error: invalid UTF-8 byte 0xff"),
+        (b"\n\n  \xc3\x28", "3:3: error: invalid UTF-8 byte 0xc3"),
+        (random.Random(1234).randbytes(4096), "error: invalid UTF-8 byte"),
+        (bytes(random.Random(99).choice(b'{}[]()<>%^#!:,="') for _ in range(4096)), "error:"),
+    ],
+    ids=["nul-after-op", "only-nuls", "invalid-utf8", "invalid-utf8-line3", "garbage", "punct"],
+)
+def test_binary_input(tmp_path: Path, data: bytes, expected: str):
+    path = tmp_path / "input.mlir"
+    path.write_bytes(data)
+    result = run(path)
+    assert_fails_cleanly(result, expected)
+
+
+def test_deeply_nested_regions(tmp_path: Path):
+    path = tmp_path / "deep.mlir"
+    path.write_text('"test.op"() ({\n' * DEEP + "}) : () -> ()\n" * DEEP)
+    result = run(path)
+    assert_fails_cleanly(result, "error: nesting too deep")
+
+
+def test_deeply_nested_brackets(tmp_path: Path):
+    path = tmp_path / "deep.mlir"
+    path.write_text('"test.op"() {a = ' + "[" * DEEP + "]" * DEEP + "} : () -> ()\n")
+    result = run(path)
+    assert_fails_cleanly(result, "1:")
+    assert "error: nesting too deep" in result.stderr
+
+
+def test_unclosed_brackets(tmp_path: Path):
+    path = tmp_path / "deep.mlir"
+    path.write_text('"test.op"() {a = ' + "[" * DEEP)
+    assert_fails_cleanly(run(path))
+
+
+def test_very_long_line(tmp_path: Path):
+    # One 1 MB line whose error is at its very end.
+    values = ", ".join(str(i) for i in range(150_000))
+    path = tmp_path / "long.mlir"
+    path.write_text(f'"test.op"() {{a = [{values},]}} : () -> ()\n')
+    result = run(path)
+    column = len(f'"test.op"() {{a = [{values},') + 1
+    assert_fails_cleanly(result, f"long.mlir:1:{column}: error: attribute expected")
+
+
+def test_no_implicit_module_empty_input():
+    assert_fails_cleanly(run("--no-implicit-module"))
+
+
+# --- bad command lines ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["-p", "no-such-pass"], "copy-opt: error: unknown pass 'no-such-pass'"),
+        (["-p", "canonicalise"], "did you mean 'canonicalize'"),
+        (["-p", "cse{no-such-option=1}"], "invalid options for pass 'cse'"),
+        (["-p", "convert-scf-to-openmp{collapse=many}"], "Incompatible types"),
+        (["-p", "x86-set-arch"], 'x86-set-arch requires argument "arch"'),
+        (["-p", "canonicalize{"], "invalid pass pipeline -p 'canonicalize{'"),
+        (["-p", "canonicalize,,cse"], "Expected pass name here at column 14"),
+        (["-t", "no-such-target"], "unknown target -t 'no-such-target'"),
+        (["-f", "pdl"], "unsupported frontend -f 'pdl'"),
+        (["--no-such-flag"], "unrecognized arguments: --no-such-flag"),
+        (["a.mlir", "b.mlir"], "unrecognized arguments: b.mlir"),
+        (["--shrink"], "--shrink is not supported"),
+    ],
+)
+def test_bad_command_line(args: list[str], expected: str):
+    result = run(*args, stdin='"test.op"() : () -> ()')
+    assert_fails_cleanly(result, expected)
+    assert result.stderr.startswith("copy-opt: error: ")
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_missing_input(tmp_path: Path):
+    result = run(tmp_path / "missing.mlir")
+    assert_fails_cleanly(result, "cannot read input file")
+    assert "no such file or directory" in result.stderr
+
+
+def test_directory_input(tmp_path: Path):
+    assert_fails_cleanly(run(tmp_path), "is a directory")
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads any file")
+def test_unreadable_input(tmp_path: Path):
+    path = tmp_path / "secret.mlir"
+    path.write_text('"test.op"() : () -> ()\n')
+    path.chmod(0)
+    assert_fails_cleanly(run(path), "permission denied")
+
+
+def test_output_onto_input_is_refused(tmp_path: Path):
+    path = tmp_path / "input.mlir"
+    original = '"test.op"() : () -> ()\n'
+    path.write_text(original)
+    assert_fails_cleanly(run(path, "-o", path), "is the input file")
+    link = tmp_path / "link.mlir"
+    link.symlink_to(path)
+    assert_fails_cleanly(run(path, "-o", link), "is the input file")
+    assert path.read_text() == original
+
+
+def test_output_into_missing_directory(tmp_path: Path):
+    result = run("-o", tmp_path / "no" / "out.mlir", stdin='"test.op"() : () -> ()')
+    assert_fails_cleanly(result, "does not exist")
+
+
+def test_output_is_directory(tmp_path: Path):
+    result = run("-o", tmp_path, stdin='"test.op"() : () -> ()')
+    assert_fails_cleanly(result, "is a directory")
+
+
+# --- errors in passes and dialects (a driver with extra test passes and dialects) ----
+
+HARNESS = """
+import sys
+from dataclasses import dataclass
+
+from xdsl.ir import Dialect
+from xdsl.irdl import IRDLOperation, irdl_op_definition
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from copy_dialect.errors import CopyVerifyException
+from copy_dialect.tools import copy_opt
+
+
+@dataclass(frozen=True)
+class CrashPass(ModulePass):
+    name = "test-crash"
+
+    def apply(self, ctx, op):
+        raise KeyError("boom")
+
+
+@dataclass(frozen=True)
+class FailPass(ModulePass):
+    name = "test-fail"
+
+    def apply(self, ctx, op):
+        raise PassFailedException("cannot do it")
+
+
+@dataclass(frozen=True)
+class BreakPass(ModulePass):
+    # Inserts an invalid op without location before the first func.return.
+    name = "test-break"
+
+    def apply(self, ctx, op):
+        ret = next(o for o in op.walk() if o.name == "func.return")
+        ret.parent_block().insert_op_before(NotedOp.create(), ret)
+
+
+@irdl_op_definition
+class CrashVerifyOp(IRDLOperation):
+    name = "crashy.verify"
+
+    def verify_(self):
+        1 / 0
+
+
+@irdl_op_definition
+class NotedOp(IRDLOperation):
+    name = "crashy.noted"
+
+    def verify_(self):
+        raise CopyVerifyException("is wrong", note="do it right")
+
+
+@irdl_op_definition
+class CrashParseOp(IRDLOperation):
+    name = "crashy.parse"
+
+    @classmethod
+    def parse(cls, parser):
+        raise TypeError("parser bug")
+
+
+def broken_dialect():
+    raise ImportError("No module named 'broken_dialect_module'")
+
+
+class Main(copy_opt.CopyOptMain):
+    def register_all_passes(self):
+        super().register_all_passes()
+        self.register_pass(CrashPass.name, lambda: CrashPass)
+        self.register_pass(FailPass.name, lambda: FailPass)
+        self.register_pass(BreakPass.name, lambda: BreakPass)
+
+    def register_all_dialects(self):
+        super().register_all_dialects()
+        crashy = Dialect("crashy", [CrashVerifyOp, NotedOp, CrashParseOp])
+        self.ctx.register_dialect("crashy", lambda: crashy)
+        self.ctx.register_dialect(
+            "broken", copy_opt.guarded_dialect_factory("broken", broken_dialect)
+        )
+
+
+sys.exit(copy_opt.main(tool=Main))
+"""
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    path = tmp_path_factory.mktemp("harness") / "harness.py"
+    path.write_text(HARNESS)
+    return [sys.executable, str(path)]
+
+
+def test_pass_raising_internal_error(harness: list[str]):
+    result = run("-p", "test-crash", stdin='"test.op"() : () -> ()', command=harness)
+    assert_fails_cleanly(result, "<stdin>:1:1: error: internal error in pass 'test-crash': ")
+    assert "KeyError: 'boom'" in result.stderr
+    assert "<stdin>:1:1: note: this is a bug in copy-opt" in result.stderr
+
+
+def test_internal_error_traceback_on_request(harness: list[str]):
+    env = {**os.environ, "COPY_OPT_TRACEBACK": "1"}
+    result = run("-p", "test-crash", stdin='"test.op"() : () -> ()', command=harness, env=env)
+    assert result.returncode == 1
+    assert "Traceback" in result.stderr
+    assert "internal error in pass 'test-crash'" in result.stderr
+
+
+def test_pass_failure(harness: list[str]):
+    result = run("-p", "test-fail", stdin='"test.op"() : () -> ()', command=harness)
+    assert_fails_cleanly(result, "<stdin>:1:1: error: pass 'test-fail' failed: cannot do it")
+    assert result.stdout == ""
+
+
+def test_verifier_raising_internal_error(harness: list[str]):
+    result = run(stdin='"test.op"() : () -> ()\n"crashy.verify"() : () -> ()', command=harness)
+    assert_fails_cleanly(
+        result, "<stdin>:2:1: error: internal error in verifier of 'crashy.verify': "
+    )
+    assert "ZeroDivisionError" in result.stderr
+
+
+def test_parser_raising_internal_error(harness: list[str]):
+    result = run(stdin="  crashy.parse", command=harness)
+    assert_fails_cleanly(result, "<stdin>:1:3: error: internal error in parser of 'crashy.parse'")
+
+
+def test_verifier_note_and_no_module_dump(harness: list[str]):
+    source = '"test.op"() : () -> ()\n  "crashy.noted"() : () -> ()\n'
+    result = run(stdin=source, command=harness)
+    assert_fails_cleanly(result)
+    assert result.stderr.splitlines() == [
+        "<stdin>:2:3: error: 'crashy.noted' op is wrong",
+        '  "crashy.noted"() : () -> ()',
+        "  ^",
+        "<stdin>:2:3: note: do it right",
+    ]
+
+
+def test_op_created_by_pass_is_reported_at_its_parent(harness: list[str]):
+    source = "// a comment\n  func.func @f() {\n    func.return\n  }\n"
+    result = run("-p", "test-break", stdin=source, command=harness)
+    assert_fails_cleanly(result)
+    assert result.stderr.splitlines() == [
+        "<stdin>:2:3: error: 'crashy.noted' op is wrong",
+        "  func.func @f() {",
+        "  ^",
+        "<stdin>:2:3: note: do it right",
+        "<stdin>:2:3: note: the op was left invalid by pass 'test-break'",
+    ]
+
+
+def test_broken_dialect_module(harness: list[str]):
+    result = run(stdin='"broken.op"() : () -> ()', command=harness)
+    assert_fails_cleanly(result, "<stdin>:1:1: error: cannot load dialect 'broken': ImportError")
+
+
+# --- successful runs -----------------------------------------------------------------
+
+VALID = textwrap.dedent(
+    """\
+    func.func @add(%a: i32, %b: i32) -> i32 {
+      %0 = arith.addi %a, %b : i32
+      func.return %0 : i32
+    }
+    "test.op"() {attr = [1, 2, [3]]} : () -> ()
+    """
+)
+
+
+@pytest.mark.parametrize("stdin_args", [[], ["-"]])
+def test_empty_input(tmp_path: Path, stdin_args: list[str]):
+    for result in (run(*stdin_args), run(_write(tmp_path / "empty.mlir", ""))):
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == "builtin.module {\n}"
+        assert result.stderr == ""
+
+
+def test_round_trip(tmp_path: Path):
+    first = run(stdin=VALID)
+    assert first.returncode == 0, first.stderr
+    assert "arith.addi %a, %b : i32" in first.stdout
+    assert "loc(" not in first.stdout
+    generic = run("--print-op-generic", stdin=first.stdout)
+    assert '"arith.addi"' in generic.stdout
+    again = run(stdin=generic.stdout)
+    assert again.stdout == first.stdout
+
+
+def test_pass_pipeline_with_options():
+    result = run("-p", "canonicalize,cse,convert-scf-to-openmp{collapse=2}", stdin=VALID)
+    assert result.returncode == 0, result.stderr
+
+
+def test_locations_with_debuginfo(tmp_path: Path):
+    path = _write(tmp_path / "in.mlir", '\n  "test.op"() : () -> ()\n')
+    result = run(path, "--print-debuginfo")
+    assert f'"test.op"() : () -> () loc("{path}":2:3)' in result.stdout
+
+
+def test_output_file_written_on_success(tmp_path: Path):
+    out = tmp_path / "out.mlir"
+    result = run("-o", out, stdin=VALID)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    assert "arith.addi" in out.read_text()
+
+
+def test_failed_run_leaves_output_untouched(tmp_path: Path):
+    out = _write(tmp_path / "out.mlir", "precious\n")
+    before = out.stat()
+    result = run(MALFORMED / "verifier_error.mlir", "-o", out)
+    assert_fails_cleanly(result)
+    assert out.read_text() == "precious\n"
+    assert out.stat().st_mtime_ns == before.st_mtime_ns
+    assert [p.name for p in tmp_path.iterdir()] == ["out.mlir"]  # no temporary left
+
+
+def test_split_input_file_line_numbers(tmp_path: Path):
+    source = textwrap.dedent(
+        """\
+        "test.op"() : () -> ()
+        // -----
+        "test.op"() : () -> ()
+
+        // -----
+        // a comment
+        func.func @f() -> i32 {
+          func.return
+        }
+        """
+    )
+    path = _write(tmp_path / "split.mlir", source)
+    result = run(path, "--split-input-file")
+    assert_fails_cleanly(result, f"{path}:8:3: error: 'func.return' op")
+    # The chunks that verified are printed, joined by the split marker.
+    assert result.stdout.count("builtin.module {") == 2
+    assert result.stdout.count("// -----\n") == 2
+
+
+def test_huge_input(tmp_path: Path):
+    # ~0.5 MB; xDSL parses roughly 0.25 MB/s, so 20 MB take about 90 s.
+    lines = [f'%v{i} = "test.op"() {{value = {i} : i64}} : () -> i64\n' for i in range(10_000)]
+    path = _write(tmp_path / "huge.mlir", "".join(lines))
+    result = run(path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count('"test.op"()') == 10_000
+
+
+def test_deep_but_acceptable_nesting(tmp_path: Path):
+    depth = 1000
+    op, term, close = '"test.op"() ({\n', '"test.termop"() : () -> ()\n', "}) : () -> ()\n"
+    path = _write(tmp_path / "deep.mlir", op * depth + term + (close + term) * (depth - 1) + close)
+    result = run(path)
+    assert result.returncode == 0, result.stderr[:2000]
+
+
+def test_copy_dialect_error_has_note(tmp_path: Path):
+    pytest.importorskip("copy_dialect.ops")
+    source = textwrap.dedent(
+        """\
+        func.func @f() {
+          %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem<swizzle = 48>>
+          func.return
+        }
+        """
+    )
+    result = run(stdin=source)
+    assert_fails_cleanly(result, "<stdin>:2:46: error: ")
+    assert "<stdin>:2:46: note: " in result.stderr
+
+
+# --- --verify-diagnostics ------------------------------------------------------------
+
+EXPECTED_OK = textwrap.dedent(
+    """\
+    func.func @f() -> i32 {
+      // expected-error@+1 {{expected [i32], got []}}
+      func.return
+    }
+    // -----
+    func.func @g() {
+    // expected-note@+1 {{originally declared here}}
+    ^bb0:
+      func.return
+    ^bb0: // expected-error {{re-declaration of block 'bb0'}}
+      func.return
+    }
+    // -----
+    "test.op"(%nope) : (i32) -> () // expected-error-re {{undefined SSA value %{{[a-z]+}}}}
+    // -----
+    "test.op"() : () -> ()
+    """
+)
+
+
+def verify(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+    path = _write(tmp_path / "input.mlir", source)
+    return run(path, "--split-input-file", "--verify-diagnostics")
+
+
+def test_verify_diagnostics_all_expected(tmp_path: Path):
+    result = verify(tmp_path, EXPECTED_OK)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    # Like mlir-opt: nothing is printed for the chunks with errors.
+    assert (
+        result.stdout
+        == '// -----\n// -----\n// -----\nbuiltin.module {\n  "test.op"() : () -> ()\n}\n\n'
+    )
+
+
+def test_verify_diagnostics_missing_error(tmp_path: Path):
+    source = EXPECTED_OK + '// -----\n// expected-error@+1 {{never}}\n"test.op"() : () -> ()\n'
+    result = verify(tmp_path, source)
+    assert_fails_cleanly(result, 'input.mlir:18:4: error: expected error "never" was not produced')
+
+
+def test_verify_diagnostics_unexpected_error(tmp_path: Path):
+    source = EXPECTED_OK.replace("  // expected-error@+1 {{expected [i32], got []}}\n", "")
+    result = verify(tmp_path, source)
+    assert_fails_cleanly(result, "input.mlir:2:3: error: unexpected error: 'func.return' op")
+
+
+def test_verify_diagnostics_unexpected_note(tmp_path: Path):
+    source = EXPECTED_OK.replace("// expected-note@+1 {{originally declared here}}\n", "")
+    result = verify(tmp_path, source)
+    assert_fails_cleanly(result, "input.mlir:7:1: error: unexpected note: originally declared here")
+
+
+def test_verify_diagnostics_wrong_line(tmp_path: Path):
+    source = EXPECTED_OK.replace(
+        "expected-error@+1 {{expected [i32]", "expected-error@+2 {{expected [i32]"
+    )
+    result = verify(tmp_path, source)
+    assert_fails_cleanly(result, "unexpected error")
+    assert "was not produced" in result.stderr
+
+
+def test_verify_diagnostics_without_split(tmp_path: Path):
+    path = _write(tmp_path / "one.mlir", '"test.op"(%x) : (i32) -> () // expected-error {{%x}}\n')
+    result = run(path, "--verify-diagnostics")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
