@@ -427,6 +427,13 @@ def test_pass_pipeline_with_options():
     assert result.returncode == 0, result.stderr
 
 
+def test_repeated_pass_options_are_all_run():
+    result = run("-p", "canonicalize", "-p", "cse", "--time-passes", stdin=VALID)
+    assert result.returncode == 0, result.stderr
+    assert "Pass canonicalize took" in result.stderr
+    assert "Pass cse took" in result.stderr
+
+
 def test_locations_with_debuginfo(tmp_path: Path):
     path = _write(tmp_path / "in.mlir", '\n  "test.op"() : () -> ()\n')
     result = run(path, "--print-debuginfo")

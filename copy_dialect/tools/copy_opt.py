@@ -446,6 +446,15 @@ class CopyOptMain(xDSLOptMain):
             "succeeded, never over the input file",
         )
         arg_parser.add_argument(
+            "-p",
+            "--passes",
+            action="append",
+            default=[],
+            help="pass pipeline, e.g. 'canonicalize,cse{option=value}'; repeated -p "
+            "options are run one after the other. Available passes: "
+            + ",".join(self.available_passes),
+        )
+        arg_parser.add_argument(
             "--verify-diagnostics",
             default=False,
             action="store_true",
@@ -479,7 +488,7 @@ class CopyOptMain(xDSLOptMain):
 
     def setup_pipeline(self):
         """Build the -p pipeline; a bad spec is a UsageError that says how to fix it."""
-        spec: str = self.args.passes
+        spec = ",".join(p for p in self.args.passes if p)
         try:
             pass_specs = tuple(parse_pipeline(spec))
         except ArgSpecParseError as exc:
@@ -535,7 +544,7 @@ class CopyOptMain(xDSLOptMain):
                 sys.stderr.write(render_all(result.diagnostics, source))
                 failed |= result.has_errors
             # Like mlir-opt, a chunk with errors prints nothing (but keeps its separator).
-            outputs.append(result.output or "" if not result.has_errors else "")
+            outputs.append(result.output or "")
         text = (SPLIT_MARKER + "\n").join(outputs)
         if output_path is None:
             _write_stdout(text)
