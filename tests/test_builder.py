@@ -17,8 +17,8 @@ from xdsl.dialects.builtin import (
     i1,
 )
 from xdsl.ir import Block, Region
-from xdsl.rewriter import InsertPoint
 from xdsl.parser import Parser
+from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
 from copy_dialect import ops as copy
@@ -64,7 +64,8 @@ def test_tile_copy_kernel_verifies_and_round_trips(ctx):
     module = kernel([GMEM, GMEM, i1], tile_copy)
     module.verify()
     text = str(module)
-    assert "copy.async_copy" in text and "reduce add" in text
+    assert "copy.async_copy" in text
+    assert "reduce add" in text
     reparsed = Parser(ctx, text).parse_module()
     reparsed.verify()
     assert str(reparsed) == text
@@ -73,10 +74,14 @@ def test_tile_copy_kernel_verifies_and_round_trips(ctx):
 def test_derived_facts_of_a_copy():
     module = kernel([GMEM, GMEM, i1], tile_copy)
     load, store = [op for op in module.walk() if isinstance(op, copy.AsyncCopyOp)]
-    assert load.is_load and not store.is_load
+    assert load.is_load
+    assert not store.is_load
     g = load.geometry()
-    assert g.box_shape == (64, 32) and g.box_bytes == 64 * 32 * 4 and g.swizzle_bytes == 128
-    assert load.arrives and load.oob_mode == copy.OOBMode.ZEROS
+    assert g.box_shape == (64, 32)
+    assert g.box_bytes == 64 * 32 * 4
+    assert g.swizzle_bytes == 128
+    assert load.arrives
+    assert load.oob_mode == copy.OOBMode.ZEROS
     assert store.oob_mode == copy.OOBMode.UNDEFINED
     assert load.resolved_implementation() == copy.Implementation.TMA
 
@@ -84,7 +89,9 @@ def test_derived_facts_of_a_copy():
 def test_target_chooses_the_implementation():
     def build(b, args):
         c0 = b.insert(arith.ConstantOp.from_int_and_width(0, IndexType())).result
-        buf = b.insert(copy.AllocSmemOp(MemRefType(f32, [64, 32], memory_space=copy.SmemSpaceAttr()))).result
+        buf = b.insert(
+            copy.AllocSmemOp(MemRefType(f32, [64, 32], memory_space=copy.SmemSpaceAttr()))
+        ).result
         b.insert(copy.AsyncCopyOp(args[0], buf, src_indices=[c0, c0], cache="cg"))
 
     module = kernel([GMEM], build, target="sm_80")
@@ -96,14 +103,21 @@ def test_target_chooses_the_implementation():
 def test_seed_error_from_the_builder_carries_a_note():
     def build(b, args):
         c0 = b.insert(arith.ConstantOp.from_int_and_width(0, IndexType())).result
-        buf = b.insert(copy.AllocSmemOp(MemRefType(f32, [64, 32], memory_space=copy.SmemSpaceAttr()))).result
-        b.insert(copy.AsyncCopyOp(buf, args[0], dst_indices=[c0, c0], implementation="cp_async", reduction="add"))
+        buf = b.insert(
+            copy.AllocSmemOp(MemRefType(f32, [64, 32], memory_space=copy.SmemSpaceAttr()))
+        ).result
+        b.insert(
+            copy.AsyncCopyOp(
+                buf, args[0], dst_indices=[c0, c0], implementation="cp_async", reduction="add"
+            )
+        )
 
     module = kernel([GMEM], build)
     with pytest.raises(CopyVerifyException) as info:
         module.verify()
     assert str(info.value) == "Only the TMA implementation supports reductions"
-    assert info.value.note and "impl tma" in info.value.note
+    assert info.value.note
+    assert "impl tma" in info.value.note
 
 
 def test_tmem_ops_build_on_sm100a():
@@ -113,13 +127,22 @@ def test_tmem_ops_build_on_sm100a():
         col = args[0]
         acc = b.insert(copy.TmemAllocOp(tmem)).result
         load = b.insert(
-            copy.TmemLoadOp(acc, col, shape="shape_32x32b", num=8, reduce="max", abs=True,
-                            result_type=VectorType(f32, [8]))
+            copy.TmemLoadOp(
+                acc,
+                col,
+                shape="shape_32x32b",
+                num=8,
+                reduce="max",
+                abs=True,
+                result_type=VectorType(f32, [8]),
+            )
         )
         b.insert(copy.TmemWaitOp("load"))
         b.insert(copy.TmemStoreOp(load.results[0], acc, col, shape="shape_32x32b", num=8))
         b.insert(copy.TmemWaitOp("store"))
-        tile = b.insert(copy.AllocSmemOp(MemRefType(f32, [128, 8], memory_space=copy.SmemSpaceAttr()))).result
+        tile = b.insert(
+            copy.AllocSmemOp(MemRefType(f32, [128, 8], memory_space=copy.SmemSpaceAttr()))
+        ).result
         b.insert(copy.SmemToTmemOp(tile, acc, col, shape="shape_128x256b"))
         b.insert(copy.TmemDeallocOp(acc))
 
@@ -133,7 +156,10 @@ def test_tmem_ops_build_on_sm100a():
     ("kwargs", "message"),
     [
         ({"collective": [0]}, "needs a cluster larger than 1"),
-        ({"oob": "nan", "implementation": "cp_async"}, "only supports oob promise_in_bounds or zeros"),
+        (
+            {"oob": "nan", "implementation": "cp_async"},
+            "only supports oob promise_in_bounds or zeros",
+        ),
         ({"swizzle": 64}, "TMA descriptor layout must match shared layout"),
     ],
 )
@@ -142,8 +168,16 @@ def test_constructor_keywords_are_verified(kwargs, message):
         c0 = b.insert(arith.ConstantOp.from_int_and_width(0, IndexType())).result
         buf = b.insert(copy.AllocSmemOp(SMEM)).result
         bars = b.insert(copy.BarrierInitOp(2)).result
-        barrier = {} if kwargs.get("implementation") == "cp_async" else {"barrier": bars, "barrier_index": c0}
-        b.insert(copy.AsyncCopyOp(args[0], buf, src_indices=[c0, c0], dst_indices=[c0], **barrier, **kwargs))
+        barrier = (
+            {}
+            if kwargs.get("implementation") == "cp_async"
+            else {"barrier": bars, "barrier_index": c0}
+        )
+        b.insert(
+            copy.AsyncCopyOp(
+                args[0], buf, src_indices=[c0, c0], dst_indices=[c0], **barrier, **kwargs
+            )
+        )
 
     with pytest.raises(CopyVerifyException, match=message):
         kernel([GMEM], build).verify()
