@@ -58,10 +58,10 @@ func.func @barrier_needs_hopper(%x: memref<256x256xf32>) attributes {copy.target
 
 func.func @tmem_load_needs_tmem(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %buf = copy.alloc_smem : memref<128x64xf32, #copy.smem>
-  // CHECK: seed-diagnostics.mlir:65:8: error: 'copy.tmem_load' op Async load only supports TMEM refs
+  // CHECK: seed-diagnostics.mlir:65:3: error: 'copy.tmem_load' op Async load only supports TMEM refs
   // CHECK-NEXT: %v = copy.tmem_load %buf[%col] shape shape_32x32b num 4
   // CHECK-NEXT: ^
-  // CHECK-NEXT: seed-diagnostics.mlir:65:8: note: got a ref in SMEM; load SMEM or GMEM with memref.load or vector.load, and copy GMEM to SMEM with copy.async_copy
+  // CHECK-NEXT: seed-diagnostics.mlir:65:3: note: got a ref in SMEM; load SMEM or GMEM with memref.load or vector.load, and copy GMEM to SMEM with copy.async_copy
   %v = copy.tmem_load %buf[%col] shape shape_32x32b num 4 : memref<128x64xf32, #copy.smem> -> vector<4xf32>
   func.return
 }
