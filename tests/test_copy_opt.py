@@ -589,3 +589,25 @@ def test_verify_diagnostics_without_split(tmp_path: Path):
 def _write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+def test_verify_op_reports_without_dumping_the_module(ctx):
+    """xDSL's Operation.verify prints the whole module into each error's notes (quadratic
+    for a module with many errors); copy-opt's verify_op raises the bare error."""
+    from xdsl.parser import Parser
+
+    from copy_dialect.errors import CopyVerifyException
+    from copy_dialect.tools.copy_opt import verify_op
+
+    text = """
+    func.func @f() attributes {copy.target = #copy.target<"sm_80">} {
+      copy.fence_async_shared
+      func.return
+    }
+    """
+    module = Parser(ctx, text).parse_module()
+    fence = next(op for op in module.walk() if op.name == "copy.fence_async_shared")
+    with pytest.raises(CopyVerifyException) as info:
+        verify_op(fence)
+    assert not getattr(info.value, "__notes__", None)
+    assert "needs sm_90 or newer" in str(info.value)
