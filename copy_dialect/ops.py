@@ -1748,11 +1748,14 @@ class BarrierArriveExpectTxOp(IRDLOperation):
                 f"data has landed: expect {delivered}",
             )
 
-    def _same_barrier(self, barrier: SSAValue, index: SSAValue | None) -> bool:
-        here = None if self.index is None else constant_int(self.index)
-        there = None if index is None else constant_int(index)
-        same_index = (self.index is None and index is None) or (here is not None and here == there)
-        return barrier == self.barrier and same_index
+    def _same_barrier(self, barrier: SSAValue, index: SSAValue | None) -> bool | None:
+        """Whether (barrier, index) names this op's barrier; None when a dynamic index of
+        the same group makes that unknowable. A missing index means barrier 0."""
+        if barrier != self.barrier:
+            return False
+        here = 0 if self.index is None else constant_int(self.index)
+        there = 0 if index is None else constant_int(index)
+        return None if here is None or there is None else here == there
 
     def _bytes_delivered(self) -> int | None:
         """Bytes the copies of this barrier phase deliver: those between the previous and
@@ -1764,10 +1767,14 @@ class BarrierArriveExpectTxOp(IRDLOperation):
         for direction in ("prev_op", "next_op"):
             op = getattr(self, direction)
             while op is not None:
-                if isinstance(op, BarrierWaitOp) and self._same_barrier(op.barrier, op.index):
-                    break
-                if isinstance(op, AsyncCopyOp) and op.barrier is not None:
-                    if self._same_barrier(op.barrier, op.barrier_index):
+                if isinstance(op, BarrierWaitOp | AsyncCopyOp):
+                    index = op.index if isinstance(op, BarrierWaitOp) else op.barrier_index
+                    same = op.barrier is not None and self._same_barrier(op.barrier, index)
+                    if same is None:
+                        return None
+                    if same and isinstance(op, BarrierWaitOp):
+                        break
+                    if same and isinstance(op, AsyncCopyOp):
                         if op.arrives:
                             return None
                         # A collective load credits each CTA's barrier with the whole box.

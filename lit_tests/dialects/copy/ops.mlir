@@ -66,6 +66,15 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // CHECK: copy.barrier_arrive %{{.*}} : !copy.barrier<1>
     // CHECK-GENERIC: "copy.barrier_arrive"(%{{.*}}) : (!copy.barrier<1>) -> ()
     copy.barrier_arrive %bar : !copy.barrier<1>
+    %p = arith.constant true
+    copy.barrier_wait %bar[%c0], %p : !copy.barrier<1>
+    // One explicit expect_tx for a copy that does not arrive itself: 128 x 64 x 2 bytes (the
+    // whole box, although each CTA of the pair issues half of it).
+    // CHECK: copy.barrier_arrive_expect_tx %{{.*}}, 16384 : !copy.barrier<1>
+    // CHECK-GENERIC: "copy.barrier_arrive_expect_tx"(%{{.*}}) <{bytes = 16384 : i64}> : (!copy.barrier<1>) -> ()
+    copy.barrier_arrive_expect_tx %bar, 16384 : !copy.barrier<1>
+    copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {arrive = false, collective = array<i64: 0>} : memref<1024x1024xbf16> to memref<128x64xbf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    copy.barrier_wait %bar, %p : !copy.barrier<1>
     func.return
   }
 }
