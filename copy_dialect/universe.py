@@ -4,6 +4,8 @@ This is the project's one registration route: `copy-opt` and plain `xdsl-opt` bo
 read it through `Universe.get_multiverse()`.
 """
 
+from importlib import import_module
+
 from xdsl.universe import Universe
 
 
@@ -13,7 +15,18 @@ def _copy():
     return Copy
 
 
+def _pass(module: str, cls: str):
+    """A lazy factory for the pass class `cls` of `copy_dialect.passes.<module>`."""
+    return lambda: getattr(import_module(f"copy_dialect.passes.{module}"), cls)
+
+
 COPY_UNIVERSE = Universe(
     all_dialects={"copy": _copy},
-    all_passes={},
+    all_passes={
+        "convert-arith-to-llvm": _pass("convert_arith_to_llvm", "ConvertArithToLLVMPass"),
+        "convert-cf-to-llvm": _pass("convert_cf_to_llvm", "ConvertCfToLLVMPass"),
+        "convert-func-to-llvm": _pass("convert_func_to_llvm", "ConvertFuncToLLVMPass"),
+        "convert-gpu-to-nvvm": _pass("convert_gpu_to_nvvm", "ConvertGpuToNVVMPass"),
+        "convert-memref-to-llvm": _pass("convert_memref_to_llvm", "ConvertMemrefToLLVMPass"),
+    },
 )
