@@ -465,9 +465,20 @@ def enclosing_kernel(op: Operation) -> Operation | None:
 
 
 def cluster_shape(op: Operation) -> tuple[int, int, int]:
-    """The kernel's cluster shape from `copy.cluster`, (1, 1, 1) when it has none."""
+    """The cluster shape of the kernel around `op`, (1, 1, 1) when it has none."""
     kernel = enclosing_kernel(op)
-    attr = None if kernel is None else kernel.attributes.get("copy.cluster")
+    return (1, 1, 1) if kernel is None else kernel_cluster_shape(kernel)
+
+
+def multicast_split_dim(box: Sequence[int]) -> int:
+    """The box dim a multicast load splits over its collective group: the outermost dim
+    larger than 1, so that each CTA's share is contiguous in SMEM."""
+    return next((i for i, d in enumerate(box) if d > 1), len(box) - 1)
+
+
+def kernel_cluster_shape(kernel: Operation) -> tuple[int, int, int]:
+    """The cluster shape in a kernel's `copy.cluster`, (1, 1, 1) when it has none."""
+    attr = kernel.attributes.get("copy.cluster")
     if attr is None:
         return (1, 1, 1)
     values = attr.get_values() if isinstance(attr, DenseArrayBase) else ()
@@ -1194,16 +1205,27 @@ class AsyncCopyOp(IRDLOperation):
                 note="set copy.cluster = array<i32: x, y, z> on the kernel, or drop collective",
             )
         box, bits = g.box_shape, bitwidth(g.element_type) or 8
-        splittable = [d for d in box[:-1] if d % size == 0]
-        if len(box) == 1 and g.swizzle_bytes == 16 and box[0] % size == 0:
-            splittable = [d for d in box if (d // size * bits) % 128 == 0]
+        dim = multicast_split_dim(box)
+        share = box[:dim] + (box[dim] // size,) + box[dim + 1 :]
+        innermost = dim == len(box) - 1
         # rule: D5
-        if not splittable:
+        if box[dim] % size or (innermost and (g.swizzle_bytes != 16 or share[-1] * bits % 128)):
             raise Error(
                 f"None of the leading dimensions in the transformed slice shape {list(box)} "
                 f"is divisible by the collective size {size}",
-                note=f"each CTA of the collective loads 1/{size} of the box and multicasts it: "
-                f"make a leading box dim a multiple of {size}",
+                note=f"each CTA of the collective loads 1/{size} of the box along its outermost "
+                f"dim larger than 1 (here dim {dim}) and multicasts it: make that dim a multiple "
+                f"of {size}"
+                + (" (an unswizzled innermost dim of whole 16-byte chunks)" if innermost else ""),
+            )
+        share_bytes = smem_bytes(share, g.element_type, g.swizzle_bytes)
+        required = max(128, swizzle_period(g.swizzle_bytes))
+        # rule: D5, TR11
+        if share_bytes % required:
+            raise Error(
+                f"each CTA's share of the multicast box is {share_bytes} bytes, not a multiple "
+                f"of the {required} bytes TMA needs its SMEM destination aligned to",
+                note=f"make the box's share per CTA ({list(share)}) a multiple of {required} bytes",
             )
 
     def _verify_leader_tracked(

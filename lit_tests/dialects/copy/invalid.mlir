@@ -549,7 +549,7 @@ func.func @d5_box_not_divisible_by_collective(%x: memref<256x256xf32>) attribute
   %buf = copy.alloc_smem : memref<6x32xf32, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // expected-error@+2 {{None of the leading dimensions in the transformed slice shape [6, 32] is divisible by the collective size 4}}
-  // expected-note@+1 {{make a leading box dim a multiple of 4}}
+  // expected-note@+1 {{make that dim a multiple of 4}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 0>} : memref<256x256xf32> to memref<6x32xf32, #copy.smem>, !copy.barrier<1>
   func.return
 }
@@ -825,5 +825,18 @@ func.func @tr15_nan_fill_of_integers(%x: memref<256x256xi32>) attributes {copy.t
   // expected-error@+2 {{oob nan needs a floating-point element type, got i32}}
   // expected-note@+1 {{use oob zeros}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] oob nan : memref<256x256xi32> to memref<64x64xi32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: D5, TR11
+func.func @d5_multicast_share_breaks_the_swizzle_period(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<8x32xf32, #copy.smem<swizzle = 128>>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{each CTA's share of the multicast box is 512 bytes, not a multiple of the 1024 bytes TMA needs its SMEM destination aligned to}}
+  // expected-note@+1 {{make the box's share per CTA ([4, 32]) a multiple of 1024 bytes}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 0>} : memref<256x256xf32> to memref<8x32xf32, #copy.smem<swizzle = 128>>, !copy.barrier<1>
   func.return
 }
