@@ -1,0 +1,99 @@
+"""The default lowering pipeline and the in-process compiler: .mlir -> PTX -> cubin.
+
+`lower-copy-to-llvm{target=sm_90a}` runs, in order, the passes of docs/lowering.md that take
+a module of copy + func/arith/scf/gpu/memref ops to llvm + nvvm ops. `compile_module` then
+translates to LLVM IR, has LLVM's NVPTX backend emit PTX (in a child process, so that an
+LLVM fatal error cannot end the caller) and nvJitLink assemble the cubin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects import builtin
+from xdsl.passes import ModulePass
+from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
+from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
+
+from copy_dialect import ops as copy
+from copy_dialect.passes.abi import kernel_abis
+from copy_dialect.passes.convert_arith_to_llvm import ConvertArithToLLVMPass
+from copy_dialect.passes.convert_cf_to_llvm import ConvertCfToLLVMPass
+from copy_dialect.passes.convert_copy_to_nvvm import ConvertCopyToNVVMPass
+from copy_dialect.passes.convert_func_to_llvm import ConvertFuncToLLVMPass
+from copy_dialect.passes.convert_gpu_to_nvvm import ConvertGpuToNVVMPass
+from copy_dialect.passes.convert_memref_to_llvm import ConvertMemrefToLLVMPass
+
+
+def lowering_passes(target: str = "") -> list[ModulePass]:
+    return [
+        ConvertCopyToNVVMPass(target=target),
+        ConvertScfToCf(),
+        ConvertMemrefToLLVMPass(),
+        ConvertGpuToNVVMPass(),
+        ConvertArithToLLVMPass(),
+        ConvertCfToLLVMPass(),
+        ConvertFuncToLLVMPass(),
+        ReconcileUnrealizedCastsPass(),
+    ]
+
+
+@dataclass(frozen=True)
+class LowerCopyToLLVMPass(ModulePass):
+    """Runs the whole lowering, copy dialect to llvm + nvvm, for the module's target."""
+
+    name = "lower-copy-to-llvm"
+
+    target: str = ""
+    """Overrides the module's `copy.target`."""
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        for p in lowering_passes(self.target):
+            p.apply(ctx, op)
+
+
+def module_target(module: builtin.ModuleOp, override: str | None = None) -> str | None:
+    if override:
+        return override
+    attr = module.attributes.get("copy.target")
+    return attr.arch.data if isinstance(attr, copy.TargetAttr) else None
+
+
+@dataclass
+class Compiled:
+    """What compiling a module gives: every stage, and the kernels' ABI."""
+
+    target: str
+    llvm_ir: str
+    ptx: str
+    cubin: bytes
+    abi: dict[str, Any]
+
+
+def compile_lowered(module: builtin.ModuleOp, target: str) -> Compiled:
+    """LLVM IR, PTX and cubin of an already lowered module."""
+    from copy_dialect.passes import backend, translate_llvm
+
+    llvm_ir = translate_llvm.translate_module(module)
+    ptx = backend.compile_ptx(llvm_ir, target)
+    cubin = backend.compile_cubin(ptx, target)
+    abi = kernel_abis(module)
+    abi["target"] = target
+    return Compiled(target, llvm_ir, ptx, cubin, abi)
+
+
+def compile_module(
+    module: builtin.ModuleOp, ctx: Context, target: str | None = None
+) -> Compiled:
+    """Lowers `module` in place and compiles it for `target` (default: its copy.target)."""
+    name = module_target(module, target)
+    if name is None:
+        raise ValueError(
+            "no target: give the module copy.target = #copy.target<\"sm_90a\"> or pass target="
+        )
+    module.verify()
+    LowerCopyToLLVMPass(target=name).apply(ctx, module)
+    module.verify()
+    return compile_lowered(module, name)
