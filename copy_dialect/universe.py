@@ -25,8 +25,10 @@ COPY_UNIVERSE = Universe(
     all_passes={
         "convert-arith-to-llvm": _pass("convert_arith_to_llvm", "ConvertArithToLLVMPass"),
         "convert-cf-to-llvm": _pass("convert_cf_to_llvm", "ConvertCfToLLVMPass"),
+        "convert-copy-to-nvvm": _pass("convert_copy_to_nvvm", "ConvertCopyToNVVMPass"),
         "convert-func-to-llvm": _pass("convert_func_to_llvm", "ConvertFuncToLLVMPass"),
         "convert-gpu-to-nvvm": _pass("convert_gpu_to_nvvm", "ConvertGpuToNVVMPass"),
         "convert-memref-to-llvm": _pass("convert_memref_to_llvm", "ConvertMemrefToLLVMPass"),
+        "lower-copy-to-llvm": _pass("pipeline", "LowerCopyToLLVMPass"),
     },
 )
