@@ -71,6 +71,7 @@ from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from copy_dialect.target import TARGETS
 from copy_dialect.tools.diagnostics import (
     SPLIT_MARKER,
     Chunk,
@@ -438,6 +439,15 @@ def _check_no_empty_blocks(op: Operation) -> None:
             )
 
 
+GPU_OUTPUTS = ("llvm", "ptx", "cubin")
+"""-t values that lower to LLVM and compile with our backend."""
+
+
+def _gpu_output_target() -> None:
+    """Placeholder factory: CopyOptMain.output_resulting_program handles GPU outputs."""
+    raise AssertionError("GPU outputs are printed by CopyOptMain.output_resulting_program")
+
+
 # --- the driver ----------------------------------------------------------------------
 
 
@@ -508,6 +518,22 @@ class CopyOptMain(xDSLOptMain):
             + ",".join(self.available_passes),
         )
         arg_parser.add_argument(
+            "-t",
+            "--emit",
+            dest="target",
+            default="mlir",
+            help="what to print: mlir (default), llvm (LLVM IR), ptx, cubin (with -o; also "
+            "writes the kernels' ABI to OUT.json), or another xDSL target. llvm, ptx and "
+            "cubin run the default lowering pipeline unless -p is given",
+        )
+        arg_parser.add_argument(
+            "--target",
+            dest="gpu_target",
+            default=None,
+            help="GPU target (sm_80, sm_90a, sm_100a, ...) for -t llvm|ptx|cubin, "
+            "overriding the module's copy.target",
+        )
+        arg_parser.add_argument(
             "--verify-diagnostics",
             default=False,
             action="store_true",
@@ -516,8 +542,23 @@ class CopyOptMain(xDSLOptMain):
             "of the input, like mlir-opt; exit status 0 if they match exactly",
         )
 
+    def register_all_targets(self):
+        super().register_all_targets()
+        # Ours replace xDSL's `llvm` target, which cannot print GPU code (toolchain.md).
+        for name in GPU_OUTPUTS:
+            self.available_targets[name] = _gpu_output_target
+
     def _check_arguments(self) -> None:
         args = self.args
+        if args.gpu_target is not None and args.gpu_target not in TARGETS:
+            raise UsageError(
+                f"unknown GPU target --target '{args.gpu_target}'; expected one of "
+                + ", ".join(TARGETS)
+            )
+        if args.target == "cubin" and args.output_file in (None, "-"):
+            raise UsageError("-t cubin writes a binary: give an output file with -o FILE.cubin")
+        if args.target == "cubin" and args.split_input_file:
+            raise UsageError("-t cubin compiles one module: drop --split-input-file")
         try:
             target = parse_spec(args.target).name
         except ArgSpecParseError as exc:
@@ -542,6 +583,15 @@ class CopyOptMain(xDSLOptMain):
     def setup_pipeline(self):
         """Build the -p pipeline; a bad spec is a UsageError that says how to fix it."""
         spec = ",".join(p for p in self.args.passes if p)
+        if not spec and self.args.target in GPU_OUTPUTS:
+            try:
+                from copy_dialect.passes.pipeline import lowering_passes
+            except Exception as exc:
+                raise ToolError(
+                    f"cannot load the lowering passes: {type(exc).__name__}: {exc}"
+                ) from exc
+            self.pipeline = PassPipeline(tuple(lowering_passes(self.args.gpu_target or "")))
+            return
         try:
             pass_specs = tuple(parse_pipeline(spec))
         except ArgSpecParseError as exc:
@@ -599,7 +649,12 @@ class CopyOptMain(xDSLOptMain):
             # Like mlir-opt, a chunk with errors prints nothing (but keeps its separator).
             outputs.append(result.output or "")
         text = (SPLIT_MARKER + "\n").join(outputs)
-        if output_path is None:
+        binary = getattr(self, "binary_output", None)
+        if binary is not None and output_path is not None and not failed:
+            cubin, abi = binary
+            _write_file_atomically(output_path, cubin)
+            _write_file_atomically(output_path + ".json", abi)
+        elif output_path is None:
             _write_stdout(text)
         elif not failed:
             _write_file_atomically(output_path, text)
@@ -644,6 +699,32 @@ class CopyOptMain(xDSLOptMain):
         if output and not result.has_errors:
             result.output = output[0]
         return result
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        fmt = self.args.target
+        if fmt not in GPU_OUTPUTS:
+            return super().output_resulting_program(prog)
+        from copy_dialect.passes import backend, translate_llvm
+        from copy_dialect.passes.abi import dumps as abi_dumps
+        from copy_dialect.passes.abi import kernel_abis
+        from copy_dialect.passes.pipeline import module_target
+
+        target = module_target(prog, self.args.gpu_target)
+        if target is None:
+            raise DiagnosticException(
+                f"-t {fmt} needs a GPU target: give the module copy.target = "
+                '#copy.target<"sm_90a"> or pass --target sm_90a'
+            )
+        llvm_ir = translate_llvm.translate_module(prog)
+        if fmt == "llvm":
+            return llvm_ir
+        ptx = backend.compile_ptx(llvm_ir, target)
+        if fmt == "ptx":
+            return ptx
+        abi = kernel_abis(prog)
+        abi["target"] = target
+        self.binary_output = (backend.compile_cubin(ptx, target), abi_dumps(abi))
+        return ""
 
     def _parse(
         self, source: SourceFile, chunk: Chunk, diagnostics: list[Diagnostic]
@@ -864,21 +945,22 @@ def _write_stdout(text: str) -> None:
     sys.stdout.flush()
 
 
-def _write_file_atomically(path: str, text: str) -> None:
+def _write_file_atomically(path: str, text: str | bytes) -> None:
     """Write `path` through a temporary file and a rename, so it is never half-written.
 
     Special files (/dev/null, pipes) are written directly.
     """
     target = os.path.realpath(path)
+    data = text.encode("utf-8") if isinstance(text, str) else text
     if os.path.exists(target) and not os.path.isfile(target):
-        with open(target, "w", encoding="utf-8") as f:
-            f.write(text)
+        with open(target, "wb") as f:
+            f.write(data)
         return
     directory = os.path.dirname(target)
     fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else _default_mode()
         os.chmod(temp, mode)
         os.replace(temp, target)
