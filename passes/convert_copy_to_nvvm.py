@@ -953,6 +953,9 @@ class ConvertCopyToNVVMPass(ModulePass):
         ).rewrite_module(op)
         for fn, kernel in kernels.items():
             fn.attributes["copy.abi"] = kernel_abi(kernel, original_args[fn])
+            # Copies need the kernel's tensor-map parameters and SMEM arena: a function
+            # that holds them is a kernel entry.
+            fn.attributes["gpu.kernel"] = UnitAttr()
         if arena:
             global_op = llvm.GlobalOp(
                 llvm.LLVMArrayType.from_size_and_type(0, IntegerType(8)),
