@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -265,7 +265,7 @@ def tma_descriptor(copy_op: copy.AsyncCopyOp | copy.PrefetchOp, kernel: Kernel) 
         reduction = None if copy_op.reduction is None else copy_op.reduction.data
     assert isinstance(gmem_type := gmem.type, MemRefType)
     entry = kernel.fn.body.blocks[0]
-    if not (isinstance(gmem, builtin.BlockArgument) and gmem.block is entry):
+    if not (isinstance(gmem, BlockArgument) and gmem.block is entry):
         raise fail(copy_op, "a TMA copy's GMEM ref must be a kernel argument")
     dtype = tensor_map_type(gmem_type.element_type, reduction)
     if dtype is None:
@@ -289,7 +289,7 @@ def append_tensor_map_argument(fn: func.FuncOp) -> SSAValue:
     grid_constant = DictionaryAttr(
         {
             "llvm.align": IntegerAttr(64, i64),
-            "llvm.byval": llvm.LLVMArrayType.from_size_and_type(128, IntegerType(8)),
+            "llvm.byval": llvm.LLVMArrayType(128, IntegerType(8)),
             "nvvm.grid_constant": UnitAttr(),
         }
     )
@@ -947,7 +947,9 @@ class ConvertCopyToNVVMPass(ModulePass):
                     LowerTmemStore(kernels),  # copy.tmem_store
                     LowerTmemWait(kernels),  # copy.tmem_wait
                     RejectUnlowered(kernels),  # copy.smem_to_tmem
-                ]
+                ],
+                # The prologue's values get their uses only as the copies are rewritten.
+                dce_enabled=False,
             ),
             apply_recursively=False,
         ).rewrite_module(op)
@@ -958,7 +960,7 @@ class ConvertCopyToNVVMPass(ModulePass):
             fn.attributes["gpu.kernel"] = UnitAttr()
         if arena:
             global_op = llvm.GlobalOp(
-                llvm.LLVMArrayType.from_size_and_type(0, IntegerType(8)),
+                llvm.LLVMArrayType(0, IntegerType(8)),
                 ARENA_SYMBOL,
                 "external",
                 addr_space=SHARED,
