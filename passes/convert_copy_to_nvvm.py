@@ -131,6 +131,10 @@ class Emit:
         gep = llvm.GEPOp.from_mixed_indices(base, [offset], IntegerType(8), result_type=ptr_type)
         return self(gep).results[0]
 
+    def inttoptr(self, value: SSAValue, type: llvm.LLVMPointerType) -> SSAValue:
+        # xDSL's IntToPtrOp constructor only makes generic pointers.
+        return self(llvm.IntToPtrOp.create(operands=[value], result_types=[type])).results[0]
+
     def sreg(self, name: str) -> SSAValue:
         return self(nvvm.read_sreg(name)).results[0]
 
@@ -742,7 +746,7 @@ class LowerTmemAlloc(KernelPattern):
         e.if_(warp0, [nvvm.Tcgen05AllocOp(slot, ncols), nvvm.Tcgen05RelinquishAllocPermitOp()])
         e(nvvm.Barrier0Op())
         address = e(llvm.LoadOp(slot, i32)).results[0]
-        tmem = e(llvm.IntToPtrOp(address, ptr(TENSOR))).results[0]
+        tmem = e.inttoptr(address, ptr(TENSOR))
         rewriter.replace(op, e.ops, [cast(tmem, t, e.ops)])
 
 
@@ -773,7 +777,7 @@ def warp_tmem_address(e: Emit, kernel: Kernel, tmem: SSAValue, column: SSAValue)
     lane = e.binary(llvm.ShlOp, e.mul(quarter, 32), 16)
     base_int = e(llvm.PtrToIntOp(base, i32)).results[0]
     address = e.add(e.add(base_int, e.resize(lane, i32)), e.resize(col, i32))
-    return e(llvm.IntToPtrOp(address, ptr(TENSOR))).results[0]
+    return e.inttoptr(address, ptr(TENSOR))
 
 
 class LowerTmemLoad(KernelPattern):
