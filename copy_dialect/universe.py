@@ -15,13 +15,19 @@ def _copy():
     return Copy
 
 
+def _nvvm():
+    from copy_dialect.passes.nvvm import NVVM
+
+    return NVVM
+
+
 def _pass(module: str, cls: str):
     """A lazy factory for the pass class `cls` of `copy_dialect.passes.<module>`."""
     return lambda: getattr(import_module(f"copy_dialect.passes.{module}"), cls)
 
 
 COPY_UNIVERSE = Universe(
-    all_dialects={"copy": _copy},
+    all_dialects={"copy": _copy, "nvvm": _nvvm},
     all_passes={
         "convert-arith-to-llvm": _pass("convert_arith_to_llvm", "ConvertArithToLLVMPass"),
         "convert-cf-to-llvm": _pass("convert_cf_to_llvm", "ConvertCfToLLVMPass"),
