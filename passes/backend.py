@@ -1,0 +1,362 @@
+"""PTX and cubins from LLVM IR: llvmlite's NVPTX backend, then nvJitLink.
+
+`compile_ptx` runs llvmlite (LLVM 22.1 with NVPTX) in a worker process. The LLVM in
+llvmlite is built with assertions, and LLVM ends the process on a fatal error: an intrinsic
+the target lacks (`LLVM ERROR: Cannot select: intrinsic ...`, exit 134), a cpu/PTX pair it
+rejects, an immarg that is not a constant (toolchain.md, section 3). Such a crash ends the
+worker only; it becomes a `BackendError` with LLVM's message, and the next call starts a new
+worker. The worker is started once and reused (start-up, mostly `import llvmlite`, costs
+about 60 ms; a request on a warm worker costs a few ms), and `start_worker()` lets a driver
+start it early, while it parses and lowers.
+
+`compile_cubin` runs nvJitLink (`cuda.bindings.nvjitlink`) in this process: it reports
+errors through its log and does not abort. Neither step needs a GPU or ptxas.
+
+Run as a script (`python backend.py --serve`), this file is the worker; it then imports
+only the standard library, llvmlite and xDSL's exception module.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from xdsl.utils.exceptions import DiagnosticException
+
+NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
+
+TARGET_CODEGEN: dict[str, tuple[str, str]] = {
+    # Ampere, Ada and Hopper take PTX ISA 8.0 (their minimum is 7.0-8.0): `::cta`
+    # qualifiers (7.8) and the PTX that was run on an H200 (h200-findings.md) need it.
+    "sm_80": ("sm_80", "+ptx80"),
+    "sm_86": ("sm_86", "+ptx80"),
+    "sm_89": ("sm_89", "+ptx80"),
+    "sm_90": ("sm_90", "+ptx80"),
+    "sm_90a": ("sm_90a", "+ptx80"),
+    # Blackwell: sm_100f and sm_103a need PTX 8.8 (LLVM aborts below it), sm_100a 8.6 and
+    # sm_120/sm_120a 8.7; all take 8.8, so that inline tcgen05 PTX of 8.7/8.8 assembles.
+    "sm_100a": ("sm_100a", "+ptx88"),
+    "sm_100f": ("sm_100f", "+ptx88"),
+    "sm_103a": ("sm_103a", "+ptx88"),
+    "sm_120": ("sm_120", "+ptx88"),
+    "sm_120a": ("sm_120a", "+ptx88"),
+}
+"""Target -> (llvmlite cpu, features). Every pair was compiled by llvmlite 0.50 and its PTX
+linked by nvJitLink 13.5 for the same arch (tests/test_backend.py does it again). LLVM 22
+knows PTX up to 9.0 (`+ptx90`); it ignores `+ptx91` and above with a warning."""
+
+WORKER_TIMEOUT_S = 300.0
+"""How long one compile_ptx may take before the worker is killed."""
+
+_EXTERN_LLVM_FUNC = re.compile(r"^\s*\.extern\s+\.func\s+(?:\([^)]*\)\s*)?(llvm\.[\w.$]+)", re.M)
+
+
+class BackendError(DiagnosticException):
+    """LLVM or nvJitLink rejected the input; the message is theirs. `log` is the whole log."""
+
+    def __init__(self, message: str, log: str = ""):
+        super().__init__(message)
+        self.log = log
+
+
+def _codegen_options(target: str) -> tuple[str, str]:
+    if target not in TARGET_CODEGEN:
+        known = ", ".join(TARGET_CODEGEN)
+        raise BackendError(f"unknown target '{target}'; known targets: {known}")
+    return TARGET_CODEGEN[target]
+
+
+# --- PTX, through the worker -----------------------------------------------------------------
+
+
+def compile_ptx(llvm_ir: str, target: str, *, opt_level: int = 3) -> str:
+    """PTX for `target` from LLVM IR text: parse, verify, optimize (O3), emit, in the worker."""
+    cpu, features = _codegen_options(target)
+    request = {"ir": llvm_ir, "cpu": cpu, "features": features, "opt": opt_level}
+    with _lock:
+        worker = _current_worker()
+        reply = worker.request(request, target)
+    if not reply["ok"]:
+        raise BackendError(f"LLVM rejected the IR for {target}: {reply['error']}")
+    ptx: str = reply["ptx"]
+    # A misspelled or unknown `llvm.*` intrinsic is not an error in LLVM: it becomes a call
+    # to an external function, which only the PTX assembler rejects.
+    unknown = sorted(set(_EXTERN_LLVM_FUNC.findall(ptx)))
+    if unknown:
+        raise BackendError(
+            f"unknown intrinsic {', '.join(unknown)}: LLVM 22's NVPTX backend does not know "
+            f"it for {target} (misspelled, or wrong signature), so it became a call to an "
+            "external function"
+        )
+    return ptx
+
+
+def start_worker() -> None:
+    """Starts the worker process if none is running; returns at once."""
+    with _lock:
+        _current_worker()
+
+
+def stop_worker() -> None:
+    """Ends the worker process (a later compile_ptx starts a new one)."""
+    global _worker
+    with _lock:
+        if _worker is not None and _worker.owner == os.getpid():
+            _worker.close()
+        _worker = None
+
+
+def worker_pid() -> int | None:
+    """The worker's process id, if one is running (for tests and diagnostics)."""
+    with _lock:
+        if _worker is None or _worker.owner != os.getpid() or not _worker.alive():
+            return None
+        return _worker.process.pid
+
+
+_lock = threading.Lock()
+_worker: _Worker | None = None
+
+
+def _current_worker() -> _Worker:
+    """The live worker of this process; a new one after a crash or in a forked child."""
+    global _worker
+    if _worker is None or _worker.owner != os.getpid() or not _worker.alive():
+        if _worker is not None and _worker.owner == os.getpid():
+            _worker.close()
+        _worker = _Worker()
+    return _worker
+
+
+@atexit.register
+def _stop_worker_at_exit() -> None:
+    if _worker is not None and _worker.owner == os.getpid():
+        _worker.close()
+
+
+class _Worker:
+    """One worker process, talked to with length-prefixed JSON frames on its stdin/stdout.
+
+    Its stderr goes to a temporary file, where LLVM writes the message of a fatal error
+    before the process dies.
+    """
+
+    def __init__(self):
+        self.owner = os.getpid()
+        self.log = tempfile.TemporaryFile()
+        # -P: the script's folder (passes/) must not shadow modules.
+        self.process = subprocess.Popen(
+            [sys.executable, "-P", str(Path(__file__).resolve()), "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            close_fds=True,
+        )
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def request(self, request: dict[str, Any], target: str) -> dict[str, Any]:
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
+        log_start = os.fstat(self.log.fileno()).st_size
+        try:
+            _write_frame(self.process.stdin, request)
+            reply = _read_frame(self.process.stdout.fileno(), time.monotonic() + WORKER_TIMEOUT_S)
+        except (BrokenPipeError, EOFError):
+            raise self._death(log_start, target) from None
+        except TimeoutError:
+            self.kill()
+            raise BackendError(
+                f"llvmlite's NVPTX backend took more than {WORKER_TIMEOUT_S:.0f} s for "
+                f"{target}; the worker was stopped"
+            ) from None
+        except BaseException:  # KeyboardInterrupt: the reply would answer the next request
+            self.kill()
+            raise
+        return reply
+
+    def _death(self, log_start: int, target: str) -> BackendError:
+        """The error for a worker that died: LLVM's message from its stderr."""
+        status = self.process.wait()
+        self.log.seek(0)
+        raw = self.log.read()
+        log = raw.decode(errors="replace")
+        recent = raw[log_start:].decode(errors="replace") or log
+        try:
+            how = f"killed by {signal.Signals(-status).name}" if status < 0 else ""
+        except ValueError:
+            how = ""
+        how = how or f"exit status {status}"
+        return BackendError(
+            f"LLVM's NVPTX backend failed for {target} (worker {how}): {_llvm_message(recent)}",
+            log,
+        )
+
+    def close(self) -> None:
+        """Closes the worker's stdin (it exits on EOF); kills it if it does not."""
+        try:
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+            self.process.wait(timeout=2)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.log):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:  # unflushed bytes for a dead worker
+                pass
+
+
+def _llvm_message(log: str) -> str:
+    """The lines of LLVM's fatal error, without the stack dump; else the log's last line."""
+    lines = [line.rstrip() for line in log.splitlines() if line.strip()]
+    for i, line in enumerate(lines):
+        if line.startswith(("LLVM ERROR:", "error:")) or ": error:" in line:
+            message = []
+            for rest in lines[i:]:
+                if rest.startswith(("PLEASE submit", "Stack dump", " #0", "0.")):
+                    break
+                message.append(rest.strip())
+            return "\n".join(message)
+    return lines[-1] if lines else "no message"
+
+
+def _write_frame(stream: IO[bytes], payload: dict[str, Any]) -> None:
+    data = json.dumps(payload).encode()
+    stream.write(struct.pack(">I", len(data)) + data)
+    stream.flush()
+
+
+def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
+    chunks: list[bytes] = []
+    while size:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimeoutError
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _read_frame(fd: int, deadline: float | None) -> dict[str, Any]:
+    (size,) = struct.unpack(">I", _read_exactly(fd, 4, deadline))
+    return json.loads(_read_exactly(fd, size, deadline))
+
+
+# --- the worker process ----------------------------------------------------------------------
+
+
+def _serve() -> None:
+    """The worker's loop: one request (IR, cpu, features, opt level) -> PTX or an error."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
+    # Frames go to a private copy of stdout; anything else printed lands in the log.
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    requests = sys.stdin.fileno()
+
+    import llvmlite.binding as llvm
+
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    target = llvm.Target.from_triple(NVPTX_TRIPLE)
+    machines: dict[tuple[str, str], Any] = {}
+    while True:
+        try:
+            request = _read_frame(requests, None)
+        except EOFError:
+            return
+        try:
+            key = (request["cpu"], request["features"])
+            if key not in machines:
+                machines[key] = target.create_target_machine(cpu=key[0], features=key[1], opt=3)
+            reply = {"ok": True, "ptx": _codegen(llvm, machines[key], request)}
+        except Exception as exc:  # parse and verifier errors arrive as RuntimeError
+            reply = {"ok": False, "error": str(exc).strip()}
+        _write_frame(replies, reply)
+
+
+def _codegen(llvm: Any, machine: Any, request: dict[str, Any]) -> str:
+    module = llvm.parse_assembly(request["ir"])
+    module.verify()
+    if not module.triple:
+        module.triple = NVPTX_TRIPLE
+    if not str(module.data_layout):
+        module.data_layout = str(machine.target_data)
+    if request["opt"]:
+        options = llvm.create_pipeline_tuning_options(speed_level=request["opt"])
+        builder = llvm.create_pass_builder(machine, options)
+        builder.getModulePassManager().run(module, builder)
+    return machine.emit_assembly(module)
+
+
+# --- cubin, through nvJitLink ----------------------------------------------------------------
+
+
+def compile_cubin(ptx: str, target: str) -> bytes:
+    """A cubin (ELF) for `target` from PTX, by nvJitLink in this process."""
+    arch, _ = _codegen_options(target)
+    try:
+        from cuda.bindings import nvjitlink
+    except ImportError as exc:
+        raise BackendError(
+            f"compile_cubin needs nvJitLink: pip install cuda-bindings nvidia-nvjitlink ({exc})"
+        ) from None
+    try:
+        handle = nvjitlink.create(2, [f"-arch={arch}", "-O3"])
+    except Exception as exc:  # the library could not be found or loaded
+        raise BackendError(f"nvJitLink is not usable: {exc}") from None
+    try:
+        data = ptx.encode()
+        nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx")
+        nvjitlink.complete(handle)
+        cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
+        nvjitlink.get_linked_cubin(handle, cubin)
+        return bytes(cubin)
+    except nvjitlink.nvJitLinkError as exc:
+        log = _nvjitlink_log(nvjitlink, handle)
+        raise BackendError(f"nvJitLink rejected the PTX for {target}: {log or exc}", log) from None
+    finally:
+        nvjitlink.destroy(handle)
+
+
+def _nvjitlink_log(nvjitlink: Any, handle: int) -> str:
+    size = nvjitlink.get_error_log_size(handle)
+    if not size:
+        return ""
+    log = bytearray(size)
+    nvjitlink.get_error_log(handle, log)
+    return log.rstrip(b"\0").decode(errors="replace").strip()
+
+
+def ptxas_available() -> bool:
+    """Whether a `ptxas` is on PATH (tests may cross-check with it; nothing needs it)."""
+    return shutil.which("ptxas") is not None
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--serve"]:
+    _serve()
