@@ -93,7 +93,13 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.str_enum import StrEnum
 
 from copy_dialect.errors import CopyVerifyException as Error
-from copy_dialect.target import MULTICAST_TARGETS, TARGETS, TCGEN05_TARGETS, Target
+from copy_dialect.target import (
+    MULTICAST_TARGETS,
+    TARGETS,
+    TCGEN05_TARGETS,
+    TMEM_LOAD_REDUCE_TARGETS,
+    Target,
+)
 
 # ===----------------------------------------------------------------------=== #
 # Enums
@@ -2267,6 +2273,14 @@ class TmemLoadOp(IRDLOperation):
                 f"'{'abs' if has_abs else 'NaN'}' requires floating-point element type (f32)",
                 note="drop abs/nan for integer reductions",
             )
+        target = enclosing_target(self)
+        # rule: A14
+        if target is not None and not target.has_tmem_load_reduce:
+            raise Error(
+                f"the fused load-reduce (tcgen05.ld.red) needs {TMEM_LOAD_REDUCE_TARGETS}, "
+                f"but the target is {target.name}",
+                note="reduce the loaded registers with arith ops, or target sm_103a",
+            )
         # rule: J3
         if self.shape.data not in (TmemShape.S32X32B, TmemShape.S16X32BX2):
             raise Error(
@@ -2477,6 +2491,17 @@ class SmemToTmemOp(IRDLOperation):
                 f"SMEM has shape {list(src_type.get_shape())} ({have} bytes), but expected "
                 f"{TMEM_COPY_BYTES[shape]} bytes for TMEM copy shape {shape}",
                 note="one tcgen05.cp moves exactly one shape's worth of SMEM: resize the source",
+            )
+        swizzle = swizzle_of(src_type)
+        row_bytes = src_type.get_shape()[-1] * (bitwidth(src_type.element_type) or 8) // 8
+        # rule: J12
+        if not (row_bytes == 16 and swizzle == 16) and row_bytes != swizzle:
+            raise Error(
+                f"Tiling does not fit swizzle: SMEM rows of {row_bytes} bytes with swizzle "
+                f"{swizzle}",
+                note="tcgen05.cp reads 8-row core matrices: give the source rows of 16 bytes "
+                "unswizzled, or rows exactly one swizzle span wide "
+                f"(#copy.smem<swizzle = {row_bytes}>)",
             )
 
 

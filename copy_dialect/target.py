@@ -52,6 +52,12 @@ class Target:
         return self.sm in (100, 103) and self.suffix in ("a", "f")
 
     @property
+    def has_tmem_load_reduce(self) -> bool:
+        """`tcgen05.ld.red` (fused load-reduce): sm_103a only of these targets (ptxas rejects
+        it for sm_100a)."""
+        return self.sm == 103 and self.suffix in ("a", "f")
+
+    @property
     def default_implementation(self) -> str:
         """The copy implementation chosen when the IR leaves it open (Mosaic GPU's rule)."""
         return "tma" if self.has_tma else "cp_async"
@@ -74,4 +80,5 @@ TARGETS: dict[str, Target] = {
 }
 
 TCGEN05_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tcgen05)
+TMEM_LOAD_REDUCE_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tmem_load_reduce)
 MULTICAST_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_multicast)

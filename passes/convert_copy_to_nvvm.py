@@ -61,8 +61,12 @@ from copy_dialect.passes.llvm_types import (
     lowered,
     ptr,
     static_memref,
+    to_llvm_type,
 )
 from copy_dialect.target import TARGETS, Target
+
+PEER_BIT_MASK = 0xFFFFFFFFFEFFFFFF
+"""Clears the peer bit of a shared::cluster address: the pair's even (leader) CTA."""
 
 TRY_WAIT_TICKS = 10_000_000
 """Suspend-time hint of `mbarrier.try_wait` (ns), as CUTLASS uses."""
@@ -541,8 +545,6 @@ class LowerTmaCopy(KernelPattern):
         kernel = self.kernel(op)
         if op.resolved_implementation() != copy.Implementation.TMA:
             return
-        if op.leader_tracked is not None:
-            raise fail(op, "leader_tracked copies (.cta_group::2) are not lowered yet")
         assert kernel.leader is not None
         g = op.geometry()
         descriptor = tma_descriptor(op, kernel)
@@ -556,12 +558,15 @@ class LowerTmaCopy(KernelPattern):
         if g.is_load:
             assert op.barrier is not None
             bar = barrier_pointer(body, op.barrier, op.barrier_index)
-            if op.arrives:
+            if op.arrives and op.leader_tracked is None:
                 tx = body.const(g.box_bytes, i32)
                 body(nvvm.MBarrierArriveExpectTxSharedOp(bar, tx))
-            mask = None
+            mask, group = None, None
             split = multicast_split(op, kernel)
-            if split is not None:
+            if op.leader_tracked is not None:
+                bar, indices = self.leader_tracked(body, op, kernel, g, bar, indices)
+                group = "cta_2"
+            elif split is not None:
                 dim, size = split
                 rank, mask_value = self.collective_position(body, op, kernel)
                 share = g.box_shape[dim] // size
@@ -579,6 +584,7 @@ class LowerTmaCopy(KernelPattern):
                     mbar=bar,
                     multicast_mask=mask,
                     l2_cache_hint=hint,
+                    group=group,
                 )
             )
         else:
@@ -605,6 +611,37 @@ class LowerTmaCopy(KernelPattern):
             condition = e(llvm.AndOp(condition, op.predicate)).results[0]
         e.if_(condition, body.ops)
         rewriter.replace(op, e.ops, [])
+
+    def leader_tracked(
+        self,
+        e: Emit,
+        op: copy.AsyncCopyOp,
+        kernel: Kernel,
+        g: copy.CopyGeometry,
+        bar: SSAValue,
+        indices: list[SSAValue],
+    ) -> tuple[SSAValue, list[SSAValue]]:
+        """A leader-tracked load of a CTA pair (`.cta_group::2`, sm_100a): each CTA loads its
+        box (a partitioned copy: its part along the axis) into its own SMEM, and both signal
+        the barrier of the pair's leader (the CTA with collective index 0), which expects the
+        bytes of both. As in CUTLASS's 2-SM TMA loads, the leader's barrier is this CTA's
+        barrier address with the peer bit (bit 24 of the shared::cluster window) cleared.
+        Only the leader may wait on the barrier."""
+        assert op.leader_tracked is not None
+        index, _ = self.collective_position(e, op, kernel)
+        axis = op.leader_tracked.partition_axis
+        if axis is not None:
+            gmem_dim = len(indices) - len(g.box_shape) + axis
+            indices = list(indices)
+            indices[gmem_dim] = e.add(indices[gmem_dim], e.mul(index, g.box_shape[axis]))
+        if op.arrives:
+            expect = Emit()
+            tx = expect.const(2 * g.box_bytes, i32)
+            expect(nvvm.MBarrierArriveExpectTxSharedOp(bar, tx))
+            e.if_(e.icmp("eq", index, 0), expect.ops)
+        address = e(llvm.PtrToIntOp(bar, i64)).results[0]
+        leader_address = e.binary(llvm.AndOp, address, PEER_BIT_MASK)
+        return e.inttoptr(leader_address, ptr(SHARED)), indices
 
     @staticmethod
     def slot_offset(e: Emit, g: copy.CopyGeometry) -> SSAValue | int:
@@ -793,7 +830,7 @@ class LowerTmemLoad(KernelPattern):
         address = warp_tmem_address(e, kernel, op.tmem, op.column)
         n = result_type.get_shape()[0]
         raw_type = VectorType(i32, [n])
-        offset = None if op.offset is None else op.offset.value.data
+        offset = None if op.offset is None else e.const(op.offset.value.data, i64)
         if op.reduce is None:
             raw = e(
                 nvvm.Tcgen05LdOp(
@@ -805,7 +842,45 @@ class LowerTmemLoad(KernelPattern):
                 value = e(llvm.BitcastOp(raw, result_type)).results[0]
             rewriter.replace(op, e.ops, [value])
             return
-        raise fail(op, "the fused load-reduce (tcgen05.ld.red) is not lowered yet")
+        # No NVVM op or intrinsic for tcgen05.ld.red: inline PTX, registers then the
+        # reduced value, returned as one struct.
+        element = result_type.element_type
+        suffix = (
+            ".f32"
+            if isinstance(element, builtin.Float32Type)
+            else (
+                ".s32"
+                if isinstance(element, IntegerType)
+                and element.signedness.data == builtin.Signedness.SIGNED
+                else ".u32"
+            )
+        )
+        flags = (".abs" if op.abs is not None else "") + (".NaN" if op.nan is not None else "")
+        shape = op.shape.data.value.removeprefix("shape_")
+        registers = ", ".join(f"${i}" for i in range(n))
+        address_operand = f"${n + 1}"
+        if op.offset is not None:
+            address_operand += f", {op.offset.value.data}"
+        asm = (
+            f"tcgen05.ld.red.sync.aligned.{shape}.x{op.num.value.data}."
+            f"{op.reduce.data.value}{flags}{suffix} {{{registers}}}, ${n}, [{address_operand}];"
+        )
+        scalar = to_llvm_type(element)
+        register = "f" if isinstance(element, builtin.Float32Type) else "r"
+        constraints = ",".join([f"={register}"] * (n + 1) + ["r"])
+        struct = llvm.LLVMStructType.from_type_list([scalar] * (n + 1))
+        call = e(
+            llvm.InlineAsmOp(asm, constraints, [address], [struct], has_side_effects=True)
+        ).results[0]
+        values = [
+            e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), call, scalar)).results[0]
+            for i in range(n + 1)
+        ]
+        vector: SSAValue = e(llvm.UndefOp(result_type)).results[0]
+        for i, v in enumerate(values[:n]):
+            position = e.const(i, i32)
+            vector = e(llvm.InsertElementOp(vector, v, position)).results[0]
+        rewriter.replace(op, e.ops, [vector, values[n]])
 
 
 class LowerTmemStore(KernelPattern):
@@ -822,7 +897,7 @@ class LowerTmemStore(KernelPattern):
         if value_type.element_type != i32:
             raw_type = VectorType(i32, [value_type.get_shape()[0]])
             value = e(llvm.BitcastOp(value, raw_type)).results[0]
-        offset = None if op.offset is None else op.offset.value.data
+        offset = None if op.offset is None else e.const(op.offset.value.data, i64)
         e(nvvm.Tcgen05StOp(address, value, shape=op.shape.data.value, offset=offset))
         rewriter.replace(op, e.ops, [])
 
@@ -836,12 +911,55 @@ class LowerTmemWait(KernelPattern):
         rewriter.replace(op, [nvvm.Tcgen05WaitOp(kind=op.kind.data.value)], [])
 
 
-class RejectUnlowered(KernelPattern):
-    """Ops the lowering does not cover yet get a diagnostic, never silence."""
+SMEM_LAYOUT_TYPES = {16: 0, 32: 6, 64: 4, 128: 2}
+"""tcgen05 shared-memory descriptor layout type of each swizzle (16: none)."""
+
+
+def smem_descriptor(e: Emit, address: SSAValue, row_bytes: int, swizzle: int) -> SSAValue:
+    """The sm_100 shared-memory matrix descriptor (CUTLASS's UMMA::SmemDescriptor) of a
+    K-major buffer whose rows are `row_bytes` wide: start address >> 4 (bits 0-13), leading
+    byte offset >> 4 (16-29), stride byte offset >> 4 (32-45: eight rows), version 1 (46),
+    layout type (61-63)."""
+    start = e.binary(llvm.LShrOp, e.binary(llvm.AndOp, address, 0x3FFFF), 4)
+    fields = ((row_bytes * 8) >> 4) << 32 | (128 >> 4) << 16 | 1 << 46
+    fields |= SMEM_LAYOUT_TYPES[swizzle] << 61
+    return e.binary(llvm.OrOp, start, fields - (1 << 64) if fields >= 1 << 63 else fields)
+
+
+class LowerSmemToTmem(KernelPattern):
+    """`copy.smem_to_tmem` -> `tcgen05.cp` by the elected thread, from a shared-memory
+    descriptor of the source. The source's rows must be one core-matrix row (16 bytes,
+    unswizzled) or exactly its swizzle span (the layouts whose descriptor is row-major)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if isinstance(op, copy.SmemToTmemOp):
-            raise fail(op, "is not lowered yet (tcgen05.cp needs an SMEM matrix descriptor)")
+        if not isinstance(op, copy.SmemToTmemOp):
+            return
+        kernel = self.kernel(op)
+        assert isinstance(src_type := op.src.type, MemRefType)
+        assert kernel.leader is not None
+        swizzle = copy.swizzle_of(src_type)
+        bits = copy.bitwidth(src_type.element_type) or 8
+        row_bytes = src_type.get_shape()[-1] * bits // 8
+        if not (row_bytes == 16 and swizzle == 16) and row_bytes != swizzle:
+            raise fail(
+                op,
+                f"cannot describe SMEM rows of {row_bytes} bytes with swizzle {swizzle} to "
+                "tcgen05.cp yet: use rows of 16 bytes unswizzled, or rows exactly one swizzle "
+                f"span wide (#copy.smem<swizzle = {row_bytes}>)",
+            )
+        body = Emit()
+        (smem,) = lowered([op.src], body.ops)
+        address = body(llvm.PtrToIntOp(smem, i64)).results[0]
+        descriptor = smem_descriptor(body, address, row_bytes, swizzle)
+        (tmem,) = lowered([op.tmem], body.ops)
+        (column,) = lowered([op.column], body.ops)
+        base = body(llvm.PtrToIntOp(tmem, i32)).results[0]
+        taddr = body.inttoptr(body.add(base, body.resize(column, i32)), ptr(TENSOR))
+        multicast = None if op.multicast is None else op.multicast.data.value
+        body(nvvm.Tcgen05CpOp(taddr, descriptor, shape=op.shape.data.value, multicast=multicast))
+        e = Emit()
+        e.if_(kernel.leader, body.ops)
+        rewriter.replace(op, e.ops, [])
 
 
 def _ptrtoint(e: Emit, address: SSAValue) -> SSAValue:
@@ -950,7 +1068,7 @@ class ConvertCopyToNVVMPass(ModulePass):
                     LowerTmemLoad(kernels),  # copy.tmem_load
                     LowerTmemStore(kernels),  # copy.tmem_store
                     LowerTmemWait(kernels),  # copy.tmem_wait
-                    RejectUnlowered(kernels),  # copy.smem_to_tmem
+                    LowerSmemToTmem(kernels),  # copy.smem_to_tmem
                 ],
                 # The prologue's values get their uses only as the copies are rewritten.
                 dce_enabled=False,

@@ -83,7 +83,7 @@ def convert_block_arguments(rewriter: PatternRewriter, block: Block) -> None:
         new_arg = rewriter.replace_value_with_new_type(arg, new_type)
         if new_arg.uses:
             back = builtin.UnrealizedConversionCastOp.get([new_arg], [old_type])
-            rewriter.insert_op(back, InsertPoint.at_start(block))
+            rewriter.insert(back, InsertPoint.at_start(block))
             rewriter.replace_uses_with_if(
                 new_arg, back.results[0], lambda use, back=back: use.operation is not back
             )

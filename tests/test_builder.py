@@ -127,21 +127,13 @@ def test_tmem_ops_build_on_sm100a():
         col = args[0]
         acc = b.insert(copy.TmemAllocOp(tmem)).result
         load = b.insert(
-            copy.TmemLoadOp(
-                acc,
-                col,
-                shape="shape_32x32b",
-                num=8,
-                reduce="max",
-                abs=True,
-                result_type=VectorType(f32, [8]),
-            )
+            copy.TmemLoadOp(acc, col, shape="shape_32x32b", num=8, result_type=VectorType(f32, [8]))
         )
         b.insert(copy.TmemWaitOp("load"))
         b.insert(copy.TmemStoreOp(load.results[0], acc, col, shape="shape_32x32b", num=8))
         b.insert(copy.TmemWaitOp("store"))
         tile = b.insert(
-            copy.AllocSmemOp(MemRefType(f32, [128, 8], memory_space=copy.SmemSpaceAttr()))
+            copy.AllocSmemOp(MemRefType(f32, [128, 8], memory_space=copy.SmemSpaceAttr(32)))
         ).result
         b.insert(copy.SmemToTmemOp(tile, acc, col, shape="shape_128x256b"))
         b.insert(copy.TmemDeallocOp(acc))

@@ -16,7 +16,7 @@ from copy_dialect.passes.pipeline import compile_module
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
-TARGETS = ("sm_80", "sm_90a", "sm_100a")
+TARGETS = ("sm_80", "sm_90a", "sm_100a", "sm_103a")
 POSITIVE_LIT_TESTS = [
     ROOT / "lit_tests" / "dialects" / "copy" / "ops.mlir",
     *sorted((ROOT / "lit_tests" / "passes").glob("*.mlir")),

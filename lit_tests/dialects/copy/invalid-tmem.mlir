@@ -46,7 +46,7 @@ func.func @j1_tmem_store_to_gmem(%g: memref<128x64xf32>, %v: vector<4xf32>, %col
 // -----
 
 // rule: J2
-func.func @j2_reduce_f16(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+func.func @j2_reduce_f16(%col: index) attributes {copy.target = #copy.target<"sm_103a">} {
   %t = copy.tmem_alloc : memref<128x64xf16, #copy.tmem>
   // expected-error@+2 {{Unsupported dtype for reduction: f16. Only float32,  int32 and uint32 are supported.}}
   // expected-note@+1 {{tcgen05.ld.red reduces f32, s32 and u32 values}}
@@ -57,7 +57,7 @@ func.func @j2_reduce_f16(%col: index) attributes {copy.target = #copy.target<"sm
 // -----
 
 // rule: J3
-func.func @j3_reduce_with_shape_16x64b(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+func.func @j3_reduce_with_shape_16x64b(%col: index) attributes {copy.target = #copy.target<"sm_103a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{Fused load-reduce is not supported for this layout}}
   // expected-note@+1 {{for shapes 32x32b and 16x32bx2}}
@@ -279,7 +279,7 @@ func.func @j14_multicast_on_128x256b(%col: index) attributes {copy.target = #cop
 // -----
 
 // rule: J15
-func.func @j15_abs_without_reduce(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+func.func @j15_abs_without_reduce(%col: index) attributes {copy.target = #copy.target<"sm_103a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{'abs' requires 'redOp' to be set}}
   // expected-note@+1 {{add reduce min|max}}
@@ -290,7 +290,7 @@ func.func @j15_abs_without_reduce(%col: index) attributes {copy.target = #copy.t
 // -----
 
 // rule: J15
-func.func @j15_reduce_without_red_result(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+func.func @j15_reduce_without_red_result(%col: index) attributes {copy.target = #copy.target<"sm_103a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{redOp is set but 'red' result is not present}}
   // expected-note@+1 {{bind the reduced value}}
@@ -301,10 +301,33 @@ func.func @j15_reduce_without_red_result(%col: index) attributes {copy.target = 
 // -----
 
 // rule: J15
-func.func @j15_nan_on_integers(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+func.func @j15_nan_on_integers(%col: index) attributes {copy.target = #copy.target<"sm_103a">} {
   %t = copy.tmem_alloc : memref<128x64xi32, #copy.tmem>
   // expected-error@+2 {{'NaN' requires floating-point element type (f32)}}
   // expected-note@+1 {{drop abs/nan for integer reductions}}
   %v, %r = copy.tmem_load %t[%col] shape shape_32x32b num 4 reduce max nan : memref<128x64xi32, #copy.tmem> -> vector<4xi32>, i32
+  func.return
+}
+
+// -----
+
+// rule: J12
+func.func @j12_rows_that_do_not_fit_the_swizzle(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %s = copy.alloc_smem : memref<128x8xf32, #copy.smem>
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{Tiling does not fit swizzle: SMEM rows of 32 bytes with swizzle 16}}
+  // expected-note@+1 {{(#copy.smem<swizzle = 32>)}}
+  copy.smem_to_tmem %s to %t[%col] shape shape_128x256b : memref<128x8xf32, #copy.smem>, memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: A14
+func.func @a14_load_reduce_on_sm100a(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{the fused load-reduce (tcgen05.ld.red) needs sm_103a, but the target is sm_100a}}
+  // expected-note@+1 {{target sm_103a}}
+  %v, %r = copy.tmem_load %t[%col] shape shape_32x32b num 4 reduce max : memref<128x64xf32, #copy.tmem> -> vector<4xf32>, f32
   func.return
 }

@@ -125,9 +125,6 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     // CHECK: %[[V:.*]] = copy.tmem_load %[[ACC]][%{{.*}}] shape shape_32x32b num 4 : memref<128x128xf32, #copy.tmem> -> vector<4xf32>
     // CHECK-GENERIC: "copy.tmem_load"(%{{.*}}, %{{.*}}) <{shape = #copy<tmem_shape shape_32x32b>, num = 4 : i32}> : (memref<128x128xf32, #copy.tmem>, index) -> vector<4xf32>
     %v = copy.tmem_load %acc[%col] shape shape_32x32b num 4 : memref<128x128xf32, #copy.tmem> -> vector<4xf32>
-    // CHECK: %{{.*}}, %{{.*}} = copy.tmem_load %[[ACC]][%{{.*}}] shape shape_32x32b num 8 reduce max abs nan : memref<128x128xf32, #copy.tmem> -> vector<8xf32>, f32
-    // CHECK-GENERIC: "copy.tmem_load"(%{{.*}}, %{{.*}}) <{shape = #copy<tmem_shape shape_32x32b>, num = 8 : i32, reduce = #copy<tmem_reduce max>, abs, nan}> : (memref<128x128xf32, #copy.tmem>, index) -> (vector<8xf32>, f32)
-    %w, %m = copy.tmem_load %acc[%col] shape shape_32x32b num 8 reduce max abs nan : memref<128x128xf32, #copy.tmem> -> vector<8xf32>, f32
     // CHECK: %{{.*}} = copy.tmem_load %[[ACC]][%{{.*}}] shape shape_16x32bx2 num 2 {offset = 16 : i64}
     %h = copy.tmem_load %acc[%col] shape shape_16x32bx2 num 2 {offset = 16 : i64} : memref<128x128xf32, #copy.tmem> -> vector<2xf32>
     // CHECK: copy.tmem_wait load
@@ -138,16 +135,31 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     copy.tmem_store %v, %acc[%col] shape shape_16x256b num 1 : vector<4xf32>, memref<128x128xf32, #copy.tmem>
     // CHECK: copy.tmem_wait store
     copy.tmem_wait store
-    %tile = copy.alloc_smem : memref<128x8xf32, #copy.smem>
-    // CHECK: copy.smem_to_tmem %{{.*}} to %[[ACC]][%{{.*}}] shape shape_128x256b : memref<128x8xf32, #copy.smem>, memref<128x128xf32, #copy.tmem>
-    // CHECK-GENERIC: "copy.smem_to_tmem"(%{{.*}}, %{{.*}}, %{{.*}}) <{shape = #copy<tmem_copy_shape shape_128x256b>}> : (memref<128x8xf32, #copy.smem>, memref<128x128xf32, #copy.tmem>, index) -> ()
-    copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b : memref<128x8xf32, #copy.smem>, memref<128x128xf32, #copy.tmem>
+    %tile = copy.alloc_smem : memref<128x8xf32, #copy.smem<swizzle = 32>>
+    // CHECK: copy.smem_to_tmem %{{.*}} to %[[ACC]][%{{.*}}] shape shape_128x256b : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x128xf32, #copy.tmem>
+    // CHECK-GENERIC: "copy.smem_to_tmem"(%{{.*}}, %{{.*}}, %{{.*}}) <{shape = #copy<tmem_copy_shape shape_128x256b>}> : (memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x128xf32, #copy.tmem>, index) -> ()
+    copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x128xf32, #copy.tmem>
     %rows = copy.alloc_smem : memref<32x4xf32, #copy.smem>
     // CHECK: copy.smem_to_tmem %{{.*}} to %[[ACC]][%{{.*}}] shape shape_32x128b multicast warpx4
     // CHECK-GENERIC: multicast = #copy<tmem_copy_multicast warpx4>
     copy.smem_to_tmem %rows to %acc[%col] shape shape_32x128b multicast warpx4 : memref<32x4xf32, #copy.smem>, memref<128x128xf32, #copy.tmem>
     // CHECK: copy.tmem_dealloc %[[ACC]] : memref<128x128xf32, #copy.tmem>
     // CHECK-GENERIC: "copy.tmem_dealloc"(%{{.*}}) : (memref<128x128xf32, #copy.tmem>) -> ()
+    copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
+    func.return
+  }
+}
+
+// -----
+
+// The fused load-reduce exists on sm_103a (ptxas rejects tcgen05.ld.red for sm_100a).
+builtin.module attributes {copy.target = #copy.target<"sm_103a">} {
+  // CHECK-LABEL: func.func @tmem_load_reduce(
+  func.func @tmem_load_reduce(%col: index) {
+    %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+    // CHECK: %{{.*}}, %{{.*}} = copy.tmem_load %{{.*}}[%{{.*}}] shape shape_32x32b num 8 reduce max abs nan : memref<128x128xf32, #copy.tmem> -> vector<8xf32>, f32
+    // CHECK-GENERIC: "copy.tmem_load"(%{{.*}}, %{{.*}}) <{shape = #copy<tmem_shape shape_32x32b>, num = 8 : i32, reduce = #copy<tmem_reduce max>, abs, nan}> : (memref<128x128xf32, #copy.tmem>, index) -> (vector<8xf32>, f32)
+    %w, %m = copy.tmem_load %acc[%col] shape shape_32x32b num 8 reduce max abs nan : memref<128x128xf32, #copy.tmem> -> vector<8xf32>, f32
     copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
     func.return
   }
