@@ -591,6 +591,11 @@ class CopyOptMain(xDSLOptMain):
                     f"cannot load the lowering passes: {type(exc).__name__}: {exc}"
                 ) from exc
             self.pipeline = PassPipeline(tuple(lowering_passes(self.args.gpu_target or "")))
+            if self.args.target in ("ptx", "cubin"):
+                # LLVM's worker process starts while the input is parsed and lowered.
+                from copy_dialect.passes import backend
+
+                backend.start_worker()
             return
         try:
             pass_specs = tuple(parse_pipeline(spec))
@@ -690,7 +695,8 @@ class CopyOptMain(xDSLOptMain):
             try:
                 output.append(self.output_resulting_program(module))
             except DiagnosticException as exc:
-                return [Diagnostic("error", fallback, f"cannot print the result: {exc}")]
+                loc = _exception_location(exc, fallback)
+                return [Diagnostic("error", loc, f"cannot print the result: {exc}")]
             except Exception as exc:
                 return _internal_error(f"target '{self.args.target}'", exc, fallback)
             return []
@@ -787,10 +793,11 @@ class CopyOptMain(xDSLOptMain):
             except (RecursionError, MemoryError):
                 raise
             except DiagnosticException as exc:
-                diagnostics = [Diagnostic("error", fallback, f"pass '{pass_.name}' failed: {exc}")]
+                loc = _exception_location(exc, fallback)
+                diagnostics = [Diagnostic("error", loc, f"pass '{pass_.name}' failed: {exc}")]
                 note = getattr(exc, "note", None)
                 if isinstance(note, str) and note:
-                    diagnostics.append(Diagnostic("note", fallback, note))
+                    diagnostics.append(Diagnostic("note", loc, note))
                 return diagnostics
             except Exception as exc:
                 return _internal_error(f"pass '{pass_.name}'", exc, fallback)
@@ -857,6 +864,12 @@ class CopyOptMain(xDSLOptMain):
 
 
 # --- helpers -------------------------------------------------------------------------
+
+
+def _exception_location(exc: BaseException, fallback: SourceLocation) -> SourceLocation:
+    """Where a pass or the translation failed: at the op the exception names, if any."""
+    op = getattr(exc, "op", None)
+    return op_location(op, fallback) if isinstance(op, Operation) else fallback
 
 
 def _internal_error(where: str, exc: BaseException, loc: SourceLocation) -> list[Diagnostic]:
