@@ -1,4 +1,5 @@
-// A cp.async tile copy (sm_80 code, which also runs on sm_90): the block's 256 threads copy
+// A cp.async tile copy (sm_80 code; with --target sm_90a the same IR compiles for Hopper,
+// since it asks for cp.async explicitly): the block's 256 threads copy
 // a 32x128 f32 tile of x into SMEM with cp.async (16-byte chunks, zero-filled past the array's
 // end), wait for their group, then write the tile to y with ordinary stores.
 // Launch: grid (1024 / 128, 1024 / 32), 256 threads per block.
@@ -15,7 +16,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
     %col = arith.muli %bx, %c128 : index
     %row = arith.muli %by, %c32 : index
     %tile = copy.alloc_smem : memref<32x128xf32, #copy.smem>
-    copy.async_copy %x[%row, %col] to %tile oob zeros : memref<1024x1024xf32> to memref<32x128xf32, #copy.smem>
+    copy.async_copy %x[%row, %col] to %tile impl cp_async oob zeros : memref<1024x1024xf32> to memref<32x128xf32, #copy.smem>
     copy.commit_group cp_async
     copy.wait_group cp_async 0
     scf.for %i = %tid to %c4096 step %c256 {
