@@ -1,0 +1,239 @@
+"""Loading a compiled module and launching its kernels with `cuLaunchKernelEx`."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from copy_dialect.runtime import arrays as arr
+from copy_dialect.runtime.driver import DeviceFacts, call, device, synchronize
+from copy_dialect.runtime.tensor_map import check_tensor_map_array, encode
+from copy_dialect.target import TARGETS
+
+SCALAR_TYPES = {
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "index": ctypes.c_int64,
+    "f32": ctypes.c_float,
+    "f64": ctypes.c_double,
+    "i1": ctypes.c_bool,
+}
+
+
+def check_device(target: str, smem_bytes: int, facts: DeviceFacts) -> None:
+    """The device can run code for `target` with that much shared memory."""
+    t = TARGETS[target]
+    major, minor = divmod(t.sm, 10)
+    have = facts.compute_capability
+    if t.suffix in ("a", "f"):
+        fits = have == (major, minor) if t.suffix == "a" else have[0] == major
+    else:
+        fits = have[0] == major and have[1] >= minor
+    if not fits:
+        raise ValueError(
+            f"expected a GPU that runs {target} code (compute capability {major}.{minor}"
+            f"{'' if t.suffix == 'a' else ' or a later minor'}), got {facts.name} with "
+            f"compute capability {have[0]}.{have[1]}; recompile with --target for it"
+        )
+    if smem_bytes > facts.max_smem_optin:
+        raise ValueError(
+            f"expected at most {facts.max_smem_optin} bytes of shared memory per block on "
+            f"{facts.name}, got a kernel that needs {smem_bytes}"
+        )
+
+
+@dataclass
+class Kernel:
+    """One kernel of a compiled module, callable on arrays: `kernel(x, y, grid=(64, 64))`."""
+
+    name: str
+    abi: dict[str, Any]
+    target: str
+    program: Program
+
+    @property
+    def params(self) -> list[dict[str, Any]]:
+        return self.abi["params"]
+
+    @property
+    def arguments(self) -> list[dict[str, Any]]:
+        """The parameters the caller passes (pointers and scalars, not tensor maps)."""
+        return [p for p in self.params if p["kind"] != "tensor_map"]
+
+    def check_arguments(self, values: list[Any]) -> list[arr.DeviceArray | Any]:
+        """The caller's arguments against the ABI; arrays are described, not yet uploaded."""
+        if len(values) != len(self.arguments):
+            raise ValueError(
+                f"expected {len(self.arguments)} arguments for kernel {self.name}, "
+                f"got {len(values)}"
+            )
+        described: list[arr.DeviceArray | Any] = []
+        for i, (value, param) in enumerate(zip(values, self.arguments, strict=True)):
+            name = f"argument {i} of {self.name}"
+            if param["kind"] == "scalar":
+                described.append(value)
+                continue
+            array = arr.device_array(value, name)
+            shape = tuple(param["shape"])
+            if array.shape != shape:
+                raise ValueError(f"expected {name} of shape {shape}, got {array.shape}")
+            accepted = arr.accepted_dtypes(param["element"])
+            if array.dtype not in accepted:
+                raise ValueError(
+                    f"expected {name} of dtype {' or '.join(sorted(accepted)) or param['element']}"
+                    f" (the kernel's {param['element']}), got {array.dtype}"
+                )
+            if not array.contiguous:
+                raise ValueError(
+                    f"expected {name} to be contiguous (row-major), got strides {array.strides}"
+                )
+            described.append(array)
+        for param in self.params:
+            if param["kind"] == "tensor_map":
+                array = described[param["arg"]]
+                check_tensor_map_array(array, param, f"argument {param['arg']} of {self.name}")
+        return described
+
+    def check_launch(self, grid: tuple[int, ...], block: tuple[int, ...] | None) -> tuple:
+        grid3 = (tuple(grid) + (1, 1, 1))[:3]
+        fixed = self.abi.get("block")
+        if block is None and fixed is None:
+            raise ValueError(f"expected a block shape for kernel {self.name} (block=(x, y, z))")
+        block3 = (tuple(block or fixed) + (1, 1, 1))[:3]
+        if fixed is not None and list(block3) != list(fixed):
+            raise ValueError(
+                f"expected block {tuple(fixed)} for kernel {self.name} (its "
+                f"gpu.known_block_size), got {block3}"
+            )
+        cluster = tuple(self.abi.get("cluster", (1, 1, 1)))
+        if any(g % c for g, c in zip(grid3, cluster, strict=True)):
+            raise ValueError(
+                f"expected a grid that is a multiple of the cluster {cluster}, got {grid3}"
+            )
+        if any(g < 1 for g in grid3) or any(b < 1 for b in block3):
+            raise ValueError(f"expected positive grid and block, got {grid3} and {block3}")
+        return grid3, block3, cluster
+
+    def __call__(
+        self,
+        *values: Any,
+        grid: tuple[int, ...],
+        block: tuple[int, ...] | None = None,
+        stream: Any = None,
+    ) -> None:
+        """Launches the kernel and waits for it; numpy arrays are copied in and back."""
+        grid3, block3, cluster = self.check_launch(grid, block)
+        _, facts = device()
+        check_device(self.target, self.abi["smem_bytes"], facts)
+        described = self.check_arguments(list(values))
+        try:
+            for a in described:
+                if isinstance(a, arr.DeviceArray):
+                    arr.upload(a)
+            self._launch(described, grid3, block3, cluster, stream)
+            synchronize()
+        finally:
+            for a in described:
+                if isinstance(a, arr.DeviceArray):
+                    a.release()
+
+    def _launch(self, described: list, grid3: tuple, block3: tuple, cluster: tuple, stream):
+        from cuda.bindings import driver
+
+        function = self.program.function(self.name)
+        smem = self.abi["smem_bytes"]
+        attribute = driver.CUfunction_attribute
+        call(
+            "cuFuncSetAttribute",
+            function,
+            attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            smem,
+        )
+        values: list[Any] = []
+        types: list[Any] = []
+        maps: list[Any] = []
+        for param in self.params:
+            if param["kind"] == "tensor_map":
+                tensor_map = encode(described[param["arg"]], param)
+                maps.append(tensor_map)
+                values.append(tensor_map)
+                types.append(None)  # passed by value: the binding copies its 128 bytes
+            elif param["kind"] == "pointer":
+                values.append(described[param["arg"]].pointer)
+                types.append(ctypes.c_void_p)
+            else:
+                index = self.arguments.index(param)
+                values.append(described[index])
+                types.append(SCALAR_TYPES[str(param["type"])])
+        config = driver.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = grid3
+        config.blockDimX, config.blockDimY, config.blockDimZ = block3
+        config.sharedMemBytes = smem
+        config.hStream = stream if stream is not None else driver.CUstream(0)
+        if cluster != (1, 1, 1):
+            cluster_attribute = driver.CUlaunchAttribute()
+            cluster_attribute.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            dims = cluster_attribute.value.clusterDim
+            dims.x, dims.y, dims.z = cluster
+            config.attrs = [cluster_attribute]
+            config.numAttrs = 1
+        call("cuLaunchKernelEx", config, function, (tuple(values), tuple(types)), 0)
+
+
+@dataclass
+class Program:
+    """A compiled module: its cubin and the ABI of its kernels."""
+
+    cubin: bytes
+    abi: dict[str, Any]
+    _module: Any = None
+    _functions: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def target(self) -> str:
+        return self.abi["target"]
+
+    @property
+    def kernels(self) -> dict[str, Kernel]:
+        return {
+            name: Kernel(name, facts, self.target, self)
+            for name, facts in self.abi["kernels"].items()
+        }
+
+    def kernel(self, name: str | None = None) -> Kernel:
+        kernels = self.kernels
+        if name is None:
+            if len(kernels) != 1:
+                raise ValueError(
+                    f"expected a kernel name, the module has {len(kernels)}: {sorted(kernels)}"
+                )
+            return next(iter(kernels.values()))
+        if name not in kernels:
+            raise ValueError(f"expected one of the kernels {sorted(kernels)}, got {name!r}")
+        return kernels[name]
+
+    def __call__(self, *values: Any, **launch: Any) -> None:
+        self.kernel()(*values, **launch)
+
+    def function(self, name: str) -> Any:
+        if self._module is None:
+            device()
+            self._module = call("cuModuleLoadData", self.cubin)
+        if name not in self._functions:
+            self._functions[name] = call("cuModuleGetFunction", self._module, name.encode())
+        return self._functions[name]
+
+
+def load(path: str | Path) -> Program:
+    """A cubin written by `copy-opt -t cubin -o PATH`, with the ABI in `PATH.json`."""
+    path = Path(path)
+    abi_path = Path(f"{path}.json")
+    try:
+        cubin = path.read_bytes()
+        abi = json.loads(abi_path.read_text())
+    except OSError as exc:
+        raise ValueError(f"expected a cubin and its ABI at {path} and {abi_path}: {exc}") from None
+    return Program(cubin, abi)

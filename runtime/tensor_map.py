@@ -1,0 +1,75 @@
+"""Encoding a `CUtensorMap` (`cuTensorMapEncodeTiled`) for a tensor-map parameter of the ABI."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from copy_dialect.runtime.arrays import DeviceArray
+from copy_dialect.runtime.driver import call
+
+SWIZZLES = {16: "NONE", 32: "32B", 64: "64B", 128: "128B"}
+
+
+def check_tensor_map_array(array: DeviceArray, entry: dict[str, Any], name: str) -> None:
+    """What TMA needs of the array (tma-rules.md Q1): a 16-byte aligned base, strides that
+    are multiples of 16 bytes below 2**40, a unit innermost stride, 1..5 dims of at most
+    2**32 elements."""
+    rank = len(entry["box"])
+    if len(array.shape) != rank:
+        raise ValueError(f"expected {name} of rank {rank} for its tensor map, got {array.shape}")
+    if array.pointer % 16:
+        raise ValueError(
+            f"expected {name}'s address to be 16-byte aligned for TMA, got {array.pointer:#x}"
+        )
+    if array.strides[-1] != array.itemsize:
+        raise ValueError(
+            f"expected {name}'s innermost stride to be one element ({array.itemsize} bytes) "
+            f"for TMA, got {array.strides[-1]} bytes"
+        )
+    for i, stride in enumerate(array.strides[:-1]):
+        if stride % 16 or stride >= 1 << 40:
+            raise ValueError(
+                f"expected {name}'s byte strides to be multiples of 16 below 2**40 for TMA, "
+                f"got {stride} at dim {i} (strides {array.strides})"
+            )
+    for i, size in enumerate(array.shape):
+        if not 1 <= size <= 1 << 32:
+            raise ValueError(f"expected {name}'s dims in [1, 2**32] for TMA, got {size} at {i}")
+
+
+def encode(array: DeviceArray, entry: dict[str, Any]) -> Any:
+    """The `CUtensorMap` of `array` for one ABI tensor-map entry (box, swizzle, oob, dtype)."""
+    from cuda.bindings import driver
+
+    rank = len(array.shape)
+    dims = [driver.cuuint64_t(d) for d in reversed(array.shape)]
+    # The driver wants rank - 1 strides; for rank 1 it still rejects NULL (tma-rules rule 1).
+    strides = [driver.cuuint64_t(s) for s in reversed(array.strides[:-1])] or [
+        driver.cuuint64_t(array.nbytes)
+    ]
+    box = [driver.cuuint32_t(b) for b in reversed(entry["box"])]
+    element_strides = [driver.cuuint32_t(1)] * rank
+    dtype = getattr(driver.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{entry['dtype']}")
+    swizzle = getattr(
+        driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{SWIZZLES[entry['swizzle']]}"
+    )
+    fill = driver.CUtensorMapFloatOOBfill
+    oob = (
+        fill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+        if entry["oob"] == "nan"
+        else fill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
+    )
+    return call(
+        "cuTensorMapEncodeTiled",
+        dtype,
+        rank,
+        array.pointer,
+        dims,
+        strides,
+        box,
+        element_strides,
+        driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        swizzle,
+        driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+        oob,
+    )
