@@ -1,0 +1,230 @@
+"""Copy kernels built with the Python builder API: the frontend path in a few lines.
+
+    from copy_dialect import kernels, runtime
+    module = kernels.tma_copy((1000, 1000), "f32", tile=(64, 64))
+    program = runtime.compile(module)
+    program(x, y, grid=kernels.grid((1000, 1000), (64, 64)))
+
+Every kernel copies (or, with `reduce`, reduces) a 2-D array tile by tile, one tile per block
+of 128 threads (256 for cp.async); an array that is not a multiple of the tile is handled by
+TMA's out-of-bounds fill and clipping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from math import ceil
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, func, gpu, memref, scf
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    UnitAttr,
+    i1,
+    i32,
+)
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.parser import Parser
+from xdsl.rewriter import InsertPoint
+
+from copy_dialect import ops as copy
+
+TMA_BLOCK = 128
+CP_ASYNC_BLOCK = 256
+
+
+def element_type(name: str) -> Attribute:
+    """`"f32"`, `"bf16"`, `"i32"` ... as an xDSL type."""
+    return Parser(_context(), name).parse_type()
+
+
+def grid(shape: Sequence[int], tile: Sequence[int]) -> tuple[int, int]:
+    """Blocks covering a 2-D `shape` with `tile`s: (tile columns, tile rows)."""
+    return (ceil(shape[1] / tile[1]), ceil(shape[0] / tile[0]))
+
+
+def _context():
+    from xdsl.context import Context
+    from xdsl.universe import Universe
+
+    ctx = Context()
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def _kernel(
+    name: str,
+    arg_types: Sequence[Attribute],
+    body: Callable[[Builder, Sequence[SSAValue]], None],
+    *,
+    target: str,
+    block: int,
+    cluster: Sequence[int] | None = None,
+) -> ModuleOp:
+    entry = Block(arg_types=arg_types)
+    builder = Builder(InsertPoint.at_end(entry))
+    body(builder, entry.args)
+    builder.insert(func.ReturnOp())
+    fn = func.FuncOp(name, FunctionType.from_lists(arg_types, []), Region(entry))
+    fn.attributes["gpu.kernel"] = UnitAttr()
+    fn.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, [block, 1, 1])
+    if cluster is not None:
+        fn.attributes["copy.cluster"] = DenseArrayBase.from_list(i32, list(cluster))
+    module = ModuleOp([fn])
+    module.attributes["copy.target"] = copy.TargetAttr(target)
+    return module
+
+
+def _index(b: Builder, value: int) -> SSAValue:
+    return b.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
+
+
+def _tile_origin(b: Builder, tile: Sequence[int]) -> tuple[SSAValue, SSAValue]:
+    bx = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+    by = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.Y))).result
+    col = b.insert(arith.MuliOp(bx, _index(b, tile[1]))).result
+    row = b.insert(arith.MuliOp(by, _index(b, tile[0]))).result
+    return row, col
+
+
+def tma_copy(
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int] = (64, 64),
+    *,
+    swizzle: int = 16,
+    reduce: str | None = None,
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`y = x` (or `y <reduce>= x`) tile by tile: a TMA load into SMEM (zero-filled out of
+    bounds), a wait on its barrier, a TMA store (clipped) or reduction."""
+    elt = element_type(dtype)
+    gmem = MemRefType(elt, list(shape))
+    smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr(swizzle))
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        c0 = _index(b, 0)
+        phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+        row, col = _tile_origin(b, tile)
+        buf = b.insert(copy.AllocSmemOp(smem)).result
+        bar = b.insert(copy.BarrierInitOp(1)).result
+        b.insert(
+            copy.AsyncCopyOp(
+                x, buf, src_indices=[row, col], barrier=bar, barrier_index=c0, oob="zeros"
+            )
+        )
+        b.insert(copy.BarrierWaitOp(bar, c0, phase))
+        b.insert(copy.AsyncCopyOp(buf, y, dst_indices=[row, col], reduction=reduce))
+        b.insert(copy.CommitGroupOp("bulk"))
+        b.insert(copy.WaitGroupOp("bulk", 0))
+
+    name = "tma_reduce" if reduce else "tma_copy"
+    return _kernel(name, [gmem, gmem], body, target=target, block=TMA_BLOCK)
+
+
+def cp_async_copy(
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int] = (32, 128),
+    *,
+    target: str = "sm_80",
+) -> ModuleOp:
+    """`y = x` tile by tile: a cp.async load into SMEM by all threads (zero-filled out of
+    bounds), then plain stores of the in-bounds elements."""
+    elt = element_type(dtype)
+    gmem = MemRefType(elt, list(shape))
+    smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr())
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        row, col = _tile_origin(b, tile)
+        buf = b.insert(copy.AllocSmemOp(smem)).result
+        b.insert(
+            copy.AsyncCopyOp(x, buf, src_indices=[row, col], implementation="cp_async", oob="zeros")
+        )
+        b.insert(copy.CommitGroupOp("cp_async"))
+        b.insert(copy.WaitGroupOp("cp_async", 0))
+        tid = b.insert(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        total, step = _index(b, tile[0] * tile[1]), _index(b, CP_ASYNC_BLOCK)
+        loop_body = Block(arg_types=[IndexType()])
+        lb = Builder(InsertPoint.at_end(loop_body))
+        i = loop_body.args[0]
+        r = lb.insert(arith.DivUIOp(i, _index(lb, tile[1]))).result
+        c = lb.insert(arith.RemUIOp(i, _index(lb, tile[1]))).result
+        gr = lb.insert(arith.AddiOp(row, r)).result
+        gc = lb.insert(arith.AddiOp(col, c)).result
+        inside = lb.insert(
+            arith.AndIOp(
+                lb.insert(arith.CmpiOp(gr, _index(lb, shape[0]), "ult")).result,
+                lb.insert(arith.CmpiOp(gc, _index(lb, shape[1]), "ult")).result,
+            )
+        ).result
+        then = Block()
+        tb = Builder(InsertPoint.at_end(then))
+        value = tb.insert(memref.LoadOp.get(buf, [r, c])).res
+        tb.insert(memref.StoreOp.get(value, y, [gr, gc]))
+        tb.insert(scf.YieldOp())
+        lb.insert(scf.IfOp(inside, [], Region(then)))
+        lb.insert(scf.YieldOp())
+        b.insert(scf.ForOp(tid, total, step, [], Region(loop_body)))
+
+    return _kernel("cp_async_copy", [gmem, gmem], body, target=target, block=CP_ASYNC_BLOCK)
+
+
+def multicast_copy(
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int] = (64, 64),
+    *,
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`y = x` with multicast: the two CTAs of a (2, 1, 1) cluster share one tile load (each
+    issues half of it with .multicast::cluster); CTA r of the pair stores rows
+    [r * tile/2, (r + 1) * tile/2) of the tile. Rows must be a multiple of the tile's."""
+    elt = element_type(dtype)
+    half = tile[0] // 2
+    if shape[0] % tile[0]:
+        raise ValueError(f"expected rows ({shape[0]}) that are a multiple of {tile[0]}")
+    # The array seen as (row halves, half rows, columns), so that a CTA stores its half.
+    gmem = MemRefType(elt, [shape[0] // half, half, shape[1]])
+    smem = MemRefType(elt, [2, half, tile[1]], memory_space=copy.SmemSpaceAttr())
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        c0, c2 = _index(b, 0), _index(b, 2)
+        phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+        bx = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        by = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.Y))).result
+        rank = b.insert(arith.RemUIOp(bx, c2)).result
+        pair = b.insert(arith.DivUIOp(bx, c2)).result
+        col = b.insert(arith.MuliOp(pair, _index(b, tile[1]))).result
+        first = b.insert(arith.MuliOp(by, c2)).result
+        buf = b.insert(copy.AllocSmemOp(smem)).result
+        bar = b.insert(copy.BarrierInitOp(1)).result
+        b.insert(
+            copy.AsyncCopyOp(
+                x,
+                buf,
+                src_indices=[first, c0, col],
+                barrier=bar,
+                barrier_index=c0,
+                oob="zeros",
+                collective=[0],
+            )
+        )
+        b.insert(copy.BarrierWaitOp(bar, c0, phase))
+        mine = b.insert(arith.AddiOp(first, rank)).result
+        b.insert(copy.AsyncCopyOp(buf, y, src_indices=[rank], dst_indices=[mine, c0, col]))
+        b.insert(copy.CommitGroupOp("bulk"))
+        b.insert(copy.WaitGroupOp("bulk", 0))
+
+    return _kernel(
+        "multicast_copy", [gmem, gmem], body, target=target, block=TMA_BLOCK, cluster=(2, 1, 1)
+    )

@@ -1,0 +1,92 @@
+"""The runtime's checks that need no GPU: device fit, launch shapes, array shapes, dtypes,
+strides and TMA alignment, each a ValueError saying what was expected and what was found."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from copy_dialect import kernels
+from copy_dialect.passes.pipeline import compile_module
+from copy_dialect.runtime import Program, check_device
+from copy_dialect.runtime.arrays import DeviceArray
+from copy_dialect.runtime.driver import DeviceFacts
+from copy_dialect.runtime.tensor_map import check_tensor_map_array
+
+H200 = DeviceFacts("NVIDIA H200", (9, 0), 232_448)
+A100 = DeviceFacts("NVIDIA A100", (8, 0), 166_912)
+
+
+def program(module) -> Program:
+    compiled = compile_module(module, kernels._context())
+    return Program(compiled.cubin, compiled.abi)
+
+
+def test_target_must_match_the_device():
+    check_device("sm_90a", 1024, H200)
+    check_device("sm_80", 1024, H200.__class__("NVIDIA A10", (8, 6), 101_376))
+    with pytest.raises(ValueError, match=r"runs sm_90a code .* got NVIDIA A100"):
+        check_device("sm_90a", 1024, A100)
+    with pytest.raises(ValueError, match=r"compute capability 8.0 or a later minor"):
+        check_device("sm_80", 1024, H200)  # an sm_80 cubin does not run on sm_90
+
+
+def test_shared_memory_limit():
+    with pytest.raises(ValueError, match="expected at most 166912 bytes of shared memory"):
+        check_device("sm_80", 200_000, A100)
+
+
+def test_array_shape_dtype_and_layout_checks():
+    kernel = program(kernels.tma_copy((256, 256), "f32")).kernel()
+    with pytest.raises(ValueError, match=r"expected 2 arguments for kernel tma_copy, got 1"):
+        kernel.check_arguments([np.zeros((256, 256), np.float32)])
+    with pytest.raises(ValueError, match=r"of shape \(256, 256\), got \(256, 128\)"):
+        kernel.check_arguments([np.zeros((256, 128), np.float32)] * 2)
+    with pytest.raises(ValueError, match=r"of dtype float32 \(the kernel's f32\), got int32"):
+        kernel.check_arguments([np.zeros((256, 256), np.int32)] * 2)
+    with pytest.raises(ValueError, match="to be C-contiguous"):
+        kernel.check_arguments([np.zeros((256, 512), np.float32)[:, ::2]] * 2)
+    with pytest.raises(ValueError, match="expected argument 0 of tma_copy to be a numpy array"):
+        kernel.check_arguments([[1.0], [2.0]])
+
+
+def test_signless_integers_take_either_sign():
+    kernel = program(kernels.tma_copy((64, 64), "i32")).kernel()
+    kernel.check_arguments([np.zeros((64, 64), np.int32), np.zeros((64, 64), np.uint32)])
+
+
+def test_launch_shape_checks():
+    kernel = program(kernels.multicast_copy((256, 256), "f32")).kernel()
+    with pytest.raises(ValueError, match=r"expected block \(128, 1, 1\)"):
+        kernel.check_launch((8, 4), (256, 1, 1))
+    with pytest.raises(ValueError, match=r"a multiple of the cluster \(2, 1, 1\), got \(7, 4, 1\)"):
+        kernel.check_launch((7, 4), None)
+
+
+def tma_array(pointer=0x1000, strides=(1024, 4)) -> DeviceArray:
+    return DeviceArray(pointer, (64, 256), strides, "float32", 4)
+
+
+def test_tensor_map_alignment_and_strides():
+    entry = {"box": [64, 64]}
+    check_tensor_map_array(tma_array(), entry, "x")
+    with pytest.raises(ValueError, match=r"16-byte aligned for TMA, got 0x1008"):
+        check_tensor_map_array(tma_array(pointer=0x1008), entry, "x")
+    with pytest.raises(ValueError, match=r"multiples of 16 below 2\*\*40 for TMA, got 1028"):
+        check_tensor_map_array(tma_array(strides=(1028, 4)), entry, "x")
+    with pytest.raises(ValueError, match="innermost stride to be one element"):
+        check_tensor_map_array(tma_array(strides=(1024, 8)), entry, "x")
+
+
+def test_program_kernel_lookup():
+    p = program(kernels.tma_copy((64, 64), "f32"))
+    assert p.kernel().name == "tma_copy"
+    with pytest.raises(ValueError, match=r"expected one of the kernels \['tma_copy'\], got 'x'"):
+        p.kernel("x")
+
+
+def test_load_missing_files(tmp_path):
+    from copy_dialect.runtime import load
+
+    with pytest.raises(ValueError, match="expected a cubin and its ABI"):
+        load(tmp_path / "nothing.cubin")
