@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# What runs on the GPU machine (see benchmarks/RESULTS.md): the GPU tests, compute-sanitizer
+# on the TMA and multicast kernels, then the benchmarks. Assumes the project and xDSL are
+# importable (the device tool's wheels).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+python3 -c "import sys, xdsl, llvmlite, cuda.bindings; print(sys.version.split()[0], 'xdsl', xdsl.__version__ if hasattr(xdsl, '__version__') else '?', 'llvmlite', llvmlite.__version__, 'cuda-bindings', cuda.bindings.__version__)"
+echo "== pytest -m gpu"
+pytest -m gpu -q -p no:cacheprovider tests/test_runtime_gpu.py tests/test_runtime.py 2>&1 | tail -15
+for tool in memcheck racecheck; do
+  for kernel in tma multicast; do
+    echo "== compute-sanitizer --tool $tool: $kernel"
+    compute-sanitizer --tool "$tool" python3 scripts/gpu_check.py "$kernel" 2>&1 | tail -4
+  done
+done
+if [ -f benchmarks/bench_copy.py ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
+  echo "== benchmarks/bench_copy.py"; python3 benchmarks/bench_copy.py 2>&1 | tail -30
+fi
