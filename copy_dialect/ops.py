@@ -496,6 +496,20 @@ def kernel_cluster_shape(kernel: Operation) -> tuple[int, int, int]:
     return (int(values[0]), int(values[1]), int(values[2]))
 
 
+def gmem_row_stride_bytes(t: MemRefType) -> int | None:
+    """Bytes between consecutive rows (innermost dim) of a GMEM ref, when static."""
+    bits = bitwidth(t.element_type) or 8
+    shape = t.get_shape()
+    if len(shape) < 2:
+        return None
+    if isinstance(t.layout, StridedLayoutAttr):
+        stride = t.layout.strides.data[-2]
+        return stride.data * bits // 8 if isinstance(stride, IntAttr) else None
+    if isinstance(t.layout, NoneAttr) and shape[-1] >= 0:
+        return shape[-1] * bits // 8
+    return None
+
+
 def constant_int(value: SSAValue) -> int | None:
     owner = value.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
@@ -877,9 +891,9 @@ class AsyncCopyOp(IRDLOperation):
         gmem_type, smem_type = g.gmem_type, g.smem_type
         check_contiguous_smem(smem_type)
         impl = self.resolved_implementation()
-        self._verify_gmem_layout(g, gmem_type, impl)
         self._verify_indices(g, gmem_type, smem_type)
         self._verify_element_type(g, impl)
+        self._verify_gmem_layout(g, gmem_type, impl)
         self._verify_implementation(g, impl)
         self._verify_direction(g)
         if impl == Implementation.TMA:
@@ -905,6 +919,15 @@ class AsyncCopyOp(IRDLOperation):
     ) -> None:
         layout = gmem_type.layout
         if isinstance(layout, NoneAttr):
+            row_stride = gmem_row_stride_bytes(gmem_type)
+            # rule: C1
+            if impl == Implementation.TMA and row_stride is not None and row_stride % 16:
+                raise Error(
+                    "async_copy requires all GMEM strides except the last one to be a "
+                    "multiple of 16 bytes",
+                    note=f"the rows of {gmem_type} are {row_stride} bytes apart: pad them to a "
+                    "multiple of 16 bytes (a strided<[...]> layout), or use impl cp_async",
+                )
             return
         # rule: B10
         if not isinstance(layout, StridedLayoutAttr):
@@ -1356,6 +1379,14 @@ class AsyncCopyOp(IRDLOperation):
                 "CP_ASYNC requires at least 4 bytes per transfer",
                 note=f"the innermost box row is {row_bytes} bytes; cp.async moves 4, 8 or 16 "
                 "bytes at a time: make the row a multiple of 4 bytes",
+            )
+        row_stride = gmem_row_stride_bytes(g.gmem_type)
+        # rule: H2
+        if row_stride is not None and row_stride % 4:
+            raise Error(
+                "CP_ASYNC requires at least 4 bytes per transfer",
+                note=f"the GMEM rows are {row_stride} bytes apart, so a row can start at an "
+                "address no cp.async copy may read: pad the rows to a multiple of 4 bytes",
             )
         # rule: H6
         if self.cache is not None and self.cache.data == CacheMode.CG and row_bytes % 16:

@@ -706,7 +706,13 @@ class LowerCpAsyncCopy(KernelPattern):
         bits = copy.bitwidth(g.element_type) or 8
         box = (1,) * (len(shape) - len(g.box_shape)) + g.box_shape
         row_bytes = box[-1] * bits // 8
-        chunk = next(c for c in (16, 8, 4) if row_bytes % c == 0)
+        # cp.async needs its global address aligned to the copy size: a chunk must divide
+        # the box row and every GMEM row stride (a 300-element f16 row is 600 bytes: 8-byte
+        # chunks). The innermost coordinate is assumed to be a multiple of the chunk.
+        stride_bytes = [s * bits // 8 for s in strides[:-1]]
+        chunk = next(
+            c for c in (16, 8, 4) if row_bytes % c == 0 and all(s % c == 0 for s in stride_bytes)
+        )
         if op.cache is not None and op.cache.data == copy.CacheMode.CG:
             modifier = "cg"
         else:

@@ -840,3 +840,28 @@ func.func @d5_multicast_share_breaks_the_swizzle_period(%x: memref<256x256xf32>)
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 0>} : memref<256x256xf32> to memref<8x32xf32, #copy.smem<swizzle = 128>>, !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// rule: H2
+func.func @h2_cp_async_rows_not_4_byte_aligned(%x: memref<64x301xf16>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<8x64xf16, #copy.smem>
+  // expected-error@+2 {{CP_ASYNC requires at least 4 bytes per transfer}}
+  // expected-note@+1 {{the GMEM rows are 602 bytes apart}}
+  copy.async_copy %x[%c0, %c0] to %buf : memref<64x301xf16> to memref<8x64xf16, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: C1
+func.func @c1_contiguous_rows_not_16_bytes(%x: memref<100x300xf16>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{async_copy requires all GMEM strides except the last one to be a multiple of 16 bytes}}
+  // expected-note@+1 {{the rows of memref<100x300xf16> are 600 bytes apart}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<100x300xf16> to memref<64x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
