@@ -228,3 +228,107 @@ def multicast_copy(
     return _kernel(
         "multicast_copy", [gmem, gmem], body, target=target, block=TMA_BLOCK, cluster=(2, 1, 1)
     )
+
+
+def tma_copy_pipelined(
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int] = (128, 128),
+    *,
+    stages: int = 3,
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`y = x` at full bandwidth: a persistent kernel (launch it on a few blocks per SM) in
+    which each block walks the tiles `block, block + grid, ...` through a ring of `stages`
+    SMEM slots. Loads run `stages` tiles ahead of the stores; a slot is reloaded as soon as
+    the store that read it has finished reading (`wait_group bulk 1 read_only`).
+    The shape must be a multiple of the tile."""
+    if shape[0] % tile[0] or shape[1] % tile[1]:
+        raise ValueError(f"expected a shape that is a multiple of the tile {tuple(tile)}")
+    elt = element_type(dtype)
+    gmem = MemRefType(elt, list(shape))
+    ring = MemRefType(elt, [stages, *tile], memory_space=copy.SmemSpaceAttr())
+    tiles_n = shape[1] // tile[1]
+    total = (shape[0] // tile[0]) * tiles_n
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        c0, c1, c2 = _index(b, 0), _index(b, 1), _index(b, 2)
+        s = _index(b, stages)
+        bid = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        blocks = b.insert(gpu.GridDimOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        # Tiles of this block: bid + k * blocks for k < count.
+        left = b.insert(arith.SubiOp(_index(b, total + 0), bid)).result
+        count = b.insert(
+            arith.DivUIOp(
+                b.insert(arith.AddiOp(left, b.insert(arith.SubiOp(blocks, c1)).result)).result,
+                blocks,
+            )
+        ).result
+        buf = b.insert(copy.AllocSmemOp(ring)).result
+        bars = b.insert(copy.BarrierInitOp(stages)).result
+
+        def origin(bb: Builder, k: SSAValue) -> tuple[SSAValue, SSAValue]:
+            t = bb.insert(arith.AddiOp(bid, bb.insert(arith.MuliOp(k, blocks)).result)).result
+            tr = bb.insert(arith.DivUIOp(t, _index(bb, tiles_n))).result
+            tc = bb.insert(arith.RemUIOp(t, _index(bb, tiles_n))).result
+            row = bb.insert(arith.MuliOp(tr, _index(bb, tile[0]))).result
+            col = bb.insert(arith.MuliOp(tc, _index(bb, tile[1]))).result
+            return row, col
+
+        def load(bb: Builder, k: SSAValue, slot: SSAValue) -> None:
+            row, col = origin(bb, k)
+            bb.insert(
+                copy.AsyncCopyOp(
+                    x,
+                    buf,
+                    src_indices=[row, col],
+                    dst_indices=[slot],
+                    barrier=bars,
+                    barrier_index=slot,
+                )
+            )
+
+        def if_(bb: Builder, cond: SSAValue, fill: Callable[[Builder], None]) -> None:
+            then = Block()
+            tb = Builder(InsertPoint.at_end(then))
+            fill(tb)
+            tb.insert(scf.YieldOp())
+            bb.insert(scf.IfOp(cond, [], Region(then)))
+
+        # Prologue: the first `stages` loads.
+        for i in range(stages):
+            k = _index(b, i)
+            if_(b, b.insert(arith.CmpiOp(k, count, "ult")).result, lambda tb, k=k: load(tb, k, k))
+
+        loop = Block(arg_types=[IndexType()])
+        lb = Builder(InsertPoint.at_end(loop))
+        k = loop.args[0]
+        slot = lb.insert(arith.RemUIOp(k, s)).result
+        lap = lb.insert(arith.DivUIOp(k, s)).result
+        parity = lb.insert(arith.CmpiOp(lb.insert(arith.RemUIOp(lap, c2)).result, c0, "ne")).result
+        lb.insert(copy.BarrierWaitOp(bars, slot, parity))
+        row, col = origin(lb, k)
+        lb.insert(copy.AsyncCopyOp(buf, y, src_indices=[slot], dst_indices=[row, col]))
+        lb.insert(copy.CommitGroupOp("bulk"))
+        # Refill the slot the previous store read, once that store has read it.
+        previous = lb.insert(arith.SubiOp(k, c1)).result
+        refill = lb.insert(arith.AddiOp(previous, s)).result
+        cond = lb.insert(
+            arith.AndIOp(
+                lb.insert(arith.CmpiOp(k, c1, "uge")).result,
+                lb.insert(arith.CmpiOp(refill, count, "ult")).result,
+            )
+        ).result
+
+        def refill_slot(tb: Builder) -> None:
+            tb.insert(copy.WaitGroupOp("bulk", 1, read_only=True))
+            pslot = tb.insert(arith.RemUIOp(previous, s)).result
+            load(tb, refill, pslot)
+
+        if_(lb, cond, refill_slot)
+        lb.insert(scf.YieldOp())
+        b.insert(scf.ForOp(c0, count, c1, [], Region(loop)))
+        b.insert(copy.WaitGroupOp("bulk", 0))
+
+    return _kernel("tma_copy_pipelined", [gmem, gmem], body, target=target, block=TMA_BLOCK)

@@ -125,22 +125,34 @@ class Kernel:
         stream: Any = None,
     ) -> None:
         """Launches the kernel and waits for it; numpy arrays are copied in and back."""
+        launch = self.prepare(*values, grid=grid, block=block, stream=stream)
+        try:
+            launch()
+            synchronize()
+        finally:
+            launch.release()
+
+    def prepare(
+        self,
+        *values: Any,
+        grid: tuple[int, ...],
+        block: tuple[int, ...] | None = None,
+        stream: Any = None,
+    ) -> Launch:
+        """Checks everything and encodes the tensor maps once; the returned launch can be
+        issued again and again without waiting (for timing, on device arrays)."""
         grid3, block3, cluster = self.check_launch(grid, block)
         _, facts = device()
         check_device(self.target, self.abi["smem_bytes"], facts)
         described = self.check_arguments(list(values))
-        try:
-            for a in described:
-                if isinstance(a, arr.DeviceArray):
-                    arr.upload(a)
-            self._launch(described, grid3, block3, cluster, stream)
-            synchronize()
-        finally:
-            for a in described:
-                if isinstance(a, arr.DeviceArray):
-                    a.release()
+        for a in described:
+            if isinstance(a, arr.DeviceArray):
+                arr.upload(a)
+        return Launch(described, *self._launch_arguments(described, grid3, block3, cluster, stream))
 
-    def _launch(self, described: list, grid3: tuple, block3: tuple, cluster: tuple, stream):
+    def _launch_arguments(
+        self, described: list, grid3: tuple, block3: tuple, cluster: tuple, stream: Any
+    ) -> tuple[Any, Any, tuple]:
         from cuda.bindings import driver
 
         function = self.program.function(self.name)
@@ -180,7 +192,28 @@ class Kernel:
             dims.x, dims.y, dims.z = cluster
             config.attrs = [cluster_attribute]
             config.numAttrs = 1
-        call("cuLaunchKernelEx", config, function, (tuple(values), tuple(types)), 0)
+        return config, function, (tuple(values), tuple(types), maps)
+
+
+@dataclass
+class Launch:
+    """A checked launch, ready to issue: `launch()` (asynchronous), then `release()`."""
+
+    arrays: list
+    config: Any
+    function: Any
+    arguments: tuple
+
+    def __call__(self) -> None:
+        values, types, _maps = self.arguments  # the maps must live as long as the launch
+        call("cuLaunchKernelEx", self.config, self.function, (values, types), 0)
+
+    def release(self) -> None:
+        """Copies host arrays back (after the launches completed) and frees their copies."""
+        synchronize()
+        for a in self.arrays:
+            if isinstance(a, arr.DeviceArray):
+                a.release()
 
 
 @dataclass

@@ -1,4 +1,7 @@
-"""One small launch of a kernel, for compute-sanitizer: `python scripts/gpu_check.py tma|multicast`."""
+"""One small launch of a kernel, for compute-sanitizer.
+
+    python scripts/gpu_check.py tma|multicast
+"""
 
 from __future__ import annotations
 

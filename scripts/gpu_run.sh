@@ -11,9 +11,11 @@ pytest -m gpu -q -p no:cacheprovider tests/test_runtime_gpu.py tests/test_runtim
 for tool in memcheck racecheck; do
   for kernel in tma multicast; do
     echo "== compute-sanitizer --tool $tool: $kernel"
-    compute-sanitizer --tool "$tool" python3 scripts/gpu_check.py "$kernel" 2>&1 | tail -4
+    compute-sanitizer --tool "$tool" python3 scripts/gpu_check.py "$kernel" > /tmp/san.log 2>&1
+    grep -E "^(tma|multicast):|ERROR SUMMARY|RACECHECK SUMMARY" /tmp/san.log
+    grep -E "Program hit|Invalid|Race|Barrier|Misaligned|Out-of-range" /tmp/san.log | sort | uniq -c | head -8
   done
 done
 if [ -f benchmarks/bench_copy.py ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
-  echo "== benchmarks/bench_copy.py"; python3 benchmarks/bench_copy.py 2>&1 | tail -30
+  echo "== benchmarks/bench_copy.py"; python3 benchmarks/bench_copy.py 2>&1 | tail -40
 fi

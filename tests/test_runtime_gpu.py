@@ -123,3 +123,14 @@ def test_wrong_dtype_is_a_value_error():
     x = np.zeros((256, 256), np.float16)
     with pytest.raises(ValueError, match="expected argument 0 of tma_copy of dtype float32"):
         program(x, x, grid=(4, 4))
+
+
+@pytest.mark.parametrize(("tile", "stages", "blocks"), [((128, 128), 3, 8), ((64, 128), 4, 5)])
+def test_pipelined_copy(tile, stages, blocks):
+    # Each block walks several tiles through the ring: every slot is reused, both parities.
+    shape = (1024, 2048)
+    program = runtime.compile(kernels.tma_copy_pipelined(shape, "f32", tile, stages=stages))
+    x = random(shape, "f32", seed=9)
+    y = np.zeros_like(x)
+    program(x, y, grid=(blocks,))
+    assert same_bits(y, x)

@@ -1,0 +1,324 @@
+"""Copy bandwidth on the GPU: copy-dialect kernels against PyTorch, Triton and Pallas Mosaic GPU.
+
+    python benchmarks/bench_copy.py [--reps 20]
+
+One run, 2 GiB float32 arrays (16384 x 32768). GB/s counts bytes read plus bytes written;
+each row is the median of `reps` timed launches after 3 warm-ups, timed with CUDA events
+(Pallas rows: wall clock around 10 launches and block_until_ready, as JAX gives no events),
+and each kernel's result is checked. Prints a markdown table with the conditions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from importlib.metadata import version
+
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+M, N = 16384, 32768
+NBYTES = M * N * 4  # one array
+
+
+def timed(fn: Callable[[], object], reps: int) -> float:
+    """Median seconds of `fn` on the current stream, CUDA events, after 3 warm-ups."""
+    import torch
+
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / 1e3)
+    return statistics.median(times)
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, float | None, str, str]] = []
+        self.ceiling: float | None = None
+
+    def add(self, name: str, seconds: float | None, nbytes: int, correct: str, note: str = ""):
+        gbps = None if seconds is None else nbytes / seconds / 1e9
+        if name == "torch copy":
+            self.ceiling = gbps
+        self.rows.append((name, gbps, correct, note))
+        shown = "failed" if gbps is None else f"{gbps:.0f} GB/s"
+        print(f"  {name}: {shown} ({correct}) {note}", file=sys.stderr, flush=True)
+
+    def print(self, header: str) -> None:
+        print(header)
+        print("| kernel | GB/s | ratio to torch copy | correct | notes |")
+        print("|---|---|---|---|---|")
+        for name, gbps, correct, note in self.rows:
+            if gbps is None:
+                print(f"| {name} | - | - | {correct} | {note} |")
+                continue
+            ratio = gbps / self.ceiling if self.ceiling else float("nan")
+            print(f"| {name} | {gbps:.0f} | {ratio:.3f} | {correct} | {note} |")
+
+
+def torch_rows(table: Table, reps: int, x, y) -> None:
+    table.add("torch copy", timed(lambda: y.copy_(x), reps), 2 * NBYTES, "yes", "y.copy_(x)")
+
+
+def triton_rows(table: Table, reps: int, x, y) -> None:
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def plain_copy(x_ptr, o_ptr, n, B: tl.constexpr):
+        offs = tl.program_id(0) * B + tl.arange(0, B)
+        tl.store(o_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+    @triton.jit
+    def tma_copy(x_ptr, o_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+        xd = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+        od = tl.make_tensor_descriptor(o_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+        i = tl.program_id(0)
+        j = tl.program_id(1)
+        od.store([i * BM, j * BN], xd.load([i * BM, j * BN]))
+
+    triton.set_allocator(
+        lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda")
+    )
+    n = x.numel()
+    y.zero_()
+    t = timed(lambda: plain_copy[(triton.cdiv(n, 4096),)](x, y, n, 4096), reps)
+    table.add(
+        "Triton plain copy", t, 2 * NBYTES, str(bool(torch.equal(x, y))), "4096 elements/program"
+    )
+    y.zero_()
+    t = timed(lambda: tma_copy[(M // 128, N // 128)](x, y, M, N, 128, 128), reps)
+    table.add("Triton TMA copy", t, 2 * NBYTES, str(bool(torch.equal(x, y))), "128x128 descriptors")
+
+
+def pallas_rows(table: Table) -> None:
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    x = jax.random.normal(jax.random.key(0), (M, N), jnp.float32)
+
+    def bench(f) -> tuple[float, bool]:
+        out = jax.block_until_ready(f(x))
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for _ in range(10):
+                out = f(x)
+            jax.block_until_ready(out)
+            best = min(best, (time.perf_counter() - t0) / 10)
+        return best, bool(jnp.array_equal(out, x))
+
+    bm, bn = 128, 128
+
+    def roundtrip(x_gmem, o_gmem, smem, bar):
+        i, j = jax.lax.axis_index("i"), jax.lax.axis_index("j")
+        window = (pl.ds(i * bm, bm), pl.ds(j * bn, bn))
+        plgpu.copy_gmem_to_smem(x_gmem.at[window], smem, bar)
+        plgpu.barrier_wait(bar)
+        plgpu.copy_smem_to_gmem(smem, o_gmem.at[window])
+        plgpu.wait_smem_to_gmem(0)
+
+    f = jax.jit(
+        plgpu.kernel(
+            roundtrip,
+            out_type=jax.ShapeDtypeStruct((M, N), jnp.float32),
+            scratch_types=[plgpu.SMEM((bm, bn), jnp.float32), plgpu.Barrier(num_arrivals=1)],
+            grid=(M // bm, N // bn),
+            grid_names=("i", "j"),
+        )
+    )
+    t, ok = bench(f)
+    table.add("Pallas Mosaic GPU round trip", t, 2 * NBYTES, str(ok), "wall clock, 1 tile/block")
+
+    pm, pn, blocks, steps = 64, 128, 128, 3
+    rows_per_block = M // pm // blocks
+
+    def pipelined(x_gmem, o_gmem):
+        b = jax.lax.axis_index("b")
+
+        def body(idx, x_smem, o_smem):
+            o_smem[...] = x_smem[...]
+
+        spec = pl.BlockSpec((pm, pn), lambda i, j: (b * rows_per_block + i, j))
+        plgpu.emit_pipeline(
+            body,
+            grid=(rows_per_block, N // pn),
+            in_specs=[spec],
+            out_specs=[spec],
+            max_concurrent_steps=steps,
+        )(x_gmem, o_gmem)
+
+    f = jax.jit(
+        plgpu.kernel(
+            pipelined,
+            out_type=jax.ShapeDtypeStruct((M, N), jnp.float32),
+            grid=(blocks,),
+            grid_names=("b",),
+        )
+    )
+    t, ok = bench(f)
+    table.add("Pallas Mosaic GPU pipeline", t, 2 * NBYTES, str(ok), "wall clock, emit_pipeline")
+
+
+def copy_dialect_rows(table: Table, reps: int, x, y, sms: int) -> None:
+    import torch
+
+    from copy_dialect import kernels, runtime
+
+    def run(name: str, module, args, grid, nbytes: int, check, note: str) -> float | None:
+        try:
+            launch = runtime.compile(module).kernel().prepare(*args, grid=grid)
+        except Exception as exc:  # a row that cannot run is reported, not fatal
+            table.add(name, None, nbytes, f"error: {type(exc).__name__}: {str(exc)[:120]}")
+            return None
+        t = timed(launch, reps)
+        table.add(name, t, nbytes, str(bool(check())), note)
+        launch.release()
+        return t
+
+    best = None
+    for tile, stages, per_sm in [((128, 128), 3, 1), ((64, 128), 4, 2), ((128, 64), 6, 1)]:
+        y.zero_()
+        t = run(
+            f"copy-dialect TMA copy (pipelined {tile[0]}x{tile[1]}, {stages} stages, "
+            f"{per_sm * sms} blocks)",
+            kernels.tma_copy_pipelined((M, N), "f32", tile, stages=stages),
+            (x, y),
+            (per_sm * sms,),
+            2 * NBYTES,
+            lambda: torch.equal(x, y),
+            "persistent",
+        )
+        if t is not None and (best is None or t < best):
+            best = t
+    y.zero_()
+    t = run(
+        "copy-dialect TMA copy (1 tile/block, 128x128)",
+        kernels.tma_copy((M, N), "f32", (128, 128)),
+        (x, y),
+        kernels.grid((M, N), (128, 128)),
+        2 * NBYTES,
+        lambda: torch.equal(x, y),
+        "",
+    )
+    if t is not None and (best is None or t < best):
+        best = t
+    table.add("copy-dialect TMA copy", best, 2 * NBYTES, "yes (above)", "best of the rows above")
+
+    y.zero_()
+    run(
+        "copy-dialect cp.async copy",
+        kernels.cp_async_copy((M, N), "f32", target="sm_90a"),
+        (x, y),
+        kernels.grid((M, N), (32, 128)),
+        2 * NBYTES,
+        lambda: torch.equal(x, y),
+        "32x128 tiles, 256 threads, sm_80 code path",
+    )
+
+    o = torch.randn_like(x)
+    o0 = o.clone()
+    t_add = timed(lambda: o.add_(x), reps)
+    table.add("torch add_ (o += x)", t_add, 3 * NBYTES, "yes", "3 passes: read x, read o, write o")
+    o.copy_(o0)
+    launch = (
+        runtime.compile(kernels.tma_copy((M, N), "f32", reduce="add"))
+        .kernel()
+        .prepare(x, o, grid=kernels.grid((M, N), (64, 64)))
+    )
+    launch()
+    torch.cuda.synchronize()
+    correct = torch.equal(o, o0 + x)
+    t = timed(launch, reps)
+    launch.release()
+    table.add(
+        "copy-dialect TMA reduce-add",
+        t,
+        3 * NBYTES,
+        str(bool(correct)),
+        "o += x, 64x64 tiles; 3 passes as torch add_",
+    )
+
+    x3, y3 = x.view(M // 32, 32, N), y.view(M // 32, 32, N)
+    y.zero_()
+    run(
+        "copy-dialect multicast",
+        kernels.multicast_copy((M, N), "f32"),
+        (x3, y3),
+        (2 * N // 64, M // 64),
+        2 * NBYTES,
+        lambda: torch.equal(x, y),
+        "cluster of 2 shares each 64x64 tile load; bytes counted as a plain copy's",
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--skip-peers", action="store_true")
+    args = parser.parse_args()
+
+    import torch
+
+    props = torch.cuda.get_device_properties(0)
+    sms = props.multi_processor_count
+    x = torch.randn(M, N, device="cuda")
+    y = torch.empty_like(x)
+    table = Table()
+    torch_rows(table, args.reps, x, y)
+    if not args.skip_peers:
+        for rows in (lambda: triton_rows(table, args.reps, x, y), lambda: pallas_rows(table)):
+            try:
+                rows()
+            except Exception as exc:
+                print(f"  peer failed: {type(exc).__name__}: {str(exc)[:300]}", file=sys.stderr)
+    copy_dialect_rows(table, args.reps, x, y, sms)
+    driver = subprocess.run(
+        ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    commit = (
+        subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        or "(no git)"
+    )
+    versions = ", ".join(
+        f"{p} {version(p)}"
+        for p in ("torch", "triton", "jax", "xdsl", "llvmlite", "cuda-bindings")
+        if _has(p)
+    )
+    table.print(
+        f"GPU: {props.name} ({sms} SMs), driver {driver}; {versions}; commit {commit}; "
+        f"2 GiB float32 ({M}x{N}) per array; median of {args.reps} launches after 3 warm-ups "
+        "(CUDA events); GB/s = bytes read + written / time\n"
+    )
+    return 0
+
+
+def _has(package: str) -> bool:
+    try:
+        version(package)
+    except Exception:
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    sys.exit(main())
