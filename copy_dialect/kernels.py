@@ -236,11 +236,12 @@ def tma_copy_pipelined(
     tile: Sequence[int] = (128, 128),
     *,
     stages: int = 3,
+    reduce: str | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
-    """`y = x` at full bandwidth: a persistent kernel (launch it on a few blocks per SM) in
-    which each block walks the tiles `block, block + grid, ...` through a ring of `stages`
-    SMEM slots. Loads run `stages` tiles ahead of the stores; a slot is reloaded as soon as
+    """`y = x` (or `y <reduce>= x`) at full bandwidth: a persistent kernel (launch it on a
+    few blocks per SM) in which each block walks the tiles `block, block + grid, ...` through
+    a ring of `stages` SMEM slots. Loads run `stages` tiles ahead of the stores; a slot is reloaded as soon as
     the store that read it has finished reading (`wait_group bulk 1 read_only`).
     The shape must be a multiple of the tile."""
     if shape[0] % tile[0] or shape[1] % tile[1]:
@@ -309,7 +310,9 @@ def tma_copy_pipelined(
         parity = lb.insert(arith.CmpiOp(lb.insert(arith.RemUIOp(lap, c2)).result, c0, "ne")).result
         lb.insert(copy.BarrierWaitOp(bars, slot, parity))
         row, col = origin(lb, k)
-        lb.insert(copy.AsyncCopyOp(buf, y, src_indices=[slot], dst_indices=[row, col]))
+        lb.insert(
+            copy.AsyncCopyOp(buf, y, src_indices=[slot], dst_indices=[row, col], reduction=reduce)
+        )
         lb.insert(copy.CommitGroupOp("bulk"))
         # Refill the slot the previous store read, once that store has read it.
         previous = lb.insert(arith.SubiOp(k, c1)).result
