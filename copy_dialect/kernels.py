@@ -241,9 +241,9 @@ def tma_copy_pipelined(
 ) -> ModuleOp:
     """`y = x` (or `y <reduce>= x`) at full bandwidth: a persistent kernel (launch it on a
     few blocks per SM) in which each block walks the tiles `block, block + grid, ...` through
-    a ring of `stages` SMEM slots. Loads run `stages` tiles ahead of the stores; a slot is reloaded as soon as
-    the store that read it has finished reading (`wait_group bulk 1 read_only`).
-    The shape must be a multiple of the tile."""
+    a ring of `stages` SMEM slots. Loads run `stages` tiles ahead of the stores; a slot is
+    reloaded as soon as the store that read it has finished reading (`wait_group bulk 1
+    read_only`). The shape must be a multiple of the tile."""
     if shape[0] % tile[0] or shape[1] % tile[1]:
         raise ValueError(f"expected a shape that is a multiple of the tile {tuple(tile)}")
     elt = element_type(dtype)
