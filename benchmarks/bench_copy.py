@@ -190,7 +190,13 @@ def reduce_variants(sms: int):
             kernels.tma_copy((M, N), "f32", tile, reduce="add"),
             kernels.grid((M, N), tile),
         )
-    for tile, stages, per_sm in [((128, 128), 3, 1), ((64, 128), 3, 2)]:
+    for tile in [(64, 64), (128, 128), (64, 256)]:
+        yield (
+            f"1 tile/block, {tile[0]}x{tile[1]}, o prefetched to L2",
+            kernels.tma_copy((M, N), "f32", tile, reduce="add", prefetch_destination=True),
+            kernels.grid((M, N), tile),
+        )
+    for tile, stages, per_sm in [((128, 128), 3, 1)]:
         yield (
             f"pipelined {tile[0]}x{tile[1]}, {stages} stages, {per_sm * sms} blocks",
             kernels.tma_copy_pipelined((M, N), "f32", tile, stages=stages, reduce="add"),

@@ -100,10 +100,13 @@ def tma_copy(
     *,
     swizzle: int = 16,
     reduce: str | None = None,
+    prefetch_destination: bool = False,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` (or `y <reduce>= x`) tile by tile: a TMA load into SMEM (zero-filled out of
-    bounds), a wait on its barrier, a TMA store (clipped) or reduction."""
+    bounds), a wait on its barrier, a TMA store (clipped) or reduction. With
+    `prefetch_destination`, the block first prefetches its tile of y into L2 (a reduction
+    reads y), so that reading y overlaps loading x."""
     elt = element_type(dtype)
     gmem = MemRefType(elt, list(shape))
     smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr(swizzle))
@@ -115,6 +118,8 @@ def tma_copy(
         row, col = _tile_origin(b, tile)
         buf = b.insert(copy.AllocSmemOp(smem)).result
         bar = b.insert(copy.BarrierInitOp(1)).result
+        if prefetch_destination:
+            b.insert(copy.PrefetchOp(y, [row, col], tile))
         b.insert(
             copy.AsyncCopyOp(
                 x, buf, src_indices=[row, col], barrier=bar, barrier_index=c0, oob="zeros"

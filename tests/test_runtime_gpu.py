@@ -134,3 +134,13 @@ def test_pipelined_copy(tile, stages, blocks):
     y = np.zeros_like(x)
     program(x, y, grid=(blocks,))
     assert same_bits(y, x)
+
+
+def test_reduce_add_with_destination_prefetch():
+    shape = (256, 512)
+    module = kernels.tma_copy(shape, "f32", (64, 256), reduce="add", prefetch_destination=True)
+    program = runtime.compile(module)
+    x, o = random(shape, "f32", seed=21), random(shape, "f32", seed=22)
+    expected = o + x
+    program(x, o, grid=kernels.grid(shape, (64, 256)))
+    assert same_bits(o, expected)
