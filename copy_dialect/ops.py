@@ -2419,11 +2419,12 @@ class TmemWaitOp(IRDLOperation):
 @irdl_op_definition
 class SmemToTmemOp(IRDLOperation):
     """
-    Copies SMEM into TMEM asynchronously (`tcgen05.cp`), starting at a column.
+    Copies SMEM into TMEM asynchronously (`tcgen05.cp`), starting at a column; issued by the
+    elected thread. The source's rows are 16 bytes, or exactly one swizzle span.
 
     ```mlir
     copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b
-        : memref<128x8xf32, #copy.smem>, memref<128x128xf32, #copy.tmem>
+        : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x128xf32, #copy.tmem>
     ```
     """
 

@@ -1,0 +1,52 @@
+"""Every op's docstring example parses and verifies (in a kernel that defines its values)."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+from xdsl.parser import Parser
+
+from copy_dialect import ops as copy
+
+# The values each example uses, as kernel arguments, and the target it needs.
+ARGUMENTS = {
+    "%x": "memref<4096x4096xf32>",
+    "%i": "index",
+    "%j": "index",
+    "%slot": "index",
+    "%col": "index",
+    "%parity": "i1",
+    "%v": "vector<4xf32>",
+}
+PRELUDE = {
+    "%buf": "%buf = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>",
+    "%bars": "%bars = copy.barrier_init arrivals 1 : !copy.barrier<2>",
+    "%acc": "%acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>",
+    "%tile": "%tile = copy.alloc_smem : memref<128x8xf32, #copy.smem<swizzle = 32>>",
+}
+
+
+def example(op: type) -> str:
+    match = re.search(r"```mlir\n(.*?)```", inspect.getdoc(op) or "", re.S)
+    assert match, f"{op.name} has no ```mlir example in its docstring"
+    return match.group(1)
+
+
+@pytest.mark.parametrize("op", list(copy.Copy.operations), ids=lambda op: op.name)
+def test_docstring_example_verifies(ctx, op):
+    body = example(op)
+    used = set(re.findall(r"%\w+", body)) - set(re.findall(r"(%\w+)(?:, %\w+)* =", body))
+    args = [f"{name}: {ARGUMENTS[name]}" for name in sorted(used) if name in ARGUMENTS]
+    prelude = [PRELUDE[name] for name in sorted(used) if name in PRELUDE]
+    target = "sm_100a" if "tmem" in body else "sm_90a"
+    text = (
+        f'builtin.module attributes {{copy.target = #copy.target<"{target}">}} {{\n'
+        f"  func.func @k({', '.join(args)}) {{\n"
+        + "\n".join(f"    {line}" for line in prelude)
+        + f"\n    {body}\n    func.return\n  }}\n}}"
+    )
+    module = Parser(ctx, text).parse_module()
+    module.verify()
+    assert any(o.name == op.name for o in module.walk())
