@@ -9,6 +9,7 @@ input, round trips, `-o`, `--split-input-file` line numbers, locations and
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -611,3 +612,44 @@ def test_verify_op_reports_without_dumping_the_module(ctx):
         verify_op(fence)
     assert not getattr(info.value, "__notes__", None)
     assert "needs sm_90 or newer" in str(info.value)
+
+
+# --- compiling: -t llvm|ptx|cubin ----------------------------------------------------
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "tma_tile_copy.mlir"
+
+
+def test_cubin_and_abi_written(tmp_path):
+    out = tmp_path / "k.cubin"
+    result = run(EXAMPLE, "-t", "cubin", "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert out.read_bytes().startswith(b"\x7fELF")
+    abi = json.loads(Path(f"{out}.json").read_text())
+    assert abi["target"] == "sm_90a"
+    kinds = [p["kind"] for p in abi["kernels"]["tile_copy"]["params"]]
+    assert kinds == ["pointer", "pointer", "tensor_map", "tensor_map"]
+
+
+def test_ptx_for_another_target_is_verified_for_it():
+    # --target also retargets the verifier: the TMA kernel is rejected for sm_80 before LLVM.
+    result = run(EXAMPLE, "-t", "ptx", "--target", "sm_80")
+    assert_fails_cleanly(result, "only supported Hopper and newer GPUs")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-t", "cubin"], "-t cubin writes a binary: give an output file with -o"),
+        (["-t", "ptx", "--target", "sm_75"], "unknown GPU target --target 'sm_75'"),
+        (["-t", "cubin", "-o", "x.cubin", "--split-input-file"], "drop --split-input-file"),
+    ],
+)
+def test_compile_usage_errors(tmp_path, args, message):
+    assert_fails_cleanly(run(EXAMPLE, *args, cwd=tmp_path), message)
+
+
+def test_llvm_ir_output():
+    result = run(EXAMPLE, "-t", "llvm")
+    assert result.returncode == 0, result.stderr
+    assert "define ptx_kernel void @tile_copy(" in result.stdout
+    assert '"nvvm.grid_constant"' in result.stdout
