@@ -54,6 +54,14 @@ class LowerCopyToLLVMPass(ModulePass):
             p.apply(ctx, op)
 
 
+def retarget(module: builtin.ModuleOp, target: str) -> None:
+    """Gives the module, and every op in it that names a target, `target`, so that the
+    verifier checks the code against the target it is compiled for."""
+    for op in [module, *module.walk()]:
+        if op is module or "copy.target" in op.attributes:
+            op.attributes["copy.target"] = copy.TargetAttr(target)
+
+
 def module_target(module: builtin.ModuleOp, override: str | None = None) -> str | None:
     if override:
         return override
@@ -84,15 +92,15 @@ def compile_lowered(module: builtin.ModuleOp, target: str) -> Compiled:
     return Compiled(target, llvm_ir, ptx, cubin, abi)
 
 
-def compile_module(
-    module: builtin.ModuleOp, ctx: Context, target: str | None = None
-) -> Compiled:
+def compile_module(module: builtin.ModuleOp, ctx: Context, target: str | None = None) -> Compiled:
     """Lowers `module` in place and compiles it for `target` (default: its copy.target)."""
     name = module_target(module, target)
     if name is None:
         raise ValueError(
-            "no target: give the module copy.target = #copy.target<\"sm_90a\"> or pass target="
+            'no target: give the module copy.target = #copy.target<"sm_90a"> or pass target='
         )
+    if target:
+        retarget(module, target)
     module.verify()
     LowerCopyToLLVMPass(target=name).apply(ctx, module)
     module.verify()

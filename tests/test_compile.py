@@ -11,8 +11,7 @@ from conftest import make_context
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
-from copy_dialect import ops as copy
-from copy_dialect.passes.pipeline import compile_module
+from copy_dialect.passes.pipeline import compile_module, retarget
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
@@ -33,13 +32,9 @@ def parse(text: str):
     return Parser(make_context(), text).parse_module()
 
 
-def retarget(module, target: str) -> bool:
-    """Gives the module (and every op that names a target) `target`; False if the copy ops
-    are not valid for it."""
-    for op in module.walk():
-        if "copy.target" in op.attributes:
-            op.attributes["copy.target"] = copy.TargetAttr(target)
-    module.attributes["copy.target"] = copy.TargetAttr(target)
+def valid_for(module, target: str) -> bool:
+    """Retargets the module; False if its copy ops are not valid for `target`."""
+    retarget(module, target)
     try:
         module.verify()
     except VerifyException:
@@ -61,7 +56,7 @@ def test_example_compiles_for_its_target(path: Path):
 @pytest.mark.parametrize("target", TARGETS)
 def test_example_compiles_for_every_target_it_allows(path: Path, target: str):
     module = parse(path.read_text())
-    if not retarget(module, target):
+    if not valid_for(module, target):
         pytest.skip(f"{path.name} is not valid for {target}")
     compiled = compile_module(module, make_context(), target)
     assert compiled.cubin.startswith(ELF_MAGIC)
@@ -73,7 +68,7 @@ def test_lit_configurations_compile(path: Path):
     for chunk in chunks(path):
         for target in TARGETS:
             module = parse(chunk)
-            if not retarget(module, target):
+            if not valid_for(module, target):
                 continue
             result = compile_module(module, make_context(), target)
             assert result.cubin.startswith(ELF_MAGIC), f"{path.name} on {target}"

@@ -681,11 +681,9 @@ class CopyOptMain(xDSLOptMain):
         if self.args.gpu_target is not None:
             # --target overrides the IR's target everywhere, so the verifier checks the
             # target the code is compiled for.
-            from copy_dialect.ops import TargetAttr
+            from copy_dialect.passes.pipeline import retarget
 
-            for op in [module, *module.walk()]:
-                if op is module or "copy.target" in op.attributes:
-                    op.attributes["copy.target"] = TargetAttr(self.args.gpu_target)
+            retarget(module, self.args.gpu_target)
         stages: list[tuple[str, Callable[[], list[Diagnostic]]]] = []
         if not self.args.disable_verify:
             stages.append(("verifying the input", lambda: self._verify(module, fallback, None)))
