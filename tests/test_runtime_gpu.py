@@ -158,3 +158,26 @@ def test_reduce_add_with_destination_prefetch():
     expected = o + x
     program(x, o, grid=kernels.grid(shape, (64, 256)))
     assert same_bits(o, expected)
+
+
+def test_cupy_arrays_in_place():
+    cupy = pytest.importorskip("cupy")
+    program = runtime.compile(kernels.tma_copy((256, 512), "f32", target=TARGET))
+    x = cupy.random.standard_normal((256, 512), dtype=cupy.float32)
+    y = cupy.zeros_like(x)
+    program(x, y, grid=kernels.grid((256, 512), (64, 64)))
+    assert bool((x == y).all())
+
+
+def test_jax_arrays_through_dlpack():
+    import os
+
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    torch = pytest.importorskip("torch")
+    program = runtime.compile(kernels.tma_copy((256, 512), "f32", target=TARGET))
+    x = jax.random.normal(jax.random.key(0), (256, 512), jnp.float32)
+    y = torch.zeros(256, 512, device="cuda")  # the output: a PyTorch tensor in place
+    program(x, y, grid=kernels.grid((256, 512), (64, 64)))
+    assert np.array_equal(np.asarray(x), y.cpu().numpy())
