@@ -113,10 +113,12 @@ def device_array(obj: Any, name: str) -> DeviceArray:
         shape = tuple(obj.shape)
         strides = tuple(s * itemsize for s in obj.stride())
         return DeviceArray(obj.data_ptr(), shape, strides, dtype, itemsize)
-    interface = getattr(obj, "__cuda_array_interface__", None)
-    if interface is None and hasattr(obj, "__dlpack__") and not hasattr(obj, "__array__"):
-        obj = _from_dlpack(obj, name)
-        interface = obj.__cuda_array_interface__
+    try:
+        interface = getattr(obj, "__cuda_array_interface__", None)
+    except (AttributeError, TypeError):  # some libraries raise for arrays they cannot describe
+        interface = None
+    if interface is None and _on_cuda_device(obj):
+        return device_array(_from_dlpack(obj, name), name)
     if interface is not None:
         typestr = interface["typestr"]
         dtype = TYPESTR_NAMES.get(typestr)
@@ -151,13 +153,22 @@ def upload(array: DeviceArray) -> None:
     call("cuMemcpyHtoD", array.pointer, array.host.ctypes.data, array.nbytes)
 
 
+def _on_cuda_device(obj: Any) -> bool:
+    """Whether `obj` is a DLPack array in CUDA memory (kDLCUDA = 2, kDLCUDAManaged = 13)."""
+    try:
+        device_type, _ = obj.__dlpack_device__()
+    except Exception:
+        return False
+    return int(device_type) in (2, 13)
+
+
 def _from_dlpack(obj: Any, name: str) -> Any:
-    for module in ("cupy", "torch"):
+    for module in ("torch", "cupy"):
         try:
             lib = __import__(module)
-            return lib.from_dlpack(obj)
         except ImportError:
             continue
+        return lib.from_dlpack(obj)
     raise ValueError(
         f"expected {name} with __cuda_array_interface__, or DLPack with CuPy or PyTorch "
         "installed to read it"
