@@ -252,10 +252,15 @@ def layout_arena(fn: func.FuncOp) -> tuple[dict[Operation, int], int]:
     return offsets, end
 
 
-def kernel_of(op: Operation, kernels: dict[func.FuncOp, Kernel]) -> Kernel:
+def enclosing_function(op: Operation) -> func.FuncOp | None:
     node = op.parent_op()
     while node is not None and not isinstance(node, func.FuncOp):
         node = node.parent_op()
+    return node
+
+
+def kernel_of(op: Operation, kernels: dict[func.FuncOp, Kernel]) -> Kernel:
+    node = enclosing_function(op)
     if node is None or node not in kernels:
         raise fail(op, "must be inside a func.func kernel to be lowered")
     return kernels[node]
@@ -1042,6 +1047,9 @@ class ConvertCopyToNVVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         target = self.resolve_target(op)
+        for inner in op.walk():
+            if inner.dialect_name() == "copy" and enclosing_function(inner) is None:
+                raise fail(inner, "must be inside a func.func kernel to be lowered")
         kernels: dict[func.FuncOp, Kernel] = {}
         arena = 0
         for fn in op.walk():
@@ -1102,9 +1110,9 @@ class ConvertCopyToNVVMPass(ModulePass):
             attr = module.attributes.get("copy.target")
             if not isinstance(attr, copy.TargetAttr):
                 raise PassFailedException(
-                    "convert-copy-to-nvvm needs a target: give the module a copy.target "
-                    "attribute or the pass a target option "
-                    '(-p "convert-copy-to-nvvm{target=sm_90a}")'
+                    "convert-copy-to-nvvm needs a target: give the module "
+                    'copy.target = #copy.target<"sm_90a">, or pass --target sm_90a to '
+                    'copy-opt (target=sm_90a to the pass: "convert-copy-to-nvvm{target=sm_90a}")'
                 )
             name = attr.arch.data
         if name not in TARGETS:
