@@ -18,6 +18,7 @@ from math import ceil
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseArrayBase,
     FunctionType,
     IndexType,
@@ -101,14 +102,16 @@ def tma_copy(
     swizzle: int = 16,
     reduce: str | None = None,
     prefetch_destination: bool = False,
+    dynamic: bool = False,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` (or `y <reduce>= x`) tile by tile: a TMA load into SMEM (zero-filled out of
     bounds), a wait on its barrier, a TMA store (clipped) or reduction. With
     `prefetch_destination`, the block first prefetches its tile of y into L2 (a reduction
-    reads y), so that reading y overlaps loading x."""
+    reads y), so that reading y overlaps loading x. With `dynamic`, the arrays' shapes are
+    `?x?`: one compiled kernel serves every shape (the tensor maps are encoded at launch)."""
     elt = element_type(dtype)
-    gmem = MemRefType(elt, list(shape))
+    gmem = MemRefType(elt, [DYNAMIC_INDEX] * 2 if dynamic else list(shape))
     smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr(swizzle))
 
     def body(b: Builder, args: Sequence[SSAValue]) -> None:

@@ -119,10 +119,7 @@ class ConvertIntegerCast(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not isinstance(
             op,
-            arith.IndexCastOp
-            | arith.ExtUIOp
-            | arith.ExtSIOp
-            | arith.TruncIOp,
+            arith.IndexCastOp | arith.ExtUIOp | arith.ExtSIOp | arith.TruncIOp,
         ):
             return
         ops: list[Operation] = []

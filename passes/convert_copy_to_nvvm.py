@@ -1018,7 +1018,8 @@ def kernel_abi(kernel: Kernel, original_args: int) -> DictionaryAttr:
                 "kind": StringAttr("pointer"),
                 "arg": IntegerAttr(i, i64),
                 "element": t.element_type,
-                "shape": DenseArrayBase.from_list(i64, t.get_shape()),
+                # -1: a dynamic dim, whatever the array brings (TMA-only arrays).
+                "shape": DenseArrayBase.from_list(i64, [max(d, -1) for d in t.get_shape()]),
             }
         params.append(DictionaryAttr(entry))
     params += [m.abi() for m in kernel.tensor_maps]

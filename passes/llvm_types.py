@@ -102,8 +102,7 @@ def static_memref(t: MemRefType, op: Operation) -> tuple[tuple[int, ...], tuple[
         )
     if any(d < 0 for d in shape) or any(s < 0 for s in strides):
         error = CopyVerifyException(
-            f"'{op.name}' op: the lowering supports memrefs of static shape and strides, "
-            f"got {t}",
+            f"'{op.name}' op: the lowering supports memrefs of static shape and strides, got {t}",
             note="give every dimension and stride a size (dynamic shapes are not lowered yet)",
         )
         error.op = op  # type: ignore[attr-defined]  # copy-opt reports it at the op

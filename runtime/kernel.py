@@ -78,8 +78,12 @@ class Kernel:
                 continue
             array = arr.device_array(value, name)
             shape = tuple(param["shape"])
-            if array.shape != shape:
-                raise ValueError(f"expected {name} of shape {shape}, got {array.shape}")
+            matches = len(array.shape) == len(shape) and all(
+                want < 0 or want == have for want, have in zip(shape, array.shape, strict=True)
+            )
+            if not matches:
+                shown = tuple("?" if d < 0 else d for d in shape)
+                raise ValueError(f"expected {name} of shape {shown}, got {array.shape}")
             accepted = arr.accepted_dtypes(param["element"])
             if array.dtype not in accepted:
                 raise ValueError(

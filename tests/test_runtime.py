@@ -90,3 +90,15 @@ def test_load_missing_files(tmp_path):
 
     with pytest.raises(ValueError, match="expected a cubin and its ABI"):
         load(tmp_path / "nothing.cubin")
+
+
+def test_dynamic_shapes_take_any_size_of_the_right_rank():
+    kernel = program(kernels.tma_copy((0, 0), "f32", dynamic=True)).kernel()
+    assert kernel.params[0]["shape"] == [-1, -1]
+    kernel.check_arguments([np.zeros((100, 64), np.float32)] * 2)
+    kernel.check_arguments([np.zeros((7, 4096), np.float32)] * 2)
+    with pytest.raises(ValueError, match=r"of shape \('\?', '\?'\), got \(100,\)"):
+        kernel.check_arguments([np.zeros(100, np.float32)] * 2)
+    # The tensor map's needs are checked on the actual array: 10 floats are 40-byte rows.
+    with pytest.raises(ValueError, match="multiples of 16 below 2\\*\\*40 for TMA, got 40"):
+        kernel.check_arguments([np.zeros((10, 10), np.float32)] * 2)

@@ -181,3 +181,12 @@ def test_jax_arrays_through_dlpack():
     y = torch.zeros(256, 512, device="cuda")  # the output: a PyTorch tensor in place
     program(x, y, grid=kernels.grid((256, 512), (64, 64)))
     assert np.array_equal(np.asarray(x), y.cpu().numpy())
+
+
+def test_one_dynamic_kernel_for_every_shape():
+    program = runtime.compile(kernels.tma_copy((0, 0), "f32", dynamic=True, target=TARGET))
+    for shape in [(64, 64), (1000, 1000), (130, 264), (3, 4096)]:
+        x = random(shape, "f32", seed=shape[0])
+        y = np.zeros_like(x)
+        program(x, y, grid=kernels.grid(shape, (64, 64)))
+        assert same_bits(y, x), shape
