@@ -196,6 +196,16 @@ def reduce_variants(sms: int):
             kernels.tma_copy((M, N), "f32", tile, reduce="add", prefetch_destination=True),
             kernels.grid((M, N), tile),
         )
+    for hints, label in [
+        ((kernels.EVICT_FIRST, None), "x loaded evict-first"),
+        ((kernels.EVICT_FIRST, kernels.EVICT_FIRST), "x and o evict-first"),
+        ((None, kernels.EVICT_LAST), "o reduced evict-last"),
+    ]:
+        yield (
+            f"1 tile/block, 64x64, {label}",
+            kernels.tma_copy((M, N), "f32", (64, 64), reduce="add", cache_hints=hints),
+            kernels.grid((M, N), (64, 64)),
+        )
     for tile, stages, per_sm in [((128, 128), 3, 1)]:
         yield (
             f"pipelined {tile[0]}x{tile[1]}, {stages} stages, {per_sm * sms} blocks",
@@ -204,10 +214,48 @@ def reduce_variants(sms: int):
         )
 
 
-def copy_dialect_rows(table: Table, reps: int, x, y, sms: int) -> None:
+def reduce_rows(table: Table, reps: int, x, sms: int) -> None:
+    import torch
+
+    from copy_dialect import runtime
+
+    o = torch.randn_like(x)
+    o0 = o.clone()
+    t_add = timed(lambda: o.add_(x), reps)
+    table.add("torch add_ (o += x)", t_add, 3 * NBYTES, "yes", "3 passes: read x, read o, write o")
+    best = None
+    expected = o0 + x
+    for name, module, grid in reduce_variants(sms):
+        o.copy_(o0)
+        launch = runtime.compile(module).kernel().prepare(x, o, grid=grid)
+        launch()
+        torch.cuda.synchronize()
+        correct = torch.equal(o, expected)
+        t = timed(launch, reps)  # o keeps growing; the timing does not depend on its values
+        launch.release()
+        table.add(
+            f"copy-dialect TMA reduce-add ({name})",
+            t,
+            3 * NBYTES,
+            str(bool(correct)),
+            "o += x; 3 passes as torch add_",
+        )
+        if best is None or t < best:
+            best = t
+    table.add(
+        "copy-dialect TMA reduce-add", best, 3 * NBYTES, "yes (above)", "best of the rows above"
+    )
+    del expected
+
+
+def copy_dialect_rows(table: Table, reps: int, x, y, sms: int, only_reduce: bool = False):
     import torch
 
     from copy_dialect import kernels, runtime
+
+    if only_reduce:
+        reduce_rows(table, reps, x, sms)
+        return
 
     def run(name: str, module, args, grid, nbytes: int, check, note: str) -> float | None:
         try:
@@ -261,33 +309,7 @@ def copy_dialect_rows(table: Table, reps: int, x, y, sms: int) -> None:
         "32x128 tiles, 256 threads, sm_80 code path",
     )
 
-    o = torch.randn_like(x)
-    o0 = o.clone()
-    t_add = timed(lambda: o.add_(x), reps)
-    table.add("torch add_ (o += x)", t_add, 3 * NBYTES, "yes", "3 passes: read x, read o, write o")
-    best = None
-    expected = o0 + x
-    for name, module, grid in reduce_variants(sms):
-        o.copy_(o0)
-        launch = runtime.compile(module).kernel().prepare(x, o, grid=grid)
-        launch()
-        torch.cuda.synchronize()
-        correct = torch.equal(o, expected)
-        t = timed(launch, reps)  # o keeps growing; the timing does not depend on its values
-        launch.release()
-        table.add(
-            f"copy-dialect TMA reduce-add ({name})",
-            t,
-            3 * NBYTES,
-            str(bool(correct)),
-            "o += x; 3 passes as torch add_",
-        )
-        if best is None or t < best:
-            best = t
-    table.add(
-        "copy-dialect TMA reduce-add", best, 3 * NBYTES, "yes (above)", "best of the rows above"
-    )
-    del expected
+    reduce_rows(table, reps, x, sms)
 
     x3, y3 = x.view(M // 32, 32, N), y.view(M // 32, 32, N)
     y.zero_()
@@ -306,6 +328,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--skip-peers", action="store_true")
+    parser.add_argument(
+        "--only-reduce", action="store_true", help="the torch rows and the reduce-add rows only"
+    )
     args = parser.parse_args()
 
     import torch
@@ -316,13 +341,13 @@ def main() -> int:
     y = torch.empty_like(x)
     table = Table()
     torch_rows(table, args.reps, x, y)
-    if not args.skip_peers:
+    if not args.skip_peers and not args.only_reduce:
         for rows in (lambda: triton_rows(table, args.reps, x, y), lambda: pallas_rows(table)):
             try:
                 rows()
             except Exception as exc:
                 print(f"  peer failed: {type(exc).__name__}: {str(exc)[:300]}", file=sys.stderr)
-    copy_dialect_rows(table, args.reps, x, y, sms)
+    copy_dialect_rows(table, args.reps, x, y, sms, only_reduce=args.only_reduce)
     driver = subprocess.run(
         ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
         capture_output=True,

@@ -36,6 +36,11 @@ from xdsl.rewriter import InsertPoint
 from copy_dialect import ops as copy
 
 TMA_BLOCK = 128
+
+# L2 cache policies for `cache_hint` (the 64-bit values CUTLASS's CacheHintSm90 uses).
+EVICT_NORMAL = 0x1000000000000000
+EVICT_FIRST = 0x12F0000000000000
+EVICT_LAST = 0x14F0000000000000
 CP_ASYNC_BLOCK = 256
 
 
@@ -103,13 +108,15 @@ def tma_copy(
     reduce: str | None = None,
     prefetch_destination: bool = False,
     dynamic: bool = False,
+    cache_hints: tuple[int | None, int | None] = (None, None),
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` (or `y <reduce>= x`) tile by tile: a TMA load into SMEM (zero-filled out of
     bounds), a wait on its barrier, a TMA store (clipped) or reduction. With
     `prefetch_destination`, the block first prefetches its tile of y into L2 (a reduction
     reads y), so that reading y overlaps loading x. With `dynamic`, the arrays' shapes are
-    `?x?`: one compiled kernel serves every shape (the tensor maps are encoded at launch)."""
+    `?x?`: one compiled kernel serves every shape (the tensor maps are encoded at launch).
+    `cache_hints` are the L2 cache policies of the load and of the store (`EVICT_FIRST`, ...)."""
     elt = element_type(dtype)
     gmem = MemRefType(elt, [DYNAMIC_INDEX] * 2 if dynamic else list(shape))
     smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr(swizzle))
@@ -125,11 +132,21 @@ def tma_copy(
             b.insert(copy.PrefetchOp(y, [row, col], tile))
         b.insert(
             copy.AsyncCopyOp(
-                x, buf, src_indices=[row, col], barrier=bar, barrier_index=c0, oob="zeros"
+                x,
+                buf,
+                src_indices=[row, col],
+                barrier=bar,
+                barrier_index=c0,
+                oob="zeros",
+                cache_hint=cache_hints[0],
             )
         )
         b.insert(copy.BarrierWaitOp(bar, c0, phase))
-        b.insert(copy.AsyncCopyOp(buf, y, dst_indices=[row, col], reduction=reduce))
+        b.insert(
+            copy.AsyncCopyOp(
+                buf, y, dst_indices=[row, col], reduction=reduce, cache_hint=cache_hints[1]
+            )
+        )
         b.insert(copy.CommitGroupOp("bulk"))
         b.insert(copy.WaitGroupOp("bulk", 0))
 
