@@ -1,15 +1,22 @@
 """One small launch of a kernel, for compute-sanitizer.
 
-    python scripts/gpu_check.py tma|multicast
+    python scripts/gpu_check.py tma|multicast              (builder kernels, small arrays)
+    python scripts/gpu_check.py examples/tma_tile_copy.mlir|examples/multicast_copy.mlir
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 
 from copy_dialect import kernels, runtime
+
+EXAMPLES = {
+    "tma_tile_copy.mlir": ((4096, 4096), (64, 64)),
+    "multicast_copy.mlir": ((128, 32, 4096), (128, 64)),
+}
 
 
 def main(which: str) -> int:
@@ -17,8 +24,11 @@ def main(which: str) -> int:
         module, shape, grid = kernels.tma_copy((256, 320), "f32"), (256, 320), (5, 4)
     elif which == "multicast":
         module, shape, grid = kernels.multicast_copy((128, 256), "f32"), (4, 32, 256), (8, 2)
+    elif Path(which).name in EXAMPLES:
+        module = Path(which).read_text()
+        shape, grid = EXAMPLES[Path(which).name]
     else:
-        print(f"expected tma or multicast, got {which}", file=sys.stderr)
+        print(f"expected tma, multicast or one of {sorted(EXAMPLES)}, got {which}", file=sys.stderr)
         return 1
     x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
     y = np.zeros_like(x)

@@ -12,11 +12,11 @@ pytest -m gpu -q -p no:cacheprovider tests/test_runtime_gpu.py tests/test_runtim
 # cuGetProcAddress for entry points the driver lacks: host API errors, not the project's), and
 # with --report-api-errors no, which leaves the kernels' memory errors only.
 for tool in "memcheck" "memcheck --report-api-errors no" "racecheck"; do
-  for kernel in tma multicast; do
+  for kernel in tma multicast examples/tma_tile_copy.mlir examples/multicast_copy.mlir; do
     echo "== compute-sanitizer --tool $tool: $kernel"
     # shellcheck disable=SC2086
     compute-sanitizer --tool $tool python3 scripts/gpu_check.py "$kernel" > /tmp/san.log 2>&1
-    grep -E "^(tma|multicast):|ERROR SUMMARY|RACECHECK SUMMARY" /tmp/san.log
+    grep -E "^(tma|multicast|examples/.*):|ERROR SUMMARY|RACECHECK SUMMARY" /tmp/san.log
     grep -E "Program hit|Invalid|Race|Barrier|Misaligned|Out-of-range" /tmp/san.log | sort | uniq -c | head -8
   done
 done
