@@ -1388,6 +1388,14 @@ class AsyncCopyOp(IRDLOperation):
                 note=f"the GMEM rows are {row_stride} bytes apart, so a row can start at an "
                 "address no cp.async copy may read: pad the rows to a multiple of 4 bytes",
             )
+        inner = constant_int(g.gmem_indices[-1]) if g.gmem_indices else None
+        # rule: H2
+        if inner is not None and (inner * bits // 8) % 4:
+            raise Error(
+                "CP_ASYNC requires at least 4 bytes per transfer",
+                note=f"the innermost coordinate {inner} starts {inner * bits // 8} bytes into a "
+                "row, not at a 4-byte boundary that a cp.async copy may read from",
+            )
         # rule: H6
         if self.cache is not None and self.cache.data == CacheMode.CG and row_bytes % 16:
             raise Error(

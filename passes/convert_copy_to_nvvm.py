@@ -715,6 +715,9 @@ class LowerCpAsyncCopy(KernelPattern):
         # the box row and every GMEM row stride (a 300-element f16 row is 600 bytes: 8-byte
         # chunks). The innermost coordinate is assumed to be a multiple of the chunk.
         stride_bytes = [s * bits // 8 for s in strides[:-1]]
+        inner = copy.constant_int(g.gmem_indices[-1])
+        if inner is not None:  # a constant innermost coordinate must keep chunks aligned too
+            stride_bytes.append(inner * bits // 8)
         chunk = next(
             c for c in (16, 8, 4) if row_bytes % c == 0 and all(s % c == 0 for s in stride_bytes)
         )

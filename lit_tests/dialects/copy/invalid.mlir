@@ -865,3 +865,16 @@ func.func @c1_contiguous_rows_not_16_bytes(%x: memref<100x300xf16>) attributes {
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<100x300xf16> to memref<64x64xf16, #copy.smem>, !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// rule: H2
+func.func @h2_cp_async_coordinate_not_4_byte_aligned(%x: memref<64x256xf16>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %buf = copy.alloc_smem : memref<8x64xf16, #copy.smem>
+  // expected-error@+2 {{CP_ASYNC requires at least 4 bytes per transfer}}
+  // expected-note@+1 {{the innermost coordinate 3 starts 6 bytes into a row}}
+  copy.async_copy %x[%c0, %c3] to %buf : memref<64x256xf16> to memref<8x64xf16, #copy.smem>
+  func.return
+}
