@@ -19,25 +19,17 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
-from xdsl.context import Context
 from xdsl.parser import Parser
-from xdsl.universe import Universe
 
 from copy_dialect.passes import backend
 from copy_dialect.passes.pipeline import compile_module
+from copy_dialect.universe import make_context
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def context() -> Context:
-    ctx = Context()
-    for name, factory in Universe.get_multiverse().all_dialects.items():
-        ctx.register_dialect(name, factory)
-    return ctx
-
-
 def compile_text(text: str) -> None:
-    ctx = context()
+    ctx = make_context()
     compile_module(Parser(ctx, text).parse_module(), ctx)
 
 
@@ -82,7 +74,7 @@ def main() -> int:
         rows.append((path.name, statistics.median(times) * 1000, min(times) * 1000))
 
     text = generated_module(10_000)
-    module = Parser(context(), text).parse_module()
+    module = Parser(make_context(), text).parse_module()
     ops = sum(1 for _ in module.walk())
     verify = []
     for _ in range(5):

@@ -34,6 +34,7 @@ from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
+from copy_dialect.universe import make_context
 
 TMA_BLOCK = 128
 
@@ -46,22 +47,12 @@ CP_ASYNC_BLOCK = 256
 
 def element_type(name: str) -> Attribute:
     """`"f32"`, `"bf16"`, `"i32"` ... as an xDSL type."""
-    return Parser(_context(), name).parse_type()
+    return Parser(make_context(), name).parse_type()
 
 
 def grid(shape: Sequence[int], tile: Sequence[int]) -> tuple[int, int]:
     """Blocks covering a 2-D `shape` with `tile`s: (tile columns, tile rows)."""
     return (ceil(shape[1] / tile[1]), ceil(shape[0] / tile[0]))
-
-
-def _context():
-    from xdsl.context import Context
-    from xdsl.universe import Universe
-
-    ctx = Context()
-    for name, factory in Universe.get_multiverse().all_dialects.items():
-        ctx.register_dialect(name, factory)
-    return ctx
 
 
 def _kernel(

@@ -6,6 +6,7 @@ read it through `Universe.get_multiverse()`.
 
 from importlib import import_module
 
+from xdsl.context import Context
 from xdsl.universe import Universe
 
 
@@ -24,6 +25,14 @@ def _nvvm():
 def _pass(module: str, cls: str):
     """A lazy factory for the pass class `cls` of `copy_dialect.passes.<module>`."""
     return lambda: getattr(import_module(f"copy_dialect.passes.{module}"), cls)
+
+
+def make_context() -> Context:
+    """An xDSL context with every registered dialect (xDSL's and ours), for Python users."""
+    ctx = Context()
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    return ctx
 
 
 COPY_UNIVERSE = Universe(

@@ -22,16 +22,13 @@ from copy_dialect.runtime.kernel import Kernel, Program, check_device, load
 def compile(source: Any, target: str | None = None) -> Program:  # noqa: A001
     """Compiles MLIR text or a module (copy dialect) for `target` (default: its copy.target)
     into a Program whose kernels can be called."""
-    from xdsl.context import Context
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.parser import Parser
-    from xdsl.universe import Universe
 
     from copy_dialect.passes.pipeline import compile_module
+    from copy_dialect.universe import make_context
 
-    ctx = Context()
-    for name, factory in Universe.get_multiverse().all_dialects.items():
-        ctx.register_dialect(name, factory)
+    ctx = make_context()
     module = source if isinstance(source, ModuleOp) else Parser(ctx, source).parse_module()
     compiled = compile_module(module, ctx, target)
     return Program(compiled.cubin, compiled.abi)

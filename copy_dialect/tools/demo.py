@@ -12,10 +12,10 @@ import sys
 import time
 from pathlib import Path
 
-from xdsl.context import Context
 from xdsl.parser import Parser
-from xdsl.universe import Universe
 from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+from copy_dialect.universe import make_context
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_EXAMPLE = ROOT / "examples" / "tma_tile_copy.mlir"
@@ -28,13 +28,6 @@ KEY_INSTRUCTIONS = (
     "cp.async.ca.shared.global",
     "tcgen05.",
 )
-
-
-def context() -> Context:
-    ctx = Context()
-    for name, factory in Universe.get_multiverse().all_dialects.items():
-        ctx.register_dialect(name, factory)
-    return ctx
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,8 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     backend.start_worker()
     start = time.perf_counter()
     try:
-        module = Parser(context(), text, str(path)).parse_module()
-        compiled = compile_module(module, context(), args.target)
+        module = Parser(make_context(), text, str(path)).parse_module()
+        compiled = compile_module(module, make_context(), args.target)
     except (ParseError, DiagnosticException, ValueError) as exc:
         print(f"copy-demo: error: {exc}\n(copy-opt {path} gives located diagnostics)")
         return 1
