@@ -34,6 +34,7 @@ from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
+from copy_dialect.target import TARGETS
 from copy_dialect.universe import make_context
 
 TMA_BLOCK = 128
@@ -246,6 +247,48 @@ def multicast_copy(
     )
 
 
+def pipeline_stages_limit(tile: Sequence[int], dtype: str, target: str = "sm_90a") -> int:
+    """The most ring slots `tma_copy_pipelined` can give `tile`s of `dtype` on `target`: the
+    ring and its barriers must fit the block's SMEM (rule TR6, the verifier's layout) and one
+    barrier group holds at most `MAX_BARRIERS` (rule I1). 0 when not even one slot fits."""
+    slot = copy.smem_bytes(tile, element_type(dtype), 16)
+
+    def footprint(stages: int) -> int:
+        ring = (stages * slot, copy.smem_alignment(16))
+        return copy.smem_footprint([ring, (copy.BARRIER_BYTES * stages, copy.BARRIER_BYTES)])
+
+    budget = TARGETS[target].max_smem_bytes
+    return max((n for n in range(1, copy.MAX_BARRIERS + 1) if footprint(n) <= budget), default=0)
+
+
+def _check_stages(stages: int, tile: Sequence[int], dtype: str, target: str) -> None:
+    """A ValueError (expected, got, fix) for a ring `tma_copy_pipelined` cannot build."""
+    if target not in TARGETS:
+        raise ValueError(f"expected a target of {', '.join(TARGETS)}, got {target!r}")
+    limit = pipeline_stages_limit(tile, dtype, target)
+    budget = f"the {TARGETS[target].max_smem_bytes} bytes of SMEM a block can use on {target}"
+    if limit == 0:
+        raise ValueError(
+            f"expected a tile whose SMEM slot fits {budget}, got a {tuple(tile)} tile of "
+            f"{dtype}; use a smaller tile"
+        )
+    if stages < 1:
+        raise ValueError(
+            f"expected at least 1 pipeline stage, got stages={stages}; use stages=1 to {limit}"
+        )
+    if stages > limit == copy.MAX_BARRIERS:
+        raise ValueError(
+            f"expected at most {limit} pipeline stages (one !copy.barrier group holds at most "
+            f"{limit} barriers), got stages={stages}; use stages={limit} or fewer"
+        )
+    if stages > limit:
+        raise ValueError(
+            f"expected at most {limit} pipeline stages of {tuple(tile)} {dtype} tiles (the ring "
+            f"and its barriers must fit {budget}), got stages={stages}; use stages={limit} or "
+            "fewer, or a smaller tile"
+        )
+
+
 def tma_copy_pipelined(
     shape: Sequence[int],
     dtype: str,
@@ -256,12 +299,21 @@ def tma_copy_pipelined(
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` (or `y <reduce>= x`) at full bandwidth: a persistent kernel (launch it on a
-    few blocks per SM) in which each block walks the tiles `block, block + grid, ...` through
-    a ring of `stages` SMEM slots. Loads run `stages` tiles ahead of the stores; a slot is
-    reloaded as soon as the store that read it has finished reading (`wait_group bulk 1
-    read_only`). The shape must be a multiple of the tile."""
+    few blocks per SM) in which each block walks its tiles `k = 0, 1, ...` (tile
+    `block + k * grid`) through a ring of `stages` SMEM slots, tile k in slot `k % stages`.
+
+    Iteration k waits for tile k (its barrier's phase `k / stages`, parity
+    `(k / stages) % 2`), stores it and commits the store. Then, with `pending =
+    min(1, stages - 1)`, it waits until all but the last `pending` stores have read their
+    slots (`wait_group bulk <pending> read_only`) and refills the slot of tile `k - pending`
+    with tile `k - pending + stages`, if the block has it. So loads run `stages - pending`
+    tiles ahead of the stores; with one stage, the store of tile k finishes reading the only
+    slot before tile k + 1 is loaded into it. The shape must be a multiple of the tile, and
+    `stages` between 1 and `pipeline_stages_limit(tile, dtype, target)`."""
     if shape[0] % tile[0] or shape[1] % tile[1]:
         raise ValueError(f"expected a shape that is a multiple of the tile {tuple(tile)}")
+    _check_stages(stages, tile, dtype, target)
+    pending = min(1, stages - 1)
     elt = element_type(dtype)
     gmem = MemRefType(elt, list(shape))
     ring = MemRefType(elt, [stages, *tile], memory_space=copy.SmemSpaceAttr())
@@ -274,8 +326,9 @@ def tma_copy_pipelined(
         s = _index(b, stages)
         bid = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
         blocks = b.insert(gpu.GridDimOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
-        # Tiles of this block: bid + k * blocks for k < count.
-        left = b.insert(arith.SubiOp(_index(b, total + 0), bid)).result
+        # Tiles of this block: bid + k * blocks for k < count (0 when bid >= total: the
+        # unsigned sum wraps below `blocks`).
+        left = b.insert(arith.SubiOp(_index(b, total), bid)).result
         count = b.insert(
             arith.DivUIOp(
                 b.insert(arith.AddiOp(left, b.insert(arith.SubiOp(blocks, c1)).result)).result,
@@ -313,7 +366,7 @@ def tma_copy_pipelined(
             tb.insert(scf.YieldOp())
             bb.insert(scf.IfOp(cond, [], Region(then)))
 
-        # Prologue: the first `stages` loads.
+        # Prologue: tiles 0 .. stages - 1 into slots 0 .. stages - 1.
         for i in range(stages):
             k = _index(b, i)
             if_(b, b.insert(arith.CmpiOp(k, count, "ult")).result, lambda tb, k=k: load(tb, k, k))
@@ -330,20 +383,18 @@ def tma_copy_pipelined(
             copy.AsyncCopyOp(buf, y, src_indices=[slot], dst_indices=[row, col], reduction=reduce)
         )
         lb.insert(copy.CommitGroupOp("bulk"))
-        # Refill the slot the previous store read, once that store has read it.
-        previous = lb.insert(arith.SubiOp(k, c1)).result
-        refill = lb.insert(arith.AddiOp(previous, s)).result
-        cond = lb.insert(
-            arith.AndIOp(
-                lb.insert(arith.CmpiOp(k, c1, "uge")).result,
-                lb.insert(arith.CmpiOp(refill, count, "ult")).result,
-            )
-        ).result
+        # Refill the slot of tile k - pending (whose store is no longer among the last
+        # `pending` groups) with tile k - pending + stages, once that store has read it.
+        done = k if pending == 0 else lb.insert(arith.SubiOp(k, _index(lb, pending))).result
+        refill = lb.insert(arith.AddiOp(done, s)).result
+        cond = lb.insert(arith.CmpiOp(refill, count, "ult")).result
+        if pending:
+            started = lb.insert(arith.CmpiOp(k, _index(lb, pending), "uge")).result
+            cond = lb.insert(arith.AndIOp(started, cond)).result
 
         def refill_slot(tb: Builder) -> None:
-            tb.insert(copy.WaitGroupOp("bulk", 1, read_only=True))
-            pslot = tb.insert(arith.RemUIOp(previous, s)).result
-            load(tb, refill, pslot)
+            tb.insert(copy.WaitGroupOp("bulk", pending, read_only=True))
+            load(tb, refill, tb.insert(arith.RemUIOp(done, s)).result)
 
         if_(lb, cond, refill_slot)
         lb.insert(scf.YieldOp())

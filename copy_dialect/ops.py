@@ -27,7 +27,7 @@ Deviations from Mosaic GPU, each settled in docs/design.md:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import auto
 from math import prod
@@ -391,9 +391,9 @@ class BarrierType(ParametrizedAttribute, TypeAttribute):
 
     def verify(self) -> None:
         # rule: I1
-        if not 1 <= self.count.data <= 32:
+        if not 1 <= self.count.data <= MAX_BARRIERS:
             raise Error(
-                "Only up to 32 barriers per group supported",
+                f"Only up to {MAX_BARRIERS} barriers per group supported",
                 note=f"got {self.count.data}; the phase bits of a group are one i32, "
                 "split larger rings into several groups",
             )
@@ -404,6 +404,10 @@ class BarrierType(ParametrizedAttribute, TypeAttribute):
 # ===----------------------------------------------------------------------=== #
 
 GMEM, SMEM, TMEM = "GMEM", "SMEM", "TMEM"
+MAX_BARRIERS = 32
+"""Barriers in one `!copy.barrier` group: the group's phase bits are one i32 (I1)."""
+BARRIER_BYTES = 8
+"""An mbarrier is one 8-byte, 8-byte aligned word of SMEM."""
 MAX_TX_BYTES = 1 << 20
 """The mbarrier tx-count is below 2**20 (an H200 faults at 2**20: tma-rules Q5)."""
 
@@ -444,6 +448,20 @@ def smem_bytes(shape: Sequence[int], element_type: Attribute, swizzle: int) -> i
     if swizzle != 16:
         row = max(row, swizzle)
     return prod(shape[:-1]) * row
+
+
+def smem_alignment(swizzle: int) -> int:
+    """The alignment a `copy.alloc_smem` buffer gets by default: 128 bytes for TMA (TR10),
+    or the swizzle's period when that is larger (TR11)."""
+    return max(128, swizzle_period(swizzle))
+
+
+def smem_footprint(buffers: Iterable[tuple[int, int]]) -> int:
+    """Bytes of SMEM that `(bytes, alignment)` buffers take, laid out in order (TR6)."""
+    end = 0
+    for size, align in buffers:
+        end = -(-end // align) * align + size
+    return end
 
 
 def enclosing_target(op: Operation) -> Target | None:
@@ -1954,7 +1972,7 @@ class AllocSmemOp(IRDLOperation):
     @property
     def required_alignment(self) -> int:
         assert isinstance(t := self.result.type, MemRefType)
-        return max(128, swizzle_period(swizzle_of(t)))
+        return smem_alignment(swizzle_of(t))
 
     @property
     def byte_alignment(self) -> int:
@@ -2012,13 +2030,13 @@ class AllocSmemOp(IRDLOperation):
             if isinstance(op, AllocSmemOp | BarrierInitOp):
                 return
             op = op.prev_op
-        total, offset = 0, 0
-        for op in block.ops:
-            if isinstance(op, AllocSmemOp):
-                offset = -(-offset // op.byte_alignment) * op.byte_alignment + op.size_bytes
-            elif isinstance(op, BarrierInitOp):
-                offset = -(-offset // 8) * 8 + 8 * op.result.type.count.data  # type: ignore[union-attr]
-            total = offset
+        total = smem_footprint(
+            (op.size_bytes, op.byte_alignment)
+            if isinstance(op, AllocSmemOp)
+            else (BARRIER_BYTES * op.result.type.count.data, BARRIER_BYTES)  # type: ignore[union-attr]
+            for op in block.ops
+            if isinstance(op, AllocSmemOp | BarrierInitOp)
+        )
         # rule: TR6
         if total > target.max_smem_bytes:
             raise Error(

@@ -18,6 +18,7 @@ from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
 
 from copy_dialect import ops as copy
+from copy_dialect.dominance import verify_dominance
 from copy_dialect.passes.abi import kernel_abis
 from copy_dialect.passes.convert_arith_to_llvm import ConvertArithToLLVMPass
 from copy_dialect.passes.convert_cf_to_llvm import ConvertCfToLLVMPass
@@ -101,7 +102,13 @@ def compile_module(module: builtin.ModuleOp, ctx: Context, target: str | None = 
         )
     if target:
         retarget(module, target)
-    module.verify()
+    verify_module(module)
     LowerCopyToLLVMPass(target=name).apply(ctx, module)
-    module.verify()
+    verify_module(module)
     return compile_lowered(module, name)
+
+
+def verify_module(module: builtin.ModuleOp) -> None:
+    """xDSL's verifier, then SSA dominance (which xDSL does not check): a VerifyException."""
+    module.verify()
+    verify_dominance(module)

@@ -68,6 +68,7 @@ CORPUS = {
     "missing_terminator.mlir": "2:3: error: 'test.op' op Operation test.op terminates block",
     "operand_count_mismatch.mlir": "1:15: error: expected 1 operand types but had 0",
     "redeclared_block.mlir": "4:1: error: re-declaration of block 'bb0'",
+    "self_use.mlir": "1:1: error: operand #0 does not dominate this use",
     "ssa_type_mismatch.mlir": "2:11: error: operand is used with type f32",
     "stray_closers.mlir": "1:1: error: Could not parse entire input",
     "truncated.mlir": "2:1: error: unexpected end of input",

@@ -71,6 +71,7 @@ from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from copy_dialect.dominance import non_dominating_uses
 from copy_dialect.target import TARGETS
 from copy_dialect.tools.diagnostics import (
     SPLIT_MARKER,
@@ -787,6 +788,20 @@ class CopyOptMain(xDSLOptMain):
                     )
             except Exception as exc:
                 diagnostics.extend(_internal_error(f"verifier of '{op.name}'", exc, loc))
+        if diagnostics:
+            return diagnostics
+        # As in mlir-opt, dominance is checked once every op verified.
+        for use in non_dominating_uses(module):
+            loc = op_location(use.user, fallback)
+            definer = use.definer
+            diagnostics.append(Diagnostic("error", loc, use.message))
+            where = loc if definer is None else op_location(definer, fallback)
+            diagnostics.append(Diagnostic("note", where, use.defined_here))
+            diagnostics.append(Diagnostic("note", loc, use.fix))
+            if after_pass is not None:
+                diagnostics.append(
+                    Diagnostic("note", loc, f"the op was left invalid by pass '{after_pass}'")
+                )
         return diagnostics
 
     def _pass_stage(
