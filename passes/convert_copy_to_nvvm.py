@@ -688,8 +688,9 @@ class LowerTmaCopy(KernelPattern):
         slot's first element. A slot starts at a multiple of the swizzle period (TR11),
         where the swizzle leaves offsets in place."""
         strides = copy.smem_strides(g.smem_type.get_shape(), g.element_type, g.swizzle_bytes)
+        indices = lowered(g.smem_indices, e.ops)
         offset: Arith | int = 0
-        for index, stride in zip(lowered(g.smem_indices, e.ops), strides, strict=False):
+        for index, stride in zip(indices, strides[: len(indices)], strict=True):
             offset = Arith(e, index) * stride + offset
         return offset if isinstance(offset, int) else offset.value
 

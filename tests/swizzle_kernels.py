@@ -64,14 +64,22 @@ class Config:
         return f"memref<{self.shape[0]}x{self.shape[1]}x{self.dtype}>"
 
 
+def widths(swizzle: int) -> list[int]:
+    """Inner tile widths in bytes: 16, a quarter span (the 64x8xf32 under 128B swizzle of
+    issue E), half a span and the span, each once, and 48 (three of a span's 16-byte units)
+    where it fits; 16, 64 and 128 unswizzled."""
+    if swizzle == 16:
+        return [16, 64, 128]
+    found = {16, max(16, swizzle // 4), swizzle // 2, swizzle}
+    return sorted(found | {48} if swizzle > 48 else found)
+
+
 def configs() -> list[Config]:
-    """Every swizzle x {f32, f16, i8} x inner widths {16 B, half span, span} (once each), with
-    16, 64 and 128-byte rows for the unswizzled buffer, and a two-slot ring per swizzle."""
+    """Every swizzle x {f32, f16, i8} x `widths`, and a two-slot ring per swizzle."""
     found: list[Config] = []
     for swizzle in (16, 32, 64, 128):
-        widths = (16, 64, 128) if swizzle == 16 else sorted({16, swizzle // 2, swizzle})
         for dtype in ESIZE:
-            found += [Config(swizzle, dtype, w) for w in widths]
+            found += [Config(swizzle, dtype, w) for w in widths(swizzle)]
         found.append(Config(swizzle, "f16", 128 if swizzle == 16 else swizzle, ring=True))
     return found
 

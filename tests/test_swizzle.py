@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from swizzle_kernels import ESIZE, configs, module
+from swizzle_kernels import ESIZE, configs, module, widths
 from xdsl.dialects import func, llvm
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
@@ -42,9 +42,8 @@ def tma_image(box: np.ndarray, swizzle: int, base: int, size: int) -> np.ndarray
 
 def layout_cases():
     for swizzle in (16, 32, 64, 128):
-        widths = (16, 64, 128) if swizzle == 16 else sorted({16, swizzle // 2, swizzle})
         for dtype, esize in ESIZE.items():
-            for width in widths:
+            for width in widths(swizzle):
                 yield swizzle, dtype, esize, width
 
 
