@@ -92,6 +92,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.str_enum import StrEnum
 
+from copy_dialect import layout
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.target import (
     MULTICAST_TARGETS,
@@ -294,9 +295,16 @@ class SmemSpaceAttr(ParametrizedAttribute):
     """
     Shared memory, optionally swizzled: `#copy.smem` or `#copy.smem<swizzle = 128>`.
 
-    The buffer is row-major. Under a swizzle of S bytes each innermost row occupies
-    max(S, row bytes) bytes (rows narrower than the span are padded to it, which is how
-    TMA places them) and 16-byte chunks are XOR-permuted within each 8 x S period.
+    The buffer is row-major (`copy_dialect.layout` defines it; TMA copies, `memref.load` and
+    `memref.store` all use that one definition). Under a swizzle of S = 32, 64 or 128 bytes:
+    each innermost row occupies its bytes rounded up to a multiple of S (a row narrower than
+    the span takes S bytes, where TMA places it), and the byte at linear offset `o` of that
+    padded buffer is stored at `o ^ ((o >> 3) & ((S / 16 - 1) << 4))` (CUTLASS's
+    `Swizzle<log2(S/16), 4, 3>`): the 16-byte unit within each S-byte block is XOR-ed with
+    bits 7.. of the offset, so for rows of one span, 16-byte chunk j of row r of each 8-row
+    period lands at chunk j ^ (r % 8) (128), j ^ ((r / 2) % 4) (64), j ^ ((r / 4) % 2) (32).
+    The pattern repeats every 8 * S bytes; TMA takes it from absolute address bits, so
+    `copy.alloc_smem` aligns a swizzled buffer to that period (TR11).
     """
 
     name = "copy.smem"
@@ -440,14 +448,15 @@ def bitwidth(t: Attribute) -> int | None:
 
 
 def smem_bytes(shape: Sequence[int], element_type: Attribute, swizzle: int) -> int:
-    """Bytes a row-major SMEM buffer occupies, innermost rows padded to the swizzle span."""
-    bits = bitwidth(element_type) or 8
-    if not shape:
-        return (bits + 7) // 8
-    row = (shape[-1] * bits + 7) // 8
-    if swizzle != 16:
-        row = max(row, swizzle)
-    return prod(shape[:-1]) * row
+    """Bytes a row-major SMEM buffer occupies (`copy_dialect.layout`: rows padded to the
+    swizzle span)."""
+    return layout.size_bytes(shape, bitwidth(element_type) or 8, swizzle)
+
+
+def smem_strides(shape: Sequence[int], element_type: Attribute, swizzle: int) -> tuple[int, ...]:
+    """Byte strides of every dim but the innermost of a row-major SMEM buffer
+    (`copy_dialect.layout`)."""
+    return layout.dim_strides(shape, bitwidth(element_type) or 8, swizzle)
 
 
 def smem_alignment(swizzle: int) -> int:
@@ -1329,9 +1338,8 @@ class AsyncCopyOp(IRDLOperation):
         slot_offsets = [constant_int(i) for i in g.smem_indices]
         if not g.smem_indices:
             return
-        strides = [
-            smem_bytes(smem_type.get_shape()[i + 1 :], g.element_type, swizzle)
-            for i in range(len(g.smem_indices))
+        strides = smem_strides(smem_type.get_shape(), g.element_type, swizzle)[
+            : len(g.smem_indices)
         ]
         if all(o is not None for o in slot_offsets):
             offset = sum(o * s for o, s in zip(slot_offsets, strides, strict=True))  # type: ignore[operator]

@@ -146,6 +146,40 @@ class Emit:
         self(scf.IfOp(condition, [], [*body, scf.YieldOp()]))
 
 
+@dataclass(frozen=True)
+class Arith:
+    """An integer SSA value whose `+ * ^ & >>` emit llvm ops into `e`, so that a function
+    written on ints (`copy_dialect.layout`) computes the same thing at run time."""
+
+    e: Emit
+    value: SSAValue
+
+    def _wrap(self, result: SSAValue) -> Arith:
+        return Arith(self.e, result)
+
+    def _operand(self, other: Arith | int) -> SSAValue | int:
+        return other.value if isinstance(other, Arith) else other
+
+    def __add__(self, other: Arith | int) -> Arith:
+        return self._wrap(self.e.add(self.value, self._operand(other)))
+
+    __radd__ = __add__
+
+    def __mul__(self, other: int) -> Arith:
+        return self._wrap(self.e.mul(self.value, other))
+
+    __rmul__ = __mul__
+
+    def __xor__(self, other: Arith | int) -> Arith:
+        return self._wrap(self.e.binary(llvm.XOrOp, self.value, self._operand(other)))
+
+    def __and__(self, other: Arith | int) -> Arith:
+        return self._wrap(self.e.binary(llvm.AndOp, self.value, self._operand(other)))
+
+    def __rshift__(self, other: int) -> Arith:
+        return self._wrap(self.e.binary(llvm.LShrOp, self.value, other))
+
+
 # ===----------------------------------------------------------------------=== #
 # Per-kernel facts: shared-memory arena, tensor maps, prologue values
 # ===----------------------------------------------------------------------=== #
@@ -650,16 +684,15 @@ class LowerTmaCopy(KernelPattern):
 
     @staticmethod
     def slot_offset(e: Emit, g: copy.CopyGeometry) -> SSAValue | int:
-        """Byte offset of the slot the SMEM indices pick."""
-        if not g.smem_indices:
-            return 0
-        shape = g.smem_type.get_shape()
-        offset: SSAValue | int = 0
-        for i, index in enumerate(lowered(g.smem_indices, e.ops)):
-            stride = copy.smem_bytes(shape[i + 1 :], g.element_type, g.swizzle_bytes)
-            term = e.mul(index, stride)
-            offset = term if isinstance(offset, int) else e.add(offset, term)
-        return offset
+        """Byte offset of the slot the SMEM indices pick: the layout's linear offset of the
+        slot's first element. A slot starts at a multiple of the swizzle period (TR11),
+        where the swizzle leaves offsets in place."""
+        strides = copy.smem_strides(g.smem_type.get_shape(), g.element_type, g.swizzle_bytes)
+        indices = lowered(g.smem_indices, e.ops)
+        offset: Arith | int = 0
+        for index, stride in zip(indices, strides[: len(indices)], strict=True):
+            offset = Arith(e, index) * stride + offset
+        return offset if isinstance(offset, int) else offset.value
 
     @staticmethod
     def collective_position(

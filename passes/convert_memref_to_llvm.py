@@ -1,5 +1,9 @@
 """Lowers `memref.load` and `memref.store` on static memrefs to address arithmetic and
-`llvm.load`/`llvm.store` on the bare pointer the memref lowers to."""
+`llvm.load`/`llvm.store` on the bare pointer the memref lowers to.
+
+A swizzled SMEM buffer (`#copy.smem<swizzle = S>`) is addressed with the layout TMA writes
+(`copy_dialect.layout`: rows padded to the span, 16-byte units XOR-permuted); every other
+memref with its element strides."""
 
 from __future__ import annotations
 
@@ -18,6 +22,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from copy_dialect import layout
+from copy_dialect import ops as copy
+from copy_dialect.passes.convert_copy_to_nvvm import Arith, Emit, fail
 from copy_dialect.passes.llvm_types import (
     lowered,
     replace_with_casts,
@@ -29,9 +36,13 @@ from copy_dialect.passes.llvm_types import (
 def element_pointer(
     ref: SSAValue, indices: Sequence[SSAValue], op: Operation, ops: list[Operation]
 ) -> SSAValue:
-    """The address of `ref[indices]`: base + sum(index * stride) elements."""
+    """The address of `ref[indices]`: base + sum(index * stride) elements, or, in swizzled
+    SMEM, base + the layout's byte offset."""
     assert isinstance(t := ref.type, MemRefType)
-    _, strides = static_memref(t, op)
+    shape, strides = static_memref(t, op)
+    swizzle = copy.swizzle_of(t)
+    if swizzle != layout.UNSWIZZLED:
+        return swizzled_pointer(ref, indices, shape, swizzle, op, ops)
     (base,) = lowered([ref], ops)
     offset: SSAValue | None = None
     for index, stride in zip(lowered(indices, ops), strides, strict=True):
@@ -54,6 +65,32 @@ def element_pointer(
     gep = llvm.GEPOp.from_mixed_indices(base, [offset], element, result_type=ptr_type)
     ops.append(gep)
     return gep.result
+
+
+def swizzled_pointer(
+    ref: SSAValue,
+    indices: Sequence[SSAValue],
+    shape: Sequence[int],
+    swizzle: int,
+    op: Operation,
+    ops: list[Operation],
+) -> SSAValue:
+    assert isinstance(t := ref.type, MemRefType)
+    bits = copy.bitwidth(t.element_type)
+    if bits is None or bits % 8:
+        raise fail(
+            op,
+            f"cannot address elements of type {t.element_type} in swizzled SMEM: the swizzled "
+            "layout places whole bytes",
+        )
+    if not isinstance(t.layout, builtin.NoneAttr):
+        raise fail(op, f"swizzled SMEM is row-major, got the layout {t.layout}")
+    e = Emit(ops)
+    (base,) = lowered([ref], ops)
+    offset = layout.element_offset(
+        [Arith(e, i) for i in lowered(indices, ops)], shape, bits, swizzle
+    )
+    return e.byte_offset(base, offset if isinstance(offset, int) else offset.value)
 
 
 class ConvertLoad(RewritePattern):
