@@ -40,6 +40,15 @@ def element_pointer(
     SMEM, base + the layout's byte offset."""
     assert isinstance(t := ref.type, MemRefType)
     shape, strides = static_memref(t, op)
+    bits = copy.bitwidth(t.element_type)
+    if copy.memory_space(t) == copy.SMEM and (bits is None or bits % 8):
+        # SMEM buffers pack sub-byte elements (layout.size_bytes), while an LLVM load or
+        # store of an i1/i4 addresses one byte per element: it would run past the buffer.
+        raise fail(
+            op,
+            f"cannot address elements of type {t.element_type} in SMEM from threads: SMEM "
+            "buffers pack sub-byte elements, and a thread access addresses whole bytes",
+        )
     swizzle = copy.swizzle_of(t)
     if swizzle != layout.UNSWIZZLED:
         return swizzled_pointer(ref, indices, shape, swizzle, op, ops)
