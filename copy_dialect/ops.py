@@ -1158,7 +1158,8 @@ class AsyncCopyOp(IRDLOperation):
             if self.reduction is not None:
                 raise Error(
                     "Reductions are only supported for SMEM -> GMEM copies",
-                    note="a TMA reduction reads SMEM and combines it into GMEM: swap src and dst",
+                    note="drop reduce for a plain load; a reduction is a store that combines "
+                    "SMEM into GMEM: swap src and dst (and drop the barrier)",
                 )
             return
         # rule: B3
