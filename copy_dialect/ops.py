@@ -440,8 +440,12 @@ def swizzle_of(t: MemRefType) -> int:
 
 
 def bitwidth(t: Attribute) -> int | None:
+    """Bits an element occupies in memory (every size the dialect computes goes through
+    here). tf32 has 19 significant bits but is stored, and moved by TMA, in 32."""
     if isinstance(t, IntegerType):
         return t.width.data
+    if isinstance(t, FloatTF32Type):
+        return 32
     if isinstance(t, AnyFloat):
         return t.bitwidth
     return None
@@ -538,9 +542,13 @@ def gmem_row_stride_bytes(t: MemRefType) -> int | None:
 
 
 def constant_int(value: SSAValue) -> int | None:
+    """The value of an integer constant: an `arith.constant`, or one cast to `index`
+    (`arith.index_cast` of an i32 constant, say); None for anything else."""
     owner = value.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
+    if isinstance(owner, arith.IndexCastOp):
+        return constant_int(owner.input)
     return None
 
 
@@ -586,7 +594,8 @@ def check_barrier_index(barrier: SSAValue, index: SSAValue | None) -> None:
     if offset is not None and not 0 <= offset < count:
         raise Error(
             f"Barrier offset {offset} is out of bounds",
-            note=f"the group {barrier.type} holds barriers 0 to {count - 1}",
+            note=f"the group {barrier.type} holds barriers 0 to {count - 1}: use an index in "
+            "that range, or a larger group",
         )
 
 
@@ -681,6 +690,13 @@ def reduction_map_type(kind: ReductionKind, element_type: Attribute) -> str | No
         )
     signed = wants_signed or (not wants_unsigned and signedness == Signedness.SIGNED)
     return f"{'INT' if signed else 'UINT'}{element_type.width.data}"
+
+
+def reduction_map_op(kind: ReductionKind, element_type: Attribute) -> str:
+    """The op a reduction asks of its tensor map (a key of REDUCTIONS_BY_MAP's sets): for
+    integers the signedness of `umin`/`smax`... has gone into the map type, leaving `min`/
+    `max`; floats take the op as written (no float map takes `umin`)."""
+    return base_reduction(kind) if isinstance(element_type, IntegerType) else kind.value
 
 
 def base_reduction(kind: ReductionKind) -> str:
@@ -914,6 +930,7 @@ class AsyncCopyOp(IRDLOperation):
                 f"{dst_type.element_type}",
                 note="copies do not convert: give both refs the same element type",
             )
+        self._verify_barrier_operands()
         g = self.geometry()
         gmem_type, smem_type = g.gmem_type, g.smem_type
         check_contiguous_smem(smem_type)
@@ -921,8 +938,10 @@ class AsyncCopyOp(IRDLOperation):
         self._verify_indices(g, gmem_type, smem_type)
         self._verify_element_type(g, impl)
         self._verify_gmem_layout(g, gmem_type, impl)
-        self._verify_implementation(g, impl)
+        # What no implementation can do comes before what only another one can (E3 and B4
+        # before A9, A4, A5): the direction's rules are the more specific.
         self._verify_direction(g)
+        self._verify_implementation(g, impl)
         if impl == Implementation.TMA:
             # rule: A3
             if g.is_load and self.barrier is None:
@@ -941,11 +960,26 @@ class AsyncCopyOp(IRDLOperation):
             self._verify_cp_async(g)
         self._verify_constant_coordinates(g, gmem_type, impl)
 
+    def _verify_barrier_operands(self) -> None:
+        if self.barrier is not None:
+            check_barrier_index(self.barrier, self.barrier_index)
+            return
+        # rule: I2
+        if self.barrier_index is not None:
+            raise Error(
+                "a barrier index needs a barrier, but the copy has none",
+                note="drop barrier_index, or pass the barrier group it indexes (barrier=)",
+            )
+
     def _verify_gmem_layout(
         self, g: CopyGeometry, gmem_type: MemRefType, impl: Implementation | None
     ) -> None:
         layout = gmem_type.layout
         if isinstance(layout, NoneAttr):
+            if impl == Implementation.TMA:
+                # Rows as wide as the innermost extent: where it breaks TR19 it breaks C1
+                # too, and only TR19's fix (padding the extent) mends both.
+                self._verify_store_extent(g, gmem_type)
             row_stride = gmem_row_stride_bytes(gmem_type)
             # rule: C1
             if impl == Implementation.TMA and row_stride is not None and row_stride % 16:
@@ -981,6 +1015,7 @@ class AsyncCopyOp(IRDLOperation):
         bits = bitwidth(gmem_type.element_type) or 8
         if impl != Implementation.TMA:
             return
+        self._verify_store_extent(g, gmem_type)
         for i, stride in enumerate(strides[:-1]):
             # rule: C1
             if stride is not None and (stride * bits // 8) % 16:
@@ -997,6 +1032,29 @@ class AsyncCopyOp(IRDLOperation):
                     f"{stride * bits // 8} at index {i}",
                     note="split the array: a tensor map cannot stride that far",
                 )
+
+    def _verify_store_extent(self, g: CopyGeometry, gmem_type: MemRefType) -> None:
+        """A TMA store or reduction writes whole 16-byte chunks (TR19): into a tensor whose
+        innermost extent is not a multiple of 16 bytes it writes past that extent, into
+        what follows the tensor (the next row of a wider array, or the next buffer). A
+        dynamic extent is checked by the runtime on the array passed at launch."""
+        if g.is_load or not gmem_type.get_num_dims():
+            return
+        extent = gmem_type.get_shape()[-1]
+        bits = bitwidth(g.element_type) or 8
+        # rule: TR19
+        if extent >= 0 and (extent * bits) % 128:
+            chunk = max(1, 128 // bits)
+            padded = -(-extent // chunk) * chunk
+            over = (padded - extent) * bits // 8
+            raise Error(
+                "a TMA store or reduction writes whole 16-byte chunks: expected the innermost "
+                f"GMEM extent to be a multiple of 16 bytes, got {extent} elements of "
+                f"{g.element_type} ({extent * bits // 8} bytes), which overwrites {over} bytes "
+                "after each innermost row",
+                note=f"pad the innermost dimension to a multiple of {chunk} elements (here "
+                f"{padded}), or store the elements with threads (memref.store)",
+            )
 
     def _verify_indices(
         self, g: CopyGeometry, gmem_type: MemRefType, smem_type: MemRefType
@@ -1076,17 +1134,28 @@ class AsyncCopyOp(IRDLOperation):
                 "Only the TMA implementation supports reductions",
                 note="use impl tma on sm_90 or newer",
             )
-        # rule: A4
-        if self.collective is not None:
-            raise Error(
-                "Only the TMA implementation supports collective copies",
-                note="use impl tma on sm_90a or newer",
-            )
+        # A leader-tracked copy is also collective (D3): A5, the more specific rule, first.
         # rule: A5
         if self.leader_tracked is not None:
             raise Error(
                 "Only the TMA implementation supports leader_tracked copies",
-                note="use impl tma on sm_100a",
+                note=tma_instead_of_cp_async(
+                    target,
+                    "leader_tracked",
+                    TCGEN05_TARGETS,
+                    target is not None and target.has_tcgen05,
+                ),
+            )
+        # rule: A4
+        if self.collective is not None:
+            raise Error(
+                "Only the TMA implementation supports collective copies",
+                note=tma_instead_of_cp_async(
+                    target,
+                    "collective",
+                    MULTICAST_TARGETS,
+                    target is not None and target.has_multicast,
+                ),
             )
         # rule: B5
         if not g.is_load:
@@ -1116,7 +1185,8 @@ class AsyncCopyOp(IRDLOperation):
             if self.reduction is not None:
                 raise Error(
                     "Reductions are only supported for SMEM -> GMEM copies",
-                    note="a TMA reduction reads SMEM and combines it into GMEM: swap src and dst",
+                    note="drop reduce for a plain load; a reduction is a store that combines "
+                    "SMEM into GMEM: swap src and dst (and drop the barrier)",
                 )
             return
         # rule: B3
@@ -1125,12 +1195,6 @@ class AsyncCopyOp(IRDLOperation):
                 "Barriers are unsupported for SMEM -> GMEM copies",
                 note="stores complete through bulk groups: copy.commit_group bulk, then "
                 "copy.wait_group bulk",
-            )
-        # rule: D3
-        if self.leader_tracked is not None and self.collective is None:
-            raise Error(
-                "`collective_axes` must be specified when `leader_tracked` is set",
-                note="give the cluster dims of the pair: collective = array<i64: 0>",
             )
         # rule: B4
         if self.collective is not None or self.leader_tracked is not None:
@@ -1211,17 +1275,23 @@ class AsyncCopyOp(IRDLOperation):
         kind, elt = self.reduction.data, g.element_type
         map_type = reduction_map_type(kind, elt)
         # rule: E1, E5
-        if map_type is None or base_reduction(kind) not in REDUCTIONS_BY_MAP[map_type]:
+        if map_type is None or reduction_map_op(kind, elt) not in REDUCTIONS_BY_MAP[map_type]:
             supported = sorted(REDUCTIONS_BY_MAP.get(map_type or "", ()))
+            base = base_reduction(kind)
+            if base != kind.value and not isinstance(elt, IntegerType) and base in supported:
+                # umin/smax... pick an integer comparison; a float map compares as floats.
+                note = (
+                    f"use reduce {base}: {kind} names the signedness of an integer comparison, "
+                    f"and {elt} (tensor map {map_type}) takes {', '.join(supported)}"
+                )
+            elif supported:
+                note = f"{elt} (tensor map {map_type}) takes {', '.join(supported)}"
+            else:
+                note = f"no TMA reduction exists for {elt}"
             raise Error(
                 f"Reduction op {kind} not supported by the TMA implementation for element "
                 f"type {elt}",
-                note=(
-                    f"{elt} (tensor map {map_type}) takes {', '.join(supported)}"
-                    if supported
-                    else f"no TMA reduction exists for {elt}"
-                )
-                + " (measured on an H200; anything else is an illegal instruction)",
+                note=note + " (measured on an H200; anything else is an illegal instruction)",
             )
 
     def _verify_collective(self, g: CopyGeometry) -> None:
@@ -1555,6 +1625,16 @@ class PrefetchOp(IRDLOperation):
                 note=f"make the innermost box dim a multiple of {max(1, 128 // bits)} elements",
             )
         check_kernel_argument(self, self.src)
+
+
+def tma_instead_of_cp_async(target: Target | None, what: str, targets: str, has: bool) -> str:
+    """The fix note for a `what` load written for cp.async: TMA, on a target that has the
+    feature (`has`: the enclosing target has it), with the barrier a TMA load needs (A3)."""
+    where = f"on {target.name}" if target is not None and has else f"on one of {targets}"
+    return (
+        f"use impl tma {where} and give the load a barrier (barrier %bars[%i]): {what} "
+        f"copies are TMA copies of {targets}"
+    )
 
 
 def check_kernel_argument(op: Operation, gmem: SSAValue) -> None:

@@ -5,17 +5,21 @@ reads it back from the lowered module as plain Python data, which `copy-opt -t c
 K.cubin` writes to `K.cubin.json` beside the cubin:
 
 ```json
-{"format": 1, "target": "sm_90a", "kernels": {"tile_copy": {
+{"format": 2, "target": "sm_90a", "kernels": {"tile_copy": {
   "params": [{"kind": "pointer", "arg": 0, "element": "f32", "shape": [4096, 4096]},
              {"kind": "tensor_map", "arg": 0, "box": [64, 64], "swizzle": 16,
-              "oob": "zeros", "dtype": "FLOAT32"}],
+              "oob": "zeros", "dtype": "FLOAT32", "written": false}],
   "block": [128, 1, 1], "cluster": [1, 1, 1], "smem_bytes": 17408}}}
 ```
 
 A `pointer` parameter is the device address of the kernel's argument `arg`; a `tensor_map`
 parameter is a `CUtensorMap` the runtime encodes over that same array (box outermost dim
 first, one entry per array dim; `swizzle` in bytes, 16 meaning none; `oob` "zeros" or "nan";
-`dtype` a `CUtensorMapDataType` name); a `scalar` parameter is passed by value.
+`dtype` a `CUtensorMapDataType` name; `written` true when a TMA store or reduction writes
+the array through it, whose innermost extent the runtime then checks: rule TR19); a `scalar`
+parameter is passed by value.
+
+Format 2 added `written`.
 """
 
 from __future__ import annotations
@@ -30,10 +34,11 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     IntegerAttr,
     StringAttr,
+    i1,
 )
 from xdsl.ir import Attribute
 
-ABI_FORMAT = 1
+ABI_FORMAT = 2
 
 
 def _plain(attr: Attribute) -> Any:
@@ -44,7 +49,7 @@ def _plain(attr: Attribute) -> Any:
     if isinstance(attr, DenseArrayBase):
         return [int(v) for v in attr.get_values()]
     if isinstance(attr, IntegerAttr):
-        return attr.value.data
+        return bool(attr.value.data) if attr.type == i1 else attr.value.data
     if isinstance(attr, StringAttr):
         return attr.data
     return str(attr)

@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnitAttr,
     VectorType,
+    i1,
     i16,
     i32,
     i64,
@@ -225,7 +226,8 @@ class TensorMap:
     """"zeros" or "nan" (the fill of out-of-bounds loads)."""
     dtype: str
 
-    def abi(self) -> DictionaryAttr:
+    def abi(self, written: bool) -> DictionaryAttr:
+        """The ABI entry; `written`: a TMA store or reduction writes through the map."""
         return DictionaryAttr(
             {
                 "kind": StringAttr("tensor_map"),
@@ -234,6 +236,7 @@ class TensorMap:
                 "swizzle": IntegerAttr(self.swizzle, i64),
                 "oob": StringAttr(self.oob),
                 "dtype": StringAttr(self.dtype),
+                "written": IntegerAttr(int(written), i1),
             }
         )
 
@@ -249,6 +252,9 @@ class Kernel:
     """Byte offset in the shared-memory arena of each allocation (and TMEM address slot)."""
     arena_bytes: int
     tensor_maps: dict[TensorMap, SSAValue] = field(default_factory=dict[TensorMap, SSAValue])
+    written_maps: set[TensorMap] = field(default_factory=set[TensorMap])
+    """The tensor maps a TMA store or reduction writes through (the runtime checks their
+    arrays' innermost extent: rule TR19)."""
     base: SSAValue | None = None
     """The arena's base address (`!llvm.ptr<3>`), aligned at run time."""
     leader: SSAValue | None = None
@@ -322,6 +328,8 @@ def tma_descriptor(copy_op: copy.AsyncCopyOp | copy.PrefetchOp, kernel: Kernel) 
     key = TensorMap(gmem.index, box, swizzle, oob, dtype)
     if key not in kernel.tensor_maps:
         kernel.tensor_maps[key] = append_tensor_map_argument(kernel.fn)
+    if isinstance(copy_op, copy.AsyncCopyOp) and not copy_op.is_load:
+        kernel.written_maps.add(key)
     return kernel.tensor_maps[key]
 
 
@@ -1053,7 +1061,7 @@ def kernel_abi(kernel: Kernel, original_args: int) -> DictionaryAttr:
                 "shape": DenseArrayBase.from_list(i64, [max(d, -1) for d in t.get_shape()]),
             }
         params.append(DictionaryAttr(entry))
-    params += [m.abi() for m in kernel.tensor_maps]
+    params += [m.abi(written=m in kernel.written_maps) for m in kernel.tensor_maps]
     facts: dict[str, Attribute] = {
         "params": ArrayAttr(params),
         "target": StringAttr(kernel.target.name),

@@ -18,6 +18,7 @@ DTYPE_NAMES = {
     "f16": "float16",
     "bf16": "bfloat16",
     "f32": "float32",
+    "tf32": "float32",  # stored in 32 bits, as f32 (a tf32 TMA map reads those bits)
     "f64": "float64",
     "i8": "int8",
     "i16": "int16",

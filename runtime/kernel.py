@@ -10,7 +10,7 @@ from typing import Any
 
 from copy_dialect.runtime import arrays as arr
 from copy_dialect.runtime.driver import DeviceFacts, call, device, synchronize
-from copy_dialect.runtime.tensor_map import check_tensor_map_array, encode
+from copy_dialect.runtime.tensor_map import TensorMapParam, check_tensor_map_array, encode
 from copy_dialect.target import TARGETS
 
 SCALAR_TYPES = {
@@ -97,8 +97,9 @@ class Kernel:
             described.append(array)
         for param in self.params:
             if param["kind"] == "tensor_map":
-                array = described[param["arg"]]
-                check_tensor_map_array(array, param, f"argument {param['arg']} of {self.name}")
+                entry = TensorMapParam.from_abi(param)
+                name = f"argument {entry.arg} of {self.name}"
+                check_tensor_map_array(described[entry.arg], entry, name)
         return described
 
     def check_launch(self, grid: tuple[int, ...], block: tuple[int, ...] | None) -> tuple:
@@ -173,7 +174,8 @@ class Kernel:
         maps: list[Any] = []
         for param in self.params:
             if param["kind"] == "tensor_map":
-                tensor_map = encode(described[param["arg"]], param)
+                entry = TensorMapParam.from_abi(param)
+                tensor_map = encode(described[entry.arg], entry)
                 maps.append(tensor_map)
                 values.append(tensor_map)
                 types.append(None)  # passed by value: the binding copies its 128 bytes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from copy_dialect.runtime.arrays import DeviceArray
@@ -10,11 +11,67 @@ from copy_dialect.runtime.driver import call
 SWIZZLES = {16: "NONE", 32: "32B", 64: "64B", 128: "128B"}
 
 
-def check_tensor_map_array(array: DeviceArray, entry: dict[str, Any], name: str) -> None:
+@dataclass(frozen=True)
+class TensorMapParam:
+    """A `tensor_map` parameter of the kernel ABI (copy_dialect.passes.abi), read typed."""
+
+    arg: int
+    """The kernel argument (the array) the map describes."""
+    box: tuple[int, ...]
+    """Outermost dim first, one entry per array dim."""
+    swizzle: int
+    oob: str
+    dtype: str
+    """A `CUtensorMapDataType` name without its prefix: FLOAT32, UINT64, ..."""
+    written: bool
+    """A TMA store or reduction writes the array through the map."""
+
+    @classmethod
+    def from_abi(cls, entry: dict[str, Any]) -> TensorMapParam:
+        types = {"arg": int, "box": list, "swizzle": int, "oob": str, "dtype": str, "written": bool}
+        for key, kind in types.items():
+            value = entry.get(key)
+            # A JSON boolean is a Python int too: only `written` may be one.
+            if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+                raise ValueError(
+                    f"expected a tensor-map parameter whose {key!r} is of type {kind.__name__} "
+                    f"(kernel ABI format 2), got {entry}; recompile the kernel"
+                )
+        return cls(
+            entry["arg"],
+            tuple(int(b) for b in entry["box"]),
+            entry["swizzle"],
+            entry["oob"],
+            entry["dtype"],
+            entry["written"],
+        )
+
+
+def check_written_extent(array: DeviceArray, name: str) -> None:
+    """A TMA store or reduction writes whole 16-byte chunks of the innermost dim (rule TR19,
+    measured on an H200): into an array whose innermost extent is not a multiple of 16 bytes
+    it would also write the bytes after each innermost row, which are not the array's."""
+    extent = array.shape[-1]
+    row = extent * array.itemsize
+    if row % 16:
+        chunk = max(1, 16 // array.itemsize)
+        padded = -(-extent // chunk) * chunk
+        raise ValueError(
+            f"expected {name}, which a TMA store or reduction writes, to have an innermost "
+            f"extent of a multiple of 16 bytes, got {extent} elements of {array.itemsize} "
+            f"bytes ({row} bytes): TMA writes whole 16-byte chunks and would overwrite the "
+            f"{padded * array.itemsize - row} bytes after each innermost row; fix: pad the "
+            f"innermost dimension to a multiple of {chunk} elements ({padded} here) and pass "
+            "the padded array"
+        )
+
+
+def check_tensor_map_array(array: DeviceArray, param: TensorMapParam, name: str) -> None:
     """What TMA needs of the array (tma-rules.md Q1): a 16-byte aligned base, strides that
     are multiples of 16 bytes below 2**40, a unit innermost stride, 1..5 dims of at most
-    2**32 elements."""
-    rank = len(entry["box"])
+    2**32 elements; and, where a store or reduction writes through the map, an innermost
+    extent of a multiple of 16 bytes (checked before the strides: its fix mends them too)."""
+    rank = len(param.box)
     if len(array.shape) != rank:
         raise ValueError(f"expected {name} of rank {rank} for its tensor map, got {array.shape}")
     if array.pointer % 16:
@@ -26,6 +83,8 @@ def check_tensor_map_array(array: DeviceArray, entry: dict[str, Any], name: str)
             f"expected {name}'s innermost stride to be one element ({array.itemsize} bytes) "
             f"for TMA, got {array.strides[-1]} bytes"
         )
+    if param.written:
+        check_written_extent(array, name)
     for i, stride in enumerate(array.strides[:-1]):
         if stride % 16 or stride >= 1 << 40:
             raise ValueError(
@@ -37,7 +96,7 @@ def check_tensor_map_array(array: DeviceArray, entry: dict[str, Any], name: str)
             raise ValueError(f"expected {name}'s dims in [1, 2**32] for TMA, got {size} at {i}")
 
 
-def encode(array: DeviceArray, entry: dict[str, Any]) -> Any:
+def encode(array: DeviceArray, param: TensorMapParam) -> Any:
     """The `CUtensorMap` of `array` for one ABI tensor-map entry (box, swizzle, oob, dtype)."""
     from cuda.bindings import driver
 
@@ -47,16 +106,16 @@ def encode(array: DeviceArray, entry: dict[str, Any]) -> Any:
     strides = [driver.cuuint64_t(s) for s in reversed(array.strides[:-1])] or [
         driver.cuuint64_t(array.nbytes)
     ]
-    box = [driver.cuuint32_t(b) for b in reversed(entry["box"])]
+    box = [driver.cuuint32_t(b) for b in reversed(param.box)]
     element_strides = [driver.cuuint32_t(1)] * rank
-    dtype = getattr(driver.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{entry['dtype']}")
+    dtype = getattr(driver.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{param.dtype}")
     swizzle = getattr(
-        driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{SWIZZLES[entry['swizzle']]}"
+        driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{SWIZZLES[param.swizzle]}"
     )
     fill = driver.CUtensorMapFloatOOBfill
     oob = (
         fill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
-        if entry["oob"] == "nan"
+        if param.oob == "nan"
         else fill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
     )
     return call(

@@ -11,7 +11,7 @@ from copy_dialect.passes.pipeline import compile_module
 from copy_dialect.runtime import Program, check_device
 from copy_dialect.runtime.arrays import DeviceArray
 from copy_dialect.runtime.driver import DeviceFacts
-from copy_dialect.runtime.tensor_map import check_tensor_map_array
+from copy_dialect.runtime.tensor_map import TensorMapParam, check_tensor_map_array
 from copy_dialect.universe import make_context
 
 H200 = DeviceFacts("NVIDIA H200", (9, 0), 232_448)
@@ -68,8 +68,12 @@ def tma_array(pointer=0x1000, strides=(1024, 4)) -> DeviceArray:
     return DeviceArray(pointer, (64, 256), strides, "float32", 4)
 
 
+def tensor_map(box=(64, 64), written=False) -> TensorMapParam:
+    return TensorMapParam(1, tuple(box), 16, "zeros", "FLOAT32", written)
+
+
 def test_tensor_map_alignment_and_strides():
-    entry = {"box": [64, 64]}
+    entry = tensor_map()
     check_tensor_map_array(tma_array(), entry, "x")
     with pytest.raises(ValueError, match=r"16-byte aligned for TMA, got 0x1008"):
         check_tensor_map_array(tma_array(pointer=0x1008), entry, "x")

@@ -159,8 +159,9 @@ def test_random_copies_verify_or_explain(ctx, seed):
         from_generic.verify()
         assert str(from_generic) == text
     assert verified + rejected == 150
-    # Both sides of the verifier are exercised.
-    assert verified >= 15
+    # Both sides of the verifier are exercised (14 to 23 of 150 verify with these seeds, since
+    # copies too reject barrier indexes outside their group, I2).
+    assert verified >= 10
     assert rejected >= 15
 
 

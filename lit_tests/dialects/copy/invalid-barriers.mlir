@@ -95,6 +95,78 @@ func.func @i2_group_without_index(%p: i1) {
 
 // -----
 
+// rule: I2
+// fix: s|%bar[%c3]|%bar[%c0]|
+func.func @i2_copy_barrier_offset_out_of_bounds(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // The load would signal the mbarrier 24 bytes past the group.
+  // expected-error@+2 {{Barrier offset 3 is out of bounds}}
+  // expected-note@+1 {{the group !copy.barrier<1> holds barriers 0 to 0: use an index in that range, or a larger group}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c3] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: I2
+// fix: s|arith.constant 2 : i32|arith.constant 1 : i32|
+func.func @i2_copy_barrier_offset_cast_from_i32(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c2_i32 = arith.constant 2 : i32
+  %slot = arith.index_cast %c2_i32 : i32 to index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  // expected-error@+2 {{Barrier offset 2 is out of bounds}}
+  // expected-note@+1 {{holds barriers 0 to 1}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bars[%slot] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<2>
+  func.return
+}
+
+// -----
+
+// rule: I2
+// fix: s|arith.constant 2 : index|arith.constant 1 : index|
+func.func @i2_wait_barrier_offset_out_of_bounds(%parity: i1) {
+  %c2 = arith.constant 2 : index
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  // expected-error@+2 {{Barrier offset 2 is out of bounds}}
+  // expected-note@+1 {{holds barriers 0 to 1}}
+  copy.barrier_wait %bars[%c2], %parity : !copy.barrier<2>
+  func.return
+}
+
+// -----
+
+// rule: I2
+// fix: s|arith.constant 4 : i32|arith.constant 3 : i32|
+func.func @i2_expect_tx_barrier_offset_out_of_bounds() attributes {copy.target = #copy.target<"sm_90a">} {
+  %c4_i32 = arith.constant 4 : i32
+  %slot = arith.index_cast %c4_i32 : i32 to index
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>
+  // expected-error@+2 {{Barrier offset 4 is out of bounds}}
+  // expected-note@+1 {{holds barriers 0 to 3}}
+  copy.barrier_arrive_expect_tx %bars[%slot], 16384 : !copy.barrier<4>
+  func.return
+}
+
+// -----
+
+// rule: I2
+// fix: s|arith.constant -1 : index|arith.constant 0 : index|
+func.func @i2_arrive_negative_barrier_offset() {
+  %m1 = arith.constant -1 : index
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  // expected-error@+2 {{Barrier offset -1 is out of bounds}}
+  // expected-note@+1 {{holds barriers 0 to 1}}
+  copy.barrier_arrive %bars[%m1] : !copy.barrier<2>
+  func.return
+}
+
+// -----
+
 // rule: I6
 func.func @i6_cluster_scope_without_clusters() attributes {copy.target = #copy.target<"sm_86">} {
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>

@@ -102,6 +102,38 @@ func.func @a5_leader_tracked_on_sm90a(%x: memref<256x256xf32>) attributes {copy.
 
 // -----
 
+// rule: A5
+// fix: s|to %buf impl cp_async|to %buf barrier %bar[%c0] impl tma|
+// fix: s|to memref<64x64xf32, #copy.smem>|to memref<64x64xf32, #copy.smem>, !copy.barrier<1>|
+func.func @a5_well_formed_leader_tracked_cp_async(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // A leader-tracked copy is collective too (D3): A5, not A4 ("collective copies"), is reported.
+  // expected-error@+2 {{Only the TMA implementation supports leader_tracked copies}}
+  // expected-note@+1 {{use impl tma on sm_100a and give the load a barrier (barrier %bars[%i]): leader_tracked copies are TMA copies of sm_100a, sm_100f, sm_103a}}
+  copy.async_copy %x[%c0, %c0] to %buf impl cp_async leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: A5
+// fix: s|"sm_90a"|"sm_100a"|
+// fix: s|to %buf impl cp_async|to %buf barrier %bar[%c0] impl tma|
+// fix: s|to memref<64x64xf16, #copy.smem>|to memref<64x64xf16, #copy.smem>, !copy.barrier<1>|
+func.func @a5_leader_tracked_cp_async_on_sm90a(%x: memref<256x256xf16>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 1, 2, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Only the TMA implementation supports leader_tracked copies}}
+  // expected-note@+1 {{use impl tma on one of sm_100a, sm_100f, sm_103a and give the load a barrier}}
+  copy.async_copy %x[%c0, %c0] to %buf impl cp_async leader_tracked <replicated> {collective = array<i64: 1>} : memref<256x256xf16> to memref<64x64xf16, #copy.smem>
+  func.return
+}
+
+// -----
+
 // rule: A6
 func.func @a6_cp_async_nan_fill(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
@@ -204,6 +236,20 @@ func.func @b4_collective_store(%x: memref<256x256xf32>) attributes {copy.target 
   // expected-error@+2 {{Only GMEM -> SMEM copies can be collective}}
   // expected-note@+1 {{each CTA stores its own SMEM}}
   copy.async_copy %buf to %x[%c0, %c0] {collective = array<i64: 0>} : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: B4
+// fix: s| leader_tracked <replicated>||
+func.func @b4_leader_tracked_store(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // Not D3's "collective_axes must be specified": a store cannot be leader-tracked at all.
+  // expected-error@+2 {{Only GMEM -> SMEM copies can be collective}}
+  // expected-note@+1 {{drop collective/leader_tracked}}
+  copy.async_copy %buf to %x[%c0, %c0] leader_tracked <replicated> : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
   func.return
 }
 
@@ -582,6 +628,46 @@ func.func @e1_min_on_f32(%x: memref<256x256xf32>) attributes {copy.target = #cop
 // -----
 
 // rule: E1
+// fix: s|reduce umin|reduce min|
+func.func @e1_umin_on_f16(%x: memref<256x256xf16>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
+  // expected-error@+2 {{Reduction op umin not supported by the TMA implementation for element type f16}}
+  // expected-note@+1 {{use reduce min: umin names the signedness of an integer comparison, and f16 (tensor map FLOAT16) takes add, max, min}}
+  copy.async_copy %buf to %x[%c0, %c0] reduce umin : memref<64x64xf16, #copy.smem> to memref<256x256xf16>
+  func.return
+}
+
+// -----
+
+// rule: E1
+// fix: s|reduce smax|reduce max|
+func.func @e1_smax_on_bf16(%x: memref<256x256xbf16>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xbf16, #copy.smem>
+  // expected-error@+2 {{Reduction op smax not supported by the TMA implementation for element type bf16}}
+  // expected-note@+1 {{use reduce max: smax names the signedness of an integer comparison}}
+  copy.async_copy %buf to %x[%c0, %c0] reduce smax : memref<64x64xbf16, #copy.smem> to memref<256x256xbf16>
+  func.return
+}
+
+// -----
+
+// rule: E1
+// fix: s|reduce min|reduce add|
+func.func @e1_min_on_tf32(%x: memref<256x256xtf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  // A 64-wide tf32 box is 256 bytes a row (tf32 is stored in 32 bits): only the op is wrong.
+  %buf = copy.alloc_smem : memref<64x64xtf32, #copy.smem>
+  // expected-error@+2 {{Reduction op min not supported by the TMA implementation for element type tf32}}
+  // expected-note@+1 {{tf32 (tensor map TFLOAT32) takes add}}
+  copy.async_copy %buf to %x[%c0, %c0] reduce min : memref<64x64xtf32, #copy.smem> to memref<256x256xtf32>
+  func.return
+}
+
+// -----
+
+// rule: E1
 func.func @e1_add_on_i16(%x: memref<256x256xi16>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xi16, #copy.smem>
@@ -637,6 +723,20 @@ func.func @e3_reduction_on_a_load(%x: memref<256x256xf32>) attributes {copy.targ
   // expected-error@+2 {{Reductions are only supported for SMEM -> GMEM copies}}
   // expected-note@+1 {{swap src and dst}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] reduce add : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: E3
+// fix: s| reduce add||
+func.func @e3_reduction_on_a_cp_async_load(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // Not A9 ("use impl tma"): no implementation reduces into SMEM.
+  // expected-error@+2 {{Reductions are only supported for SMEM -> GMEM copies}}
+  // expected-note@+1 {{drop reduce for a plain load}}
+  copy.async_copy %x[%c0, %c0] to %buf impl cp_async reduce add : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
   func.return
 }
 
@@ -825,6 +925,53 @@ func.func @tr15_nan_fill_of_integers(%x: memref<256x256xi32>) attributes {copy.t
   // expected-error@+2 {{oob nan needs a floating-point element type, got i32}}
   // expected-note@+1 {{use oob zeros}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] oob nan : memref<256x256xi32> to memref<64x64xi32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: TR19
+// fix: s|%x: memref<3xf32>|%x: memref<4xf32>|
+// fix: s|to memref<3xf32>|to memref<4xf32>|
+func.func @tr19_store_into_a_12_byte_tensor(%x: memref<3xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<16xf32, #copy.smem>
+  // The store is clipped at the 3 elements, but writes the whole 16-byte chunk: the f32 after
+  // the tensor is overwritten (an H200 did).
+  // expected-error@+2 {{a TMA store or reduction writes whole 16-byte chunks: expected the innermost GMEM extent to be a multiple of 16 bytes, got 3 elements of f32 (12 bytes), which overwrites 4 bytes after each innermost row}}
+  // expected-note@+1 {{pad the innermost dimension to a multiple of 4 elements (here 4), or store the elements with threads (memref.store)}}
+  copy.async_copy %buf to %x[%c0] : memref<16xf32, #copy.smem> to memref<3xf32>
+  func.return
+}
+
+// -----
+
+// rule: TR19
+// fix: s|%x: memref<64x3xf32, strided<[4, 1]>>|%x: memref<64x4xf32, strided<[4, 1]>>|
+// fix: s|to memref<64x3xf32, strided<[4, 1]>>|to memref<64x4xf32, strided<[4, 1]>>|
+func.func @tr19_reduce_into_3_columns_of_a_wider_array(%x: memref<64x3xf32, strided<[4, 1]>>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x4xf32, #copy.smem>
+  // Rows 16 bytes apart (C1 holds), 12 bytes wide: each row's chunk overwrites column 3.
+  // expected-error@+2 {{expected the innermost GMEM extent to be a multiple of 16 bytes, got 3 elements of f32 (12 bytes)}}
+  // expected-note@+1 {{pad the innermost dimension to a multiple of 4 elements (here 4)}}
+  copy.async_copy %buf to %x[%c0, %c0] reduce add : memref<64x4xf32, #copy.smem> to memref<64x3xf32, strided<[4, 1]>>
+  func.return
+}
+
+// -----
+
+// rule: TR19
+// fix: s|%x: memref<100x10xi8>|%x: memref<100x16xi8>|
+// fix: s|to memref<100x10xi8>|to memref<100x16xi8>|
+func.func @tr19_store_into_10_byte_rows(%x: memref<100x10xi8>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x16xi8, #copy.smem>
+  // Contiguous 10-byte rows also break C1 (row stride 10); TR19, whose fix mends both, is
+  // the one reported.
+  // expected-error@+2 {{got 10 elements of i8 (10 bytes), which overwrites 6 bytes after each innermost row}}
+  // expected-note@+1 {{pad the innermost dimension to a multiple of 16 elements (here 16)}}
+  copy.async_copy %buf to %x[%c0, %c0] : memref<64x16xi8, #copy.smem> to memref<100x10xi8>
   func.return
 }
 

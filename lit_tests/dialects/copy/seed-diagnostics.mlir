@@ -22,7 +22,7 @@ func.func @collective_needs_tma(%x: memref<256x256xf32>) attributes {copy.target
   // CHECK: seed-diagnostics.mlir:26:3: error: 'copy.async_copy' op Only the TMA implementation supports collective copies
   // CHECK-NEXT: copy.async_copy %x[%c0, %c0] to %buf impl cp_async
   // CHECK-NEXT: ^
-  // CHECK-NEXT: seed-diagnostics.mlir:26:3: note: use impl tma on sm_90a or newer
+  // CHECK-NEXT: seed-diagnostics.mlir:26:3: note: use impl tma on sm_90a and give the load a barrier (barrier %bars[%i]): collective copies are TMA copies of sm_90a, sm_100a, sm_100f, sm_103a
   copy.async_copy %x[%c0, %c0] to %buf impl cp_async {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
   func.return
 }
@@ -35,8 +35,8 @@ func.func @leader_tracked_needs_tma(%x: memref<256x256xf32>) attributes {copy.ta
   // CHECK: seed-diagnostics.mlir:39:3: error: 'copy.async_copy' op Only the TMA implementation supports leader_tracked copies
   // CHECK-NEXT: copy.async_copy %x[%c0, %c0] to %buf impl cp_async leader_tracked <partitioned 0>
   // CHECK-NEXT: ^
-  // CHECK-NEXT: seed-diagnostics.mlir:39:3: note: use impl tma on sm_100a
-  copy.async_copy %x[%c0, %c0] to %buf impl cp_async leader_tracked <partitioned 0> : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
+  // CHECK-NEXT: seed-diagnostics.mlir:39:3: note: use impl tma on sm_100a and give the load a barrier (barrier %bars[%i]): leader_tracked copies are TMA copies of sm_100a, sm_100f, sm_103a
+  copy.async_copy %x[%c0, %c0] to %buf impl cp_async leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
   func.return
 }
 
