@@ -884,14 +884,16 @@ class AsyncCopyOp(IRDLOperation):
             return ""
         if any(a is not None for a in (self.collective, self.leader_tracked, self.predicate)):
             return ""
-        return ", or use impl cp_async" + (" without the barrier" if self.barrier else "")
+        without = " without the barrier" if self.barrier is not None else ""
+        return ", or use impl cp_async" + without
 
     def _tma_alternative(self, g: CopyGeometry) -> str:
         """`, or use impl tma` (with a barrier for a load) where the target has TMA, else ''."""
         target = enclosing_target(self)
         if target is None or not target.has_tma:
             return ""
-        return ", or use impl tma" + (" with a barrier" if g.is_load and not self.barrier else "")
+        with_barrier = " with a barrier" if g.is_load and self.barrier is None else ""
+        return ", or use impl tma" + with_barrier
 
     def _tma_note(self, g: CopyGeometry, targets: str) -> str:
         """The note of a rule that only TMA supports: `impl tma`, plus what a TMA copy needs."""
