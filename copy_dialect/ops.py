@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import auto
-from math import prod
+from math import gcd, prod
 
 from xdsl.dialects import arith, func, gpu, memref
 from xdsl.dialects.builtin import (
@@ -402,8 +402,8 @@ class BarrierType(ParametrizedAttribute, TypeAttribute):
         if not 1 <= self.count.data <= MAX_BARRIERS:
             raise Error(
                 f"Only up to {MAX_BARRIERS} barriers per group supported",
-                note=f"got {self.count.data}; the phase bits of a group are one i32, "
-                "split larger rings into several groups",
+                note=f"got {self.count.data}; the phase bits of a group are one i32: use at most "
+                f"{MAX_BARRIERS}, or split larger rings into several groups",
             )
 
 
@@ -541,6 +541,21 @@ def gmem_row_stride_bytes(t: MemRefType) -> int | None:
     return None
 
 
+def padded_stride(elements: int, element_type: Attribute, align: int) -> int:
+    """`elements` rounded up to the fewest elements that span a multiple of `align` bytes."""
+    step = max(1, align * 8 // (bitwidth(element_type) or 8))
+    return -(-elements // step) * step
+
+
+def merged_leading_dims_example(t: MemRefType) -> str:
+    """`, e.g. to memref<...>` with the leading dims of row-major `t` merged down to 5 dims."""
+    shape = t.get_shape()
+    if not isinstance(t.layout, NoneAttr) or len(shape) <= 5 or min(shape) < 0:
+        return ""
+    merged = MemRefType(t.element_type, [prod(shape[: len(shape) - 4]), *shape[-4:]])
+    return f", e.g. to {merged} (merging leading dims)"
+
+
 def constant_int(value: SSAValue) -> int | None:
     """The value of an integer constant: an `arith.constant`, or one cast to `index`
     (`arith.index_cast` of an i32 constant, say); None for anything else."""
@@ -562,7 +577,8 @@ def require_target(op: Operation, has: bool, what: str, targets: str) -> None:
     if target is not None and not has:
         raise Error(
             f"{what} needs {targets}, but the target is {target.name}",
-            note=f"set copy.target to one of {targets}, or do without {what}",
+            note=f"set copy.target to {'' if targets.startswith('a ') else 'one of '}{targets}, "
+            f"or do without {what}",
         )
 
 
@@ -595,7 +611,7 @@ def check_barrier_index(barrier: SSAValue, index: SSAValue | None) -> None:
         raise Error(
             f"Barrier offset {offset} is out of bounds",
             note=f"the group {barrier.type} holds barriers 0 to {count - 1}: use an index in "
-            "that range, or a larger group",
+            f"that range, or a larger group (!copy.barrier<{offset + 1}>)",
         )
 
 
@@ -604,7 +620,7 @@ def check_contiguous_smem(t: MemRefType) -> None:
     if any(d < 0 for d in t.get_shape()):
         raise Error(
             f"the SMEM memref must be static shaped, got {t}",
-            note="SMEM buffers are allocated statically: give every dimension a size",
+            note="allocate SMEM buffers with copy.alloc_smem and a static shape",
         )
     # rule: C10
     if not isinstance(t.layout, NoneAttr):
@@ -678,8 +694,9 @@ def reduction_map_type(kind: ReductionKind, element_type: Attribute) -> str | No
     ):
         raise Error(
             f"reduction {kind} contradicts the signedness of the element type {element_type}",
-            note="the tensor-map type decides signedness: use a signless element type, or "
-            "the min/max that matches the type",
+            note="the tensor-map type decides signedness: use "
+            f"{'u' if wants_signed else 's'}{base_reduction(kind)} (the min/max that matches "
+            "the type), or a signless element type",
         )
     if kind in (ReductionKind.MIN, ReductionKind.MAX) and signedness == Signedness.SIGNLESS:
         raise Error(
@@ -904,6 +921,40 @@ class AsyncCopyOp(IRDLOperation):
         target = enclosing_target(self)
         return None if target is None else Implementation(target.default_implementation)
 
+    def _cp_async_alternative(self, g: CopyGeometry) -> str:
+        """`, or use impl cp_async` where cp.async can do this copy instead of TMA, else ''."""
+        if not g.is_load or g.swizzle_bytes != 16 or self.oob_mode == OOBMode.NAN:
+            return ""
+        if any(a is not None for a in (self.collective, self.leader_tracked, self.predicate)):
+            return ""
+        without = " without the barrier" if self.barrier is not None else ""
+        return ", or use impl cp_async" + without
+
+    def _tma_alternative(self, g: CopyGeometry) -> str:
+        """`, or use impl tma` (with a barrier for a load) where the target has TMA, else ''."""
+        target = enclosing_target(self)
+        if target is None or not target.has_tma:
+            return ""
+        with_barrier = " with a barrier" if g.is_load and self.barrier is None else ""
+        return ", or use impl tma" + with_barrier
+
+    def _tma_note(self, g: CopyGeometry, targets: str, has: bool = False) -> str:
+        """The note of a rule that only TMA supports: `impl tma` on `targets` (on the enclosing
+        target where it has the feature: `has`), plus what a TMA copy needs."""
+        if has:
+            target = enclosing_target(self)
+            assert target is not None
+            targets = target.name
+        elif ", " in targets:
+            targets = f"one of {targets}"
+        needs = []
+        if self.leader_tracked is not None and self.collective is None:
+            axis = next((d for d, n in enumerate(cluster_shape(self)) if n > 1), 0)
+            needs.append(f"collective = array<i64: {axis}>")
+        if g.is_load and self.barrier is None:
+            needs.append("a barrier (barrier %bar[%i])")
+        return f"use impl tma on {targets}" + (f", with {' and '.join(needs)}" if needs else "")
+
     # -- verifier ------------------------------------------------------------------------
 
     def verify_(self) -> None:
@@ -928,7 +979,8 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 f"Expected same element type, got {src_type.element_type} and "
                 f"{dst_type.element_type}",
-                note="copies do not convert: give both refs the same element type",
+                note="copies do not convert: give both refs the same element type, "
+                f"{src_type.element_type} or {dst_type.element_type}",
             )
         self._verify_barrier_operands()
         g = self.geometry()
@@ -947,8 +999,9 @@ class AsyncCopyOp(IRDLOperation):
             if g.is_load and self.barrier is None:
                 raise Error(
                     "Barriers are required for TMA GMEM -> SMEM copies",
-                    note="give the load a barrier (barrier %bars[%i]) and wait on it with "
-                    "copy.barrier_wait, or use impl cp_async",
+                    note="give the load a barrier (barrier %bar[%i], from copy.barrier_init) and "
+                    "wait on it with copy.barrier_wait"
+                    + self._cp_async_alternative(g),
                 )
             check_kernel_argument(self, g.gmem)
             self._verify_tma_box(g, gmem_type)
@@ -983,11 +1036,13 @@ class AsyncCopyOp(IRDLOperation):
             row_stride = gmem_row_stride_bytes(gmem_type)
             # rule: C1
             if impl == Implementation.TMA and row_stride is not None and row_stride % 16:
+                padded = padded_stride(gmem_type.get_shape()[-1], g.element_type, 16)
                 raise Error(
                     "async_copy requires all GMEM strides except the last one to be a "
                     "multiple of 16 bytes",
-                    note=f"the rows of {gmem_type} are {row_stride} bytes apart: pad them to a "
-                    "multiple of 16 bytes (a strided<[...]> layout), or use impl cp_async",
+                    note=f"the rows of {gmem_type} are {row_stride} bytes apart: pad them to "
+                    f"{padded} elements, a multiple of 16 bytes (strided<[{padded}, 1]>)"
+                    + self._cp_async_alternative(g),
                 )
             return
         # rule: B10
@@ -1004,13 +1059,14 @@ class AsyncCopyOp(IRDLOperation):
                 # rule: H7
                 raise Error(
                     "source memref most minor dim must have unit stride",
-                    note=f"the innermost stride is {found}; cp.async copies contiguous chunks",
+                    note=f"the innermost stride is {found}; cp.async copies contiguous chunks: "
+                    "use a ref with innermost stride 1",
                 )
             # rule: C2
             raise Error(
                 "TMA requires the stride of the last dimension after transforming the GMEM "
                 f"reference to be 1, but it is {found}.",
-                note="copy from a ref whose innermost dimension is contiguous",
+                note="copy from a ref whose innermost dimension is contiguous (stride 1)",
             )
         bits = bitwidth(gmem_type.element_type) or 8
         if impl != Implementation.TMA:
@@ -1023,7 +1079,8 @@ class AsyncCopyOp(IRDLOperation):
                     "async_copy requires all GMEM strides except the last one to be a "
                     "multiple of 16 bytes",
                     note=f"stride {i} is {stride} elements = {stride * bits // 8} bytes; pad "
-                    "the rows to a multiple of 16 bytes",
+                    f"it to {padded_stride(stride, gmem_type.element_type, 16)} elements, a "
+                    "multiple of 16 bytes",
                 )
             # rule: C1
             if stride is not None and stride * bits // 8 >= 1 << 40:
@@ -1047,13 +1104,16 @@ class AsyncCopyOp(IRDLOperation):
             chunk = max(1, 128 // bits)
             padded = -(-extent // chunk) * chunk
             over = (padded - extent) * bits // 8
+            padded_type = MemRefType(
+                g.element_type, [*gmem_type.get_shape()[:-1], padded], gmem_type.layout
+            )
             raise Error(
                 "a TMA store or reduction writes whole 16-byte chunks: expected the innermost "
                 f"GMEM extent to be a multiple of 16 bytes, got {extent} elements of "
                 f"{g.element_type} ({extent * bits // 8} bytes), which overwrites {over} bytes "
                 "after each innermost row",
                 note=f"pad the innermost dimension to a multiple of {chunk} elements (here "
-                f"{padded}), or store the elements with threads (memref.store)",
+                f"{padded}: {padded_type}), or store the elements with threads (memref.store)",
             )
 
     def _verify_indices(
@@ -1064,7 +1124,7 @@ class AsyncCopyOp(IRDLOperation):
         if len(g.gmem_indices) != rank:
             raise Error(
                 f"expected {rank} coordinates, but got {len(g.gmem_indices)}",
-                note="index the GMEM ref with the box origin, one index per dimension",
+                note=f"index the GMEM ref with the box origin, one index per dimension ({rank})",
             )
         slots = len(g.smem_indices)
         # rule: B12
@@ -1072,7 +1132,8 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 f"The size of the SMEM `indices` must be smaller than the rank of the SMEM "
                 f"ref ({smem_type.get_num_dims()}), got {slots}",
-                note="SMEM indices pick a slot along leading dims; the remaining dims are the box",
+                note="SMEM indices pick a slot along leading dims; the remaining dims are the box: "
+                f"use at most {smem_type.get_num_dims() - 1}",
             )
         # rule: B6
         if len(g.box_shape) > rank or not g.box_shape:
@@ -1083,7 +1144,8 @@ class AsyncCopyOp(IRDLOperation):
                 f"Expected shapes to match, but src has shape {src_shape} and dst has shape "
                 f"{dst_shape}",
                 note="the box (the SMEM ref's dims after its slot indices) may leave out "
-                "leading GMEM dims, which are then copied with size 1, but not add dims",
+                "leading GMEM dims, which are then copied with size 1, but not add dims: index "
+                "a slot of the SMEM ref, or give the GMEM ref more dims",
             )
 
     def _verify_element_type(self, g: CopyGeometry, impl: Implementation | None) -> None:
@@ -1095,7 +1157,8 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 f"Can only transfer integer bytes (shape={box}, dtype={elt})",
                 note="copy whole bytes: a box of sub-byte elements needs a multiple of "
-                f"{8 // bits if bits else 8} elements"
+                f"{8 // bits if bits else 8} elements, e.g. "
+                f"{box[:-1] + [-(-box[-1] // (8 // bits)) * (8 // bits)] if box else [8 // bits]}"
                 if bits
                 else "use a numeric element type",
             )
@@ -1104,7 +1167,12 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 f"unsupported TMA dtype {elt}",
                 note="TMA copies 4- to 64-bit integers, f16, bf16, tf32, f32, f64 and 8- and "
-                "4-bit floats; bitcast other types to an integer of the same width",
+                "4-bit floats; "
+                + (
+                    "store the values as i8"
+                    if isinstance(elt, IntegerType) and bits is not None and bits < 4
+                    else "bitcast other types to an integer of the same width"
+                ),
             )
         # rule: C12
         if bits < 8:
@@ -1112,19 +1180,33 @@ class AsyncCopyOp(IRDLOperation):
             assert isinstance(gmem_type := g.gmem.type, MemRefType)
             minor = gmem_type.get_shape()[-1] if gmem_type.get_num_dims() else 1
             if box[-1] % packing or (minor >= 0 and minor % packing):
+                pads = []
+                if minor >= 0 and minor % packing:
+                    shape = [*gmem_type.get_shape()[:-1], padded_stride(minor, elt, 1)]
+                    pads.append(f"the GMEM ref to {MemRefType(elt, shape)}")
+                if box[-1] % packing:
+                    pads.append(f"the box dim to {padded_stride(box[-1], elt, 1)}")
                 raise Error(
                     f"sub-byte element type {elt}: the innermost GMEM dim ({minor}) and box "
                     f"dim ({box[-1]}) must be multiples of the packing {packing}",
-                    note="pad the innermost dimension to whole bytes",
+                    note=f"pad the innermost dimension to whole bytes: {' and '.join(pads)}",
                 )
 
     def _verify_implementation(self, g: CopyGeometry, impl: Implementation | None) -> None:
         target = enclosing_target(self)
         # rule: A1
         if impl == Implementation.TMA and target is not None and not target.has_tma:
+            cp_async = self._cp_async_alternative(g).removeprefix(", or ")
+            if not g.is_load:
+                note = "cp.async cannot store or reduce: target sm_90 or newer, or store from "
+                note += "threads with memref.store"
+            elif cp_async and self.barrier is None:
+                note = f"{cp_async}, or leave the implementation open to let the target choose"
+            else:
+                note = (f"{cp_async}, or " if cp_async else "") + "target sm_90 or newer"
             raise Error(
                 f"the TMA implementation needs sm_90 or newer, but the target is {target.name}",
-                note="use impl cp_async, or leave the implementation open to let the target choose",
+                note=note,
             )
         if impl == Implementation.TMA or impl is None:
             return
@@ -1132,36 +1214,29 @@ class AsyncCopyOp(IRDLOperation):
         if self.reduction is not None:
             raise Error(
                 "Only the TMA implementation supports reductions",
-                note="use impl tma on sm_90 or newer",
+                note=self._tma_note(g, "sm_90 or newer"),
             )
         # A leader-tracked copy is also collective (D3): A5, the more specific rule, first.
         # rule: A5
         if self.leader_tracked is not None:
             raise Error(
                 "Only the TMA implementation supports leader_tracked copies",
-                note=tma_instead_of_cp_async(
-                    target,
-                    "leader_tracked",
-                    TCGEN05_TARGETS,
-                    target is not None and target.has_tcgen05,
-                ),
+                note=self._tma_note(g, TCGEN05_TARGETS, target is not None and target.has_tcgen05),
             )
         # rule: A4
         if self.collective is not None:
             raise Error(
                 "Only the TMA implementation supports collective copies",
-                note=tma_instead_of_cp_async(
-                    target,
-                    "collective",
-                    MULTICAST_TARGETS,
-                    target is not None and target.has_multicast,
+                note=self._tma_note(
+                    g, MULTICAST_TARGETS, target is not None and target.has_multicast
                 ),
             )
         # rule: B5
         if not g.is_load:
             raise Error(
                 "CP_ASYNC implementation only supports GMEM -> SMEM copies",
-                note="store SMEM to GMEM with impl tma (sm_90+) or with memref.load/store",
+                note="cp.async cannot store: use impl tma on sm_90 or newer, or store from threads "
+                "with memref.store",
             )
         # rule: A2
         if self.barrier is not None:
@@ -1176,7 +1251,8 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 "The cp.async implementation does not support user-defined predicates",
                 note="all threads of the block issue a cp.async copy together: guard the "
-                "whole copy with scf.if on a block-uniform condition, or use impl tma",
+                "whole copy with scf.if on a block-uniform condition"
+                + (", or use impl tma" if target is not None and target.has_tma else ""),
             )
 
     def _verify_direction(self, g: CopyGeometry) -> None:
@@ -1193,8 +1269,8 @@ class AsyncCopyOp(IRDLOperation):
         if self.barrier is not None:
             raise Error(
                 "Barriers are unsupported for SMEM -> GMEM copies",
-                note="stores complete through bulk groups: copy.commit_group bulk, then "
-                "copy.wait_group bulk",
+                note="drop the barrier: stores complete through bulk groups "
+                "(copy.commit_group bulk, then copy.wait_group bulk)",
             )
         # rule: B4
         if self.collective is not None or self.leader_tracked is not None:
@@ -1216,7 +1292,7 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 "Async copies only support striding up to 5 dimensions",
                 note=f"the GMEM ref has rank {gmem_type.get_num_dims()}; a tensor map has 1 "
-                "to 5 dims: reshape the array",
+                f"to 5 dims: reshape the array{merged_leading_dims_example(gmem_type)}",
             )
         for size in box:
             # rule: C7, TR5
@@ -1234,7 +1310,8 @@ class AsyncCopyOp(IRDLOperation):
                 "Async copies require the number of bits copied along the last dimension "
                 f"to be divisible by 128, but got {minor_bits}",
                 note=f"make the innermost box dim a multiple of {max(1, 128 // bits)} "
-                f"elements ({g.element_type})",
+                f"elements ({g.element_type}): {padded_stride(box[-1], g.element_type, 16)} "
+                f"rather than {box[-1]}",
             )
         for i, size in enumerate(gmem_type.get_shape()):
             # rule: C8
@@ -1258,8 +1335,12 @@ class AsyncCopyOp(IRDLOperation):
                 f"Async copies with swizzle={swizzle} require the last dimension of the slice "
                 f"to be at most {swizzle} bytes i.e. {swizzle * 8 // bits} elements, but got "
                 f"{box[-1]} elements.",
-                note="split the innermost dim into copies of one swizzle span each, or use "
-                "a wider swizzle",
+                note=f"narrow the innermost box dim to {swizzle * 8 // bits} elements (one "
+                "swizzle span) and copy the rest separately, or use "
+                + next(
+                    (f"swizzle = {s}" for s in SWIZZLES if s > swizzle and minor_bits <= s * 8),
+                    "an unswizzled buffer",
+                ),
             )
         # rule: TR15
         if self.oob_mode == OOBMode.NAN and not isinstance(g.element_type, AnyFloat):
@@ -1302,7 +1383,7 @@ class AsyncCopyOp(IRDLOperation):
         if len(set(dims)) != len(dims):
             raise Error(
                 "The `collective` attribute must not contain duplicate dimensions.",
-                note=f"got {list(dims)}",
+                note=f"got {list(dims)}: name each cluster dim once",
             )
         if any(d not in (0, 1, 2) for d in dims):
             raise Error(
@@ -1341,17 +1422,19 @@ class AsyncCopyOp(IRDLOperation):
                 f"is divisible by the collective size {size}",
                 note=f"each CTA of the collective loads 1/{size} of the box along its outermost "
                 f"dim larger than 1 (here dim {dim}) and multicasts it: make that dim a multiple "
-                f"of {size}"
+                f"of {size}, e.g. {-(-box[dim] // size) * size}"
                 + (" (an unswizzled innermost dim of whole 16-byte chunks)" if innermost else ""),
             )
         share_bytes = smem_bytes(share, g.element_type, g.swizzle_bytes)
         required = max(128, swizzle_period(g.swizzle_bytes))
         # rule: D5, TR11
         if share_bytes % required:
+            grown = box[dim] * (required // gcd(share_bytes, required))
             raise Error(
                 f"each CTA's share of the multicast box is {share_bytes} bytes, not a multiple "
                 f"of the {required} bytes TMA needs its SMEM destination aligned to",
-                note=f"make the box's share per CTA ({list(share)}) a multiple of {required} bytes",
+                note=f"make the box's share per CTA ({list(share)}) a multiple of {required} bytes"
+                + (f", e.g. a box dim {dim} of {grown}" if grown <= 256 else ""),
             )
 
     def _verify_leader_tracked(
@@ -1372,7 +1455,8 @@ class AsyncCopyOp(IRDLOperation):
         if len(dims) != 1:
             raise Error(
                 f"Expected exactly one collective axis, got collective_axes={list(dims)}",
-                note="a leader-tracked copy is shared by a pair of CTAs along one cluster dim",
+                note="a leader-tracked copy is shared by a pair of CTAs along one cluster dim: "
+                f"keep one of the collective dims {list(dims)}",
             )
         # rule: D2
         if prod(cluster) != 2:
@@ -1387,14 +1471,16 @@ class AsyncCopyOp(IRDLOperation):
         if axis is not None and axis >= len(box):
             raise Error(
                 f"partition axis {axis} is out of range for the rank-{len(box)} slice {list(box)}",
-                note="partition along a dim of the box; each CTA's SMEM ref holds its half",
+                note=f"partition along a dim of the box (0 to {len(box) - 1}); each CTA's SMEM ref "
+                "holds its half",
             )
         # rule: A5, A14
         if target is not None and not target.has_tcgen05:
             raise Error(
                 f"leader_tracked copies emit .cta_group::2, which needs {TCGEN05_TARGETS}, "
                 f"but the target is {target.name}",
-                note="use a plain collective copy (multicast) on sm_90a",
+                note="drop leader_tracked for a plain collective copy (multicast), or target "
+                "sm_100a",
             )
 
     def _verify_smem_alignment(self, g: CopyGeometry) -> None:
@@ -1419,12 +1505,15 @@ class AsyncCopyOp(IRDLOperation):
             misaligned = min(strides) % required
             where = f"slots are {slot_bytes} bytes apart"
         if misaligned:
+            grown = g.box_shape[0] * (required // gcd(slot_bytes, required))
             # rule: TR10, TR11
             raise Error(
                 f"TMA needs its SMEM address aligned to {required} bytes"
                 + (f" (swizzle {swizzle} repeats every {required} bytes)" if swizzle != 16 else "")
                 + f", but {where}",
-                note=f"make each slot a multiple of {required} bytes; a misaligned TMA "
+                note=f"make each slot a multiple of {required} bytes"
+                + (f" (e.g. a box {[grown, *g.box_shape[1:]]})" if grown <= 256 else "")
+                + "; a misaligned TMA "
                 + (
                     "address faults with CUDA_ERROR_MISALIGNED_ADDRESS"
                     if required == 128
@@ -1448,8 +1537,8 @@ class AsyncCopyOp(IRDLOperation):
                 raise Error(
                     "SMEM written by threads must be made visible to the TMA unit before a "
                     "TMA store reads it",
-                    note="add copy.fence_async_shared (and a block barrier) between the "
-                    "writes and the copy",
+                    note="add copy.fence_async_shared after the writes and before the copy, in "
+                    "this block (it includes the block barrier)",
                 )
             op = op.prev_op
 
@@ -1461,13 +1550,15 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 "The cp.async implementation only supports oob promise_in_bounds or zeros, "
                 f"got {self.oob_mode}",
-                note="cp.async zero-fills out-of-bounds bytes (src-size); it cannot fill NaN",
+                note="cp.async zero-fills out-of-bounds bytes (src-size) and cannot fill NaN: use "
+                "oob zeros",
             )
         # rule: H2
         if g.swizzle_bytes != 16:
             raise Error(
                 "Swizzle is not supported for CP_ASYNC copies",
-                note="use an unswizzled #copy.smem buffer, or impl tma",
+                note="drop the swizzle (cp.async writes a plain #copy.smem buffer)"
+                + self._tma_alternative(g),
             )
         # rule: H2
         if row_bytes % 4:
@@ -1482,7 +1573,8 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 "CP_ASYNC requires at least 4 bytes per transfer",
                 note=f"the GMEM rows are {row_stride} bytes apart, so a row can start at an "
-                "address no cp.async copy may read: pad the rows to a multiple of 4 bytes",
+                "address no cp.async copy may read: pad the rows to a multiple of 4 bytes "
+                f"({padded_stride(g.gmem_type.get_shape()[-1], g.element_type, 4)} elements)",
             )
         inner = constant_int(g.gmem_indices[-1]) if g.gmem_indices else None
         # rule: H2
@@ -1490,7 +1582,8 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 "CP_ASYNC requires at least 4 bytes per transfer",
                 note=f"the innermost coordinate {inner} starts {inner * bits // 8} bytes into a "
-                "row, not at a 4-byte boundary that a cp.async copy may read from",
+                "row, not at a 4-byte boundary that a cp.async copy may read from: start at a "
+                f"multiple of {max(1, 32 // bits)} elements",
             )
         # rule: H6
         if self.cache is not None and self.cache.data == CacheMode.CG and row_bytes % 16:
@@ -1521,7 +1614,7 @@ class AsyncCopyOp(IRDLOperation):
                     raise Error(
                         f"TMA store coordinates must be >= 0, got {c} at index {i}",
                         note="a negative store coordinate is an illegal instruction on the GPU "
-                        "(loads may start out of bounds, stores may not)",
+                        "(loads may start out of bounds, stores may not): start at 0 or more",
                     )
         if self.oob_mode != OOBMode.PROMISE_IN_BOUNDS:
             return
@@ -1585,7 +1678,7 @@ class PrefetchOp(IRDLOperation):
         if memory_space(src_type) != GMEM:
             raise Error(
                 f"copy.prefetch reads GMEM, got a ref in {memory_space(src_type)}",
-                note="prefetch a GMEM ref (no memory space)",
+                note="prefetch a GMEM ref (a memref with no memory space)",
             )
         target = enclosing_target(self)
         # rule: A1
@@ -1593,7 +1686,7 @@ class PrefetchOp(IRDLOperation):
             raise Error(
                 f"copy.prefetch uses TMA, which needs sm_90 or newer, but the target is "
                 f"{target.name}",
-                note="drop the prefetch on this target",
+                note="drop copy.prefetch on this target, or target sm_90 or newer",
             )
         # rule: K1
         if len(self.indices) != src_type.get_num_dims():
@@ -1606,7 +1699,12 @@ class PrefetchOp(IRDLOperation):
             raise Error(
                 "Async copies only support striding up to 5 dimensions",
                 note=f"the box {list(box)} needs 1 to 5 dims and at most the ref's rank "
-                f"{src_type.get_num_dims()}",
+                f"{src_type.get_num_dims()}"
+                + (
+                    f": reshape the array{merged_leading_dims_example(src_type)}"
+                    if src_type.get_num_dims() > 5
+                    else ""
+                ),
             )
         for size in box:
             # rule: C7
@@ -1614,7 +1712,7 @@ class PrefetchOp(IRDLOperation):
                 raise Error(
                     "Async copies only support copying <=256 elements along each dimension, "
                     f"got {size}",
-                    note="prefetch at most 256 elements per dimension",
+                    note="prefetch 1 to 256 elements per dimension",
                 )
         bits = bitwidth(src_type.element_type) or 8
         # rule: C4
@@ -1622,19 +1720,11 @@ class PrefetchOp(IRDLOperation):
             raise Error(
                 "Async copies require the number of bits copied along the last dimension "
                 f"to be divisible by 128, but got {box[-1] * bits}",
-                note=f"make the innermost box dim a multiple of {max(1, 128 // bits)} elements",
+                note=f"make the innermost box dim a multiple of {max(1, 128 // bits)} elements "
+                f"({src_type.element_type}): "
+                f"{padded_stride(box[-1], src_type.element_type, 16)} rather than {box[-1]}",
             )
         check_kernel_argument(self, self.src)
-
-
-def tma_instead_of_cp_async(target: Target | None, what: str, targets: str, has: bool) -> str:
-    """The fix note for a `what` load written for cp.async: TMA, on a target that has the
-    feature (`has`: the enclosing target has it), with the barrier a TMA load needs (A3)."""
-    where = f"on {target.name}" if target is not None and has else f"on one of {targets}"
-    return (
-        f"use impl tma {where} and give the load a barrier (barrier %bars[%i]): {what} "
-        f"copies are TMA copies of {targets}"
-    )
 
 
 def check_kernel_argument(op: Operation, gmem: SSAValue) -> None:
@@ -1644,8 +1734,9 @@ def check_kernel_argument(op: Operation, gmem: SSAValue) -> None:
     if not (isinstance(gmem, BlockArgument) and gmem.block is entry):
         raise Error(
             f"Expected {value_name(gmem)} to be a GMEM kernel argument.",
-            note="a TMA descriptor is encoded on the host before launch: pass the array as "
-            "an argument of the kernel and index it, instead of a view made in the kernel",
+            note="a TMA descriptor is encoded on the host before launch: make "
+            f"{value_name(gmem)} an argument of the kernel and index it, instead of a view made "
+            "in the kernel",
         )
 
 
@@ -1790,7 +1881,8 @@ class BarrierInitOp(IRDLOperation):
         if arrivals < 1:
             raise Error(
                 f"count must be greater than or equal to 1, got {arrivals}",
-                note="arrivals is the number of arrive operations that complete a phase",
+                note="arrivals is the number of arrive operations that complete a phase: use 1 "
+                "or more",
             )
         if arrivals >= MAX_TX_BYTES:
             raise Error(
@@ -2019,7 +2111,8 @@ class FenceAsyncSharedOp(IRDLOperation):
         if target is not None and not target.has_tma:
             raise Error(
                 f"fence.proxy.async needs sm_90 or newer, but the target is {target.name}",
-                note="cp.async writes SMEM through the generic proxy: no fence is needed there",
+                note="drop copy.fence_async_shared: cp.async writes SMEM through the generic "
+                "proxy, no fence is needed there",
             )
 
 
@@ -2163,7 +2256,8 @@ def check_tmem_ref(t: MemRefType) -> None:
     if len(shape) != 2:
         raise Error(
             f"TMEM can only represent 2D shapes, got {list(shape)}",
-            note="a TMEM ref is lanes x columns: memref<128xNxf32, #copy.tmem>",
+            note="a TMEM ref is lanes x columns: "
+            f"memref<128x{shape[-1] if shape else 'N'}x{t.element_type}, #copy.tmem>",
         )
     # rule: J6
     if shape[0] not in (64, 128):
@@ -2178,6 +2272,16 @@ def check_tmem_ref(t: MemRefType) -> None:
             f"TMEM holds 32-bit cells, which cannot pack elements of type {t.element_type}",
             note="use an element type of 32, 16, 8 or 4 bits",
         )
+
+
+def resized_rows_example(t: MemRefType, want_bytes: int) -> str:
+    """`, e.g. to memref<...>`: 2-D SMEM ref `t` with as many rows as make `want_bytes`."""
+    shape = t.get_shape()
+    row = smem_bytes(shape[1:], t.element_type, 16) if len(shape) == 2 else 0
+    if not row or want_bytes % row:
+        return ""
+    resized = MemRefType(t.element_type, [want_bytes // row, shape[1]], memory_space=t.memory_space)
+    return f", e.g. to {resized}"
 
 
 def tmem_columns(t: MemRefType) -> int:
@@ -2262,7 +2366,8 @@ def check_tmem_access(op: TmemLoadOp | TmemStoreOp, vector: VectorType, verb: st
     if num < 1 or num > 128 or num & (num - 1):
         raise Error(
             f"num must be a power of 2 and <= 128, got: {num}",
-            note="num is the repeat count .x1 ... .x128",
+            note="num is the repeat count .x1 ... .x128: use a power of 2, e.g. num "
+            f"{min(128, 1 << max(0, num - 1).bit_length())}",
         )
     regs = num * TMEM_REGS_PER_NUM[shape]
     # rule: J4
@@ -2270,7 +2375,8 @@ def check_tmem_access(op: TmemLoadOp | TmemStoreOp, vector: VectorType, verb: st
         raise Error(
             f"TMEM translation too big : shape={shape} and num={num} involve {regs} registers "
             "per-thread, which exceeds the limit of 128",
-            note=f"use num <= {128 // TMEM_REGS_PER_NUM[shape]} for shape {shape}",
+            note=f"use num <= {128 // TMEM_REGS_PER_NUM[shape]} for shape {shape} (and a "
+            f"vector of {128 // TMEM_REGS_PER_NUM[shape] * TMEM_REGS_PER_NUM[shape]} elements)",
         )
     # rule: J5
     if shape == TmemShape.S16X32BX2 and op.offset is None:
@@ -2368,8 +2474,8 @@ class TmemLoadOp(IRDLOperation):
         if memory_space(t) != TMEM:
             raise Error(
                 "Async load only supports TMEM refs",
-                note=f"got a ref in {memory_space(t)}; load SMEM or GMEM with memref.load or "
-                "vector.load, and copy GMEM to SMEM with copy.async_copy",
+                note=f"got a ref in {memory_space(t)}; load SMEM or GMEM from threads with "
+                "memref.load, and copy GMEM to SMEM with copy.async_copy",
             )
         self._verify_reduce(t.element_type)
         check_tmem_access(self, vector, "result")
@@ -2394,7 +2500,8 @@ class TmemLoadOp(IRDLOperation):
             if has_abs or has_nan:
                 raise Error(
                     f"'{'abs' if has_abs else 'NaN'}' requires 'redOp' to be set",
-                    note="abs and nan modify a fused reduction: add reduce min|max",
+                    note="abs and nan modify a fused reduction: drop them, or add reduce min|max "
+                "with its result (%v, %r = copy.tmem_load ...)",
                 )
             return
         # rule: J15
@@ -2430,7 +2537,8 @@ class TmemLoadOp(IRDLOperation):
         if self.shape.data not in (TmemShape.S32X32B, TmemShape.S16X32BX2):
             raise Error(
                 "Fused load-reduce is not supported for this layout",
-                note=f"tcgen05.ld.red exists for shapes 32x32b and 16x32bx2, got {self.shape.data}",
+                note="tcgen05.ld.red exists for shapes 32x32b and 16x32bx2, got "
+                f"{self.shape.data}: use shape shape_32x32b or shape shape_16x32bx2",
             )
         if self.red.type != elt:
             raise Error(
@@ -2495,7 +2603,8 @@ class TmemStoreOp(IRDLOperation):
         if memory_space(t) != TMEM:
             raise Error(
                 "Async store only supports TMEM refs",
-                note=f"got a ref in {memory_space(t)}; store to SMEM or GMEM with memref.store",
+                note=f"got a ref in {memory_space(t)}; store to SMEM or GMEM from threads with "
+                "memref.store, one element each",
             )
         check_tmem_access(self, vector, "operand")
         # rule: J8
@@ -2598,7 +2707,8 @@ class SmemToTmemOp(IRDLOperation):
             raise Error(
                 f"Expected SMEM element type ({src_type.element_type}) to equal the TMEM "
                 f"element type ({tmem_type.element_type})",
-                note="tcgen05.cp copies bits: give both refs the same element type",
+                note="tcgen05.cp copies bits: give both refs the same element type, "
+                f"{tmem_type.element_type}",
             )
         check_contiguous_smem(src_type)
         shape, multicast = self.shape.data, self.multicast
@@ -2636,7 +2746,8 @@ class SmemToTmemOp(IRDLOperation):
             raise Error(
                 f"SMEM has shape {list(src_type.get_shape())} ({have} bytes), but expected "
                 f"{TMEM_COPY_BYTES[shape]} bytes for TMEM copy shape {shape}",
-                note="one tcgen05.cp moves exactly one shape's worth of SMEM: resize the source",
+                note="one tcgen05.cp moves exactly one shape's worth of SMEM: resize the source"
+                + resized_rows_example(src_type, TMEM_COPY_BYTES[shape]),
             )
         swizzle = swizzle_of(src_type)
         row_bytes = src_type.get_shape()[-1] * (bitwidth(src_type.element_type) or 8) // 8

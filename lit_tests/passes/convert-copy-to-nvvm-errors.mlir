@@ -1,6 +1,7 @@
 // What convert-copy-to-nvvm cannot lower gets a diagnostic at the op, never a crash.
 // RUN: copy-opt %s --split-input-file -p convert-copy-to-nvvm --verify-diagnostics
 
+// fix: s|  copy.fence_async_shared|  func.func @k() { copy.fence_async_shared func.return }|
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   // expected-error@+1 {{pass 'convert-copy-to-nvvm' failed: 'copy.fence_async_shared' op must be inside a func.func kernel to be lowered}}
   copy.fence_async_shared
@@ -8,6 +9,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // -----
 
+// fix: none -- the GMEM shape is dynamic on purpose; the lowering does not handle dynamic shapes yet
 builtin.module attributes {copy.target = #copy.target<"sm_80">} {
   func.func @dynamic_gmem_shape(%x: memref<?x64xf32>) {
     %c0 = arith.constant 0 : index
@@ -21,6 +23,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
 
 // -----
 
+// fix: s|builtin.module {|builtin.module attributes {copy.target = #copy.target<"sm_90a">} {|
 // expected-error@+1 {{convert-copy-to-nvvm needs a target}}
 builtin.module {
   func.func @no_target() {

@@ -4,6 +4,7 @@
 // it breaks (`// rule:` gives the id in copy_dialect/rules.toml).
 
 // rule: A1
+// fix: s|commit_group bulk|commit_group cp_async|
 func.func @a1_bulk_group_before_sm90() attributes {copy.target = #copy.target<"sm_80">} {
   // expected-error@+2 {{bulk groups (TMA stores and reductions) need sm_90 or newer, but the target is sm_80}}
   // expected-note@+1 {{use copy.commit_group cp_async}}
@@ -14,6 +15,7 @@ func.func @a1_bulk_group_before_sm90() attributes {copy.target = #copy.target<"s
 // -----
 
 // rule: A1
+// fix: s|copy.fence_async_shared||
 func.func @a1_fence_before_sm90() attributes {copy.target = #copy.target<"sm_89">} {
   // expected-error@+2 {{fence.proxy.async needs sm_90 or newer, but the target is sm_89}}
   // expected-note@+1 {{no fence is needed there}}
@@ -24,6 +26,7 @@ func.func @a1_fence_before_sm90() attributes {copy.target = #copy.target<"sm_89"
 // -----
 
 // rule: A8
+// fix: s|copy.wait_group cp_async 0|%p = arith.constant true copy.barrier_wait %bar[%c0], %p : !copy.barrier<1>|
 func.func @a8_cp_async_wait_on_hopper(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -39,6 +42,7 @@ func.func @a8_cp_async_wait_on_hopper(%x: memref<256x256xf32>) attributes {copy.
 // -----
 
 // rule: A11
+// fix: s|copy.barrier_arrive_expect_tx %bar[%c0], 4096 : !copy.barrier<1>|copy.barrier_arrive %bar[%c0] : !copy.barrier<1>|
 func.func @a11_expect_tx_before_sm90() attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
@@ -51,6 +55,7 @@ func.func @a11_expect_tx_before_sm90() attributes {copy.target = #copy.target<"s
 // -----
 
 // rule: A12
+// fix: s|copy.barrier_arrive %bar[%c0] count 4 : !copy.barrier<1>|copy.barrier_arrive %bar[%c0] : !copy.barrier<1> copy.barrier_arrive %bar[%c0] : !copy.barrier<1> copy.barrier_arrive %bar[%c0] : !copy.barrier<1> copy.barrier_arrive %bar[%c0] : !copy.barrier<1>|
 func.func @a12_arrive_count_before_sm90() attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %bar = copy.barrier_init arrivals 4 : !copy.barrier<1>
@@ -63,6 +68,7 @@ func.func @a12_arrive_count_before_sm90() attributes {copy.target = #copy.target
 // -----
 
 // rule: I1
+// fix: s|!copy.barrier<33>|!copy.barrier<32>|
 func.func @i1_more_than_32_barriers() {
   // expected-error@+2 {{Only up to 32 barriers per group supported}}
   // expected-note@+1 {{got 33}}
@@ -73,6 +79,7 @@ func.func @i1_more_than_32_barriers() {
 // -----
 
 // rule: I2
+// fix: s|%c2 = arith.constant 2 : index|%c2 = arith.constant 1 : index|
 func.func @i2_barrier_offset_out_of_bounds() {
   %c2 = arith.constant 2 : index
   %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
@@ -85,6 +92,7 @@ func.func @i2_barrier_offset_out_of_bounds() {
 // -----
 
 // rule: I2
+// fix: s|copy.barrier_wait %bars, %p|%c0 = arith.constant 0 : index copy.barrier_wait %bars[%c0], %p|
 func.func @i2_group_without_index(%p: i1) {
   %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>
   // expected-error@+2 {{Operation is only valid for a single barrier, but barrier ref contains 4. Individual barriers can be accessed by indexing into the ref.}}
@@ -96,7 +104,8 @@ func.func @i2_group_without_index(%p: i1) {
 // -----
 
 // rule: I2
-// fix: s|%bar[%c3]|%bar[%c0]|
+// fix: s|!copy.barrier<1>|!copy.barrier<4>|
+// fix: s|!copy.barrier<1>|!copy.barrier<4>|
 func.func @i2_copy_barrier_offset_out_of_bounds(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %c3 = arith.constant 3 : index
@@ -104,7 +113,7 @@ func.func @i2_copy_barrier_offset_out_of_bounds(%x: memref<256x256xf32>) attribu
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // The load would signal the mbarrier 24 bytes past the group.
   // expected-error@+2 {{Barrier offset 3 is out of bounds}}
-  // expected-note@+1 {{the group !copy.barrier<1> holds barriers 0 to 0: use an index in that range, or a larger group}}
+  // expected-note@+1 {{the group !copy.barrier<1> holds barriers 0 to 0: use an index in that range, or a larger group (!copy.barrier<4>)}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c3] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   func.return
 }
@@ -168,6 +177,7 @@ func.func @i2_arrive_negative_barrier_offset() {
 // -----
 
 // rule: I6
+// fix: s| scope cluster||
 func.func @i6_cluster_scope_without_clusters() attributes {copy.target = #copy.target<"sm_86">} {
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // expected-error@+2 {{mbarrier scope cluster needs a target with clusters (sm_90 or newer), but the target is sm_86}}
@@ -179,6 +189,7 @@ func.func @i6_cluster_scope_without_clusters() attributes {copy.target = #copy.t
 // -----
 
 // rule: I7
+// fix: s|arrivals 0|arrivals 1|
 func.func @i7_zero_arrivals() {
   // expected-error@+2 {{count must be greater than or equal to 1, got 0}}
   // expected-note@+1 {{the number of arrive operations that complete a phase}}
@@ -189,6 +200,7 @@ func.func @i7_zero_arrivals() {
 // -----
 
 // rule: TR6
+// fix: none -- which buffers to shrink (pipeline stages, box sizes) is the kernel author's choice; the note names both
 func.func @tr6_smem_above_the_block_limit() attributes {copy.target = #copy.target<"sm_90a">} {
   // expected-error@+2 {{the kernel's SMEM buffers and barriers take 262160 bytes, more than the 232448 bytes a block can use on sm_90a}}
   // expected-note@+1 {{use fewer pipeline stages or smaller boxes}}
@@ -200,6 +212,7 @@ func.func @tr6_smem_above_the_block_limit() attributes {copy.target = #copy.targ
 // -----
 
 // rule: TR10
+// fix: s|{alignment = 64 : i64} ||
 func.func @tr10_alloc_aligned_below_128() {
   // expected-error@+2 {{TMA needs SMEM buffers aligned to 128 bytes, got alignment 64}}
   // expected-note@+1 {{drop alignment}}
@@ -210,6 +223,7 @@ func.func @tr10_alloc_aligned_below_128() {
 // -----
 
 // rule: TR11
+// fix: s|{alignment = 512 : i64} ||
 func.func @tr11_alloc_aligned_below_swizzle_period() {
   // expected-error@+2 {{a buffer with swizzle 128 must be aligned to its 1024-byte period, got alignment 512}}
   // expected-note@+1 {{TMA swizzles by absolute address bits}}
@@ -220,6 +234,7 @@ func.func @tr11_alloc_aligned_below_swizzle_period() {
 // -----
 
 // rule: TR16
+// fix: s|16400|16384|
 func.func @tr16_expect_tx_larger_than_copies(%x: memref<256x256xf32>, %p: i1) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -235,6 +250,7 @@ func.func @tr16_expect_tx_larger_than_copies(%x: memref<256x256xf32>, %p: i1) at
 // -----
 
 // rule: D10
+// fix: s|, 8192 :|, 16384 :|
 func.func @d10_expect_tx_of_a_multicast_slice(%x: memref<256x256xf32>, %p: i1) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -251,6 +267,7 @@ func.func @d10_expect_tx_of_a_multicast_slice(%x: memref<256x256xf32>, %p: i1) a
 // -----
 
 // rule: TR17
+// fix: none -- a transfer of 2**20 bytes or more must be split over several barrier phases, which restructures the pipeline
 func.func @tr17_expect_tx_of_2_pow_20() attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
@@ -262,6 +279,7 @@ func.func @tr17_expect_tx_of_2_pow_20() attributes {copy.target = #copy.target<"
 
 // -----
 
+// fix: s| read_only||
 func.func @wait_group_read_only_cp_async() attributes {copy.target = #copy.target<"sm_80">} {
   // expected-error@+2 {{read_only applies to bulk groups only}}
   // expected-note@+1 {{drop read_only}}
@@ -271,6 +289,7 @@ func.func @wait_group_read_only_cp_async() attributes {copy.target = #copy.targe
 
 // -----
 
+// fix: s|memref<64x64xf32>|memref<64x64xf32, #copy.smem>|
 func.func @alloc_smem_in_gmem() {
   // expected-error@+2 {{copy.alloc_smem allocates SMEM, got a ref in GMEM}}
   // expected-note@+1 {{#copy.smem}}
@@ -280,6 +299,7 @@ func.func @alloc_smem_in_gmem() {
 
 // -----
 
+// fix: s|"sm_75"|"sm_90a"|
 // expected-error@+2 {{unknown target 'sm_75'}}
 // expected-note@+1 {{expected one of sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a}}
 func.func @unknown_target() attributes {copy.target = #copy.target<"sm_75">} {

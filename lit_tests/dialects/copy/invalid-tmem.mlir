@@ -5,6 +5,7 @@
 // code is assembled for those targets in the tests, never run (the project's GPU is an H200).
 
 // rule: A14
+// fix: s|"sm_90a"|"sm_100a"|
 func.func @a14_tmem_on_hopper() attributes {copy.target = #copy.target<"sm_90a">} {
   // expected-error@+2 {{'copy.tmem_alloc' uses tcgen05 (TMEM), which needs sm_100a, sm_100f, sm_103a, but the target is sm_90a}}
   // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a}}
@@ -15,6 +16,7 @@ func.func @a14_tmem_on_hopper() attributes {copy.target = #copy.target<"sm_90a">
 // -----
 
 // rule: A14
+// fix: s|"sm_120a"|"sm_100a"|
 func.func @a14_tmem_on_consumer_blackwell() attributes {copy.target = #copy.target<"sm_120a">} {
   // expected-error@+2 {{but the target is sm_120a (consumer Blackwell has no TMEM)}}
   // expected-note@+1 {{set copy.target}}
@@ -25,6 +27,7 @@ func.func @a14_tmem_on_consumer_blackwell() attributes {copy.target = #copy.targ
 // -----
 
 // rule: J1
+// fix: s|copy.tmem_load %buf[%col] shape shape_32x32b num 4 : memref<128x64xf32, #copy.smem> -> vector<4xf32>|memref.load %buf[%col, %col] : memref<128x64xf32, #copy.smem>|
 func.func @j1_tmem_load_from_smem(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %buf = copy.alloc_smem : memref<128x64xf32, #copy.smem>
   // expected-error@+2 {{Async load only supports TMEM refs}}
@@ -36,7 +39,8 @@ func.func @j1_tmem_load_from_smem(%col: index) attributes {copy.target = #copy.t
 // -----
 
 // rule: J1
-func.func @j1_tmem_store_to_gmem(%g: memref<128x64xf32>, %v: vector<4xf32>, %col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+// fix: s|copy.tmem_store %v, %g[%col] shape shape_32x32b num 4 : vector<4xf32>, memref<128x64xf32>|memref.store %s, %g[%col, %col] : memref<128x64xf32>|
+func.func @j1_tmem_store_to_gmem(%g: memref<128x64xf32>, %v: vector<4xf32>, %s: f32, %col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   // expected-error@+2 {{Async store only supports TMEM refs}}
   // expected-note@+1 {{got a ref in GMEM}}
   copy.tmem_store %v, %g[%col] shape shape_32x32b num 4 : vector<4xf32>, memref<128x64xf32>
@@ -46,6 +50,9 @@ func.func @j1_tmem_store_to_gmem(%g: memref<128x64xf32>, %v: vector<4xf32>, %col
 // -----
 
 // rule: J2
+// fix: s|memref<128x64xf16, #copy.tmem>|memref<128x64xf32, #copy.tmem>|
+// fix: s|memref<128x64xf16, #copy.tmem>|memref<128x64xf32, #copy.tmem>|
+// fix: s|vector<4xf16>, f16|vector<4xf32>, f32|
 func.func @j2_reduce_f16(%col: index) attributes {copy.target = #copy.target<"sm_103a">} {
   %t = copy.tmem_alloc : memref<128x64xf16, #copy.tmem>
   // expected-error@+2 {{Unsupported dtype for reduction: f16. Only float32,  int32 and uint32 are supported.}}
@@ -57,6 +64,7 @@ func.func @j2_reduce_f16(%col: index) attributes {copy.target = #copy.target<"sm
 // -----
 
 // rule: J3
+// fix: s|shape shape_16x64b|shape shape_32x32b|
 func.func @j3_reduce_with_shape_16x64b(%col: index) attributes {copy.target = #copy.target<"sm_103a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{Fused load-reduce is not supported for this layout}}
@@ -68,6 +76,8 @@ func.func @j3_reduce_with_shape_16x64b(%col: index) attributes {copy.target = #c
 // -----
 
 // rule: J4
+// fix: s|num 3|num 4|
+// fix: s|vector<3xf32>|vector<4xf32>|
 func.func @j4_num_not_power_of_2(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{num must be a power of 2 and <= 128, got: 3}}
@@ -79,6 +89,8 @@ func.func @j4_num_not_power_of_2(%col: index) attributes {copy.target = #copy.ta
 // -----
 
 // rule: J4
+// fix: s|num 64|num 32|
+// fix: s|vector<256xf32>|vector<128xf32>|
 func.func @j4_too_many_registers(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %t = copy.tmem_alloc : memref<128x512xf32, #copy.tmem>
   // expected-error@+2 {{TMEM translation too big : shape=shape_16x256b and num=64 involve 256 registers per-thread, which exceeds the limit of 128}}
@@ -90,6 +102,7 @@ func.func @j4_too_many_registers(%col: index) attributes {copy.target = #copy.ta
 // -----
 
 // rule: J5
+// fix: s|num 2 :|num 2 {offset = 16} :|
 func.func @j5_16x32bx2_without_offset(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{shape 16x32bx2 requires offset argument}}
@@ -101,6 +114,7 @@ func.func @j5_16x32bx2_without_offset(%col: index) attributes {copy.target = #co
 // -----
 
 // rule: J5
+// fix: s|-> vector<4xf32>|-> vector<8xf32>|
 func.func @j5_result_length(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{invalid result type length [4] for shape shape_16x128b in tcgen05.ld Op}}
@@ -112,6 +126,8 @@ func.func @j5_result_length(%col: index) attributes {copy.target = #copy.target<
 // -----
 
 // rule: J5
+// fix: s|%v: vector<2xf32>|%v: vector<4xf32>|
+// fix: s|: vector<2xf32>,|: vector<4xf32>,|
 func.func @j5_store_operand_length(%v: vector<2xf32>, %col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{invalid operand type length [2] for shape shape_16x256b in tcgen05.st Op}}
@@ -123,6 +139,7 @@ func.func @j5_store_operand_length(%v: vector<2xf32>, %col: index) attributes {c
 // -----
 
 // rule: J6
+// fix: s|memref<2x128x64xf32, #copy.tmem>|memref<128x64xf32, #copy.tmem>|
 func.func @j6_tmem_ref_rank_3() attributes {copy.target = #copy.target<"sm_100a">} {
   // expected-error@+2 {{TMEM can only represent 2D shapes, got [2, 128, 64]}}
   // expected-note@+1 {{lanes x columns}}
@@ -133,6 +150,7 @@ func.func @j6_tmem_ref_rank_3() attributes {copy.target = #copy.target<"sm_100a"
 // -----
 
 // rule: J6
+// fix: s|memref<96x64xf32, #copy.tmem>|memref<128x64xf32, #copy.tmem>|
 func.func @j6_tmem_ref_96_rows() attributes {copy.target = #copy.target<"sm_100a">} {
   // expected-error@+2 {{Unsupported shape: [96, 64]. TMEM references must have either 128 or 64 rows, but got 96.}}
   // expected-note@+1 {{TMEM has 128 lanes}}
@@ -143,6 +161,9 @@ func.func @j6_tmem_ref_96_rows() attributes {copy.target = #copy.target<"sm_100a
 // -----
 
 // rule: J8
+// fix: s|%v: vector<4xi32>|%vi: vector<4xi32>|
+// fix: s|%t = copy.tmem_alloc|%v = arith.bitcast %vi : vector<4xi32> to vector<4xf32> %t = copy.tmem_alloc|
+// fix: s|: vector<4xi32>, memref|: vector<4xf32>, memref|
 func.func @j8_store_dtype(%v: vector<4xi32>, %col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{Stored array has dtype i32, but TMEM has dtype f32}}
@@ -154,6 +175,7 @@ func.func @j8_store_dtype(%v: vector<4xi32>, %col: index) attributes {copy.targe
 // -----
 
 // rule: J9
+// fix: s|-> vector<4xi32>|-> vector<4xf32>|
 func.func @j9_load_result_dtype(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{The `source` and `result` must have the same element type.}}
@@ -165,6 +187,7 @@ func.func @j9_load_result_dtype(%col: index) attributes {copy.target = #copy.tar
 // -----
 
 // rule: J10
+// fix: s|memref<128x96xf32, #copy.tmem>|memref<128x64xf32, #copy.tmem>|
 func.func @j10_ncols_not_power_of_2() attributes {copy.target = #copy.target<"sm_100a">} {
   // expected-error@+2 {{ncols must be a power of 2 and within [32, 512], got: 96}}
   // expected-note@+1 {{allocate 32, 64, 128, 256 or 512 columns}}
@@ -175,6 +198,8 @@ func.func @j10_ncols_not_power_of_2() attributes {copy.target = #copy.target<"sm
 // -----
 
 // rule: J10
+// fix: s|(%t: memref<128x64xf32, #copy.tmem>)|()|
+// fix: s|copy.tmem_dealloc %t|%t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem> copy.tmem_dealloc %t|
 func.func @j10_dealloc_of_a_view(%t: memref<128x64xf32, #copy.tmem>) attributes {copy.target = #copy.target<"sm_100a">} {
   // expected-error@+2 {{copy.tmem_dealloc frees the result of a copy.tmem_alloc}}
   // expected-note@+1 {{pass the TMEM ref that copy.tmem_alloc returned}}
@@ -185,6 +210,9 @@ func.func @j10_dealloc_of_a_view(%t: memref<128x64xf32, #copy.tmem>) attributes 
 // -----
 
 // rule: J11
+// fix: s|%t = copy.tmem_alloc|%c0 = arith.constant 0 : index %s = copy.alloc_smem : memref<128x8xf32, #copy.smem<swizzle = 32>> %bar = copy.barrier_init arrivals 1 : !copy.barrier<1> copy.async_copy %g[%c0, %c0] to %s barrier %bar[%c0] : memref<128x8xf32> to memref<128x8xf32, #copy.smem<swizzle = 32>>, !copy.barrier<1> %t = copy.tmem_alloc|
+// fix: s|copy.smem_to_tmem %g|copy.smem_to_tmem %s|
+// fix: s|: memref<128x8xf32>, memref<128x64xf32, #copy.tmem>|: memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x64xf32, #copy.tmem>|
 func.func @j11_smem_to_tmem_from_gmem(%g: memref<128x8xf32>, %col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{async_copy_smem_to_tmem source must be an SMEM ref}}
@@ -196,30 +224,36 @@ func.func @j11_smem_to_tmem_from_gmem(%g: memref<128x8xf32>, %col: index) attrib
 // -----
 
 // rule: J11
+// fix: s|%d = copy.alloc_smem : memref<128x64xf32, #copy.smem>|%d = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>|
+// fix: s|, memref<128x64xf32, #copy.smem>|, memref<128x64xf32, #copy.tmem>|
 func.func @j11_smem_to_tmem_into_smem(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
-  %s = copy.alloc_smem : memref<128x8xf32, #copy.smem>
+  %s = copy.alloc_smem : memref<128x8xf32, #copy.smem<swizzle = 32>>
   %d = copy.alloc_smem : memref<128x64xf32, #copy.smem>
   // expected-error@+2 {{async_copy_smem_to_tmem target must be a TMEM ref}}
   // expected-note@+1 {{allocate it with copy.tmem_alloc}}
-  copy.smem_to_tmem %s to %d[%col] shape shape_128x256b : memref<128x8xf32, #copy.smem>, memref<128x64xf32, #copy.smem>
+  copy.smem_to_tmem %s to %d[%col] shape shape_128x256b : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x64xf32, #copy.smem>
   func.return
 }
 
 // -----
 
 // rule: J11
+// fix: s|memref<128x8xi32, #copy.smem<swizzle = 32>>|memref<128x8xf32, #copy.smem<swizzle = 32>>|
+// fix: s|memref<128x8xi32, #copy.smem<swizzle = 32>>|memref<128x8xf32, #copy.smem<swizzle = 32>>|
 func.func @j11_smem_to_tmem_dtypes(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
-  %s = copy.alloc_smem : memref<128x8xi32, #copy.smem>
+  %s = copy.alloc_smem : memref<128x8xi32, #copy.smem<swizzle = 32>>
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{Expected SMEM element type (i32) to equal the TMEM element type (f32)}}
   // expected-note@+1 {{tcgen05.cp copies bits}}
-  copy.smem_to_tmem %s to %t[%col] shape shape_128x256b : memref<128x8xi32, #copy.smem>, memref<128x64xf32, #copy.tmem>
+  copy.smem_to_tmem %s to %t[%col] shape shape_128x256b : memref<128x8xi32, #copy.smem<swizzle = 32>>, memref<128x64xf32, #copy.tmem>
   func.return
 }
 
 // -----
 
 // rule: J12
+// fix: s|memref<128x4xf32, #copy.smem>|memref<256x4xf32, #copy.smem>|
+// fix: s|memref<128x4xf32, #copy.smem>|memref<256x4xf32, #copy.smem>|
 func.func @j12_smem_size_for_the_shape(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %s = copy.alloc_smem : memref<128x4xf32, #copy.smem>
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
@@ -232,17 +266,20 @@ func.func @j12_smem_size_for_the_shape(%col: index) attributes {copy.target = #c
 // -----
 
 // rule: J12
+// fix: s|memref<64x64xf32, #copy.tmem>|memref<128x64xf32, #copy.tmem>|
+// fix: s|memref<64x64xf32, #copy.tmem>|memref<128x64xf32, #copy.tmem>|
 func.func @j12_tmem_of_64_rows(%t: memref<64x64xf32, #copy.tmem>, %col: index) attributes {copy.target = #copy.target<"sm_100a">} {
-  %s = copy.alloc_smem : memref<128x8xf32, #copy.smem>
+  %s = copy.alloc_smem : memref<128x8xf32, #copy.smem<swizzle = 32>>
   // expected-error@+2 {{TMEM reference must have 128 rows, but got 64}}
   // expected-note@+1 {{tcgen05.cp writes all 128 lanes}}
-  copy.smem_to_tmem %s to %t[%col] shape shape_128x256b : memref<128x8xf32, #copy.smem>, memref<64x64xf32, #copy.tmem>
+  copy.smem_to_tmem %s to %t[%col] shape shape_128x256b : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<64x64xf32, #copy.tmem>
   func.return
 }
 
 // -----
 
 // rule: J14
+// fix: s|shape shape_64x128b :|shape shape_64x128b multicast warpx2_01_23 :|
 func.func @j14_64x128b_without_multicast(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %s = copy.alloc_smem : memref<64x4xf32, #copy.smem>
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
@@ -255,6 +292,7 @@ func.func @j14_64x128b_without_multicast(%col: index) attributes {copy.target = 
 // -----
 
 // rule: J14
+// fix: s|multicast warpx2_01_23|multicast warpx4|
 func.func @j14_32x128b_with_warpx2(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %s = copy.alloc_smem : memref<32x4xf32, #copy.smem>
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
@@ -267,18 +305,20 @@ func.func @j14_32x128b_with_warpx2(%col: index) attributes {copy.target = #copy.
 // -----
 
 // rule: J14
+// fix: s| multicast warpx4||
 func.func @j14_multicast_on_128x256b(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
-  %s = copy.alloc_smem : memref<128x8xf32, #copy.smem>
+  %s = copy.alloc_smem : memref<128x8xf32, #copy.smem<swizzle = 32>>
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{Invalid multicast type for tcgen05.cp Op}}
   // expected-note@+1 {{takes no multicast}}
-  copy.smem_to_tmem %s to %t[%col] shape shape_128x256b multicast warpx4 : memref<128x8xf32, #copy.smem>, memref<128x64xf32, #copy.tmem>
+  copy.smem_to_tmem %s to %t[%col] shape shape_128x256b multicast warpx4 : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x64xf32, #copy.tmem>
   func.return
 }
 
 // -----
 
 // rule: J15
+// fix: s| abs :| :|
 func.func @j15_abs_without_reduce(%col: index) attributes {copy.target = #copy.target<"sm_103a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{'abs' requires 'redOp' to be set}}
@@ -290,6 +330,8 @@ func.func @j15_abs_without_reduce(%col: index) attributes {copy.target = #copy.t
 // -----
 
 // rule: J15
+// fix: s|%v = copy.tmem_load|%v, %r = copy.tmem_load|
+// fix: s|-> vector<4xf32>|-> vector<4xf32>, f32|
 func.func @j15_reduce_without_red_result(%col: index) attributes {copy.target = #copy.target<"sm_103a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{redOp is set but 'red' result is not present}}
@@ -301,6 +343,7 @@ func.func @j15_reduce_without_red_result(%col: index) attributes {copy.target = 
 // -----
 
 // rule: J15
+// fix: s| nan :| :|
 func.func @j15_nan_on_integers(%col: index) attributes {copy.target = #copy.target<"sm_103a">} {
   %t = copy.tmem_alloc : memref<128x64xi32, #copy.tmem>
   // expected-error@+2 {{'NaN' requires floating-point element type (f32)}}
@@ -312,6 +355,8 @@ func.func @j15_nan_on_integers(%col: index) attributes {copy.target = #copy.targ
 // -----
 
 // rule: J12
+// fix: s|memref<128x8xf32, #copy.smem>|memref<128x8xf32, #copy.smem<swizzle = 32>>|
+// fix: s|memref<128x8xf32, #copy.smem>|memref<128x8xf32, #copy.smem<swizzle = 32>>|
 func.func @j12_rows_that_do_not_fit_the_swizzle(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %s = copy.alloc_smem : memref<128x8xf32, #copy.smem>
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
@@ -324,6 +369,7 @@ func.func @j12_rows_that_do_not_fit_the_swizzle(%col: index) attributes {copy.ta
 // -----
 
 // rule: A14
+// fix: s|"sm_100a"|"sm_103a"|
 func.func @a14_load_reduce_on_sm100a(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{the fused load-reduce (tcgen05.ld.red) needs sm_103a, but the target is sm_100a}}

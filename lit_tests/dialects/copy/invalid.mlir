@@ -3,8 +3,11 @@
 // One invalid copy.async_copy or copy.prefetch per chunk, named after the rule it breaks
 // (`// rule:` gives the id in copy_dialect/rules.toml). Barriers, groups and SMEM
 // allocation: invalid-barriers.mlir; TMEM: invalid-tmem.mlir.
+// `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
+// tests/test_fix_notes.py applies them and checks that the result verifies.
 
 // rule: A1
+// fix: s|impl tma|impl cp_async|
 func.func @a1_tma_before_sm90(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -17,10 +20,24 @@ func.func @a1_tma_before_sm90(%x: memref<256x256xf32>) attributes {copy.target =
 // -----
 
 // rule: A1
+// fix: s|"sm_80"|"sm_90"|
+func.func @a1_tma_store_before_sm90(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{the TMA implementation needs sm_90 or newer, but the target is sm_80}}
+  // expected-note@+1 {{cp.async cannot store}}
+  copy.async_copy %buf to %x[%c0, %c0] impl tma : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: A1
+// fix: s|copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>||
 func.func @a1_prefetch_before_sm90(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_86">} {
   %c0 = arith.constant 0 : index
   // expected-error@+2 {{copy.prefetch uses TMA, which needs sm_90 or newer, but the target is sm_86}}
-  // expected-note@+1 {{drop the prefetch}}
+  // expected-note@+1 {{drop copy.prefetch on this target}}
   copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>
   func.return
 }
@@ -28,6 +45,8 @@ func.func @a1_prefetch_before_sm90(%x: memref<256x256xf32>) attributes {copy.tar
 // -----
 
 // rule: A2
+// fix: s| barrier %bar[%c0]||
+// fix: s|, !copy.barrier<1>||
 func.func @a2_cp_async_with_barrier(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -41,6 +60,9 @@ func.func @a2_cp_async_with_barrier(%x: memref<256x256xf32>) attributes {copy.ta
 // -----
 
 // rule: A3
+// fix: s|%buf = copy.alloc_smem|%bar = copy.barrier_init arrivals 1 : !copy.barrier<1> %buf = copy.alloc_smem|
+// fix: s|to %buf |to %buf barrier %bar[%c0] |
+// fix: s|to memref<64x64xf32, #copy.smem>|to memref<64x64xf32, #copy.smem>, !copy.barrier<1>|
 func.func @a3_tma_load_without_barrier(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -53,6 +75,10 @@ func.func @a3_tma_load_without_barrier(%x: memref<256x256xf32>) attributes {copy
 // -----
 
 // rule: A4
+// fix: s|impl cp_async|impl tma|
+// fix: s|%buf = copy.alloc_smem|%bar = copy.barrier_init arrivals 1 : !copy.barrier<1> %buf = copy.alloc_smem|
+// fix: s|to %buf |to %buf barrier %bar[%c0] |
+// fix: s|to memref<64x64xf32, #copy.smem>|to memref<64x64xf32, #copy.smem>, !copy.barrier<1>|
 func.func @a4_collective_cp_async(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -65,6 +91,7 @@ func.func @a4_collective_cp_async(%x: memref<256x256xf32>) attributes {copy.targ
 // -----
 
 // rule: A4
+// fix: s|"sm_90"|"sm_90a"|
 func.func @a4_multicast_on_sm90(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -78,6 +105,11 @@ func.func @a4_multicast_on_sm90(%x: memref<256x256xf32>) attributes {copy.target
 // -----
 
 // rule: A5
+// fix: s|impl cp_async|impl tma|
+// fix: s|<replicated> :|<replicated> {collective = array<i64: 0>} :|
+// fix: s|%buf = copy.alloc_smem|%bar = copy.barrier_init arrivals 1 : !copy.barrier<1> %buf = copy.alloc_smem|
+// fix: s|to %buf |to %buf barrier %bar[%c0] |
+// fix: s|to memref<64x64xf32, #copy.smem>|to memref<64x64xf32, #copy.smem>, !copy.barrier<1>|
 func.func @a5_leader_tracked_cp_async(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -90,12 +122,13 @@ func.func @a5_leader_tracked_cp_async(%x: memref<256x256xf32>) attributes {copy.
 // -----
 
 // rule: A5, A14
+// fix: s| leader_tracked <replicated>||
 func.func @a5_leader_tracked_on_sm90a(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // expected-error@+2 {{leader_tracked copies emit .cta_group::2, which needs sm_100a, sm_100f, sm_103a, but the target is sm_90a}}
-  // expected-note@+1 {{use a plain collective copy}}
+  // expected-note@+1 {{drop leader_tracked for a plain collective copy (multicast)}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <replicated> {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   func.return
 }
@@ -111,7 +144,7 @@ func.func @a5_well_formed_leader_tracked_cp_async(%x: memref<256x256xf32>) attri
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // A leader-tracked copy is collective too (D3): A5, not A4 ("collective copies"), is reported.
   // expected-error@+2 {{Only the TMA implementation supports leader_tracked copies}}
-  // expected-note@+1 {{use impl tma on sm_100a and give the load a barrier (barrier %bars[%i]): leader_tracked copies are TMA copies of sm_100a, sm_100f, sm_103a}}
+  // expected-note@+1 {{use impl tma on sm_100a, with a barrier (barrier %bar[%i])}}
   copy.async_copy %x[%c0, %c0] to %buf impl cp_async leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
   func.return
 }
@@ -127,7 +160,7 @@ func.func @a5_leader_tracked_cp_async_on_sm90a(%x: memref<256x256xf16>) attribut
   %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // expected-error@+2 {{Only the TMA implementation supports leader_tracked copies}}
-  // expected-note@+1 {{use impl tma on one of sm_100a, sm_100f, sm_103a and give the load a barrier}}
+  // expected-note@+1 {{use impl tma on one of sm_100a, sm_100f, sm_103a, with a barrier (barrier %bar[%i])}}
   copy.async_copy %x[%c0, %c0] to %buf impl cp_async leader_tracked <replicated> {collective = array<i64: 1>} : memref<256x256xf16> to memref<64x64xf16, #copy.smem>
   func.return
 }
@@ -135,11 +168,12 @@ func.func @a5_leader_tracked_cp_async_on_sm90a(%x: memref<256x256xf16>) attribut
 // -----
 
 // rule: A6
+// fix: s|oob nan|oob zeros|
 func.func @a6_cp_async_nan_fill(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
   // expected-error@+2 {{The cp.async implementation only supports oob promise_in_bounds or zeros, got nan}}
-  // expected-note@+1 {{it cannot fill NaN}}
+  // expected-note@+1 {{cannot fill NaN: use oob zeros}}
   copy.async_copy %x[%c0, %c0] to %buf oob nan : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
   func.return
 }
@@ -147,6 +181,7 @@ func.func @a6_cp_async_nan_fill(%x: memref<256x256xf32>) attributes {copy.target
 // -----
 
 // rule: A9
+// fix: s|impl cp_async|impl tma|
 func.func @a9_cp_async_reduction(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -159,6 +194,8 @@ func.func @a9_cp_async_reduction(%x: memref<256x256xf32>) attributes {copy.targe
 // -----
 
 // rule: A10, H1
+// fix: s|copy.async_copy %x[%c0, %c0] to %buf if %p :|scf.if %p { copy.async_copy %x[%c0, %c0] to %buf :|
+// fix: s|func.return|} func.return|
 func.func @a10_cp_async_predicate(%x: memref<256x256xf32>, %p: i1) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -171,6 +208,8 @@ func.func @a10_cp_async_predicate(%x: memref<256x256xf32>, %p: i1) attributes {c
 // -----
 
 // rule: B1
+// fix: s|memref<64x64xi32, #copy.smem>|memref<64x64xf32, #copy.smem>|
+// fix: s|memref<64x64xi32, #copy.smem>|memref<64x64xf32, #copy.smem>|
 func.func @b1_element_types_differ(%x: memref<256x256xf32>) {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xi32, #copy.smem>
@@ -183,6 +222,8 @@ func.func @b1_element_types_differ(%x: memref<256x256xf32>) {
 // -----
 
 // rule: B2
+// fix: s|%y: memref<64x64xf32>|%y: memref<64x64xf32, #copy.smem>|
+// fix: s|to memref<64x64xf32>|to memref<64x64xf32, #copy.smem>|
 func.func @b2_gmem_to_gmem(%x: memref<256x256xf32>, %y: memref<64x64xf32>) {
   %c0 = arith.constant 0 : index
   // expected-error@+2 {{Only SMEM <-> GMEM copies supported}}
@@ -194,6 +235,8 @@ func.func @b2_gmem_to_gmem(%x: memref<256x256xf32>, %y: memref<64x64xf32>) {
 // -----
 
 // rule: B2
+// fix: s|memref<128x64xf32, #copy.tmem>|memref<128x64xf32, #copy.smem>|
+// fix: s|memref<128x64xf32, #copy.tmem>|memref<128x64xf32, #copy.smem>|
 func.func @b2_copy_into_tmem(%x: memref<256x256xf32>, %t: memref<128x64xf32, #copy.tmem>) {
   %c0 = arith.constant 0 : index
   // expected-error@+2 {{Only SMEM <-> GMEM copies supported}}
@@ -205,6 +248,9 @@ func.func @b2_copy_into_tmem(%x: memref<256x256xf32>, %t: memref<128x64xf32, #co
 // -----
 
 // rule: B2
+// fix: s|@b2_prefetch_smem()|@b2_prefetch_smem(%x: memref<64x64xf32>)|
+// fix: s|copy.prefetch %buf|copy.prefetch %x|
+// fix: s|{box = array<i64: 64, 64>} : memref<64x64xf32, #copy.smem>|{box = array<i64: 64, 64>} : memref<64x64xf32>|
 func.func @b2_prefetch_smem() {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -217,6 +263,8 @@ func.func @b2_prefetch_smem() {
 // -----
 
 // rule: B3
+// fix: s| barrier %bar[%c0]||
+// fix: s|, !copy.barrier<1>||
 func.func @b3_store_with_barrier(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -230,6 +278,7 @@ func.func @b3_store_with_barrier(%x: memref<256x256xf32>) attributes {copy.targe
 // -----
 
 // rule: B4
+// fix: s| {collective = array<i64: 0>}||
 func.func @b4_collective_store(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -256,11 +305,12 @@ func.func @b4_leader_tracked_store(%x: memref<256x256xf32>) attributes {copy.tar
 // -----
 
 // rule: B5
+// fix: s|"sm_80"|"sm_90"|
 func.func @b5_cp_async_store(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
   // expected-error@+2 {{CP_ASYNC implementation only supports GMEM -> SMEM copies}}
-  // expected-note@+1 {{store SMEM to GMEM with impl tma}}
+  // expected-note@+1 {{cp.async cannot store: use impl tma on sm_90 or newer}}
   copy.async_copy %buf to %x[%c0, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
   func.return
 }
@@ -268,6 +318,8 @@ func.func @b5_cp_async_store(%x: memref<256x256xf32>) attributes {copy.target = 
 // -----
 
 // rule: B6
+// fix: s|(%x: memref<4096xf32>)|(%x: memref<4096xf32>, %i: index)|
+// fix: s|to %buf :|to %buf[%i] :|
 func.func @b6_box_rank_above_gmem_rank(%x: memref<4096xf32>) {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<4x64xf32, #copy.smem>
@@ -280,6 +332,8 @@ func.func @b6_box_rank_above_gmem_rank(%x: memref<4096xf32>) {
 // -----
 
 // rule: B8
+// fix: s|memref<3x3xi4, #copy.smem>|memref<3x4xi4, #copy.smem>|
+// fix: s|memref<3x3xi4, #copy.smem>|memref<3x4xi4, #copy.smem>|
 func.func @b8_odd_number_of_nibbles(%x: memref<256x256xi4>) {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<3x3xi4, #copy.smem>
@@ -292,6 +346,8 @@ func.func @b8_odd_number_of_nibbles(%x: memref<256x256xi4>) {
 // -----
 
 // rule: B10
+// fix: s|memref<256x256xf32, affine_map<(d0, d1) -> (d1, d0)>>|memref<256x256xf32>|
+// fix: s|memref<256x256xf32, affine_map<(d0, d1) -> (d1, d0)>>|memref<256x256xf32>|
 func.func @b10_gmem_not_contiguous(%x: memref<256x256xf32, affine_map<(d0, d1) -> (d1, d0)>>) {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -304,6 +360,8 @@ func.func @b10_gmem_not_contiguous(%x: memref<256x256xf32, affine_map<(d0, d1) -
 // -----
 
 // rule: B11
+// fix: s|@b11_gmem_not_a_kernel_argument()|@b11_gmem_not_a_kernel_argument(%x: memref<256x256xf32>)|
+// fix: s|%x = "test.op"() : () -> memref<256x256xf32>||
 func.func @b11_gmem_not_a_kernel_argument() attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %x = "test.op"() : () -> memref<256x256xf32>
@@ -318,6 +376,7 @@ func.func @b11_gmem_not_a_kernel_argument() attributes {copy.target = #copy.targ
 // -----
 
 // rule: B12
+// fix: s|to %buf[%c0, %c0] :|to %buf[%c0] :|
 func.func @b12_too_many_smem_indices(%x: memref<256x256xf32>) {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<2x64xf32, #copy.smem>
@@ -330,6 +389,8 @@ func.func @b12_too_many_smem_indices(%x: memref<256x256xf32>) {
 // -----
 
 // rule: C1
+// fix: s|strided<[65, 1]>|strided<[68, 1]>|
+// fix: s|strided<[65, 1]>|strided<[68, 1]>|
 func.func @c1_gmem_stride_not_16_bytes(%x: memref<64x64xf32, strided<[65, 1]>>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<16x64xf32, #copy.smem>
@@ -343,6 +404,8 @@ func.func @c1_gmem_stride_not_16_bytes(%x: memref<64x64xf32, strided<[65, 1]>>) 
 // -----
 
 // rule: C2
+// fix: s|strided<[128, 2]>|strided<[128, 1]>|
+// fix: s|strided<[128, 2]>|strided<[128, 1]>|
 func.func @c2_innermost_stride_not_1(%x: memref<64x64xf32, strided<[128, 2]>>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<16x64xf32, #copy.smem>
@@ -356,6 +419,9 @@ func.func @c2_innermost_stride_not_1(%x: memref<64x64xf32, strided<[128, 2]>>) a
 // -----
 
 // rule: C3
+// fix: s|memref<2x2x2x2x2x64xf32>|memref<4x2x2x2x64xf32>|
+// fix: s|memref<2x2x2x2x2x64xf32>|memref<4x2x2x2x64xf32>|
+// fix: s|%x[%c0, %c0, %c0, %c0, %c0, %c0]|%x[%c0, %c0, %c0, %c0, %c0]|
 func.func @c3_rank_6(%x: memref<2x2x2x2x2x64xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<2x64xf32, #copy.smem>
@@ -369,6 +435,10 @@ func.func @c3_rank_6(%x: memref<2x2x2x2x2x64xf32>) attributes {copy.target = #co
 // -----
 
 // rule: C3
+// fix: s|memref<2x2x2x2x2x64xf32>|memref<4x2x2x2x64xf32>|
+// fix: s|memref<2x2x2x2x2x64xf32>|memref<4x2x2x2x64xf32>|
+// fix: s|%x[%c0, %c0, %c0, %c0, %c0, %c0]|%x[%c0, %c0, %c0, %c0, %c0]|
+// fix: s|array<i64: 2, 2, 2, 2, 2, 64>|array<i64: 4, 2, 2, 2, 64>|
 func.func @c3_prefetch_box_rank_6(%x: memref<2x2x2x2x2x64xf32>) {
   %c0 = arith.constant 0 : index
   // expected-error@+2 {{Async copies only support striding up to 5 dimensions}}
@@ -380,6 +450,8 @@ func.func @c3_prefetch_box_rank_6(%x: memref<2x2x2x2x2x64xf32>) {
 // -----
 
 // rule: C4, TR5
+// fix: s|memref<64x6xf32, #copy.smem>|memref<64x8xf32, #copy.smem>|
+// fix: s|memref<64x6xf32, #copy.smem>|memref<64x8xf32, #copy.smem>|
 func.func @c4_minor_box_not_16_bytes(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x6xf32, #copy.smem>
@@ -393,6 +465,7 @@ func.func @c4_minor_box_not_16_bytes(%x: memref<256x256xf32>) attributes {copy.t
 // -----
 
 // rule: C4
+// fix: s|array<i64: 64, 3>|array<i64: 64, 8>|
 func.func @c4_prefetch_minor_box(%x: memref<256x256xbf16>) {
   %c0 = arith.constant 0 : index
   // expected-error@+2 {{Async copies require the number of bits copied along the last dimension to be divisible by 128, but got 48}}
@@ -404,19 +477,37 @@ func.func @c4_prefetch_minor_box(%x: memref<256x256xbf16>) {
 // -----
 
 // rule: C5, TR8
+// fix: s|memref<64x64xf32, #copy.smem<swizzle = 64>>|memref<64x16xf32, #copy.smem<swizzle = 64>>|
+// fix: s|memref<64x64xf32, #copy.smem<swizzle = 64>>|memref<64x16xf32, #copy.smem<swizzle = 64>>|
 func.func @c5_minor_box_wider_than_swizzle(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem<swizzle = 64>>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // expected-error@+2 {{Async copies with swizzle=64 require the last dimension of the slice to be at most 64 bytes i.e. 16 elements, but got 64 elements.}}
-  // expected-note@+1 {{split the innermost dim}}
+  // expected-note@+1 {{narrow the innermost box dim to 16 elements (one swizzle span)}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem<swizzle = 64>>, !copy.barrier<1>
   func.return
 }
 
 // -----
 
+// rule: C5, TR8
+// fix: s|memref<8x64xf32, #copy.smem<swizzle = 128>>|memref<8x32xf32, #copy.smem<swizzle = 128>>|
+// fix: s|memref<8x64xf32, #copy.smem<swizzle = 128>>|memref<8x32xf32, #copy.smem<swizzle = 128>>|
+func.func @c5_row_of_256_bytes_under_swizzle_128(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<8x64xf32, #copy.smem<swizzle = 128>>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Async copies with swizzle=128 require the last dimension of the slice to be at most 128 bytes i.e. 32 elements, but got 64 elements.}}
+  // expected-note@+1 {{or use an unswizzled buffer}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<8x64xf32, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
 // rule: C6
+// fix: s|swizzle = 48|swizzle = 64|
 func.func @c6_unsupported_swizzle() {
   // expected-error@+2 {{Unsupported swizzle: 48}}
   // expected-note@+1 {{16 (none), 32, 64 or 128 bytes}}
@@ -427,6 +518,8 @@ func.func @c6_unsupported_swizzle() {
 // -----
 
 // rule: C7, TR5
+// fix: s|memref<512x16xf32, #copy.smem>|memref<256x16xf32, #copy.smem>|
+// fix: s|memref<512x16xf32, #copy.smem>|memref<256x16xf32, #copy.smem>|
 func.func @c7_box_dim_above_256(%x: memref<1024x1024xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<512x16xf32, #copy.smem>
@@ -440,10 +533,11 @@ func.func @c7_box_dim_above_256(%x: memref<1024x1024xf32>) attributes {copy.targ
 // -----
 
 // rule: C7
+// fix: s|array<i64: 0, 64>|array<i64: 1, 64>|
 func.func @c7_prefetch_box_dim_0(%x: memref<1024x1024xf32>) {
   %c0 = arith.constant 0 : index
   // expected-error@+2 {{Async copies only support copying <=256 elements along each dimension, got 0}}
-  // expected-note@+1 {{at most 256 elements}}
+  // expected-note@+1 {{prefetch 1 to 256 elements per dimension}}
   copy.prefetch %x[%c0, %c0] {box = array<i64: 0, 64>} : memref<1024x1024xf32>
   func.return
 }
@@ -451,6 +545,7 @@ func.func @c7_prefetch_box_dim_0(%x: memref<1024x1024xf32>) {
 // -----
 
 // rule: C8
+// fix: none -- a tensor-map dimension holds at most 2**32 elements: the array must be split into several refs (kernel arguments), a change of the kernel's interface
 func.func @c8_gmem_dim_above_2_pow_32(%x: memref<4294967297x16xi8>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x16xi8, #copy.smem>
@@ -464,6 +559,9 @@ func.func @c8_gmem_dim_above_2_pow_32(%x: memref<4294967297x16xi8>) attributes {
 // -----
 
 // rule: C10
+// fix: s|, %buf: memref<64x64xf32, strided<[128, 1]>, #copy.smem>||
+// fix: s|%c0 = arith.constant 0 : index|%c0 = arith.constant 0 : index %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>|
+// fix: s|to memref<64x64xf32, strided<[128, 1]>, #copy.smem>|to memref<64x64xf32, #copy.smem>|
 func.func @c10_smem_not_contiguous(%x: memref<256x256xf32>, %buf: memref<64x64xf32, strided<[128, 1]>, #copy.smem>) {
   %c0 = arith.constant 0 : index
   // expected-error@+2 {{async_copy needs the SMEM reference to be contiguous, but got strides [128, 1] for shape [64, 64]}}
@@ -475,12 +573,16 @@ func.func @c10_smem_not_contiguous(%x: memref<256x256xf32>, %buf: memref<64x64xf
 // -----
 
 // rule: C11
+// fix: s|memref<256x256xi1>|memref<256x256xi8>|
+// fix: s|memref<64x128xi1, #copy.smem>|memref<64x128xi8, #copy.smem>|
+// fix: s|memref<256x256xi1>|memref<256x256xi8>|
+// fix: s|memref<64x128xi1, #copy.smem>|memref<64x128xi8, #copy.smem>|
 func.func @c11_unsupported_tma_dtype(%x: memref<256x256xi1>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x128xi1, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // expected-error@+2 {{unsupported TMA dtype i1}}
-  // expected-note@+1 {{bitcast other types to an integer of the same width}}
+  // expected-note@+1 {{store the values as i8}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xi1> to memref<64x128xi1, #copy.smem>, !copy.barrier<1>
   func.return
 }
@@ -488,6 +590,8 @@ func.func @c11_unsupported_tma_dtype(%x: memref<256x256xi1>) attributes {copy.ta
 // -----
 
 // rule: C12
+// fix: s|memref<256x255xi4>|memref<256x256xi4>|
+// fix: s|memref<256x255xi4>|memref<256x256xi4>|
 func.func @c12_sub_byte_gmem_not_packed(%x: memref<256x255xi4>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x32xi4, #copy.smem>
@@ -501,10 +605,13 @@ func.func @c12_sub_byte_gmem_not_packed(%x: memref<256x255xi4>) attributes {copy
 // -----
 
 // rule: C14
+// fix: s|, %buf: memref<?x64xf32, #copy.smem>||
+// fix: s|%c0 = arith.constant 0 : index|%c0 = arith.constant 0 : index %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>|
+// fix: s|to memref<?x64xf32, #copy.smem>|to memref<64x64xf32, #copy.smem>|
 func.func @c14_smem_not_static(%x: memref<256x256xf32>, %buf: memref<?x64xf32, #copy.smem>) {
   %c0 = arith.constant 0 : index
   // expected-error@+2 {{the SMEM memref must be static shaped, got memref<?x64xf32, #copy.smem>}}
-  // expected-note@+1 {{SMEM buffers are allocated statically}}
+  // expected-note@+1 {{allocate SMEM buffers with copy.alloc_smem}}
   copy.async_copy %x[%c0, %c0] to %buf : memref<256x256xf32> to memref<?x64xf32, #copy.smem>
   func.return
 }
@@ -512,6 +619,7 @@ func.func @c14_smem_not_static(%x: memref<256x256xf32>, %buf: memref<?x64xf32, #
 // -----
 
 // rule: C15
+// fix: s| {swizzle = 64 : i64}||
 func.func @c15_swizzle_differs_from_buffer(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x32xf32, #copy.smem<swizzle = 128>>
@@ -525,6 +633,7 @@ func.func @c15_swizzle_differs_from_buffer(%x: memref<256x256xf32>) attributes {
 // -----
 
 // rule: D1
+// fix: s|array<i64: 0, 1>|array<i64: 0>|
 func.func @d1_leader_tracked_two_axes(%x: memref<256x256xf16>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
@@ -538,6 +647,7 @@ func.func @d1_leader_tracked_two_axes(%x: memref<256x256xf16>) attributes {copy.
 // -----
 
 // rule: D2
+// fix: s|array<i32: 4, 1, 1>|array<i32: 2, 1, 1>|
 func.func @d2_leader_tracked_cluster_of_4(%x: memref<256x256xf16>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 4, 1, 1>} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
@@ -551,6 +661,7 @@ func.func @d2_leader_tracked_cluster_of_4(%x: memref<256x256xf16>) attributes {c
 // -----
 
 // rule: D3
+// fix: s|<partitioned 0> :|<partitioned 0> {collective = array<i64: 0>} :|
 func.func @d3_leader_tracked_without_collective(%x: memref<256x256xf16>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
@@ -564,6 +675,7 @@ func.func @d3_leader_tracked_without_collective(%x: memref<256x256xf16>) attribu
 // -----
 
 // rule: D4
+// fix: s|<partitioned 2>|<partitioned 0>|
 func.func @d4_partition_axis_out_of_range(%x: memref<256x256xf16>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
@@ -577,6 +689,7 @@ func.func @d4_partition_axis_out_of_range(%x: memref<256x256xf16>) attributes {c
 // -----
 
 // rule: D5
+// fix: s|#copy.target<"sm_90a">}|#copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>}|
 func.func @d5_collective_without_cluster(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -590,6 +703,8 @@ func.func @d5_collective_without_cluster(%x: memref<256x256xf32>) attributes {co
 // -----
 
 // rule: D5
+// fix: s|memref<6x32xf32, #copy.smem>|memref<8x32xf32, #copy.smem>|
+// fix: s|memref<6x32xf32, #copy.smem>|memref<8x32xf32, #copy.smem>|
 func.func @d5_box_not_divisible_by_collective(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 4, 1, 1>} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<6x32xf32, #copy.smem>
@@ -603,6 +718,7 @@ func.func @d5_box_not_divisible_by_collective(%x: memref<256x256xf32>) attribute
 // -----
 
 // rule: D7
+// fix: s|array<i64: 0, 0>|array<i64: 0>|
 func.func @d7_duplicate_collective_dims(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -616,6 +732,7 @@ func.func @d7_duplicate_collective_dims(%x: memref<256x256xf32>) attributes {cop
 // -----
 
 // rule: E1
+// fix: s|reduce min|reduce add|
 func.func @e1_min_on_f32(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -668,6 +785,7 @@ func.func @e1_min_on_tf32(%x: memref<256x256xtf32>) attributes {copy.target = #c
 // -----
 
 // rule: E1
+// fix: none -- no TMA reduction exists for i16: the data must be widened (a different array) or reduced by threads
 func.func @e1_add_on_i16(%x: memref<256x256xi16>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xi16, #copy.smem>
@@ -680,6 +798,7 @@ func.func @e1_add_on_i16(%x: memref<256x256xi16>) attributes {copy.target = #cop
 // -----
 
 // rule: E1
+// fix: s|reduce inc|reduce add|
 func.func @e1_inc_on_signed_i32(%x: memref<256x256xsi32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xsi32, #copy.smem>
@@ -692,6 +811,7 @@ func.func @e1_inc_on_signed_i32(%x: memref<256x256xsi32>) attributes {copy.targe
 // -----
 
 // rule: E2
+// fix: s|reduce min|reduce umin|
 func.func @e2_min_without_signedness(%x: memref<256x256xi32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xi32, #copy.smem>
@@ -704,6 +824,7 @@ func.func @e2_min_without_signedness(%x: memref<256x256xi32>) attributes {copy.t
 // -----
 
 // rule: E2
+// fix: s|reduce smax|reduce umax|
 func.func @e2_smax_on_unsigned(%x: memref<256x256xui64>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xui64, #copy.smem>
@@ -716,6 +837,7 @@ func.func @e2_smax_on_unsigned(%x: memref<256x256xui64>) attributes {copy.target
 // -----
 
 // rule: E3
+// fix: s| reduce add||
 func.func @e3_reduction_on_a_load(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -743,6 +865,7 @@ func.func @e3_reduction_on_a_cp_async_load(%x: memref<256x256xf32>) attributes {
 // -----
 
 // rule: E5
+// fix: s|reduce add|reduce max|
 func.func @e5_add_on_signed_i64(%x: memref<256x256xsi64>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xsi64, #copy.smem>
@@ -755,6 +878,7 @@ func.func @e5_add_on_signed_i64(%x: memref<256x256xsi64>) attributes {copy.targe
 // -----
 
 // rule: F1
+// fix: s| oob zeros||
 func.func @f1_zero_fill_on_a_store(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -767,6 +891,7 @@ func.func @f1_zero_fill_on_a_store(%x: memref<256x256xf32>) attributes {copy.tar
 // -----
 
 // rule: F3
+// fix: s|oob promise_in_bounds|oob zeros|
 func.func @f3_promised_in_bounds_but_not(%x: memref<100x256xf16>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
@@ -780,11 +905,13 @@ func.func @f3_promised_in_bounds_but_not(%x: memref<100x256xf16>) attributes {co
 // -----
 
 // rule: H2
+// fix: s|memref<64x32xf32, #copy.smem<swizzle = 128>>|memref<64x32xf32, #copy.smem>|
+// fix: s|memref<64x32xf32, #copy.smem<swizzle = 128>>|memref<64x32xf32, #copy.smem>|
 func.func @h2_cp_async_swizzled(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x32xf32, #copy.smem<swizzle = 128>>
   // expected-error@+2 {{Swizzle is not supported for CP_ASYNC copies}}
-  // expected-note@+1 {{use an unswizzled #copy.smem buffer}}
+  // expected-note@+1 {{drop the swizzle}}
   copy.async_copy %x[%c0, %c0] to %buf : memref<256x256xf32> to memref<64x32xf32, #copy.smem<swizzle = 128>>
   func.return
 }
@@ -792,6 +919,8 @@ func.func @h2_cp_async_swizzled(%x: memref<256x256xf32>) attributes {copy.target
 // -----
 
 // rule: H2
+// fix: s|memref<64x2xi8, #copy.smem>|memref<64x4xi8, #copy.smem>|
+// fix: s|memref<64x2xi8, #copy.smem>|memref<64x4xi8, #copy.smem>|
 func.func @h2_cp_async_row_of_2_bytes(%x: memref<256x256xi8>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x2xi8, #copy.smem>
@@ -804,6 +933,7 @@ func.func @h2_cp_async_row_of_2_bytes(%x: memref<256x256xi8>) attributes {copy.t
 // -----
 
 // rule: H6
+// fix: s|cache cg|cache ca|
 func.func @h6_cg_needs_16_bytes(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x2xf32, #copy.smem>
@@ -816,6 +946,8 @@ func.func @h6_cg_needs_16_bytes(%x: memref<256x256xf32>) attributes {copy.target
 // -----
 
 // rule: H7
+// fix: s|strided<[512, 2]>|strided<[512, 1]>|
+// fix: s|strided<[512, 2]>|strided<[512, 1]>|
 func.func @h7_cp_async_innermost_stride(%x: memref<256x256xf32, strided<[512, 2]>>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -828,6 +960,7 @@ func.func @h7_cp_async_innermost_stride(%x: memref<256x256xf32, strided<[512, 2]
 // -----
 
 // rule: J16
+// fix: s|copy.async_copy %buf to|copy.fence_async_shared copy.async_copy %buf to|
 func.func @j16_tma_store_of_unfenced_smem(%x: memref<256x256xf32>, %v: f32) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -841,6 +974,7 @@ func.func @j16_tma_store_of_unfenced_smem(%x: memref<256x256xf32>, %v: f32) attr
 // -----
 
 // rule: K1
+// fix: s|%x[%c0] to|%x[%c0, %c0] to|
 func.func @k1_wrong_number_of_coordinates(%x: memref<256x256xf32>) {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -853,6 +987,7 @@ func.func @k1_wrong_number_of_coordinates(%x: memref<256x256xf32>) {
 // -----
 
 // rule: K1
+// fix: s|%x[%c0, %c0, %c0]|%x[%c0, %c0]|
 func.func @k1_prefetch_coordinates(%x: memref<256x256xf32>) {
   %c0 = arith.constant 0 : index
   // expected-error@+2 {{expected 2 coordinates, but got 3}}
@@ -864,6 +999,8 @@ func.func @k1_prefetch_coordinates(%x: memref<256x256xf32>) {
 // -----
 
 // rule: TR10
+// fix: s|memref<3x2x4xf32, #copy.smem>|memref<3x8x4xf32, #copy.smem>|
+// fix: s|memref<3x2x4xf32, #copy.smem>|memref<3x8x4xf32, #copy.smem>|
 func.func @tr10_slot_not_128_byte_aligned(%x: memref<256x256xf32>, %i: index) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<3x2x4xf32, #copy.smem>
@@ -877,6 +1014,8 @@ func.func @tr10_slot_not_128_byte_aligned(%x: memref<256x256xf32>, %i: index) at
 // -----
 
 // rule: TR11
+// fix: s|memref<2x4x32xf32, #copy.smem<swizzle = 128>>|memref<2x8x32xf32, #copy.smem<swizzle = 128>>|
+// fix: s|memref<2x4x32xf32, #copy.smem<swizzle = 128>>|memref<2x8x32xf32, #copy.smem<swizzle = 128>>|
 func.func @tr11_slot_not_aligned_to_swizzle_period(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c1 = arith.constant 1 : index
   %c0 = arith.constant 0 : index
@@ -891,6 +1030,7 @@ func.func @tr11_slot_not_aligned_to_swizzle_period(%x: memref<256x256xf32>) attr
 // -----
 
 // rule: TR12
+// fix: s|%c2 = arith.constant 2 : index|%c2 = arith.constant 4 : index|
 func.func @tr12_innermost_coordinate_not_16_bytes(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
@@ -905,6 +1045,7 @@ func.func @tr12_innermost_coordinate_not_16_bytes(%x: memref<256x256xf32>) attri
 // -----
 
 // rule: TR13
+// fix: s|%cm1 = arith.constant -1 : index|%cm1 = arith.constant 0 : index|
 func.func @tr13_negative_store_coordinate(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %cm1 = arith.constant -1 : index
@@ -918,6 +1059,7 @@ func.func @tr13_negative_store_coordinate(%x: memref<256x256xf32>) attributes {c
 // -----
 
 // rule: TR15
+// fix: s|oob nan|oob zeros|
 func.func @tr15_nan_fill_of_integers(%x: memref<256x256xi32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xi32, #copy.smem>
@@ -939,7 +1081,7 @@ func.func @tr19_store_into_a_12_byte_tensor(%x: memref<3xf32>) attributes {copy.
   // The store is clipped at the 3 elements, but writes the whole 16-byte chunk: the f32 after
   // the tensor is overwritten (an H200 did).
   // expected-error@+2 {{a TMA store or reduction writes whole 16-byte chunks: expected the innermost GMEM extent to be a multiple of 16 bytes, got 3 elements of f32 (12 bytes), which overwrites 4 bytes after each innermost row}}
-  // expected-note@+1 {{pad the innermost dimension to a multiple of 4 elements (here 4), or store the elements with threads (memref.store)}}
+  // expected-note@+1 {{pad the innermost dimension to a multiple of 4 elements (here 4: memref<4xf32>), or store the elements with threads (memref.store)}}
   copy.async_copy %buf to %x[%c0] : memref<16xf32, #copy.smem> to memref<3xf32>
   func.return
 }
@@ -954,7 +1096,7 @@ func.func @tr19_reduce_into_3_columns_of_a_wider_array(%x: memref<64x3xf32, stri
   %buf = copy.alloc_smem : memref<64x4xf32, #copy.smem>
   // Rows 16 bytes apart (C1 holds), 12 bytes wide: each row's chunk overwrites column 3.
   // expected-error@+2 {{expected the innermost GMEM extent to be a multiple of 16 bytes, got 3 elements of f32 (12 bytes)}}
-  // expected-note@+1 {{pad the innermost dimension to a multiple of 4 elements (here 4)}}
+  // expected-note@+1 {{pad the innermost dimension to a multiple of 4 elements (here 4: memref<64x4xf32, strided<[4, 1]>>)}}
   copy.async_copy %buf to %x[%c0, %c0] reduce add : memref<64x4xf32, #copy.smem> to memref<64x3xf32, strided<[4, 1]>>
   func.return
 }
@@ -970,7 +1112,7 @@ func.func @tr19_store_into_10_byte_rows(%x: memref<100x10xi8>) attributes {copy.
   // Contiguous 10-byte rows also break C1 (row stride 10); TR19, whose fix mends both, is
   // the one reported.
   // expected-error@+2 {{got 10 elements of i8 (10 bytes), which overwrites 6 bytes after each innermost row}}
-  // expected-note@+1 {{pad the innermost dimension to a multiple of 16 elements (here 16)}}
+  // expected-note@+1 {{pad the innermost dimension to a multiple of 16 elements (here 16: memref<100x16xi8>)}}
   copy.async_copy %buf to %x[%c0, %c0] : memref<64x16xi8, #copy.smem> to memref<100x10xi8>
   func.return
 }
@@ -978,6 +1120,8 @@ func.func @tr19_store_into_10_byte_rows(%x: memref<100x10xi8>) attributes {copy.
 // -----
 
 // rule: D5, TR11
+// fix: s|memref<8x32xf32, #copy.smem<swizzle = 128>>|memref<16x32xf32, #copy.smem<swizzle = 128>>|
+// fix: s|memref<8x32xf32, #copy.smem<swizzle = 128>>|memref<16x32xf32, #copy.smem<swizzle = 128>>|
 func.func @d5_multicast_share_breaks_the_swizzle_period(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<8x32xf32, #copy.smem<swizzle = 128>>
@@ -991,6 +1135,8 @@ func.func @d5_multicast_share_breaks_the_swizzle_period(%x: memref<256x256xf32>)
 // -----
 
 // rule: H2
+// fix: s|memref<64x301xf16>|memref<64x302xf16>|
+// fix: s|memref<64x301xf16>|memref<64x302xf16>|
 func.func @h2_cp_async_rows_not_4_byte_aligned(%x: memref<64x301xf16>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<8x64xf16, #copy.smem>
@@ -1003,6 +1149,8 @@ func.func @h2_cp_async_rows_not_4_byte_aligned(%x: memref<64x301xf16>) attribute
 // -----
 
 // rule: C1
+// fix: s|memref<100x300xf16>|memref<100x300xf16, strided<[304, 1]>>|
+// fix: s|memref<100x300xf16>|memref<100x300xf16, strided<[304, 1]>>|
 func.func @c1_contiguous_rows_not_16_bytes(%x: memref<100x300xf16>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
@@ -1015,7 +1163,23 @@ func.func @c1_contiguous_rows_not_16_bytes(%x: memref<100x300xf16>) attributes {
 
 // -----
 
+// rule: C1
+// fix: s|strided<[300, 1]>|strided<[304, 1]>|
+// fix: s|strided<[300, 1]>|strided<[304, 1]>|
+func.func @c1_store_rows_not_16_bytes(%x: memref<100x296xf16, strided<[300, 1]>>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
+  // 592-byte rows (TR19 holds) 600 bytes apart.
+  // expected-error@+2 {{async_copy requires all GMEM strides except the last one to be a multiple of 16 bytes}}
+  // expected-note@+1 {{stride 0 is 300 elements = 600 bytes; pad it to 304 elements, a multiple of 16 bytes}}
+  copy.async_copy %buf to %x[%c0, %c0] : memref<64x64xf16, #copy.smem> to memref<100x296xf16, strided<[300, 1]>>
+  func.return
+}
+
+// -----
+
 // rule: H2
+// fix: s|%c3 = arith.constant 3 : index|%c3 = arith.constant 2 : index|
 func.func @h2_cp_async_coordinate_not_4_byte_aligned(%x: memref<64x256xf16>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %c3 = arith.constant 3 : index
