@@ -1,6 +1,8 @@
 """One small launch of a kernel, for compute-sanitizer.
 
-    python scripts/gpu_check.py tma|multicast              (builder kernels, small arrays)
+    python scripts/gpu_check.py tma|multicast|pipelined1|pipelined3
+                                                (builder kernels, small arrays; pipelinedS:
+                                                 the persistent ring of S stages on 4 blocks)
     python scripts/gpu_check.py examples/tma_tile_copy.mlir|examples/multicast_copy.mlir
 """
 
@@ -24,11 +26,15 @@ def main(which: str) -> int:
         module, shape, grid = kernels.tma_copy((256, 320), "f32"), (256, 320), (5, 4)
     elif which == "multicast":
         module, shape, grid = kernels.multicast_copy((128, 256), "f32"), (4, 32, 256), (8, 2)
+    elif which.startswith("pipelined") and which[len("pipelined") :].isdigit():
+        stages = int(which[len("pipelined") :])
+        module = kernels.tma_copy_pipelined((512, 384), "f32", (64, 64), stages=stages)
+        shape, grid = (512, 384), (4,)
     elif Path(which).name in EXAMPLES:
         module = Path(which).read_text()
         shape, grid = EXAMPLES[Path(which).name]
     else:
-        print(f"expected tma, multicast or one of {sorted(EXAMPLES)}, got {which}", file=sys.stderr)
+        print(f"expected tma, multicast, pipelinedS or one of {sorted(EXAMPLES)}, got {which}", file=sys.stderr)
         return 1
     x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
     y = np.zeros_like(x)

@@ -7,12 +7,14 @@ cd "$(dirname "$0")/.."
 echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 python3 -c "import sys, xdsl, llvmlite, cuda.bindings; print(sys.version.split()[0], 'xdsl', xdsl.__version__ if hasattr(xdsl, '__version__') else '?', 'llvmlite', llvmlite.__version__, 'cuda-bindings', cuda.bindings.__version__)"
 echo "== pytest -m gpu"
-pytest -m gpu -q -p no:cacheprovider tests/test_runtime_gpu.py tests/test_runtime.py 2>&1 | tail -15
+# Every GPU test file (plain `pytest`, not `python -m pytest`: the installed wheel, not the
+# source folders, must be imported). Extra arguments select tests: scripts/gpu_run.sh -k swizzle
+pytest -m gpu -q -rfE -p no:cacheprovider "${@:-tests}" 2>&1 | tee "${OUT:-/tmp}/pytest_gpu.log" | tail -25
 # memcheck twice: with the default API-error reporting (cuda.bindings' import probes
 # cuGetProcAddress for entry points the driver lacks: host API errors, not the project's), and
 # with --report-api-errors no, which leaves the kernels' memory errors only.
 for tool in "memcheck" "memcheck --report-api-errors no" "racecheck"; do
-  for kernel in tma multicast examples/tma_tile_copy.mlir examples/multicast_copy.mlir; do
+  for kernel in tma multicast pipelined1 pipelined3 examples/tma_tile_copy.mlir examples/multicast_copy.mlir; do
     echo "== compute-sanitizer --tool $tool: $kernel"
     # shellcheck disable=SC2086
     compute-sanitizer --tool $tool python3 scripts/gpu_check.py "$kernel" > /tmp/san.log 2>&1
