@@ -2,16 +2,91 @@
 
 from __future__ import annotations
 
+import ast
+import functools
+import linecache
+import re
+import sys
+from types import FrameType
+
 from xdsl.utils.exceptions import VerifyException
+
+_RULE_TAG = re.compile(r"#\s*rule:\s*([A-Z]{1,3}[0-9]+(?:\s*,\s*[A-Z]{1,3}[0-9]+)*)")
 
 
 class CopyVerifyException(VerifyException):
     """A verifier error with a note that tells the user how to fix it.
 
     `str(exc)` is the message alone (the spec of the invalid IR); `exc.note` is the
-    fix, printed by copy-opt as a `note:` line under the error.
+    fix, printed by copy-opt as a `note:` line under the error. `exc.rules` are the
+    catalogue ids (copy_dialect/rules.toml) of the check that raised it.
     """
 
     def __init__(self, message: str, note: str | None = None):
         super().__init__(message)
         self.note = note
+        self.origin: tuple[tuple[str, int], ...] = _checks(sys._getframe(1))
+        """Where the error was made: the file and line of the check that raised it, then
+        of the check that called the helper it is in (dialect code only)."""
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The rule ids of the check, read from its `# rule: ID` comment: the comment block
+        right above the `raise` statement or above a statement that encloses it (its `if`),
+        else above the call of the helper that raised it; () for an untagged check."""
+        for filename, lineno in self.origin:
+            if ids := rule_tag(filename, lineno):
+                return ids
+        return ()
+
+
+def _checks(frame: FrameType | None) -> tuple[tuple[str, int], ...]:
+    """(file, line) of `frame` and its caller, as long as they are the dialect's code."""
+    where: list[tuple[str, int]] = []
+    while frame is not None and len(where) < 2:
+        if not str(frame.f_globals.get("__name__", "")).startswith("copy_dialect"):
+            break
+        where.append((frame.f_code.co_filename, frame.f_lineno))
+        frame = frame.f_back
+    return tuple(where)
+
+
+def rule_tag(filename: str, lineno: int) -> tuple[str, ...]:
+    """The ids of the `# rule:` tag that governs the statement at `filename:lineno`."""
+    lines = _source_lines(filename)
+    for start in _enclosing_statements(filename).get(lineno, ()):
+        row = start - 2  # the line above the statement, 0-based
+        while row >= 0 and lines[row].lstrip().startswith("#"):
+            match = _RULE_TAG.search(lines[row])
+            if match:
+                return tuple(i.strip() for i in match.group(1).split(","))
+            row -= 1
+    return ()
+
+
+def _source_lines(filename: str) -> list[str]:
+    return linecache.getlines(filename)
+
+
+@functools.cache
+def _enclosing_statements(filename: str) -> dict[int, tuple[int, ...]]:
+    """For each line of a module: the first lines of the statements that contain it,
+    innermost first, up to the enclosing function."""
+    try:
+        tree = ast.parse("".join(_source_lines(filename)))
+    except SyntaxError:
+        return {}
+    table: dict[int, tuple[int, ...]] = {}
+
+    def visit(node: ast.AST, outer: tuple[int, ...]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                visit(child, ())
+            elif isinstance(child, ast.stmt):
+                chain = (child.lineno, *outer)
+                for line in range(child.lineno, (child.end_lineno or child.lineno) + 1):
+                    table[line] = chain
+                visit(child, chain)
+
+    visit(tree, ())
+    return table

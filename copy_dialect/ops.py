@@ -418,6 +418,8 @@ BARRIER_BYTES = 8
 """An mbarrier is one 8-byte, 8-byte aligned word of SMEM."""
 MAX_TX_BYTES = 1 << 20
 """The mbarrier tx-count is below 2**20 (an H200 faults at 2**20: tma-rules Q5)."""
+MAX_ARRIVALS = 1 << 20
+"""The mbarrier arrival count is below 2**20 (PTX: mbarrier.init's count is 20 bits)."""
 
 
 def memory_space(t: MemRefType) -> str:
@@ -554,6 +556,38 @@ def merged_leading_dims_example(t: MemRefType) -> str:
         return ""
     merged = MemRefType(t.element_type, [prod(shape[: len(shape) - 4]), *shape[-4:]])
     return f", e.g. to {merged} (merging leading dims)"
+
+
+def static_strides(t: MemRefType) -> tuple[int, ...] | None:
+    """The element strides of a ref (row-major when it has no layout), when all are static."""
+    shape = t.get_shape()
+    if isinstance(t.layout, StridedLayoutAttr):
+        strides = [s.data if isinstance(s, IntAttr) else -1 for s in t.layout.strides]
+    elif isinstance(t.layout, NoneAttr):
+        strides = [
+            prod(shape[i + 1 :]) if all(d >= 0 for d in shape[i + 1 :]) else -1
+            for i in range(len(shape))
+        ]
+    else:
+        return None
+    return None if any(s < 0 for s in strides) else tuple(strides)
+
+
+def cp_async_chunk_bytes(g: CopyGeometry) -> int | None:
+    """The bytes each cp.async of a copy moves: the largest of 16, 8 and 4 that divides the
+    box row, every GMEM stride and a constant innermost coordinate (in bytes), since cp.async
+    needs its global address aligned to its size; None when none does. The verifier (H2, H6)
+    and the lowering both take the chunk from here."""
+    bits = bitwidth(g.element_type) or 8
+    row_bytes = g.box_shape[-1] * bits // 8
+    strides = static_strides(g.gmem_type) or ()
+    offsets = [s * bits // 8 for s in strides[:-1]]
+    inner = constant_int(g.gmem_indices[-1]) if g.gmem_indices else None
+    if inner is not None:
+        offsets.append(inner * bits // 8)
+    return next(
+        (c for c in (16, 8, 4) if row_bytes % c == 0 and all(o % c == 0 for o in offsets)), None
+    )
 
 
 def constant_int(value: SSAValue) -> int | None:
@@ -731,13 +765,32 @@ def base_reduction(kind: ReductionKind) -> str:
 
 
 def tma_supports_dtype(t: Attribute) -> bool:
-    """Element types a tensor map can describe (C11): ints of 4..64 bits, f16/bf16/tf32/
-    f32/f64, and the 8- and 4-bit floats (encoded as unsigned bytes or packed nibbles)."""
+    """Element types a tensor map of this compiler can describe (C11): ints of 8..64 bits,
+    f16/bf16/tf32/f32/f64, and the 8-bit floats (encoded as unsigned bytes). Packed 4-bit
+    elements (i4, f4E2M1FN: the 16U4 map types with their own alignment rules) have no
+    tensor-map data type in the lowering yet."""
     if isinstance(t, IntegerType):
-        return t.width.data in (4, 8, 16, 32, 64)
+        return t.width.data in (8, 16, 32, 64)
     if isinstance(t, ReducedPrecisionFloatType):
-        return t.bitwidth in (4, 8) or isinstance(t, FloatTF32Type)
+        return t.bitwidth == 8 or isinstance(t, FloatTF32Type)
     return isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type)
+
+
+def check_tma_dtype(elt: Attribute) -> None:
+    # rule: C11
+    if not tma_supports_dtype(elt):
+        raise Error(
+            f"unsupported TMA dtype {elt}",
+            note="TMA copies 8- to 64-bit integers, f16, bf16, tf32, f32, f64 and 8-bit floats "
+            "(4-bit elements are not lowered yet); "
+            + (
+                "pack 4-bit elements into i8"
+                if bitwidth(elt) == 4
+                else "store the values as i8"
+                if isinstance(elt, IntegerType) and elt.width.data < 8
+                else "bitcast other types to an integer of the same width"
+            ),
+        )
 
 
 # ===----------------------------------------------------------------------=== #
@@ -1162,18 +1215,8 @@ class AsyncCopyOp(IRDLOperation):
                 if bits
                 else "use a numeric element type",
             )
-        # rule: C11
-        if impl == Implementation.TMA and not tma_supports_dtype(elt):
-            raise Error(
-                f"unsupported TMA dtype {elt}",
-                note="TMA copies 4- to 64-bit integers, f16, bf16, tf32, f32, f64 and 8- and "
-                "4-bit floats; "
-                + (
-                    "store the values as i8"
-                    if isinstance(elt, IntegerType) and bits is not None and bits < 4
-                    else "bitcast other types to an integer of the same width"
-                ),
-            )
+        if impl == Implementation.TMA:
+            check_tma_dtype(elt)
         # rule: C12
         if bits < 8:
             packing = 8 // bits
@@ -1585,11 +1628,35 @@ class AsyncCopyOp(IRDLOperation):
                 "row, not at a 4-byte boundary that a cp.async copy may read from: start at a "
                 f"multiple of {max(1, 32 // bits)} elements",
             )
+        # rule: H8
+        if any(d < 0 for d in g.gmem_type.get_shape()) or not static_strides(g.gmem_type):
+            raise Error(
+                f"the cp.async implementation needs a GMEM ref of static shape and strides, got "
+                f"{g.gmem_type}",
+                note="every thread computes its chunks' addresses and bounds from the shape: give "
+                "every dimension a size, or use impl tma (sm_90+), whose tensor map takes the "
+                "shape at launch",
+            )
+        chunk = cp_async_chunk_bytes(g)
+        # rule: H2
+        if chunk is None:
+            raise Error(
+                "CP_ASYNC requires at least 4 bytes per transfer",
+                note=f"a GMEM stride of {g.gmem_type} is not a multiple of 4 bytes, so a row can "
+                "start at an address no cp.async copy may read: pad the rows to a multiple of 4 "
+                "bytes",
+            )
         # rule: H6
-        if self.cache is not None and self.cache.data == CacheMode.CG and row_bytes % 16:
+        if self.cache is not None and self.cache.data == CacheMode.CG and chunk != 16:
+            why = (
+                f"the innermost box row is {row_bytes} bytes"
+                if row_bytes % 16
+                else "a GMEM row stride or the innermost coordinate is not a multiple of 16 "
+                "bytes"
+            )
             raise Error(
                 "CG cache modifier is only support for 16 bytes copy.",
-                note=f"the innermost box row is {row_bytes} bytes; use cache ca",
+                note=f"this copy moves {chunk}-byte chunks ({why}); use cache ca",
             )
 
     def _verify_constant_coordinates(
@@ -1694,15 +1761,15 @@ class PrefetchOp(IRDLOperation):
                 f"expected {src_type.get_num_dims()} coordinates, but got {len(self.indices)}",
                 note="index the GMEM ref with the box origin, one index per dimension",
             )
+        rank = src_type.get_num_dims()
         # rule: C3
-        if not 1 <= len(box) <= min(5, src_type.get_num_dims()):
+        if not 1 <= len(box) <= rank <= 5:
             raise Error(
                 "Async copies only support striding up to 5 dimensions",
-                note=f"the box {list(box)} needs 1 to 5 dims and at most the ref's rank "
-                f"{src_type.get_num_dims()}"
+                note=f"the box {list(box)} needs 1 to 5 dims and at most the ref's rank {rank}"
                 + (
                     f": reshape the array{merged_leading_dims_example(src_type)}"
-                    if src_type.get_num_dims() > 5
+                    if rank > 5
                     else ""
                 ),
             )
@@ -1714,6 +1781,7 @@ class PrefetchOp(IRDLOperation):
                     f"got {size}",
                     note="prefetch 1 to 256 elements per dimension",
                 )
+        check_tma_dtype(src_type.element_type)
         bits = bitwidth(src_type.element_type) or 8
         # rule: C4
         if (box[-1] * bits) % 128:
@@ -1884,10 +1952,29 @@ class BarrierInitOp(IRDLOperation):
                 note="arrivals is the number of arrive operations that complete a phase: use 1 "
                 "or more",
             )
-        if arrivals >= MAX_TX_BYTES:
+        # rule: I8
+        if arrivals >= MAX_ARRIVALS:
             raise Error(
                 f"arrivals must be below 2**20, got {arrivals}",
-                note="the mbarrier arrival count is a 20-bit field",
+                note=f"the mbarrier arrival count is a 20-bit field: use at most "
+                f"{MAX_ARRIVALS - 1} arrivals",
+            )
+        self._verify_cluster_target()
+
+    def _verify_cluster_target(self) -> None:
+        """A kernel with a cluster initializes its barriers for the cluster (a cluster
+        barrier after the init), which needs a target with clusters (A15)."""
+        kernel = enclosing_kernel(self)
+        target = enclosing_target(self)
+        if kernel is None or target is None or target.has_clusters:
+            return
+        cluster = kernel_cluster_shape(kernel)
+        # rule: A15
+        if prod(cluster) > 1:
+            raise Error(
+                f"a cluster ({list(cluster)}) needs sm_90 or newer, but the target is "
+                f"{target.name}",
+                note="drop copy.cluster from the kernel, or target sm_90 or newer",
             )
 
 
@@ -2231,6 +2318,9 @@ class AllocSmemOp(IRDLOperation):
 # Tensor memory (tcgen05)
 # ===----------------------------------------------------------------------=== #
 
+TMEM_COLUMNS = 512
+"""32-bit columns of tensor memory per SM (128 lanes each)."""
+
 TMEM_REGS_PER_NUM = {
     TmemShape.S32X32B: 1,
     TmemShape.S16X64B: 1,
@@ -2266,11 +2356,19 @@ def check_tmem_ref(t: MemRefType) -> None:
             f"rows, but got {shape[0]}.",
             note="TMEM has 128 lanes; a ref covers all of them (or the 64 of a half)",
         )
+    # rule: J20
+    if not isinstance(t.layout, NoneAttr) and static_strides(t) != (shape[1], 1):
+        raise Error(
+            f"TMEM refs must have the standard lanes x columns layout, got {t.layout}",
+            note=f"drop the layout {t.layout}: TMEM is addressed by lane and column, a "
+            "transposed or strided TMEM ref cannot be loaded, stored or allocated",
+        )
     bits = bitwidth(t.element_type)
-    if bits is None or bits > 32 or 32 % bits:
+    # rule: J21
+    if bits not in (4, 8, 16, 32):
         raise Error(
             f"TMEM holds 32-bit cells, which cannot pack elements of type {t.element_type}",
-            note="use an element type of 32, 16, 8 or 4 bits",
+            note="use an element type of 32, 16, 8 or 4 bits (i1 values as i8 or i32)",
         )
 
 
@@ -2285,8 +2383,10 @@ def resized_rows_example(t: MemRefType, want_bytes: int) -> str:
 
 
 def tmem_columns(t: MemRefType) -> int:
+    """The 32-bit TMEM columns a ref spans: its elements per lane, packed 32 / bits to a
+    column, rounded up (65 bf16 elements span 33 columns)."""
     bits = bitwidth(t.element_type) or 32
-    return t.get_shape()[1] * bits // 32
+    return -(-t.get_shape()[1] * bits // 32)
 
 
 @irdl_op_definition
@@ -2310,6 +2410,7 @@ class TmemAllocOp(IRDLOperation):
 
     def verify_(self) -> None:
         assert isinstance(t := self.result.type, MemRefType)
+        # rule: J10
         if memory_space(t) != TMEM:
             raise Error(
                 f"copy.tmem_alloc allocates TMEM, got a ref in {memory_space(t)}",
@@ -2320,9 +2421,38 @@ class TmemAllocOp(IRDLOperation):
         ncols = tmem_columns(t)
         # rule: J10
         if ncols < 32 or ncols > 512 or ncols & (ncols - 1):
+            bits = bitwidth(t.element_type) or 32
             raise Error(
                 f"ncols must be a power of 2 and within [32, 512], got: {ncols}",
-                note="allocate 32, 64, 128, 256 or 512 columns of 32 bits",
+                note=f"{t.get_shape()[1]} elements of {t.element_type} per lane span {ncols} "
+                "columns of 32 bits: allocate 32, 64, 128, 256 or 512 columns "
+                f"({', '.join(str(c * 32 // bits) for c in (32, 64, 128, 256, 512))} elements)",
+            )
+        self._verify_kernel_columns(ncols)
+
+    def _verify_kernel_columns(self, ncols: int) -> None:
+        """The kernel's live allocations fit in TMEM's 512 columns (J19): those before this
+        one that no copy.tmem_dealloc has freed yet."""
+        kernel = enclosing_kernel(self)
+        if kernel is None:
+            return
+        live: dict[SSAValue, int] = {}
+        for op in kernel.walk():
+            if op is self:
+                break
+            if isinstance(op, TmemAllocOp) and isinstance(t := op.result.type, MemRefType):
+                live[op.result] = tmem_columns(t)
+            elif isinstance(op, TmemDeallocOp):
+                live.pop(op.tmem, None)
+        total = sum(live.values()) + ncols
+        # rule: J19
+        if total > TMEM_COLUMNS:
+            raise Error(
+                "The number of allocated columns must be less than or equal to 512 but got: "
+                f"{total}",
+                note=f"{total - ncols} columns are still allocated here and this allocation "
+                f"adds {ncols}: free earlier TMEM with copy.tmem_dealloc first, or allocate "
+                "fewer columns",
             )
 
 
@@ -2384,11 +2514,14 @@ def check_tmem_access(op: TmemLoadOp | TmemStoreOp, vector: VectorType, verb: st
             "shape 16x32bx2 requires offset argument",
             note="give the second half's column offset: {offset = 16}",
         )
+    # rule: J17
     if shape != TmemShape.S16X32BX2 and op.offset is not None:
         raise Error(
             f"offset applies to shape 16x32bx2 only, got shape {shape}",
             note="drop offset",
         )
+    if op.offset is not None:
+        check_half_offset(op, op.offset.value.data, num)
     # rule: J5
     if vector.get_num_dims() != 1 or vector.get_shape()[0] != regs:
         raise Error(
@@ -2397,10 +2530,33 @@ def check_tmem_access(op: TmemLoadOp | TmemStoreOp, vector: VectorType, verb: st
             note=f"shape {shape} with num = {num} moves {regs} 32-bit registers per thread: "
             f"use vector<{regs}x{vector.element_type}>",
         )
+    # rule: J5
     if bitwidth(vector.element_type) != 32:
         raise Error(
             f"tcgen05 moves 32-bit registers, got elements of type {vector.element_type}",
             note="use f32, i32 or another 32-bit element type",
+        )
+
+
+def check_half_offset(op: TmemLoadOp | TmemStoreOp, offset: int, num: int) -> None:
+    """The 16x32bx2 immediate (immHalfSplitoff): the column of the second half (lanes 16-31)
+    relative to the first. Each half spans `num` columns, so the second one must start at
+    0 or after, and end within the ref (from a constant start column, within the ref from
+    there); LLVM takes it as an unsigned 32-bit immediate."""
+    assert isinstance(t := op.tmem.type, MemRefType)
+    columns = tmem_columns(t)
+    start = constant_int(op.column) or 0
+    # rule: J18
+    if not 0 <= offset <= columns - start - num:
+        last = columns - start - num
+        raise Error(
+            f"the 16x32bx2 half offset must be in [0, {last}] for {num} columns per half from "
+            f"column {start} of a {columns}-column TMEM ref, got {offset}",
+            note=f"the second half reads columns [start + offset, start + offset + {num}): use "
+            f"an offset of 0 to {last}"
+            if last >= 0
+            else f"the ref is too narrow for {num} columns per half from column {start}: "
+            "use a smaller num or a wider ref",
         )
 
 
@@ -2540,6 +2696,14 @@ class TmemLoadOp(IRDLOperation):
                 note="tcgen05.ld.red exists for shapes 32x32b and 16x32bx2, got "
                 f"{self.shape.data}: use shape shape_32x32b or shape shape_16x32bx2",
             )
+        # rule: J22
+        if self.num.value.data == 1:
+            raise Error(
+                "Fused load-reduce needs num >= 2, got num 1",
+                note="ptxas rejects .x1 for tcgen05.ld.red: load at least 2 registers per "
+                "thread (num 2 and a vector<2x...> result), or load without reduce",
+            )
+        # rule: J15
         if self.red.type != elt:
             raise Error(
                 f"the 'red' result must have the element type {elt}, got {self.red.type}",

@@ -61,6 +61,7 @@ from copy_dialect.passes.llvm_types import (
     cast,
     lowered,
     ptr,
+    replace_with_casts,
     static_memref,
     to_llvm_type,
 )
@@ -263,6 +264,9 @@ class Kernel:
     """i64: the thread's linear index in the block."""
     nthreads: SSAValue | None = None
     """i64: the block's thread count."""
+    relinquish_after: Operation | None = None
+    """The `copy.tmem_alloc` after which the CTA gives up its allocation permit: the last
+    one, unless it is in a loop (a tcgen05.alloc after the relinquish is undefined)."""
 
     @property
     def clustered(self) -> bool:
@@ -290,6 +294,19 @@ def layout_arena(fn: func.FuncOp) -> tuple[dict[Operation, int], int]:
         offsets[op] = offset
         end = offset + size
     return offsets, end
+
+
+def last_tmem_alloc(fn: func.FuncOp) -> Operation | None:
+    """The kernel's last `copy.tmem_alloc`, if no loop holds it."""
+    allocs = [op for op in fn.walk() if isinstance(op, copy.TmemAllocOp)]
+    if not allocs:
+        return None
+    node: Operation | None = allocs[-1].parent_op()
+    while node is not None and node is not fn:
+        if isinstance(node, scf.ForOp | scf.WhileOp):
+            return None
+        node = node.parent_op()
+    return allocs[-1]
 
 
 def enclosing_function(op: Operation) -> func.FuncOp | None:
@@ -733,6 +750,14 @@ def _repeat_mask(pattern: int, count: int, stride: int) -> int:
     return sum(pattern << (k * stride) for k in range(count)) if count > 1 else pattern
 
 
+def elements_to_bytes(e: Emit, count: SSAValue, bits: int) -> SSAValue:
+    """`count` elements of `bits` bits in bytes; sub-byte elements come in whole bytes
+    (rules B8, C12), so the division is exact."""
+    if bits >= 8:
+        return e.mul(count, bits // 8)
+    return e.binary(llvm.SDivOp, e.mul(count, bits), 8)
+
+
 class LowerCpAsyncCopy(KernelPattern):
     """A cp.async `copy.async_copy`: every thread of the block copies 16-byte chunks (8 or 4
     when a row is not a multiple of 16) with `cp.async.{cg,ca}.shared.global`; with
@@ -752,16 +777,12 @@ class LowerCpAsyncCopy(KernelPattern):
         bits = copy.bitwidth(g.element_type) or 8
         box = (1,) * (len(shape) - len(g.box_shape)) + g.box_shape
         row_bytes = box[-1] * bits // 8
-        # cp.async needs its global address aligned to the copy size: a chunk must divide
-        # the box row and every GMEM row stride (a 300-element f16 row is 600 bytes: 8-byte
-        # chunks). The innermost coordinate is assumed to be a multiple of the chunk.
-        stride_bytes = [s * bits // 8 for s in strides[:-1]]
-        inner = copy.constant_int(g.gmem_indices[-1])
-        if inner is not None:  # a constant innermost coordinate must keep chunks aligned too
-            stride_bytes.append(inner * bits // 8)
-        chunk = next(
-            c for c in (16, 8, 4) if row_bytes % c == 0 and all(s % c == 0 for s in stride_bytes)
-        )
+        # The chunk divides the box row, every GMEM stride and a constant innermost
+        # coordinate (a 300-element f16 row is 600 bytes: 8-byte chunks); the verifier
+        # guarantees there is one (H2) and that `cache cg` gets 16 bytes (H6). A dynamic
+        # innermost coordinate is assumed to be a multiple of the chunk.
+        chunk = copy.cp_async_chunk_bytes(g)
+        assert chunk is not None
         if op.cache is not None and op.cache.data == copy.CacheMode.CG:
             modifier = "cg"
         else:
@@ -795,7 +816,7 @@ class LowerCpAsyncCopy(KernelPattern):
             term = b.mul(p, stride)
             offset = term if offset is None else b.add(offset, term)
         assert offset is not None
-        src = b.byte_offset(gmem, b.mul(offset, bits // 8 if bits >= 8 else 1))
+        src = b.byte_offset(gmem, elements_to_bytes(b, offset, bits))
         dst = b.byte_offset(smem, b.mul(c, chunk))
         src_size = None
         if zero_fill:
@@ -810,7 +831,7 @@ class LowerCpAsyncCopy(KernelPattern):
             clipped = b(llvm.SelectOp(b.icmp("slt", clipped, 0), b.const(0), clipped)).results[0]
             if valid is not None:
                 clipped = b(llvm.SelectOp(valid, clipped, b.const(0))).results[0]
-            src_size = b.resize(b.mul(clipped, bits // 8), i32)
+            src_size = b.resize(elements_to_bytes(b, clipped, bits), i32)
             # A fully out-of-bounds chunk reads nothing; point it at the array's start.
             src = b(llvm.SelectOp(b.icmp("eq", src_size, 0), gmem, src)).results[0]
         b(nvvm.CpAsyncSharedGlobalOp(dst, src, size=chunk, modifier=modifier, cp_size=src_size))
@@ -821,9 +842,9 @@ class LowerCpAsyncCopy(KernelPattern):
 
 
 class LowerTmemAlloc(KernelPattern):
-    """`copy.tmem_alloc` -> `tcgen05.alloc` by warp 0 into an SMEM slot and
-    `tcgen05.relinquish_alloc_permit`; after a block barrier every thread reads the TMEM
-    address from the slot."""
+    """`copy.tmem_alloc` -> `tcgen05.alloc` by warp 0 into an SMEM slot (after the kernel's
+    last allocation, `tcgen05.relinquish_alloc_permit`); after a block barrier every thread
+    reads the TMEM address from the slot."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not isinstance(op, copy.TmemAllocOp):
@@ -835,7 +856,10 @@ class LowerTmemAlloc(KernelPattern):
         slot = smem_pointer(e, kernel, op)
         ncols = e.const(copy.tmem_columns(t), i32)
         warp0 = e.icmp("ult", kernel.tid, 32)
-        e.if_(warp0, [nvvm.Tcgen05AllocOp(slot, ncols), nvvm.Tcgen05RelinquishAllocPermitOp()])
+        alloc: list[Operation] = [nvvm.Tcgen05AllocOp(slot, ncols)]
+        if op is kernel.relinquish_after:
+            alloc.append(nvvm.Tcgen05RelinquishAllocPermitOp())
+        e.if_(warp0, alloc)
         e(nvvm.Barrier0Op())
         address = e(llvm.LoadOp(slot, i32)).results[0]
         tmem = e.inttoptr(address, ptr(TENSOR))
@@ -872,6 +896,12 @@ def warp_tmem_address(e: Emit, kernel: Kernel, tmem: SSAValue, column: SSAValue)
     return e.inttoptr(address, ptr(TENSOR))
 
 
+def tmem_registers(n: int) -> Attribute:
+    """The type of `n` 32-bit registers of a tcgen05.ld/st: i32 for one (as NVVM's
+    tcgen05.ld/st take it), else vector<n x i32>."""
+    return i32 if n == 1 else VectorType(i32, [n])
+
+
 class LowerTmemLoad(KernelPattern):
     """`copy.tmem_load` -> `tcgen05.ld.sync.aligned` (or, with `reduce`, inline PTX
     `tcgen05.ld.red`) at the warp's lanes; registers are bit-cast to the element type."""
@@ -884,18 +914,18 @@ class LowerTmemLoad(KernelPattern):
         e = Emit()
         address = warp_tmem_address(e, kernel, op.tmem, op.column)
         n = result_type.get_shape()[0]
-        raw_type = VectorType(i32, [n])
+        vector_type = to_llvm_type(result_type)
         offset = None if op.offset is None else e.const(op.offset.value.data, i64)
         if op.reduce is None:
             raw = e(
                 nvvm.Tcgen05LdOp(
-                    address, shape=op.shape.data.value, result_type=raw_type, offset=offset
+                    address, shape=op.shape.data.value, result_type=tmem_registers(n), offset=offset
                 )
             ).results[0]
             value = raw
-            if result_type.element_type != i32:
-                value = e(llvm.BitcastOp(raw, result_type)).results[0]
-            rewriter.replace(op, e.ops, [value])
+            if raw.type != vector_type:  # f32 lanes, or one register for a vector<1x...>
+                value = e(llvm.BitcastOp(raw, vector_type)).results[0]
+            replace_with_casts(rewriter, op, e.ops, [value])
             return
         # No NVVM op or intrinsic for tcgen05.ld.red: inline PTX, registers then the
         # reduced value, returned as one struct.
@@ -913,12 +943,12 @@ class LowerTmemLoad(KernelPattern):
         flags = (".abs" if op.abs is not None else "") + (".NaN" if op.nan is not None else "")
         shape = op.shape.data.value.removeprefix("shape_")
         registers = ", ".join(f"${i}" for i in range(n))
-        address_operand = f"${n + 1}"
-        if op.offset is not None:
+        address_operand = f"[${n + 1}]"
+        if op.offset is not None:  # immHalfSplitoff follows the address
             address_operand += f", {op.offset.value.data}"
         asm = (
             f"tcgen05.ld.red.sync.aligned.{shape}.x{op.num.value.data}."
-            f"{op.reduce.data.value}{flags}{suffix} {{{registers}}}, ${n}, [{address_operand}];"
+            f"{op.reduce.data.value}{flags}{suffix} {{{registers}}}, ${n}, {address_operand};"
         )
         scalar = to_llvm_type(element)
         register = "f" if isinstance(element, builtin.Float32Type) else "r"
@@ -931,11 +961,11 @@ class LowerTmemLoad(KernelPattern):
             e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), call, scalar)).results[0]
             for i in range(n + 1)
         ]
-        vector: SSAValue = e(llvm.UndefOp(result_type)).results[0]
+        vector: SSAValue = e(llvm.UndefOp(vector_type)).results[0]
         for i, v in enumerate(values[:n]):
             position = e.const(i, i32)
             vector = e(llvm.InsertElementOp(vector, v, position)).results[0]
-        rewriter.replace(op, e.ops, [vector, values[n]])
+        replace_with_casts(rewriter, op, e.ops, [vector, values[n]])
 
 
 class LowerTmemStore(KernelPattern):
@@ -948,9 +978,9 @@ class LowerTmemStore(KernelPattern):
         assert isinstance(value_type := op.value.type, VectorType)
         e = Emit()
         address = warp_tmem_address(e, kernel, op.tmem, op.column)
-        value = op.value
-        if value_type.element_type != i32:
-            raw_type = VectorType(i32, [value_type.get_shape()[0]])
+        (value,) = lowered([op.value], e.ops)
+        raw_type = tmem_registers(value_type.get_shape()[0])
+        if value.type != raw_type:  # f32 lanes, or one register for a vector<1x...>
             value = e(llvm.BitcastOp(value, raw_type)).results[0]
         offset = None if op.offset is None else e.const(op.offset.value.data, i64)
         e(nvvm.Tcgen05StOp(address, value, shape=op.shape.data.value, offset=offset))
@@ -1099,6 +1129,7 @@ class ConvertCopyToNVVMPass(ModulePass):
                 continue
             offsets, size = layout_arena(fn)
             kernel = Kernel(target, fn, copy.kernel_cluster_shape(fn), offsets, size)
+            kernel.relinquish_after = last_tmem_alloc(fn)
             kernels[fn] = kernel
             arena = max(arena, size)
             prologue(kernel)

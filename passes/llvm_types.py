@@ -2,8 +2,8 @@
 
 Memrefs lower to bare pointers (the lowering takes static shapes only): GMEM to
 `!llvm.ptr<1>`, SMEM to `!llvm.ptr<3>`, TMEM to `!llvm.ptr<6>`; `index` to `i64`; a barrier
-group to the `!llvm.ptr<3>` of its first mbarrier; signed and unsigned integers to signless
-ones. A pass that converts some ops bridges the values it does not own with
+group to the `!llvm.ptr<3>` of its first mbarrier; signed and unsigned integers, and vectors
+of them, to signless ones. A pass that converts some ops bridges the values it does not own with
 `builtin.unrealized_conversion_cast`, which `reconcile-unrealized-casts` removes at the end.
 """
 
@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import builtin, llvm
-from xdsl.dialects.builtin import IndexType, IntAttr, IntegerType, MemRefType, NoneAttr, i64
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntAttr,
+    IntegerType,
+    MemRefType,
+    NoneAttr,
+    VectorType,
+    i64,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
@@ -44,6 +52,8 @@ def to_llvm_type(t: Attribute) -> Attribute:
         return ptr(address_space(t))
     if isinstance(t, copy.BarrierType):
         return ptr(SHARED)
+    if isinstance(t, VectorType) and isinstance(t.element_type, IntegerType):
+        return VectorType(to_llvm_type(t.element_type), t.get_shape())
     return t
 
 

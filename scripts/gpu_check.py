@@ -34,7 +34,8 @@ def main(which: str) -> int:
         module = Path(which).read_text()
         shape, grid = EXAMPLES[Path(which).name]
     else:
-        print(f"expected tma, multicast, pipelinedS or one of {sorted(EXAMPLES)}, got {which}", file=sys.stderr)
+        expected = f"tma, multicast, pipelinedS or one of {sorted(EXAMPLES)}"
+        print(f"expected {expected}, got {which}", file=sys.stderr)
         return 1
     x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
     y = np.zeros_like(x)

@@ -199,6 +199,28 @@ func.func @i7_zero_arrivals() {
 
 // -----
 
+// rule: I8
+// fix: s|arrivals 1048576|arrivals 1048575|
+func.func @i8_arrivals_past_20_bits() {
+  // expected-error@+2 {{arrivals must be below 2**20, got 1048576}}
+  // expected-note@+1 {{the mbarrier arrival count is a 20-bit field: use at most 1048575 arrivals}}
+  %bar = copy.barrier_init arrivals 1048576 : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: A15
+// fix: s|sm_80|sm_90|
+func.func @a15_cluster_on_ampere() attributes {copy.target = #copy.target<"sm_80">, copy.cluster = array<i32: 2, 1, 1>} {
+  // expected-error@+2 {{a cluster ([2, 1, 1]) needs sm_90 or newer, but the target is sm_80}}
+  // expected-note@+1 {{drop copy.cluster from the kernel, or target sm_90 or newer}}
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
 // rule: TR6
 // fix: none -- which buffers to shrink (pipeline stages, box sizes) is the kernel author's choice; the note names both
 func.func @tr6_smem_above_the_block_limit() attributes {copy.target = #copy.target<"sm_90a">} {

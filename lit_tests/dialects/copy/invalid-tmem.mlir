@@ -75,6 +75,19 @@ func.func @j3_reduce_with_shape_16x64b(%col: index) attributes {copy.target = #c
 
 // -----
 
+// rule: J22
+// fix: s|num 1 reduce max|num 2 reduce max|
+// fix: s|vector<1xf32>|vector<2xf32>|
+func.func @j22_load_reduce_of_one_register(%col: index) attributes {copy.target = #copy.target<"sm_103a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{Fused load-reduce needs num >= 2, got num 1}}
+  // expected-note@+1 {{load at least 2 registers per thread (num 2 and a vector<2x...> result), or load without reduce}}
+  %v, %r = copy.tmem_load %t[%col] shape shape_32x32b num 1 reduce max : memref<128x64xf32, #copy.tmem> -> vector<1xf32>, f32
+  func.return
+}
+
+// -----
+
 // rule: J4
 // fix: s|num 3|num 4|
 // fix: s|vector<3xf32>|vector<4xf32>|
@@ -138,6 +151,43 @@ func.func @j5_store_operand_length(%v: vector<2xf32>, %col: index) attributes {c
 
 // -----
 
+// rule: J17
+// fix: s| {offset = 16 : i64}||
+func.func @j17_offset_without_16x32bx2(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{offset applies to shape 16x32bx2 only, got shape shape_32x32b}}
+  // expected-note@+1 {{drop offset}}
+  %v = copy.tmem_load %t[%col] shape shape_32x32b num 2 {offset = 16 : i64} : memref<128x64xf32, #copy.tmem> -> vector<2xf32>
+  func.return
+}
+
+// -----
+
+// rule: J18
+// fix: s|offset = -1|offset = 0|
+func.func @j18_negative_half_offset(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x256xf32, #copy.tmem>
+  // expected-error@+2 {{the 16x32bx2 half offset must be in [0, 252] for 4 columns per half from column 0 of a 256-column TMEM ref, got -1}}
+  // expected-note@+1 {{use an offset of 0 to 252}}
+  %v = copy.tmem_load %t[%col] shape shape_16x32bx2 num 4 {offset = -1 : i64} : memref<128x256xf32, #copy.tmem> -> vector<4xf32>
+  func.return
+}
+
+// -----
+
+// rule: J18
+// fix: s|offset = 65536|offset = 190|
+func.func @j18_half_offset_past_the_ref(%v: vector<2xf32>) attributes {copy.target = #copy.target<"sm_100a">} {
+  %c64 = arith.constant 64 : index
+  %t = copy.tmem_alloc : memref<128x256xf32, #copy.tmem>
+  // expected-error@+2 {{the 16x32bx2 half offset must be in [0, 190] for 2 columns per half from column 64 of a 256-column TMEM ref, got 65536}}
+  // expected-note@+1 {{use an offset of 0 to 190}}
+  copy.tmem_store %v, %t[%c64] shape shape_16x32bx2 num 2 {offset = 65536 : i64} : vector<2xf32>, memref<128x256xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
 // rule: J6
 // fix: s|memref<2x128x64xf32, #copy.tmem>|memref<128x64xf32, #copy.tmem>|
 func.func @j6_tmem_ref_rank_3() attributes {copy.target = #copy.target<"sm_100a">} {
@@ -155,6 +205,29 @@ func.func @j6_tmem_ref_96_rows() attributes {copy.target = #copy.target<"sm_100a
   // expected-error@+2 {{Unsupported shape: [96, 64]. TMEM references must have either 128 or 64 rows, but got 96.}}
   // expected-note@+1 {{TMEM has 128 lanes}}
   %t = copy.tmem_alloc : memref<96x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J20
+// fix: s|, strided<[1, 128]>||
+// fix: s|, strided<[1, 128]>||
+func.func @j20_transposed_tmem_load(%t: memref<128x64xf32, strided<[1, 128]>, #copy.tmem>, %col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  // expected-error@+2 {{TMEM refs must have the standard lanes x columns layout, got strided<[1, 128]>}}
+  // expected-note@+1 {{drop the layout strided<[1, 128]>}}
+  %v = copy.tmem_load %t[%col] shape shape_32x32b num 4 : memref<128x64xf32, strided<[1, 128]>, #copy.tmem> -> vector<4xf32>
+  func.return
+}
+
+// -----
+
+// rule: J21
+// fix: s|128x1024xi1|128x128xi8|
+func.func @j21_i1_tmem() attributes {copy.target = #copy.target<"sm_100a">} {
+  // expected-error@+2 {{TMEM holds 32-bit cells, which cannot pack elements of type i1}}
+  // expected-note@+1 {{(i1 values as i8 or i32)}}
+  %t = copy.tmem_alloc : memref<128x1024xi1, #copy.tmem>
   func.return
 }
 
@@ -204,6 +277,31 @@ func.func @j10_dealloc_of_a_view(%t: memref<128x64xf32, #copy.tmem>) attributes 
   // expected-error@+2 {{copy.tmem_dealloc frees the result of a copy.tmem_alloc}}
   // expected-note@+1 {{pass the TMEM ref that copy.tmem_alloc returned}}
   copy.tmem_dealloc %t : memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J10
+// fix: s|128x65xbf16|128x64xbf16|
+func.func @j10_columns_round_up(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  // 65 bf16 elements per lane span 33 columns: not a power of 2.
+  // expected-error@+2 {{ncols must be a power of 2 and within [32, 512], got: 33}}
+  // expected-note@+1 {{65 elements of bf16 per lane span 33 columns of 32 bits: allocate 32, 64, 128, 256 or 512 columns (64, 128, 256, 512, 1024 elements)}}
+  %t = copy.tmem_alloc : memref<128x65xbf16, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J19
+// fix: s|  %out = copy.tmem_alloc|  copy.tmem_dealloc %acc : memref<128x256xf32, #copy.tmem>  %out = copy.tmem_alloc|
+func.func @j19_tmem_out_of_memory() attributes {copy.target = #copy.target<"sm_100a">} {
+  %acc = copy.tmem_alloc : memref<128x256xf32, #copy.tmem>
+  %mid = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+  // expected-error@+2 {{The number of allocated columns must be less than or equal to 512 but got: 640}}
+  // expected-note@+1 {{384 columns are still allocated here and this allocation adds 256: free earlier TMEM with copy.tmem_dealloc first, or allocate fewer columns}}
+  %out = copy.tmem_alloc : memref<128x256xf32, #copy.tmem>
   func.return
 }
 

@@ -442,7 +442,7 @@ func.func @c3_rank_6(%x: memref<2x2x2x2x2x64xf32>) attributes {copy.target = #co
 func.func @c3_prefetch_box_rank_6(%x: memref<2x2x2x2x2x64xf32>) {
   %c0 = arith.constant 0 : index
   // expected-error@+2 {{Async copies only support striding up to 5 dimensions}}
-  // expected-note@+1 {{needs 1 to 5 dims}}
+  // expected-note@+1 {{the box [2, 2, 2, 2, 2, 64] needs 1 to 5 dims and at most the ref's rank 6: reshape the array, e.g. to memref<4x2x2x2x64xf32> (merging leading dims)}}
   copy.prefetch %x[%c0, %c0, %c0, %c0, %c0, %c0] {box = array<i64: 2, 2, 2, 2, 2, 64>} : memref<2x2x2x2x2x64xf32>
   func.return
 }
@@ -589,16 +589,44 @@ func.func @c11_unsupported_tma_dtype(%x: memref<256x256xi1>) attributes {copy.ta
 
 // -----
 
+// rule: C11
+// fix: s|memref<256x256xi4>|memref<256x128xi8>|
+// fix: s|memref<64x128xi4, #copy.smem>|memref<64x64xi8, #copy.smem>|
+// fix: s|memref<256x256xi4> to memref<64x128xi4, #copy.smem>|memref<256x128xi8> to memref<64x64xi8, #copy.smem>|
+func.func @c11_tma_of_packed_i4(%x: memref<256x256xi4>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x128xi4, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{unsupported TMA dtype i4}}
+  // expected-note@+1 {{(4-bit elements are not lowered yet); pack 4-bit elements into i8}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xi4> to memref<64x128xi4, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: C11
+// fix: s|memref<64x256xi4>|memref<64x128xi8>|
+// fix: s|memref<64x256xi4>|memref<64x128xi8>|
+func.func @c11_prefetch_of_packed_i4(%x: memref<64x256xi4>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{unsupported TMA dtype i4}}
+  // expected-note@+1 {{pack 4-bit elements into i8}}
+  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 32>} : memref<64x256xi4>
+  func.return
+}
+
+// -----
+
 // rule: C12
 // fix: s|memref<256x255xi4>|memref<256x256xi4>|
 // fix: s|memref<256x255xi4>|memref<256x256xi4>|
-func.func @c12_sub_byte_gmem_not_packed(%x: memref<256x255xi4>) attributes {copy.target = #copy.target<"sm_90a">} {
+func.func @c12_sub_byte_gmem_not_packed(%x: memref<256x255xi4>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x32xi4, #copy.smem>
-  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // expected-error@+2 {{sub-byte element type i4: the innermost GMEM dim (255) and box dim (32) must be multiples of the packing 2}}
   // expected-note@+1 {{pad the innermost dimension to whole bytes}}
-  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x255xi4> to memref<64x32xi4, #copy.smem>, !copy.barrier<1>
+  copy.async_copy %x[%c0, %c0] to %buf : memref<256x255xi4> to memref<64x32xi4, #copy.smem>
   func.return
 }
 
@@ -940,6 +968,33 @@ func.func @h6_cg_needs_16_bytes(%x: memref<256x256xf32>) attributes {copy.target
   // expected-error@+2 {{CG cache modifier is only support for 16 bytes copy.}}
   // expected-note@+1 {{use cache ca}}
   copy.async_copy %x[%c0, %c0] to %buf cache cg : memref<256x256xf32> to memref<64x2xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: H6
+// fix: s|cache cg|cache ca|
+func.func @h6_cg_with_8_byte_chunks(%x: memref<64x34xf32>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<16x32xf32, #copy.smem>
+  // The box row is 128 bytes, but the GMEM rows are 136 bytes apart: 8-byte chunks.
+  // expected-error@+2 {{CG cache modifier is only support for 16 bytes copy.}}
+  // expected-note@+1 {{this copy moves 8-byte chunks (a GMEM row stride or the innermost coordinate is not a multiple of 16 bytes); use cache ca}}
+  copy.async_copy %x[%c0, %c0] to %buf cache cg : memref<64x34xf32> to memref<16x32xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: H8
+// fix: none -- the static size is the caller's to choose (the other way out, impl tma, needs a barrier and sm_90+)
+func.func @h8_cp_async_dynamic_gmem_shape(%x: memref<?x64xf32>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{the cp.async implementation needs a GMEM ref of static shape and strides, got memref<?x64xf32>}}
+  // expected-note@+1 {{give every dimension a size, or use impl tma (sm_90+)}}
+  copy.async_copy %x[%c0, %c0] to %buf : memref<?x64xf32> to memref<64x64xf32, #copy.smem>
   func.return
 }
 
