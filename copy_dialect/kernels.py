@@ -255,7 +255,8 @@ def pipeline_stages_limit(tile: Sequence[int], dtype: str, target: str = "sm_90a
 
     def footprint(stages: int) -> int:
         ring = (stages * slot, copy.smem_alignment(16))
-        return copy.smem_footprint([ring, (copy.BARRIER_BYTES * stages, copy.BARRIER_BYTES)])
+        barriers = (copy.BARRIER_BYTES * stages, copy.BARRIER_BYTES)
+        return copy.block_smem_bytes(copy.smem_footprint([ring, barriers]))
 
     budget = TARGETS[target].max_smem_bytes
     return max((n for n in range(1, copy.MAX_BARRIERS + 1) if footprint(n) <= budget), default=0)

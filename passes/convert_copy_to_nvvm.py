@@ -273,7 +273,7 @@ class Kernel:
         return prod(self.cluster) > 1
 
 
-ARENA_ALIGNMENT = 1024
+ARENA_ALIGNMENT = copy.SMEM_ARENA_ALIGNMENT
 """The arena's base is aligned to this at run time (the largest alignment TMA needs)."""
 
 
@@ -1095,9 +1095,7 @@ def kernel_abi(kernel: Kernel, original_args: int) -> DictionaryAttr:
     facts: dict[str, Attribute] = {
         "params": ArrayAttr(params),
         "target": StringAttr(kernel.target.name),
-        "smem_bytes": IntegerAttr(
-            kernel.arena_bytes + ARENA_ALIGNMENT if kernel.arena_bytes else 0, i64
-        ),
+        "smem_bytes": IntegerAttr(copy.block_smem_bytes(kernel.arena_bytes), i64),
         "cluster": DenseArrayBase.from_list(i32, kernel.cluster),
     }
     block = kernel.fn.attributes.get("gpu.known_block_size")

@@ -107,3 +107,31 @@ def test_dynamic_shapes_take_any_size_of_the_right_rank():
     # The tensor map's needs are checked on the actual array: 10 floats are 40-byte rows.
     with pytest.raises(ValueError, match="multiples of 16 below 2\\*\\*40 for TMA, got 40"):
         kernel.check_arguments([np.zeros((10, 10), np.float32)] * 2)
+
+
+@pytest.mark.parametrize("spare", [0, 8, 1024])
+def test_a_kernel_that_verifies_fits_the_device_it_targets(spare):
+    # The verifier (TR6) counts the arena's 1024-byte alignment pad that the kernel launches
+    # with: a kernel within 1024 bytes of the limit used to verify and then fail at launch.
+    from xdsl.parser import Parser
+    from xdsl.utils.exceptions import VerifyException
+
+    def kernel(buffer: int):
+        text = f"""builtin.module attributes {{copy.target = #copy.target<"sm_90a">}} {{
+          func.func @k() attributes {{gpu.kernel}} {{
+            %buf = copy.alloc_smem : memref<{buffer}xi8, #copy.smem>
+            %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+            func.return
+          }}
+        }}"""
+        return Parser(make_context(), text).parse_module()
+
+    # The buffer, one 8-byte barrier right after it and the pad: `spare` bytes under the limit.
+    buffer = H200.max_smem_optin - 1024 - 8 - spare
+    fits = kernel(buffer)
+    fits.verify()
+    smem = program(fits).abi["kernels"]["k"]["smem_bytes"]
+    assert smem == H200.max_smem_optin - spare
+    check_device("sm_90a", smem, H200)
+    with pytest.raises(VerifyException, match="alignment pad of the arena"):
+        kernel(buffer + spare + 8).verify()
