@@ -1,11 +1,9 @@
 """The function level of the translation: one `llvm.func` at a time, its header (linkage,
 `ptx_kernel`, parameters and their attributes, the function attributes), its blocks and
 phis, and its ops: llvm ops through the handlers of `instructions`, other ops through their
-own `to_llvm_ir` (`FunctionTranslator` is the `IREmitter` they print into).
-
-Value names are fixed before any instruction is printed: an SSA value with a name hint keeps
-it (uniqued with `_N`), the others are numbered; results of `ToLLVMIR` ops are named when
-the op binds them, so their uses print a placeholder that is resolved at the end.
+own `to_llvm_ir` (`FunctionTranslator` is the `IREmitter` they print into). Names and
+labels follow the rules in the package docstring; a use of a `ToLLVMIR` result printed
+before the op binds it is a placeholder, resolved when the function is complete.
 """
 
 from __future__ import annotations
