@@ -29,9 +29,9 @@ from copy_dialect.passes.llvm_ir import IREmitter
 from copy_dialect.passes.translate_llvm import (
     NVPTX_DATA_LAYOUT,
     TranslationError,
-    _float_literal,  # pyright: ignore[reportPrivateUsage]
     translate_module,
 )
+from copy_dialect.passes.translate_llvm.spelling import float_literal as _float_literal
 
 # --- ops that translate themselves, as the nvvm ops do --------------------------------------
 

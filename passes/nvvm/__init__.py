@@ -1,0 +1,268 @@
+"""The `nvvm` dialect: the subset of MLIR's NVVM dialect that the copy lowering emits.
+
+Mirrors MLIR's [NVVM dialect](https://mlir.llvm.org/docs/Dialects/NVVMDialect/): op names,
+property names and custom assembly are upstream's, so what `copy-opt` prints after the
+lowering reads as upstream NVVM. For the ops that LLVM 19 has, the syntax is release/19.x's
+(it parses in Debian's `mlir-opt-19`); the ops that came later (`nvvm.mapa`, the TMA reduce
+and prefetch, tcgen05) use the current upstream syntax. Python field names are snake_case;
+property names keep upstream's spelling (`redKind`, `srcFormat`, `operandSegmentSizes`).
+
+Each op prints its own LLVM IR (`to_llvm_ir`, see `llvm_ir.IREmitter`), like an upstream
+op's `llvmBuilder`: a call of the LLVM 22 NVPTX intrinsic where LLVM 22 has one, inline PTX
+(`call void asm sideeffect`) otherwise and wherever an op carries a predicate (`emit`).
+
+One module per family of upstream's NVVMOps.td: `sreg` (special registers, made from a
+table), `barrier` (barriers and fences), `mbarrier`, `cp_async`, `bulk` (bulk and TMA
+copies, reductions, prefetch), `mapa`, `tcgen05`; `attributes` holds what they share.
+This module assembles them into the `NVVM` dialect.
+
+Deviations from upstream:
+- `nvvm.mbarrier.test_wait.parity.shared` is ours (sm_80 has no `try_wait`);
+- the special registers have no `range` attribute;
+- `nvvm.cp.async.bulk.tensor.shared.cluster.global` has no `mode`/`isCTAOnly`: as in
+  LLVM 19 im2col is implied by im2col offsets; `group` is current upstream's; the
+  destination may be `!llvm.ptr<3>` (LLVM 19; the op casts it to addrspace 7) or `<7>`;
+- `nvvm.cp.async.bulk.tensor.global.shared.cta` prints LLVM 19's `type(operands)` but
+  has current upstream's `l2CacheHint` operand (its generic form has 4 segments where
+  LLVM 19's has 3);
+- the TMA store, reduce and prefetch have no `mode` property (tile mode; prefetch takes
+  im2col offsets like the load).
+"""
+
+from xdsl.ir import Dialect
+
+from copy_dialect.passes.nvvm.attributes import (
+    ANY_PTR,
+    GENERIC_PTR,
+    GLOBAL_PTR,
+    SHARED_PTR,
+    TENSOR_PTR,
+    CTAGroupKind,
+    CTAGroupKindAttr,
+    addr_space,
+    ptr,
+)
+from copy_dialect.passes.nvvm.barrier import (
+    Barrier0Op,
+    ClusterArriveOp,
+    ClusterWaitOp,
+    FenceMbarrierInitOp,
+    FenceProxyOp,
+    ProxyKind,
+    ProxyKindAttr,
+    SharedSpace,
+    SharedSpaceAttr,
+)
+from copy_dialect.passes.nvvm.bulk import (
+    CpAsyncBulkCommitGroupOp,
+    CpAsyncBulkTensorGlobalSharedCtaOp,
+    CpAsyncBulkTensorPrefetchOp,
+    CpAsyncBulkTensorReduceOp,
+    CpAsyncBulkTensorSharedClusterGlobalOp,
+    CpAsyncBulkWaitGroupOp,
+    TMAReduxKind,
+    TMAReduxKindAttr,
+)
+from copy_dialect.passes.nvvm.cp_async import (
+    CpAsyncCommitGroupOp,
+    CpAsyncSharedGlobalOp,
+    CpAsyncWaitGroupOp,
+    LoadCacheModifier,
+    LoadCacheModifierAttr,
+)
+from copy_dialect.passes.nvvm.mapa import MapaSharedClusterOp
+from copy_dialect.passes.nvvm.mbarrier import (
+    MBarrierArriveExpectTxSharedOp,
+    MBarrierArriveSharedOp,
+    MBarrierInitSharedOp,
+    MBarrierTestWaitParitySharedOp,
+    MBarrierTryWaitParitySharedOp,
+)
+from copy_dialect.passes.nvvm.sreg import (
+    SREGS,
+    BlockDimXOp,
+    BlockDimYOp,
+    BlockDimZOp,
+    BlockIdXOp,
+    BlockIdYOp,
+    BlockIdZOp,
+    BlockInClusterIdXOp,
+    BlockInClusterIdYOp,
+    BlockInClusterIdZOp,
+    ClusterCtaRankOp,
+    ClusterDimBlocksXOp,
+    ClusterDimBlocksYOp,
+    ClusterDimBlocksZOp,
+    ClusterDimXOp,
+    ClusterDimYOp,
+    ClusterDimZOp,
+    ClusterIdXOp,
+    ClusterIdYOp,
+    ClusterIdZOp,
+    ClusterNCtaRankOp,
+    GridDimXOp,
+    GridDimYOp,
+    GridDimZOp,
+    LaneIdOp,
+    SpecialRegisterOp,
+    ThreadIdXOp,
+    ThreadIdYOp,
+    ThreadIdZOp,
+    WarpDimOp,
+    WarpIdOp,
+    WarpSizeOp,
+    read_sreg,
+)
+from copy_dialect.passes.nvvm.tcgen05 import (
+    TMEM_REGS,
+    V4I32,
+    Tcgen05AllocOp,
+    Tcgen05CpMulticast,
+    Tcgen05CpMulticastAttr,
+    Tcgen05CpOp,
+    Tcgen05CpShapeAttr,
+    Tcgen05CpSrcFormat,
+    Tcgen05CpSrcFormatAttr,
+    Tcgen05DeallocOp,
+    Tcgen05LdOp,
+    Tcgen05LdStShapeAttr,
+    Tcgen05RelinquishAllocPermitOp,
+    Tcgen05StOp,
+    Tcgen05WaitKindAttr,
+    Tcgen05WaitOp,
+)
+
+NVVM = Dialect(
+    "nvvm",
+    [
+        *SREGS.values(),
+        Barrier0Op,
+        ClusterArriveOp,
+        ClusterWaitOp,
+        FenceMbarrierInitOp,
+        FenceProxyOp,
+        MBarrierInitSharedOp,
+        MBarrierArriveSharedOp,
+        MBarrierArriveExpectTxSharedOp,
+        MBarrierTryWaitParitySharedOp,
+        MBarrierTestWaitParitySharedOp,
+        CpAsyncSharedGlobalOp,
+        CpAsyncCommitGroupOp,
+        CpAsyncWaitGroupOp,
+        CpAsyncBulkCommitGroupOp,
+        CpAsyncBulkWaitGroupOp,
+        CpAsyncBulkTensorSharedClusterGlobalOp,
+        CpAsyncBulkTensorGlobalSharedCtaOp,
+        CpAsyncBulkTensorReduceOp,
+        CpAsyncBulkTensorPrefetchOp,
+        MapaSharedClusterOp,
+        Tcgen05AllocOp,
+        Tcgen05DeallocOp,
+        Tcgen05RelinquishAllocPermitOp,
+        Tcgen05WaitOp,
+        Tcgen05CpOp,
+        Tcgen05LdOp,
+        Tcgen05StOp,
+    ],
+    [
+        ProxyKindAttr,
+        SharedSpaceAttr,
+        LoadCacheModifierAttr,
+        CTAGroupKindAttr,
+        TMAReduxKindAttr,
+        Tcgen05WaitKindAttr,
+        Tcgen05CpShapeAttr,
+        Tcgen05CpMulticastAttr,
+        Tcgen05CpSrcFormatAttr,
+        Tcgen05LdStShapeAttr,
+    ],
+)
+
+__all__ = [
+    "ANY_PTR",
+    "Barrier0Op",
+    "BlockDimXOp",
+    "BlockDimYOp",
+    "BlockDimZOp",
+    "BlockIdXOp",
+    "BlockIdYOp",
+    "BlockIdZOp",
+    "BlockInClusterIdXOp",
+    "BlockInClusterIdYOp",
+    "BlockInClusterIdZOp",
+    "CTAGroupKind",
+    "CTAGroupKindAttr",
+    "ClusterArriveOp",
+    "ClusterCtaRankOp",
+    "ClusterDimBlocksXOp",
+    "ClusterDimBlocksYOp",
+    "ClusterDimBlocksZOp",
+    "ClusterDimXOp",
+    "ClusterDimYOp",
+    "ClusterDimZOp",
+    "ClusterIdXOp",
+    "ClusterIdYOp",
+    "ClusterIdZOp",
+    "ClusterNCtaRankOp",
+    "ClusterWaitOp",
+    "CpAsyncBulkCommitGroupOp",
+    "CpAsyncBulkTensorGlobalSharedCtaOp",
+    "CpAsyncBulkTensorPrefetchOp",
+    "CpAsyncBulkTensorReduceOp",
+    "CpAsyncBulkTensorSharedClusterGlobalOp",
+    "CpAsyncBulkWaitGroupOp",
+    "CpAsyncCommitGroupOp",
+    "CpAsyncSharedGlobalOp",
+    "CpAsyncWaitGroupOp",
+    "FenceMbarrierInitOp",
+    "FenceProxyOp",
+    "GENERIC_PTR",
+    "GLOBAL_PTR",
+    "GridDimXOp",
+    "GridDimYOp",
+    "GridDimZOp",
+    "LaneIdOp",
+    "LoadCacheModifier",
+    "LoadCacheModifierAttr",
+    "MBarrierArriveExpectTxSharedOp",
+    "MBarrierArriveSharedOp",
+    "MBarrierInitSharedOp",
+    "MBarrierTestWaitParitySharedOp",
+    "MBarrierTryWaitParitySharedOp",
+    "NVVM",
+    "ProxyKind",
+    "ProxyKindAttr",
+    "SHARED_PTR",
+    "SREGS",
+    "SharedSpace",
+    "SharedSpaceAttr",
+    "SpecialRegisterOp",
+    "TENSOR_PTR",
+    "TMAReduxKind",
+    "TMAReduxKindAttr",
+    "TMEM_REGS",
+    "Tcgen05AllocOp",
+    "Tcgen05CpMulticast",
+    "Tcgen05CpMulticastAttr",
+    "Tcgen05CpOp",
+    "Tcgen05CpShapeAttr",
+    "Tcgen05CpSrcFormat",
+    "Tcgen05CpSrcFormatAttr",
+    "Tcgen05DeallocOp",
+    "Tcgen05LdOp",
+    "Tcgen05LdStShapeAttr",
+    "Tcgen05RelinquishAllocPermitOp",
+    "Tcgen05StOp",
+    "Tcgen05WaitKindAttr",
+    "Tcgen05WaitOp",
+    "ThreadIdXOp",
+    "ThreadIdYOp",
+    "ThreadIdZOp",
+    "V4I32",
+    "WarpDimOp",
+    "WarpIdOp",
+    "WarpSizeOp",
+    "addr_space",
+    "ptr",
+    "read_sreg",
+]
