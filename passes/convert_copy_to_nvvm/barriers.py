@@ -89,12 +89,11 @@ class LowerBarrierArriveExpectTx(KernelPattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.BarrierArriveExpectTxOp, rewriter: PatternRewriter, /):
-        kernel = self.kernel(op)
         e = Emit()
         address = barrier_pointer(e, op.barrier, op.index)
         body = Emit()
         body(nvvm.MBarrierArriveExpectTxSharedOp(address, body.const(op.bytes.value.data, i32)))
-        kernel.elected(e, body.ops)
+        self.kernel(op).elected(e, body.ops)
         rewriter.replace(op, e.ops, [])
 
 

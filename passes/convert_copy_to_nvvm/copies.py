@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import prod
 
-from xdsl.dialects import builtin, llvm, scf
-from xdsl.dialects.builtin import IntegerType, MemRefType, i16, i32, i64
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.dialects import llvm, scf
+from xdsl.dialects.builtin import i16, i32, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from copy_dialect import ops as copy
@@ -34,14 +34,6 @@ from copy_dialect.passes.llvm_types import SHARED, lowered, ptr, static_memref
 PEER_BIT_MASK = 0xFFFFFFFFFEFFFFFF
 """Clears the peer bit of a shared::cluster address: the pair's even (leader) CTA."""
 
-TENSOR_MAP_TYPES = {
-    "f16": "FLOAT16",
-    "bf16": "BFLOAT16",
-    "f32": "FLOAT32",
-    "tf32": "TFLOAT32",
-    "f64": "FLOAT64",
-}
-
 
 class LowerPrefetch(KernelPattern):
     """`copy.prefetch` -> `cp.async.bulk.prefetch.tensor` (elected thread)."""
@@ -49,7 +41,7 @@ class LowerPrefetch(KernelPattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.PrefetchOp, rewriter: PatternRewriter, /):
         kernel = self.kernel(op)
-        descriptor = tma_descriptor(op, kernel)
+        descriptor = tma_descriptor(op.geometry(), kernel, written=False)
         body = Emit()
         coords = tma_coordinates(body, lowered(op.indices, body.ops))
         body(nvvm.CpAsyncBulkTensorPrefetchOp(tma_descriptor=descriptor, coordinates=coords))
@@ -76,70 +68,14 @@ class LowerAsyncCopy(KernelPattern):
 # ===----------------------------------------------------------------------=== #
 
 
-def tensor_map_type(element: Attribute, reduction: copy.ReductionKind | None) -> str | None:
-    """The CUtensorMapDataType name a copy of `element` needs (the reduction table decides
-    signedness), or None when the lowering has no map type for it."""
-    if reduction is not None:
-        return copy.reduction_map_type(reduction, element)
-    if isinstance(element, IntegerType):
-        width = element.width.data
-        signed = element.signedness.data == builtin.Signedness.SIGNED
-        if width in (32, 64):
-            return f"{'INT' if signed else 'UINT'}{width}"
-        return {8: "UINT8", 16: "UINT16"}.get(width)
-    name = str(element)
-    if name in TENSOR_MAP_TYPES:
-        return TENSOR_MAP_TYPES[name]
-    if copy.bitwidth(element) == 8:
-        return "UINT8"  # 8-bit floats travel as bytes
-    return None
-
-
-def tma_descriptor(copy_op: copy.AsyncCopyOp | copy.PrefetchOp, kernel: Kernel) -> SSAValue:
-    """The tensor-map parameter for this copy, appended to the kernel on first use."""
-    if isinstance(copy_op, copy.PrefetchOp):
-        gmem, box_dims = copy_op.src, tuple(int(b) for b in copy_op.box.get_values())
-        swizzle, oob, reduction = 16, "zeros", None
-    else:
-        g = copy_op.geometry()
-        gmem, box_dims, swizzle = g.gmem, split_box(copy_op, kernel), g.swizzle_bytes
-        oob = "nan" if copy_op.oob_mode == copy.OOBMode.NAN else "zeros"
-        reduction = None if copy_op.reduction is None else copy_op.reduction.data
-    assert isinstance(gmem_type := gmem.type, MemRefType)
+def tma_descriptor(g: copy.BoxGeometry, kernel: Kernel, written: bool) -> SSAValue:
+    """The tensor-map parameter of a TMA op's box (the box each CTA issues), appended to the
+    kernel on first use; `written`: a TMA store or reduction writes through it."""
     # The verifier guarantees a GMEM kernel argument (B11) of a tensor-map type (C11, E1).
-    assert isinstance(gmem, BlockArgument)
-    assert gmem.block is kernel.fn.body.blocks[0]
-    dtype = tensor_map_type(gmem_type.element_type, reduction)
+    dtype = g.tensor_map_type
     assert dtype is not None
-    rank = gmem_type.get_num_dims()
-    box = (1,) * (rank - len(box_dims)) + box_dims
-    written = isinstance(copy_op, copy.AsyncCopyOp) and not copy_op.is_load
-    return kernel.tensor_map(TensorMap(gmem.index, box, swizzle, oob, dtype), written)
-
-
-def split_box(op: copy.AsyncCopyOp, kernel: Kernel) -> tuple[int, ...]:
-    """The box each CTA loads: the whole box, or for a multicast load its share along the
-    split dimension (see `multicast_split`)."""
-    box = op.geometry().box_shape
-    split = multicast_split(op, kernel)
-    if split is None:
-        return box
-    dim, size = split
-    return box[:dim] + (box[dim] // size,) + box[dim + 1 :]
-
-
-def multicast_split(op: copy.AsyncCopyOp, kernel: Kernel) -> tuple[int, int] | None:
-    """(dim, collective size) of a multicast load: each of the `size` CTAs of the collective
-    group loads 1/size of the box along `dim` (its outermost non-unit dim, so that the slices
-    are contiguous in SMEM) and multicasts it to the whole group."""
-    dims = op.collective_dims
-    if not dims or op.leader_tracked is not None:
-        return None
-    size = prod(kernel.cluster[d] for d in dims)
-    box = op.geometry().box_shape
-    dim = copy.multicast_split_dim(box)
-    assert box[dim] % size == 0  # the verifier guarantees the split (D5)
-    return dim, size
+    key = TensorMap(g.gmem_argument, g.gmem_box, g.swizzle_bytes, g.tensor_map_oob, dtype)
+    return kernel.tensor_map(key, written)
 
 
 def tma_coordinates(e: Emit, indices: Sequence[SSAValue]) -> list[SSAValue]:
@@ -150,7 +86,7 @@ def tma_coordinates(e: Emit, indices: Sequence[SSAValue]) -> list[SSAValue]:
 def tma_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     """A TMA load, store or reduction, issued by the elected thread."""
     g = op.geometry()
-    descriptor = tma_descriptor(op, kernel)
+    descriptor = tma_descriptor(g, kernel, written=not g.is_load)
     body = Emit()
     (smem,) = lowered([g.smem], body.ops)
     smem = body.byte_offset(smem, slot_offset(body, g))
@@ -202,18 +138,15 @@ def tma_load(
         tx = e.const(g.box_bytes, i32)
         e(nvvm.MBarrierArriveExpectTxSharedOp(bar, tx))
     mask, group = None, None
-    split = multicast_split(op, kernel)
     if op.leader_tracked is not None:
         bar, indices = leader_tracked(e, op, kernel, g, bar, indices)
         group = "cta_2"
-    elif split is not None:
-        dim, size = split
+    elif (split := g.multicast) is not None:
+        assert split.divides  # rule D5
         rank, mask = collective_position(e, op, kernel)
-        share = g.box_shape[dim] // size
-        gmem_dim = len(indices) - len(g.box_shape) + dim
-        indices[gmem_dim] = e.add(indices[gmem_dim], e.mul(rank, share))
-        share_bytes = g.box_bytes // size
-        smem = e.byte_offset(smem, e.mul(rank, share_bytes))
+        gmem_dim = g.gmem_dim(split.dim)
+        indices[gmem_dim] = e.add(indices[gmem_dim], e.mul(rank, split.share_extent))
+        smem = e.byte_offset(smem, e.mul(rank, g.box_bytes // split.size))
     e(
         nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
             dst=smem,
@@ -245,7 +178,7 @@ def leader_tracked(
     index, _ = collective_position(e, op, kernel)
     axis = op.leader_tracked.partition_axis
     if axis is not None:
-        gmem_dim = len(indices) - len(g.box_shape) + axis
+        gmem_dim = g.gmem_dim(axis)
         indices = list(indices)
         indices[gmem_dim] = e.add(indices[gmem_dim], e.mul(index, g.box_shape[axis]))
     if op.arrives:
@@ -314,9 +247,7 @@ def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     """A cp.async load: a loop of the block's threads over the box's chunks."""
     g = op.geometry()
     shape, strides = static_memref(g.gmem_type, op)
-    bits = copy.bitwidth(g.element_type) or 8
-    box = (1,) * (len(shape) - len(g.box_shape)) + g.box_shape
-    row_bytes = box[-1] * bits // 8
+    bits, box = g.element_bits, g.gmem_box
     # The chunk divides the box row, every GMEM stride and a constant innermost
     # coordinate (a 300-element f16 row is 600 bytes: 8-byte chunks); the verifier
     # guarantees there is one (H2) and that `cache cg` gets 16 bytes (H6). A dynamic
@@ -327,7 +258,7 @@ def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
         modifier = "cg"
     else:
         modifier = "cg" if chunk == 16 else "ca"
-    chunks_per_row = row_bytes // chunk
+    chunks_per_row = g.row_bytes // chunk
     elems_per_chunk = chunk * 8 // bits
     total = prod(box[:-1]) * chunks_per_row
 

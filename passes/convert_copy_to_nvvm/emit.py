@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import llvm, scf
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect.passes import nvvm
@@ -73,6 +73,10 @@ class Emit:
         assert isinstance(ptr_type := base.type, llvm.LLVMPointerType)
         gep = llvm.GEPOp.from_mixed_indices(base, [offset], IntegerType(8), result_type=ptr_type)
         return self(gep).results[0]
+
+    def bitcast(self, value: SSAValue, type: Attribute) -> SSAValue:
+        """`value` as `type` (itself where it has that type already)."""
+        return value if value.type == type else self(llvm.BitcastOp(value, type)).results[0]
 
     def ptrtoint(self, address: SSAValue, type: IntegerType = i64) -> SSAValue:
         return self(llvm.PtrToIntOp(address, type)).results[0]

@@ -41,18 +41,16 @@ class LowerTmemAlloc(KernelPattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.TmemAllocOp, rewriter: PatternRewriter, /):
         kernel = self.kernel(op)
-        assert isinstance(t := op.result.type, MemRefType)
         e = Emit()
         slot = kernel.arena_address(e, op)
-        ncols = e.const(copy.tmem_columns(t), i32)
-        alloc: list[Operation] = [nvvm.Tcgen05AllocOp(slot, ncols)]
+        alloc: list[Operation] = [nvvm.Tcgen05AllocOp(slot, allocated_columns(e, op.result))]
         if op is kernel.relinquish_after:
             alloc.append(nvvm.Tcgen05RelinquishAllocPermitOp())
         kernel.warp0(e, alloc)
         e(nvvm.Barrier0Op())
         address = e(llvm.LoadOp(slot, i32)).results[0]
         tmem = e.inttoptr(address, ptr(TENSOR))
-        rewriter.replace(op, e.ops, [cast(tmem, t, e.ops)])
+        rewriter.replace(op, e.ops, [cast(tmem, op.result.type, e.ops)])
 
 
 class LowerTmemDealloc(KernelPattern):
@@ -60,13 +58,11 @@ class LowerTmemDealloc(KernelPattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.TmemDeallocOp, rewriter: PatternRewriter, /):
-        kernel = self.kernel(op)
-        assert isinstance(t := op.tmem.type, MemRefType)
         e = Emit()
         (tmem,) = lowered([op.tmem], e.ops)
         e(nvvm.Barrier0Op())
-        ncols = e.const(copy.tmem_columns(t), i32)
-        kernel.warp0(e, [nvvm.Tcgen05DeallocOp(tmem, ncols)])
+        ncols = allocated_columns(e, op.tmem)
+        self.kernel(op).warp0(e, [nvvm.Tcgen05DeallocOp(tmem, ncols)])
         rewriter.replace(op, e.ops, [])
 
 
@@ -75,25 +71,18 @@ class LowerTmemLoad(KernelPattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.TmemLoadOp, rewriter: PatternRewriter, /):
-        kernel = self.kernel(op)
-        assert isinstance(result_type := op.result.type, VectorType)
         e = Emit()
-        address = warp_tmem_address(e, kernel, op.tmem, op.column)
-        n = result_type.get_shape()[0]
-        vector_type = to_llvm_type(result_type)
-        offset = None if op.offset is None else e.const(op.offset.value.data, i64)
-        if op.reduce is None:
-            raw = e(
-                nvvm.Tcgen05LdOp(
-                    address, shape=op.shape.data.value, result_type=tmem_registers(n), offset=offset
-                )
-            ).results[0]
-            value = raw
-            if raw.type != vector_type:  # f32 lanes, or one register for a vector<1x...>
-                value = e(llvm.BitcastOp(raw, vector_type)).results[0]
-            replace_with_casts(rewriter, op, e.ops, [value])
+        address = warp_tmem_address(e, self.kernel(op), op)
+        offset = half_split_offset(e, op)
+        if op.reduce is not None:
+            replace_with_casts(rewriter, op, e.ops, tmem_load_reduce(e, op, address))
             return
-        replace_with_casts(rewriter, op, e.ops, tmem_load_reduce(e, op, address))
+        registers = tmem_registers(op.result.type)
+        shape = op.shape.data.value
+        raw = e(nvvm.Tcgen05LdOp(address, shape=shape, result_type=registers, offset=offset))
+        # f32 lanes, or one register for a vector<1x...>
+        value = e.bitcast(raw.results[0], to_llvm_type(op.result.type))
+        replace_with_casts(rewriter, op, e.ops, [value])
 
 
 class LowerTmemStore(KernelPattern):
@@ -101,15 +90,12 @@ class LowerTmemStore(KernelPattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.TmemStoreOp, rewriter: PatternRewriter, /):
-        kernel = self.kernel(op)
-        assert isinstance(value_type := op.value.type, VectorType)
         e = Emit()
-        address = warp_tmem_address(e, kernel, op.tmem, op.column)
+        address = warp_tmem_address(e, self.kernel(op), op)
         (value,) = lowered([op.value], e.ops)
-        raw_type = tmem_registers(value_type.get_shape()[0])
-        if value.type != raw_type:  # f32 lanes, or one register for a vector<1x...>
-            value = e(llvm.BitcastOp(value, raw_type)).results[0]
-        offset = None if op.offset is None else e.const(op.offset.value.data, i64)
+        # f32 lanes, or one register for a vector<1x...>
+        value = e.bitcast(value, tmem_registers(op.value.type))
+        offset = half_split_offset(e, op)
         e(nvvm.Tcgen05StOp(address, value, shape=op.shape.data.value, offset=offset))
         rewriter.replace(op, e.ops, [])
 
@@ -148,11 +134,11 @@ class LowerSmemToTmem(KernelPattern):
         rewriter.replace(op, e.ops, [])
 
 
-def warp_tmem_address(e: Emit, kernel: Kernel, tmem: SSAValue, column: SSAValue) -> SSAValue:
+def warp_tmem_address(e: Emit, kernel: Kernel, op: copy.TmemLoadOp | copy.TmemStoreOp) -> SSAValue:
     """The TMEM address a warp's tcgen05.ld/st uses: its lane quarter (warp % 4) * 32 in the
-    high half, plus the column."""
-    (base,) = lowered([tmem], e.ops)
-    (col,) = lowered([column], e.ops)
+    high half, plus the op's column."""
+    (base,) = lowered([op.tmem], e.ops)
+    (col,) = lowered([op.column], e.ops)
     quarter = e.binary(llvm.URemOp, e.binary(llvm.UDivOp, kernel.tid, 32), 4)
     lane = e.binary(llvm.ShlOp, e.mul(quarter, 32), 16)
     base_int = e.ptrtoint(base, i32)
@@ -160,9 +146,22 @@ def warp_tmem_address(e: Emit, kernel: Kernel, tmem: SSAValue, column: SSAValue)
     return e.inttoptr(address, ptr(TENSOR))
 
 
-def tmem_registers(n: int) -> Attribute:
-    """The type of `n` 32-bit registers of a tcgen05.ld/st: i32 for one (as NVVM's
+def allocated_columns(e: Emit, tmem: SSAValue) -> SSAValue:
+    """i32: the columns the allocation of a TMEM ref holds."""
+    assert isinstance(t := tmem.type, MemRefType)
+    return e.const(copy.tmem_columns(t), i32)
+
+
+def half_split_offset(e: Emit, op: copy.TmemLoadOp | copy.TmemStoreOp) -> SSAValue | None:
+    """The i64 immHalfSplitoff of a `.16x32bx2` access, None for other shapes."""
+    return None if op.offset is None else e.const(op.offset.value.data, i64)
+
+
+def tmem_registers(vector: Attribute) -> Attribute:
+    """The 32-bit registers a tcgen05.ld/st of `vector` takes: i32 for one (as NVVM's
     tcgen05.ld/st take it), else vector<n x i32>."""
+    assert isinstance(vector, VectorType)
+    n = vector.get_shape()[0]
     return i32 if n == 1 else VectorType(i32, [n])
 
 
