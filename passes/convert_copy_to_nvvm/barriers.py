@@ -26,15 +26,6 @@ TRY_WAIT_TICKS = 10_000_000
 """Suspend-time hint of `mbarrier.try_wait` (ns), as CUTLASS uses."""
 
 
-def barrier_pointer(e: Emit, barrier: SSAValue, index: SSAValue | None) -> SSAValue:
-    """The `!llvm.ptr<3>` of barrier `index` of a group (its first without an index)."""
-    (group,) = lowered([barrier], e.ops)
-    if index is None:
-        return group
-    (i,) = lowered([index], e.ops)
-    return e.byte_offset(group, e.mul(i, 8))
-
-
 class LowerBarrierInit(KernelPattern):
     """`copy.barrier_init` -> `mbarrier.init` (elected thread), fence, block/cluster barrier."""
 
@@ -112,3 +103,12 @@ class LowerBarrierWait(KernelPattern):
         else:
             e(nvvm.MBarrierTestWaitParitySharedOp(address, phase))
         rewriter.replace(op, e.ops, [])
+
+
+def barrier_pointer(e: Emit, barrier: SSAValue, index: SSAValue | None) -> SSAValue:
+    """The `!llvm.ptr<3>` of barrier `index` of a group (its first without an index)."""
+    (group,) = lowered([barrier], e.ops)
+    if index is None:
+        return group
+    (i,) = lowered([index], e.ops)
+    return e.byte_offset(group, e.mul(i, 8))

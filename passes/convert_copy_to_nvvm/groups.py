@@ -41,8 +41,7 @@ class LowerCommitGroup(KernelPattern):
 
 
 class LowerWaitGroup(KernelPattern):
-    """`copy.wait_group` -> `cp.async.bulk.wait_group{.read}` (elected) or
-    `cp.async.wait_group`, then a block barrier."""
+    """`copy.wait_group` -> `cp.async{.bulk}.wait_group` (bulk: elected thread), block barrier."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.WaitGroupOp, rewriter: PatternRewriter, /):
