@@ -28,8 +28,9 @@ Deviations from Mosaic GPU, each settled in docs/design.md:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import auto
+from functools import cached_property
 from math import gcd, prod
 
 from xdsl.dialects import arith, func, gpu, memref
@@ -51,7 +52,6 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     NoneAttr,
-    ReducedPrecisionFloatType,
     Signedness,
     StridedLayoutAttr,
     StringAttr,
@@ -781,11 +781,7 @@ def tma_supports_dtype(t: Attribute) -> bool:
     f16/bf16/tf32/f32/f64, and the 8-bit floats (encoded as unsigned bytes). Packed 4-bit
     elements (i4, f4E2M1FN: the 16U4 map types with their own alignment rules) have no
     tensor-map data type in the lowering yet."""
-    if isinstance(t, IntegerType):
-        return t.width.data in (8, 16, 32, 64)
-    if isinstance(t, ReducedPrecisionFloatType):
-        return t.bitwidth == 8 or isinstance(t, FloatTF32Type)
-    return isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type)
+    return tensor_map_type(t) is not None
 
 
 def check_tma_dtype(elt: Attribute) -> None:
@@ -806,32 +802,105 @@ def check_tma_dtype(elt: Attribute) -> None:
 
 
 # ===----------------------------------------------------------------------=== #
-# copy.async_copy
+# Geometry: what a TMA or cp.async op moves, decoded once
 # ===----------------------------------------------------------------------=== #
+
+TENSOR_MAP_TYPES = {
+    "f16": "FLOAT16",
+    "bf16": "BFLOAT16",
+    "f32": "FLOAT32",
+    "tf32": "TFLOAT32",
+    "f64": "FLOAT64",
+}
+"""The `CUtensorMapDataType` (without its prefix) of each float type with a map type of its
+own; integers and 8-bit floats are mapped in `tensor_map_type`."""
+
+
+def tensor_map_type(element_type: Attribute, reduction: ReductionKind | None = None) -> str | None:
+    """The `CUtensorMapDataType` name (FLOAT32, UINT64, ...) a TMA op on `element_type`
+    encodes its tensor map with, or None where no map type exists (rule C11). For a
+    reduction the reduction table decides (`reduction_map_type`: the signedness of a min/max
+    goes into the map type); otherwise integers are unsigned unless the type is signed, and
+    8-bit floats travel as bytes."""
+    if reduction is not None:
+        return reduction_map_type(reduction, element_type)
+    if isinstance(element_type, IntegerType):
+        width = element_type.width.data
+        if width in (32, 64):
+            signed = element_type.signedness.data == Signedness.SIGNED
+            return f"{'INT' if signed else 'UINT'}{width}"
+        return {8: "UINT8", 16: "UINT16"}.get(width)
+    if (name := str(element_type)) in TENSOR_MAP_TYPES:
+        return TENSOR_MAP_TYPES[name]
+    if isinstance(element_type, AnyFloat) and bitwidth(element_type) == 8:
+        return "UINT8"
+    return None
 
 
 @dataclass(frozen=True)
-class CopyGeometry:
-    """What a `copy.async_copy` moves, by memory space rather than by src/dst."""
+class MulticastSplit:
+    """How a multicast load shares its box: each of the `size` CTAs of the collective group
+    issues 1/size of the box along box dim `dim` (the outermost dim larger than 1, so that
+    the shares lie back to back in SMEM) and multicasts it to the whole group."""
 
-    is_load: bool
-    """GMEM -> SMEM (else SMEM -> GMEM)."""
-    gmem: SSAValue
-    smem: SSAValue
-    gmem_type: MemRefType
-    smem_type: MemRefType
-    gmem_indices: tuple[SSAValue, ...]
-    smem_indices: tuple[SSAValue, ...]
-    """Slot indices on the SMEM ref's leading dims."""
+    dim: int
+    """The box dim the box is split along (`multicast_split_dim`)."""
+    size: int
+    """The CTAs of the collective group: the cluster's extent over the collective dims."""
+    box_shape: tuple[int, ...]
+    """The whole box."""
 
     @property
-    def box_shape(self) -> tuple[int, ...]:
-        """The copied box: the SMEM ref's dims after its slot indices."""
-        return self.smem_type.get_shape()[len(self.smem_indices) :]
+    def divides(self) -> bool:
+        """Whether `size` divides the box along `dim` (rule D5 requires it)."""
+        return self.box_shape[self.dim] % self.size == 0
+
+    @property
+    def share_extent(self) -> int:
+        """Elements along `dim` each CTA issues: CTA `r` of the group starts `r` times this
+        further along the split dim."""
+        return self.box_shape[self.dim] // self.size
+
+    @property
+    def share(self) -> tuple[int, ...]:
+        """The box each CTA issues."""
+        box, dim = self.box_shape, self.dim
+        return box[:dim] + (self.share_extent,) + box[dim + 1 :]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoxGeometry:
+    """The box of a GMEM array that a copy or a prefetch addresses, and the tensor map that
+    describes it (for TMA). `PrefetchOp.geometry()` gives this; `AsyncCopyOp.geometry()` a
+    `CopyGeometry`, which adds the SMEM side."""
+
+    gmem: SSAValue
+    gmem_type: MemRefType
+    gmem_indices: tuple[SSAValue, ...]
+    """The box origin, one index per GMEM dim (rule K1)."""
+    box_shape: tuple[int, ...]
+    """The box, outermost dim first; it may leave out leading GMEM dims (copied with size 1)."""
+    swizzle_bytes: int
+    """The SMEM swizzle span in bytes, 16 for none."""
+    oob: OOBMode
+    """What out-of-bounds parts of the box do (the op's `oob`, else its default)."""
+    reduction: ReductionKind | None
+    """The reduction a TMA store applies, None for a plain copy."""
 
     @property
     def element_type(self) -> Attribute:
         return self.gmem_type.element_type
+
+    @property
+    def element_bits(self) -> int:
+        """Bits an element occupies in memory (`bitwidth`; 8 for a non-numeric element type,
+        which rule B8 rejects)."""
+        return bitwidth(self.element_type) or 8
+
+    @property
+    def row_bytes(self) -> int:
+        """Bytes of one innermost row of the box (whole bytes: rules B8, C12)."""
+        return self.box_shape[-1] * self.element_bits // 8
 
     @property
     def box_bytes(self) -> int:
@@ -839,8 +908,89 @@ class CopyGeometry:
         return prod(self.box_shape) * (bitwidth(self.element_type) or 0) // 8
 
     @property
-    def swizzle_bytes(self) -> int:
-        return swizzle_of(self.smem_type)
+    def issued_box(self) -> tuple[int, ...]:
+        """The box each CTA issues: the whole box."""
+        return self.box_shape
+
+    def gmem_dim(self, box_dim: int) -> int:
+        """The GMEM dim that box dim `box_dim` runs along (the box aligns with the innermost
+        GMEM dims)."""
+        return self.gmem_type.get_num_dims() - len(self.box_shape) + box_dim
+
+    @property
+    def gmem_box(self) -> tuple[int, ...]:
+        """`issued_box` with a 1 for each GMEM dim it leaves out: one entry per GMEM dim,
+        outermost first (the box of the tensor map)."""
+        box = self.issued_box
+        return (1,) * (self.gmem_type.get_num_dims() - len(box)) + box
+
+    @property
+    def gmem_argument(self) -> int:
+        """The index of the GMEM ref among the kernel's arguments: for a TMA op, whose GMEM
+        ref is a kernel argument (rule B11)."""
+        assert isinstance(self.gmem, BlockArgument)
+        return self.gmem.index
+
+    @property
+    def tensor_map_type(self) -> str | None:
+        """The tensor map's `CUtensorMapDataType` name (`tensor_map_type`); a TMA op that
+        verifies has one (rules C11, E1)."""
+        return tensor_map_type(self.element_type, self.reduction)
+
+    @property
+    def tensor_map_oob(self) -> str:
+        """The tensor map's out-of-bounds fill: "nan" or "zeros"."""
+        return "nan" if self.oob == OOBMode.NAN else "zeros"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CopyGeometry(BoxGeometry):
+    """What a `copy.async_copy` moves, by memory space rather than by src/dst: the GMEM box,
+    the SMEM slot and, for a multicast load, each CTA's share."""
+
+    is_load: bool
+    """GMEM -> SMEM (else SMEM -> GMEM)."""
+    smem: SSAValue
+    smem_type: MemRefType
+    smem_indices: tuple[SSAValue, ...]
+    """Slot indices on the SMEM ref's leading dims; the remaining dims are the box."""
+    collective_dims: tuple[int, ...]
+    """The cluster dims a collective copy is shared over, () for none."""
+    leader_tracked: bool
+    """A leader-tracked copy of a CTA pair (each CTA issues its whole box)."""
+    op: Operation = field(compare=False, repr=False)
+    """The op decoded, whose kernel gives the cluster shape."""
+
+    @cached_property
+    def cluster(self) -> tuple[int, int, int]:
+        """The cluster shape of the kernel around the copy, (1, 1, 1) when it has none."""
+        return cluster_shape(self.op)
+
+    @cached_property
+    def multicast(self) -> MulticastSplit | None:
+        """How a multicast load splits its box over its collective group (collective dims
+        valid: rule D7); None for a copy that is not collective or is leader-tracked."""
+        if not self.collective_dims or self.leader_tracked:
+            return None
+        size = prod(self.cluster[d] for d in self.collective_dims)
+        return MulticastSplit(multicast_split_dim(self.box_shape), size, self.box_shape)
+
+    @property
+    def issued_box(self) -> tuple[int, ...]:
+        """The box each CTA issues: its share for a multicast load, else the whole box."""
+        return self.box_shape if self.multicast is None else self.multicast.share
+
+    @property
+    def share_bytes(self) -> int:
+        """The SMEM bytes the box each CTA issues occupies (`smem_bytes`: rows padded to the
+        swizzle span); the shares of a multicast load lie back to back, CTA `r`'s at
+        `r * share_bytes` into the slot (rules D5, TR11 keep each aligned)."""
+        return smem_bytes(self.issued_box, self.element_type, self.swizzle_bytes)
+
+
+# ===----------------------------------------------------------------------=== #
+# copy.async_copy
+# ===----------------------------------------------------------------------=== #
 
 
 @irdl_op_definition
@@ -939,7 +1089,8 @@ class AsyncCopyOp(IRDLOperation):
     # -- derived facts, used by the verifier and by the lowering ------------------------
 
     def geometry(self) -> CopyGeometry:
-        """Direction, operands by memory space and the box, decoded once."""
+        """Direction, operands by memory space, the box and its tensor map, decoded once
+        (for the verifier and the lowering)."""
         src, dst = self.operands[0], self.operands[1]
         assert isinstance(src_type := src.type, MemRefType)
         assert isinstance(dst_type := dst.type, MemRefType)
@@ -949,9 +1100,28 @@ class AsyncCopyOp(IRDLOperation):
         src_indices = tuple(self.operands[2 : 2 + n_src])
         dst_indices = tuple(self.operands[2 + n_src : 2 + n_src + n_dst])
         is_load = memory_space(src_type) == GMEM
-        if is_load:
-            return CopyGeometry(True, src, dst, src_type, dst_type, src_indices, dst_indices)
-        return CopyGeometry(False, dst, src, dst_type, src_type, dst_indices, src_indices)
+        gmem, gmem_type, gmem_indices = (
+            (src, src_type, src_indices) if is_load else (dst, dst_type, dst_indices)
+        )
+        smem, smem_type, smem_indices = (
+            (dst, dst_type, dst_indices) if is_load else (src, src_type, src_indices)
+        )
+        return CopyGeometry(
+            gmem=gmem,
+            gmem_type=gmem_type,
+            gmem_indices=gmem_indices,
+            box_shape=smem_type.get_shape()[len(smem_indices) :],
+            swizzle_bytes=swizzle_of(smem_type),
+            oob=self.oob_mode,
+            reduction=None if self.reduction is None else self.reduction.data,
+            is_load=is_load,
+            smem=smem,
+            smem_type=smem_type,
+            smem_indices=smem_indices,
+            collective_dims=self.collective_dims,
+            leader_tracked=self.leader_tracked is not None,
+            op=self,
+        )
 
     @property
     def is_load(self) -> bool:
@@ -1409,7 +1579,7 @@ class AsyncCopyOp(IRDLOperation):
         if self.reduction is None:
             return
         kind, elt = self.reduction.data, g.element_type
-        map_type = reduction_map_type(kind, elt)
+        map_type = g.tensor_map_type
         # rule: E1, E5
         if map_type is None or reduction_map_op(kind, elt) not in REDUCTIONS_BY_MAP[map_type]:
             supported = sorted(REDUCTIONS_BY_MAP.get(map_type or "", ()))
@@ -1446,10 +1616,8 @@ class AsyncCopyOp(IRDLOperation):
                 note="name each cluster dimension the copy is shared over once",
             )
         target = enclosing_target(self)
-        cluster = cluster_shape(self)
-        size = prod(cluster[d] for d in dims)
         if self.leader_tracked is not None:
-            self._verify_leader_tracked(g, dims, cluster, target)
+            self._verify_leader_tracked(g, dims, g.cluster, target)
             return
         # rule: A4
         if target is not None and not target.has_multicast:
@@ -1459,19 +1627,22 @@ class AsyncCopyOp(IRDLOperation):
                 note=".multicast::cluster is an arch-specific feature: use sm_90a rather than "
                 "sm_90",
             )
+        split = g.multicast
+        assert split is not None
+        size, dim, box = split.size, split.dim, g.box_shape
         # rule: D5
         if size < 2:
             raise Error(
                 f"a collective copy over cluster dims {list(dims)} needs a cluster larger "
-                f"than 1 along them, got cluster {list(cluster)}",
+                f"than 1 along them, got cluster {list(g.cluster)}",
                 note="set copy.cluster = array<i32: x, y, z> on the kernel, or drop collective",
             )
-        box, bits = g.box_shape, bitwidth(g.element_type) or 8
-        dim = multicast_split_dim(box)
-        share = box[:dim] + (box[dim] // size,) + box[dim + 1 :]
+        share = split.share
         innermost = dim == len(box) - 1
         # rule: D5
-        if box[dim] % size or (innermost and (g.swizzle_bytes != 16 or share[-1] * bits % 128)):
+        if not split.divides or (
+            innermost and (g.swizzle_bytes != 16 or share[-1] * g.element_bits % 128)
+        ):
             raise Error(
                 f"None of the leading dimensions in the transformed slice shape {list(box)} "
                 f"is divisible by the collective size {size}",
@@ -1480,7 +1651,7 @@ class AsyncCopyOp(IRDLOperation):
                 f"of {size}, e.g. {-(-box[dim] // size) * size}"
                 + (" (an unswizzled innermost dim of whole 16-byte chunks)" if innermost else ""),
             )
-        share_bytes = smem_bytes(share, g.element_type, g.swizzle_bytes)
+        share_bytes = g.share_bytes
         required = max(128, swizzle_period(g.swizzle_bytes))
         # rule: D5, TR11
         if share_bytes % required:
@@ -1750,9 +1921,23 @@ class PrefetchOp(IRDLOperation):
             properties={"box": DenseArrayBase.from_list(i64, box)},
         )
 
-    def verify_(self) -> None:
+    def geometry(self) -> BoxGeometry:
+        """The prefetched box and its tensor map (unswizzled, out-of-bounds parts zeros),
+        decoded once (for the verifier and the lowering)."""
         assert isinstance(src_type := self.src.type, MemRefType)
-        box = tuple(int(b) for b in self.box.get_values())
+        return BoxGeometry(
+            gmem=self.src,
+            gmem_type=src_type,
+            gmem_indices=tuple(self.indices),
+            box_shape=tuple(int(b) for b in self.box.get_values()),
+            swizzle_bytes=layout.UNSWIZZLED,
+            oob=OOBMode.ZEROS,
+            reduction=None,
+        )
+
+    def verify_(self) -> None:
+        g = self.geometry()
+        src_type, box = g.gmem_type, g.box_shape
         # rule: B2
         if memory_space(src_type) != GMEM:
             raise Error(

@@ -86,6 +86,40 @@ def test_derived_facts_of_a_copy():
     assert load.resolved_implementation() == copy.Implementation.TMA
 
 
+def test_geometry_of_a_multicast_load_and_a_prefetch():
+    def build(b, args):
+        c0 = b.insert(arith.ConstantOp.from_int_and_width(0, IndexType())).result
+        buf = b.insert(copy.AllocSmemOp(SMEM)).result
+        bars = b.insert(copy.BarrierInitOp(2, arrivals=1)).result
+        b.insert(
+            copy.AsyncCopyOp(
+                args[0],
+                buf,
+                src_indices=[c0, c0],
+                dst_indices=[c0],
+                barrier=bars,
+                barrier_index=c0,
+                collective=[0],
+            )
+        )
+        b.insert(copy.PrefetchOp(args[0], [c0, c0], [64]))
+
+    module = kernel([GMEM], build, cluster=[2, 1, 1])
+    module.verify()
+    (load,) = [op for op in module.walk() if isinstance(op, copy.AsyncCopyOp)]
+    g = load.geometry()
+    assert g.cluster == (2, 1, 1)
+    assert g.multicast == copy.MulticastSplit(dim=0, size=2, box_shape=(64, 32))
+    assert g.issued_box == g.gmem_box == (32, 32)
+    assert g.share_bytes == 32 * 128
+    assert g.box_bytes == 64 * 32 * 4
+    assert (g.element_bits, g.row_bytes, g.gmem_dim(0)) == (32, 128, 0)
+    assert (g.gmem_argument, g.tensor_map_type, g.tensor_map_oob) == (0, "FLOAT32", "zeros")
+    (prefetch,) = [op for op in module.walk() if isinstance(op, copy.PrefetchOp)]
+    p = prefetch.geometry()
+    assert (p.gmem_box, p.swizzle_bytes, p.tensor_map_type) == ((1, 64), 16, "FLOAT32")
+
+
 def test_target_chooses_the_implementation():
     def build(b, args):
         c0 = b.insert(arith.ConstantOp.from_int_and_width(0, IndexType())).result

@@ -1,0 +1,151 @@
+"""Lowers the `copy` dialect to the `nvvm` dialect (plus `llvm`, `scf` and casts).
+
+The pass works kernel by kernel. For each function that holds copy ops it first lays out the
+kernel's shared memory (every `copy.alloc_smem` buffer, every barrier group and the TMEM
+address slots, in one dynamic-shared-memory arena, each at its alignment), emits a prologue
+(the arena's base, the elected thread, the thread count), and appends one tensor-map
+parameter per distinct TMA descriptor the kernel's copies need. The kernel ABI (its
+parameters, block, cluster and shared-memory size) is recorded on the function as `copy.abi`
+for the runtime. Then one pattern per op rewrites the copies.
+
+The modules, one per op family: `emit` (the llvm builders), `kernel` (the kernel's facts,
+arena, prologue and ABI), `copies` (TMA and cp.async copies, prefetches, tensor maps),
+`groups` (bulk and cp.async groups, fences), `barriers`, `smem`, `tmem`; this one holds the
+pass.
+
+Who issues what (the semantics the verifier's rules assume):
+- TMA copies, prefetches, `barrier_arrive_expect_tx` and bulk-group commit/wait are issued by
+  one elected thread (thread 0 of the block); a bulk `wait_group` ends with a block barrier so
+  that every thread may then reuse the SMEM;
+- cp.async copies are issued by all threads of the block together, 4-, 8- or 16-byte chunks
+  each; a cp.async `wait_group` ends with a block barrier;
+- `barrier_init` is done by the elected thread, then fenced and synchronized (cluster-wide when
+  the kernel has a cluster); `barrier_arrive` and `barrier_wait` are executed by every thread
+  that reaches them;
+- `fence_async_shared` is `fence.proxy.async.shared::cta` followed by a block barrier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func, llvm
+from xdsl.dialects.builtin import IntegerType, UnitAttr
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.utils.exceptions import PassFailedException
+
+from copy_dialect import ops as copy
+from copy_dialect.passes.convert_copy_to_nvvm.barriers import (
+    LowerBarrierArrive,
+    LowerBarrierArriveExpectTx,
+    LowerBarrierInit,
+    LowerBarrierWait,
+)
+from copy_dialect.passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerPrefetch
+from copy_dialect.passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
+from copy_dialect.passes.convert_copy_to_nvvm.groups import (
+    LowerCommitGroup,
+    LowerFence,
+    LowerWaitGroup,
+)
+from copy_dialect.passes.convert_copy_to_nvvm.kernel import (
+    ARENA_ALIGNMENT,
+    ARENA_SYMBOL,
+    Kernel,
+    enclosing_function,
+    kernel_abi,
+    layout_arena,
+    open_kernel,
+)
+from copy_dialect.passes.convert_copy_to_nvvm.smem import LowerAllocSmem
+from copy_dialect.passes.convert_copy_to_nvvm.tmem import (
+    LowerSmemToTmem,
+    LowerTmemAlloc,
+    LowerTmemDealloc,
+    LowerTmemLoad,
+    LowerTmemStore,
+    LowerTmemWait,
+)
+from copy_dialect.passes.llvm_types import SHARED
+from copy_dialect.target import TARGETS, Target
+
+__all__ = ["Arith", "ConvertCopyToNVVMPass", "Emit", "fail", "layout_arena"]
+
+
+@dataclass(frozen=True)
+class ConvertCopyToNVVMPass(ModulePass):
+    """Lowers the `copy` dialect to `nvvm` for the module's target (or `target`)."""
+
+    name = "convert-copy-to-nvvm"
+
+    target: str = ""
+    """Overrides the module's `copy.target` (sm_80, sm_90a, sm_100a, ...)."""
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        target = self.resolve_target(op)
+        for inner in op.walk():
+            if inner.dialect_name() == "copy" and enclosing_function(inner) is None:
+                raise fail(inner, "must be inside a func.func kernel to be lowered")
+        kernels: dict[func.FuncOp, Kernel] = {}
+        for fn in op.walk():
+            if isinstance(fn, func.FuncOp) and any(o.dialect_name() == "copy" for o in fn.walk()):
+                kernels[fn] = open_kernel(target, fn)
+        original_args = {fn: len(fn.function_type.inputs) for fn in kernels}
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [
+                    LowerAllocSmem(kernels),
+                    LowerBarrierInit(kernels),
+                    LowerBarrierArrive(kernels),
+                    LowerBarrierArriveExpectTx(kernels),
+                    LowerBarrierWait(kernels),
+                    LowerFence(kernels),
+                    LowerCommitGroup(kernels),
+                    LowerWaitGroup(kernels),
+                    LowerPrefetch(kernels),
+                    LowerAsyncCopy(kernels),
+                    LowerTmemAlloc(kernels),
+                    LowerTmemDealloc(kernels),
+                    LowerTmemLoad(kernels),
+                    LowerTmemStore(kernels),
+                    LowerTmemWait(kernels),
+                    LowerSmemToTmem(kernels),
+                ],
+                # The prologue's values get their uses only as the copies are rewritten.
+                dce_enabled=False,
+            ),
+            apply_recursively=False,
+        ).rewrite_module(op)
+        for fn, kernel in kernels.items():
+            fn.attributes["copy.abi"] = kernel_abi(kernel, original_args[fn])
+            # Copies need the kernel's tensor-map parameters and SMEM arena: a function
+            # that holds them is a kernel entry.
+            fn.attributes["gpu.kernel"] = UnitAttr()
+        if any(kernel.arena_bytes for kernel in kernels.values()):
+            global_op = llvm.GlobalOp(
+                llvm.LLVMArrayType(0, IntegerType(8)),
+                ARENA_SYMBOL,
+                "external",
+                addr_space=SHARED,
+                alignment=ARENA_ALIGNMENT,
+            )
+            op.body.block.insert_op_before(global_op, op.body.block.first_op)  # type: ignore[arg-type]
+
+    def resolve_target(self, module: builtin.ModuleOp) -> Target:
+        name = self.target
+        if not name:
+            attr = module.attributes.get("copy.target")
+            if not isinstance(attr, copy.TargetAttr):
+                raise PassFailedException(
+                    "convert-copy-to-nvvm needs a target: give the module "
+                    'copy.target = #copy.target<"sm_90a">, or pass --target sm_90a to '
+                    'copy-opt (target=sm_90a to the pass: "convert-copy-to-nvvm{target=sm_90a}")'
+                )
+            name = attr.arch.data
+        if name not in TARGETS:
+            raise PassFailedException(
+                f"unknown target '{name}': expected one of {', '.join(TARGETS)}"
+            )
+        return TARGETS[name]

@@ -1,0 +1,312 @@
+"""Lowers the copies, `copy.async_copy` and `copy.prefetch`, and owns their tensor maps.
+
+- A TMA copy or prefetch is issued by the elected thread through a tensor-map parameter of
+  the kernel (one per distinct descriptor, appended on first use):
+  - a load arrives on its barrier expecting the box bytes (unless `arrive = false`) and
+    issues `cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes`; a
+    multicast load issues this CTA's share of the box with `.multicast::cluster` and the mask
+    of its collective group; a leader-tracked load (`.cta_group::2`) signals the barrier of
+    its CTA pair's leader;
+  - a store is `cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group`, a reduction
+    `cp.reduce.async.bulk.tensor`; a user predicate is and-ed with the elected thread.
+- A cp.async copy is issued by every thread of the block together: 16-byte chunks (8 or 4
+  when a row is not a multiple of 16) with `cp.async.{cg,ca}.shared.global`; with `oob zeros`
+  each chunk's source size is clipped to the array, and cp.async zero-fills the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+
+from xdsl.dialects import llvm, scf
+from xdsl.dialects.builtin import i16, i32, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
+
+from copy_dialect import ops as copy
+from copy_dialect.passes import nvvm
+from copy_dialect.passes.convert_copy_to_nvvm.barriers import barrier_pointer
+from copy_dialect.passes.convert_copy_to_nvvm.emit import Arith, Emit
+from copy_dialect.passes.convert_copy_to_nvvm.kernel import Kernel, KernelPattern, TensorMap
+from copy_dialect.passes.llvm_types import SHARED, lowered, ptr, static_memref
+
+PEER_BIT_MASK = 0xFFFFFFFFFEFFFFFF
+"""Clears the peer bit of a shared::cluster address: the pair's even (leader) CTA."""
+
+
+class LowerPrefetch(KernelPattern):
+    """`copy.prefetch` -> `cp.async.bulk.prefetch.tensor` (elected thread)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.PrefetchOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
+        descriptor = tma_descriptor(op.geometry(), kernel, written=False)
+        body = Emit()
+        coords = tma_coordinates(body, lowered(op.indices, body.ops))
+        body(nvvm.CpAsyncBulkTensorPrefetchOp(tma_descriptor=descriptor, coordinates=coords))
+        e = Emit()
+        kernel.elected(e, body.ops)
+        rewriter.replace(op, e.ops, [])
+
+
+class LowerAsyncCopy(KernelPattern):
+    """`copy.async_copy` -> `cp.{async,reduce.async}.bulk.tensor` (TMA) or `cp.async` chunks."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.AsyncCopyOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
+        implementation = op.resolved_implementation()
+        if implementation == copy.Implementation.TMA:
+            rewriter.replace(op, tma_copy(op, kernel), [])
+        elif implementation == copy.Implementation.CP_ASYNC:
+            rewriter.replace(op, cp_async_copy(op, kernel), [])
+
+
+# ===----------------------------------------------------------------------=== #
+# TMA
+# ===----------------------------------------------------------------------=== #
+
+
+def tma_descriptor(g: copy.BoxGeometry, kernel: Kernel, written: bool) -> SSAValue:
+    """The tensor-map parameter of a TMA op's box (the box each CTA issues), appended to the
+    kernel on first use; `written`: a TMA store or reduction writes through it."""
+    # The verifier guarantees a GMEM kernel argument (B11) of a tensor-map type (C11, E1).
+    dtype = g.tensor_map_type
+    assert dtype is not None
+    key = TensorMap(g.gmem_argument, g.gmem_box, g.swizzle_bytes, g.tensor_map_oob, dtype)
+    return kernel.tensor_map(key, written)
+
+
+def tma_coordinates(e: Emit, indices: Sequence[SSAValue]) -> list[SSAValue]:
+    """TMA coordinates of lowered indices: i32, innermost dimension first."""
+    return [e.resize(i, i32) for i in reversed(indices)]
+
+
+def tma_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
+    """A TMA load, store or reduction, issued by the elected thread."""
+    g = op.geometry()
+    descriptor = tma_descriptor(g, kernel, written=not g.is_load)
+    body = Emit()
+    (smem,) = lowered([g.smem], body.ops)
+    smem = body.byte_offset(smem, slot_offset(body, g))
+    indices = list(lowered(g.gmem_indices, body.ops))
+    hint = None
+    if op.cache_hint is not None:
+        hint = body.const(op.cache_hint.value.data, i64)
+    if g.is_load:
+        tma_load(body, op, kernel, g, descriptor, smem, indices, hint)
+    elif op.reduction is None:
+        body(
+            nvvm.CpAsyncBulkTensorGlobalSharedCtaOp(
+                tma_descriptor=descriptor,
+                src=smem,
+                coordinates=tma_coordinates(body, indices),
+                l2_cache_hint=hint,
+            )
+        )
+    else:
+        body(
+            nvvm.CpAsyncBulkTensorReduceOp(
+                tma_descriptor=descriptor,
+                src=smem,
+                coordinates=tma_coordinates(body, indices),
+                red_kind=copy.base_reduction(op.reduction.data),
+                l2_cache_hint=hint,
+            )
+        )
+    e = Emit()
+    kernel.elected(e, body.ops, op.predicate)
+    return e.ops
+
+
+def tma_load(
+    e: Emit,
+    op: copy.AsyncCopyOp,
+    kernel: Kernel,
+    g: copy.CopyGeometry,
+    descriptor: SSAValue,
+    smem: SSAValue,
+    indices: list[SSAValue],
+    hint: SSAValue | None,
+) -> None:
+    """A TMA load of the box at `indices` into `smem`: this CTA's share of it for a
+    multicast load, its part of a leader-tracked one."""
+    assert op.barrier is not None
+    bar = barrier_pointer(e, op.barrier, op.barrier_index)
+    if op.arrives and op.leader_tracked is None:
+        tx = e.const(g.box_bytes, i32)
+        e(nvvm.MBarrierArriveExpectTxSharedOp(bar, tx))
+    mask, group = None, None
+    if op.leader_tracked is not None:
+        bar, indices = leader_tracked(e, op, kernel, g, bar, indices)
+        group = "cta_2"
+    elif (split := g.multicast) is not None:
+        assert split.divides  # rule D5
+        rank, mask = collective_position(e, op, kernel)
+        gmem_dim = g.gmem_dim(split.dim)
+        indices[gmem_dim] = e.add(indices[gmem_dim], e.mul(rank, split.share_extent))
+        smem = e.byte_offset(smem, e.mul(rank, g.box_bytes // split.size))
+    e(
+        nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
+            dst=smem,
+            tma_descriptor=descriptor,
+            coordinates=tma_coordinates(e, indices),
+            mbar=bar,
+            multicast_mask=mask,
+            l2_cache_hint=hint,
+            group=group,
+        )
+    )
+
+
+def leader_tracked(
+    e: Emit,
+    op: copy.AsyncCopyOp,
+    kernel: Kernel,
+    g: copy.CopyGeometry,
+    bar: SSAValue,
+    indices: list[SSAValue],
+) -> tuple[SSAValue, list[SSAValue]]:
+    """A leader-tracked load of a CTA pair (`.cta_group::2`, sm_100a): each CTA loads its
+    box (a partitioned copy: its part along the axis) into its own SMEM, and both signal
+    the barrier of the pair's leader (the CTA with collective index 0), which expects the
+    bytes of both. As in CUTLASS's 2-SM TMA loads, the leader's barrier is this CTA's
+    barrier address with the peer bit (bit 24 of the shared::cluster window) cleared.
+    Only the leader may wait on the barrier."""
+    assert op.leader_tracked is not None
+    index, _ = collective_position(e, op, kernel)
+    axis = op.leader_tracked.partition_axis
+    if axis is not None:
+        gmem_dim = g.gmem_dim(axis)
+        indices = list(indices)
+        indices[gmem_dim] = e.add(indices[gmem_dim], e.mul(index, g.box_shape[axis]))
+    if op.arrives:
+        expect = Emit()
+        tx = expect.const(2 * g.box_bytes, i32)
+        expect(nvvm.MBarrierArriveExpectTxSharedOp(bar, tx))
+        e.if_(e.icmp("eq", index, 0), expect.ops)
+    leader_address = e.binary(llvm.AndOp, e.ptrtoint(bar), PEER_BIT_MASK)
+    return e.inttoptr(leader_address, ptr(SHARED)), indices
+
+
+def collective_position(e: Emit, op: copy.AsyncCopyOp, kernel: Kernel) -> tuple[SSAValue, SSAValue]:
+    """This CTA's index in its collective group (i64) and the group's CTA mask (i16)."""
+    cluster = kernel.cluster
+    stride = (1, cluster[0], cluster[0] * cluster[1])
+    dims = op.collective_dims
+    coords = {d: e.resize(e.sreg(f"cluster.ctaid.{'xyz'[d]}"), i64) for d in (0, 1, 2)}
+    rank = e.resize(e.sreg("cluster.ctarank"), i64)
+    # Rank of the group's first CTA: this CTA with its collective coordinates zeroed.
+    first = rank
+    index: SSAValue | int = 0
+    group_stride = 1
+    pattern = 1
+    for d in dims:
+        first = e.binary(llvm.SubOp, first, e.mul(coords[d], stride[d]))
+        term = e.mul(coords[d], group_stride)
+        index = term if isinstance(index, int) else e.add(index, term)
+        group_stride *= cluster[d]
+        pattern = _repeat_mask(pattern, cluster[d], stride[d])
+    assert not isinstance(index, int)
+    mask = e.binary(llvm.ShlOp, e.const(pattern, i64), first)
+    return index, e.resize(mask, i16)
+
+
+def _repeat_mask(pattern: int, count: int, stride: int) -> int:
+    """`pattern` OR-ed with itself shifted by stride, 2*stride, ... (count copies)."""
+    return sum(pattern << (k * stride) for k in range(count)) if count > 1 else pattern
+
+
+def slot_offset(e: Emit, g: copy.CopyGeometry) -> SSAValue | int:
+    """Byte offset of the slot the SMEM indices pick: the layout's linear offset of the
+    slot's first element. A slot starts at a multiple of the swizzle period (TR11),
+    where the swizzle leaves offsets in place."""
+    strides = copy.smem_strides(g.smem_type.get_shape(), g.element_type, g.swizzle_bytes)
+    indices = lowered(g.smem_indices, e.ops)
+    offset: Arith | int = 0
+    for index, stride in zip(indices, strides[: len(indices)], strict=True):
+        offset = Arith(e, index) * stride + offset
+    return offset if isinstance(offset, int) else offset.value
+
+
+# ===----------------------------------------------------------------------=== #
+# cp.async
+# ===----------------------------------------------------------------------=== #
+
+
+def elements_to_bytes(e: Emit, count: SSAValue, bits: int) -> SSAValue:
+    """`count` elements of `bits` bits in bytes; sub-byte elements come in whole bytes
+    (rules B8, C12), so the division is exact."""
+    if bits >= 8:
+        return e.mul(count, bits // 8)
+    return e.binary(llvm.SDivOp, e.mul(count, bits), 8)
+
+
+def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
+    """A cp.async load: a loop of the block's threads over the box's chunks."""
+    g = op.geometry()
+    shape, strides = static_memref(g.gmem_type, op)
+    bits, box = g.element_bits, g.gmem_box
+    # The chunk divides the box row, every GMEM stride and a constant innermost
+    # coordinate (a 300-element f16 row is 600 bytes: 8-byte chunks); the verifier
+    # guarantees there is one (H2) and that `cache cg` gets 16 bytes (H6). A dynamic
+    # innermost coordinate is assumed to be a multiple of the chunk.
+    chunk = copy.cp_async_chunk_bytes(g)
+    assert chunk is not None
+    if op.cache is not None and op.cache.data == copy.CacheMode.CG:
+        modifier = "cg"
+    else:
+        modifier = "cg" if chunk == 16 else "ca"
+    chunks_per_row = g.row_bytes // chunk
+    elems_per_chunk = chunk * 8 // bits
+    total = prod(box[:-1]) * chunks_per_row
+
+    e = Emit()
+    (gmem,) = lowered([g.gmem], e.ops)
+    (smem,) = lowered([g.smem], e.ops)
+    smem = e.byte_offset(smem, slot_offset(e, g))
+    origin = list(lowered(g.gmem_indices, e.ops))
+    zero_fill = op.oob_mode == copy.OOBMode.ZEROS
+
+    body = Block(arg_types=[i64])
+    b = Emit()
+    c = body.args[0]
+    # Chunk c -> (outer coordinates..., chunk in row).
+    in_row = b.binary(llvm.URemOp, c, chunks_per_row)
+    rest = b.binary(llvm.UDivOp, c, chunks_per_row)
+    coords: list[SSAValue] = []
+    for size in reversed(box[:-1]):
+        coords.insert(0, b.binary(llvm.URemOp, rest, size) if size > 1 else b.const(0))
+        rest = b.binary(llvm.UDivOp, rest, size) if size > 1 else rest
+    column = b.mul(in_row, elems_per_chunk)
+    coords.append(column)
+    position = [b.add(o, x) for o, x in zip(origin, coords, strict=True)]
+    offset: SSAValue | None = None
+    for p, stride in zip(position, strides, strict=True):
+        term = b.mul(p, stride)
+        offset = term if offset is None else b.add(offset, term)
+    assert offset is not None
+    src = b.byte_offset(gmem, elements_to_bytes(b, offset, bits))
+    dst = b.byte_offset(smem, b.mul(c, chunk))
+    src_size = None
+    if zero_fill:
+        valid: SSAValue | None = None
+        for p, size in zip(position[:-1], shape[:-1], strict=True):
+            inside = b.icmp("ult", p, size)  # unsigned: negative is outside too
+            valid = inside if valid is None else b(llvm.AndOp(valid, inside)).results[0]
+        left = b.binary(llvm.SubOp, b.const(shape[-1]), position[-1])
+        clipped = b(
+            llvm.SelectOp(b.icmp("slt", left, elems_per_chunk), left, b.const(elems_per_chunk))
+        ).results[0]
+        clipped = b(llvm.SelectOp(b.icmp("slt", clipped, 0), b.const(0), clipped)).results[0]
+        if valid is not None:
+            clipped = b(llvm.SelectOp(valid, clipped, b.const(0))).results[0]
+        src_size = b.resize(elements_to_bytes(b, clipped, bits), i32)
+        # A fully out-of-bounds chunk reads nothing; point it at the array's start.
+        src = b(llvm.SelectOp(b.icmp("eq", src_size, 0), gmem, src)).results[0]
+    b(nvvm.CpAsyncSharedGlobalOp(dst, src, size=chunk, modifier=modifier, cp_size=src_size))
+    b(scf.YieldOp())
+    body.add_ops(b.ops)
+    e(scf.ForOp(kernel.tid, e.const(total), kernel.nthreads, [], Region(body)))
+    return e.ops

@@ -1,0 +1,56 @@
+"""Lowers the completion ops: bulk and cp.async groups, and the async-proxy fence.
+
+- a bulk group (TMA stores and reductions) is committed and waited on by the elected thread,
+  which issued its copies; a cp.async group by every thread, each of which issued chunks;
+- a `wait_group` of either kind ends with a block barrier: after it every thread may read
+  the loaded SMEM or overwrite the stored one;
+- `fence_async_shared` is `fence.proxy.async.shared::cta` followed by a block barrier.
+"""
+
+from __future__ import annotations
+
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
+
+from copy_dialect import ops as copy
+from copy_dialect.passes import nvvm
+from copy_dialect.passes.convert_copy_to_nvvm.emit import Emit
+from copy_dialect.passes.convert_copy_to_nvvm.kernel import KernelPattern
+
+
+class LowerFence(KernelPattern):
+    """`copy.fence_async_shared` -> `fence.proxy.async.shared::cta` + block barrier."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.FenceAsyncSharedOp, rewriter: PatternRewriter, /):
+        fence = nvvm.FenceProxyOp(kind="async.shared", space="cta")
+        rewriter.replace(op, [fence, nvvm.Barrier0Op()], [])
+
+
+class LowerCommitGroup(KernelPattern):
+    """`copy.commit_group` -> `cp.async.bulk.commit_group` (elected) or `cp.async.commit_group`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.CommitGroupOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
+        e = Emit()
+        if op.group.data == copy.GroupKind.BULK:
+            kernel.elected(e, [nvvm.CpAsyncBulkCommitGroupOp()])
+        else:
+            e(nvvm.CpAsyncCommitGroupOp())
+        rewriter.replace(op, e.ops, [])
+
+
+class LowerWaitGroup(KernelPattern):
+    """`copy.wait_group` -> `cp.async{.bulk}.wait_group` (bulk: elected thread), block barrier."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.WaitGroupOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
+        pending = op.pending.value.data
+        e = Emit()
+        if op.group.data == copy.GroupKind.BULK:
+            kernel.elected(e, [nvvm.CpAsyncBulkWaitGroupOp(group=pending, read=op.is_read_only)])
+        else:
+            e(nvvm.CpAsyncWaitGroupOp(pending))
+        e(nvvm.Barrier0Op())
+        rewriter.replace(op, e.ops, [])

@@ -1,0 +1,259 @@
+"""What the patterns know about the kernel around an op (`Kernel`): its target and cluster,
+its shared-memory arena (every `copy.alloc_smem` buffer, every barrier group and the TMEM
+address slots, each at its alignment), the prologue values computed once at its entry (the
+arena's base, the thread's index, the block's thread count, the elected thread), its tensor-map
+parameters, and the ABI record the runtime launches it with."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from math import prod
+
+from xdsl.dialects import builtin, func, llvm, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    StringAttr,
+    UnitAttr,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import RewritePattern
+
+from copy_dialect import ops as copy
+from copy_dialect.passes.convert_copy_to_nvvm.emit import Emit
+from copy_dialect.passes.llvm_types import SHARED, ptr
+from copy_dialect.target import Target
+
+ARENA_SYMBOL = "__copy_smem"
+"""The module's dynamic shared memory (`extern .shared .align 1024 .b8 __copy_smem[]`)."""
+
+ARENA_ALIGNMENT = copy.SMEM_ARENA_ALIGNMENT
+"""The arena's base is aligned to this at run time (the largest alignment TMA needs)."""
+
+
+@dataclass(frozen=True)
+class TensorMap:
+    """One TMA descriptor a kernel needs: the array it describes and how."""
+
+    arg: int
+    """Index of the GMEM memref among the kernel's original arguments."""
+    box: tuple[int, ...]
+    """The box, outermost dim first, one entry per GMEM dim."""
+    swizzle: int
+    oob: str
+    """"zeros" or "nan" (the fill of out-of-bounds loads)."""
+    dtype: str
+
+    def abi(self, written: bool) -> DictionaryAttr:
+        """The ABI entry; `written`: a TMA store or reduction writes through the map."""
+        return DictionaryAttr(
+            {
+                "kind": StringAttr("tensor_map"),
+                "arg": IntegerAttr(self.arg, i64),
+                "box": DenseArrayBase.from_list(i64, self.box),
+                "swizzle": IntegerAttr(self.swizzle, i64),
+                "oob": StringAttr(self.oob),
+                "dtype": StringAttr(self.dtype),
+                "written": IntegerAttr(int(written), i1),
+            }
+        )
+
+
+@dataclass
+class Kernel:
+    """What the patterns need to know about the kernel that holds an op."""
+
+    target: Target
+    fn: func.FuncOp
+    cluster: tuple[int, int, int]
+    offsets: dict[Operation, int]
+    """Byte offset in the shared-memory arena of each allocation (and TMEM address slot)."""
+    arena_bytes: int
+    tid: SSAValue
+    """i64: the thread's linear index in the block."""
+    nthreads: SSAValue
+    """i64: the block's thread count."""
+    leader: SSAValue
+    """i1: this thread issues the block's TMA operations."""
+    base: SSAValue | None
+    """The arena's base address (`!llvm.ptr<3>`), aligned at run time; None without an arena."""
+    relinquish_after: Operation | None
+    """The `copy.tmem_alloc` after which the CTA gives up its allocation permit: the last
+    one, unless it is in a loop (a tcgen05.alloc after the relinquish is undefined)."""
+    tensor_maps: dict[TensorMap, SSAValue] = field(default_factory=dict[TensorMap, SSAValue])
+    written_maps: set[TensorMap] = field(default_factory=set[TensorMap])
+    """The tensor maps a TMA store or reduction writes through (the runtime checks their
+    arrays' innermost extent: rule TR19)."""
+
+    @property
+    def clustered(self) -> bool:
+        return prod(self.cluster) > 1
+
+    def elected(
+        self, e: Emit, body: Sequence[Operation], predicate: SSAValue | None = None
+    ) -> None:
+        """`body`, issued by the elected thread only (and only where `predicate` holds)."""
+        condition = self.leader
+        if predicate is not None:
+            condition = e(llvm.AndOp(condition, predicate)).results[0]
+        e.if_(condition, body)
+
+    def warp0(self, e: Emit, body: Sequence[Operation]) -> None:
+        """`body`, executed by warp 0 only (tcgen05.alloc and dealloc are warp-wide)."""
+        e.if_(e.icmp("ult", self.tid, 32), body)
+
+    def arena_address(self, e: Emit, op: Operation) -> SSAValue:
+        """The `!llvm.ptr<3>` of an arena allocation."""
+        assert self.base is not None
+        return e.byte_offset(self.base, self.offsets[op])
+
+    def tensor_map(self, key: TensorMap, written: bool) -> SSAValue:
+        """The tensor-map parameter `key`, appended to the kernel on first use; `written`: a
+        TMA store or reduction writes through it."""
+        if key not in self.tensor_maps:
+            self.tensor_maps[key] = append_tensor_map_argument(self.fn)
+        if written:
+            self.written_maps.add(key)
+        return self.tensor_maps[key]
+
+
+def layout_arena(fn: func.FuncOp) -> tuple[dict[Operation, int], int]:
+    offsets: dict[Operation, int] = {}
+    end = 0
+    for op in fn.walk():
+        if isinstance(op, copy.AllocSmemOp):
+            size, align = op.size_bytes, op.byte_alignment
+        elif isinstance(op, copy.BarrierInitOp):
+            assert isinstance(t := op.result.type, copy.BarrierType)
+            size, align = 8 * t.count.data, 8
+        elif isinstance(op, copy.TmemAllocOp):
+            size, align = 4, 4
+        else:
+            continue
+        offset = -(-end // align) * align
+        offsets[op] = offset
+        end = offset + size
+    return offsets, end
+
+
+def last_tmem_alloc(fn: func.FuncOp) -> Operation | None:
+    """The kernel's last `copy.tmem_alloc`, if no loop holds it."""
+    allocs = [op for op in fn.walk() if isinstance(op, copy.TmemAllocOp)]
+    if not allocs:
+        return None
+    node: Operation | None = allocs[-1].parent_op()
+    while node is not None and node is not fn:
+        if isinstance(node, scf.ForOp | scf.WhileOp):
+            return None
+        node = node.parent_op()
+    return allocs[-1]
+
+
+def enclosing_function(op: Operation) -> func.FuncOp | None:
+    node = op.parent_op()
+    while node is not None and not isinstance(node, func.FuncOp):
+        node = node.parent_op()
+    return node
+
+
+def open_kernel(target: Target, fn: func.FuncOp) -> Kernel:
+    """The facts of kernel `fn`, after laying out its arena and emitting its prologue at its
+    entry: the thread's linear index, the block's thread count, the elected thread (thread 0)
+    and the arena's base (aligned up to ARENA_ALIGNMENT)."""
+    offsets, arena_bytes = layout_arena(fn)
+    e = Emit()
+    tid = [e.resize(e.sreg(f"tid.{d}"), i64) for d in "xyz"]
+    ntid = [e.resize(e.sreg(f"ntid.{d}"), i64) for d in "xyz"]
+    linear = e.add(tid[0], e.mul(e.add(tid[1], e.mul(tid[2], ntid[1])), ntid[0]))
+    nthreads = e.mul(e.mul(ntid[0], ntid[1]), ntid[2])
+    leader = e.icmp("eq", linear, 0)
+    base = None
+    if arena_bytes:
+        symbol = e(llvm.AddressOfOp(ARENA_SYMBOL, ptr(SHARED))).results[0]
+        address = e.ptrtoint(symbol, i32)
+        aligned = e.binary(llvm.AndOp, e.add(address, ARENA_ALIGNMENT - 1), -ARENA_ALIGNMENT)
+        base = e.byte_offset(symbol, e.resize(e.binary(llvm.SubOp, aligned, address), i64))
+    entry = fn.body.blocks[0]
+    if entry.first_op is None:
+        entry.add_ops(e.ops)
+    else:
+        entry.insert_ops_before(e.ops, entry.first_op)
+    return Kernel(
+        target=target,
+        fn=fn,
+        cluster=copy.kernel_cluster_shape(fn),
+        offsets=offsets,
+        arena_bytes=arena_bytes,
+        tid=linear,
+        nthreads=nthreads,
+        leader=leader,
+        base=base,
+        relinquish_after=last_tmem_alloc(fn),
+    )
+
+
+def append_tensor_map_argument(fn: func.FuncOp) -> SSAValue:
+    """A `!llvm.ptr` kernel parameter passed as a 128-byte, 64-byte aligned grid constant."""
+    entry = fn.body.blocks[0]
+    arg = entry.insert_arg(ptr(), len(entry.args))
+    inputs = [*fn.function_type.inputs, ptr()]
+    fn.function_type = builtin.FunctionType.from_lists(inputs, fn.function_type.outputs.data)
+    old = list(fn.arg_attrs.data) if fn.arg_attrs is not None else []
+    old += [DictionaryAttr({})] * (len(inputs) - 1 - len(old))
+    grid_constant = DictionaryAttr(
+        {
+            "llvm.align": IntegerAttr(64, i64),
+            "llvm.byval": llvm.LLVMArrayType(128, IntegerType(8)),
+            "nvvm.grid_constant": UnitAttr(),
+        }
+    )
+    fn.arg_attrs = ArrayAttr([*old, grid_constant])
+    return arg
+
+
+def kernel_abi(kernel: Kernel, original_args: int) -> DictionaryAttr:
+    """The facts the runtime needs to launch the kernel (see copy_dialect.passes.abi)."""
+    params: list[Attribute] = []
+    for i, t in enumerate(kernel.fn.function_type.inputs.data[:original_args]):
+        entry: dict[str, Attribute] = {"kind": StringAttr("scalar"), "type": t}
+        if isinstance(t, MemRefType):
+            entry = {
+                "kind": StringAttr("pointer"),
+                "arg": IntegerAttr(i, i64),
+                "element": t.element_type,
+                # -1: a dynamic dim, whatever the array brings (TMA-only arrays).
+                "shape": DenseArrayBase.from_list(i64, [max(d, -1) for d in t.get_shape()]),
+            }
+        params.append(DictionaryAttr(entry))
+    params += [m.abi(written=m in kernel.written_maps) for m in kernel.tensor_maps]
+    facts: dict[str, Attribute] = {
+        "params": ArrayAttr(params),
+        "target": StringAttr(kernel.target.name),
+        "smem_bytes": IntegerAttr(copy.block_smem_bytes(kernel.arena_bytes), i64),
+        "cluster": DenseArrayBase.from_list(i32, kernel.cluster),
+    }
+    block = kernel.fn.attributes.get("gpu.known_block_size")
+    if isinstance(block, DenseArrayBase):
+        facts["block"] = block
+    return DictionaryAttr(facts)
+
+
+@dataclass
+class KernelPattern(RewritePattern):
+    """A pattern that reads the facts of the kernel around the op."""
+
+    kernels: dict[func.FuncOp, Kernel]
+
+    def kernel(self, op: Operation) -> Kernel:
+        # The pass checked that every copy op is inside a kernel.
+        node = enclosing_function(op)
+        assert node is not None
+        return self.kernels[node]

@@ -1,0 +1,21 @@
+"""Lowers `copy.alloc_smem`: each buffer is its place in the kernel's shared-memory arena
+(laid out by `kernel.layout_arena`)."""
+
+from __future__ import annotations
+
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
+
+from copy_dialect import ops as copy
+from copy_dialect.passes.convert_copy_to_nvvm.emit import Emit
+from copy_dialect.passes.convert_copy_to_nvvm.kernel import KernelPattern
+from copy_dialect.passes.llvm_types import cast
+
+
+class LowerAllocSmem(KernelPattern):
+    """`copy.alloc_smem` -> its address in the kernel's shared-memory arena."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.AllocSmemOp, rewriter: PatternRewriter, /):
+        e = Emit()
+        address = self.kernel(op).arena_address(e, op)
+        rewriter.replace(op, e.ops, [cast(address, op.result.type, e.ops)])
