@@ -146,7 +146,8 @@ def tma_load(
         rank, mask = collective_position(e, op, kernel)
         gmem_dim = g.gmem_dim(split.dim)
         indices[gmem_dim] = e.add(indices[gmem_dim], e.mul(rank, split.share_extent))
-        smem = e.byte_offset(smem, e.mul(rank, g.box_bytes // split.size))
+        # Shares lie back to back in the slot, each with its rows padded to the swizzle span.
+        smem = e.byte_offset(smem, e.mul(rank, g.share_bytes))
     e(
         nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
             dst=smem,
