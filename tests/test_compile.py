@@ -11,7 +11,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from copy_dialect.passes.pipeline import compile_module, retarget
-from copy_dialect.universe import make_context
+from copy_tools.universe import make_context
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))

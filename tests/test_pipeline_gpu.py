@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from copy_dialect import kernels, runtime
+from copy_dialect import kernels
+from copy_tools import runtime
 
 LAUNCH_TIMEOUT_S = 20.0
 """A correct launch takes milliseconds; the first in a child also loads the module."""

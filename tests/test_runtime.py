@@ -12,7 +12,7 @@ from copy_dialect.runtime import Program, check_device
 from copy_dialect.runtime.arrays import DeviceArray
 from copy_dialect.runtime.driver import DeviceFacts
 from copy_dialect.runtime.tensor_map import TensorMapParam, check_tensor_map_array
-from copy_dialect.universe import make_context
+from copy_tools.universe import make_context
 
 H200 = DeviceFacts("NVIDIA H200", (9, 0), 232_448)
 A100 = DeviceFacts("NVIDIA A100", (8, 0), 166_912)

@@ -19,7 +19,7 @@ from copy_dialect.runtime.tensor_map import (
     check_tensor_map_array,
     check_written_extent,
 )
-from copy_dialect.universe import make_context
+from copy_tools.universe import make_context
 
 ITEMSIZE = {"f32": 4, "f16": 2, "i8": 1}
 

@@ -14,7 +14,7 @@ from copy_dialect import layout
 from copy_dialect import ops as copy
 from copy_dialect.passes.convert_copy_to_nvvm import layout_arena
 from copy_dialect.passes.pipeline import compile_module
-from copy_dialect.universe import make_context
+from copy_tools.universe import make_context
 
 ELF_MAGIC = b"\x7fELF"
 

@@ -10,15 +10,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from importlib import resources
 from pathlib import Path
 
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from copy_dialect.universe import make_context
+from copy_tools.universe import make_context
 
-ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_EXAMPLE = ROOT / "examples" / "tma_tile_copy.mlir"
+DEFAULT_EXAMPLE = Path(str(resources.files("copy_tools.examples") / "tma_tile_copy.mlir"))
+"""The bundled example (examples/ ships as the package data `copy_tools.examples`)."""
 KEY_INSTRUCTIONS = (
     "cp.async.bulk.tensor",
     "cp.reduce.async.bulk.tensor",

@@ -73,7 +73,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from copy_dialect.dominance import non_dominating_uses
 from copy_dialect.target import TARGETS
-from copy_dialect.tools.diagnostics import (
+from copy_tools.diagnostics import (
     SPLIT_MARKER,
     Chunk,
     Diagnostic,
