@@ -718,7 +718,6 @@ class CopyOptMain(xDSLOptMain):
         if fmt not in GPU_OUTPUTS:
             return super().output_resulting_program(prog)
         from copy_dialect.passes import backend, translate_llvm
-        from copy_dialect.passes.abi import dumps as abi_dumps
         from copy_dialect.passes.abi import kernel_abis
         from copy_dialect.passes.pipeline import module_target
 
@@ -734,9 +733,8 @@ class CopyOptMain(xDSLOptMain):
         ptx = backend.compile_ptx(llvm_ir, target)
         if fmt == "ptx":
             return ptx
-        abi = kernel_abis(prog)
-        abi["target"] = target
-        self.binary_output = (backend.compile_cubin(ptx, target), abi_dumps(abi))
+        abi = kernel_abis(prog, target)
+        self.binary_output = (backend.compile_cubin(ptx, target), abi.to_json())
         return ""
 
     def _parse(

@@ -1078,30 +1078,32 @@ ARENA_SYMBOL = "__copy_smem"
 
 
 def kernel_abi(kernel: Kernel, original_args: int) -> DictionaryAttr:
-    """The facts the runtime needs to launch the kernel (see copy_dialect.passes.abi)."""
-    params: list[Attribute] = []
+    """The facts the runtime needs to launch the kernel (copy_dialect.abi), as its attribute."""
+    from copy_dialect.abi import KernelAbi, Param, PointerParam, ScalarParam, TensorMapParam
+    from copy_dialect.passes.abi import abi_attr
+
+    params: list[Param] = []
     for i, t in enumerate(kernel.fn.function_type.inputs.data[:original_args]):
-        entry: dict[str, Attribute] = {"kind": StringAttr("scalar"), "type": t}
         if isinstance(t, MemRefType):
-            entry = {
-                "kind": StringAttr("pointer"),
-                "arg": IntegerAttr(i, i64),
-                "element": t.element_type,
-                # -1: a dynamic dim, whatever the array brings (TMA-only arrays).
-                "shape": DenseArrayBase.from_list(i64, [max(d, -1) for d in t.get_shape()]),
-            }
-        params.append(DictionaryAttr(entry))
-    params += [m.abi(written=m in kernel.written_maps) for m in kernel.tensor_maps]
-    facts: dict[str, Attribute] = {
-        "params": ArrayAttr(params),
-        "target": StringAttr(kernel.target.name),
-        "smem_bytes": IntegerAttr(copy.block_smem_bytes(kernel.arena_bytes), i64),
-        "cluster": DenseArrayBase.from_list(i32, kernel.cluster),
-    }
+            # -1: a dynamic dim, whatever the array brings (TMA-only arrays).
+            shape = tuple(max(d, -1) for d in t.get_shape())
+            params.append(PointerParam(i, str(t.element_type), shape))
+        else:
+            params.append(ScalarParam(str(t)))
+    params += [
+        TensorMapParam(m.arg, m.box, m.swizzle, m.oob, m.dtype, m in kernel.written_maps)
+        for m in kernel.tensor_maps
+    ]
     block = kernel.fn.attributes.get("gpu.known_block_size")
-    if isinstance(block, DenseArrayBase):
-        facts["block"] = block
-    return DictionaryAttr(facts)
+    return abi_attr(
+        KernelAbi(
+            kernel.fn.sym_name.data,
+            tuple(params),
+            copy.block_smem_bytes(kernel.arena_bytes),
+            kernel.cluster,
+            tuple(block.get_values()) if isinstance(block, DenseArrayBase) else None,
+        )
+    )
 
 
 @dataclass(frozen=True)

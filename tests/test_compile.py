@@ -48,8 +48,8 @@ def test_example_compiles_for_its_target(path: Path):
     compiled = compile_module(module, make_context())
     assert compiled.cubin.startswith(ELF_MAGIC)
     assert ".extern .func" not in compiled.ptx
-    (kernel,) = compiled.abi["kernels"].values()
-    assert kernel["params"]
+    (kernel,) = compiled.abi.kernels.values()
+    assert kernel.params
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)

@@ -127,9 +127,9 @@ def test_reduction_pair(op, element):
         return
     map_type, ptx_op = want
     compiled = compile_module(m, make_context())
-    params = compiled.abi["kernels"]["red"]["params"]
-    maps = [p for p in params if p["kind"] == "tensor_map"]
-    assert [(m["dtype"], m["written"]) for m in maps] == [(map_type, True)]
+    params = compiled.abi.kernels["red"].params
+    maps = [p for p in params if p.kind == "tensor_map"]
+    assert [(m.dtype, m.written) for m in maps] == [(map_type, True)]
     assert PTX_REDUCE.findall(compiled.ptx) == [ptx_op]
 
 

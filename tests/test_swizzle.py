@@ -140,7 +140,7 @@ def test_thread_access_kernels_compile(compiled):
     _, result = compiled
     assert result.cubin.startswith(ELF_MAGIC)
     names = {f"{d}_{c.name}" for c in configs() for d in ("load", "store")}
-    assert set(result.abi["kernels"]) == names
+    assert set(result.abi.kernels) == names
 
 
 def test_swizzled_thread_access_lowers_to_xor(compiled):
