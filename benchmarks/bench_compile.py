@@ -23,7 +23,7 @@ from xdsl.parser import Parser
 
 from copy_dialect.passes import backend
 from copy_dialect.passes.pipeline import compile_module
-from copy_dialect.universe import make_context
+from copy_tools.universe import make_context
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -217,7 +217,7 @@ def reduce_variants(sms: int):
 def reduce_rows(table: Table, reps: int, x, sms: int) -> None:
     import torch
 
-    from copy_dialect import runtime
+    from copy_tools import runtime
 
     o = torch.randn_like(x)
     o0 = o.clone()
@@ -251,7 +251,8 @@ def reduce_rows(table: Table, reps: int, x, sms: int) -> None:
 def copy_dialect_rows(table: Table, reps: int, x, y, sms: int, only_reduce: bool = False):
     import torch
 
-    from copy_dialect import kernels, runtime
+    from copy_dialect import kernels
+    from copy_tools import runtime
 
     if only_reduce:
         reduce_rows(table, reps, x, sms)

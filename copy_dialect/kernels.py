@@ -1,6 +1,7 @@
 """Copy kernels built with the Python builder API: the frontend path in a few lines.
 
-    from copy_dialect import kernels, runtime
+    from copy_dialect import kernels
+    from copy_tools import runtime
     module = kernels.tma_copy((1000, 1000), "f32", tile=(64, 64))
     program = runtime.compile(module)
     program(x, y, grid=kernels.grid((1000, 1000), (64, 64)))
@@ -16,6 +17,7 @@ from collections.abc import Callable, Sequence
 from math import ceil
 
 from xdsl.builder import Builder
+from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -35,7 +37,6 @@ from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
 from copy_dialect.target import TARGETS
-from copy_dialect.universe import make_context
 
 TMA_BLOCK = 128
 
@@ -47,8 +48,8 @@ CP_ASYNC_BLOCK = 256
 
 
 def element_type(name: str) -> Attribute:
-    """`"f32"`, `"bf16"`, `"i32"` ... as an xDSL type."""
-    return Parser(make_context(), name).parse_type()
+    """`"f32"`, `"bf16"`, `"i32"` ... as an xDSL type (builtin types need no dialect)."""
+    return Parser(Context(), name).parse_type()
 
 
 def grid(shape: Sequence[int], tile: Sequence[int]) -> tuple[int, int]:

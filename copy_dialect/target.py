@@ -1,4 +1,4 @@
-"""The target model: which GPU features each compilation target has.
+"""The target model: the one table of compilation targets, their GPU features and codegen.
 
 A target is named as in PTX (`sm_80`, `sm_90a`, `sm_100a`, ...). The IR carries it as
 `#copy.target<"sm_90a">` in a `copy.target` attribute on an enclosing op (usually the
@@ -12,6 +12,11 @@ Feature gates (first target with the feature):
   CCCL tables changed it "from SM_90 to SM_90a").
 - tcgen05 / TMEM, `.cta_group::2`: the datacenter Blackwell family sm_100a/f, sm_103a.
   Consumer Blackwell (sm_120) has neither (triton#9852).
+
+Codegen (the backend, passes/backend.py): LLVM's NVPTX cpu is the target's name and its
+features select the PTX ISA version. Every pair was compiled by llvmlite 0.50 and its PTX
+linked by nvJitLink 13.5 for the same arch (tests/test_backend.py does it again). LLVM 22
+knows PTX up to 9.0 (`+ptx90`); it ignores `+ptx91` and above with a warning.
 """
 
 from __future__ import annotations
@@ -30,6 +35,18 @@ class Target:
     """'' (portable), 'a' (arch-specific) or 'f' (family-specific)."""
     max_smem_bytes: int
     """Largest shared memory a block can opt into (cudaDevAttrMaxSharedMemoryPerBlockOptin)."""
+    ptx_isa: int
+    """The PTX ISA version the backend emits, as major*10 + minor (80 for PTX 8.0)."""
+
+    @property
+    def llvm_cpu(self) -> str:
+        """LLVM's NVPTX cpu (the `.target` of the PTX): the target's name."""
+        return self.name
+
+    @property
+    def llvm_features(self) -> str:
+        """LLVM's NVPTX features: the PTX ISA version (`+ptx80`)."""
+        return f"+ptx{self.ptx_isa}"
 
     @property
     def has_cp_async(self) -> bool:
@@ -66,16 +83,21 @@ class Target:
 TARGETS: dict[str, Target] = {
     t.name: t
     for t in (
-        Target("sm_80", 80, "", 166_912),
-        Target("sm_86", 86, "", 101_376),
-        Target("sm_89", 89, "", 101_376),
-        Target("sm_90", 90, "", 232_448),
-        Target("sm_90a", 90, "a", 232_448),
-        Target("sm_100a", 100, "a", 232_448),
-        Target("sm_100f", 100, "f", 232_448),
-        Target("sm_103a", 103, "a", 232_448),
-        Target("sm_120", 120, "", 101_376),
-        Target("sm_120a", 120, "a", 101_376),
+        # Ampere, Ada and Hopper take PTX ISA 8.0 (their minimum is 7.0-8.0): `::cta`
+        # qualifiers (7.8) and the PTX that was run on an H200 (h200-findings.md) need it.
+        Target("sm_80", 80, "", 166_912, 80),
+        Target("sm_86", 86, "", 101_376, 80),
+        Target("sm_89", 89, "", 101_376, 80),
+        Target("sm_90", 90, "", 232_448, 80),
+        Target("sm_90a", 90, "a", 232_448, 80),
+        # Blackwell: sm_100f and sm_103a need PTX 8.8 (LLVM aborts below it), sm_100a 8.6
+        # and sm_120/sm_120a 8.7; all take 8.8, so that inline tcgen05 PTX of 8.7/8.8
+        # assembles.
+        Target("sm_100a", 100, "a", 232_448, 88),
+        Target("sm_100f", 100, "f", 232_448, 88),
+        Target("sm_103a", 103, "a", 232_448, 88),
+        Target("sm_120", 120, "", 101_376, 88),
+        Target("sm_120a", 120, "a", 101_376, 88),
     )
 }
 

@@ -1,33 +1,17 @@
-"""The kernel ABI: what the runtime needs to launch a compiled kernel.
+"""The kernel ABI in the IR: a kernel's `KernelAbi` (copy_dialect.abi) as its `copy.abi`
+attribute, and back.
 
-`convert-copy-to-nvvm` records it on each kernel as the `copy.abi` attribute; `kernel_abis`
-reads it back from the lowered module as plain Python data, which `copy-opt -t cubin -o
-K.cubin` writes to `K.cubin.json` beside the cubin:
-
-```json
-{"format": 2, "target": "sm_90a", "kernels": {"tile_copy": {
-  "params": [{"kind": "pointer", "arg": 0, "element": "f32", "shape": [4096, 4096]},
-             {"kind": "tensor_map", "arg": 0, "box": [64, 64], "swizzle": 16,
-              "oob": "zeros", "dtype": "FLOAT32", "written": false}],
-  "block": [128, 1, 1], "cluster": [1, 1, 1], "smem_bytes": 17408}}}
-```
-
-A `pointer` parameter is the device address of the kernel's argument `arg`; a `tensor_map`
-parameter is a `CUtensorMap` the runtime encodes over that same array (box outermost dim
-first, one entry per array dim; `swizzle` in bytes, 16 meaning none; `oob` "zeros" or "nan";
-`dtype` a `CUtensorMapDataType` name; `written` true when a TMA store or reduction writes
-the array through it, whose innermost extent the runtime then checks: rule TR19); a `scalar`
-parameter is passed by value.
-
-Format 2 added `written`.
+`convert-copy-to-nvvm` records the attribute on each kernel (`abi_attr`); `kernel_abis` reads
+every kernel's back from the lowered module, for `copy-opt -t cubin` and `compile_module`. The
+attribute is the record's JSON form spelled in builtin attributes (dictionaries, strings, i64
+integers and arrays, i1 booleans), so that the record has one definition.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from xdsl.dialects import builtin, llvm
+from xdsl.dialects import builtin
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -35,10 +19,46 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     i1,
+    i64,
 )
 from xdsl.ir import Attribute
 
-ABI_FORMAT = 2
+from copy_dialect.abi import KernelAbi, ModuleAbi
+
+
+def abi_attr(kernel: KernelAbi) -> DictionaryAttr:
+    """The `copy.abi` attribute that records `kernel`."""
+    attr = _attr(kernel.to_dict())
+    assert isinstance(attr, DictionaryAttr)
+    return attr
+
+
+def kernel_abis(module: builtin.ModuleOp, target: str) -> ModuleAbi:
+    """The ABI of every kernel of a lowered module (an op with `copy.abi`), compiled for
+    `target`."""
+    kernels: dict[str, KernelAbi] = {}
+    for op in module.walk():
+        attr = op.attributes.get("copy.abi")
+        if isinstance(attr, DictionaryAttr):
+            kernel = KernelAbi.from_dict(_plain(attr))
+            kernels[kernel.name] = kernel
+    return ModuleAbi(target, kernels)
+
+
+def _attr(value: Any) -> Attribute:
+    match value:
+        case dict():
+            return DictionaryAttr({k: _attr(v) for k, v in value.items()})
+        case bool():
+            return IntegerAttr(int(value), i1)
+        case int():
+            return IntegerAttr(value, i64)
+        case str():
+            return StringAttr(value)
+        case list() if all(isinstance(v, int) for v in value):
+            return DenseArrayBase.from_list(i64, value)
+        case _:
+            return ArrayAttr([_attr(v) for v in value])
 
 
 def _plain(attr: Attribute) -> Any:
@@ -53,26 +73,3 @@ def _plain(attr: Attribute) -> Any:
     if isinstance(attr, StringAttr):
         return attr.data
     return str(attr)
-
-
-def kernel_abis(module: builtin.ModuleOp) -> dict[str, Any]:
-    """The ABI of every kernel of a lowered module (`llvm.func` or `func.func` with
-    `copy.abi`), as JSON-ready data."""
-    kernels: dict[str, Any] = {}
-    target = None
-    for op in module.walk():
-        abi = op.attributes.get("copy.abi")
-        if not isinstance(abi, DictionaryAttr):
-            continue
-        name = op.properties.get("sym_name")
-        assert isinstance(name, StringAttr)
-        facts = _plain(abi)
-        target = facts.pop("target", target)
-        kernels[name.data] = facts
-        if isinstance(op, llvm.FuncOp):
-            facts["name"] = name.data
-    return {"format": ABI_FORMAT, "target": target, "kernels": kernels}
-
-
-def dumps(abi: dict[str, Any]) -> str:
-    return json.dumps(abi, indent=1, sort_keys=True) + "\n"

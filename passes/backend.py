@@ -13,7 +13,7 @@ start it early, while it parses and lowers.
 errors through its log and does not abort. Neither step needs a GPU or ptxas.
 
 Run as a script (`python backend.py --serve`), this file is the worker; it then imports
-only the standard library, llvmlite and xDSL's exception module.
+only the standard library, llvmlite, xDSL's exception module and the target table.
 """
 
 from __future__ import annotations
@@ -36,27 +36,14 @@ from typing import IO, Any
 
 from xdsl.utils.exceptions import DiagnosticException
 
+from copy_dialect.target import TARGETS
+
 NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 
 TARGET_CODEGEN: dict[str, tuple[str, str]] = {
-    # Ampere, Ada and Hopper take PTX ISA 8.0 (their minimum is 7.0-8.0): `::cta`
-    # qualifiers (7.8) and the PTX that was run on an H200 (h200-findings.md) need it.
-    "sm_80": ("sm_80", "+ptx80"),
-    "sm_86": ("sm_86", "+ptx80"),
-    "sm_89": ("sm_89", "+ptx80"),
-    "sm_90": ("sm_90", "+ptx80"),
-    "sm_90a": ("sm_90a", "+ptx80"),
-    # Blackwell: sm_100f and sm_103a need PTX 8.8 (LLVM aborts below it), sm_100a 8.6 and
-    # sm_120/sm_120a 8.7; all take 8.8, so that inline tcgen05 PTX of 8.7/8.8 assembles.
-    "sm_100a": ("sm_100a", "+ptx88"),
-    "sm_100f": ("sm_100f", "+ptx88"),
-    "sm_103a": ("sm_103a", "+ptx88"),
-    "sm_120": ("sm_120", "+ptx88"),
-    "sm_120a": ("sm_120a", "+ptx88"),
+    name: (t.llvm_cpu, t.llvm_features) for name, t in TARGETS.items()
 }
-"""Target -> (llvmlite cpu, features). Every pair was compiled by llvmlite 0.50 and its PTX
-linked by nvJitLink 13.5 for the same arch (tests/test_backend.py does it again). LLVM 22
-knows PTX up to 9.0 (`+ptx90`); it ignores `+ptx91` and above with a warning."""
+"""Target -> (llvmlite cpu, features), read from the one target table (copy_dialect.target)."""
 
 WORKER_TIMEOUT_S = 300.0
 """How long one compile_ptx may take before the worker is killed."""

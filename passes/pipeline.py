@@ -9,7 +9,6 @@ LLVM fatal error cannot end the caller) and nvJitLink assemble the cubin.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -18,6 +17,7 @@ from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
 
 from copy_dialect import ops as copy
+from copy_dialect.abi import ModuleAbi
 from copy_dialect.dominance import verify_dominance
 from copy_dialect.passes.abi import kernel_abis
 from copy_dialect.passes.convert_arith_to_llvm import ConvertArithToLLVMPass
@@ -78,7 +78,7 @@ class Compiled:
     llvm_ir: str
     ptx: str
     cubin: bytes
-    abi: dict[str, Any]
+    abi: ModuleAbi
 
 
 def compile_lowered(module: builtin.ModuleOp, target: str) -> Compiled:
@@ -88,9 +88,7 @@ def compile_lowered(module: builtin.ModuleOp, target: str) -> Compiled:
     llvm_ir = translate_llvm.translate_module(module)
     ptx = backend.compile_ptx(llvm_ir, target)
     cubin = backend.compile_cubin(ptx, target)
-    abi = kernel_abis(module)
-    abi["target"] = target
-    return Compiled(target, llvm_ir, ptx, cubin, abi)
+    return Compiled(target, llvm_ir, ptx, cubin, kernel_abis(module, target))
 
 
 def compile_module(module: builtin.ModuleOp, ctx: Context, target: str | None = None) -> Compiled:

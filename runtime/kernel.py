@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import ctypes
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from copy_dialect.abi import KernelAbi, ModuleAbi, PointerParam, ScalarParam, TensorMapParam
 from copy_dialect.runtime import arrays as arr
 from copy_dialect.runtime.driver import DeviceFacts, call, device, synchronize
-from copy_dialect.runtime.tensor_map import TensorMapParam, check_tensor_map_array, encode
+from copy_dialect.runtime.tensor_map import check_tensor_map_array, encode
 from copy_dialect.target import TARGETS
 
 SCALAR_TYPES = {
@@ -50,18 +50,18 @@ class Kernel:
     """One kernel of a compiled module, callable on arrays: `kernel(x, y, grid=(64, 64))`."""
 
     name: str
-    abi: dict[str, Any]
+    abi: KernelAbi
     target: str
     program: Program
 
     @property
-    def params(self) -> list[dict[str, Any]]:
-        return self.abi["params"]
+    def params(self) -> tuple[PointerParam | ScalarParam | TensorMapParam, ...]:
+        return self.abi.params
 
     @property
-    def arguments(self) -> list[dict[str, Any]]:
+    def arguments(self) -> tuple[PointerParam | ScalarParam, ...]:
         """The parameters the caller passes (pointers and scalars, not tensor maps)."""
-        return [p for p in self.params if p["kind"] != "tensor_map"]
+        return self.abi.arguments
 
     def check_arguments(self, values: list[Any]) -> list[arr.DeviceArray | Any]:
         """The caller's arguments against the ABI; arrays are described, not yet uploaded."""
@@ -73,38 +73,36 @@ class Kernel:
         described: list[arr.DeviceArray | Any] = []
         for i, (value, param) in enumerate(zip(values, self.arguments, strict=True)):
             name = f"argument {i} of {self.name}"
-            if param["kind"] == "scalar":
+            if isinstance(param, ScalarParam):
                 described.append(value)
                 continue
             array = arr.device_array(value, name)
-            shape = tuple(param["shape"])
+            shape = param.shape
             matches = len(array.shape) == len(shape) and all(
                 want < 0 or want == have for want, have in zip(shape, array.shape, strict=True)
             )
             if not matches:
                 shown = tuple("?" if d < 0 else d for d in shape)
                 raise ValueError(f"expected {name} of shape {shown}, got {array.shape}")
-            accepted = arr.accepted_dtypes(param["element"])
+            accepted = arr.accepted_dtypes(param.element)
             if array.dtype not in accepted:
                 raise ValueError(
-                    f"expected {name} of dtype {' or '.join(sorted(accepted)) or param['element']}"
-                    f" (the kernel's {param['element']}), got {array.dtype}"
+                    f"expected {name} of dtype {' or '.join(sorted(accepted)) or param.element}"
+                    f" (the kernel's {param.element}), got {array.dtype}"
                 )
             if not array.contiguous:
                 raise ValueError(
                     f"expected {name} to be contiguous (row-major), got strides {array.strides}"
                 )
             described.append(array)
-        for param in self.params:
-            if param["kind"] == "tensor_map":
-                entry = TensorMapParam.from_abi(param)
-                name = f"argument {entry.arg} of {self.name}"
-                check_tensor_map_array(described[entry.arg], entry, name)
+        for tensor_map in self.abi.tensor_maps:
+            name = f"argument {tensor_map.arg} of {self.name}"
+            check_tensor_map_array(described[tensor_map.arg], tensor_map, name)
         return described
 
     def check_launch(self, grid: tuple[int, ...], block: tuple[int, ...] | None) -> tuple:
         grid3 = (tuple(grid) + (1, 1, 1))[:3]
-        fixed = self.abi.get("block")
+        fixed = self.abi.block
         if block is None and fixed is None:
             raise ValueError(f"expected a block shape for kernel {self.name} (block=(x, y, z))")
         block3 = (tuple(block or fixed) + (1, 1, 1))[:3]
@@ -113,7 +111,7 @@ class Kernel:
                 f"expected block {tuple(fixed)} for kernel {self.name} (its "
                 f"gpu.known_block_size), got {block3}"
             )
-        cluster = tuple(self.abi.get("cluster", (1, 1, 1)))
+        cluster = self.abi.cluster
         if any(g % c for g, c in zip(grid3, cluster, strict=True)):
             raise ValueError(
                 f"expected a grid that is a multiple of the cluster {cluster}, got {grid3}"
@@ -148,7 +146,7 @@ class Kernel:
         issued again and again without waiting (for timing, on device arrays)."""
         grid3, block3, cluster = self.check_launch(grid, block)
         _, facts = device()
-        check_device(self.target, self.abi["smem_bytes"], facts)
+        check_device(self.target, self.abi.smem_bytes, facts)
         described = self.check_arguments(list(values))
         for a in described:
             if isinstance(a, arr.DeviceArray):
@@ -161,7 +159,7 @@ class Kernel:
         from cuda.bindings import driver
 
         function = self.program.function(self.name)
-        smem = self.abi["smem_bytes"]
+        smem = self.abi.smem_bytes
         attribute = driver.CUfunction_attribute
         call(
             "cuFuncSetAttribute",
@@ -172,20 +170,19 @@ class Kernel:
         values: list[Any] = []
         types: list[Any] = []
         maps: list[Any] = []
+        arguments = iter(described)  # in the order of self.arguments
         for param in self.params:
-            if param["kind"] == "tensor_map":
-                entry = TensorMapParam.from_abi(param)
-                tensor_map = encode(described[entry.arg], entry)
+            if isinstance(param, TensorMapParam):
+                tensor_map = encode(described[param.arg], param)
                 maps.append(tensor_map)
                 values.append(tensor_map)
                 types.append(None)  # passed by value: the binding copies its 128 bytes
-            elif param["kind"] == "pointer":
-                values.append(described[param["arg"]].pointer)
+            elif isinstance(param, PointerParam):
+                values.append(next(arguments).pointer)
                 types.append(ctypes.c_void_p)
             else:
-                index = self.arguments.index(param)
-                values.append(described[index])
-                types.append(SCALAR_TYPES[str(param["type"])])
+                values.append(next(arguments))
+                types.append(SCALAR_TYPES[param.type])
         config = driver.CUlaunchConfig()
         config.gridDimX, config.gridDimY, config.gridDimZ = grid3
         config.blockDimX, config.blockDimY, config.blockDimZ = block3
@@ -227,19 +224,18 @@ class Program:
     """A compiled module: its cubin and the ABI of its kernels."""
 
     cubin: bytes
-    abi: dict[str, Any]
+    abi: ModuleAbi
     _module: Any = None
     _functions: dict[str, Any] = field(default_factory=dict)
 
     @property
     def target(self) -> str:
-        return self.abi["target"]
+        return self.abi.target
 
     @property
     def kernels(self) -> dict[str, Kernel]:
         return {
-            name: Kernel(name, facts, self.target, self)
-            for name, facts in self.abi["kernels"].items()
+            name: Kernel(name, facts, self.target, self) for name, facts in self.abi.kernels.items()
         }
 
     def kernel(self, name: str | None = None) -> Kernel:
@@ -272,7 +268,7 @@ def load(path: str | Path) -> Program:
     abi_path = Path(f"{path}.json")
     try:
         cubin = path.read_bytes()
-        abi = json.loads(abi_path.read_text())
+        abi = ModuleAbi.from_json(abi_path.read_text())
     except OSError as exc:
         raise ValueError(f"expected a cubin and its ABI at {path} and {abi_path}: {exc}") from None
     return Program(cubin, abi)

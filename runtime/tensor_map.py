@@ -2,49 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from copy_dialect.abi import TensorMapParam
 from copy_dialect.runtime.arrays import DeviceArray
 from copy_dialect.runtime.driver import call
 
 SWIZZLES = {16: "NONE", 32: "32B", 64: "64B", 128: "128B"}
-
-
-@dataclass(frozen=True)
-class TensorMapParam:
-    """A `tensor_map` parameter of the kernel ABI (copy_dialect.passes.abi), read typed."""
-
-    arg: int
-    """The kernel argument (the array) the map describes."""
-    box: tuple[int, ...]
-    """Outermost dim first, one entry per array dim."""
-    swizzle: int
-    oob: str
-    dtype: str
-    """A `CUtensorMapDataType` name without its prefix: FLOAT32, UINT64, ..."""
-    written: bool
-    """A TMA store or reduction writes the array through the map."""
-
-    @classmethod
-    def from_abi(cls, entry: dict[str, Any]) -> TensorMapParam:
-        types = {"arg": int, "box": list, "swizzle": int, "oob": str, "dtype": str, "written": bool}
-        for key, kind in types.items():
-            value = entry.get(key)
-            # A JSON boolean is a Python int too: only `written` may be one.
-            if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-                raise ValueError(
-                    f"expected a tensor-map parameter whose {key!r} is of type {kind.__name__} "
-                    f"(kernel ABI format 2), got {entry}; recompile the kernel"
-                )
-        return cls(
-            entry["arg"],
-            tuple(int(b) for b in entry["box"]),
-            entry["swizzle"],
-            entry["oob"],
-            entry["dtype"],
-            entry["written"],
-        )
 
 
 def check_written_extent(array: DeviceArray, name: str) -> None:

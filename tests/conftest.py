@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from xdsl.context import Context
 
-from copy_dialect.universe import make_context
+from copy_tools.universe import make_context
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from copy_dialect.passes.pipeline import compile_module, retarget
-from copy_dialect.universe import make_context
+from copy_tools.universe import make_context
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
@@ -48,8 +48,8 @@ def test_example_compiles_for_its_target(path: Path):
     compiled = compile_module(module, make_context())
     assert compiled.cubin.startswith(ELF_MAGIC)
     assert ".extern .func" not in compiled.ptx
-    (kernel,) = compiled.abi["kernels"].values()
-    assert kernel["params"]
+    (kernel,) = compiled.abi.kernels.values()
+    assert kernel.params
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)

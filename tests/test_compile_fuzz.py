@@ -26,7 +26,7 @@ from copy_dialect import ops as copy
 from copy_dialect.errors import CopyVerifyException
 from copy_dialect.passes.pipeline import compile_module
 from copy_dialect.target import TARGETS
-from copy_dialect.universe import make_context
+from copy_tools.universe import make_context
 
 SEED = 9
 KERNELS = 2000

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 MALFORMED = Path(__file__).parent / "malformed"
-COPY_OPT = [sys.executable, "-m", "copy_dialect.tools.copy_opt"]
+COPY_OPT = [sys.executable, "-m", "copy_tools.copy_opt"]
 DEEP = 100_000
 """Nesting depth of the deep inputs: far beyond copy-opt's limit (about 10 000)."""
 
@@ -243,7 +243,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect.errors import CopyVerifyException
-from copy_dialect.tools import copy_opt
+from copy_tools import copy_opt
 
 
 @dataclass(frozen=True)
@@ -599,7 +599,7 @@ def test_verify_op_reports_without_dumping_the_module(ctx):
     from xdsl.parser import Parser
 
     from copy_dialect.errors import CopyVerifyException
-    from copy_dialect.tools.copy_opt import verify_op
+    from copy_tools.opt_verify import verify_op
 
     text = """
     func.func @f() attributes {copy.target = #copy.target<"sm_80">} {

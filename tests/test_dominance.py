@@ -13,9 +13,10 @@ from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
-from copy_dialect import kernels, runtime
+from copy_dialect import kernels
 from copy_dialect.dominance import non_dominating_uses, verify_dominance
 from copy_dialect.passes.pipeline import verify_module
+from copy_tools import runtime
 
 
 def parse(ctx, text: str) -> ModuleOp:

@@ -31,7 +31,7 @@ with fix lines this test checks:
   leaves out a secondary one passes.
 
 The chunks run in-process through copy-opt's own driver (`CopyOptMain.process_chunk`),
-which registers the same dialects as `copy_dialect.universe.make_context()`.
+which registers the same dialects as `copy_tools.universe.make_context()`.
 
 The driver's own tests (lit_tests/copy-opt/) are left out: their diagnostics are xDSL's
 parser and IR errors, which carry no fix notes, and Inputs/mismatch.mlir is wrong on
@@ -48,8 +48,8 @@ from pathlib import Path
 
 import pytest
 
-from copy_dialect.tools.copy_opt import CopyOptMain
-from copy_dialect.tools.diagnostics import Chunk, SourceFile, split_chunks
+from copy_tools.copy_opt import CopyOptMain
+from copy_tools.diagnostics import Chunk, SourceFile, split_chunks
 
 ROOT = Path(__file__).resolve().parent.parent
 LIT = ROOT / "lit_tests"

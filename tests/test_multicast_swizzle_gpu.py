@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from copy_dialect import runtime
+from copy_tools import runtime
 
 # (element type, numpy dtype, columns of the tile, swizzle): rows of 64, 32 and 16 bytes under
 # 128B and 64B swizzles, and one row of a whole span (the control).

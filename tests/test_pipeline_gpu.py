@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from copy_dialect import kernels, runtime
+from copy_dialect import kernels
+from copy_dialect.abi import ModuleAbi
+from copy_tools import runtime
 
 LAUNCH_TIMEOUT_S = 20.0
 """A correct launch takes milliseconds; the first in a child also loads the module."""
@@ -68,7 +70,7 @@ def unsigned(a: np.ndarray) -> np.ndarray:
     return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize])
 
 
-def launch(cubin: bytes, abi: dict, x: np.ndarray, y: np.ndarray, grid: tuple) -> np.ndarray:
+def launch(cubin: bytes, abi: ModuleAbi, x: np.ndarray, y: np.ndarray, grid: tuple) -> np.ndarray:
     """In the child: one launch of the module's kernel on host arrays; y comes back."""
     runtime.Program(cubin, abi)(x, y, grid=grid)
     return y

@@ -15,7 +15,7 @@ from xdsl.parser import Parser
 from copy_dialect.errors import CopyVerifyException
 from copy_dialect.ops import ReductionKind
 from copy_dialect.passes.pipeline import compile_module
-from copy_dialect.universe import make_context
+from copy_tools.universe import make_context
 
 # The H200's `ok` cells: map type -> the ops `cp.reduce.async.bulk.tensor` ran bit-exact on
 # it (every other op was CUDA_ERROR_ILLEGAL_INSTRUCTION). UINT8 and UINT16 took none.
@@ -127,9 +127,9 @@ def test_reduction_pair(op, element):
         return
     map_type, ptx_op = want
     compiled = compile_module(m, make_context())
-    params = compiled.abi["kernels"]["red"]["params"]
-    maps = [p for p in params if p["kind"] == "tensor_map"]
-    assert [(m["dtype"], m["written"]) for m in maps] == [(map_type, True)]
+    params = compiled.abi.kernels["red"].params
+    maps = [p for p in params if p.kind == "tensor_map"]
+    assert [(m.dtype, m.written) for m in maps] == [(map_type, True)]
     assert PTX_REDUCE.findall(compiled.ptx) == [ptx_op]
 
 

@@ -1,4 +1,4 @@
-"""Tests for `copy-rules` (copy_dialect/tools/rule_coverage.py) and the rules.toml catalogue."""
+"""Tests for `copy-rules` (copy_tools/rule_coverage.py) and the rules.toml catalogue."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from copy_dialect.tools.rule_coverage import load_rules, main
+from copy_tools.rule_coverage import load_rules, main
 
 # The catalogue ids of shared/constraints.md (A..K) and tma-rules.md (TR1..TR18), in order,
 # then TR19 (the store overrun an H200 showed), with the ids the project added next to their
@@ -180,7 +180,7 @@ def test_bad_rules_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
 def test_module_entry_point(tmp_path: Path):
     rules = make_project(tmp_path)
     proc = subprocess.run(
-        [sys.executable, "-m", "copy_dialect.tools.rule_coverage", "--rules", str(rules)],
+        [sys.executable, "-m", "copy_tools.rule_coverage", "--rules", str(rules)],
         cwd=tmp_path / "lit_tests",  # the root is found by walking up from here
         capture_output=True,
         text=True,

@@ -12,7 +12,7 @@ from copy_dialect.runtime import Program, check_device
 from copy_dialect.runtime.arrays import DeviceArray
 from copy_dialect.runtime.driver import DeviceFacts
 from copy_dialect.runtime.tensor_map import TensorMapParam, check_tensor_map_array
-from copy_dialect.universe import make_context
+from copy_tools.universe import make_context
 
 H200 = DeviceFacts("NVIDIA H200", (9, 0), 232_448)
 A100 = DeviceFacts("NVIDIA A100", (8, 0), 166_912)
@@ -99,7 +99,7 @@ def test_load_missing_files(tmp_path):
 
 def test_dynamic_shapes_take_any_size_of_the_right_rank():
     kernel = program(kernels.tma_copy((0, 0), "f32", dynamic=True)).kernel()
-    assert kernel.params[0]["shape"] == [-1, -1]
+    assert kernel.params[0].shape == (-1, -1)
     kernel.check_arguments([np.zeros((100, 64), np.float32)] * 2)
     kernel.check_arguments([np.zeros((7, 4096), np.float32)] * 2)
     with pytest.raises(ValueError, match=r"of shape \('\?', '\?'\), got \(100,\)"):
@@ -130,7 +130,7 @@ def test_a_kernel_that_verifies_fits_the_device_it_targets(spare):
     buffer = H200.max_smem_optin - 1024 - 8 - spare
     fits = kernel(buffer)
     fits.verify()
-    smem = program(fits).abi["kernels"]["k"]["smem_bytes"]
+    smem = program(fits).abi.kernels["k"].smem_bytes
     assert smem == H200.max_smem_optin - spare
     check_device("sm_90a", smem, H200)
     with pytest.raises(VerifyException, match="alignment pad of the arena"):

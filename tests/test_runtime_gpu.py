@@ -8,7 +8,8 @@ import zlib
 import numpy as np
 import pytest
 
-from copy_dialect import kernels, runtime
+from copy_dialect import kernels
+from copy_tools import runtime
 
 pytestmark = [
     pytest.mark.gpu,

@@ -10,16 +10,13 @@ import pytest
 from xdsl.parser import Parser
 
 from copy_dialect import kernels
+from copy_dialect.abi import TensorMapParam
 from copy_dialect.errors import CopyVerifyException
 from copy_dialect.passes.pipeline import compile_module
 from copy_dialect.runtime import Program
 from copy_dialect.runtime.arrays import DeviceArray
-from copy_dialect.runtime.tensor_map import (
-    TensorMapParam,
-    check_tensor_map_array,
-    check_written_extent,
-)
-from copy_dialect.universe import make_context
+from copy_dialect.runtime.tensor_map import check_tensor_map_array, check_written_extent
+from copy_tools.universe import make_context
 
 ITEMSIZE = {"f32": 4, "f16": 2, "i8": 1}
 
@@ -133,8 +130,8 @@ def program(module) -> Program:
 def test_the_abi_says_which_maps_are_written():
     for reduce in (None, "add"):
         abi = program(kernels.tma_copy((0, 0), "f32", dynamic=True, reduce=reduce)).kernel().abi
-        maps = [p for p in abi["params"] if p["kind"] == "tensor_map"]
-        assert [(m["arg"], m["written"]) for m in maps] == [(0, False), (1, True)]
+        maps = [p for p in abi.params if p.kind == "tensor_map"]
+        assert [(m.arg, m.written) for m in maps] == [(0, False), (1, True)]
 
 
 def array(shape: tuple[int, ...], itemsize: int = 4) -> DeviceArray:
@@ -183,5 +180,5 @@ def test_an_abi_without_written_is_refused():
     entry = {"kind": "tensor_map", "arg": 1, "box": [64], "swizzle": 16, "oob": "zeros"}
     entry["dtype"] = "FLOAT32"
     with pytest.raises(ValueError, match=r"'written' is of type bool \(kernel ABI format 2\)"):
-        TensorMapParam.from_abi(entry)
-    assert TensorMapParam.from_abi({**entry, "written": True}).written is True
+        TensorMapParam.from_dict(entry)
+    assert TensorMapParam.from_dict({**entry, "written": True}).written is True

@@ -14,7 +14,7 @@ from copy_dialect import layout
 from copy_dialect import ops as copy
 from copy_dialect.passes.convert_copy_to_nvvm import layout_arena
 from copy_dialect.passes.pipeline import compile_module
-from copy_dialect.universe import make_context
+from copy_tools.universe import make_context
 
 ELF_MAGIC = b"\x7fELF"
 
@@ -140,7 +140,7 @@ def test_thread_access_kernels_compile(compiled):
     _, result = compiled
     assert result.cubin.startswith(ELF_MAGIC)
     names = {f"{d}_{c.name}" for c in configs() for d in ("load", "store")}
-    assert set(result.abi["kernels"]) == names
+    assert set(result.abi.kernels) == names
 
 
 def test_swizzled_thread_access_lowers_to_xor(compiled):

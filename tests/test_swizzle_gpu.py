@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from swizzle_kernels import Config, configs, module
 
-from copy_dialect import runtime
+from copy_tools import runtime
 
 pytestmark = [
     pytest.mark.gpu,

@@ -25,10 +25,11 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from copy_dialect import ops as copy
+from copy_dialect.abi import TensorMapParam
 from copy_dialect.passes import nvvm
 from copy_dialect.passes.convert_copy_to_nvvm.barriers import barrier_pointer
 from copy_dialect.passes.convert_copy_to_nvvm.emit import Arith, Emit
-from copy_dialect.passes.convert_copy_to_nvvm.kernel import Kernel, KernelPattern, TensorMap
+from copy_dialect.passes.convert_copy_to_nvvm.kernel import Kernel, KernelPattern
 from copy_dialect.passes.llvm_types import SHARED, lowered, ptr, static_memref
 
 PEER_BIT_MASK = 0xFFFFFFFFFEFFFFFF
@@ -74,7 +75,10 @@ def tma_descriptor(g: copy.BoxGeometry, kernel: Kernel, written: bool) -> SSAVal
     # The verifier guarantees a GMEM kernel argument (B11) of a tensor-map type (C11, E1).
     dtype = g.tensor_map_type
     assert dtype is not None
-    key = TensorMap(g.gmem_argument, g.gmem_box, g.swizzle_bytes, g.tensor_map_oob, dtype)
+    # The map without `written`: one key per descriptor, whichever copies write through it.
+    key = TensorMapParam(
+        g.gmem_argument, g.gmem_box, g.swizzle_bytes, g.tensor_map_oob, dtype, written=False
+    )
     return kernel.tensor_map(key, written)
 
 

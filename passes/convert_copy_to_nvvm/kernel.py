@@ -7,7 +7,7 @@ parameters, and the ABI record the runtime launches it with."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import prod
 
 from xdsl.dialects import builtin, func, llvm, scf
@@ -18,16 +18,16 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
-    StringAttr,
     UnitAttr,
-    i1,
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import RewritePattern
 
 from copy_dialect import ops as copy
+from copy_dialect.abi import KernelAbi, Param, PointerParam, ScalarParam, TensorMapParam
+from copy_dialect.passes.abi import abi_attr
 from copy_dialect.passes.convert_copy_to_nvvm.emit import Emit
 from copy_dialect.passes.llvm_types import SHARED, ptr
 from copy_dialect.target import Target
@@ -37,34 +37,6 @@ ARENA_SYMBOL = "__copy_smem"
 
 ARENA_ALIGNMENT = copy.SMEM_ARENA_ALIGNMENT
 """The arena's base is aligned to this at run time (the largest alignment TMA needs)."""
-
-
-@dataclass(frozen=True)
-class TensorMap:
-    """One TMA descriptor a kernel needs: the array it describes and how."""
-
-    arg: int
-    """Index of the GMEM memref among the kernel's original arguments."""
-    box: tuple[int, ...]
-    """The box, outermost dim first, one entry per GMEM dim."""
-    swizzle: int
-    oob: str
-    """"zeros" or "nan" (the fill of out-of-bounds loads)."""
-    dtype: str
-
-    def abi(self, written: bool) -> DictionaryAttr:
-        """The ABI entry; `written`: a TMA store or reduction writes through the map."""
-        return DictionaryAttr(
-            {
-                "kind": StringAttr("tensor_map"),
-                "arg": IntegerAttr(self.arg, i64),
-                "box": DenseArrayBase.from_list(i64, self.box),
-                "swizzle": IntegerAttr(self.swizzle, i64),
-                "oob": StringAttr(self.oob),
-                "dtype": StringAttr(self.dtype),
-                "written": IntegerAttr(int(written), i1),
-            }
-        )
 
 
 @dataclass
@@ -88,8 +60,8 @@ class Kernel:
     relinquish_after: Operation | None
     """The `copy.tmem_alloc` after which the CTA gives up its allocation permit: the last
     one, unless it is in a loop (a tcgen05.alloc after the relinquish is undefined)."""
-    tensor_maps: dict[TensorMap, SSAValue] = field(default_factory=dict[TensorMap, SSAValue])
-    written_maps: set[TensorMap] = field(default_factory=set[TensorMap])
+    tensor_maps: dict[TensorMapParam, SSAValue] = field(default_factory=dict)
+    written_maps: set[TensorMapParam] = field(default_factory=set)
     """The tensor maps a TMA store or reduction writes through (the runtime checks their
     arrays' innermost extent: rule TR19)."""
 
@@ -115,7 +87,7 @@ class Kernel:
         assert self.base is not None
         return e.byte_offset(self.base, self.offsets[op])
 
-    def tensor_map(self, key: TensorMap, written: bool) -> SSAValue:
+    def tensor_map(self, key: TensorMapParam, written: bool) -> SSAValue:
         """The tensor-map parameter `key`, appended to the kernel on first use; `written`: a
         TMA store or reduction writes through it."""
         if key not in self.tensor_maps:
@@ -220,30 +192,26 @@ def append_tensor_map_argument(fn: func.FuncOp) -> SSAValue:
 
 
 def kernel_abi(kernel: Kernel, original_args: int) -> DictionaryAttr:
-    """The facts the runtime needs to launch the kernel (see copy_dialect.passes.abi)."""
-    params: list[Attribute] = []
+    """The facts the runtime needs to launch the kernel (copy_dialect.abi), as its attribute."""
+    params: list[Param] = []
     for i, t in enumerate(kernel.fn.function_type.inputs.data[:original_args]):
-        entry: dict[str, Attribute] = {"kind": StringAttr("scalar"), "type": t}
         if isinstance(t, MemRefType):
-            entry = {
-                "kind": StringAttr("pointer"),
-                "arg": IntegerAttr(i, i64),
-                "element": t.element_type,
-                # -1: a dynamic dim, whatever the array brings (TMA-only arrays).
-                "shape": DenseArrayBase.from_list(i64, [max(d, -1) for d in t.get_shape()]),
-            }
-        params.append(DictionaryAttr(entry))
-    params += [m.abi(written=m in kernel.written_maps) for m in kernel.tensor_maps]
-    facts: dict[str, Attribute] = {
-        "params": ArrayAttr(params),
-        "target": StringAttr(kernel.target.name),
-        "smem_bytes": IntegerAttr(copy.block_smem_bytes(kernel.arena_bytes), i64),
-        "cluster": DenseArrayBase.from_list(i32, kernel.cluster),
-    }
+            # -1: a dynamic dim, whatever the array brings (TMA-only arrays).
+            shape = tuple(max(d, -1) for d in t.get_shape())
+            params.append(PointerParam(i, str(t.element_type), shape))
+        else:
+            params.append(ScalarParam(str(t)))
+    params += [replace(m, written=m in kernel.written_maps) for m in kernel.tensor_maps]
     block = kernel.fn.attributes.get("gpu.known_block_size")
-    if isinstance(block, DenseArrayBase):
-        facts["block"] = block
-    return DictionaryAttr(facts)
+    return abi_attr(
+        KernelAbi(
+            kernel.fn.sym_name.data,
+            tuple(params),
+            copy.block_smem_bytes(kernel.arena_bytes),
+            kernel.cluster,
+            tuple(block.get_values()) if isinstance(block, DenseArrayBase) else None,
+        )
+    )
 
 
 @dataclass

@@ -10,15 +10,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from importlib import resources
 from pathlib import Path
 
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from copy_dialect.universe import make_context
+from copy_tools.universe import make_context
 
-ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_EXAMPLE = ROOT / "examples" / "tma_tile_copy.mlir"
+DEFAULT_EXAMPLE = Path(str(resources.files("copy_tools.examples") / "tma_tile_copy.mlir"))
+"""The bundled example (examples/ ships as the package data `copy_tools.examples`)."""
 KEY_INSTRUCTIONS = (
     "cp.async.bulk.tensor",
     "cp.reduce.async.bulk.tensor",
@@ -38,7 +39,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from copy_dialect.passes import backend
-    from copy_dialect.passes.abi import dumps
     from copy_dialect.passes.pipeline import compile_module
 
     path = Path(args.input)
@@ -64,14 +64,15 @@ def main(argv: list[str] | None = None) -> int:
     stem.with_suffix(".ptx").write_text(compiled.ptx)
     cubin = stem.with_suffix(".cubin")
     cubin.write_bytes(compiled.cubin)
-    Path(f"{cubin}.json").write_text(dumps(compiled.abi))
+    Path(f"{cubin}.json").write_text(compiled.abi.to_json())
 
     print(f"{path.name} -> {compiled.target}: compiled in {elapsed * 1000:.0f} ms (in process)")
-    for name, kernel in compiled.abi["kernels"].items():
-        kinds = ", ".join(p["kind"] for p in kernel["params"])
+    for name, kernel in compiled.abi.kernels.items():
+        kinds = ", ".join(p.kind for p in kernel.params)
+        block = "?" if kernel.block is None else list(kernel.block)
         print(
-            f"  kernel {name}: params ({kinds}), block {kernel.get('block', '?')}, "
-            f"cluster {kernel['cluster']}, dynamic SMEM {kernel['smem_bytes']} bytes"
+            f"  kernel {name}: params ({kinds}), block {block}, "
+            f"cluster {list(kernel.cluster)}, dynamic SMEM {kernel.smem_bytes} bytes"
         )
     print("  PTX instructions:")
     seen: set[str] = set()

@@ -1,7 +1,8 @@
 """Registers the copy dialect and its passes with xDSL (`xdsl.universe` entry point).
 
 This is the project's one registration route: `copy-opt` and plain `xdsl-opt` both
-read it through `Universe.get_multiverse()`.
+read it through `Universe.get_multiverse()`, and `make_context` gives Python users the
+same dialects.
 """
 
 from importlib import import_module

@@ -148,12 +148,13 @@ def scan(root: Path) -> Tags:
 def find_root(start: Path) -> Path:
     """The nearest directory at or above `start` with pyproject.toml and copy_dialect/.
 
-    Falls back to the directory above the imported copy_dialect package.
+    Falls back to the directory above the copy_tools package (the project root of an
+    editable install).
     """
     for directory in (start, *start.parents):
         if (directory / "pyproject.toml").is_file() and (directory / "copy_dialect").is_dir():
             return directory
-    return Path(__file__).resolve().parents[2]
+    return Path(__file__).resolve().parents[1]
 
 
 def report(rules: Sequence[Rule], tags: Tags, missing_only: bool = False) -> tuple[list[str], bool]:

@@ -1,0 +1,242 @@
+"""The kernel ABI: what the runtime needs to launch a compiled kernel, as typed records.
+
+`convert-copy-to-nvvm` builds a `KernelAbi` for each kernel and records it on the kernel as
+its `copy.abi` attribute (copy_dialect.passes.abi); `copy-opt -t cubin -o K.cubin` writes the
+module's `ModuleAbi` to `K.cubin.json` beside the cubin, and the runtime reads it back. The
+module is plain data (the standard library only): the passes that write the record and the
+runtime that reads it, without a compiler, share this one definition.
+
+```json
+{"format": 2, "target": "sm_90a", "kernels": {"tile_copy": {"name": "tile_copy",
+  "params": [{"kind": "pointer", "arg": 0, "element": "f32", "shape": [4096, 4096]},
+             {"kind": "tensor_map", "arg": 0, "box": [64, 64], "swizzle": 16,
+              "oob": "zeros", "dtype": "FLOAT32", "written": false}],
+  "block": [128, 1, 1], "cluster": [1, 1, 1], "smem_bytes": 17408}}}
+```
+
+Format 2 added `written`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar, NoReturn
+
+ABI_FORMAT = 2
+
+
+class _Reader:
+    """Reads the typed fields of one JSON object, each failure a ValueError naming the field."""
+
+    def __init__(self, entry: Any, what: str):
+        self.entry = entry
+        self.what = what
+
+    def _get(self, key: str, kind: type, optional: bool = False) -> Any:
+        value = self.entry.get(key) if isinstance(self.entry, dict) else None
+        if optional and value is None:
+            return None
+        # A JSON boolean is a Python int too: only a bool field may be one.
+        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+            self._fail(key, kind.__name__)
+        return value
+
+    def _fail(self, key: str, kind: str) -> NoReturn:
+        raise ValueError(
+            f"expected a {self.what} whose {key!r} is of type {kind} "
+            f"(kernel ABI format {ABI_FORMAT}), got {self.entry}; recompile the kernel"
+        )
+
+    def int(self, key: str) -> int:
+        return self._get(key, int)
+
+    def bool(self, key: str) -> bool:
+        return self._get(key, bool)
+
+    def str(self, key: str) -> str:
+        return self._get(key, str)
+
+    def list(self, key: str) -> list[Any]:
+        return self._get(key, list)
+
+    def dict(self, key: str) -> dict[str, Any]:
+        return self._get(key, dict)
+
+    def ints(self, key: str) -> tuple[int, ...]:
+        values = self._get(key, list)
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            self._fail(key, "list of int")
+        return tuple(values)
+
+    def optional_ints(self, key: str) -> tuple[int, ...] | None:
+        return None if self._get(key, list, optional=True) is None else self.ints(key)
+
+
+@dataclass(frozen=True)
+class PointerParam:
+    """The device address of the kernel's argument `arg`, an array of `element`s."""
+
+    kind: ClassVar[str] = "pointer"
+
+    arg: int
+    element: str
+    """The IR's element type: f32, bf16, i8, ..."""
+    shape: tuple[int, ...]
+    """-1 for a dynamic dim (whatever the array brings)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "arg": self.arg, "element": self.element, "shape": [*self.shape]}
+
+    @classmethod
+    def from_dict(cls, entry: Any) -> PointerParam:
+        get = _Reader(entry, "pointer parameter")
+        return cls(get.int("arg"), get.str("element"), get.ints("shape"))
+
+
+@dataclass(frozen=True)
+class ScalarParam:
+    """A kernel argument passed by value."""
+
+    kind: ClassVar[str] = "scalar"
+
+    type: str
+    """The IR's type: i32, i64, index, f32, f64, i1."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "type": self.type}
+
+    @classmethod
+    def from_dict(cls, entry: Any) -> ScalarParam:
+        return cls(_Reader(entry, "scalar parameter").str("type"))
+
+
+@dataclass(frozen=True)
+class TensorMapParam:
+    """A `CUtensorMap` the runtime encodes over the array of kernel argument `arg`."""
+
+    kind: ClassVar[str] = "tensor_map"
+
+    arg: int
+    """The kernel argument (the array) the map describes."""
+    box: tuple[int, ...]
+    """Outermost dim first, one entry per array dim."""
+    swizzle: int
+    """In bytes; 16 means none."""
+    oob: str
+    """"zeros" or "nan" (the fill of out-of-bounds loads)."""
+    dtype: str
+    """A `CUtensorMapDataType` name without its prefix: FLOAT32, UINT64, ..."""
+    written: bool
+    """A TMA store or reduction writes the array through the map (the runtime then checks
+    its innermost extent: rule TR19)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "arg": self.arg,
+            "box": [*self.box],
+            "swizzle": self.swizzle,
+            "oob": self.oob,
+            "dtype": self.dtype,
+            "written": self.written,
+        }
+
+    @classmethod
+    def from_dict(cls, entry: Any) -> TensorMapParam:
+        get = _Reader(entry, "tensor-map parameter")
+        return cls(
+            get.int("arg"),
+            get.ints("box"),
+            get.int("swizzle"),
+            get.str("oob"),
+            get.str("dtype"),
+            get.bool("written"),
+        )
+
+
+Param = PointerParam | ScalarParam | TensorMapParam
+PARAM_KINDS: dict[str, type[Param]] = {
+    p.kind: p for p in (PointerParam, ScalarParam, TensorMapParam)
+}
+
+
+@dataclass(frozen=True)
+class KernelAbi:
+    """One kernel: its parameters in signature order (the caller's arguments first, then
+    the tensor maps), its launch shape and its dynamic shared memory."""
+
+    name: str
+    params: tuple[Param, ...]
+    smem_bytes: int
+    cluster: tuple[int, ...]
+    block: tuple[int, ...] | None = None
+    """The fixed block shape (gpu.known_block_size), if the kernel has one."""
+
+    @property
+    def arguments(self) -> tuple[PointerParam | ScalarParam, ...]:
+        """The parameters the caller passes (pointers and scalars, not tensor maps)."""
+        return tuple(p for p in self.params if not isinstance(p, TensorMapParam))
+
+    @property
+    def tensor_maps(self) -> tuple[TensorMapParam, ...]:
+        return tuple(p for p in self.params if isinstance(p, TensorMapParam))
+
+    def to_dict(self) -> dict[str, Any]:
+        facts: dict[str, Any] = {
+            "name": self.name,
+            "params": [p.to_dict() for p in self.params],
+            "smem_bytes": self.smem_bytes,
+            "cluster": [*self.cluster],
+        }
+        if self.block is not None:
+            facts["block"] = [*self.block]
+        return facts
+
+    @classmethod
+    def from_dict(cls, entry: Any) -> KernelAbi:
+        get = _Reader(entry, "kernel")
+        params: list[Param] = []
+        for param in get.list("params"):
+            kind = _Reader(param, "parameter").str("kind")
+            if kind not in PARAM_KINDS:
+                raise ValueError(
+                    f"expected a parameter of kind {', '.join(PARAM_KINDS)}, got {param}; "
+                    "recompile the kernel"
+                )
+            params.append(PARAM_KINDS[kind].from_dict(param))
+        return cls(
+            get.str("name"),
+            tuple(params),
+            get.int("smem_bytes"),
+            get.ints("cluster"),
+            get.optional_ints("block"),
+        )
+
+
+@dataclass(frozen=True)
+class ModuleAbi:
+    """Every kernel of a compiled module, by name, and the target they were compiled for."""
+
+    target: str
+    kernels: dict[str, KernelAbi]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": ABI_FORMAT,
+            "target": self.target,
+            "kernels": {name: k.to_dict() for name, k in self.kernels.items()},
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_dict(cls, entry: Any) -> ModuleAbi:
+        get = _Reader(entry, "kernel ABI")
+        kernels = get.dict("kernels")
+        return cls(get.str("target"), {n: KernelAbi.from_dict(k) for n, k in kernels.items()})
+
+    @classmethod
+    def from_json(cls, text: str) -> ModuleAbi:
+        return cls.from_dict(json.loads(text))

@@ -1,0 +1,336 @@
+"""copy-opt: the mlir-opt-style driver of the copy dialect.
+
+It is xDSL's `xdsl-opt` driver (`xDSLOptMain`: dialect/pass/target registration, `-p`
+pass pipelines, `-t` targets, the printing flags) with the parts that users see
+replaced so that it behaves like mlir-opt:
+
+* every parsed op carries `loc("FILE":LINE:COL)` (the position of its first token)
+  unless the text gives an explicit `loc(...)`; with `--split-input-file` the lines
+  are those of the original file;
+* all problems are diagnostics on stderr, `FILE:LINE:COL: error: MESSAGE` with the
+  source line and a caret (see `diagnostics.py`), never a Python traceback, and the
+  exit status is 1 when an error was reported;
+* the verifier runs op by op (nested ops first) and reports every failing op at its
+  location, `'<op name>' op <message>`, plus the `note` of a `CopyVerifyException`;
+* `--verify-diagnostics` checks the diagnostics against `// expected-error {{...}}`
+  comments, like mlir-opt;
+* command-line problems are one `copy-opt: error: ...` line and exit status 1;
+* `-o FILE` is written (atomically) only when everything succeeded, and never over
+  the input file.
+
+Set COPY_OPT_TRACEBACK=1 to also get the Python traceback of an internal error.
+
+This module is the driver and the entry point; its parts: `opt_arguments` (the command
+line and the pass pipeline), `opt_parser` (parsing with locations), `opt_verify`
+(verification diagnostics), `opt_output` (input, `-o`, `-t llvm|ptx|cubin`), `opt_errors`
+(the tool's own errors) and `diagnostics` (rendering, `--verify-diagnostics`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+from xdsl.universe import Universe
+from xdsl.utils.exceptions import DiagnosticException
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from copy_tools.diagnostics import (
+    SPLIT_MARKER,
+    Chunk,
+    Diagnostic,
+    InvalidInputEncoding,
+    SourceFile,
+    SourceLocation,
+    check_expectations,
+    decode_source,
+    parse_expectations,
+    render_all,
+    split_chunks,
+)
+from copy_tools.opt_arguments import ArgumentParser, add_arguments, build_pipeline, check_arguments
+from copy_tools.opt_errors import (
+    INTERNAL_ERROR_NOTE,
+    RECURSION_LIMIT,
+    TOOL_NAME,
+    TRACEBACK_ENV,
+    ToolError,
+    guard_recursion,
+    internal_error,
+)
+from copy_tools.opt_output import (
+    GPU_OUTPUTS,
+    Binary,
+    checked_output_path,
+    gpu_output,
+    gpu_output_target,
+    read_input,
+    write_file_atomically,
+    write_stdout,
+)
+from copy_tools.opt_parser import guarded_dialect_factory, parse_chunk
+from copy_tools.opt_verify import exception_location, op_location, verify_diagnostics
+
+THREAD_STACK_BYTES = 512 * 1024 * 1024
+"""C stack of the worker thread, large enough that RECURSION_LIMIT frames fit."""
+
+
+# --- the driver ----------------------------------------------------------------------
+
+
+@dataclass
+class ChunkResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list[Diagnostic])
+    output: str | None = None
+    """The printed result, or None when the chunk failed."""
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity == "error" for d in self.diagnostics)
+
+
+class CopyOptMain(xDSLOptMain):
+    """xDSL's opt driver with mlir-opt behavior for locations, errors and -o."""
+
+    version_format = f"{TOOL_NAME} built from xdsl version {{xdsl_version}}"
+
+    def __init__(self, args: Sequence[str] | None = None):
+        # Same steps as xDSLOptMain.__init__, but every failure is a ToolError.
+        self.available_frontends = {}
+        self.available_passes = {}
+        self.available_targets = {}
+        self.ctx = Context()
+        self.binary_output: Binary | None = None
+        """What -t cubin writes instead of text (set while printing the result)."""
+        try:
+            self.register_all_dialects()
+            self.register_all_frontends()
+            self.register_all_passes()
+            self.register_all_targets()
+        except Exception as exc:
+            raise ToolError(
+                f"cannot load the registered xDSL dialects and passes: {type(exc).__name__}: {exc}"
+            ) from exc
+        arg_parser = ArgumentParser(
+            prog=TOOL_NAME,
+            description="mlir-opt-style driver for the copy dialect",
+            conflict_handler="resolve",
+        )
+        self.register_all_arguments(arg_parser)
+        self.args = arg_parser.parse_args(args=args)
+        check_arguments(self.args, self.available_targets)
+        self.ctx.allow_unregistered = self.args.allow_unregistered_dialect
+        self.setup_pipeline()
+
+    # Registration, arguments and the pipeline.
+
+    def register_all_dialects(self):
+        for name, factory in Universe.get_multiverse().all_dialects.items():
+            self.ctx.register_dialect(name, guarded_dialect_factory(name, factory))
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        super().register_all_arguments(arg_parser)
+        add_arguments(arg_parser, self.available_passes)
+
+    def register_all_targets(self):
+        super().register_all_targets()
+        # Ours replace xDSL's `llvm` target, which cannot print GPU code (toolchain.md).
+        for name in GPU_OUTPUTS:
+            self.available_targets[name] = gpu_output_target
+
+    def setup_pipeline(self):
+        self.pipeline = build_pipeline(self.args, self.available_passes)
+
+    # Running.
+
+    def run(self) -> int:  # pyright: ignore[reportIncompatibleMethodOverride]
+        """Process the input; return the exit status (0 success, 1 errors)."""
+        name, data = read_input(self.args.input_file)
+        output_path = checked_output_path(self.args.output_file, self.args.input_file)
+        try:
+            source = decode_source(name, data)
+        except InvalidInputEncoding as exc:
+            sys.stderr.write(render_all([exc.diagnostic], exc.source))
+            return 1
+        failed = False
+        outputs: list[str] = []
+        for chunk in split_chunks(source, self.args.split_input_file):
+            result = self.process_chunk(source, chunk)
+            if self.args.verify_diagnostics:
+                problems = self._check_chunk_diagnostics(source, chunk, result)
+                sys.stderr.write(render_all(problems, source))
+                failed |= bool(problems)
+            else:
+                sys.stderr.write(render_all(result.diagnostics, source))
+                failed |= result.has_errors
+            # Like mlir-opt, a chunk with errors prints nothing (but keeps its separator).
+            outputs.append(result.output or "")
+        text = (SPLIT_MARKER + "\n").join(outputs)
+        binary = self.binary_output
+        if binary is not None and output_path is not None and not failed:
+            cubin, abi = binary
+            write_file_atomically(output_path, cubin)
+            write_file_atomically(output_path + ".json", abi)
+        elif output_path is None:
+            write_stdout(text)
+        elif not failed:
+            write_file_atomically(output_path, text)
+        return 1 if failed else 0
+
+    def _check_chunk_diagnostics(
+        self, source: SourceFile, chunk: Chunk, result: ChunkResult
+    ) -> list[Diagnostic]:
+        expectations, malformed = parse_expectations(source, chunk)
+        return malformed + check_expectations(result.diagnostics, expectations, source.name)
+
+    def process_chunk(self, source: SourceFile, chunk: Chunk) -> ChunkResult:
+        """Parse, verify, run the passes (verifying after each) and print one chunk."""
+        result = ChunkResult()
+        implicit_module = not self.args.no_implicit_module
+        module = parse_chunk(self.ctx, source, chunk, implicit_module, result.diagnostics)
+        if module is None:
+            return result
+        fallback = op_location(module, SourceLocation(source.name, chunk.first_line, 1))
+        if self.args.gpu_target is not None:
+            # --target overrides the IR's target everywhere, so the verifier checks the
+            # target the code is compiled for.
+            from copy_dialect.passes.pipeline import retarget
+
+            retarget(module, self.args.gpu_target)
+        stages: list[tuple[str, Callable[[], list[Diagnostic]]]] = []
+        if not self.args.disable_verify:
+            verify_input = lambda: verify_diagnostics(module, fallback, None)  # noqa: E731
+            stages.append(("verifying the input", verify_input))
+        for index, pass_ in enumerate(self.pipeline.passes):
+            stages.append(
+                (f"running pass '{pass_.name}'", self._pass_stage(pass_, index, module, fallback))
+            )
+        for stage, action in stages:
+            result.diagnostics.extend(guard_recursion(stage, fallback, action))
+            if result.has_errors:
+                return result
+        output: list[str] = []
+
+        def emit() -> list[Diagnostic]:
+            try:
+                output.append(self.output_resulting_program(module))
+            except DiagnosticException as exc:
+                loc = exception_location(exc, fallback)
+                return [Diagnostic("error", loc, f"cannot print the result: {exc}")]
+            except Exception as exc:
+                return internal_error(f"target '{self.args.target}'", exc, fallback)
+            return []
+
+        result.diagnostics.extend(guard_recursion("printing the result", fallback, emit))
+        if output and not result.has_errors:
+            result.output = output[0]
+        return result
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        if self.args.target not in GPU_OUTPUTS:
+            return super().output_resulting_program(prog)
+        text, self.binary_output = gpu_output(prog, self.args.target, self.args.gpu_target)
+        return text
+
+    def _pass_stage(
+        self, pass_: ModulePass, index: int, module: ModuleOp, fallback: SourceLocation
+    ) -> Callable[[], list[Diagnostic]]:
+        def run_pass() -> list[Diagnostic]:
+            start = time.perf_counter()
+            try:
+                pass_.apply(self.ctx, module)
+            except (RecursionError, MemoryError):
+                raise
+            except DiagnosticException as exc:
+                loc = exception_location(exc, fallback)
+                diagnostics = [Diagnostic("error", loc, f"pass '{pass_.name}' failed: {exc}")]
+                note = getattr(exc, "note", None)
+                if isinstance(note, str) and note:
+                    diagnostics.append(Diagnostic("note", loc, note))
+                return diagnostics
+            except Exception as exc:
+                return internal_error(f"pass '{pass_.name}'", exc, fallback)
+            if self.args.time_passes:
+                print(
+                    f"Pass {pass_.name} took {time.perf_counter() - start} seconds", file=sys.stderr
+                )
+            if self.args.print_between_passes and index + 1 < len(self.pipeline.passes):
+                dump = Printer(print_generic_format=self.args.print_op_generic, stream=sys.stderr)
+                print(f"// -----// IR Dump After {pass_.name} //----- //", file=sys.stderr)
+                dump.print_op(module)
+                print(file=sys.stderr)
+            if self.args.disable_verify:
+                return []
+            return verify_diagnostics(module, fallback, pass_.name)
+
+        return run_pass
+
+
+# --- entry point ---------------------------------------------------------------------
+
+
+def _main(argv: Sequence[str] | None, tool: type[CopyOptMain]) -> int:
+    try:
+        return tool(argv).run()
+    except ToolError as exc:
+        print(f"{TOOL_NAME}: error: {exc}", file=sys.stderr)
+    except SystemExit as exc:  # --help, --version
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except MemoryError:
+        print(f"{TOOL_NAME}: error: out of memory", file=sys.stderr)
+    except RecursionError:
+        print(f"{TOOL_NAME}: error: nesting too deep", file=sys.stderr)
+    except Exception as exc:
+        if os.environ.get(TRACEBACK_ENV) == "1":
+            traceback.print_exception(exc, file=sys.stderr)
+        print(
+            f"{TOOL_NAME}: error: internal error: {type(exc).__name__}: {exc}\n"
+            f"{TOOL_NAME}: note: {INTERNAL_ERROR_NOTE}",
+            file=sys.stderr,
+        )
+    return 1
+
+
+def main(argv: Sequence[str] | None = None, tool: type[CopyOptMain] = CopyOptMain) -> int:
+    """Run copy-opt (or a subclass, `tool`); return the exit status.
+
+    The work runs in a thread with a large stack and a raised recursion limit, so that
+    deeply nested input gives a 'nesting too deep' diagnostic instead of a crash.
+    """
+    status: list[int] = []
+
+    def work() -> None:
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+        status.append(_main(argv, tool))
+
+    try:
+        previous = threading.stack_size(THREAD_STACK_BYTES)
+    except (ValueError, RuntimeError):  # platform without settable stacks
+        return _main(argv, tool)
+    try:
+        worker = threading.Thread(target=work, name=TOOL_NAME, daemon=True)
+        worker.start()
+    finally:
+        threading.stack_size(previous)
+    try:
+        worker.join()
+    except KeyboardInterrupt:
+        return 130
+    return status[0] if status else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""The runtime with the compiler in front: `compile` MLIR (text or a module) into a Program.
+
+    from copy_tools import runtime
+    program = runtime.compile(open("examples/tma_tile_copy.mlir").read())
+    program(x, y, grid=(64, 64))
+
+Everything else is `copy_dialect.runtime`'s, which loads and launches cubins without the
+compiler (and without xDSL).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+
+from copy_dialect.passes.pipeline import compile_module
+from copy_dialect.runtime import (
+    CudaError,
+    Kernel,
+    NoDriverError,
+    Program,
+    check_device,
+    gpu_available,
+    load,
+)
+from copy_tools.universe import make_context
+
+
+def compile(source: str | ModuleOp, target: str | None = None) -> Program:  # noqa: A001
+    """Compiles MLIR text or a module (copy dialect) for `target` (default: its copy.target)
+    into a Program whose kernels can be called."""
+    ctx = make_context()
+    module = source if isinstance(source, ModuleOp) else Parser(ctx, source).parse_module()
+    compiled = compile_module(module, ctx, target)
+    return Program(compiled.cubin, compiled.abi)
+
+
+__all__ = [
+    "CudaError",
+    "Kernel",
+    "NoDriverError",
+    "Program",
+    "check_device",
+    "compile",
+    "gpu_available",
+    "load",
+]

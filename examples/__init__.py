@@ -1,0 +1,1 @@
+"""The example kernels (*.mlir), shipped as package data: `copy_tools.examples`."""
