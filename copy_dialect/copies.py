@@ -323,10 +323,20 @@ class AsyncCopyOp(IRDLOperation):
                     "wait on it with copy.barrier_wait"
                     + self.cp_async_alternative(g),
                 )
-            tma.verify_copy(self, g)
+            tma.verify_copy(
+                g,
+                swizzle=None if self.swizzle is None else self.swizzle.value.data,
+                partition_axis=None
+                if self.leader_tracked is None
+                else self.leader_tracked.partition_axis,
+            )
             self._verify_fenced(g)
         elif impl == Implementation.CP_ASYNC:
-            cp_async.verify_copy(self, g)
+            cp_async.verify_copy(
+                g,
+                cache=None if self.cache is None else self.cache.data,
+                tma_alternative=self.tma_alternative(g),
+            )
         self._verify_constant_coordinates(g, gmem_type, impl)
 
     def _verify_barrier_operands(self) -> None:

@@ -3,27 +3,23 @@ need (alignment, a static GMEM ref, the cache modifier, the OOB fill)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from copy_dialect.attributes import CacheMode, OOBMode
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry, cp_async_chunk_bytes
 from copy_dialect.memory import bitwidth, gmem_row_stride_bytes, padded_stride, static_strides
 from copy_dialect.verify_common import constant_int
 
-if TYPE_CHECKING:
-    from copy_dialect.copies import AsyncCopyOp
 
-
-def verify_copy(op: AsyncCopyOp, g: CopyGeometry) -> None:
-    """The rules of a cp.async `copy.async_copy`, in the order they are reported."""
+def verify_copy(g: CopyGeometry, *, cache: CacheMode | None, tma_alternative: str) -> None:
+    """The rules of a cp.async `copy.async_copy`, in the order they are reported; `cache` is
+    the op's cache mode, `tma_alternative` the end of a note that offers TMA instead."""
     bits = bitwidth(g.element_type) or 8
     row_bytes = g.box_shape[-1] * bits // 8
     # rule: A6
-    if op.oob_mode not in (OOBMode.ZEROS, OOBMode.PROMISE_IN_BOUNDS):
+    if g.oob not in (OOBMode.ZEROS, OOBMode.PROMISE_IN_BOUNDS):
         raise Error(
             "The cp.async implementation only supports oob promise_in_bounds or zeros, "
-            f"got {op.oob_mode}",
+            f"got {g.oob}",
             note="cp.async zero-fills out-of-bounds bytes (src-size) and cannot fill NaN: use "
             "oob zeros",
         )
@@ -32,7 +28,7 @@ def verify_copy(op: AsyncCopyOp, g: CopyGeometry) -> None:
         raise Error(
             "Swizzle is not supported for CP_ASYNC copies",
             note="drop the swizzle (cp.async writes a plain #copy.smem buffer)"
-            + op.tma_alternative(g),
+            + tma_alternative,
         )
     # rule: H2
     if row_bytes % 4:
@@ -78,7 +74,7 @@ def verify_copy(op: AsyncCopyOp, g: CopyGeometry) -> None:
             "bytes",
         )
     # rule: H6
-    if op.cache is not None and op.cache.data == CacheMode.CG and chunk != 16:
+    if cache == CacheMode.CG and chunk != 16:
         why = (
             f"the innermost box row is {row_bytes} bytes"
             if row_bytes % 16

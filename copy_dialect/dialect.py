@@ -63,10 +63,9 @@ from copy_dialect.tmem import (
     SmemToTmemOp,
     TmemAllocOp,
     TmemDeallocOp,
-    TmemLoadOp,
-    TmemStoreOp,
     TmemWaitOp,
 )
+from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
 
 Copy = Dialect(
     "copy",

@@ -6,7 +6,8 @@ passes and the runtime share. Each is defined in the module of its family:
 
 - `attributes`: enums, attributes and types; `memory`: memory spaces and sizes;
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
-- `copies` (`tma`, `cp_async`), `prefetch`, `groups`, `barriers`, `smem`, `tmem`: the ops;
+- `copies` (`tma`, `cp_async`), `prefetch`, `groups`, `barriers`, `smem`, `tmem`
+  (`tmem_access`): the ops;
 - `dialect`: the `Copy` dialect (its docstring describes the dialect as a whole).
 """
 
@@ -89,11 +90,10 @@ from copy_dialect.tmem import (
     SmemToTmemOp,
     TmemAllocOp,
     TmemDeallocOp,
-    TmemLoadOp,
-    TmemStoreOp,
     TmemWaitOp,
     tmem_columns,
 )
+from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
 from copy_dialect.verify_common import kernel_cluster_shape
 
 __all__ = [

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import gcd, prod
-from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -21,7 +20,7 @@ from xdsl.ir import (
     SSAValue,
 )
 
-from copy_dialect.attributes import SWIZZLES, OOBMode, swizzle_period
+from copy_dialect.attributes import SWIZZLES, OOBMode
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import (
     REDUCTIONS_BY_MAP,
@@ -31,13 +30,10 @@ from copy_dialect.geometry import (
     reduction_map_op,
     tma_supports_dtype,
 )
-from copy_dialect.memory import bitwidth, padded_stride, smem_bytes, smem_strides
+from copy_dialect.memory import bitwidth, padded_stride, smem_alignment, smem_bytes, smem_strides
 from copy_dialect.smem import AllocSmemOp
 from copy_dialect.target import MULTICAST_TARGETS, TCGEN05_TARGETS, Target
 from copy_dialect.verify_common import constant_int, enclosing_kernel, enclosing_target, value_name
-
-if TYPE_CHECKING:
-    from copy_dialect.copies import AsyncCopyOp
 
 
 def merged_leading_dims_example(t: MemRefType) -> str:
@@ -111,10 +107,11 @@ def check_tma_box(g: BoxGeometry, *, rank_note: str, size_note: str) -> None:
 # ===----------------------------------------------------------------------=== #
 
 
-def verify_copy(op: AsyncCopyOp, g: CopyGeometry) -> None:
+def verify_copy(g: CopyGeometry, *, swizzle: int | None, partition_axis: int | None) -> None:
     """The rules of a TMA `copy.async_copy` (a load has its barrier: A3), in the order they
-    are reported."""
-    check_kernel_argument(op, g.gmem)
+    are reported; `swizzle` and `partition_axis` are the op's `swizzle` and the partition axis
+    of its `leader_tracked`."""
+    check_kernel_argument(g.op, g.gmem)
     gmem_type = g.gmem_type
     check_tma_box(
         g,
@@ -123,13 +120,13 @@ def verify_copy(op: AsyncCopyOp, g: CopyGeometry) -> None:
         size_note=f"split the box {list(g.box_shape)} into several copies of at most 256 "
         "elements per dimension",
     )
-    _verify_copy_box(op, g)
-    _verify_reduction(op, g)
-    _verify_collective(op, g)
-    _verify_smem_alignment(op, g)
+    _verify_copy_box(g, swizzle)
+    _verify_reduction(g)
+    _verify_collective(g, partition_axis)
+    _verify_smem_alignment(g)
 
 
-def _verify_copy_box(op: AsyncCopyOp, g: CopyGeometry) -> None:
+def _verify_copy_box(g: CopyGeometry, descriptor_swizzle: int | None) -> None:
     """What a copy adds to its tensor map's box: array extents, the swizzle, the NaN fill."""
     gmem_type, box, bits = g.gmem_type, g.box_shape, g.element_bits
     minor_bits = box[-1] * bits
@@ -142,12 +139,12 @@ def _verify_copy_box(op: AsyncCopyOp, g: CopyGeometry) -> None:
             )
     swizzle = g.swizzle_bytes
     # rule: C15
-    if op.swizzle is not None and op.swizzle.value.data != swizzle:
+    if descriptor_swizzle is not None and descriptor_swizzle != swizzle:
         raise Error(
             "TMA descriptor layout must match shared layout, but got descriptor layout "
-            f"swizzle {op.swizzle.value.data} and shared memory layout swizzle {swizzle}",
+            f"swizzle {descriptor_swizzle} and shared memory layout swizzle {swizzle}",
             note=f"drop the copy's swizzle, or allocate the buffer as "
-            f"#copy.smem<swizzle = {op.swizzle.value.data}>",
+            f"#copy.smem<swizzle = {descriptor_swizzle}>",
         )
     # rule: C5, TR8
     if swizzle != 16 and minor_bits > swizzle * 8:
@@ -163,7 +160,7 @@ def _verify_copy_box(op: AsyncCopyOp, g: CopyGeometry) -> None:
             ),
         )
     # rule: TR15
-    if op.oob_mode == OOBMode.NAN and not isinstance(g.element_type, AnyFloat):
+    if g.oob == OOBMode.NAN and not isinstance(g.element_type, AnyFloat):
         raise Error(
             f"oob nan needs a floating-point element type, got {g.element_type}",
             note="the NaN fill (NAN_REQUEST_ZERO_FMA) exists only for float tensor maps: "
@@ -172,10 +169,10 @@ def _verify_copy_box(op: AsyncCopyOp, g: CopyGeometry) -> None:
 
 
 
-def _verify_reduction(op: AsyncCopyOp, g: CopyGeometry) -> None:
-    if op.reduction is None:
+def _verify_reduction(g: CopyGeometry) -> None:
+    if g.reduction is None:
         return
-    kind, elt = op.reduction.data, g.element_type
+    kind, elt = g.reduction, g.element_type
     map_type = g.tensor_map_type
     # rule: E1, E5
     if map_type is None or reduction_map_op(kind, elt) not in REDUCTIONS_BY_MAP[map_type]:
@@ -198,9 +195,9 @@ def _verify_reduction(op: AsyncCopyOp, g: CopyGeometry) -> None:
         )
 
 
-def _verify_collective(op: AsyncCopyOp, g: CopyGeometry) -> None:
-    dims = op.collective_dims
-    if not dims and op.leader_tracked is None:
+def _verify_collective(g: CopyGeometry, partition_axis: int | None) -> None:
+    dims = g.collective_dims
+    if not dims and not g.leader_tracked:
         return
     # rule: D7
     if len(set(dims)) != len(dims):
@@ -213,9 +210,9 @@ def _verify_collective(op: AsyncCopyOp, g: CopyGeometry) -> None:
             f"collective dims are cluster dims 0 (x), 1 (y) or 2 (z), got {list(dims)}",
             note="name each cluster dimension the copy is shared over once",
         )
-    target = enclosing_target(op)
-    if op.leader_tracked is not None:
-        _verify_leader_tracked(op, g, dims, g.cluster, target)
+    target = enclosing_target(g.op)
+    if g.leader_tracked:
+        _verify_leader_tracked(g, dims, partition_axis, target)
         return
     # rule: A4
     if target is not None and not target.has_multicast:
@@ -250,7 +247,7 @@ def _verify_collective(op: AsyncCopyOp, g: CopyGeometry) -> None:
             + (" (an unswizzled innermost dim of whole 16-byte chunks)" if innermost else ""),
         )
     share_bytes = g.share_bytes
-    required = max(128, swizzle_period(g.swizzle_bytes))
+    required = smem_alignment(g.swizzle_bytes)
     # rule: D5, TR11
     if share_bytes % required:
         grown = box[dim] * (required // gcd(share_bytes, required))
@@ -263,13 +260,10 @@ def _verify_collective(op: AsyncCopyOp, g: CopyGeometry) -> None:
 
 
 def _verify_leader_tracked(
-    op: AsyncCopyOp,
-    g: CopyGeometry,
-    dims: Sequence[int],
-    cluster: tuple[int, int, int],
-    target: Target | None,
+    g: CopyGeometry, dims: Sequence[int], partition_axis: int | None, target: Target | None
 ) -> None:
-    assert op.leader_tracked is not None
+    assert g.leader_tracked
+    cluster = g.cluster
     # rule: D3
     if not dims:
         raise Error(
@@ -290,7 +284,7 @@ def _verify_leader_tracked(
             f"{prod(cluster)}.",
             note="set copy.cluster = array<i32: 2, 1, 1> (or 1, 2, 1 / 1, 1, 2) on the kernel",
         )
-    axis = op.leader_tracked.partition_axis
+    axis = partition_axis
     box = g.box_shape
     # rule: D4
     if axis is not None and axis >= len(box):
@@ -309,13 +303,13 @@ def _verify_leader_tracked(
         )
 
 
-def _verify_smem_alignment(op: AsyncCopyOp, g: CopyGeometry) -> None:
+def _verify_smem_alignment(g: CopyGeometry) -> None:
     alloc = g.smem.owner
     if not isinstance(alloc, AllocSmemOp):
         return
     assert isinstance(smem_type := g.smem.type, MemRefType)
     swizzle = g.swizzle_bytes
-    required = max(128, swizzle_period(swizzle))
+    required = smem_alignment(swizzle)
     slot_bytes = smem_bytes(g.box_shape, g.element_type, swizzle)
     slot_offsets = [constant_int(i) for i in g.smem_indices]
     if not g.smem_indices:
