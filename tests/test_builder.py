@@ -8,6 +8,7 @@ import pytest
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     FunctionType,
     IndexType,
     MemRefType,
@@ -15,6 +16,7 @@ from xdsl.dialects.builtin import (
     VectorType,
     f32,
     i1,
+    i32,
 )
 from xdsl.ir import Block, Region
 from xdsl.parser import Parser
@@ -36,7 +38,7 @@ def kernel(arg_types, build, *, target="sm_90a", cluster=None) -> ModuleOp:
     builder.insert(func.ReturnOp())
     fn = func.FuncOp("k", FunctionType.from_lists(arg_types, []), Region(block))
     if cluster is not None:
-        fn.attributes["copy.cluster"] = copy.DenseArrayBase.from_list(copy.i32, cluster)
+        fn.attributes["copy.cluster"] = DenseArrayBase.from_list(i32, cluster)
     module = ModuleOp([fn])
     module.attributes["copy.target"] = copy.TargetAttr(target)
     return module

@@ -240,8 +240,12 @@ def test_fix_note_leads_to_valid_ir(chunk: NegativeChunk):
 def test_every_negative_file_is_checked():
     names = {chunk.path.relative_to(LIT).as_posix() for chunk in ALL_CHUNKS}
     assert {
-        "dialects/copy/invalid.mlir",
+        "dialects/copy/invalid-attributes.mlir",
+        "dialects/copy/invalid-copies.mlir",
+        "dialects/copy/invalid-prefetch.mlir",
+        "dialects/copy/invalid-groups.mlir",
         "dialects/copy/invalid-barriers.mlir",
+        "dialects/copy/invalid-smem.mlir",
         "dialects/copy/invalid-tmem.mlir",
         "dialects/copy/seed-diagnostics.mlir",
         "passes/convert-copy-to-nvvm-errors.mlir",

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from swizzle_kernels import ESIZE, configs, module, widths
 from xdsl.dialects import func, llvm
+from xdsl.dialects.builtin import Float32Type
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
 
@@ -83,7 +84,7 @@ def test_layout_sizes_match_the_tma_footprint():
     assert layout.size_bytes((128, 4), 32, 128) == 16384
     assert layout.size_bytes((64, 8), 32, 64) == 4096
     assert layout.size_bytes((128, 4), 32, 16) == 2048
-    assert copy.smem_bytes((2, 64, 8), copy.Float32Type(), 128) == 2 * 64 * 128
+    assert copy.smem_bytes((2, 64, 8), Float32Type(), 128) == 2 * 64 * 128
 
 
 @pytest.mark.parametrize("swizzle", [32, 64, 128])

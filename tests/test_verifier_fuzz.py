@@ -17,6 +17,7 @@ from xdsl.builder import Builder
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    DenseArrayBase,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -114,7 +115,7 @@ def random_module(rng: random.Random) -> ModuleOp:
     fn = func.FuncOp("k", FunctionType.from_lists(arg_types, []), Region(block))
     cluster = pick([2, 1, 1], None, [1, 1, 1], [2, 2, 1], [4, 1, 1])
     if cluster is not None:
-        fn.attributes["copy.cluster"] = copy.DenseArrayBase.from_list(i32, cluster)
+        fn.attributes["copy.cluster"] = DenseArrayBase.from_list(i32, cluster)
     module = ModuleOp([fn])
     target = pick(rng.choice(["sm_90a", "sm_100a"]), None, *TARGETS)
     if target is not None:

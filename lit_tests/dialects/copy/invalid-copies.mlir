@@ -1,8 +1,8 @@
 // RUN: copy-opt %s --split-input-file --verify-diagnostics
 
-// One invalid copy.async_copy or copy.prefetch per chunk, named after the rule it breaks
-// (`// rule:` gives the id in copy_dialect/rules.toml). Barriers, groups and SMEM
-// allocation: invalid-barriers.mlir; TMEM: invalid-tmem.mlir.
+// One invalid copy.async_copy per chunk, named after the rule it breaks (`// rule:` gives
+// the id in copy_dialect/rules.toml). The checks: copy_dialect/copies.py, tma.py (TMA) and
+// cp_async.py (cp.async).
 // `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
 // tests/test_fix_notes.py applies them and checks that the result verifies.
 
@@ -27,18 +27,6 @@ func.func @a1_tma_store_before_sm90(%x: memref<256x256xf32>) attributes {copy.ta
   // expected-error@+2 {{the TMA implementation needs sm_90 or newer, but the target is sm_80}}
   // expected-note@+1 {{cp.async cannot store}}
   copy.async_copy %buf to %x[%c0, %c0] impl tma : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
-  func.return
-}
-
-// -----
-
-// rule: A1
-// fix: s|copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>||
-func.func @a1_prefetch_before_sm90(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_86">} {
-  %c0 = arith.constant 0 : index
-  // expected-error@+2 {{copy.prefetch uses TMA, which needs sm_90 or newer, but the target is sm_86}}
-  // expected-note@+1 {{drop copy.prefetch on this target}}
-  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>
   func.return
 }
 
@@ -247,21 +235,6 @@ func.func @b2_copy_into_tmem(%x: memref<256x256xf32>, %t: memref<128x64xf32, #co
 
 // -----
 
-// rule: B2
-// fix: s|@b2_prefetch_smem()|@b2_prefetch_smem(%x: memref<64x64xf32>)|
-// fix: s|copy.prefetch %buf|copy.prefetch %x|
-// fix: s|{box = array<i64: 64, 64>} : memref<64x64xf32, #copy.smem>|{box = array<i64: 64, 64>} : memref<64x64xf32>|
-func.func @b2_prefetch_smem() {
-  %c0 = arith.constant 0 : index
-  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
-  // expected-error@+2 {{copy.prefetch reads GMEM, got a ref in SMEM}}
-  // expected-note@+1 {{prefetch a GMEM ref}}
-  copy.prefetch %buf[%c0, %c0] {box = array<i64: 64, 64>} : memref<64x64xf32, #copy.smem>
-  func.return
-}
-
-// -----
-
 // rule: B3
 // fix: s| barrier %bar[%c0]||
 // fix: s|, !copy.barrier<1>||
@@ -434,21 +407,6 @@ func.func @c3_rank_6(%x: memref<2x2x2x2x2x64xf32>) attributes {copy.target = #co
 
 // -----
 
-// rule: C3
-// fix: s|memref<2x2x2x2x2x64xf32>|memref<4x2x2x2x64xf32>|
-// fix: s|memref<2x2x2x2x2x64xf32>|memref<4x2x2x2x64xf32>|
-// fix: s|%x[%c0, %c0, %c0, %c0, %c0, %c0]|%x[%c0, %c0, %c0, %c0, %c0]|
-// fix: s|array<i64: 2, 2, 2, 2, 2, 64>|array<i64: 4, 2, 2, 2, 64>|
-func.func @c3_prefetch_box_rank_6(%x: memref<2x2x2x2x2x64xf32>) {
-  %c0 = arith.constant 0 : index
-  // expected-error@+2 {{Async copies only support striding up to 5 dimensions}}
-  // expected-note@+1 {{the box [2, 2, 2, 2, 2, 64] needs 1 to 5 dims and at most the ref's rank 6: reshape the array, e.g. to memref<4x2x2x2x64xf32> (merging leading dims)}}
-  copy.prefetch %x[%c0, %c0, %c0, %c0, %c0, %c0] {box = array<i64: 2, 2, 2, 2, 2, 64>} : memref<2x2x2x2x2x64xf32>
-  func.return
-}
-
-// -----
-
 // rule: C4, TR5
 // fix: s|memref<64x6xf32, #copy.smem>|memref<64x8xf32, #copy.smem>|
 // fix: s|memref<64x6xf32, #copy.smem>|memref<64x8xf32, #copy.smem>|
@@ -459,18 +417,6 @@ func.func @c4_minor_box_not_16_bytes(%x: memref<256x256xf32>) attributes {copy.t
   // expected-error@+2 {{Async copies require the number of bits copied along the last dimension to be divisible by 128, but got 192}}
   // expected-note@+1 {{make the innermost box dim a multiple of 4 elements (f32)}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<64x6xf32, #copy.smem>, !copy.barrier<1>
-  func.return
-}
-
-// -----
-
-// rule: C4
-// fix: s|array<i64: 64, 3>|array<i64: 64, 8>|
-func.func @c4_prefetch_minor_box(%x: memref<256x256xbf16>) {
-  %c0 = arith.constant 0 : index
-  // expected-error@+2 {{Async copies require the number of bits copied along the last dimension to be divisible by 128, but got 48}}
-  // expected-note@+1 {{multiple of 8 elements}}
-  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 3>} : memref<256x256xbf16>
   func.return
 }
 
@@ -506,17 +452,6 @@ func.func @c5_row_of_256_bytes_under_swizzle_128(%x: memref<256x256xf32>) attrib
 
 // -----
 
-// rule: C6
-// fix: s|swizzle = 48|swizzle = 64|
-func.func @c6_unsupported_swizzle() {
-  // expected-error@+2 {{Unsupported swizzle: 48}}
-  // expected-note@+1 {{16 (none), 32, 64 or 128 bytes}}
-  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem<swizzle = 48>>
-  func.return
-}
-
-// -----
-
 // rule: C7, TR5
 // fix: s|memref<512x16xf32, #copy.smem>|memref<256x16xf32, #copy.smem>|
 // fix: s|memref<512x16xf32, #copy.smem>|memref<256x16xf32, #copy.smem>|
@@ -527,18 +462,6 @@ func.func @c7_box_dim_above_256(%x: memref<1024x1024xf32>) attributes {copy.targ
   // expected-error@+2 {{Async copies only support copying <=256 elements along each dimension, got 512}}
   // expected-note@+1 {{split the box [512, 16]}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<1024x1024xf32> to memref<512x16xf32, #copy.smem>, !copy.barrier<1>
-  func.return
-}
-
-// -----
-
-// rule: C7
-// fix: s|array<i64: 0, 64>|array<i64: 1, 64>|
-func.func @c7_prefetch_box_dim_0(%x: memref<1024x1024xf32>) {
-  %c0 = arith.constant 0 : index
-  // expected-error@+2 {{Async copies only support copying <=256 elements along each dimension, got 0}}
-  // expected-note@+1 {{prefetch 1 to 256 elements per dimension}}
-  copy.prefetch %x[%c0, %c0] {box = array<i64: 0, 64>} : memref<1024x1024xf32>
   func.return
 }
 
@@ -600,19 +523,6 @@ func.func @c11_tma_of_packed_i4(%x: memref<256x256xi4>) attributes {copy.target 
   // expected-error@+2 {{unsupported TMA dtype i4}}
   // expected-note@+1 {{(4-bit elements are not lowered yet); pack 4-bit elements into i8}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xi4> to memref<64x128xi4, #copy.smem>, !copy.barrier<1>
-  func.return
-}
-
-// -----
-
-// rule: C11
-// fix: s|memref<64x256xi4>|memref<64x128xi8>|
-// fix: s|memref<64x256xi4>|memref<64x128xi8>|
-func.func @c11_prefetch_of_packed_i4(%x: memref<64x256xi4>) attributes {copy.target = #copy.target<"sm_90a">} {
-  %c0 = arith.constant 0 : index
-  // expected-error@+2 {{unsupported TMA dtype i4}}
-  // expected-note@+1 {{pack 4-bit elements into i8}}
-  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 32>} : memref<64x256xi4>
   func.return
 }
 
@@ -1014,6 +924,39 @@ func.func @h7_cp_async_innermost_stride(%x: memref<256x256xf32, strided<[512, 2]
 
 // -----
 
+// rule: I2
+// fix: s|!copy.barrier<1>|!copy.barrier<4>|
+// fix: s|!copy.barrier<1>|!copy.barrier<4>|
+func.func @i2_copy_barrier_offset_out_of_bounds(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // The load would signal the mbarrier 24 bytes past the group.
+  // expected-error@+2 {{Barrier offset 3 is out of bounds}}
+  // expected-note@+1 {{the group !copy.barrier<1> holds barriers 0 to 0: use an index in that range, or a larger group (!copy.barrier<4>)}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c3] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: I2
+// fix: s|arith.constant 2 : i32|arith.constant 1 : i32|
+func.func @i2_copy_barrier_offset_cast_from_i32(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c2_i32 = arith.constant 2 : i32
+  %slot = arith.index_cast %c2_i32 : i32 to index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  // expected-error@+2 {{Barrier offset 2 is out of bounds}}
+  // expected-note@+1 {{holds barriers 0 to 1}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bars[%slot] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<2>
+  func.return
+}
+
+// -----
+
 // rule: J16
 // fix: s|copy.async_copy %buf to|copy.fence_async_shared copy.async_copy %buf to|
 func.func @j16_tma_store_of_unfenced_smem(%x: memref<256x256xf32>, %v: f32) attributes {copy.target = #copy.target<"sm_90a">} {
@@ -1036,18 +979,6 @@ func.func @k1_wrong_number_of_coordinates(%x: memref<256x256xf32>) {
   // expected-error@+2 {{expected 2 coordinates, but got 1}}
   // expected-note@+1 {{one index per dimension}}
   copy.async_copy %x[%c0] to %buf : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
-  func.return
-}
-
-// -----
-
-// rule: K1
-// fix: s|%x[%c0, %c0, %c0]|%x[%c0, %c0]|
-func.func @k1_prefetch_coordinates(%x: memref<256x256xf32>) {
-  %c0 = arith.constant 0 : index
-  // expected-error@+2 {{expected 2 coordinates, but got 3}}
-  // expected-note@+1 {{one index per dimension}}
-  copy.prefetch %x[%c0, %c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>
   func.return
 }
 

@@ -1,0 +1,351 @@
+"""The copy dialect's enums, attributes and types.
+
+The enums of op properties (implementation, reduction, OOB mode, cache mode, group kind,
+barrier scope, the tcgen05 TMEM shapes) with their attributes; `#copy.target`, the memory
+spaces `#copy.smem` (with its swizzle) and `#copy.tmem`, `#copy.leader_tracked`, and the
+barrier group type `!copy.barrier<N>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import auto
+
+from xdsl.dialects.builtin import (
+    IntAttr,
+    NoneAttr,
+    StringAttr,
+)
+from xdsl.dialects.utils.enum_attribute import EnumAttribute
+from xdsl.ir import (
+    Attribute,
+    ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    irdl_attr_definition,
+    param_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.str_enum import StrEnum
+
+from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.target import TARGETS, Target
+
+# ===----------------------------------------------------------------------=== #
+# Enums
+# ===----------------------------------------------------------------------=== #
+
+
+class Implementation(StrEnum):
+    TMA = auto()
+    CP_ASYNC = auto()
+
+
+class ReductionKind(StrEnum):
+    ADD = "add"
+    MIN = "min"
+    MAX = "max"
+    UMIN = "umin"
+    UMAX = "umax"
+    SMIN = "smin"
+    SMAX = "smax"
+    INC = "inc"
+    DEC = "dec"
+    AND = "and"
+    OR = "or"
+    XOR = "xor"
+
+
+class OOBMode(StrEnum):
+    """What a load puts in SMEM for elements outside the GMEM array."""
+
+    ZEROS = auto()
+    NAN = auto()
+    UNDEFINED = auto()
+    PROMISE_IN_BOUNDS = auto()
+
+
+class CacheMode(StrEnum):
+    """cp.async cache operator: `.ca` (L1 and L2) or `.cg` (L2 only, 16-byte copies)."""
+
+    CA = auto()
+    CG = auto()
+
+
+class GroupKind(StrEnum):
+    """Which async-group mechanism a commit/wait refers to."""
+
+    BULK = auto()
+    CP_ASYNC = auto()
+
+
+class BarrierScope(StrEnum):
+    CTA = auto()
+    CLUSTER = auto()
+
+
+class TmemShape(StrEnum):
+    """tcgen05.ld/st data-movement shapes (lanes x bits)."""
+
+    S32X32B = "shape_32x32b"
+    S16X64B = "shape_16x64b"
+    S16X128B = "shape_16x128b"
+    S16X256B = "shape_16x256b"
+    S16X32BX2 = "shape_16x32bx2"
+
+
+class TmemReduce(StrEnum):
+    MIN = auto()
+    MAX = auto()
+
+
+class TmemWaitKind(StrEnum):
+    LOAD = auto()
+    STORE = auto()
+
+
+class TmemCopyShape(StrEnum):
+    """tcgen05.cp shapes (rows x bits)."""
+
+    S128X256B = "shape_128x256b"
+    S4X256B = "shape_4x256b"
+    S128X128B = "shape_128x128b"
+    S64X128B = "shape_64x128b"
+    S32X128B = "shape_32x128b"
+
+
+class TmemCopyMulticast(StrEnum):
+    WARPX2_02_13 = auto()
+    WARPX2_01_23 = auto()
+    WARPX4 = auto()
+
+
+@irdl_attr_definition
+class ImplementationAttr(EnumAttribute[Implementation], SpacedOpaqueSyntaxAttribute):
+    name = "copy.implementation"
+
+
+@irdl_attr_definition
+class ReductionKindAttr(EnumAttribute[ReductionKind], SpacedOpaqueSyntaxAttribute):
+    name = "copy.reduction"
+
+
+@irdl_attr_definition
+class OOBModeAttr(EnumAttribute[OOBMode], SpacedOpaqueSyntaxAttribute):
+    name = "copy.oob"
+
+
+@irdl_attr_definition
+class CacheModeAttr(EnumAttribute[CacheMode], SpacedOpaqueSyntaxAttribute):
+    name = "copy.cache"
+
+
+@irdl_attr_definition
+class GroupKindAttr(EnumAttribute[GroupKind], SpacedOpaqueSyntaxAttribute):
+    name = "copy.group"
+
+
+@irdl_attr_definition
+class BarrierScopeAttr(EnumAttribute[BarrierScope], SpacedOpaqueSyntaxAttribute):
+    name = "copy.scope"
+
+
+@irdl_attr_definition
+class TmemShapeAttr(EnumAttribute[TmemShape], SpacedOpaqueSyntaxAttribute):
+    name = "copy.tmem_shape"
+
+
+@irdl_attr_definition
+class TmemReduceAttr(EnumAttribute[TmemReduce], SpacedOpaqueSyntaxAttribute):
+    name = "copy.tmem_reduce"
+
+
+@irdl_attr_definition
+class TmemWaitKindAttr(EnumAttribute[TmemWaitKind], SpacedOpaqueSyntaxAttribute):
+    name = "copy.tmem_wait_kind"
+
+
+@irdl_attr_definition
+class TmemCopyShapeAttr(EnumAttribute[TmemCopyShape], SpacedOpaqueSyntaxAttribute):
+    name = "copy.tmem_copy_shape"
+
+
+@irdl_attr_definition
+class TmemCopyMulticastAttr(EnumAttribute[TmemCopyMulticast], SpacedOpaqueSyntaxAttribute):
+    name = "copy.tmem_copy_multicast"
+
+
+def enum_attr(attr_type: type, enum_type: type[StrEnum], value: object) -> Attribute | None:
+    if value is None:
+        return None
+    return attr_type(enum_type(value))
+
+
+# ===----------------------------------------------------------------------=== #
+# Attributes and types
+# ===----------------------------------------------------------------------=== #
+
+
+SWIZZLES = (16, 32, 64, 128)
+"""Swizzle spans in bytes; 16 means no swizzle (Mosaic GPU's convention)."""
+
+
+def swizzle_period(swizzle: int) -> int:
+    """Bytes after which a swizzle pattern repeats (8 rows of the span); 0 for none."""
+    return 0 if swizzle == 16 else 8 * swizzle
+
+
+@irdl_attr_definition
+class TargetAttr(ParametrizedAttribute):
+    """The compilation target, e.g. `#copy.target<"sm_90a">` (see `copy_dialect.target`)."""
+
+    name = "copy.target"
+
+    arch: StringAttr = param_def()
+
+    def __init__(self, arch: str | StringAttr):
+        super().__init__(StringAttr(arch) if isinstance(arch, str) else arch)
+
+    @property
+    def target(self) -> Target:
+        return TARGETS[self.arch.data]
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (StringAttr(parser.parse_str_literal('target name, e.g. "sm_90a"')),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f'<"{self.arch.data}">')
+
+    def verify(self) -> None:
+        if self.arch.data not in TARGETS:
+            raise Error(
+                f"unknown target '{self.arch.data}'",
+                note=f"expected one of {', '.join(TARGETS)}",
+            )
+
+
+@irdl_attr_definition
+class SmemSpaceAttr(ParametrizedAttribute):
+    """
+    Shared memory, optionally swizzled: `#copy.smem` or `#copy.smem<swizzle = 128>`.
+
+    The buffer is row-major (`copy_dialect.layout` defines it; TMA copies, `memref.load` and
+    `memref.store` all use that one definition). Under a swizzle of S = 32, 64 or 128 bytes:
+    each innermost row occupies its bytes rounded up to a multiple of S (a row narrower than
+    the span takes S bytes, where TMA places it), and the byte at linear offset `o` of that
+    padded buffer is stored at `o ^ ((o >> 3) & ((S / 16 - 1) << 4))` (CUTLASS's
+    `Swizzle<log2(S/16), 4, 3>`): the 16-byte unit within each S-byte block is XOR-ed with
+    bits 7.. of the offset, so for rows of one span, 16-byte chunk j of row r of each 8-row
+    period lands at chunk j ^ (r % 8) (128), j ^ ((r / 2) % 4) (64), j ^ ((r / 4) % 2) (32).
+    The pattern repeats every 8 * S bytes; TMA takes it from absolute address bits, so
+    `copy.alloc_smem` aligns a swizzled buffer to that period (TR11).
+    """
+
+    name = "copy.smem"
+
+    swizzle: IntAttr = param_def()
+
+    def __init__(self, swizzle: int = 16):
+        super().__init__(IntAttr(swizzle))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        swizzle = 16
+        if parser.parse_optional_punctuation("<") is not None:
+            parser.parse_keyword("swizzle")
+            parser.parse_punctuation("=")
+            swizzle = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            parser.parse_punctuation(">")
+        return (IntAttr(swizzle),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        if self.swizzle.data != 16:
+            printer.print_string(f"<swizzle = {self.swizzle.data}>")
+
+    def verify(self) -> None:
+        # rule: C6
+        if self.swizzle.data not in SWIZZLES:
+            raise Error(
+                f"Unsupported swizzle: {self.swizzle.data}",
+                note="the swizzle is 16 (none), 32, 64 or 128 bytes",
+            )
+
+
+@irdl_attr_definition
+class TmemSpaceAttr(ParametrizedAttribute):
+    """Tensor memory (tcgen05, sm_100a family): `#copy.tmem`."""
+
+    name = "copy.tmem"
+
+
+@irdl_attr_definition
+class LeaderTrackedAttr(ParametrizedAttribute):
+    """
+    How a leader-tracked 2-CTA copy splits its slice: `#copy.leader_tracked<replicated>`
+    (each CTA gets the whole slice, the leader CTA's barrier tracks both) or
+    `#copy.leader_tracked<partitioned 0>` (the slice is split along dim 0; each CTA's SMEM
+    ref holds its part).
+    """
+
+    name = "copy.leader_tracked"
+
+    axis: IntAttr | NoneAttr = param_def()
+
+    def __init__(self, axis: int | None = None):
+        super().__init__(NoneAttr() if axis is None else IntAttr(axis))
+
+    @property
+    def partition_axis(self) -> int | None:
+        return None if isinstance(self.axis, NoneAttr) else self.axis.data
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            kind = parser.parse_optional_keyword("replicated")
+            if kind is not None:
+                return (NoneAttr(),)
+            parser.parse_keyword("partitioned", " (expected replicated or partitioned N)")
+            return (IntAttr(parser.parse_integer(allow_boolean=False, allow_negative=False)),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        axis = self.partition_axis
+        printer.print_string("<replicated>" if axis is None else f"<partitioned {axis}>")
+
+
+MAX_BARRIERS = 32
+"""Barriers in one `!copy.barrier` group: the group's phase bits are one i32 (I1)."""
+
+
+@irdl_attr_definition
+class BarrierType(ParametrizedAttribute, TypeAttribute):
+    """A group of `count` mbarriers in shared memory: `!copy.barrier<4>`."""
+
+    name = "copy.barrier"
+
+    count: IntAttr = param_def()
+
+    def __init__(self, count: int):
+        super().__init__(IntAttr(count))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (IntAttr(parser.parse_integer(allow_boolean=False)),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.count.data}>")
+
+    def verify(self) -> None:
+        # rule: I1
+        if not 1 <= self.count.data <= MAX_BARRIERS:
+            raise Error(
+                f"Only up to {MAX_BARRIERS} barriers per group supported",
+                note=f"got {self.count.data}; the phase bits of a group are one i32: use at most "
+                f"{MAX_BARRIERS}, or split larger rings into several groups",
+            )
+

@@ -1,0 +1,322 @@
+"""mbarriers: `copy.barrier_init`, `copy.barrier_arrive`, `copy.barrier_arrive_expect_tx`
+and `copy.barrier_wait`."""
+
+from __future__ import annotations
+
+from math import prod
+
+from xdsl.dialects.builtin import (
+    I1,
+    I32,
+    I64,
+    IndexType,
+    IntegerAttr,
+    i32,
+    i64,
+)
+from xdsl.ir import (
+    Operation,
+    SSAValue,
+)
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+
+from copy_dialect.attributes import BarrierScope, BarrierScopeAttr, BarrierType, enum_attr
+from copy_dialect.copies import AsyncCopyOp
+from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.smem import SmemAllocation
+from copy_dialect.verify_common import (
+    check_barrier_index,
+    constant_int,
+    enclosing_kernel,
+    enclosing_target,
+    kernel_cluster_shape,
+    require_target,
+)
+
+BARRIER_BYTES = 8
+"""An mbarrier is one 8-byte, 8-byte aligned word of SMEM."""
+
+
+MAX_TX_BYTES = 1 << 20
+"""The mbarrier tx-count is below 2**20 (an H200 faults at 2**20: tma-rules Q5)."""
+
+
+MAX_ARRIVALS = 1 << 20
+"""The mbarrier arrival count is below 2**20 (PTX: mbarrier.init's count is 20 bits)."""
+
+
+class BarrierFootprint(SmemAllocation):
+    def footprint(self, op: Operation) -> tuple[int, int]:
+        assert isinstance(op, BarrierInitOp)
+        assert isinstance(t := op.result.type, BarrierType)
+        return BARRIER_BYTES * t.count.data, BARRIER_BYTES
+
+
+@irdl_op_definition
+class BarrierInitOp(IRDLOperation):
+    """
+    Allocates a group of mbarriers in SMEM and initializes each to expect `arrivals`
+    arrivals per phase (one thread initializes, then the block synchronizes).
+
+    ```mlir
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    ```
+    """
+
+    name = "copy.barrier_init"
+
+    arrivals = prop_def(IntegerAttr[I32])
+
+    result = result_def(BarrierType)
+
+    traits = traits_def(BarrierFootprint())
+
+    assembly_format = "`arrivals` $arrivals attr-dict `:` type($result)"
+
+    def __init__(self, count: int, arrivals: int = 1):
+        super().__init__(
+            properties={"arrivals": IntegerAttr(arrivals, i32)},
+            result_types=[BarrierType(count)],
+        )
+
+    def verify_(self) -> None:
+        arrivals = self.arrivals.value.data
+        # rule: I7
+        if arrivals < 1:
+            raise Error(
+                f"count must be greater than or equal to 1, got {arrivals}",
+                note="arrivals is the number of arrive operations that complete a phase: use 1 "
+                "or more",
+            )
+        # rule: I8
+        if arrivals >= MAX_ARRIVALS:
+            raise Error(
+                f"arrivals must be below 2**20, got {arrivals}",
+                note=f"the mbarrier arrival count is a 20-bit field: use at most "
+                f"{MAX_ARRIVALS - 1} arrivals",
+            )
+        self._verify_cluster_target()
+
+    def _verify_cluster_target(self) -> None:
+        """A kernel with a cluster initializes its barriers for the cluster (a cluster
+        barrier after the init), which needs a target with clusters (A15)."""
+        kernel = enclosing_kernel(self)
+        target = enclosing_target(self)
+        if kernel is None or target is None or target.has_clusters:
+            return
+        cluster = kernel_cluster_shape(kernel)
+        # rule: A15
+        if prod(cluster) > 1:
+            raise Error(
+                f"a cluster ({list(cluster)}) needs sm_90 or newer, but the target is "
+                f"{target.name}",
+                note="drop copy.cluster from the kernel, or target sm_90 or newer",
+            )
+
+
+@irdl_op_definition
+class BarrierArriveOp(IRDLOperation):
+    """
+    Arrives on a barrier of the group (`mbarrier.arrive`), `count` times.
+
+    ```mlir
+    copy.barrier_arrive %bars[%i] : !copy.barrier<2>
+    ```
+    """
+
+    name = "copy.barrier_arrive"
+
+    barrier = operand_def(BarrierType)
+    index = opt_operand_def(IndexType)
+
+    count = opt_prop_def(IntegerAttr[I32])
+    scope = opt_prop_def(BarrierScopeAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = (
+        "$barrier (`[` $index^ `]`)? (`count` $count^)? (`scope` $scope^)? attr-dict "
+        "`:` type($barrier)"
+    )
+
+    def __init__(
+        self,
+        barrier: SSAValue | Operation,
+        index: SSAValue | Operation | None = None,
+        *,
+        count: int | None = None,
+        scope: BarrierScope | str | None = None,
+    ):
+        super().__init__(
+            operands=[barrier, index],
+            properties={
+                "count": None if count is None else IntegerAttr(count, i32),
+                "scope": enum_attr(BarrierScopeAttr, BarrierScope, scope),
+            },
+        )
+
+    def verify_(self) -> None:
+        check_barrier_index(self.barrier, self.index)
+        target = enclosing_target(self)
+        count = 1 if self.count is None else self.count.value.data
+        if count < 1:
+            raise Error(f"count must be at least 1, got {count}", note="drop count to arrive once")
+        # rule: A12
+        if target is not None and not target.has_tma and count != 1:
+            raise Error(
+                "Only single-thread arrival is supported on pre-Hopper hardware",
+                note=f"{target.name} has no mbarrier.arrive count: arrive {count} times, or "
+                "target sm_90+",
+            )
+        # rule: I6
+        if self.scope is not None and self.scope.data == BarrierScope.CLUSTER:
+            require_target(
+                self,
+                target is not None and target.has_clusters,
+                "mbarrier scope cluster",
+                "a target with clusters (sm_90 or newer)",
+            )
+
+
+@irdl_op_definition
+class BarrierArriveExpectTxOp(IRDLOperation):
+    """
+    Arrives on a barrier and raises its transaction count by `bytes`
+    (`mbarrier.arrive.expect_tx`), for copies issued with `arrive = false`.
+
+    ```mlir
+    copy.barrier_arrive_expect_tx %bars[%i], 16384 : !copy.barrier<2>
+    ```
+    """
+
+    name = "copy.barrier_arrive_expect_tx"
+
+    barrier = operand_def(BarrierType)
+    index = opt_operand_def(IndexType)
+
+    bytes = prop_def(IntegerAttr[I64])
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = "$barrier (`[` $index^ `]`)? `,` $bytes attr-dict `:` type($barrier)"
+
+    def __init__(
+        self,
+        barrier: SSAValue | Operation,
+        index: SSAValue | Operation | None = None,
+        *,
+        bytes: int,
+    ):
+        super().__init__(operands=[barrier, index], properties={"bytes": IntegerAttr(bytes, i64)})
+
+    def verify_(self) -> None:
+        check_barrier_index(self.barrier, self.index)
+        target = enclosing_target(self)
+        # rule: A11
+        if target is not None and not target.has_tma:
+            raise Error(
+                "arrive_expect_tx is only supported on Hopper+ hardware",
+                note=f"{target.name} has no transaction counts: use copy.barrier_arrive",
+            )
+        expected = self.bytes.value.data
+        # rule: TR17
+        if not 0 <= expected < MAX_TX_BYTES:
+            raise Error(
+                f"expect_tx must be in [0, 2**20), got {expected} bytes",
+                note="the mbarrier tx-count has 20 bits (2**20 kills the kernel with "
+                "CUDA_ERROR_LAUNCH_FAILED): split the transfer over several phases",
+            )
+        delivered = self._bytes_delivered()
+        # rule: TR16, D10
+        if delivered is not None and delivered != expected:
+            raise Error(
+                f"expect_tx of {expected} bytes does not match the {delivered} bytes the copies "
+                "on this barrier deliver",
+                note="a larger count hangs the waiters, a smaller one releases them before the "
+                f"data has landed: expect {delivered}",
+            )
+
+    def _same_barrier(self, barrier: SSAValue, index: SSAValue | None) -> bool | None:
+        """Whether (barrier, index) names this op's barrier; None when a dynamic index of
+        the same group makes that unknowable. A missing index means barrier 0."""
+        if barrier != self.barrier:
+            return False
+        here = 0 if self.index is None else constant_int(self.index)
+        there = 0 if index is None else constant_int(index)
+        return None if here is None or there is None else here == there
+
+    def _bytes_delivered(self) -> int | None:
+        """Bytes the copies of this barrier phase deliver: those between the previous and
+        the next wait on the same barrier. None when that cannot be told from this block
+        (no next wait here, a copy that arrives itself, or a use inside a nested region)."""
+        if self.index is not None and constant_int(self.index) is None:
+            return None
+        total = 0
+        for direction in ("prev_op", "next_op"):
+            op = getattr(self, direction)
+            while op is not None:
+                if isinstance(op, BarrierWaitOp | AsyncCopyOp):
+                    index = op.index if isinstance(op, BarrierWaitOp) else op.barrier_index
+                    same = op.barrier is not None and self._same_barrier(op.barrier, index)
+                    if same is None:
+                        return None
+                    if same and isinstance(op, BarrierWaitOp):
+                        break
+                    if same and isinstance(op, AsyncCopyOp):
+                        if op.arrives:
+                            return None
+                        # A collective load credits each CTA's barrier with the whole box.
+                        total += op.box_bytes
+                elif op.regions and any(
+                    operand == self.barrier for inner in op.walk() for operand in inner.operands
+                ):
+                    return None
+                op = getattr(op, direction)
+            if op is None and direction == "next_op":
+                return None
+        return total
+
+
+@irdl_op_definition
+class BarrierWaitOp(IRDLOperation):
+    """
+    Waits until the barrier's phase with the given parity has completed
+    (`mbarrier.try_wait.parity` on sm_90+, a `test_wait` loop before).
+
+    ```mlir
+    copy.barrier_wait %bars[%i], %parity : !copy.barrier<2>
+    ```
+    """
+
+    name = "copy.barrier_wait"
+
+    barrier = operand_def(BarrierType)
+    index = opt_operand_def(IndexType)
+    parity = operand_def(I1)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    assembly_format = "$barrier (`[` $index^ `]`)? `,` $parity attr-dict `:` type($barrier)"
+
+    def __init__(
+        self,
+        barrier: SSAValue | Operation,
+        index: SSAValue | Operation | None,
+        parity: SSAValue | Operation,
+    ):
+        super().__init__(operands=[barrier, index, parity])
+
+    def verify_(self) -> None:
+        check_barrier_index(self.barrier, self.index)
+

@@ -1,0 +1,670 @@
+"""`copy.async_copy`: a box between GMEM and SMEM, by TMA or cp.async.
+
+This module holds the op and the rules every implementation shares; the TMA rules are in
+`copy_dialect.tma`, the cp.async rules in `copy_dialect.cp_async`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    I1,
+    I64,
+    BoolAttr,
+    DenseArrayBase,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    MemRefType,
+    NoneAttr,
+    StridedLayoutAttr,
+    i64,
+)
+from xdsl.ir import (
+    Operation,
+    SSAValue,
+)
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+
+from copy_dialect import cp_async, tma
+from copy_dialect.attributes import (
+    BarrierType,
+    CacheMode,
+    CacheModeAttr,
+    Implementation,
+    ImplementationAttr,
+    LeaderTrackedAttr,
+    OOBMode,
+    OOBModeAttr,
+    ReductionKind,
+    ReductionKindAttr,
+    enum_attr,
+)
+from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.geometry import CopyGeometry
+from copy_dialect.memory import (
+    GMEM,
+    SMEM,
+    TMEM,
+    bitwidth,
+    gmem_row_stride_bytes,
+    memory_space,
+    padded_stride,
+    swizzle_of,
+)
+from copy_dialect.smem import FenceAsyncSharedOp
+from copy_dialect.target import MULTICAST_TARGETS, TCGEN05_TARGETS
+from copy_dialect.tma import check_tma_dtype
+from copy_dialect.verify_common import (
+    check_barrier_index,
+    check_contiguous_smem,
+    cluster_shape,
+    constant_int,
+    enclosing_target,
+)
+
+
+@irdl_op_definition
+class AsyncCopyOp(IRDLOperation):
+    """
+    Starts an asynchronous copy of a box between GMEM and SMEM; the direction follows the
+    memory spaces. The GMEM side is indexed with the box origin (one index per GMEM dim);
+    the SMEM side may be indexed on its leading dims to pick a slot of a multi-buffer, and
+    its remaining dims are the box. A load signals `barrier` when its bytes have landed
+    (and, unless `arrive = false`, arrives on it expecting them); a store completes
+    through bulk groups (`copy.commit_group bulk`).
+
+    ```mlir
+    copy.async_copy %x[%i, %j] to %buf[%slot] barrier %bars[%slot] oob zeros
+        : memref<4096x4096xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    ```
+    """
+
+    name = "copy.async_copy"
+
+    src = operand_def(MemRefType)
+    dst = operand_def(MemRefType)
+    src_indices = var_operand_def(IndexType)
+    dst_indices = var_operand_def(IndexType)
+    barrier = opt_operand_def(BarrierType)
+    barrier_index = opt_operand_def(IndexType)
+    predicate = opt_operand_def(I1)
+
+    implementation = opt_prop_def(ImplementationAttr)
+    reduction = opt_prop_def(ReductionKindAttr)
+    collective = opt_prop_def(DenseArrayBase.constr(i64))
+    leader_tracked = opt_prop_def(LeaderTrackedAttr)
+    oob = opt_prop_def(OOBModeAttr)
+    swizzle = opt_prop_def(IntegerAttr[I64])
+    arrive = opt_prop_def(BoolAttr)
+    cache = opt_prop_def(CacheModeAttr)
+    cache_hint = opt_prop_def(IntegerAttr[I64])
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+
+    assembly_format = (
+        "$src (`[` $src_indices^ `]`)? `to` $dst (`[` $dst_indices^ `]`)? "
+        "(`barrier` $barrier^ `[` $barrier_index `]`)? (`if` $predicate^)? "
+        "(`impl` $implementation^)? (`reduce` $reduction^)? (`oob` $oob^)? "
+        "(`leader_tracked` $leader_tracked^)? (`cache` $cache^)? "
+        "attr-dict `:` type($src) `to` type($dst) (`,` type($barrier)^)?"
+    )
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        dst: SSAValue | Operation,
+        *,
+        src_indices: Sequence[SSAValue | Operation] = (),
+        dst_indices: Sequence[SSAValue | Operation] = (),
+        barrier: SSAValue | Operation | None = None,
+        barrier_index: SSAValue | Operation | None = None,
+        predicate: SSAValue | Operation | None = None,
+        implementation: Implementation | str | None = None,
+        reduction: ReductionKind | str | None = None,
+        collective: Sequence[int] | None = None,
+        leader_tracked: LeaderTrackedAttr | None = None,
+        oob: OOBMode | str | None = None,
+        swizzle: int | None = None,
+        arrive: bool | None = None,
+        cache: CacheMode | str | None = None,
+        cache_hint: int | None = None,
+    ):
+        super().__init__(
+            operands=[
+                src,
+                dst,
+                src_indices,
+                dst_indices,
+                barrier,
+                barrier_index,
+                predicate,
+            ],
+            properties={
+                "implementation": enum_attr(ImplementationAttr, Implementation, implementation),
+                "reduction": enum_attr(ReductionKindAttr, ReductionKind, reduction),
+                "collective": None
+                if collective is None
+                else DenseArrayBase.from_list(i64, collective),
+                "leader_tracked": leader_tracked,
+                "oob": enum_attr(OOBModeAttr, OOBMode, oob),
+                "swizzle": None if swizzle is None else IntegerAttr(swizzle, i64),
+                "arrive": None if arrive is None else BoolAttr.from_bool(arrive),
+                "cache": enum_attr(CacheModeAttr, CacheMode, cache),
+                "cache_hint": None if cache_hint is None else IntegerAttr(cache_hint, i64),
+            },
+        )
+
+    # -- derived facts, used by the verifier and by the lowering ------------------------
+
+    def geometry(self) -> CopyGeometry:
+        """Direction, operands by memory space, the box and its tensor map, decoded once
+        (for the verifier and the lowering)."""
+        src, dst = self.operands[0], self.operands[1]
+        assert isinstance(src_type := src.type, MemRefType)
+        assert isinstance(dst_type := dst.type, MemRefType)
+        sizes = self.properties["operandSegmentSizes"]
+        assert isinstance(sizes, DenseArrayBase)
+        n_src, n_dst = (int(v) for v in sizes.get_values()[2:4])
+        src_indices = tuple(self.operands[2 : 2 + n_src])
+        dst_indices = tuple(self.operands[2 + n_src : 2 + n_src + n_dst])
+        is_load = memory_space(src_type) == GMEM
+        gmem, gmem_type, gmem_indices = (
+            (src, src_type, src_indices) if is_load else (dst, dst_type, dst_indices)
+        )
+        smem, smem_type, smem_indices = (
+            (dst, dst_type, dst_indices) if is_load else (src, src_type, src_indices)
+        )
+        return CopyGeometry(
+            gmem=gmem,
+            gmem_type=gmem_type,
+            gmem_indices=gmem_indices,
+            box_shape=smem_type.get_shape()[len(smem_indices) :],
+            swizzle_bytes=swizzle_of(smem_type),
+            oob=self.oob_mode,
+            reduction=None if self.reduction is None else self.reduction.data,
+            is_load=is_load,
+            smem=smem,
+            smem_type=smem_type,
+            smem_indices=smem_indices,
+            collective_dims=self.collective_dims,
+            leader_tracked=self.leader_tracked is not None,
+            op=self,
+        )
+
+    @property
+    def is_load(self) -> bool:
+        """GMEM -> SMEM (else SMEM -> GMEM)."""
+        assert isinstance(self.src.type, MemRefType)
+        return memory_space(self.src.type) == GMEM
+
+    @property
+    def box_bytes(self) -> int:
+        """Bytes the copy delivers (what a barrier is credited, OOB parts included)."""
+        return self.geometry().box_bytes
+
+    @property
+    def collective_dims(self) -> tuple[int, ...]:
+        return () if self.collective is None else tuple(self.collective.get_values())
+
+    @property
+    def oob_mode(self) -> OOBMode:
+        if self.oob is not None:
+            return self.oob.data
+        return OOBMode.ZEROS if self.is_load else OOBMode.UNDEFINED
+
+    @property
+    def arrives(self) -> bool:
+        """Whether the copy itself arrives on its barrier expecting its bytes."""
+        return self.barrier is not None and (self.arrive is None or self.arrive.value.data)
+
+    def resolved_implementation(self) -> Implementation | None:
+        """The implementation the IR asks for or, when it leaves it open, the target's."""
+        if self.implementation is not None:
+            return self.implementation.data
+        target = enclosing_target(self)
+        return None if target is None else Implementation(target.default_implementation)
+
+    def cp_async_alternative(self, g: CopyGeometry) -> str:
+        """`, or use impl cp_async` where cp.async can do this copy instead of TMA, else ''."""
+        if not g.is_load or g.swizzle_bytes != 16 or self.oob_mode == OOBMode.NAN:
+            return ""
+        if any(a is not None for a in (self.collective, self.leader_tracked, self.predicate)):
+            return ""
+        without = " without the barrier" if self.barrier is not None else ""
+        return ", or use impl cp_async" + without
+
+    def tma_alternative(self, g: CopyGeometry) -> str:
+        """`, or use impl tma` (with a barrier for a load) where the target has TMA, else ''."""
+        target = enclosing_target(self)
+        if target is None or not target.has_tma:
+            return ""
+        with_barrier = " with a barrier" if g.is_load and self.barrier is None else ""
+        return ", or use impl tma" + with_barrier
+
+    def tma_note(self, g: CopyGeometry, targets: str, has: bool = False) -> str:
+        """The note of a rule that only TMA supports: `impl tma` on `targets` (on the enclosing
+        target where it has the feature: `has`), plus what a TMA copy needs."""
+        if has:
+            target = enclosing_target(self)
+            assert target is not None
+            targets = target.name
+        elif ", " in targets:
+            targets = f"one of {targets}"
+        needs = []
+        if self.leader_tracked is not None and self.collective is None:
+            axis = next((d for d, n in enumerate(cluster_shape(self)) if n > 1), 0)
+            needs.append(f"collective = array<i64: {axis}>")
+        if g.is_load and self.barrier is None:
+            needs.append("a barrier (barrier %bar[%i])")
+        return f"use impl tma on {targets}" + (f", with {' and '.join(needs)}" if needs else "")
+
+    # -- verifier ------------------------------------------------------------------------
+
+    def verify_(self) -> None:
+        assert isinstance(src_type := self.src.type, MemRefType)
+        assert isinstance(dst_type := self.dst.type, MemRefType)
+        src_space, dst_space = memory_space(src_type), memory_space(dst_type)
+
+        # rule: B2
+        if {src_space, dst_space} != {GMEM, SMEM}:
+            raise Error(
+                "Only SMEM <-> GMEM copies supported",
+                note=f"got a copy from {src_space} to {dst_space}; a GMEM ref has no memory "
+                "space and an SMEM ref has #copy.smem"
+                + (
+                    "; TMEM is reached with copy.tmem_load, copy.tmem_store and copy.smem_to_tmem"
+                    if TMEM in (src_space, dst_space)
+                    else ""
+                ),
+            )
+        # rule: B1
+        if src_type.element_type != dst_type.element_type:
+            raise Error(
+                f"Expected same element type, got {src_type.element_type} and "
+                f"{dst_type.element_type}",
+                note="copies do not convert: give both refs the same element type, "
+                f"{src_type.element_type} or {dst_type.element_type}",
+            )
+        self._verify_barrier_operands()
+        g = self.geometry()
+        gmem_type, smem_type = g.gmem_type, g.smem_type
+        check_contiguous_smem(smem_type)
+        impl = self.resolved_implementation()
+        self._verify_indices(g, gmem_type, smem_type)
+        self._verify_element_type(g, impl)
+        self._verify_gmem_layout(g, gmem_type, impl)
+        # What no implementation can do comes before what only another one can (E3 and B4
+        # before A9, A4, A5): the direction's rules are the more specific.
+        self._verify_direction(g)
+        self._verify_implementation(g, impl)
+        if impl == Implementation.TMA:
+            # rule: A3
+            if g.is_load and self.barrier is None:
+                raise Error(
+                    "Barriers are required for TMA GMEM -> SMEM copies",
+                    note="give the load a barrier (barrier %bar[%i], from copy.barrier_init) and "
+                    "wait on it with copy.barrier_wait"
+                    + self.cp_async_alternative(g),
+                )
+            tma.verify_copy(
+                g,
+                swizzle=None if self.swizzle is None else self.swizzle.value.data,
+                partition_axis=None
+                if self.leader_tracked is None
+                else self.leader_tracked.partition_axis,
+            )
+            self._verify_fenced(g)
+        elif impl == Implementation.CP_ASYNC:
+            cp_async.verify_copy(
+                g,
+                cache=None if self.cache is None else self.cache.data,
+                tma_alternative=self.tma_alternative(g),
+            )
+        self._verify_constant_coordinates(g, gmem_type, impl)
+
+    def _verify_barrier_operands(self) -> None:
+        if self.barrier is not None:
+            check_barrier_index(self.barrier, self.barrier_index)
+            return
+        # rule: I2
+        if self.barrier_index is not None:
+            raise Error(
+                "a barrier index needs a barrier, but the copy has none",
+                note="drop barrier_index, or pass the barrier group it indexes (barrier=)",
+            )
+
+    def _verify_gmem_layout(
+        self, g: CopyGeometry, gmem_type: MemRefType, impl: Implementation | None
+    ) -> None:
+        layout = gmem_type.layout
+        if isinstance(layout, NoneAttr):
+            if impl == Implementation.TMA:
+                # Rows as wide as the innermost extent: where it breaks TR19 it breaks C1
+                # too, and only TR19's fix (padding the extent) mends both.
+                self._verify_store_extent(g, gmem_type)
+            row_stride = gmem_row_stride_bytes(gmem_type)
+            # rule: C1
+            if impl == Implementation.TMA and row_stride is not None and row_stride % 16:
+                padded = padded_stride(gmem_type.get_shape()[-1], g.element_type, 16)
+                raise Error(
+                    "async_copy requires all GMEM strides except the last one to be a "
+                    "multiple of 16 bytes",
+                    note=f"the rows of {gmem_type} are {row_stride} bytes apart: pad them to "
+                    f"{padded} elements, a multiple of 16 bytes (strided<[{padded}, 1]>)"
+                    + self.cp_async_alternative(g),
+                )
+            return
+        # rule: B10
+        if not isinstance(layout, StridedLayoutAttr):
+            raise Error(
+                "async_copy assumes the GMEM reference is contiguous",
+                note=f"got the layout {layout}; use a row-major ref or a strided<...> layout "
+                "with unit innermost stride",
+            )
+        strides = [s.data if isinstance(s, IntAttr) else None for s in layout.strides]
+        if strides and strides[-1] != 1:
+            found = "?" if strides[-1] is None else strides[-1]
+            if impl == Implementation.CP_ASYNC:
+                # rule: H7
+                raise Error(
+                    "source memref most minor dim must have unit stride",
+                    note=f"the innermost stride is {found}; cp.async copies contiguous chunks: "
+                    "use a ref with innermost stride 1",
+                )
+            # rule: C2
+            raise Error(
+                "TMA requires the stride of the last dimension after transforming the GMEM "
+                f"reference to be 1, but it is {found}.",
+                note="copy from a ref whose innermost dimension is contiguous (stride 1)",
+            )
+        bits = bitwidth(gmem_type.element_type) or 8
+        if impl != Implementation.TMA:
+            return
+        self._verify_store_extent(g, gmem_type)
+        for i, stride in enumerate(strides[:-1]):
+            # rule: C1
+            if stride is not None and (stride * bits // 8) % 16:
+                raise Error(
+                    "async_copy requires all GMEM strides except the last one to be a "
+                    "multiple of 16 bytes",
+                    note=f"stride {i} is {stride} elements = {stride * bits // 8} bytes; pad "
+                    f"it to {padded_stride(stride, gmem_type.element_type, 16)} elements, a "
+                    "multiple of 16 bytes",
+                )
+            # rule: C1
+            if stride is not None and stride * bits // 8 >= 1 << 40:
+                raise Error(
+                    f"Byte strides must be divisible by 16 and less than 2**40, but got "
+                    f"{stride * bits // 8} at index {i}",
+                    note="split the array: a tensor map cannot stride that far",
+                )
+
+    def _verify_store_extent(self, g: CopyGeometry, gmem_type: MemRefType) -> None:
+        """A TMA store or reduction writes whole 16-byte chunks (TR19): into a tensor whose
+        innermost extent is not a multiple of 16 bytes it writes past that extent, into
+        what follows the tensor (the next row of a wider array, or the next buffer). A
+        dynamic extent is checked by the runtime on the array passed at launch."""
+        if g.is_load or not gmem_type.get_num_dims():
+            return
+        extent = gmem_type.get_shape()[-1]
+        bits = bitwidth(g.element_type) or 8
+        # rule: TR19
+        if extent >= 0 and (extent * bits) % 128:
+            chunk = max(1, 128 // bits)
+            padded = -(-extent // chunk) * chunk
+            over = (padded - extent) * bits // 8
+            padded_type = MemRefType(
+                g.element_type, [*gmem_type.get_shape()[:-1], padded], gmem_type.layout
+            )
+            raise Error(
+                "a TMA store or reduction writes whole 16-byte chunks: expected the innermost "
+                f"GMEM extent to be a multiple of 16 bytes, got {extent} elements of "
+                f"{g.element_type} ({extent * bits // 8} bytes), which overwrites {over} bytes "
+                "after each innermost row",
+                note=f"pad the innermost dimension to a multiple of {chunk} elements (here "
+                f"{padded}: {padded_type}), or store the elements with threads (memref.store)",
+            )
+
+    def _verify_indices(
+        self, g: CopyGeometry, gmem_type: MemRefType, smem_type: MemRefType
+    ) -> None:
+        rank = gmem_type.get_num_dims()
+        # rule: K1
+        if len(g.gmem_indices) != rank:
+            raise Error(
+                f"expected {rank} coordinates, but got {len(g.gmem_indices)}",
+                note=f"index the GMEM ref with the box origin, one index per dimension ({rank})",
+            )
+        slots = len(g.smem_indices)
+        # rule: B12
+        if slots >= smem_type.get_num_dims() and smem_type.get_num_dims() > 0:
+            raise Error(
+                f"The size of the SMEM `indices` must be smaller than the rank of the SMEM "
+                f"ref ({smem_type.get_num_dims()}), got {slots}",
+                note="SMEM indices pick a slot along leading dims; the remaining dims are the box: "
+                f"use at most {smem_type.get_num_dims() - 1}",
+            )
+        # rule: B6
+        if len(g.box_shape) > rank or not g.box_shape:
+            src, dst = (gmem_type, g.box_shape) if g.is_load else (g.box_shape, gmem_type)
+            src_shape = list(src.get_shape()) if isinstance(src, MemRefType) else list(src)
+            dst_shape = list(dst.get_shape()) if isinstance(dst, MemRefType) else list(dst)
+            raise Error(
+                f"Expected shapes to match, but src has shape {src_shape} and dst has shape "
+                f"{dst_shape}",
+                note="the box (the SMEM ref's dims after its slot indices) may leave out "
+                "leading GMEM dims, which are then copied with size 1, but not add dims: index "
+                "a slot of the SMEM ref, or give the GMEM ref more dims",
+            )
+
+    def _verify_element_type(self, g: CopyGeometry, impl: Implementation | None) -> None:
+        elt = g.element_type
+        bits = bitwidth(elt)
+        box = list(g.box_shape)
+        # rule: B8
+        if bits is None or (prod(box) * bits) % 8:
+            raise Error(
+                f"Can only transfer integer bytes (shape={box}, dtype={elt})",
+                note="copy whole bytes: a box of sub-byte elements needs a multiple of "
+                f"{8 // bits if bits else 8} elements, e.g. "
+                f"{box[:-1] + [-(-box[-1] // (8 // bits)) * (8 // bits)] if box else [8 // bits]}"
+                if bits
+                else "use a numeric element type",
+            )
+        if impl == Implementation.TMA:
+            check_tma_dtype(elt)
+        # rule: C12
+        if bits < 8:
+            packing = 8 // bits
+            assert isinstance(gmem_type := g.gmem.type, MemRefType)
+            minor = gmem_type.get_shape()[-1] if gmem_type.get_num_dims() else 1
+            if box[-1] % packing or (minor >= 0 and minor % packing):
+                pads = []
+                if minor >= 0 and minor % packing:
+                    shape = [*gmem_type.get_shape()[:-1], padded_stride(minor, elt, 1)]
+                    pads.append(f"the GMEM ref to {MemRefType(elt, shape)}")
+                if box[-1] % packing:
+                    pads.append(f"the box dim to {padded_stride(box[-1], elt, 1)}")
+                raise Error(
+                    f"sub-byte element type {elt}: the innermost GMEM dim ({minor}) and box "
+                    f"dim ({box[-1]}) must be multiples of the packing {packing}",
+                    note=f"pad the innermost dimension to whole bytes: {' and '.join(pads)}",
+                )
+
+    def _verify_implementation(self, g: CopyGeometry, impl: Implementation | None) -> None:
+        target = enclosing_target(self)
+        # rule: A1
+        if impl == Implementation.TMA and target is not None and not target.has_tma:
+            cp_async = self.cp_async_alternative(g).removeprefix(", or ")
+            if not g.is_load:
+                note = "cp.async cannot store or reduce: target sm_90 or newer, or store from "
+                note += "threads with memref.store"
+            elif cp_async and self.barrier is None:
+                note = f"{cp_async}, or leave the implementation open to let the target choose"
+            else:
+                note = (f"{cp_async}, or " if cp_async else "") + "target sm_90 or newer"
+            raise Error(
+                f"the TMA implementation needs sm_90 or newer, but the target is {target.name}",
+                note=note,
+            )
+        if impl == Implementation.TMA or impl is None:
+            return
+        # rule: A9
+        if self.reduction is not None:
+            raise Error(
+                "Only the TMA implementation supports reductions",
+                note=self.tma_note(g, "sm_90 or newer"),
+            )
+        # A leader-tracked copy is also collective (D3): A5, the more specific rule, first.
+        # rule: A5
+        if self.leader_tracked is not None:
+            raise Error(
+                "Only the TMA implementation supports leader_tracked copies",
+                note=self.tma_note(g, TCGEN05_TARGETS, target is not None and target.has_tcgen05),
+            )
+        # rule: A4
+        if self.collective is not None:
+            raise Error(
+                "Only the TMA implementation supports collective copies",
+                note=self.tma_note(
+                    g, MULTICAST_TARGETS, target is not None and target.has_multicast
+                ),
+            )
+        # rule: B5
+        if not g.is_load:
+            raise Error(
+                "CP_ASYNC implementation only supports GMEM -> SMEM copies",
+                note="cp.async cannot store: use impl tma on sm_90 or newer, or store from threads "
+                "with memref.store",
+            )
+        # rule: A2
+        if self.barrier is not None:
+            raise Error(
+                "copy_gmem_to_smem with a barrier is only supported Hopper and newer GPUs, "
+                "which use the TMA implementation",
+                note="drop the barrier and wait with copy.commit_group cp_async + "
+                "copy.wait_group cp_async, or use impl tma on sm_90+",
+            )
+        # rule: A10, H1
+        if self.predicate is not None:
+            raise Error(
+                "The cp.async implementation does not support user-defined predicates",
+                note="all threads of the block issue a cp.async copy together: guard the "
+                "whole copy with scf.if on a block-uniform condition"
+                + (", or use impl tma" if target is not None and target.has_tma else ""),
+            )
+
+    def _verify_direction(self, g: CopyGeometry) -> None:
+        if g.is_load:
+            # rule: E3
+            if self.reduction is not None:
+                raise Error(
+                    "Reductions are only supported for SMEM -> GMEM copies",
+                    note="drop reduce for a plain load; a reduction is a store that combines "
+                    "SMEM into GMEM: swap src and dst (and drop the barrier)",
+                )
+            return
+        # rule: B3
+        if self.barrier is not None:
+            raise Error(
+                "Barriers are unsupported for SMEM -> GMEM copies",
+                note="drop the barrier: stores complete through bulk groups "
+                "(copy.commit_group bulk, then copy.wait_group bulk)",
+            )
+        # rule: B4
+        if self.collective is not None or self.leader_tracked is not None:
+            raise Error(
+                "Only GMEM -> SMEM copies can be collective",
+                note="drop collective/leader_tracked: each CTA stores its own SMEM",
+            )
+        # rule: F1
+        if self.oob is not None and self.oob.data in (OOBMode.ZEROS, OOBMode.NAN):
+            raise Error(
+                f"oob {self.oob.data} only applies to GMEM -> SMEM copies",
+                note="a TMA store never writes outside the array (it clips); drop oob",
+            )
+
+    def _verify_fenced(self, g: CopyGeometry) -> None:
+        """SMEM written by threads must be fenced before a TMA store reads it (J16)."""
+        if g.is_load:
+            return
+        buffer = g.smem
+        op = self.prev_op
+        while op is not None:
+            if isinstance(op, FenceAsyncSharedOp):
+                return
+            if isinstance(op, AsyncCopyOp) and not op.is_load and op.geometry().smem == buffer:
+                return
+            # rule: J16
+            if thread_writes(op, buffer):
+                raise Error(
+                    "SMEM written by threads must be made visible to the TMA unit before a "
+                    "TMA store reads it",
+                    note="add copy.fence_async_shared after the writes and before the copy, in "
+                    "this block (it includes the block barrier)",
+                )
+            op = op.prev_op
+
+    def _verify_constant_coordinates(
+        self, g: CopyGeometry, gmem_type: MemRefType, impl: Implementation | None
+    ) -> None:
+        coords = [constant_int(i) for i in g.gmem_indices]
+        bits = bitwidth(g.element_type) or 8
+        box = (1,) * (gmem_type.get_num_dims() - len(g.box_shape)) + g.box_shape
+        if impl == Implementation.TMA:
+            inner = coords[-1] if coords else None
+            # rule: TR12
+            if inner is not None and (inner * bits // 8) % 16:
+                raise Error(
+                    f"the innermost TMA coordinate must be a multiple of 16 bytes, got {inner} "
+                    f"({inner * bits // 8} bytes)",
+                    note="any other innermost coordinate is an illegal instruction on the GPU: "
+                    f"start boxes at multiples of {max(1, 128 // bits)} elements",
+                )
+            for i, c in enumerate(coords):
+                # rule: TR13
+                if not g.is_load and c is not None and c < 0:
+                    raise Error(
+                        f"TMA store coordinates must be >= 0, got {c} at index {i}",
+                        note="a negative store coordinate is an illegal instruction on the GPU "
+                        "(loads may start out of bounds, stores may not): start at 0 or more",
+                    )
+        if self.oob_mode != OOBMode.PROMISE_IN_BOUNDS:
+            return
+        for i, (c, size, n) in enumerate(zip(coords, box, gmem_type.get_shape(), strict=True)):
+            # rule: F3
+            if c is not None and n >= 0 and not (0 <= c and c + size <= n):
+                raise Error(
+                    f"the copy window [{c}, {c + size}) along dim {i} is out of bounds of the "
+                    f"GMEM ref (size {n}), but oob is promise_in_bounds",
+                    note="use oob zeros to fill the out-of-bounds part",
+                )
+
+
+def thread_writes(op: Operation, buffer: SSAValue) -> bool:
+    """Whether `op` (or an op nested in it) stores to `buffer` from the threads."""
+    for inner in op.walk():
+        if isinstance(inner, memref.StoreOp) and inner.memref == buffer:
+            return True
+        if inner.name in ("vector.store", "vector.transfer_write", "memref.copy"):
+            if buffer in inner.operands[1:]:
+                return True
+    return False
+

@@ -1,0 +1,87 @@
+"""The cp.async rules of `copy.async_copy`: what every thread's 4-, 8- or 16-byte chunks
+need (alignment, a static GMEM ref, the cache modifier, the OOB fill)."""
+
+from __future__ import annotations
+
+from copy_dialect.attributes import CacheMode, OOBMode
+from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.geometry import CopyGeometry, cp_async_chunk_bytes
+from copy_dialect.memory import bitwidth, gmem_row_stride_bytes, padded_stride, static_strides
+from copy_dialect.verify_common import constant_int
+
+
+def verify_copy(g: CopyGeometry, *, cache: CacheMode | None, tma_alternative: str) -> None:
+    """The rules of a cp.async `copy.async_copy`, in the order they are reported; `cache` is
+    the op's cache mode, `tma_alternative` the end of a note that offers TMA instead."""
+    bits = bitwidth(g.element_type) or 8
+    row_bytes = g.box_shape[-1] * bits // 8
+    # rule: A6
+    if g.oob not in (OOBMode.ZEROS, OOBMode.PROMISE_IN_BOUNDS):
+        raise Error(
+            "The cp.async implementation only supports oob promise_in_bounds or zeros, "
+            f"got {g.oob}",
+            note="cp.async zero-fills out-of-bounds bytes (src-size) and cannot fill NaN: use "
+            "oob zeros",
+        )
+    # rule: H2
+    if g.swizzle_bytes != 16:
+        raise Error(
+            "Swizzle is not supported for CP_ASYNC copies",
+            note="drop the swizzle (cp.async writes a plain #copy.smem buffer)"
+            + tma_alternative,
+        )
+    # rule: H2
+    if row_bytes % 4:
+        raise Error(
+            "CP_ASYNC requires at least 4 bytes per transfer",
+            note=f"the innermost box row is {row_bytes} bytes; cp.async moves 4, 8 or 16 "
+            "bytes at a time: make the row a multiple of 4 bytes",
+        )
+    row_stride = gmem_row_stride_bytes(g.gmem_type)
+    # rule: H2
+    if row_stride is not None and row_stride % 4:
+        raise Error(
+            "CP_ASYNC requires at least 4 bytes per transfer",
+            note=f"the GMEM rows are {row_stride} bytes apart, so a row can start at an "
+            "address no cp.async copy may read: pad the rows to a multiple of 4 bytes "
+            f"({padded_stride(g.gmem_type.get_shape()[-1], g.element_type, 4)} elements)",
+        )
+    inner = constant_int(g.gmem_indices[-1]) if g.gmem_indices else None
+    # rule: H2
+    if inner is not None and (inner * bits // 8) % 4:
+        raise Error(
+            "CP_ASYNC requires at least 4 bytes per transfer",
+            note=f"the innermost coordinate {inner} starts {inner * bits // 8} bytes into a "
+            "row, not at a 4-byte boundary that a cp.async copy may read from: start at a "
+            f"multiple of {max(1, 32 // bits)} elements",
+        )
+    # rule: H8
+    if any(d < 0 for d in g.gmem_type.get_shape()) or not static_strides(g.gmem_type):
+        raise Error(
+            f"the cp.async implementation needs a GMEM ref of static shape and strides, got "
+            f"{g.gmem_type}",
+            note="every thread computes its chunks' addresses and bounds from the shape: give "
+            "every dimension a size, or use impl tma (sm_90+), whose tensor map takes the "
+            "shape at launch",
+        )
+    chunk = cp_async_chunk_bytes(g)
+    # rule: H2
+    if chunk is None:
+        raise Error(
+            "CP_ASYNC requires at least 4 bytes per transfer",
+            note=f"a GMEM stride of {g.gmem_type} is not a multiple of 4 bytes, so a row can "
+            "start at an address no cp.async copy may read: pad the rows to a multiple of 4 "
+            "bytes",
+        )
+    # rule: H6
+    if cache == CacheMode.CG and chunk != 16:
+        why = (
+            f"the innermost box row is {row_bytes} bytes"
+            if row_bytes % 16
+            else "a GMEM row stride or the innermost coordinate is not a multiple of 16 "
+            "bytes"
+        )
+        raise Error(
+            "CG cache modifier is only support for 16 bytes copy.",
+            note=f"this copy moves {chunk}-byte chunks ({why}); use cache ca",
+        )

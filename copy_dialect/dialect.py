@@ -1,0 +1,109 @@
+"""
+The `copy` dialect: asynchronous GMEM/SMEM/TMEM copies on NVIDIA GPUs.
+
+TMA tile copies and reductions, cluster multicast and leader-tracked copies, cp.async,
+mbarriers, bulk groups and tcgen05 TMEM loads, stores and copies. Op names and semantics
+follow JAX's Mosaic GPU (`LaunchContext.async_copy`, Pallas `plgpu`) and MLIR's
+`nvgpu`/`nvvm` dialects; the verifiers encode the catalogue `rules.toml` (ids such as `C4`
+refer to it, each written in a `# rule:` comment at its check) so that what Mosaic GPU only
+checks while tracing, and what nobody checks before ptxas or the GPU fails, is rejected
+here, statically, with a note that says how to fix it.
+
+Memory: a `memref` with no memory space is GMEM; `#copy.smem` (or the integer space 3)
+marks shared memory, `#copy.smem<swizzle = 128>` swizzled shared memory; `#copy.tmem`
+marks tensor memory. Target-dependent rules are checked whenever an enclosing op carries
+`copy.target = #copy.target<"sm_90a">`; kernel-dependent rules read `copy.cluster` (the
+cluster shape, `array<i32: x, y, z>`) on the enclosing function.
+
+Deviations from Mosaic GPU, each settled in docs/design.md:
+- the implementation (`tma` | `cp_async`) may be chosen in the IR; the target only decides
+  when the IR leaves it open;
+- cp.async accepts `oob = zeros` (zero-filled tails, jax#40048) and rejects a user
+  predicate instead of dropping it;
+- TMA reductions accept exactly the op x element-type pairs an H200 ran;
+- a swizzled copy's innermost box may be narrower than the swizzle span (the driver's
+  `<=`); the SMEM buffer then pads each row to the span.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import (
+    Dialect,
+)
+
+from copy_dialect.attributes import (
+    BarrierScopeAttr,
+    BarrierType,
+    CacheModeAttr,
+    GroupKindAttr,
+    ImplementationAttr,
+    LeaderTrackedAttr,
+    OOBModeAttr,
+    ReductionKindAttr,
+    SmemSpaceAttr,
+    TargetAttr,
+    TmemCopyMulticastAttr,
+    TmemCopyShapeAttr,
+    TmemReduceAttr,
+    TmemShapeAttr,
+    TmemSpaceAttr,
+    TmemWaitKindAttr,
+)
+from copy_dialect.barriers import (
+    BarrierArriveExpectTxOp,
+    BarrierArriveOp,
+    BarrierInitOp,
+    BarrierWaitOp,
+)
+from copy_dialect.copies import AsyncCopyOp
+from copy_dialect.groups import CommitGroupOp, WaitGroupOp
+from copy_dialect.prefetch import PrefetchOp
+from copy_dialect.smem import AllocSmemOp, FenceAsyncSharedOp
+from copy_dialect.tmem import (
+    SmemToTmemOp,
+    TmemAllocOp,
+    TmemDeallocOp,
+    TmemWaitOp,
+)
+from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
+
+Copy = Dialect(
+    "copy",
+    [
+        AsyncCopyOp,
+        PrefetchOp,
+        CommitGroupOp,
+        WaitGroupOp,
+        BarrierInitOp,
+        BarrierArriveOp,
+        BarrierArriveExpectTxOp,
+        BarrierWaitOp,
+        FenceAsyncSharedOp,
+        AllocSmemOp,
+        TmemAllocOp,
+        TmemDeallocOp,
+        TmemLoadOp,
+        TmemStoreOp,
+        TmemWaitOp,
+        SmemToTmemOp,
+    ],
+    [
+        TargetAttr,
+        SmemSpaceAttr,
+        TmemSpaceAttr,
+        LeaderTrackedAttr,
+        BarrierType,
+        ImplementationAttr,
+        ReductionKindAttr,
+        OOBModeAttr,
+        CacheModeAttr,
+        GroupKindAttr,
+        BarrierScopeAttr,
+        TmemShapeAttr,
+        TmemReduceAttr,
+        TmemWaitKindAttr,
+        TmemCopyShapeAttr,
+        TmemCopyMulticastAttr,
+    ],
+)
+

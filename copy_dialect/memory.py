@@ -1,0 +1,112 @@
+"""Memory spaces and sizes: which memory a ref lies in, the bits of an element, and the
+bytes, strides and alignment of SMEM buffers (their layout is `copy_dialect.layout`) and
+GMEM refs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatTF32Type,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    NoneAttr,
+    StridedLayoutAttr,
+)
+from xdsl.ir import (
+    Attribute,
+)
+
+from copy_dialect import layout
+from copy_dialect.attributes import SmemSpaceAttr, TmemSpaceAttr, swizzle_period
+
+GMEM, SMEM, TMEM = "GMEM", "SMEM", "TMEM"
+
+
+def memory_space(t: MemRefType) -> str:
+    """GMEM, SMEM, TMEM or the printed memory space when it is none of them."""
+    space = t.memory_space
+    if isinstance(space, NoneAttr):
+        return GMEM
+    if isinstance(space, SmemSpaceAttr):
+        return SMEM
+    if isinstance(space, TmemSpaceAttr):
+        return TMEM
+    if isinstance(space, IntegerAttr) and space.value.data in (0, 1, 3):
+        return SMEM if space.value.data == 3 else GMEM
+    return str(space)
+
+
+def swizzle_of(t: MemRefType) -> int:
+    space = t.memory_space
+    return space.swizzle.data if isinstance(space, SmemSpaceAttr) else 16
+
+
+def bitwidth(t: Attribute) -> int | None:
+    """Bits an element occupies in memory (every size the dialect computes goes through
+    here). tf32 has 19 significant bits but is stored, and moved by TMA, in 32."""
+    if isinstance(t, IntegerType):
+        return t.width.data
+    if isinstance(t, FloatTF32Type):
+        return 32
+    if isinstance(t, AnyFloat):
+        return t.bitwidth
+    return None
+
+
+def smem_bytes(shape: Sequence[int], element_type: Attribute, swizzle: int) -> int:
+    """Bytes a row-major SMEM buffer occupies (`copy_dialect.layout`: rows padded to the
+    swizzle span)."""
+    return layout.size_bytes(shape, bitwidth(element_type) or 8, swizzle)
+
+
+def smem_strides(shape: Sequence[int], element_type: Attribute, swizzle: int) -> tuple[int, ...]:
+    """Byte strides of every dim but the innermost of a row-major SMEM buffer
+    (`copy_dialect.layout`)."""
+    return layout.dim_strides(shape, bitwidth(element_type) or 8, swizzle)
+
+
+def smem_alignment(swizzle: int) -> int:
+    """The alignment a `copy.alloc_smem` buffer gets by default: 128 bytes for TMA (TR10),
+    or the swizzle's period when that is larger (TR11)."""
+    return max(128, swizzle_period(swizzle))
+
+
+def static_strides(t: MemRefType) -> tuple[int, ...] | None:
+    """The element strides of a ref (row-major when it has no layout), when all are static."""
+    shape = t.get_shape()
+    if isinstance(t.layout, StridedLayoutAttr):
+        strides = [s.data if isinstance(s, IntAttr) else -1 for s in t.layout.strides]
+    elif isinstance(t.layout, NoneAttr):
+        strides = [
+            prod(shape[i + 1 :]) if all(d >= 0 for d in shape[i + 1 :]) else -1
+            for i in range(len(shape))
+        ]
+    else:
+        return None
+    return None if any(s < 0 for s in strides) else tuple(strides)
+
+
+def gmem_row_stride_bytes(t: MemRefType) -> int | None:
+    """Bytes between consecutive rows (innermost dim) of a GMEM ref, when static."""
+    bits = bitwidth(t.element_type) or 8
+    shape = t.get_shape()
+    if len(shape) < 2:
+        return None
+    if isinstance(t.layout, StridedLayoutAttr):
+        stride = t.layout.strides.data[-2]
+        return stride.data * bits // 8 if isinstance(stride, IntAttr) else None
+    if isinstance(t.layout, NoneAttr) and shape[-1] >= 0:
+        return shape[-1] * bits // 8
+    return None
+
+
+def padded_stride(elements: int, element_type: Attribute, align: int) -> int:
+    """`elements` rounded up to the fewest elements that span a multiple of `align` bytes."""
+    step = max(1, align * 8 // (bitwidth(element_type) or 8))
+    return -(-elements // step) * step
+

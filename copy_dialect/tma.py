@@ -1,0 +1,342 @@
+"""The TMA rules: the box and element type a tensor map can describe (shared by
+`copy.async_copy` and `copy.prefetch`), and the rules of TMA copies (swizzle, reductions,
+collective and leader-tracked loads, SMEM slot alignment)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import gcd, prod
+
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    IntegerType,
+    MemRefType,
+    NoneAttr,
+)
+from xdsl.ir import (
+    Attribute,
+    BlockArgument,
+    Operation,
+    SSAValue,
+)
+
+from copy_dialect.attributes import SWIZZLES, OOBMode
+from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.geometry import (
+    REDUCTIONS_BY_MAP,
+    BoxGeometry,
+    CopyGeometry,
+    base_reduction,
+    reduction_map_op,
+    tma_supports_dtype,
+)
+from copy_dialect.memory import bitwidth, padded_stride, smem_alignment, smem_bytes, smem_strides
+from copy_dialect.smem import AllocSmemOp
+from copy_dialect.target import MULTICAST_TARGETS, TCGEN05_TARGETS, Target
+from copy_dialect.verify_common import constant_int, enclosing_kernel, enclosing_target, value_name
+
+
+def merged_leading_dims_example(t: MemRefType) -> str:
+    """`, e.g. to memref<...>` with the leading dims of row-major `t` merged down to 5 dims."""
+    shape = t.get_shape()
+    if not isinstance(t.layout, NoneAttr) or len(shape) <= 5 or min(shape) < 0:
+        return ""
+    merged = MemRefType(t.element_type, [prod(shape[: len(shape) - 4]), *shape[-4:]])
+    return f", e.g. to {merged} (merging leading dims)"
+
+
+def check_tma_dtype(elt: Attribute) -> None:
+    # rule: C11
+    if not tma_supports_dtype(elt):
+        raise Error(
+            f"unsupported TMA dtype {elt}",
+            note="TMA copies 8- to 64-bit integers, f16, bf16, tf32, f32, f64 and 8-bit floats "
+            "(4-bit elements are not lowered yet); "
+            + (
+                "pack 4-bit elements into i8"
+                if bitwidth(elt) == 4
+                else "store the values as i8"
+                if isinstance(elt, IntegerType) and elt.width.data < 8
+                else "bitcast other types to an integer of the same width"
+            ),
+        )
+
+
+def check_kernel_argument(op: Operation, gmem: SSAValue) -> None:
+    kernel = enclosing_kernel(op)
+    entry = None if kernel is None or not kernel.regions[0].blocks else kernel.regions[0].block
+    # rule: B11
+    if not (isinstance(gmem, BlockArgument) and gmem.block is entry):
+        raise Error(
+            f"Expected {value_name(gmem)} to be a GMEM kernel argument.",
+            note="a TMA descriptor is encoded on the host before launch: make "
+            f"{value_name(gmem)} an argument of the kernel and index it, instead of a view made "
+            "in the kernel",
+        )
+
+
+def check_tma_box(g: BoxGeometry, *, rank_note: str, size_note: str) -> None:
+    """The box a tensor map can describe, for copies and prefetches alike: 1 to 5 dims and
+    at most the array's rank (C3), 1 to 256 elements per dim (C7), innermost rows of whole
+    16-byte chunks (C4). The notes say how to mend the box in the op's own terms."""
+    box, rank, bits = g.box_shape, g.gmem_type.get_num_dims(), g.element_bits
+    # rule: C3
+    if not 1 <= len(box) <= rank <= 5:
+        raise Error("Async copies only support striding up to 5 dimensions", note=rank_note)
+    for size in box:
+        # rule: C7, TR5
+        if not 1 <= size <= 256:
+            raise Error(
+                "Async copies only support copying <=256 elements along each dimension, "
+                f"got {size}",
+                note=size_note,
+            )
+    # rule: C4, TR5
+    if (box[-1] * bits) % 128:
+        raise Error(
+            "Async copies require the number of bits copied along the last dimension "
+            f"to be divisible by 128, but got {box[-1] * bits}",
+            note=f"make the innermost box dim a multiple of {max(1, 128 // bits)} elements "
+            f"({g.element_type}): {padded_stride(box[-1], g.element_type, 16)} rather than "
+            f"{box[-1]}",
+        )
+
+
+# ===----------------------------------------------------------------------=== #
+# TMA copies
+# ===----------------------------------------------------------------------=== #
+
+
+def verify_copy(g: CopyGeometry, *, swizzle: int | None, partition_axis: int | None) -> None:
+    """The rules of a TMA `copy.async_copy` (a load has its barrier: A3), in the order they
+    are reported; `swizzle` and `partition_axis` are the op's `swizzle` and the partition axis
+    of its `leader_tracked`."""
+    check_kernel_argument(g.op, g.gmem)
+    gmem_type = g.gmem_type
+    check_tma_box(
+        g,
+        rank_note=f"the GMEM ref has rank {gmem_type.get_num_dims()}; a tensor map has 1 to 5 "
+        f"dims: reshape the array{merged_leading_dims_example(gmem_type)}",
+        size_note=f"split the box {list(g.box_shape)} into several copies of at most 256 "
+        "elements per dimension",
+    )
+    _verify_copy_box(g, swizzle)
+    _verify_reduction(g)
+    _verify_collective(g, partition_axis)
+    _verify_smem_alignment(g)
+
+
+def _verify_copy_box(g: CopyGeometry, descriptor_swizzle: int | None) -> None:
+    """What a copy adds to its tensor map's box: array extents, the swizzle, the NaN fill."""
+    gmem_type, box, bits = g.gmem_type, g.box_shape, g.element_bits
+    minor_bits = box[-1] * bits
+    for i, size in enumerate(gmem_type.get_shape()):
+        # rule: C8
+        if size > 1 << 32:
+            raise Error(
+                f"TMA size must be at most 2**32, but got {size} at index {i}",
+                note="split the array: a tensor-map dimension holds at most 2**32 elements",
+            )
+    swizzle = g.swizzle_bytes
+    # rule: C15
+    if descriptor_swizzle is not None and descriptor_swizzle != swizzle:
+        raise Error(
+            "TMA descriptor layout must match shared layout, but got descriptor layout "
+            f"swizzle {descriptor_swizzle} and shared memory layout swizzle {swizzle}",
+            note=f"drop the copy's swizzle, or allocate the buffer as "
+            f"#copy.smem<swizzle = {descriptor_swizzle}>",
+        )
+    # rule: C5, TR8
+    if swizzle != 16 and minor_bits > swizzle * 8:
+        raise Error(
+            f"Async copies with swizzle={swizzle} require the last dimension of the slice "
+            f"to be at most {swizzle} bytes i.e. {swizzle * 8 // bits} elements, but got "
+            f"{box[-1]} elements.",
+            note=f"narrow the innermost box dim to {swizzle * 8 // bits} elements (one "
+            "swizzle span) and copy the rest separately, or use "
+            + next(
+                (f"swizzle = {s}" for s in SWIZZLES if s > swizzle and minor_bits <= s * 8),
+                "an unswizzled buffer",
+            ),
+        )
+    # rule: TR15
+    if g.oob == OOBMode.NAN and not isinstance(g.element_type, AnyFloat):
+        raise Error(
+            f"oob nan needs a floating-point element type, got {g.element_type}",
+            note="the NaN fill (NAN_REQUEST_ZERO_FMA) exists only for float tensor maps: "
+            "use oob zeros",
+        )
+
+
+
+def _verify_reduction(g: CopyGeometry) -> None:
+    if g.reduction is None:
+        return
+    kind, elt = g.reduction, g.element_type
+    map_type = g.tensor_map_type
+    # rule: E1, E5
+    if map_type is None or reduction_map_op(kind, elt) not in REDUCTIONS_BY_MAP[map_type]:
+        supported = sorted(REDUCTIONS_BY_MAP.get(map_type or "", ()))
+        base = base_reduction(kind)
+        if base != kind.value and not isinstance(elt, IntegerType) and base in supported:
+            # umin/smax... pick an integer comparison; a float map compares as floats.
+            note = (
+                f"use reduce {base}: {kind} names the signedness of an integer comparison, "
+                f"and {elt} (tensor map {map_type}) takes {', '.join(supported)}"
+            )
+        elif supported:
+            note = f"{elt} (tensor map {map_type}) takes {', '.join(supported)}"
+        else:
+            note = f"no TMA reduction exists for {elt}"
+        raise Error(
+            f"Reduction op {kind} not supported by the TMA implementation for element "
+            f"type {elt}",
+            note=note + " (measured on an H200; anything else is an illegal instruction)",
+        )
+
+
+def _verify_collective(g: CopyGeometry, partition_axis: int | None) -> None:
+    dims = g.collective_dims
+    if not dims and not g.leader_tracked:
+        return
+    # rule: D7
+    if len(set(dims)) != len(dims):
+        raise Error(
+            "The `collective` attribute must not contain duplicate dimensions.",
+            note=f"got {list(dims)}: name each cluster dim once",
+        )
+    if any(d not in (0, 1, 2) for d in dims):
+        raise Error(
+            f"collective dims are cluster dims 0 (x), 1 (y) or 2 (z), got {list(dims)}",
+            note="name each cluster dimension the copy is shared over once",
+        )
+    target = enclosing_target(g.op)
+    if g.leader_tracked:
+        _verify_leader_tracked(g, dims, partition_axis, target)
+        return
+    # rule: A4
+    if target is not None and not target.has_multicast:
+        raise Error(
+            f"collective (multicast) copies need {MULTICAST_TARGETS}, but the target is "
+            f"{target.name}",
+            note=".multicast::cluster is an arch-specific feature: use sm_90a rather than "
+            "sm_90",
+        )
+    split = g.multicast
+    assert split is not None
+    size, dim, box = split.size, split.dim, g.box_shape
+    # rule: D5
+    if size < 2:
+        raise Error(
+            f"a collective copy over cluster dims {list(dims)} needs a cluster larger "
+            f"than 1 along them, got cluster {list(g.cluster)}",
+            note="set copy.cluster = array<i32: x, y, z> on the kernel, or drop collective",
+        )
+    share = split.share
+    innermost = dim == len(box) - 1
+    # rule: D5
+    if not split.divides or (
+        innermost and (g.swizzle_bytes != 16 or share[-1] * g.element_bits % 128)
+    ):
+        raise Error(
+            f"None of the leading dimensions in the transformed slice shape {list(box)} "
+            f"is divisible by the collective size {size}",
+            note=f"each CTA of the collective loads 1/{size} of the box along its outermost "
+            f"dim larger than 1 (here dim {dim}) and multicasts it: make that dim a multiple "
+            f"of {size}, e.g. {-(-box[dim] // size) * size}"
+            + (" (an unswizzled innermost dim of whole 16-byte chunks)" if innermost else ""),
+        )
+    share_bytes = g.share_bytes
+    required = smem_alignment(g.swizzle_bytes)
+    # rule: D5, TR11
+    if share_bytes % required:
+        grown = box[dim] * (required // gcd(share_bytes, required))
+        raise Error(
+            f"each CTA's share of the multicast box is {share_bytes} bytes, not a multiple "
+            f"of the {required} bytes TMA needs its SMEM destination aligned to",
+            note=f"make the box's share per CTA ({list(share)}) a multiple of {required} bytes"
+            + (f", e.g. a box dim {dim} of {grown}" if grown <= 256 else ""),
+        )
+
+
+def _verify_leader_tracked(
+    g: CopyGeometry, dims: Sequence[int], partition_axis: int | None, target: Target | None
+) -> None:
+    assert g.leader_tracked
+    cluster = g.cluster
+    # rule: D3
+    if not dims:
+        raise Error(
+            "`collective_axes` must be specified when `leader_tracked` is set",
+            note="give the cluster dim of the CTA pair: collective = array<i64: 0>",
+        )
+    # rule: D1
+    if len(dims) != 1:
+        raise Error(
+            f"Expected exactly one collective axis, got collective_axes={list(dims)}",
+            note="a leader-tracked copy is shared by a pair of CTAs along one cluster dim: "
+            f"keep one of the collective dims {list(dims)}",
+        )
+    # rule: D2
+    if prod(cluster) != 2:
+        raise Error(
+            "Partitioned loads only supported for clusters of size 2. Got cluster size "
+            f"{prod(cluster)}.",
+            note="set copy.cluster = array<i32: 2, 1, 1> (or 1, 2, 1 / 1, 1, 2) on the kernel",
+        )
+    axis = partition_axis
+    box = g.box_shape
+    # rule: D4
+    if axis is not None and axis >= len(box):
+        raise Error(
+            f"partition axis {axis} is out of range for the rank-{len(box)} slice {list(box)}",
+            note=f"partition along a dim of the box (0 to {len(box) - 1}); each CTA's SMEM ref "
+            "holds its half",
+        )
+    # rule: A5, A14
+    if target is not None and not target.has_tcgen05:
+        raise Error(
+            f"leader_tracked copies emit .cta_group::2, which needs {TCGEN05_TARGETS}, "
+            f"but the target is {target.name}",
+            note="drop leader_tracked for a plain collective copy (multicast), or target "
+            "sm_100a",
+        )
+
+
+def _verify_smem_alignment(g: CopyGeometry) -> None:
+    alloc = g.smem.owner
+    if not isinstance(alloc, AllocSmemOp):
+        return
+    assert isinstance(smem_type := g.smem.type, MemRefType)
+    swizzle = g.swizzle_bytes
+    required = smem_alignment(swizzle)
+    slot_bytes = smem_bytes(g.box_shape, g.element_type, swizzle)
+    slot_offsets = [constant_int(i) for i in g.smem_indices]
+    if not g.smem_indices:
+        return
+    strides = smem_strides(smem_type.get_shape(), g.element_type, swizzle)[
+        : len(g.smem_indices)
+    ]
+    if all(o is not None for o in slot_offsets):
+        offset = sum(o * s for o, s in zip(slot_offsets, strides, strict=True))  # type: ignore[operator]
+        misaligned = offset % required
+        where = f"slot {[o for o in slot_offsets]} starts at byte {offset}"
+    else:
+        misaligned = min(strides) % required
+        where = f"slots are {slot_bytes} bytes apart"
+    if misaligned:
+        grown = g.box_shape[0] * (required // gcd(slot_bytes, required))
+        # rule: TR10, TR11
+        raise Error(
+            f"TMA needs its SMEM address aligned to {required} bytes"
+            + (f" (swizzle {swizzle} repeats every {required} bytes)" if swizzle != 16 else "")
+            + f", but {where}",
+            note=f"make each slot a multiple of {required} bytes"
+            + (f" (e.g. a box {[grown, *g.box_shape[1:]]})" if grown <= 256 else "")
+            + "; a misaligned TMA "
+            + (
+                "address faults with CUDA_ERROR_MISALIGNED_ADDRESS"
+                if required == 128
+                else "copy silently swizzles by absolute address bits"
+            ),
+        )

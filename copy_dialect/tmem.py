@@ -1,0 +1,380 @@
+"""Tensor memory (tcgen05, sm_100a family): the TMEM tables (columns, registers per
+`tcgen05.ld`/`st` shape, bytes per `tcgen05.cp` shape: the one source of them), TMEM refs,
+and `copy.tmem_alloc`, `copy.tmem_dealloc`, `copy.tmem_wait` and `copy.smem_to_tmem`.
+`copy.tmem_load` and `copy.tmem_store` are in `copy_dialect.tmem_access`."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    IndexType,
+    MemRefType,
+    NoneAttr,
+)
+from xdsl.ir import (
+    Operation,
+    SSAValue,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+)
+
+from copy_dialect.attributes import (
+    TmemCopyMulticast,
+    TmemCopyMulticastAttr,
+    TmemCopyShape,
+    TmemCopyShapeAttr,
+    TmemShape,
+    TmemWaitKind,
+    TmemWaitKindAttr,
+    enum_attr,
+)
+from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.memory import (
+    SMEM,
+    TMEM,
+    bitwidth,
+    memory_space,
+    smem_bytes,
+    static_strides,
+    swizzle_of,
+)
+from copy_dialect.target import TCGEN05_TARGETS
+from copy_dialect.verify_common import (
+    check_contiguous_smem,
+    enclosing_kernel,
+    enclosing_target,
+)
+
+TMEM_COLUMNS = 512
+"""32-bit columns of tensor memory per SM (128 lanes each)."""
+
+
+TMEM_REGS_PER_NUM = {
+    TmemShape.S32X32B: 1,
+    TmemShape.S16X64B: 1,
+    TmemShape.S16X128B: 2,
+    TmemShape.S16X256B: 4,
+    TmemShape.S16X32BX2: 1,
+}
+"""32-bit registers per thread for `.num = x1` of each tcgen05.ld/st shape."""
+
+
+TMEM_COPY_BYTES = {
+    TmemCopyShape.S128X256B: 128 * 32,
+    TmemCopyShape.S4X256B: 4 * 32,
+    TmemCopyShape.S128X128B: 128 * 16,
+    TmemCopyShape.S64X128B: 64 * 16,
+    TmemCopyShape.S32X128B: 32 * 16,
+}
+"""SMEM bytes one tcgen05.cp of each shape reads."""
+
+
+def check_tcgen05(op: Operation) -> None:
+    target = enclosing_target(op)
+    # rule: A14
+    if target is not None and not target.has_tcgen05:
+        reason = " (consumer Blackwell has no TMEM)" if target.sm >= 120 else ""
+        raise Error(
+            f"'{op.name}' uses tcgen05 (TMEM), which needs {TCGEN05_TARGETS}, "
+            f"but the target is {target.name}{reason}",
+            note=f"set copy.target to one of {TCGEN05_TARGETS}",
+        )
+
+
+def check_tmem_ref(t: MemRefType) -> None:
+    shape = t.get_shape()
+    # rule: J6
+    if len(shape) != 2:
+        raise Error(
+            f"TMEM can only represent 2D shapes, got {list(shape)}",
+            note="a TMEM ref is lanes x columns: "
+            f"memref<128x{shape[-1] if shape else 'N'}x{t.element_type}, #copy.tmem>",
+        )
+    # rule: J6
+    if shape[0] not in (64, 128):
+        raise Error(
+            f"Unsupported shape: {list(shape)}. TMEM references must have either 128 or 64 "
+            f"rows, but got {shape[0]}.",
+            note="TMEM has 128 lanes; a ref covers all of them (or the 64 of a half)",
+        )
+    # rule: J20
+    if not isinstance(t.layout, NoneAttr) and static_strides(t) != (shape[1], 1):
+        raise Error(
+            f"TMEM refs must have the standard lanes x columns layout, got {t.layout}",
+            note=f"drop the layout {t.layout}: TMEM is addressed by lane and column, a "
+            "transposed or strided TMEM ref cannot be loaded, stored or allocated",
+        )
+    bits = bitwidth(t.element_type)
+    # rule: J21
+    if bits not in (4, 8, 16, 32):
+        raise Error(
+            f"TMEM holds 32-bit cells, which cannot pack elements of type {t.element_type}",
+            note="use an element type of 32, 16, 8 or 4 bits (i1 values as i8 or i32)",
+        )
+
+
+def resized_rows_example(t: MemRefType, want_bytes: int) -> str:
+    """`, e.g. to memref<...>`: 2-D SMEM ref `t` with as many rows as make `want_bytes`."""
+    shape = t.get_shape()
+    row = smem_bytes(shape[1:], t.element_type, 16) if len(shape) == 2 else 0
+    if not row or want_bytes % row:
+        return ""
+    resized = MemRefType(t.element_type, [want_bytes // row, shape[1]], memory_space=t.memory_space)
+    return f", e.g. to {resized}"
+
+
+def tmem_columns(t: MemRefType) -> int:
+    """The 32-bit TMEM columns a ref spans: its elements per lane, packed 32 / bits to a
+    column, rounded up (65 bf16 elements span 33 columns)."""
+    bits = bitwidth(t.element_type) or 32
+    return -(-t.get_shape()[1] * bits // 32)
+
+
+@irdl_op_definition
+class TmemAllocOp(IRDLOperation):
+    """
+    Allocates TMEM columns for the CTA (`tcgen05.alloc`, `tcgen05.relinquish_alloc_permit`).
+
+    ```mlir
+    %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+    ```
+    """
+
+    name = "copy.tmem_alloc"
+
+    result = result_def(MemRefType)
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: MemRefType):
+        super().__init__(result_types=[result_type])
+
+    def verify_(self) -> None:
+        assert isinstance(t := self.result.type, MemRefType)
+        # rule: J10
+        if memory_space(t) != TMEM:
+            raise Error(
+                f"copy.tmem_alloc allocates TMEM, got a ref in {memory_space(t)}",
+                note="give the result the memory space #copy.tmem",
+            )
+        check_tcgen05(self)
+        check_tmem_ref(t)
+        ncols = tmem_columns(t)
+        # rule: J10
+        if ncols < 32 or ncols > 512 or ncols & (ncols - 1):
+            bits = bitwidth(t.element_type) or 32
+            raise Error(
+                f"ncols must be a power of 2 and within [32, 512], got: {ncols}",
+                note=f"{t.get_shape()[1]} elements of {t.element_type} per lane span {ncols} "
+                "columns of 32 bits: allocate 32, 64, 128, 256 or 512 columns "
+                f"({', '.join(str(c * 32 // bits) for c in (32, 64, 128, 256, 512))} elements)",
+            )
+        self._verify_kernel_columns(ncols)
+
+    def _verify_kernel_columns(self, ncols: int) -> None:
+        """The kernel's live allocations fit in TMEM's 512 columns (J19): those before this
+        one that no copy.tmem_dealloc has freed yet."""
+        kernel = enclosing_kernel(self)
+        if kernel is None:
+            return
+        live: dict[SSAValue, int] = {}
+        for op in kernel.walk():
+            if op is self:
+                break
+            if isinstance(op, TmemAllocOp) and isinstance(t := op.result.type, MemRefType):
+                live[op.result] = tmem_columns(t)
+            elif isinstance(op, TmemDeallocOp):
+                live.pop(op.tmem, None)
+        total = sum(live.values()) + ncols
+        # rule: J19
+        if total > TMEM_COLUMNS:
+            raise Error(
+                "The number of allocated columns must be less than or equal to 512 but got: "
+                f"{total}",
+                note=f"{total - ncols} columns are still allocated here and this allocation "
+                f"adds {ncols}: free earlier TMEM with copy.tmem_dealloc first, or allocate "
+                "fewer columns",
+            )
+
+
+@irdl_op_definition
+class TmemDeallocOp(IRDLOperation):
+    """
+    Frees TMEM allocated by `copy.tmem_alloc` (`tcgen05.dealloc`).
+
+    ```mlir
+    copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
+    ```
+    """
+
+    name = "copy.tmem_dealloc"
+
+    tmem = operand_def(MemRefType)
+
+    assembly_format = "$tmem attr-dict `:` type($tmem)"
+
+    def __init__(self, tmem: SSAValue | Operation):
+        super().__init__(operands=[tmem])
+
+    def verify_(self) -> None:
+        assert isinstance(t := self.tmem.type, MemRefType)
+        # rule: J10
+        if memory_space(t) != TMEM or not isinstance(self.tmem.owner, TmemAllocOp):
+            raise Error(
+                "copy.tmem_dealloc frees the result of a copy.tmem_alloc",
+                note="pass the TMEM ref that copy.tmem_alloc returned",
+            )
+        check_tcgen05(self)
+
+
+@irdl_op_definition
+class TmemWaitOp(IRDLOperation):
+    """
+    Waits for this thread's TMEM loads or stores to complete (`tcgen05.wait::ld|st`).
+
+    ```mlir
+    copy.tmem_wait load
+    ```
+    """
+
+    name = "copy.tmem_wait"
+
+    kind = prop_def(TmemWaitKindAttr)
+
+    assembly_format = "$kind attr-dict"
+
+    def __init__(self, kind: TmemWaitKind | str):
+        super().__init__(properties={"kind": TmemWaitKindAttr(TmemWaitKind(kind))})
+
+    def verify_(self) -> None:
+        check_tcgen05(self)
+
+
+@irdl_op_definition
+class SmemToTmemOp(IRDLOperation):
+    """
+    Copies SMEM into TMEM asynchronously (`tcgen05.cp`), starting at a column; issued by the
+    elected thread. The source's rows are 16 bytes, or exactly one swizzle span.
+
+    ```mlir
+    copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b
+        : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x128xf32, #copy.tmem>
+    ```
+    """
+
+    name = "copy.smem_to_tmem"
+
+    src = operand_def(MemRefType)
+    tmem = operand_def(MemRefType)
+    column = operand_def(IndexType)
+
+    shape = prop_def(TmemCopyShapeAttr)
+    multicast = opt_prop_def(TmemCopyMulticastAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = (
+        "$src `to` $tmem `[` $column `]` `shape` $shape (`multicast` $multicast^)? attr-dict "
+        "`:` type($src) `,` type($tmem)"
+    )
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        tmem: SSAValue | Operation,
+        column: SSAValue | Operation,
+        *,
+        shape: TmemCopyShape | str,
+        multicast: TmemCopyMulticast | str | None = None,
+    ):
+        super().__init__(
+            operands=[src, tmem, column],
+            properties={
+                "shape": TmemCopyShapeAttr(TmemCopyShape(shape)),
+                "multicast": enum_attr(TmemCopyMulticastAttr, TmemCopyMulticast, multicast),
+            },
+        )
+
+    def verify_(self) -> None:
+        assert isinstance(src_type := self.src.type, MemRefType)
+        assert isinstance(tmem_type := self.tmem.type, MemRefType)
+        # rule: J11
+        if memory_space(src_type) != SMEM:
+            raise Error(
+                "async_copy_smem_to_tmem source must be an SMEM ref",
+                note=f"got a ref in {memory_space(src_type)}; copy GMEM to SMEM first "
+                "(copy.async_copy)",
+            )
+        # rule: J11
+        if memory_space(tmem_type) != TMEM:
+            raise Error(
+                "async_copy_smem_to_tmem target must be a TMEM ref",
+                note=f"got a ref in {memory_space(tmem_type)}; allocate it with copy.tmem_alloc",
+            )
+        check_tcgen05(self)
+        check_tmem_ref(tmem_type)
+        # rule: J11
+        if src_type.element_type != tmem_type.element_type:
+            raise Error(
+                f"Expected SMEM element type ({src_type.element_type}) to equal the TMEM "
+                f"element type ({tmem_type.element_type})",
+                note="tcgen05.cp copies bits: give both refs the same element type, "
+                f"{tmem_type.element_type}",
+            )
+        check_contiguous_smem(src_type)
+        shape, multicast = self.shape.data, self.multicast
+        cast = None if multicast is None else multicast.data
+        # rule: J14
+        if shape == TmemCopyShape.S64X128B and cast not in (
+            TmemCopyMulticast.WARPX2_01_23,
+            TmemCopyMulticast.WARPX2_02_13,
+        ):
+            raise Error(
+                "Shape 64x128b requires multicast warpx2_01_23 or warpx2_02_13 for tcgen05.cp Op",
+                note="add multicast warpx2_01_23 or multicast warpx2_02_13",
+            )
+        # rule: J14
+        if shape == TmemCopyShape.S32X128B and cast != TmemCopyMulticast.WARPX4:
+            raise Error(
+                "Shape 32x128b requires multicast warpx4 for tcgen05.cp Op",
+                note="add multicast warpx4",
+            )
+        # rule: J14
+        if shape not in (TmemCopyShape.S64X128B, TmemCopyShape.S32X128B) and cast is not None:
+            raise Error(
+                "Invalid multicast type for tcgen05.cp Op",
+                note=f"shape {shape} takes no multicast: drop it",
+            )
+        # rule: J12
+        if tmem_type.get_shape()[0] != 128:
+            raise Error(
+                f"TMEM reference must have 128 rows, but got {tmem_type.get_shape()[0]}",
+                note="tcgen05.cp writes all 128 lanes",
+            )
+        have = smem_bytes(src_type.get_shape(), src_type.element_type, 16)
+        # rule: J12
+        if have != TMEM_COPY_BYTES[shape]:
+            raise Error(
+                f"SMEM has shape {list(src_type.get_shape())} ({have} bytes), but expected "
+                f"{TMEM_COPY_BYTES[shape]} bytes for TMEM copy shape {shape}",
+                note="one tcgen05.cp moves exactly one shape's worth of SMEM: resize the source"
+                + resized_rows_example(src_type, TMEM_COPY_BYTES[shape]),
+            )
+        swizzle = swizzle_of(src_type)
+        row_bytes = src_type.get_shape()[-1] * (bitwidth(src_type.element_type) or 8) // 8
+        # rule: J12
+        if not (row_bytes == 16 and swizzle == 16) and row_bytes != swizzle:
+            raise Error(
+                f"Tiling does not fit swizzle: SMEM rows of {row_bytes} bytes with swizzle "
+                f"{swizzle}",
+                note="tcgen05.cp reads 8-row core matrices: give the source rows of 16 bytes "
+                "unswizzled, or rows exactly one swizzle span wide "
+                f"(#copy.smem<swizzle = {row_bytes}>)",
+            )
+

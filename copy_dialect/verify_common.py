@@ -1,0 +1,140 @@
+"""What the verifiers of several op families share: the enclosing target and kernel, the
+kernel's cluster shape, integer constants, and the checks of a barrier operand, a target
+feature and a contiguous SMEM ref."""
+
+from __future__ import annotations
+
+from math import prod
+
+from xdsl.dialects import arith, func, gpu
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntAttr,
+    IntegerAttr,
+    MemRefType,
+    NoneAttr,
+    StridedLayoutAttr,
+)
+from xdsl.ir import (
+    Operation,
+    SSAValue,
+)
+
+from copy_dialect.attributes import BarrierType, TargetAttr
+from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.target import Target
+
+
+def enclosing_target(op: Operation) -> Target | None:
+    """The target named by the nearest `copy.target` attribute around `op`, if any."""
+    node: Operation | None = op
+    while node is not None:
+        attr = node.attributes.get("copy.target")
+        if attr is not None:
+            if not isinstance(attr, TargetAttr):
+                raise Error(
+                    f"expected the 'copy.target' attribute of '{node.name}' to be a "
+                    f"#copy.target, got {attr}",
+                    note='write it as copy.target = #copy.target<"sm_90a">',
+                )
+            return attr.target
+        node = node.parent_op()
+    return None
+
+
+def enclosing_kernel(op: Operation) -> Operation | None:
+    node = op.parent_op()
+    while node is not None and not isinstance(node, func.FuncOp | gpu.FuncOp):
+        node = node.parent_op()
+    return node
+
+
+def kernel_cluster_shape(kernel: Operation) -> tuple[int, int, int]:
+    """The cluster shape in a kernel's `copy.cluster`, (1, 1, 1) when it has none."""
+    attr = kernel.attributes.get("copy.cluster")
+    if attr is None:
+        return (1, 1, 1)
+    values = attr.get_values() if isinstance(attr, DenseArrayBase) else ()
+    if len(values) != 3 or any(not isinstance(v, int) or v < 1 for v in values):
+        raise Error(
+            f"expected 'copy.cluster' to be three positive integers, got {attr}",
+            note="write the cluster shape as copy.cluster = array<i32: 2, 1, 1>",
+        )
+    return (int(values[0]), int(values[1]), int(values[2]))
+
+
+def cluster_shape(op: Operation) -> tuple[int, int, int]:
+    """The cluster shape of the kernel around `op`, (1, 1, 1) when it has none."""
+    kernel = enclosing_kernel(op)
+    return (1, 1, 1) if kernel is None else kernel_cluster_shape(kernel)
+
+
+def constant_int(value: SSAValue) -> int | None:
+    """The value of an integer constant: an `arith.constant`, or one cast to `index`
+    (`arith.index_cast` of an i32 constant, say); None for anything else."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    if isinstance(owner, arith.IndexCastOp):
+        return constant_int(owner.input)
+    return None
+
+
+def value_name(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else "the GMEM operand"
+
+
+def require_target(op: Operation, has: bool, what: str, targets: str) -> None:
+    """Raise the arch-gate error for `what` when the enclosing target lacks it."""
+    target = enclosing_target(op)
+    if target is not None and not has:
+        raise Error(
+            f"{what} needs {targets}, but the target is {target.name}",
+            note=f"set copy.target to {'' if targets.startswith('a ') else 'one of '}{targets}, "
+            f"or do without {what}",
+        )
+
+
+def check_barrier_index(barrier: SSAValue, index: SSAValue | None) -> None:
+    assert isinstance(barrier.type, BarrierType)
+    count = barrier.type.count.data
+    # rule: I2
+    if index is None:
+        if count != 1:
+            raise Error(
+                "Operation is only valid for a single barrier, but barrier ref contains "
+                f"{count}. Individual barriers can be accessed by indexing into the ref.",
+                note="index the group: %bars[%i]",
+            )
+        return
+    offset = constant_int(index)
+    if offset is not None and not 0 <= offset < count:
+        raise Error(
+            f"Barrier offset {offset} is out of bounds",
+            note=f"the group {barrier.type} holds barriers 0 to {count - 1}: use an index in "
+            f"that range, or a larger group (!copy.barrier<{offset + 1}>)",
+        )
+
+
+def check_contiguous_smem(t: MemRefType) -> None:
+    # rule: C14
+    if any(d < 0 for d in t.get_shape()):
+        raise Error(
+            f"the SMEM memref must be static shaped, got {t}",
+            note="allocate SMEM buffers with copy.alloc_smem and a static shape",
+        )
+    # rule: C10
+    if not isinstance(t.layout, NoneAttr):
+        strides = (
+            [s.data if isinstance(s, IntAttr) else "?" for s in t.layout.strides]
+            if isinstance(t.layout, StridedLayoutAttr)
+            else t.layout
+        )
+        contiguous = [prod(t.get_shape()[i + 1 :]) for i in range(t.get_num_dims())]
+        if strides != contiguous or t.layout.offset != IntAttr(0):  # type: ignore[union-attr]
+            raise Error(
+                "async_copy needs the SMEM reference to be contiguous, but got strides "
+                f"{strides} for shape {list(t.get_shape())}",
+                note="use a row-major SMEM buffer (no layout) from copy.alloc_smem",
+            )
+

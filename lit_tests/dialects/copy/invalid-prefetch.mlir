@@ -1,0 +1,95 @@
+// RUN: copy-opt %s --split-input-file --verify-diagnostics
+
+// One invalid copy.prefetch per chunk, named after the rule it breaks (`// rule:` gives the
+// id in copy_dialect/rules.toml). The checks: copy_dialect/prefetch.py and tma.py.
+// `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
+// tests/test_fix_notes.py applies them and checks that the result verifies.
+
+// rule: A1
+// fix: s|copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>||
+func.func @a1_prefetch_before_sm90(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_86">} {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{copy.prefetch uses TMA, which needs sm_90 or newer, but the target is sm_86}}
+  // expected-note@+1 {{drop copy.prefetch on this target}}
+  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: B2
+// fix: s|@b2_prefetch_smem()|@b2_prefetch_smem(%x: memref<64x64xf32>)|
+// fix: s|copy.prefetch %buf|copy.prefetch %x|
+// fix: s|{box = array<i64: 64, 64>} : memref<64x64xf32, #copy.smem>|{box = array<i64: 64, 64>} : memref<64x64xf32>|
+func.func @b2_prefetch_smem() {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{copy.prefetch reads GMEM, got a ref in SMEM}}
+  // expected-note@+1 {{prefetch a GMEM ref}}
+  copy.prefetch %buf[%c0, %c0] {box = array<i64: 64, 64>} : memref<64x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: C3
+// fix: s|memref<2x2x2x2x2x64xf32>|memref<4x2x2x2x64xf32>|
+// fix: s|memref<2x2x2x2x2x64xf32>|memref<4x2x2x2x64xf32>|
+// fix: s|%x[%c0, %c0, %c0, %c0, %c0, %c0]|%x[%c0, %c0, %c0, %c0, %c0]|
+// fix: s|array<i64: 2, 2, 2, 2, 2, 64>|array<i64: 4, 2, 2, 2, 64>|
+func.func @c3_prefetch_box_rank_6(%x: memref<2x2x2x2x2x64xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{Async copies only support striding up to 5 dimensions}}
+  // expected-note@+1 {{the box [2, 2, 2, 2, 2, 64] needs 1 to 5 dims and at most the ref's rank 6: reshape the array, e.g. to memref<4x2x2x2x64xf32> (merging leading dims)}}
+  copy.prefetch %x[%c0, %c0, %c0, %c0, %c0, %c0] {box = array<i64: 2, 2, 2, 2, 2, 64>} : memref<2x2x2x2x2x64xf32>
+  func.return
+}
+
+// -----
+
+// rule: C4
+// fix: s|array<i64: 64, 3>|array<i64: 64, 8>|
+func.func @c4_prefetch_minor_box(%x: memref<256x256xbf16>) {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{Async copies require the number of bits copied along the last dimension to be divisible by 128, but got 48}}
+  // expected-note@+1 {{multiple of 8 elements}}
+  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 3>} : memref<256x256xbf16>
+  func.return
+}
+
+// -----
+
+// rule: C7
+// fix: s|array<i64: 0, 64>|array<i64: 1, 64>|
+func.func @c7_prefetch_box_dim_0(%x: memref<1024x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{Async copies only support copying <=256 elements along each dimension, got 0}}
+  // expected-note@+1 {{prefetch 1 to 256 elements per dimension}}
+  copy.prefetch %x[%c0, %c0] {box = array<i64: 0, 64>} : memref<1024x1024xf32>
+  func.return
+}
+
+// -----
+
+// rule: C11
+// fix: s|memref<64x256xi4>|memref<64x128xi8>|
+// fix: s|memref<64x256xi4>|memref<64x128xi8>|
+func.func @c11_prefetch_of_packed_i4(%x: memref<64x256xi4>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{unsupported TMA dtype i4}}
+  // expected-note@+1 {{pack 4-bit elements into i8}}
+  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 32>} : memref<64x256xi4>
+  func.return
+}
+
+// -----
+
+// rule: K1
+// fix: s|%x[%c0, %c0, %c0]|%x[%c0, %c0]|
+func.func @k1_prefetch_coordinates(%x: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{expected 2 coordinates, but got 3}}
+  // expected-note@+1 {{one index per dimension}}
+  copy.prefetch %x[%c0, %c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>
+  func.return
+}
