@@ -21,9 +21,9 @@ from pathlib import Path
 
 from xdsl.parser import Parser
 
-from copy_dialect.passes import backend
-from copy_dialect.passes.pipeline import compile_module
 from copy_tools.universe import make_context
+from passes import backend
+from passes.pipeline import compile_module
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,7 +1,7 @@
 """The kernel ABI: what the runtime needs to launch a compiled kernel, as typed records.
 
 `convert-copy-to-nvvm` builds a `KernelAbi` for each kernel and records it on the kernel as
-its `copy.abi` attribute (copy_dialect.passes.abi); `copy-opt -t cubin -o K.cubin` writes the
+its `copy.abi` attribute (passes.abi); `copy-opt -t cubin -o K.cubin` writes the
 module's `ModuleAbi` to `K.cubin.json` beside the cubin, and the runtime reads it back. The
 module is plain data (the standard library only): the passes that write the record and the
 runtime that reads it, without a compiler, share this one definition.

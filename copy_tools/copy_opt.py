@@ -204,7 +204,7 @@ class CopyOptMain(xDSLOptMain):
         if self.args.gpu_target is not None:
             # --target overrides the IR's target everywhere, so the verifier checks the
             # target the code is compiled for.
-            from copy_dialect.passes.pipeline import retarget
+            from passes.pipeline import retarget
 
             retarget(module, self.args.gpu_target)
         stages: list[tuple[str, Callable[[], list[Diagnostic]]]] = []

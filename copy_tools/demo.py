@@ -38,8 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="build", help="output folder (default: build/)")
     args = parser.parse_args(argv)
 
-    from copy_dialect.passes import backend
-    from copy_dialect.passes.pipeline import compile_module
+    from passes import backend
+    from passes.pipeline import compile_module
 
     path = Path(args.input)
     try:
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def launch_if_possible(path: Path, compiled) -> int:
     """Where there is a GPU, runs the TMA tile-copy example and checks it against numpy."""
-    from copy_dialect import runtime
+    import runtime
 
     if not runtime.gpu_available():
         print("  no GPU here: compiled only (with a GPU, copy-demo also launches the kernel)")

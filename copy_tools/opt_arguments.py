@@ -108,14 +108,14 @@ def build_pipeline(
     spec = ",".join(p for p in args.passes if p)
     if not spec and args.target in GPU_OUTPUTS:
         try:
-            from copy_dialect.passes.pipeline import lowering_passes
+            from passes.pipeline import lowering_passes
         except Exception as exc:
             raise ToolError(
                 f"cannot load the lowering passes: {type(exc).__name__}: {exc}"
             ) from exc
         if args.target in ("ptx", "cubin"):
             # LLVM's worker process starts while the input is parsed and lowered.
-            from copy_dialect.passes import backend
+            from passes import backend
 
             backend.start_worker()
         return PassPipeline(tuple(lowering_passes(args.gpu_target or "")))

@@ -4,7 +4,7 @@
     program = runtime.compile(open("examples/tma_tile_copy.mlir").read())
     program(x, y, grid=(64, 64))
 
-Everything else is `copy_dialect.runtime`'s, which loads and launches cubins without the
+Everything else is `runtime`'s, which loads and launches cubins without the
 compiler (and without xDSL).
 """
 
@@ -13,8 +13,9 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
-from copy_dialect.passes.pipeline import compile_module
-from copy_dialect.runtime import (
+from copy_tools.universe import make_context
+from passes.pipeline import compile_module
+from runtime import (
     CudaError,
     Kernel,
     NoDriverError,
@@ -23,7 +24,6 @@ from copy_dialect.runtime import (
     gpu_available,
     load,
 )
-from copy_tools.universe import make_context
 
 
 def compile(source: str | ModuleOp, target: str | None = None) -> Program:  # noqa: A001

@@ -18,14 +18,14 @@ def _copy():
 
 
 def _nvvm():
-    from copy_dialect.passes.nvvm import NVVM
+    from passes.nvvm import NVVM
 
     return NVVM
 
 
 def _pass(module: str, cls: str):
-    """A lazy factory for the pass class `cls` of `copy_dialect.passes.<module>`."""
-    return lambda: getattr(import_module(f"copy_dialect.passes.{module}"), cls)
+    """A lazy factory for the pass class `cls` of `passes.<module>`."""
+    return lambda: getattr(import_module(f"passes.{module}"), cls)
 
 
 def make_context() -> Context:

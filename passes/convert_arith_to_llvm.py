@@ -15,7 +15,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from copy_dialect.passes.llvm_types import lowered, replace_with_casts, to_llvm_type
+from passes.llvm_types import lowered, replace_with_casts, to_llvm_type
 
 BINARY = {
     arith.AddiOp: llvm.AddOp,

@@ -15,7 +15,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from copy_dialect.passes.llvm_types import convert_block_arguments, lowered
+from passes.llvm_types import convert_block_arguments, lowered
 
 
 class ConvertBranch(RewritePattern):

@@ -21,7 +21,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from copy_dialect.passes.llvm_types import convert_block_arguments, lowered, to_llvm_type
+from passes.llvm_types import convert_block_arguments, lowered, to_llvm_type
 
 KERNEL_ATTRIBUTES = {
     "gpu.known_block_size": "nvvm.reqntid",

@@ -15,8 +15,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from copy_dialect.passes import nvvm
-from copy_dialect.passes.llvm_types import replace_with_casts
+from passes import nvvm
+from passes.llvm_types import replace_with_casts
 
 SREG_OF = {
     gpu.ThreadIdOp: "tid",

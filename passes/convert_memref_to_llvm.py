@@ -24,8 +24,8 @@ from xdsl.pattern_rewriter import (
 
 from copy_dialect import layout
 from copy_dialect import ops as copy
-from copy_dialect.passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
-from copy_dialect.passes.llvm_types import (
+from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
+from passes.llvm_types import (
     lowered,
     replace_with_casts,
     static_memref,

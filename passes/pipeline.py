@@ -19,13 +19,13 @@ from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsP
 from copy_dialect import ops as copy
 from copy_dialect.abi import ModuleAbi
 from copy_dialect.dominance import verify_dominance
-from copy_dialect.passes.abi import kernel_abis
-from copy_dialect.passes.convert_arith_to_llvm import ConvertArithToLLVMPass
-from copy_dialect.passes.convert_cf_to_llvm import ConvertCfToLLVMPass
-from copy_dialect.passes.convert_copy_to_nvvm import ConvertCopyToNVVMPass
-from copy_dialect.passes.convert_func_to_llvm import ConvertFuncToLLVMPass
-from copy_dialect.passes.convert_gpu_to_nvvm import ConvertGpuToNVVMPass
-from copy_dialect.passes.convert_memref_to_llvm import ConvertMemrefToLLVMPass
+from passes.abi import kernel_abis
+from passes.convert_arith_to_llvm import ConvertArithToLLVMPass
+from passes.convert_cf_to_llvm import ConvertCfToLLVMPass
+from passes.convert_copy_to_nvvm import ConvertCopyToNVVMPass
+from passes.convert_func_to_llvm import ConvertFuncToLLVMPass
+from passes.convert_gpu_to_nvvm import ConvertGpuToNVVMPass
+from passes.convert_memref_to_llvm import ConvertMemrefToLLVMPass
 
 
 def lowering_passes(target: str = "") -> list[ModulePass]:
@@ -83,7 +83,7 @@ class Compiled:
 
 def compile_lowered(module: builtin.ModuleOp, target: str) -> Compiled:
     """LLVM IR, PTX and cubin of an already lowered module."""
-    from copy_dialect.passes import backend, translate_llvm
+    from passes import backend, translate_llvm
 
     llvm_ir = translate_llvm.translate_module(module)
     ptx = backend.compile_ptx(llvm_ir, target)

@@ -1,6 +1,6 @@
 """The cuda-python runtime: load what the compiler emits and launch it on arrays.
 
-    from copy_dialect import runtime
+    import runtime
     program = runtime.load("tile.cubin")   # written by copy-opt -t cubin -o tile.cubin
     program(x, y, grid=(64, 64))           # numpy arrays in, results copied back
 
@@ -16,8 +16,8 @@ limit, and the arrays' shapes, dtypes, strides and alignment against the kernel.
 
 from __future__ import annotations
 
-from copy_dialect.runtime.driver import CudaError, NoDriverError, gpu_available
-from copy_dialect.runtime.kernel import Kernel, Program, check_device, load
+from runtime.driver import CudaError, NoDriverError, gpu_available
+from runtime.kernel import Kernel, Program, check_device, load
 
 __all__ = [
     "CudaError",

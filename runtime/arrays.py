@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from copy_dialect.runtime.driver import call
+from runtime.driver import call
 
 DTYPE_NAMES = {
     "f16": "float16",

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from copy_dialect.abi import KernelAbi, ModuleAbi, PointerParam, ScalarParam, TensorMapParam
-from copy_dialect.runtime import arrays as arr
-from copy_dialect.runtime.driver import DeviceFacts, call, device, synchronize
-from copy_dialect.runtime.tensor_map import check_tensor_map_array, encode
 from copy_dialect.target import TARGETS
+from runtime import arrays as arr
+from runtime.driver import DeviceFacts, call, device, synchronize
+from runtime.tensor_map import check_tensor_map_array, encode
 
 SCALAR_TYPES = {
     "i32": ctypes.c_int32,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from copy_dialect.abi import TensorMapParam
-from copy_dialect.runtime.arrays import DeviceArray
-from copy_dialect.runtime.driver import call
+from runtime.arrays import DeviceArray
+from runtime.driver import call
 
 SWIZZLES = {16: "NONE", 32: "32B", 64: "64B", 128: "128B"}
 

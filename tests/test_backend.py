@@ -9,14 +9,14 @@ import time
 
 import pytest
 
-from copy_dialect.passes import backend
-from copy_dialect.passes.backend import (
+from copy_dialect.target import TARGETS
+from passes import backend
+from passes.backend import (
     TARGET_CODEGEN,
     BackendError,
     compile_cubin,
     compile_ptx,
 )
-from copy_dialect.target import TARGETS
 
 SMALL_KERNEL = """
 target triple = "nvptx64-nvidia-cuda"

@@ -10,8 +10,8 @@ import pytest
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
-from copy_dialect.passes.pipeline import compile_module, retarget
 from copy_tools.universe import make_context
+from passes.pipeline import compile_module, retarget
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))

@@ -24,9 +24,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from copy_dialect import ops as copy
 from copy_dialect.errors import CopyVerifyException
-from copy_dialect.passes.pipeline import compile_module
 from copy_dialect.target import TARGETS
 from copy_tools.universe import make_context
+from passes.pipeline import compile_module
 
 SEED = 9
 KERNELS = 2000

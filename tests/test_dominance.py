@@ -15,8 +15,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from copy_dialect import kernels
 from copy_dialect.dominance import non_dominating_uses, verify_dominance
-from copy_dialect.passes.pipeline import verify_module
 from copy_tools import runtime
+from passes.pipeline import verify_module
 
 
 def parse(ctx, text: str) -> ModuleOp:

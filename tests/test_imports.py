@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 DIALECT = "copy_dialect"
-PASSES = "copy_dialect.passes"
-RUNTIME = "copy_dialect.runtime"
+PASSES = "passes"
+RUNTIME = "runtime"
 TOOLS = "copy_tools"
 XDSL = "xdsl"
 
@@ -187,7 +187,7 @@ def test_the_checker_sees_every_spelling(tmp_path: Path):
 
         def f(name):
             importlib.import_module("copy_tools.universe")
-            __import__(f"copy_dialect.passes.{name}")
+            __import__(f"passes.{name}")
             for module in ("torch", "cupy"):
                 __import__(module)
             importlib.import_module(name)
@@ -199,8 +199,8 @@ def test_the_checker_sees_every_spelling(tmp_path: Path):
     assert {
         "xdsl.ir",
         "copy_dialect.runtime",
-        "copy_dialect.passes",
-        "copy_dialect.passes.pipeline",
+        "passes",
+        "passes.pipeline",
         "copy_tools.universe",
         "torch",
         "cupy",

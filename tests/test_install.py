@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 DIALECT = "copy_dialect"
-PASSES = "copy_dialect.passes"
-RUNTIME = "copy_dialect.runtime"
+PASSES = "passes"
+RUNTIME = "runtime"
 TOOLS = "copy_tools"
 PACKAGES = (DIALECT, PASSES, RUNTIME, TOOLS)
 
@@ -91,3 +91,19 @@ def test_the_tools_run(installed, where: str, tmp_path: Path):
     rules = run(["copy-rules"] + ([] if where == "root" else ["--root", str(project)]), cwd, env)
     assert rules.returncode == 0, rules.stdout + rules.stderr
     assert rules.stdout.splitlines()[-1].startswith("covered ")
+
+
+def test_every_package_folder_is_installed():
+    """pyproject.toml lists the packages (copy_tools.examples is the folder examples/): each
+    folder of the product with an __init__.py must be among them."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {v: k for k, v in config.get("package-dir", {}).items()}
+    inits = [
+        init.parent.relative_to(ROOT)
+        for top in ("copy_dialect", "passes", "runtime", "copy_tools", "examples")
+        for init in (ROOT / top).rglob("__init__.py")
+    ]
+    found = {folders.get(str(folder), ".".join(folder.parts)) for folder in inits}
+    assert found == set(config["packages"])

@@ -22,9 +22,9 @@ from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from copy_dialect.passes import nvvm
-from copy_dialect.passes.llvm_ir import ToLLVMIR
-from copy_dialect.passes.nvvm import ptr
+from passes import nvvm
+from passes.llvm_ir import ToLLVMIR
+from passes.nvvm import ptr
 
 
 class FakeEmitter:

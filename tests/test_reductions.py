@@ -14,8 +14,8 @@ from xdsl.parser import Parser
 
 from copy_dialect.errors import CopyVerifyException
 from copy_dialect.ops import ReductionKind
-from copy_dialect.passes.pipeline import compile_module
 from copy_tools.universe import make_context
+from passes.pipeline import compile_module
 
 # The H200's `ok` cells: map type -> the ops `cp.reduce.async.bulk.tensor` ran bit-exact on
 # it (every other op was CUDA_ERROR_ILLEGAL_INSTRUCTION). UINT8 and UINT16 took none.

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from copy_dialect import kernels
-from copy_dialect.passes.pipeline import compile_module
-from copy_dialect.runtime import Program, check_device
-from copy_dialect.runtime.arrays import DeviceArray
-from copy_dialect.runtime.driver import DeviceFacts
-from copy_dialect.runtime.tensor_map import TensorMapParam, check_tensor_map_array
 from copy_tools.universe import make_context
+from passes.pipeline import compile_module
+from runtime import Program, check_device
+from runtime.arrays import DeviceArray
+from runtime.driver import DeviceFacts
+from runtime.tensor_map import TensorMapParam, check_tensor_map_array
 
 H200 = DeviceFacts("NVIDIA H200", (9, 0), 232_448)
 A100 = DeviceFacts("NVIDIA A100", (8, 0), 166_912)
@@ -91,7 +91,7 @@ def test_program_kernel_lookup():
 
 
 def test_load_missing_files(tmp_path):
-    from copy_dialect.runtime import load
+    from runtime import load
 
     with pytest.raises(ValueError, match="expected a cubin and its ABI"):
         load(tmp_path / "nothing.cubin")

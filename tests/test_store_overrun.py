@@ -12,11 +12,11 @@ from xdsl.parser import Parser
 from copy_dialect import kernels
 from copy_dialect.abi import TensorMapParam
 from copy_dialect.errors import CopyVerifyException
-from copy_dialect.passes.pipeline import compile_module
-from copy_dialect.runtime import Program
-from copy_dialect.runtime.arrays import DeviceArray
-from copy_dialect.runtime.tensor_map import check_tensor_map_array, check_written_extent
 from copy_tools.universe import make_context
+from passes.pipeline import compile_module
+from runtime import Program
+from runtime.arrays import DeviceArray
+from runtime.tensor_map import check_tensor_map_array, check_written_extent
 
 ITEMSIZE = {"f32": 4, "f16": 2, "i8": 1}
 

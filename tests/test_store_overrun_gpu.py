@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 from copy_dialect import kernels
-from copy_dialect.runtime.driver import call, device, synchronize
 from copy_tools import runtime
+from runtime.driver import call, device, synchronize
 
 TARGET = "sm_90a"
 NUMPY = {"f32": np.float32, "f16": np.float16, "i8": np.int8}

@@ -24,14 +24,14 @@ from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException
 
-from copy_dialect.passes import backend
-from copy_dialect.passes.llvm_ir import IREmitter
-from copy_dialect.passes.translate_llvm import (
+from passes import backend
+from passes.llvm_ir import IREmitter
+from passes.translate_llvm import (
     NVPTX_DATA_LAYOUT,
     TranslationError,
     translate_module,
 )
-from copy_dialect.passes.translate_llvm.spelling import float_literal as _float_literal
+from passes.translate_llvm.spelling import float_literal as _float_literal
 
 # --- ops that translate themselves, as the nvvm ops do --------------------------------------
 

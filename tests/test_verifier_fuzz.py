@@ -171,7 +171,7 @@ def test_verified_copies_compile(ctx, seed):
     """What the verifier accepts, the lowering compiles to a cubin for its target: a
     lowering diagnostic is a failure too (tests/test_compile_fuzz.py does this for every op
     and target)."""
-    from copy_dialect.passes.pipeline import compile_module
+    from passes.pipeline import compile_module
 
     rng = random.Random(100 + seed)
     compiled = 0

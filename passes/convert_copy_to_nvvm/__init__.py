@@ -37,20 +37,21 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect import ops as copy
-from copy_dialect.passes.convert_copy_to_nvvm.barriers import (
+from copy_dialect.target import TARGETS, Target
+from passes.convert_copy_to_nvvm.barriers import (
     LowerBarrierArrive,
     LowerBarrierArriveExpectTx,
     LowerBarrierInit,
     LowerBarrierWait,
 )
-from copy_dialect.passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerPrefetch
-from copy_dialect.passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
-from copy_dialect.passes.convert_copy_to_nvvm.groups import (
+from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerPrefetch
+from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
+from passes.convert_copy_to_nvvm.groups import (
     LowerCommitGroup,
     LowerFence,
     LowerWaitGroup,
 )
-from copy_dialect.passes.convert_copy_to_nvvm.kernel import (
+from passes.convert_copy_to_nvvm.kernel import (
     ARENA_ALIGNMENT,
     ARENA_SYMBOL,
     Kernel,
@@ -59,8 +60,8 @@ from copy_dialect.passes.convert_copy_to_nvvm.kernel import (
     layout_arena,
     open_kernel,
 )
-from copy_dialect.passes.convert_copy_to_nvvm.smem import LowerAllocSmem
-from copy_dialect.passes.convert_copy_to_nvvm.tmem import (
+from passes.convert_copy_to_nvvm.smem import LowerAllocSmem
+from passes.convert_copy_to_nvvm.tmem import (
     LowerSmemToTmem,
     LowerTmemAlloc,
     LowerTmemDealloc,
@@ -68,8 +69,7 @@ from copy_dialect.passes.convert_copy_to_nvvm.tmem import (
     LowerTmemStore,
     LowerTmemWait,
 )
-from copy_dialect.passes.llvm_types import SHARED
-from copy_dialect.target import TARGETS, Target
+from passes.llvm_types import SHARED
 
 __all__ = ["Arith", "ConvertCopyToNVVMPass", "Emit", "fail", "layout_arena"]
 

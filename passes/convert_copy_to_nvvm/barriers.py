@@ -17,10 +17,10 @@ from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from copy_dialect import ops as copy
-from copy_dialect.passes import nvvm
-from copy_dialect.passes.convert_copy_to_nvvm.emit import Emit
-from copy_dialect.passes.convert_copy_to_nvvm.kernel import KernelPattern
-from copy_dialect.passes.llvm_types import cast, lowered
+from passes import nvvm
+from passes.convert_copy_to_nvvm.emit import Emit
+from passes.convert_copy_to_nvvm.kernel import KernelPattern
+from passes.llvm_types import cast, lowered
 
 TRY_WAIT_TICKS = 10_000_000
 """Suspend-time hint of `mbarrier.try_wait` (ns), as CUTLASS uses."""

@@ -26,11 +26,11 @@ from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from copy_dialect import ops as copy
 from copy_dialect.abi import TensorMapParam
-from copy_dialect.passes import nvvm
-from copy_dialect.passes.convert_copy_to_nvvm.barriers import barrier_pointer
-from copy_dialect.passes.convert_copy_to_nvvm.emit import Arith, Emit
-from copy_dialect.passes.convert_copy_to_nvvm.kernel import Kernel, KernelPattern
-from copy_dialect.passes.llvm_types import SHARED, lowered, ptr, static_memref
+from passes import nvvm
+from passes.convert_copy_to_nvvm.barriers import barrier_pointer
+from passes.convert_copy_to_nvvm.emit import Arith, Emit
+from passes.convert_copy_to_nvvm.kernel import Kernel, KernelPattern
+from passes.llvm_types import SHARED, lowered, ptr, static_memref
 
 PEER_BIT_MASK = 0xFFFFFFFFFEFFFFFF
 """Clears the peer bit of a shared::cluster address: the pair's even (leader) CTA."""

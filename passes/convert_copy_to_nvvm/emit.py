@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import IntegerAttr, IntegerType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
-from copy_dialect.passes import nvvm
+from passes import nvvm
 
 
 def fail(op: Operation, message: str) -> PassFailedException:

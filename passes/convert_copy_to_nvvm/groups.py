@@ -12,9 +12,9 @@ from __future__ import annotations
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from copy_dialect import ops as copy
-from copy_dialect.passes import nvvm
-from copy_dialect.passes.convert_copy_to_nvvm.emit import Emit
-from copy_dialect.passes.convert_copy_to_nvvm.kernel import KernelPattern
+from passes import nvvm
+from passes.convert_copy_to_nvvm.emit import Emit
+from passes.convert_copy_to_nvvm.kernel import KernelPattern
 
 
 class LowerFence(KernelPattern):

@@ -27,10 +27,10 @@ from xdsl.pattern_rewriter import RewritePattern
 
 from copy_dialect import ops as copy
 from copy_dialect.abi import KernelAbi, Param, PointerParam, ScalarParam, TensorMapParam
-from copy_dialect.passes.abi import abi_attr
-from copy_dialect.passes.convert_copy_to_nvvm.emit import Emit
-from copy_dialect.passes.llvm_types import SHARED, ptr
 from copy_dialect.target import Target
+from passes.abi import abi_attr
+from passes.convert_copy_to_nvvm.emit import Emit
+from passes.llvm_types import SHARED, ptr
 
 ARENA_SYMBOL = "__copy_smem"
 """The module's dynamic shared memory (`extern .shared .align 1024 .b8 __copy_smem[]`)."""

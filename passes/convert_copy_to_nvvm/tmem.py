@@ -19,10 +19,10 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from copy_dialect import ops as copy
-from copy_dialect.passes import nvvm
-from copy_dialect.passes.convert_copy_to_nvvm.emit import Emit
-from copy_dialect.passes.convert_copy_to_nvvm.kernel import Kernel, KernelPattern
-from copy_dialect.passes.llvm_types import (
+from passes import nvvm
+from passes.convert_copy_to_nvvm.emit import Emit
+from passes.convert_copy_to_nvvm.kernel import Kernel, KernelPattern
+from passes.llvm_types import (
     TENSOR,
     cast,
     lowered,

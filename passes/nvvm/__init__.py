@@ -31,7 +31,7 @@ Deviations from upstream:
 
 from xdsl.ir import Dialect
 
-from copy_dialect.passes.nvvm.attributes import (
+from passes.nvvm.attributes import (
     ANY_PTR,
     GENERIC_PTR,
     GLOBAL_PTR,
@@ -42,7 +42,7 @@ from copy_dialect.passes.nvvm.attributes import (
     addr_space,
     ptr,
 )
-from copy_dialect.passes.nvvm.barrier import (
+from passes.nvvm.barrier import (
     Barrier0Op,
     ClusterArriveOp,
     ClusterWaitOp,
@@ -53,7 +53,7 @@ from copy_dialect.passes.nvvm.barrier import (
     SharedSpace,
     SharedSpaceAttr,
 )
-from copy_dialect.passes.nvvm.bulk import (
+from passes.nvvm.bulk import (
     CpAsyncBulkCommitGroupOp,
     CpAsyncBulkTensorGlobalSharedCtaOp,
     CpAsyncBulkTensorPrefetchOp,
@@ -63,22 +63,22 @@ from copy_dialect.passes.nvvm.bulk import (
     TMAReduxKind,
     TMAReduxKindAttr,
 )
-from copy_dialect.passes.nvvm.cp_async import (
+from passes.nvvm.cp_async import (
     CpAsyncCommitGroupOp,
     CpAsyncSharedGlobalOp,
     CpAsyncWaitGroupOp,
     LoadCacheModifier,
     LoadCacheModifierAttr,
 )
-from copy_dialect.passes.nvvm.mapa import MapaSharedClusterOp
-from copy_dialect.passes.nvvm.mbarrier import (
+from passes.nvvm.mapa import MapaSharedClusterOp
+from passes.nvvm.mbarrier import (
     MBarrierArriveExpectTxSharedOp,
     MBarrierArriveSharedOp,
     MBarrierInitSharedOp,
     MBarrierTestWaitParitySharedOp,
     MBarrierTryWaitParitySharedOp,
 )
-from copy_dialect.passes.nvvm.sreg import (
+from passes.nvvm.sreg import (
     SREGS,
     BlockDimXOp,
     BlockDimYOp,
@@ -113,7 +113,7 @@ from copy_dialect.passes.nvvm.sreg import (
     WarpSizeOp,
     read_sreg,
 )
-from copy_dialect.passes.nvvm.tcgen05 import (
+from passes.nvvm.tcgen05 import (
     TMEM_REGS,
     V4I32,
     Tcgen05AllocOp,

@@ -19,9 +19,9 @@ from xdsl.irdl import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from copy_dialect.passes.llvm_ir import IREmitter
-from copy_dialect.passes.nvvm.attributes import AngleBracketEnum
-from copy_dialect.passes.nvvm.emit import Arg, IntrinsicOp, call
+from passes.llvm_ir import IREmitter
+from passes.nvvm.attributes import AngleBracketEnum
+from passes.nvvm.emit import Arg, IntrinsicOp, call
 
 
 class ProxyKind(StrEnum):

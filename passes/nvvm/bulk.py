@@ -29,8 +29,8 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from copy_dialect.passes.llvm_ir import IREmitter
-from copy_dialect.passes.nvvm.attributes import (
+from passes.llvm_ir import IREmitter
+from passes.nvvm.attributes import (
     ANY_PTR,
     GENERIC_PTR,
     SHARED_PTR,
@@ -40,7 +40,7 @@ from copy_dialect.passes.nvvm.attributes import (
     cta_group,
     ptr_in,
 )
-from copy_dialect.passes.nvvm.emit import IntrinsicOp, arg, asm, cache_hint, call, cast, predicated
+from passes.nvvm.emit import IntrinsicOp, arg, asm, cache_hint, call, cast, predicated
 
 
 class TMAReduxKind(StrEnum):

@@ -19,9 +19,9 @@ from xdsl.irdl import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from copy_dialect.passes.llvm_ir import IREmitter
-from copy_dialect.passes.nvvm.attributes import GLOBAL_PTR, SHARED_PTR
-from copy_dialect.passes.nvvm.emit import IntrinsicOp, arg, call
+from passes.llvm_ir import IREmitter
+from passes.nvvm.attributes import GLOBAL_PTR, SHARED_PTR
+from passes.nvvm.emit import IntrinsicOp, arg, call
 
 
 class LoadCacheModifier(StrEnum):

@@ -12,8 +12,8 @@ from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation
 
-from copy_dialect.passes.llvm_ir import IREmitter
-from copy_dialect.passes.nvvm.attributes import addr_space
+from passes.llvm_ir import IREmitter
+from passes.nvvm.attributes import addr_space
 
 Arg = tuple[str, str]
 """An LLVM IR call operand: (type, value)."""

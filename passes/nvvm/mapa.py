@@ -8,9 +8,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
-from copy_dialect.passes.llvm_ir import IREmitter
-from copy_dialect.passes.nvvm.attributes import addr_space, ptr, ptr_in
-from copy_dialect.passes.nvvm.emit import arg, call_bound
+from passes.llvm_ir import IREmitter
+from passes.nvvm.attributes import addr_space, ptr, ptr_in
+from passes.nvvm.emit import arg, call_bound
 
 
 @irdl_op_definition

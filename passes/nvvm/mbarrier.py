@@ -9,9 +9,9 @@ from xdsl.dialects.builtin import I1, I32, I64, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, opt_operand_def, result_def
 
-from copy_dialect.passes.llvm_ir import IREmitter
-from copy_dialect.passes.nvvm.attributes import SHARED_PTR
-from copy_dialect.passes.nvvm.emit import arg, asm, call, call_bound, predicated
+from passes.llvm_ir import IREmitter
+from passes.nvvm.attributes import SHARED_PTR
+from passes.nvvm.emit import arg, asm, call, call_bound, predicated
 
 
 class _CountOp(IRDLOperation):

@@ -16,8 +16,8 @@ from xdsl.ir import Attribute, Operation
 from xdsl.irdl import IRDLOperation, irdl_op_definition, result_def, traits_def
 from xdsl.traits import Pure
 
-from copy_dialect.passes.llvm_ir import IREmitter
-from copy_dialect.passes.nvvm.emit import call_bound
+from passes.llvm_ir import IREmitter
+from passes.nvvm.emit import call_bound
 
 
 class SpecialRegisterOp(IRDLOperation):

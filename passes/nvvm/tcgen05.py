@@ -26,8 +26,8 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from copy_dialect.ops import TMEM_REGS_PER_NUM, TmemCopyShape, TmemShape, TmemWaitKind
-from copy_dialect.passes.llvm_ir import IREmitter
-from copy_dialect.passes.nvvm.attributes import (
+from passes.llvm_ir import IREmitter
+from passes.nvvm.attributes import (
     TENSOR_PTR,
     AngleBracketEnum,
     CTAGroupKind,
@@ -36,7 +36,7 @@ from copy_dialect.passes.nvvm.attributes import (
     cta_group,
     ptr_in,
 )
-from copy_dialect.passes.nvvm.emit import arg, call, call_bound
+from passes.nvvm.emit import arg, call, call_bound
 
 
 class Tcgen05CpMulticast(StrEnum):

@@ -41,9 +41,9 @@ from __future__ import annotations
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ModuleOp
 
-from copy_dialect.passes.translate_llvm.function import FunctionTranslator
-from copy_dialect.passes.translate_llvm.module import ModuleTranslator
-from copy_dialect.passes.translate_llvm.spelling import TranslationError, Unsupported
+from passes.translate_llvm.function import FunctionTranslator
+from passes.translate_llvm.module import ModuleTranslator
+from passes.translate_llvm.spelling import TranslationError, Unsupported
 
 __all__ = ["NVPTX_DATA_LAYOUT", "NVPTX_TRIPLE", "TranslationError", "translate_module"]
 

@@ -14,7 +14,7 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute
 
-from copy_dialect.passes.translate_llvm.spelling import Unsupported, quote
+from passes.translate_llvm.spelling import Unsupported, quote
 
 LINKAGE_DEFAULT = "external"
 VISIBILITY = {0: "", 1: "hidden", 2: "protected"}

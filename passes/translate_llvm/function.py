@@ -16,17 +16,17 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from copy_dialect.passes.llvm_ir import ToLLVMIR
-from copy_dialect.passes.translate_llvm.attributes import (
+from passes.llvm_ir import ToLLVMIR
+from passes.translate_llvm.attributes import (
     KERNEL_ATTR,
     LINKAGE_DEFAULT,
     UNNAMED_ADDR,
     VISIBILITY,
     function_attributes,
 )
-from copy_dialect.passes.translate_llvm.instructions import HANDLERS
-from copy_dialect.passes.translate_llvm.module import LITERAL_OPS, ModuleTranslator
-from copy_dialect.passes.translate_llvm.spelling import (
+from passes.translate_llvm.instructions import HANDLERS
+from passes.translate_llvm.module import LITERAL_OPS, ModuleTranslator
+from passes.translate_llvm.spelling import (
     IDENTIFIER,
     TranslationError,
     Unsupported,

@@ -19,10 +19,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
-from copy_dialect.passes.translate_llvm.spelling import Unsupported, quote, symbol
+from passes.translate_llvm.spelling import Unsupported, quote, symbol
 
 if TYPE_CHECKING:
-    from copy_dialect.passes.translate_llvm.function import FunctionTranslator
+    from passes.translate_llvm.function import FunctionTranslator
 
 _ATOMIC_ORDERING = {
     1: "unordered",

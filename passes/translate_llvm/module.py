@@ -27,13 +27,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue
 
-from copy_dialect.passes.translate_llvm.attributes import (
+from passes.translate_llvm.attributes import (
     LINKAGE_DEFAULT,
     UNNAMED_ADDR,
     VISIBILITY,
     param_attr_table,
 )
-from copy_dialect.passes.translate_llvm.spelling import (
+from passes.translate_llvm.spelling import (
     Unsupported,
     float_literal,
     quote,
