@@ -34,7 +34,7 @@ from xdsl.irdl import (
 from copy_dialect.attributes import BarrierScope, BarrierScopeAttr, BarrierType, enum_attr
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.errors import CopyVerifyException as Error
-from copy_dialect.smem import SmemAllocation
+from copy_dialect.smem import SmemAllocation, check_kernel_smem
 from copy_dialect.verify_common import (
     check_barrier_index,
     constant_int,
@@ -107,6 +107,7 @@ class BarrierInitOp(IRDLOperation):
                 f"{MAX_ARRIVALS - 1} arrivals",
             )
         self._verify_cluster_target()
+        check_kernel_smem(self)
 
     def _verify_cluster_target(self) -> None:
         """A kernel with a cluster initializes its barriers for the cluster (a cluster

@@ -80,6 +80,7 @@ from copy_dialect.smem import (
     SMEM_ARENA_ALIGNMENT,
     AllocSmemOp,
     FenceAsyncSharedOp,
+    arena_layout,
     block_smem_bytes,
     smem_footprint,
 )
@@ -114,7 +115,7 @@ __all__ = [
     "reduction_map_type", "base_reduction", "REDUCTIONS_BY_MAP", "cp_async_chunk_bytes",
     # memory spaces, sizes and the kernel's SMEM and TMEM
     "GMEM", "SMEM", "TMEM", "memory_space", "swizzle_of", "bitwidth", "smem_bytes",
-    "smem_strides", "smem_alignment", "smem_footprint", "SMEM_ARENA_ALIGNMENT",
+    "smem_strides", "smem_alignment", "smem_footprint", "SMEM_ARENA_ALIGNMENT", "arena_layout",
     "block_smem_bytes", "kernel_cluster_shape", "MAX_BARRIERS", "BARRIER_BYTES",
     "TMEM_COLUMNS", "TMEM_REGS_PER_NUM", "TMEM_COPY_BYTES", "tmem_columns",
 ]  # fmt: skip

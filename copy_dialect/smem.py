@@ -26,7 +26,7 @@ from xdsl.traits import OpTrait
 from copy_dialect.attributes import swizzle_period
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import SMEM, bitwidth, memory_space, smem_alignment, smem_bytes, swizzle_of
-from copy_dialect.verify_common import check_contiguous_smem, enclosing_target
+from copy_dialect.verify_common import check_contiguous_smem, enclosing_kernel, enclosing_target
 
 
 class SmemAllocation(OpTrait, ABC):
@@ -42,6 +42,40 @@ class AllocSmemFootprint(SmemAllocation):
     def footprint(self, op: Operation) -> tuple[int, int]:
         assert isinstance(op, AllocSmemOp)
         return op.size_bytes, op.byte_alignment
+
+
+def arena_layout(kernel: Operation) -> tuple[dict[Operation, int], int]:
+    """Where each op of `kernel` that takes SMEM (an `SmemAllocation`: buffers, barrier
+    groups, TMEM address slots) lies in the kernel's arena, in walk order, and the arena's
+    end: the one layout that rule TR6 checks and the lowering places."""
+    offsets: dict[Operation, int] = {}
+    end = 0
+    for op in kernel.walk():
+        if (allocation := op.get_trait(SmemAllocation)) is not None:
+            size, align = allocation.footprint(op)
+            offsets[op] = -(-end // align) * align
+            end = offsets[op] + size
+    return offsets, end
+
+
+def check_kernel_smem(op: Operation) -> None:
+    """The kernel's first SMEM allocation checks the whole arena against the target (TR6)."""
+    kernel = enclosing_kernel(op)
+    target = enclosing_target(op)
+    if kernel is None or target is None:
+        return
+    if next(o for o in kernel.walk() if o.has_trait(SmemAllocation)) is not op:
+        return
+    _, total = arena_layout(kernel)
+    launch = block_smem_bytes(total)
+    # rule: TR6
+    if launch > target.max_smem_bytes:
+        raise Error(
+            f"the kernel's SMEM buffers and barriers take {total} bytes ({launch} with the "
+            f"{SMEM_ARENA_ALIGNMENT}-byte alignment pad of the arena), more than the "
+            f"{target.max_smem_bytes} bytes a block can use on {target.name}",
+            note="use fewer pipeline stages or smaller boxes",
+        )
 
 
 def smem_footprint(buffers: Iterable[tuple[int, int]]) -> int:
@@ -143,33 +177,7 @@ class AllocSmemOp(IRDLOperation):
                 note="TMA swizzles by absolute address bits: a less aligned buffer is silently "
                 "permuted differently. Drop alignment",
             )
-        self._verify_kernel_smem()
-
-    def _verify_kernel_smem(self) -> None:
-        """The first allocation of a block checks the block's total (TR6)."""
-        block = self.parent_block()
-        target = enclosing_target(self)
-        if block is None or target is None:
-            return
-        op = self.prev_op
-        while op is not None:
-            if op.has_trait(SmemAllocation):
-                return
-            op = op.prev_op
-        total = smem_footprint(
-            allocation.footprint(op)
-            for op in block.ops
-            if (allocation := op.get_trait(SmemAllocation)) is not None
-        )
-        launch = block_smem_bytes(total)
-        # rule: TR6
-        if launch > target.max_smem_bytes:
-            raise Error(
-                f"the kernel's SMEM buffers and barriers take {total} bytes ({launch} with the "
-                f"{SMEM_ARENA_ALIGNMENT}-byte alignment pad of the arena), more than the "
-                f"{target.max_smem_bytes} bytes a block can use on {target.name}",
-                note="use fewer pipeline stages or smaller boxes",
-            )
+        check_kernel_smem(self)
 
 
 @irdl_op_definition

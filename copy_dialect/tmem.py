@@ -22,6 +22,7 @@ from xdsl.irdl import (
     opt_prop_def,
     prop_def,
     result_def,
+    traits_def,
 )
 
 from copy_dialect.attributes import (
@@ -44,6 +45,7 @@ from copy_dialect.memory import (
     static_strides,
     swizzle_of,
 )
+from copy_dialect.smem import SmemAllocation, check_kernel_smem
 from copy_dialect.target import TCGEN05_TARGETS
 from copy_dialect.verify_common import (
     check_contiguous_smem,
@@ -136,6 +138,13 @@ def tmem_columns(t: MemRefType) -> int:
     return -(-t.get_shape()[1] * bits // 32)
 
 
+class TmemAddressSlot(SmemAllocation):
+    """`tcgen05.alloc` writes the allocation's TMEM address to a 4-byte SMEM slot."""
+
+    def footprint(self, op: Operation) -> tuple[int, int]:
+        return 4, 4
+
+
 @irdl_op_definition
 class TmemAllocOp(IRDLOperation):
     """
@@ -150,6 +159,8 @@ class TmemAllocOp(IRDLOperation):
 
     result = result_def(MemRefType)
 
+    traits = traits_def(TmemAddressSlot())
+
     assembly_format = "attr-dict `:` type($result)"
 
     def __init__(self, result_type: MemRefType):
@@ -157,6 +168,7 @@ class TmemAllocOp(IRDLOperation):
 
     def verify_(self) -> None:
         assert isinstance(t := self.result.type, MemRefType)
+        check_kernel_smem(self)
         # rule: J10
         if memory_space(t) != TMEM:
             raise Error(

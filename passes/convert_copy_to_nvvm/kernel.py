@@ -98,22 +98,9 @@ class Kernel:
 
 
 def layout_arena(fn: func.FuncOp) -> tuple[dict[Operation, int], int]:
-    offsets: dict[Operation, int] = {}
-    end = 0
-    for op in fn.walk():
-        if isinstance(op, copy.AllocSmemOp):
-            size, align = op.size_bytes, op.byte_alignment
-        elif isinstance(op, copy.BarrierInitOp):
-            assert isinstance(t := op.result.type, copy.BarrierType)
-            size, align = 8 * t.count.data, 8
-        elif isinstance(op, copy.TmemAllocOp):
-            size, align = 4, 4
-        else:
-            continue
-        offset = -(-end // align) * align
-        offsets[op] = offset
-        end = offset + size
-    return offsets, end
+    """The arena offset of each SMEM allocation of `fn`, and the arena's size: the layout
+    the verifier checked (rule TR6)."""
+    return copy.arena_layout(fn)
 
 
 def last_tmem_alloc(fn: func.FuncOp) -> Operation | None:

@@ -57,3 +57,19 @@ func.func @alloc_smem_in_gmem() {
   %buf = copy.alloc_smem : memref<64x64xf32>
   func.return
 }
+
+// -----
+
+// rule: TR6
+// fix: s|memref<4x128x128xf32, #copy.smem>|memref<3x128x128xf32, #copy.smem>|
+func.func @tr6_barriers_first_and_a_buffer_in_a_branch(%p: i1) attributes {copy.target = #copy.target<"sm_90a">} {
+  // The whole kernel's arena counts, in the order the lowering lays it out: the barrier group
+  // first (its op reports), then the buffer allocated inside the scf.if.
+  // expected-error@+2 {{the kernel's SMEM buffers and barriers take 262272 bytes (263296 with the 1024-byte alignment pad of the arena), more than the 232448 bytes a block can use on sm_90a}}
+  // expected-note@+1 {{use fewer pipeline stages or smaller boxes}}
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  scf.if %p {
+    %a = copy.alloc_smem : memref<4x128x128xf32, #copy.smem>
+  }
+  func.return
+}
