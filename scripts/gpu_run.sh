@@ -18,7 +18,7 @@ for tool in "memcheck" "memcheck --report-api-errors no" "racecheck"; do
     echo "== compute-sanitizer --tool $tool: $kernel"
     # shellcheck disable=SC2086
     compute-sanitizer --tool $tool python3 scripts/gpu_check.py "$kernel" > /tmp/san.log 2>&1
-    grep -E "^(tma|multicast|examples/.*):|ERROR SUMMARY|RACECHECK SUMMARY" /tmp/san.log
+    grep -E "^(tma|multicast|pipelined[0-9]+|examples/.*):|ERROR SUMMARY|RACECHECK SUMMARY" /tmp/san.log
     grep -E "Program hit|Invalid|Race|Barrier|Misaligned|Out-of-range" /tmp/san.log | sort | uniq -c | head -8
   done
 done
