@@ -95,7 +95,7 @@ from copy_dialect.tmem import (
     tmem_columns,
 )
 from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
-from copy_dialect.verify_common import kernel_cluster_shape
+from copy_dialect.verify_common import kernel_cluster_shape, module_target
 
 __all__ = [
     # ops
@@ -116,6 +116,6 @@ __all__ = [
     # memory spaces, sizes and the kernel's SMEM and TMEM
     "GMEM", "SMEM", "TMEM", "memory_space", "swizzle_of", "bitwidth", "smem_bytes",
     "smem_strides", "smem_alignment", "smem_footprint", "SMEM_ARENA_ALIGNMENT", "arena_layout",
-    "block_smem_bytes", "kernel_cluster_shape", "MAX_BARRIERS", "BARRIER_BYTES",
+    "block_smem_bytes", "kernel_cluster_shape", "module_target", "MAX_BARRIERS", "BARRIER_BYTES",
     "TMEM_COLUMNS", "TMEM_REGS_PER_NUM", "TMEM_COPY_BYTES", "tmem_columns",
 ]  # fmt: skip

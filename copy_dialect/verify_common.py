@@ -42,6 +42,16 @@ def enclosing_target(op: Operation) -> Target | None:
     return None
 
 
+def module_target(module: Operation, override: str | None = None) -> str | None:
+    """The name of the target a module is compiled for: `override` (copy-opt's --target, a
+    pass option), else the module's `copy.target`; None when neither names one. Resolved
+    here once and passed on to the passes, the backend and the ABI."""
+    if override:
+        return override
+    attr = module.attributes.get("copy.target")
+    return attr.arch.data if isinstance(attr, TargetAttr) else None
+
+
 def enclosing_kernel(op: Operation) -> Operation | None:
     node = op.parent_op()
     while node is not None and not isinstance(node, func.FuncOp | gpu.FuncOp):

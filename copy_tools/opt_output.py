@@ -28,9 +28,9 @@ def gpu_output_target() -> None:
 def gpu_output(prog: ModuleOp, fmt: str, gpu_target: str | None) -> tuple[str, Binary | None]:
     """What `-t llvm|ptx|cubin` prints for a lowered module, and for cubin the binary to
     write instead: (cubin, the kernels' ABI as JSON)."""
+    from copy_dialect.ops import module_target
     from passes import backend, translate_llvm
     from passes.abi import kernel_abis
-    from passes.pipeline import module_target
 
     target = module_target(prog, gpu_target)
     if target is None:

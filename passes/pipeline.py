@@ -63,13 +63,6 @@ def retarget(module: builtin.ModuleOp, target: str) -> None:
             op.attributes["copy.target"] = copy.TargetAttr(target)
 
 
-def module_target(module: builtin.ModuleOp, override: str | None = None) -> str | None:
-    if override:
-        return override
-    attr = module.attributes.get("copy.target")
-    return attr.arch.data if isinstance(attr, copy.TargetAttr) else None
-
-
 @dataclass
 class Compiled:
     """What compiling a module gives: every stage, and the kernels' ABI."""
@@ -93,7 +86,7 @@ def compile_lowered(module: builtin.ModuleOp, target: str) -> Compiled:
 
 def compile_module(module: builtin.ModuleOp, ctx: Context, target: str | None = None) -> Compiled:
     """Lowers `module` in place and compiles it for `target` (default: its copy.target)."""
-    name = module_target(module, target)
+    name = copy.module_target(module, target)
     if name is None:
         raise ValueError(
             'no target: give the module copy.target = #copy.target<"sm_90a"> or pass target='

@@ -134,16 +134,13 @@ class ConvertCopyToNVVMPass(ModulePass):
             op.body.block.insert_op_before(global_op, op.body.block.first_op)  # type: ignore[arg-type]
 
     def resolve_target(self, module: builtin.ModuleOp) -> Target:
-        name = self.target
-        if not name:
-            attr = module.attributes.get("copy.target")
-            if not isinstance(attr, copy.TargetAttr):
-                raise PassFailedException(
-                    "convert-copy-to-nvvm needs a target: give the module "
-                    'copy.target = #copy.target<"sm_90a">, or pass --target sm_90a to '
-                    'copy-opt (target=sm_90a to the pass: "convert-copy-to-nvvm{target=sm_90a}")'
-                )
-            name = attr.arch.data
+        name = copy.module_target(module, self.target or None)
+        if name is None:
+            raise PassFailedException(
+                "convert-copy-to-nvvm needs a target: give the module "
+                'copy.target = #copy.target<"sm_90a">, or pass --target sm_90a to '
+                'copy-opt (target=sm_90a to the pass: "convert-copy-to-nvvm{target=sm_90a}")'
+            )
         if name not in TARGETS:
             raise PassFailedException(
                 f"unknown target '{name}': expected one of {', '.join(TARGETS)}"
