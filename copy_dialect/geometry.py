@@ -42,7 +42,7 @@ from copy_dialect.verify_common import cluster_shape, constant_int
 # ===----------------------------------------------------------------------=== #
 
 
-# The TMA reduction table an H200 ran (tma-reduce-table.md): which ops each tensor-map
+# The TMA reduction table an H200 ran (docs/hardware.md): which ops each tensor-map
 # type takes. The map type comes from the element type and, for integers, the signedness
 # the op or the type asks for.
 REDUCTIONS_BY_MAP = {

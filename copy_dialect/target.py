@@ -84,7 +84,7 @@ TARGETS: dict[str, Target] = {
     t.name: t
     for t in (
         # Ampere, Ada and Hopper take PTX ISA 8.0 (their minimum is 7.0-8.0): `::cta`
-        # qualifiers (7.8) and the PTX that was run on an H200 (h200-findings.md) need it.
+        # qualifiers (7.8) and the PTX that was run on an H200 (docs/hardware.md) need it.
         Target("sm_80", 80, "", 166_912, 80),
         Target("sm_86", 86, "", 101_376, 80),
         Target("sm_89", 89, "", 101_376, 80),

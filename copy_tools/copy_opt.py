@@ -144,7 +144,7 @@ class CopyOptMain(xDSLOptMain):
 
     def register_all_targets(self):
         super().register_all_targets()
-        # Ours replace xDSL's `llvm` target, which cannot print GPU code (toolchain.md).
+        # Ours replace xDSL's `llvm` target, which cannot print GPU code (docs/hardware.md).
         for name in GPU_OUTPUTS:
             self.available_targets[name] = gpu_output_target
 

@@ -3,7 +3,7 @@
 `compile_ptx` runs llvmlite (LLVM 22.1 with NVPTX) in a worker process. The LLVM in
 llvmlite is built with assertions, and LLVM ends the process on a fatal error: an intrinsic
 the target lacks (`LLVM ERROR: Cannot select: intrinsic ...`, exit 134), a cpu/PTX pair it
-rejects, an immarg that is not a constant (toolchain.md, section 3). Such a crash ends the
+rejects, an immarg that is not a constant (docs/hardware.md). Such a crash ends the
 worker only; it becomes a `BackendError` with LLVM's message, and the next call starts a new
 worker. The worker is started once and reused (start-up, mostly `import llvmlite`, costs
 about 60 ms; a request on a warm worker costs a few ms), and `start_worker()` lets a driver

@@ -31,7 +31,7 @@ def check_written_extent(array: DeviceArray, name: str) -> None:
 
 
 def check_tensor_map_array(array: DeviceArray, param: TensorMapParam, name: str) -> None:
-    """What TMA needs of the array (tma-rules.md Q1): a 16-byte aligned base, strides that
+    """What TMA needs of the array (docs/hardware.md, TR4): a 16-byte aligned base, strides that
     are multiples of 16 bytes below 2**40, a unit innermost stride, 1..5 dims of at most
     2**32 elements; and, where a store or reduction writes through the map, an innermost
     extent of a multiple of 16 bytes (checked before the strides: its fix mends them too)."""

@@ -4,7 +4,7 @@ This is our `mlir-translate --mlir-to-llvmir` for the llvm dialect of xDSL 0.75 
 plus any op that implements `ToLLVMIR` (`passes/llvm_ir.py`; the nvvm ops do). It prints
 text for LLVM 22 (opaque pointers), which `backend.compile_ptx` hands to llvmlite. xDSL's own
 `-t llvm` converter is not used: it emits typed pointers, drops the address space of GEPs,
-and has no `ptx_kernel`, function attributes or global alignment (toolchain.md, section 2).
+and has no `ptx_kernel`, function attributes or global alignment (docs/hardware.md).
 
 The module gets `target triple = "nvptx64-nvidia-cuda"` and LLVM 22's NVPTX data layout.
 The conventions of the lowered IR (docs/lowering.md) translate as follows:

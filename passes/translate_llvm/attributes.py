@@ -87,7 +87,7 @@ def param_attr_table(
         ("llvm.dereferenceable", integer("dereferenceable", parens=True)),
         ("llvm.dereferenceable_or_null", integer("dereferenceable_or_null", parens=True)),
         # The kernel reads the byval parameter in place (param space) instead of copying it
-        # to local memory; TMA needs that address (h200-findings.md).
+        # to local memory; TMA needs that address (docs/hardware.md).
         ("nvvm.grid_constant", unit('"nvvm.grid_constant"')),
     ]
     return table
