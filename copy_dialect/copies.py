@@ -16,11 +16,8 @@ from xdsl.dialects.builtin import (
     BoolAttr,
     DenseArrayBase,
     IndexType,
-    IntAttr,
     IntegerAttr,
     MemRefType,
-    NoneAttr,
-    StridedLayoutAttr,
     i64,
 )
 from xdsl.ir import (
@@ -56,12 +53,12 @@ from copy_dialect.attributes import (
 )
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry
+from copy_dialect.gmem import check_gmem_layout
 from copy_dialect.memory import (
     GMEM,
     SMEM,
     TMEM,
     bitwidth,
-    gmem_row_stride_bytes,
     memory_space,
     padded_stride,
     swizzle_of,
@@ -309,7 +306,7 @@ class AsyncCopyOp(IRDLOperation):
         impl = self.resolved_implementation()
         self._verify_indices(g, gmem_type, smem_type)
         self._verify_element_type(g, impl)
-        self._verify_gmem_layout(g, gmem_type, impl)
+        check_gmem_layout(g, gmem_type, impl, self.cp_async_alternative(g))
         # What no implementation can do comes before what only another one can (E3 and B4
         # before A9, A4, A5): the direction's rules are the more specific.
         self._verify_direction(g)
@@ -348,98 +345,6 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 "a barrier index needs a barrier, but the copy has none",
                 note="drop barrier_index, or pass the barrier group it indexes (barrier=)",
-            )
-
-    def _verify_gmem_layout(
-        self, g: CopyGeometry, gmem_type: MemRefType, impl: Implementation | None
-    ) -> None:
-        layout = gmem_type.layout
-        if isinstance(layout, NoneAttr):
-            if impl == Implementation.TMA:
-                # Rows as wide as the innermost extent: where it breaks TR19 it breaks C1
-                # too, and only TR19's fix (padding the extent) mends both.
-                self._verify_store_extent(g, gmem_type)
-            row_stride = gmem_row_stride_bytes(gmem_type)
-            # rule: C1
-            if impl == Implementation.TMA and row_stride is not None and row_stride % 16:
-                padded = padded_stride(gmem_type.get_shape()[-1], g.element_type, 16)
-                raise Error(
-                    "async_copy requires all GMEM strides except the last one to be a "
-                    "multiple of 16 bytes",
-                    note=f"the rows of {gmem_type} are {row_stride} bytes apart: pad them to "
-                    f"{padded} elements, a multiple of 16 bytes (strided<[{padded}, 1]>)"
-                    + self.cp_async_alternative(g),
-                )
-            return
-        # rule: B10
-        if not isinstance(layout, StridedLayoutAttr):
-            raise Error(
-                "async_copy assumes the GMEM reference is contiguous",
-                note=f"got the layout {layout}; use a row-major ref or a strided<...> layout "
-                "with unit innermost stride",
-            )
-        strides = [s.data if isinstance(s, IntAttr) else None for s in layout.strides]
-        if strides and strides[-1] != 1:
-            found = "?" if strides[-1] is None else strides[-1]
-            if impl == Implementation.CP_ASYNC:
-                # rule: H7
-                raise Error(
-                    "source memref most minor dim must have unit stride",
-                    note=f"the innermost stride is {found}; cp.async copies contiguous chunks: "
-                    "use a ref with innermost stride 1",
-                )
-            # rule: C2
-            raise Error(
-                "TMA requires the stride of the last dimension after transforming the GMEM "
-                f"reference to be 1, but it is {found}.",
-                note="copy from a ref whose innermost dimension is contiguous (stride 1)",
-            )
-        bits = bitwidth(gmem_type.element_type) or 8
-        if impl != Implementation.TMA:
-            return
-        self._verify_store_extent(g, gmem_type)
-        for i, stride in enumerate(strides[:-1]):
-            # rule: C1
-            if stride is not None and (stride * bits // 8) % 16:
-                raise Error(
-                    "async_copy requires all GMEM strides except the last one to be a "
-                    "multiple of 16 bytes",
-                    note=f"stride {i} is {stride} elements = {stride * bits // 8} bytes; pad "
-                    f"it to {padded_stride(stride, gmem_type.element_type, 16)} elements, a "
-                    "multiple of 16 bytes",
-                )
-            # rule: C1
-            if stride is not None and stride * bits // 8 >= 1 << 40:
-                raise Error(
-                    f"Byte strides must be divisible by 16 and less than 2**40, but got "
-                    f"{stride * bits // 8} at index {i}",
-                    note="split the array: a tensor map cannot stride that far",
-                )
-
-    def _verify_store_extent(self, g: CopyGeometry, gmem_type: MemRefType) -> None:
-        """A TMA store or reduction writes whole 16-byte chunks (TR19): into a tensor whose
-        innermost extent is not a multiple of 16 bytes it writes past that extent, into
-        what follows the tensor (the next row of a wider array, or the next buffer). A
-        dynamic extent is checked by the runtime on the array passed at launch."""
-        if g.is_load or not gmem_type.get_num_dims():
-            return
-        extent = gmem_type.get_shape()[-1]
-        bits = bitwidth(g.element_type) or 8
-        # rule: TR19
-        if extent >= 0 and (extent * bits) % 128:
-            chunk = max(1, 128 // bits)
-            padded = -(-extent // chunk) * chunk
-            over = (padded - extent) * bits // 8
-            padded_type = MemRefType(
-                g.element_type, [*gmem_type.get_shape()[:-1], padded], gmem_type.layout
-            )
-            raise Error(
-                "a TMA store or reduction writes whole 16-byte chunks: expected the innermost "
-                f"GMEM extent to be a multiple of 16 bytes, got {extent} elements of "
-                f"{g.element_type} ({extent * bits // 8} bytes), which overwrites {over} bytes "
-                "after each innermost row",
-                note=f"pad the innermost dimension to a multiple of {chunk} elements (here "
-                f"{padded}: {padded_type}), or store the elements with threads (memref.store)",
             )
 
     def _verify_indices(

@@ -1,0 +1,107 @@
+"""Checks of a copy's GMEM ref: the layout TMA and cp.async can address, and the extent a TMA
+store or reduction may write (rules B10, C1, C2, H7, TR19)."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IntAttr, MemRefType, NoneAttr, StridedLayoutAttr
+
+from copy_dialect.attributes import Implementation
+from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.geometry import CopyGeometry
+from copy_dialect.memory import bitwidth, gmem_row_stride_bytes, padded_stride
+
+
+def check_gmem_layout(
+    g: CopyGeometry, gmem_type: MemRefType, impl: Implementation | None, cp_async_alternative: str
+) -> None:
+    """The GMEM ref's layout against what TMA and cp.async can address (B10, C1, C2, H7), and
+    what a TMA store may write (TR19). `cp_async_alternative`: the note's ", or use impl
+    cp_async" where cp.async could do the copy instead, else ""."""
+    layout = gmem_type.layout
+    if isinstance(layout, NoneAttr):
+        if impl == Implementation.TMA:
+            # Rows as wide as the innermost extent: where it breaks TR19 it breaks C1
+            # too, and only TR19's fix (padding the extent) mends both.
+            check_store_extent(g, gmem_type)
+        row_stride = gmem_row_stride_bytes(gmem_type)
+        # rule: C1
+        if impl == Implementation.TMA and row_stride is not None and row_stride % 16:
+            padded = padded_stride(gmem_type.get_shape()[-1], g.element_type, 16)
+            raise Error(
+                "async_copy requires all GMEM strides except the last one to be a "
+                "multiple of 16 bytes",
+                note=f"the rows of {gmem_type} are {row_stride} bytes apart: pad them to "
+                f"{padded} elements, a multiple of 16 bytes (strided<[{padded}, 1]>)"
+                + cp_async_alternative,
+            )
+        return
+    # rule: B10
+    if not isinstance(layout, StridedLayoutAttr):
+        raise Error(
+            "async_copy assumes the GMEM reference is contiguous",
+            note=f"got the layout {layout}; use a row-major ref or a strided<...> layout "
+            "with unit innermost stride",
+        )
+    strides = [s.data if isinstance(s, IntAttr) else None for s in layout.strides]
+    if strides and strides[-1] != 1:
+        found = "?" if strides[-1] is None else strides[-1]
+        if impl == Implementation.CP_ASYNC:
+            # rule: H7
+            raise Error(
+                "source memref most minor dim must have unit stride",
+                note=f"the innermost stride is {found}; cp.async copies contiguous chunks: "
+                "use a ref with innermost stride 1",
+            )
+        # rule: C2
+        raise Error(
+            "TMA requires the stride of the last dimension after transforming the GMEM "
+            f"reference to be 1, but it is {found}.",
+            note="copy from a ref whose innermost dimension is contiguous (stride 1)",
+        )
+    bits = bitwidth(gmem_type.element_type) or 8
+    if impl != Implementation.TMA:
+        return
+    check_store_extent(g, gmem_type)
+    for i, stride in enumerate(strides[:-1]):
+        # rule: C1
+        if stride is not None and (stride * bits // 8) % 16:
+            raise Error(
+                "async_copy requires all GMEM strides except the last one to be a "
+                "multiple of 16 bytes",
+                note=f"stride {i} is {stride} elements = {stride * bits // 8} bytes; pad "
+                f"it to {padded_stride(stride, gmem_type.element_type, 16)} elements, a "
+                "multiple of 16 bytes",
+            )
+        # rule: C1
+        if stride is not None and stride * bits // 8 >= 1 << 40:
+            raise Error(
+                f"Byte strides must be divisible by 16 and less than 2**40, but got "
+                f"{stride * bits // 8} at index {i}",
+                note="split the array: a tensor map cannot stride that far",
+            )
+
+def check_store_extent(g: CopyGeometry, gmem_type: MemRefType) -> None:
+    """A TMA store or reduction writes whole 16-byte chunks (TR19): into a tensor whose
+    innermost extent is not a multiple of 16 bytes it writes past that extent, into
+    what follows the tensor (the next row of a wider array, or the next buffer). A
+    dynamic extent is checked by the runtime on the array passed at launch."""
+    if g.is_load or not gmem_type.get_num_dims():
+        return
+    extent = gmem_type.get_shape()[-1]
+    bits = bitwidth(g.element_type) or 8
+    # rule: TR19
+    if extent >= 0 and (extent * bits) % 128:
+        chunk = max(1, 128 // bits)
+        padded = -(-extent // chunk) * chunk
+        over = (padded - extent) * bits // 8
+        padded_type = MemRefType(
+            g.element_type, [*gmem_type.get_shape()[:-1], padded], gmem_type.layout
+        )
+        raise Error(
+            "a TMA store or reduction writes whole 16-byte chunks: expected the innermost "
+            f"GMEM extent to be a multiple of 16 bytes, got {extent} elements of "
+            f"{g.element_type} ({extent * bits // 8} bytes), which overwrites {over} bytes "
+            "after each innermost row",
+            note=f"pad the innermost dimension to a multiple of {chunk} elements (here "
+            f"{padded}: {padded_type}), or store the elements with threads (memref.store)",
+        )
