@@ -171,6 +171,7 @@ class BarrierArriveOp(IRDLOperation):
         check_barrier_index(self.barrier, self.index)
         target = enclosing_target(self)
         count = 1 if self.count is None else self.count.value.data
+        # rule: I9
         if count < 1:
             raise Error(f"count must be at least 1, got {count}", note="drop count to arrive once")
         # rule: A12

@@ -11,7 +11,10 @@ from types import FrameType
 
 from xdsl.utils.exceptions import VerifyException
 
-_RULE_TAG = re.compile(r"#\s*rule:\s*([A-Z]{1,3}[0-9]+(?:\s*,\s*[A-Z]{1,3}[0-9]+)*)")
+RULE_ID = r"[A-Z]{1,3}[0-9]+"
+RULE_TAG = re.compile(rf"rule:\s*({RULE_ID}(?:\s*,\s*{RULE_ID})*)")
+"""The ids of a `rule: C4, TR5` tag (after `#` in the dialect's code, `//` in lit tests); text
+after the id list (a remark) is ignored. copy-rules reads the tags with it too."""
 
 
 class CopyVerifyException(VerifyException):
@@ -57,7 +60,7 @@ def rule_tag(filename: str, lineno: int) -> tuple[str, ...]:
     for start in _enclosing_statements(filename).get(lineno, ()):
         row = start - 2  # the line above the statement, 0-based
         while row >= 0 and lines[row].lstrip().startswith("#"):
-            match = _RULE_TAG.search(lines[row])
+            match = RULE_TAG.search(lines[row])
             if match:
                 return tuple(i.strip() for i in match.group(1).split(","))
             row -= 1

@@ -85,11 +85,13 @@ class WaitGroupOp(IRDLOperation):
         group = self.group.data
         verify_group_target(self, group)
         pending = self.pending.value.data
+        # rule: I10
         if not 0 <= pending <= 63:
             raise Error(
                 f"pending must be in [0, 63], got {pending}",
-                note="it counts committed groups still allowed in flight",
+                note="it counts committed groups still allowed in flight: use 0 to 63",
             )
+        # rule: I11
         if self.is_read_only and group != GroupKind.BULK:
             raise Error(
                 "read_only applies to bulk groups only",

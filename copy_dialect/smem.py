@@ -53,9 +53,14 @@ def arena_layout(kernel: Operation) -> tuple[dict[Operation, int], int]:
     for op in kernel.walk():
         if (allocation := op.get_trait(SmemAllocation)) is not None:
             size, align = allocation.footprint(op)
-            offsets[op] = -(-end // align) * align
+            offsets[op] = _placed(end, align)
             end = offsets[op] + size
     return offsets, end
+
+
+def _placed(end: int, align: int) -> int:
+    """Where the next buffer of alignment `align` starts after `end` bytes of the arena."""
+    return -(-end // align) * align
 
 
 def check_kernel_smem(op: Operation) -> None:
@@ -82,7 +87,7 @@ def smem_footprint(buffers: Iterable[tuple[int, int]]) -> int:
     """Bytes of SMEM that `(bytes, alignment)` buffers take, laid out in order (TR6)."""
     end = 0
     for size, align in buffers:
-        end = -(-end // align) * align + size
+        end = _placed(end, align) + size
     return end
 
 
@@ -157,6 +162,7 @@ class AllocSmemOp(IRDLOperation):
                 note="use an integer or float element type",
             )
         swizzle, align = swizzle_of(t), self.byte_alignment
+        # rule: C16
         if align <= 0 or align & (align - 1):
             raise Error(
                 f"alignment must be a power of 2, got {align}",

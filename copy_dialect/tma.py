@@ -205,10 +205,11 @@ def _verify_collective(g: CopyGeometry, partition_axis: int | None) -> None:
             "The `collective` attribute must not contain duplicate dimensions.",
             note=f"got {list(dims)}: name each cluster dim once",
         )
+    # rule: D13
     if any(d not in (0, 1, 2) for d in dims):
         raise Error(
             f"collective dims are cluster dims 0 (x), 1 (y) or 2 (z), got {list(dims)}",
-            note="name each cluster dimension the copy is shared over once",
+            note="name each cluster dimension the copy is shared over once: 0 (x), 1 (y), 2 (z)",
         )
     target = enclosing_target(g.op)
     if g.leader_tracked:

@@ -118,6 +118,7 @@ def check_barrier_index(barrier: SSAValue, index: SSAValue | None) -> None:
             )
         return
     offset = constant_int(index)
+    # rule: I2
     if offset is not None and not 0 <= offset < count:
         raise Error(
             f"Barrier offset {offset} is out of bounds",

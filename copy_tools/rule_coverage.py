@@ -28,10 +28,9 @@ from importlib import resources
 from pathlib import Path
 from typing import NoReturn
 
+from copy_dialect.errors import RULE_ID, RULE_TAG
+
 PROG = "copy-rules"
-_ID = r"[A-Z]{1,3}[0-9]+"
-# `rule: C4, TR5` -> "C4, TR5"; text after the id list (a remark) is ignored.
-_TAG = re.compile(rf"rule:\s*({_ID}(?:\s*,\s*{_ID})*)")
 _SPLIT = re.compile(r"^\s*//\s*-----\s*$")
 
 
@@ -68,7 +67,7 @@ def parse_rules(text: str, origin: str) -> list[Rule]:
         raise UsageError(f"{origin}: {exc}") from None
     rules: list[Rule] = []
     for rid, entry in data.items():
-        if not re.fullmatch(_ID, rid) or not isinstance(entry, dict):
+        if not re.fullmatch(RULE_ID, rid) or not isinstance(entry, dict):
             raise UsageError(f"{origin}: [{rid}] is not a rule table")
         values: dict[str, object] = entry
         fields = {k: values.get(k) for k in ("title", "anchor", "scope", "reason")}
@@ -96,7 +95,7 @@ def load_rules(path: Path | None = None) -> list[Rule]:
 
 
 def _tag_ids(text: str) -> list[str]:
-    return [i.strip() for m in _TAG.finditer(text) for i in m.group(1).split(",")]
+    return [i.strip() for m in RULE_TAG.finditer(text) for i in m.group(1).split(",")]
 
 
 def _python_comments(source: str) -> Iterator[tuple[int, str]]:

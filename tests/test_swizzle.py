@@ -13,8 +13,8 @@ from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect import layout
 from copy_dialect import ops as copy
+from copy_dialect.ops import arena_layout as layout_arena
 from copy_tools.universe import make_context
-from passes.convert_copy_to_nvvm import layout_arena
 from passes.pipeline import compile_module
 
 ELF_MAGIC = b"\x7fELF"

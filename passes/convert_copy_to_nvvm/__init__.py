@@ -57,7 +57,6 @@ from passes.convert_copy_to_nvvm.kernel import (
     Kernel,
     enclosing_function,
     kernel_abi,
-    layout_arena,
     open_kernel,
 )
 from passes.convert_copy_to_nvvm.smem import LowerAllocSmem
@@ -71,7 +70,7 @@ from passes.convert_copy_to_nvvm.tmem import (
 )
 from passes.llvm_types import SHARED
 
-__all__ = ["Arith", "ConvertCopyToNVVMPass", "Emit", "fail", "layout_arena"]
+__all__ = ["Arith", "ConvertCopyToNVVMPass", "Emit", "fail"]
 
 
 @dataclass(frozen=True)

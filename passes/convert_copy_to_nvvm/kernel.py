@@ -97,12 +97,6 @@ class Kernel:
         return self.tensor_maps[key]
 
 
-def layout_arena(fn: func.FuncOp) -> tuple[dict[Operation, int], int]:
-    """The arena offset of each SMEM allocation of `fn`, and the arena's size: the layout
-    the verifier checked (rule TR6)."""
-    return copy.arena_layout(fn)
-
-
 def last_tmem_alloc(fn: func.FuncOp) -> Operation | None:
     """The kernel's last `copy.tmem_alloc`, if no loop holds it."""
     allocs = [op for op in fn.walk() if isinstance(op, copy.TmemAllocOp)]
@@ -127,7 +121,7 @@ def open_kernel(target: Target, fn: func.FuncOp) -> Kernel:
     """The facts of kernel `fn`, after laying out its arena and emitting its prologue at its
     entry: the thread's linear index, the block's thread count, the elected thread (thread 0)
     and the arena's base (aligned up to ARENA_ALIGNMENT)."""
-    offsets, arena_bytes = layout_arena(fn)
+    offsets, arena_bytes = copy.arena_layout(fn)  # the layout the verifier checked (TR6)
     e = Emit()
     tid = [e.resize(e.sreg(f"tid.{d}"), i64) for d in "xyz"]
     ntid = [e.resize(e.sreg(f"ntid.{d}"), i64) for d in "xyz"]

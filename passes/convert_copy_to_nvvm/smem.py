@@ -1,5 +1,5 @@
 """Lowers `copy.alloc_smem`: each buffer is its place in the kernel's shared-memory arena
-(laid out by `kernel.layout_arena`)."""
+(laid out by the dialect's `arena_layout`)."""
 
 from __future__ import annotations
 

@@ -184,3 +184,16 @@ func.func @tr17_expect_tx_of_2_pow_20() attributes {copy.target = #copy.target<"
   copy.barrier_arrive_expect_tx %bar[%c0], 1048576 : !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// rule: I9
+// fix: s| count 0||
+func.func @i9_arrive_count_zero() attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{count must be at least 1, got 0}}
+  // expected-note@+1 {{drop count to arrive once}}
+  copy.barrier_arrive %bar[%c0] count 0 : !copy.barrier<1>
+  func.return
+}

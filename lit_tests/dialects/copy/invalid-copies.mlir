@@ -1175,3 +1175,17 @@ func.func @h2_cp_async_coordinate_not_4_byte_aligned(%x: memref<64x256xf16>) att
   copy.async_copy %x[%c0, %c3] to %buf : memref<64x256xf16> to memref<8x64xf16, #copy.smem>
   func.return
 }
+
+// -----
+
+// rule: D13
+// fix: s|array<i64: 3>|array<i64: 0>|
+func.func @d13_collective_dim_not_a_cluster_dim(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{collective dims are cluster dims 0 (x), 1 (y) or 2 (z), got [3]}}
+  // expected-note@+1 {{name each cluster dimension the copy is shared over once: 0 (x), 1 (y), 2 (z)}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 3>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}

@@ -32,10 +32,22 @@ func.func @a8_cp_async_wait_on_hopper(%x: memref<256x256xf32>) attributes {copy.
 
 // -----
 
+// rule: I11
 // fix: s| read_only||
 func.func @wait_group_read_only_cp_async() attributes {copy.target = #copy.target<"sm_80">} {
   // expected-error@+2 {{read_only applies to bulk groups only}}
   // expected-note@+1 {{drop read_only}}
   copy.wait_group cp_async 0 read_only
+  func.return
+}
+
+// -----
+
+// rule: I10
+// fix: s|bulk 64|bulk 63|
+func.func @i10_wait_group_pending_above_63() attributes {copy.target = #copy.target<"sm_90a">} {
+  // expected-error@+2 {{pending must be in [0, 63], got 64}}
+  // expected-note@+1 {{it counts committed groups still allowed in flight: use 0 to 63}}
+  copy.wait_group bulk 64
   func.return
 }

@@ -73,3 +73,14 @@ func.func @tr6_barriers_first_and_a_buffer_in_a_branch(%p: i1) attributes {copy.
   }
   func.return
 }
+
+// -----
+
+// rule: C16
+// fix: s|{alignment = 384 : i64} ||
+func.func @c16_alignment_not_a_power_of_two() attributes {copy.target = #copy.target<"sm_90a">} {
+  // expected-error@+2 {{alignment must be a power of 2, got 384}}
+  // expected-note@+1 {{drop alignment to get the one TMA needs}}
+  %buf = copy.alloc_smem {alignment = 384 : i64} : memref<64x64xf32, #copy.smem>
+  func.return
+}
