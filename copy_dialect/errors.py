@@ -28,7 +28,7 @@ class CopyVerifyException(VerifyException):
     def __init__(self, message: str, note: str | None = None):
         super().__init__(message)
         self.note = note
-        self.origin: tuple[tuple[str, int], ...] = _checks(sys._getframe(1))
+        self.origin: tuple[tuple[str, int], ...] = check_sites(sys._getframe(1))
         """Where the error was made: the file and line of the check that raised it, then
         of the check that called the helper it is in (dialect code only)."""
 
@@ -43,7 +43,7 @@ class CopyVerifyException(VerifyException):
         return ()
 
 
-def _checks(frame: FrameType | None) -> tuple[tuple[str, int], ...]:
+def check_sites(frame: FrameType | None) -> tuple[tuple[str, int], ...]:
     """(file, line) of `frame` and its caller, as long as they are the dialect's code."""
     where: list[tuple[str, int]] = []
     while frame is not None and len(where) < 2:

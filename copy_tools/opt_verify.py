@@ -11,6 +11,7 @@ from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from copy_dialect.dominance import non_dominating_uses
+from copy_dialect.protocol import check_protocol
 from copy_tools.diagnostics import Diagnostic, SourceLocation
 from copy_tools.opt_errors import internal_error
 
@@ -146,6 +147,32 @@ def verify_diagnostics(
     if diagnostics:
         return diagnostics
     # As in mlir-opt, dominance is checked once every op verified.
+    diagnostics = dominance_diagnostics(module, fallback, after_pass)
+    if diagnostics:
+        return diagnostics
+    # The copy protocol of whole kernels, once every op and value is well formed.
+    try:
+        findings = check_protocol(module)
+    except (RecursionError, MemoryError):
+        raise
+    except Exception as exc:
+        return internal_error("the protocol analysis", exc, fallback)
+    for finding in findings:
+        loc = op_location(finding.op, fallback)
+        diagnostics.append(Diagnostic(finding.severity, loc, f"'{finding.op.name}' op {finding}"))
+        for related in finding.related:
+            diagnostics.append(Diagnostic("note", op_location(related.op, fallback), related.text))
+        diagnostics.append(Diagnostic("note", loc, finding.note or ""))
+        if finding.context:
+            diagnostics.append(Diagnostic("note", loc, finding.context))
+    return diagnostics
+
+
+def dominance_diagnostics(
+    module: ModuleOp, fallback: SourceLocation, after_pass: str | None
+) -> list[Diagnostic]:
+    """mlir-opt's `operand #N does not dominate this use`, with notes, per bad use."""
+    diagnostics: list[Diagnostic] = []
     for use in non_dominating_uses(module):
         loc = op_location(use.user, fallback)
         definer = use.definer

@@ -18,9 +18,10 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // CHECK: nvvm.mbarrier.arrive.expect_tx.shared %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
     // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<3>, !llvm.ptr
     copy.async_copy %x[%i, %j] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    %phase = arith.constant false
     // Every thread waits.
     // CHECK: nvvm.mbarrier.try_wait.parity.shared %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32, i32
-    copy.barrier_wait %bar[%c0], %p : !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
     // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr, !llvm.ptr<3>, i32, i32
     copy.async_copy %buf to %y[%i, %j] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
     // CHECK: scf.if %[[LEADER]] {
@@ -52,9 +53,16 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // CHECK-NEXT: scf.if %[[COND]] {
     // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} l2_cache_hint = %{{.*}} : !llvm.ptr<3>, !llvm.ptr
     copy.async_copy %x[%i, %c0] to %buf barrier %bar[%c0] if %p {cache_hint = 42 : i64} : memref<256x256xbf16> to memref<32x64xbf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    // The wait is predicated as the load is: nothing arrives when %p is false.
+    scf.if %p {
+      %phase = arith.constant false
+      copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    }
     copy.fence_async_shared
     // CHECK: nvvm.cp.async.bulk.tensor.reduce %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] {redKind = #nvvm.tma_redux_kind<add>} : !llvm.ptr, !llvm.ptr<3>
     copy.async_copy %buf to %y[%i, %c0] reduce add : memref<32x64xbf16, #copy.smem<swizzle = 128>> to memref<256x256xbf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
     // CHECK-NOT: copy.{{[a-z_]+}} {{[%:]}}
     func.return
   }
@@ -85,6 +93,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // CHECK: llvm.mlir.constant(8192) : i64
     // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} multicast_mask = %[[MASK]] : !llvm.ptr<3>, !llvm.ptr
     copy.async_copy %x[%i, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    %phase = arith.constant false
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
     // CHECK-NOT: copy.{{[a-z_]+}} {{[%:]}}
     func.return
   }
@@ -119,13 +129,14 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
 
 builtin.module attributes {copy.target = #copy.target<"sm_80">} {
   // CHECK-LABEL: func.func @barriers_sm80(
-  func.func @barriers_sm80(%p: i1) {
+  func.func @barriers_sm80(%p: i1) attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c1 = arith.constant 1 : index
     %bars = copy.barrier_init arrivals 128 : !copy.barrier<2>
     // CHECK: nvvm.mbarrier.arrive.shared %{{.*}} : !llvm.ptr<3>
     copy.barrier_arrive %bars[%c1] : !copy.barrier<2>
     // CHECK: nvvm.mbarrier.test_wait.parity.shared %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
-    copy.barrier_wait %bars[%c1], %p : !copy.barrier<2>
+    %phase = arith.constant false
+    copy.barrier_wait %bars[%c1], %phase : !copy.barrier<2>
     // CHECK-NOT: copy.{{[a-z_]+}} {{[%:]}}
     func.return
   }

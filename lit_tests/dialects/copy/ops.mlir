@@ -7,8 +7,12 @@
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   // CHECK-LABEL: func.func @tma_load_store(
   // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "tma_load_store"
-  func.func @tma_load_store(%x: memref<4096x4096xf32>, %y: memref<4096x4096xf32>, %i: index, %p: i1) {
+  // A kernel whose protocol is complete (the verifier proves it): each copy is waited on.
+  func.func @tma_load_store(%x: memref<4096x4096xf32>, %y: memref<4096x4096xf32>, %i: index) attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %p = arith.constant true
+    %false = arith.constant false
     // CHECK: %{{.*}} = copy.alloc_smem : memref<2x64x32xf32, #copy.smem<swizzle = 128>>
     // CHECK-GENERIC: "copy.alloc_smem"() : () -> memref<2x64x32xf32, #copy.smem<swizzle = 128>>
     %buf = copy.alloc_smem : memref<2x64x32xf32, #copy.smem<swizzle = 128>>
@@ -23,16 +27,20 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     copy.async_copy %x[%c0, %i] to %buf[%c0] barrier %bars[%c0] : memref<4096x4096xf32> to memref<2x64x32xf32, #copy.smem<swizzle = 128>>, !copy.barrier<2>
     // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} barrier %[[BARS]][%{{.*}}] if %{{.*}} impl tma oob nan {arrive = false, swizzle = 16 : i64, cache_hint = 7 : i64} : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>, !copy.barrier<2>
     // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{implementation = #copy<implementation tma>, oob = #copy<oob nan>, arrive = false, swizzle = 16 : i64, cache_hint = 7 : i64, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 1, 1>}>
-    copy.async_copy %x[%i, %c0] to %plain barrier %bars[%c0] if %p impl tma oob nan {arrive = false, swizzle = 16 : i64, cache_hint = 7 : i64} : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>, !copy.barrier<2>
+    copy.async_copy %x[%i, %c0] to %plain barrier %bars[%c1] if %p impl tma oob nan {arrive = false, swizzle = 16 : i64, cache_hint = 7 : i64} : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>, !copy.barrier<2>
     // CHECK: copy.barrier_arrive_expect_tx %[[BARS]][%{{.*}}], 8192 : !copy.barrier<2>
     // CHECK-GENERIC: "copy.barrier_arrive_expect_tx"(%{{.*}}, %{{.*}}) <{bytes = 8192 : i64}> : (!copy.barrier<2>, index) -> ()
-    copy.barrier_arrive_expect_tx %bars[%c0], 8192 : !copy.barrier<2>
-    // CHECK: copy.barrier_arrive %[[BARS]][%{{.*}}] count 2 scope cluster : !copy.barrier<2>
-    // CHECK-GENERIC: "copy.barrier_arrive"(%{{.*}}, %{{.*}}) <{count = 2 : i32, scope = #copy<scope cluster>}> : (!copy.barrier<2>, index) -> ()
-    copy.barrier_arrive %bars[%c0] count 2 scope cluster : !copy.barrier<2>
+    copy.barrier_arrive_expect_tx %bars[%c1], 8192 : !copy.barrier<2>
     // CHECK: copy.barrier_wait %[[BARS]][%{{.*}}], %{{.*}} : !copy.barrier<2>
     // CHECK-GENERIC: "copy.barrier_wait"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1>}> : (!copy.barrier<2>, index, i1) -> ()
-    copy.barrier_wait %bars[%c0], %p : !copy.barrier<2>
+    copy.barrier_wait %bars[%c0], %false : !copy.barrier<2>
+    copy.barrier_wait %bars[%c1], %false : !copy.barrier<2>
+    // Each of the 128 threads arrives twice.
+    %sync = copy.barrier_init arrivals 256 : !copy.barrier<1>
+    // CHECK: copy.barrier_arrive %{{.*}}[%{{.*}}] count 2 scope cluster : !copy.barrier<1>
+    // CHECK-GENERIC: "copy.barrier_arrive"(%{{.*}}, %{{.*}}) <{count = 2 : i32, scope = #copy<scope cluster>}> : (!copy.barrier<1>, index) -> ()
+    copy.barrier_arrive %sync[%c0] count 2 scope cluster : !copy.barrier<1>
+    copy.barrier_wait %sync[%c0], %false : !copy.barrier<1>
     // CHECK: copy.fence_async_shared
     // CHECK-GENERIC: "copy.fence_async_shared"() : () -> ()
     copy.fence_async_shared
@@ -56,16 +64,23 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   }
 
   // CHECK-LABEL: func.func @multicast(
-  func.func @multicast(%x: memref<1024x1024xbf16>) attributes {copy.cluster = array<i32: 2, 1, 1>} {
+  func.func @multicast(%x: memref<1024x1024xbf16>) attributes {copy.cluster = array<i32: 2, 1, 1>, gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
+    %false = arith.constant false
     %buf = copy.alloc_smem : memref<128x64xbf16, #copy.smem<swizzle = 128>>
     %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
     // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} barrier %{{.*}}[%{{.*}}] {collective = array<i64: 0>} : memref<1024x1024xbf16> to memref<128x64xbf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
     // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{collective = array<i64: 0>, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 1, 0>}>
     copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 0>} : memref<1024x1024xbf16> to memref<128x64xbf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
-    // CHECK: copy.barrier_arrive %{{.*}} : !copy.barrier<1>
-    // CHECK-GENERIC: "copy.barrier_arrive"(%{{.*}}) : (!copy.barrier<1>) -> ()
-    copy.barrier_arrive %bar : !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    // Thread 0 alone arrives: phase 1 completes with no copy.
+    %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      // CHECK: copy.barrier_arrive %{{.*}} : !copy.barrier<1>
+      // CHECK-GENERIC: "copy.barrier_arrive"(%{{.*}}) : (!copy.barrier<1>) -> ()
+      copy.barrier_arrive %bar : !copy.barrier<1>
+    }
     %p = arith.constant true
     copy.barrier_wait %bar[%c0], %p : !copy.barrier<1>
     // One explicit expect_tx for a copy that does not arrive itself: 128 x 64 x 2 bytes (the
@@ -74,7 +89,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // CHECK-GENERIC: "copy.barrier_arrive_expect_tx"(%{{.*}}) <{bytes = 16384 : i64}> : (!copy.barrier<1>) -> ()
     copy.barrier_arrive_expect_tx %bar, 16384 : !copy.barrier<1>
     copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {arrive = false, collective = array<i64: 0>} : memref<1024x1024xbf16> to memref<128x64xbf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
-    copy.barrier_wait %bar, %p : !copy.barrier<1>
+    copy.barrier_wait %bar, %false : !copy.barrier<1>
     func.return
   }
 }
@@ -84,18 +99,21 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 builtin.module attributes {copy.target = #copy.target<"sm_80">} {
   // CHECK-LABEL: func.func @cp_async(
   func.func @cp_async(%x: memref<1000x256xf16>, %i: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
     %buf = copy.alloc_smem : memref<3x32x256xf16, #copy.smem>
     // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] oob zeros cache cg : memref<1000x256xf16> to memref<3x32x256xf16, #copy.smem>
     // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{oob = #copy<oob zeros>, cache = #copy<cache cg>, operandSegmentSizes = array<i32: 1, 1, 2, 1, 0, 0, 0>}>
-    copy.async_copy %x[%i, %i] to %buf[%i] oob zeros cache cg : memref<1000x256xf16> to memref<3x32x256xf16, #copy.smem>
+    copy.async_copy %x[%i, %i] to %buf[%c0] oob zeros cache cg : memref<1000x256xf16> to memref<3x32x256xf16, #copy.smem>
     // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] impl cp_async oob promise_in_bounds cache ca
-    copy.async_copy %x[%i, %i] to %buf[%i] impl cp_async oob promise_in_bounds cache ca : memref<1000x256xf16> to memref<3x32x256xf16, #copy.smem>
+    copy.async_copy %x[%i, %i] to %buf[%c1] impl cp_async oob promise_in_bounds cache ca : memref<1000x256xf16> to memref<3x32x256xf16, #copy.smem>
     // CHECK: copy.commit_group cp_async
     // CHECK-GENERIC: "copy.commit_group"() <{group = #copy<group cp_async>}> : () -> ()
     copy.commit_group cp_async
     // CHECK: copy.wait_group cp_async 1
     // CHECK-GENERIC: "copy.wait_group"() <{group = #copy<group cp_async>, pending = 1 : i32}> : () -> ()
     copy.wait_group cp_async 1
+    copy.wait_group cp_async 0
     func.return
   }
 }
@@ -111,9 +129,14 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     // CHECK: copy.async_copy %{{.*}} to %{{.*}} barrier %{{.*}}[%{{.*}}] leader_tracked <partitioned 0> {collective = array<i64: 0>}
     // CHECK-GENERIC: leader_tracked = #copy.leader_tracked<partitioned 0>
     copy.async_copy %x[%c0, %i] to %buf barrier %bar[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    // The leader's barrier counts both CTAs' boxes.
+    %false = arith.constant false
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
     // CHECK: copy.async_copy %{{.*}} to %{{.*}} barrier %{{.*}}[%{{.*}}] leader_tracked <replicated> {collective = array<i64: 0>}
     // CHECK-GENERIC: leader_tracked = #copy.leader_tracked<replicated>
     copy.async_copy %x[%c0, %i] to %buf barrier %bar[%c0] leader_tracked <replicated> {collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    %true = arith.constant true
+    copy.barrier_wait %bar[%c0], %true : !copy.barrier<1>
     func.return
   }
 
