@@ -3,6 +3,7 @@
 Every rule the op verifiers check is about one op; the protocol analysis checks what is
 between ops: that SMEM an async copy fills is read only after the wait that completes it
 (P1), that SMEM is not rewritten while a TMA store or threads may still read it (P2, P3),
+that threads' writes are fenced before the TMA unit reads them (P4),
 that every barrier phase gets exactly its arrivals and bytes and every wait a phase that
 completes (P5, P6), that nothing is in flight when the kernel returns (P7, P8, P12), that
 computed barrier indices are in range (P9), that ops one thread issues or the whole block

@@ -121,6 +121,9 @@ class State:
         self.cp_open: list[Fill] = []
         self.cp_fifo: list[list[Fill]] = []
         self.accesses: list[Access] = []
+        self.unfenced: list[Access] = []
+        """Threads' SMEM writes no copy.fence_async_shared has yet made visible to the
+        async proxy (TMA, tcgen05.cp)."""
         self.tmem_live: dict[SSAValue, Operation] = {}
         self.tmem_loads: dict[SSAValue, Operation] = {}
         self.tmem_stores: dict[SSAValue, Operation] = {}
@@ -376,6 +379,7 @@ class State:
     def thread_access(self, op: Operation, region: Region, write: bool, who: Classes) -> None:
         if write:
             self.refill(op, region, "threads' store")
+            self.unfenced.append(Access(op, region, True))
         else:
             self.read(op, region, who, "threads' load")
         if who.members != (0,):
@@ -394,7 +398,31 @@ class State:
 
     def tma_store(self, op: Operation, region: Region) -> None:
         self.read(op, region, Classes(1), "the TMA store")
+        self.async_read(op, region, "the TMA store")
         self.bulk_open.append((op, region))
+
+    def async_read(self, op: Operation, region: Region, reader: str) -> None:
+        """The async proxy reads `region`: threads' writes to it must be fenced."""
+        for access in self.unfenced:
+            overlap = region.overlap(access.region)
+            if overlap == "no":
+                continue
+            # rule: P4
+            self.report(
+                (warning if overlap == "maybe" else error)(
+                    op,
+                    f"{reader} reads {region.show()}, which threads wrote with no "
+                    "copy.fence_async_shared since",
+                    "add copy.fence_async_shared after the threads' writes and before the "
+                    "copy (it includes the block barrier)",
+                    Related(access.op, "the threads write it here"),
+                )
+            )
+            return
+
+    def fence(self) -> None:
+        self.unfenced = []
+        self.block_barrier()
 
     # ---- groups --------------------------------------------------------------------------
 

@@ -442,7 +442,7 @@ class Walk:
             )
         elif isinstance(op, copy.FenceAsyncSharedOp):
             self.whole_block(op, mask, "ends with a block barrier")
-            s.block_barrier()
+            s.fence()
         elif isinstance(op, copy.PrefetchOp):
             self.elected(op, mask)
         elif isinstance(op, copy.TmemAllocOp):
@@ -461,7 +461,9 @@ class Walk:
             s.tmem_wait(op.kind.data == copy.TmemWaitKind.LOAD)
         elif isinstance(op, copy.SmemToTmemOp):
             if self.elected(op, mask):
-                s.read(op, self.region(op.src, ()), Classes(1), "tcgen05.cp")
+                region = self.region(op.src, ())
+                s.read(op, region, Classes(1), "tcgen05.cp")
+                s.async_read(op, region, "tcgen05.cp")
         self.generic(op)
 
     def async_copy(self, op: copy.AsyncCopyOp, mask: int | None) -> None:
