@@ -58,6 +58,14 @@ def add_arguments(arg_parser: argparse.ArgumentParser, available_passes: Iterabl
         "overriding the module's copy.target",
     )
     arg_parser.add_argument(
+        "--no-verify-protocol",
+        dest="verify_protocol",
+        default=True,
+        action="store_false",
+        help="verify each op and SSA dominance only, not the copy protocol of whole "
+        "kernels (rules P1-P12): for op fragments that are not complete kernels",
+    )
+    arg_parser.add_argument(
         "--verify-diagnostics",
         default=False,
         action="store_true",

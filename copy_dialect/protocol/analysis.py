@@ -63,8 +63,7 @@ def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
         return [
             warning(
                 fn,
-                "cannot prove the copy protocol of a function with several blocks (cf "
-                "branches)",
+                "cannot prove the copy protocol of a function with several blocks (cf branches)",
                 "write the control flow with scf.if and scf.for",
             )
         ]

@@ -42,7 +42,7 @@ class Region:
     index: tuple[Index, ...]
 
     def overlap(self, other: Region) -> str:
-        """"yes", "maybe" (an unknown index may alias) or "no"."""
+        """ "yes", "maybe" (an unknown index may alias) or "no"."""
         if self.buffer != other.buffer:
             return "no"
         maybe = False
@@ -85,6 +85,8 @@ class Fill:
     region: Region
     key: Key | None
     phase: int
+    reported: bool = False
+    """A race with it was reported: it is not reported again (one error per mistake)."""
 
 
 @dataclass
@@ -218,8 +220,9 @@ class State:
                         f"{describe_key(key)} may be two phases ahead of this wait: phases {k} "
                         f"and {k + 1} can both complete before it, and parity {parity} then "
                         f"names phase {k + 2}, which nothing completes",
-                        "a barrier must not run more than one phase ahead of its waiters: wait "
-                        f"for phase {k} (parity {parity}) before the arrivals of phase {k + 1}",
+                        "a barrier must not run more than one phase ahead of its waiters: add a "
+                        f"copy.barrier_wait for phase {k} (parity {parity}) between the arrivals "
+                        f"of phase {k} and those of phase {k + 1}",
                     )
                 )
                 raise Deadlock
@@ -274,14 +277,15 @@ class State:
         """`reader` (threads, a TMA store, tcgen05.cp) reads `region`."""
         for fill in [*self.fills, *self.cp_open, *(f for g in self.cp_fifo for f in g)]:
             overlap = region.overlap(fill.region)
-            if overlap == "no" or self._observed(fill, who.members):
+            if overlap == "no" or fill.reported or self._observed(fill, who.members):
                 continue
             self._unfinished(op, region, fill, reader, overlap)
+            fill.reported = True
             return
 
     def _unfinished(self, op: Operation, region: Region, fill: Fill, reader: str, how: str) -> None:
-        what = f"{reader} reads {region.show()} before the copy that fills "
-        what += f"{fill.region.show()} completes"
+        filled = "it" if fill.region == region else fill.region.show()
+        what = f"{reader} reads {region.show()} before the copy that fills {filled} completes"
         related = [Related(fill.op, "the copy that fills it")]
         if fill.key is None:
             fix = (
@@ -305,7 +309,11 @@ class State:
                         f"parity {parity}",
                     )
                 )
-                fix = f"wait on parity {parity}: flip the parity every lap of the ring"
+                size = len([k for k in self.barriers if k[0] == fill.key[0]])
+                fix = (
+                    f"wait on parity {parity}: flip the parity every lap of the ring of {size} "
+                    f"barriers, (i / {size}) mod 2 (arith.divui, arith.remui, arith.cmpi ne)"
+                )
         if how == "maybe":
             # rule: P1
             self.report(warning(op, f"cannot prove that {what}" + " does not", fix, *related))
@@ -313,14 +321,16 @@ class State:
         # rule: P1
         self.report(error(op, what, fix, *related))
 
-    def refill(self, op: Operation, region: Region, writer: str) -> None:
-        """An async copy (`writer`) is about to write `region`."""
+    def refill(self, op: Operation, region: Region, writer: str, by_threads: bool = False) -> None:
+        """An async copy, or threads (`by_threads`), `writer`, is about to write `region`.
+        (Races between threads are not the copy protocol's: threads after threads are not
+        checked.)"""
         self._in_flight_reads(op, region, writer)
-        for access in self.accesses:
+        for access in [] if by_threads else self.accesses:
             overlap = region.overlap(access.region)
             if overlap == "no":
                 continue
-            how = "writes" if access.write else "reads"
+            how = "write" if access.write else "read"
             message = (
                 f"{writer} writes {region.show()} while other threads may still access it "
                 f"(threads {how} it before, with no block barrier in between)"
@@ -338,16 +348,17 @@ class State:
             return
         for fill in [*self.fills, *self.cp_open, *(f for g in self.cp_fifo for f in g)]:
             overlap = region.overlap(fill.region)
-            if overlap == "no" or self._observed(fill, (0, 1)):
+            if overlap == "no" or fill.reported or self._observed(fill, (0, 1)):
                 continue
+            fill.reported = True
             # rule: P3
             self.report(
                 (warning if overlap == "maybe" else error)(
                     op,
                     f"{writer} writes {region.show()} while an earlier copy may still be "
                     "writing it",
-                    "wait for the earlier copy (its barrier phase or its group) before "
-                    "refilling the buffer",
+                    "wait for the earlier copy first (copy.barrier_wait on its phase, or "
+                    "copy.wait_group for its group)",
                     Related(fill.op, "the earlier copy"),
                 )
             )
@@ -378,7 +389,7 @@ class State:
 
     def thread_access(self, op: Operation, region: Region, write: bool, who: Classes) -> None:
         if write:
-            self.refill(op, region, "threads' store")
+            self.refill(op, region, "threads' store", by_threads=True)
             self.unfenced.append(Access(op, region, True))
         else:
             self.read(op, region, who, "threads' load")
@@ -533,7 +544,7 @@ class State:
                     Related(unread[0], "the store"),
                 )
             )
-        cp = self.cp_open + [f for g in self.cp_fifo for f in g]
+        cp = [f for f in self.cp_open + [f for g in self.cp_fifo for f in g] if not f.reported]
         if cp:
             fix = "copy.commit_group cp_async, then " if self.cp_open else ""
             # rule: P7
@@ -546,19 +557,19 @@ class State:
                 )
             )
         for fill in self.fills:
-            if not (self._observed(fill, (0,)) or self._observed(fill, (1,))):
+            if not (fill.reported or self._observed(fill, (0,)) or self._observed(fill, (1,))):
                 # rule: P7
                 self.report(
                     error(
                         op,
                         "the kernel returns while a TMA load may still be writing its SMEM",
-                        f"wait on {describe_key(fill.key)} for phase {fill.phase} (parity "  # type: ignore[arg-type]
-                        f"{fill.phase % 2}) before the return",
+                        f"copy.barrier_wait on {describe_key(fill.key)} for phase "  # type: ignore[arg-type]
+                        f"{fill.phase} (parity {fill.phase % 2}) before the return",
                         Related(fill.op, "the load"),
                     )
                 )
                 break
-        for tmem, store in self.tmem_stores.items():
+        for store in self.tmem_stores.values():
             # rule: P12
             self.report(
                 error(

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import func, memref, scf
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DenseArrayBase, MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
 from copy_dialect import ops as copy
 from copy_dialect.memory import SMEM, memory_space
-from copy_dialect.protocol.findings import Related, error, warning
+from copy_dialect.protocol.findings import ProtocolFinding, Related, error, warning
 from copy_dialect.protocol.state import Classes, Deadlock, Region, Report, State, describe_key
 from copy_dialect.protocol.values import UNIFORM, VARYING, Unknown, Value, plan
 
@@ -61,8 +61,10 @@ class CopyFacts:
     def of(op: copy.AsyncCopyOp) -> CopyFacts:
         g = op.geometry()
         impl = op.resolved_implementation()
-        tma = (op.barrier is not None or not g.is_load) if impl is None else (
-            impl == copy.Implementation.TMA
+        tma = (
+            (op.barrier is not None or not g.is_load)
+            if impl is None
+            else (impl == copy.Implementation.TMA)
         )
         nbytes = (2 if op.leader_tracked is not None else 1) * g.box_bytes if tma else 0
         return CopyFacts(
@@ -166,8 +168,8 @@ class Walk:
                 op,
                 f"thread 0, which issues this op for the block, {reach} it: the op sits "
                 "under a condition that depends on the thread",
-                "make the condition block-uniform, or one that holds for thread 0 "
-                "(e.g. scf.if on gpu.thread_id x == 0)",
+                "move it out of the scf.if, make the condition block-uniform, or one that "
+                "holds for thread 0 (gpu.thread_id x == 0)",
             )
         )
         return False
@@ -181,8 +183,8 @@ class Walk:
             error(
                 op,
                 f"not every thread of the block reaches this op, which {why}",
-                "move it out of the thread-dependent scf.if / scf.for (or make the condition "
-                "block-uniform)",
+                "move it out of the scf.if / scf.for whose condition depends on the thread, or "
+                "make that condition block-uniform",
             )
         )
         raise Stop
@@ -200,7 +202,8 @@ class Walk:
                 op,
                 "part of a warp reaches this op, a .sync.aligned op every thread of each "
                 "warp must execute",
-                "make the condition warp-uniform (e.g. on the warp index, thread id / 32)",
+                "move it out of the scf.if, or make the condition warp-uniform (on the warp "
+                "index, thread id / 32)",
             )
         )
         raise Stop
@@ -336,7 +339,9 @@ class Walk:
                 )
             )
             raise Stop
-        assert isinstance(lb, int) and isinstance(ub, int) and isinstance(step, int)
+        assert isinstance(lb, int)
+        assert isinstance(ub, int)
+        assert isinstance(step, int)
         count = max(0, -(-(ub - lb) // step))
         if count > MAX_ITERATIONS:
             # rule: P10
@@ -393,8 +398,8 @@ class Walk:
                     op,
                     f"barrier index {got} is out of range: the group holds barriers 0 to "
                     f"{size - 1}",
-                    f"compute the index modulo {size} (the ring's slot), or make the group "
-                    "larger",
+                    f"compute the index modulo {size} (arith.remui: the ring's slot), or make the "
+                    "group larger",
                     Related(init, "the group"),
                 )
             )
@@ -541,8 +546,15 @@ class Walk:
 
 
 def run_kernel(kernel: Kernel, bindings: dict[SSAValue, int], report: Report) -> None:
-    """One run; `Choose` propagates to the driver, the other ends are normal."""
+    """One run, up to its first error (what follows a race or a hang is not the kernel the
+    author meant: one error per mistake); `Choose` propagates to the driver."""
+
+    def first_error(finding: ProtocolFinding) -> None:
+        report(finding)
+        if finding.severity == "error":
+            raise Stop
+
     try:
-        Walk(kernel, bindings, report).run()
+        Walk(kernel, bindings, first_error).run()
     except (Deadlock, Stop):
         pass
