@@ -119,7 +119,11 @@ class State:
         self.groups: dict[SSAValue, tuple[Operation, int]] = {}
         self.fills: list[Fill] = []
         self.bulk_open: list[tuple[Operation, Region]] = []
-        self.bulk_fifo: list[tuple[list[tuple[Operation, Region]], bool]] = []
+        self.bulk_read = 0
+        """Committed bulk groups whose reads are done but not their writes: always the
+        oldest, so a count (kept apart so that a long kernel's groups cost nothing)."""
+        self.bulk_fifo: list[list[tuple[Operation, Region]]] = []
+        """Committed bulk groups that may still read SMEM, oldest first."""
         self.cp_open: list[Fill] = []
         self.cp_fifo: list[list[Fill]] = []
         self.accesses: list[Access] = []
@@ -365,10 +369,7 @@ class State:
             return
 
     def _in_flight_reads(self, op: Operation, region: Region, writer: str) -> None:
-        pending = list(self.bulk_open)
-        for stores, reads_done in self.bulk_fifo:
-            if not reads_done:
-                pending += stores
+        pending = [*self.bulk_open, *(s for group in self.bulk_fifo for s in group)]
         for store, source in pending:
             overlap = region.overlap(source)
             if overlap == "no":
@@ -439,7 +440,7 @@ class State:
 
     def commit(self, bulk: bool) -> None:
         if bulk:
-            self.bulk_fifo.append((self.bulk_open, False))
+            self.bulk_fifo.append(self.bulk_open)
             self.bulk_open = []
         else:
             self.cp_fifo.append(self.cp_open)
@@ -447,13 +448,13 @@ class State:
 
     def wait_group(self, bulk: bool, pending: int, read_only: bool) -> None:
         if bulk:
-            done = max(0, len(self.bulk_fifo) - pending)
-            if read_only:
-                self.bulk_fifo = [(s, True) for s, _ in self.bulk_fifo[:done]] + self.bulk_fifo[
-                    done:
-                ]
-            else:
-                self.bulk_fifo = self.bulk_fifo[done:]
+            total = self.bulk_read + len(self.bulk_fifo)
+            done = max(0, total - pending)
+            reads = max(0, done - self.bulk_read)
+            del self.bulk_fifo[:reads]
+            self.bulk_read = max(self.bulk_read, done)
+            if not read_only:
+                self.bulk_read -= done
         else:
             self.cp_fifo = self.cp_fifo[max(0, len(self.cp_fifo) - pending) :]
         self.block_barrier()
@@ -519,10 +520,7 @@ class State:
 
     def exit(self, op: Operation) -> None:
         """Nothing may be in flight when the kernel returns (its SMEM is freed)."""
-        unread = [s for s, _ in self.bulk_open]
-        for stores, reads_done in self.bulk_fifo:
-            if not reads_done:
-                unread += [s for s, _ in stores]
+        unread = [s for s, _ in [*self.bulk_open, *(s for group in self.bulk_fifo for s in group)]]
         if self.bulk_open:
             # rule: P7
             self.report(
