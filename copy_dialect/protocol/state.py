@@ -119,6 +119,9 @@ class State:
         self.groups: dict[SSAValue, tuple[Operation, int]] = {}
         self.fills: list[Fill] = []
         self.bulk_open: list[tuple[Operation, Region]] = []
+        self.pending_cap = 0
+        """The largest `pending` of the kernel's wait_groups: read-done groups beyond it
+        can no longer make a difference (`snapshot`)."""
         self.bulk_read = 0
         """Committed bulk groups whose reads are done but not their writes: always the
         oldest, so a count (kept apart so that a long kernel's groups cost nothing)."""
@@ -133,6 +136,36 @@ class State:
         self.tmem_live: dict[SSAValue, Operation] = {}
         self.tmem_loads: dict[SSAValue, Operation] = {}
         self.tmem_stores: dict[SSAValue, Operation] = {}
+
+    def snapshot(self) -> tuple[object, ...]:
+        """The state as far as what follows depends on it, phases counted from each
+        barrier's current one (a lap of a ring advances them all: the snapshot repeats)."""
+
+        def region(r: Region) -> tuple[object, ...]:
+            return (r.buffer, r.index)
+
+        barriers = tuple(
+            (b.arrivals, b.expected, b.delivered, b.known[0] - b.closed, b.known[1] - b.closed,
+             b.unknown)
+            for b in self.barriers.values()
+        )  # fmt: skip
+        fills = tuple(
+            (f.op, region(f.region), f.key, f.phase - (self.barriers[f.key].closed if f.key else 0))
+            for f in self.fills
+        )
+        return (
+            barriers,
+            fills,
+            tuple((op, region(r)) for op, r in self.bulk_open),
+            tuple(tuple((op, region(r)) for op, r in g) for g in self.bulk_fifo),
+            min(self.bulk_read, self.pending_cap),
+            tuple(f.op for f in self.cp_open),
+            tuple(tuple(f.op for f in g) for g in self.cp_fifo),
+            tuple((a.op, region(a.region), a.write) for a in self.accesses),
+            tuple((a.op, region(a.region)) for a in self.unfenced),
+            tuple(self.tmem_live),
+            tuple(self.tmem_stores),
+        )
 
     # ---- barriers ----------------------------------------------------------------------
 
@@ -320,7 +353,9 @@ class State:
                 )
         if how == "maybe":
             # rule: P1
-            self.report(warning(op, f"cannot prove that {what}" + " does not", fix, *related))
+            maybe = f"cannot prove that {reader} reads {region.show()} only after the copy that "
+            maybe += f"fills {filled} completes"
+            self.report(warning(op, maybe, fix, *related))
             return
         # rule: P1
         self.report(error(op, what, fix, *related))

@@ -81,6 +81,11 @@ class Kernel:
     block: tuple[int, int, int] | None
     loop_bounds: frozenset[SSAValue]
     trip_counts: int
+    ring: int
+    max_pending: int
+    """The largest `pending` count of the kernel's wait_groups."""
+    """The largest barrier group: the longest lap (ring of slots) the steady-state check
+    looks for, and the iterations at a loop's end that may see its end."""
     protocol_ops: frozenset[Operation]
     """Ops that hold a copy op (themselves or nested): the ones worth choosing a branch of."""
     plans: dict[Operation, Callable[[Sequence[Value]], Value] | None]
@@ -115,9 +120,17 @@ class Walk:
         self.bindings = bindings
         self.report = report
         self.state = State(report)
+        self.state.pending_cap = kernel.max_pending + 1
         self.env: dict[SSAValue, Value] = {arg: UNIFORM for arg in kernel.fn.args}
         n = kernel.threads
         self.full = ALL if n is None else (1 << n) - 1
+        self.events: list[tuple[object, ...]] = []
+        """What the protocol saw, op by op (ring slots, barriers, parities relative to the
+        barrier's phase, branches taken), without GMEM coordinates: the trace the steady-
+        state check compares lap by lap."""
+        self.heads: dict[scf.ForOp, list[tuple[tuple[object, ...], int]]] = {}
+        """Per loop whose trip count was chosen: the state at the head of each iteration
+        (`State.snapshot`) and where its events start."""
 
     # ---- values --------------------------------------------------------------------------
 
@@ -302,6 +315,8 @@ class Walk:
         cond = self.uniform_int(op.cond)
         if cond is UNIFORM and op in self.kernel.protocol_ops:
             self.choose(op.cond, (1, 0))
+        if op in self.kernel.protocol_ops:
+            self.events.append((op, cond))
         then_mask, else_mask = self.mask_of(cond, mask)
         if cond is UNIFORM:
             then_mask = else_mask = mask
@@ -355,7 +370,10 @@ class Walk:
             )
             raise Stop
         carried = [self.value(v) for v in op.iter_args]
+        heads = self.heads.setdefault(op, []) if op.ub in self.bindings else None
         for i in range(count):
+            if heads is not None:
+                heads.append((self.state.snapshot(), len(self.events)))
             self.env[body.args[0]] = lb + i * step
             for arg, v in zip(body.args[1:], carried, strict=True):
                 self.env[arg] = v
@@ -417,8 +435,13 @@ class Walk:
             self.state.barriers[(group, i)].unknown = True
         return None
 
+    def event(self, op: Operation, *values: object) -> None:
+        self.events.append((op, *values))
+
     def copy_op(self, op: Operation, mask: int | None) -> None:
         s = self.state
+        if not isinstance(op, copy.AsyncCopyOp | copy.BarrierWaitOp):
+            self.event(op, *(self.uniform_int(v) for v in op.operands))
         if isinstance(op, copy.AsyncCopyOp):
             self.async_copy(op, mask)
         elif isinstance(op, copy.BarrierInitOp):
@@ -485,6 +508,8 @@ class Walk:
         if g is None:
             g = self.kernel.geometry[op] = CopyFacts.of(op)
         region = self.region(g.smem, g.smem_indices)
+        index = None if op.barrier_index is None else self.uniform_int(op.barrier_index)
+        self.event(op, region, index)
         if not g.tma:
             self.whole_block(op, mask, "is a cp.async copy the block's threads share")
             s.cp_async(op, region)
@@ -542,10 +567,11 @@ class Walk:
             )
             self.state.barriers[key].unknown = True
             return
+        self.event(op, key[1], parity ^ (self.state.barriers[key].closed & 1))
         self.state.wait(op, key, parity, self.classes(mask))  # type: ignore[arg-type]
 
 
-def run_kernel(kernel: Kernel, bindings: dict[SSAValue, int], report: Report) -> None:
+def run_kernel(kernel: Kernel, bindings: dict[SSAValue, int], report: Report) -> Walk:
     """One run, up to its first error (what follows a race or a hang is not the kernel the
     author meant: one error per mistake); `Choose` propagates to the driver."""
 
@@ -554,7 +580,29 @@ def run_kernel(kernel: Kernel, bindings: dict[SSAValue, int], report: Report) ->
         if finding.severity == "error":
             raise Stop
 
+    walk = Walk(kernel, bindings, first_error)
     try:
-        Walk(kernel, bindings, first_error).run()
+        walk.run()
     except (Deadlock, Stop):
-        pass
+        walk.heads.clear()
+    return walk
+
+
+def steady(walk: Walk, loop: scf.ForOp, tail: int) -> bool:
+    """Whether the loop reached a steady state in this run: a lap of P iterations (P up to
+    `tail`) that leaves the state at the loop's head as it found it and sees the same
+    events as the lap after it, both before the last `tail` iterations (whose conditions
+    see the end of the loop). The trip counts the driver did not try then behave like
+    those it did, with more such laps: the induction step of the proof."""
+    heads = walk.heads.get(loop, [])
+    marks = [start for _, start in heads] + [len(walk.events)]
+    last = len(heads) - tail
+    for period in range(1, tail + 1):
+        for k in range(0, last - 2 * period + 1):
+            if heads[k][0] != heads[k + period][0]:
+                continue
+            lap = [e for e in walk.events[marks[k] : marks[k + period]]]
+            after = walk.events[marks[k + period] : marks[k + 2 * period]]
+            if lap == after and heads[k + period][0] == heads[k + 2 * period][0]:
+                return True
+    return False
