@@ -66,7 +66,7 @@ class CopyFacts:
             if impl is None
             else (impl == copy.Implementation.TMA)
         )
-        nbytes = (2 if op.leader_tracked is not None else 1) * g.box_bytes if tma else 0
+        nbytes = g.credited_bytes if tma else 0
         return CopyFacts(
             g.smem, g.smem_indices, tma, g.is_load, nbytes, nbytes if op.arrives else 0
         )

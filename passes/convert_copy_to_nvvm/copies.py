@@ -146,7 +146,7 @@ def tma_load(
         kernel.guards.barrier_index(e, kernel.fn, op, op.barrier, op.barrier_index)
     bar = barrier_pointer(e, op.barrier, op.barrier_index)
     if op.arrives and op.leader_tracked is None:
-        tx = e.const(g.box_bytes, i32)
+        tx = e.const(g.credited_bytes, i32)
         e(nvvm.MBarrierArriveExpectTxSharedOp(bar, tx))
     mask, group = None, None
     if op.leader_tracked is not None:
@@ -195,7 +195,7 @@ def leader_tracked(
         indices[gmem_dim] = e.add(indices[gmem_dim], e.mul(index, g.box_shape[axis]))
     if op.arrives:
         expect = Emit()
-        tx = expect.const(2 * g.box_bytes, i32)
+        tx = expect.const(g.credited_bytes, i32)
         expect(nvvm.MBarrierArriveExpectTxSharedOp(bar, tx))
         e.if_(e.icmp("eq", index, 0), expect.ops)
     leader_address = e.binary(llvm.AndOp, e.ptrtoint(bar), PEER_BIT_MASK)

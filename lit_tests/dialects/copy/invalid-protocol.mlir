@@ -686,3 +686,26 @@ func.func @p12_tmem_freed_before_the_store_wait(%v: vector<4xf32>) attributes {g
   copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
   func.return
 }
+
+
+// -----
+
+// rule: P5
+// fix: s|copy.barrier_arrive_expect_tx %bar[%c0], 8192|copy.barrier_arrive_expect_tx %bar[%c0], 16384|
+func.func @p5_leader_tracked_load_expects_one_cta_box(%x: memref<512x512xf16>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_100a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem<swizzle = 128>>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // The leader's barrier counts the boxes of both CTAs of the pair.
+  // expected-note@+1 {{an arrival of the phase}}
+  copy.barrier_arrive_expect_tx %bar[%c0], 8192 : !copy.barrier<1>
+  %true = arith.constant true
+  scf.if %true {
+    // expected-error@+2 {{phase 0 of barrier 0 of %bar receives 16384 bytes but expects 8192}}
+    // expected-note@+1 {{its waiters are released before all the data has landed: expect 16384 bytes (copy.barrier_arrive_expect_tx),}}
+    copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <partitioned 0> {arrive = false, collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+  }
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  func.return
+}
