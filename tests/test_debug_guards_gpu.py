@@ -4,8 +4,10 @@ equals numpy's); a kernel that waits on a phase nothing completes ends with P6's
 within a second of its launch instead of hanging.
 
 One kernel serves every case: a TMA load of a 64x64 tile at (li, lj) on barrier `slot` of a
-group of 2, a wait on it with parity `parity`, and a TMA store of the tile at (si, sj); all
-six values are kernel arguments, so the verifier cannot check them and the guards do. A guard
+group of 2, a wait on it (parity 0), a second wait with parity `parity` (0: the phase it saw,
+returns at once; 1: the next phase, which nothing completes), and a TMA store of the tile at
+(si, sj); all six values are kernel arguments, so the verifier cannot check them and the
+guards do. A guard
 that fires traps, which leaves the CUDA context unusable: each launch runs in a fresh child
 process (`python -c CHILD`) under a wall-clock limit, and the test reads the child's stdout
 (where the device's printf lands) and its verdict. The kernels are compiled here, without a
@@ -42,6 +44,8 @@ builtin.module attributes {{copy.target = #copy.target<"sm_90a">}} {{
     %bars = copy.barrier_init arrivals 1 : {B}
     copy.async_copy %x[%li, %lj] to %buf barrier %bars[%slot] : {X} to {T}, {B}
         loc("{SOURCE}":{LOAD_LINE}:5)
+    %false = arith.constant false
+    copy.barrier_wait %bars[%slot], %false : {B} loc("{SOURCE}":{WAIT_LINE}:5)
     copy.barrier_wait %bars[%slot], %parity : {B} loc("{SOURCE}":{WAIT_LINE}:5)
     copy.async_copy %buf to %y[%si, %sj] : {T} to {X} loc("{SOURCE}":{STORE_LINE}:5)
     copy.commit_group bulk
@@ -59,7 +63,7 @@ SILENT = {
     "TR12": {"lj": 4},  # 16 bytes
     "TR13": {"li": -32, "si": 0, "sj": 0},  # a load may start out of bounds (zero-filled)
     "P9": {"slot": 1},  # the group's last barrier
-    "P6": {"parity": False},  # the phase the load completes
+    "P6": {"parity": False},  # the phase the first wait saw complete
 }
 
 FIRING = {
@@ -77,10 +81,11 @@ FIRING = {
         "barrier index 2 is out of bounds of !copy.barrier<2> (barriers 0 to 1)",
         (LOAD_LINE, WAIT_LINE),
     ),
-    # The load completes phase 0; the phase of parity 1 after it has no arrival.
+    # The first wait sees phase 0 complete; parity 1 then names phase 1, which nothing
+    # completes (parity 0, the phase before, returns at once).
     "P6": (
         {"parity": True},
-        "barrier_wait on barrier 1 of !copy.barrier<2> with parity 1 did not complete within "
+        "barrier_wait on barrier 0 of !copy.barrier<2> with parity 1 did not complete within "
         "250 ms",
         (WAIT_LINE,),
     ),
