@@ -52,6 +52,10 @@ RARE = [t for t in BITS if t not in COMMON]
 TMA_TARGETS = [t for t, target in TARGETS.items() if target.has_tma]
 TCGEN05_TARGETS = [t for t, target in TARGETS.items() if target.has_tcgen05]
 MULTICAST_TARGETS = [t for t, target in TARGETS.items() if target.has_multicast]
+NO_SCALAR_ARGUMENT = {"f8E4M3FN", "f4E2M1FN", "tf32"}
+"""Element types the threads' stores leave out: a kernel argument of one verifies but does
+not lower (xDSL's llvm.func rejects it: "LLVM function argument #0 has incompatible type"),
+a known failure outside the copy ops."""
 MISTAKE = 0.05
 """Probability of each deliberate protocol mistake (a wait left out, a parity flipped)."""
 BLOCKS = [(128, 1, 1), (128, 1, 1), (256, 1, 1), (64, 2, 1), (32, 1, 1)]
@@ -451,7 +455,7 @@ def tma_store(k: Kernel, target: str) -> None:
     k.op("alloc_smem", f"{buf} = copy.alloc_smem : {b.smem_type}")
     if k.chance(0.25):
         loaded(k, target, b, buf)
-    wrote = k.chance(0.2)
+    wrote = k.chance(0.2) and b.elt not in NO_SCALAR_ARGUMENT
     if wrote:
         where = ", ".join([k.const(0)] * (len(b.slots) + len(b.box)))
         k.op("memref.store", f"memref.store {k.arg(b.elt, 'v')}, {buf}[{where}] : {b.smem_type}")
