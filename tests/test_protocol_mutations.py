@@ -10,7 +10,8 @@ Each has no finding at all: no error, no warning (the issue's "no false alarm").
 Then one mutation per case: a barrier_wait, commit_group or wait_group deleted, a wait's
 parity flipped, a wait_group that waits for fewer groups (pending + 1) or only for their
 reads (read_only), a load that does not arrive, a barrier that expects one more arrival, a
-load's own arrival replaced by a barrier_arrive_expect_tx of the wrong byte count. Each
+load's own arrival replaced by a barrier_arrive_expect_tx of the wrong byte count, a TMA
+op moved under `scf.if` on thread 1, a block-wide op or a barrier_wait on thread 0. Each
 must make the analysis report an error with a P rule among those the mutation can break
 (`Mutation.breaks`). Mutations that leave a still-correct kernel are recognised in
 `still_correct`, which says why, and must give no finding; a case id names the kernel, the
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 import pytest
-from xdsl.dialects import arith, gpu, memref, scf
+from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, ModuleOp, UnitAttr
 from xdsl.ir import Block, Operation, Region
 from xdsl.parser import Parser
@@ -279,7 +280,7 @@ def still_correct(m: Mutation, op: Operation) -> str | None:
 
 
 def threads_read_smem(op: Operation) -> bool:
-    fn = ancestors(op)[-2]
+    fn = next(a for a in ancestors(op) if isinstance(a, func.FuncOp))
     return any(isinstance(o, memref.LoadOp) for o in fn.walk())
 
 
