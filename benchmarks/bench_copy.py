@@ -1,11 +1,14 @@
 """Copy bandwidth on the GPU: copy-dialect kernels against PyTorch, Triton and Pallas Mosaic GPU.
 
-    python benchmarks/bench_copy.py [--reps 20]
+    python benchmarks/bench_copy.py [--reps 20] [--debug-guards]
 
 One run, 2 GiB float32 arrays (16384 x 32768). GB/s counts bytes read plus bytes written;
 each row is the median of `reps` timed launches after 3 warm-ups, timed with CUDA events
 (Pallas rows: wall clock around 10 launches and block_until_ready, as JAX gives no events),
 and each kernel's result is checked. Prints a markdown table with the conditions.
+`--debug-guards`: the torch copy and each TMA copy twice, built normally and with debug guards
+(`runtime.compile(..., debug_guards=True)`), the guarded row noting its share of the normal
+build's bandwidth.
 """
 
 from __future__ import annotations
@@ -325,12 +328,64 @@ def copy_dialect_rows(table: Table, reps: int, x, y, sms: int, only_reduce: bool
     )
 
 
+def debug_guard_rows(table: Table, reps: int, x, y, sms: int) -> None:
+    """Each TMA copy variant built normally and with debug guards, one after the other."""
+    import torch
+
+    from copy_dialect import kernels
+    from copy_tools import runtime
+
+    variants = [
+        (
+            f"pipelined {tile[0]}x{tile[1]}, {stages} stages, {per_sm * sms} blocks",
+            lambda tile=tile, stages=stages: kernels.tma_copy_pipelined(
+                (M, N), "f32", tile, stages=stages
+            ),
+            (per_sm * sms,),
+        )
+        for tile, stages, per_sm in PIPELINED
+    ] + [
+        (
+            f"1 tile/block, {tile[0]}x{tile[1]}",
+            lambda tile=tile: kernels.tma_copy((M, N), "f32", tile),
+            kernels.grid((M, N), tile),
+        )
+        for tile in ONE_TILE
+    ]
+    for name, build, grid in variants:
+        normal = None
+        for guards in (False, True):
+            row = f"copy-dialect TMA copy ({name}{', debug guards' if guards else ''})"
+            y.zero_()
+            try:
+                launch = runtime.compile(build(), debug_guards=guards).kernel().prepare(
+                    x, y, grid=grid
+                )
+            except Exception as exc:  # a row that cannot run is reported, not fatal
+                table.add(row, None, 2 * NBYTES, f"error: {type(exc).__name__}: {str(exc)[:120]}")
+                continue
+            t = timed(launch, reps)
+            correct = torch.equal(x, y)
+            launch.release()
+            note = ""
+            if not guards:
+                normal = t
+            elif normal is not None:
+                note = f"{normal / t:.3f} of the normal build's GB/s"
+            table.add(row, t, 2 * NBYTES, str(bool(correct)), note)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--skip-peers", action="store_true")
     parser.add_argument(
         "--only-reduce", action="store_true", help="the torch rows and the reduce-add rows only"
+    )
+    parser.add_argument(
+        "--debug-guards",
+        action="store_true",
+        help="the torch copy and the TMA copies, each built normally and with debug guards",
     )
     args = parser.parse_args()
 
@@ -342,13 +397,16 @@ def main() -> int:
     y = torch.empty_like(x)
     table = Table()
     torch_rows(table, args.reps, x, y)
-    if not args.skip_peers and not args.only_reduce:
-        for rows in (lambda: triton_rows(table, args.reps, x, y), lambda: pallas_rows(table)):
-            try:
-                rows()
-            except Exception as exc:
-                print(f"  peer failed: {type(exc).__name__}: {str(exc)[:300]}", file=sys.stderr)
-    copy_dialect_rows(table, args.reps, x, y, sms, only_reduce=args.only_reduce)
+    if args.debug_guards:
+        debug_guard_rows(table, args.reps, x, y, sms)
+    else:
+        if not args.skip_peers and not args.only_reduce:
+            for rows in (lambda: triton_rows(table, args.reps, x, y), lambda: pallas_rows(table)):
+                try:
+                    rows()
+                except Exception as exc:
+                    print(f"  peer failed: {type(exc).__name__}: {str(exc)[:300]}", file=sys.stderr)
+        copy_dialect_rows(table, args.reps, x, y, sms, only_reduce=args.only_reduce)
     driver = subprocess.run(
         ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
         capture_output=True,

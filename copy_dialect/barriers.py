@@ -278,8 +278,7 @@ class BarrierArriveExpectTxOp(IRDLOperation):
                     if same and isinstance(op, AsyncCopyOp):
                         if op.arrives:
                             return None
-                        # A collective load credits each CTA's barrier with the whole box.
-                        total += op.box_bytes
+                        total += op.credited_bytes
                 elif op.regions and any(
                     operand == self.barrier for inner in op.walk() for operand in inner.operands
                 ):

@@ -217,6 +217,11 @@ class AsyncCopyOp(IRDLOperation):
         return self.geometry().box_bytes
 
     @property
+    def credited_bytes(self) -> int:
+        """Bytes the copy credits its barrier with (`CopyGeometry.credited_bytes`)."""
+        return self.geometry().credited_bytes
+
+    @property
     def collective_dims(self) -> tuple[int, ...]:
         return () if self.collective is None else tuple(self.collective.get_values())
 

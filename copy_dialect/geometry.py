@@ -239,7 +239,8 @@ class BoxGeometry:
 
     @property
     def box_bytes(self) -> int:
-        """Bytes the copy delivers (what a barrier is credited, OOB parts included)."""
+        """Bytes of the box, OOB parts included (what a barrier is credited: see
+        `CopyGeometry.credited_bytes`)."""
         return prod(self.box_shape) * (bitwidth(self.element_type) or 0) // 8
 
     @property
@@ -295,6 +296,13 @@ class CopyGeometry(BoxGeometry):
     """A leader-tracked copy of a CTA pair (each CTA issues its whole box)."""
     op: Operation = field(compare=False, repr=False)
     """The op decoded, whose kernel gives the cluster shape."""
+
+    @property
+    def credited_bytes(self) -> int:
+        """Bytes the copy credits its barrier with: its box (the whole box for a multicast
+        load, in each receiving CTA), both CTAs' boxes for a leader-tracked load (at the
+        pair's leader)."""
+        return (2 if self.leader_tracked else 1) * self.box_bytes
 
     @cached_property
     def cluster(self) -> tuple[int, int, int]:

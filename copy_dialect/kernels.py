@@ -36,6 +36,7 @@ from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
+from copy_dialect.protocol import verify_protocol
 from copy_dialect.target import TARGETS
 
 TMA_BLOCK = 128
@@ -77,6 +78,9 @@ def _kernel(
         fn.attributes["copy.cluster"] = DenseArrayBase.from_list(i32, list(cluster))
     module = ModuleOp([fn])
     module.attributes["copy.target"] = copy.TargetAttr(target)
+    # A builder's kernel is proven as the user's would be: its ops and its protocol.
+    module.verify()
+    verify_protocol(module)
     return module
 
 

@@ -64,7 +64,7 @@ def check_tma_dtype(elt: Attribute) -> None:
 
 def check_kernel_argument(op: Operation, gmem: SSAValue) -> None:
     kernel = enclosing_kernel(op)
-    entry = None if kernel is None or not kernel.regions[0].blocks else kernel.regions[0].block
+    entry = None if kernel is None or not kernel.regions[0].blocks else kernel.regions[0].blocks[0]
     # rule: B11
     if not (isinstance(gmem, BlockArgument) and gmem.block is entry):
         raise Error(

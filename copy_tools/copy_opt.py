@@ -209,7 +209,8 @@ class CopyOptMain(xDSLOptMain):
             retarget(module, self.args.gpu_target)
         stages: list[tuple[str, Callable[[], list[Diagnostic]]]] = []
         if not self.args.disable_verify:
-            verify_input = lambda: verify_diagnostics(module, fallback, None)  # noqa: E731
+            protocol = self.args.verify_protocol
+            verify_input = lambda: verify_diagnostics(module, fallback, None, protocol)  # noqa: E731
             stages.append(("verifying the input", verify_input))
         for index, pass_ in enumerate(self.pipeline.passes):
             stages.append(
@@ -271,7 +272,7 @@ class CopyOptMain(xDSLOptMain):
                 print(file=sys.stderr)
             if self.args.disable_verify:
                 return []
-            return verify_diagnostics(module, fallback, pass_.name)
+            return verify_diagnostics(module, fallback, pass_.name, self.args.verify_protocol)
 
         return run_pass
 

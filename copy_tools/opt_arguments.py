@@ -4,6 +4,7 @@ pass pipeline (or the default lowering for GPU outputs)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 from collections.abc import Callable, Collection, Container, Iterable
 from typing import NoReturn
@@ -56,6 +57,23 @@ def add_arguments(arg_parser: argparse.ArgumentParser, available_passes: Iterabl
         default=None,
         help="GPU target (sm_80, sm_90a, sm_100a, ...) for -t llvm|ptx|cubin, "
         "overriding the module's copy.target",
+    )
+    arg_parser.add_argument(
+        "--no-verify-protocol",
+        dest="verify_protocol",
+        default=True,
+        action="store_false",
+        help="verify each op and SSA dominance only, not the copy protocol of whole "
+        "kernels (rules P1-P12): for op fragments that are not complete kernels",
+    )
+    arg_parser.add_argument(
+        "--debug-guards",
+        default=False,
+        action="store_true",
+        help="device-side checks of what the verifier cannot prove (dynamic TMA coordinates "
+        "and barrier indices) and bounded barrier waits, each printing its rule id and "
+        "trapping when it fails: sets convert-copy-to-nvvm's debug-guards option wherever "
+        "the pipeline runs it (the default lowering of -t llvm|ptx|cubin included)",
     )
     arg_parser.add_argument(
         "--verify-diagnostics",
@@ -118,7 +136,7 @@ def build_pipeline(
             from passes import backend
 
             backend.start_worker()
-        return PassPipeline(tuple(lowering_passes(args.gpu_target or "")))
+        return PassPipeline(tuple(lowering_passes(args.gpu_target or "", args.debug_guards)))
     try:
         pass_specs = tuple(parse_pipeline(spec))
     except ArgSpecParseError as exc:
@@ -143,7 +161,28 @@ def build_pipeline(
                 f"invalid options for pass '{pass_spec.name}' in -p '{spec}': {exc}; "
                 + _describe_pass_options(pass_type)
             ) from None
+    if args.debug_guards:
+        passes = _with_debug_guards(passes, spec)
     return PassPipeline(tuple(passes))
+
+
+def _with_debug_guards(passes: list[ModulePass], spec: str) -> list[ModulePass]:
+    """The pipeline with `debug_guards` set on each pass that has the option (convert-copy-to-
+    nvvm, and lower-copy-to-llvm, which runs it); a UsageError where none has it."""
+    guarded = [
+        dataclasses.replace(p, debug_guards=True)
+        if any(f.name == "debug_guards" for f in dataclasses.fields(p))
+        else p
+        for p in passes
+    ]
+    if all(new is old for new, old in zip(guarded, passes, strict=True)):
+        runs = f"-p '{spec}' does not run it" if spec else "no pass runs"
+        raise UsageError(
+            f"--debug-guards sets the debug-guards option of convert-copy-to-nvvm, but {runs}: "
+            "add convert-copy-to-nvvm (or lower-copy-to-llvm) to -p, or lower with "
+            "-t llvm|ptx|cubin"
+        )
+    return guarded
 
 
 def _unknown_pass_message(name: str, spec: str, available_passes: Collection[str]) -> str:

@@ -122,10 +122,11 @@ def _check_no_empty_blocks(op: Operation) -> None:
 
 
 def verify_diagnostics(
-    module: ModuleOp, fallback: SourceLocation, after_pass: str | None
+    module: ModuleOp, fallback: SourceLocation, after_pass: str | None, protocol: bool = True
 ) -> list[Diagnostic]:
-    """Verify op by op, nested ops first; one error (plus notes) per failing op. `after_pass`
-    names the pass that ran last, if any (a note blames it)."""
+    """Verify op by op, nested ops first; one error (plus notes) per failing op; then SSA
+    dominance; then, with `protocol`, the copy protocol of each kernel (its errors and
+    warnings). `after_pass` names the pass that ran last, if any (a note blames it)."""
     diagnostics: list[Diagnostic] = []
     for op in post_order(module):
         loc = op_location(op, fallback)
@@ -148,7 +149,7 @@ def verify_diagnostics(
         return diagnostics
     # As in mlir-opt, dominance is checked once every op verified.
     diagnostics = dominance_diagnostics(module, fallback, after_pass)
-    if diagnostics:
+    if diagnostics or not protocol:
         return diagnostics
     # The copy protocol of whole kernels, once every op and value is well formed.
     try:

@@ -26,12 +26,16 @@ from runtime import (
 )
 
 
-def compile(source: str | ModuleOp, target: str | None = None) -> Program:  # noqa: A001
+def compile(  # noqa: A001
+    source: str | ModuleOp, target: str | None = None, *, debug_guards: bool = False
+) -> Program:
     """Compiles MLIR text or a module (copy dialect) for `target` (default: its copy.target)
-    into a Program whose kernels can be called."""
+    into a Program whose kernels can be called; `debug_guards`: with device-side checks of
+    what the verifier cannot prove (docs/lowering.md, "Debug guards"), each failing one
+    printing its rule id and trapping."""
     ctx = make_context()
     module = source if isinstance(source, ModuleOp) else Parser(ctx, source).parse_module()
-    compiled = compile_module(module, ctx, target)
+    compiled = compile_module(module, ctx, target, debug_guards=debug_guards)
     return Program(compiled.cubin, compiled.abi)
 
 

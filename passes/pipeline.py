@@ -29,9 +29,9 @@ from passes.convert_gpu_to_nvvm import ConvertGpuToNVVMPass
 from passes.convert_memref_to_llvm import ConvertMemrefToLLVMPass
 
 
-def lowering_passes(target: str = "") -> list[ModulePass]:
+def lowering_passes(target: str = "", debug_guards: bool = False) -> list[ModulePass]:
     return [
-        ConvertCopyToNVVMPass(target=target),
+        ConvertCopyToNVVMPass(target=target, debug_guards=debug_guards),
         ConvertScfToCf(),
         ConvertMemrefToLLVMPass(),
         ConvertGpuToNVVMPass(),
@@ -51,8 +51,11 @@ class LowerCopyToLLVMPass(ModulePass):
     target: str = ""
     """Overrides the module's `copy.target`."""
 
+    debug_guards: bool = False
+    """convert-copy-to-nvvm's device-side checks (its `debug-guards` option)."""
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        for p in lowering_passes(self.target):
+        for p in lowering_passes(self.target, self.debug_guards):
             p.apply(ctx, op)
 
 
@@ -85,8 +88,15 @@ def compile_lowered(module: builtin.ModuleOp, target: str) -> Compiled:
     return Compiled(target, llvm_ir, ptx, cubin, kernel_abis(module, target))
 
 
-def compile_module(module: builtin.ModuleOp, ctx: Context, target: str | None = None) -> Compiled:
-    """Lowers `module` in place and compiles it for `target` (default: its copy.target)."""
+def compile_module(
+    module: builtin.ModuleOp,
+    ctx: Context,
+    target: str | None = None,
+    *,
+    debug_guards: bool = False,
+) -> Compiled:
+    """Lowers `module` in place and compiles it for `target` (default: its copy.target);
+    `debug_guards`: with convert-copy-to-nvvm's device-side checks."""
     name = copy.module_target(module, target)
     if name is None:
         raise ValueError(
@@ -95,7 +105,7 @@ def compile_module(module: builtin.ModuleOp, ctx: Context, target: str | None = 
     if target:
         retarget(module, target)
     verify_module(module)
-    LowerCopyToLLVMPass(target=name).apply(ctx, module)
+    LowerCopyToLLVMPass(target=name, debug_guards=debug_guards).apply(ctx, module)
     verify_module(module)
     return compile_lowered(module, name)
 

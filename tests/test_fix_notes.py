@@ -15,7 +15,10 @@ with fix lines this test checks:
   chunk without its full-line `//` comments, so that an OLD names code and never the
   text of an `expected-*` or `CHECK` comment;
 * the fixed chunk goes through copy-opt with the same options (parse, `--target`
-  retargeting, verification, the `-p` passes) without any error;
+  retargeting, verification, the `-p` passes) without any diagnostic. A chunk of an op's
+  rule is an op fragment rather than a whole kernel (its load may never be waited on), so
+  it is verified with `--no-verify-protocol`; a chunk of a protocol rule (`P..`) is a
+  kernel, verified whole;
 * the note mentions the edit: some token that the fix lines add (a token of a NEW that is
   not a token of its OLD) is a token of the note; where the lines add none (pure
   deletions), some token that they remove is. A line whose OLD and NEW have the same set
@@ -48,6 +51,7 @@ from pathlib import Path
 
 import pytest
 
+from copy_dialect.errors import RULE_TAG
 from copy_tools.copy_opt import CopyOptMain
 from copy_tools.diagnostics import Chunk, SourceFile, split_chunks
 
@@ -184,6 +188,16 @@ def run_copy_opt(text: str, options: tuple[str, ...], name: str):
     return driver(options).process_chunk(source, Chunk(text, 0, 1, source.line_count)).diagnostics
 
 
+def chunk_rules(text: str) -> set[str]:
+    """The rule ids of a chunk's `// rule:` lines."""
+    return {
+        rid.strip()
+        for line in text.splitlines()
+        if line.lstrip().startswith("//") and (m := RULE_TAG.search(line))
+        for rid in m.group(1).split(",")
+    }
+
+
 def apply_fixes(chunk: NegativeChunk) -> tuple[str, list[str]]:
     """The chunk's IR with its fixes applied, and the problems found applying them."""
     ir = COMMENT_LINE.sub("", chunk.text)
@@ -220,7 +234,12 @@ def fix_note_problems(chunk: NegativeChunk) -> list[str]:
         )
     fixed, apply_problems = apply_fixes(chunk)
     problems += apply_problems
-    after = run_copy_opt(fixed, chunk.options, name + " (fixed)")
+    # A chunk of an op's rule is an op fragment, not a whole kernel: its fix must satisfy
+    # the op verifiers; a chunk of a protocol rule (P..) is a kernel: its fix must verify
+    # as a whole, protocol included.
+    protocol = any(rule.startswith("P") for rule in chunk_rules(chunk.text))
+    options = chunk.options if protocol else (*chunk.options, "--no-verify-protocol")
+    after = run_copy_opt(fixed, options, name + " (fixed)")
     if after:
         problems.append(
             "the fixed chunk still fails:\n  "

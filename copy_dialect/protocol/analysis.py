@@ -8,7 +8,7 @@ from xdsl.ir import Operation, SSAValue
 
 from copy_dialect import ops as copy
 from copy_dialect.protocol.findings import ProtocolFinding, warning
-from copy_dialect.protocol.walk import Choose, Kernel, block_size, run_kernel
+from copy_dialect.protocol.walk import Choose, Kernel, Walk, block_size, run_kernel, steady
 
 MAX_RUNS = 512
 """Runs (choices of trip counts and branches) per kernel before the analysis gives up."""
@@ -40,7 +40,10 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
         default=1,
     )
     trips = min(4 * ring + 4, MAX_TRIP_COUNTS)
-    return Kernel(fn, block_size(fn), bounds, trips, holders, {}, {})
+    pending = max(
+        (op.pending.value.data for op in holders if isinstance(op, copy.WaitGroupOp)), default=0
+    )
+    return Kernel(fn, block_size(fn), bounds, trips, ring, pending, holders, {}, {})
 
 
 def describe(bindings: dict[SSAValue, int], kernel: Kernel) -> str:
@@ -54,6 +57,30 @@ def describe(bindings: dict[SSAValue, int], kernel: Kernel) -> str:
     return "found for " + ", ".join(parts) if parts else ""
 
 
+def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
+    """For the run with the most iterations of each loop whose trip count was chosen: a
+    warning unless the loop reached a steady state (`walk.steady`): then the counts
+    tried stand for every count."""
+    found = []
+    for loop in walk.heads:
+        if len(walk.heads[loop]) < kernel.trip_counts:
+            continue
+        if not steady(walk, loop, kernel.ring):
+            # rule: P10
+            found.append(
+                warning(
+                    loop,
+                    f"cannot prove the copies of this loop for more than {kernel.trip_counts} "
+                    "iterations: it reaches no steady state the analysis can repeat (a lap "
+                    "of iterations that leaves the barriers, groups and buffers as it found "
+                    "them)",
+                    "compute ring slots and parities from the induction variable (i mod S, "
+                    "(i / S) mod 2), or check the kernel at run time with --debug-guards",
+                )
+            )
+    return found
+
+
 def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
     holders = protocol_ops(fn)
     if not holders:
@@ -63,8 +90,7 @@ def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
         return [
             warning(
                 fn,
-                "cannot prove the copy protocol of a function with several blocks (cf "
-                "branches)",
+                "cannot prove the copy protocol of a function with several blocks (cf branches)",
                 "write the control flow with scf.if and scf.for",
             )
         ]
@@ -87,10 +113,11 @@ def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
             break
         this_run: list[ProtocolFinding] = []
         try:
-            run_kernel(kernel, bindings, this_run.append)
+            walk = run_kernel(kernel, bindings, this_run.append)
         except Choose as choice:
             work.extend({**bindings, choice.value: o} for o in reversed(choice.options))
             continue
+        this_run += unsteady_loops(walk, kernel)
         for finding in this_run:
             if finding.key not in found:
                 finding.context = describe(bindings, kernel)

@@ -51,8 +51,9 @@ class ProtocolFinding(CopyVerifyException):
 
     @property
     def key(self) -> tuple[object, ...]:
-        """Findings of several runs of one kernel (trip counts, branches) are one finding."""
-        return (self.severity, id(self.op), str(self))
+        """Findings of several runs of one kernel (trip counts, branches, ring slots) are one
+        finding when they are of one rule at one op."""
+        return (self.severity, id(self.op), self.rules)
 
 
 def error(op: Operation, message: str, note: str, *related: Related) -> ProtocolFinding:

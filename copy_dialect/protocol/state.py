@@ -42,7 +42,7 @@ class Region:
     index: tuple[Index, ...]
 
     def overlap(self, other: Region) -> str:
-        """"yes", "maybe" (an unknown index may alias) or "no"."""
+        """ "yes", "maybe" (an unknown index may alias) or "no"."""
         if self.buffer != other.buffer:
             return "no"
         maybe = False
@@ -85,6 +85,8 @@ class Fill:
     region: Region
     key: Key | None
     phase: int
+    reported: bool = False
+    """A race with it was reported: it is not reported again (one error per mistake)."""
 
 
 @dataclass
@@ -117,7 +119,14 @@ class State:
         self.groups: dict[SSAValue, tuple[Operation, int]] = {}
         self.fills: list[Fill] = []
         self.bulk_open: list[tuple[Operation, Region]] = []
-        self.bulk_fifo: list[tuple[list[tuple[Operation, Region]], bool]] = []
+        self.pending_cap = 0
+        """The largest `pending` of the kernel's wait_groups: read-done groups beyond it
+        can no longer make a difference (`snapshot`)."""
+        self.bulk_read = 0
+        """Committed bulk groups whose reads are done but not their writes: always the
+        oldest, so a count (kept apart so that a long kernel's groups cost nothing)."""
+        self.bulk_fifo: list[list[tuple[Operation, Region]]] = []
+        """Committed bulk groups that may still read SMEM, oldest first."""
         self.cp_open: list[Fill] = []
         self.cp_fifo: list[list[Fill]] = []
         self.accesses: list[Access] = []
@@ -127,6 +136,36 @@ class State:
         self.tmem_live: dict[SSAValue, Operation] = {}
         self.tmem_loads: dict[SSAValue, Operation] = {}
         self.tmem_stores: dict[SSAValue, Operation] = {}
+
+    def snapshot(self) -> tuple[object, ...]:
+        """The state as far as what follows depends on it, phases counted from each
+        barrier's current one (a lap of a ring advances them all: the snapshot repeats)."""
+
+        def region(r: Region) -> tuple[object, ...]:
+            return (r.buffer, r.index)
+
+        barriers = tuple(
+            (b.arrivals, b.expected, b.delivered, b.known[0] - b.closed, b.known[1] - b.closed,
+             b.unknown)
+            for b in self.barriers.values()
+        )  # fmt: skip
+        fills = tuple(
+            (f.op, region(f.region), f.key, f.phase - (self.barriers[f.key].closed if f.key else 0))
+            for f in self.fills
+        )
+        return (
+            barriers,
+            fills,
+            tuple((op, region(r)) for op, r in self.bulk_open),
+            tuple(tuple((op, region(r)) for op, r in g) for g in self.bulk_fifo),
+            min(self.bulk_read, self.pending_cap),
+            tuple(f.op for f in self.cp_open),
+            tuple(tuple(f.op for f in g) for g in self.cp_fifo),
+            tuple((a.op, region(a.region), a.write) for a in self.accesses),
+            tuple((a.op, region(a.region)) for a in self.unfenced),
+            tuple(self.tmem_live),
+            tuple(self.tmem_stores),
+        )
 
     # ---- barriers ----------------------------------------------------------------------
 
@@ -218,8 +257,9 @@ class State:
                         f"{describe_key(key)} may be two phases ahead of this wait: phases {k} "
                         f"and {k + 1} can both complete before it, and parity {parity} then "
                         f"names phase {k + 2}, which nothing completes",
-                        "a barrier must not run more than one phase ahead of its waiters: wait "
-                        f"for phase {k} (parity {parity}) before the arrivals of phase {k + 1}",
+                        "a barrier must not run more than one phase ahead of its waiters: add a "
+                        f"copy.barrier_wait for phase {k} (parity {parity}) between the arrivals "
+                        f"of phase {k} and those of phase {k + 1}",
                     )
                 )
                 raise Deadlock
@@ -274,14 +314,15 @@ class State:
         """`reader` (threads, a TMA store, tcgen05.cp) reads `region`."""
         for fill in [*self.fills, *self.cp_open, *(f for g in self.cp_fifo for f in g)]:
             overlap = region.overlap(fill.region)
-            if overlap == "no" or self._observed(fill, who.members):
+            if overlap == "no" or fill.reported or self._observed(fill, who.members):
                 continue
             self._unfinished(op, region, fill, reader, overlap)
+            fill.reported = True
             return
 
     def _unfinished(self, op: Operation, region: Region, fill: Fill, reader: str, how: str) -> None:
-        what = f"{reader} reads {region.show()} before the copy that fills "
-        what += f"{fill.region.show()} completes"
+        filled = "it" if fill.region == region else fill.region.show()
+        what = f"{reader} reads {region.show()} before the copy that fills {filled} completes"
         related = [Related(fill.op, "the copy that fills it")]
         if fill.key is None:
             fix = (
@@ -305,22 +346,30 @@ class State:
                         f"parity {parity}",
                     )
                 )
-                fix = f"wait on parity {parity}: flip the parity every lap of the ring"
+                size = len([k for k in self.barriers if k[0] == fill.key[0]])
+                fix = (
+                    f"wait on parity {parity}: flip the parity every lap of the ring of {size} "
+                    f"barriers, (i / {size}) mod 2 (arith.divui, arith.remui, arith.cmpi ne)"
+                )
         if how == "maybe":
             # rule: P1
-            self.report(warning(op, f"cannot prove that {what}" + " does not", fix, *related))
+            maybe = f"cannot prove that {reader} reads {region.show()} only after the copy that "
+            maybe += f"fills {filled} completes"
+            self.report(warning(op, maybe, fix, *related))
             return
         # rule: P1
         self.report(error(op, what, fix, *related))
 
-    def refill(self, op: Operation, region: Region, writer: str) -> None:
-        """An async copy (`writer`) is about to write `region`."""
+    def refill(self, op: Operation, region: Region, writer: str, by_threads: bool = False) -> None:
+        """An async copy, or threads (`by_threads`), `writer`, is about to write `region`.
+        (Races between threads are not the copy protocol's: threads after threads are not
+        checked.)"""
         self._in_flight_reads(op, region, writer)
-        for access in self.accesses:
+        for access in [] if by_threads else self.accesses:
             overlap = region.overlap(access.region)
             if overlap == "no":
                 continue
-            how = "writes" if access.write else "reads"
+            how = "write" if access.write else "read"
             message = (
                 f"{writer} writes {region.show()} while other threads may still access it "
                 f"(threads {how} it before, with no block barrier in between)"
@@ -338,26 +387,24 @@ class State:
             return
         for fill in [*self.fills, *self.cp_open, *(f for g in self.cp_fifo for f in g)]:
             overlap = region.overlap(fill.region)
-            if overlap == "no" or self._observed(fill, (0, 1)):
+            if overlap == "no" or fill.reported or self._observed(fill, (0, 1)):
                 continue
+            fill.reported = True
             # rule: P3
             self.report(
                 (warning if overlap == "maybe" else error)(
                     op,
                     f"{writer} writes {region.show()} while an earlier copy may still be "
                     "writing it",
-                    "wait for the earlier copy (its barrier phase or its group) before "
-                    "refilling the buffer",
+                    "wait for the earlier copy first (copy.barrier_wait on its phase, or "
+                    "copy.wait_group for its group)",
                     Related(fill.op, "the earlier copy"),
                 )
             )
             return
 
     def _in_flight_reads(self, op: Operation, region: Region, writer: str) -> None:
-        pending = list(self.bulk_open)
-        for stores, reads_done in self.bulk_fifo:
-            if not reads_done:
-                pending += stores
+        pending = [*self.bulk_open, *(s for group in self.bulk_fifo for s in group)]
         for store, source in pending:
             overlap = region.overlap(source)
             if overlap == "no":
@@ -378,7 +425,7 @@ class State:
 
     def thread_access(self, op: Operation, region: Region, write: bool, who: Classes) -> None:
         if write:
-            self.refill(op, region, "threads' store")
+            self.refill(op, region, "threads' store", by_threads=True)
             self.unfenced.append(Access(op, region, True))
         else:
             self.read(op, region, who, "threads' load")
@@ -428,7 +475,7 @@ class State:
 
     def commit(self, bulk: bool) -> None:
         if bulk:
-            self.bulk_fifo.append((self.bulk_open, False))
+            self.bulk_fifo.append(self.bulk_open)
             self.bulk_open = []
         else:
             self.cp_fifo.append(self.cp_open)
@@ -436,13 +483,13 @@ class State:
 
     def wait_group(self, bulk: bool, pending: int, read_only: bool) -> None:
         if bulk:
-            done = max(0, len(self.bulk_fifo) - pending)
-            if read_only:
-                self.bulk_fifo = [(s, True) for s, _ in self.bulk_fifo[:done]] + self.bulk_fifo[
-                    done:
-                ]
-            else:
-                self.bulk_fifo = self.bulk_fifo[done:]
+            total = self.bulk_read + len(self.bulk_fifo)
+            done = max(0, total - pending)
+            reads = max(0, done - self.bulk_read)
+            del self.bulk_fifo[:reads]
+            self.bulk_read = max(self.bulk_read, done)
+            if not read_only:
+                self.bulk_read -= done
         else:
             self.cp_fifo = self.cp_fifo[max(0, len(self.cp_fifo) - pending) :]
         self.block_barrier()
@@ -508,10 +555,7 @@ class State:
 
     def exit(self, op: Operation) -> None:
         """Nothing may be in flight when the kernel returns (its SMEM is freed)."""
-        unread = [s for s, _ in self.bulk_open]
-        for stores, reads_done in self.bulk_fifo:
-            if not reads_done:
-                unread += [s for s, _ in stores]
+        unread = [s for s, _ in [*self.bulk_open, *(s for group in self.bulk_fifo for s in group)]]
         if self.bulk_open:
             # rule: P7
             self.report(
@@ -533,7 +577,7 @@ class State:
                     Related(unread[0], "the store"),
                 )
             )
-        cp = self.cp_open + [f for g in self.cp_fifo for f in g]
+        cp = [f for f in self.cp_open + [f for g in self.cp_fifo for f in g] if not f.reported]
         if cp:
             fix = "copy.commit_group cp_async, then " if self.cp_open else ""
             # rule: P7
@@ -546,19 +590,19 @@ class State:
                 )
             )
         for fill in self.fills:
-            if not (self._observed(fill, (0,)) or self._observed(fill, (1,))):
+            if not (fill.reported or self._observed(fill, (0,)) or self._observed(fill, (1,))):
                 # rule: P7
                 self.report(
                     error(
                         op,
                         "the kernel returns while a TMA load may still be writing its SMEM",
-                        f"wait on {describe_key(fill.key)} for phase {fill.phase} (parity "  # type: ignore[arg-type]
-                        f"{fill.phase % 2}) before the return",
+                        f"copy.barrier_wait on {describe_key(fill.key)} for phase "  # type: ignore[arg-type]
+                        f"{fill.phase} (parity {fill.phase % 2}) before the return",
                         Related(fill.op, "the load"),
                     )
                 )
                 break
-        for tmem, store in self.tmem_stores.items():
+        for store in self.tmem_stores.values():
             # rule: P12
             self.report(
                 error(

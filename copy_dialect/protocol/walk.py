@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import func, memref, scf
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DenseArrayBase, MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
 from copy_dialect import ops as copy
 from copy_dialect.memory import SMEM, memory_space
-from copy_dialect.protocol.findings import Related, error, warning
+from copy_dialect.protocol.findings import ProtocolFinding, Related, error, warning
 from copy_dialect.protocol.state import Classes, Deadlock, Region, Report, State, describe_key
 from copy_dialect.protocol.values import UNIFORM, VARYING, Unknown, Value, plan
 
@@ -61,10 +61,12 @@ class CopyFacts:
     def of(op: copy.AsyncCopyOp) -> CopyFacts:
         g = op.geometry()
         impl = op.resolved_implementation()
-        tma = (op.barrier is not None or not g.is_load) if impl is None else (
-            impl == copy.Implementation.TMA
+        tma = (
+            (op.barrier is not None or not g.is_load)
+            if impl is None
+            else (impl == copy.Implementation.TMA)
         )
-        nbytes = (2 if op.leader_tracked is not None else 1) * g.box_bytes if tma else 0
+        nbytes = g.credited_bytes if tma else 0
         return CopyFacts(
             g.smem, g.smem_indices, tma, g.is_load, nbytes, nbytes if op.arrives else 0
         )
@@ -79,6 +81,11 @@ class Kernel:
     block: tuple[int, int, int] | None
     loop_bounds: frozenset[SSAValue]
     trip_counts: int
+    ring: int
+    max_pending: int
+    """The largest `pending` count of the kernel's wait_groups."""
+    """The largest barrier group: the longest lap (ring of slots) the steady-state check
+    looks for, and the iterations at a loop's end that may see its end."""
     protocol_ops: frozenset[Operation]
     """Ops that hold a copy op (themselves or nested): the ones worth choosing a branch of."""
     plans: dict[Operation, Callable[[Sequence[Value]], Value] | None]
@@ -113,9 +120,17 @@ class Walk:
         self.bindings = bindings
         self.report = report
         self.state = State(report)
+        self.state.pending_cap = kernel.max_pending + 1
         self.env: dict[SSAValue, Value] = {arg: UNIFORM for arg in kernel.fn.args}
         n = kernel.threads
         self.full = ALL if n is None else (1 << n) - 1
+        self.events: list[tuple[object, ...]] = []
+        """What the protocol saw, op by op (ring slots, barriers, parities relative to the
+        barrier's phase, branches taken), without GMEM coordinates: the trace the steady-
+        state check compares lap by lap."""
+        self.heads: dict[scf.ForOp, list[tuple[tuple[object, ...], int]]] = {}
+        """Per loop whose trip count was chosen: the state at the head of each iteration
+        (`State.snapshot`) and where its events start."""
 
     # ---- values --------------------------------------------------------------------------
 
@@ -166,8 +181,8 @@ class Walk:
                 op,
                 f"thread 0, which issues this op for the block, {reach} it: the op sits "
                 "under a condition that depends on the thread",
-                "make the condition block-uniform, or one that holds for thread 0 "
-                "(e.g. scf.if on gpu.thread_id x == 0)",
+                "move it out of the scf.if, make the condition block-uniform, or one that "
+                "holds for thread 0 (gpu.thread_id x == 0)",
             )
         )
         return False
@@ -181,8 +196,8 @@ class Walk:
             error(
                 op,
                 f"not every thread of the block reaches this op, which {why}",
-                "move it out of the thread-dependent scf.if / scf.for (or make the condition "
-                "block-uniform)",
+                "move it out of the scf.if / scf.for whose condition depends on the thread, or "
+                "make that condition block-uniform",
             )
         )
         raise Stop
@@ -200,7 +215,8 @@ class Walk:
                 op,
                 "part of a warp reaches this op, a .sync.aligned op every thread of each "
                 "warp must execute",
-                "make the condition warp-uniform (e.g. on the warp index, thread id / 32)",
+                "move it out of the scf.if, or make the condition warp-uniform (on the warp "
+                "index, thread id / 32)",
             )
         )
         raise Stop
@@ -299,6 +315,8 @@ class Walk:
         cond = self.uniform_int(op.cond)
         if cond is UNIFORM and op in self.kernel.protocol_ops:
             self.choose(op.cond, (1, 0))
+        if op in self.kernel.protocol_ops:
+            self.events.append((op, cond))
         then_mask, else_mask = self.mask_of(cond, mask)
         if cond is UNIFORM:
             then_mask = else_mask = mask
@@ -336,7 +354,9 @@ class Walk:
                 )
             )
             raise Stop
-        assert isinstance(lb, int) and isinstance(ub, int) and isinstance(step, int)
+        assert isinstance(lb, int)
+        assert isinstance(ub, int)
+        assert isinstance(step, int)
         count = max(0, -(-(ub - lb) // step))
         if count > MAX_ITERATIONS:
             # rule: P10
@@ -350,7 +370,10 @@ class Walk:
             )
             raise Stop
         carried = [self.value(v) for v in op.iter_args]
+        heads = self.heads.setdefault(op, []) if op.ub in self.bindings else None
         for i in range(count):
+            if heads is not None:
+                heads.append((self.state.snapshot(), len(self.events)))
             self.env[body.args[0]] = lb + i * step
             for arg, v in zip(body.args[1:], carried, strict=True):
                 self.env[arg] = v
@@ -393,8 +416,8 @@ class Walk:
                     op,
                     f"barrier index {got} is out of range: the group holds barriers 0 to "
                     f"{size - 1}",
-                    f"compute the index modulo {size} (the ring's slot), or make the group "
-                    "larger",
+                    f"compute the index modulo {size} (arith.remui: the ring's slot), or make the "
+                    "group larger",
                     Related(init, "the group"),
                 )
             )
@@ -412,8 +435,13 @@ class Walk:
             self.state.barriers[(group, i)].unknown = True
         return None
 
+    def event(self, op: Operation, *values: object) -> None:
+        self.events.append((op, *values))
+
     def copy_op(self, op: Operation, mask: int | None) -> None:
         s = self.state
+        if not isinstance(op, copy.AsyncCopyOp | copy.BarrierWaitOp):
+            self.event(op, *(self.uniform_int(v) for v in op.operands))
         if isinstance(op, copy.AsyncCopyOp):
             self.async_copy(op, mask)
         elif isinstance(op, copy.BarrierInitOp):
@@ -480,6 +508,8 @@ class Walk:
         if g is None:
             g = self.kernel.geometry[op] = CopyFacts.of(op)
         region = self.region(g.smem, g.smem_indices)
+        index = None if op.barrier_index is None else self.uniform_int(op.barrier_index)
+        self.event(op, region, index)
         if not g.tma:
             self.whole_block(op, mask, "is a cp.async copy the block's threads share")
             s.cp_async(op, region)
@@ -537,12 +567,42 @@ class Walk:
             )
             self.state.barriers[key].unknown = True
             return
+        self.event(op, key[1], parity ^ (self.state.barriers[key].closed & 1))
         self.state.wait(op, key, parity, self.classes(mask))  # type: ignore[arg-type]
 
 
-def run_kernel(kernel: Kernel, bindings: dict[SSAValue, int], report: Report) -> None:
-    """One run; `Choose` propagates to the driver, the other ends are normal."""
+def run_kernel(kernel: Kernel, bindings: dict[SSAValue, int], report: Report) -> Walk:
+    """One run, up to its first error (what follows a race or a hang is not the kernel the
+    author meant: one error per mistake); `Choose` propagates to the driver."""
+
+    def first_error(finding: ProtocolFinding) -> None:
+        report(finding)
+        if finding.severity == "error":
+            raise Stop
+
+    walk = Walk(kernel, bindings, first_error)
     try:
-        Walk(kernel, bindings, report).run()
+        walk.run()
     except (Deadlock, Stop):
-        pass
+        walk.heads.clear()
+    return walk
+
+
+def steady(walk: Walk, loop: scf.ForOp, tail: int) -> bool:
+    """Whether the loop reached a steady state in this run: a lap of P iterations (P up to
+    `tail`) that leaves the state at the loop's head as it found it and sees the same
+    events as the lap after it, both before the last `tail` iterations (whose conditions
+    see the end of the loop). The trip counts the driver did not try then behave like
+    those it did, with more such laps: the induction step of the proof."""
+    heads = walk.heads.get(loop, [])
+    marks = [start for _, start in heads] + [len(walk.events)]
+    last = len(heads) - tail
+    for period in range(1, tail + 1):
+        for k in range(0, last - 2 * period + 1):
+            if heads[k][0] != heads[k + period][0]:
+                continue
+            lap = [e for e in walk.events[marks[k] : marks[k + period]]]
+            after = walk.events[marks[k + period] : marks[k + 2 * period]]
+            if lap == after and heads[k + period][0] == heads[k + 2 * period][0]:
+                return True
+    return False

@@ -8,10 +8,15 @@ parameter per distinct TMA descriptor the kernel's copies need. The kernel ABI (
 parameters, block, cluster and shared-memory size) is recorded on the function as `copy.abi`
 for the runtime. Then one pattern per op rewrites the copies.
 
+With `debug_guards`, the ops also check at run time what the verifier cannot prove for
+values known only then (TMA coordinates, barrier indices) and bound every `barrier_wait`,
+printing the rule id and trapping where a check fails (`guards`). Without it the emitted code
+has no guard.
+
 The modules, one per op family: `emit` (the llvm builders), `kernel` (the kernel's facts,
 arena, prologue and ABI), `copies` (TMA and cp.async copies, prefetches, tensor maps),
-`groups` (bulk and cp.async groups, fences), `barriers`, `smem`, `tmem`; this one holds the
-pass.
+`groups` (bulk and cp.async groups, fences), `barriers`, `smem`, `tmem`, and `guards` (the
+debug guards); this one holds the pass.
 
 Who issues what (the semantics the verifier's rules assume):
 - TMA copies, prefetches, `barrier_arrive_expect_tx` and bulk-group commit/wait are issued by
@@ -51,6 +56,7 @@ from passes.convert_copy_to_nvvm.groups import (
     LowerFence,
     LowerWaitGroup,
 )
+from passes.convert_copy_to_nvvm.guards import Guards
 from passes.convert_copy_to_nvvm.kernel import (
     ARENA_ALIGNMENT,
     ARENA_SYMBOL,
@@ -82,15 +88,19 @@ class ConvertCopyToNVVMPass(ModulePass):
     target: str = ""
     """Overrides the module's `copy.target` (sm_80, sm_90a, sm_100a, ...)."""
 
+    debug_guards: bool = False
+    """Emits the device-side checks of `guards` (TR12, TR13, P9, and P6's bounded waits)."""
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         target = self.resolve_target(op)
         for inner in op.walk():
             if inner.dialect_name() == "copy" and enclosing_function(inner) is None:
                 raise fail(inner, "must be inside a func.func kernel to be lowered")
+        guards = Guards() if self.debug_guards else None
         kernels: dict[func.FuncOp, Kernel] = {}
         for fn in op.walk():
             if isinstance(fn, func.FuncOp) and any(o.dialect_name() == "copy" for o in fn.walk()):
-                kernels[fn] = open_kernel(target, fn)
+                kernels[fn] = open_kernel(target, fn, guards)
         original_args = {fn: len(fn.function_type.inputs) for fn in kernels}
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
@@ -131,6 +141,8 @@ class ConvertCopyToNVVMPass(ModulePass):
                 alignment=ARENA_ALIGNMENT,
             )
             op.body.block.insert_op_before(global_op, op.body.block.first_op)  # type: ignore[arg-type]
+        if guards is not None and (guard_ops := guards.module_ops()):
+            op.body.block.insert_ops_before(guard_ops, op.body.block.first_op)  # type: ignore[arg-type]
 
     def resolve_target(self, module: builtin.ModuleOp) -> Target:
         name = copy.module_target(module, self.target or None)

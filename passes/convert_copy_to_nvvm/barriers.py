@@ -7,6 +7,9 @@
   is `mbarrier.try_wait.parity` on sm_90+ and a `test_wait.parity` loop on sm_80;
 - `barrier_arrive_expect_tx` is issued by the elected thread (it issues the TMA loads whose
   bytes the barrier expects).
+
+Under debug guards, the thread that issues the op checks a dynamic index (P9), and a wait is
+bounded (P6): see `guards`.
 """
 
 from __future__ import annotations
@@ -56,7 +59,10 @@ class LowerBarrierArrive(KernelPattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.BarrierArriveOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
         e = Emit()
+        if kernel.guards is not None:
+            kernel.guards.barrier_index(e, kernel.fn, op, op.barrier, op.index)
         address = barrier_pointer(e, op.barrier, op.index)
         count = 1 if op.count is None else op.count.value.data
         scope = "cluster" if op.scope is not None and op.scope.data.value == "cluster" else "cta"
@@ -80,11 +86,14 @@ class LowerBarrierArriveExpectTx(KernelPattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.BarrierArriveExpectTxOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
         e = Emit()
         address = barrier_pointer(e, op.barrier, op.index)
         body = Emit()
+        if kernel.guards is not None:
+            kernel.guards.barrier_index(body, kernel.fn, op, op.barrier, op.index)
         body(nvvm.MBarrierArriveExpectTxSharedOp(address, body.const(op.bytes.value.data, i32)))
-        self.kernel(op).elected(e, body.ops)
+        kernel.elected(e, body.ops)
         rewriter.replace(op, e.ops, [])
 
 
@@ -95,9 +104,13 @@ class LowerBarrierWait(KernelPattern):
     def match_and_rewrite(self, op: copy.BarrierWaitOp, rewriter: PatternRewriter, /):
         kernel = self.kernel(op)
         e = Emit()
+        if kernel.guards is not None:
+            kernel.guards.barrier_index(e, kernel.fn, op, op.barrier, op.index)
         address = barrier_pointer(e, op.barrier, op.index)
         phase = e.resize(op.parity, i32)
-        if kernel.target.has_tma:
+        if kernel.guards is not None:
+            kernel.guards.bounded_wait(e, kernel.fn, op, address, phase, kernel.target.has_tma)
+        elif kernel.target.has_tma:
             ticks = e.const(TRY_WAIT_TICKS, i32)
             e(nvvm.MBarrierTryWaitParitySharedOp(address, phase, ticks))
         else:

@@ -12,6 +12,9 @@
 - A cp.async copy is issued by every thread of the block together: 16-byte chunks (8 or 4
   when a row is not a multiple of 16) with `cp.async.{cg,ca}.shared.global`; with `oob zeros`
   each chunk's source size is clipped to the array, and cp.async zero-fills the rest.
+
+Under debug guards, the elected thread checks a TMA copy's dynamic coordinates (TR12, TR13)
+and barrier index (P9) before it issues the copy: see `guards`.
 """
 
 from __future__ import annotations
@@ -95,6 +98,8 @@ def tma_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     (smem,) = lowered([g.smem], body.ops)
     smem = body.byte_offset(smem, slot_offset(body, g))
     indices = list(lowered(g.gmem_indices, body.ops))
+    if kernel.guards is not None:
+        kernel.guards.coordinates(body, kernel.fn, g, indices)
     hint = None
     if op.cache_hint is not None:
         hint = body.const(op.cache_hint.value.data, i64)
@@ -137,9 +142,11 @@ def tma_load(
     """A TMA load of the box at `indices` into `smem`: this CTA's share of it for a
     multicast load, its part of a leader-tracked one."""
     assert op.barrier is not None
+    if kernel.guards is not None:
+        kernel.guards.barrier_index(e, kernel.fn, op, op.barrier, op.barrier_index)
     bar = barrier_pointer(e, op.barrier, op.barrier_index)
     if op.arrives and op.leader_tracked is None:
-        tx = e.const(g.box_bytes, i32)
+        tx = e.const(g.credited_bytes, i32)
         e(nvvm.MBarrierArriveExpectTxSharedOp(bar, tx))
     mask, group = None, None
     if op.leader_tracked is not None:
@@ -188,7 +195,7 @@ def leader_tracked(
         indices[gmem_dim] = e.add(indices[gmem_dim], e.mul(index, g.box_shape[axis]))
     if op.arrives:
         expect = Emit()
-        tx = expect.const(2 * g.box_bytes, i32)
+        tx = expect.const(g.credited_bytes, i32)
         expect(nvvm.MBarrierArriveExpectTxSharedOp(bar, tx))
         e.if_(e.icmp("eq", index, 0), expect.ops)
     leader_address = e.binary(llvm.AndOp, e.ptrtoint(bar), PEER_BIT_MASK)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from math import prod
+from typing import TYPE_CHECKING
 
 from xdsl.dialects import builtin, func, llvm, scf
 from xdsl.dialects.builtin import (
@@ -31,6 +32,9 @@ from copy_dialect.target import Target
 from passes.abi import abi_attr
 from passes.convert_copy_to_nvvm.emit import Emit
 from passes.llvm_types import SHARED, ptr
+
+if TYPE_CHECKING:
+    from passes.convert_copy_to_nvvm.guards import Guards
 
 ARENA_SYMBOL = "__copy_smem"
 """The module's dynamic shared memory (`extern .shared .align 1024 .b8 __copy_smem[]`)."""
@@ -60,6 +64,8 @@ class Kernel:
     relinquish_after: Operation | None
     """The `copy.tmem_alloc` after which the CTA gives up its allocation permit: the last
     one, unless it is in a loop (a tcgen05.alloc after the relinquish is undefined)."""
+    guards: Guards | None
+    """The module's debug guards (`debug-guards=true`), None without them."""
     tensor_maps: dict[TensorMapParam, SSAValue] = field(default_factory=dict)
     written_maps: set[TensorMapParam] = field(default_factory=set)
     """The tensor maps a TMA store or reduction writes through (the runtime checks their
@@ -117,10 +123,11 @@ def enclosing_function(op: Operation) -> func.FuncOp | None:
     return node
 
 
-def open_kernel(target: Target, fn: func.FuncOp) -> Kernel:
+def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kernel:
     """The facts of kernel `fn`, after laying out its arena and emitting its prologue at its
     entry: the thread's linear index, the block's thread count, the elected thread (thread 0)
-    and the arena's base (aligned up to ARENA_ALIGNMENT)."""
+    and the arena's base (aligned up to ARENA_ALIGNMENT); `guards`: the module's debug guards,
+    if it has them."""
     offsets, arena_bytes = copy.arena_layout(fn)  # the layout the verifier checked (TR6)
     e = Emit()
     tid = [e.resize(e.sreg(f"tid.{d}"), i64) for d in "xyz"]
@@ -150,6 +157,7 @@ def open_kernel(target: Target, fn: func.FuncOp) -> Kernel:
         leader=leader,
         base=base,
         relinquish_after=last_tmem_alloc(fn),
+        guards=guards,
     )
 
 

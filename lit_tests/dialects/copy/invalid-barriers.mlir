@@ -197,3 +197,21 @@ func.func @i9_arrive_count_zero() attributes {copy.target = #copy.target<"sm_90a
   copy.barrier_arrive %bar[%c0] count 0 : !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// rule: TR16
+// fix: s|copy.barrier_arrive_expect_tx %bar[%c0], 8192|copy.barrier_arrive_expect_tx %bar[%c0], 16384|
+func.func @tr16_leader_tracked_load_expects_one_cta_box(%x: memref<512x512xf16>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_100a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem<swizzle = 128>>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // The leader's barrier counts the boxes of both CTAs of the pair.
+  // expected-error@+2 {{expect_tx of 8192 bytes does not match the 16384 bytes the copies on this}}
+  // expected-note@+1 {{a larger count hangs the waiters, a smaller one releases them before the data has landed: expect 16384}}
+  copy.barrier_arrive_expect_tx %bar[%c0], 8192 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <partitioned 0> {arrive = false, collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  func.return
+}

@@ -1,0 +1,711 @@
+// RUN: copy-opt %s --split-input-file --verify-diagnostics
+
+// The copy protocol of whole kernels: one racing, hanging or leaking kernel per chunk, named
+// after the rule it breaks (`// rule:` gives the id in copy_dialect/rules.toml) and the
+// pattern (straight line, scf.if, rings of 1 to 4 stages, multicast, cp.async groups, TMEM).
+// The error is at the racing op, the op it races with is a note. The checks:
+// copy_dialect/protocol/state.py and walk.py.
+// `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
+// tests/test_fix_notes.py applies them and checks that the result verifies.
+
+// rule: P1
+// fix: s|  copy.async_copy %tile to|  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> copy.async_copy %tile to|
+func.func @p1_straight_line_store_before_wait(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{the copy that fills it}}
+  copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  // expected-error@+2 {{the TMA store reads %tile before the copy that fills it completes}}
+  // expected-note@+1 {{wait on barrier 0 of %bar for phase 0 (copy.barrier_wait with parity 0) before the read}}
+  copy.async_copy %tile to %y[%c0, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// rule: P1
+// fix: s|  copy.commit_group cp_async|  copy.commit_group cp_async copy.wait_group cp_async 0|
+func.func @p1_cp_async_group_read_without_wait(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %tile = copy.alloc_smem : memref<32x64xf32, #copy.smem>
+  // expected-note@+1 {{the copy that fills it}}
+  copy.async_copy %x[%c0, %c0] to %tile impl cp_async : memref<256x256xf32> to memref<32x64xf32, #copy.smem>
+  copy.commit_group cp_async
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %row = arith.remui %tid, %c32 : index
+  // expected-error@+2 {{threads' load reads %tile[?, 0] before the copy that fills %tile completes}}
+  // expected-note@+1 {{commit the copy (copy.commit_group cp_async) and wait for its group (copy.wait_group cp_async 0) before the}}
+  %v = memref.load %tile[%row, %c0] : memref<32x64xf32, #copy.smem>
+  memref.store %v, %y[%row, %c0] : memref<256x256xf32>
+  copy.wait_group cp_async 0
+  func.return
+}
+
+// -----
+
+// rule: P1
+// fix: s|copy.wait_group cp_async 1|copy.wait_group cp_async 0|
+func.func @p1_cp_async_wait_group_count_too_high(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ring = copy.alloc_smem : memref<2x32x64xf32, #copy.smem>
+  copy.async_copy %x[%c0, %c0] to %ring[%c0] impl cp_async : memref<256x256xf32> to memref<2x32x64xf32, #copy.smem>
+  copy.commit_group cp_async
+  // expected-note@+1 {{the copy that fills it}}
+  copy.async_copy %x[%c0, %c0] to %ring[%c1] impl cp_async : memref<256x256xf32> to memref<2x32x64xf32, #copy.smem>
+  copy.commit_group cp_async
+  // Leaves the newest group pending: slot 0 is complete, slot 1 is not.
+  copy.wait_group cp_async 1
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  // expected-error@+2 {{threads' load reads %ring[1, 0, ?] before the copy that fills %ring[1] completes}}
+  // expected-note@+1 {{commit the copy (copy.commit_group cp_async) and wait for its group (copy.wait_group cp_async 0) before the}}
+  %v = memref.load %ring[%c1, %c0, %tid] : memref<2x32x64xf32, #copy.smem>
+  memref.store %v, %y[%c0, %tid] : memref<256x256xf32>
+  copy.wait_group cp_async 0
+  func.return
+}
+
+// -----
+
+// rule: P1
+// fix: s|  %v = memref.load|  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> %v = memref.load|
+func.func @p1_scf_if_only_thread_0_waits(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %true = arith.constant true
+  %tile = copy.alloc_smem : memref<64x128xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{the copy that fills it}}
+  copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x128xf32, #copy.smem>, !copy.barrier<1>
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %first = arith.cmpi eq, %tid, %c0 : index
+  scf.if %first {
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  }
+  // expected-error@+2 {{threads' load reads %tile[0, ?] before the copy that fills %tile completes}}
+  // expected-note@+1 {{wait on barrier 0 of %bar for phase 0 (copy.barrier_wait with parity 0) before the read}}
+  %v = memref.load %tile[%c0, %tid] : memref<64x128xf32, #copy.smem>
+  memref.store %v, %y[%c0, %tid] : memref<256x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: P1
+// fix: s|%parity = arith.constant false|%lap = arith.divui %i, %c2 : index %odd = arith.remui %lap, %c2 : index %parity = arith.cmpi ne, %odd, %c0 : index|
+func.func @p1_ring_of_2_parity_never_flips(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c6 = arith.constant 6 : index
+  %ring = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.async_copy %x[%c0, %c0] to %ring[%c0] barrier %bars[%c0] : memref<256x256xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+  copy.async_copy %x[%c0, %c0] to %ring[%c1] barrier %bars[%c1] : memref<256x256xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+  scf.for %i = %c0 to %c6 step %c1 {
+    %slot = arith.remui %i, %c2 : index
+    %parity = arith.constant false
+    // expected-note@+1 {{this wait on parity 0 returns at once: the phase of parity 0 had completed already; the copy arrives on phase}}
+    copy.barrier_wait %bars[%slot], %parity : !copy.barrier<2>
+    // expected-error@+2 {{the TMA store reads %ring[0] before the copy that fills it completes}}
+    // expected-note@+1 {{wait on parity 1: flip the parity every lap of the ring of 2 barriers, (i / 2) mod 2 (arith.divui,}}
+    copy.async_copy %ring[%slot] to %y[%c0, %c0] : memref<2x64x64xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0 read_only
+    %next = arith.addi %i, %c2 : index
+    %more = arith.cmpi ult, %next, %c6 : index
+    scf.if %more {
+      // expected-note@+1 {{the copy that fills it}}
+      copy.async_copy %x[%c0, %c0] to %ring[%slot] barrier %bars[%slot] : memref<256x256xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+  }
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// rule: P1
+// fix: s|%lapsize = arith.constant 2 : index|%lapsize = arith.constant 3 : index|
+func.func @p1_ring_of_3_parity_of_the_wrong_lap(%x: memref<4096x64xf32>, %y: memref<4096x64xf32>, %count: index) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %ring = copy.alloc_smem : memref<3x64x64xf32, #copy.smem>
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<3>
+  scf.for %k = %c0 to %c3 step %c1 {
+    %go = arith.cmpi ult, %k, %count : index
+    scf.if %go {
+      // expected-note@+1 {{the copy that fills it}}
+      copy.async_copy %x[%c0, %c0] to %ring[%k] barrier %bars[%k] : memref<4096x64xf32> to memref<3x64x64xf32, #copy.smem>, !copy.barrier<3>
+    }
+  }
+  scf.for %i = %c0 to %count step %c1 {
+    %slot = arith.remui %i, %c3 : index
+    %lapsize = arith.constant 2 : index
+    %lap = arith.divui %i, %lapsize : index
+    %odd = arith.remui %lap, %c2 : index
+    %parity = arith.cmpi ne, %odd, %c0 : index
+    // expected-note@+1 {{this wait on parity 1 returns at once: the phase of parity 1 had completed already; the copy arrives on phase}}
+    copy.barrier_wait %bars[%slot], %parity : !copy.barrier<3>
+    // expected-error@+3 {{the TMA store reads %ring[2] before the copy that fills it completes}}
+    // expected-note@+2 {{wait on parity 0: flip the parity every lap of the ring of 3 barriers, (i / 3) mod 2 (arith.divui,}}
+    // expected-note@+1 {{found for %count = 3}}
+    copy.async_copy %ring[%slot] to %y[%c0, %c0] : memref<3x64x64xf32, #copy.smem> to memref<4096x64xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0 read_only
+    %next = arith.addi %i, %c3 : index
+    %more = arith.cmpi ult, %next, %count : index
+    scf.if %more {
+      copy.async_copy %x[%c0, %c0] to %ring[%slot] barrier %bars[%slot] : memref<4096x64xf32> to memref<3x64x64xf32, #copy.smem>, !copy.barrier<3>
+    }
+  }
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// rule: P1
+// fix: s|    copy.async_copy %tile[%rank]|    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> copy.async_copy %tile[%rank]|
+func.func @p1_multicast_store_before_wait(%x: memref<128x32x4096xf32>, %y: memref<128x32x4096xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %false = arith.constant false
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %rank = arith.remui %bx, %c2 : index
+  %tile = copy.alloc_smem : memref<2x32x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{the copy that fills it}}
+  copy.async_copy %x[%c0, %c0, %c0] to %tile barrier %bar[%c0] {collective = array<i64: 0>} : memref<128x32x4096xf32> to memref<2x32x64xf32, #copy.smem>, !copy.barrier<1>
+    // expected-error@+2 {{the TMA store reads %tile[?] before the copy that fills %tile completes}}
+    // expected-note@+1 {{wait on barrier 0 of %bar for phase 0 (copy.barrier_wait with parity 0) before the read}}
+    copy.async_copy %tile[%rank] to %y[%rank, %c0, %c0] : memref<2x32x64xf32, #copy.smem> to memref<128x32x4096xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// rule: P2
+// fix: s|  copy.commit_group bulk|  copy.commit_group bulk copy.wait_group bulk 0 read_only|
+func.func @p2_straight_line_refill_while_store_reads(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %false = arith.constant false
+  %true = arith.constant true
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  // expected-note@+1 {{the TMA store that reads it}}
+  copy.async_copy %tile to %y[%c0, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  // expected-error@+2 {{the TMA load writes %tile while a TMA store from it may still be reading it}}
+  // expected-note@+1 {{commit the store and wait until it has read its source (copy.commit_group bulk, then copy.wait_group bulk 0}}
+  copy.async_copy %x[%c64, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %true : !copy.barrier<1>
+  copy.async_copy %tile to %y[%c64, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// rule: P2
+// fix: s|copy.wait_group bulk 1 read_only|copy.wait_group bulk 0 read_only|
+func.func @p2_ring_of_1_refilled_while_its_store_reads(%x: memref<4096x64xf32>, %y: memref<4096x64xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %ring = copy.alloc_smem : memref<1x64x64xf32, #copy.smem>
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %c0] to %ring[%c0] barrier %bars[%c0] : memref<4096x64xf32> to memref<1x64x64xf32, #copy.smem>, !copy.barrier<1>
+  scf.for %i = %c0 to %c8 step %c1 {
+    %odd = arith.remui %i, %c2 : index
+    %parity = arith.cmpi ne, %odd, %c0 : index
+    copy.barrier_wait %bars[%c0], %parity : !copy.barrier<1>
+    // expected-note@+1 {{the TMA store that reads it}}
+    copy.async_copy %ring[%c0] to %y[%c0, %c0] : memref<1x64x64xf32, #copy.smem> to memref<4096x64xf32>
+    copy.commit_group bulk
+    %next = arith.addi %i, %c1 : index
+    %more = arith.cmpi ult, %next, %c8 : index
+    scf.if %more {
+      // The old one-stage ring: waits for all but the newest store, which reads the slot.
+      copy.wait_group bulk 1 read_only
+      // expected-error@+2 {{the TMA load writes %ring[0] while a TMA store from it may still be reading it}}
+      // expected-note@+1 {{commit the store and wait until it has read its source (copy.commit_group bulk, then copy.wait_group bulk 0}}
+      copy.async_copy %x[%c0, %c0] to %ring[%c0] barrier %bars[%c0] : memref<4096x64xf32> to memref<1x64x64xf32, #copy.smem>, !copy.barrier<1>
+    }
+  }
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// rule: P2
+// fix: s|  copy.commit_group bulk|  copy.commit_group bulk copy.wait_group bulk 0 read_only|
+func.func @p2_threads_write_while_store_reads(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %tile = copy.alloc_smem : memref<64x128xf32, #copy.smem>
+  // expected-note@+1 {{the TMA store that reads it}}
+  copy.async_copy %tile to %y[%c0, %c0] : memref<64x128xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  // expected-error@+2 {{threads' store writes %tile[0, ?] while a TMA store from it may still be reading it}}
+  // expected-note@+1 {{commit the store and wait until it has read its source (copy.commit_group bulk, then copy.wait_group bulk 0}}
+  memref.store %zero, %tile[%c0, %tid] : memref<64x128xf32, #copy.smem>
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// rule: P3
+// fix: s|  copy.async_copy %x[%c64, %c0]|  "gpu.barrier"() : () -> () copy.async_copy %x[%c64, %c0]|
+func.func @p3_refill_while_threads_read(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %false = arith.constant false
+  %true = arith.constant true
+  %tile = copy.alloc_smem : memref<64x128xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x128xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  // expected-note@+1 {{the threads read it here}}
+  %v = memref.load %tile[%c0, %tid] : memref<64x128xf32, #copy.smem>
+  memref.store %v, %y[%c0, %tid] : memref<256x256xf32>
+  // expected-error@+2 {{the TMA load writes %tile while other threads may still access it (threads read it}}
+  // expected-note@+1 {{put a block barrier between the threads' accesses and the copy (copy.fence_async_shared after thread writes,}}
+  copy.async_copy %x[%c64, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x128xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %true : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: P3
+// fix: s|  copy.async_copy %x[%c64, %c0]|  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> copy.async_copy %x[%c64, %c0]|
+func.func @p3_second_load_into_a_slot_still_filling(%x: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %c64 = arith.constant 64 : index
+  %true = arith.constant true
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{the earlier copy}}
+  copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  // expected-error@+2 {{the TMA load writes %tile while an earlier copy may still be writing it}}
+  // expected-note@+1 {{wait for the earlier copy first (copy.barrier_wait on its phase, or copy.wait_group for its group)}}
+  copy.async_copy %x[%c64, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %true : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: P4
+// fix: s|  scf.for %i|  copy.fence_async_shared scf.for %i|
+func.func @p4_store_in_a_loop_of_unfenced_thread_writes(%y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f32
+  %tile = copy.alloc_smem : memref<64x128xf32, #copy.smem>
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  // expected-note@+1 {{the threads write it here}}
+  memref.store %one, %tile[%c0, %tid] : memref<64x128xf32, #copy.smem>
+  scf.for %i = %c0 to %c4 step %c1 {
+    // expected-error@+2 {{the TMA store reads %tile, which threads wrote with no copy.fence_async_shared since}}
+    // expected-note@+1 {{add copy.fence_async_shared after the threads' writes and before the copy (it includes the block barrier)}}
+    copy.async_copy %tile to %y[%c0, %c0] : memref<64x128xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0 read_only
+  }
+  func.return
+}
+
+// -----
+
+// rule: P5
+// fix: s|  copy.barrier_arrive_expect_tx %bar[%c0], 8192 : !copy.barrier<1>||
+// fix: s|  scf.if %use {|  scf.if %use { copy.barrier_arrive_expect_tx %bar[%c0], 16384 : !copy.barrier<1>|
+// fix: s|  } else {|  } else { copy.barrier_arrive_expect_tx %bar[%c0], 8192 : !copy.barrier<1>|
+func.func @p5_expect_tx_short_of_a_copy_in_a_branch(%x: memref<256x256xf32>, %use: i1) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %half = copy.alloc_smem : memref<32x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{an arrival of the phase}}
+  copy.barrier_arrive_expect_tx %bar[%c0], 8192 : !copy.barrier<1>
+  scf.if %use {
+    // expected-error@+3 {{phase 0 of barrier 0 of %bar receives 16384 bytes but expects 8192}}
+    // expected-note@+2 {{its waiters are released before all the data has landed: expect 16384 bytes (copy.barrier_arrive_expect_tx),}}
+    // expected-note@+1 {{found for %use true}}
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] {arrive = false} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  } else {
+    copy.async_copy %x[%c0, %c0] to %half barrier %bar[%c0] {arrive = false} : memref<256x256xf32> to memref<32x64xf32, #copy.smem>, !copy.barrier<1>
+  }
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: P5
+// fix: s|copy.barrier_arrive_expect_tx %bar[%c0], 32768|copy.barrier_arrive_expect_tx %bar[%c0], 16384|
+func.func @p5_multicast_expects_more_than_the_box(%x: memref<1024x1024xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %true = arith.constant true
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-note@+1 {{initialized with arrivals 1}}
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // Each CTA of the pair issues half of the box; each receives the whole box: 16384 bytes.
+  // expected-note@+1 {{an arrival on phase 0}}
+  copy.barrier_arrive_expect_tx %bar[%c0], 32768 : !copy.barrier<1>
+  scf.if %true {
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] {arrive = false, collective = array<i64: 0>} : memref<1024x1024xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  }
+  // expected-error@+2 {{this wait never returns: phase 0 of barrier 0 of %bar expects 32768 bytes but its}}
+  // expected-note@+1 {{expect 16384 bytes, or issue the copies that deliver the other 16384 before the wait}}
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: P5
+// fix: s|  copy.barrier_arrive %bar[%c0] : !copy.barrier<1>|  scf.if %first { copy.barrier_arrive %bar[%c0] : !copy.barrier<1> }|
+func.func @p5_every_thread_arrives_on_a_count_of_1(%x: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %first = arith.cmpi eq, %tid, %c0 : index
+  // expected-note@+1 {{the barrier is initialized here}}
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{128 arrivals on barrier 0 of %bar, whose phase 0 awaits 1 more of its 1}}
+  // expected-note@+1 {{an arrival beyond the count completes the phase early and counts toward the next one: arrive 1 times}}
+  copy.barrier_arrive %bar[%c0] : !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: P6
+// fix: s|copy.barrier_init arrivals 2|copy.barrier_init arrivals 1|
+func.func @p6_wait_on_a_phase_short_of_arrivals(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-note@+1 {{initialized with arrivals 2}}
+  %bar = copy.barrier_init arrivals 2 : !copy.barrier<1>
+  // expected-note@+1 {{an arrival on phase 0}}
+  copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  // expected-error@+2 {{this wait never returns: phase 0 of barrier 0 of %bar has 1 of its 2 arrivals when the}}
+  // expected-note@+1 {{arrive on barrier 0 of %bar (1 more) before the wait, or wait on parity 1 (the phase before, complete at once)}}
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  copy.async_copy %tile to %y[%c0, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// rule: P1
+// fix: s|%parity = arith.cmpi eq, %odd, %c0 : index|%parity = arith.cmpi ne, %odd, %c0 : index|
+func.func @p1_ring_of_4_waits_on_the_parity_of_the_lap_before(%x: memref<4096x64xf32>, %y: memref<4096x64xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %ring = copy.alloc_smem : memref<4x64x64xf32, #copy.smem>
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>
+  scf.for %k = %c0 to %c4 step %c1 {
+    // expected-note@+1 {{the copy that fills it}}
+    copy.async_copy %x[%c0, %c0] to %ring[%k] barrier %bars[%k] : memref<4096x64xf32> to memref<4x64x64xf32, #copy.smem>, !copy.barrier<4>
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    %slot = arith.remui %i, %c4 : index
+    %lap = arith.divui %i, %c4 : index
+    %odd = arith.remui %lap, %c2 : index
+    %parity = arith.cmpi eq, %odd, %c0 : index
+    // expected-note@+1 {{this wait on parity 1 returns at once: the phase of parity 1 had completed already; the copy arrives on phase}}
+    copy.barrier_wait %bars[%slot], %parity : !copy.barrier<4>
+    // expected-error@+2 {{the TMA store reads %ring[0] before the copy that fills it completes}}
+    // expected-note@+1 {{wait on parity 0: flip the parity every lap of the ring of 4 barriers, (i / 4) mod 2 (arith.divui,}}
+    copy.async_copy %ring[%slot] to %y[%c0, %c0] : memref<4x64x64xf32, #copy.smem> to memref<4096x64xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0 read_only
+    %next = arith.addi %i, %c4 : index
+    %more = arith.cmpi ult, %next, %c8 : index
+    scf.if %more {
+      copy.async_copy %x[%c0, %c0] to %ring[%slot] barrier %bars[%slot] : memref<4096x64xf32> to memref<4x64x64xf32, #copy.smem>, !copy.barrier<4>
+    }
+  }
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// rule: P6
+// fix: s|  copy.barrier_arrive %bar[%c0] count 1|  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> copy.barrier_arrive %bar[%c0] count 1|
+func.func @p6_barrier_two_phases_ahead_of_its_wait() attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  // Every thread arrives twice: phases 0 and 1 complete.
+  %bar = copy.barrier_init arrivals 128 : !copy.barrier<1>
+  copy.barrier_arrive %bar[%c0] : !copy.barrier<1>
+  copy.barrier_arrive %bar[%c0] count 1 : !copy.barrier<1>
+  // expected-error@+2 {{barrier 0 of %bar may be two phases ahead of this wait: phases 0 and 1 can both}}
+  // expected-note@+1 {{a barrier must not run more than one phase ahead of its waiters: add a copy.barrier_wait for phase 0 (parity}}
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: P7
+// fix: s|  func.return|  copy.commit_group bulk copy.wait_group bulk 0 func.return|
+func.func @p7_store_never_committed(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  // expected-note@+1 {{the store}}
+  copy.async_copy %tile to %y[%c0, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  // expected-error@+2 {{the kernel returns with a TMA store that was never committed}}
+  // expected-note@+1 {{commit it (copy.commit_group bulk) and wait for it (copy.wait_group bulk 0) before the return}}
+  func.return
+}
+
+// -----
+
+// rule: P7
+// fix: s|  func.return|  copy.wait_group bulk 0 func.return|
+func.func @p7_store_committed_never_waited(%y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-note@+1 {{the store}}
+  copy.async_copy %tile to %y[%c0, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  // expected-error@+2 {{the kernel returns while a committed TMA store may still read its SMEM}}
+  // expected-note@+1 {{wait for the store's group (copy.wait_group bulk 0) before the return}}
+  func.return
+}
+
+// -----
+
+// rule: P7
+// fix: s|  func.return|  copy.wait_group cp_async 0 func.return|
+func.func @p7_cp_async_group_never_waited(%x: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %tile = copy.alloc_smem : memref<32x64xf32, #copy.smem>
+  // expected-note@+1 {{the copy}}
+  copy.async_copy %x[%c0, %c0] to %tile : memref<256x256xf32> to memref<32x64xf32, #copy.smem>
+  copy.commit_group cp_async
+  // expected-error@+2 {{the kernel returns while a cp.async copy may still be writing its SMEM}}
+  // expected-note@+1 {{copy.wait_group cp_async 0 before the return}}
+  func.return
+}
+
+// -----
+
+// rule: P7
+// fix: s|  func.return|  %false = arith.constant false copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> func.return|
+func.func @p7_load_never_waited(%x: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{the load}}
+  copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  // expected-error@+2 {{the kernel returns while a TMA load may still be writing its SMEM}}
+  // expected-note@+1 {{copy.barrier_wait on barrier 0 of %bar for phase 0 (parity 0) before the return}}
+  func.return
+}
+
+// -----
+
+// rule: P8
+// fix: s|  func.return|  copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem> func.return|
+func.func @p8_tmem_never_freed() attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_100a">} {
+  // expected-note@+1 {{the allocation}}
+  %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+  // expected-error@+2 {{the kernel returns without freeing its TMEM}}
+  // expected-note@+1 {{copy.tmem_dealloc %acc before the return (TMEM stays allocated to the SM otherwise)}}
+  func.return
+}
+
+// -----
+
+// rule: P9
+// fix: s|%slot = arith.addi %i, %c1 : index|%slot = arith.remui %i, %c2 : index|
+func.func @p9_ring_index_past_the_group(%x: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %false = arith.constant false
+  %ring = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
+  // expected-note@+1 {{the group}}
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  scf.for %i = %c0 to %c2 step %c1 {
+    %slot = arith.addi %i, %c1 : index
+    // expected-error@+2 {{barrier index 2 is out of range: the group holds barriers 0 to 1}}
+    // expected-note@+1 {{compute the index modulo 2 (arith.remui: the ring's slot), or make the group larger}}
+    copy.async_copy %x[%c0, %c0] to %ring[%i] barrier %bars[%slot] : memref<256x256xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    copy.barrier_wait %bars[%slot], %false : !copy.barrier<2>
+  }
+  func.return
+}
+
+// -----
+
+// rule: P10
+// fix: s|scf.if %first { copy.async_copy|copy.async_copy|
+// fix: s|!copy.barrier<1> }|!copy.barrier<1>|
+func.func @p10_tma_load_under_a_condition_thread_0_fails(%x: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c5 = arith.constant 5 : index
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %first = arith.cmpi eq, %tid, %c5 : index
+  // expected-error@+2 {{thread 0, which issues this op for the block, does not reach it: the op sits under a}}
+  // expected-note@+1 {{move it out of the scf.if, make the condition block-uniform, or one that holds for thread 0 (gpu.thread_id x}}
+  scf.if %first { copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1> }
+  %false = arith.constant false
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: P10
+// fix: s|scf.if %low { copy.wait_group bulk 0 }|copy.wait_group bulk 0|
+func.func @p10_wait_group_under_a_thread_condition(%y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %false = arith.constant false
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  copy.async_copy %tile to %y[%c0, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %low = arith.cmpi ult, %tid, %c64 : index
+  // expected-error@+2 {{not every thread of the block reaches this op, which ends with a block barrier}}
+  // expected-note@+1 {{move it out of the scf.if / scf.for whose condition depends on the thread, or make that condition}}
+  scf.if %low { copy.wait_group bulk 0 }
+  func.return
+}
+
+// -----
+
+// rule: P10
+// fix: s|scf.if %half { %v|%v|
+// fix: s|copy.tmem_wait load }|copy.tmem_wait load|
+func.func @p10_tmem_load_by_part_of_a_warp() attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_100a">} {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %lane = arith.remui %tid, %c32 : index
+  %half = arith.cmpi ult, %lane, %c16 : index
+  // expected-error@+2 {{part of a warp reaches this op, a .sync.aligned op every thread of each warp must execute}}
+  // expected-note@+1 {{move it out of the scf.if, or make the condition warp-uniform (on the warp index, thread id / 32)}}
+  scf.if %half { %v = copy.tmem_load %acc[%c0] shape shape_32x32b num 4 : memref<128x128xf32, #copy.tmem> -> vector<4xf32> copy.tmem_wait load }
+  copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: P11
+// fix: s|  copy.tmem_store %v|  copy.tmem_wait load copy.tmem_store %v|
+func.func @p11_tmem_load_registers_used_before_the_wait() attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_100a">} {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+  // expected-note@+1 {{the load}}
+  %v = copy.tmem_load %acc[%c0] shape shape_32x32b num 4 : memref<128x128xf32, #copy.tmem> -> vector<4xf32>
+  // expected-error@+2 {{this op uses the registers of a tcgen05.ld before they are loaded}}
+  // expected-note@+1 {{wait for the load first: copy.tmem_wait load}}
+  copy.tmem_store %v, %acc[%c4] shape shape_32x32b num 4 : vector<4xf32>, memref<128x128xf32, #copy.tmem>
+  copy.tmem_wait store
+  copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: P12
+// fix: s|  %w = copy.tmem_load|  copy.tmem_wait store %w = copy.tmem_load|
+func.func @p12_tmem_read_before_the_store_wait(%v: vector<4xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_100a">} {
+  %c0 = arith.constant 0 : index
+  %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+  // expected-note@+1 {{the store}}
+  copy.tmem_store %v, %acc[%c0] shape shape_32x32b num 4 : vector<4xf32>, memref<128x128xf32, #copy.tmem>
+  // expected-error@+2 {{this op reads TMEM that a tcgen05.st may still be writing}}
+  // expected-note@+1 {{wait for the store first: copy.tmem_wait store}}
+  %w = copy.tmem_load %acc[%c0] shape shape_32x32b num 4 : memref<128x128xf32, #copy.tmem> -> vector<4xf32>
+  copy.tmem_wait load
+  copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: P12
+// fix: s|  copy.tmem_dealloc|  copy.tmem_wait store copy.tmem_dealloc|
+func.func @p12_tmem_freed_before_the_store_wait(%v: vector<4xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_100a">} {
+  %c0 = arith.constant 0 : index
+  %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+  // expected-note@+1 {{the store}}
+  copy.tmem_store %v, %acc[%c0] shape shape_32x32b num 4 : vector<4xf32>, memref<128x128xf32, #copy.tmem>
+  // expected-error@+2 {{this op frees TMEM that a tcgen05.st may still be writing}}
+  // expected-note@+1 {{wait for the store first: copy.tmem_wait store}}
+  copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
+  func.return
+}
+
+
+// -----
+
+// rule: P5
+// fix: s|copy.barrier_arrive_expect_tx %bar[%c0], 8192|copy.barrier_arrive_expect_tx %bar[%c0], 16384|
+func.func @p5_leader_tracked_load_expects_one_cta_box(%x: memref<512x512xf16>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_100a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem<swizzle = 128>>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // The leader's barrier counts the boxes of both CTAs of the pair.
+  // expected-note@+1 {{an arrival of the phase}}
+  copy.barrier_arrive_expect_tx %bar[%c0], 8192 : !copy.barrier<1>
+  %true = arith.constant true
+  scf.if %true {
+    // expected-error@+2 {{phase 0 of barrier 0 of %bar receives 16384 bytes but expects 8192}}
+    // expected-note@+1 {{its waiters are released before all the data has landed: expect 16384 bytes (copy.barrier_arrive_expect_tx),}}
+    copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <partitioned 0> {arrive = false, collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+  }
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  func.return
+}

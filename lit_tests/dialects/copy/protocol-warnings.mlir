@@ -1,0 +1,123 @@
+// RUN: copy-opt %s --split-input-file --verify-diagnostics
+
+// What the protocol analysis cannot prove: one kernel per chunk, a warning (under the id of
+// the rule it cannot prove) that says what to add or to check the kernel at run time with
+// --debug-guards. The checks: copy_dialect/protocol/walk.py, state.py and analysis.py.
+
+// rule: P6
+func.func @p6_parity_from_a_kernel_argument(%x: memref<256x256xf32>, %parity: i1) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  // expected-warning@+2 {{cannot prove this wait on barrier 0 of %bar: its parity is not known statically}}
+  // expected-note@+1 {{compute the parity from the loop's induction variable ((i / S) mod 2) or carry it through the loop, or check}}
+  copy.barrier_wait %bar[%c0], %parity : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: P9
+func.func @p9_barrier_index_from_a_kernel_argument(%x: memref<256x256xf32>, %i: index) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  // expected-warning@+2 {{cannot prove this op's barrier: its index is not known statically}}
+  // expected-note@+1 {{compute it from constants and the loop's induction variable (i mod S), or check it at run time with}}
+  copy.async_copy %x[%c0, %c0] to %tile barrier %bars[%i] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<2>
+  copy.barrier_wait %bars[%c0], %false : !copy.barrier<2>
+  func.return
+}
+
+// -----
+
+// rule: P6
+func.func @p6_arrival_by_an_unknown_number_of_threads() attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %bar = copy.barrier_init arrivals 128 : !copy.barrier<1>
+  // expected-warning@+2 {{cannot prove the phases of barrier 0 of %bar: this arrival is made by every thread}}
+  // expected-note@+1 {{give the kernel gpu.known_block_size, and put the arrival under scf.if on the thread id when one thread}}
+  copy.barrier_arrive %bar[%c0] : !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: P1
+func.func @p1_read_of_a_slot_the_analysis_cannot_tell(%x: memref<256x256xf32>, %y: memref<256x256xf32>, %j: index) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %false = arith.constant false
+  %ring = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.async_copy %x[%c0, %c0] to %ring[%c0] barrier %bars[%c0] : memref<256x256xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+  // expected-note@+1 {{the copy that fills it}}
+  copy.async_copy %x[%c0, %c0] to %ring[%c1] barrier %bars[%c1] : memref<256x256xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+  copy.barrier_wait %bars[%c0], %false : !copy.barrier<2>
+  // Slot 0 is complete, slot 1 may not be: which one is %j?
+  // expected-warning@+2 {{cannot prove that the TMA store reads %ring[?] only after the copy that fills %ring[1]}}
+  // expected-note@+1 {{wait on barrier 1 of %bars for phase 0 (copy.barrier_wait with parity 0) before the read}}
+  copy.async_copy %ring[%j] to %y[%c0, %c0] : memref<2x64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.barrier_wait %bars[%c1], %false : !copy.barrier<2>
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// rule: P10
+func.func @p10_loop_longer_than_the_analysis_follows(%x: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 5000 : index
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-warning@+2 {{cannot prove the copies in this loop: its 5000 iterations are more than the 4096 the analysis}}
+  // expected-note@+1 {{split the loop, or check the kernel at run time with --debug-guards}}
+  scf.for %i = %c0 to %n step %c1 {
+    copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>
+  }
+  func.return
+}
+
+// -----
+
+// rule: P10
+func.func @p10_loop_with_no_steady_state(%x: memref<256x256xf32>, %count: index) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %false = arith.constant false
+  %true = arith.constant true
+  %rows = copy.alloc_smem : memref<64x8x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // Each iteration fills the next row block: a new SMEM region every time.
+  // expected-warning@+3 {{cannot prove the copies of this loop for more than 8 iterations: it reaches no steady state the}}
+  // expected-note@+2 {{compute ring slots and parities from the induction variable (i mod S, (i / S) mod 2), or check the kernel at}}
+  // expected-note@+1 {{found for %count = 8}}
+  %last = scf.for %i = %c0 to %count step %c1 iter_args(%p = %false) -> (i1) {
+    copy.async_copy %x[%c0, %c0] to %rows[%i] barrier %bar[%c0] : memref<256x256xf32> to memref<64x8x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %p : !copy.barrier<1>
+    %q = arith.xori %p, %true : i1
+    scf.yield %q : i1
+  }
+  func.return
+}
+
+// -----
+
+// rule: P10
+// expected-warning@+2 {{cannot prove the copy protocol of a function with several blocks (cf branches)}}
+// expected-note@+1 {{write the control flow with scf.if and scf.for}}
+func.func @p10_copies_in_unstructured_control_flow(%x: memref<256x256xf32>, %c: i1) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>
+  cf.br ^bb2
+^bb2:
+  func.return
+}
