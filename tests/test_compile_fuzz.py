@@ -2,19 +2,28 @@
 
 A differential fuzz over every op of the dialect and every target of copy_dialect.target:
 random kernels from a fixed seed, one family of ops per kernel (TMA loads with multicast and
-leader-tracked copies, TMA stores and reductions, prefetches, cp.async loads, barriers and
-bulk/cp.async groups, SMEM allocations, TMEM allocations, loads, stores, waits and
-SMEM->TMEM copies), each choice mostly valid so that about half of the kernels verify.
-Every kernel the verifier accepts must lower and compile to a cubin (llvmlite's NVPTX
-backend, then nvJitLink): a lowering error, an LLVM abort or an nvJitLink rejection is a
-failure. What the verifier rejects is counted by rule id (`CopyVerifyException.rules`) and
-shown in the terminal summary.
+leader-tracked copies, single or in a ring of slots, TMA stores and reductions, prefetches,
+cp.async loads, barriers and bulk/cp.async groups, SMEM allocations, TMEM allocations,
+loads, stores, waits and SMEM->TMEM copies), each choice mostly valid so that about half of
+the kernels verify. The kernels follow the copy protocol (copy_dialect.protocol): a load is
+waited on with its phase's parity, a store committed and waited, TMEM freed, an arrival
+made by thread 0 or counted for the whole block; a few choices (`Kernel.mistake`) break it,
+so that the protocol rules are among the rejections, and a few leave it undecidable (a
+parity or barrier index from a kernel argument), which the analysis warns about.
+
+"The verifier" is what users run, `passes.pipeline.verify_module` (op verifiers, dominance,
+the protocol analysis). Every kernel it accepts, with or without a warning, must lower and
+compile to a cubin (llvmlite's NVPTX backend, then nvJitLink): a lowering error, an LLVM
+abort or an nvJitLink rejection is a failure. What the verifier rejects is counted by rule
+id (`CopyVerifyException.rules`, P rules for `ProtocolFinding`s), the warnings of accepted
+kernels too, and shown in the terminal summary.
 """
 
 from __future__ import annotations
 
 import random
 import re
+import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,9 +33,10 @@ from xdsl.utils.exceptions import VerifyException
 
 from copy_dialect import ops as copy
 from copy_dialect.errors import CopyVerifyException
+from copy_dialect.protocol import ProtocolWarning, check_protocol
 from copy_dialect.target import TARGETS
 from copy_tools.universe import make_context
-from passes.pipeline import compile_module
+from passes.pipeline import compile_module, verify_module
 
 SEED = 9
 KERNELS = 2000
@@ -42,6 +52,14 @@ RARE = [t for t in BITS if t not in COMMON]
 TMA_TARGETS = [t for t, target in TARGETS.items() if target.has_tma]
 TCGEN05_TARGETS = [t for t, target in TARGETS.items() if target.has_tcgen05]
 MULTICAST_TARGETS = [t for t, target in TARGETS.items() if target.has_multicast]
+NO_SCALAR_ARGUMENT = {"f8E4M3FN", "f4E2M1FN", "tf32"}
+"""Element types the threads' stores leave out: a kernel argument of one verifies but does
+not lower (xDSL's llvm.func rejects it: "LLVM function argument #0 has incompatible type"),
+a known failure outside the copy ops."""
+MISTAKE = 0.05
+"""Probability of each deliberate protocol mistake (a wait left out, a parity flipped)."""
+BLOCKS = [(128, 1, 1), (128, 1, 1), (256, 1, 1), (64, 2, 1), (32, 1, 1)]
+THREAD_ID = '"gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index'
 
 
 class Kernel:
@@ -51,9 +69,13 @@ class Kernel:
         self.rng = rng
         self.args: list[str] = []
         self.consts: dict[tuple[int, str], str] = {}
+        self.prelude: list[str] = []
         self.body: list[str] = []
+        self.depth = 0
         self.ops: set[str] = set()
         self.cluster: Sequence[int] | None = None
+        self.block = rng.choice(BLOCKS) if rng.random() < 0.95 else None
+        self.threads: dict[int, str] = {}
         self.names = 0
 
     def pick(self, default, *others, p: float = 0.85):
@@ -62,6 +84,10 @@ class Kernel:
 
     def chance(self, p: float) -> bool:
         return self.rng.random() < p
+
+    def mistake(self) -> bool:
+        """Whether to break the copy protocol here (rarely)."""
+        return self.rng.random() < MISTAKE
 
     def fresh(self, prefix: str) -> str:
         self.names += 1
@@ -84,24 +110,56 @@ class Kernel:
             return self.arg("index", "i")
         return self.const(self.rng.choice(constants))
 
+    def line(self, text: str) -> None:
+        self.body.append("  " * self.depth + text)
+
     def op(self, name: str, line: str) -> None:
         self.ops.add(name)
-        self.body.append(line)
+        self.line(line)
+
+    def value(self, prefix: str, definition: str) -> str:
+        name = self.fresh(prefix)
+        self.line(f"{name} = {definition}")
+        return name
+
+    def begin(self, header: str) -> None:
+        """Opens a region (`scf.if %c`, `scf.for ...`); `end` closes it."""
+        self.line(header + " {")
+        self.depth += 1
+
+    def end(self) -> None:
+        self.depth -= 1
+        self.line("}")
+
+    def is_thread(self, t: int) -> str:
+        """An i1 that holds for thread (t, 0, 0) of the block only (thread id x == t holds
+        for one thread of each row of a 2-D block)."""
+        if t not in self.threads:
+            if not self.threads:
+                self.prelude.append(f"%tid = {THREAD_ID}")
+                self.prelude.append(f"%tidy = {THREAD_ID.replace('dim x', 'dim y')}")
+                self.prelude.append(f"%row0 = arith.cmpi eq, %tidy, {self.const(0)} : index")
+            self.threads[t] = f"%is{t}"
+            self.prelude.append(f"%x{t} = arith.cmpi eq, %tid, {self.const(t)} : index")
+            self.prelude.append(f"%is{t} = arith.andi %x{t}, %row0 : i1")
+        return self.threads[t]
 
     def text(self, target: str) -> str:
-        attrs = ""
+        attrs = []
         if self.cluster is not None:
-            shape = ", ".join(map(str, self.cluster))
-            attrs = f" attributes {{copy.cluster = array<i32: {shape}>}}"
+            attrs.append(f"copy.cluster = array<i32: {', '.join(map(str, self.cluster))}>")
+        if self.block is not None:
+            attrs.append(f"gpu.known_block_size = array<i32: {', '.join(map(str, self.block))}>")
+        attributes = f" attributes {{{', '.join(attrs)}}}" if attrs else ""
         consts = [
             f"    {name} = arith.constant {('false', 'true')[v] if t == 'i1' else f'{v} : {t}'}"
             for (v, t), name in self.consts.items()
         ]
-        body = [f"    {line}" for line in self.body]
+        body = [f"    {line}" for line in self.prelude + self.body]
         return "\n".join(
             [
                 f'builtin.module attributes {{copy.target = #copy.target<"{target}">}} {{',
-                f"  func.func @k({', '.join(self.args)}){attrs} {{",
+                f"  func.func @k({', '.join(self.args)}){attributes} {{",
                 *consts,
                 *body,
                 "    func.return",
@@ -211,26 +269,91 @@ def slot_indices(k: Kernel, b: Box) -> str:
     return f"[{k.index(slots, dynamic=0.3)}]"
 
 
-def barrier_group(k: Kernel, count: int | None = None) -> tuple[str, str, int]:
+def barrier_group(k: Kernel, count: int | None = None, arrivals: int = 1) -> tuple[str, str, int]:
     count = count or k.pick(k.rng.choice([1, 2, 4]), 8, 32)
     name = k.fresh("bars")
-    k.op("barrier_init", f"{name} = copy.barrier_init arrivals 1 : !copy.barrier<{count}>")
+    k.op(
+        "barrier_init",
+        f"{name} = copy.barrier_init arrivals {arrivals} : !copy.barrier<{count}>",
+    )
     return name, f"!copy.barrier<{count}>", count
 
 
 def barrier_index(k: Kernel, count: int) -> str:
-    return k.index(list(range(count)) if k.chance(0.95) else [count, count + 3], dynamic=0.3)
+    """Mostly a constant in the group; a kernel argument (which the analysis cannot follow:
+    a warning) or one past the group (rule I2) sometimes."""
+    return k.index(list(range(count)) if k.chance(0.95) else [count, count + 3], dynamic=0.08)
 
 
-def tma_load(k: Kernel, target: str) -> None:
-    b = random_box(k)
+def parity(k: Kernel, phase: int) -> str:
+    """The i1 parity of barrier phase `phase` (flipped by a mistake): a constant, or computed
+    from one; sometimes a kernel argument (a warning: the analysis cannot prove the wait)."""
+    if k.chance(0.05):
+        return k.arg("i1", "p")
+    phase += k.mistake()
+    if k.chance(0.25):
+        return k.value("q", f"arith.index_cast {k.const(phase)} : index to i1")
+    return k.const(phase % 2, "i1")
+
+
+def elected(k: Kernel, emit: Callable[[], None], p: float = 0.2) -> None:
+    """Ops thread 0 issues for the block, emitted by `emit`: at the top, or (probability
+    p) under `scf.if` on thread 0 (on thread 1 by a mistake, rule P10)."""
+    if not k.chance(p) or k.block is None and not k.mistake():
+        emit()
+        return
+    k.begin(f"scf.if {k.is_thread(1 if k.mistake() else 0)}")
+    emit()
+    k.end()
+
+
+def thread_load(k: Kernel, b: Box, buf: str) -> None:
+    """Threads read element 0 of `buf` (element types memref.load takes)."""
+    where = ", ".join([k.const(0)] * (len(b.slots) + len(b.box)))
+    k.line(f"{k.fresh('x')} = memref.load {buf}[{where}] : {b.smem_type}")
+
+
+@dataclass
+class Load:
+    """A TMA load's text but for its barrier index and SMEM slot."""
+
+    gmem: str
+    box: Box
+    buf: str
+    bars: str
+    bar_type: str
+    kind: str
+    clauses: str
+    attrs: str
+    coords: str
+    count: int
+    expected: int | None
+    """Bytes the load expects with a barrier_arrive_expect_tx first (arrive = false)."""
+
+    def emit(self, k: Kernel, index: str, slot: str) -> None:
+        if self.expected is not None:
+            k.op(
+                "barrier_arrive_expect_tx",
+                f"copy.barrier_arrive_expect_tx {self.bars}[{index}], {self.expected} : "
+                f"{self.bar_type}",
+            )
+        b = self.box
+        k.op(
+            self.kind,
+            f"copy.async_copy {self.gmem}[{self.coords}] to {self.buf}{slot} barrier "
+            f"{self.bars}[{index}] {self.clauses}{self.attrs} : {b.gmem_type} to "
+            f"{b.smem_type}, {self.bar_type}",
+        )
+
+
+def random_load(
+    k: Kernel, target: str, b: Box, buf: str, count: int | None = None, predicate: bool = True
+) -> Load:
+    """A TMA load into `buf` of a fresh barrier group (`count` barriers), mostly valid."""
     g = k.arg(b.gmem_type, "g")
-    buf = k.fresh("buf")
-    k.op("alloc_smem", f"{buf} = copy.alloc_smem : {b.smem_type}")
-    bars, bar_type, count = barrier_group(k)
-    index = barrier_index(k, count)
+    bars, bar_type, count = barrier_group(k, count)
     clauses = []
-    if k.chance(0.12):
+    if predicate and k.chance(0.12):
         clauses.append(f"if {k.arg('i1', 'p')}")
     impl = k.pick(None, "tma", "tma", "cp_async", p=0.6)
     if impl:
@@ -261,21 +384,68 @@ def tma_load(k: Kernel, target: str) -> None:
         swizzle=None if k.chance(0.9) else f"{k.pick(b.swizzle, 16, 128, p=0.6)} : i64",
         cache_hint=None if k.chance(0.9) else "7 : i64",
     )
-    if arrive:
-        expected = k.pick(b.box_bytes, 0, b.box_bytes + 16, 1 << 20, p=0.9)
-        k.op(
-            "barrier_arrive_expect_tx",
-            f"copy.barrier_arrive_expect_tx {bars}[{index}], {expected} : {bar_type}",
-        )
+    expected = None
+    if arrive:  # a leader-tracked load delivers both CTAs' boxes to the leader's barrier
+        nbytes = b.box_bytes * (2 if kind == "tma_load_leader_tracked" else 1)
+        expected = k.pick(nbytes, 0, nbytes + 16, 1 << 20, p=0.9)
     coords = ", ".join(coordinates(k, b))
-    k.op(
-        kind,
-        f"copy.async_copy {g}[{coords}] to {buf}{slot_indices(k, b)} barrier {bars}[{index}] "
-        f"{' '.join(clauses)}{attrs} : {b.gmem_type} to {b.smem_type}, {bar_type}",
-    )
-    if k.chance(0.85):
-        parity = k.arg("i1", "p") if k.chance(0.7) else k.const(1, "i1")
-        k.op("barrier_wait", f"copy.barrier_wait {bars}[{index}], {parity} : {bar_type}")
+    text = " ".join(clauses)
+    return Load(g, b, buf, bars, bar_type, kind, text, attrs, coords, count, expected)
+
+
+def loaded(k: Kernel, target: str, b: Box, buf: str) -> None:
+    """A TMA load into `buf`, waited on (its phase 0, or in a ring of `b.slots` slots
+    `i mod S` with parity `(i / S) mod 2`), and read by the threads sometimes."""
+    if b.slots and k.chance(0.6):
+        ring(k, target, b, buf)
+        return
+    load = random_load(k, target, b, buf)
+    index = barrier_index(k, load.count)
+    slot = slot_indices(k, b)
+    predicate = re.search(r"if (%p\d+)", load.clauses)
+    if predicate:  # the wait and the arrivals are predicated too
+        k.begin(f"scf.if {predicate.group(1)}")
+    elected(k, lambda: load.emit(k, index, slot))
+    readable = b.elt in COMMON and not b.slots
+    if readable and k.mistake():
+        thread_load(k, b, buf)  # before the wait (rule P1)
+    if not k.mistake():
+        q = parity(k, 0)
+        k.op("barrier_wait", f"copy.barrier_wait {load.bars}[{index}], {q} : {load.bar_type}")
+        if readable and k.chance(0.15):
+            thread_load(k, b, buf)
+    if predicate:
+        k.end()
+
+
+def ring(k: Kernel, target: str, b: Box, buf: str) -> None:
+    """Tile i into slot i mod S of a ring, barrier i mod S, waited on with the parity of its
+    lap; a trip count from a kernel argument or a constant."""
+    stages = b.slots[0]
+    load = random_load(k, target, b, buf, count=stages, predicate=False)
+    trips = k.arg("index", "n") if k.chance(0.5) else k.const(k.rng.randint(1, 2 * stages + 2))
+    i = k.fresh("i")
+    k.begin(f"scf.for {i} = {k.const(0)} to {trips} step {k.const(1)}")
+    s = k.value("s", f"arith.remui {i}, {k.const(stages + k.mistake())} : index")
+    lap = k.value("lap", f"arith.divui {i}, {k.const(stages)} : index")
+    odd = k.value("odd", f"arith.remui {lap}, {k.const(2)} : index")
+    if k.mistake():
+        q = k.const(0, "i1")  # a parity that never flips
+    elif k.chance(0.5):
+        q = k.value("q", f"arith.index_cast {odd} : index to i1")
+    else:
+        q = k.value("q", f"arith.cmpi ne, {odd}, {k.const(0)} : index")
+    elected(k, lambda: load.emit(k, s, f"[{s}]"))
+    if not k.mistake():
+        k.op("barrier_wait", f"copy.barrier_wait {load.bars}[{s}], {q} : {load.bar_type}")
+    k.end()
+
+
+def tma_load(k: Kernel, target: str) -> None:
+    b = random_box(k)
+    buf = k.fresh("buf")
+    k.op("alloc_smem", f"{buf} = copy.alloc_smem : {b.smem_type}")
+    loaded(k, target, b, buf)
 
 
 def tma_store(k: Kernel, target: str) -> None:
@@ -283,10 +453,13 @@ def tma_store(k: Kernel, target: str) -> None:
     g = k.arg(b.gmem_type, "g")
     buf = k.fresh("buf")
     k.op("alloc_smem", f"{buf} = copy.alloc_smem : {b.smem_type}")
-    if k.chance(0.2):
+    if k.chance(0.25):
+        loaded(k, target, b, buf)
+    wrote = k.chance(0.2) and b.elt not in NO_SCALAR_ARGUMENT
+    if wrote:
         where = ", ".join([k.const(0)] * (len(b.slots) + len(b.box)))
         k.op("memref.store", f"memref.store {k.arg(b.elt, 'v')}, {buf}[{where}] : {b.smem_type}")
-    if k.chance(0.85):
+    if (not k.mistake()) if wrote else k.chance(0.5):
         k.op("fence_async_shared", "copy.fence_async_shared")
     clauses = []
     if k.chance(0.04):
@@ -306,15 +479,28 @@ def tma_store(k: Kernel, target: str) -> None:
     coords = ", ".join(coordinates(k, b))
     attrs = suffix(collective=None if k.chance(0.97) else "array<i64: 0>")
     bar_suffix = f", {bar_type}" if clauses and clauses[0].startswith("barrier") else ""
-    k.op(
-        kind,
-        f"copy.async_copy {buf}{slot_indices(k, b)} to {g}[{coords}] {' '.join(clauses)}{attrs} "
-        f": {b.smem_type} to {b.gmem_type}{bar_suffix}",
+    slot = slot_indices(k, b)
+    elected(
+        k,
+        lambda: k.op(
+            kind,
+            f"copy.async_copy {buf}{slot} to {g}[{coords}] {' '.join(clauses)}{attrs} "
+            f": {b.smem_type} to {b.gmem_type}{bar_suffix}",
+        ),
+        p=0.1,
     )
-    if k.chance(0.9):
-        k.op("commit_group", "copy.commit_group bulk")
+    if not k.mistake():
+        elected(k, lambda: k.op("commit_group", "copy.commit_group bulk"), p=0.1)
+    refill = k.chance(0.15)
+    if refill and k.mistake():
+        loaded(k, target, b, buf)  # while the store may still read it (rule P2)
+        refill = False
+    if not k.mistake():
         read_only = " read_only" if k.chance(0.5) else ""
-        k.op("wait_group", f"copy.wait_group bulk {k.pick(0, 1, 63)}{read_only}")
+        pending = k.pick(0, 1, 63, p=1 - MISTAKE)
+        k.op("wait_group", f"copy.wait_group bulk {pending}{read_only}")
+    if refill:
+        loaded(k, target, b, buf)
 
 
 REDUCTIONS = {
@@ -380,44 +566,90 @@ def cp_async(k: Kernel, target: str) -> None:
         f"copy.async_copy {g}[{', '.join(coords)}] to {buf}{slot_indices(k, b)} "
         f"{' '.join(clauses)} : {b.gmem_type} to {b.smem_type}",
     )
-    if k.chance(0.9):
+    readable = elt in COMMON and not slots
+    if readable and k.mistake():
+        thread_load(k, b, buf)  # before the wait (rule P1)
+    if not k.mistake():
         k.op("commit_group", "copy.commit_group cp_async")
-        k.op("wait_group", f"copy.wait_group cp_async {k.pick(0, 1, 2)}")
+    if not k.mistake():
+        k.op("wait_group", f"copy.wait_group cp_async {k.pick(0, 1, 2, p=1 - MISTAKE)}")
+        if readable and k.chance(0.2):
+            thread_load(k, b, buf)
+
+
+@dataclass
+class Group:
+    """A barrier group of the `barriers` family, how its phases arrive, and the phase each
+    barrier is at."""
+
+    name: str
+    type: str
+    count: int
+    style: str
+    """"thread0" (one counted arrival by thread 0), "block" (every thread arrives: the
+    group counts block threads x `per`) or "expect_tx" (thread 0's expect_tx of 0 bytes)."""
+    per: int
+    phases: Counter[str] = field(default_factory=Counter[str])
+    """The phase each barrier (by its index operand) is at."""
+
+
+def arrival(k: Kernel, g: Group, where: str, arrivals: int) -> None:
+    """The arrivals of one phase of barrier `where` of `g` (on a mistake: every thread's on a
+    thread-0 group, an expect_tx of bytes no copy delivers, or none at all)."""
+    style = g.style
+    if k.mistake():
+        style = k.rng.choice(["block", "expect_tx", "none"])
+    extra = f" scope {k.rng.choice(['cta', 'cluster'])}" if k.chance(0.2) else ""
+    if style == "thread0":
+        count = "" if arrivals == 1 and k.chance(0.5) else f" count {arrivals}"
+        k.begin(f"scf.if {k.is_thread(0)}")
+        k.op("barrier_arrive", f"copy.barrier_arrive {g.name}{where}{count}{extra} : {g.type}")
+        k.end()
+    elif style == "block":
+        count = "" if g.per == 1 else f" count {g.per}"
+        k.op("barrier_arrive", f"copy.barrier_arrive {g.name}{where}{count}{extra} : {g.type}")
+    elif style == "expect_tx":
+        nbytes = 0 if g.style == "expect_tx" else k.rng.choice([128, 4096])
+        nbytes = k.pick(nbytes, (1 << 20) - 1, 1 << 20, -1, p=0.95)
+        k.op(
+            "barrier_arrive_expect_tx",
+            f"copy.barrier_arrive_expect_tx {g.name}{where}, {nbytes} : {g.type}",
+        )
 
 
 def barriers(k: Kernel, target: str) -> None:
+    """Barrier groups and phases on them: each phase's arrivals, then a wait with its
+    parity; fences and bulk/cp.async group ops in between."""
+    threads = 128 if k.block is None else k.block[0] * k.block[1] * k.block[2]
     groups = []
     for _ in range(k.pick(1, 2, 3)):
         count = k.pick(k.rng.choice([1, 2, 4, 8]), 32, 33, 0, p=0.92)
-        arrivals = k.pick(k.rng.choice([1, 1, 2, 32, 128]), (1 << 20) - 1, 1 << 20, 0, 1 << 30)
+        style = k.rng.choice(["thread0", "thread0", "block", "expect_tx"])
+        per = k.rng.choice([1, 1, 2])
+        arrivals = {"thread0": k.rng.choice([1, 1, 2, 32]), "block": threads * per}.get(style, 1)
+        arrivals = k.pick(arrivals, (1 << 20) - 1, 1 << 20, 0, 1 << 30, p=0.95)
         name = k.fresh("bars")
         k.op(
             "barrier_init",
             f"{name} = copy.barrier_init arrivals {arrivals} : !copy.barrier<{count}>",
         )
-        groups.append((name, f"!copy.barrier<{count}>", max(count, 1)))
+        g = Group(name, f"!copy.barrier<{count}>", max(count, 1), style, per)
+        groups.append((g, arrivals))
     if k.chance(0.3):
         k.cluster = k.rng.choice([[2, 1, 1], [1, 1, 1], [1, 2, 1]])
     for _ in range(k.rng.randint(1, 5)):
-        name, type_, count = k.rng.choice(groups)
-        where = "" if count == 1 and k.chance(0.3) else f"[{barrier_index(k, count)}]"
-        what = k.rng.choice(["arrive", "arrive", "expect_tx", "wait", "wait", "fence", "group"])
-        if what == "arrive":
-            extra = ""
-            if k.chance(0.3):
-                extra += f" count {k.pick(k.rng.choice([1, 2, 32]), 0, 1 << 20)}"
-            if k.chance(0.3):
-                extra += f" scope {k.rng.choice(['cta', 'cluster'])}"
-            k.op("barrier_arrive", f"copy.barrier_arrive {name}{where}{extra} : {type_}")
-        elif what == "expect_tx":
-            nbytes = k.pick(k.rng.choice([0, 128, 4096]), (1 << 20) - 1, 1 << 20, -1)
-            k.op(
-                "barrier_arrive_expect_tx",
-                f"copy.barrier_arrive_expect_tx {name}{where}, {nbytes} : {type_}",
-            )
-        elif what == "wait":
-            parity = k.arg("i1", "p") if k.chance(0.7) else k.const(0, "i1")
-            k.op("barrier_wait", f"copy.barrier_wait {name}{where}, {parity} : {type_}")
+        g, arrivals = k.rng.choice(groups)
+        what = k.rng.choice(["phase", "phase", "phase", "fence", "group"])
+        if what == "phase":
+            where = f"[{barrier_index(k, g.count)}]"
+            if where == f"[{k.const(0)}]" and g.count == 1 and k.chance(0.3):
+                where = ""  # barrier 0 by default
+            arrival(k, g, where, arrivals)
+            key = where or f"[{k.const(0)}]"
+            if not k.mistake():
+                q = parity(k, g.phases[key])
+                k.op("barrier_wait", f"copy.barrier_wait {g.name}{where}, {q} : {g.type}")
+            g.phases[key] += 1
         elif what == "fence":
             k.op("fence_async_shared", "copy.fence_async_shared")
         else:
@@ -441,8 +673,7 @@ def smem_buffers(k: Kernel, target: str) -> None:
         name = k.fresh("buf")
         k.op(
             "alloc_smem",
-            f"{name} = copy.alloc_smem{suffix(alignment=alignment)} "
-            f": {smem(dims, elt, swizzle)}",
+            f"{name} = copy.alloc_smem{suffix(alignment=alignment)} : {smem(dims, elt, swizzle)}",
         )
     if k.chance(0.5):
         barrier_group(k)
@@ -531,7 +762,7 @@ def tmem(k: Kernel, target: str) -> None:
                     f"num {num}{attrs} : {t.type} -> {vector}",
                 )
             loaded.append((result, vector))
-            if k.chance(0.7):
+            if not k.mistake():
                 k.op("tmem_wait", "copy.tmem_wait load")
         elif what == "store":
             shape, num, vector, attrs = tmem_access(k, t)
@@ -542,14 +773,14 @@ def tmem(k: Kernel, target: str) -> None:
                 f"copy.tmem_store {value}, {t.name}[{tmem_column(k, t)}] shape {shape} num {num}"
                 f"{attrs} : {vector}, {t.type}",
             )
-            if k.chance(0.7):
+            if not k.mistake():
                 k.op("tmem_wait", "copy.tmem_wait store")
         elif what == "copy":
             smem_to_tmem(k, t)
         else:
             k.op("tmem_wait", f"copy.tmem_wait {k.rng.choice(['load', 'store'])}")
     for t in allocs:
-        if k.chance(0.7):
+        if not k.mistake():
             k.op("tmem_dealloc", f"copy.tmem_dealloc {t.name} : {t.type}")
 
 
@@ -622,12 +853,24 @@ def signature(err: Exception) -> str:
     return f"{type(err).__name__}: {message[:110]}"
 
 
+def verify(module) -> list[str]:
+    """What users run (`verify_module`): raises the first error; returns the rule ids of the
+    protocol analysis's warnings, once per warning."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ProtocolWarning)
+        verify_module(module)
+    if not any(issubclass(w.category, ProtocolWarning) for w in caught):
+        return []
+    return ["/".join(f.rules) for f in check_protocol(module) if f.severity == "warning"]
+
+
 def test_accepted_kernels_compile_for_their_target(report):
     """Every random kernel the verifier accepts lowers to a cubin for its target (0
     failures); over every op and every target."""
     rng = random.Random(SEED)
     ctx = make_context()
     rejected: Counter[str] = Counter()
+    warned: Counter[str] = Counter()
     compiled: Counter[str] = Counter()
     ops_compiled: Counter[str] = Counter()
     failures: list[tuple[str, str, str]] = []
@@ -635,12 +878,14 @@ def test_accepted_kernels_compile_for_their_target(report):
         target, text, used = random_kernel(rng)
         try:  # attributes and types verify while they are parsed
             module = Parser(ctx, text).parse_module()
-            module.verify()
+            warned.update(verify(module))
         except VerifyException as err:
             rejected[rejection(err)] += 1
             continue
         try:
-            result = compile_module(module, ctx)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ProtocolWarning)  # counted above
+                result = compile_module(module, ctx)
             assert result.cubin.startswith(ELF_MAGIC), "nvJitLink returned no ELF"
         except Exception as err:  # any failure to compile what verified
             failures.append((signature(err), target, text))
@@ -648,13 +893,16 @@ def test_accepted_kernels_compile_for_their_target(report):
         compiled[target] += 1
         ops_compiled.update(used)
     kinds = Counter(kind for kind, _, _ in failures)
+    protocol = sum(n for r, n in rejected.items() if r.startswith("P"))
     lines = [
         f"seed {SEED}: {KERNELS} kernels, {sum(compiled.values()) + len(failures)} accepted, "
         f"{sum(compiled.values())} compiled, {len(failures)} failed, "
-        f"{sum(rejected.values())} rejected",
+        f"{sum(rejected.values())} rejected ({protocol} by the protocol analysis)",
         "compiled per target: " + ", ".join(f"{t} {compiled[t]}" for t in TARGETS),
         "compiled per op: " + ", ".join(f"{op} {ops_compiled[op]}" for op in sorted(ALL_OPS)),
         "rejected per rule: " + ", ".join(f"{r} {n}" for r, n in sorted(rejected.items())),
+        "warnings of accepted kernels per rule: "
+        + ", ".join(f"{r} {n}" for r, n in sorted(warned.items())),
         *(f"FAILED {n} x {kind}" for kind, n in kinds.most_common()),
     ]
     report("compile fuzz (tests/test_compile_fuzz.py)", lines)
@@ -662,7 +910,10 @@ def test_accepted_kernels_compile_for_their_target(report):
     assert not failures, "accepted but not compiled:\n" + "\n\n".join(
         f"{n} x {kind}\n{first[kind]}" for kind, n in kinds.most_common()
     )
-    # The fuzz reaches every target and every op with kernels that compile.
+    # The fuzz reaches every target and every op with kernels that compile, and the
+    # protocol analysis both rejects kernels and warns about some it accepts.
     assert all(compiled[t] >= 5 for t in TARGETS), compiled
     assert all(ops_compiled[op] >= 5 for op in ALL_OPS), ops_compiled
     assert sum(compiled.values()) >= 400
+    assert protocol >= 20, rejected
+    assert sum(warned.values()) >= 5, warned

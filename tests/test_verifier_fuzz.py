@@ -2,8 +2,10 @@
 
 Properties, for every configuration built through the Python constructors:
 - verification either passes or raises a VerifyException (never another exception: a
-  verifier crash would be a Python traceback in copy-opt);
-- every dialect error is a CopyVerifyException that carries a fix note;
+  verifier crash would be a Python traceback in copy-opt), and so does `verify_module`
+  with the protocol analysis on what the op verifiers accept;
+- every dialect error is a CopyVerifyException that carries a fix note, every protocol
+  error a `ProtocolFinding` with P rule ids and a note, every protocol warning a fix note;
 - what verifies prints in the custom form, parses back, verifies again and prints the same,
   and the same holds through the generic form.
 """
@@ -11,6 +13,8 @@ Properties, for every configuration built through the Python constructors:
 from __future__ import annotations
 
 import random
+import warnings
+from collections import Counter
 
 import pytest
 from xdsl.builder import Builder
@@ -38,7 +42,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from copy_dialect import ops as copy
 from copy_dialect.errors import CopyVerifyException
+from copy_dialect.protocol import ProtocolFinding, ProtocolWarning
 from copy_dialect.target import TARGETS
+from passes.pipeline import verify_module
 
 ELEMENT_TYPES = [
     Float32Type(),
@@ -56,7 +62,9 @@ ELEMENT_TYPES = [
 
 def random_module(rng: random.Random) -> ModuleOp:
     """A one-copy kernel: each choice keeps a valid default with probability 0.85, so that
-    about half of the modules verify and the rest break one or two rules."""
+    about half of the modules verify and the rest break one or two rules. The copy is
+    mostly completed as the protocol asks (a load waited on, with parity 0 or one from an
+    argument, groups committed and waited)."""
 
     def pick(default, *others):
         return default if rng.random() < 0.85 else rng.choice(others)
@@ -84,9 +92,10 @@ def random_module(rng: random.Random) -> ModuleOp:
     gmem_indices = [index(pick(0, 1, 4, 64, -1, -32)) for _ in range(gmem_rank + pick(0, 1, -1))]
     smem_indices = [index(pick(0, 1)) for _ in slots]
     with_barrier = is_load if rng.random() < 0.85 else not is_load
+    bar_index = pick(0, 1, 5)
     kwargs = dict(
         barrier=bars if with_barrier else None,
-        barrier_index=index(pick(0, 1, 5)) if with_barrier else None,
+        barrier_index=index(bar_index) if with_barrier else None,
         predicate=pick(None, pred),
         implementation=pick(None, "tma", "cp_async"),
         reduction=None if is_load else pick(None, *copy.ReductionKind),
@@ -108,9 +117,16 @@ def random_module(rng: random.Random) -> ModuleOp:
     b.insert(op)
     if rng.random() < 0.3:
         b.insert(copy.BarrierArriveExpectTxOp(bars, index(0), bytes=pick(4096, 0, 1 << 20)))
-    if rng.random() < 0.5:
-        b.insert(copy.BarrierWaitOp(bars, index(0), pred))
-    b.insert(copy.WaitGroupOp(pick("bulk", "cp_async"), pick(0, 1)))
+    if rng.random() < (0.85 if is_load and with_barrier else 0.1):
+        parity = b.insert(arith.ConstantOp.from_int_and_width(0, 1)).result
+        b.insert(copy.BarrierWaitOp(bars, index(pick(bar_index, 0)), pick(parity, pred)))
+    # A store completes through a bulk group, a load without a barrier (cp.async) through a
+    # cp.async group, a load with one through its barrier.
+    natural = None if is_load and with_barrier else "cp_async" if is_load else "bulk"
+    group = pick(natural, "bulk", "cp_async")
+    if group is not None:
+        b.insert(copy.CommitGroupOp(group))
+        b.insert(copy.WaitGroupOp(group, pick(0, 1)))
     b.insert(func.ReturnOp())
     fn = func.FuncOp("k", FunctionType.from_lists(arg_types, []), Region(block))
     cluster = pick([2, 1, 1], None, [1, 1, 1], [2, 2, 1], [4, 1, 1])
@@ -134,10 +150,32 @@ def generic(module: ModuleOp) -> str:
     return "".join(printer_text)
 
 
+def protocol_verdict(module: ModuleOp) -> str:
+    """`verify_module` on a module the op verifiers accept: "error", "warning" or "clean";
+    a ProtocolFinding carries P rule ids and a note, a ProtocolWarning a note, and any other
+    exception (an internal error of the analysis) fails the test."""
+    error: ProtocolFinding | None = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ProtocolWarning)
+        try:
+            verify_module(module)
+        except ProtocolFinding as err:
+            error = err
+    if error is not None:
+        assert error.rules, f"protocol error without a rule id: {error}"
+        assert all(r.startswith("P") for r in error.rules), error.rules
+        assert error.note, f"protocol error without a fix note: {error}"
+        return "error"
+    found = [str(w.message) for w in caught if issubclass(w.category, ProtocolWarning)]
+    assert all("\n  note: " in text for text in found), found
+    return "warning" if found else "clean"
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_random_copies_verify_or_explain(ctx, seed):
     rng = random.Random(seed)
     verified = rejected = 0
+    verdicts: Counter[str] = Counter()
     for _ in range(150):
         module = random_module(rng)
         try:
@@ -152,6 +190,7 @@ def test_random_copies_verify_or_explain(ctx, seed):
             rejected += 1
             continue
         verified += 1
+        verdicts[protocol_verdict(module)] += 1
         text = str(module)
         again = Parser(ctx, text).parse_module()
         again.verify()
@@ -160,17 +199,20 @@ def test_random_copies_verify_or_explain(ctx, seed):
         from_generic.verify()
         assert str(from_generic) == text
     assert verified + rejected == 150
-    # Both sides of the verifier are exercised (14 to 23 of 150 verify with these seeds, since
-    # copies too reject barrier indexes outside their group, I2).
+    # Both sides of the verifier are exercised (17 to 25 of 150 verify with these seeds, since
+    # copies too reject barrier indexes outside their group, I2), and the protocol analysis
+    # sees kernels it accepts and kernels it rejects.
     assert verified >= 10
     assert rejected >= 15
+    assert verdicts["error"] >= 1, verdicts
+    assert verdicts["clean"] + verdicts["warning"] >= 1, verdicts
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_verified_copies_compile(ctx, seed):
-    """What the verifier accepts, the lowering compiles to a cubin for its target: a
-    lowering diagnostic is a failure too (tests/test_compile_fuzz.py does this for every op
-    and target)."""
+    """What the verifier (`verify_module`) accepts, the lowering compiles to a cubin for its
+    target, with or without a protocol warning: a lowering diagnostic is a failure too
+    (tests/test_compile_fuzz.py does this for every op and target)."""
     from passes.pipeline import compile_module
 
     rng = random.Random(100 + seed)
@@ -181,8 +223,10 @@ def test_verified_copies_compile(ctx, seed):
             module.verify()
         except VerifyException:
             continue
-        if "copy.target" not in module.attributes:
+        if "copy.target" not in module.attributes or protocol_verdict(module) == "error":
             continue
-        result = compile_module(module, ctx)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ProtocolWarning)
+            result = compile_module(module, ctx)
         assert result.cubin.startswith(b"\x7fELF")
         compiled += 1
