@@ -43,7 +43,7 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     pending = max(
         (op.pending.value.data for op in holders if isinstance(op, copy.WaitGroupOp)), default=0
     )
-    return Kernel(fn, block_size(fn), bounds, trips, ring, pending, holders, {}, {})
+    return Kernel(fn, block_size(fn), bounds, trips, ring, pending, holders, {}, {}, {})
 
 
 def describe(bindings: dict[SSAValue, int], kernel: Kernel) -> str:

@@ -116,7 +116,8 @@ class State:
     def __init__(self, report: Report):
         self.report = report
         self.barriers: dict[Key, Barrier] = {}
-        self.groups: dict[SSAValue, tuple[Operation, int]] = {}
+        self.groups: dict[SSAValue, tuple[Operation, int, int]] = {}
+        """Each barrier group: its barrier_init, its arrival count, its size."""
         self.fills: list[Fill] = []
         self.bulk_open: list[tuple[Operation, Region]] = []
         self.pending_cap = 0
@@ -170,7 +171,7 @@ class State:
     # ---- barriers ----------------------------------------------------------------------
 
     def init_group(self, op: Operation, group: SSAValue, size: int, count: int) -> None:
-        self.groups[group] = (op, count)
+        self.groups[group] = (op, count, size)
         for i in range(size):
             self.barriers[(group, i)] = Barrier(op, count)
         self.block_barrier()

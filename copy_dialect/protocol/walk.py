@@ -49,6 +49,9 @@ class CopyFacts:
 
     smem: SSAValue
     smem_indices: tuple[SSAValue, ...]
+    barrier: SSAValue | None
+    barrier_index: SSAValue | None
+    predicate: SSAValue | None
     tma: bool
     load: bool
     bytes: int
@@ -60,16 +63,37 @@ class CopyFacts:
     @staticmethod
     def of(op: copy.AsyncCopyOp) -> CopyFacts:
         g = op.geometry()
+        _, _, _, _, barrier, index, predicate = segments(op)
+        bar = barrier[0] if barrier else None
         impl = op.resolved_implementation()
         tma = (
-            (op.barrier is not None or not g.is_load)
-            if impl is None
-            else (impl == copy.Implementation.TMA)
+            (bar is not None or not g.is_load) if impl is None else impl == copy.Implementation.TMA
         )
         nbytes = g.credited_bytes if tma else 0
+        arrives = bar is not None and (op.arrive is None or op.arrive.value.data)
         return CopyFacts(
-            g.smem, g.smem_indices, tma, g.is_load, nbytes, nbytes if op.arrives else 0
+            g.smem,
+            g.smem_indices,
+            bar,
+            index[0] if index else None,
+            predicate[0] if predicate else None,
+            tma,
+            g.is_load,
+            nbytes,
+            nbytes if arrives else 0,
         )
+
+
+def segments(op: Operation) -> list[tuple[SSAValue, ...]]:
+    """An op's operands by operand definition, from its operandSegmentSizes read once (xDSL's
+    accessors read them again for every operand)."""
+    sizes = op.properties["operandSegmentSizes"]
+    assert isinstance(sizes, DenseArrayBase)
+    groups, start = [], 0
+    for size in sizes.get_values():
+        groups.append(tuple(op.operands[start : start + size]))
+        start += size
+    return groups
 
 
 @dataclass(frozen=True)
@@ -92,6 +116,8 @@ class Kernel:
     """How each arith op computes its value (`values.plan`), made once per kernel."""
     geometry: dict[Operation, CopyFacts]
     """What each copy moves, decoded once per kernel."""
+    operands: dict[Operation, tuple[SSAValue | None, ...]]
+    """The named operands of each barrier_wait, read once per kernel."""
 
     @property
     def threads(self) -> int | None:
@@ -401,11 +427,10 @@ class Walk:
 
     def barrier_key(self, op: Operation, group: SSAValue, index: SSAValue | None) -> object:
         """The barrier an op names, or None (reported) when the analysis cannot tell."""
-        if group not in self.state.groups:
+        found = self.state.groups.get(group)
+        if found is None:
             return None
-        init, _ = self.state.groups[group]
-        assert isinstance(group.type, copy.BarrierType)
-        size = group.type.count.data
+        init, _, size = found
         got = 0 if index is None else self.uniform_int(index)
         if isinstance(got, int):
             if 0 <= got < size:
@@ -457,7 +482,7 @@ class Walk:
         elif isinstance(op, copy.BarrierWaitOp):
             self.wait(op, mask)
         elif isinstance(op, copy.CommitGroupOp):
-            bulk = op.group.data == copy.GroupKind.BULK
+            bulk = op.group.data is copy.GroupKind.BULK
             if bulk:
                 self.elected(op, mask)
             else:
@@ -496,19 +521,19 @@ class Walk:
 
     def async_copy(self, op: copy.AsyncCopyOp, mask: int | None) -> None:
         s = self.state
-        if op.predicate is not None:
-            p = self.uniform_int(op.predicate)
+        g = self.kernel.geometry.get(op)
+        if g is None:
+            g = self.kernel.geometry[op] = CopyFacts.of(op)
+        if g.predicate is not None:
+            p = self.uniform_int(g.predicate)
             if p is UNIFORM:
-                self.choose(op.predicate, (1, 0))
+                self.choose(g.predicate, (1, 0))
             if isinstance(p, tuple):
                 p = p[0]
             if p == 0:
                 return
-        g = self.kernel.geometry.get(op)
-        if g is None:
-            g = self.kernel.geometry[op] = CopyFacts.of(op)
         region = self.region(g.smem, g.smem_indices)
-        index = None if op.barrier_index is None else self.uniform_int(op.barrier_index)
+        index = None if g.barrier_index is None else self.uniform_int(g.barrier_index)
         self.event(op, region, index)
         if not g.tma:
             self.whole_block(op, mask, "is a cp.async copy the block's threads share")
@@ -519,8 +544,8 @@ class Walk:
         if not g.load:
             s.tma_store(op, region)
             return
-        assert op.barrier is not None
-        key = self.barrier_key(op, op.barrier, op.barrier_index)
+        assert g.barrier is not None
+        key = self.barrier_key(op, g.barrier, g.barrier_index)
         if key is None:
             return
         s.tma_load(op, region, key, g.expect, g.bytes)  # type: ignore[arg-type]
@@ -549,10 +574,16 @@ class Walk:
         self.state.arrive(op, key, threads * count, 0)  # type: ignore[arg-type]
 
     def wait(self, op: copy.BarrierWaitOp, mask: int | None) -> None:
-        key = self.barrier_key(op, op.barrier, op.index)
+        operands = self.kernel.operands.get(op)
+        if operands is None:
+            barrier, index, parity_value = segments(op)
+            operands = (barrier[0], index[0] if index else None, parity_value[0])
+            self.kernel.operands[op] = operands
+        barrier, index, parity_value = operands
+        key = self.barrier_key(op, barrier, index)  # type: ignore[arg-type]
         if key is None:
             return
-        parity = self.uniform_int(op.parity)
+        parity = self.uniform_int(parity_value)  # type: ignore[arg-type]
         if not isinstance(parity, int):
             # rule: P6
             self.report(
