@@ -33,27 +33,38 @@ def compile_text(text: str) -> None:
     compile_module(Parser(ctx, text).parse_module(), ctx)
 
 
+SMEM = "memref<4x64x32xf32, #copy.smem<swizzle = 128>>"
+GMEM = "memref<4096x4096xf32>"
+STAGES = 4
+OPS_PER_STAGE = 5
+
+
 def generated_module(ops: int) -> str:
-    """A kernel of `ops` copy-dialect ops: load, wait, fence, store, commit, repeated."""
+    """A protocol-correct kernel of about `ops` ops: a 4-slot ring of tiles, each repetition j
+    in slot j % 4 with parity (j // 4) % 2 loading a tile, waiting for it, storing it and
+    waiting until the store has read the slot; every bulk group is waited before the return."""
     lines = [
         'builtin.module attributes {copy.target = #copy.target<"sm_90a">} {',
-        "  func.func @k(%x: memref<4096x4096xf32>, %y: memref<4096x4096xf32>, %p: i1) {",
-        "    %c0 = arith.constant 0 : index",
-        "    %buf = copy.alloc_smem : memref<4x64x32xf32, #copy.smem<swizzle = 128>>",
-        "    %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>",
+        f"  func.func @k(%x: {GMEM}, %y: {GMEM}) attributes "
+        "{gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {",
+        *(f"    %c{s} = arith.constant {s} : index" for s in range(STAGES)),
+        "    %false = arith.constant false",
+        "    %true = arith.constant true",
+        f"    %buf = copy.alloc_smem : {SMEM}",
+        f"    %bars = copy.barrier_init arrivals 1 : !copy.barrier<{STAGES}>",
     ]
-    smem = "memref<4x64x32xf32, #copy.smem<swizzle = 128>>"
-    body = [
-        f"    copy.async_copy %x[%c0, %c0] to %buf[%c0] barrier %bars[%c0] : "
-        f"memref<4096x4096xf32> to {smem}, !copy.barrier<4>",
-        "    copy.barrier_wait %bars[%c0], %p : !copy.barrier<4>",
-        "    copy.fence_async_shared",
-        f"    copy.async_copy %buf[%c0] to %y[%c0, %c0] : {smem} to memref<4096x4096xf32>",
-        "    copy.commit_group bulk",
-    ]
-    while len(lines) - 5 < ops:
-        lines += body
-    return "\n".join([*lines, "    func.return", "  }", "}"])
+    for j in range(max(1, (ops - len(lines)) // OPS_PER_STAGE)):
+        slot = f"%c{j % STAGES}"
+        parity = "%true" if (j // STAGES) % 2 else "%false"
+        lines += [
+            f"    copy.async_copy %x[%c0, %c0] to %buf[{slot}] barrier %bars[{slot}] : "
+            f"{GMEM} to {SMEM}, !copy.barrier<{STAGES}>",
+            f"    copy.barrier_wait %bars[{slot}], {parity} : !copy.barrier<{STAGES}>",
+            f"    copy.async_copy %buf[{slot}] to %y[%c0, %c0] : {SMEM} to {GMEM}",
+            "    copy.commit_group bulk",
+            "    copy.wait_group bulk 0 read_only",
+        ]
+    return "\n".join([*lines, "    copy.wait_group bulk 0", "    func.return", "  }", "}"])
 
 
 def main() -> int:

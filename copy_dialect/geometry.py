@@ -289,6 +289,10 @@ class CopyGeometry(BoxGeometry):
     smem_type: MemRefType
     smem_indices: tuple[SSAValue, ...]
     """Slot indices on the SMEM ref's leading dims; the remaining dims are the box."""
+    barrier: SSAValue | None
+    """The barrier group a load signals (None: a store, or a load without a barrier)."""
+    barrier_index: SSAValue | None
+    """The barrier's index in its group (None: the group of one, used without an index)."""
     collective_dims: tuple[int, ...]
     """The cluster dims a collective copy is shared over, () for none."""
     leader_tracked: bool

@@ -13,7 +13,6 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     IRDLOperation,
-    irdl_op_definition,
     opt_prop_def,
     prop_def,
 )
@@ -21,10 +20,11 @@ from xdsl.irdl import (
 from copy_dialect.attributes import GroupKind, GroupKindAttr, Implementation
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import enclosing_kernel, enclosing_target
 
 
-@irdl_op_definition
+@copy_op_definition
 class CommitGroupOp(IRDLOperation):
     """
     Closes the current group of async copies: `bulk` for TMA stores and reductions
@@ -48,7 +48,7 @@ class CommitGroupOp(IRDLOperation):
         verify_group_target(self, self.group.data)
 
 
-@irdl_op_definition
+@copy_op_definition
 class WaitGroupOp(IRDLOperation):
     """
     Waits until at most `pending` committed groups are still in flight. For bulk groups,

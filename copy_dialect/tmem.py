@@ -17,7 +17,6 @@ from xdsl.ir import (
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
-    irdl_op_definition,
     operand_def,
     opt_prop_def,
     prop_def,
@@ -47,6 +46,7 @@ from copy_dialect.memory import (
 )
 from copy_dialect.smem import SmemAllocation, check_kernel_smem
 from copy_dialect.target import TCGEN05_TARGETS
+from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import (
     check_contiguous_smem,
     enclosing_kernel,
@@ -145,7 +145,7 @@ class TmemAddressSlot(SmemAllocation):
         return 4, 4
 
 
-@irdl_op_definition
+@copy_op_definition
 class TmemAllocOp(IRDLOperation):
     """
     Allocates TMEM columns for the CTA (`tcgen05.alloc`, `tcgen05.relinquish_alloc_permit`).
@@ -215,7 +215,7 @@ class TmemAllocOp(IRDLOperation):
             )
 
 
-@irdl_op_definition
+@copy_op_definition
 class TmemDeallocOp(IRDLOperation):
     """
     Frees TMEM allocated by `copy.tmem_alloc` (`tcgen05.dealloc`).
@@ -245,7 +245,7 @@ class TmemDeallocOp(IRDLOperation):
         check_tcgen05(self)
 
 
-@irdl_op_definition
+@copy_op_definition
 class TmemWaitOp(IRDLOperation):
     """
     Waits for this thread's TMEM loads or stores to complete (`tcgen05.wait::ld|st`).
@@ -268,7 +268,7 @@ class TmemWaitOp(IRDLOperation):
         check_tcgen05(self)
 
 
-@irdl_op_definition
+@copy_op_definition
 class SmemToTmemOp(IRDLOperation):
     """
     Copies SMEM into TMEM asynchronously (`tcgen05.cp`), starting at a column; issued by the
