@@ -66,7 +66,12 @@ from copy_dialect.memory import (
 from copy_dialect.smem import FenceAsyncSharedOp
 from copy_dialect.target import MULTICAST_TARGETS, TCGEN05_TARGETS
 from copy_dialect.tma import check_tma_dtype
-from copy_dialect.verification import copy_op_definition, per_run
+from copy_dialect.verification import (
+    copy_op_definition,
+    passed_signature_checks,
+    per_run,
+    signature_checked,
+)
 from copy_dialect.verify_common import (
     check_barrier_index,
     check_contiguous_smem,
@@ -285,10 +290,44 @@ class AsyncCopyOp(IRDLOperation):
     # -- verifier ------------------------------------------------------------------------
 
     def verify_(self) -> None:
+        """The checks that read only the op's signature and what its parent op decides
+        (types, properties, the target and cluster: `signature_checked`) run once per
+        signature and parent op in a verification run; those that read its operands
+        (constant indices, where the GMEM ref and the SMEM buffer come from, the ops around
+        it) run for every op. The order of the checks is the same either way."""
         g = self.geometry()
+        checked = signature_checked(self, "async_copy")
+        if not checked:
+            self._verify_spaces(g)
+        self._verify_barrier_operands(g)
+        if not checked:
+            check_contiguous_smem(g.smem_type)
+        impl = self.resolved_implementation()
+        if not checked:
+            self._verify_types(g, impl)
+        if impl == Implementation.TMA:
+            tma.verify_copy(
+                g,
+                swizzle=None if self.swizzle is None else self.swizzle.value.data,
+                partition_axis=None
+                if self.leader_tracked is None
+                else self.leader_tracked.partition_axis,
+                signature_checked=checked,
+            )
+            self._verify_fenced(g)
+        elif impl == Implementation.CP_ASYNC:
+            cp_async.verify_copy(
+                g,
+                cache=None if self.cache is None else self.cache.data,
+                tma_alternative=self.tma_alternative(g),
+            )
+        self._verify_constant_coordinates(g, g.gmem_type, impl)
+        if not checked:
+            passed_signature_checks(self, "async_copy")
+
+    def _verify_spaces(self, g: CopyGeometry) -> None:
         src_type, dst_type = (g.gmem_type, g.smem_type) if g.is_load else (g.smem_type, g.gmem_type)
         src_space, dst_space = memory_space(src_type), memory_space(dst_type)
-
         # rule: B2
         if {src_space, dst_space} != {GMEM, SMEM}:
             raise Error(
@@ -309,10 +348,11 @@ class AsyncCopyOp(IRDLOperation):
                 note="copies do not convert: give both refs the same element type, "
                 f"{src_type.element_type} or {dst_type.element_type}",
             )
-        self._verify_barrier_operands(g)
+
+    def _verify_types(self, g: CopyGeometry, impl: Implementation | None) -> None:
+        """The rules on the box, element type, GMEM layout, direction and implementation:
+        the op's signature and target decide them."""
         gmem_type, smem_type = g.gmem_type, g.smem_type
-        check_contiguous_smem(smem_type)
-        impl = self.resolved_implementation()
         self._verify_indices(g, gmem_type, smem_type)
         self._verify_element_type(g, impl)
         check_gmem_layout(g, gmem_type, impl, self.cp_async_alternative(g))
@@ -320,30 +360,14 @@ class AsyncCopyOp(IRDLOperation):
         # before A9, A4, A5): the direction's rules are the more specific.
         self._verify_direction(g)
         self._verify_implementation(g, impl)
-        if impl == Implementation.TMA:
-            # rule: A3
-            if g.is_load and g.barrier is None:
-                raise Error(
-                    "Barriers are required for TMA GMEM -> SMEM copies",
-                    note="give the load a barrier (barrier %bar[%i], from copy.barrier_init) and "
-                    "wait on it with copy.barrier_wait"
-                    + self.cp_async_alternative(g),
-                )
-            tma.verify_copy(
-                g,
-                swizzle=None if self.swizzle is None else self.swizzle.value.data,
-                partition_axis=None
-                if self.leader_tracked is None
-                else self.leader_tracked.partition_axis,
+        # rule: A3
+        if impl == Implementation.TMA and g.is_load and g.barrier is None:
+            raise Error(
+                "Barriers are required for TMA GMEM -> SMEM copies",
+                note="give the load a barrier (barrier %bar[%i], from copy.barrier_init) and "
+                "wait on it with copy.barrier_wait"
+                + self.cp_async_alternative(g),
             )
-            self._verify_fenced(g)
-        elif impl == Implementation.CP_ASYNC:
-            cp_async.verify_copy(
-                g,
-                cache=None if self.cache is None else self.cache.data,
-                tma_alternative=self.tma_alternative(g),
-            )
-        self._verify_constant_coordinates(g, gmem_type, impl)
 
     def _verify_barrier_operands(self, g: CopyGeometry) -> None:
         if g.barrier is not None:
@@ -530,8 +554,7 @@ class AsyncCopyOp(IRDLOperation):
         self, g: CopyGeometry, gmem_type: MemRefType, impl: Implementation | None
     ) -> None:
         coords = [constant_int(i) for i in g.gmem_indices]
-        bits = bitwidth(g.element_type) or 8
-        box = (1,) * (gmem_type.get_num_dims() - len(g.box_shape)) + g.box_shape
+        bits = g.element_bits
         if impl == Implementation.TMA:
             inner = coords[-1] if coords else None
             # rule: TR12
@@ -552,6 +575,7 @@ class AsyncCopyOp(IRDLOperation):
                     )
         if g.oob != OOBMode.PROMISE_IN_BOUNDS:
             return
+        box = (1,) * (gmem_type.get_num_dims() - len(g.box_shape)) + g.box_shape
         for i, (c, size, n) in enumerate(zip(coords, box, gmem_type.get_shape(), strict=True)):
             # rule: F3
             if c is not None and n >= 0 and not (0 <= c and c + size <= n):

@@ -66,6 +66,13 @@ class Dominance:
     def __init__(self) -> None:
         self._dominators: dict[Region, dict[Block, set[Block]]] = {}
         self._positions: dict[Block, dict[Operation, int]] = {}
+        self._ssa: dict[Region, bool] = {}
+
+    def has_ssa_dominance(self, region: Region) -> bool:
+        """`has_ssa_dominance`, once per region."""
+        if region not in self._ssa:
+            self._ssa[region] = has_ssa_dominance(region)
+        return self._ssa[region]
 
     def dominators(self, region: Region) -> dict[Block, set[Block]]:
         """The dominators of each block reachable from the entry (the others are absent)."""
@@ -129,12 +136,24 @@ class Dominance:
         if not isinstance(value, OpResult):
             return False
         definition = value.op
+        block = definition.parent
+        if block is not None and block is user.parent:
+            # The common case, a use in the definition's block: the order decides.
+            region = block.parent
+            return (
+                definition is not user
+                and region is not None
+                and (
+                    not self.has_ssa_dominance(region)
+                    or self._position(definition) < self._position(user)
+                )
+            )
         region = definition.parent_region()
         anchor = None if region is None else _ancestor_in(region, user)
         if region is None or anchor is None or anchor is definition:
             return False
         if anchor.parent is definition.parent:
-            return not has_ssa_dominance(region) or (
+            return not self.has_ssa_dominance(region) or (
                 self._position(definition) < self._position(anchor)
             )
         dominators = self.dominators(region)
@@ -234,8 +253,14 @@ def non_dominating_uses(root: Operation) -> list[NonDominatingUse]:
     definition does not dominate, with the first such operand; in textual order."""
     dominance = Dominance()
     found: list[NonDominatingUse] = []
+    reachable: dict[Block, bool] = {}
     for op in _ops(root):
-        if op is root or op.parent is None or not dominance.is_reachable(op.parent):
+        block = op.parent
+        if op is root or block is None:
+            continue
+        if block not in reachable:
+            reachable[block] = dominance.is_reachable(block)
+        if not reachable[block]:
             continue
         for index, operand in enumerate(op.operands):
             if not dominance.properly_dominates(operand, op):

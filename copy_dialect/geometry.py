@@ -121,12 +121,12 @@ def base_reduction(kind: ReductionKind) -> str:
     )
 
 
-TENSOR_MAP_TYPES = {
-    "f16": "FLOAT16",
-    "bf16": "BFLOAT16",
-    "f32": "FLOAT32",
-    "tf32": "TFLOAT32",
-    "f64": "FLOAT64",
+TENSOR_MAP_TYPES: dict[type[Attribute], str] = {
+    Float16Type: "FLOAT16",
+    BFloat16Type: "BFLOAT16",
+    Float32Type: "FLOAT32",
+    FloatTF32Type: "TFLOAT32",
+    Float64Type: "FLOAT64",
 }
 """The `CUtensorMapDataType` (without its prefix) of each float type with a map type of its
 own; integers and 8-bit floats are mapped in `tensor_map_type`."""
@@ -146,8 +146,8 @@ def tensor_map_type(element_type: Attribute, reduction: ReductionKind | None = N
             signed = element_type.signedness.data == Signedness.SIGNED
             return f"{'INT' if signed else 'UINT'}{width}"
         return {8: "UINT8", 16: "UINT16"}.get(width)
-    if (name := str(element_type)) in TENSOR_MAP_TYPES:
-        return TENSOR_MAP_TYPES[name]
+    if (name := TENSOR_MAP_TYPES.get(type(element_type))) is not None:
+        return name
     if isinstance(element_type, AnyFloat) and bitwidth(element_type) == 8:
         return "UINT8"
     return None

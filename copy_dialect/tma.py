@@ -107,11 +107,29 @@ def check_tma_box(g: BoxGeometry, *, rank_note: str, size_note: str) -> None:
 # ===----------------------------------------------------------------------=== #
 
 
-def verify_copy(g: CopyGeometry, *, swizzle: int | None, partition_axis: int | None) -> None:
+def verify_copy(
+    g: CopyGeometry,
+    *,
+    swizzle: int | None,
+    partition_axis: int | None,
+    signature_checked: bool,
+) -> None:
     """The rules of a TMA `copy.async_copy` (a load has its barrier: A3), in the order they
     are reported; `swizzle` and `partition_axis` are the op's `swizzle` and the partition axis
-    of its `leader_tracked`."""
+    of its `leader_tracked`. `signature_checked`: an op of the same signature in the same
+    parent op passed them (`copy_dialect.verification.signature_checked`), which leaves the
+    rules that read the op's operands: B11 and the slot alignment."""
     check_kernel_argument(g.op, g.gmem)
+    if not signature_checked:
+        _verify_copy_signature(g, swizzle, partition_axis)
+    _verify_smem_alignment(g)
+
+
+def _verify_copy_signature(
+    g: CopyGeometry, swizzle: int | None, partition_axis: int | None
+) -> None:
+    """The box, swizzle, reduction and collective rules: the op's signature, target and
+    cluster decide them."""
     gmem_type = g.gmem_type
     check_tma_box(
         g,
@@ -123,7 +141,6 @@ def verify_copy(g: CopyGeometry, *, swizzle: int | None, partition_axis: int | N
     _verify_copy_box(g, swizzle)
     _verify_reduction(g)
     _verify_collective(g, partition_axis)
-    _verify_smem_alignment(g)
 
 
 def _verify_copy_box(g: CopyGeometry, descriptor_swizzle: int | None) -> None:
@@ -305,27 +322,28 @@ def _verify_leader_tracked(
 
 
 def _verify_smem_alignment(g: CopyGeometry) -> None:
-    alloc = g.smem.owner
-    if not isinstance(alloc, AllocSmemOp):
+    if not g.smem_indices or not isinstance(g.smem.owner, AllocSmemOp):
         return
     assert isinstance(smem_type := g.smem.type, MemRefType)
     swizzle = g.swizzle_bytes
     required = smem_alignment(swizzle)
-    slot_bytes = smem_bytes(g.box_shape, g.element_type, swizzle)
     slot_offsets = [constant_int(i) for i in g.smem_indices]
-    if not g.smem_indices:
-        return
     strides = smem_strides(smem_type.get_shape(), g.element_type, swizzle)[
         : len(g.smem_indices)
     ]
+    offset = None
     if all(o is not None for o in slot_offsets):
         offset = sum(o * s for o, s in zip(slot_offsets, strides, strict=True))  # type: ignore[operator]
         misaligned = offset % required
-        where = f"slot {[o for o in slot_offsets]} starts at byte {offset}"
     else:
         misaligned = min(strides) % required
-        where = f"slots are {slot_bytes} bytes apart"
     if misaligned:
+        slot_bytes = smem_bytes(g.box_shape, g.element_type, swizzle)
+        where = (
+            f"slots are {slot_bytes} bytes apart"
+            if offset is None
+            else f"slot {[o for o in slot_offsets]} starts at byte {offset}"
+        )
         grown = g.box_shape[0] * (required // gcd(slot_bytes, required))
         # rule: TR10, TR11
         raise Error(

@@ -41,23 +41,30 @@ class VerificationRun:
     """The facts derived during one verification run, by (kind, key)."""
 
     def __init__(self) -> None:
-        self.facts: dict[tuple[str, object], Any] = {}
-        self.signatures: set[tuple[object, ...]] = set()
+        self.facts: dict[str, dict[int, Any]] = {}
+        """Per kind of fact, by the id of the IR object it is about (the IR lives, unchanged,
+        through the run)."""
+        self.irdl_checked: set[Signature] = set()
         """The op signatures whose IRDL checks passed in this run."""
+        self.passed: set[tuple[str, Signature, Operation | None]] = set()
+        """The (checks, signature, parent op) that passed an op's signature checks."""
 
 
 _RUN: ContextVar[VerificationRun | None] = ContextVar("copy_verification_run", default=None)
 
 
 def per_run(kind: str, key: object, derive: Callable[[], T]) -> T:
-    """`derive()`, derived once per verification run for (`kind`, `key`); outside a run,
+    """`derive()`, derived once per verification run for (`kind`, `key`), where `key` is an
+    IR object (an op, block or value: by identity, as the IR hashes them); outside a run,
     derived at each call. A `derive` that raises is not kept: each op that asks gets the
     error."""
     run = _RUN.get()
     if run is None:
         return derive()
-    facts = run.facts
-    slot = (kind, key)
+    facts = run.facts.get(kind)
+    if facts is None:
+        facts = run.facts[kind] = {}
+    slot = id(key)
     if slot in facts:
         return facts[slot]
     fact = facts[slot] = derive()
@@ -148,6 +155,56 @@ def _check_no_empty_blocks(op: Operation) -> None:
             )
 
 
+class Signature:
+    """What an op's IRDL checks read: its class, operand and result types, properties,
+    attributes and the number of its regions and successors (hashed once).
+
+    Operand types are keyed by identity: all uses of an SSA value share its type object, and
+    the IR, with every type in it, lives unchanged through a run. (Equal types of different
+    values only make different signatures.) The rest is compared by value."""
+
+    __slots__ = ("key", "hash")
+
+    def __init__(self, op: Operation) -> None:
+        self.key = (
+            type(op),
+            tuple(id(operand.type) for operand in op.operands),
+            op.result_types,
+            tuple(op.properties.items()),
+            tuple(op.attributes.items()),
+            len(op.regions),
+            len(op.successors),
+        )
+        self.hash = hash(self.key)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Signature) and self.hash == other.hash and self.key == other.key
+
+
+def signature_checked(op: Operation, checks: str) -> bool:
+    """Whether an op of the same signature, in the same parent op, passed `checks` earlier
+    in this run (`passed_signature_checks`); always False outside a run. For checks that
+    read nothing but the op's signature and what the parent op decides (the enclosing
+    target, kernel and cluster shape)."""
+    run = _RUN.get()
+    return run is not None and (checks, signature(op), op.parent_op()) in run.passed
+
+
+def passed_signature_checks(op: Operation, checks: str) -> None:
+    """Record that `op` passed `checks` (see `signature_checked`)."""
+    run = _RUN.get()
+    if run is not None:
+        run.passed.add((checks, signature(op), op.parent_op()))
+
+
+def signature(op: Operation) -> Signature:
+    """The op's `Signature`, once per run."""
+    return per_run("signature", op, lambda: Signature(op))
+
+
 def copy_op_definition(cls: type[OpT]) -> type[OpT]:
     """`irdl_op_definition`, with the IRDL checks made once per op signature in a run (the
     op's traits and its `verify_` run for every op). For ops that define no regions or
@@ -163,22 +220,12 @@ def copy_op_definition(cls: type[OpT]) -> type[OpT]:
         run = _RUN.get()
         if run is None:
             op_def.verify(self)
+        elif (key := signature(self)) in run.irdl_checked:
+            for trait in op_def.traits:
+                trait.verify(self)
         else:
-            signature = (
-                cls,
-                self.operand_types,
-                self.result_types,
-                tuple(self.properties.items()),
-                tuple(self.attributes.items()),
-                len(self.regions),
-                len(self.successors),
-            )
-            if signature in run.signatures:
-                for trait in op_def.traits:
-                    trait.verify(self)
-            else:
-                op_def.verify(self)
-                run.signatures.add(signature)
+            op_def.verify(self)
+            run.irdl_checked.add(key)
         if custom_verify is not None:
             custom_verify(self)
 
