@@ -66,12 +66,7 @@ from copy_dialect.memory import (
 from copy_dialect.smem import FenceAsyncSharedOp
 from copy_dialect.target import MULTICAST_TARGETS, TCGEN05_TARGETS
 from copy_dialect.tma import check_tma_dtype
-from copy_dialect.verification import (
-    copy_op_definition,
-    passed_signature_checks,
-    per_run,
-    signature_checked,
-)
+from copy_dialect.verification import checked_like, copy_op_definition, passed_like, per_run
 from copy_dialect.verify_common import (
     check_barrier_index,
     check_contiguous_smem,
@@ -290,21 +285,19 @@ class AsyncCopyOp(IRDLOperation):
     # -- verifier ------------------------------------------------------------------------
 
     def verify_(self) -> None:
-        """The checks that read only the op's signature and what its parent op decides
-        (types, properties, the target and cluster: `signature_checked`) run once per
-        signature and parent op in a verification run; those that read its operands
-        (constant indices, where the GMEM ref and the SMEM buffer come from, the ops around
-        it) run for every op. The order of the checks is the same either way."""
+        """Every rule below reads only the op's signature, its operands and what its parent
+        op decides, except J16, which reads the ops before it: an op like one that passed
+        them in this verification run (`checked_like`) is only checked for J16."""
         g = self.geometry()
-        checked = signature_checked(self, "async_copy")
-        if not checked:
-            self._verify_spaces(g)
+        if checked_like(self, "async_copy"):
+            if self.resolved_implementation() == Implementation.TMA:
+                self._verify_fenced(g)
+            return
+        self._verify_spaces(g)
         self._verify_barrier_operands(g)
-        if not checked:
-            check_contiguous_smem(g.smem_type)
+        check_contiguous_smem(g.smem_type)
         impl = self.resolved_implementation()
-        if not checked:
-            self._verify_types(g, impl)
+        self._verify_types(g, impl)
         if impl == Implementation.TMA:
             tma.verify_copy(
                 g,
@@ -312,7 +305,6 @@ class AsyncCopyOp(IRDLOperation):
                 partition_axis=None
                 if self.leader_tracked is None
                 else self.leader_tracked.partition_axis,
-                signature_checked=checked,
             )
             self._verify_fenced(g)
         elif impl == Implementation.CP_ASYNC:
@@ -322,8 +314,7 @@ class AsyncCopyOp(IRDLOperation):
                 tma_alternative=self.tma_alternative(g),
             )
         self._verify_constant_coordinates(g, g.gmem_type, impl)
-        if not checked:
-            passed_signature_checks(self, "async_copy")
+        passed_like(self, "async_copy")
 
     def _verify_spaces(self, g: CopyGeometry) -> None:
         src_type, dst_type = (g.gmem_type, g.smem_type) if g.is_load else (g.smem_type, g.gmem_type)
@@ -350,8 +341,7 @@ class AsyncCopyOp(IRDLOperation):
             )
 
     def _verify_types(self, g: CopyGeometry, impl: Implementation | None) -> None:
-        """The rules on the box, element type, GMEM layout, direction and implementation:
-        the op's signature and target decide them."""
+        """The rules on the box, element type, GMEM layout, direction and implementation."""
         gmem_type, smem_type = g.gmem_type, g.smem_type
         self._verify_indices(g, gmem_type, smem_type)
         self._verify_element_type(g, impl)

@@ -170,7 +170,7 @@ class Dominance:
     def is_reachable(self, block: Block) -> bool:
         return block.parent is None or self.tree(block.parent).is_reachable(block)
 
-    def _positions_in(self, block: Block) -> dict[int, int]:
+    def positions_in(self, block: Block) -> dict[int, int]:
         """The position of each op of `block`, by the op's id."""
         if block not in self._positions:
             self._positions[block] = {id(o): i for i, o in enumerate(block.ops)}
@@ -179,7 +179,7 @@ class Dominance:
     def _position(self, op: Operation) -> int:
         block = op.parent
         assert block is not None
-        return self._positions_in(block)[id(op)]
+        return self.positions_in(block)[id(op)]
 
     def block_dominates(self, a: Block, b: Block) -> bool:
         """Whether block `a` dominates block `b` or the block of `a`'s region holding it."""
@@ -212,7 +212,7 @@ class Dominance:
                 return False
             if not self.has_ssa_dominance(region):
                 return True
-            positions = self._positions_in(block)
+            positions = self.positions_in(block)
             return positions[id(definition)] < positions[id(user)]
         region = definition.parent_region()
         anchor = None if region is None else _ancestor_in(region, user)
@@ -324,17 +324,27 @@ def non_dominating_uses(root: Operation) -> list[NonDominatingUse]:
     definition does not dominate, with the first such operand; in textual order."""
     dominance = Dominance()
     found: list[NonDominatingUse] = []
-    reachable: dict[Block, bool] = {}
+    block: Block | None = None
+    # What the ops of `block` share: whether it is checked, and, for values defined in it
+    # (the common case, decided here without `properly_dominates`), the ops' positions.
+    checked, ordered, positions = False, False, {}
     for op in _ops(root):
-        block = op.parent
-        if op is root or block is None:
+        if op is root or op.parent is None:
             continue
-        if block not in reachable:
-            reachable[block] = dominance.is_reachable(block)
-        if not reachable[block]:
+        if op.parent is not block:
+            block = op.parent
+            region = block.parent
+            checked = dominance.is_reachable(block)
+            ordered = region is not None and dominance.has_ssa_dominance(region)
+            positions = dominance.positions_in(block) if ordered else {}
+        if not checked:
             continue
         for index, operand in enumerate(op.operands):
-            if not dominance.properly_dominates(operand, op):
+            if isinstance(operand, OpResult) and ordered and operand.op.parent is block:
+                valid = positions[id(operand.op)] < positions[id(op)]
+            else:
+                valid = dominance.properly_dominates(operand, op)
+            if not valid:
                 found.append(NonDominatingUse(op, index))
                 break
     return found

@@ -107,29 +107,11 @@ def check_tma_box(g: BoxGeometry, *, rank_note: str, size_note: str) -> None:
 # ===----------------------------------------------------------------------=== #
 
 
-def verify_copy(
-    g: CopyGeometry,
-    *,
-    swizzle: int | None,
-    partition_axis: int | None,
-    signature_checked: bool,
-) -> None:
+def verify_copy(g: CopyGeometry, *, swizzle: int | None, partition_axis: int | None) -> None:
     """The rules of a TMA `copy.async_copy` (a load has its barrier: A3), in the order they
     are reported; `swizzle` and `partition_axis` are the op's `swizzle` and the partition axis
-    of its `leader_tracked`. `signature_checked`: an op of the same signature in the same
-    parent op passed them (`copy_dialect.verification.signature_checked`), which leaves the
-    rules that read the op's operands: B11 and the slot alignment."""
+    of its `leader_tracked`."""
     check_kernel_argument(g.op, g.gmem)
-    if not signature_checked:
-        _verify_copy_signature(g, swizzle, partition_axis)
-    _verify_smem_alignment(g)
-
-
-def _verify_copy_signature(
-    g: CopyGeometry, swizzle: int | None, partition_axis: int | None
-) -> None:
-    """The box, swizzle, reduction and collective rules: the op's signature, target and
-    cluster decide them."""
     gmem_type = g.gmem_type
     check_tma_box(
         g,
@@ -141,6 +123,7 @@ def _verify_copy_signature(
     _verify_copy_box(g, swizzle)
     _verify_reduction(g)
     _verify_collective(g, partition_axis)
+    _verify_smem_alignment(g)
 
 
 def _verify_copy_box(g: CopyGeometry, descriptor_swizzle: int | None) -> None:

@@ -9,7 +9,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import DiagnosticException
 
 from copy_dialect.dominance import non_dominating_uses
-from copy_dialect.verification import op_errors
+from copy_dialect.verification import op_errors, verification_run
 from copy_tools.diagnostics import Diagnostic, SourceLocation
 from copy_tools.opt_errors import internal_error
 
@@ -54,7 +54,14 @@ def verify_diagnostics(
     module: ModuleOp, fallback: SourceLocation, after_pass: str | None
 ) -> list[Diagnostic]:
     """Verify op by op, nested ops first; one error (plus notes) per failing op. `after_pass`
-    names the pass that ran last, if any (a note blames it)."""
+    names the pass that ran last, if any (a note blames it). One verification run."""
+    with verification_run():
+        return _verify_diagnostics(module, fallback, after_pass)
+
+
+def _verify_diagnostics(
+    module: ModuleOp, fallback: SourceLocation, after_pass: str | None
+) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
     for op, exc in op_errors(module):
         loc = op_location(op, fallback)

@@ -19,7 +19,7 @@ from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsP
 from copy_dialect import ops as copy
 from copy_dialect.abi import ModuleAbi
 from copy_dialect.dominance import verify_dominance
-from copy_dialect.verification import op_errors
+from copy_dialect.verification import op_errors, verification_run
 from passes.abi import kernel_abis
 from passes.convert_arith_to_llvm import ConvertArithToLLVMPass
 from passes.convert_cf_to_llvm import ConvertCfToLLVMPass
@@ -103,7 +103,8 @@ def compile_module(module: builtin.ModuleOp, ctx: Context, target: str | None = 
 def verify_module(module: builtin.ModuleOp) -> None:
     """Every op's verifier (`op_errors`, the path copy-opt takes too), then SSA dominance
     (which xDSL does not check): the first error, a VerifyException."""
-    errors = op_errors(module)
-    if errors:
-        raise errors[0][1]
-    verify_dominance(module)
+    with verification_run():
+        errors = op_errors(module)
+        if errors:
+            raise errors[0][1]
+        verify_dominance(module)

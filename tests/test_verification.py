@@ -176,6 +176,8 @@ STORE = "copy.async_copy %{buf}[%c0] to %x[%c0, %c0] : " + SMEM_REF + " to memre
         (["write a", "fence", "store a"], []),
         (["write a", "store b", "store a"], [2]),
         (["write a", "store a", "store a"], [1]),
+        # An op like one that passed still gets J16, the rule that reads the ops before it.
+        (["store a", "write a", "store a"], [2]),
         (["write b", "store a"], []),
         (["write a", "fence", "write a", "store a", "store b"], [3]),
     ],
