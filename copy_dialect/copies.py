@@ -177,14 +177,15 @@ class AsyncCopyOp(IRDLOperation):
         return per_run("geometry", self, self._decode_geometry)
 
     def _decode_geometry(self) -> CopyGeometry:
-        src, dst = self.operands[0], self.operands[1]
+        operands = tuple(self.operands)
+        src, dst = operands[0], operands[1]
         assert isinstance(src_type := src.type, MemRefType)
         assert isinstance(dst_type := dst.type, MemRefType)
         sizes = self.properties["operandSegmentSizes"]
         assert isinstance(sizes, DenseArrayBase)
         n_src, n_dst, n_barrier, n_index = (int(v) for v in sizes.get_values()[2:6])
-        src_indices = tuple(self.operands[2 : 2 + n_src])
-        dst_indices = tuple(self.operands[2 + n_src : 2 + n_src + n_dst])
+        src_indices = operands[2 : 2 + n_src]
+        dst_indices = operands[2 + n_src : 2 + n_src + n_dst]
         barrier_at = 2 + n_src + n_dst
         is_load = memory_space(src_type) == GMEM
         gmem, gmem_type, gmem_indices = (
@@ -205,8 +206,8 @@ class AsyncCopyOp(IRDLOperation):
             smem=smem,
             smem_type=smem_type,
             smem_indices=smem_indices,
-            barrier=self.operands[barrier_at] if n_barrier else None,
-            barrier_index=self.operands[barrier_at + n_barrier] if n_index else None,
+            barrier=operands[barrier_at] if n_barrier else None,
+            barrier_index=operands[barrier_at + n_barrier] if n_index else None,
             collective_dims=self.collective_dims,
             leader_tracked=self.leader_tracked is not None,
             op=self,

@@ -187,7 +187,7 @@ class Signature:
     def __init__(self, op: Operation) -> None:
         self.key = (
             type(op),
-            tuple(id(operand.type) for operand in op.operands),
+            tuple(map(id, op.operand_types)),
             op.result_types,
             tuple(op.properties.items()),
             tuple(op.attributes.items()),
@@ -221,7 +221,7 @@ def passed_like(op: Operation, checks: str) -> None:
 
 
 def _like(op: Operation, checks: str) -> tuple[object, ...]:
-    return (checks, signature(op), id(op.parent_op()), tuple(id(v) for v in op.operands))
+    return (checks, signature(op), id(op.parent_op()), tuple(map(id, op.operands)))
 
 
 def signature(op: Operation) -> Signature:
