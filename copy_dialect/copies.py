@@ -596,15 +596,19 @@ def _unfenced_stores(block: Block) -> set[AsyncCopyOp]:
             if buffer in written:
                 found.add(op)
             written.discard(buffer)
-        else:
+        elif op.regions or isinstance(op, memref.StoreOp) or op.name in THREAD_STORES:
             written.update(thread_written(op))
     return found
 
 
+THREAD_STORES = ("vector.store", "vector.transfer_write", "memref.copy")
+"""Ops besides `memref.store` by which the threads write the refs among operands 1.."""
+
+
 def thread_written(op: Operation) -> Iterator[SSAValue]:
     """The refs `op` (or an op nested in it) stores to from the threads."""
-    for inner in op.walk() if op.regions else (op,):
+    for inner in op.walk():
         if isinstance(inner, memref.StoreOp):
             yield inner.memref
-        elif inner.name in ("vector.store", "vector.transfer_write", "memref.copy"):
+        elif inner.name in THREAD_STORES:
             yield from inner.operands[1:]
