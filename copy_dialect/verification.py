@@ -129,9 +129,11 @@ def post_order(root: Operation) -> Iterator[Operation]:
 def verify_op(op: Operation) -> None:
     """`op.verify(verify_nested_ops=False)` without xDSL's error path: the block-structure
     checks of `Operation.verify` (they raise without printing anything), then `verify_()`."""
-    _check_no_empty_blocks(op)
-    if any(isinstance(operand, ErasedSSAValue) for operand in op.operands):
-        raise VerifyException("an erased value is still used by the op")
+    if op.regions:
+        _check_no_empty_blocks(op)
+    for operand in op.operands:
+        if isinstance(operand, ErasedSSAValue):
+            raise VerifyException("an erased value is still used by the op")
     block = op.parent
     region = None if block is None else block.parent
     if op.successors:
