@@ -3,6 +3,7 @@ and `copy.barrier_wait`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from math import prod
 
 from xdsl.dialects.builtin import (
@@ -15,6 +16,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import (
+    Block,
     Operation,
     SSAValue,
 )
@@ -22,7 +24,6 @@ from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
-    irdl_op_definition,
     operand_def,
     opt_operand_def,
     opt_prop_def,
@@ -35,6 +36,7 @@ from copy_dialect.attributes import BarrierScope, BarrierScopeAttr, BarrierType,
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.smem import SmemAllocation, check_kernel_smem
+from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import (
     check_barrier_index,
     constant_int,
@@ -63,7 +65,7 @@ class BarrierFootprint(SmemAllocation):
         return BARRIER_BYTES * t.count.data, BARRIER_BYTES
 
 
-@irdl_op_definition
+@copy_op_definition
 class BarrierInitOp(IRDLOperation):
     """
     Allocates a group of mbarriers in SMEM and initializes each to expect `arrivals`
@@ -126,7 +128,7 @@ class BarrierInitOp(IRDLOperation):
             )
 
 
-@irdl_op_definition
+@copy_op_definition
 class BarrierArriveOp(IRDLOperation):
     """
     Arrives on a barrier of the group (`mbarrier.arrive`), `count` times.
@@ -191,7 +193,7 @@ class BarrierArriveOp(IRDLOperation):
             )
 
 
-@irdl_op_definition
+@copy_op_definition
 class BarrierArriveExpectTxOp(IRDLOperation):
     """
     Arrives on a barrier and raises its transaction count by `bytes`
@@ -239,7 +241,9 @@ class BarrierArriveExpectTxOp(IRDLOperation):
                 note="the mbarrier tx-count has 20 bits (2**20 kills the kernel with "
                 "CUDA_ERROR_LAUNCH_FAILED): split the transfer over several phases",
             )
-        delivered = self._bytes_delivered()
+        delivered = (
+            None if self.parent is None else phase_bytes(self.parent).get(self, None)
+        )
         # rule: TR16, D10
         if delivered is not None and delivered != expected:
             raise Error(
@@ -249,47 +253,7 @@ class BarrierArriveExpectTxOp(IRDLOperation):
                 f"data has landed: expect {delivered}",
             )
 
-    def _same_barrier(self, barrier: SSAValue, index: SSAValue | None) -> bool | None:
-        """Whether (barrier, index) names this op's barrier; None when a dynamic index of
-        the same group makes that unknowable. A missing index means barrier 0."""
-        if barrier != self.barrier:
-            return False
-        here = 0 if self.index is None else constant_int(self.index)
-        there = 0 if index is None else constant_int(index)
-        return None if here is None or there is None else here == there
-
-    def _bytes_delivered(self) -> int | None:
-        """Bytes the copies of this barrier phase deliver: those between the previous and
-        the next wait on the same barrier. None when that cannot be told from this block
-        (no next wait here, a copy that arrives itself, or a use inside a nested region)."""
-        if self.index is not None and constant_int(self.index) is None:
-            return None
-        total = 0
-        for direction in ("prev_op", "next_op"):
-            op = getattr(self, direction)
-            while op is not None:
-                if isinstance(op, BarrierWaitOp | AsyncCopyOp):
-                    index = op.index if isinstance(op, BarrierWaitOp) else op.barrier_index
-                    same = op.barrier is not None and self._same_barrier(op.barrier, index)
-                    if same is None:
-                        return None
-                    if same and isinstance(op, BarrierWaitOp):
-                        break
-                    if same and isinstance(op, AsyncCopyOp):
-                        if op.arrives:
-                            return None
-                        total += op.credited_bytes
-                elif op.regions and any(
-                    operand == self.barrier for inner in op.walk() for operand in inner.operands
-                ):
-                    return None
-                op = getattr(op, direction)
-            if op is None and direction == "next_op":
-                return None
-        return total
-
-
-@irdl_op_definition
+@copy_op_definition
 class BarrierWaitOp(IRDLOperation):
     """
     Waits until the barrier's phase with the given parity has completed
@@ -319,5 +283,93 @@ class BarrierWaitOp(IRDLOperation):
         super().__init__(operands=[barrier, index, parity])
 
     def verify_(self) -> None:
-        check_barrier_index(self.barrier, self.index)
+        check_barrier_index(*self.barrier_operands())
 
+    def barrier_operands(self) -> tuple[SSAValue, SSAValue | None]:
+        """The barrier group and the index in it (operands 0 and, of three, 1): what the
+        `barrier` and `index` accessors give, without decoding the operand segments."""
+        operands = self.operands
+        return operands[0], operands[1] if len(operands) == 3 else None
+
+
+
+@dataclass
+class _Phase:
+    """A phase of one barrier in a block: the copies on it since the previous wait on it."""
+
+    start: int
+    """Where the phase starts: the position of the previous wait in the block, -1 for none."""
+    bytes: int = 0
+    """What the copies that do not arrive themselves deliver."""
+    arriving: bool = False
+    """Whether a copy that arrives itself is in the phase."""
+    expecting: list[BarrierArriveExpectTxOp] = field(default_factory=list)
+    """The phase's arrive_expect_tx ops."""
+
+
+def phase_bytes(block: Block) -> dict[BarrierArriveExpectTxOp, int | None]:
+    """For each `copy.barrier_arrive_expect_tx` of `block`, the bytes the copies of its
+    barrier phase deliver: those between the previous and the next wait on the same barrier
+    (rules TR16, D10). None when that cannot be told from this block: a dynamic index (its
+    own, or of a copy or wait on the same group in the phase), no next wait here, a copy that
+    arrives itself, or a use of the group inside a nested region. One pass over the block,
+    once per verification run."""
+    return per_run("phase bytes", block, lambda: _phase_bytes(block))
+
+
+def _phase_bytes(block: Block) -> dict[BarrierArriveExpectTxOp, int | None]:
+    delivered: dict[BarrierArriveExpectTxOp, int | None] = {}
+    phases: dict[tuple[SSAValue, int], _Phase] = {}
+    # Per barrier group, the last position where a dynamic index or a nested use of the
+    # group makes every phase across it unknowable.
+    unknown_at: dict[SSAValue, int] = {}
+
+    def close(key: tuple[SSAValue, int]) -> None:
+        phase = phases.pop(key, None)
+        if phase is None:
+            return
+        unknown = unknown_at.get(key[0])
+        known = not phase.arriving and (unknown is None or unknown < phase.start)
+        for op in phase.expecting:
+            delivered[op] = phase.bytes if known else None
+
+    for position, op in enumerate(block.ops):
+        if isinstance(op, BarrierWaitOp):
+            barrier, index = op.barrier_operands()
+            at = _barrier_index(index)
+            if at is None:
+                unknown_at[barrier] = position
+            else:
+                close((barrier, at))
+                phases[(barrier, at)] = _Phase(position)
+        elif isinstance(op, AsyncCopyOp):
+            g = op.geometry()
+            if g.barrier is None:
+                continue
+            at = _barrier_index(g.barrier_index)
+            if at is None:
+                unknown_at[g.barrier] = position
+                continue
+            phase = phases.setdefault((g.barrier, at), _Phase(-1))
+            if op.arrives:
+                phase.arriving = True
+            else:
+                # A collective load credits each CTA's barrier with the whole box.
+                phase.bytes += g.credited_bytes
+        elif isinstance(op, BarrierArriveExpectTxOp):
+            at = _barrier_index(op.index)
+            delivered[op] = None
+            if at is not None:
+                phases.setdefault((op.barrier, at), _Phase(-1)).expecting.append(op)
+        elif op.regions:
+            for inner in op.walk():
+                for operand in inner.operands:
+                    if isinstance(operand.type, BarrierType):
+                        unknown_at[operand] = position
+    # A phase that no wait in the block ends stays unknown (None).
+    return delivered
+
+
+def _barrier_index(index: SSAValue | None) -> int | None:
+    """The constant index of a barrier in its group (a missing index means barrier 0)."""
+    return 0 if index is None else constant_int(index)

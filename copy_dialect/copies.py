@@ -6,7 +6,7 @@ This module holds the op and the rules every implementation shares; the TMA rule
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from math import prod
 
 from xdsl.dialects import memref
@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import (
+    Block,
     Operation,
     SSAValue,
 )
@@ -28,7 +29,6 @@ from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
-    irdl_op_definition,
     operand_def,
     opt_operand_def,
     opt_prop_def,
@@ -66,6 +66,7 @@ from copy_dialect.memory import (
 from copy_dialect.smem import FenceAsyncSharedOp
 from copy_dialect.target import MULTICAST_TARGETS, TCGEN05_TARGETS
 from copy_dialect.tma import check_tma_dtype
+from copy_dialect.verification import checked_like, copy_op_definition, passed_like, per_run
 from copy_dialect.verify_common import (
     check_barrier_index,
     check_contiguous_smem,
@@ -75,7 +76,7 @@ from copy_dialect.verify_common import (
 )
 
 
-@irdl_op_definition
+@copy_op_definition
 class AsyncCopyOp(IRDLOperation):
     """
     Starts an asynchronous copy of a box between GMEM and SMEM; the direction follows the
@@ -172,15 +173,22 @@ class AsyncCopyOp(IRDLOperation):
 
     def geometry(self) -> CopyGeometry:
         """Direction, operands by memory space, the box and its tensor map, decoded once
-        (for the verifier and the lowering)."""
-        src, dst = self.operands[0], self.operands[1]
+        (for the verifier and the lowering; once per verification run)."""
+        return per_run("geometry", self, self._decode_geometry)
+
+    def _decode_geometry(self) -> CopyGeometry:
+        operands = tuple(self.operands)
+        src, dst = operands[0], operands[1]
         assert isinstance(src_type := src.type, MemRefType)
         assert isinstance(dst_type := dst.type, MemRefType)
         sizes = self.properties["operandSegmentSizes"]
         assert isinstance(sizes, DenseArrayBase)
-        n_src, n_dst = (int(v) for v in sizes.get_values()[2:4])
-        src_indices = tuple(self.operands[2 : 2 + n_src])
-        dst_indices = tuple(self.operands[2 + n_src : 2 + n_src + n_dst])
+        n_src, n_dst, n_barrier, n_index, n_predicate = (
+            int(v) for v in sizes.get_values()[2:7]
+        )
+        src_indices = operands[2 : 2 + n_src]
+        dst_indices = operands[2 + n_src : 2 + n_src + n_dst]
+        barrier_at = 2 + n_src + n_dst
         is_load = memory_space(src_type) == GMEM
         gmem, gmem_type, gmem_indices = (
             (src, src_type, src_indices) if is_load else (dst, dst_type, dst_indices)
@@ -194,12 +202,15 @@ class AsyncCopyOp(IRDLOperation):
             gmem_indices=gmem_indices,
             box_shape=smem_type.get_shape()[len(smem_indices) :],
             swizzle_bytes=swizzle_of(smem_type),
-            oob=self.oob_mode,
+            oob=self._oob_mode(is_load),
             reduction=None if self.reduction is None else self.reduction.data,
             is_load=is_load,
             smem=smem,
             smem_type=smem_type,
             smem_indices=smem_indices,
+            barrier=operands[barrier_at] if n_barrier else None,
+            barrier_index=operands[barrier_at + n_barrier] if n_index else None,
+            predicate=operands[barrier_at + n_barrier + n_index] if n_predicate else None,
             collective_dims=self.collective_dims,
             leader_tracked=self.leader_tracked is not None,
             op=self,
@@ -208,8 +219,7 @@ class AsyncCopyOp(IRDLOperation):
     @property
     def is_load(self) -> bool:
         """GMEM -> SMEM (else SMEM -> GMEM)."""
-        assert isinstance(self.src.type, MemRefType)
-        return memory_space(self.src.type) == GMEM
+        return self.geometry().is_load
 
     @property
     def box_bytes(self) -> int:
@@ -227,14 +237,18 @@ class AsyncCopyOp(IRDLOperation):
 
     @property
     def oob_mode(self) -> OOBMode:
+        return self.geometry().oob
+
+    def _oob_mode(self, is_load: bool) -> OOBMode:
         if self.oob is not None:
             return self.oob.data
-        return OOBMode.ZEROS if self.is_load else OOBMode.UNDEFINED
+        return OOBMode.ZEROS if is_load else OOBMode.UNDEFINED
 
     @property
     def arrives(self) -> bool:
         """Whether the copy itself arrives on its barrier expecting its bytes."""
-        return self.barrier is not None and (self.arrive is None or self.arrive.value.data)
+        g = self.geometry()
+        return g.barrier is not None and (self.arrive is None or self.arrive.value.data)
 
     def resolved_implementation(self) -> Implementation | None:
         """The implementation the IR asks for or, when it leaves it open, the target's."""
@@ -245,11 +259,11 @@ class AsyncCopyOp(IRDLOperation):
 
     def cp_async_alternative(self, g: CopyGeometry) -> str:
         """`, or use impl cp_async` where cp.async can do this copy instead of TMA, else ''."""
-        if not g.is_load or g.swizzle_bytes != 16 or self.oob_mode == OOBMode.NAN:
+        if not g.is_load or g.swizzle_bytes != 16 or g.oob == OOBMode.NAN:
             return ""
         if any(a is not None for a in (self.collective, self.leader_tracked, self.predicate)):
             return ""
-        without = " without the barrier" if self.barrier is not None else ""
+        without = " without the barrier" if g.barrier is not None else ""
         return ", or use impl cp_async" + without
 
     def tma_alternative(self, g: CopyGeometry) -> str:
@@ -257,7 +271,7 @@ class AsyncCopyOp(IRDLOperation):
         target = enclosing_target(self)
         if target is None or not target.has_tma:
             return ""
-        with_barrier = " with a barrier" if g.is_load and self.barrier is None else ""
+        with_barrier = " with a barrier" if g.is_load and g.barrier is None else ""
         return ", or use impl tma" + with_barrier
 
     def tma_note(self, g: CopyGeometry, targets: str, has: bool = False) -> str:
@@ -273,17 +287,47 @@ class AsyncCopyOp(IRDLOperation):
         if self.leader_tracked is not None and self.collective is None:
             axis = next((d for d, n in enumerate(cluster_shape(self)) if n > 1), 0)
             needs.append(f"collective = array<i64: {axis}>")
-        if g.is_load and self.barrier is None:
+        if g.is_load and g.barrier is None:
             needs.append("a barrier (barrier %bar[%i])")
         return f"use impl tma on {targets}" + (f", with {' and '.join(needs)}" if needs else "")
 
     # -- verifier ------------------------------------------------------------------------
 
     def verify_(self) -> None:
-        assert isinstance(src_type := self.src.type, MemRefType)
-        assert isinstance(dst_type := self.dst.type, MemRefType)
-        src_space, dst_space = memory_space(src_type), memory_space(dst_type)
+        """Every rule below reads only the op's signature, its operands and what its parent
+        op decides, except J16, which reads the ops before it: an op like one that passed
+        them in this verification run (`checked_like`) is only checked for J16."""
+        g = self.geometry()
+        if checked_like(self, "async_copy"):
+            if self.resolved_implementation() == Implementation.TMA:
+                self._verify_fenced(g)
+            return
+        self._verify_spaces(g)
+        self._verify_barrier_operands(g)
+        check_contiguous_smem(g.smem_type)
+        impl = self.resolved_implementation()
+        self._verify_types(g, impl)
+        if impl == Implementation.TMA:
+            tma.verify_copy(
+                g,
+                swizzle=None if self.swizzle is None else self.swizzle.value.data,
+                partition_axis=None
+                if self.leader_tracked is None
+                else self.leader_tracked.partition_axis,
+            )
+            self._verify_fenced(g)
+        elif impl == Implementation.CP_ASYNC:
+            cp_async.verify_copy(
+                g,
+                cache=None if self.cache is None else self.cache.data,
+                tma_alternative=self.tma_alternative(g),
+            )
+        self._verify_constant_coordinates(g, g.gmem_type, impl)
+        passed_like(self, "async_copy")
 
+    def _verify_spaces(self, g: CopyGeometry) -> None:
+        src_type, dst_type = (g.gmem_type, g.smem_type) if g.is_load else (g.smem_type, g.gmem_type)
+        src_space, dst_space = memory_space(src_type), memory_space(dst_type)
         # rule: B2
         if {src_space, dst_space} != {GMEM, SMEM}:
             raise Error(
@@ -304,11 +348,10 @@ class AsyncCopyOp(IRDLOperation):
                 note="copies do not convert: give both refs the same element type, "
                 f"{src_type.element_type} or {dst_type.element_type}",
             )
-        self._verify_barrier_operands()
-        g = self.geometry()
+
+    def _verify_types(self, g: CopyGeometry, impl: Implementation | None) -> None:
+        """The rules on the box, element type, GMEM layout, direction and implementation."""
         gmem_type, smem_type = g.gmem_type, g.smem_type
-        check_contiguous_smem(smem_type)
-        impl = self.resolved_implementation()
         self._verify_indices(g, gmem_type, smem_type)
         self._verify_element_type(g, impl)
         check_gmem_layout(g, gmem_type, impl, self.cp_async_alternative(g))
@@ -316,37 +359,21 @@ class AsyncCopyOp(IRDLOperation):
         # before A9, A4, A5): the direction's rules are the more specific.
         self._verify_direction(g)
         self._verify_implementation(g, impl)
-        if impl == Implementation.TMA:
-            # rule: A3
-            if g.is_load and self.barrier is None:
-                raise Error(
-                    "Barriers are required for TMA GMEM -> SMEM copies",
-                    note="give the load a barrier (barrier %bar[%i], from copy.barrier_init) and "
-                    "wait on it with copy.barrier_wait"
-                    + self.cp_async_alternative(g),
-                )
-            tma.verify_copy(
-                g,
-                swizzle=None if self.swizzle is None else self.swizzle.value.data,
-                partition_axis=None
-                if self.leader_tracked is None
-                else self.leader_tracked.partition_axis,
+        # rule: A3
+        if impl == Implementation.TMA and g.is_load and g.barrier is None:
+            raise Error(
+                "Barriers are required for TMA GMEM -> SMEM copies",
+                note="give the load a barrier (barrier %bar[%i], from copy.barrier_init) and "
+                "wait on it with copy.barrier_wait"
+                + self.cp_async_alternative(g),
             )
-            self._verify_fenced(g)
-        elif impl == Implementation.CP_ASYNC:
-            cp_async.verify_copy(
-                g,
-                cache=None if self.cache is None else self.cache.data,
-                tma_alternative=self.tma_alternative(g),
-            )
-        self._verify_constant_coordinates(g, gmem_type, impl)
 
-    def _verify_barrier_operands(self) -> None:
-        if self.barrier is not None:
-            check_barrier_index(self.barrier, self.barrier_index)
+    def _verify_barrier_operands(self, g: CopyGeometry) -> None:
+        if g.barrier is not None:
+            check_barrier_index(g.barrier, g.barrier_index)
             return
         # rule: I2
-        if self.barrier_index is not None:
+        if g.barrier_index is not None:
             raise Error(
                 "a barrier index needs a barrier, but the copy has none",
                 note="drop barrier_index, or pass the barrier group it indexes (barrier=)",
@@ -426,7 +453,7 @@ class AsyncCopyOp(IRDLOperation):
             if not g.is_load:
                 note = "cp.async cannot store or reduce: target sm_90 or newer, or store from "
                 note += "threads with memref.store"
-            elif cp_async and self.barrier is None:
+            elif cp_async and g.barrier is None:
                 note = f"{cp_async}, or leave the implementation open to let the target choose"
             else:
                 note = (f"{cp_async}, or " if cp_async else "") + "target sm_90 or newer"
@@ -465,7 +492,7 @@ class AsyncCopyOp(IRDLOperation):
                 "with memref.store",
             )
         # rule: A2
-        if self.barrier is not None:
+        if g.barrier is not None:
             raise Error(
                 "copy_gmem_to_smem with a barrier is only supported Hopper and newer GPUs, "
                 "which use the TMA implementation",
@@ -492,7 +519,7 @@ class AsyncCopyOp(IRDLOperation):
                 )
             return
         # rule: B3
-        if self.barrier is not None:
+        if g.barrier is not None:
             raise Error(
                 "Barriers are unsupported for SMEM -> GMEM copies",
                 note="drop the barrier: stores complete through bulk groups "
@@ -513,31 +540,20 @@ class AsyncCopyOp(IRDLOperation):
 
     def _verify_fenced(self, g: CopyGeometry) -> None:
         """SMEM written by threads must be fenced before a TMA store reads it (J16)."""
-        if g.is_load:
-            return
-        buffer = g.smem
-        op = self.prev_op
-        while op is not None:
-            if isinstance(op, FenceAsyncSharedOp):
-                return
-            if isinstance(op, AsyncCopyOp) and not op.is_load and op.geometry().smem == buffer:
-                return
-            # rule: J16
-            if thread_writes(op, buffer):
-                raise Error(
-                    "SMEM written by threads must be made visible to the TMA unit before a "
-                    "TMA store reads it",
-                    note="add copy.fence_async_shared after the writes and before the copy, in "
-                    "this block (it includes the block barrier)",
-                )
-            op = op.prev_op
+        # rule: J16
+        if not g.is_load and self.parent is not None and self in unfenced_stores(self.parent):
+            raise Error(
+                "SMEM written by threads must be made visible to the TMA unit before a "
+                "TMA store reads it",
+                note="add copy.fence_async_shared after the writes and before the copy, in "
+                "this block (it includes the block barrier)",
+            )
 
     def _verify_constant_coordinates(
         self, g: CopyGeometry, gmem_type: MemRefType, impl: Implementation | None
     ) -> None:
         coords = [constant_int(i) for i in g.gmem_indices]
-        bits = bitwidth(g.element_type) or 8
-        box = (1,) * (gmem_type.get_num_dims() - len(g.box_shape)) + g.box_shape
+        bits = g.element_bits
         if impl == Implementation.TMA:
             inner = coords[-1] if coords else None
             # rule: TR12
@@ -556,8 +572,9 @@ class AsyncCopyOp(IRDLOperation):
                         note="a negative store coordinate is an illegal instruction on the GPU "
                         "(loads may start out of bounds, stores may not): start at 0 or more",
                     )
-        if self.oob_mode != OOBMode.PROMISE_IN_BOUNDS:
+        if g.oob != OOBMode.PROMISE_IN_BOUNDS:
             return
+        box = (1,) * (gmem_type.get_num_dims() - len(g.box_shape)) + g.box_shape
         for i, (c, size, n) in enumerate(zip(coords, box, gmem_type.get_shape(), strict=True)):
             # rule: F3
             if c is not None and n >= 0 and not (0 <= c and c + size <= n):
@@ -568,13 +585,38 @@ class AsyncCopyOp(IRDLOperation):
                 )
 
 
-def thread_writes(op: Operation, buffer: SSAValue) -> bool:
-    """Whether `op` (or an op nested in it) stores to `buffer` from the threads."""
-    for inner in op.walk():
-        if isinstance(inner, memref.StoreOp) and inner.memref == buffer:
-            return True
-        if inner.name in ("vector.store", "vector.transfer_write", "memref.copy"):
-            if buffer in inner.operands[1:]:
-                return True
-    return False
+def unfenced_stores(block: Block) -> set[AsyncCopyOp]:
+    """The SMEM -> GMEM copies of `block` whose buffer the threads wrote earlier in the block
+    with neither a `copy.fence_async_shared` nor another store from that buffer in between
+    (rule J16). One pass over the block, once per verification run."""
+    return per_run("unfenced stores", block, lambda: _unfenced_stores(block))
 
+
+def _unfenced_stores(block: Block) -> set[AsyncCopyOp]:
+    # Buffers the threads wrote since the last fence (and since the last store from them).
+    written: set[SSAValue] = set()
+    found: set[AsyncCopyOp] = set()
+    for op in block.ops:
+        if isinstance(op, FenceAsyncSharedOp):
+            written.clear()
+        elif isinstance(op, AsyncCopyOp) and not op.is_load:
+            buffer = op.geometry().smem
+            if buffer in written:
+                found.add(op)
+            written.discard(buffer)
+        elif op.regions or isinstance(op, memref.StoreOp) or op.name in THREAD_STORES:
+            written.update(thread_written(op))
+    return found
+
+
+THREAD_STORES = ("vector.store", "vector.transfer_write", "memref.copy")
+"""Ops besides `memref.store` by which the threads write the refs among operands 1.."""
+
+
+def thread_written(op: Operation) -> Iterator[SSAValue]:
+    """The refs `op` (or an op nested in it) stores to from the threads."""
+    for inner in op.walk():
+        if isinstance(inner, memref.StoreOp):
+            yield inner.memref
+        elif inner.name in THREAD_STORES:
+            yield from inner.operands[1:]

@@ -16,7 +16,7 @@ user's block:
 
 xDSL 0.75 has `xdsl.irdl.dominance.DominanceInfo`, but it intersects the dominators of
 unreachable predecessors too (`^entry -> ^b` plus an unreachable `^u -> ^b` makes ^entry not
-dominate ^b), which would reject valid IR; the dominator sets here are over reachable blocks.
+dominate ^b), which would reject valid IR; the dominator trees here are over reachable blocks.
 `non_dominating_uses` is the one check: copy-opt reports each use it finds with mlir-opt's
 error and note, and `verify_dominance` (what `compile_module` runs on built modules) raises
 the first.
@@ -60,53 +60,126 @@ def _relation(use: Region | None, definition: Region | None) -> str:
     return "neither in a parent nor in a child region"
 
 
-class Dominance:
-    """Dominance queries over one IR tree; each region's dominators are computed once."""
+class DominatorTree:
+    """The dominator tree of one region's CFG, over the blocks reachable from its entry
+    (Cooper, Harvey and Kennedy's iterative algorithm; near-linear in the blocks and edges),
+    with each block's interval in a walk of the tree, so that a query takes constant time."""
 
-    def __init__(self) -> None:
-        self._dominators: dict[Region, dict[Block, set[Block]]] = {}
-        self._positions: dict[Block, dict[Operation, int]] = {}
-
-    def dominators(self, region: Region) -> dict[Block, set[Block]]:
-        """The dominators of each block reachable from the entry (the others are absent)."""
-        if region in self._dominators:
-            return self._dominators[region]
+    def __init__(self, region: Region) -> None:
         entry = region.blocks.first
-        reachable: list[Block] = []
-        preds: dict[Block, list[Block]] = {}
-        if entry is not None:
-            preds[entry] = []
-            stack = [entry]
-            while stack:
-                block = stack.pop()
-                reachable.append(block)
-                for succ in block.last_op.successors if block.last_op else ():
-                    if succ not in preds:
-                        preds[succ] = []
-                        stack.append(succ)
-                    preds[succ].append(block)
-        dominators = {b: set(reachable) for b in reachable}
-        if entry is not None:
-            dominators[entry] = {entry}
+        self._interval: dict[Block, tuple[int, int]] = {}
+        if entry is None:
+            return
+        postorder = _postorder(entry)
+        number = {block: i for i, block in enumerate(postorder)}
+        preds: dict[Block, list[Block]] = {block: [] for block in postorder}
+        for block in postorder:
+            for succ in _successors(block):
+                preds[succ].append(block)
+        idom: dict[Block, Block] = {entry: entry}
         changed = True
         while changed:
             changed = False
-            for block in reachable[1:]:
-                new = {block} | set.intersection(*(dominators[p] for p in preds[block]))
-                if new != dominators[block]:
-                    dominators[block], changed = new, True
-        self._dominators[region] = dominators
-        return dominators
+            for block in reversed(postorder[:-1]):
+                new: Block | None = None
+                for pred in preds[block]:
+                    if pred in idom:
+                        new = pred if new is None else _intersect(pred, new, idom, number)
+                assert new is not None
+                if idom.get(block) is not new:
+                    idom[block], changed = new, True
+        children: dict[Block, list[Block]] = {block: [] for block in postorder}
+        for block, parent in idom.items():
+            if block is not entry:
+                children[parent].append(block)
+        clock = 0
+        stack: list[tuple[Block, bool]] = [(entry, False)]
+        first: dict[Block, int] = {}
+        while stack:
+            block, done = stack.pop()
+            if done:
+                self._interval[block] = (first[block], clock)
+                clock += 1
+                continue
+            first[block] = clock
+            clock += 1
+            stack.append((block, True))
+            stack.extend((child, False) for child in children[block])
 
     def is_reachable(self, block: Block) -> bool:
-        return block.parent is None or block in self.dominators(block.parent)
+        return block in self._interval
+
+    def dominates(self, a: Block, b: Block) -> bool:
+        """Whether `a` dominates `b` (both reachable), `a` itself included."""
+        start, end = self._interval[a]
+        inner_start, inner_end = self._interval[b]
+        return start <= inner_start and inner_end <= end
+
+
+def _successors(block: Block) -> tuple[Block, ...]:
+    last = block.last_op
+    return tuple(last.successors) if last is not None else ()
+
+
+def _postorder(entry: Block) -> list[Block]:
+    """The blocks reachable from `entry`, in a depth-first postorder (no recursion)."""
+    order: list[Block] = []
+    seen = {entry}
+    stack: list[tuple[Block, Iterator[Block]]] = [(entry, iter(_successors(entry)))]
+    while stack:
+        block, successors = stack[-1]
+        succ = next(successors, None)
+        if succ is None:
+            stack.pop()
+            order.append(block)
+        elif succ not in seen:
+            seen.add(succ)
+            stack.append((succ, iter(_successors(succ))))
+    return order
+
+
+def _intersect(a: Block, b: Block, idom: dict[Block, Block], number: dict[Block, int]) -> Block:
+    """The nearest common dominator of `a` and `b` (by postorder numbers)."""
+    while a is not b:
+        while number[a] < number[b]:
+            a = idom[a]
+        while number[b] < number[a]:
+            b = idom[b]
+    return a
+
+
+class Dominance:
+    """Dominance queries over one IR tree; each region's dominator tree is computed once."""
+
+    def __init__(self) -> None:
+        self._trees: dict[Region, DominatorTree] = {}
+        self._positions: dict[Block, dict[int, int]] = {}
+        self._ssa: dict[Region, bool] = {}
+
+    def has_ssa_dominance(self, region: Region) -> bool:
+        """`has_ssa_dominance`, once per region."""
+        if region not in self._ssa:
+            self._ssa[region] = has_ssa_dominance(region)
+        return self._ssa[region]
+
+    def tree(self, region: Region) -> DominatorTree:
+        if region not in self._trees:
+            self._trees[region] = DominatorTree(region)
+        return self._trees[region]
+
+    def is_reachable(self, block: Block) -> bool:
+        return block.parent is None or self.tree(block.parent).is_reachable(block)
+
+    def positions_in(self, block: Block) -> dict[int, int]:
+        """The position of each op of `block`, by the op's id."""
+        if block not in self._positions:
+            self._positions[block] = {id(o): i for i, o in enumerate(block.ops)}
+        return self._positions[block]
 
     def _position(self, op: Operation) -> int:
         block = op.parent
         assert block is not None
-        if block not in self._positions:
-            self._positions[block] = {o: i for i, o in enumerate(block.ops)}
-        return self._positions[block][op]
+        return self.positions_in(block)[id(op)]
 
     def block_dominates(self, a: Block, b: Block) -> bool:
         """Whether block `a` dominates block `b` or the block of `a`'s region holding it."""
@@ -118,27 +191,44 @@ class Dominance:
             return False
         if current is a:
             return True
-        dominators = self.dominators(region)
+        tree = self.tree(region)
         # A block unreachable from the entry is dominated by every block (as in LLVM).
-        return current not in dominators or a in dominators[current]
+        return not tree.is_reachable(current) or (
+            tree.is_reachable(a) and tree.dominates(a, current)
+        )
 
     def properly_dominates(self, value: SSAValue, user: Operation) -> bool:
         """Whether `value` may be used by `user` (MLIR's `properlyDominates(Value, Op)`)."""
-        if isinstance(value, BlockArgument):
-            return user.parent is not None and self.block_dominates(value.block, user.parent)
         if not isinstance(value, OpResult):
+            if isinstance(value, BlockArgument):
+                return user.parent is not None and self.block_dominates(value.block, user.parent)
             return False
         definition = value.op
+        block = definition.parent
+        if block is not None and block is user.parent:
+            # The common case, a use in the definition's block: the order decides.
+            region = block.parent
+            if definition is user or region is None:
+                return False
+            if not self.has_ssa_dominance(region):
+                return True
+            positions = self.positions_in(block)
+            return positions[id(definition)] < positions[id(user)]
         region = definition.parent_region()
         anchor = None if region is None else _ancestor_in(region, user)
         if region is None or anchor is None or anchor is definition:
             return False
         if anchor.parent is definition.parent:
-            return not has_ssa_dominance(region) or (
+            return not self.has_ssa_dominance(region) or (
                 self._position(definition) < self._position(anchor)
             )
-        dominators = self.dominators(region)
-        return anchor.parent not in dominators or definition.parent in dominators[anchor.parent]
+        tree = self.tree(region)
+        use_block, definition_block = anchor.parent, definition.parent
+        assert use_block is not None
+        assert definition_block is not None
+        return not tree.is_reachable(use_block) or (
+            tree.is_reachable(definition_block) and tree.dominates(definition_block, use_block)
+        )
 
 
 @dataclass(frozen=True)
@@ -234,11 +324,27 @@ def non_dominating_uses(root: Operation) -> list[NonDominatingUse]:
     definition does not dominate, with the first such operand; in textual order."""
     dominance = Dominance()
     found: list[NonDominatingUse] = []
+    block: Block | None = None
+    # What the ops of `block` share: whether it is checked, and, for values defined in it
+    # (the common case, decided here without `properly_dominates`), the ops' positions.
+    checked, ordered, positions = False, False, {}
     for op in _ops(root):
-        if op is root or op.parent is None or not dominance.is_reachable(op.parent):
+        if op is root or op.parent is None:
+            continue
+        if op.parent is not block:
+            block = op.parent
+            region = block.parent
+            checked = dominance.is_reachable(block)
+            ordered = region is not None and dominance.has_ssa_dominance(region)
+            positions = dominance.positions_in(block) if ordered else {}
+        if not checked:
             continue
         for index, operand in enumerate(op.operands):
-            if not dominance.properly_dominates(operand, op):
+            if isinstance(operand, OpResult) and ordered and operand.op.parent is block:
+                valid = positions[id(operand.op)] < positions[id(op)]
+            else:
+                valid = dominance.properly_dominates(operand, op)
+            if not valid:
                 found.append(NonDominatingUse(op, index))
                 break
     return found

@@ -121,12 +121,12 @@ def base_reduction(kind: ReductionKind) -> str:
     )
 
 
-TENSOR_MAP_TYPES = {
-    "f16": "FLOAT16",
-    "bf16": "BFLOAT16",
-    "f32": "FLOAT32",
-    "tf32": "TFLOAT32",
-    "f64": "FLOAT64",
+TENSOR_MAP_TYPES: dict[type[Attribute], str] = {
+    Float16Type: "FLOAT16",
+    BFloat16Type: "BFLOAT16",
+    Float32Type: "FLOAT32",
+    FloatTF32Type: "TFLOAT32",
+    Float64Type: "FLOAT64",
 }
 """The `CUtensorMapDataType` (without its prefix) of each float type with a map type of its
 own; integers and 8-bit floats are mapped in `tensor_map_type`."""
@@ -146,8 +146,8 @@ def tensor_map_type(element_type: Attribute, reduction: ReductionKind | None = N
             signed = element_type.signedness.data == Signedness.SIGNED
             return f"{'INT' if signed else 'UINT'}{width}"
         return {8: "UINT8", 16: "UINT16"}.get(width)
-    if (name := str(element_type)) in TENSOR_MAP_TYPES:
-        return TENSOR_MAP_TYPES[name]
+    if (name := TENSOR_MAP_TYPES.get(type(element_type))) is not None:
+        return name
     if isinstance(element_type, AnyFloat) and bitwidth(element_type) == 8:
         return "UINT8"
     return None
@@ -290,6 +290,12 @@ class CopyGeometry(BoxGeometry):
     smem_type: MemRefType
     smem_indices: tuple[SSAValue, ...]
     """Slot indices on the SMEM ref's leading dims; the remaining dims are the box."""
+    barrier: SSAValue | None
+    """The barrier group a load signals (None: a store, or a load without a barrier)."""
+    barrier_index: SSAValue | None
+    """The barrier's index in its group (None: the group of one, used without an index)."""
+    predicate: SSAValue | None
+    """The user's predicate (`if %p`), None for an unconditional copy."""
     collective_dims: tuple[int, ...]
     """The cluster dims a collective copy is shared over, () for none."""
     leader_tracked: bool

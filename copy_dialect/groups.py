@@ -13,7 +13,6 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     IRDLOperation,
-    irdl_op_definition,
     opt_prop_def,
     prop_def,
 )
@@ -21,10 +20,11 @@ from xdsl.irdl import (
 from copy_dialect.attributes import GroupKind, GroupKindAttr, Implementation
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import enclosing_kernel, enclosing_target
 
 
-@irdl_op_definition
+@copy_op_definition
 class CommitGroupOp(IRDLOperation):
     """
     Closes the current group of async copies: `bulk` for TMA stores and reductions
@@ -48,7 +48,7 @@ class CommitGroupOp(IRDLOperation):
         verify_group_target(self, self.group.data)
 
 
-@irdl_op_definition
+@copy_op_definition
 class WaitGroupOp(IRDLOperation):
     """
     Waits until at most `pending` committed groups are still in flight. For bulk groups,
@@ -100,13 +100,8 @@ class WaitGroupOp(IRDLOperation):
         target = enclosing_target(self)
         if group == GroupKind.CP_ASYNC and target is not None and target.has_tma:
             kernel = enclosing_kernel(self)
-            uses_cp_async = kernel is not None and any(
-                isinstance(op, AsyncCopyOp)
-                and op.resolved_implementation() == Implementation.CP_ASYNC
-                for op in kernel.walk()
-            )
             # rule: A8
-            if not uses_cp_async:
+            if kernel is None or not uses_cp_async(kernel):
                 raise Error(
                     "wait_gmem_to_smem is only supported on pre-Hopper GPUs, which use "
                     "cp.async for GMEM->SMEM copies.",
@@ -125,3 +120,15 @@ def verify_group_target(op: Operation, group: GroupKind) -> None:
             note="use copy.commit_group cp_async / copy.wait_group cp_async for cp.async loads",
         )
 
+
+def uses_cp_async(kernel: Operation) -> bool:
+    """Whether a copy of the kernel is a cp.async copy, once per verification run."""
+    return per_run(
+        "uses cp.async",
+        kernel,
+        lambda: any(
+            isinstance(op, AsyncCopyOp)
+            and op.resolved_implementation() == Implementation.CP_ASYNC
+            for op in kernel.walk()
+        ),
+    )

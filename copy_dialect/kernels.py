@@ -36,8 +36,8 @@ from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
-from copy_dialect.protocol import verify_protocol
 from copy_dialect.target import TARGETS
+from copy_dialect.verify import verify_module
 
 TMA_BLOCK = 128
 
@@ -79,8 +79,7 @@ def _kernel(
     module = ModuleOp([fn])
     module.attributes["copy.target"] = copy.TargetAttr(target)
     # A builder's kernel is proven as the user's would be: its ops and its protocol.
-    module.verify()
-    verify_protocol(module)
+    verify_module(module)
     return module
 
 

@@ -17,7 +17,6 @@ from xdsl.ir import (
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
-    irdl_op_definition,
     operand_def,
     prop_def,
     var_operand_def,
@@ -34,10 +33,11 @@ from copy_dialect.tma import (
     check_tma_dtype,
     merged_leading_dims_example,
 )
+from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import enclosing_target
 
 
-@irdl_op_definition
+@copy_op_definition
 class PrefetchOp(IRDLOperation):
     """
     Prefetches a box of a GMEM array into L2 (TMA `cp.async.bulk.prefetch.tensor`).

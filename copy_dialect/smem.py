@@ -16,7 +16,6 @@ from xdsl.ir import Operation
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
-    irdl_op_definition,
     opt_prop_def,
     result_def,
     traits_def,
@@ -26,6 +25,7 @@ from xdsl.traits import OpTrait
 from copy_dialect.attributes import swizzle_period
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import SMEM, bitwidth, memory_space, smem_alignment, smem_bytes, swizzle_of
+from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import check_contiguous_smem, enclosing_kernel, enclosing_target
 
 
@@ -69,7 +69,7 @@ def check_kernel_smem(op: Operation) -> None:
     target = enclosing_target(op)
     if kernel is None or target is None:
         return
-    if next(o for o in kernel.walk() if o.has_trait(SmemAllocation)) is not op:
+    if first_allocation(kernel) is not op:
         return
     _, total = arena_layout(kernel)
     launch = block_smem_bytes(total)
@@ -81,6 +81,15 @@ def check_kernel_smem(op: Operation) -> None:
             f"{target.max_smem_bytes} bytes a block can use on {target.name}",
             note="use fewer pipeline stages or smaller boxes",
         )
+
+
+def first_allocation(kernel: Operation) -> Operation | None:
+    """The kernel's first op (in walk order) that takes SMEM, once per verification run."""
+    return per_run(
+        "first allocation",
+        kernel,
+        lambda: next((o for o in kernel.walk() if o.has_trait(SmemAllocation)), None),
+    )
 
 
 def smem_footprint(buffers: Iterable[tuple[int, int]]) -> int:
@@ -103,7 +112,7 @@ def block_smem_bytes(footprint: int) -> int:
     return footprint + SMEM_ARENA_ALIGNMENT if footprint else 0
 
 
-@irdl_op_definition
+@copy_op_definition
 class AllocSmemOp(IRDLOperation):
     """
     Allocates a static SMEM buffer, aligned for TMA: 128 bytes, and the swizzle period
@@ -186,7 +195,7 @@ class AllocSmemOp(IRDLOperation):
         check_kernel_smem(self)
 
 
-@irdl_op_definition
+@copy_op_definition
 class FenceAsyncSharedOp(IRDLOperation):
     """
     Makes SMEM written by the threads visible to the async proxy (TMA, tcgen05):

@@ -305,27 +305,28 @@ def _verify_leader_tracked(
 
 
 def _verify_smem_alignment(g: CopyGeometry) -> None:
-    alloc = g.smem.owner
-    if not isinstance(alloc, AllocSmemOp):
+    if not g.smem_indices or not isinstance(g.smem.owner, AllocSmemOp):
         return
     assert isinstance(smem_type := g.smem.type, MemRefType)
     swizzle = g.swizzle_bytes
     required = smem_alignment(swizzle)
-    slot_bytes = smem_bytes(g.box_shape, g.element_type, swizzle)
     slot_offsets = [constant_int(i) for i in g.smem_indices]
-    if not g.smem_indices:
-        return
     strides = smem_strides(smem_type.get_shape(), g.element_type, swizzle)[
         : len(g.smem_indices)
     ]
+    offset = None
     if all(o is not None for o in slot_offsets):
         offset = sum(o * s for o, s in zip(slot_offsets, strides, strict=True))  # type: ignore[operator]
         misaligned = offset % required
-        where = f"slot {[o for o in slot_offsets]} starts at byte {offset}"
     else:
         misaligned = min(strides) % required
-        where = f"slots are {slot_bytes} bytes apart"
     if misaligned:
+        slot_bytes = smem_bytes(g.box_shape, g.element_type, swizzle)
+        where = (
+            f"slots are {slot_bytes} bytes apart"
+            if offset is None
+            else f"slot {[o for o in slot_offsets]} starts at byte {offset}"
+        )
         grown = g.box_shape[0] * (required // gcd(slot_bytes, required))
         # rule: TR10, TR11
         raise Error(

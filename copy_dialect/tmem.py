@@ -17,7 +17,6 @@ from xdsl.ir import (
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
-    irdl_op_definition,
     operand_def,
     opt_prop_def,
     prop_def,
@@ -47,6 +46,7 @@ from copy_dialect.memory import (
 )
 from copy_dialect.smem import SmemAllocation, check_kernel_smem
 from copy_dialect.target import TCGEN05_TARGETS
+from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import (
     check_contiguous_smem,
     enclosing_kernel,
@@ -145,7 +145,7 @@ class TmemAddressSlot(SmemAllocation):
         return 4, 4
 
 
-@irdl_op_definition
+@copy_op_definition
 class TmemAllocOp(IRDLOperation):
     """
     Allocates TMEM columns for the CTA (`tcgen05.alloc`, `tcgen05.relinquish_alloc_permit`).
@@ -195,15 +195,7 @@ class TmemAllocOp(IRDLOperation):
         kernel = enclosing_kernel(self)
         if kernel is None:
             return
-        live: dict[SSAValue, int] = {}
-        for op in kernel.walk():
-            if op is self:
-                break
-            if isinstance(op, TmemAllocOp) and isinstance(t := op.result.type, MemRefType):
-                live[op.result] = tmem_columns(t)
-            elif isinstance(op, TmemDeallocOp):
-                live.pop(op.tmem, None)
-        total = sum(live.values()) + ncols
+        total = live_columns(kernel)[self] + ncols
         # rule: J19
         if total > TMEM_COLUMNS:
             raise Error(
@@ -215,7 +207,7 @@ class TmemAllocOp(IRDLOperation):
             )
 
 
-@irdl_op_definition
+@copy_op_definition
 class TmemDeallocOp(IRDLOperation):
     """
     Frees TMEM allocated by `copy.tmem_alloc` (`tcgen05.dealloc`).
@@ -245,7 +237,7 @@ class TmemDeallocOp(IRDLOperation):
         check_tcgen05(self)
 
 
-@irdl_op_definition
+@copy_op_definition
 class TmemWaitOp(IRDLOperation):
     """
     Waits for this thread's TMEM loads or stores to complete (`tcgen05.wait::ld|st`).
@@ -268,7 +260,7 @@ class TmemWaitOp(IRDLOperation):
         check_tcgen05(self)
 
 
-@irdl_op_definition
+@copy_op_definition
 class SmemToTmemOp(IRDLOperation):
     """
     Copies SMEM into TMEM asynchronously (`tcgen05.cp`), starting at a column; issued by the
@@ -390,3 +382,23 @@ class SmemToTmemOp(IRDLOperation):
                 f"(#copy.smem<swizzle = {row_bytes}>)",
             )
 
+
+def live_columns(kernel: Operation) -> dict[TmemAllocOp, int]:
+    """For each `copy.tmem_alloc` of the kernel, the TMEM columns of the allocations before
+    it (in walk order) that no `copy.tmem_dealloc` has freed yet (J19); one walk of the
+    kernel, once per verification run. A ref without two dims (an error of its own
+    allocation, J6) spans no columns."""
+    return per_run("live TMEM columns", kernel, lambda: _live_columns(kernel))
+
+
+def _live_columns(kernel: Operation) -> dict[TmemAllocOp, int]:
+    before: dict[TmemAllocOp, int] = {}
+    live: dict[SSAValue, int] = {}
+    for op in kernel.walk():
+        if isinstance(op, TmemAllocOp):
+            before[op] = sum(live.values())
+            if isinstance(t := op.result.type, MemRefType) and t.get_num_dims() >= 2:
+                live[op.result] = tmem_columns(t)
+        elif isinstance(op, TmemDeallocOp):
+            live.pop(op.tmem, None)
+    return before

@@ -25,7 +25,6 @@ from xdsl.ir import (
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
-    irdl_op_definition,
     operand_def,
     opt_prop_def,
     opt_result_def,
@@ -53,6 +52,7 @@ from copy_dialect.tmem import (
     check_tmem_ref,
     tmem_columns,
 )
+from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import (
     constant_int,
     enclosing_target,
@@ -133,7 +133,7 @@ def check_half_offset(op: TmemLoadOp | TmemStoreOp, offset: int, num: int) -> No
         )
 
 
-@irdl_op_definition
+@copy_op_definition
 class TmemLoadOp(IRDLOperation):
     """
     Loads TMEM into registers (`tcgen05.ld.sync.aligned`), starting at a column; each warp
@@ -284,7 +284,7 @@ class TmemLoadOp(IRDLOperation):
             )
 
 
-@irdl_op_definition
+@copy_op_definition
 class TmemStoreOp(IRDLOperation):
     """
     Stores registers into TMEM (`tcgen05.st.sync.aligned`), starting at a column; each

@@ -23,23 +23,23 @@ from xdsl.ir import (
 from copy_dialect.attributes import BarrierType, TargetAttr
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.target import Target
+from copy_dialect.verification import per_run
 
 
 def enclosing_target(op: Operation) -> Target | None:
-    """The target named by the nearest `copy.target` attribute around `op`, if any."""
-    node: Operation | None = op
-    while node is not None:
-        attr = node.attributes.get("copy.target")
-        if attr is not None:
-            if not isinstance(attr, TargetAttr):
-                raise Error(
-                    f"expected the 'copy.target' attribute of '{node.name}' to be a "
-                    f"#copy.target, got {attr}",
-                    note='write it as copy.target = #copy.target<"sm_90a">',
-                )
-            return attr.target
-        node = node.parent_op()
-    return None
+    """The target named by the nearest `copy.target` attribute around `op`, if any (once per
+    enclosing op in a verification run)."""
+    attr = op.attributes.get("copy.target")
+    if attr is not None:
+        if not isinstance(attr, TargetAttr):
+            raise Error(
+                f"expected the 'copy.target' attribute of '{op.name}' to be a "
+                f"#copy.target, got {attr}",
+                note='write it as copy.target = #copy.target<"sm_90a">',
+            )
+        return attr.target
+    parent = op.parent_op()
+    return None if parent is None else per_run("target", parent, lambda: enclosing_target(parent))
 
 
 def module_target(module: Operation, override: str | None = None) -> str | None:
@@ -53,10 +53,11 @@ def module_target(module: Operation, override: str | None = None) -> str | None:
 
 
 def enclosing_kernel(op: Operation) -> Operation | None:
-    node = op.parent_op()
-    while node is not None and not isinstance(node, func.FuncOp | gpu.FuncOp):
-        node = node.parent_op()
-    return node
+    """The function around `op` (once per enclosing op in a verification run)."""
+    parent = op.parent_op()
+    if parent is None or isinstance(parent, func.FuncOp | gpu.FuncOp):
+        return parent
+    return per_run("kernel", parent, lambda: enclosing_kernel(parent))
 
 
 def kernel_cluster_shape(kernel: Operation) -> tuple[int, int, int]:
@@ -81,7 +82,12 @@ def cluster_shape(op: Operation) -> tuple[int, int, int]:
 
 def constant_int(value: SSAValue) -> int | None:
     """The value of an integer constant: an `arith.constant`, or one cast to `index`
-    (`arith.index_cast` of an i32 constant, say); None for anything else."""
+    (`arith.index_cast` of an i32 constant, say); None for anything else. Once per value in
+    a verification run."""
+    return per_run("constant", value, lambda: _constant_int(value))
+
+
+def _constant_int(value: SSAValue) -> int | None:
     owner = value.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data

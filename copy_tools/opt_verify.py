@@ -1,17 +1,16 @@
-"""Verification for copy-opt: op by op (nested ops first), each failing op reported at its
-location, then SSA dominance; and where to report a diagnostic about an op."""
+"""Verification for copy-opt: op by op (nested ops first, `copy_dialect.verification`: the
+path `compile_module` takes too), each failing op reported at its location, then SSA
+dominance; and where to report a diagnostic about an op."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from xdsl.dialects.builtin import CallSiteLoc, FileLineColLoc, FusedLoc, ModuleOp, NameLoc
-from xdsl.ir import Attribute, ErasedSSAValue, Operation
-from xdsl.traits import IsTerminator, NoTerminator
-from xdsl.utils.exceptions import DiagnosticException, VerifyException
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import DiagnosticException
 
 from copy_dialect.dominance import non_dominating_uses
 from copy_dialect.protocol import check_protocol
+from copy_dialect.verification import op_errors, verification_run
 from copy_tools.diagnostics import Diagnostic, SourceLocation
 from copy_tools.opt_errors import internal_error
 
@@ -52,99 +51,34 @@ def exception_location(exc: BaseException, fallback: SourceLocation) -> SourceLo
     return op_location(op, fallback) if isinstance(op, Operation) else fallback
 
 
-def post_order(root: Operation) -> Iterator[Operation]:
-    """Ops nested in `root` and `root`, nested ops before their parent (no recursion)."""
-    stack: list[tuple[Operation, bool]] = [(root, False)]
-    while stack:
-        op, children_done = stack.pop()
-        if children_done:
-            yield op
-            continue
-        stack.append((op, True))
-        children = [
-            child for region in op.regions for block in region.blocks for child in block.ops
-        ]
-        stack.extend((child, False) for child in reversed(children))
-
-
-def verify_op(op: Operation) -> None:
-    """`op.verify(verify_nested_ops=False)` without xDSL's error path.
-
-    xdsl 0.75's `Operation.verify` reports a failing `verify_()` through `emit_error`, which
-    prints the whole module into the exception's notes, once per failing op: copy-opt took
-    8 minutes on a 4000-op module with 4000 errors. The block-structure checks below are
-    those of `Operation.verify` (they raise without printing anything); `verify_()` then runs
-    directly.
-    """
-    _check_no_empty_blocks(op)
-    if any(isinstance(operand, ErasedSSAValue) for operand in op.operands):
-        raise VerifyException("an erased value is still used by the op")
-    block = op.parent
-    region = None if block is None else block.parent
-    if op.successors:
-        if block is None or region is None:
-            raise VerifyException(
-                f"Operation {op.name} with block successors does not belong to a block or a region"
-            )
-        if block.last_op is not op:
-            raise VerifyException(
-                f"Operation {op.name} with block successors must terminate its parent block"
-            )
-        if any(succ.parent != region for succ in op.successors):
-            raise VerifyException(
-                f"Operation {op.name} is branching to a block of a different region"
-            )
-    if block is not None and region is not None and block.last_op is op:
-        if len(region.blocks) == 1:
-            parent = region.parent
-            if parent is not None and not parent.has_trait(NoTerminator):
-                if not op.has_trait(IsTerminator):
-                    raise VerifyException(
-                        f"Operation {op.name} terminates block in single-block region but is "
-                        "not a terminator"
-                    )
-        elif not op.has_trait(IsTerminator):
-            raise VerifyException(
-                f"Operation {op.name} terminates block in multi-block region but is not a "
-                "terminator"
-            )
-    op.verify_()
-
-
-def _check_no_empty_blocks(op: Operation) -> None:
-    """The check that xDSL's Block.verify makes on the blocks of `op` (not recursive)."""
-    for region in op.regions:
-        if len(region.blocks) == 1 and not region.blocks[0].ops and not op.has_trait(NoTerminator):
-            raise DiagnosticException(
-                "contains an empty block in a single-block region that expects "
-                "at least a terminator"
-            )
-
-
 def verify_diagnostics(
     module: ModuleOp, fallback: SourceLocation, after_pass: str | None, protocol: bool = True
 ) -> list[Diagnostic]:
     """Verify op by op, nested ops first; one error (plus notes) per failing op; then SSA
     dominance; then, with `protocol`, the copy protocol of each kernel (its errors and
-    warnings). `after_pass` names the pass that ran last, if any (a note blames it)."""
+    warnings). `after_pass` names the pass that ran last, if any (a note blames it). One
+    verification run (the protocol analysis reads the geometry the op verifiers decoded)."""
+    with verification_run():
+        return _verify_diagnostics(module, fallback, after_pass, protocol)
+
+
+def _verify_diagnostics(
+    module: ModuleOp, fallback: SourceLocation, after_pass: str | None, protocol: bool
+) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
-    for op in post_order(module):
+    for op, exc in op_errors(module):
         loc = op_location(op, fallback)
-        try:
-            verify_op(op)
-        except (RecursionError, MemoryError):
-            raise
-        except DiagnosticException as exc:
-            diagnostics.append(Diagnostic("error", loc, f"'{op.name}' op {exc}"))
-            note = getattr(exc, "note", None)
-            if isinstance(note, str) and note:
-                diagnostics.append(Diagnostic("note", loc, note))
-            if after_pass is not None:
-                diagnostics.append(
-                    Diagnostic("note", loc, f"the op was left invalid by pass '{after_pass}'")
-                )
-        except Exception as exc:
+        if not isinstance(exc, DiagnosticException):
             diagnostics.extend(internal_error(f"verifier of '{op.name}'", exc, loc))
+            continue
+        diagnostics.append(Diagnostic("error", loc, f"'{op.name}' op {exc}"))
+        note = getattr(exc, "note", None)
+        if isinstance(note, str) and note:
+            diagnostics.append(Diagnostic("note", loc, note))
+        if after_pass is not None:
+            diagnostics.append(
+                Diagnostic("note", loc, f"the op was left invalid by pass '{after_pass}'")
+            )
     if diagnostics:
         return diagnostics
     # As in mlir-opt, dominance is checked once every op verified.

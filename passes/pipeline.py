@@ -18,8 +18,7 @@ from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsP
 
 from copy_dialect import ops as copy
 from copy_dialect.abi import ModuleAbi
-from copy_dialect.dominance import verify_dominance
-from copy_dialect.protocol import verify_protocol
+from copy_dialect.verify import verify_module
 from passes.abi import kernel_abis
 from passes.convert_arith_to_llvm import ConvertArithToLLVMPass
 from passes.convert_cf_to_llvm import ConvertCfToLLVMPass
@@ -110,10 +109,3 @@ def compile_module(
     return compile_lowered(module, name)
 
 
-def verify_module(module: builtin.ModuleOp) -> None:
-    """xDSL's verifier, then SSA dominance (which xDSL does not check), then the copy
-    protocol of each kernel: a VerifyException for the first error; what the protocol
-    analysis cannot prove is a `ProtocolWarning`."""
-    module.verify()
-    verify_dominance(module)
-    verify_protocol(module)

@@ -599,7 +599,7 @@ def test_verify_op_reports_without_dumping_the_module(ctx):
     from xdsl.parser import Parser
 
     from copy_dialect.errors import CopyVerifyException
-    from copy_tools.opt_verify import verify_op
+    from copy_dialect.verification import verify_op
 
     text = """
     func.func @f() attributes {copy.target = #copy.target<"sm_80">} {

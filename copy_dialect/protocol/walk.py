@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DenseArrayBase, MemRefType
@@ -63,8 +64,7 @@ class CopyFacts:
     @staticmethod
     def of(op: copy.AsyncCopyOp) -> CopyFacts:
         g = op.geometry()
-        _, _, _, _, barrier, index, predicate = segments(op)
-        bar = barrier[0] if barrier else None
+        bar = g.barrier
         impl = op.resolved_implementation()
         tma = (
             (bar is not None or not g.is_load) if impl is None else impl == copy.Implementation.TMA
@@ -75,8 +75,8 @@ class CopyFacts:
             g.smem,
             g.smem_indices,
             bar,
-            index[0] if index else None,
-            predicate[0] if predicate else None,
+            g.barrier_index,
+            g.predicate,
             tma,
             g.is_load,
             nbytes,
@@ -464,60 +464,79 @@ class Walk:
         self.events.append((op, *values))
 
     def copy_op(self, op: Operation, mask: int | None) -> None:
-        s = self.state
-        if not isinstance(op, copy.AsyncCopyOp | copy.BarrierWaitOp):
-            self.event(op, *(self.uniform_int(v) for v in op.operands))
-        if isinstance(op, copy.AsyncCopyOp):
-            self.async_copy(op, mask)
-        elif isinstance(op, copy.BarrierInitOp):
-            self.whole_block(op, mask, "initializes barriers with a block barrier")
-            assert isinstance(op.result.type, copy.BarrierType)
-            s.init_group(op, op.result, op.result.type.count.data, op.arrivals.value.data)
-        elif isinstance(op, copy.BarrierArriveOp):
-            self.arrive(op, mask)
-        elif isinstance(op, copy.BarrierArriveExpectTxOp):
-            key = self.barrier_key(op, op.barrier, op.index)
-            if self.elected(op, mask) and key is not None:
-                s.arrive(op, key, 1, op.bytes.value.data)  # type: ignore[arg-type]
-        elif isinstance(op, copy.BarrierWaitOp):
-            self.wait(op, mask)
-        elif isinstance(op, copy.CommitGroupOp):
-            bulk = op.group.data is copy.GroupKind.BULK
-            if bulk:
-                self.elected(op, mask)
-            else:
-                self.whole_block(op, mask, "commits every thread's cp.async copies")
-            s.commit(bulk)
-        elif isinstance(op, copy.WaitGroupOp):
-            self.whole_block(op, mask, "ends with a block barrier")
-            s.wait_group(
-                op.group.data == copy.GroupKind.BULK, op.pending.value.data, op.is_read_only
-            )
-        elif isinstance(op, copy.FenceAsyncSharedOp):
-            self.whole_block(op, mask, "ends with a block barrier")
-            s.fence()
-        elif isinstance(op, copy.PrefetchOp):
+        step = COPY_STEPS.get(type(op))
+        if step is not None:
+            step(self, op, mask)
+        if op.results:
+            self.generic(op)
+
+    def operand_event(self, op: Operation) -> None:
+        self.event(op, *(self.uniform_int(v) for v in op.operands))
+
+    def barrier_init(self, op: copy.BarrierInitOp, mask: int | None) -> None:
+        self.whole_block(op, mask, "initializes barriers with a block barrier")
+        assert isinstance(op.result.type, copy.BarrierType)
+        self.state.init_group(op, op.result, op.result.type.count.data, op.arrivals.value.data)
+
+    def expect_tx(self, op: copy.BarrierArriveExpectTxOp, mask: int | None) -> None:
+        self.operand_event(op)
+        key = self.barrier_key(op, op.barrier, op.index)
+        if self.elected(op, mask) and key is not None:
+            self.state.arrive(op, key, 1, op.bytes.value.data)  # type: ignore[arg-type]
+
+    def commit(self, op: copy.CommitGroupOp, mask: int | None) -> None:
+        bulk = op.group.data is copy.GroupKind.BULK
+        self.event(op)
+        if bulk:
             self.elected(op, mask)
-        elif isinstance(op, copy.TmemAllocOp):
-            self.whole_block(op, mask, "allocates TMEM with a block barrier")
-            s.tmem_alloc(op, op.result)
-        elif isinstance(op, copy.TmemDeallocOp):
-            self.whole_block(op, mask, "frees TMEM after a block barrier")
-            s.tmem_dealloc(op, op.tmem)
-        elif isinstance(op, copy.TmemLoadOp):
-            self.whole_warps(op, mask)
-            s.tmem_load(op, op.tmem)
-        elif isinstance(op, copy.TmemStoreOp):
-            self.whole_warps(op, mask)
-            s.tmem_store(op, op.tmem)
-        elif isinstance(op, copy.TmemWaitOp):
-            s.tmem_wait(op.kind.data == copy.TmemWaitKind.LOAD)
-        elif isinstance(op, copy.SmemToTmemOp):
-            if self.elected(op, mask):
-                region = self.region(op.src, ())
-                s.read(op, region, Classes(1), "tcgen05.cp")
-                s.async_read(op, region, "tcgen05.cp")
-        self.generic(op)
+        else:
+            self.whole_block(op, mask, "commits every thread's cp.async copies")
+        self.state.commit(bulk)
+
+    def wait_group(self, op: copy.WaitGroupOp, mask: int | None) -> None:
+        self.event(op)
+        self.whole_block(op, mask, "ends with a block barrier")
+        bulk = op.group.data is copy.GroupKind.BULK
+        self.state.wait_group(bulk, op.pending.value.data, op.is_read_only)
+
+    def fence(self, op: copy.FenceAsyncSharedOp, mask: int | None) -> None:
+        self.event(op)
+        self.whole_block(op, mask, "ends with a block barrier")
+        self.state.fence()
+
+    def prefetch(self, op: copy.PrefetchOp, mask: int | None) -> None:
+        self.elected(op, mask)
+
+    def tmem_alloc(self, op: copy.TmemAllocOp, mask: int | None) -> None:
+        self.event(op)
+        self.whole_block(op, mask, "allocates TMEM with a block barrier")
+        self.state.tmem_alloc(op, op.result)
+
+    def tmem_dealloc(self, op: copy.TmemDeallocOp, mask: int | None) -> None:
+        self.event(op)
+        self.whole_block(op, mask, "frees TMEM after a block barrier")
+        self.state.tmem_dealloc(op, op.tmem)
+
+    def tmem_load(self, op: copy.TmemLoadOp, mask: int | None) -> None:
+        self.operand_event(op)
+        self.whole_warps(op, mask)
+        self.state.tmem_load(op, op.tmem)
+
+    def tmem_store(self, op: copy.TmemStoreOp, mask: int | None) -> None:
+        self.operand_event(op)
+        self.whole_warps(op, mask)
+        self.state.tmem_store(op, op.tmem)
+
+    def tmem_wait(self, op: copy.TmemWaitOp, mask: int | None) -> None:
+        self.event(op)
+        self.state.tmem_wait(op.kind.data == copy.TmemWaitKind.LOAD)
+
+    def smem_to_tmem(self, op: copy.SmemToTmemOp, mask: int | None) -> None:
+        self.operand_event(op)
+        if self.elected(op, mask):
+            region = self.region(op.src, ())
+            self.state.read(op, region, Classes(1), "tcgen05.cp")
+            self.state.async_read(op, region, "tcgen05.cp")
 
     def async_copy(self, op: copy.AsyncCopyOp, mask: int | None) -> None:
         s = self.state
@@ -551,6 +570,7 @@ class Walk:
         s.tma_load(op, region, key, g.expect, g.bytes)  # type: ignore[arg-type]
 
     def arrive(self, op: copy.BarrierArriveOp, mask: int | None) -> None:
+        self.operand_event(op)
         key = self.barrier_key(op, op.barrier, op.index)
         if key is None:
             return
@@ -600,6 +620,26 @@ class Walk:
             return
         self.event(op, key[1], parity ^ (self.state.barriers[key].closed & 1))
         self.state.wait(op, key, parity, self.classes(mask))  # type: ignore[arg-type]
+
+
+COPY_STEPS: dict[type[Operation], Callable[[Walk, Any, int | None], None]] = {
+    copy.AsyncCopyOp: Walk.async_copy,
+    copy.BarrierInitOp: Walk.barrier_init,
+    copy.BarrierArriveOp: Walk.arrive,
+    copy.BarrierArriveExpectTxOp: Walk.expect_tx,
+    copy.BarrierWaitOp: Walk.wait,
+    copy.CommitGroupOp: Walk.commit,
+    copy.WaitGroupOp: Walk.wait_group,
+    copy.FenceAsyncSharedOp: Walk.fence,
+    copy.PrefetchOp: Walk.prefetch,
+    copy.TmemAllocOp: Walk.tmem_alloc,
+    copy.TmemDeallocOp: Walk.tmem_dealloc,
+    copy.TmemLoadOp: Walk.tmem_load,
+    copy.TmemStoreOp: Walk.tmem_store,
+    copy.TmemWaitOp: Walk.tmem_wait,
+    copy.SmemToTmemOp: Walk.smem_to_tmem,
+}
+"""How the walk follows each copy op (the others, `alloc_smem`, only give values)."""
 
 
 def run_kernel(kernel: Kernel, bindings: dict[SSAValue, int], report: Report) -> Walk:
