@@ -2,6 +2,7 @@
 time to verify generated kernels of 10,000 and 100,000 ops.
 
     python benchmarks/bench_compile.py [--repeat N] [--verify-repeat N] [--ops N ...]
+    python benchmarks/bench_compile.py --breakdown [--repeat N]
     python benchmarks/bench_compile.py --emit N > kernel.mlir
 
 Prints markdown tables with the conditions (machine, versions). Imports, the LLVM worker's
@@ -9,8 +10,11 @@ start and one warm-up compile per example happen before timing; each example row
 median of N timed runs (parse + verify + lower + translate + PTX + cubin). Each generated
 kernel is parsed once, then verified N times by `passes.pipeline.verify_module` (what
 `compile_module`, `runtime.compile` and copy-opt run: `copy_dialect.verification`), and its
-row is the median. `--emit N` prints the generated kernel of about N ops instead (to time
-copy-opt on it as a whole process).
+row is the median. `--breakdown` times each stage of `compile_module` for each example
+instead (context, parse, both verify_module runs, each pass of `lowering_passes` by name, the
+ABI read-back, translation to LLVM IR, PTX in the worker, cubin by nvJitLink): median and min
+of N warm runs per stage, and the median of the runs' totals. `--emit N` prints the generated
+kernel of about N ops instead (to time copy-opt on it as a whole process).
 """
 
 from __future__ import annotations
@@ -26,9 +30,11 @@ from pathlib import Path
 
 from xdsl.parser import Parser
 
+from copy_dialect import ops as copy
 from copy_tools.universe import make_context
-from passes import backend
-from passes.pipeline import compile_module, verify_module
+from passes import backend, translate_llvm
+from passes.abi import kernel_abis
+from passes.pipeline import compile_module, lowering_passes, verify_module
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +42,69 @@ ROOT = Path(__file__).resolve().parent.parent
 def compile_text(text: str) -> None:
     ctx = make_context()
     compile_module(Parser(ctx, text).parse_module(), ctx)
+
+
+def staged_compile(text: str) -> dict[str, float]:
+    """`compile_text`, stage by stage (the steps of `compile_module` and `compile_lowered`, in
+    their order, for a module that names its target): seconds per stage."""
+    times: dict[str, float] = {}
+    start = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal start
+        now = time.perf_counter()
+        times[stage] = now - start
+        start = now
+
+    ctx = make_context()
+    lap("context")
+    module = Parser(ctx, text).parse_module()
+    lap("parse")
+    target = copy.module_target(module, None)
+    assert target is not None, "the examples name their target"
+    verify_module(module)
+    lap("verify_module (input)")
+    for p in lowering_passes(target):
+        p.apply(ctx, module)
+        lap(p.name)
+    verify_module(module)
+    lap("verify_module (lowered)")
+    llvm_ir = translate_llvm.translate_module(module)
+    lap("translate to LLVM IR")
+    ptx = backend.compile_ptx(llvm_ir, target)
+    lap("PTX (llvmlite worker)")
+    backend.compile_cubin(ptx, target)
+    lap("cubin (nvJitLink)")
+    kernel_abis(module, target)
+    lap("kernel_abis")
+    return times
+
+
+def breakdown(repeat: int) -> None:
+    """Prints, per example, each stage's median and min over `repeat` warm runs."""
+    backend.start_worker()
+    print(conditions(repeat))
+    for path in sorted((ROOT / "examples").glob("*.mlir")):
+        text = path.read_text()
+        staged_compile(text)  # warm-up
+        runs = [staged_compile(text) for _ in range(repeat)]
+        print(f"\n| {path.name}: stage | median (ms) | min (ms) |")
+        print("|---|---|---|")
+        for stage in runs[0]:
+            stage_times = [run[stage] for run in runs]
+            median, best = statistics.median(stage_times), min(stage_times)
+            print(f"| {stage} | {median * 1000:.2f} | {best * 1000:.2f} |")
+        totals = [sum(run.values()) for run in runs]
+        print(f"| **total** | {statistics.median(totals) * 1000:.2f} | {min(totals) * 1000:.2f} |")
+
+
+def conditions(repeat: int) -> str:
+    return (
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}; xdsl {version('xdsl')}, llvmlite {version('llvmlite')}, "
+        f"nvidia-nvjitlink {version('nvidia-nvjitlink')}; median of {repeat} runs "
+        "after imports, worker start and one warm-up\n"
+    )
 
 
 SMEM = "memref<4x64x32xf32, #copy.smem<swizzle = 128>>"
@@ -78,9 +147,15 @@ def main() -> int:
     parser.add_argument("--verify-repeat", type=int, default=5)
     parser.add_argument("--ops", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--emit", type=int, metavar="N", help="print the N-op kernel and exit")
+    parser.add_argument(
+        "--breakdown", action="store_true", help="time each stage of each example's compile"
+    )
     args = parser.parse_args()
     if args.emit is not None:
         print(generated_module(args.emit))
+        return 0
+    if args.breakdown:
+        breakdown(args.repeat)
         return 0
 
     backend.start_worker()
@@ -106,12 +181,7 @@ def main() -> int:
             times.append(time.perf_counter() - start)
         verified.append((ops, statistics.median(times), min(times)))
 
-    print(
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}; xdsl {version('xdsl')}, llvmlite {version('llvmlite')}, "
-        f"nvidia-nvjitlink {version('nvidia-nvjitlink')}; median of {args.repeat} runs "
-        "after imports, worker start and one warm-up\n"
-    )
+    print(conditions(args.repeat))
     print("| example | .mlir -> cubin, median (ms) | min (ms) |")
     print("|---|---|---|")
     for name, median, best in rows:
