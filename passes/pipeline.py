@@ -8,6 +8,7 @@ LLVM fatal error cannot end the caller) and nvJitLink assemble the cubin.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -78,13 +79,23 @@ class Compiled:
 
 
 def compile_lowered(module: builtin.ModuleOp, target: str) -> Compiled:
-    """LLVM IR, PTX and cubin of an already lowered module."""
+    """LLVM IR, PTX and cubin of a lowered module. The module is verified while LLVM emits
+    the PTX (in the backend's worker process, so the two run at once); a verifier error still
+    wins over the backend's, as if verification had come first."""
     from passes import backend, translate_llvm
 
-    llvm_ir = translate_llvm.translate_module(module)
-    ptx = backend.compile_ptx(llvm_ir, target)
+    try:
+        llvm_ir = translate_llvm.translate_module(module)
+    except Exception:
+        verify_module(module)
+        raise
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending_ptx = pool.submit(backend.compile_ptx, llvm_ir, target)
+        verify_module(module)
+        abi = kernel_abis(module, target)
+        ptx = pending_ptx.result()
     cubin = backend.compile_cubin(ptx, target)
-    return Compiled(target, llvm_ir, ptx, cubin, kernel_abis(module, target))
+    return Compiled(target, llvm_ir, ptx, cubin, abi)
 
 
 def compile_module(
@@ -95,7 +106,8 @@ def compile_module(
     debug_guards: bool = False,
 ) -> Compiled:
     """Lowers `module` in place and compiles it for `target` (default: its copy.target);
-    `debug_guards`: with convert-copy-to-nvvm's device-side checks."""
+    `debug_guards`: with convert-copy-to-nvvm's device-side checks. The module is verified
+    before and after the lowering."""
     name = copy.module_target(module, target)
     if name is None:
         raise ValueError(
@@ -105,7 +117,4 @@ def compile_module(
         retarget(module, target)
     verify_module(module)
     LowerCopyToLLVMPass(target=name, debug_guards=debug_guards).apply(ctx, module)
-    verify_module(module)
     return compile_lowered(module, name)
-
-
