@@ -94,7 +94,8 @@ def load_rules(path: Path | None = None) -> list[Rule]:
     return parse_rules(text, str(path))
 
 
-def _tag_ids(text: str) -> list[str]:
+def tag_ids(text: str) -> list[str]:
+    """The rule ids of the `rule:` tags in `text`."""
     return [i.strip() for m in RULE_TAG.finditer(text) for i in m.group(1).split(",")]
 
 
@@ -125,7 +126,7 @@ def scan(root: Path) -> Tags:
         rel = path.relative_to(root).as_posix()
         for line, comment in _python_comments(path.read_text(encoding="utf-8", errors="replace")):
             if comment.lstrip("#").lstrip().startswith("rule:"):
-                _add(tags.checks, _tag_ids(comment), f"{rel}:{line}")
+                _add(tags.checks, tag_ids(comment), f"{rel}:{line}")
     for path in sorted((root / "lit_tests").rglob("*.mlir")):
         rel = path.relative_to(root).as_posix()
         chunk: list[tuple[int, str]] = []
@@ -139,7 +140,7 @@ def scan(root: Path) -> Tags:
                 comment = text.lstrip()
                 if comment.startswith("//") and comment[2:].lstrip().startswith("rule:"):
                     table = tags.tests if negative else tags.positive
-                    _add(table, _tag_ids(comment), f"{rel}:{ln}")
+                    _add(table, tag_ids(comment), f"{rel}:{ln}")
             chunk = []
     return tags
 

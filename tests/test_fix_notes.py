@@ -51,9 +51,9 @@ from pathlib import Path
 
 import pytest
 
-from copy_dialect.errors import RULE_TAG
 from copy_tools.copy_opt import CopyOptMain
 from copy_tools.diagnostics import Chunk, SourceFile, split_chunks
+from copy_tools.rule_coverage import tag_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 LIT = ROOT / "lit_tests"
@@ -191,10 +191,7 @@ def run_copy_opt(text: str, options: tuple[str, ...], name: str):
 def chunk_rules(text: str) -> set[str]:
     """The rule ids of a chunk's `// rule:` lines."""
     return {
-        rid.strip()
-        for line in text.splitlines()
-        if line.lstrip().startswith("//") and (m := RULE_TAG.search(line))
-        for rid in m.group(1).split(",")
+        rid for line in text.splitlines() if line.lstrip().startswith("//") for rid in tag_ids(line)
     }
 
 

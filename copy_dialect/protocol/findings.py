@@ -43,7 +43,6 @@ class ProtocolFinding(CopyVerifyException):
         related: tuple[Related, ...] = (),
     ):
         super().__init__(message, note=note)
-        self.origin = check_sites(sys._getframe(1))
         self.severity: Severity = severity
         self.op = op
         self.related = related
@@ -57,12 +56,14 @@ class ProtocolFinding(CopyVerifyException):
 
 
 def error(op: Operation, message: str, note: str, *related: Related) -> ProtocolFinding:
-    finding = ProtocolFinding("error", op, message, note, related)
-    finding.origin = check_sites(sys._getframe(1))
-    return finding
+    return _made_here(ProtocolFinding("error", op, message, note, related))
 
 
 def warning(op: Operation, message: str, note: str, *related: Related) -> ProtocolFinding:
-    finding = ProtocolFinding("warning", op, message, note, related)
-    finding.origin = check_sites(sys._getframe(1))
+    return _made_here(ProtocolFinding("warning", op, message, note, related))
+
+
+def _made_here(finding: ProtocolFinding) -> ProtocolFinding:
+    """The finding's rule ids are those of the check that called `error` or `warning`."""
+    finding.origin = check_sites(sys._getframe(2))
     return finding

@@ -116,8 +116,8 @@ class State:
     def __init__(self, report: Report):
         self.report = report
         self.barriers: dict[Key, Barrier] = {}
-        self.groups: dict[SSAValue, tuple[Operation, int, int]] = {}
-        """Each barrier group: its barrier_init, its arrival count, its size."""
+        self.groups: dict[SSAValue, tuple[Operation, int]] = {}
+        """Each barrier group: its barrier_init and its size."""
         self.fills: list[Fill] = []
         self.bulk_open: list[tuple[Operation, Region]] = []
         self.pending_cap = 0
@@ -171,7 +171,7 @@ class State:
     # ---- barriers ----------------------------------------------------------------------
 
     def init_group(self, op: Operation, group: SSAValue, size: int, count: int) -> None:
-        self.groups[group] = (op, count, size)
+        self.groups[group] = (op, size)
         for i in range(size):
             self.barriers[(group, i)] = Barrier(op, count)
         self.block_barrier()
@@ -347,7 +347,7 @@ class State:
                         f"parity {parity}",
                     )
                 )
-                size = len([k for k in self.barriers if k[0] == fill.key[0]])
+                size = self.groups[fill.key[0]][1]
                 fix = (
                     f"wait on parity {parity}: flip the parity every lap of the ring of {size} "
                     f"barriers, (i / {size}) mod 2 (arith.divui, arith.remui, arith.cmpi ne)"

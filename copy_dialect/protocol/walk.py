@@ -430,7 +430,7 @@ class Walk:
         found = self.state.groups.get(group)
         if found is None:
             return None
-        init, _, size = found
+        init, size = found
         got = 0 if index is None else self.uniform_int(index)
         if isinstance(got, int):
             if 0 <= got < size:
