@@ -3,17 +3,23 @@ worth choosing, and the runs over every choice; findings of all runs, once each.
 
 from __future__ import annotations
 
+from itertools import permutations
+
 from xdsl.dialects import func, scf
 from xdsl.ir import Operation, SSAValue
 
 from copy_dialect import ops as copy
+from copy_dialect.protocol.facts import CopyFacts, Kernel, block_size, equal_values
 from copy_dialect.protocol.findings import ProtocolFinding, warning
-from copy_dialect.protocol.walk import Choose, Kernel, Walk, block_size, run_kernel, steady
+from copy_dialect.protocol.run import Infeasible, Walk, run_kernel, steady
+from copy_dialect.protocol.walk import Choose
 
 MAX_RUNS = 512
 """Runs (choices of trip counts and branches) per kernel before the analysis gives up."""
 
 MAX_TRIP_COUNTS = 48
+
+MAX_PERMUTED_ROLES = 3
 
 
 def protocol_ops(fn: func.FuncOp) -> frozenset[Operation]:
@@ -30,20 +36,44 @@ def protocol_ops(fn: func.FuncOp) -> frozenset[Operation]:
 
 
 def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
-    bounds = frozenset(op.ub for op in holders if isinstance(op, scf.ForOp))
-    ring = max(
-        (
-            op.result.type.count.data
-            for op in holders
-            if isinstance(op, copy.BarrierInitOp) and isinstance(op.result.type, copy.BarrierType)
-        ),
-        default=1,
-    )
+    """What every run of the kernel shares, in one pass over the ops that hold copy ops."""
+    loops: list[SSAValue] = []
+    conds: list[SSAValue] = []
+    geometry: dict[Operation, CopyFacts] = {}
+    ring, pending, roles = 1, 0, 0
+    for op in holders:
+        kind = type(op)
+        if kind is copy.AsyncCopyOp:
+            geometry[op] = CopyFacts.of(op)  # type: ignore[arg-type]
+        elif kind is scf.ForOp:
+            loops.append(op.ub)  # type: ignore[attr-defined]
+        elif kind is scf.IfOp:
+            conds.append(op.cond)  # type: ignore[attr-defined]
+        elif kind is copy.BarrierInitOp:
+            t = op.result.type  # type: ignore[attr-defined]
+            if isinstance(t, copy.BarrierType):
+                ring = max(ring, t.count.data)
+        elif kind is copy.WaitGroupOp:
+            pending = max(pending, op.pending.value.data)  # type: ignore[attr-defined]
+        elif kind is copy.WarpSpecializeOp:
+            roles = max(roles, len(op.roles))  # type: ignore[attr-defined]
     trips = min(4 * ring + 4, MAX_TRIP_COUNTS)
-    pending = max(
-        (op.pending.value.data for op in holders if isinstance(op, copy.WaitGroupOp)), default=0
-    )
-    return Kernel(fn, block_size(fn), bounds, trips, ring, pending, holders, {}, {}, {})
+    predicates = [g.predicate for g in geometry.values() if g.predicate is not None]
+    canon, aliases = equal_values([*loops, *conds, *predicates])
+    return Kernel(
+        fn, block_size(fn), frozenset(loops), trips, ring, pending, holders, {}, geometry, {},
+        canon, aliases, roles,
+    )  # fmt: skip
+
+
+def priority_orders(roles: int) -> list[tuple[int, ...]]:
+    """The role priorities each choice is run under: every order of up to 3 roles, else
+    each role first once (the others after it in order): each role gets to run ahead."""
+    if roles <= 1:
+        return [()]
+    if roles <= MAX_PERMUTED_ROLES:
+        return list(permutations(range(roles)))
+    return [tuple(range(r, roles)) + tuple(range(r)) for r in range(roles)]
 
 
 def describe(bindings: dict[SSAValue, int], kernel: Kernel) -> str:
@@ -95,11 +125,12 @@ def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
             )
         ]
     kernel = kernel_facts(fn, holders)
+    orders = priority_orders(kernel.roles)
     found: dict[tuple[object, ...], ProtocolFinding] = {}
-    work: list[dict[SSAValue, int]] = [{}]
+    work: list[tuple[dict[SSAValue, int], int]] = [({}, 0)]
     runs = 0
     while work:
-        bindings = work.pop()
+        bindings, order = work.pop()
         runs += 1
         if runs > MAX_RUNS:
             # rule: P10
@@ -113,10 +144,16 @@ def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
             break
         this_run: list[ProtocolFinding] = []
         try:
-            walk = run_kernel(kernel, bindings, this_run.append)
+            walk = run_kernel(kernel, bindings, this_run.append, orders[order])
         except Choose as choice:
-            work.extend({**bindings, choice.value: o} for o in reversed(choice.options))
+            work.extend(({**bindings, choice.value: o}, order) for o in reversed(choice.options))
             continue
+        except Infeasible:
+            continue
+        # The other priority orders look for what this one could not see; a mistake it
+        # found is reported once, as it found it.
+        if order == 0 and not any(f.severity == "error" for f in this_run):
+            work.extend((bindings, o) for o in range(len(orders) - 1, 0, -1))
         this_run += unsteady_loops(walk, kernel)
         for finding in this_run:
             if finding.key not in found:

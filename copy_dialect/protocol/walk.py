@@ -1,27 +1,39 @@
-"""One run of the protocol analysis over a kernel: the ops in program order, `scf.if` by its
-condition, `scf.for` iteration by iteration, every value the protocol depends on computed
-(`values`), the state (`state`) updated and checked op by op.
+"""One program counter of a run of the protocol analysis: the block (outside roles) or one
+role of a `copy.warp_specialize`, walking its ops in program order, `scf.if` by its
+condition, `scf.for` iteration by iteration, `scf.while` while its condition is known, every
+value the protocol depends on computed (`values`), the shared state (`state`) updated and
+checked op by op.
+
+An agent's walk is a generator: it yields where it blocks (a `barrier_wait` on a phase that
+has not completed, a `named_barrier_sync` whose generation has not, the join of the roles)
+and where another agent may now go on; the run (`run`) schedules the agents.
 
 A run has `bindings`: values the analysis chose for block-uniform unknowns (a loop's trip
-count, a branch condition). When it meets an unbound one that decides what the protocol
-does, it raises `Choose`, and the driver (`analysis`) runs the kernel again for each option.
+count, a branch condition, a barrier_test's result). When an agent meets an unbound one that
+decides what the protocol does, it raises `Choose`, and the driver (`analysis`) runs the
+kernel again for each option.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import DenseArrayBase, MemRefType
+from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
 from copy_dialect import ops as copy
 from copy_dialect.memory import SMEM, memory_space
-from copy_dialect.protocol.findings import ProtocolFinding, Related, error, warning
-from copy_dialect.protocol.state import Classes, Deadlock, Region, Report, State, describe_key
+from copy_dialect.protocol.clocks import join, meet
+from copy_dialect.protocol.facts import CopyFacts, segments
+from copy_dialect.protocol.findings import Related, error, warning
+from copy_dialect.protocol.state import Classes, Groups, Region, Waiter, describe_key
 from copy_dialect.protocol.values import UNIFORM, VARYING, Unknown, Value, plan
+
+if TYPE_CHECKING:
+    from copy_dialect.protocol.run import Walk
 
 MAX_ITERATIONS = 4096
 """Iterations of one loop the analysis follows; a longer loop is reported, not proven."""
@@ -29,6 +41,15 @@ MAX_ITERATIONS = 4096
 THREAD_READS = {"memref.load": 0, "vector.load": 0, "vector.transfer_read": 0}
 THREAD_WRITES = {"memref.store": 1, "vector.store": 1, "vector.transfer_write": 1}
 """Ops by which threads access memory, and the operand that is the memref."""
+
+WARP = 32
+FIRST_WARP = (1 << WARP) - 1
+"""The lanes of a role's first warp, in the role's thread mask (its elected thread is one)."""
+
+ALL = -1
+"""The mask of every thread of the block; other masks are bit sets of thread ids (of the
+block, or of the role: its thread index %t), None an unknown subset (a thread-dependent
+condition the analysis cannot evaluate)."""
 
 
 class Choose(Exception):
@@ -44,126 +65,75 @@ class Stop(Exception):
     """The run ends here: the analysis cannot follow the kernel further (reported)."""
 
 
-@dataclass(frozen=True)
-class CopyFacts:
-    """What a `copy.async_copy` is, as the protocol sees it."""
+@dataclass
+class Blocked:
+    """Where an agent waits: it may go on once `ready()`; `stuck(others)` reports the hang
+    when every agent waits (`others`: notes on where the others wait). `infeasible`: the
+    wait stands for a barrier_test chosen true, and a test that never sees its phase only
+    returns false (the run is not one the kernel can take)."""
 
-    smem: SSAValue
-    smem_indices: tuple[SSAValue, ...]
-    barrier: SSAValue | None
-    barrier_index: SSAValue | None
-    predicate: SSAValue | None
-    tma: bool
-    load: bool
-    bytes: int
-    """Bytes its barrier is credited (the whole box for multicast, both CTAs' boxes for a
-    leader-tracked load)."""
-    expect: int
-    """Bytes it expects itself when it arrives on its barrier (else 0)."""
-
-    @staticmethod
-    def of(op: copy.AsyncCopyOp) -> CopyFacts:
-        g = op.geometry()
-        bar = g.barrier
-        impl = op.resolved_implementation()
-        tma = (
-            (bar is not None or not g.is_load) if impl is None else impl == copy.Implementation.TMA
-        )
-        nbytes = g.credited_bytes if tma else 0
-        arrives = bar is not None and (op.arrive is None or op.arrive.value.data)
-        return CopyFacts(
-            g.smem,
-            g.smem_indices,
-            bar,
-            g.barrier_index,
-            g.predicate,
-            tma,
-            g.is_load,
-            nbytes,
-            nbytes if arrives else 0,
-        )
+    op: Operation
+    ready: Callable[[], bool]
+    stuck: Callable[[list[Related]], None] | None
+    infeasible: bool = False
 
 
-def segments(op: Operation) -> list[tuple[SSAValue, ...]]:
-    """An op's operands by operand definition, from its operandSegmentSizes read once (xDSL's
-    accessors read them again for every operand)."""
-    sizes = op.properties["operandSegmentSizes"]
-    assert isinstance(sizes, DenseArrayBase)
-    groups, start = [], 0
-    for size in sizes.get_values():
-        groups.append(tuple(op.operands[start : start + size]))
-        start += size
-    return groups
+Steps = Generator[Blocked | None, None, Any]
 
 
-@dataclass(frozen=True)
-class Kernel:
-    """What the runs of one kernel share: its function, its block size (None when unknown),
-    the loop bounds worth choosing, and the trip counts tried for them."""
-
-    fn: func.FuncOp
-    block: tuple[int, int, int] | None
-    loop_bounds: frozenset[SSAValue]
-    trip_counts: int
-    ring: int
-    max_pending: int
-    """The largest `pending` count of the kernel's wait_groups."""
-    """The largest barrier group: the longest lap (ring of slots) the steady-state check
-    looks for, and the iterations at a loop's end that may see its end."""
-    protocol_ops: frozenset[Operation]
-    """Ops that hold a copy op (themselves or nested): the ones worth choosing a branch of."""
-    plans: dict[Operation, Callable[[Sequence[Value]], Value] | None]
-    """How each arith op computes its value (`values.plan`), made once per kernel."""
-    geometry: dict[Operation, CopyFacts]
-    """What each copy moves, decoded once per kernel."""
-    operands: dict[Operation, tuple[SSAValue | None, ...]]
-    """The named operands of each barrier_wait, read once per kernel."""
-
-    @property
-    def threads(self) -> int | None:
-        return None if self.block is None else self.block[0] * self.block[1] * self.block[2]
-
-
-def block_size(fn: func.FuncOp) -> tuple[int, int, int] | None:
-    attr = fn.attributes.get("gpu.known_block_size")
-    if not isinstance(attr, DenseArrayBase):
-        return None
-    values = attr.get_values()
-    if len(values) != 3 or not all(isinstance(v, int) and 0 < v <= 1024 for v in values):
-        return None
-    x, y, z = (int(v) for v in values)
-    return (x, y, z) if x * y * z <= 1024 else None
-
-
-ALL = -1
-"""The mask of every thread of the block; other masks are bit sets of thread ids, None an
-unknown subset (a thread-dependent condition the analysis cannot evaluate)."""
-
-
-class Walk:
-    def __init__(self, kernel: Kernel, bindings: dict[SSAValue, int], report: Report):
-        self.kernel = kernel
-        self.bindings = bindings
-        self.report = report
-        self.state = State(report)
-        self.state.pending_cap = kernel.max_pending + 1
-        self.env: dict[SSAValue, Value] = {arg: UNIFORM for arg in kernel.fn.args}
-        n = kernel.threads
-        self.full = ALL if n is None else (1 << n) - 1
-        self.events: list[tuple[object, ...]] = []
-        """What the protocol saw, op by op (ring slots, barriers, parities relative to the
-        barrier's phase, branches taken), without GMEM coordinates: the trace the steady-
-        state check compares lap by lap."""
-        self.heads: dict[scf.ForOp, list[tuple[tuple[object, ...], int]]] = {}
-        """Per loop whose trip count was chosen: the state at the head of each iteration
-        (`State.snapshot`) and where its events start."""
+class Agent:
+    def __init__(
+        self,
+        walk: Walk,
+        name: str,
+        role: int | None,
+        threads: int | None,
+        offset: int,
+        parent: Agent | None,
+        classes: tuple[int, int],
+    ):
+        self.walk = walk
+        self.kernel = walk.kernel
+        self.bindings = walk.bindings
+        self.state = walk.state
+        self.report = walk.report
+        self.name = name
+        self.role = role
+        """Its index in copy.warp_specialize; None for the block."""
+        self.n = threads
+        self.full = ALL if threads is None else (1 << threads) - 1
+        self.offset = offset
+        """Its first thread in the block (per-thread values of the block are sliced)."""
+        self.parent = parent
+        self.c0, self.c1 = classes
+        """Its thread classes: thread 0 and the others (the block); the first warp and the
+        other warps (a role; one class for a role of one warp)."""
+        self.classes = (self.c0,) if self.c0 == self.c1 else (self.c0, self.c1)
+        self.env: dict[SSAValue, Value] = {}
+        self.groups = Groups(name)
+        self.state.group_sets.append(self.groups)
+        self.frames: list[tuple[scf.ForOp, int]] = []
+        self.at: Operation | None = None
+        self.done = False
+        self.blocked: Blocked | None = None
+        self.steps: Steps | None = None
 
     # ---- values --------------------------------------------------------------------------
 
     def value(self, v: SSAValue) -> Value:
-        if v in self.bindings:
-            return self.bindings[v]
-        return self.env.get(v, VARYING)
+        got = self.bindings.get(v)
+        if got is not None:
+            return got
+        got = self.env.get(v)
+        if got is not None:
+            return got
+        if self.parent is not None:
+            got = self.parent.value(v)
+            if isinstance(got, tuple) and self.n is not None:
+                got = got[self.offset : self.offset + self.n]
+                self.env[v] = got
+            return got
+        return VARYING
 
     def uniform_int(self, v: SSAValue) -> int | Unknown | tuple[int, ...]:
         """The value, folded to one int when every thread has the same."""
@@ -173,6 +143,9 @@ class Walk:
         return got
 
     def thread_ids(self, dim: str) -> Value:
+        if self.role is not None:
+            assert self.n is not None
+            return tuple(self.offset + t for t in range(self.n)) if dim == "x" else 0
         block = self.kernel.block
         if block is None:
             return VARYING
@@ -194,10 +167,57 @@ class Walk:
             return full & bits, full & ~bits
         return None, None
 
+    def threads_in(self, mask: int) -> int:
+        return bin(self.full if mask == ALL else mask).count("1")
+
     # ---- who issues what -----------------------------------------------------------------
 
+    def members(self, mask: int | None) -> tuple[int, ...]:
+        """The classes that may have threads in `mask`: who must know what they touch."""
+        if mask == ALL or mask is None or mask == self.full:
+            return self.classes
+        if self.role is None:
+            return tuple(self.classes[c] for c in Classes(mask).members)
+        return tuple(
+            c for c, bits in ((self.c0, FIRST_WARP), (self.c1, self.full & ~FIRST_WARP))
+            if mask & bits
+        ) if len(self.classes) == 2 else self.classes  # fmt: skip
+
+    def observers(self, mask: int | None) -> tuple[int, ...]:
+        """The classes all of whose threads are in `mask`: who learns what they observe. (The
+        block keeps the analysis' first model: a class observes when any thread of it does.)"""
+        if self.role is None:
+            return self.members(mask)
+        if mask is None:
+            return ()
+        found = []
+        if mask & FIRST_WARP == FIRST_WARP:
+            found.append(self.c0)
+        rest = self.full & ~FIRST_WARP
+        if len(self.classes) == 2 and mask & rest == rest:
+            found.append(self.c1)
+        return tuple(found)
+
     def elected(self, op: Operation, mask: int | None) -> bool:
-        """Ops thread 0 issues for the block: reached by thread 0? (P10)"""
+        """Ops the elected thread issues: reached by it? (P10) Outside roles the elected
+        thread is thread 0; in a role it is a lane of the role's first warp that elect.sync
+        picks, so the whole first warp must reach the op."""
+        if self.role is not None:
+            if mask is not None and mask & FIRST_WARP == FIRST_WARP:
+                return True
+            # rule: P10
+            self.report(
+                error(
+                    op,
+                    f"the elected thread of {self.name} (a lane of its first warp, which "
+                    "elect.sync picks), which issues this op for the role, may not reach it: "
+                    "the op sits under a condition that depends on the thread's index in the "
+                    "role",
+                    "move it out of the scf.if, or make the condition role-uniform (or "
+                    "warp-uniform and true for the role's first warp, %t / 32 == 0)",
+                )
+            )
+            return False
         if mask == ALL or (mask is not None and mask & 1):
             return True
         reach = "may not reach" if mask is None else "does not reach"
@@ -213,10 +233,23 @@ class Walk:
         )
         return False
 
-    def whole_block(self, op: Operation, mask: int | None, why: str) -> None:
-        """Ops every thread of the block must reach (P10)."""
+    def whole_group(self, op: Operation, mask: int | None, why: str, role_why: str = "") -> None:
+        """Ops every thread of the block (or of the role) must reach (P10)."""
         if mask == ALL or (mask is not None and mask == self.full):
             return
+        if self.role is not None:
+            assert self.role is not None
+            why = role_why or why
+            # rule: P10
+            self.report(
+                error(
+                    op,
+                    f"not every thread of {self.name} reaches this op, which {why}",
+                    "move it out of the scf.if / scf.for whose condition depends on the "
+                    "thread's index in the role, or make that condition role-uniform",
+                )
+            )
+            raise Stop
         # rule: P10
         self.report(
             error(
@@ -227,6 +260,10 @@ class Walk:
             )
         )
         raise Stop
+
+    def role_barrier(self) -> str:
+        assert self.role is not None
+        return f"ends with {self.name}'s barrier (bar.sync {self.role + 1})"
 
     def whole_warps(self, op: Operation, mask: int | None) -> None:
         if mask == ALL or mask == self.full:
@@ -247,47 +284,66 @@ class Walk:
         )
         raise Stop
 
-    def classes(self, mask: int | None) -> Classes:
-        return Classes(mask)
+    def sync(self) -> None:
+        """A block barrier (outside roles) or the role's barrier."""
+        self.state.sync(self.classes)
+        self.state.after_sync(self.role is None)
 
     # ---- the walk --------------------------------------------------------------------------
 
-    def run(self) -> None:
-        self.block(self.kernel.fn.body.blocks[0], ALL)
+    def main(self) -> Steps:
+        """The block's walk: the kernel's body."""
+        yield from self.block(self.kernel.fn.body.blocks[0], ALL)
 
-    def block(self, block: Block, mask: int | None) -> list[Value]:
+    def role_body(self, body: Block) -> Steps:
+        assert self.n is not None
+        self.env[body.args[0]] = tuple(range(self.n))
+        yield from self.block(body, self.full)
+        self.done = True
+        self.state.live = [c for c in self.state.live if c not in self.classes]
+        self.state.progress = True
+
+    def block(self, block: Block, mask: int | None) -> Steps:
+        state = self.state
         for op in block.ops:
-            if isinstance(op, scf.YieldOp):
+            if type(op) in TERMINATORS:
                 return [self.value(v) for v in op.operands]
-            self.op(op, mask)
+            self.at = op
+            steps = self.op(op, mask)
+            if steps is not None:
+                yield from steps
+            if state.progress:
+                state.progress = False
+                if state.concurrent:
+                    yield None
         return []
 
-    def op(self, op: Operation, mask: int | None) -> None:
+    def op(self, op: Operation, mask: int | None) -> Steps | None:
         if self.state.tmem_loads:
             self.state.use(op)
         if op.name.startswith("copy."):
-            self.copy_op(op, mask)
-        elif isinstance(op, scf.IfOp):
-            self.if_op(op, mask)
-        elif isinstance(op, scf.ForOp):
-            self.for_op(op, mask)
-        elif isinstance(op, func.ReturnOp):
-            self.state.exit(op)
+            return self.copy_op(op, mask)
+        kind = type(op)
+        if kind in REGION_STEPS and (kind is not scf.WhileOp or op in self.kernel.protocol_ops):
+            return REGION_STEPS[kind](self, op, mask)
+        if kind is func.ReturnOp:
+            self.state.exit(op, self.groups, self.classes)
         elif op.name in THREAD_READS or op.name in THREAD_WRITES:
             self.thread_access(op, mask)
         elif op.name == "gpu.barrier":
-            self.whole_block(op, mask, "is a block barrier")
-            self.state.block_barrier()
+            self.whole_group(op, mask, "is a block barrier")
+            self.sync()
         elif op.name == "gpu.thread_id":
             self.env[op.results[0]] = self.thread_ids(str(op.properties["dimension"].data))
         elif op.name == "gpu.lane_id":
-            n = self.kernel.threads
+            n = self.n
             self.env[op.results[0]] = VARYING if n is None else tuple(t % 32 for t in range(n))
         elif op.name == "gpu.block_dim" and self.kernel.block is not None:
             dim = "xyz".index(str(op.properties["dimension"].data))
             self.env[op.results[0]] = self.kernel.block[dim]
         else:
             self.generic(op)
+        return None
 
     def generic(self, op: Operation) -> None:
         args = [self.value(v) for v in op.operands]
@@ -308,10 +364,11 @@ class Walk:
     def choose(self, v: SSAValue, options: Sequence[int]) -> None:
         """Ask the driver to bind `v`, or the loop bound it is computed from (so that a
         prologue's `k < count` and the loop agree on `count`)."""
+        canon = self.kernel.canon
         bound = self.loop_bound_of(v)
         if bound is not None:
-            raise Choose(bound, self.trip_options(bound))
-        raise Choose(v, options)
+            raise Choose(canon.get(bound, bound), self.trip_options(bound))
+        raise Choose(canon.get(v, v), options)
 
     def loop_bound_of(self, v: SSAValue) -> SSAValue | None:
         stack, seen = [v], set()
@@ -337,24 +394,24 @@ class Walk:
             return [0]
         return [lb + n * step for n in range(self.kernel.trip_counts + 1)]
 
-    def if_op(self, op: scf.IfOp, mask: int | None) -> None:
+    def if_op(self, op: scf.IfOp, mask: int | None) -> Steps:
         cond = self.uniform_int(op.cond)
         if cond is UNIFORM and op in self.kernel.protocol_ops:
             self.choose(op.cond, (1, 0))
         if op in self.kernel.protocol_ops:
-            self.events.append((op, cond))
+            self.walk.events.append((op, cond))
         then_mask, else_mask = self.mask_of(cond, mask)
         if cond is UNIFORM:
             then_mask = else_mask = mask
         results: list[list[Value]] = []
         for region, m in ((op.true_region, then_mask), (op.false_region, else_mask)):
             if region.blocks and m != 0:
-                results.append(self.block(region.blocks[0], m))
+                results.append((yield from self.block(region.blocks[0], m)))
         for i, r in enumerate(op.results):
             values = {res[i] for res in results if i < len(res)}
             self.env[r] = values.pop() if len(values) == 1 else VARYING
 
-    def for_op(self, op: scf.ForOp, mask: int | None) -> None:
+    def for_op(self, op: scf.ForOp, mask: int | None) -> Steps:
         body = op.body.blocks[0]
         lb, ub, step = (self.uniform_int(v) for v in (op.lb, op.ub, op.step))
         if op not in self.kernel.protocol_ops:
@@ -362,7 +419,7 @@ class Walk:
             varying = any(isinstance(v, tuple) or v is VARYING for v in (lb, ub, step))
             for arg in body.args:
                 self.env[arg] = VARYING if varying else UNIFORM
-            self.block(body, None if varying else mask)
+            yield from self.block(body, None if varying else mask)
             for r in op.results:
                 self.env[r] = VARYING
             return
@@ -396,16 +453,66 @@ class Walk:
             )
             raise Stop
         carried = [self.value(v) for v in op.iter_args]
-        heads = self.heads.setdefault(op, []) if op.ub in self.bindings else None
+        # Only the run with the most iterations is checked for a steady state (`steady`).
+        chosen = op.ub in self.bindings and count >= self.kernel.trip_counts
+        heads = self.walk.heads.setdefault(op, []) if chosen else None
+        frame = len(self.frames)
+        self.frames.append((op, 0))
         for i in range(count):
+            self.frames[frame] = (op, i)
             if heads is not None:
-                heads.append((self.state.snapshot(), len(self.events)))
+                heads.append((self.walk.snapshot(self, i), len(self.walk.events)))
             self.env[body.args[0]] = lb + i * step
             for arg, v in zip(body.args[1:], carried, strict=True):
                 self.env[arg] = v
-            carried = self.block(body, mask)
+            carried = yield from self.block(body, mask)
+        self.frames.pop()
         for r, v in zip(op.results, carried, strict=True):
             self.env[r] = v
+
+    def while_op(self, op: scf.WhileOp, mask: int | None) -> Steps:
+        """`scf.while` holding copy ops, iteration by iteration while its condition is known
+        (a spin loop on copy.barrier_test ends once the test holds)."""
+        before, after = op.before_region.blocks[0], op.after_region.blocks[0]
+        carried = [self.value(v) for v in op.arguments]
+        for _ in range(MAX_ITERATIONS):
+            for arg, v in zip(before.args, carried, strict=True):
+                self.env[arg] = v
+            got = yield from self.block(before, mask)
+            cond = got[0] if got else VARYING
+            if isinstance(cond, tuple) and len(set(cond)) == 1:
+                cond = cond[0]
+            if not isinstance(cond, int):
+                # rule: P10
+                self.report(
+                    warning(
+                        op,
+                        "cannot prove the copies of this scf.while: its condition is not known "
+                        "(only a condition computed from constants, induction values and "
+                        "copy.barrier_test is followed)",
+                        "write the loop as scf.for with block-uniform bounds, or spin on "
+                        "copy.barrier_test (or use copy.barrier_wait), or check the kernel at run "
+                        "time with --debug-guards",
+                    )
+                )
+                raise Stop
+            if not cond:
+                for r, v in zip(op.results, got[1:], strict=True):
+                    self.env[r] = v
+                return
+            for arg, v in zip(after.args, got[1:], strict=True):
+                self.env[arg] = v
+            carried = yield from self.block(after, mask)
+        # rule: P10
+        self.report(
+            warning(
+                op,
+                f"cannot prove the copies of this scf.while: it runs more than the "
+                f"{MAX_ITERATIONS} iterations the analysis follows",
+                "bound the loop, or check the kernel at run time with --debug-guards",
+            )
+        )
+        raise Stop
 
     def thread_access(self, op: Operation, mask: int | None) -> None:
         write = op.name in THREAD_WRITES
@@ -413,7 +520,7 @@ class Walk:
         if isinstance(ref.type, MemRefType) and memory_space(ref.type) == SMEM:
             indices = op.operands[(2 if write else 1) :]
             region = self.region(ref, indices)
-            self.state.thread_access(op, region, write, self.classes(mask))
+            self.state.thread_access(op, region, write, self.members(mask), self.name)
         self.generic(op)
 
     def region(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> Region:
@@ -461,28 +568,32 @@ class Walk:
         return None
 
     def event(self, op: Operation, *values: object) -> None:
-        self.events.append((op, *values))
+        self.walk.events.append((op, *values))
 
-    def copy_op(self, op: Operation, mask: int | None) -> None:
+    def copy_op(self, op: Operation, mask: int | None) -> Steps | None:
         step = COPY_STEPS.get(type(op))
-        if step is not None:
-            step(self, op, mask)
+        steps = None if step is None else step(self, op, mask)
+        if steps is not None:
+            return steps
         if op.results:
             self.generic(op)
+        return None
 
     def operand_event(self, op: Operation) -> None:
         self.event(op, *(self.uniform_int(v) for v in op.operands))
 
     def barrier_init(self, op: copy.BarrierInitOp, mask: int | None) -> None:
-        self.whole_block(op, mask, "initializes barriers with a block barrier")
+        self.whole_group(op, mask, "initializes barriers with a block barrier")
         assert isinstance(op.result.type, copy.BarrierType)
         self.state.init_group(op, op.result, op.result.type.count.data, op.arrivals.value.data)
+        self.sync()
 
     def expect_tx(self, op: copy.BarrierArriveExpectTxOp, mask: int | None) -> None:
         self.operand_event(op)
         key = self.barrier_key(op, op.barrier, op.index)
         if self.elected(op, mask) and key is not None:
-            self.state.arrive(op, key, 1, op.bytes.value.data)  # type: ignore[arg-type]
+            self.state.stamp(self.c0)
+            self.state.arrive(op, key, 1, op.bytes.value.data, (self.c0,), self.name)  # type: ignore[arg-type]
 
     def commit(self, op: copy.CommitGroupOp, mask: int | None) -> None:
         bulk = op.group.data is copy.GroupKind.BULK
@@ -490,32 +601,39 @@ class Walk:
         if bulk:
             self.elected(op, mask)
         else:
-            self.whole_block(op, mask, "commits every thread's cp.async copies")
-        self.state.commit(bulk)
+            self.whole_group(op, mask, "commits every thread's cp.async copies")
+        self.state.commit(self.groups, bulk)
 
     def wait_group(self, op: copy.WaitGroupOp, mask: int | None) -> None:
         self.event(op)
-        self.whole_block(op, mask, "ends with a block barrier")
+        role_why = self.role_barrier() if self.role is not None else ""
+        self.whole_group(op, mask, "ends with a block barrier", role_why)
         bulk = op.group.data is copy.GroupKind.BULK
-        self.state.wait_group(bulk, op.pending.value.data, op.is_read_only)
+        self.state.wait_group(
+            self.groups, bulk, op.pending.value.data, op.is_read_only, self.classes,
+            self.role is None,
+        )  # fmt: skip
 
     def fence(self, op: copy.FenceAsyncSharedOp, mask: int | None) -> None:
         self.event(op)
-        self.whole_block(op, mask, "ends with a block barrier")
-        self.state.fence()
+        role_why = self.role_barrier() if self.role is not None else ""
+        self.whole_group(op, mask, "ends with a block barrier", role_why)
+        self.state.fence(self.classes, self.role is None)
 
     def prefetch(self, op: copy.PrefetchOp, mask: int | None) -> None:
         self.elected(op, mask)
 
     def tmem_alloc(self, op: copy.TmemAllocOp, mask: int | None) -> None:
         self.event(op)
-        self.whole_block(op, mask, "allocates TMEM with a block barrier")
+        self.whole_group(op, mask, "allocates TMEM with a block barrier")
         self.state.tmem_alloc(op, op.result)
+        self.sync()
 
     def tmem_dealloc(self, op: copy.TmemDeallocOp, mask: int | None) -> None:
         self.event(op)
-        self.whole_block(op, mask, "frees TMEM after a block barrier")
+        self.whole_group(op, mask, "frees TMEM after a block barrier")
         self.state.tmem_dealloc(op, op.tmem)
+        self.sync()
 
     def tmem_load(self, op: copy.TmemLoadOp, mask: int | None) -> None:
         self.operand_event(op)
@@ -535,8 +653,8 @@ class Walk:
         self.operand_event(op)
         if self.elected(op, mask):
             region = self.region(op.src, ())
-            self.state.read(op, region, Classes(1), "tcgen05.cp")
-            self.state.async_read(op, region, "tcgen05.cp")
+            self.state.read(op, region, (self.c0,), "tcgen05.cp")
+            self.state.async_read(op, region, "tcgen05.cp", (self.c0,))
 
     def async_copy(self, op: copy.AsyncCopyOp, mask: int | None) -> None:
         s = self.state
@@ -555,19 +673,22 @@ class Walk:
         index = None if g.barrier_index is None else self.uniform_int(g.barrier_index)
         self.event(op, region, index)
         if not g.tma:
-            self.whole_block(op, mask, "is a cp.async copy the block's threads share")
-            s.cp_async(op, region)
+            self.whole_group(
+                op, mask, "is a cp.async copy the block's threads share",
+                "is a cp.async copy the role's threads share",
+            )  # fmt: skip
+            s.cp_async(op, region, self.groups, self.classes)
             return
         if not self.elected(op, mask):
             return
         if not g.load:
-            s.tma_store(op, region)
+            s.tma_store(op, region, self.groups, self.c0)
             return
         assert g.barrier is not None
         key = self.barrier_key(op, g.barrier, g.barrier_index)
         if key is None:
             return
-        s.tma_load(op, region, key, g.expect, g.bytes)  # type: ignore[arg-type]
+        s.tma_load(op, region, key, g.expect, g.bytes, self.c0, self.name)  # type: ignore[arg-type]
 
     def arrive(self, op: copy.BarrierArriveOp, mask: int | None) -> None:
         self.operand_event(op)
@@ -575,105 +696,243 @@ class Walk:
         if key is None:
             return
         count = 1 if op.count is None else op.count.value.data
-        n = self.kernel.threads
+        issuer = op.arriving
+        s = self.state
+        if issuer is copy.Issuer.ELECTED:
+            if self.elected(op, mask):
+                s.stamp(self.c0)
+                how = "issuer elected makes one arrival per execution"
+                s.arrive(op, key, count, 0, (self.c0,), self.name, how)  # type: ignore[arg-type]
+            return
+        n = self.n
         if mask is None or n is None:
             why = "the threads that reach it are not known" if n else "the block size is unknown"
             # rule: P6
             self.report(
                 warning(
                     op,
-                    f"cannot prove the phases of {describe_key(key)}: this arrival is made "
+                    f"cannot prove the phases of {describe_key(key)}: this arrival is made "  # type: ignore[arg-type]
                     f"by every thread that reaches it, and {why}",
                     "give the kernel gpu.known_block_size, and put the arrival under scf.if "
                     "on the thread id when one thread should arrive",
                 )
             )
-            self.state.barriers[key].unknown = True
+            s.barriers[key].unknown = True  # type: ignore[index]
             return
-        threads = bin(self.full if mask == ALL else mask).count("1")
-        self.state.arrive(op, key, threads * count, 0)  # type: ignore[arg-type]
+        members = self.members(mask)
+        for c in members:
+            s.stamp(c)
+        threads = self.threads_in(mask)
+        how = None
+        if issuer is copy.Issuer.WARPS:
+            self.whole_warps(op, mask)
+            arrivals = -(-threads // WARP)
+            how = (
+                f"issuer warps makes one arrival per warp that reaches it, {arrivals} here; "
+                "issuer elected makes one per execution"
+            )
+        else:
+            arrivals = threads
+            if self.role is not None:
+                how = (
+                    f"issuer threads makes one arrival per thread, {threads} here; issuer warps "
+                    "makes one per warp, issuer elected one per execution"
+                )
+        s.arrive(op, key, arrivals * count, 0, members, self.name, how)  # type: ignore[arg-type]
 
-    def wait(self, op: copy.BarrierWaitOp, mask: int | None) -> None:
+    def wait_operands(self, op: Operation) -> tuple[SSAValue, SSAValue | None, SSAValue]:
         operands = self.kernel.operands.get(op)
         if operands is None:
             barrier, index, parity_value = segments(op)
             operands = (barrier[0], index[0] if index else None, parity_value[0])
             self.kernel.operands[op] = operands
-        barrier, index, parity_value = operands
-        key = self.barrier_key(op, barrier, index)  # type: ignore[arg-type]
+        return operands  # type: ignore[return-value]
+
+    def wait_key(self, op: Operation) -> tuple[object, int] | None:
+        """The barrier and parity of a barrier_wait or barrier_test, or None (reported)."""
+        barrier, index, parity_value = self.wait_operands(op)
+        key = self.barrier_key(op, barrier, index)
         if key is None:
-            return
-        parity = self.uniform_int(parity_value)  # type: ignore[arg-type]
+            return None
+        parity = self.uniform_int(parity_value)
         if not isinstance(parity, int):
             # rule: P6
             self.report(
                 warning(
                     op,
-                    f"cannot prove this wait on {describe_key(key)}: its parity is not known "
+                    f"cannot prove this wait on {describe_key(key)}: its parity is not known "  # type: ignore[arg-type]
                     "statically",
                     "compute the parity from the loop's induction variable ((i / S) mod 2) or "
                     "carry it through the loop, or check the wait at run time with "
                     "--debug-guards",
                 )
             )
-            self.state.barriers[key].unknown = True
+            self.state.barriers[key].unknown = True  # type: ignore[index]
+            return None
+        return key, parity
+
+    def wait(self, op: copy.BarrierWaitOp, mask: int | None) -> Steps | None:
+        found = self.wait_key(op)
+        if found is None:
+            return None
+        key, parity = found
+        b = self.state.barriers[key]  # type: ignore[index]
+        self.event(op, key[1], parity ^ (b.closed & 1))  # type: ignore[index]
+        return self.wait_for(op, key, parity, self.observers(mask))  # type: ignore[arg-type]
+
+    def wait_for(
+        self,
+        op: Operation,
+        key: tuple[SSAValue, int],
+        parity: int,
+        observers: tuple[int, ...],
+        infeasible: bool = False,
+    ) -> Steps:
+        """The classes `observers` wait on `parity`: those whose phase has not completed
+        block until it has; all observe it."""
+        s = self.state
+        b = s.barriers[key]
+        if b.unknown:
             return
-        self.event(op, key[1], parity ^ (self.state.barriers[key].closed & 1))
-        self.state.wait(op, key, parity, self.classes(mask))  # type: ignore[arg-type]
+        targets = s.wait_targets(op, key, parity, observers, self.name)
+        if not targets:
+            return
+        need = max(t for _, t in targets)
+        if b.closed <= need:
+            waiter = Waiter(op, self.name, min(t for _, t in targets))
+            b.waiting.append(waiter)
+            yield Blocked(
+                op,
+                lambda: b.closed > need or b.unknown,
+                lambda others: s.hang(op, key, need, others, s.concurrent),
+                infeasible,
+            )
+            b.waiting.remove(waiter)
+        s.observe(op, key, targets, self.name, self.role is not None)
+
+    def test(self, op: copy.BarrierTestOp, mask: int | None) -> Steps:
+        """`copy.barrier_test`: true once the phase of its parity has completed. In a spin
+        loop (the `before` region of an scf.while) the loop ends once it holds, so the test
+        stands for a wait; elsewhere its result is chosen: true (the tester then observes the
+        phase, as after a wait) or false (it learns nothing)."""
+        result = op.results[0]
+        found = self.wait_key(op)
+        if found is None:
+            self.env[result] = VARYING
+            return
+        key, parity = found
+        s = self.state
+        b = s.barriers[key]  # type: ignore[index]
+        observers = self.observers(mask)
+        # Knows the phase of this parity already (the phase before): true at once.
+        if all(s.known(c, key) % 2 != parity for c in observers) and observers:  # type: ignore[arg-type]
+            self.env[result] = 1
+            return
+        parent = op.parent_op()
+        spin = isinstance(parent, scf.WhileOp) and op.parent_block() is parent.before_region.block
+        if not spin:
+            bound = self.bindings.get(result)
+            if bound is None:
+                self.choose(result, (1, 0))
+            self.event(op, key[1], parity ^ (b.closed & 1), bound)  # type: ignore[index]
+            if not bound:
+                self.env[result] = 0
+                return
+        yield from self.wait_for(op, key, parity, observers, infeasible=not spin)  # type: ignore[arg-type]
+        self.env[result] = 1
+
+    def named_barrier(self, op: Operation, mask: int | None, sync: bool) -> Steps | None:
+        assert isinstance(op, copy.NamedBarrierSyncOp | copy.NamedBarrierArriveOp)
+        self.event(op)
+        why = "is a named barrier the block's threads meet at (bar.sync or bar.arrive)"
+        self.whole_group(op, mask, why, why.replace("block's", "role's"))
+        barrier, threads = op.id.value.data, op.threads.value.data
+        if self.n is None:
+            # rule: P13
+            self.report(
+                warning(
+                    op,
+                    f"cannot prove named barrier {barrier}: the block size is unknown, so "
+                    "the threads that meet here are not known",
+                    "give the kernel gpu.known_block_size",
+                )
+            )
+            return None
+        s = self.state
+        for c in self.classes:
+            s.stamp(c)
+        nb, g = s.named_arrive(op, barrier, threads, self.n, self.classes, self, self.name)
+        if not sync:
+            return None
+        return self.named_wait(op, barrier, nb, g)
+
+    def named_wait(self, op: Operation, barrier: int, nb: Any, g: int) -> Steps:
+        s = self.state
+        if nb.completed <= g:
+            yield Blocked(
+                op,
+                lambda: nb.completed > g,
+                lambda others: s.named_stuck(op, barrier, others),
+            )
+        done = nb.gens[g]
+        for c in self.classes:
+            s.clocks[c] = join(s.clocks[c], done)
+        if s.fills:
+            s.prune_fills()
+
+    def named_sync(self, op: copy.NamedBarrierSyncOp, mask: int | None) -> Steps | None:
+        return self.named_barrier(op, mask, True)
+
+    def named_arrive(self, op: copy.NamedBarrierArriveOp, mask: int | None) -> Steps | None:
+        return self.named_barrier(op, mask, False)
+
+    def warp_specialize(self, op: copy.WarpSpecializeOp, mask: int | None) -> Steps:
+        """The roles start where the block is (what every thread of the block knows) and
+        run at once; the block goes on once every role has ended (the join)."""
+        s = self.state
+        start = meet(s.clocks[self.c0], s.clocks[self.c1])
+        roles = []
+        for r in range(len(op.roles)):
+            first = s.new_class(start)
+            rest = s.new_class(start) if op.role_warps[r] > 1 else first
+            agent = Agent(
+                self.walk, f"role {r}", r, op.role_threads(r), WARP * op.first_warp(r), self,
+                (first, rest),
+            )  # fmt: skip
+            agent.steps = agent.role_body(op.role_block(r))
+            roles.append(agent)
+        self.walk.fork(roles)
+        yield Blocked(op, lambda: all(a.done for a in roles), None)
+        self.walk.join(self, roles, op)
 
 
-COPY_STEPS: dict[type[Operation], Callable[[Walk, Any, int | None], None]] = {
-    copy.AsyncCopyOp: Walk.async_copy,
-    copy.BarrierInitOp: Walk.barrier_init,
-    copy.BarrierArriveOp: Walk.arrive,
-    copy.BarrierArriveExpectTxOp: Walk.expect_tx,
-    copy.BarrierWaitOp: Walk.wait,
-    copy.CommitGroupOp: Walk.commit,
-    copy.WaitGroupOp: Walk.wait_group,
-    copy.FenceAsyncSharedOp: Walk.fence,
-    copy.PrefetchOp: Walk.prefetch,
-    copy.TmemAllocOp: Walk.tmem_alloc,
-    copy.TmemDeallocOp: Walk.tmem_dealloc,
-    copy.TmemLoadOp: Walk.tmem_load,
-    copy.TmemStoreOp: Walk.tmem_store,
-    copy.TmemWaitOp: Walk.tmem_wait,
-    copy.SmemToTmemOp: Walk.smem_to_tmem,
+TERMINATORS = frozenset({scf.YieldOp, scf.ConditionOp})
+REGION_STEPS: dict[type[Operation], Callable[[Agent, Any, int | None], Steps]] = {
+    scf.IfOp: Agent.if_op,
+    scf.ForOp: Agent.for_op,
+    scf.WhileOp: Agent.while_op,
 }
-"""How the walk follows each copy op (the others, `alloc_smem`, only give values)."""
+"""Ops with regions the agents walk (an scf.while only when it holds copy ops)."""
 
-
-def run_kernel(kernel: Kernel, bindings: dict[SSAValue, int], report: Report) -> Walk:
-    """One run, up to its first error (what follows a race or a hang is not the kernel the
-    author meant: one error per mistake); `Choose` propagates to the driver."""
-
-    def first_error(finding: ProtocolFinding) -> None:
-        report(finding)
-        if finding.severity == "error":
-            raise Stop
-
-    walk = Walk(kernel, bindings, first_error)
-    try:
-        walk.run()
-    except (Deadlock, Stop):
-        walk.heads.clear()
-    return walk
-
-
-def steady(walk: Walk, loop: scf.ForOp, tail: int) -> bool:
-    """Whether the loop reached a steady state in this run: a lap of P iterations (P up to
-    `tail`) that leaves the state at the loop's head as it found it and sees the same
-    events as the lap after it, both before the last `tail` iterations (whose conditions
-    see the end of the loop). The trip counts the driver did not try then behave like
-    those it did, with more such laps: the induction step of the proof."""
-    heads = walk.heads.get(loop, [])
-    marks = [start for _, start in heads] + [len(walk.events)]
-    last = len(heads) - tail
-    for period in range(1, tail + 1):
-        for k in range(0, last - 2 * period + 1):
-            if heads[k][0] != heads[k + period][0]:
-                continue
-            lap = [e for e in walk.events[marks[k] : marks[k + period]]]
-            after = walk.events[marks[k + period] : marks[k + 2 * period]]
-            if lap == after and heads[k + period][0] == heads[k + 2 * period][0]:
-                return True
-    return False
+COPY_STEPS: dict[type[Operation], Callable[[Agent, Any, int | None], Steps | None]] = {
+    copy.AsyncCopyOp: Agent.async_copy,
+    copy.BarrierInitOp: Agent.barrier_init,
+    copy.BarrierArriveOp: Agent.arrive,
+    copy.BarrierArriveExpectTxOp: Agent.expect_tx,
+    copy.BarrierWaitOp: Agent.wait,
+    copy.BarrierTestOp: Agent.test,
+    copy.CommitGroupOp: Agent.commit,
+    copy.WaitGroupOp: Agent.wait_group,
+    copy.FenceAsyncSharedOp: Agent.fence,
+    copy.PrefetchOp: Agent.prefetch,
+    copy.TmemAllocOp: Agent.tmem_alloc,
+    copy.TmemDeallocOp: Agent.tmem_dealloc,
+    copy.TmemLoadOp: Agent.tmem_load,
+    copy.TmemStoreOp: Agent.tmem_store,
+    copy.TmemWaitOp: Agent.tmem_wait,
+    copy.SmemToTmemOp: Agent.smem_to_tmem,
+    copy.NamedBarrierSyncOp: Agent.named_sync,
+    copy.NamedBarrierArriveOp: Agent.named_arrive,
+    copy.WarpSpecializeOp: Agent.warp_specialize,
+}
+"""How an agent follows each copy op (the others, `alloc_smem`, only give values)."""
