@@ -97,7 +97,11 @@ class Walk:
         if not stuck:
             raise Deadlock
         first, *others = stuck
-        notes = [Related(a.blocked.op, f"{a.name} is blocked here") for a in others if a.blocked]
+        notes = [
+            Related(a.blocked.op, f"{a.name} is blocked here, at {a.blocked.what}")
+            for a in others
+            if a.blocked
+        ]
         assert first.blocked is not None
         assert first.blocked.stuck is not None
         first.blocked.stuck(notes)

@@ -501,8 +501,8 @@ class State:
         else:
             fix = (
                 f"throttle {arrivers}: before it arrives on phase {phase} of "
-                f"{describe_key(key)}, make it wait on a barrier that {who} arrives on after "
-                "this wait (a consumer-release barrier per slot)"
+                f"{describe_key(key)}, make it wait (copy.barrier_wait) on a barrier that {who} "
+                "arrives on after this wait (a consumer-release barrier per slot)"
             )
         # rule: P6
         self.report(
@@ -556,8 +556,9 @@ class State:
             if others:
                 fix = (
                     f"throttle {', '.join(sorted(others))}: before it arrives on phase {k + 1} "
-                    f"of {describe_key(key)}, make it wait on a barrier that {who} arrives on "
-                    f"after this wait observes phase {k} (a consumer-release barrier per slot)"
+                    f"of {describe_key(key)}, make it wait (copy.barrier_wait) on a barrier that "
+                    f"{who} arrives on after this wait observes phase {k} (a consumer-release "
+                    "barrier per slot)"
                 )
             self.report(
                 error(
@@ -619,16 +620,26 @@ class State:
             )
             raise Deadlock
         tail = "nothing arrives while it waits"
+        fix = (
+            f"arrive on {describe_key(key)} ({b.count - b.arrivals} more) before the "
+            f"wait, or wait on parity {(k + 1) % 2} (the phase before, complete at once)"
+        )
         if concurrent:
             tail = "nothing else arrives: every other role is blocked or has ended"
+        if others:
+            blocked = "; ".join(r.text.replace(" is blocked here, at", " waits at") for r in others)
+            fix = (
+                f"arrive on {describe_key(key)} ({b.count - b.arrivals} more) before the wait, "
+                f"from a role that does not wait for this one first ({blocked}): let one of "
+                "the roles arrive before it waits"
+            )
         # rule: P6
         self.report(
             error(
                 op,
                 f"this wait never returns: phase {k} of {describe_key(key)} has {b.arrivals} "
                 f"of its {b.count} arrivals when the wait is reached, and {tail}",
-                f"arrive on {describe_key(key)} ({b.count - b.arrivals} more) before the "
-                f"wait, or wait on parity {(k + 1) % 2} (the phase before, complete at once)",
+                fix,
                 *related,
             )
         )
@@ -645,6 +656,7 @@ class State:
         classes: tuple[int, ...],
         agent: object,
         who: str,
+        free: int | None,
     ) -> tuple[NamedBarrier, int]:
         """`who` (its classes, `brings` threads) arrives at named barrier `barrier`, counting
         `threads`: the generation it joins (P13)."""
@@ -657,13 +669,21 @@ class State:
             previous = ((nb.comp, g),)
             # rule: P13
             if g > 0 and not self.knows_all(classes, previous):
+                own = ""
+                if free is not None and who not in {w for _, w in nb.last}:
+                    own = (
+                        f"give {who} a barrier of its own if it should not meet "
+                        f"{describe_ops(nb.last)} (copy.named_barrier_sync {free}, {threads}), "
+                        "or "
+                    )
                 self.report(
                     error(
                         op,
                         f"{who}'s arrival at named barrier {barrier} may count toward its "
                         f"generation {g - 1} ({describe_ops(nb.last)} met there): nothing "
-                        "orders it after that generation completes",
-                        f"make {who} wait for generation {g - 1} first: "
+                        "orders it after that generation completes, so their warps can meet "
+                        "at one generation",
+                        f"{own}make {who} wait for generation {g - 1} first: "
                         "copy.named_barrier_sync instead of copy.named_barrier_arrive there, or "
                         "a copy.barrier_wait on a barrier the others arrive on after it",
                         *(Related(o, f"{w} meets at generation {g - 1} here") for o, w in nb.last),
@@ -880,7 +900,14 @@ class State:
                     f"{writer} writes {region.show()} while an earlier copy may still be "
                     "writing it",
                     "wait for the earlier copy first (copy.barrier_wait on its phase, or "
-                    "copy.wait_group for its group)",
+                    "copy.wait_group for its group)"
+                    + (
+                        "; when another role reads the slot, wait on the barrier it arrives on "
+                        "once it is done with the slot (copy.barrier_wait on a consumer-release "
+                        "barrier)"
+                        if self.concurrent
+                        else ""
+                    ),
                     Related(fill.op, "the earlier copy"),
                 )
             )

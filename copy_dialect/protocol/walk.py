@@ -76,6 +76,8 @@ class Blocked:
     ready: Callable[[], bool]
     stuck: Callable[[list[Related]], None] | None
     infeasible: bool = False
+    what: str = ""
+    """What it waits for, for the others' hang report."""
 
 
 Steps = Generator[Blocked | None, None, Any]
@@ -806,6 +808,7 @@ class Agent:
                 lambda: b.closed > need or b.unknown,
                 lambda others: s.hang(op, key, need, others, s.concurrent),
                 infeasible,
+                f"{op.name} on {describe_key(key)} (phase {need})",
             )
             b.waiting.remove(waiter)
         s.observe(op, key, targets, self.name, self.role is not None)
@@ -861,7 +864,9 @@ class Agent:
         s = self.state
         for c in self.classes:
             s.stamp(c)
-        nb, g = s.named_arrive(op, barrier, threads, self.n, self.classes, self, self.name)
+        taken = set(s.named) | set(range(self.kernel.roles + 1))
+        free = next((i for i in range(16) if i not in taken), None)
+        nb, g = s.named_arrive(op, barrier, threads, self.n, self.classes, self, self.name, free)
         if not sync:
             return None
         return self.named_wait(op, barrier, nb, g)
@@ -873,6 +878,7 @@ class Agent:
                 op,
                 lambda: nb.completed > g,
                 lambda others: s.named_stuck(op, barrier, others),
+                what=f"{op.name} {barrier} (generation {g})",
             )
         done = nb.gens[g]
         for c in self.classes:

@@ -2,7 +2,8 @@
 
 // The copy protocol of whole kernels: one racing, hanging or leaking kernel per chunk, named
 // after the rule it breaks (`// rule:` gives the id in copy_dialect/rules.toml) and the
-// pattern (straight line, scf.if, rings of 1 to 4 stages, multicast, cp.async groups, TMEM).
+// pattern (straight line, scf.if, rings of 1 to 4 stages, multicast, cp.async groups, TMEM,
+// warp-specialized roles: a producer and a storer on a ring of 2, named barriers).
 // The error is at the racing op, the op it races with is a note. The checks:
 // copy_dialect/protocol/state.py and walk.py.
 // `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
@@ -707,5 +708,345 @@ func.func @p5_leader_tracked_load_expects_one_cta_box(%x: memref<512x512xf16>) a
     copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <partitioned 0> {arrive = false, collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
   }
   copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: P1
+// The storer (role 1) stores each slot without waiting until the producer's load filled it.
+// fix: s|      copy.async_copy %ring[%s] to|      copy.barrier_wait %full[%s], %lp : !copy.barrier<2> copy.async_copy %ring[%s] to|
+func.func @p1_role_reads_a_slot_it_did_not_wait_for(%x: memref<256x64xf32>, %y: memref<256x64xf32>, %count: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %ring = copy.alloc_smem : memref<2x32x64xf32, #copy.smem>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %again = arith.cmpi uge, %k, %c2 : index
+      scf.if %again {
+        %prev = arith.subi %lap, %c1 : index
+        %pm = arith.remui %prev, %c2 : index
+        %pp = arith.cmpi ne, %pm, %c0 : index
+        copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+      }
+      // expected-note@+1 {{the copy that fills it}}
+      copy.async_copy %x[%c0, %c0] to %ring[%s] barrier %full[%s] : memref<256x64xf32> to memref<2x32x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi ne, %lm, %c0 : index
+      // expected-error@+3 {{the TMA store reads %ring[0] before the copy that fills it completes}}
+      // expected-note@+2 {{wait on barrier 0 of %full for phase 0 (copy.barrier_wait with parity 0) before the read}}
+      // expected-note@+1 {{found for %count = 1}}
+      copy.async_copy %ring[%s] to %y[%c0, %c0] : memref<2x32x64xf32, #copy.smem> to memref<256x64xf32>
+      copy.commit_group bulk
+      copy.wait_group bulk 0 read_only
+      copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+    }
+  }
+  func.return
+}
+
+
+// -----
+
+// rule: P3
+// The producer (role 0) refills slot k % 2 without waiting until the storer released it.
+// fix: s|      copy.async_copy %x[%c0, %c0] to %ring[%s]|      %again = arith.cmpi uge, %k, %c2 : index scf.if %again { %prev = arith.subi %lap, %c1 : index %pm = arith.remui %prev, %c2 : index %pp = arith.cmpi ne, %pm, %c0 : index copy.barrier_wait %empty[%s], %pp : !copy.barrier<2> } copy.async_copy %x[%c0, %c0] to %ring[%s]|
+func.func @p3_producer_refills_a_slot_it_did_not_wait_for(%x: memref<256x64xf32>, %y: memref<256x64xf32>, %count: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %ring = copy.alloc_smem : memref<2x32x64xf32, #copy.smem>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      // expected-error@+4 {{the TMA load writes %ring[0] while an earlier copy may still be writing it}}
+      // expected-note@+3 {{the earlier copy}}
+      // expected-note@+2 {{wait for the earlier copy first (copy.barrier_wait on its phase, or copy.wait_group for its group); when another}}
+      // expected-note@+1 {{found for %count = 3}}
+      copy.async_copy %x[%c0, %c0] to %ring[%s] barrier %full[%s] : memref<256x64xf32> to memref<2x32x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi ne, %lm, %c0 : index
+      copy.barrier_wait %full[%s], %lp : !copy.barrier<2>
+      copy.async_copy %ring[%s] to %y[%c0, %c0] : memref<2x32x64xf32, #copy.smem> to memref<256x64xf32>
+      copy.commit_group bulk
+      copy.wait_group bulk 0 read_only
+      copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+    }
+  }
+  func.return
+}
+
+
+// -----
+
+// rule: P5
+// Each of the storer's 4 warps arrives on empty[s] (issuer warps): 4 arrivals a phase.
+// fix: s|%empty = copy.barrier_init arrivals 1|%empty = copy.barrier_init arrivals 4|
+func.func @p5_release_arrivals_per_warp_on_a_count_of_1(%x: memref<256x64xf32>, %y: memref<256x64xf32>, %count: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %ring = copy.alloc_smem : memref<2x32x64xf32, #copy.smem>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  // expected-note@+1 {{the barrier is initialized here}}
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.warp_specialize warps [1, 4] {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %again = arith.cmpi uge, %k, %c2 : index
+      scf.if %again {
+        %prev = arith.subi %lap, %c1 : index
+        %pm = arith.remui %prev, %c2 : index
+        %pp = arith.cmpi ne, %pm, %c0 : index
+        copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+      }
+      copy.async_copy %x[%c0, %c0] to %ring[%s] barrier %full[%s] : memref<256x64xf32> to memref<2x32x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi ne, %lm, %c0 : index
+      copy.barrier_wait %full[%s], %lp : !copy.barrier<2>
+      copy.async_copy %ring[%s] to %y[%c0, %c0] : memref<2x32x64xf32, #copy.smem> to memref<256x64xf32>
+      copy.commit_group bulk
+      copy.wait_group bulk 0 read_only
+      // expected-error@+3 {{4 arrivals on barrier 0 of %empty, whose phase 0 awaits 1 more of its 1}}
+      // expected-note@+2 {{arrive 1 times (issuer warps makes one arrival per warp that reaches it, 4 here; issuer elected makes one per}}
+      // expected-note@+1 {{found for %count = 1}}
+      copy.barrier_arrive %empty[%s] issuer warps : !copy.barrier<2>
+    }
+  }
+  func.return
+}
+
+
+// -----
+
+// rule: P6
+// Role 0 signals role 1 once per iteration, and nothing makes it wait for role 1: it can
+// complete phases 0 and 1 of %ready before role 1 waits for phase 0.
+// fix: s|      copy.barrier_arrive %ready[%c0]|      %later = arith.cmpi uge, %k, %c1 : index scf.if %later { %j = arith.subi %k, %c1 : index %jm = arith.remui %j, %c2 : index %jp = arith.cmpi ne, %jm, %c0 : index copy.barrier_wait %done[%c0], %jp : !copy.barrier<1> } copy.barrier_arrive %ready[%c0]|
+func.func @p6_producer_two_phases_ahead(%count: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %ready = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      // expected-note@+1 {{role 0 arrives on phase 1 here}}
+      copy.barrier_arrive %ready[%c0] issuer elected : !copy.barrier<1>
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %m = arith.remui %k, %c2 : index
+      %p = arith.cmpi ne, %m, %c0 : index
+      // expected-error@+3 {{barrier 0 of %ready may be two phases ahead of this wait: phases 0 and 1 can both complete before it}}
+      // expected-note@+2 {{throttle role 0: before it arrives on phase 1 of barrier 0 of %ready, make it wait (copy.barrier_wait) on a barrier}}
+      // expected-note@+1 {{found for %count = 2}}
+      copy.barrier_wait %ready[%c0], %p : !copy.barrier<1>
+      copy.barrier_arrive %done[%c0] issuer elected : !copy.barrier<1>
+    }
+  }
+  func.return
+}
+
+
+// -----
+
+// rule: P6
+// Role 0 loads once role 1 says go; role 1 says go once the load has landed.
+// fix: s|    copy.barrier_arrive %go[%c0] issuer elected : !copy.barrier<1>||
+// fix: s|    copy.barrier_wait %loaded[%c0]|    copy.barrier_arrive %go[%c0] issuer elected : !copy.barrier<1> copy.barrier_wait %loaded[%c0]|
+func.func @p6_roles_wait_on_each_other(%x: memref<256x64xf32>, %y: memref<256x64xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %tile = copy.alloc_smem : memref<32x64xf32, #copy.smem>
+  %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{initialized with arrivals 1}}
+  %go = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+    // expected-error@+2 {{this wait never returns: phase 0 of barrier 0 of %go has 0 of its 1 arrivals when the wait is reached, and nothing}}
+    // expected-note@+1 {{from a role that does not wait for this one first (role 1 waits at copy.barrier_wait on barrier 0 of %loaded (phase 0)):}}
+    copy.barrier_wait %go[%c0], %false : !copy.barrier<1>
+    copy.async_copy %x[%c0, %c0] to %tile barrier %loaded[%c0] : memref<256x64xf32> to memref<32x64xf32, #copy.smem>, !copy.barrier<1>
+  }, {
+  ^bb0(%t: index):
+    // expected-note@+1 {{role 1 is blocked here, at copy.barrier_wait on barrier 0 of %loaded (phase 0)}}
+    copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+    copy.barrier_arrive %go[%c0] issuer elected : !copy.barrier<1>
+    copy.async_copy %tile to %y[%c0, %c0] : memref<32x64xf32, #copy.smem> to memref<256x64xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0 read_only
+  }
+  func.return
+}
+
+
+// -----
+
+// rule: P10
+// The role's elected thread is the lane of its first warp that elect.sync picks, not %t == 0.
+// fix: s|scf.if %first { copy.async_copy|copy.async_copy|
+// fix: s|memref<256x64xf32> }|memref<256x64xf32>|
+func.func @p10_elected_op_under_a_thread_condition_in_a_role(%x: memref<256x64xf32>, %y: memref<256x64xf32>, %count: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %ring = copy.alloc_smem : memref<2x32x64xf32, #copy.smem>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %again = arith.cmpi uge, %k, %c2 : index
+      scf.if %again {
+        %prev = arith.subi %lap, %c1 : index
+        %pm = arith.remui %prev, %c2 : index
+        %pp = arith.cmpi ne, %pm, %c0 : index
+        copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+      }
+      copy.async_copy %x[%c0, %c0] to %ring[%s] barrier %full[%s] : memref<256x64xf32> to memref<2x32x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi ne, %lm, %c0 : index
+      copy.barrier_wait %full[%s], %lp : !copy.barrier<2>
+      %first = arith.cmpi eq, %t, %c0 : index
+      // expected-error@+3 {{the elected thread of role 1 (a lane of its first warp, which elect.sync picks), which issues this op for the role,}}
+      // expected-note@+2 {{move it out of the scf.if, or make the condition role-uniform (or warp-uniform and true for the role's first warp,}}
+      // expected-note@+1 {{found for %count = 1}}
+      scf.if %first { copy.async_copy %ring[%s] to %y[%c0, %c0] : memref<2x32x64xf32, #copy.smem> to memref<256x64xf32> }
+      copy.commit_group bulk
+      copy.wait_group bulk 0 read_only
+      copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+    }
+  }
+  func.return
+}
+
+
+// -----
+
+// rule: P7
+// fix: s|    copy.commit_group bulk|    copy.commit_group bulk copy.wait_group bulk 0 read_only|
+func.func @p7_role_ends_with_its_store_in_flight(%y: memref<256x64xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %tile = copy.alloc_smem : memref<32x64xf32, #copy.smem>
+  // expected-error@+2 {{role 1 ends while a TMA store it committed may still read its SMEM: after the join, the block's wait_group is}}
+  // expected-note@+1 {{wait for the store's group in role 1 (copy.wait_group bulk 0 read_only) before the role's end}}
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+  }, {
+  ^bb0(%t: index):
+    // expected-note@+1 {{the store}}
+    copy.async_copy %tile to %y[%c0, %c0] : memref<32x64xf32, #copy.smem> to memref<256x64xf32>
+    copy.commit_group bulk
+  }
+  // Thread 0 waits for its own bulk groups, not for role 1's.
+  copy.wait_group bulk 0
+  func.return
+}
+
+
+// -----
+
+// rule: P13
+// Roles 1 and 2 (128 threads each) meet at named barrier 4, but count differently.
+// fix: s|copy.named_barrier_sync 4, 128|copy.named_barrier_sync 4, 256|
+func.func @p13_named_barrier_counts_differ() attributes {gpu.kernel, gpu.known_block_size = array<i32: 288, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  copy.warp_specialize warps [1, 4, 4] {
+  ^bb0(%t: index):
+  }, {
+  ^bb0(%t: index):
+    // expected-note@+1 {{256 threads here}}
+    copy.named_barrier_sync 4, 256
+  }, {
+  ^bb0(%t: index):
+    // expected-error@+2 {{named barrier 4 counts 128 threads here but 256 where role 1 arrived at the same generation}}
+    // expected-note@+1 {{count the threads of all the roles that meet here on every op of this generation: copy.named_barrier_sync 4, 256}}
+    copy.named_barrier_sync 4, 128
+  }
+  func.return
+}
+
+
+// -----
+
+// rule: P13
+// fix: s|copy.named_barrier_sync 4, 288|copy.named_barrier_sync 4, 256|
+// fix: s|copy.named_barrier_sync 4, 288|copy.named_barrier_sync 4, 256|
+func.func @p13_named_barrier_counts_more_threads_than_meet() attributes {gpu.kernel, gpu.known_block_size = array<i32: 288, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  copy.warp_specialize warps [1, 4, 4] {
+  ^bb0(%t: index):
+  }, {
+  ^bb0(%t: index):
+    // expected-error@+2 {{this named barrier never completes: generation 0 of named barrier 4 counts 288 threads, and 256 (role 1, role 2)}}
+    // expected-note@+1 {{count the 256 threads that meet here (copy.named_barrier_sync 4, 256), or make the missing roles reach named}}
+    copy.named_barrier_sync 4, 288
+  }, {
+  ^bb0(%t: index):
+    // expected-note@+1 {{role 2 is blocked here, at copy.named_barrier_sync 4 (generation 0)}}
+    copy.named_barrier_sync 4, 288
+  }
+  func.return
+}
+
+
+// -----
+
+// rule: P13
+// Each role means to synchronize its own 128 threads, on the same barrier: their warps can
+// meet at one generation.
+// fix: s|copy.named_barrier_sync 4, 128|copy.named_barrier_sync 5, 128|
+func.func @p13_named_barrier_counts_one_role() attributes {gpu.kernel, gpu.known_block_size = array<i32: 288, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  copy.warp_specialize warps [1, 4, 4] {
+  ^bb0(%t: index):
+  }, {
+  ^bb0(%t: index):
+    // expected-note@+1 {{role 1 meets at generation 0 here}}
+    copy.named_barrier_sync 4, 128
+  }, {
+  ^bb0(%t: index):
+    // expected-error@+2 {{role 2's arrival at named barrier 4 may count toward its generation 0 (role 1 met there): nothing orders it}}
+    // expected-note@+1 {{give role 2 a barrier of its own if it should not meet role 1 (copy.named_barrier_sync 5, 128), or make role 2 wait}}
+    copy.named_barrier_sync 4, 128
+  }
   func.return
 }
