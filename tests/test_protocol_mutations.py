@@ -1,21 +1,28 @@
 """The protocol analysis on every protocol-correct kernel we ship, and on each of them with
 one protocol op broken.
 
-The kernels: the examples (examples/*.mlir, shipped as copy_tools.examples) and the
+The kernels: the examples (examples/*.mlir, shipped as copy_tools.examples), the
 builders of copy_dialect.kernels over their documented parameters (tma_copy with every
 swizzle, reductions, dynamic shapes, a prefetched destination and cache hints;
-cp_async_copy; multicast_copy; tma_copy_pipelined with 1 to 6 stages over several tiles).
-Each has no finding at all: no error, no warning (the issue's "no false alarm").
+cp_async_copy; multicast_copy; tma_copy_pipelined with 1 to 6 stages over several tiles),
+and the warp-specialized kernels of lit_tests/dialects/copy/protocol-roles.mlir (a producer
+warp and a storer or consumer warps on a ring, barrier_test, two consumer warpgroups at a
+named barrier). Each has no finding at all: no error, no warning (the issue's "no false
+alarm").
 
 Then one mutation per case: a barrier_wait, commit_group or wait_group deleted, a wait's
 parity flipped, a wait_group that waits for fewer groups (pending + 1) or only for their
 reads (read_only), a load that does not arrive, a barrier that expects one more arrival, a
 load's own arrival replaced by a barrier_arrive_expect_tx of the wrong byte count, a TMA
-op moved under `scf.if` on thread 1, a block-wide op or a barrier_wait on thread 0. Each
-must make the analysis report an error with a P rule among those the mutation can break
-(`Mutation.breaks`). Mutations that leave a still-correct kernel are recognised in
-`still_correct`, which says why, and must give no finding; a case id names the kernel, the
-mutation and the op (its index among the ops the mutation applies to).
+op moved under `scf.if` on thread 1, a block-wide op or a barrier_wait on thread 0 (in a
+role: on the thread's index in the role, %t); in the warp-specialized kernels also a
+barrier_arrive deleted or made by another issuer (elected, warps, threads), a named barrier
+or a fence_async_shared deleted. Each must make the analysis report an error with a P rule
+among those the mutation can break (`Mutation.breaks`; `Mutation.breaks_in_roles` for an op
+in a role, where a role's refill or a barrier running ahead shows first). Mutations that
+leave a still-correct kernel are recognised in `still_correct`, which says why, and must
+give no finding; a case id names the kernel, the mutation and the op (its index among the
+ops the mutation applies to).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
 import pytest
 from xdsl.dialects import arith, func, gpu, memref, scf
@@ -34,7 +42,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from copy_dialect import kernels
 from copy_dialect import ops as copy
 from copy_dialect.protocol import ProtocolFinding, check_protocol, render
+from copy_tools.diagnostics import SourceFile, split_chunks
 from copy_tools.universe import make_context
+
+ROLES = Path(__file__).resolve().parent.parent / "lit_tests/dialects/copy/protocol-roles.mlir"
 
 # --- the kernels we ship --------------------------------------------------------------
 
@@ -59,7 +70,18 @@ PIPELINES = [
 """Shapes, dtypes and tiles of tma_copy_pipelined and the stage counts each admits
 (`kernels.pipeline_stages_limit`: 3 slots of 128x128 f32 fit sm_90a's SMEM)."""
 
+def role_kernels() -> dict[str, Callable[[], ModuleOp]]:
+    """The chunks of protocol-roles.mlir, by kernel name."""
+    found: dict[str, Callable[[], ModuleOp]] = {}
+    for chunk in split_chunks(SourceFile(str(ROLES), ROLES.read_text()), True):
+        text = chunk.text
+        name = text[text.index("func.func @") + len("func.func @") :].split("(", 1)[0]
+        found[f"roles/{name}"] = lambda text=text: Parser(make_context(), text).parse_module()
+    return found
+
+
 KERNELS: dict[str, Callable[[], ModuleOp]] = {f"examples/{n}": example(n) for n in EXAMPLES}
+KERNELS.update(role_kernels())
 KERNELS.update(
     {
         "tma_copy": lambda: kernels.tma_copy((1000, 1000), "f32"),
@@ -215,19 +237,54 @@ def tma_ops(module: ModuleOp) -> list[Operation]:
     ]
 
 
+def role_of(op: Operation) -> tuple[copy.WarpSpecializeOp, Block] | None:
+    """The copy.warp_specialize role that holds `op`, and its body."""
+    for a in ancestors(op):
+        if isinstance(a, copy.WarpSpecializeOp):
+            body = next(r.blocks[0] for r in a.roles if r.blocks[0].is_ancestor(op))
+            return a, body
+    return None
+
+
 def by_thread(t: int) -> Callable[[Operation], None]:
-    """The op moved under `scf.if` on thread id x == t."""
+    """The op moved under `scf.if` on thread id x == t (in a role: its thread index %t)."""
 
     def mutate(op: Operation) -> None:
-        tid = gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))
+        role = role_of(op)
+        ops: list[Operation] = []
+        if role is None:
+            tid = gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))
+            ops.append(tid)
+            index = tid.result
+        else:
+            index = role[1].args[0]
         which = arith.ConstantOp(IntegerAttr.from_index_int_value(t))
-        cond = arith.CmpiOp(tid, which, "eq")
+        cond = arith.CmpiOp(index, which, "eq")
         branch = scf.IfOp(cond, [], Region(Block()))
-        Rewriter.insert_op([tid, which, cond, branch], InsertPoint.before(op))
+        Rewriter.insert_op([*ops, which, cond, branch], InsertPoint.before(op))
         op.detach()
         branch.true_region.block.add_ops([op, scf.YieldOp()])
 
     return mutate
+
+
+def issuer(who: str) -> Callable[[Operation], None]:
+    """The arrival made by another issuer."""
+
+    def mutate(op: Operation) -> None:
+        assert isinstance(op, copy.BarrierArriveOp)
+        op.properties["issuer"] = copy.IssuerAttr(copy.Issuer(who))
+
+    return mutate
+
+
+def arrives_as(who: str) -> Callable[[ModuleOp], list[Operation]]:
+    """The barrier_arrives of the kernel made by another issuer than `who`."""
+    return lambda module: [
+        op
+        for op in module.walk()
+        if isinstance(op, copy.BarrierArriveOp) and op.arriving != copy.Issuer(who)
+    ]
 
 
 @dataclass(frozen=True)
@@ -239,25 +296,44 @@ class Mutation:
     """The rules a kernel broken this way violates: a read before its copy completes (P1),
     a refill while a store reads (P2, P3), a phase that never completes (P5, P6),
     work in flight at the return (P7)."""
+    breaks_in_roles: frozenset[str] | None = None
+    """Those rules for an op in a role (None: `breaks`): another role's refill races (P2,
+    P3), a barrier runs two phases ahead or every role blocks (P6), a role leaves work in
+    flight at the join (P7)."""
+
+    def broken(self, op: Operation) -> frozenset[str]:
+        if self.breaks_in_roles is not None and role_of(op) is not None:
+            return self.breaks_in_roles
+        return self.breaks
 
 
 P1_P2_P7 = frozenset({"P1", "P2", "P7"})
+RACES = frozenset({"P1", "P2", "P3", "P4", "P6", "P7"})
 WAITS = ops_of(copy.BarrierWaitOp)
 MUTATIONS = [
-    Mutation("delete barrier_wait", WAITS, delete, frozenset({"P1", "P3", "P7"})),
-    Mutation("delete commit_group", ops_of(copy.CommitGroupOp), delete, P1_P2_P7),
-    Mutation("delete wait_group", ops_of(copy.WaitGroupOp), delete, P1_P2_P7),
-    Mutation("flip parity", WAITS, flip_parity, frozenset({"P1", "P3", "P6", "P7"})),
-    Mutation("pending + 1", ops_of(copy.WaitGroupOp), fewer_groups, P1_P2_P7),
-    Mutation("read_only", full_bulk_waits, reads_only, P1_P2_P7),
+    Mutation("delete barrier_wait", WAITS, delete, frozenset({"P1", "P3", "P7"}), RACES),
+    Mutation("delete commit_group", ops_of(copy.CommitGroupOp), delete, P1_P2_P7, RACES),
+    Mutation("delete wait_group", ops_of(copy.WaitGroupOp), delete, P1_P2_P7, RACES),
+    Mutation("flip parity", WAITS, flip_parity, frozenset({"P1", "P3", "P6", "P7"}), RACES),
+    Mutation("pending + 1", ops_of(copy.WaitGroupOp), fewer_groups, P1_P2_P7, RACES),
+    Mutation("read_only", full_bulk_waits, reads_only, P1_P2_P7, RACES),
     Mutation("arrive = false", tma_loads, no_arrive, frozenset({"P6"})),
     Mutation("arrivals + 1", ops_of(copy.BarrierInitOp), one_more_arrival, frozenset({"P6"})),
     Mutation("issued by thread 1", tma_ops, by_thread(1), frozenset({"P10"})),
     Mutation("wait_group by thread 0", ops_of(copy.WaitGroupOp), by_thread(0), frozenset({"P10"})),
-    Mutation("barrier_wait by thread 0", WAITS, by_thread(0), frozenset({"P1"})),
+    Mutation("barrier_wait by thread 0", WAITS, by_thread(0), frozenset({"P1"}), RACES),
     Mutation("expect_tx exact", tma_loads, expect_tx(0), frozenset()),
     Mutation("expect_tx + 16", tma_loads, expect_tx(16), frozenset({"P5"})),
     Mutation("expect_tx - 16", tma_loads, expect_tx(-16), frozenset({"P5"})),
+    # The warp-specialized kernels' own ops.
+    Mutation("delete barrier_arrive", ops_of(copy.BarrierArriveOp), delete, frozenset({"P6"})),
+    Mutation("issuer elected", arrives_as("elected"), issuer("elected"), frozenset({"P6"})),
+    Mutation("issuer warps", arrives_as("warps"), issuer("warps"), frozenset({"P5"})),
+    Mutation("issuer threads", arrives_as("threads"), issuer("threads"), frozenset({"P5"})),
+    Mutation("delete named_barrier_sync", ops_of(copy.NamedBarrierSyncOp), delete,
+             frozenset({"P13"}) | RACES),
+    Mutation("delete fence_async_shared", ops_of(copy.FenceAsyncSharedOp), delete,
+             frozenset({"P4"}), RACES),
 ]  # fmt: skip
 
 
@@ -265,18 +341,61 @@ def still_correct(m: Mutation, op: Operation) -> str | None:
     """Why mutating `op` this way leaves the kernel correct, or None when it breaks it."""
     if not m.breaks:
         return "the load's own arrival and an expect_tx of its box bytes are the same"
-    if m.name == "barrier_wait by thread 0" and not threads_read_smem(op):
+    if m.name in ("issuer elected", "issuer warps") and one_warp_role(op):
+        assert isinstance(op, copy.BarrierArriveOp)
+        if op.arriving in (copy.Issuer.ELECTED, copy.Issuer.WARPS):
+            return "in a role of one warp, issuer elected and issuer warps both arrive once"
+    if m.name in ("delete barrier_wait", "barrier_wait by thread 0") and met_after(op):
+        return (
+            "another role waits on the same barrier and meets this one at a named barrier "
+            "before it reads: the reads are ordered after that role's wait"
+        )
+    if m.name == "barrier_wait by thread 0" and role_of(op) is None and not threads_read_smem(op):
         return (
             "only thread 0 reads the tile (its TMA store), and thread 0 still waits; the "
             "other threads never touch it"
         )
     following = op.next_op
-    if m.name == "read_only" and following is not None and following.name == "func.return":
+    last = following is None and isinstance(op.parent_op(), copy.WarpSpecializeOp)
+    last = last or following is not None and following.name == "func.return"
+    if m.name == "read_only" and last:
         return (
-            "the last bulk wait before the return: read_only suffices there (P7: the "
-            "stores' GMEM writes complete with the grid, their SMEM reads must be done)"
+            "the last bulk wait before the return or the role's end: read_only suffices "
+            "there (P7: the stores' GMEM writes complete with the grid, their SMEM reads must "
+            "be done)"
         )
     return None
+
+
+def one_warp_role(op: Operation) -> bool:
+    role = role_of(op)
+    if role is None:
+        return False
+    ws, body = role
+    index = next(i for i, r in enumerate(ws.roles) if r.blocks[0] is body)
+    return ws.role_warps[index] == 1
+
+
+def met_after(op: Operation) -> bool:
+    """A barrier_wait followed, in its role, by a named barrier that a role which waits on
+    the same barrier also reaches."""
+    role = role_of(op)
+    if role is None or not isinstance(op, copy.BarrierWaitOp):
+        return False
+    ws, body = role
+    after = False
+    for o in body.walk():
+        after = after or o is op
+        if after and isinstance(o, copy.NamedBarrierSyncOp):
+            break
+    else:
+        return False
+    return any(
+        isinstance(w, copy.BarrierWaitOp) and w.barrier is op.barrier and w is not op
+        for r in ws.roles
+        if r.blocks[0] is not body
+        for w in r.blocks[0].walk()
+    )
 
 
 def threads_read_smem(op: Operation) -> bool:
@@ -313,13 +432,14 @@ def test_mutation_is_reported(kernel, mutation, index):
     m = next(m for m in MUTATIONS if m.name == mutation)
     op = m.targets(module)[index]
     why = still_correct(m, op)
+    breaks = m.broken(op)
     m.apply(op)
     findings = check_protocol(module)
     if why is not None:
         assert not findings, f"still correct ({why}), yet:\n{findings_text(findings)}"
         return
-    errors = [f for f in findings if f.severity == "error" and set(f.rules) & m.breaks]
+    errors = [f for f in findings if f.severity == "error" and set(f.rules) & breaks]
     assert errors, (
-        f"{kernel}, {mutation} #{index}: expected an error of {sorted(m.breaks)}, got:\n"
+        f"{kernel}, {mutation} #{index}: expected an error of {sorted(breaks)}, got:\n"
         + (findings_text(findings) or "no finding")
     )

@@ -83,6 +83,9 @@ class Observation:
     stamp: int
     op: Operation
     who: str
+    at_once: bool = False
+    """A wait on the parity of a phase the class observed already: it returns at once only
+    while the next phase has not completed."""
 
 
 @dataclass
@@ -482,11 +485,13 @@ class State:
         late: list[tuple[Operation, str]] = [
             (w.op, w.who) for w in b.waiting if w.target == phase - 1
         ]
-        late += [
-            (o.op, o.who)
-            for o in b.observed
-            if o.phase == phase - 1 and at(clock, o.cls) < o.stamp
+        overtaken = [
+            o for o in b.observed if o.phase == phase - 1 and at(clock, o.cls) < o.stamp
         ]
+        for o in overtaken:
+            if o.at_once:
+                self.names_next(o.op, key, (phase - 1) % 2, phase, o.who)
+        late += [(o.op, o.who) for o in overtaken]
         if not late:
             return
         wait_op, who = late[0]
@@ -519,10 +524,18 @@ class State:
         raise Deadlock
 
     def wait_targets(
-        self, op: Operation, key: Key, parity: int, observers: tuple[int, ...], who: str
+        self,
+        op: Operation,
+        key: Key,
+        parity: int,
+        observers: tuple[int, ...],
+        who: str,
+        role: bool = False,
     ) -> list[tuple[int, int]]:
         """For a wait on `parity` by the classes `observers`: the classes that wait for a
-        phase, and the phase (the others return at once)."""
+        phase, and the phase (the others return at once). In a role, a wait on the parity
+        of the phase before returns at once only while the next phase has not completed:
+        that phase must not complete before it (it would then wait for the one after)."""
         b = self.barriers[key]
         targets = []
         comp = b.comp
@@ -531,13 +544,36 @@ class State:
             clock = clocks[c]
             k = clock[comp] if comp < len(clock) else 0
             if k % 2 != parity:
+                if role and b.closed > k:
+                    self.names_next(op, key, parity, k, who)
                 if b.closed > k:
                     b.early_wait = (op, parity)
+                elif role and k > 0:
+                    clock[c] += 1
+                    b.observed.append(Observation(c, k - 1, clock[c], op, who, True))
                 continue
             if b.closed > k + 1:
                 self.check_ahead(op, key, parity, k, who)
             targets.append((c, k))
         return targets
+
+    def names_next(self, op: Operation, key: Key, parity: int, k: int, who: str) -> None:
+        """A wait on the parity of phase k - 1 (observed) once phase k has completed: it
+        waits for phase k + 1 (P6)."""
+        size = self.groups[key[0]][1]
+        # rule: P6
+        self.report(
+            error(
+                op,
+                f"this wait on parity {parity} can wait for phase {k + 1} of {describe_key(key)}"
+                f": {who} has observed its phases up to {k - 1}, whose parity this is, and phase "
+                f"{k} may complete before the wait; a wait on the parity of a phase observed "
+                f"already returns at once only while the next phase has not completed",
+                f"wait on parity {k % 2} for phase {k}: flip the parity every lap of the ring "
+                f"of {size} barriers, (i / {size}) mod 2 (arith.divui, arith.remui, arith.cmpi ne)",
+            )
+        )
+        raise Deadlock
 
     def check_ahead(self, op: Operation, key: Key, parity: int, k: int, who: str) -> None:
         b = self.barriers[key]

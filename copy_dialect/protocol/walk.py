@@ -796,7 +796,7 @@ class Agent:
         b = s.barriers[key]
         if b.unknown:
             return
-        targets = s.wait_targets(op, key, parity, observers, self.name)
+        targets = s.wait_targets(op, key, parity, observers, self.name, self.role is not None)
         if not targets:
             return
         need = max(t for _, t in targets)
