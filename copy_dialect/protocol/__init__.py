@@ -1,4 +1,4 @@
-"""The copy protocol of whole kernels, proven before they run (rules P1..P12).
+"""The copy protocol of whole kernels, proven before they run (rules P1..P13).
 
 Every rule the op verifiers check is about one op; the protocol analysis checks what is
 between ops: that SMEM an async copy fills is read only after the wait that completes it
@@ -7,13 +7,17 @@ that threads' writes are fenced before the TMA unit reads them (P4),
 that every barrier phase gets exactly its arrivals and bytes and every wait a phase that
 completes (P5, P6), that nothing is in flight when the kernel returns (P7, P8, P12), that
 computed barrier indices are in range (P9), that ops one thread issues or the whole block
-must reach are not under thread-dependent control flow (P10), and that TMEM registers are
-used only after their load completes (P11).
+must reach are not under thread-dependent control flow (P10), that TMEM registers are
+used only after their load completes (P11), and that the threads that meet at a named
+barrier are the count it names (P13).
 
-It walks each kernel in program order (`walk`), with a model of one CTA's barriers, groups
-and buffers (`state`), computing the values the protocol depends on (`values`); block-
-uniform unknowns that decide it (a trip count, a branch condition) are chosen by the driver
-(`analysis`), which runs the kernel for each choice. What it cannot prove is a warning that
+It walks each kernel in program order (`walk`: one agent for the block, and one per role of
+a `copy.warp_specialize`, run at once and scheduled by `run`), with a model of one CTA's
+barriers, groups and buffers whose happens-before is kept in vector clocks (`state`,
+`clocks`), computing the values the protocol depends on (`values`); block-uniform unknowns
+that decide it (a trip count, a branch condition, a barrier_test's result) are chosen by
+the driver (`analysis`, with what every run shares in `facts`), which runs the kernel for
+each choice and, with roles, each role priority. What it cannot prove is a warning that
 says what to add. docs/design.md ("The protocol analysis") says what it models and what not.
 """
 
