@@ -31,6 +31,7 @@ from copy_dialect.protocol.facts import CopyFacts, segments
 from copy_dialect.protocol.findings import Related, error, warning
 from copy_dialect.protocol.state import Classes, Groups, Region, Waiter, describe_key
 from copy_dialect.protocol.values import UNIFORM, VARYING, Unknown, Value, plan
+from copy_dialect.verify_common import constant_int
 
 if TYPE_CHECKING:
     from copy_dialect.protocol.run import Walk
@@ -363,13 +364,14 @@ class Agent:
         for r in op.results:
             self.env[r] = result
 
-    def choose(self, v: SSAValue, options: Sequence[int]) -> None:
+    def choose(self, v: SSAValue, options: Sequence[int], loop: scf.ForOp | None = None) -> None:
         """Ask the driver to bind `v`, or the loop bound it is computed from (so that a
-        prologue's `k < count` and the loop agree on `count`)."""
+        prologue's `k < count` and the loop agree on `count`); `loop`: the loop whose bound
+        `v` is, when this agent is at it."""
         canon = self.kernel.canon
         bound = self.loop_bound_of(v)
         if bound is not None:
-            raise Choose(canon.get(bound, bound), self.trip_options(bound))
+            raise Choose(canon.get(bound, bound), self.trip_options(bound, loop))
         raise Choose(canon.get(v, v), options)
 
     def loop_bound_of(self, v: SSAValue) -> SSAValue | None:
@@ -385,16 +387,27 @@ class Agent:
                 stack.extend(cur.owner.operands)
         return None
 
-    def trip_options(self, bound: SSAValue) -> list[int]:
-        loop = next(
+    def trip_options(self, bound: SSAValue, at: scf.ForOp | None = None) -> list[int]:
+        """The bounds tried: 0 to `trip_counts` iterations of the loop `at` (this agent's), or
+        else of a loop bounded by `bound` (or a value equal to it) whose start and step are
+        constants (another role's loop: its values are not this agent's)."""
+        canon = self.kernel.canon
+        rep = canon.get(bound, bound)
+        loops = [] if at is None else [at]
+        loops += [
             op
-            for op in (u.operation for u in bound.uses)
-            if isinstance(op, scf.ForOp) and op.ub == bound
-        )
-        lb, step = self.value(loop.lb), self.value(loop.step)
-        if not isinstance(lb, int) or not isinstance(step, int) or step <= 0:
-            return [0]
-        return [lb + n * step for n in range(self.kernel.trip_counts + 1)]
+            for alias in (rep, *self.kernel.aliases.get(rep, ()))
+            for op in (u.operation for u in alias.uses)
+            if isinstance(op, scf.ForOp) and op.ub == alias
+        ]
+        for loop in loops:
+            if loop is at:
+                lb, step = self.value(loop.lb), self.value(loop.step)
+            else:
+                lb, step = constant_int(loop.lb), constant_int(loop.step)
+            if isinstance(lb, int) and isinstance(step, int) and step > 0:
+                return [lb + n * step for n in range(self.kernel.trip_counts + 1)]
+        return [0]
 
     def if_op(self, op: scf.IfOp, mask: int | None) -> Steps:
         cond = self.uniform_int(op.cond)
@@ -426,7 +439,7 @@ class Agent:
                 self.env[r] = VARYING
             return
         if ub is UNIFORM:
-            self.choose(op.ub, ())
+            self.choose(op.ub, (), op)
         if not all(isinstance(v, int) for v in (lb, ub, step)) or step <= 0:  # type: ignore[operator]
             # rule: P10
             self.report(
