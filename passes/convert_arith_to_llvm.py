@@ -8,13 +8,12 @@ from xdsl.dialects.builtin import IntegerAttr, IntegerType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
+from passes.rewrite import apply_patterns
 from passes.llvm_types import lowered, replace_with_casts, to_llvm_type
 
 BINARY = {
@@ -151,16 +150,14 @@ class ConvertArithToLLVMPass(ModulePass):
     name = "convert-arith-to-llvm"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [
-                    ConvertConstant(),  # arith.constant
-                    ConvertBinary(),  # arith.addi, subi, muli, ...
-                    ConvertMinMax(),  # arith.minsi, maxsi, minui, maxui
-                    ConvertCmpi(),  # arith.cmpi
-                    ConvertSelect(),  # arith.select
-                    ConvertIntegerCast(),  # arith.index_cast, extui, extsi, trunci
-                ]
-            ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_patterns(
+            op,
+            [
+                ConvertConstant(),  # arith.constant
+                ConvertBinary(),  # arith.addi, subi, muli, ...
+                ConvertMinMax(),  # arith.minsi, maxsi, minui, maxui
+                ConvertCmpi(),  # arith.cmpi
+                ConvertSelect(),  # arith.select
+                ConvertIntegerCast(),  # arith.index_cast, extui, extsi, trunci
+            ],
+        )

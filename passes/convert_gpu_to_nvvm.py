@@ -8,14 +8,13 @@ from xdsl.dialects.builtin import i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
 from passes import nvvm
+from passes.rewrite import apply_patterns
 from passes.llvm_types import replace_with_casts
 
 SREG_OF = {
@@ -65,13 +64,11 @@ class ConvertGpuToNVVMPass(ModulePass):
     name = "convert-gpu-to-nvvm"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [
-                    ConvertId(),  # gpu.thread_id, block_id, block_dim, grid_dim
-                    ConvertLaneId(),  # gpu.lane_id
-                    ConvertBarrier(),  # gpu.barrier
-                ]
-            ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_patterns(
+            op,
+            [
+                ConvertId(),  # gpu.thread_id, block_id, block_dim, grid_dim
+                ConvertLaneId(),  # gpu.lane_id
+                ConvertBarrier(),  # gpu.barrier
+            ],
+        )

@@ -15,9 +15,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -25,6 +23,7 @@ from xdsl.pattern_rewriter import (
 from copy_dialect import layout
 from copy_dialect import ops as copy
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
+from passes.rewrite import apply_patterns
 from passes.llvm_types import (
     lowered,
     replace_with_casts,
@@ -132,12 +131,10 @@ class ConvertMemrefToLLVMPass(ModulePass):
     name = "convert-memref-to-llvm"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [
-                    ConvertLoad(),  # memref.load
-                    ConvertStore(),  # memref.store
-                ]
-            ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_patterns(
+            op,
+            [
+                ConvertLoad(),  # memref.load
+                ConvertStore(),  # memref.store
+            ],
+        )

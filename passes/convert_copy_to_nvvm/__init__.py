@@ -38,7 +38,6 @@ from xdsl.context import Context
 from xdsl.dialects import builtin, func, llvm
 from xdsl.dialects.builtin import IntegerType, UnitAttr
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect import ops as copy
@@ -75,6 +74,7 @@ from passes.convert_copy_to_nvvm.tmem import (
     LowerTmemWait,
 )
 from passes.llvm_types import SHARED
+from passes.rewrite import apply_patterns
 
 __all__ = ["Arith", "ConvertCopyToNVVMPass", "Emit", "fail"]
 
@@ -102,31 +102,29 @@ class ConvertCopyToNVVMPass(ModulePass):
             if isinstance(fn, func.FuncOp) and any(o.dialect_name() == "copy" for o in fn.walk()):
                 kernels[fn] = open_kernel(target, fn, guards)
         original_args = {fn: len(fn.function_type.inputs) for fn in kernels}
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [
-                    LowerAllocSmem(kernels),
-                    LowerBarrierInit(kernels),
-                    LowerBarrierArrive(kernels),
-                    LowerBarrierArriveExpectTx(kernels),
-                    LowerBarrierWait(kernels),
-                    LowerFence(kernels),
-                    LowerCommitGroup(kernels),
-                    LowerWaitGroup(kernels),
-                    LowerPrefetch(kernels),
-                    LowerAsyncCopy(kernels),
-                    LowerTmemAlloc(kernels),
-                    LowerTmemDealloc(kernels),
-                    LowerTmemLoad(kernels),
-                    LowerTmemStore(kernels),
-                    LowerTmemWait(kernels),
-                    LowerSmemToTmem(kernels),
-                ],
-                # The prologue's values get their uses only as the copies are rewritten.
-                dce_enabled=False,
-            ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_patterns(
+            op,
+            [
+                LowerAllocSmem(kernels),
+                LowerBarrierInit(kernels),
+                LowerBarrierArrive(kernels),
+                LowerBarrierArriveExpectTx(kernels),
+                LowerBarrierWait(kernels),
+                LowerFence(kernels),
+                LowerCommitGroup(kernels),
+                LowerWaitGroup(kernels),
+                LowerPrefetch(kernels),
+                LowerAsyncCopy(kernels),
+                LowerTmemAlloc(kernels),
+                LowerTmemDealloc(kernels),
+                LowerTmemLoad(kernels),
+                LowerTmemStore(kernels),
+                LowerTmemWait(kernels),
+                LowerSmemToTmem(kernels),
+            ],
+            # The prologue's values get their uses only as the copies are rewritten.
+            dce=False,
+        )
         for fn, kernel in kernels.items():
             fn.attributes["copy.abi"] = kernel_abi(kernel, original_args[fn])
             # Copies need the kernel's tensor-map parameters and SMEM arena: a function
