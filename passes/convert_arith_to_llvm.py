@@ -13,8 +13,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from passes.rewrite import apply_patterns
 from passes.llvm_types import lowered, replace_with_casts, to_llvm_type
+from passes.rewrite import apply_patterns
 
 BINARY = {
     arith.AddiOp: llvm.AddOp,

@@ -13,8 +13,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from passes.rewrite import apply_patterns
 from passes.llvm_types import convert_block_arguments, lowered
+from passes.rewrite import apply_patterns
 
 
 class ConvertBranch(RewritePattern):

@@ -19,8 +19,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from passes.rewrite import apply_patterns
 from passes.llvm_types import convert_block_arguments, lowered, to_llvm_type
+from passes.rewrite import apply_patterns
 
 KERNEL_ATTRIBUTES = {
     "gpu.known_block_size": "nvvm.reqntid",

@@ -14,8 +14,8 @@ from xdsl.pattern_rewriter import (
 )
 
 from passes import nvvm
-from passes.rewrite import apply_patterns
 from passes.llvm_types import replace_with_casts
+from passes.rewrite import apply_patterns
 
 SREG_OF = {
     gpu.ThreadIdOp: "tid",

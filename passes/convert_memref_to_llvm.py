@@ -23,13 +23,13 @@ from xdsl.pattern_rewriter import (
 from copy_dialect import layout
 from copy_dialect import ops as copy
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
-from passes.rewrite import apply_patterns
 from passes.llvm_types import (
     lowered,
     replace_with_casts,
     static_memref,
     to_llvm_type,
 )
+from passes.rewrite import apply_patterns
 
 
 def element_pointer(
