@@ -311,6 +311,8 @@ def _serve() -> None:
     llvm.initialize_all_asmprinters()
     target = llvm.Target.from_triple(NVPTX_TRIPLE)
     machines: dict[tuple[str, str], Any] = {}
+    if not select.select([requests], [], [], 0)[0]:  # idle: warm up while the caller works
+        _warm_up(llvm, target, machines)
     while True:
         try:
             request = _read_frame(requests, None)
@@ -330,6 +332,27 @@ def _serve() -> None:
             times.lap("nvJitLink")
         reply["times"] = times.seconds
         _write_frame(replies, reply)
+
+
+_WARM_UP_IR = """target triple = "nvptx64-nvidia-cuda"
+
+define ptx_kernel void @warm_up() {
+  ret void
+}
+"""
+
+
+def _warm_up(llvm: Any, target: Any, machines: dict[tuple[str, str], Any]) -> None:
+    """One compile and link of an empty kernel, so that the caller's first request does not
+    pay for loading nvJitLink and for LLVM's and nvJitLink's first-call set-up (about 100 ms
+    together); done only while no request waits."""
+    cpu, features = TARGET_CODEGEN["sm_80"]
+    try:
+        machines[cpu, features] = target.create_target_machine(cpu=cpu, features=features, opt=3)
+        request = {"ir": _WARM_UP_IR, "opt": 3}
+        _serve_cubin(_codegen(llvm, machines[cpu, features], request, _Laps()), cpu)
+    except Exception:  # a request will report whatever is wrong
+        pass
 
 
 class _Laps:

@@ -135,11 +135,14 @@ def compile_module(
     """Lowers `module` in place and compiles it for `target` (default: its copy.target);
     `debug_guards`: with convert-copy-to-nvvm's device-side checks. The module is verified
     before and after the lowering."""
+    from passes import backend
+
     name = copy.module_target(module, target)
     if name is None:
         raise ValueError(
             'no target: give the module copy.target = #copy.target<"sm_90a"> or pass target='
         )
+    backend.start_worker()  # a worker that is not running yet starts while this lowers
     if target:
         retarget(module, target)
     verify_module(module)

@@ -6,8 +6,8 @@
         GreedyRewritePatternApplier(patterns, dce_enabled=dce), apply_recursively=recursive
     ).rewrite_module(module)
 
-does (xDSL 0.75): the same ops visited in the same order, the same patterns tried on each,
-in order, until one acts, the same dead ops erased, the same error for a pattern that
+does (xDSL 0.75): the same ops rewritten by the same patterns (the first, in order, that
+acts), in the same order, the same dead ops erased, the same error for a pattern that
 raises. What it saves is the work that cannot change anything:
 
 - a pattern written with `op_type_rewrite_pattern` does nothing on an op outside its type,
@@ -17,9 +17,10 @@ raises. What it saves is the work that cannot change anything:
   op that no pattern admits and that is not dead is passed over without setting up the
   rewriter for it.
 
-With `recursive` the walk is xDSL's own (its worklist follows new and changed ops); only the
-patterns tried per op are fewer. The lowered IR is the same as xDSL's walker gives, op for
-op (benchmarks/bench_compile.py's `--check` compares the two on every example).
+With `recursive` the walk is xDSL's own (its worklist follows new and changed ops); the
+patterns tried per op are fewer, and without `dce` the worklist holds only the ops some
+pattern admits (popping any other op does nothing). tests/test_rewrite.py lowers every
+example, the kernel builders' modules and fuzz kernels both ways and compares the printed IR.
 """
 
 from __future__ import annotations
