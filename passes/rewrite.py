@@ -17,9 +17,9 @@ raises. What it saves is the work that cannot change anything:
   op that no pattern admits and that is not dead is passed over without setting up the
   rewriter for it.
 
-With `recursive` the walk is xDSL's own (its worklist follows new and changed ops); the
-patterns tried per op are fewer, and without `dce` the worklist holds only the ops some
-pattern admits (popping any other op does nothing). tests/test_rewrite.py lowers every
+With `recursive` the worklist is xDSL's own (it follows new and changed ops), and an op it
+pops is passed over the same way; without `dce` the worklist holds only the ops some pattern
+admits (popping any other op does nothing). tests/test_rewrite.py lowers every
 example, the kernel builders' modules and fuzz kernels both ways and compares the printed IR.
 """
 
@@ -57,7 +57,7 @@ def apply_patterns(
     if not recursive:
         _walk_once(module, applier)
         return
-    walker = PatternRewriteWalker(applier)
+    walker = _Walker(applier)
     if not dce:
         # An op that no pattern admits is a no-op when the walker pops it, wherever it is in
         # the worklist; leaving it out changes neither what the other ops see nor their order.
@@ -148,28 +148,55 @@ def _walk_once(module: ModuleOp, applier: _TypedApplier) -> None:
 
     rewriter = PatternRewriter(ops[0])
     rewriter.extend_from_listener(PatternRewriterListener(operation_removal_handler=[removed]))
-    dce = applier.dce_enabled
     for op in ops:
-        if op in erased:
-            continue
-        patterns = applier.patterns_for(type(op))
-        try:
-            dead = dce and is_trivially_dead(op)
-        except Exception as err:
-            op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
-        if not patterns and not dead:
-            continue
-        rewriter.has_done_action = False
-        rewriter.current_operation = op
-        rewriter.insertion_point = InsertPoint.before(op)
-        rewriter.name_hint = None
-        try:
-            if dead:
-                rewriter.erase(op)
-                continue
-            for pattern in patterns:
-                pattern.match_and_rewrite(op, rewriter)
-                if rewriter.has_done_action:
-                    break
-        except Exception as err:
-            op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
+        if op not in erased:
+            _visit(op, applier, rewriter)
+
+
+class _Walker(PatternRewriteWalker):
+    """xDSL's walker (its worklist and listeners), visiting each op it pops with `_visit`."""
+
+    def _process_worklist(self, listener: PatternRewriterListener) -> bool:
+        worklist = self._worklist
+        if not worklist:
+            return False
+        applier = self.pattern
+        assert isinstance(applier, _TypedApplier)
+        op = worklist.pop()
+        rewriter = PatternRewriter(op)
+        rewriter.extend_from_listener(listener)
+        done = False
+        while True:
+            if _visit(op, applier, rewriter):
+                done |= rewriter.has_done_action
+            if not worklist:
+                return done
+            op = worklist.pop()
+
+
+def _visit(op: Operation, applier: _TypedApplier, rewriter: PatternRewriter) -> bool:
+    """What xDSL's walker does with an op it visits (reset the rewriter to it, apply the
+    applier, make a pattern's error the op's), unless no pattern admits the op and it is
+    not dead: then nothing, and False."""
+    patterns = applier.patterns_for(type(op))
+    try:
+        dead = applier.dce_enabled and is_trivially_dead(op)
+    except Exception as err:
+        op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
+    if not patterns and not dead:
+        return False
+    rewriter.has_done_action = False
+    rewriter.current_operation = op
+    rewriter.insertion_point = InsertPoint.before(op)
+    rewriter.name_hint = None
+    try:
+        if dead:
+            rewriter.erase(op)
+            return True
+        for pattern in patterns:
+            pattern.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                break
+    except Exception as err:
+        op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
+    return True
