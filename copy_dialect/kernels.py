@@ -407,3 +407,293 @@ def tma_copy_pipelined(
         b.insert(copy.WaitGroupOp("bulk", 0))
 
     return _kernel("tma_copy_pipelined", [gmem, gmem], body, target=target, block=TMA_BLOCK)
+
+
+# ===----------------------------------------------------------------------=== #
+# Warp-specialized kernels
+# ===----------------------------------------------------------------------=== #
+
+ELEMENTWISE = ("add", "axpb", "cast")
+"""`ws_elementwise` operations: z = x + y, y = a * x + b, y = x converted to `out_dtype`."""
+
+FLOAT_TYPES = ("f32", "bf16", "f16")
+
+
+def ws_grid(sm_count: int, blocks_per_sm: int = 1) -> tuple[int, int]:
+    """The grid of a persistent warp-specialized kernel: `blocks_per_sm` blocks per SM (the
+    kernels walk their tiles `block + k * grid`)."""
+    return (sm_count * blocks_per_sm, 1)
+
+
+class _Loop:
+    """An `scf.for k = 0 .. count` under construction, and builders of its body."""
+
+    def __init__(self, b: Builder, count: SSAValue):
+        self.block = Block(arg_types=[IndexType()])
+        self.k = self.block.args[0]
+        self.b = Builder(InsertPoint.at_end(self.block))
+        self.outer = b
+        self.count = count
+
+    def close(self) -> None:
+        self.b.insert(scf.YieldOp())
+        c0, c1 = _index(self.outer, 0), _index(self.outer, 1)
+        self.outer.insert(scf.ForOp(c0, self.count, c1, [], Region(self.block)))
+
+
+def _if(b: Builder, cond: SSAValue, fill: Callable[[Builder], None]) -> None:
+    then = Block()
+    tb = Builder(InsertPoint.at_end(then))
+    fill(tb)
+    tb.insert(scf.YieldOp())
+    b.insert(scf.IfOp(cond, [], Region(then)))
+
+
+def _bin(b: Builder, cls: type, lhs: SSAValue, rhs: SSAValue | int) -> SSAValue:
+    if isinstance(rhs, int):
+        rhs = _index(b, rhs)
+    return b.insert(cls(lhs, rhs)).results[0]
+
+
+def _parity(b: Builder, lap: SSAValue) -> SSAValue:
+    """The i1 parity of phase `lap` of a barrier."""
+    odd = _bin(b, arith.RemUIOp, lap, 2)
+    return b.insert(arith.CmpiOp(odd, _index(b, 0), "ne")).result
+
+
+def _check_ws(
+    shape: Sequence[int], tile: Sequence[int], stages: int, dtypes: Sequence[str], target: str
+) -> None:
+    if target not in TARGETS or not TARGETS[target].has_tma:
+        raise ValueError(
+            f"expected a target with TMA (sm_90a, sm_100a, ...), got {target!r}: warp-"
+            "specialized kernels use TMA loads and stores"
+        )
+    if len(shape) != 2 or any(d < 1 for d in shape):
+        raise ValueError(f"expected a 2-D shape of positive extents, got {tuple(shape)}")
+    if len(tile) != 2 or any(t < 1 or t > 256 for t in tile):
+        raise ValueError(f"expected a 2-D tile of 1 to 256 per dim (a TMA box), got {tuple(tile)}")
+    if not 1 <= stages <= copy.MAX_BARRIERS:
+        raise ValueError(
+            f"expected 1 to {copy.MAX_BARRIERS} stages, got stages={stages}"
+        )
+    for name in dtypes:
+        if name not in (*FLOAT_TYPES, "i32", "i16", "i8"):
+            raise ValueError(f"expected an element type of f32, bf16, f16, got {name!r}")
+
+
+class _Persistent:
+    """The tiles of a persistent kernel's block: `bid + k * nblocks` for k < count, row-major
+    over the tile grid of `shape` (the last row and column of tiles may be partial: TMA
+    zero-fills the loads and clips the stores there)."""
+
+    def __init__(self, b: Builder, shape: Sequence[int], tile: Sequence[int]):
+        self.tile = tile
+        self.cols = ceil(shape[1] / tile[1])
+        total = ceil(shape[0] / tile[0]) * self.cols
+        self.bid = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        self.blocks = b.insert(gpu.GridDimOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        # ceil((total - bid) / blocks); 0 when bid >= total (the unsigned sum wraps).
+        left = _bin(b, arith.SubiOp, _index(b, total), self.bid)
+        spare = _bin(b, arith.SubiOp, self.blocks, 1)
+        self.count = _bin(b, arith.DivUIOp, _bin(b, arith.AddiOp, left, spare), self.blocks)
+
+    def origin(self, b: Builder, k: SSAValue) -> tuple[SSAValue, SSAValue]:
+        t = _bin(b, arith.AddiOp, self.bid, _bin(b, arith.MuliOp, k, self.blocks))
+        row = _bin(b, arith.MuliOp, _bin(b, arith.DivUIOp, t, self.cols), self.tile[0])
+        col = _bin(b, arith.MuliOp, _bin(b, arith.RemUIOp, t, self.cols), self.tile[1])
+        return row, col
+
+
+def _producer(
+    b: Builder,
+    tiles: _Persistent,
+    inputs: Sequence[SSAValue],
+    rings: Sequence[SSAValue],
+    full: SSAValue,
+    empty: SSAValue,
+    stages: int,
+) -> None:
+    """The producer's loop: tile k into slot k % stages of every ring, once the consumers
+    released the slot (empty, phase k / stages - 1) from the second lap on."""
+    loop = _Loop(b, tiles.count)
+    lb, k = loop.b, loop.k
+    slot = _bin(lb, arith.RemUIOp, k, stages)
+    lap = _bin(lb, arith.DivUIOp, k, stages)
+    again = lb.insert(arith.CmpiOp(k, _index(lb, stages), "uge")).result
+
+    def wait_empty(tb: Builder) -> None:
+        tb.insert(copy.BarrierWaitOp(empty, slot, _parity(tb, _bin(tb, arith.SubiOp, lap, 1))))
+
+    _if(lb, again, wait_empty)
+    row, col = tiles.origin(lb, k)
+    for x, ring in zip(inputs, rings, strict=True):
+        lb.insert(
+            copy.AsyncCopyOp(
+                x, ring, src_indices=[row, col], dst_indices=[slot], barrier=full,
+                barrier_index=slot, oob="zeros",
+            )
+        )
+    loop.close()
+
+
+def ws_copy(
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int] = (64, 128),
+    *,
+    stages: int = 4,
+    in_flight: int = 1,
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`y = x` by a warp-specialized persistent kernel (launch it on `ws_grid(sms)`): warp 0,
+    the producer, loads tile k of its block into slot k % stages of a ring as soon as the
+    slot is free; warp 1, the storer, waits for the slot (its `full` barrier), stores it with
+    TMA and, once all but the last `in_flight` stores have read their slots
+    (`wait_group bulk <in_flight> read_only`), releases the slot of store k - in_flight
+    (an elected arrive on its `empty` barrier). Any shape: the edge tiles are clipped."""
+    _check_ws(shape, tile, stages, [dtype], target)
+    if not 0 <= in_flight < stages:
+        raise ValueError(
+            f"expected 0 <= in_flight < stages ({stages}), got in_flight={in_flight}: a store "
+            "in flight holds its slot"
+        )
+    elt = element_type(dtype)
+    gmem = MemRefType(elt, list(shape))
+    ring_type = MemRefType(elt, [stages, *tile], memory_space=copy.SmemSpaceAttr())
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        tiles = _Persistent(b, shape, tile)
+        ring = b.insert(copy.AllocSmemOp(ring_type)).result
+        full = b.insert(copy.BarrierInitOp(stages, 1)).result
+        empty = b.insert(copy.BarrierInitOp(stages, 1)).result
+        ws = b.insert(copy.WarpSpecializeOp([1, 1]))
+        _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, [x], [ring], full,
+                  empty, stages)
+        sb = Builder(InsertPoint.at_end(ws.role_block(1)))
+        loop = _Loop(sb, tiles.count)
+        lb, k = loop.b, loop.k
+        slot = _bin(lb, arith.RemUIOp, k, stages)
+        lb.insert(copy.BarrierWaitOp(full, slot, _parity(lb, _bin(lb, arith.DivUIOp, k, stages))))
+        row, col = tiles.origin(lb, k)
+        lb.insert(copy.AsyncCopyOp(ring, y, src_indices=[slot], dst_indices=[row, col]))
+        lb.insert(copy.CommitGroupOp("bulk"))
+
+        def release(tb: Builder) -> None:
+            tb.insert(copy.WaitGroupOp("bulk", in_flight, read_only=True))
+            done = _bin(tb, arith.SubiOp, k, in_flight)
+            tb.insert(copy.BarrierArriveOp(empty, _bin(tb, arith.RemUIOp, done, stages),
+                                           issuer="elected"))
+
+        if in_flight:
+            _if(lb, lb.insert(arith.CmpiOp(k, _index(lb, in_flight), "uge")).result, release)
+        else:
+            release(lb)
+        loop.close()
+        sb.insert(copy.WaitGroupOp("bulk", 0))
+
+    return _kernel("ws_copy", [gmem, gmem], body, target=target, block=2 * copy.WARP)
+
+
+def ws_elementwise(
+    op: str,
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int] = (64, 128),
+    *,
+    out_dtype: str | None = None,
+    stages: int = 4,
+    consumer_warps: int = 4,
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """An elementwise map by a warp-specialized persistent kernel (launch it on
+    `ws_grid(sms)`): `op` is "add" (z = x + y: arguments x, y, z), "axpb" (y = a * x + b:
+    arguments x, y and the f32 scalars a, b) or "cast" (y = x as `out_dtype`: x, y). Warp 0
+    loads the inputs' tile k into slot k % stages of their rings (one `full` barrier per slot
+    for all inputs); `consumer_warps` warps wait for the slot, compute the tile from SMEM into
+    one of two output buffers (thread i takes elements i, i + threads, ...), release the
+    slot (one arrive per warp on its `empty` barrier), fence and store the buffer with TMA;
+    before writing a buffer again they wait until its previous store has read it. bf16 and
+    f16 compute in f32 and round to nearest even, as PyTorch does; a * x + b may be fused
+    into one fma (at most 1 ulp from the unfused result). Any shape: edge tiles are
+    zero-filled on load and clipped on store."""
+    if op not in ELEMENTWISE:
+        raise ValueError(f"expected op to be one of {', '.join(ELEMENTWISE)}, got {op!r}")
+    out_name = dtype if out_dtype is None else out_dtype
+    if op == "cast" and out_dtype is None:
+        raise ValueError("expected out_dtype for op='cast' (e.g. 'bf16')")
+    for name in (dtype, out_name):
+        if name not in FLOAT_TYPES:
+            raise ValueError(
+                f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {name!r}"
+            )
+    _check_ws(shape, tile, stages, [dtype, out_name], target)
+    if not 1 <= consumer_warps <= 16:
+        raise ValueError(f"expected 1 to 16 consumer warps, got {consumer_warps}")
+    elt, out_elt = element_type(dtype), element_type(out_name)
+    f32 = element_type("f32")
+    gmem = MemRefType(elt, list(shape))
+    out_gmem = MemRefType(out_elt, list(shape))
+    ring_type = MemRefType(elt, [stages, *tile], memory_space=copy.SmemSpaceAttr())
+    out_type = MemRefType(out_elt, [2, *tile], memory_space=copy.SmemSpaceAttr())
+    inputs = 2 if op == "add" else 1
+    threads = consumer_warps * copy.WARP
+    elements = tile[0] * tile[1]
+
+    def to_f32(b: Builder, v: SSAValue) -> SSAValue:
+        return v if v.type == f32 else b.insert(arith.ExtFOp(v, f32)).result
+
+    def from_f32(b: Builder, v: SSAValue) -> SSAValue:
+        return v if out_elt == f32 else b.insert(arith.TruncFOp(v, out_elt)).result
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        xs = list(args[:inputs])
+        z = args[inputs]
+        scalars = args[inputs + 1 :]
+        tiles = _Persistent(b, shape, tile)
+        rings = [b.insert(copy.AllocSmemOp(ring_type)).result for _ in xs]
+        out = b.insert(copy.AllocSmemOp(out_type)).result
+        full = b.insert(copy.BarrierInitOp(stages, inputs)).result
+        empty = b.insert(copy.BarrierInitOp(stages, consumer_warps)).result
+        ws = b.insert(copy.WarpSpecializeOp([1, consumer_warps]))
+        _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, xs, rings, full,
+                  empty, stages)
+        cb = Builder(InsertPoint.at_end(ws.role_block(1)))
+        t = ws.role_block(1).args[0]
+        loop = _Loop(cb, tiles.count)
+        lb, k = loop.b, loop.k
+        slot = _bin(lb, arith.RemUIOp, k, stages)
+        buf = _bin(lb, arith.RemUIOp, k, 2)
+        lb.insert(copy.BarrierWaitOp(full, slot, _parity(lb, _bin(lb, arith.DivUIOp, k, stages))))
+        # The store that last read buffer `buf` (tile k - 2) is done reading it.
+        lb.insert(copy.WaitGroupOp("bulk", 1, read_only=True))
+        each = Block(arg_types=[IndexType()])
+        eb = Builder(InsertPoint.at_end(each))
+        i = each.args[0]
+        r = _bin(eb, arith.DivUIOp, i, tile[1])
+        c = _bin(eb, arith.RemUIOp, i, tile[1])
+        vals = [to_f32(eb, eb.insert(memref.LoadOp.get(ring, [slot, r, c])).res) for ring in rings]
+        if op == "add":
+            v = eb.insert(arith.AddfOp(vals[0], vals[1])).result
+        elif op == "axpb":
+            ax = eb.insert(arith.MulfOp(scalars[0], vals[0])).result
+            v = eb.insert(arith.AddfOp(ax, scalars[1])).result
+        else:
+            v = vals[0]
+        eb.insert(memref.StoreOp.get(from_f32(eb, v), out, [buf, r, c]))
+        eb.insert(scf.YieldOp())
+        lb.insert(scf.ForOp(t, _index(lb, elements), _index(lb, threads), [], Region(each)))
+        lb.insert(copy.BarrierArriveOp(empty, slot, issuer="warps"))
+        lb.insert(copy.FenceAsyncSharedOp())
+        row, col = tiles.origin(lb, k)
+        lb.insert(copy.AsyncCopyOp(out, z, src_indices=[buf], dst_indices=[row, col]))
+        lb.insert(copy.CommitGroupOp("bulk"))
+        loop.close()
+        cb.insert(copy.WaitGroupOp("bulk", 0))
+
+    arg_types: list[Attribute] = [gmem] * inputs + [out_gmem]
+    if op == "axpb":
+        arg_types += [f32, f32]
+    block = (1 + consumer_warps) * copy.WARP
+    return _kernel(f"ws_{op}", arg_types, body, target=target, block=block)

@@ -80,6 +80,8 @@ from copy_dialect.memory import (
 )
 from copy_dialect.prefetch import PrefetchOp
 from copy_dialect.roles import (
+    REGISTER_FILE,
+    WARP,
     NamedBarrierArriveOp,
     NamedBarrierSyncOp,
     WarpSpecializeOp,
@@ -130,5 +132,5 @@ __all__ = [
     "block_smem_bytes", "kernel_cluster_shape", "module_target", "MAX_BARRIERS", "BARRIER_BYTES",
     "TMEM_COLUMNS", "TMEM_REGS_PER_NUM", "TMEM_COPY_BYTES", "tmem_columns",
     # who issues
-    "enclosing_role",
+    "enclosing_role", "WARP", "REGISTER_FILE",
 ]  # fmt: skip

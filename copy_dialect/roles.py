@@ -97,7 +97,7 @@ class WarpSpecializeOp(IRDLOperation):
         regs = None if maxnreg is None else DenseArrayBase.from_list(i32, list(maxnreg))
         super().__init__(
             properties={"warps": DenseArrayBase.from_list(i32, list(warps)), "maxnreg": regs},
-            regions=[[Region(Block(arg_types=[IndexType()]))] for _ in warps],
+            regions=[[Region(Block(arg_types=[IndexType()])) for _ in warps]],
         )
 
     @property
@@ -141,11 +141,7 @@ class WarpSpecializeOp(IRDLOperation):
         op = cls.create(
             properties={
                 "warps": DenseArrayBase.from_list(i32, warps),
-                **(
-                    {}
-                    if maxnreg is None
-                    else {"maxnreg": DenseArrayBase.from_list(i32, maxnreg)}
-                ),
+                **({} if maxnreg is None else {"maxnreg": DenseArrayBase.from_list(i32, maxnreg)}),
             },
             attributes={} if attrs is None else dict(attrs.data),
             regions=regions,
@@ -227,8 +223,7 @@ class WarpSpecializeOp(IRDLOperation):
         if len(regs) != len(warps):
             raise Error(
                 f"expected one maxnreg per role ({len(warps)}), got {len(regs)}",
-                note=f"give every role its register limit ({len(warps)} values), or drop "
-                "maxnreg",
+                note=f"give every role its register limit ({len(warps)} values), or drop maxnreg",
             )
         for r, n in enumerate(regs):
             # rule: W5
@@ -330,15 +325,13 @@ class _NamedBarrierOp(IRDLOperation):
         # rule: W12
         if block is not None and threads > block:
             raise Error(
-                f"named barrier {barrier} waits for {threads} threads, but the block has "
-                f"{block}",
+                f"named barrier {barrier} waits for {threads} threads, but the block has {block}",
                 note=f"count at most the block's {block} threads",
             )
         # rule: W8
         if barrier == 0 and role is not None:
             raise Error(
-                "named barrier 0 is the block's barrier (__syncthreads), but this is inside a "
-                "role",
+                "named barrier 0 is the block's barrier (__syncthreads), but this is inside a role",
                 note=f"use id {roles + 1} (or another up to 15) for the warps that meet here",
             )
 
