@@ -461,6 +461,57 @@ def _parity(b: Builder, lap: SSAValue) -> SSAValue:
     return b.insert(arith.CmpiOp(odd, _index(b, 0), "ne")).result
 
 
+def ws_stages_limit(
+    tile: Sequence[int],
+    inputs: Sequence[str],
+    outputs: Sequence[str] = (),
+    target: str = "sm_90a",
+) -> int:
+    """The most ring slots a warp-specialized kernel can give `tile`s of its `inputs` (one
+    ring each, element types by name) next to two output buffers per name in `outputs`, on
+    `target`: everything, with its two barrier groups, must fit the block's SMEM (rule TR6,
+    the verifier's layout), and a barrier group holds at most `MAX_BARRIERS` (rule I1)."""
+    align = copy.smem_alignment(16)
+
+    def slot(name: str) -> int:
+        return copy.smem_bytes(tile, element_type(name), 16)
+
+    def footprint(stages: int) -> int:
+        parts = [(stages * slot(name), align) for name in inputs]
+        parts += [(2 * slot(name), align) for name in outputs]
+        parts += [(copy.BARRIER_BYTES * stages, copy.BARRIER_BYTES)] * 2
+        return copy.block_smem_bytes(copy.smem_footprint(parts))
+
+    budget = TARGETS[target].max_smem_bytes
+    return max((n for n in range(1, copy.MAX_BARRIERS + 1) if footprint(n) <= budget), default=0)
+
+
+def _ws_stages(
+    stages: int | None,
+    tile: Sequence[int],
+    inputs: Sequence[str],
+    outputs: Sequence[str],
+    target: str,
+) -> int:
+    """`stages`, or by default the most that fit up to 4; a ValueError when they do not fit."""
+    limit = ws_stages_limit(tile, inputs, outputs, target)
+    if limit == 0:
+        raise ValueError(
+            f"expected a tile whose ring slots fit the {TARGETS[target].max_smem_bytes} bytes "
+            f"of SMEM of a block on {target}, got {tuple(tile)}; use a smaller tile"
+        )
+    if stages is None:
+        return min(4, limit)
+    if stages > limit:
+        raise ValueError(
+            f"expected at most {limit} stages of {tuple(tile)} tiles (the rings, output "
+            f"buffers and barriers must fit the {TARGETS[target].max_smem_bytes} bytes of SMEM "
+            f"of a block on {target}), got stages={stages}; use stages={limit} or fewer, or a "
+            "smaller tile"
+        )
+    return stages
+
+
 def _check_ws(
     shape: Sequence[int], tile: Sequence[int], stages: int, dtypes: Sequence[str], target: str
 ) -> None:
@@ -542,7 +593,7 @@ def ws_copy(
     dtype: str,
     tile: Sequence[int] = (64, 128),
     *,
-    stages: int = 4,
+    stages: int | None = None,
     in_flight: int = 1,
     target: str = "sm_90a",
 ) -> ModuleOp:
@@ -551,8 +602,10 @@ def ws_copy(
     slot is free; warp 1, the storer, waits for the slot (its `full` barrier), stores it with
     TMA and, once all but the last `in_flight` stores have read their slots
     (`wait_group bulk <in_flight> read_only`), releases the slot of store k - in_flight
-    (an elected arrive on its `empty` barrier). Any shape: the edge tiles are clipped."""
-    _check_ws(shape, tile, stages, [dtype], target)
+    (an elected arrive on its `empty` barrier). Any shape: the edge tiles are clipped.
+    `stages` defaults to the most that fit up to 4 (`ws_stages_limit`)."""
+    _check_ws(shape, tile, 1 if stages is None else stages, [dtype], target)
+    stages = _ws_stages(stages, tile, [dtype], [], target)
     if not 0 <= in_flight < stages:
         raise ValueError(
             f"expected 0 <= in_flight < stages ({stages}), got in_flight={in_flight}: a store "
@@ -603,7 +656,7 @@ def ws_elementwise(
     tile: Sequence[int] = (64, 128),
     *,
     out_dtype: str | None = None,
-    stages: int = 4,
+    stages: int | None = None,
     consumer_warps: int = 4,
     target: str = "sm_90a",
 ) -> ModuleOp:
@@ -617,7 +670,8 @@ def ws_elementwise(
     before writing a buffer again they wait until its previous store has read it. bf16 and
     f16 compute in f32 and round to nearest even, as PyTorch does; a * x + b may be fused
     into one fma (at most 1 ulp from the unfused result). Any shape: edge tiles are
-    zero-filled on load and clipped on store."""
+    zero-filled on load and clipped on store. `stages` defaults to the most that fit up to 4
+    (`ws_stages_limit`)."""
     if op not in ELEMENTWISE:
         raise ValueError(f"expected op to be one of {', '.join(ELEMENTWISE)}, got {op!r}")
     out_name = dtype if out_dtype is None else out_dtype
@@ -628,7 +682,9 @@ def ws_elementwise(
             raise ValueError(
                 f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {name!r}"
             )
-    _check_ws(shape, tile, stages, [dtype, out_name], target)
+    _check_ws(shape, tile, 1 if stages is None else stages, [dtype, out_name], target)
+    inputs = 2 if op == "add" else 1
+    stages = _ws_stages(stages, tile, [dtype] * inputs, [out_name], target)
     if not 1 <= consumer_warps <= 16:
         raise ValueError(f"expected 1 to 16 consumer warps, got {consumer_warps}")
     elt, out_elt = element_type(dtype), element_type(out_name)
@@ -637,7 +693,6 @@ def ws_elementwise(
     out_gmem = MemRefType(out_elt, list(shape))
     ring_type = MemRefType(elt, [stages, *tile], memory_space=copy.SmemSpaceAttr())
     out_type = MemRefType(out_elt, [2, *tile], memory_space=copy.SmemSpaceAttr())
-    inputs = 2 if op == "add" else 1
     threads = consumer_warps * copy.WARP
     elements = tile[0] * tile[1]
 
