@@ -10,7 +10,7 @@ at once (CUTLASS's producer and consumer warp groups, Triton's `warp_specialize`
 `emit_pipeline_warp_specialized`). Inside role r, the role is the issuer: the elected thread
 is one lane of the role's first warp (`elect.sync`), cp.async copies are split over the
 role's threads, a `wait_group` or `fence_async_shared` ends with the role's own named barrier
-(`bar.sync 1 + r, threads of role r`), and `barrier_wait` blocks the threads that execute it
+(`barrier.sync 1 + r, threads of role r`), and `barrier_wait` blocks the threads that execute it
 only. With `maxnreg`, each role first moves its per-thread register limit to its value
 (`setmaxnreg`). The roles join at the op's end (a block barrier).
 """
@@ -352,7 +352,7 @@ def _kernel_roles(kernel: Operation) -> int:
 class NamedBarrierSyncOp(_NamedBarrierOp):
     """
     Waits at named barrier `id` until `threads` threads (whole warps) have arrived or
-    synced on it (`bar.sync id, threads`): the warps of the roles that meet here.
+    synced on it (`barrier.sync id, threads`): the warps of the roles that meet here.
 
     ```mlir
     copy.named_barrier_sync 3, 256
@@ -368,7 +368,7 @@ class NamedBarrierSyncOp(_NamedBarrierOp):
 @copy_op_definition
 class NamedBarrierArriveOp(_NamedBarrierOp):
     """
-    Arrives at named barrier `id` without waiting (`bar.arrive id, threads`): a producer
+    Arrives at named barrier `id` without waiting (`barrier.arrive id, threads`): a producer
     signals warps that `copy.named_barrier_sync` on it.
 
     ```mlir

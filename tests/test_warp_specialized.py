@@ -29,7 +29,7 @@ def test_ws_copy_compiles_for_every_stage_count(stages):
     assert "cp.async.bulk.tensor.2d.shared::cluster.global" in ptx
     assert "cp.async.bulk.tensor.2d.global.shared::cta" in ptx
     # The storer's wait_group syncs role 1 on named barrier 2 (32 threads), never the block.
-    assert "bar.sync 2, 32;" in ptx
+    assert "barrier.sync 2, 32;" in ptx
 
 
 @pytest.mark.parametrize(
@@ -42,7 +42,7 @@ def test_ws_elementwise_compiles(op, dtype, out):
     assert ".reqntid 160, 1, 1" in ptx
     # Consumers: their fence and wait_group sync role 1 (4 warps), their release arrives once
     # per warp after the warp synchronizes.
-    assert "bar.sync 2, 128;" in ptx
+    assert "barrier.sync 2, 128;" in ptx
     assert "bar.warp.sync -1;" in ptx
     assert "fence.proxy.async.shared::cta" in ptx
     if op == "cast":

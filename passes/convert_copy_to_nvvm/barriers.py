@@ -11,7 +11,7 @@
   `test_wait.parity`;
 - `barrier_arrive_expect_tx` is issued by the elected thread of the block or role (it issues
   the TMA loads whose bytes the barrier expects);
-- named barriers are `bar.sync` / `bar.arrive`.
+- named barriers are `barrier.sync` / `barrier.arrive` (unaligned: see `kernel.named_barrier`).
 
 Under debug guards, the thread that issues the op checks a dynamic index (P9), and a wait is
 bounded (P6): see `guards`.
@@ -160,7 +160,7 @@ class LowerBarrierTest(KernelPattern):
 
 
 class LowerNamedBarrier(KernelPattern):
-    """`copy.named_barrier_sync` / `_arrive` -> `bar.sync` / `bar.arrive id, threads`."""
+    """`copy.named_barrier_sync` / `_arrive` -> `barrier.sync` / `barrier.arrive id, threads`."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(

@@ -97,9 +97,13 @@ class Group:
 
 
 def named_barrier(kind: str, barrier: int, threads: int) -> Operation:
-    """`bar.sync` or `bar.arrive` (`kind`) on named barrier `barrier` for `threads` threads."""
+    """`barrier.sync` or `barrier.arrive` (`kind`) on named barrier `barrier` for `threads`
+    threads. Not the `.aligned` form (`bar.sync`): LLVM may copy the inline PTX into both arms
+    of a branch that splits a warp (the elected thread's and the others'), and an aligned
+    barrier reached at two different instructions by one warp hangs (seen on the H200); the
+    unaligned form lets each thread arrive where it is (sm_70+)."""
     return llvm.InlineAsmOp(
-        f"bar.{kind} {barrier}, {threads};", "~{memory}", [], has_side_effects=True
+        f"barrier.{kind} {barrier}, {threads};", "~{memory}", [], has_side_effects=True
     )
 
 
