@@ -668,8 +668,9 @@ def ws_elementwise(
     one of two output buffers (thread i takes elements i, i + threads, ...), release the
     slot (one arrive per warp on its `empty` barrier), fence and store the buffer with TMA;
     before writing a buffer again they wait until its previous store has read it. bf16 and
-    f16 compute in f32 and round to nearest even, as PyTorch does; a * x + b may be fused
-    into one fma (at most 1 ulp from the unfused result). Any shape: edge tiles are
+    f16 compute in f32 and round to nearest even, as PyTorch does; a * x + b is a rounded
+    product and a rounded sum (`mul.rn`, `add.rn`: never fused into an fma), as numpy
+    computes it in f32. Any shape: edge tiles are
     zero-filled on load and clipped on store. `stages` defaults to the most that fit up to 4
     (`ws_stages_limit`)."""
     if op not in ELEMENTWISE:
