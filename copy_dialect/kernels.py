@@ -18,7 +18,7 @@ from math import ceil
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith, func, gpu, memref, scf
+from xdsl.dialects import arith, func, gpu, memref, scf, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseArrayBase,
@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     UnitAttr,
+    VectorType,
     i1,
     i32,
 )
@@ -564,9 +565,11 @@ def _producer(
     full: SSAValue,
     empty: SSAValue,
     stages: int,
+    cache_hint: int | None = None,
 ) -> None:
     """The producer's loop: tile k into slot k % stages of every ring, once the consumers
-    released the slot (empty, phase k / stages - 1) from the second lap on."""
+    released the slot (empty, phase k / stages - 1) from the second lap on; `cache_hint`:
+    the loads' L2 policy."""
     loop = _Loop(b, tiles.count)
     lb, k = loop.b, loop.k
     slot = _bin(lb, arith.RemUIOp, k, stages)
@@ -582,7 +585,7 @@ def _producer(
         lb.insert(
             copy.AsyncCopyOp(
                 x, ring, src_indices=[row, col], dst_indices=[slot], barrier=full,
-                barrier_index=slot, oob="zeros",
+                barrier_index=slot, oob="zeros", cache_hint=cache_hint,
             )
         )
     loop.close()
@@ -595,6 +598,7 @@ def ws_copy(
     *,
     stages: int | None = None,
     in_flight: int = 1,
+    cache_hints: tuple[int | None, int | None] = (None, None),
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` by a warp-specialized persistent kernel (launch it on `ws_grid(sms)`): warp 0,
@@ -603,7 +607,8 @@ def ws_copy(
     TMA and, once all but the last `in_flight` stores have read their slots
     (`wait_group bulk <in_flight> read_only`), releases the slot of store k - in_flight
     (an elected arrive on its `empty` barrier). Any shape: the edge tiles are clipped.
-    `stages` defaults to the most that fit up to 4 (`ws_stages_limit`)."""
+    `stages` defaults to the most that fit up to 4 (`ws_stages_limit`); `cache_hints` are the
+    L2 policies of the loads and of the stores (`EVICT_FIRST`, ...)."""
     _check_ws(shape, tile, 1 if stages is None else stages, [dtype], target)
     stages = _ws_stages(stages, tile, [dtype], [], target)
     if not 0 <= in_flight < stages:
@@ -623,14 +628,18 @@ def ws_copy(
         empty = b.insert(copy.BarrierInitOp(stages, 1)).result
         ws = b.insert(copy.WarpSpecializeOp([1, 1]))
         _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, [x], [ring], full,
-                  empty, stages)
+                  empty, stages, cache_hints[0])
         sb = Builder(InsertPoint.at_end(ws.role_block(1)))
         loop = _Loop(sb, tiles.count)
         lb, k = loop.b, loop.k
         slot = _bin(lb, arith.RemUIOp, k, stages)
         lb.insert(copy.BarrierWaitOp(full, slot, _parity(lb, _bin(lb, arith.DivUIOp, k, stages))))
         row, col = tiles.origin(lb, k)
-        lb.insert(copy.AsyncCopyOp(ring, y, src_indices=[slot], dst_indices=[row, col]))
+        lb.insert(
+            copy.AsyncCopyOp(
+                ring, y, src_indices=[slot], dst_indices=[row, col], cache_hint=cache_hints[1]
+            )
+        )
         lb.insert(copy.CommitGroupOp("bulk"))
 
         def release(tb: Builder) -> None:
@@ -658,6 +667,7 @@ def ws_elementwise(
     out_dtype: str | None = None,
     stages: int | None = None,
     consumer_warps: int = 4,
+    cache_hints: tuple[int | None, int | None] = (None, None),
     target: str = "sm_90a",
 ) -> ModuleOp:
     """An elementwise map by a warp-specialized persistent kernel (launch it on
@@ -665,14 +675,15 @@ def ws_elementwise(
     arguments x, y and the f32 scalars a, b) or "cast" (y = x as `out_dtype`: x, y). Warp 0
     loads the inputs' tile k into slot k % stages of their rings (one `full` barrier per slot
     for all inputs); `consumer_warps` warps wait for the slot, compute the tile from SMEM into
-    one of two output buffers (thread i takes elements i, i + threads, ...), release the
+    one of two output buffers (thread i takes the 16 bytes of elements at i * n, (i + threads)
+    * n, ... with vector loads, n = 16 / element bytes), release the
     slot (one arrive per warp on its `empty` barrier), fence and store the buffer with TMA;
     before writing a buffer again they wait until its previous store has read it. bf16 and
     f16 compute in f32 and round to nearest even, as PyTorch does; a * x + b is a rounded
     product and a rounded sum (`mul.rn`, `add.rn`: never fused into an fma), as numpy
     computes it in f32. Any shape: edge tiles are
     zero-filled on load and clipped on store. `stages` defaults to the most that fit up to 4
-    (`ws_stages_limit`)."""
+    (`ws_stages_limit`); `cache_hints` are the L2 policies of the loads and of the stores."""
     if op not in ELEMENTWISE:
         raise ValueError(f"expected op to be one of {', '.join(ELEMENTWISE)}, got {op!r}")
     out_name = dtype if out_dtype is None else out_dtype
@@ -697,11 +708,18 @@ def ws_elementwise(
     threads = consumer_warps * copy.WARP
     elements = tile[0] * tile[1]
 
+    # Each thread takes `lanes` consecutive elements at a time: 16-byte SMEM loads.
+    in_bytes = (copy.bitwidth(elt) or 8) // 8
+    lanes = 16 // in_bytes if tile[1] % (16 // in_bytes) == 0 else 1
+    vf32 = VectorType(f32, [lanes])
+
     def to_f32(b: Builder, v: SSAValue) -> SSAValue:
-        return v if v.type == f32 else b.insert(arith.ExtFOp(v, f32)).result
+        return v if elt == f32 else b.insert(arith.ExtFOp(v, vf32)).result
 
     def from_f32(b: Builder, v: SSAValue) -> SSAValue:
-        return v if out_elt == f32 else b.insert(arith.TruncFOp(v, out_elt)).result
+        if out_elt == f32:
+            return v
+        return b.insert(arith.TruncFOp(v, VectorType(out_elt, [lanes]))).result
 
     def body(b: Builder, args: Sequence[SSAValue]) -> None:
         xs = list(args[:inputs])
@@ -714,9 +732,11 @@ def ws_elementwise(
         empty = b.insert(copy.BarrierInitOp(stages, consumer_warps)).result
         ws = b.insert(copy.WarpSpecializeOp([1, consumer_warps]))
         _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, xs, rings, full,
-                  empty, stages)
+                  empty, stages, cache_hints[0])
         cb = Builder(InsertPoint.at_end(ws.role_block(1)))
         t = ws.role_block(1).args[0]
+        splats = [cb.insert(vector.BroadcastOp(v, vf32)).vector for v in scalars]
+        first = _bin(cb, arith.MuliOp, t, lanes)
         loop = _Loop(cb, tiles.count)
         lb, k = loop.b, loop.k
         slot = _bin(lb, arith.RemUIOp, k, stages)
@@ -729,21 +749,29 @@ def ws_elementwise(
         i = each.args[0]
         r = _bin(eb, arith.DivUIOp, i, tile[1])
         c = _bin(eb, arith.RemUIOp, i, tile[1])
-        vals = [to_f32(eb, eb.insert(memref.LoadOp.get(ring, [slot, r, c])).res) for ring in rings]
+        vin = VectorType(elt, [lanes])
+        vals = [
+            to_f32(eb, eb.insert(vector.LoadOp(ring, [slot, r, c], vin)).result) for ring in rings
+        ]
         if op == "add":
             v = eb.insert(arith.AddfOp(vals[0], vals[1])).result
         elif op == "axpb":
-            ax = eb.insert(arith.MulfOp(scalars[0], vals[0])).result
-            v = eb.insert(arith.AddfOp(ax, scalars[1])).result
+            ax = eb.insert(arith.MulfOp(splats[0], vals[0])).result
+            v = eb.insert(arith.AddfOp(ax, splats[1])).result
         else:
             v = vals[0]
-        eb.insert(memref.StoreOp.get(from_f32(eb, v), out, [buf, r, c]))
+        eb.insert(vector.StoreOp(from_f32(eb, v), out, [buf, r, c]))
         eb.insert(scf.YieldOp())
-        lb.insert(scf.ForOp(t, _index(lb, elements), _index(lb, threads), [], Region(each)))
+        step = _index(lb, threads * lanes)
+        lb.insert(scf.ForOp(first, _index(lb, elements), step, [], Region(each)))
         lb.insert(copy.BarrierArriveOp(empty, slot, issuer="warps"))
         lb.insert(copy.FenceAsyncSharedOp())
         row, col = tiles.origin(lb, k)
-        lb.insert(copy.AsyncCopyOp(out, z, src_indices=[buf], dst_indices=[row, col]))
+        lb.insert(
+            copy.AsyncCopyOp(
+                out, z, src_indices=[buf], dst_indices=[row, col], cache_hint=cache_hints[1]
+            )
+        )
         lb.insert(copy.CommitGroupOp("bulk"))
         loop.close()
         cb.insert(copy.WaitGroupOp("bulk", 0))

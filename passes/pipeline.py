@@ -27,11 +27,13 @@ from passes.convert_copy_to_nvvm import ConvertCopyToNVVMPass
 from passes.convert_func_to_llvm import ConvertFuncToLLVMPass
 from passes.convert_gpu_to_nvvm import ConvertGpuToNVVMPass
 from passes.convert_memref_to_llvm import ConvertMemrefToLLVMPass
+from passes.convert_vector_to_llvm import ConvertVectorToLLVMPass
 
 
 def lowering_passes(target: str = "", debug_guards: bool = False) -> list[ModulePass]:
     return [
         ConvertCopyToNVVMPass(target=target, debug_guards=debug_guards),
+        ConvertVectorToLLVMPass(),
         ConvertScfToCf(),
         ConvertMemrefToLLVMPass(),
         ConvertGpuToNVVMPass(),

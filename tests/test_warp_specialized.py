@@ -46,7 +46,7 @@ def test_ws_elementwise_compiles(op, dtype, out):
     assert "bar.warp.sync -1;" in ptx
     assert "fence.proxy.async.shared::cta" in ptx
     if op == "cast":
-        assert re.search(r"cvt\.rn\.bf16\.f32", ptx)
+        assert re.search(r"cvt\.rn\.bf16(x2)?\.f32", ptx)
 
 
 def test_ws_kernels_name_their_roles():
