@@ -45,6 +45,7 @@ def test_ws_elementwise_compiles(op, dtype, out):
     assert "barrier.sync 2, 128;" in ptx
     assert "bar.warp.sync -1;" in ptx
     assert "fence.proxy.async.shared::cta" in ptx
+    assert "ld.shared.v4" in ptx  # 16-byte thread reads of the slot
     if op == "cast":
         assert re.search(r"cvt\.rn\.bf16(x2)?\.f32", ptx)
 
