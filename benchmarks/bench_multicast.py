@@ -20,11 +20,12 @@ H200's 50 MB L2, y is (C, 16384, 16384) for clusters of C = 2 and 4 (`kernels.br
 Time: median of `--reps` launches after 3 warm-ups (CUDA events); GB/s counts x read once plus
 y written, (1 + C) GiB, for every row; each kernel's y is checked bit for bit against x.
 `--ncu`: the script runs itself again under Nsight Compute (`ncu --metrics
-dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum`, caches flushed before
-each kernel, clocks not locked), one profiled launch per row between cudaProfilerStart/Stop,
-each followed by a small marker kernel that separates the rows (torch may split a copy into
-several kernels: a row sums its kernels), and adds the DRAM bytes read and written, their
-ratio multicast / this row, and ncu's kernel time. Without ncu, or without the permission to
+dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,lts__t_sectors_op_read.sum`,
+caches flushed before each kernel, clocks not locked), one profiled launch per row between
+cudaProfilerStart/Stop, each followed by a small marker kernel that separates the rows (torch
+may split a copy into several kernels: a row sums its kernels), and adds the DRAM bytes read
+and written, their ratio multicast / this row, the bytes read from L2 (what L2 serves the
+twin shows there) and ncu's kernel time. Without ncu, or without the permission to
 read the GPU's counters, the line under the table says so and those columns stay empty.
 """
 
@@ -52,23 +53,30 @@ TILE = (64, 256)
 CLUSTERS = (2, 4)
 X_BYTES = M * N * 4
 METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum")
+"""What the table needs from ncu."""
+L2_READ = "lts__t_sectors_op_read.sum"
+"""Also asked for (L2 sectors read, by every unit): where L2, not DRAM, serves the twin's
+extra loads, it shows here. Should this ncu not know it, the pass is run without it."""
 MARKER = "ncu_marker"
 """The name of the kernel launched after each profiled row (it closes the row)."""
-NCU_OPTIONS = [
-    "--csv",
-    "--page",
-    "raw",
-    "--profile-from-start",
-    "off",
-    "--target-processes",
-    "application-only",
-    "--cache-control",
-    "all",
-    "--clock-control",
-    "none",
-    "--metrics",
-    ",".join(METRICS),
-]
+
+
+def ncu_options(metrics: tuple[str, ...]) -> list[str]:
+    return [
+        "--csv",
+        "--page",
+        "raw",
+        "--profile-from-start",
+        "off",
+        "--target-processes",
+        "application-only",
+        "--cache-control",
+        "all",
+        "--clock-control",
+        "none",
+        "--metrics",
+        ",".join(metrics),
+    ]
 
 
 @dataclass
@@ -235,31 +243,31 @@ def find_ncu() -> str | None:
     return None
 
 
-UNITS = {
-    "byte": 1,
-    "kbyte": 1e3,
-    "mbyte": 1e6,
-    "gbyte": 1e9,
-    "tbyte": 1e12,
-    "kibyte": 2**10,
-    "mibyte": 2**20,
-    "gibyte": 2**30,
-    "nsecond": 1e-9,
-    "ns": 1e-9,
-    "usecond": 1e-6,
-    "us": 1e-6,
-    "msecond": 1e-3,
-    "ms": 1e-3,
-    "second": 1.0,
-    "s": 1.0,
-}
-"""ncu's units, to bytes and seconds."""
+SIZE_PREFIXES = {"": 1.0, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+SIZE_PREFIXES |= {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30}
+SIZES = {"byte": 1.0, "sector": 32.0}
+TIMES = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0}
+TIMES |= {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
-def parse_ncu_csv(text: str) -> list[dict]:
-    """The kernels of `ncu --csv --page raw` output, in launch order: {"name": kernel name,
-    metric: value in bytes or seconds}. Lines that are not the table (ncu's `==PROF==`
-    messages) are skipped; ValueError if there is no table."""
+def unit_scale(unit: str) -> float:
+    """ncu's unit (`Mbyte`, `Ksector`, `usecond`, `ms`, ...) as a factor to bytes or seconds
+    (a sector is 32 bytes); ValueError for a unit it does not know. Case matters: `Mbyte`
+    is 10^6 bytes, `msecond` 10^-3 seconds."""
+    u = unit.strip()
+    if u in TIMES:
+        return TIMES[u]
+    for prefix in sorted(SIZE_PREFIXES, key=len, reverse=True):
+        if u.startswith(prefix) and u[len(prefix) :] in SIZES:
+            return SIZE_PREFIXES[prefix] * SIZES[u[len(prefix) :]]
+    raise ValueError(f"unknown ncu unit {unit!r}")
+
+
+def parse_ncu_csv(text: str, optional: tuple[str, ...] = ()) -> list[dict]:
+    """The kernels of `ncu --csv --page raw` output, in launch order: {"id", "name": kernel
+    name, metric: value in bytes or seconds} for `METRICS` and those of `optional` the table
+    has. Lines that are not the table (ncu's `==PROF==` messages) are skipped; ValueError if
+    there is no table or it lacks a column of METRICS."""
     lines = [line for line in text.splitlines() if line.strip() and not line.startswith("==")]
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
     if start is None:
@@ -270,22 +278,22 @@ def parse_ncu_csv(text: str) -> list[dict]:
     missing = [m for m in ("ID", "Kernel Name", *METRICS) if m not in column]
     if missing:
         raise ValueError(f"ncu's table has no column {', '.join(missing)}")
-    units: dict[str, float] = {m: 1.0 for m in METRICS}
+    metrics = [*METRICS, *(m for m in optional if m in column)]
+    units = dict.fromkeys(metrics, 1.0)
     kernels = []
     for cells in table[1:]:
         if len(cells) < len(header):
             continue
         if not cells[column["ID"]].strip():  # the units row of the raw page
-            for m in METRICS:
-                unit = cells[column[m]].strip().lower()
-                if unit not in UNITS:
-                    raise ValueError(f"unknown ncu unit {unit!r} for {m}")
-                units[m] = UNITS[unit]
+            units = {m: unit_scale(cells[column[m]]) if cells[column[m]] else 1.0 for m in metrics}
             continue
         kernel: dict = {"id": int(cells[column["ID"]]), "name": cells[column["Kernel Name"]]}
-        for m in METRICS:
+        for m in metrics:
             raw = cells[column[m]].replace(",", "").strip()
-            kernel[m] = float(raw) * units[m] if raw not in ("", "n/a") else float("nan")
+            try:
+                kernel[m] = float(raw) * units[m]
+            except ValueError:  # "n/a"
+                kernel[m] = float("nan")
         kernels.append(kernel)
     return sorted(kernels, key=lambda k: k["id"])
 
@@ -316,20 +324,12 @@ def ncu_diagnosis(text: str) -> str:
     return f"ncu gave no metrics: {tail[:300]}" if tail else "ncu gave no output"
 
 
-def run_ncu(rows: list[Row], timeout: int) -> str:
-    """Profiles the rows in a child process under ncu and fills `row.ncu`; returns a line
-    for the table's conditions (what ran, or why the DRAM columns are empty)."""
-    ncu = find_ncu()
-    if ncu is None:
-        return "ncu not found (not on PATH, nor in /usr/local/cuda/bin): no DRAM bytes"
-    try:
-        about = subprocess.run([ncu, "--version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"ncu ({ncu}) does not run: {exc}; no DRAM bytes"
-    ncu_version = (about.stdout.strip().splitlines() or ["ncu (version unknown)"])[-1].strip()
+def profile(ncu: str, metrics: tuple[str, ...], timeout: int) -> tuple[list | None, list, str]:
+    """The child under ncu once: (its kernels, or None; the rows it launched; what went
+    wrong, or how long it took)."""
     with tempfile.TemporaryDirectory() as tmp:
         log, labels = Path(tmp) / "ncu.csv", Path(tmp) / "labels.json"
-        command = [ncu, *NCU_OPTIONS, "--log-file", str(log)]
+        command = [ncu, *ncu_options(metrics), "--log-file", str(log)]
         command += [sys.executable, str(Path(__file__).resolve()), "--child", str(labels)]
         t0 = time.perf_counter()
         # In a session of its own, so that a timeout ends ncu and the profiled child both.
@@ -345,25 +345,45 @@ def run_ncu(rows: list[Row], timeout: int) -> str:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
-            return f"ncu did not finish in {timeout} s (--ncu-timeout): no DRAM bytes"
+            return None, [], f"ncu did not finish in {timeout} s (--ncu-timeout)"
         elapsed = time.perf_counter() - t0
         text = log.read_text(errors="replace") if log.exists() else ""
-        everything = "\n".join([text, stdout, stderr])
-        kernels, problem = None, ""
-        for candidate in (text, stdout):  # the log file, else ncu's stdout
-            try:
-                kernels = parse_ncu_csv(candidate)
-                break
-            except ValueError as exc:
-                problem = problem or str(exc)
-        if kernels is None:
-            return f"{ncu_diagnosis(everything)} ({problem}; exit status {process.returncode})"
         launched = json.loads(labels.read_text()) if labels.exists() else []
+    problem = ""
+    for candidate in (text, stdout):  # the log file, else ncu's stdout
+        try:
+            return parse_ncu_csv(candidate, metrics), launched, f"{elapsed:.0f} s"
+        except ValueError as exc:
+            problem = problem or str(exc)
+    why = ncu_diagnosis("\n".join([text, stdout, stderr]))
+    return None, launched, f"{why} ({problem}; exit status {process.returncode})"
+
+
+def run_ncu(rows: list[Row], timeout: int) -> str:
+    """Profiles the rows in a child process under ncu and fills `row.ncu`; returns the line
+    under the table (what ran, or why the DRAM columns are empty)."""
+    ncu = find_ncu()
+    if ncu is None:
+        return "ncu not found (not on PATH, nor in /usr/local/cuda/bin): no DRAM bytes"
+    try:
+        about = subprocess.run([ncu, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"ncu ({ncu}) does not run: {exc}; no DRAM bytes"
+    ncu_version = (about.stdout.strip().splitlines() or ["ncu (version unknown)"])[-1].strip()
+    metrics = (*METRICS, L2_READ)
+    kernels, launched, how = profile(ncu, metrics, timeout)
+    if kernels is None and "ERR_NVGPUCTRPERM" not in how and "did not finish" not in how:
+        first = how  # perhaps the optional metric: once more with the table's own
+        metrics = METRICS
+        kernels, launched, how = profile(ncu, metrics, timeout)
+        how += f"; with {L2_READ} too: {first}" if kernels is None else ""
+    if kernels is None:
+        return f"{how}; no DRAM bytes"
     groups = group_by_marker(kernels)
     if len(groups) != len(launched):
         return (
-            f"ncu profiled {len(groups)} rows for the {len(launched)} launched (exit status "
-            f"{process.returncode}): the DRAM columns are left empty rather than matched wrongly"
+            f"ncu profiled {len(groups)} rows for the {len(launched)} launched: the DRAM "
+            "columns are left empty rather than matched wrongly"
         )
     by_label = {(c, kind): group for (c, kind), group in zip(launched, groups, strict=True)}
     for row in rows:
@@ -372,10 +392,10 @@ def run_ncu(rows: list[Row], timeout: int) -> str:
             continue
         row.profiled, row.ncu_kernels = True, len(group)
         if group:
-            row.ncu = {m: sum(k[m] for k in group) for m in METRICS}
+            row.ncu = {m: sum(k[m] for k in group if m in k) for m in metrics}
     return (
-        f"DRAM bytes: {ncu_version}, `ncu {' '.join(NCU_OPTIONS)}`, one launch per row "
-        f"({len(kernels)} kernels profiled in {elapsed:.0f} s)"
+        f"{ncu_version}, `ncu {' '.join(ncu_options(metrics))}`, one launch per row "
+        f"({len(kernels)} kernels profiled in {how})"
     )
 
 
@@ -390,9 +410,9 @@ def print_table(rows: list[Row], ncu_line: str) -> None:
     print(
         "| C | kernel | time (ms) | GB/s | ratio to torch expand | ratio to torch copy | "
         "correct | DRAM read (GiB, ncu) | read / x | multicast read / this | "
-        "DRAM written (GiB, ncu) | ncu time (ms) | notes |"
+        "L2 read (GiB, ncu) | DRAM written (GiB, ncu) | ncu time (ms) | notes |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in CLUSTERS:
         mine = [r for r in rows if r.cluster == c]
         ref = {r.kind: r for r in mine}
@@ -405,8 +425,9 @@ def print_table(rows: list[Row], ncu_line: str) -> None:
                     to_expand = expand.seconds / r.seconds
                 if plain.seconds is not None:
                     to_copy = plain.seconds / r.seconds
-            read = per_x = ratio = written = ncu_ms = None
+            read = per_x = ratio = l2 = written = ncu_ms = None
             if r.ncu is not None:
+                l2 = r.ncu[L2_READ] / 2**30 if L2_READ in r.ncu else None
                 read, per_x = r.ncu[METRICS[0]] / 2**30, r.ncu[METRICS[0]] / X_BYTES
                 written, ncu_ms = r.ncu[METRICS[1]] / 2**30, r.ncu[METRICS[2]] * 1e3
                 if multi.ncu is not None and r is not multi and r.ncu[METRICS[0]] > 0:
@@ -427,6 +448,7 @@ def print_table(rows: list[Row], ncu_line: str) -> None:
                 fmt(read, ".3f"),
                 fmt(per_x, ".2f"),
                 fmt(ratio, ".3f"),
+                fmt(l2, ".3f"),
                 fmt(written, ".3f"),
                 fmt(ncu_ms, ".3f"),
                 "; ".join(notes),

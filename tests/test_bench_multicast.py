@@ -42,21 +42,27 @@ mode = os.environ["FAKE_NCU_MODE"]
 log = args[args.index("--log-file") + 1]
 labels = args[-1]
 assert args[-2] == "--child", args
+metrics = args[args.index("--metrics") + 1].split(",")
 if mode == "perm":
     print("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA "
           "GPU Performance Counters on the target device 0.", file=sys.stderr)
+    sys.exit(1)
+l2 = "lts__t_sectors_op_read.sum" in metrics
+if mode == "no-l2" and l2:
+    print("==ERROR== Failed to find metric lts__t_sectors_op_read.sum", file=sys.stderr)
     sys.exit(1)
 launched = json.loads(os.environ["FAKE_NCU_LABELS"])
 json.dump(launched, open(labels, "w"))
 rows = [
     '"ID","API Stream","Kernel Name","dram__bytes_read.sum","dram__bytes_write.sum",'
-    '"gpu__time_duration.sum"',
-    '"","","","Mbyte","Mbyte","ms"',
+    '"gpu__time_duration.sum"' + (',"lts__t_sectors_op_read.sum"' if l2 else ""),
+    '"","","","Mbyte","Mbyte","ms"' + (',"Msector"' if l2 else ""),
 ]
 kernel_id = 0
 def kernel(name, read, write, ms):
     global kernel_id
-    rows.append(f'"{{kernel_id}}","7","{{name}}","{{read}}","{{write}}","{{ms}}"')
+    sectors = f',"{{float(read.replace(",", "")) * 4 / 32:,.4f}}"' if l2 else ""
+    rows.append(f'"{{kernel_id}}","7","{{name}}","{{read}}","{{write}}","{{ms}}"' + sectors)
     kernel_id += 1
 for c, kind in launched:
     gib = 1073.741824  # MB in a GiB
@@ -102,7 +108,8 @@ def test_kernels_are_matched_to_rows_through_the_markers(bench, tmp_path, monkey
     table = rows(bench)
     fake_ncu(tmp_path, monkeypatch, bench, "ok", [[r.cluster, r.kind] for r in table])
     line = bench.run_ncu(table, timeout=60)
-    assert line.startswith("DRAM bytes: Version 2099.1.0.0"), line
+    assert line.startswith("Version 2099.1.0.0"), line
+    assert "lts__t_sectors_op_read.sum" in line
     by = {(r.cluster, r.kind): r for r in table}
     gib = 2**30
     assert by[(4, "multicast")].ncu["dram__bytes_read.sum"] == pytest.approx(gib, rel=1e-5)
@@ -110,6 +117,10 @@ def test_kernels_are_matched_to_rows_through_the_markers(bench, tmp_path, monkey
     assert by[(2, "torch_expand")].ncu_kernels == 2
     assert by[(2, "torch_expand")].ncu["dram__bytes_write.sum"] == pytest.approx(2 * gib, rel=1e-5)
     assert by[(2, "torch_expand")].ncu["gpu__time_duration.sum"] == pytest.approx(1e-3)
+    # L2 sectors (32 bytes; the stand-in reports 4x the DRAM reads), Msector units.
+    assert by[(4, "multicast")].ncu["lts__t_sectors_op_read.sum"] == pytest.approx(
+        4 * gib, rel=1e-5
+    )
     assert by[(2, "torch_copy")].profiled
     assert by[(2, "torch_copy")].ncu is None
     bench.print_table(table, line)
@@ -152,3 +163,39 @@ def test_missing_ncu(bench, monkeypatch, capsys):
 def test_parse_rejects_output_without_a_table(bench):
     with pytest.raises(ValueError, match="no CSV table"):
         bench.parse_ncu_csv("==PROF== Disconnected from process 1\n")
+
+
+def test_an_ncu_without_the_l2_metric_gives_the_dram_columns(bench, tmp_path, monkeypatch):
+    table = rows(bench)
+    fake_ncu(tmp_path, monkeypatch, bench, "no-l2", [[r.cluster, r.kind] for r in table])
+    line = bench.run_ncu(table, timeout=60)
+    assert "lts__t_sectors_op_read.sum" not in line.split("`")[1], line
+    by = {(r.cluster, r.kind): r for r in table}
+    assert by[(2, "rank_major")].ncu["dram__bytes_read.sum"] == pytest.approx(2**31, rel=1e-5)
+    assert "lts__t_sectors_op_read.sum" not in by[(2, "rank_major")].ncu
+
+
+@pytest.mark.parametrize(
+    ("unit", "scale"),
+    [
+        ("byte", 1),
+        ("Kbyte", 1e3),
+        ("Mbyte", 1e6),
+        ("Gbyte", 1e9),
+        ("Mibyte", 2**20),
+        ("Msector", 32e6),
+        ("sector", 32),
+        ("Ksector", 32e3),
+        ("nsecond", 1e-9),
+        ("usecond", 1e-6),
+        ("msecond", 1e-3),
+        ("ms", 1e-3),
+    ],
+)
+def test_ncu_units(bench, unit, scale):
+    assert bench.unit_scale(unit) == pytest.approx(scale)
+
+
+def test_an_unknown_unit_is_an_error(bench):
+    with pytest.raises(ValueError, match="unknown ncu unit 'furlong'"):
+        bench.unit_scale("furlong")
