@@ -252,6 +252,177 @@ def multicast_copy(
     )
 
 
+BROADCAST_ORDERS = ("cluster", "rank_major")
+"""How `broadcast_copy` maps blocks to (rank, tile): `cluster` puts the CTAs that need the
+same tile of x in one cluster (consecutive blocks); `rank_major` makes the rank the slowest
+index of the launch, so the CTAs that need the same tile are a whole x apart."""
+
+
+def broadcast_grid(shape: Sequence[int], tile: Sequence[int], cluster: int = 2) -> tuple[int, int]:
+    """Blocks of `broadcast_copy`: `cluster` CTAs per tile of x, (cluster x tile columns,
+    tile rows)."""
+    cols, rows = grid(shape, tile)
+    return (cluster * cols, rows)
+
+
+def _check_broadcast(
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int],
+    cluster: int,
+    multicast: bool,
+    order: str,
+    target: str,
+) -> None:
+    """A ValueError (expected, got, fix) for parameters `broadcast_copy` cannot build."""
+    if target not in TARGETS:
+        raise ValueError(f"expected a target of {', '.join(TARGETS)}, got {target!r}")
+    if multicast and not TARGETS[target].has_multicast:
+        multicast_targets = ", ".join(n for n, t in TARGETS.items() if t.has_multicast)
+        raise ValueError(
+            f"expected a target with .multicast::cluster ({multicast_targets}) for "
+            f"multicast=True, got {target}; use sm_90a, or multicast=False"
+        )
+    if not TARGETS[target].has_clusters:
+        raise ValueError(f"expected a target with clusters (sm_90 or later), got {target}")
+    if order not in BROADCAST_ORDERS:
+        raise ValueError(f"expected order of {', '.join(BROADCAST_ORDERS)}, got {order!r}")
+    if multicast and order != "cluster":
+        raise ValueError(
+            f"expected order='cluster' for multicast=True, got order={order!r}: a multicast "
+            "is shared by the CTAs of one cluster, so they must need the same tile; use "
+            "multicast=False for the rank-major order"
+        )
+    if not 2 <= cluster <= 8:
+        raise ValueError(
+            f"expected a cluster of 2 to 8 CTAs (the portable cluster sizes), got {cluster}"
+        )
+    if len(shape) != 2 or any(d < 1 for d in shape):
+        raise ValueError(f"expected a 2-D shape of positive extents, got {tuple(shape)}")
+    if len(tile) != 2 or any(not 1 <= d <= 256 for d in tile):
+        raise ValueError(
+            f"expected a 2-D tile of 1 to 256 elements per dim (a TMA box), got {tuple(tile)}"
+        )
+    bits = copy.bitwidth(element_type(dtype))
+    if bits is None or bits % 8:
+        raise ValueError(f"expected an element type of whole bytes, got {dtype}")
+    size = bits // 8
+    if tile[1] * size % 16:
+        raise ValueError(
+            f"expected tile rows of a multiple of 16 bytes (a TMA box row), got {tile[1]} "
+            f"{dtype} ({tile[1] * size} bytes); use {-(-tile[1] * size // 16) * 16 // size} "
+            "columns"
+        )
+    if shape[1] * size % 16:
+        raise ValueError(
+            f"expected rows of x and y of a multiple of 16 bytes (TMA strides, rule TR19), got "
+            f"{shape[1]} {dtype} ({shape[1] * size} bytes); pad the columns to "
+            f"{-(-shape[1] * size // 16) * 16 // size}"
+        )
+    if multicast:
+        share = tile[0] // cluster
+        if tile[0] % cluster:
+            raise ValueError(
+                f"expected tile rows divisible by the cluster ({cluster}) for multicast=True "
+                f"(each CTA loads 1/{cluster} of the rows), got {tile[0]}; use "
+                f"{-(-tile[0] // cluster) * cluster} rows"
+            )
+        if share * tile[1] * size % copy.smem_alignment(16):
+            raise ValueError(
+                f"expected each CTA's share of the tile ({share}x{tile[1]} {dtype}) to be a "
+                f"multiple of {copy.smem_alignment(16)} bytes (TMA's SMEM alignment), got "
+                f"{share * tile[1] * size} bytes; use more tile rows or columns"
+            )
+    slot = (copy.smem_bytes(tile, element_type(dtype), 16), copy.smem_alignment(16))
+    barrier = (copy.BARRIER_BYTES, copy.BARRIER_BYTES)
+    needed = copy.block_smem_bytes(copy.smem_footprint([slot, barrier]))
+    budget = TARGETS[target].max_smem_bytes
+    if needed > budget:
+        raise ValueError(
+            f"expected a tile that fits the {budget} bytes of SMEM a block can use on "
+            f"{target}, got a {tuple(tile)} {dtype} tile ({needed} bytes with its barrier); "
+            "use a smaller tile"
+        )
+
+
+def broadcast_copy(
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int] = (64, 256),
+    *,
+    cluster: int = 2,
+    multicast: bool = True,
+    order: str = "cluster",
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`y[r] = x` for r < `cluster`: x (M, N) -> y (cluster, M, N), as
+    `x.expand(cluster, M, N).contiguous()`. Every tile of x is needed by `cluster` CTAs, each
+    writing its own copy of it (rank r writes y[r]); launch on `broadcast_grid(shape, tile,
+    cluster)` with clusters of (`cluster`, 1, 1).
+
+    With `order="cluster"` the CTAs that need a tile form one cluster (block x = tile column
+    x cluster + rank). With `multicast`, each of them loads 1/cluster of the tile's rows with
+    .multicast::cluster, so that every CTA receives the whole tile and x is read once; without,
+    each CTA loads the whole tile itself (the unicast twin: same kernel, cluster and grid).
+    `order="rank_major"` (unicast only) gives the same grid another order: block (bx, by) is
+    number `by * grid_x + bx` of the launch, and the rank is that number over the tile count,
+    so the CTAs that need the same tile are a whole x apart in launch order (no L2 reuse when
+    x is larger than L2). Tails (M, N not multiples of the tile) are zero-filled on load and
+    clipped on store."""
+    _check_broadcast(shape, dtype, tile, cluster, multicast, order, target)
+    elt = element_type(dtype)
+    x_type = MemRefType(elt, list(shape))
+    y_type = MemRefType(elt, [cluster, *shape])
+    smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr())
+    tiles_n, tiles_m = grid(shape, tile)
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        c0 = _index(b, 0)
+        phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+        bx = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        by = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.Y))).result
+        if order == "cluster":
+            c = _index(b, cluster)
+            rank = b.insert(arith.RemUIOp(bx, c)).result
+            tile_col = b.insert(arith.DivUIOp(bx, c)).result
+            tile_row = by
+        else:
+            width = _index(b, cluster * tiles_n)
+            launched = b.insert(arith.AddiOp(b.insert(arith.MuliOp(by, width)).result, bx)).result
+            tiles = _index(b, tiles_m * tiles_n)
+            rank = b.insert(arith.DivUIOp(launched, tiles)).result
+            t = b.insert(arith.RemUIOp(launched, tiles)).result
+            tile_row = b.insert(arith.DivUIOp(t, _index(b, tiles_n))).result
+            tile_col = b.insert(arith.RemUIOp(t, _index(b, tiles_n))).result
+        row = b.insert(arith.MuliOp(tile_row, _index(b, tile[0]))).result
+        col = b.insert(arith.MuliOp(tile_col, _index(b, tile[1]))).result
+        buf = b.insert(copy.AllocSmemOp(smem)).result
+        bar = b.insert(copy.BarrierInitOp(1)).result
+        b.insert(
+            copy.AsyncCopyOp(
+                x,
+                buf,
+                src_indices=[row, col],
+                barrier=bar,
+                barrier_index=c0,
+                oob="zeros",
+                collective=[0] if multicast else None,
+            )
+        )
+        b.insert(copy.BarrierWaitOp(bar, c0, phase))
+        b.insert(copy.AsyncCopyOp(buf, y, dst_indices=[rank, row, col]))
+        b.insert(copy.CommitGroupOp("bulk"))
+        b.insert(copy.WaitGroupOp("bulk", 0))
+
+    name = "broadcast_multicast" if multicast else "broadcast_unicast"
+    if order != "cluster":
+        name += f"_{order}"
+    return _kernel(
+        name, [x_type, y_type], body, target=target, block=TMA_BLOCK, cluster=(cluster, 1, 1)
+    )
+
+
 def pipeline_stages_limit(tile: Sequence[int], dtype: str, target: str = "sm_90a") -> int:
     """The most ring slots `tma_copy_pipelined` can give `tile`s of `dtype` on `target`: the
     ring and its barriers must fit the block's SMEM (rule TR6, the verifier's layout) and one
