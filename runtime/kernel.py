@@ -45,12 +45,12 @@ def check_device(target: str, smem_bytes: int, facts: DeviceFacts) -> None:
         )
 
 
-@dataclass
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
 """The most blocks a grid has along x, y and z (a larger grid fails with
 CUDA_ERROR_INVALID_VALUE, seen on the H200 for grid y = 65536)."""
 
 
+@dataclass
 class Kernel:
     """One kernel of a compiled module, callable on arrays: `kernel(x, y, grid=(64, 64))`."""
 
