@@ -839,6 +839,7 @@ def ws_elementwise(
     stages: int | None = None,
     consumer_warps: int = 4,
     cache_hints: tuple[int | None, int | None] = (None, None),
+    maxnreg: tuple[int, int] | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """An elementwise map by a warp-specialized persistent kernel (launch it on
@@ -854,7 +855,10 @@ def ws_elementwise(
     product and a rounded sum (`mul.rn`, `add.rn`: never fused into an fma), as numpy
     computes it in f32. Any shape: edge tiles are
     zero-filled on load and clipped on store. `stages` defaults to the most that fit up to 4
-    (`ws_stages_limit`); `cache_hints` are the L2 policies of the loads and of the stores."""
+    (`ws_stages_limit`); `cache_hints` are the L2 policies of the loads and of the stores.
+    With `maxnreg` = (producer, consumer) register limits, the producer is a whole warpgroup
+    (4 warps, one of which issues) and each role sets its limit (`setmaxnreg`), as CUTLASS's
+    warp-specialized kernels do; `consumer_warps` must then be a multiple of 4."""
     if op not in ELEMENTWISE:
         raise ValueError(f"expected op to be one of {', '.join(ELEMENTWISE)}, got {op!r}")
     out_name = dtype if out_dtype is None else out_dtype
@@ -870,6 +874,12 @@ def ws_elementwise(
     stages = _ws_stages(stages, tile, [dtype] * inputs, [out_name], target)
     if not 1 <= consumer_warps <= 16:
         raise ValueError(f"expected 1 to 16 consumer warps, got {consumer_warps}")
+    producer_warps = 1 if maxnreg is None else copy.WARPGROUP_WARPS
+    if maxnreg is not None and consumer_warps % copy.WARPGROUP_WARPS:
+        raise ValueError(
+            f"expected a multiple of 4 consumer warps with maxnreg (setmaxnreg is per "
+            f"warpgroup), got {consumer_warps}"
+        )
     elt, out_elt = element_type(dtype), element_type(out_name)
     f32 = element_type("f32")
     gmem = MemRefType(elt, list(shape))
@@ -901,7 +911,7 @@ def ws_elementwise(
         out = b.insert(copy.AllocSmemOp(out_type)).result
         full = b.insert(copy.BarrierInitOp(stages, inputs)).result
         empty = b.insert(copy.BarrierInitOp(stages, consumer_warps)).result
-        ws = b.insert(copy.WarpSpecializeOp([1, consumer_warps]))
+        ws = b.insert(copy.WarpSpecializeOp([producer_warps, consumer_warps], maxnreg))
         _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, xs, rings, full,
                   empty, stages, cache_hints[0])
         cb = Builder(InsertPoint.at_end(ws.role_block(1)))
@@ -950,5 +960,5 @@ def ws_elementwise(
     arg_types: list[Attribute] = [gmem] * inputs + [out_gmem]
     if op == "axpb":
         arg_types += [f32, f32]
-    block = (1 + consumer_warps) * copy.WARP
+    block = (producer_warps + consumer_warps) * copy.WARP
     return _kernel(f"ws_{op}", arg_types, body, target=target, block=block)

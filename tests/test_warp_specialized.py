@@ -73,3 +73,17 @@ def test_ws_kernels_name_their_roles():
 def test_bad_parameters_say_what_was_expected(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_ws_elementwise_with_register_reallocation():
+    module = kernels.ws_elementwise("add", (513, 776), "bf16", consumer_warps=8, maxnreg=(40, 232))
+    ptx = ptx_of(module)  # nvJitLink assembles it: the cubin exists
+    assert ".reqntid 384, 1, 1" in ptx
+    # The even share of 384 threads is 168 registers: the producer gives, the consumers take.
+    assert "setmaxnreg.dec.sync.aligned.u32 40;" in ptx
+    assert "setmaxnreg.inc.sync.aligned.u32 232;" in ptx
+
+
+def test_register_reallocation_needs_consumer_warpgroups():
+    with pytest.raises(ValueError, match="multiple of 4 consumer warps"):
+        kernels.ws_elementwise("add", (256, 256), "f32", consumer_warps=6, maxnreg=(40, 232))

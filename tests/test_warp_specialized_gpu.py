@@ -95,3 +95,19 @@ def test_ws_elementwise(op, shape, dtype, out_dtype, stages, warps, blocks):
     else:
         program(x, z, grid=(blocks, 1))
         assert same_bits(z, x.astype(np.float32).astype(out_np))
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+def test_ws_elementwise_with_register_reallocation(dtype):
+    # A producer warpgroup gives registers (setmaxnreg.dec 40), two consumer warpgroups take
+    # them (setmaxnreg.inc 232): 128 * 40 + 256 * 232 <= 65536.
+    shape = (777, 1032)
+    module = kernels.ws_elementwise(
+        "add", shape, dtype, consumer_warps=8, maxnreg=(40, 232), target=TARGET
+    )
+    program = runtime.compile(module)
+    x = random(shape, dtype, seed("maxnreg", dtype, 0))
+    y = random(shape, dtype, seed("maxnreg", dtype, 1))
+    z = np.zeros_like(x)
+    program(x, y, z, grid=(5, 1))
+    assert same_bits(z, (x.astype(np.float32) + y.astype(np.float32)).astype(x.dtype))
