@@ -703,6 +703,7 @@ def triton_rows(
     opts: argparse.Namespace,
     configs: Sequence[tuple[int, ...]],
     sweep: bool,
+    note: str = "",
 ) -> tuple[int, ...] | None:
     """The Triton kernel of the case in each configuration (sweep rows, then the best in the
     main table; without `sweep`, the one row in the main table); returns the best configuration."""
@@ -743,6 +744,7 @@ def triton_rows(
             opts,
             peer=not sweep,
             sweep=sweep,
+            note=note,
         )
         if faster(row, best_row):
             best, best_row = config, row
@@ -772,6 +774,7 @@ def ws_rows(
     configs: Sequence[WsConfig],
     sweep: bool,
     limits: DeviceLimits,
+    note: str = "",
 ) -> WsConfig | None:
     """The copy-dialect ws kernel of the case in each configuration that fits (sweep rows,
     then the best in the main table; without `sweep`, the first that runs, in the main
@@ -825,6 +828,7 @@ def ws_rows(
             arrays.reset,
             opts,
             sweep=sweep,
+            note=note,
         )
         launch.release()
         if faster(row, best_row):
@@ -866,6 +870,7 @@ def run_case(
     torch_rows(results, arrays, opts)
     later = key in best_configs
     sweep = opts.sweep and not later
+    note = "the first shape's best configuration" if later and opts.sweep else ""
     if later:
         triton_best, ws_best = best_configs[key]
         triton_configs = [] if triton_best is None else [triton_best]
@@ -879,11 +884,11 @@ def run_case(
         ws_list = ws_configs(opts.sweep)
     triton_best = ws_best = None
     if triton_configs and not opts.skip_triton:
-        triton_best = triton_rows(results, arrays, opts, triton_configs, sweep)
+        triton_best = triton_rows(results, arrays, opts, triton_configs, sweep, note)
     elif not opts.skip_triton:
         results.add(Row(case, "Triton", "", None, "not run", None, "no configuration ran before"))
     if ws_list:
-        ws_best = ws_rows(results, arrays, opts, ws_list, sweep, limits)
+        ws_best = ws_rows(results, arrays, opts, ws_list, sweep, limits, note)
     elif ws_builder(case.op) is not None:
         results.add(
             Row(case, "copy-dialect ws", "", None, "not run", None, "no configuration ran before")
@@ -965,7 +970,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import torch
 
-    torch.empty(1, device="cuda")  # torch's context first: the runtime shares it
+    torch.empty(1, device=DEVICE)  # torch's context first: the runtime shares it
     limits = device_limits()
     found = conditions(limits)  # the clocks before the run
     results = Results()

@@ -235,3 +235,72 @@ def test_ulp_distance(bench):
             == 0
         )
         assert compute.ulp_distance(a, torch.full_like(a, float("nan"))) > 1000
+
+
+def test_the_whole_compute_run_on_the_cpu(bench, monkeypatch, capsys, tmp_path):
+    """bench_compute's main with the arrays on the CPU and the launches timed by the clock:
+    torch's forms, the references and the checks, the row a kernel that cannot launch gets
+    (no GPU here: the ws launches fail to find a driver), the report and the JSON."""
+    torch = pytest.importorskip("torch")
+    compute, common = bench["bench_compute"], bench["bench_common"]
+
+    def measure(fn, what, reps, *, timeout_s=10.0):
+        fn()
+        return 1e-3, reps
+
+    monkeypatch.setattr(compute, "DEVICE", "cpu")
+    monkeypatch.setattr(compute, "measure", measure)
+    monkeypatch.setattr(compute, "recover", lambda what: None)
+    monkeypatch.setattr(
+        compute,
+        "device_limits",
+        lambda: common.DeviceLimits("CPU", 2, common.H200_SMEM_PER_SM, 0),
+    )
+    monkeypatch.setattr(compute, "conditions", lambda limits: {"gpu": "CPU", "sms": 2})
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+    path = tmp_path / "rows.json"
+    argv = ["--no-sweep", "--skip-triton", "--shape", "64x256", "--odd-shape", "40x136"]
+    assert compute.main([*argv, "--json", str(path)]) == 1  # the ws rows failed
+    out = capsys.readouterr().out
+    dumped = json.loads(path.read_text())
+    rows = dumped["rows"]
+    torch_rows = [r for r in rows if r["kernel"] == "torch"]
+    assert len(torch_rows) == 2 * (3 + 3 * 3 + 1 + 2)  # two shapes; axpb has three forms
+    assert all(r["ok"] for r in torch_rows), [r for r in torch_rows if not r["ok"]]
+    assert {r["correct"] for r in torch_rows if r["case"]["op"] in ("add", "cast")} == {
+        "yes (bit-exact)"
+    }
+    peers = [r for r in torch_rows if r["peer"]]
+    assert len(peers) == 2 * (3 + 3 + 1 + 2)  # one torch peer per case
+    copies = [r for r in rows if r["kernel"] == "torch copy"]
+    assert {(r["case"]["dtype"], tuple(r["case"]["shape"])) for r in copies} == {
+        (d, s) for d in ("f32", "bf16", "f16") for s in ((64, 256), (40, 136))
+    }
+    ws = [r for r in rows if r["kernel"] == "copy-dialect ws" and r["case"]["op"] != "row_sum"]
+    large = [r for r in ws if r["case"]["shape"] == [64, 256]]
+    # Every default configuration of the 8 cases is run or skipped (SMEM); none launches.
+    skipped = sum(len(v) for k, v in dumped.get("skipped", {}).items() if "64x256" in k)
+    assert skipped == 1  # add f32: 2 inputs x 4 stages of 64x128 is over the SMEM
+    assert len(large) + skipped == 8 * len(compute.WS_DEFAULTS)
+    assert all(r["ok"] is False and r["correct"].startswith("error:") for r in large)
+    odd = [r for r in ws if r["case"]["shape"] == [40, 136]]
+    assert {(r["correct"], r["note"]) for r in odd} == {("not run", "no configuration ran before")}
+    # add reads and writes 3 x 4 bytes an element, the copy 2 x 4: 1.5 the copy's GB/s
+    assert "| add | f32 | 64x256 | torch | 0 | 1.500 | 1.000 | yes (bit-exact) |" in out
+
+
+def test_copy_tables_as_json(bench, tmp_path):
+    copy, common = bench["bench_copy"], bench["bench_common"]
+    table, sweep = copy.Table(), copy.Table()
+    table.add("torch copy", 1e-3, 4 * 10**9, "yes")  # 4000 GB/s: the ceiling
+    sweep.ceiling = table.ceiling
+    sweep.add("copy-dialect ws copy (a)", 1e-3, 3 * 10**9, "True")
+    sweep.add("copy-dialect ws copy (b)", None, 3 * 10**9, "error: E")
+    path = tmp_path / "copy.json"
+    common.write_json(path, {"reps": 20}, table.json("main") + sweep.json("sweep"))
+    rows = json.loads(path.read_text())["rows"]
+    assert [(r["table"], r["ratio_torch_copy"]) for r in rows] == [
+        ("main", 1.0),
+        ("sweep", 0.75),
+        ("sweep", None),
+    ]
