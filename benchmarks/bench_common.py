@@ -78,9 +78,12 @@ def measure(
 ) -> tuple[float, int]:
     """One launch of `fn` waited for under the hang guard (the caller checks its result after
     this returns), then `timed`: (median seconds, reps used). A slow kernel gets fewer reps
-    (at least 3) so that one row costs about `row_budget_s`."""
+    (at least 3) so that one row costs about `row_budget_s`, judged by a second launch (the
+    first may include a JIT compile, as Triton's does)."""
     import torch
 
+    fn()
+    settle(what, timeout_s)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
     fn()
