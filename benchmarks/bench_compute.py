@@ -25,7 +25,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -53,10 +53,12 @@ AXPB_A, AXPB_B = 1.5, 0.25
 ROW_SUM_RTOL = 1e-5
 """A row sum is right when |s - s64| <= ROW_SUM_RTOL * sum(|x|) of its row (s64: in float64)."""
 
-WS_TILES = ((64, 128), (128, 128), (64, 64))
+WS_TILES = ((64, 128), (128, 128), (64, 64), (64, 256))
 WS_STAGES = (2, 4, 6)
 WS_CONSUMER_WARPS = (4, 8)
 WS_BLOCKS_PER_SM = (1, 2)
+WS_HINTS = ("loads evict-first", "loads and stores evict-first")
+"""L2 policies tried on the sweep's best configuration (where the builder takes cache_hints)."""
 WS_DEFAULTS = (((64, 128), 4, 4, 1), ((64, 128), 2, 4, 1), ((64, 64), 4, 4, 1))
 """--no-sweep: the first of these that fits the SMEM."""
 TRITON_ELEMENTWISE = ((1024, 4), (2048, 4), (4096, 4), (4096, 8), (8192, 8))
@@ -249,7 +251,8 @@ METHOD = (
     "in f32 (row sums: BLOCK_M rows per program, a BLOCK_N-wide f32 accumulator), the best of the "
     "configurations in the sweep table. copy-dialect ws: kernels.ws_elementwise on "
     "ws_grid(SMs, blocks per SM), every configuration that fits the SMEM in the sweep table "
-    "(blocks per SM 2 only where two blocks' SMEM fits one SM). The odd shape runs the large "
+    "(blocks per SM 2 only where two blocks' SMEM fits one SM), then the best of them again "
+    "with evict-first L2 policies (loads; loads and stores). The odd shape runs the large "
     "shape's best Triton and ws configurations."
 )
 
@@ -310,13 +313,26 @@ class WsConfig:
     stages: int
     consumer_warps: int
     blocks_per_sm: int
+    hints: str = ""
+    """"" (the default policy) or one of WS_HINTS."""
 
     @property
     def text(self) -> str:
-        return (
+        text = (
             f"{self.tile[0]}x{self.tile[1]}, {self.stages} stages, {self.consumer_warps} consumer "
             f"warps, {self.blocks_per_sm}/SM"
         )
+        return f"{text}, {self.hints}" if self.hints else text
+
+    def cache_hints(self) -> tuple[int | None, int | None]:
+        from copy_dialect import kernels
+
+        first = kernels.EVICT_FIRST
+        return {
+            "": (None, None),
+            "loads evict-first": (first, None),
+            "loads and stores evict-first": (first, first),
+        }[self.hints]
 
 
 def ws_configs(sweep: bool) -> list[WsConfig]:
@@ -351,6 +367,8 @@ def build_ws(case: Case, config: WsConfig) -> Any:
     if builder is None:
         raise LookupError(f"copy_dialect.kernels has no builder for {case.op}")
     kwargs: dict[str, Any] = {"stages": config.stages, "consumer_warps": config.consumer_warps}
+    if config.hints:
+        kwargs["cache_hints"] = config.cache_hints()
     if case.op == "row_sum":
         taken = inspect.signature(builder).parameters
         kwargs = {k: v for k, v in kwargs.items() if k in taken}
@@ -358,6 +376,11 @@ def build_ws(case: Case, config: WsConfig) -> Any:
     if case.op == "cast":
         kwargs["out_dtype"] = case.out
     return builder(case.op, case.shape, case.dtype, config.tile, **kwargs)
+
+
+def takes_cache_hints(op: str) -> bool:
+    builder = ws_builder(op)
+    return builder is not None and "cache_hints" in inspect.signature(builder).parameters
 
 
 def smem_error(exc: Exception) -> bool:
@@ -791,7 +814,15 @@ def ws_rows(
     skipped = results.skipped.setdefault(case, [])
     best: WsConfig | None = None
     best_row: Row | None = None
-    for config in configs:
+    queue = list(configs)
+    hinted = not sweep or not takes_cache_hints(case.op)
+    while queue or not hinted:
+        if not queue:
+            # The sweep's best configuration again under each L2 policy.
+            hinted = True
+            queue = [] if best is None else [replace(best, hints=h) for h in WS_HINTS]
+            continue
+        config = queue.pop(0)
         args = arrays.kernel_args()
         try:
             program, why = compiled_ws(case, config, limits.smem_per_sm)

@@ -336,12 +336,15 @@ def copy_dialect_rows(table: Table, reps: int, x, y, sms: int, only_reduce: bool
     )
 
 
-WS_COPY_TILES = ((64, 128), (128, 128))
+WS_COPY_TILES = ((64, 128), (128, 128), (64, 256))
+"""64x256 besides the issue's two: the one-tile-per-block copy's best tile."""
 WS_COPY_STAGES = (2, 3, 4, 6)
 """3 besides the 2/4/6 of the issue: the one ring of 64x128 tiles with two stores in flight
 whose SMEM lets two blocks share an SM."""
 WS_COPY_IN_FLIGHT = (1, 2)
 WS_COPY_BLOCKS_PER_SM = (1, 2)
+WS_COPY_HINTS = ("loads evict-first", "loads and stores evict-first")
+"""L2 policies tried on the sweep's best configuration."""
 
 
 def ws_copy_configs() -> list[tuple[tuple[int, int], int, int, int]]:
@@ -358,40 +361,49 @@ def ws_copy_configs() -> list[tuple[tuple[int, int], int, int, int]]:
 
 
 def ws_copy_rows(table: Table, sweep: Table, reps: int, x, y, sms: int, smem_per_sm: int):
-    """`kernels.ws_copy` in each configuration that fits (the sweep table), the best one in the
-    main table. Configurations whose SMEM does not fit (one block, or two per SM) are listed
-    under the sweep table, not run."""
+    """`kernels.ws_copy` in each configuration that fits (the sweep table), then the best one
+    under each of WS_COPY_HINTS; the best of all in the main table. Configurations whose SMEM
+    does not fit (one block, or two per SM) are listed under the sweep table, not run."""
+    import inspect
+
     import torch
 
     from copy_dialect import kernels
     from copy_tools import runtime
 
-    best: tuple[float, str] | None = None
-    skipped: list[str] = []
-    for tile, stages, in_flight, per_sm in ws_copy_configs():
+    policies = {
+        "": (None, None),
+        "loads evict-first": (kernels.EVICT_FIRST, None),
+        "loads and stores evict-first": (kernels.EVICT_FIRST, kernels.EVICT_FIRST),
+    }
+
+    def run(tile, stages: int, in_flight: int, per_sm: int, hints: str = "") -> float | None:
         config = (
             f"{tile[0]}x{tile[1]}, {stages} stages, {in_flight} in flight, "
-            f"{per_sm * sms} blocks"
+            f"{per_sm * sms} blocks{', ' + hints if hints else ''}"
         )
         name = f"copy-dialect ws copy ({config})"
+        extra = {"cache_hints": policies[hints]} if hints else {}
         try:
-            module = kernels.ws_copy((M, N), "f32", tile, stages=stages, in_flight=in_flight)
+            module = kernels.ws_copy(
+                (M, N), "f32", tile, stages=stages, in_flight=in_flight, **extra
+            )
         except Exception as exc:  # TR6: the ring does not fit one block's SMEM
             if "TR6" in (getattr(exc, "rules", ()) or ()) or "SMEM" in str(exc):
-                skipped.append(f"{config} (over the block's SMEM)")
-                continue
+                sweep.skipped.append(f"{config} (over the block's SMEM)")
+                return None
             sweep.add(name, None, 2 * NBYTES, f"error: {type(exc).__name__}: {str(exc)[:120]}")
-            continue
+            return None
         try:
             program = runtime.compile(module)
             smem = program.kernel().abi.smem_bytes
             if not fits_per_sm(smem, per_sm, smem_per_sm):
-                skipped.append(f"{config} ({per_sm} blocks of {smem} B SMEM per SM)")
-                continue
+                sweep.skipped.append(f"{config} ({per_sm} blocks of {smem} B SMEM per SM)")
+                return None
             launch = program.kernel().prepare(x, y, grid=kernels.ws_grid(sms, per_sm))
         except Exception as exc:  # a row that cannot run is reported, not fatal
             sweep.add(name, None, 2 * NBYTES, f"error: {type(exc).__name__}: {str(exc)[:120]}")
-            continue
+            return None
         y.fill_(float("nan"))
         try:
             t, used = measure(launch, name, reps)
@@ -400,13 +412,22 @@ def ws_copy_rows(table: Table, sweep: Table, reps: int, x, y, sms: int, smem_per
         except Exception as exc:
             recover(name)
             sweep.add(name, None, 2 * NBYTES, f"error: {type(exc).__name__}: {str(exc)[:120]}")
-            continue
+            return None
         correct = bool(torch.equal(x, y))
         launch.release()
         sweep.add(name, t, 2 * NBYTES, str(correct), "" if used == reps else f"{used} reps")
+        nonlocal best
         if correct and (best is None or t < best[0]):
-            best = (t, config)
-    sweep.skipped = skipped
+            best = (t, config, (tile, stages, in_flight, per_sm))
+        return t
+
+    best: tuple[float, str, tuple] | None = None
+    for tile, stages, in_flight, per_sm in ws_copy_configs():
+        run(tile, stages, in_flight, per_sm)
+    if best is not None and "cache_hints" in inspect.signature(kernels.ws_copy).parameters:
+        fastest = best[2]
+        for hints in WS_COPY_HINTS:
+            run(*fastest, hints=hints)
     table.add(
         "copy-dialect ws copy",
         None if best is None else best[0],

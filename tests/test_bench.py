@@ -213,7 +213,7 @@ def test_ws_copy_sweep(bench):
     copy = bench["bench_copy"]
     configs = copy.ws_copy_configs()
     assert all(in_flight < stages for _, stages, in_flight, _ in configs)
-    assert {c[0] for c in configs} == {(64, 128), (128, 128)}
+    assert {c[0] for c in configs} == {(64, 128), (128, 128), (64, 256)}
     assert {c[3] for c in configs} == {1, 2}
     assert ((64, 128), 2, 2, 1) not in configs
 
