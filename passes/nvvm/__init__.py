@@ -72,7 +72,6 @@ from passes.nvvm.cp_async import (
     LoadCacheModifierAttr,
 )
 from passes.nvvm.mapa import MapaSharedClusterOp
-from passes.nvvm.shfl import ShflKind, ShflKindAttr, ShflOp
 from passes.nvvm.mbarrier import (
     MBarrierArriveExpectTxSharedOp,
     MBarrierArriveSharedOp,
@@ -80,6 +79,7 @@ from passes.nvvm.mbarrier import (
     MBarrierTestWaitParitySharedOp,
     MBarrierTryWaitParitySharedOp,
 )
+from passes.nvvm.shfl import ShflKind, ShflKindAttr, ShflOp
 from passes.nvvm.sreg import (
     SREGS,
     BlockDimXOp,
