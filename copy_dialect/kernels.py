@@ -1018,16 +1018,17 @@ def _check_row_sum(
     shape: Sequence[int],
     dtype: str,
     tile: Sequence[int],
-    stages: int,
+    stages: int | None,
     consumer_warps: int,
     target: str,
-) -> None:
-    """A ValueError (expected, got, fix) for a `ws_row_sum` the kernel cannot be."""
+) -> int:
+    """The stages of a `ws_row_sum` (`_ws_stages`), or a ValueError (expected, got, fix)
+    for one the kernel cannot be."""
     if dtype not in FLOAT_TYPES:
         raise ValueError(
             f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {dtype!r}"
         )
-    _check_ws(shape, tile, stages, [dtype], target)
+    _check_ws(shape, tile, 1 if stages is None else stages, [dtype], target)
     if not 1 <= consumer_warps <= 16:
         raise ValueError(f"expected 1 to 16 consumer warps, got {consumer_warps}")
     size = copy.bitwidth(element_type(dtype)) // 8
@@ -1057,21 +1058,7 @@ def _check_row_sum(
             f"128-byte aligned), got {tuple(tile)} x {dtype} = {slot} bytes; use an even "
             "tile[0] or a tile[1] that is a multiple of 64"
         )
-
-    def footprint(n: int) -> int:
-        ring = (n * slot, copy.smem_alignment(16))
-        barriers = (copy.BARRIER_BYTES * n, copy.BARRIER_BYTES)
-        return copy.block_smem_bytes(copy.smem_footprint([ring, barriers, barriers]))
-
-    budget = TARGETS[target].max_smem_bytes
-    if footprint(stages) > budget:
-        fits = max((n for n in range(1, stages) if footprint(n) <= budget), default=0)
-        fix = f"use stages={fits} or fewer, or a smaller tile" if fits else "use a smaller tile"
-        raise ValueError(
-            f"expected the ring of {stages} slots of {tuple(tile)} {dtype} tiles and its "
-            f"barriers to fit the {budget} bytes of SMEM a block can use on {target}, got "
-            f"{footprint(stages)} bytes; {fix}"
-        )
+    return _ws_stages(stages, tile, [dtype], [], target)
 
 
 def ws_row_sum(
@@ -1079,7 +1066,7 @@ def ws_row_sum(
     dtype: str = "f32",
     tile: Sequence[int] = (64, 128),
     *,
-    stages: int = 4,
+    stages: int | None = None,
     consumer_warps: int = 4,
     target: str = "sm_90a",
 ) -> ModuleOp:
@@ -1104,8 +1091,9 @@ def ws_row_sum(
     exact sum (the recursive-summation bound for that depth).
 
     Any M, N with rows of a multiple of 16 bytes (TMA's row stride); out-of-bounds tiles are
-    zero-filled by TMA (a zero adds nothing). `tile[1]` must be a multiple of 32."""
-    _check_row_sum(shape, dtype, tile, stages, consumer_warps, target)
+    zero-filled by TMA (a zero adds nothing). `tile[1]` must be a multiple of 32. `stages`
+    defaults to the most that fit up to 4 (`ws_stages_limit`)."""
+    stages = _check_row_sum(shape, dtype, tile, stages, consumer_warps, target)
     elt = element_type(dtype)
     f32 = element_type("f32")
     gmem = MemRefType(elt, list(shape))

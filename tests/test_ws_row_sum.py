@@ -85,7 +85,7 @@ def test_kernel_structure(case, compiled):
         ({"stages": 0}, r"expected 1 to 32 stages, got stages=0"),
         ({"tile": (256, 128), "stages": 1, "consumer_warps": 2}, r"at most 64 tile rows per"),
         ({"tile": (125, 32), "dtype": "bf16"}, r"multiple of 128 bytes .* 8000 bytes"),
-        ({"tile": (128, 128), "stages": 4}, r"fit the 232448 bytes .* use stages=3 or fewer"),
+        ({"tile": (128, 128), "stages": 4}, r"at most 3 stages .* use stages=3 or fewer"),
         ({"tile": (256, 256), "stages": 1, "consumer_warps": 16}, r"use a smaller tile$"),
         ({"target": "sm_80"}, r"expected a target with TMA"),
         ({"shape": (0, 64)}, r"expected a 2-D shape of positive extents"),
@@ -103,6 +103,16 @@ def test_stage_limit_in_the_message_fits():
     with pytest.raises(ValueError, match="use stages=3 or fewer"):
         kernels.ws_row_sum((256, 256), tile=(128, 128), stages=4)
     kernels.ws_row_sum((256, 256), tile=(128, 128), stages=3)
+
+
+@pytest.mark.parametrize(
+    ("tile", "dtype", "stages"),
+    [((64, 128), "f32", 4), ((125, 128), "f32", 3), ((256, 256), "bf16", 1)],
+)
+def test_stages_default_to_what_fits(tile, dtype, stages):
+    module = kernels.ws_row_sum((1024, 1024), dtype, tile, consumer_warps=8)
+    full = next(op for op in module.walk() if isinstance(op, copy.BarrierInitOp))
+    assert full.result.type.count.data == stages == min(4, kernels.ws_stages_limit(tile, [dtype]))
 
 
 def busiest_block_rows(rows: int, blocks: int, h: int) -> int:
