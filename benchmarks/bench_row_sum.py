@@ -42,19 +42,20 @@ def timed(fn: Callable[[], object], reps: int) -> float:
     return statistics.median(times)
 
 
-def variants(rows: int, sms: int) -> list[tuple[tuple[int, int], int, int]]:
-    """(tile, stages, consumer warps) of the copy-dialect rows."""
+def variants(rows: int, sms: int) -> list[tuple[tuple[int, int], int, int, bool]]:
+    """(tile, stages, consumer warps, L2 evict-first loads) of the copy-dialect rows."""
     from copy_dialect import kernels
 
     balanced = kernels.balanced_band_rows(rows, sms)
     return [
-        ((64, 128), 4, 4),
-        ((128, 128), 3, 4),
-        ((balanced, 128), 3, 4),
-        ((balanced, 64), 6, 4),
-        ((balanced, 128), 3, 8),
-        ((25, 256), 6, 4),
-        ((32, 256), 6, 4),
+        ((64, 128), 4, 4, False),
+        ((128, 128), 3, 4, False),
+        ((balanced, 128), 3, 4, False),
+        ((balanced, 128), 3, 4, True),
+        ((balanced, 64), 6, 4, False),
+        ((balanced, 128), 3, 8, False),
+        ((25, 256), 6, 4, False),
+        ((32, 256), 6, 4, False),
     ]
 
 
@@ -93,13 +94,17 @@ def main() -> int:
     y.zero_()
     t = timed(lambda: torch.sum(x, dim=1, out=y), args.reps)
     add("torch x.sum(dim=1)", t, correct(), "float32")
-    for tile, stages, warps in variants(m, sms):
+    for tile, stages, warps, evict_first in variants(m, sms):
         name = f"copy-dialect ws_row_sum {tile[0]}x{tile[1]}, {stages} stages, {warps} warps"
+        name += ", evict-first loads" if evict_first else ""
         bands = ceil(m / tile[0])
         busiest = ceil(bands / sms) * tile[0]
         note = f"{bands} bands on {sms} blocks, busiest block {busiest} rows"
         try:
-            module = kernels.ws_row_sum((m, n), "f32", tile, stages=stages, consumer_warps=warps)
+            hint = kernels.EVICT_FIRST if evict_first else None
+            module = kernels.ws_row_sum(
+                (m, n), "f32", tile, stages=stages, consumer_warps=warps, cache_hint=hint
+            )
             launch = runtime.compile(module).kernel().prepare(x, y, grid=kernels.ws_grid(sms))
         except Exception as exc:
             add(name, None, "failed", f"{type(exc).__name__}: {str(exc)[:200]}")

@@ -1068,6 +1068,7 @@ def ws_row_sum(
     *,
     stages: int | None = None,
     consumer_warps: int = 4,
+    cache_hint: int | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y[i] = sum_j x[i, j]` (x: (M, N) of f32, bf16 or f16; y: (M,) f32, accumulated in
@@ -1111,7 +1112,7 @@ def ws_row_sum(
         empty = b.insert(copy.BarrierInitOp(stages, warps)).result
         ws = b.insert(copy.WarpSpecializeOp([1, warps]))
         _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, [x], [ring], full,
-                  empty, stages)
+                  empty, stages, cache_hint)
         cb = Builder(InsertPoint.at_end(ws.role_block(1)))
         t = ws.role_block(1).args[0]
         warp = _bin(cb, arith.DivUIOp, t, copy.WARP)

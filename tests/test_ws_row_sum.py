@@ -156,3 +156,11 @@ def test_balanced_band_rows_multiple():
     assert ceil(ceil(16384 / h) / 132) * h == min(
         ceil(ceil(16384 / g) / 132) * g for g in range(4, 257, 4)
     )
+
+
+def test_cache_hint_reaches_the_loads():
+    hinted = kernels.ws_row_sum((256, 256), cache_hint=kernels.EVICT_FIRST)
+    plain = kernels.ws_row_sum((256, 256))
+    ptx = compile_module(hinted, make_context()).ptx
+    assert "L2::cache_hint" in ptx
+    assert "L2::cache_hint" not in compile_module(plain, make_context()).ptx
