@@ -87,6 +87,15 @@ class BarrierScope(StrEnum):
     CLUSTER = auto()
 
 
+class Issuer(StrEnum):
+    """Which of the threads that reach a `copy.barrier_arrive` arrive: every one, one lane
+    per warp (after the warp synchronizes), or the elected thread of the block or role."""
+
+    THREADS = auto()
+    WARPS = auto()
+    ELECTED = auto()
+
+
 class TmemShape(StrEnum):
     """tcgen05.ld/st data-movement shapes (lanes x bits)."""
 
@@ -151,6 +160,11 @@ class GroupKindAttr(EnumAttribute[GroupKind], SpacedOpaqueSyntaxAttribute):
 @irdl_attr_definition
 class BarrierScopeAttr(EnumAttribute[BarrierScope], SpacedOpaqueSyntaxAttribute):
     name = "copy.scope"
+
+
+@irdl_attr_definition
+class IssuerAttr(EnumAttribute[Issuer], SpacedOpaqueSyntaxAttribute):
+    name = "copy.issuer"
 
 
 @irdl_attr_definition

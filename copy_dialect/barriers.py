@@ -1,5 +1,5 @@
-"""mbarriers: `copy.barrier_init`, `copy.barrier_arrive`, `copy.barrier_arrive_expect_tx`
-and `copy.barrier_wait`."""
+"""mbarriers: `copy.barrier_init`, `copy.barrier_arrive`, `copy.barrier_arrive_expect_tx`,
+`copy.barrier_wait` and `copy.barrier_test`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import (
     I64,
     IndexType,
     IntegerAttr,
+    i1,
     i32,
     i64,
 )
@@ -32,9 +33,17 @@ from xdsl.irdl import (
     traits_def,
 )
 
-from copy_dialect.attributes import BarrierScope, BarrierScopeAttr, BarrierType, enum_attr
+from copy_dialect.attributes import (
+    BarrierScope,
+    BarrierScopeAttr,
+    BarrierType,
+    Issuer,
+    IssuerAttr,
+    enum_attr,
+)
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.roles import check_block_wide
 from copy_dialect.smem import SmemAllocation, check_kernel_smem
 from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import (
@@ -109,6 +118,7 @@ class BarrierInitOp(IRDLOperation):
                 f"{MAX_ARRIVALS - 1} arrivals",
             )
         self._verify_cluster_target()
+        check_block_wide(self, "barrier_init")
         check_kernel_smem(self)
 
     def _verify_cluster_target(self) -> None:
@@ -131,10 +141,13 @@ class BarrierInitOp(IRDLOperation):
 @copy_op_definition
 class BarrierArriveOp(IRDLOperation):
     """
-    Arrives on a barrier of the group (`mbarrier.arrive`), `count` times.
+    Arrives on a barrier of the group (`mbarrier.arrive`), `count` times, from each thread
+    that reaches it (`issuer threads`, the default), from one lane of each warp once the warp
+    has synchronized (`issuer warps`), or from the elected thread of the block or role only
+    (`issuer elected`): a phase completes after `arrivals` arrivals (copy.barrier_init).
 
     ```mlir
-    copy.barrier_arrive %bars[%i] : !copy.barrier<2>
+    copy.barrier_arrive %bars[%i] issuer warps : !copy.barrier<2>
     ```
     """
 
@@ -145,12 +158,13 @@ class BarrierArriveOp(IRDLOperation):
 
     count = opt_prop_def(IntegerAttr[I32])
     scope = opt_prop_def(BarrierScopeAttr)
+    issuer = opt_prop_def(IssuerAttr)
 
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
-        "$barrier (`[` $index^ `]`)? (`count` $count^)? (`scope` $scope^)? attr-dict "
-        "`:` type($barrier)"
+        "$barrier (`[` $index^ `]`)? (`count` $count^)? (`scope` $scope^)? "
+        "(`issuer` $issuer^)? attr-dict `:` type($barrier)"
     )
 
     def __init__(
@@ -160,14 +174,21 @@ class BarrierArriveOp(IRDLOperation):
         *,
         count: int | None = None,
         scope: BarrierScope | str | None = None,
+        issuer: Issuer | str | None = None,
     ):
         super().__init__(
             operands=[barrier, index],
             properties={
                 "count": None if count is None else IntegerAttr(count, i32),
                 "scope": enum_attr(BarrierScopeAttr, BarrierScope, scope),
+                "issuer": enum_attr(IssuerAttr, Issuer, issuer),
             },
         )
+
+    @property
+    def arriving(self) -> Issuer:
+        """Who arrives: each thread (the default), one lane per warp, or the elected one."""
+        return Issuer.THREADS if self.issuer is None else self.issuer.data
 
     def verify_(self) -> None:
         check_barrier_index(self.barrier, self.index)
@@ -257,10 +278,12 @@ class BarrierArriveExpectTxOp(IRDLOperation):
 class BarrierWaitOp(IRDLOperation):
     """
     Waits until the barrier's phase with the given parity has completed
-    (`mbarrier.try_wait.parity` on sm_90+, a `test_wait` loop before).
+    (`mbarrier.try_wait.parity` on sm_90+, a `test_wait` loop before). It blocks the threads
+    that execute it only. `suspend_hint` is try_wait's time limit in nanoseconds for one
+    suspended try (default 10,000,000, as CUTLASS), after which the thread tries again.
 
     ```mlir
-    copy.barrier_wait %bars[%i], %parity : !copy.barrier<2>
+    copy.barrier_wait %bars[%i], %parity suspend_hint 1000 : !copy.barrier<2>
     ```
     """
 
@@ -269,6 +292,77 @@ class BarrierWaitOp(IRDLOperation):
     barrier = operand_def(BarrierType)
     index = opt_operand_def(IndexType)
     parity = operand_def(I1)
+
+    suspend_hint = opt_prop_def(IntegerAttr[I32])
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+
+    assembly_format = (
+        "$barrier (`[` $index^ `]`)? `,` $parity (`suspend_hint` $suspend_hint^)? attr-dict "
+        "`:` type($barrier)"
+    )
+
+    def __init__(
+        self,
+        barrier: SSAValue | Operation,
+        index: SSAValue | Operation | None,
+        parity: SSAValue | Operation,
+        *,
+        suspend_hint: int | None = None,
+    ):
+        super().__init__(
+            operands=[barrier, index, parity],
+            properties={
+                "suspend_hint": None if suspend_hint is None else IntegerAttr(suspend_hint, i32)
+            },
+        )
+
+    def verify_(self) -> None:
+        check_barrier_index(*self.barrier_operands())
+        if self.suspend_hint is not None:
+            hint = self.suspend_hint.value.data
+            # rule: W13
+            if hint < 0:
+                raise Error(
+                    f"suspend_hint is a time in nanoseconds: expected 0 or more, got {hint}",
+                    note="drop suspend_hint for the default (10,000,000 ns)",
+                )
+            target = enclosing_target(self)
+            # rule: W13
+            if target is not None and not target.has_tma:
+                raise Error(
+                    f"suspend_hint needs mbarrier.try_wait (sm_90 or newer), but the target is "
+                    f"{target.name}",
+                    note=f"drop suspend_hint: on {target.name} a wait polls test_wait",
+                )
+
+    def barrier_operands(self) -> tuple[SSAValue, SSAValue | None]:
+        """The barrier group and the index in it (operands 0 and, of three, 1): what the
+        `barrier` and `index` accessors give, without decoding the operand segments."""
+        operands = self.operands
+        return operands[0], operands[1] if len(operands) == 3 else None
+
+
+
+@copy_op_definition
+class BarrierTestOp(IRDLOperation):
+    """
+    Tests, without blocking, whether the barrier's phase with the given parity has completed
+    (`mbarrier.test_wait.parity`): true once it has, and then the phase's copies have
+    landed for the thread that tested.
+
+    ```mlir
+    %ready = copy.barrier_test %bars[%i], %parity : !copy.barrier<2>
+    ```
+    """
+
+    name = "copy.barrier_test"
+
+    barrier = operand_def(BarrierType)
+    index = opt_operand_def(IndexType)
+    parity = operand_def(I1)
+
+    result = result_def(I1)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
@@ -280,17 +374,10 @@ class BarrierWaitOp(IRDLOperation):
         index: SSAValue | Operation | None,
         parity: SSAValue | Operation,
     ):
-        super().__init__(operands=[barrier, index, parity])
+        super().__init__(operands=[barrier, index, parity], result_types=[i1])
 
     def verify_(self) -> None:
-        check_barrier_index(*self.barrier_operands())
-
-    def barrier_operands(self) -> tuple[SSAValue, SSAValue | None]:
-        """The barrier group and the index in it (operands 0 and, of three, 1): what the
-        `barrier` and `index` accessors give, without decoding the operand segments."""
-        operands = self.operands
-        return operands[0], operands[1] if len(operands) == 3 else None
-
+        check_barrier_index(self.barrier, self.index)
 
 
 @dataclass

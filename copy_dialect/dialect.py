@@ -2,12 +2,13 @@
 The `copy` dialect: asynchronous GMEM/SMEM/TMEM copies on NVIDIA GPUs.
 
 TMA tile copies and reductions, cluster multicast and leader-tracked copies, cp.async,
-mbarriers, bulk groups and tcgen05 TMEM loads, stores and copies. Op names and semantics
-follow JAX's Mosaic GPU (`LaunchContext.async_copy`, Pallas `plgpu`) and MLIR's
-`nvgpu`/`nvvm` dialects; the verifiers encode the catalogue `rules.toml` (ids such as `C4`
-refer to it, each written in a `# rule:` comment at its check) so that what Mosaic GPU only
-checks while tracing, and what nobody checks before ptxas or the GPU fails, is rejected
-here, statically, with a note that says how to fix it.
+mbarriers, bulk groups, warp-specialized roles and named barriers, and tcgen05 TMEM loads,
+stores and copies. Op names and semantics follow JAX's Mosaic GPU
+(`LaunchContext.async_copy`, Pallas `plgpu`) and MLIR's `nvgpu`/`nvvm` dialects; the
+verifiers encode the catalogue `rules.toml` (ids such as `C4` refer to it, each written in a
+`# rule:` comment at its check) so that what Mosaic GPU only checks while tracing, and what
+nobody checks before ptxas or the GPU fails, is rejected here, statically, with a note that
+says how to fix it.
 
 Memory: a `memref` with no memory space is GMEM; `#copy.smem` (or the integer space 3)
 marks shared memory, `#copy.smem<swizzle = 128>` swizzled shared memory; `#copy.tmem`
@@ -37,6 +38,7 @@ from copy_dialect.attributes import (
     CacheModeAttr,
     GroupKindAttr,
     ImplementationAttr,
+    IssuerAttr,
     LeaderTrackedAttr,
     OOBModeAttr,
     ReductionKindAttr,
@@ -53,11 +55,13 @@ from copy_dialect.barriers import (
     BarrierArriveExpectTxOp,
     BarrierArriveOp,
     BarrierInitOp,
+    BarrierTestOp,
     BarrierWaitOp,
 )
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.prefetch import PrefetchOp
+from copy_dialect.roles import NamedBarrierArriveOp, NamedBarrierSyncOp, WarpSpecializeOp
 from copy_dialect.smem import AllocSmemOp, FenceAsyncSharedOp
 from copy_dialect.tmem import (
     SmemToTmemOp,
@@ -78,6 +82,10 @@ Copy = Dialect(
         BarrierArriveOp,
         BarrierArriveExpectTxOp,
         BarrierWaitOp,
+        BarrierTestOp,
+        WarpSpecializeOp,
+        NamedBarrierSyncOp,
+        NamedBarrierArriveOp,
         FenceAsyncSharedOp,
         AllocSmemOp,
         TmemAllocOp,
@@ -99,6 +107,7 @@ Copy = Dialect(
         CacheModeAttr,
         GroupKindAttr,
         BarrierScopeAttr,
+        IssuerAttr,
         TmemShapeAttr,
         TmemReduceAttr,
         TmemWaitKindAttr,

@@ -6,8 +6,8 @@ passes and the runtime share. Each is defined in the module of its family:
 
 - `attributes`: enums, attributes and types; `memory`: memory spaces and sizes;
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
-- `copies` (`tma`, `cp_async`), `prefetch`, `groups`, `barriers`, `smem`, `tmem`
-  (`tmem_access`): the ops;
+- `copies` (`tma`, `cp_async`), `prefetch`, `groups`, `barriers`, `roles` (who issues:
+  warp-specialized roles, named barriers), `smem`, `tmem` (`tmem_access`): the ops;
 - `dialect`: the `Copy` dialect (its docstring describes the dialect as a whole).
 """
 
@@ -23,6 +23,8 @@ from copy_dialect.attributes import (
     GroupKindAttr,
     Implementation,
     ImplementationAttr,
+    Issuer,
+    IssuerAttr,
     LeaderTrackedAttr,
     OOBMode,
     OOBModeAttr,
@@ -48,6 +50,7 @@ from copy_dialect.barriers import (
     BarrierArriveExpectTxOp,
     BarrierArriveOp,
     BarrierInitOp,
+    BarrierTestOp,
     BarrierWaitOp,
 )
 from copy_dialect.copies import AsyncCopyOp
@@ -76,6 +79,15 @@ from copy_dialect.memory import (
     swizzle_of,
 )
 from copy_dialect.prefetch import PrefetchOp
+from copy_dialect.roles import (
+    REGISTER_FILE,
+    WARP,
+    WARPGROUP_WARPS,
+    NamedBarrierArriveOp,
+    NamedBarrierSyncOp,
+    WarpSpecializeOp,
+    enclosing_role,
+)
 from copy_dialect.smem import (
     SMEM_ARENA_ALIGNMENT,
     AllocSmemOp,
@@ -100,14 +112,16 @@ from copy_dialect.verify_common import kernel_cluster_shape, module_target
 __all__ = [
     # ops
     "AsyncCopyOp", "PrefetchOp", "CommitGroupOp", "WaitGroupOp", "BarrierInitOp",
-    "BarrierArriveOp", "BarrierArriveExpectTxOp", "BarrierWaitOp", "FenceAsyncSharedOp",
+    "BarrierArriveOp", "BarrierArriveExpectTxOp", "BarrierWaitOp", "BarrierTestOp",
+    "WarpSpecializeOp", "NamedBarrierSyncOp", "NamedBarrierArriveOp", "FenceAsyncSharedOp",
     "AllocSmemOp", "TmemAllocOp", "TmemDeallocOp", "TmemLoadOp", "TmemStoreOp", "TmemWaitOp",
     "SmemToTmemOp", "Copy",
     # attributes, types and enums
     "TargetAttr", "SmemSpaceAttr", "TmemSpaceAttr", "LeaderTrackedAttr", "BarrierType",
     "Implementation", "ImplementationAttr", "ReductionKind", "ReductionKindAttr", "OOBMode",
     "OOBModeAttr", "CacheMode", "CacheModeAttr", "GroupKind", "GroupKindAttr", "BarrierScope",
-    "BarrierScopeAttr", "TmemShape", "TmemShapeAttr", "TmemReduce", "TmemReduceAttr",
+    "BarrierScopeAttr", "Issuer", "IssuerAttr", "TmemShape", "TmemShapeAttr", "TmemReduce",
+    "TmemReduceAttr",
     "TmemWaitKind", "TmemWaitKindAttr", "TmemCopyShape", "TmemCopyShapeAttr",
     "TmemCopyMulticast", "TmemCopyMulticastAttr", "SWIZZLES", "swizzle_period",
     # geometry and tensor maps
@@ -118,4 +132,6 @@ __all__ = [
     "smem_strides", "smem_alignment", "smem_footprint", "SMEM_ARENA_ALIGNMENT", "arena_layout",
     "block_smem_bytes", "kernel_cluster_shape", "module_target", "MAX_BARRIERS", "BARRIER_BYTES",
     "TMEM_COLUMNS", "TMEM_REGS_PER_NUM", "TMEM_COPY_BYTES", "tmem_columns",
+    # who issues
+    "enclosing_role", "WARP", "WARPGROUP_WARPS", "REGISTER_FILE",
 ]  # fmt: skip

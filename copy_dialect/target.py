@@ -65,6 +65,16 @@ class Target:
         return self.has_tma and self.suffix in ("a", "f") and self.sm in (90, 100, 103)
 
     @property
+    def has_setmaxnreg(self) -> bool:
+        """`setmaxnreg` (register reallocation between warpgroups): arch- and family-
+        specific targets from sm_90a on."""
+        return self.sm >= 90 and self.suffix in ("a", "f")
+
+    @property
+    def has_elect_sync(self) -> bool:
+        return self.sm >= 90
+
+    @property
     def has_tcgen05(self) -> bool:
         return self.sm in (100, 103) and self.suffix in ("a", "f")
 

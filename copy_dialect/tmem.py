@@ -44,6 +44,7 @@ from copy_dialect.memory import (
     static_strides,
     swizzle_of,
 )
+from copy_dialect.roles import check_block_wide
 from copy_dialect.smem import SmemAllocation, check_kernel_smem
 from copy_dialect.target import TCGEN05_TARGETS
 from copy_dialect.verification import copy_op_definition, per_run
@@ -167,6 +168,7 @@ class TmemAllocOp(IRDLOperation):
         super().__init__(result_types=[result_type])
 
     def verify_(self) -> None:
+        check_block_wide(self, "tmem_alloc (warp 0 allocates, then the block synchronizes)")
         assert isinstance(t := self.result.type, MemRefType)
         check_kernel_smem(self)
         # rule: J10
@@ -227,6 +229,7 @@ class TmemDeallocOp(IRDLOperation):
         super().__init__(operands=[tmem])
 
     def verify_(self) -> None:
+        check_block_wide(self, "tmem_dealloc (warp 0 allocates, then the block synchronizes)")
         assert isinstance(t := self.tmem.type, MemRefType)
         # rule: J10
         if memory_space(t) != TMEM or not isinstance(self.tmem.owner, TmemAllocOp):

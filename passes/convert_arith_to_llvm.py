@@ -140,6 +140,21 @@ class ConvertIntegerCast(RewritePattern):
         replace_with_casts(rewriter, op, ops, new.results)
 
 
+class ConvertFloatCast(RewritePattern):
+    """`arith.truncf` / `arith.extf` -> `llvm.fptrunc` / `llvm.fpext` (round to nearest even)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, arith.TruncFOp | arith.ExtFOp):
+            return
+        ops: list[Operation] = []
+        (value,) = lowered(op.operands, ops)
+        result_type = to_llvm_type(op.results[0].type)
+        cls = llvm.FPTruncOp if isinstance(op, arith.TruncFOp) else llvm.FPExtOp
+        new = cls(value, result_type)
+        ops.append(new)
+        replace_with_casts(rewriter, op, ops, new.results)
+
+
 def _icmp_predicate(name: str) -> IntegerAttr:
     return IntegerAttr(llvm.ICmpPredicateFlag(name).to_int(), 64)
 
@@ -159,5 +174,6 @@ class ConvertArithToLLVMPass(ModulePass):
                 ConvertCmpi(),  # arith.cmpi
                 ConvertSelect(),  # arith.select
                 ConvertIntegerCast(),  # arith.index_cast, extui, extsi, trunci
+                ConvertFloatCast(),  # arith.truncf, extf
             ],
         )

@@ -36,12 +36,14 @@ from passes.convert_copy_to_nvvm import ConvertCopyToNVVMPass
 from passes.convert_func_to_llvm import ConvertFuncToLLVMPass
 from passes.convert_gpu_to_nvvm import ConvertGpuToNVVMPass
 from passes.convert_memref_to_llvm import ConvertMemrefToLLVMPass
+from passes.convert_vector_to_llvm import ConvertVectorToLLVMPass
 from passes.rewrite import apply_patterns
 
 
 def lowering_passes(target: str = "", debug_guards: bool = False) -> list[ModulePass]:
     return [
         ConvertCopyToNVVMPass(target=target, debug_guards=debug_guards),
+        ConvertVectorToLLVMPass(),
         _ConvertScfToCf(),
         ConvertMemrefToLLVMPass(),
         ConvertGpuToNVVMPass(),
