@@ -5,7 +5,8 @@ the same error for a pattern that raises.
 The reference is xDSL's own walker, put in the place of `apply_patterns` in every module
 that uses it; both lowerings of each module are printed and compared. The modules: every
 example for every target it verifies for, with and without debug guards; the builders of
-copy_dialect.kernels (rings of 1 to 4 slots: scf.for, whose lowering is recursive); and the
+copy_dialect.kernels (rings of 1 to 4 slots: scf.for, whose lowering is recursive; the
+warp-specialized kernels: roles, shuffles, vector loads); and the
 first kernels of the compile fuzz (tests/test_compile_fuzz.py) that verify.
 """
 
@@ -99,6 +100,12 @@ def modules() -> Iterator[tuple[str, str, str | None, bool]]:
         "tma_copy swizzle=128": lambda: kernels.tma_copy((512, 512), "f32", (64, 32), swizzle=128),
         "cp_async_copy": lambda: kernels.cp_async_copy((1024, 1024), "f32"),
         "multicast_copy": lambda: kernels.multicast_copy((1024, 1024), "f32"),
+        "broadcast_copy": lambda: kernels.broadcast_copy((1024, 1024), "f32"),
+        "ws_copy": lambda: kernels.ws_copy((1000, 1000), "f32", stages=2, in_flight=1),
+        "ws_elementwise cast": lambda: kernels.ws_elementwise(
+            "cast", (513, 776), "f32", out_dtype="bf16", consumer_warps=4
+        ),
+        "ws_row_sum": lambda: kernels.ws_row_sum((1024, 1024), "f32", (64, 128), consumer_warps=8),
         **{
             f"tma_copy_pipelined stages={n}": (
                 lambda n=n: kernels.tma_copy_pipelined((1024, 1024), "f32", (64, 64), stages=n)
