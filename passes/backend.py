@@ -78,8 +78,7 @@ def _codegen_options(target: str) -> tuple[str, str]:
 
 def compile_ptx(llvm_ir: str, target: str, *, opt_level: int = 3) -> str:
     """PTX for `target` from LLVM IR text: parse, verify, optimize (O3), emit, in the worker."""
-    ptx, _ = _request(llvm_ir, target, opt_level, cubin=False)
-    return ptx
+    return _request(llvm_ir, target, opt_level)
 
 
 def compile_ptx_and_cubin(
@@ -88,25 +87,79 @@ def compile_ptx_and_cubin(
     """`compile_ptx` (O3), then `compile_cubin` of its PTX, both in the worker: the same PTX,
     cubin and errors as the two calls, with one round trip. `timings`, when given, receives
     the seconds each step took in the worker (for benchmarks/bench_compile.py)."""
-    ptx, cubin = _request(llvm_ir, target, 3, cubin=True, timings=timings)
-    if cubin is None:  # nvJitLink could not be loaded in the worker: its error, from here
-        cubin = compile_cubin(ptx, target)
-    return ptx, cubin
+    return submit_ptx_and_cubin(llvm_ir, target, timings=timings).result()
 
 
-def _request(
-    llvm_ir: str,
-    target: str,
-    opt_level: int,
-    *,
-    cubin: bool,
-    timings: dict[str, float] | None = None,
-) -> tuple[str, bytes | None]:
+def submit_ptx_and_cubin(
+    llvm_ir: str, target: str, *, timings: dict[str, float] | None = None
+) -> PendingCompile:
+    """`compile_ptx_and_cubin`, sent to the worker now and read back by `.result()`: the
+    caller works meanwhile, in this thread (a thread that sent the request instead would
+    wait for the interpreter's lock, up to its 5 ms switch interval, while the caller
+    computes). The worker serves no other request until `.result()` or `.discard()`."""
+    return PendingCompile(llvm_ir, target, timings)
+
+
+class PendingCompile:
+    """A compile_ptx_and_cubin request the worker is working on."""
+
+    def __init__(self, llvm_ir: str, target: str, timings: dict[str, float] | None):
+        cpu, features = _codegen_options(target)
+        self.target = target
+        self.timings = timings
+        request = {"ir": llvm_ir, "cpu": cpu, "features": features, "opt": 3, "cubin": True}
+        _lock.acquire()
+        self.open = True
+        try:
+            self.worker = _current_worker()
+            self.log_start = self.worker.send(request, target)
+        except BaseException:
+            self._close()
+            raise
+
+    def result(self) -> tuple[str, bytes]:
+        """The PTX and the cubin (or the backend's error)."""
+        assert self.open, "the reply was read already"
+        try:
+            reply = self.worker.receive(self.log_start, self.target)
+        finally:
+            self._close()
+        ptx, cubin = _finish(reply, self.target, self.timings)
+        if cubin is None:  # nvJitLink could not be loaded in the worker: its error, from here
+            cubin = compile_cubin(ptx, self.target)
+        return ptx, cubin
+
+    def discard(self) -> None:
+        """Waits for the reply and drops it, errors included (the caller has its own)."""
+        if not self.open:
+            return
+        try:
+            self.worker.receive(self.log_start, self.target)
+        except Exception:
+            pass
+        finally:
+            self._close()
+
+    def _close(self) -> None:
+        if self.open:
+            self.open = False
+            _lock.release()
+
+
+def _request(llvm_ir: str, target: str, opt_level: int) -> str:
     cpu, features = _codegen_options(target)
-    request = {"ir": llvm_ir, "cpu": cpu, "features": features, "opt": opt_level, "cubin": cubin}
+    request = {"ir": llvm_ir, "cpu": cpu, "features": features, "opt": opt_level, "cubin": False}
     with _lock:
         worker = _current_worker()
-        reply = worker.request(request, target)
+        reply = worker.receive(worker.send(request, target), target)
+    ptx, _ = _finish(reply, target, None)
+    return ptx
+
+
+def _finish(
+    reply: dict[str, Any], target: str, timings: dict[str, float] | None
+) -> tuple[str, bytes | None]:
+    """The PTX and cubin of a reply, or its error."""
     if timings is not None:
         timings.update(reply.get("times", {}))
     if not reply["ok"]:
@@ -193,14 +246,25 @@ class _Worker:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def request(self, request: dict[str, Any], target: str) -> dict[str, Any]:
+    def send(self, request: dict[str, Any], target: str) -> int:
+        """Sends a request; returns where the worker's log stood (for `receive`)."""
         assert self.process.stdin is not None
-        assert self.process.stdout is not None
         log_start = os.fstat(self.log.fileno()).st_size
         try:
             _write_frame(self.process.stdin, request)
-            reply = _read_frame(self.process.stdout.fileno(), time.monotonic() + WORKER_TIMEOUT_S)
-        except (BrokenPipeError, EOFError):
+        except BrokenPipeError:
+            raise self._death(log_start, target) from None
+        except BaseException:  # KeyboardInterrupt: a partial frame would confuse the worker
+            self.kill()
+            raise
+        return log_start
+
+    def receive(self, log_start: int, target: str) -> dict[str, Any]:
+        """The reply to the request sent last."""
+        assert self.process.stdout is not None
+        try:
+            return _read_frame(self.process.stdout.fileno(), time.monotonic() + WORKER_TIMEOUT_S)
+        except EOFError:
             raise self._death(log_start, target) from None
         except TimeoutError:
             self.kill()
@@ -211,7 +275,6 @@ class _Worker:
         except BaseException:  # KeyboardInterrupt: the reply would answer the next request
             self.kill()
             raise
-        return reply
 
     def _death(self, log_start: int, target: str) -> BackendError:
         """The error for a worker that died: LLVM's message from its stderr."""

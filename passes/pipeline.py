@@ -9,7 +9,6 @@ LLVM fatal error cannot end the caller) and nvJitLink assemble the cubin.
 from __future__ import annotations
 
 import gc
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -120,11 +119,14 @@ def compile_lowered(module: builtin.ModuleOp, target: str) -> Compiled:
     except Exception:
         verify_module(module)
         raise
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(backend.compile_ptx_and_cubin, llvm_ir, target)
+    pending = backend.submit_ptx_and_cubin(llvm_ir, target)
+    try:
         verify_module(module)
         abi = kernel_abis(module, target)
-        ptx, cubin = pending.result()
+    except BaseException:
+        pending.discard()
+        raise
+    ptx, cubin = pending.result()
     return Compiled(target, llvm_ir, ptx, cubin, abi)
 
 
