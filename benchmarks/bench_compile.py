@@ -11,10 +11,13 @@ median of N timed runs (parse + verify + lower + translate + PTX + cubin). Each 
 kernel is parsed once, then verified N times by `passes.pipeline.verify_module` (what
 `compile_module`, `runtime.compile` and copy-opt run: `copy_dialect.verification`), and its
 row is the median. `--breakdown` times each stage of `compile_module` for each example
-instead (context, parse, both verify_module runs, each pass of `lowering_passes` by name, the
-ABI read-back, translation to LLVM IR, PTX in the worker, cubin by nvJitLink): median and min
-of N warm runs per stage run one after another, and the whole compile's. `--emit N` prints
-the generated kernel of about N ops instead (to time copy-opt on it as a whole process).
+instead (context, parse, both verify_module runs, each pass of `lowering_passes` by name,
+translation to LLVM IR, the worker's PTX + cubin request with the steps the worker reports
+(LLVM's parse, O3 pipeline and codegen, nvJitLink; the round trip is the rest), the ABI
+read-back): median and min of N warm runs per stage run one after another, and the whole
+compile's, in which the lowered module's verification and ABI overlap with the worker.
+`--emit N` prints the generated kernel of about N ops instead (to time copy-opt on it as a
+whole process).
 """
 
 from __future__ import annotations
