@@ -11,10 +11,13 @@ median of N timed runs (parse + verify + lower + translate + PTX + cubin). Each 
 kernel is parsed once, then verified N times by `passes.pipeline.verify_module` (what
 `compile_module`, `runtime.compile` and copy-opt run: `copy_dialect.verification`), and its
 row is the median. `--breakdown` times each stage of `compile_module` for each example
-instead (context, parse, both verify_module runs, each pass of `lowering_passes` by name, the
-ABI read-back, translation to LLVM IR, PTX in the worker, cubin by nvJitLink): median and min
-of N warm runs per stage run one after another, and the whole compile's. `--emit N` prints
-the generated kernel of about N ops instead (to time copy-opt on it as a whole process).
+instead (context, parse, both verify_module runs, each pass of `lowering_passes` by name,
+translation to LLVM IR, the worker's PTX + cubin request with the steps the worker reports
+(LLVM's parse, O3 pipeline and codegen, nvJitLink; the round trip is the rest), the ABI
+read-back): median and min of N warm runs per stage run one after another, and the whole
+compile's, in which the lowered module's verification and ABI overlap with the worker.
+`--emit N` prints the generated kernel of about N ops instead (to time copy-opt on it as a
+whole process).
 """
 
 from __future__ import annotations
@@ -47,8 +50,10 @@ def compile_text(text: str) -> None:
 def staged_compile(text: str) -> dict[str, float]:
     """`compile_text`, stage by stage (the steps of `compile_module` and `compile_lowered`, for
     a module that names its target), one after another: seconds per stage. `compile_lowered`
-    verifies the lowered module and reads its ABI while the worker emits the PTX; here they
-    are timed on their own."""
+    verifies the lowered module and reads its ABI while the worker emits the PTX and links
+    the cubin; here they are timed on their own. The worker's own steps are indented: what
+    the worker reports for LLVM and nvJitLink; the round trip (the frames, the worker's
+    wake-up) is the rest of the worker's row."""
     times: dict[str, float] = {}
     start = time.perf_counter()
 
@@ -69,16 +74,19 @@ def staged_compile(text: str) -> dict[str, float]:
     for p in lowering_passes(target):
         p.apply(ctx, module)
         lap(p.name)
-    verify_module(module)
-    lap("verify_module (lowered)")
     llvm_ir = translate_llvm.translate_module(module)
     lap("translate to LLVM IR")
-    ptx = backend.compile_ptx(llvm_ir, target)
-    lap("PTX (llvmlite worker)")
-    backend.compile_cubin(ptx, target)
-    lap("cubin (nvJitLink)")
+    worker: dict[str, float] = {}
+    backend.compile_ptx_and_cubin(llvm_ir, target, timings=worker)
+    lap("PTX + cubin (worker)")
+    for step, seconds in worker.items():
+        times[f"&nbsp;&nbsp;{step}"] = seconds
+    times["&nbsp;&nbsp;round trip"] = times["PTX + cubin (worker)"] - sum(worker.values())
+    start = time.perf_counter()
+    verify_module(module)
+    lap("verify_module (lowered), overlapped")
     kernel_abis(module, target)
-    lap("kernel_abis")
+    lap("kernel_abis, overlapped")
     return times
 
 
@@ -96,13 +104,23 @@ def breakdown(repeat: int) -> None:
             stage_times = [run[stage] for run in runs]
             median, best = statistics.median(stage_times), min(stage_times)
             print(f"| {stage} | {median * 1000:.2f} | {best * 1000:.2f} |")
-        totals = [sum(run.values()) for run in runs]
+        path_times = [critical_path(run) for run in runs]
         print(
-            f"| sum of the stages | {statistics.median(totals) * 1000:.2f} | "
-            f"{min(totals) * 1000:.2f} |"
+            "| sum of the stages, less the overlapped and the worker's own | "
+            f"{statistics.median(path_times) * 1000:.2f} | {min(path_times) * 1000:.2f} |"
         )
         median, best = timed_compile(text, repeat)
         print(f"| **compile_module, end to end** | {median * 1000:.2f} | {best * 1000:.2f} |")
+
+
+def critical_path(run: dict[str, float]) -> float:
+    """The stages `compile_module` runs one after another (the verification of the lowered
+    module and kernel_abis overlap with the worker; the worker's steps are inside its row)."""
+    return sum(
+        seconds
+        for stage, seconds in run.items()
+        if not stage.endswith(", overlapped") and not stage.startswith("&nbsp;")
+    )
 
 
 def timed_compile(text: str, repeat: int) -> tuple[float, float]:

@@ -8,19 +8,29 @@ each row is the median of `reps` timed launches after 3 warm-ups, timed with CUD
 and each kernel's result is checked. Prints a markdown table with the conditions.
 `--debug-guards`: the torch copy and each TMA copy twice, built normally and with debug guards
 (`runtime.compile(..., debug_guards=True)`), the guarded row noting its share of the normal
-build's bandwidth.
+build's bandwidth. The warp-specialized copy (`kernels.ws_copy`) runs a sweep (tile, stages,
+stores in flight, blocks per SM), printed as a second table; the main table gets its best
+configuration. `--only-ws`: the torch copy and that sweep only. `--json PATH`: the rows as JSON.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from importlib.metadata import version
+
+from bench_common import (
+    Fatal,
+    device_limits,
+    fits_per_sm,
+    measure,
+    recover,
+    timed,
+    write_json,
+)
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
@@ -28,28 +38,26 @@ M, N = 16384, 32768
 NBYTES = M * N * 4  # one array
 
 
-def timed(fn: Callable[[], object], reps: int) -> float:
-    """Median seconds of `fn` on the current stream, CUDA events, after 3 warm-ups."""
-    import torch
-
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / 1e3)
-    return statistics.median(times)
-
-
 class Table:
     def __init__(self) -> None:
         self.rows: list[tuple[str, float | None, str, str]] = []
         self.ceiling: float | None = None
+        self.skipped: list[str] = []
+        """Configurations not run, and why (listed under the table)."""
+
+    def json(self, table: str) -> list[dict[str, object]]:
+        """The rows as dicts (`table` names the table they are in)."""
+        return [
+            {
+                "table": table,
+                "kernel": name,
+                "gbps": gbps,
+                "ratio_torch_copy": gbps / self.ceiling if gbps and self.ceiling else None,
+                "correct": correct,
+                "note": note,
+            }
+            for name, gbps, correct, note in self.rows
+        ]
 
     def add(self, name: str, seconds: float | None, nbytes: int, correct: str, note: str = ""):
         gbps = None if seconds is None else nbytes / seconds / 1e9
@@ -328,6 +336,107 @@ def copy_dialect_rows(table: Table, reps: int, x, y, sms: int, only_reduce: bool
     )
 
 
+WS_COPY_TILES = ((64, 128), (128, 128), (64, 256))
+"""64x256 besides the issue's two: the one-tile-per-block copy's best tile."""
+WS_COPY_STAGES = (2, 3, 4, 6)
+"""3 besides the 2/4/6 of the issue: the one ring of 64x128 tiles with two stores in flight
+whose SMEM lets two blocks share an SM."""
+WS_COPY_IN_FLIGHT = (1, 2)
+WS_COPY_BLOCKS_PER_SM = (1, 2)
+WS_COPY_HINTS = ("loads evict-first", "loads and stores evict-first")
+"""L2 policies tried on the sweep's best configuration."""
+
+
+def ws_copy_configs() -> list[tuple[tuple[int, int], int, int, int]]:
+    """(tile, stages, stores in flight, blocks per SM) of the ws_copy sweep (in_flight <
+    stages: a store in flight holds its slot)."""
+    return [
+        (tile, stages, in_flight, per_sm)
+        for tile in WS_COPY_TILES
+        for stages in WS_COPY_STAGES
+        for in_flight in WS_COPY_IN_FLIGHT
+        if in_flight < stages
+        for per_sm in WS_COPY_BLOCKS_PER_SM
+    ]
+
+
+def ws_copy_rows(table: Table, sweep: Table, reps: int, x, y, sms: int, smem_per_sm: int):
+    """`kernels.ws_copy` in each configuration that fits (the sweep table), then the best one
+    under each of WS_COPY_HINTS; the best of all in the main table. Configurations whose SMEM
+    does not fit (one block, or two per SM) are listed under the sweep table, not run."""
+    import inspect
+
+    import torch
+
+    from copy_dialect import kernels
+    from copy_tools import runtime
+
+    policies = {
+        "": (None, None),
+        "loads evict-first": (kernels.EVICT_FIRST, None),
+        "loads and stores evict-first": (kernels.EVICT_FIRST, kernels.EVICT_FIRST),
+    }
+
+    def run(tile, stages: int, in_flight: int, per_sm: int, hints: str = "") -> float | None:
+        config = (
+            f"{tile[0]}x{tile[1]}, {stages} stages, {in_flight} in flight, "
+            f"{per_sm * sms} blocks{', ' + hints if hints else ''}"
+        )
+        name = f"copy-dialect ws copy ({config})"
+        extra = {"cache_hints": policies[hints]} if hints else {}
+        try:
+            module = kernels.ws_copy(
+                (M, N), "f32", tile, stages=stages, in_flight=in_flight, **extra
+            )
+        except Exception as exc:  # TR6: the ring does not fit one block's SMEM
+            if "TR6" in (getattr(exc, "rules", ()) or ()) or "SMEM" in str(exc):
+                sweep.skipped.append(f"{config} (over the block's SMEM)")
+                return None
+            sweep.add(name, None, 2 * NBYTES, f"error: {type(exc).__name__}: {str(exc)[:120]}")
+            return None
+        try:
+            program = runtime.compile(module)
+            smem = program.kernel().abi.smem_bytes
+            if not fits_per_sm(smem, per_sm, smem_per_sm):
+                sweep.skipped.append(f"{config} ({per_sm} blocks of {smem} B SMEM per SM)")
+                return None
+            launch = program.kernel().prepare(x, y, grid=kernels.ws_grid(sms, per_sm))
+        except Exception as exc:  # a row that cannot run is reported, not fatal
+            sweep.add(name, None, 2 * NBYTES, f"error: {type(exc).__name__}: {str(exc)[:120]}")
+            return None
+        y.fill_(float("nan"))
+        try:
+            t, used = measure(launch, name, reps)
+        except Fatal:
+            raise
+        except Exception as exc:
+            recover(name)
+            sweep.add(name, None, 2 * NBYTES, f"error: {type(exc).__name__}: {str(exc)[:120]}")
+            return None
+        correct = bool(torch.equal(x, y))
+        launch.release()
+        sweep.add(name, t, 2 * NBYTES, str(correct), "" if used == reps else f"{used} reps")
+        nonlocal best
+        if correct and (best is None or t < best[0]):
+            best = (t, config, (tile, stages, in_flight, per_sm))
+        return t
+
+    best: tuple[float, str, tuple] | None = None
+    for tile, stages, in_flight, per_sm in ws_copy_configs():
+        run(tile, stages, in_flight, per_sm)
+    if best is not None and "cache_hints" in inspect.signature(kernels.ws_copy).parameters:
+        fastest = best[2]
+        for hints in WS_COPY_HINTS:
+            run(*fastest, hints=hints)
+    table.add(
+        "copy-dialect ws copy",
+        None if best is None else best[0],
+        2 * NBYTES,
+        "yes (sweep)" if best else "no configuration ran",
+        "" if best is None else f"warp-specialized, best of the sweep: {best[1]}",
+    )
+
+
 def debug_guard_rows(table: Table, reps: int, x, y, sms: int) -> None:
     """Each TMA copy variant built normally and with debug guards, one after the other."""
     import torch
@@ -387,6 +496,10 @@ def main() -> int:
         action="store_true",
         help="the torch copy and the TMA copies, each built normally and with debug guards",
     )
+    parser.add_argument(
+        "--only-ws", action="store_true", help="the torch copy and the ws_copy sweep only"
+    )
+    parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     args = parser.parse_args()
 
     import torch
@@ -396,17 +509,32 @@ def main() -> int:
     x = torch.randn(M, N, device="cuda")
     y = torch.empty_like(x)
     table = Table()
+    sweep = Table()
+    stopped = ""
     torch_rows(table, args.reps, x, y)
-    if args.debug_guards:
-        debug_guard_rows(table, args.reps, x, y, sms)
-    else:
-        if not args.skip_peers and not args.only_reduce:
-            for rows in (lambda: triton_rows(table, args.reps, x, y), lambda: pallas_rows(table)):
-                try:
-                    rows()
-                except Exception as exc:
-                    print(f"  peer failed: {type(exc).__name__}: {str(exc)[:300]}", file=sys.stderr)
-        copy_dialect_rows(table, args.reps, x, y, sms, only_reduce=args.only_reduce)
+    try:
+        if args.debug_guards:
+            debug_guard_rows(table, args.reps, x, y, sms)
+        elif args.only_ws:
+            ws_copy_rows(table, sweep, args.reps, x, y, sms, device_limits().smem_per_sm)
+        else:
+            if not args.skip_peers and not args.only_reduce:
+                for rows in (
+                    lambda: triton_rows(table, args.reps, x, y),
+                    lambda: pallas_rows(table),
+                ):
+                    try:
+                        rows()
+                    except Exception as exc:
+                        print(
+                            f"  peer failed: {type(exc).__name__}: {str(exc)[:300]}",
+                            file=sys.stderr,
+                        )
+            copy_dialect_rows(table, args.reps, x, y, sms, only_reduce=args.only_reduce)
+            if not args.only_reduce:
+                ws_copy_rows(table, sweep, args.reps, x, y, sms, device_limits().smem_per_sm)
+    except Fatal as exc:
+        stopped = f"{exc}; the process exits so that the GPU is released"
     driver = subprocess.run(
         ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
         capture_output=True,
@@ -423,11 +551,32 @@ def main() -> int:
         for p in ("torch", "triton", "jax", "xdsl", "llvmlite", "cuda-bindings")
         if _has(p)
     )
-    table.print(
+    header = (
         f"GPU: {props.name} ({sms} SMs), driver {driver}; {versions}; commit {commit}; "
         f"2 GiB float32 ({M}x{N}) per array; median of {args.reps} launches after 3 warm-ups "
         "(CUDA events); GB/s = bytes read + written / time\n"
     )
+    if stopped:
+        header += f"\n**The run stopped early: {stopped}**\n"
+    table.print(header)
+    if sweep.rows or sweep.skipped:
+        sweep.ceiling = table.ceiling
+        sweep.print(
+            "\nSweep of the warp-specialized copy (kernels.ws_copy: warp 0 loads tiles into a "
+            "ring, warp 1 stores them; persistent blocks on kernels.ws_grid; each checked "
+            "launch first fills y with NaN):\n"
+        )
+        for line in sweep.skipped:
+            print(f"- not run (SMEM): {line}")
+    if args.json:
+        write_json(
+            args.json,
+            {"header": header.strip(), "reps": args.reps},
+            table.json("main") + sweep.json("sweep"),
+        )
+    sys.stdout.flush()
+    if stopped:
+        os._exit(3)  # a hung kernel would block a normal exit
     return 0
 
 

@@ -147,7 +147,7 @@ class BarrierArriveOp(IRDLOperation):
     (`issuer elected`): a phase completes after `arrivals` arrivals (copy.barrier_init).
 
     ```mlir
-    copy.barrier_arrive %empty[%s] issuer warps : !copy.barrier<2>
+    copy.barrier_arrive %bars[%i] issuer warps : !copy.barrier<2>
     ```
     """
 

@@ -18,16 +18,18 @@ from math import ceil
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith, func, gpu, memref, scf
+from xdsl.dialects import arith, func, gpu, memref, scf, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseArrayBase,
+    FloatAttr,
     FunctionType,
     IndexType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
     UnitAttr,
+    VectorType,
     i1,
     i32,
 )
@@ -37,6 +39,7 @@ from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
 from copy_dialect.target import TARGETS
+from copy_dialect.upstream_gpu import ShuffleOp
 from copy_dialect.verify import verify_module
 
 TMA_BLOCK = 128
@@ -251,6 +254,177 @@ def multicast_copy(
     )
 
 
+BROADCAST_ORDERS = ("cluster", "rank_major")
+"""How `broadcast_copy` maps blocks to (rank, tile): `cluster` puts the CTAs that need the
+same tile of x in one cluster (consecutive blocks); `rank_major` makes the rank the slowest
+index of the launch, so the CTAs that need the same tile are a whole x apart."""
+
+
+def broadcast_grid(shape: Sequence[int], tile: Sequence[int], cluster: int = 2) -> tuple[int, int]:
+    """Blocks of `broadcast_copy`: `cluster` CTAs per tile of x, (cluster x tile columns,
+    tile rows)."""
+    cols, rows = grid(shape, tile)
+    return (cluster * cols, rows)
+
+
+def _check_broadcast(
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int],
+    cluster: int,
+    multicast: bool,
+    order: str,
+    target: str,
+) -> None:
+    """A ValueError (expected, got, fix) for parameters `broadcast_copy` cannot build."""
+    if target not in TARGETS:
+        raise ValueError(f"expected a target of {', '.join(TARGETS)}, got {target!r}")
+    if multicast and not TARGETS[target].has_multicast:
+        multicast_targets = ", ".join(n for n, t in TARGETS.items() if t.has_multicast)
+        raise ValueError(
+            f"expected a target with .multicast::cluster ({multicast_targets}) for "
+            f"multicast=True, got {target}; use sm_90a, or multicast=False"
+        )
+    if not TARGETS[target].has_clusters:
+        raise ValueError(f"expected a target with clusters (sm_90 or later), got {target}")
+    if order not in BROADCAST_ORDERS:
+        raise ValueError(f"expected order of {', '.join(BROADCAST_ORDERS)}, got {order!r}")
+    if multicast and order != "cluster":
+        raise ValueError(
+            f"expected order='cluster' for multicast=True, got order={order!r}: a multicast "
+            "is shared by the CTAs of one cluster, so they must need the same tile; use "
+            "multicast=False for the rank-major order"
+        )
+    if not 2 <= cluster <= 8:
+        raise ValueError(
+            f"expected a cluster of 2 to 8 CTAs (the portable cluster sizes), got {cluster}"
+        )
+    if len(shape) != 2 or any(d < 1 for d in shape):
+        raise ValueError(f"expected a 2-D shape of positive extents, got {tuple(shape)}")
+    if len(tile) != 2 or any(not 1 <= d <= 256 for d in tile):
+        raise ValueError(
+            f"expected a 2-D tile of 1 to 256 elements per dim (a TMA box), got {tuple(tile)}"
+        )
+    bits = copy.bitwidth(element_type(dtype))
+    if bits is None or bits % 8:
+        raise ValueError(f"expected an element type of whole bytes, got {dtype}")
+    size = bits // 8
+    if tile[1] * size % 16:
+        raise ValueError(
+            f"expected tile rows of a multiple of 16 bytes (a TMA box row), got {tile[1]} "
+            f"{dtype} ({tile[1] * size} bytes); use {-(-tile[1] * size // 16) * 16 // size} "
+            "columns"
+        )
+    if shape[1] * size % 16:
+        raise ValueError(
+            f"expected rows of x and y of a multiple of 16 bytes (TMA strides, rule TR19), got "
+            f"{shape[1]} {dtype} ({shape[1] * size} bytes); pad the columns to "
+            f"{-(-shape[1] * size // 16) * 16 // size}"
+        )
+    if multicast:
+        share = tile[0] // cluster
+        if tile[0] % cluster:
+            raise ValueError(
+                f"expected tile rows divisible by the cluster ({cluster}) for multicast=True "
+                f"(each CTA loads 1/{cluster} of the rows), got {tile[0]}; use "
+                f"{-(-tile[0] // cluster) * cluster} rows"
+            )
+        if share * tile[1] * size % copy.smem_alignment(16):
+            raise ValueError(
+                f"expected each CTA's share of the tile ({share}x{tile[1]} {dtype}) to be a "
+                f"multiple of {copy.smem_alignment(16)} bytes (TMA's SMEM alignment), got "
+                f"{share * tile[1] * size} bytes; use more tile rows or columns"
+            )
+    slot = (copy.smem_bytes(tile, element_type(dtype), 16), copy.smem_alignment(16))
+    barrier = (copy.BARRIER_BYTES, copy.BARRIER_BYTES)
+    needed = copy.block_smem_bytes(copy.smem_footprint([slot, barrier]))
+    budget = TARGETS[target].max_smem_bytes
+    if needed > budget:
+        raise ValueError(
+            f"expected a tile that fits the {budget} bytes of SMEM a block can use on "
+            f"{target}, got a {tuple(tile)} {dtype} tile ({needed} bytes with its barrier); "
+            "use a smaller tile"
+        )
+
+
+def broadcast_copy(
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int] = (64, 256),
+    *,
+    cluster: int = 2,
+    multicast: bool = True,
+    order: str = "cluster",
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`y[r] = x` for r < `cluster`: x (M, N) -> y (cluster, M, N), as
+    `x.expand(cluster, M, N).contiguous()`. Every tile of x is needed by `cluster` CTAs, each
+    writing its own copy of it (rank r writes y[r]); launch on `broadcast_grid(shape, tile,
+    cluster)` with clusters of (`cluster`, 1, 1).
+
+    With `order="cluster"` the CTAs that need a tile form one cluster (block x = tile column
+    x cluster + rank). With `multicast`, each of them loads 1/cluster of the tile's rows with
+    .multicast::cluster, so that every CTA receives the whole tile and x is read once; without,
+    each CTA loads the whole tile itself (the unicast twin: same kernel, cluster and grid).
+    `order="rank_major"` (unicast only) gives the same grid another order: block (bx, by) is
+    number `by * grid_x + bx` of the launch, and the rank is that number over the tile count,
+    so the CTAs that need the same tile are a whole x apart in launch order (no L2 reuse when
+    x is larger than L2). Tails (M, N not multiples of the tile) are zero-filled on load and
+    clipped on store."""
+    _check_broadcast(shape, dtype, tile, cluster, multicast, order, target)
+    elt = element_type(dtype)
+    x_type = MemRefType(elt, list(shape))
+    y_type = MemRefType(elt, [cluster, *shape])
+    smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr())
+    tiles_n, tiles_m = grid(shape, tile)
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        c0 = _index(b, 0)
+        phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+        bx = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        by = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.Y))).result
+        if order == "cluster":
+            c = _index(b, cluster)
+            rank = b.insert(arith.RemUIOp(bx, c)).result
+            tile_col = b.insert(arith.DivUIOp(bx, c)).result
+            tile_row = by
+        else:
+            width = _index(b, cluster * tiles_n)
+            launched = b.insert(arith.AddiOp(b.insert(arith.MuliOp(by, width)).result, bx)).result
+            tiles = _index(b, tiles_m * tiles_n)
+            rank = b.insert(arith.DivUIOp(launched, tiles)).result
+            t = b.insert(arith.RemUIOp(launched, tiles)).result
+            tile_row = b.insert(arith.DivUIOp(t, _index(b, tiles_n))).result
+            tile_col = b.insert(arith.RemUIOp(t, _index(b, tiles_n))).result
+        row = b.insert(arith.MuliOp(tile_row, _index(b, tile[0]))).result
+        col = b.insert(arith.MuliOp(tile_col, _index(b, tile[1]))).result
+        buf = b.insert(copy.AllocSmemOp(smem)).result
+        bar = b.insert(copy.BarrierInitOp(1)).result
+        b.insert(
+            copy.AsyncCopyOp(
+                x,
+                buf,
+                src_indices=[row, col],
+                barrier=bar,
+                barrier_index=c0,
+                oob="zeros",
+                collective=[0] if multicast else None,
+            )
+        )
+        b.insert(copy.BarrierWaitOp(bar, c0, phase))
+        b.insert(copy.AsyncCopyOp(buf, y, dst_indices=[rank, row, col]))
+        b.insert(copy.CommitGroupOp("bulk"))
+        b.insert(copy.WaitGroupOp("bulk", 0))
+
+    name = "broadcast_multicast" if multicast else "broadcast_unicast"
+    if order != "cluster":
+        name += f"_{order}"
+    return _kernel(
+        name, [x_type, y_type], body, target=target, block=TMA_BLOCK, cluster=(cluster, 1, 1)
+    )
+
+
 def pipeline_stages_limit(tile: Sequence[int], dtype: str, target: str = "sm_90a") -> int:
     """The most ring slots `tma_copy_pipelined` can give `tile`s of `dtype` on `target`: the
     ring and its barriers must fit the block's SMEM (rule TR6, the verifier's layout) and one
@@ -407,3 +581,607 @@ def tma_copy_pipelined(
         b.insert(copy.WaitGroupOp("bulk", 0))
 
     return _kernel("tma_copy_pipelined", [gmem, gmem], body, target=target, block=TMA_BLOCK)
+
+
+# ===----------------------------------------------------------------------=== #
+# Warp-specialized kernels
+# ===----------------------------------------------------------------------=== #
+
+ELEMENTWISE = ("add", "axpb", "cast")
+"""`ws_elementwise` operations: z = x + y, y = a * x + b, y = x converted to `out_dtype`."""
+
+FLOAT_TYPES = ("f32", "bf16", "f16")
+
+
+def ws_grid(sm_count: int, blocks_per_sm: int = 1) -> tuple[int, int]:
+    """The grid of a persistent warp-specialized kernel: `blocks_per_sm` blocks per SM (the
+    kernels walk their tiles `block + k * grid`)."""
+    return (sm_count * blocks_per_sm, 1)
+
+
+class _Loop:
+    """An `scf.for k = 0 .. count` under construction, and builders of its body."""
+
+    def __init__(self, b: Builder, count: SSAValue):
+        self.block = Block(arg_types=[IndexType()])
+        self.k = self.block.args[0]
+        self.b = Builder(InsertPoint.at_end(self.block))
+        self.outer = b
+        self.count = count
+
+    def close(self) -> None:
+        self.b.insert(scf.YieldOp())
+        c0, c1 = _index(self.outer, 0), _index(self.outer, 1)
+        self.outer.insert(scf.ForOp(c0, self.count, c1, [], Region(self.block)))
+
+
+def _if(b: Builder, cond: SSAValue, fill: Callable[[Builder], None]) -> None:
+    then = Block()
+    tb = Builder(InsertPoint.at_end(then))
+    fill(tb)
+    tb.insert(scf.YieldOp())
+    b.insert(scf.IfOp(cond, [], Region(then)))
+
+
+def _bin(b: Builder, cls: type, lhs: SSAValue, rhs: SSAValue | int) -> SSAValue:
+    if isinstance(rhs, int):
+        rhs = _index(b, rhs)
+    return b.insert(cls(lhs, rhs)).results[0]
+
+
+def _parity(b: Builder, lap: SSAValue) -> SSAValue:
+    """The i1 parity of phase `lap` of a barrier."""
+    odd = _bin(b, arith.RemUIOp, lap, 2)
+    return b.insert(arith.CmpiOp(odd, _index(b, 0), "ne")).result
+
+
+def ws_stages_limit(
+    tile: Sequence[int],
+    inputs: Sequence[str],
+    outputs: Sequence[str] = (),
+    target: str = "sm_90a",
+) -> int:
+    """The most ring slots a warp-specialized kernel can give `tile`s of its `inputs` (one
+    ring each, element types by name) next to two output buffers per name in `outputs`, on
+    `target`: everything, with its two barrier groups, must fit the block's SMEM (rule TR6,
+    the verifier's layout), and a barrier group holds at most `MAX_BARRIERS` (rule I1)."""
+    align = copy.smem_alignment(16)
+
+    def slot(name: str) -> int:
+        return copy.smem_bytes(tile, element_type(name), 16)
+
+    def footprint(stages: int) -> int:
+        parts = [(stages * slot(name), align) for name in inputs]
+        parts += [(2 * slot(name), align) for name in outputs]
+        parts += [(copy.BARRIER_BYTES * stages, copy.BARRIER_BYTES)] * 2
+        return copy.block_smem_bytes(copy.smem_footprint(parts))
+
+    budget = TARGETS[target].max_smem_bytes
+    return max((n for n in range(1, copy.MAX_BARRIERS + 1) if footprint(n) <= budget), default=0)
+
+
+def _ws_stages(
+    stages: int | None,
+    tile: Sequence[int],
+    inputs: Sequence[str],
+    outputs: Sequence[str],
+    target: str,
+) -> int:
+    """`stages`, or by default the most that fit up to 4; a ValueError when they do not fit."""
+    limit = ws_stages_limit(tile, inputs, outputs, target)
+    if limit == 0:
+        raise ValueError(
+            f"expected a tile whose ring slots fit the {TARGETS[target].max_smem_bytes} bytes "
+            f"of SMEM of a block on {target}, got {tuple(tile)}; use a smaller tile"
+        )
+    if stages is None:
+        return min(4, limit)
+    if stages > limit:
+        raise ValueError(
+            f"expected at most {limit} stages of {tuple(tile)} tiles (the rings, output "
+            f"buffers and barriers must fit the {TARGETS[target].max_smem_bytes} bytes of SMEM "
+            f"of a block on {target}), got stages={stages}; use stages={limit} or fewer, or a "
+            "smaller tile"
+        )
+    return stages
+
+
+def _check_ws(
+    shape: Sequence[int], tile: Sequence[int], stages: int, dtypes: Sequence[str], target: str
+) -> None:
+    if target not in TARGETS or not TARGETS[target].has_tma:
+        raise ValueError(
+            f"expected a target with TMA (sm_90a, sm_100a, ...), got {target!r}: warp-"
+            "specialized kernels use TMA loads and stores"
+        )
+    if len(shape) != 2 or any(d < 1 for d in shape):
+        raise ValueError(f"expected a 2-D shape of positive extents, got {tuple(shape)}")
+    if len(tile) != 2 or any(t < 1 or t > 256 for t in tile):
+        raise ValueError(f"expected a 2-D tile of 1 to 256 per dim (a TMA box), got {tuple(tile)}")
+    if not 1 <= stages <= copy.MAX_BARRIERS:
+        raise ValueError(
+            f"expected 1 to {copy.MAX_BARRIERS} stages, got stages={stages}"
+        )
+    for name in dtypes:
+        if name not in (*FLOAT_TYPES, "i32", "i16", "i8"):
+            raise ValueError(f"expected an element type of f32, bf16, f16, got {name!r}")
+
+
+class _Persistent:
+    """The tiles of a persistent kernel's block: `bid + k * nblocks` for k < count, row-major
+    over the tile grid of `shape` (the last row and column of tiles may be partial: TMA
+    zero-fills the loads and clips the stores there)."""
+
+    def __init__(self, b: Builder, shape: Sequence[int], tile: Sequence[int]):
+        self.tile = tile
+        self.cols = ceil(shape[1] / tile[1])
+        total = ceil(shape[0] / tile[0]) * self.cols
+        self.bid = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        self.blocks = b.insert(gpu.GridDimOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        # ceil((total - bid) / blocks); 0 when bid >= total (the unsigned sum wraps).
+        left = _bin(b, arith.SubiOp, _index(b, total), self.bid)
+        spare = _bin(b, arith.SubiOp, self.blocks, 1)
+        self.count = _bin(b, arith.DivUIOp, _bin(b, arith.AddiOp, left, spare), self.blocks)
+
+    def origin(self, b: Builder, k: SSAValue) -> tuple[SSAValue, SSAValue]:
+        t = _bin(b, arith.AddiOp, self.bid, _bin(b, arith.MuliOp, k, self.blocks))
+        row = _bin(b, arith.MuliOp, _bin(b, arith.DivUIOp, t, self.cols), self.tile[0])
+        col = _bin(b, arith.MuliOp, _bin(b, arith.RemUIOp, t, self.cols), self.tile[1])
+        return row, col
+
+
+def _producer(
+    b: Builder,
+    tiles: _Persistent | _Bands,
+    inputs: Sequence[SSAValue],
+    rings: Sequence[SSAValue],
+    full: SSAValue,
+    empty: SSAValue,
+    stages: int,
+    cache_hint: int | None = None,
+) -> None:
+    """The producer's loop: tile k into slot k % stages of every ring, once the consumers
+    released the slot (empty, phase k / stages - 1) from the second lap on; `cache_hint`:
+    the loads' L2 policy."""
+    loop = _Loop(b, tiles.count)
+    lb, k = loop.b, loop.k
+    slot = _bin(lb, arith.RemUIOp, k, stages)
+    lap = _bin(lb, arith.DivUIOp, k, stages)
+    again = lb.insert(arith.CmpiOp(k, _index(lb, stages), "uge")).result
+
+    def wait_empty(tb: Builder) -> None:
+        tb.insert(copy.BarrierWaitOp(empty, slot, _parity(tb, _bin(tb, arith.SubiOp, lap, 1))))
+
+    _if(lb, again, wait_empty)
+    row, col = tiles.origin(lb, k)
+    for x, ring in zip(inputs, rings, strict=True):
+        lb.insert(
+            copy.AsyncCopyOp(
+                x, ring, src_indices=[row, col], dst_indices=[slot], barrier=full,
+                barrier_index=slot, oob="zeros", cache_hint=cache_hint,
+            )
+        )
+    loop.close()
+
+
+def ws_copy(
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int] = (64, 128),
+    *,
+    stages: int | None = None,
+    in_flight: int = 1,
+    cache_hints: tuple[int | None, int | None] = (None, None),
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`y = x` by a warp-specialized persistent kernel (launch it on `ws_grid(sms)`): warp 0,
+    the producer, loads tile k of its block into slot k % stages of a ring as soon as the
+    slot is free; warp 1, the storer, waits for the slot (its `full` barrier), stores it with
+    TMA and, once all but the last `in_flight` stores have read their slots
+    (`wait_group bulk <in_flight> read_only`), releases the slot of store k - in_flight
+    (an elected arrive on its `empty` barrier). Any shape: the edge tiles are clipped.
+    `stages` defaults to the most that fit up to 4 (`ws_stages_limit`); `cache_hints` are the
+    L2 policies of the loads and of the stores (`EVICT_FIRST`, ...)."""
+    _check_ws(shape, tile, 1 if stages is None else stages, [dtype], target)
+    stages = _ws_stages(stages, tile, [dtype], [], target)
+    if not 0 <= in_flight < stages:
+        raise ValueError(
+            f"expected 0 <= in_flight < stages ({stages}), got in_flight={in_flight}: a store "
+            "in flight holds its slot"
+        )
+    elt = element_type(dtype)
+    gmem = MemRefType(elt, list(shape))
+    ring_type = MemRefType(elt, [stages, *tile], memory_space=copy.SmemSpaceAttr())
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        tiles = _Persistent(b, shape, tile)
+        ring = b.insert(copy.AllocSmemOp(ring_type)).result
+        full = b.insert(copy.BarrierInitOp(stages, 1)).result
+        empty = b.insert(copy.BarrierInitOp(stages, 1)).result
+        ws = b.insert(copy.WarpSpecializeOp([1, 1]))
+        _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, [x], [ring], full,
+                  empty, stages, cache_hints[0])
+        sb = Builder(InsertPoint.at_end(ws.role_block(1)))
+        loop = _Loop(sb, tiles.count)
+        lb, k = loop.b, loop.k
+        slot = _bin(lb, arith.RemUIOp, k, stages)
+        lb.insert(copy.BarrierWaitOp(full, slot, _parity(lb, _bin(lb, arith.DivUIOp, k, stages))))
+        row, col = tiles.origin(lb, k)
+        lb.insert(
+            copy.AsyncCopyOp(
+                ring, y, src_indices=[slot], dst_indices=[row, col], cache_hint=cache_hints[1]
+            )
+        )
+        lb.insert(copy.CommitGroupOp("bulk"))
+
+        def release(tb: Builder) -> None:
+            tb.insert(copy.WaitGroupOp("bulk", in_flight, read_only=True))
+            done = _bin(tb, arith.SubiOp, k, in_flight)
+            tb.insert(copy.BarrierArriveOp(empty, _bin(tb, arith.RemUIOp, done, stages),
+                                           issuer="elected"))
+
+        if in_flight:
+            _if(lb, lb.insert(arith.CmpiOp(k, _index(lb, in_flight), "uge")).result, release)
+        else:
+            release(lb)
+        loop.close()
+        sb.insert(copy.WaitGroupOp("bulk", 0))
+
+    return _kernel("ws_copy", [gmem, gmem], body, target=target, block=2 * copy.WARP)
+
+
+def ws_elementwise(
+    op: str,
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int] = (64, 128),
+    *,
+    out_dtype: str | None = None,
+    stages: int | None = None,
+    consumer_warps: int = 4,
+    cache_hints: tuple[int | None, int | None] = (None, None),
+    maxnreg: tuple[int, int] | None = None,
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """An elementwise map by a warp-specialized persistent kernel (launch it on
+    `ws_grid(sms)`): `op` is "add" (z = x + y: arguments x, y, z), "axpb" (y = a * x + b:
+    arguments x, y and the f32 scalars a, b) or "cast" (y = x as `out_dtype`: x, y). Warp 0
+    loads the inputs' tile k into slot k % stages of their rings (one `full` barrier per slot
+    for all inputs); `consumer_warps` warps wait for the slot, compute the tile from SMEM into
+    one of two output buffers (thread i takes the 16 bytes of elements at i * n, (i + threads)
+    * n, ... with vector loads, n = 16 / element bytes), release the
+    slot (one arrive per warp on its `empty` barrier), fence and store the buffer with TMA;
+    before writing a buffer again they wait until its previous store has read it. bf16 and
+    f16 compute in f32 and round to nearest even, as PyTorch does; a * x + b is a rounded
+    product and a rounded sum (`mul.rn`, `add.rn`: never fused into an fma), as numpy
+    computes it in f32. Any shape: edge tiles are
+    zero-filled on load and clipped on store. `stages` defaults to the most that fit up to 4
+    (`ws_stages_limit`); `cache_hints` are the L2 policies of the loads and of the stores.
+    With `maxnreg` = (producer, consumer) register limits, the producer is a whole warpgroup
+    (4 warps, one of which issues) and each role sets its limit (`setmaxnreg`), as CUTLASS's
+    warp-specialized kernels do; `consumer_warps` must then be a multiple of 4."""
+    if op not in ELEMENTWISE:
+        raise ValueError(f"expected op to be one of {', '.join(ELEMENTWISE)}, got {op!r}")
+    out_name = dtype if out_dtype is None else out_dtype
+    if op == "cast" and out_dtype is None:
+        raise ValueError("expected out_dtype for op='cast' (e.g. 'bf16')")
+    for name in (dtype, out_name):
+        if name not in FLOAT_TYPES:
+            raise ValueError(
+                f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {name!r}"
+            )
+    _check_ws(shape, tile, 1 if stages is None else stages, [dtype, out_name], target)
+    inputs = 2 if op == "add" else 1
+    stages = _ws_stages(stages, tile, [dtype] * inputs, [out_name], target)
+    if not 1 <= consumer_warps <= 16:
+        raise ValueError(f"expected 1 to 16 consumer warps, got {consumer_warps}")
+    producer_warps = 1 if maxnreg is None else copy.WARPGROUP_WARPS
+    if maxnreg is not None and consumer_warps % copy.WARPGROUP_WARPS:
+        raise ValueError(
+            f"expected a multiple of 4 consumer warps with maxnreg (setmaxnreg is per "
+            f"warpgroup), got {consumer_warps}"
+        )
+    elt, out_elt = element_type(dtype), element_type(out_name)
+    f32 = element_type("f32")
+    gmem = MemRefType(elt, list(shape))
+    out_gmem = MemRefType(out_elt, list(shape))
+    ring_type = MemRefType(elt, [stages, *tile], memory_space=copy.SmemSpaceAttr())
+    out_type = MemRefType(out_elt, [2, *tile], memory_space=copy.SmemSpaceAttr())
+    threads = consumer_warps * copy.WARP
+    elements = tile[0] * tile[1]
+
+    # Each thread takes `lanes` consecutive elements at a time: 16-byte SMEM loads.
+    in_bytes = (copy.bitwidth(elt) or 8) // 8
+    lanes = 16 // in_bytes if tile[1] % (16 // in_bytes) == 0 else 1
+    vf32 = VectorType(f32, [lanes])
+
+    def to_f32(b: Builder, v: SSAValue) -> SSAValue:
+        return v if elt == f32 else b.insert(arith.ExtFOp(v, vf32)).result
+
+    def from_f32(b: Builder, v: SSAValue) -> SSAValue:
+        if out_elt == f32:
+            return v
+        return b.insert(arith.TruncFOp(v, VectorType(out_elt, [lanes]))).result
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        xs = list(args[:inputs])
+        z = args[inputs]
+        scalars = args[inputs + 1 :]
+        tiles = _Persistent(b, shape, tile)
+        rings = [b.insert(copy.AllocSmemOp(ring_type)).result for _ in xs]
+        out = b.insert(copy.AllocSmemOp(out_type)).result
+        full = b.insert(copy.BarrierInitOp(stages, inputs)).result
+        empty = b.insert(copy.BarrierInitOp(stages, consumer_warps)).result
+        ws = b.insert(copy.WarpSpecializeOp([producer_warps, consumer_warps], maxnreg))
+        _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, xs, rings, full,
+                  empty, stages, cache_hints[0])
+        cb = Builder(InsertPoint.at_end(ws.role_block(1)))
+        t = ws.role_block(1).args[0]
+        splats = [cb.insert(vector.BroadcastOp(v, vf32)).vector for v in scalars]
+        first = _bin(cb, arith.MuliOp, t, lanes)
+        loop = _Loop(cb, tiles.count)
+        lb, k = loop.b, loop.k
+        slot = _bin(lb, arith.RemUIOp, k, stages)
+        buf = _bin(lb, arith.RemUIOp, k, 2)
+        lb.insert(copy.BarrierWaitOp(full, slot, _parity(lb, _bin(lb, arith.DivUIOp, k, stages))))
+        # The store that last read buffer `buf` (tile k - 2) is done reading it.
+        lb.insert(copy.WaitGroupOp("bulk", 1, read_only=True))
+        each = Block(arg_types=[IndexType()])
+        eb = Builder(InsertPoint.at_end(each))
+        i = each.args[0]
+        r = _bin(eb, arith.DivUIOp, i, tile[1])
+        c = _bin(eb, arith.RemUIOp, i, tile[1])
+        vin = VectorType(elt, [lanes])
+        vals = [
+            to_f32(eb, eb.insert(vector.LoadOp(ring, [slot, r, c], vin)).result) for ring in rings
+        ]
+        if op == "add":
+            v = eb.insert(arith.AddfOp(vals[0], vals[1])).result
+        elif op == "axpb":
+            ax = eb.insert(arith.MulfOp(splats[0], vals[0])).result
+            v = eb.insert(arith.AddfOp(ax, splats[1])).result
+        else:
+            v = vals[0]
+        eb.insert(vector.StoreOp(from_f32(eb, v), out, [buf, r, c]))
+        eb.insert(scf.YieldOp())
+        step = _index(lb, threads * lanes)
+        lb.insert(scf.ForOp(first, _index(lb, elements), step, [], Region(each)))
+        lb.insert(copy.BarrierArriveOp(empty, slot, issuer="warps"))
+        lb.insert(copy.FenceAsyncSharedOp())
+        row, col = tiles.origin(lb, k)
+        lb.insert(
+            copy.AsyncCopyOp(
+                out, z, src_indices=[buf], dst_indices=[row, col], cache_hint=cache_hints[1]
+            )
+        )
+        lb.insert(copy.CommitGroupOp("bulk"))
+        loop.close()
+        cb.insert(copy.WaitGroupOp("bulk", 0))
+
+    arg_types: list[Attribute] = [gmem] * inputs + [out_gmem]
+    if op == "axpb":
+        arg_types += [f32, f32]
+    block = (producer_warps + consumer_warps) * copy.WARP
+    return _kernel(f"ws_{op}", arg_types, body, target=target, block=block)
+
+
+ROW_SUM_MAX_ROWS_PER_WARP = 64
+"""`ws_row_sum`: each consumer lane keeps one f32 partial sum per row its warp owns, in
+registers; more than this many would spill them."""
+
+
+class _Bands:
+    """The tiles of a row-band kernel's block: bands (`tile[0]` rows each) bid, bid + nblocks,
+    ..., each walked over all its column tiles in order, so that one block sums a band. Tile
+    k is column tile k % cols of the block's band k / cols; count = bands x cols."""
+
+    def __init__(self, b: Builder, shape: Sequence[int], tile: Sequence[int]):
+        self.tile = tile
+        self.cols = ceil(shape[1] / tile[1])
+        bands = ceil(shape[0] / tile[0])
+        self.bid = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        self.blocks = b.insert(gpu.GridDimOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        # ceil((bands - bid) / blocks); 0 when bid >= bands (the unsigned sum wraps).
+        left = _bin(b, arith.SubiOp, _index(b, bands), self.bid)
+        spare = _bin(b, arith.SubiOp, self.blocks, 1)
+        mine = _bin(b, arith.DivUIOp, _bin(b, arith.AddiOp, left, spare), self.blocks)
+        self.count = _bin(b, arith.MuliOp, mine, self.cols)
+
+    def band_row(self, b: Builder, k: SSAValue) -> SSAValue:
+        """The first row of the band that tile k belongs to."""
+        nth = _bin(b, arith.DivUIOp, k, self.cols)
+        band = _bin(b, arith.AddiOp, self.bid, _bin(b, arith.MuliOp, nth, self.blocks))
+        return _bin(b, arith.MuliOp, band, self.tile[0])
+
+    def origin(self, b: Builder, k: SSAValue) -> tuple[SSAValue, SSAValue]:
+        col = _bin(b, arith.MuliOp, _bin(b, arith.RemUIOp, k, self.cols), self.tile[1])
+        return self.band_row(b, k), col
+
+
+def balanced_band_rows(rows: int, blocks: int, limit: int = 256, multiple: int = 1) -> int:
+    """The band height (a multiple of `multiple`, at most `limit`: a TMA box dim) that
+    spreads `rows` rows over `blocks` persistent blocks best: bands go round-robin to the
+    blocks, so the busiest block sums ceil(ceil(rows / h) / blocks) bands of h rows; the
+    least such rows wins, and of those heights the tallest (fewest, largest tiles). For
+    16384 rows on 132 SMs that is 125: 132 bands, the busiest block sums 125 rows, the least
+    any split can give (16384 / 132 = 124.1); 64 or 128 leave it 128 rows (3% more)."""
+
+    def busiest(h: int) -> int:
+        return ceil(ceil(rows / h) / blocks) * h
+
+    heights = range(multiple, min(limit, max(rows, multiple)) + 1, multiple)
+    return min(heights, key=lambda h: (busiest(h), -h))
+
+
+def _check_row_sum(
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int],
+    stages: int | None,
+    consumer_warps: int,
+    target: str,
+) -> int:
+    """The stages of a `ws_row_sum` (`_ws_stages`), or a ValueError (expected, got, fix)
+    for one the kernel cannot be."""
+    if dtype not in FLOAT_TYPES:
+        raise ValueError(
+            f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {dtype!r}"
+        )
+    _check_ws(shape, tile, 1 if stages is None else stages, [dtype], target)
+    if not 1 <= consumer_warps <= 16:
+        raise ValueError(f"expected 1 to 16 consumer warps, got {consumer_warps}")
+    size = copy.bitwidth(element_type(dtype)) // 8
+    if tile[1] % copy.WARP:
+        raise ValueError(
+            f"expected tile[1] to be a multiple of 32 (lane l of a consumer warp sums columns "
+            f"l, l + 32, ... of each tile row), got tile {tuple(tile)}; use tile[1] = "
+            f"{min(256, max(32, tile[1] + (-tile[1]) % 32))}"
+        )
+    if shape[1] * size % 16:
+        raise ValueError(
+            f"expected rows of a multiple of 16 bytes (TMA's row stride), got {shape[1]} x "
+            f"{dtype} = {shape[1] * size} bytes per row; pad the columns to a multiple of "
+            f"{16 // size} with zeros (they add nothing to the sums)"
+        )
+    rows = ceil(tile[0] / consumer_warps)
+    if rows > ROW_SUM_MAX_ROWS_PER_WARP:
+        raise ValueError(
+            f"expected at most {ROW_SUM_MAX_ROWS_PER_WARP} tile rows per consumer warp (each "
+            f"lane keeps one partial sum per row in registers), got {rows} ({tile[0]} rows, "
+            f"{consumer_warps} warps); use more consumer warps or a smaller tile[0]"
+        )
+    slot = tile[0] * tile[1] * size
+    if slot % 128:
+        raise ValueError(
+            f"expected a tile of a multiple of 128 bytes (each ring slot is a TMA destination, "
+            f"128-byte aligned), got {tuple(tile)} x {dtype} = {slot} bytes; use an even "
+            "tile[0] or a tile[1] that is a multiple of 64"
+        )
+    return _ws_stages(stages, tile, [dtype], [], target)
+
+
+def ws_row_sum(
+    shape: Sequence[int],
+    dtype: str = "f32",
+    tile: Sequence[int] = (64, 128),
+    *,
+    stages: int | None = None,
+    consumer_warps: int = 4,
+    cache_hint: int | None = None,
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`y[i] = sum_j x[i, j]` (x: (M, N) of f32, bf16 or f16; y: (M,) f32, accumulated in
+    f32) by a warp-specialized persistent kernel (launch it on `ws_grid(sms)`).
+
+    A band of `tile[0]` rows is summed by one block, so that no two blocks add into one
+    sum (no atomics: the result does not depend on timing). Block `bid` of `nblocks` sums
+    bands bid, bid + nblocks, ..., each over its column tiles in order (`balanced_band_rows`
+    picks a band height that spreads the rows evenly over the SMs).
+
+    Warp 0, the producer, loads the block's tiles into a ring of `stages` SMEM slots (full
+    and empty mbarriers, as in `ws_elementwise`). Consumer warp w owns rows w, w + W, ... of
+    each tile (W = `consumer_warps`; when W does not divide `tile[0]`, a warp's last row
+    repeats row tile[0] - 1 and is not stored); lane l of it adds columns l, l + 32, ... of
+    each of its rows to one f32 partial sum per row, kept in registers across the band's
+    column tiles, then releases the slot (one arrive per warp on `empty`). After the band's
+    last column tile, a butterfly of warp shuffles (`gpu.shuffle xor` 16, 8, 4, 2, 1) adds
+    the lanes' partial sums and lane 0 stores each row's sum to y (rows past M are not
+    stored). Every sum is added in a fixed order: lane l's columns in order, then the fixed
+    shuffle tree, so each y[i] is within (ceil(N / 32) + 5) * 2**-24 * sum_j |x[i, j]| of the
+    exact sum (the recursive-summation bound for that depth).
+
+    Any M, N with rows of a multiple of 16 bytes (TMA's row stride); out-of-bounds tiles are
+    zero-filled by TMA (a zero adds nothing). `tile[1]` must be a multiple of 32. `stages`
+    defaults to the most that fit up to 4 (`ws_stages_limit`)."""
+    stages = _check_row_sum(shape, dtype, tile, stages, consumer_warps, target)
+    elt = element_type(dtype)
+    f32 = element_type("f32")
+    gmem = MemRefType(elt, list(shape))
+    out = MemRefType(f32, [shape[0]])
+    ring_type = MemRefType(elt, [stages, *tile], memory_space=copy.SmemSpaceAttr())
+    warps = consumer_warps
+    per_warp = ceil(tile[0] / warps)
+    ragged = tile[0] % warps != 0
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        tiles = _Bands(b, shape, tile)
+        ring = b.insert(copy.AllocSmemOp(ring_type)).result
+        full = b.insert(copy.BarrierInitOp(stages, 1)).result
+        empty = b.insert(copy.BarrierInitOp(stages, warps)).result
+        ws = b.insert(copy.WarpSpecializeOp([1, warps]))
+        _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, [x], [ring], full,
+                  empty, stages, cache_hint)
+        cb = Builder(InsertPoint.at_end(ws.role_block(1)))
+        t = ws.role_block(1).args[0]
+        warp = _bin(cb, arith.DivUIOp, t, copy.WARP)
+        lane = _bin(cb, arith.RemUIOp, t, copy.WARP)
+        # Row i of this warp in each tile, and the row it reads (in the tile).
+        owned = [_bin(cb, arith.AddiOp, warp, i * warps) for i in range(per_warp)]
+        read = list(owned)
+        if ragged:
+            read[-1] = _bin(cb, arith.MinUIOp, owned[-1], tile[0] - 1)
+        zero = cb.insert(arith.ConstantOp(FloatAttr(0.0, f32))).result
+
+        loop = Block(arg_types=[IndexType(), *([f32] * per_warp)])
+        lb = Builder(InsertPoint.at_end(loop))
+        k, sums = loop.args[0], list(loop.args[1:])
+        slot = _bin(lb, arith.RemUIOp, k, stages)
+        column = _bin(lb, arith.RemUIOp, k, tiles.cols)
+        first = lb.insert(arith.CmpiOp(column, _index(lb, 0), "eq")).result
+        last = lb.insert(arith.CmpiOp(column, _index(lb, tiles.cols - 1), "eq")).result
+        lb.insert(copy.BarrierWaitOp(full, slot, _parity(lb, _bin(lb, arith.DivUIOp, k, stages))))
+        # A band's first column tile starts its sums afresh.
+        sums = [lb.insert(arith.SelectOp(first, zero, s)).result for s in sums]
+
+        # Lane l adds columns l, l + 32, ... of each of the warp's rows of the tile.
+        cols = Block(arg_types=[IndexType(), *([f32] * per_warp)])
+        colb = Builder(InsertPoint.at_end(cols))
+        c = cols.args[0]
+        added = []
+        for r, s in zip(read, cols.args[1:], strict=True):
+            v = colb.insert(memref.LoadOp.get(ring, [slot, r, c])).res
+            if v.type != f32:
+                v = colb.insert(arith.ExtFOp(v, f32)).result
+            added.append(colb.insert(arith.AddfOp(s, v)).result)
+        colb.insert(scf.YieldOp(*added))
+        step = _index(lb, copy.WARP)
+        sums = list(
+            lb.insert(scf.ForOp(lane, _index(lb, tile[1]), step, sums, Region(cols))).results
+        )
+        # The warp is done reading the slot.
+        lb.insert(copy.BarrierArriveOp(empty, slot, issuer="warps"))
+
+        def flush(tb: Builder) -> None:
+            width = tb.insert(arith.ConstantOp(IntegerAttr(copy.WARP, i32))).result
+            totals = []
+            for s in sums:
+                for offset in (16, 8, 4, 2, 1):
+                    off = tb.insert(arith.ConstantOp(IntegerAttr(offset, i32))).result
+                    other = tb.insert(ShuffleOp(s, off, width, "xor")).shuffle_result
+                    s = tb.insert(arith.AddfOp(s, other)).result
+                totals.append(s)
+            band = tiles.band_row(tb, k)
+
+            def store(sb: Builder) -> None:
+                for i, (r, total) in enumerate(zip(owned, totals, strict=True)):
+                    row = _bin(sb, arith.AddiOp, band, r)
+                    inside = sb.insert(arith.CmpiOp(row, _index(sb, shape[0]), "ult")).result
+                    if ragged and i == per_warp - 1:
+                        in_tile = sb.insert(arith.CmpiOp(r, _index(sb, tile[0]), "ult")).result
+                        inside = sb.insert(arith.AndIOp(inside, in_tile)).result
+                    _if(sb, inside, lambda ib, row=row, total=total: ib.insert(
+                        memref.StoreOp.get(total, y, [row])))
+
+            _if(tb, tb.insert(arith.CmpiOp(lane, _index(tb, 0), "eq")).result, store)
+
+        # After the band's last column tile: its rows' sums, across the lanes, to y.
+        _if(lb, last, flush)
+        lb.insert(scf.YieldOp(*sums))
+        c0, c1 = _index(cb, 0), _index(cb, 1)
+        initial = [zero] * per_warp
+        cb.insert(scf.ForOp(c0, tiles.count, c1, initial, Region(loop)))
+
+    block = (1 + warps) * copy.WARP
+    return _kernel("ws_row_sum", [gmem, out], body, target=target, block=block)

@@ -80,6 +80,9 @@ from copy_dialect.memory import (
 )
 from copy_dialect.prefetch import PrefetchOp
 from copy_dialect.roles import (
+    REGISTER_FILE,
+    WARP,
+    WARPGROUP_WARPS,
     NamedBarrierArriveOp,
     NamedBarrierSyncOp,
     WarpSpecializeOp,
@@ -130,5 +133,5 @@ __all__ = [
     "block_smem_bytes", "kernel_cluster_shape", "module_target", "MAX_BARRIERS", "BARRIER_BYTES",
     "TMEM_COLUMNS", "TMEM_REGS_PER_NUM", "TMEM_COPY_BYTES", "tmem_columns",
     # who issues
-    "enclosing_role",
+    "enclosing_role", "WARP", "WARPGROUP_WARPS", "REGISTER_FILE",
 ]  # fmt: skip

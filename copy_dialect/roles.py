@@ -10,7 +10,7 @@ at once (CUTLASS's producer and consumer warp groups, Triton's `warp_specialize`
 `emit_pipeline_warp_specialized`). Inside role r, the role is the issuer: the elected thread
 is one lane of the role's first warp (`elect.sync`), cp.async copies are split over the
 role's threads, a `wait_group` or `fence_async_shared` ends with the role's own named barrier
-(`bar.sync 1 + r, threads of role r`), and `barrier_wait` blocks the threads that execute it
+(`barrier.sync 1 + r, threads of role r`), and `barrier_wait` blocks the threads that execute it
 only. With `maxnreg`, each role first moves its per-thread register limit to its value
 (`setmaxnreg`). The roles join at the op's end (a block barrier).
 """
@@ -97,7 +97,7 @@ class WarpSpecializeOp(IRDLOperation):
         regs = None if maxnreg is None else DenseArrayBase.from_list(i32, list(maxnreg))
         super().__init__(
             properties={"warps": DenseArrayBase.from_list(i32, list(warps)), "maxnreg": regs},
-            regions=[[Region(Block(arg_types=[IndexType()]))] for _ in warps],
+            regions=[[Region(Block(arg_types=[IndexType()])) for _ in warps]],
         )
 
     @property
@@ -141,11 +141,7 @@ class WarpSpecializeOp(IRDLOperation):
         op = cls.create(
             properties={
                 "warps": DenseArrayBase.from_list(i32, warps),
-                **(
-                    {}
-                    if maxnreg is None
-                    else {"maxnreg": DenseArrayBase.from_list(i32, maxnreg)}
-                ),
+                **({} if maxnreg is None else {"maxnreg": DenseArrayBase.from_list(i32, maxnreg)}),
             },
             attributes={} if attrs is None else dict(attrs.data),
             regions=regions,
@@ -227,8 +223,7 @@ class WarpSpecializeOp(IRDLOperation):
         if len(regs) != len(warps):
             raise Error(
                 f"expected one maxnreg per role ({len(warps)}), got {len(regs)}",
-                note=f"give every role its register limit ({len(warps)} values), or drop "
-                "maxnreg",
+                note=f"give every role its register limit ({len(warps)} values), or drop maxnreg",
             )
         for r, n in enumerate(regs):
             # rule: W5
@@ -330,15 +325,13 @@ class _NamedBarrierOp(IRDLOperation):
         # rule: W12
         if block is not None and threads > block:
             raise Error(
-                f"named barrier {barrier} waits for {threads} threads, but the block has "
-                f"{block}",
+                f"named barrier {barrier} waits for {threads} threads, but the block has {block}",
                 note=f"count at most the block's {block} threads",
             )
         # rule: W8
         if barrier == 0 and role is not None:
             raise Error(
-                "named barrier 0 is the block's barrier (__syncthreads), but this is inside a "
-                "role",
+                "named barrier 0 is the block's barrier (__syncthreads), but this is inside a role",
                 note=f"use id {roles + 1} (or another up to 15) for the warps that meet here",
             )
 
@@ -359,7 +352,7 @@ def _kernel_roles(kernel: Operation) -> int:
 class NamedBarrierSyncOp(_NamedBarrierOp):
     """
     Waits at named barrier `id` until `threads` threads (whole warps) have arrived or
-    synced on it (`bar.sync id, threads`): the warps of the roles that meet here.
+    synced on it (`barrier.sync id, threads`): the warps of the roles that meet here.
 
     ```mlir
     copy.named_barrier_sync 3, 256
@@ -375,7 +368,7 @@ class NamedBarrierSyncOp(_NamedBarrierOp):
 @copy_op_definition
 class NamedBarrierArriveOp(_NamedBarrierOp):
     """
-    Arrives at named barrier `id` without waiting (`bar.arrive id, threads`): a producer
+    Arrives at named barrier `id` without waiting (`barrier.arrive id, threads`): a producer
     signals warps that `copy.named_barrier_sync` on it.
 
     ```mlir

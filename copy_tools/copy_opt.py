@@ -41,7 +41,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
-from xdsl.universe import Universe
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -80,6 +79,7 @@ from copy_tools.opt_output import (
 )
 from copy_tools.opt_parser import guarded_dialect_factory, parse_chunk
 from copy_tools.opt_verify import exception_location, op_location, verify_diagnostics
+from copy_tools.universe import dialect_factories
 
 THREAD_STACK_BYTES = 512 * 1024 * 1024
 """C stack of the worker thread, large enough that RECURSION_LIMIT frames fit."""
@@ -135,7 +135,7 @@ class CopyOptMain(xDSLOptMain):
     # Registration, arguments and the pipeline.
 
     def register_all_dialects(self):
-        for name, factory in Universe.get_multiverse().all_dialects.items():
+        for name, factory in dialect_factories():
             self.ctx.register_dialect(name, guarded_dialect_factory(name, factory))
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):

@@ -41,11 +41,10 @@ def gpu_output(prog: ModuleOp, fmt: str, gpu_target: str | None) -> tuple[str, B
     llvm_ir = translate_llvm.translate_module(prog)
     if fmt == "llvm":
         return llvm_ir, None
-    ptx = backend.compile_ptx(llvm_ir, target)
     if fmt == "ptx":
-        return ptx, None
-    abi = kernel_abis(prog, target)
-    return "", (backend.compile_cubin(ptx, target), abi.to_json())
+        return backend.compile_ptx(llvm_ir, target), None
+    _, cubin = backend.compile_ptx_and_cubin(llvm_ir, target)
+    return "", (cubin, kernel_abis(prog, target).to_json())
 
 
 def read_input(path: str | None) -> tuple[str, bytes]:

@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from copy_tools.universe import make_context
+from passes import backend
 from passes.pipeline import compile_module
 from runtime import (
     CudaError,
@@ -33,6 +34,7 @@ def compile(  # noqa: A001
     into a Program whose kernels can be called; `debug_guards`: with device-side checks of
     what the verifier cannot prove (docs/lowering.md, "Debug guards"), each failing one
     printing its rule id and trapping."""
+    backend.start_worker()  # a worker that is not running yet starts while this parses
     ctx = make_context()
     module = source if isinstance(source, ModuleOp) else Parser(ctx, source).parse_module()
     compiled = compile_module(module, ctx, target, debug_guards=debug_guards)

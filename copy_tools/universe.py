@@ -26,22 +26,33 @@ def _nvvm():
     return NVVM
 
 
+def _gpu():
+    """xDSL's `gpu` dialect with the upstream ops it lacks (`gpu.shuffle`)."""
+    from copy_dialect.upstream_gpu import GPU
+
+    return GPU
+
+
 def _pass(module: str, cls: str):
     """A lazy factory for the pass class `cls` of `passes.<module>`."""
     return lambda: getattr(import_module(f"passes.{module}"), cls)
 
 
 @cache
-def _dialect_factories() -> tuple[tuple[str, Callable[[], Dialect]], ...]:
+def dialect_factories() -> tuple[tuple[str, Callable[[], Dialect]], ...]:
     """Every registered dialect's name and factory, read from the installed packages' entry
-    points once per process (the scan costs about 2 ms; a context is made per compile)."""
-    return tuple(Universe.get_multiverse().all_dialects.items())
+    points once per process (the scan costs about 2 ms; a context is made per compile).
+    `gpu` is xDSL's with the upstream ops it lacks (`copy_dialect.upstream_gpu`): a universe
+    cannot define a dialect name twice, so the substitution happens here, for copy-opt and
+    `make_context` alike."""
+    found = Universe.get_multiverse().all_dialects
+    return tuple((name, _gpu if name == "gpu" else f) for name, f in found.items())
 
 
 def make_context() -> Context:
     """An xDSL context with every registered dialect (xDSL's and ours), for Python users."""
     ctx = Context()
-    for name, factory in _dialect_factories():
+    for name, factory in dialect_factories():
         ctx.register_dialect(name, factory)
     return ctx
 
@@ -55,6 +66,7 @@ COPY_UNIVERSE = Universe(
         "convert-func-to-llvm": _pass("convert_func_to_llvm", "ConvertFuncToLLVMPass"),
         "convert-gpu-to-nvvm": _pass("convert_gpu_to_nvvm", "ConvertGpuToNVVMPass"),
         "convert-memref-to-llvm": _pass("convert_memref_to_llvm", "ConvertMemrefToLLVMPass"),
+        "convert-vector-to-llvm": _pass("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),
         "lower-copy-to-llvm": _pass("pipeline", "LowerCopyToLLVMPass"),
     },
 )

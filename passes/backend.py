@@ -10,15 +10,22 @@ about 60 ms; a request on a warm worker costs a few ms), and `start_worker()` le
 start it early, while it parses and lowers.
 
 `compile_cubin` runs nvJitLink (`cuda.bindings.nvjitlink`) in this process: it reports
-errors through its log and does not abort. Neither step needs a GPU or ptxas.
+errors through its log and does not abort. `compile_ptx_and_cubin` has the worker run both
+steps in one request (what `passes.pipeline.compile_module` uses): no second round trip, the
+caller's process is free while nvJitLink runs, and the worker's allocator is tuned for
+nvJitLink, which allocates and zeroes tens of megabytes on every call. Neither step needs a
+GPU or ptxas.
 
 Run as a script (`python backend.py --serve`), this file is the worker; it then imports
-only the standard library, llvmlite, xDSL's exception module and the target table.
+only the standard library, llvmlite, nvJitLink's bindings, xDSL's exception module and the
+target table.
 """
 
 from __future__ import annotations
 
 import atexit
+import base64
+import ctypes
 import json
 import os
 import re
@@ -71,11 +78,90 @@ def _codegen_options(target: str) -> tuple[str, str]:
 
 def compile_ptx(llvm_ir: str, target: str, *, opt_level: int = 3) -> str:
     """PTX for `target` from LLVM IR text: parse, verify, optimize (O3), emit, in the worker."""
+    return _request(llvm_ir, target, opt_level)
+
+
+def compile_ptx_and_cubin(
+    llvm_ir: str, target: str, *, timings: dict[str, float] | None = None
+) -> tuple[str, bytes]:
+    """`compile_ptx` (O3), then `compile_cubin` of its PTX, both in the worker: the same PTX,
+    cubin and errors as the two calls, with one round trip. `timings`, when given, receives
+    the seconds each step took in the worker (for benchmarks/bench_compile.py)."""
+    return submit_ptx_and_cubin(llvm_ir, target, timings=timings).result()
+
+
+def submit_ptx_and_cubin(
+    llvm_ir: str, target: str, *, timings: dict[str, float] | None = None
+) -> PendingCompile:
+    """`compile_ptx_and_cubin`, sent to the worker now and read back by `.result()`: the
+    caller works meanwhile, in this thread (a thread that sent the request instead would
+    wait for the interpreter's lock, up to its 5 ms switch interval, while the caller
+    computes). The worker serves no other request until `.result()` or `.discard()`."""
+    return PendingCompile(llvm_ir, target, timings)
+
+
+class PendingCompile:
+    """A compile_ptx_and_cubin request the worker is working on."""
+
+    def __init__(self, llvm_ir: str, target: str, timings: dict[str, float] | None):
+        cpu, features = _codegen_options(target)
+        self.target = target
+        self.timings = timings
+        request = {"ir": llvm_ir, "cpu": cpu, "features": features, "opt": 3, "cubin": True}
+        _lock.acquire()
+        self.open = True
+        try:
+            self.worker = _current_worker()
+            self.log_start = self.worker.send(request, target)
+        except BaseException:
+            self._close()
+            raise
+
+    def result(self) -> tuple[str, bytes]:
+        """The PTX and the cubin (or the backend's error)."""
+        assert self.open, "the reply was read already"
+        try:
+            reply = self.worker.receive(self.log_start, self.target)
+        finally:
+            self._close()
+        ptx, cubin = _finish(reply, self.target, self.timings)
+        if cubin is None:  # nvJitLink could not be loaded in the worker: its error, from here
+            cubin = compile_cubin(ptx, self.target)
+        return ptx, cubin
+
+    def discard(self) -> None:
+        """Waits for the reply and drops it, errors included (the caller has its own)."""
+        if not self.open:
+            return
+        try:
+            self.worker.receive(self.log_start, self.target)
+        except Exception:
+            pass
+        finally:
+            self._close()
+
+    def _close(self) -> None:
+        if self.open:
+            self.open = False
+            _lock.release()
+
+
+def _request(llvm_ir: str, target: str, opt_level: int) -> str:
     cpu, features = _codegen_options(target)
-    request = {"ir": llvm_ir, "cpu": cpu, "features": features, "opt": opt_level}
+    request = {"ir": llvm_ir, "cpu": cpu, "features": features, "opt": opt_level, "cubin": False}
     with _lock:
         worker = _current_worker()
-        reply = worker.request(request, target)
+        reply = worker.receive(worker.send(request, target), target)
+    ptx, _ = _finish(reply, target, None)
+    return ptx
+
+
+def _finish(
+    reply: dict[str, Any], target: str, timings: dict[str, float] | None
+) -> tuple[str, bytes | None]:
+    """The PTX and cubin of a reply, or its error."""
+    if timings is not None:
+        timings.update(reply.get("times", {}))
     if not reply["ok"]:
         raise BackendError(f"LLVM rejected the IR for {target}: {reply['error']}")
     ptx: str = reply["ptx"]
@@ -88,7 +174,11 @@ def compile_ptx(llvm_ir: str, target: str, *, opt_level: int = 3) -> str:
             f"it for {target} (misspelled, or wrong signature), so it became a call to an "
             "external function"
         )
-    return ptx
+    if "link_error" in reply:
+        error, log = reply["link_error"]
+        raise BackendError(_rejected(target, error, log), log)
+    linked = reply.get("cubin")
+    return ptx, None if linked is None else base64.b64decode(linked)
 
 
 def start_worker() -> None:
@@ -156,14 +246,25 @@ class _Worker:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def request(self, request: dict[str, Any], target: str) -> dict[str, Any]:
+    def send(self, request: dict[str, Any], target: str) -> int:
+        """Sends a request; returns where the worker's log stood (for `receive`)."""
         assert self.process.stdin is not None
-        assert self.process.stdout is not None
         log_start = os.fstat(self.log.fileno()).st_size
         try:
             _write_frame(self.process.stdin, request)
-            reply = _read_frame(self.process.stdout.fileno(), time.monotonic() + WORKER_TIMEOUT_S)
-        except (BrokenPipeError, EOFError):
+        except BrokenPipeError:
+            raise self._death(log_start, target) from None
+        except BaseException:  # KeyboardInterrupt: a partial frame would confuse the worker
+            self.kill()
+            raise
+        return log_start
+
+    def receive(self, log_start: int, target: str) -> dict[str, Any]:
+        """The reply to the request sent last."""
+        assert self.process.stdout is not None
+        try:
+            return _read_frame(self.process.stdout.fileno(), time.monotonic() + WORKER_TIMEOUT_S)
+        except EOFError:
             raise self._death(log_start, target) from None
         except TimeoutError:
             self.kill()
@@ -174,7 +275,6 @@ class _Worker:
         except BaseException:  # KeyboardInterrupt: the reply would answer the next request
             self.kill()
             raise
-        return reply
 
     def _death(self, log_start: int, target: str) -> BackendError:
         """The error for a worker that died: LLVM's message from its stderr."""
@@ -259,12 +359,14 @@ def _read_frame(fd: int, deadline: float | None) -> dict[str, Any]:
 
 
 def _serve() -> None:
-    """The worker's loop: one request (IR, cpu, features, opt level) -> PTX or an error."""
+    """The worker's loop: one request (IR, cpu, features, opt level, whether to link) -> PTX
+    and the cubin, or an error."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     # Frames go to a private copy of stdout; anything else printed lands in the log.
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     requests = sys.stdin.fileno()
+    _keep_freed_memory()
 
     import llvmlite.binding as llvm
 
@@ -272,33 +374,115 @@ def _serve() -> None:
     llvm.initialize_all_asmprinters()
     target = llvm.Target.from_triple(NVPTX_TRIPLE)
     machines: dict[tuple[str, str], Any] = {}
+    if not select.select([requests], [], [], 0)[0]:  # idle: warm up while the caller works
+        _warm_up(llvm, target, machines)
     while True:
         try:
             request = _read_frame(requests, None)
         except EOFError:
             return
+        times = _Laps()
         try:
             key = (request["cpu"], request["features"])
             if key not in machines:
                 machines[key] = target.create_target_machine(cpu=key[0], features=key[1], opt=3)
-            reply = {"ok": True, "ptx": _codegen(llvm, machines[key], request)}
+            ptx = _codegen(llvm, machines[key], request, times)
+            reply: dict[str, Any] = {"ok": True, "ptx": ptx}
         except Exception as exc:  # parse and verifier errors arrive as RuntimeError
             reply = {"ok": False, "error": str(exc).strip()}
+        if reply["ok"] and request["cubin"] and not _EXTERN_LLVM_FUNC.search(reply["ptx"]):
+            reply.update(_serve_cubin(reply["ptx"], request["cpu"]))
+            times.lap("nvJitLink")
+        reply["times"] = times.seconds
         _write_frame(replies, reply)
 
 
-def _codegen(llvm: Any, machine: Any, request: dict[str, Any]) -> str:
+_WARM_UP_IR = """target triple = "nvptx64-nvidia-cuda"
+
+define ptx_kernel void @warm_up() {
+  ret void
+}
+"""
+
+
+def _warm_up(llvm: Any, target: Any, machines: dict[tuple[str, str], Any]) -> None:
+    """One compile and link of an empty kernel, so that the caller's first request does not
+    pay for loading nvJitLink and for LLVM's and nvJitLink's first-call set-up (about 100 ms
+    together); done only while no request waits."""
+    cpu, features = TARGET_CODEGEN["sm_80"]
+    try:
+        machines[cpu, features] = target.create_target_machine(cpu=cpu, features=features, opt=3)
+        request = {"ir": _WARM_UP_IR, "opt": 3}
+        _serve_cubin(_codegen(llvm, machines[cpu, features], request, _Laps()), cpu)
+    except Exception:  # a request will report whatever is wrong
+        pass
+
+
+class _Laps:
+    """The worker's stage times, for the reply."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.start = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.seconds[stage] = now - self.start
+        self.start = now
+
+
+def _codegen(llvm: Any, machine: Any, request: dict[str, Any], times: _Laps) -> str:
     module = llvm.parse_assembly(request["ir"])
     module.verify()
     if not module.triple:
         module.triple = NVPTX_TRIPLE
     if not str(module.data_layout):
         module.data_layout = str(machine.target_data)
+    times.lap("LLVM: parse and verify")
     if request["opt"]:
         options = llvm.create_pipeline_tuning_options(speed_level=request["opt"])
         builder = llvm.create_pass_builder(machine, options)
         builder.getModulePassManager().run(module, builder)
-    return machine.emit_assembly(module)
+        times.lap(f"LLVM: O{request['opt']} pipeline")
+    ptx: str = machine.emit_assembly(module)
+    times.lap("LLVM: codegen")
+    return ptx
+
+
+def _serve_cubin(ptx: str, arch: str) -> dict[str, Any]:
+    """The worker's half of compile_ptx_and_cubin: the cubin, nvJitLink's rejection, or
+    nothing when nvJitLink cannot be loaded here (the caller then reports why)."""
+    try:
+        from cuda.bindings import nvjitlink
+
+        handle = nvjitlink.create(2, _nvjitlink_options(arch))
+    except Exception:
+        return {}
+    try:
+        return {"cubin": base64.b64encode(_link(nvjitlink, handle, ptx)).decode()}
+    except nvjitlink.nvJitLinkError as exc:
+        log = _nvjitlink_log(nvjitlink, handle)
+        return {"link_error": [str(exc), log]}
+    except Exception:  # anything else: the caller links in its own process, and says why
+        return {}
+    finally:
+        nvjitlink.destroy(handle)
+
+
+def _keep_freed_memory() -> None:
+    """Has glibc's allocator keep the memory the worker frees instead of returning it to the
+    kernel: nvJitLink allocates tens of megabytes on every call, and with glibc's defaults
+    each call pays for fresh pages again (page faults and zeroing, about a fifth of its
+    time). The worker's resident memory stays at its largest compile's."""
+    try:
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):  # not glibc: nothing to tune
+        return
+    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
+    mallopt(m_mmap_threshold, 1 << 30)  # large blocks from the heap, not fresh mappings
+    mallopt(m_trim_threshold, 1 << 30)  # never give the heap's top back
+    mallopt(m_top_pad, 64 << 20)  # grow the heap in 64 MiB steps
 
 
 # --- cubin, through nvJitLink ----------------------------------------------------------------
@@ -314,21 +498,33 @@ def compile_cubin(ptx: str, target: str) -> bytes:
             f"compile_cubin needs nvJitLink: pip install cuda-bindings nvidia-nvjitlink ({exc})"
         ) from None
     try:
-        handle = nvjitlink.create(2, [f"-arch={arch}", "-O3"])
+        handle = nvjitlink.create(2, _nvjitlink_options(arch))
     except Exception as exc:  # the library could not be found or loaded
         raise BackendError(f"nvJitLink is not usable: {exc}") from None
     try:
-        data = ptx.encode()
-        nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx")
-        nvjitlink.complete(handle)
-        cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
-        nvjitlink.get_linked_cubin(handle, cubin)
-        return bytes(cubin)
+        return _link(nvjitlink, handle, ptx)
     except nvjitlink.nvJitLinkError as exc:
         log = _nvjitlink_log(nvjitlink, handle)
-        raise BackendError(f"nvJitLink rejected the PTX for {target}: {log or exc}", log) from None
+        raise BackendError(_rejected(target, str(exc), log), log) from None
     finally:
         nvjitlink.destroy(handle)
+
+
+def _nvjitlink_options(arch: str) -> list[str]:
+    return [f"-arch={arch}", "-O3"]
+
+
+def _link(nvjitlink: Any, handle: int, ptx: str) -> bytes:
+    data = ptx.encode()
+    nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx")
+    nvjitlink.complete(handle)
+    cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
+    nvjitlink.get_linked_cubin(handle, cubin)
+    return bytes(cubin)
+
+
+def _rejected(target: str, error: str, log: str) -> str:
+    return f"nvJitLink rejected the PTX for {target}: {log or error}"
 
 
 def _nvjitlink_log(nvjitlink: Any, handle: int) -> str:

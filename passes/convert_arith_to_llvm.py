@@ -8,14 +8,13 @@ from xdsl.dialects.builtin import IntegerAttr, IntegerType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
 from passes.llvm_types import lowered, replace_with_casts, to_llvm_type
+from passes.rewrite import apply_patterns
 
 BINARY = {
     arith.AddiOp: llvm.AddOp,
@@ -141,6 +140,21 @@ class ConvertIntegerCast(RewritePattern):
         replace_with_casts(rewriter, op, ops, new.results)
 
 
+class ConvertFloatCast(RewritePattern):
+    """`arith.truncf` / `arith.extf` -> `llvm.fptrunc` / `llvm.fpext` (round to nearest even)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, arith.TruncFOp | arith.ExtFOp):
+            return
+        ops: list[Operation] = []
+        (value,) = lowered(op.operands, ops)
+        result_type = to_llvm_type(op.results[0].type)
+        cls = llvm.FPTruncOp if isinstance(op, arith.TruncFOp) else llvm.FPExtOp
+        new = cls(value, result_type)
+        ops.append(new)
+        replace_with_casts(rewriter, op, ops, new.results)
+
+
 def _icmp_predicate(name: str) -> IntegerAttr:
     return IntegerAttr(llvm.ICmpPredicateFlag(name).to_int(), 64)
 
@@ -151,16 +165,15 @@ class ConvertArithToLLVMPass(ModulePass):
     name = "convert-arith-to-llvm"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [
-                    ConvertConstant(),  # arith.constant
-                    ConvertBinary(),  # arith.addi, subi, muli, ...
-                    ConvertMinMax(),  # arith.minsi, maxsi, minui, maxui
-                    ConvertCmpi(),  # arith.cmpi
-                    ConvertSelect(),  # arith.select
-                    ConvertIntegerCast(),  # arith.index_cast, extui, extsi, trunci
-                ]
-            ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_patterns(
+            op,
+            [
+                ConvertConstant(),  # arith.constant
+                ConvertBinary(),  # arith.addi, subi, muli, ...
+                ConvertMinMax(),  # arith.minsi, maxsi, minui, maxui
+                ConvertCmpi(),  # arith.cmpi
+                ConvertSelect(),  # arith.select
+                ConvertIntegerCast(),  # arith.index_cast, extui, extsi, trunci
+                ConvertFloatCast(),  # arith.truncf, extf
+            ],
+        )

@@ -8,14 +8,13 @@ from xdsl.dialects import builtin, cf, llvm
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
 from passes.llvm_types import convert_block_arguments, lowered
+from passes.rewrite import apply_patterns
 
 
 class ConvertBranch(RewritePattern):
@@ -49,12 +48,10 @@ class ConvertCfToLLVMPass(ModulePass):
     name = "convert-cf-to-llvm"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [
-                    ConvertBranch(),  # cf.br
-                    ConvertCondBranch(),  # cf.cond_br
-                ]
-            ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_patterns(
+            op,
+            [
+                ConvertBranch(),  # cf.br
+                ConvertCondBranch(),  # cf.cond_br
+            ],
+        )

@@ -14,14 +14,13 @@ from xdsl.dialects.builtin import DenseArrayBase, UnitAttr, i32
 from xdsl.ir import Attribute, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
 from passes.llvm_types import convert_block_arguments, lowered, to_llvm_type
+from passes.rewrite import apply_patterns
 
 KERNEL_ATTRIBUTES = {
     "gpu.known_block_size": "nvvm.reqntid",
@@ -79,12 +78,10 @@ class ConvertFuncToLLVMPass(ModulePass):
     name = "convert-func-to-llvm"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [
-                    ConvertFunc(),  # func.func
-                    ConvertReturn(),  # func.return
-                ]
-            ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_patterns(
+            op,
+            [
+                ConvertFunc(),  # func.func
+                ConvertReturn(),  # func.return
+            ],
+        )

@@ -1,22 +1,23 @@
-"""Lowers the `gpu` dialect's ids and barrier to NVVM special registers and `bar.sync`."""
+"""Lowers the `gpu` dialect's ids, barrier and shuffles to NVVM special registers,
+`bar.sync` and `shfl.sync`."""
 
 from __future__ import annotations
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, gpu, llvm
-from xdsl.dialects.builtin import i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i1, i32, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
+from copy_dialect.upstream_gpu import ShuffleMode, ShuffleOp
 from passes import nvvm
-from passes.llvm_types import replace_with_casts
+from passes.llvm_types import lowered, replace_with_casts
+from passes.rewrite import apply_patterns
 
 SREG_OF = {
     gpu.ThreadIdOp: "tid",
@@ -59,19 +60,55 @@ class ConvertBarrier(RewritePattern):
         rewriter.replace(op, [nvvm.Barrier0Op()], [])
 
 
+SHFL_KIND = {
+    ShuffleMode.XOR: nvvm.ShflKind.BFLY,
+    ShuffleMode.UP: nvvm.ShflKind.UP,
+    ShuffleMode.DOWN: nvvm.ShflKind.DOWN,
+    ShuffleMode.IDX: nvvm.ShflKind.IDX,
+}
+
+
+class ConvertShuffle(RewritePattern):
+    """`gpu.shuffle` -> `nvvm.shfl.sync` (MLIR's lowering): the first `width` lanes take
+    part (thread mask `-1 >> (32 - width)`), clamped at lane `width - 1` (`32 - width` for
+    `up`); the value and the valid bit come out of the `{T, i1}` result."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ShuffleOp, rewriter: PatternRewriter, /):
+        ops: list[Operation] = []
+        value, offset, width = lowered(op.operands, ops)
+        one, minus_one, thirty_two = (
+            llvm.ConstantOp(IntegerAttr(v, i32), i32) for v in (1, -1, 32)
+        )
+        lead = llvm.SubOp(thirty_two.result, width)
+        mask = llvm.LShrOp(minus_one.result, lead.res)
+        ops += [one, minus_one, thirty_two, lead, mask]
+        if op.mode.data == ShuffleMode.UP:
+            clamp = lead.res
+        else:
+            ops.append(sub := llvm.SubOp(width, one.result))
+            clamp = sub.res
+        shfl = nvvm.ShflOp(
+            SHFL_KIND[op.mode.data], mask.res, value, offset, clamp, return_value_and_is_valid=True
+        )
+        result = llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [0]), shfl.res, value.type)
+        valid = llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [1]), shfl.res, i1)
+        ops += [shfl, result, valid]
+        replace_with_casts(rewriter, op, ops, [result.res, valid.res])
+
+
 class ConvertGpuToNVVMPass(ModulePass):
-    """Lowers `gpu` ids and barriers to `nvvm`."""
+    """Lowers `gpu` ids, barriers and shuffles to `nvvm`."""
 
     name = "convert-gpu-to-nvvm"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [
-                    ConvertId(),  # gpu.thread_id, block_id, block_dim, grid_dim
-                    ConvertLaneId(),  # gpu.lane_id
-                    ConvertBarrier(),  # gpu.barrier
-                ]
-            ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_patterns(
+            op,
+            [
+                ConvertId(),  # gpu.thread_id, block_id, block_dim, grid_dim
+                ConvertLaneId(),  # gpu.lane_id
+                ConvertBarrier(),  # gpu.barrier
+                ConvertShuffle(),  # gpu.shuffle
+            ],
+        )

@@ -15,9 +15,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -31,6 +29,7 @@ from passes.llvm_types import (
     static_memref,
     to_llvm_type,
 )
+from passes.rewrite import apply_patterns
 
 
 def element_pointer(
@@ -132,12 +131,10 @@ class ConvertMemrefToLLVMPass(ModulePass):
     name = "convert-memref-to-llvm"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [
-                    ConvertLoad(),  # memref.load
-                    ConvertStore(),  # memref.store
-                ]
-            ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_patterns(
+            op,
+            [
+                ConvertLoad(),  # memref.load
+                ConvertStore(),  # memref.store
+            ],
+        )

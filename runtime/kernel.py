@@ -45,6 +45,11 @@ def check_device(target: str, smem_bytes: int, facts: DeviceFacts) -> None:
         )
 
 
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+"""The most blocks a grid has along x, y and z (a larger grid fails with
+CUDA_ERROR_INVALID_VALUE, seen on the H200 for grid y = 65536)."""
+
+
 @dataclass
 class Kernel:
     """One kernel of a compiled module, callable on arrays: `kernel(x, y, grid=(64, 64))`."""
@@ -118,6 +123,12 @@ class Kernel:
             )
         if any(g < 1 for g in grid3) or any(b < 1 for b in block3):
             raise ValueError(f"expected positive grid and block, got {grid3} and {block3}")
+        if any(g > limit for g, limit in zip(grid3, GRID_LIMITS, strict=True)):
+            raise ValueError(
+                f"expected a grid of at most {GRID_LIMITS} blocks per dimension (the CUDA "
+                f"limits), got {grid3}; for {self.name}, use larger tiles, put the blocks "
+                "along x, or a persistent kernel"
+            )
         return grid3, block3, cluster
 
     def __call__(

@@ -1,8 +1,10 @@
 """One small launch of a kernel, for compute-sanitizer.
 
-    python scripts/gpu_check.py tma|multicast|pipelined1|pipelined3
+    python scripts/gpu_check.py tma|multicast|pipelined1|pipelined3|broadcast2|broadcast4
                                                 (builder kernels, small arrays; pipelinedS:
-                                                 the persistent ring of S stages on 4 blocks)
+                                                 the persistent ring of S stages on 4 blocks;
+                                                 broadcastC: y[r] = x by multicast over a
+                                                 cluster of C, with tails)
     python scripts/gpu_check.py examples/tma_tile_copy.mlir|examples/multicast_copy.mlir
 """
 
@@ -31,11 +33,21 @@ def main(which: str) -> int:
         stages = int(which[len("pipelined") :])
         module = kernels.tma_copy_pipelined((512, 384), "f32", (64, 64), stages=stages)
         shape, grid = (512, 384), (4,)
+    elif which in ("broadcast2", "broadcast4"):
+        c = int(which[-1])
+        shape = (130, 264)  # tails: with C = 4 the last tile's last shares are wholly outside
+        module = kernels.broadcast_copy(shape, "f32", cluster=c)
+        x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        y = np.zeros((c, *shape), np.float32)
+        runtime.compile(module)(x, y, grid=kernels.broadcast_grid(shape, (64, 256), c))
+        ok = all(np.array_equal(x, y[r]) for r in range(c))
+        print(f"{which}: {'ok' if ok else 'MISMATCH'}")
+        return 0 if ok else 1
     elif Path(which).name in EXAMPLES:
         module = Path(which).read_text()
         shape, grid = EXAMPLES[Path(which).name]
     else:
-        expected = f"tma, multicast, pipelinedS or one of {sorted(EXAMPLES)}"
+        expected = f"tma, multicast, pipelinedS, broadcastC or one of {sorted(EXAMPLES)}"
         print(f"expected {expected}, got {which}", file=sys.stderr)
         return 1
     x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)

@@ -23,5 +23,11 @@ for tool in "memcheck" "memcheck --report-api-errors no" "racecheck"; do
   done
 done
 if [ -f benchmarks/bench_copy.py ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
-  echo "== benchmarks/bench_copy.py"; python3 benchmarks/bench_copy.py 2>&1 | tail -40
+  # The tables on stdout (progress lines on stderr go to a log); rows as JSON beside it.
+  echo "== benchmarks/bench_copy.py"
+  python3 benchmarks/bench_copy.py --json "${OUT:-/tmp}/bench_copy.json" 2> "${OUT:-/tmp}/bench_copy.log" \
+    || tail -20 "${OUT:-/tmp}/bench_copy.log"
+  echo "== benchmarks/bench_compute.py"
+  python3 benchmarks/bench_compute.py --json "${OUT:-/tmp}/bench_compute.json" 2> "${OUT:-/tmp}/bench_compute.log" \
+    || tail -20 "${OUT:-/tmp}/bench_compute.log"
 fi

@@ -191,3 +191,60 @@ def test_ptxas_accepts_the_ptx(tmp_path):
     subprocess.run(
         ["ptxas", "-arch=sm_90a", str(source), "-o", str(tmp_path / "k.cubin")], check=True
     )
+
+
+BAD_ASM_KERNEL = """
+target triple = "nvptx64-nvidia-cuda"
+
+define ptx_kernel void @k() {
+  call void asm sideeffect "this is not ptx;", ""()
+  ret void
+}
+"""
+
+
+def test_ptx_and_cubin_in_the_worker_equal_the_two_calls():
+    for target in ("sm_80", "sm_90a", "sm_100a"):
+        ptx, cubin = backend.compile_ptx_and_cubin(SMALL_KERNEL, target)
+        assert ptx == compile_ptx(SMALL_KERNEL, target)
+        assert cubin == compile_cubin(ptx, target)
+        assert is_cubin(cubin)
+
+
+def test_nvjitlink_rejection_in_the_worker_is_the_in_process_one():
+    ptx = compile_ptx(BAD_ASM_KERNEL, "sm_90a")
+    with pytest.raises(BackendError) as in_process:
+        compile_cubin(ptx, "sm_90a")
+    with pytest.raises(BackendError) as in_worker:
+        backend.compile_ptx_and_cubin(BAD_ASM_KERNEL, "sm_90a")
+    assert "nvJitLink rejected the PTX for sm_90a" in str(in_worker.value)
+    assert str(in_worker.value) == str(in_process.value)
+    assert in_worker.value.log == in_process.value.log
+
+
+def test_llvm_errors_through_a_submitted_compile():
+    with pytest.raises(BackendError, match="expected type"):
+        backend.submit_ptx_and_cubin("define void @f( {", "sm_90a").result()
+    with pytest.raises(BackendError, match=r"unknown intrinsic llvm\.nvvm\.nope"):
+        backend.compile_ptx_and_cubin(
+            "define ptx_kernel void @k() {\n  call void @llvm.nvvm.nope()\n  ret void\n}\n"
+            "declare void @llvm.nvvm.nope()\n",
+            "sm_90a",
+        )
+    with pytest.raises(BackendError, match="Cannot select"):
+        backend.compile_ptx_and_cubin(TMA_LOAD, "sm_80")
+    assert ".target sm_90a" in compile_ptx(SMALL_KERNEL, "sm_90a")
+
+
+def test_a_discarded_compile_frees_the_worker():
+    """A caller that fails while the worker compiles (compile_lowered's verifier error)
+    drops the reply; the next request gets its own answer, from another thread too."""
+    pending = backend.submit_ptx_and_cubin(SMALL_KERNEL, "sm_90a")
+    pending.discard()
+    pending.discard()  # a second discard does nothing
+    results: list[str] = []
+    thread = threading.Thread(target=lambda: results.append(compile_ptx(SMALL_KERNEL, "sm_89")))
+    thread.start()
+    thread.join(timeout=60)
+    assert not thread.is_alive(), "the worker's lock was not released"
+    assert ".target sm_89" in results[0]

@@ -41,9 +41,14 @@ def test_docstring_example_verifies(ctx, op):
     args = [f"{name}: {ARGUMENTS[name]}" for name in sorted(used) if name in ARGUMENTS]
     prelude = [PRELUDE[name] for name in sorted(used) if name in PRELUDE]
     target = "sm_100a" if "tmem" in body else "sm_90a"
+    attrs = ""
+    if roles := re.search(r"warps \[([0-9, ]+)\]", body):
+        # Roles must cover the kernel's block (rule W1).
+        threads = 32 * sum(int(w) for w in roles.group(1).split(","))
+        attrs = f" attributes {{gpu.known_block_size = array<i32: {threads}, 1, 1>}}"
     text = (
         f'builtin.module attributes {{copy.target = #copy.target<"{target}">}} {{\n'
-        f"  func.func @k({', '.join(args)}) {{\n"
+        f"  func.func @k({', '.join(args)}){attrs} {{\n"
         + "\n".join(f"    {line}" for line in prelude)
         + f"\n    {body}\n    func.return\n  }}\n}}"
     )

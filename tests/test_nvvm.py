@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import pytest
 from xdsl.dialects import arith, test
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, VectorType, i1, i16, i32, i64
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, UnitAttr, VectorType, i1, i16, i32, i64
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
@@ -140,6 +140,8 @@ def sm_80() -> tuple[list[Kernel], list[str]]:
         nvvm.CpAsyncSharedGlobalOp(smem, gmem, size=16, modifier="cg", cp_size=i),
         nvvm.CpAsyncCommitGroupOp(),
         nvvm.CpAsyncWaitGroupOp(1),
+        nvvm.ShflOp("bfly", i, i, const(16, i32), const(31, i32)),
+        nvvm.ShflOp("idx", i, i, i, i),
     )
     expected = [
         "%tid.x",
@@ -162,6 +164,8 @@ def sm_80() -> tuple[list[Kernel], list[str]]:
         "], 16, %r",
         "cp.async.commit_group",
         "cp.async.wait_group 1;",
+        "shfl.sync.bfly.b32",
+        "shfl.sync.idx.b32",
     ]
     return [k], expected
 
@@ -460,6 +464,21 @@ def _k() -> Kernel:
 
 
 INVALID: list[tuple[Callable[[Kernel], Operation], str]] = [
+    (
+        lambda k: nvvm.ShflOp("bfly", k["i"], k["hint"], k["i"], k["i"]),
+        "expected an i32 or f32 value",
+    ),
+    (
+        lambda k: nvvm.ShflOp.create(
+            operands=[k["i"]] * 4,
+            properties={
+                "kind": nvvm.ShflKindAttr(nvvm.ShflKind.BFLY),
+                "return_value_and_is_valid": UnitAttr(),
+            },
+            result_types=[i32],
+        ),
+        "expected return type to be a two-element struct with i1 as the second element",
+    ),
     (
         lambda k: nvvm.FenceProxyOp("tensormap", None),
         "tensormap proxy is not a supported proxy kind",

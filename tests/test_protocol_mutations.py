@@ -4,7 +4,8 @@ one protocol op broken.
 The kernels: the examples (examples/*.mlir, shipped as copy_tools.examples), the
 builders of copy_dialect.kernels over their documented parameters (tma_copy with every
 swizzle, reductions, dynamic shapes, a prefetched destination and cache hints;
-cp_async_copy; multicast_copy; tma_copy_pipelined with 1 to 6 stages over several tiles),
+cp_async_copy; multicast_copy; broadcast_copy multicast and rank-major; tma_copy_pipelined
+with 1 to 6 stages over several tiles),
 and the warp-specialized kernels of lit_tests/dialects/copy/protocol-roles.mlir (a producer
 warp and a storer or consumer warps on a ring, barrier_test, two consumer warpgroups at a
 named barrier). Each has no finding at all: no error, no warning (the issue's "no false
@@ -115,6 +116,10 @@ KERNELS.update(
         "cp_async_copy": lambda: kernels.cp_async_copy((1000, 1000), "f32"),
         "cp_async_copy sm_90a": lambda: kernels.cp_async_copy((1024, 1024), "f32", target="sm_90a"),
         "multicast_copy": lambda: kernels.multicast_copy((256, 256), "f32"),
+        "broadcast_copy cluster=4": lambda: kernels.broadcast_copy((130, 264), "bf16", cluster=4),
+        "broadcast_copy unicast rank_major": lambda: kernels.broadcast_copy(
+            (130, 264), "f32", multicast=False, order="rank_major"
+        ),
         **{
             f"tma_copy_pipelined {dtype} {t[0]}x{t[1]} stages={n}": (
                 lambda shape=shape, dtype=dtype, t=t, n=n: kernels.tma_copy_pipelined(

@@ -62,6 +62,9 @@ def test_launch_shape_checks():
         kernel.check_launch((8, 4), (256, 1, 1))
     with pytest.raises(ValueError, match=r"a multiple of the cluster \(2, 1, 1\), got \(7, 4, 1\)"):
         kernel.check_launch((7, 4), None)
+    # Grid y is at most 65535 (the H200 refused 65536 with CUDA_ERROR_INVALID_VALUE).
+    with pytest.raises(ValueError, match=r"at most \(2147483647, 65535, 65535\) blocks"):
+        kernel.check_launch((2, 65536), None)
 
 
 def tma_array(pointer=0x1000, strides=(1024, 4)) -> DeviceArray:

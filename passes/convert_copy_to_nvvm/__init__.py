@@ -15,15 +15,19 @@ has no guard.
 
 The modules, one per op family: `emit` (the llvm builders), `kernel` (the kernel's facts,
 arena, prologue and ABI), `copies` (TMA and cp.async copies, prefetches, tensor maps),
-`groups` (bulk and cp.async groups, fences), `barriers`, `smem`, `tmem`, and `guards` (the
-debug guards); this one holds the pass.
+`groups` (bulk and cp.async groups, fences), `barriers` (mbarriers and named barriers),
+`roles` (`copy.warp_specialize`), `smem`, `tmem`, and `guards` (the debug guards); this one
+holds the pass.
 
-Who issues what (the semantics the verifier's rules assume):
+Who issues what (the semantics the verifier's rules assume): the issuing group of an op is
+the block, or inside `copy.warp_specialize` the role that holds it (`roles`: each role's body
+is lowered in place, then the block is split by warp index);
 - TMA copies, prefetches, `barrier_arrive_expect_tx` and bulk-group commit/wait are issued by
-  one elected thread (thread 0 of the block); a bulk `wait_group` ends with a block barrier so
-  that every thread may then reuse the SMEM;
-- cp.async copies are issued by all threads of the block together, 4-, 8- or 16-byte chunks
-  each; a cp.async `wait_group` ends with a block barrier;
+  the group's elected thread (thread 0 of the block; one lane of a role's first warp, by
+  `elect.sync`); a bulk `wait_group` ends with the group's barrier (`bar.sync 0`, or the
+  role's named barrier) so that every thread of the group may then reuse the SMEM;
+- cp.async copies are issued by all threads of the group together, 4-, 8- or 16-byte chunks
+  each; a cp.async `wait_group` ends with the group's barrier;
 - `barrier_init` is done by the elected thread, then fenced and synchronized (cluster-wide when
   the kernel has a cluster); `barrier_arrive` and `barrier_wait` are executed by every thread
   that reaches them;
@@ -38,7 +42,6 @@ from xdsl.context import Context
 from xdsl.dialects import builtin, func, llvm
 from xdsl.dialects.builtin import IntegerType, UnitAttr
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect import ops as copy
@@ -47,7 +50,9 @@ from passes.convert_copy_to_nvvm.barriers import (
     LowerBarrierArrive,
     LowerBarrierArriveExpectTx,
     LowerBarrierInit,
+    LowerBarrierTest,
     LowerBarrierWait,
+    LowerNamedBarrier,
 )
 from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerPrefetch
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
@@ -65,6 +70,7 @@ from passes.convert_copy_to_nvvm.kernel import (
     kernel_abi,
     open_kernel,
 )
+from passes.convert_copy_to_nvvm.roles import LowerWarpSpecialize
 from passes.convert_copy_to_nvvm.smem import LowerAllocSmem
 from passes.convert_copy_to_nvvm.tmem import (
     LowerSmemToTmem,
@@ -75,8 +81,31 @@ from passes.convert_copy_to_nvvm.tmem import (
     LowerTmemWait,
 )
 from passes.llvm_types import SHARED
+from passes.rewrite import apply_patterns
 
 __all__ = ["Arith", "ConvertCopyToNVVMPass", "Emit", "fail"]
+
+TMEM_OPS = (
+    copy.TmemAllocOp,
+    copy.TmemDeallocOp,
+    copy.TmemLoadOp,
+    copy.TmemStoreOp,
+    copy.TmemWaitOp,
+    copy.SmemToTmemOp,
+)
+
+
+def check_roles(fn: func.FuncOp) -> None:
+    """What the lowering of roles does not do yet: TMEM ops inside a role."""
+    for ws in fn.walk():
+        if isinstance(ws, copy.WarpSpecializeOp):
+            for inner in ws.walk():
+                if isinstance(inner, TMEM_OPS):
+                    raise fail(
+                        inner,
+                        "inside a role of copy.warp_specialize is not lowered yet: TMEM ops "
+                        "(sm_100a) are issued by the block; move it out of the roles",
+                    )
 
 
 @dataclass(frozen=True)
@@ -100,33 +129,36 @@ class ConvertCopyToNVVMPass(ModulePass):
         kernels: dict[func.FuncOp, Kernel] = {}
         for fn in op.walk():
             if isinstance(fn, func.FuncOp) and any(o.dialect_name() == "copy" for o in fn.walk()):
+                check_roles(fn)
                 kernels[fn] = open_kernel(target, fn, guards)
         original_args = {fn: len(fn.function_type.inputs) for fn in kernels}
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [
-                    LowerAllocSmem(kernels),
-                    LowerBarrierInit(kernels),
-                    LowerBarrierArrive(kernels),
-                    LowerBarrierArriveExpectTx(kernels),
-                    LowerBarrierWait(kernels),
-                    LowerFence(kernels),
-                    LowerCommitGroup(kernels),
-                    LowerWaitGroup(kernels),
-                    LowerPrefetch(kernels),
-                    LowerAsyncCopy(kernels),
-                    LowerTmemAlloc(kernels),
-                    LowerTmemDealloc(kernels),
-                    LowerTmemLoad(kernels),
-                    LowerTmemStore(kernels),
-                    LowerTmemWait(kernels),
-                    LowerSmemToTmem(kernels),
-                ],
-                # The prologue's values get their uses only as the copies are rewritten.
-                dce_enabled=False,
-            ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        apply_patterns(
+            op,
+            [
+                LowerAllocSmem(kernels),
+                LowerBarrierInit(kernels),
+                LowerBarrierArrive(kernels),
+                LowerBarrierArriveExpectTx(kernels),
+                LowerBarrierWait(kernels),
+                LowerBarrierTest(kernels),
+                LowerNamedBarrier(kernels),
+                LowerFence(kernels),
+                LowerCommitGroup(kernels),
+                LowerWaitGroup(kernels),
+                LowerPrefetch(kernels),
+                LowerAsyncCopy(kernels),
+                LowerTmemAlloc(kernels),
+                LowerTmemDealloc(kernels),
+                LowerTmemLoad(kernels),
+                LowerTmemStore(kernels),
+                LowerTmemWait(kernels),
+                LowerSmemToTmem(kernels),
+            ],
+            # The prologue's values get their uses only as the copies are rewritten.
+            dce=False,
+        )
+        # The roles split the block once the ops inside them are lowered for their role.
+        apply_patterns(op, [LowerWarpSpecialize(kernels)], dce=False)
         for fn, kernel in kernels.items():
             fn.attributes["copy.abi"] = kernel_abi(kernel, original_args[fn])
             # Copies need the kernel's tensor-map parameters and SMEM arena: a function

@@ -3,10 +3,15 @@
 - `barrier_init`: the elected thread initializes each barrier of the group in its arena
   slot, then a fence and a block (or, in a cluster, cluster) barrier make every thread, and
   the TMA unit, see them initialized;
-- `barrier_arrive` and `barrier_wait` are executed by every thread that reaches them; a wait
-  is `mbarrier.try_wait.parity` on sm_90+ and a `test_wait.parity` loop on sm_80;
-- `barrier_arrive_expect_tx` is issued by the elected thread (it issues the TMA loads whose
-  bytes the barrier expects).
+- `barrier_arrive` is executed by every thread that reaches it, and arrives from each of them
+  (`issuer threads`), from lane 0 of each warp after the warp synchronizes (`issuer warps`),
+  or from the group's elected thread (`issuer elected`);
+- `barrier_wait` blocks the threads that execute it: `mbarrier.try_wait.parity` with its
+  suspend-time hint on sm_90+, a `test_wait.parity` loop on sm_80; `barrier_test` is one
+  `test_wait.parity`;
+- `barrier_arrive_expect_tx` is issued by the elected thread of the block or role (it issues
+  the TMA loads whose bytes the barrier expects);
+- named barriers are `barrier.sync` / `barrier.arrive` (unaligned: see `kernel.named_barrier`).
 
 Under debug guards, the thread that issues the op checks a dynamic index (P9), and a wait is
 bounded (P6): see `guards`.
@@ -22,7 +27,7 @@ from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 from copy_dialect import ops as copy
 from passes import nvvm
 from passes.convert_copy_to_nvvm.emit import Emit
-from passes.convert_copy_to_nvvm.kernel import KernelPattern
+from passes.convert_copy_to_nvvm.kernel import KernelPattern, named_barrier
 from passes.llvm_types import cast, lowered
 
 TRY_WAIT_TICKS = 10_000_000
@@ -66,18 +71,29 @@ class LowerBarrierArrive(KernelPattern):
         address = barrier_pointer(e, op.barrier, op.index)
         count = 1 if op.count is None else op.count.value.data
         scope = "cluster" if op.scope is not None and op.scope.data.value == "cluster" else "cta"
+        arrive = Emit()
         if count == 1 and scope == "cta":
-            e(nvvm.MBarrierArriveSharedOp(address))
+            arrive(nvvm.MBarrierArriveSharedOp(address))
         else:
             # No NVVM op takes a count or a cluster scope: inline PTX (sm_90+, verified).
-            e(
+            arrive(
                 llvm.InlineAsmOp(
                     f"mbarrier.arrive.release.{scope}.shared::cta.b64 _, [$0], $1;",
                     "r,r",
-                    [e.resize(e.ptrtoint(address), i32), e.const(count, i32)],
+                    [arrive.resize(arrive.ptrtoint(address), i32), arrive.const(count, i32)],
                     has_side_effects=True,
                 )
             )
+        issuer = op.arriving
+        if issuer == copy.Issuer.THREADS:
+            e.ops += arrive.ops
+        elif issuer == copy.Issuer.ELECTED:
+            kernel.group(op).elected(e, arrive.ops)
+        else:
+            # The warp's threads are done with what they arrive for before lane 0 arrives.
+            e(llvm.InlineAsmOp("bar.warp.sync -1;", "~{memory}", [], has_side_effects=True))
+            lane = e.binary(llvm.AndOp, kernel.group(op).tid, copy.WARP - 1)
+            e.if_(e.icmp("eq", lane, 0), arrive.ops)
         rewriter.replace(op, e.ops, [])
 
 
@@ -93,7 +109,7 @@ class LowerBarrierArriveExpectTx(KernelPattern):
         if kernel.guards is not None:
             kernel.guards.barrier_index(body, kernel.fn, op, op.barrier, op.index)
         body(nvvm.MBarrierArriveExpectTxSharedOp(address, body.const(op.bytes.value.data, i32)))
-        kernel.elected(e, body.ops)
+        kernel.group(op).elected(e, body.ops)
         rewriter.replace(op, e.ops, [])
 
 
@@ -111,11 +127,47 @@ class LowerBarrierWait(KernelPattern):
         if kernel.guards is not None:
             kernel.guards.bounded_wait(e, kernel.fn, op, address, phase, kernel.target.has_tma)
         elif kernel.target.has_tma:
-            ticks = e.const(TRY_WAIT_TICKS, i32)
+            hint = TRY_WAIT_TICKS if op.suspend_hint is None else op.suspend_hint.value.data
+            ticks = e.const(hint, i32)
             e(nvvm.MBarrierTryWaitParitySharedOp(address, phase, ticks))
         else:
             e(nvvm.MBarrierTestWaitParitySharedOp(address, phase))
         rewriter.replace(op, e.ops, [])
+
+
+class LowerBarrierTest(KernelPattern):
+    """`copy.barrier_test` -> one `mbarrier.test_wait.parity` (non-blocking)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.BarrierTestOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
+        e = Emit()
+        if kernel.guards is not None:
+            kernel.guards.barrier_index(e, kernel.fn, op, op.barrier, op.index)
+        address = barrier_pointer(e, op.barrier, op.index)
+        test = e(
+            llvm.InlineAsmOp(
+                "{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [$1], $2; "
+                "selp.u32 $0, 1, 0, p; }",
+                "=r,r,r,~{memory}",
+                [e.resize(e.ptrtoint(address), i32), e.resize(op.parity, i32)],
+                [i32],
+                has_side_effects=True,
+            )
+        ).results[0]
+        ready = e.icmp("ne", test, 0)
+        rewriter.replace(op, e.ops, [cast(ready, op.result.type, e.ops)])
+
+
+class LowerNamedBarrier(KernelPattern):
+    """`copy.named_barrier_sync` / `_arrive` -> `barrier.sync` / `barrier.arrive id, threads`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: copy.NamedBarrierSyncOp | copy.NamedBarrierArriveOp, rewriter: PatternRewriter, /
+    ):
+        kind = "sync" if isinstance(op, copy.NamedBarrierSyncOp) else "arrive"
+        rewriter.replace(op, [named_barrier(kind, op.id.value.data, op.threads.value.data)], [])
 
 
 def barrier_pointer(e: Emit, barrier: SSAValue, index: SSAValue | None) -> SSAValue:

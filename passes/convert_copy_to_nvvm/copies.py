@@ -1,6 +1,7 @@
 """Lowers the copies, `copy.async_copy` and `copy.prefetch`, and owns their tensor maps.
 
-- A TMA copy or prefetch is issued by the elected thread through a tensor-map parameter of
+- A TMA copy or prefetch is issued by the elected thread (of the block, or of the role of
+  `copy.warp_specialize` that holds it) through a tensor-map parameter of
   the kernel (one per distinct descriptor, appended on first use):
   - a load arrives on its barrier expecting the box bytes (unless `arrive = false`) and
     issues `cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes`; a
@@ -9,7 +10,7 @@
     its CTA pair's leader;
   - a store is `cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group`, a reduction
     `cp.reduce.async.bulk.tensor`; a user predicate is and-ed with the elected thread.
-- A cp.async copy is issued by every thread of the block together: 16-byte chunks (8 or 4
+- A cp.async copy is issued by every thread of the block (or role) together: 16-byte chunks (8 or 4
   when a row is not a multiple of 16) with `cp.async.{cg,ca}.shared.global`; with `oob zeros`
   each chunk's source size is clipped to the array, and cp.async zero-fills the rest.
 
@@ -50,7 +51,7 @@ class LowerPrefetch(KernelPattern):
         coords = tma_coordinates(body, lowered(op.indices, body.ops))
         body(nvvm.CpAsyncBulkTensorPrefetchOp(tma_descriptor=descriptor, coordinates=coords))
         e = Emit()
-        kernel.elected(e, body.ops)
+        kernel.group(op).elected(e, body.ops)
         rewriter.replace(op, e.ops, [])
 
 
@@ -125,7 +126,7 @@ def tma_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
             )
         )
     e = Emit()
-    kernel.elected(e, body.ops, op.predicate)
+    kernel.group(op).elected(e, body.ops, op.predicate)
     return e.ops
 
 
@@ -320,5 +321,6 @@ def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     b(nvvm.CpAsyncSharedGlobalOp(dst, src, size=chunk, modifier=modifier, cp_size=src_size))
     b(scf.YieldOp())
     body.add_ops(b.ops)
-    e(scf.ForOp(kernel.tid, e.const(total), kernel.nthreads, [], Region(body)))
+    group = kernel.group(op)
+    e(scf.ForOp(group.tid, e.const(total), group.nthreads, [], Region(body)))
     return e.ops

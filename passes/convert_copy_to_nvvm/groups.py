@@ -2,9 +2,10 @@
 
 - a bulk group (TMA stores and reductions) is committed and waited on by the elected thread,
   which issued its copies; a cp.async group by every thread, each of which issued chunks;
-- a `wait_group` of either kind ends with a block barrier: after it every thread may read
-  the loaded SMEM or overwrite the stored one;
-- `fence_async_shared` is `fence.proxy.async.shared::cta` followed by a block barrier.
+- a `wait_group` of either kind ends with a barrier of the issuing group (the block's, or
+  inside a role of `copy.warp_specialize` the role's named barrier): after it every thread of
+  the group may read the loaded SMEM or overwrite the stored one;
+- `fence_async_shared` is `fence.proxy.async.shared::cta` followed by the group's barrier.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from passes.convert_copy_to_nvvm.kernel import KernelPattern
 
 
 class LowerFence(KernelPattern):
-    """`copy.fence_async_shared` -> `fence.proxy.async.shared::cta` + block barrier."""
+    """`copy.fence_async_shared` -> `fence.proxy.async.shared::cta` + the group's barrier."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.FenceAsyncSharedOp, rewriter: PatternRewriter, /):
-        fence = nvvm.FenceProxyOp(kind="async.shared", space="cta")
-        rewriter.replace(op, [fence, nvvm.Barrier0Op()], [])
+        e = Emit()
+        e(nvvm.FenceProxyOp(kind="async.shared", space="cta"))
+        self.kernel(op).group(op).sync(e)
+        rewriter.replace(op, e.ops, [])
 
 
 class LowerCommitGroup(KernelPattern):
@@ -34,23 +37,24 @@ class LowerCommitGroup(KernelPattern):
         kernel = self.kernel(op)
         e = Emit()
         if op.group.data == copy.GroupKind.BULK:
-            kernel.elected(e, [nvvm.CpAsyncBulkCommitGroupOp()])
+            kernel.group(op).elected(e, [nvvm.CpAsyncBulkCommitGroupOp()])
         else:
             e(nvvm.CpAsyncCommitGroupOp())
         rewriter.replace(op, e.ops, [])
 
 
 class LowerWaitGroup(KernelPattern):
-    """`copy.wait_group` -> `cp.async{.bulk}.wait_group` (bulk: elected thread), block barrier."""
+    """`copy.wait_group` -> `cp.async{.bulk}.wait_group` (bulk: elected), the group's barrier."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.WaitGroupOp, rewriter: PatternRewriter, /):
         kernel = self.kernel(op)
         pending = op.pending.value.data
         e = Emit()
+        group = kernel.group(op)
         if op.group.data == copy.GroupKind.BULK:
-            kernel.elected(e, [nvvm.CpAsyncBulkWaitGroupOp(group=pending, read=op.is_read_only)])
+            group.elected(e, [nvvm.CpAsyncBulkWaitGroupOp(group=pending, read=op.is_read_only)])
         else:
             e(nvvm.CpAsyncWaitGroupOp(pending))
-        e(nvvm.Barrier0Op())
+        group.sync(e)
         rewriter.replace(op, e.ops, [])

@@ -1,8 +1,10 @@
 """What the patterns know about the kernel around an op (`Kernel`): its target and cluster,
 its shared-memory arena (every `copy.alloc_smem` buffer, every barrier group and the TMEM
 address slots, each at its alignment), the prologue values computed once at its entry (the
-arena's base, the thread's index, the block's thread count, the elected thread), its tensor-map
-parameters, and the ABI record the runtime launches it with."""
+arena's base, the thread's index, the block's thread count, the elected thread), the issuing
+group of each op (`Group`: the block, or a role of `copy.warp_specialize`, with its elected
+thread and its barrier), its tensor-map parameters, and the ABI record the runtime launches
+it with."""
 
 from __future__ import annotations
 
@@ -23,15 +25,16 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.pattern_rewriter import RewritePattern
 
 from copy_dialect import ops as copy
 from copy_dialect.abi import KernelAbi, Param, PointerParam, ScalarParam, TensorMapParam
 from copy_dialect.target import Target
+from passes import nvvm
 from passes.abi import abi_attr
 from passes.convert_copy_to_nvvm.emit import Emit
-from passes.llvm_types import SHARED, ptr
+from passes.llvm_types import SHARED, cast, ptr
 
 if TYPE_CHECKING:
     from passes.convert_copy_to_nvvm.guards import Guards
@@ -41,6 +44,67 @@ ARENA_SYMBOL = "__copy_smem"
 
 ARENA_ALIGNMENT = copy.SMEM_ARENA_ALIGNMENT
 """The arena's base is aligned to this at run time (the largest alignment TMA needs)."""
+
+
+@dataclass(frozen=True)
+class Group:
+    """The threads that issue an op together: the block, or a role of `copy.warp_specialize`."""
+
+    tid: SSAValue
+    """i64: the thread's index in the group."""
+    nthreads: SSAValue
+    """i64: the group's thread count."""
+    leader: SSAValue
+    """i1: this thread is the group's elected thread (it issues TMA operations)."""
+    barrier: int
+    """The named barrier that synchronizes the group: 0 (the block's) or 1 + the role."""
+    threads: int | None
+    """The group's thread count when static (a role), None for the block."""
+
+    @property
+    def block(self) -> Group:
+        """The block as the issuing group (thread 0 elected)."""
+        return Group(self.tid, self.nthreads, self.leader, 0, None)
+
+    def group(self, op: Operation) -> Group:
+        """The group that issues `op`: the role whose body holds it, else the block."""
+        block = op.parent_block()
+        while block is not None:
+            if (role := self.roles.get(block)) is not None:
+                return role
+            parent = block.parent_op()
+            if parent is None or parent is self.fn:
+                break
+            block = parent.parent_block()
+        return self.block
+
+    def elected(
+        self, e: Emit, body: Sequence[Operation], predicate: SSAValue | None = None
+    ) -> None:
+        """`body`, issued by the elected thread only (and only where `predicate` holds)."""
+        condition = self.leader
+        if predicate is not None:
+            condition = e(llvm.AndOp(condition, predicate)).results[0]
+        e.if_(condition, body)
+
+    def sync(self, e: Emit) -> None:
+        """Every thread of the group waits for the others (`bar.sync 0`, or the role's own
+        named barrier)."""
+        if self.threads is None:
+            e(nvvm.Barrier0Op())
+        else:
+            e(named_barrier("sync", self.barrier, self.threads))
+
+
+def named_barrier(kind: str, barrier: int, threads: int) -> Operation:
+    """`barrier.sync` or `barrier.arrive` (`kind`) on named barrier `barrier` for `threads`
+    threads. Not the `.aligned` form (`bar.sync`): LLVM may copy the inline PTX into both arms
+    of a branch that splits a warp (the elected thread's and the others'), and an aligned
+    barrier reached at two different instructions by one warp hangs (seen on the H200); the
+    unaligned form lets each thread arrive where it is (sm_70+)."""
+    return llvm.InlineAsmOp(
+        f"barrier.{kind} {barrier}, {threads};", "~{memory}", [], has_side_effects=True
+    )
 
 
 @dataclass
@@ -66,6 +130,8 @@ class Kernel:
     one, unless it is in a loop (a tcgen05.alloc after the relinquish is undefined)."""
     guards: Guards | None
     """The module's debug guards (`debug-guards=true`), None without them."""
+    roles: dict[Block, Group] = field(default_factory=dict)
+    """The issuing group of each role's body (`copy.warp_specialize`)."""
     tensor_maps: dict[TensorMapParam, SSAValue] = field(default_factory=dict)
     written_maps: set[TensorMapParam] = field(default_factory=set)
     """The tensor maps a TMA store or reduction writes through (the runtime checks their
@@ -75,14 +141,29 @@ class Kernel:
     def clustered(self) -> bool:
         return prod(self.cluster) > 1
 
+    @property
+    def block(self) -> Group:
+        """The block as the issuing group (thread 0 elected)."""
+        return Group(self.tid, self.nthreads, self.leader, 0, None)
+
+    def group(self, op: Operation) -> Group:
+        """The group that issues `op`: the role whose body holds it, else the block."""
+        block = op.parent_block()
+        while block is not None:
+            if (role := self.roles.get(block)) is not None:
+                return role
+            parent = block.parent_op()
+            if parent is None or parent is self.fn:
+                break
+            block = parent.parent_block()
+        return self.block
+
     def elected(
         self, e: Emit, body: Sequence[Operation], predicate: SSAValue | None = None
     ) -> None:
-        """`body`, issued by the elected thread only (and only where `predicate` holds)."""
-        condition = self.leader
-        if predicate is not None:
-            condition = e(llvm.AndOp(condition, predicate)).results[0]
-        e.if_(condition, body)
+        """`body`, issued by the elected thread of the block only (and where `predicate`
+        holds)."""
+        self.block.elected(e, body, predicate)
 
     def warp0(self, e: Emit, body: Sequence[Operation]) -> None:
         """`body`, executed by warp 0 only (tcgen05.alloc and dealloc are warp-wide)."""
@@ -146,6 +227,12 @@ def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kerne
         entry.add_ops(e.ops)
     else:
         entry.insert_ops_before(e.ops, entry.first_op)
+    roles = {
+        ws.role_block(r): open_role(target, ws, r, linear)
+        for ws in fn.walk()
+        if isinstance(ws, copy.WarpSpecializeOp)
+        for r in range(len(ws.roles))
+    }
     return Kernel(
         target=target,
         fn=fn,
@@ -158,7 +245,64 @@ def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kerne
         base=base,
         relinquish_after=last_tmem_alloc(fn),
         guards=guards,
+        roles=roles,
     )
+
+
+REGISTER_SHARE = 8
+"""setmaxnreg counts registers in units of 8 per thread."""
+
+
+def open_role(target: Target, ws: copy.WarpSpecializeOp, role: int, tid: SSAValue) -> Group:
+    """The issuing group of role `role`, after emitting its prologue at the start of its body:
+    its register limit (`setmaxnreg`, up from the block's even share of the register file or
+    down to it), the thread's index in the role (which replaces the body's argument) and its
+    elected thread: one lane of the role's first warp (`elect.sync` on sm_90+, lane 0
+    before)."""
+    body = ws.role_block(role)
+    e = Emit()
+    if (regs := ws.role_maxnreg) is not None:
+        threads = sum(ws.role_warps) * copy.WARP
+        share = min(255, copy.REGISTER_FILE // threads) // REGISTER_SHARE * REGISTER_SHARE
+        action = "inc" if regs[role] > share else "dec"
+        e(
+            llvm.InlineAsmOp(
+                f"setmaxnreg.{action}.sync.aligned.u32 {regs[role]};", "", [],
+                has_side_effects=True,
+            )
+        )
+    rtid = e.binary(llvm.SubOp, tid, copy.WARP * ws.first_warp(role))
+    first_warp = e.icmp("ult", rtid, copy.WARP)
+    if target.has_elect_sync:
+        lane = e(
+            llvm.InlineAsmOp(
+                "{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 $0, 1, 0, p; }",
+                "=r",
+                [],
+                [i32],
+                has_side_effects=True,
+            )
+        ).results[0]
+        elected = e.icmp("ne", lane, 0)
+    else:
+        elected = e.icmp("eq", e.binary(llvm.AndOp, rtid, copy.WARP - 1), 0)
+    leader = e(llvm.AndOp(first_warp, elected)).results[0]
+    (index,) = body.args
+    index.replace_all_uses_with(cast(rtid, index.type, e.ops))
+    if body.first_op is None:
+        body.add_ops(e.ops)
+    else:
+        body.insert_ops_before(e.ops, body.first_op)
+    threads = ws.role_threads(role)
+    return Group(rtid, _const(threads, body), leader, 1 + role, threads)
+
+
+def _const(value: int, body: Block) -> SSAValue:
+    """An i64 constant at the start of the role's body (after its prologue)."""
+    op = llvm.ConstantOp(IntegerAttr(value, i64), i64)
+    assert body.first_op is not None
+    body.insert_op_before(op, body.first_op)
+    return op.results[0]
 
 
 def append_tensor_map_argument(fn: func.FuncOp) -> SSAValue:

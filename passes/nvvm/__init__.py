@@ -13,7 +13,8 @@ op's `llvmBuilder`: a call of the LLVM 22 NVPTX intrinsic where LLVM 22 has one,
 
 One module per family of upstream's NVVMOps.td: `sreg` (special registers, made from a
 table), `barrier` (barriers and fences), `mbarrier`, `cp_async`, `bulk` (bulk and TMA
-copies, reductions, prefetch), `mapa`, `tcgen05`; `attributes` holds what they share.
+copies, reductions, prefetch), `mapa`, `shfl` (warp shuffles), `tcgen05`; `attributes`
+holds what they share.
 This module assembles them into the `NVVM` dialect.
 
 Deviations from upstream:
@@ -78,6 +79,7 @@ from passes.nvvm.mbarrier import (
     MBarrierTestWaitParitySharedOp,
     MBarrierTryWaitParitySharedOp,
 )
+from passes.nvvm.shfl import ShflKind, ShflKindAttr, ShflOp
 from passes.nvvm.sreg import (
     SREGS,
     BlockDimXOp,
@@ -156,6 +158,7 @@ NVVM = Dialect(
         CpAsyncBulkTensorReduceOp,
         CpAsyncBulkTensorPrefetchOp,
         MapaSharedClusterOp,
+        ShflOp,
         Tcgen05AllocOp,
         Tcgen05DeallocOp,
         Tcgen05RelinquishAllocPermitOp,
@@ -170,6 +173,7 @@ NVVM = Dialect(
         LoadCacheModifierAttr,
         CTAGroupKindAttr,
         TMAReduxKindAttr,
+        ShflKindAttr,
         Tcgen05WaitKindAttr,
         Tcgen05CpShapeAttr,
         Tcgen05CpMulticastAttr,
@@ -236,6 +240,9 @@ __all__ = [
     "SREGS",
     "SharedSpace",
     "SharedSpaceAttr",
+    "ShflKind",
+    "ShflKindAttr",
+    "ShflOp",
     "SpecialRegisterOp",
     "TENSOR_PTR",
     "TMAReduxKind",

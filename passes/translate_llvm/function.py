@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from functools import cache
 from typing import Any
 
 from xdsl.dialects import llvm
@@ -288,8 +289,8 @@ class FunctionTranslator:
                 "'builtin.unrealized_conversion_cast' has no LLVM IR equivalent; "
                 "run reconcile-unrealized-casts first"
             )
-        if isinstance(op, ToLLVMIR):
-            op.to_llvm_ir(self)
+        if _translates_itself(type(op)):
+            op.to_llvm_ir(self)  # pyright: ignore[reportAttributeAccessIssue]
             for i, result in enumerate(op.results):
                 if result not in self.bound:
                     raise Unsupported(f"'{op.name}' did not bind its result #{i}")
@@ -325,6 +326,13 @@ class FunctionTranslator:
             f"{t} {p}{self.value(a)}" for t, p, a in zip(types, prefixes, args, strict=True)
         )
         self.define(op, f"call {fastmath}{ret} {symbol(name)}({operands})")
+
+
+@cache
+def _translates_itself(op_type: type[Operation]) -> bool:
+    """Whether ops of `op_type` implement `ToLLVMIR` (read once per class: a runtime
+    protocol check costs about 10 us, and the method is the class's)."""
+    return issubclass(op_type, ToLLVMIR)
 
 
 def _is_llvm_op(op: Operation) -> bool:

@@ -132,3 +132,12 @@ llvm.func @tma(%smem: !llvm.ptr<3>, %tmap: !llvm.ptr, %bar: !llvm.ptr<3>, %c: i3
   nvvm.cp.async.bulk.wait_group 1
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @shfl(
+llvm.func @shfl(%mask: i32, %v: f32, %offset: i32, %clamp: i32) {
+  // CHECK-NEXT: %{{.*}} = nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : f32 -> f32
+  %0 = nvvm.shfl.sync bfly %mask, %v, %offset, %clamp : f32 -> f32
+  // CHECK-NEXT: %{{.*}} = nvvm.shfl.sync up %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {return_value_and_is_valid} : f32 -> !llvm.struct<(f32, i1)>
+  %1 = nvvm.shfl.sync up %mask, %v, %offset, %clamp {return_value_and_is_valid} : f32 -> !llvm.struct<(f32, i1)>
+  llvm.return
+}

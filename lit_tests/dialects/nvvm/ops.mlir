@@ -269,3 +269,17 @@ llvm.func @tcgen05(%slot: !llvm.ptr<3>, %tmem: !llvm.ptr<6>, %ncols: i32, %desc:
   nvvm.tcgen05.st %tmem, %r, %off unpack {shape = #nvvm.tcgen05_ldst_shape<shape_16x32bx2>} : i32
   llvm.return
 }
+
+// -----
+
+// CHECK-LABEL: llvm.func @shfl(
+// CHECK-GENERIC-LABEL: "llvm.func"() <{unnamed_addr = 0 : i64, sym_name = "shfl"
+llvm.func @shfl(%mask: i32, %v: f32, %i: i32, %offset: i32, %clamp: i32) {
+  // CHECK-NEXT: %{{.*}} = nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : f32 -> f32
+  // CHECK-GENERIC: %{{.*}} = "nvvm.shfl.sync"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{kind = #nvvm<shfl_kind bfly>}> : (i32, f32, i32, i32) -> f32
+  %0 = nvvm.shfl.sync bfly %mask, %v, %offset, %clamp : f32 -> f32
+  // CHECK-NEXT: %{{.*}} = nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {return_value_and_is_valid} : i32 -> !llvm.struct<(i32, i1)>
+  // CHECK-GENERIC-NEXT: %{{.*}} = "nvvm.shfl.sync"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{kind = #nvvm<shfl_kind idx>, return_value_and_is_valid}> : (i32, i32, i32, i32) -> !llvm.struct<(i32, i1)>
+  %1 = nvvm.shfl.sync idx %mask, %i, %offset, %clamp {return_value_and_is_valid} : i32 -> !llvm.struct<(i32, i1)>
+  llvm.return
+}

@@ -1,0 +1,110 @@
+"""The upstream `gpu` ops that xDSL 0.75's `gpu` dialect lacks, and that dialect with them.
+
+- `gpu.shuffle` (MLIR's `GPU_ShuffleOp`): exchanges a value between the lanes of a warp, as
+  the warp reductions of the builders need (`kernels.ws_row_sum`); `convert-gpu-to-nvvm`
+  lowers it to `nvvm.shfl.sync` (PTX `shfl.sync.<mode>.b32`).
+
+`GPU` is xDSL's `gpu` dialect plus these ops and their attributes, under the same name:
+copy-opt and `copy_tools.make_context` register it in place of xDSL's (the xDSL universe
+cannot give one dialect name two definitions), so plain `xdsl-opt` does not parse
+`gpu.shuffle`.
+
+Deviations from upstream:
+- the shuffled value is an `i32` or an `f32`, the types `shfl.sync` moves (MLIR also takes
+  64-bit and vector values, which its lowering does not split for NVVM either).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects import gpu
+from xdsl.dialects.builtin import I32, Float32Type, i1, i32
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Dialect, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    VarConstraint,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+
+class ShuffleMode(StrEnum):
+    XOR = "xor"
+    UP = "up"
+    DOWN = "down"
+    IDX = "idx"
+
+
+@irdl_attr_definition
+class ShuffleModeAttr(EnumAttribute[ShuffleMode], SpacedOpaqueSyntaxAttribute):
+    """How `gpu.shuffle` picks the source lane: `#gpu<shuffle_mode xor>`."""
+
+    name = "gpu.shuffle_mode"
+
+
+@irdl_op_definition
+class ShuffleOp(IRDLOperation):
+    """
+    Returns `value` from another lane of the warp: lane `k ^ offset` (`xor`), `k - offset`
+    (`up`), `k + offset` (`down`) or lane `offset` (`idx`), among the first `width` lanes
+    (which must all execute the op), and whether that lane is one of them (`valid`).
+
+    ```mlir
+    %r, %valid = gpu.shuffle xor %v, %offset, %width : f32
+    ```
+    """
+
+    name = "gpu.shuffle"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+
+    mode = prop_def(ShuffleModeAttr)
+    value = operand_def(T)
+    offset = operand_def(I32)
+    width = operand_def(I32)
+
+    shuffle_result = result_def(T)
+    valid = result_def(i1)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$mode $value `,` $offset `,` $width attr-dict `:` type($value)"
+
+    def __init__(
+        self,
+        value: SSAValue | Operation,
+        offset: SSAValue | Operation,
+        width: SSAValue | Operation,
+        mode: ShuffleMode | str = ShuffleMode.XOR,
+    ):
+        value = SSAValue.get(value)
+        super().__init__(
+            operands=[value, offset, width],
+            properties={"mode": ShuffleModeAttr(ShuffleMode(mode))},
+            result_types=[value.type, i1],
+        )
+
+    def verify_(self) -> None:
+        t = self.value.type
+        if not (t == i32 or isinstance(t, Float32Type)):
+            raise VerifyException(
+                f"expected a 32-bit value to shuffle (i32 or f32, what shfl.sync moves), got {t}: "
+                "shuffle it as i32 or f32 values"
+            )
+
+
+GPU = Dialect(
+    "gpu",
+    [*gpu.GPU.operations, ShuffleOp],
+    [*gpu.GPU.attributes, ShuffleModeAttr],
+)

@@ -1,0 +1,170 @@
+"""Lowers the 1-D `vector` ops threads use on their tiles: `vector.load` and `vector.store`
+on static memrefs (one wide `ld`/`st`, e.g. `ld.shared.v4.f32`) and `vector.broadcast` of a
+scalar (a splat).
+
+A wide access is only as aligned as its address is known to be: the alignment given to LLVM
+is the largest power of two that provably divides the byte offset (`known_multiple` of each
+index, from constants, `muli`, `addi`, `remui` by a constant and `scf.for` induction
+variables), capped by the vector's size and, for SMEM, the buffer's alignment; in GMEM only
+the element's. A smaller alignment is still correct: LLVM then splits the access. It runs
+before `convert-scf-to-cf`, while loops still say their bounds and steps."""
+
+from __future__ import annotations
+
+from math import gcd
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, llvm, scf, vector
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    MemRefType,
+    VectorType,
+    i32,
+)
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from copy_dialect import layout
+from copy_dialect import ops as copy
+from passes.convert_copy_to_nvvm.emit import fail
+from passes.convert_memref_to_llvm import element_pointer
+from passes.llvm_types import lowered, replace_with_casts, static_memref, to_llvm_type
+from passes.rewrite import apply_patterns
+
+UNKNOWN = 1
+"""The multiple a value is known to be of when nothing is known."""
+
+
+def known_multiple(value: SSAValue, depth: int = 0) -> int:
+    """A positive integer that provably divides `value` (an index), 1 when nothing is known."""
+    if depth > 16:
+        return UNKNOWN
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return abs(owner.value.value.data) or 1 << 30
+    if isinstance(owner, arith.MuliOp):
+        return known_multiple(owner.lhs, depth + 1) * known_multiple(owner.rhs, depth + 1)
+    if isinstance(owner, arith.AddiOp | arith.SubiOp):
+        return gcd(known_multiple(owner.lhs, depth + 1), known_multiple(owner.rhs, depth + 1))
+    if isinstance(owner, arith.RemUIOp):
+        return gcd(known_multiple(owner.lhs, depth + 1), known_multiple(owner.rhs, depth + 1))
+    if isinstance(owner, arith.ShLIOp) and isinstance(c := owner.rhs.owner, arith.ConstantOp):
+        assert isinstance(c.value, IntegerAttr)
+        return known_multiple(owner.lhs, depth + 1) << c.value.value.data
+    parent = owner.parent_op() if isinstance(owner, builtin.Block) else None
+    if isinstance(parent, scf.ForOp) and value is parent.body.block.args[0]:
+        return gcd(known_multiple(parent.lb, depth + 1), known_multiple(parent.step, depth + 1))
+    return UNKNOWN
+
+
+def access_alignment(
+    op: Operation, ref: SSAValue, indices: list[SSAValue], vtype: VectorType
+) -> int:
+    """The alignment in bytes a `vector.load`/`store` of `vtype` at `ref[indices]` is known to
+    have (see the module's docstring)."""
+    assert isinstance(t := ref.type, MemRefType)
+    bits = copy.bitwidth(t.element_type)
+    assert bits is not None
+    elem = bits // 8
+    size = elem * vtype.get_shape()[0]
+    if copy.memory_space(t) != copy.SMEM:
+        return elem
+    _, strides = static_memref(t, op)
+    multiple = 0
+    for index, stride in zip(indices, strides, strict=True):
+        multiple = gcd(multiple, known_multiple(index) * stride)
+    offset = (multiple or 1 << 30) * elem
+    base = copy.smem_alignment(copy.swizzle_of(t))
+    align = min(size, base)
+    while align > elem and offset % align:
+        align //= 2
+    return align
+
+
+def _check(op: Operation, ref: SSAValue, vtype: VectorType) -> None:
+    assert isinstance(t := ref.type, MemRefType)
+    if vtype.get_num_dims() != 1:
+        raise fail(op, f"only 1-D vectors are lowered, got {vtype}")
+    if copy.swizzle_of(t) != layout.UNSWIZZLED:
+        raise fail(
+            op,
+            "cannot lower a vector access of swizzled SMEM: its elements are not contiguous "
+            "across 16-byte units; use memref.load/store, or an unswizzled buffer",
+        )
+    bits = copy.bitwidth(t.element_type)
+    if bits is None or bits % 8:
+        raise fail(op, f"cannot address vectors of {t.element_type}: they are not whole bytes")
+    _, strides = static_memref(t, op)
+    if strides[-1] != 1:
+        raise fail(op, f"a vector access needs a contiguous innermost dimension, got {t}")
+
+
+class ConvertVectorLoad(RewritePattern):
+    """`vector.load %m[...]` -> `llvm.load <N x T>` with the alignment it is known to have."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: vector.LoadOp, rewriter: PatternRewriter, /):
+        vtype = op.result.type
+        assert isinstance(vtype, VectorType)
+        _check(op, op.base, vtype)
+        ops: list[Operation] = []
+        address = element_pointer(op.base, list(op.indices), op, ops)
+        align = access_alignment(op, op.base, list(op.indices), vtype)
+        load = llvm.LoadOp(address, to_llvm_type(vtype), alignment=align)
+        ops.append(load)
+        replace_with_casts(rewriter, op, ops, load.results)
+
+
+class ConvertVectorStore(RewritePattern):
+    """`vector.store %v, %m[...]` -> `llvm.store <N x T>` with its known alignment."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: vector.StoreOp, rewriter: PatternRewriter, /):
+        vtype = op.vector.type
+        assert isinstance(vtype, VectorType)
+        _check(op, op.base, vtype)
+        ops: list[Operation] = []
+        address = element_pointer(op.base, list(op.indices), op, ops)
+        (value,) = lowered([op.vector], ops)
+        align = access_alignment(op, op.base, list(op.indices), vtype)
+        ops.append(llvm.StoreOp(value, address, alignment=align))
+        rewriter.replace(op, ops, [])
+
+
+class ConvertBroadcast(RewritePattern):
+    """`vector.broadcast %scalar` -> `insertelement` into lane 0 and a zero-mask shuffle."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: vector.BroadcastOp, rewriter: PatternRewriter, /):
+        vtype = op.vector.type
+        assert isinstance(vtype, VectorType)
+        if isinstance(op.source.type, VectorType) or vtype.get_num_dims() != 1:
+            raise fail(op, "only the broadcast of a scalar to a 1-D vector is lowered")
+        ops: list[Operation] = []
+        (scalar,) = lowered([op.source], ops)
+        llvm_type = to_llvm_type(vtype)
+        undef = llvm.UndefOp(llvm_type)
+        zero = llvm.ConstantOp(IntegerAttr(0, i32), i32)
+        first = llvm.InsertElementOp(undef.res, scalar, zero.result)
+        lanes = vtype.get_shape()[0]
+        mask = DenseArrayBase.from_list(i32, [0] * lanes)
+        splat = llvm.ShuffleVectorOp.create(
+            operands=[first.res, undef.res], properties={"mask": mask}, result_types=[llvm_type]
+        )
+        ops += [undef, zero, first, splat]
+        replace_with_casts(rewriter, op, ops, splat.results)
+
+
+class ConvertVectorToLLVMPass(ModulePass):
+    """Lowers `vector.load`, `vector.store` and `vector.broadcast` to `llvm`."""
+
+    name = "convert-vector-to-llvm"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        apply_patterns(op, [ConvertVectorLoad(), ConvertVectorStore(), ConvertBroadcast()])

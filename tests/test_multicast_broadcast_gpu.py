@@ -1,0 +1,66 @@
+"""On a GPU (an H200 here): `kernels.broadcast_copy`, x (M, N) -> y (C, M, N) with y[r] = x
+for every rank r of a cluster of C, matches numpy bit for bit: the multicast kernel (each CTA
+of a cluster loads 1/C of the tile with .multicast::cluster and stores the whole tile), its
+unicast twin (the same kernel, cluster and grid, each CTA loading the whole tile) and the
+rank-major unicast order, for clusters of 2 and 4, f32/bf16/f16, shapes that are multiples
+of the tile and shapes with tails (zero-filled loads, shares wholly out of bounds, clipped
+stores). Skipped, with the reason, where there is no GPU."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+from copy_dialect import kernels
+from copy_tools import runtime
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here"),
+]
+
+VARIANTS = {
+    "multicast": {"multicast": True},
+    "unicast": {"multicast": False},
+    "unicast_rank_major": {"multicast": False, "order": "rank_major"},
+}
+# (shape, tile): multiples of the tile, then tails. 130 rows in 64-row tiles: the last tile
+# holds 2 rows, so with a cluster of 4 its last shares (rows 144-191) are wholly outside x.
+CASES = [
+    ((256, 512), (64, 256)),
+    ((1000, 1000), (64, 256)),
+    ((130, 264), (64, 256)),
+    ((130, 264), (32, 64)),
+]
+
+
+def numpy_dtype(name: str):
+    if name == "bf16":
+        import ml_dtypes
+
+        return ml_dtypes.bfloat16
+    return {"f32": np.float32, "f16": np.float16}[name]
+
+
+def bits(a: np.ndarray) -> np.ndarray:
+    return a.view({2: np.uint16, 4: np.uint32}[a.itemsize])
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "f16"])
+@pytest.mark.parametrize("cluster", [2, 4])
+@pytest.mark.parametrize(("shape", "tile"), CASES, ids=lambda v: "x".join(map(str, v)))
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_every_rank_gets_x(variant, shape, tile, cluster, dtype):
+    module = kernels.broadcast_copy(shape, dtype, tile, cluster=cluster, **VARIANTS[variant])
+    program = runtime.compile(module)
+    rng = np.random.default_rng(zlib.crc32(f"{variant}{shape}{tile}{cluster}{dtype}".encode()))
+    x = (rng.standard_normal(shape) * 100).astype(numpy_dtype(dtype))
+    # Poisoned: every element of y has bits no element of x has (x is finite, y all NaN
+    # with a payload), so a rank or a tile left unwritten shows.
+    poison = {2: 0x7FFF, 4: 0x7FFFFFFF}[x.itemsize]
+    y = np.full((cluster, *shape), poison, bits(x).dtype).view(x.dtype)
+    program(x, y, grid=kernels.broadcast_grid(shape, tile, cluster))
+    for r in range(cluster):
+        assert np.array_equal(bits(y[r]), bits(x)), f"rank {r} of {cluster}"
