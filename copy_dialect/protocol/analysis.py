@@ -4,6 +4,7 @@ worth choosing, and the runs over every choice; findings of all runs, once each.
 from __future__ import annotations
 
 from itertools import permutations
+from math import lcm
 
 from xdsl.dialects import func, scf
 from xdsl.ir import Operation, SSAValue
@@ -13,6 +14,7 @@ from copy_dialect.protocol.facts import CopyFacts, Kernel, block_size, equal_val
 from copy_dialect.protocol.findings import ProtocolFinding, warning
 from copy_dialect.protocol.run import Infeasible, Walk, run_kernel, steady
 from copy_dialect.protocol.walk import Choose
+from copy_dialect.verify_common import constant_int
 
 MAX_RUNS = 512
 """Runs (choices of trip counts and branches) per kernel before the analysis gives up."""
@@ -20,6 +22,13 @@ MAX_RUNS = 512
 MAX_TRIP_COUNTS = 48
 
 MAX_PERMUTED_ROLES = 3
+
+MAX_LAP = 32
+"""The longest lap of iterations the steady-state check looks for."""
+
+PERIODIC = frozenset({"arith.remui", "arith.divui", "arith.remsi", "arith.divsi"})
+"""Ops on a loop's induction variable by a constant that make its iterations repeat with
+that period (a ring slot, a lap, a band of column tiles)."""
 
 
 def protocol_ops(fn: func.FuncOp) -> frozenset[Operation]:
@@ -38,6 +47,7 @@ def protocol_ops(fn: func.FuncOp) -> frozenset[Operation]:
 def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     """What every run of the kernel shares, in one pass over the ops that hold copy ops."""
     loops: list[SSAValue] = []
+    moduli: set[int] = set()
     conds: list[SSAValue] = []
     geometry: dict[Operation, CopyFacts] = {}
     ring, pending, roles = 1, 0, 0
@@ -47,6 +57,7 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
             geometry[op] = CopyFacts.of(op)  # type: ignore[arg-type]
         elif kind is scf.ForOp:
             loops.append(op.ub)  # type: ignore[attr-defined]
+            moduli |= periods(op)  # type: ignore[arg-type]
         elif kind is scf.IfOp:
             conds.append(op.cond)  # type: ignore[attr-defined]
         elif kind is copy.BarrierInitOp:
@@ -57,13 +68,28 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
             pending = max(pending, op.pending.value.data)  # type: ignore[attr-defined]
         elif kind is copy.WarpSpecializeOp:
             roles = max(roles, len(op.roles))  # type: ignore[attr-defined]
-    trips = min(4 * ring + 4, MAX_TRIP_COUNTS)
+    lap = lcm(ring, *moduli)
+    lap = lap if lap <= MAX_LAP else ring
+    trips = 4 * ring + 4 if lap == ring else max(4 * ring + 4, 2 * ring + 3 * lap)
+    trips = min(trips, MAX_TRIP_COUNTS)
     predicates = [g.predicate for g in geometry.values() if g.predicate is not None]
     canon, aliases = equal_values([*loops, *conds, *predicates])
     return Kernel(
-        fn, block_size(fn), frozenset(loops), trips, ring, pending, holders, {}, geometry, {},
-        canon, aliases, roles,
+        fn, block_size(fn), frozenset(loops), trips, ring, lap, pending, holders, {}, geometry,
+        {}, canon, aliases, roles,
     )  # fmt: skip
+
+
+def periods(loop: scf.ForOp) -> set[int]:
+    """The constants a loop's induction variable is taken modulo or divided by."""
+    found = set()
+    for use in loop.body.blocks[0].args[0].uses:
+        op = use.operation
+        if op.name in PERIODIC and use.index == 0:
+            c = constant_int(op.operands[1])
+            if c is not None and c > 1:
+                found.add(c)
+    return found
 
 
 def priority_orders(roles: int) -> list[tuple[int, ...]]:
@@ -95,7 +121,7 @@ def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
     for loop in walk.heads:
         if len(walk.heads[loop]) < kernel.trip_counts:
             continue
-        if not steady(walk, loop, kernel.ring):
+        if not steady(walk, loop, kernel.ring, kernel.lap):
             # rule: P10
             found.append(
                 warning(

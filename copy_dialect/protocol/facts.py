@@ -80,8 +80,11 @@ class Kernel:
     loop_bounds: frozenset[SSAValue]
     trip_counts: int
     ring: int
-    """The largest barrier group: the longest lap (ring of slots) the steady-state check
-    looks for, and the iterations at a loop's end that may see its end."""
+    """The largest barrier group: the iterations at a loop's end that may see its end."""
+    lap: int
+    """The longest lap the steady-state check looks for: the ring, or the least common
+    multiple of it and the periods of the loops' induction variables (i mod 8: a band of
+    column tiles)."""
     max_pending: int
     """The largest `pending` count of the kernel's wait_groups."""
     protocol_ops: frozenset[Operation]

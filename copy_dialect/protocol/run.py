@@ -167,18 +167,18 @@ def run_kernel(
     return walk
 
 
-def steady(walk: Walk, loop: scf.ForOp, tail: int) -> bool:
+def steady(walk: Walk, loop: scf.ForOp, tail: int, longest: int | None = None) -> bool:
     """Whether the loop reached a steady state in this run: a lap of P iterations (P up to
-    `tail`) that leaves the state at the loop's head as it found it and sees the same
-    events as the lap after it, both before the last `tail` iterations (whose conditions
-    see the end of the loop). The trip counts the driver did not try then behave like
-    those it did, with more such laps: the induction step of the proof. With roles, the
+    `longest`, by default `tail`) that leaves the state at the loop's head as it found it
+    and sees the same events as the lap after it, both before the last `tail` iterations
+    (whose conditions see the end of the loop). The trip counts the driver did not try then
+    behave like those it did, with more such laps: the induction step of the proof. With roles, the
     state includes where the other roles are and the events theirs: the lap repeats for the
     whole CTA."""
     heads = walk.heads.get(loop, [])
     marks = [start for _, start in heads] + [len(walk.events)]
     last = len(heads) - tail
-    for period in range(1, tail + 1):
+    for period in range(1, (longest or tail) + 1):
         for k in range(0, last - 2 * period + 1):
             if heads[k][0] != heads[k + period][0]:
                 continue

@@ -40,9 +40,10 @@ Key = tuple[SSAValue, int]
 """A barrier: its group (a `copy.barrier_init` result) and its index."""
 Report = Callable[[ProtocolFinding], None]
 
-SNAPSHOT_LAG = 2
+SNAPSHOT_LAG = 1
 """How far behind a barrier's current phase a clock's knowledge of it is told apart in a
-snapshot: what lags further never decides a later check (its fills are told apart too)."""
+snapshot: a class that lags further has its wait two phases ahead reported in the run with
+the most iterations (its fills are told apart by `seen` too)."""
 
 
 class Deadlock(Exception):
@@ -222,6 +223,8 @@ class State:
         self.report = report
         self.width = 0
         self.clocks: dict[int, Clock] = {}
+        self.class_names: dict[int, str] = {}
+        """Each class, for messages: "thread 0 of the block", "the other warps of role 1"."""
         self.live: list[int] = []
         """The classes of the threads that run now (the block's, or the roles' that have not
         ended): a record every one of them knows can no longer race."""
@@ -239,7 +242,9 @@ class State:
         self.pending_cap = 0
         """The largest `pending` of the kernel's wait_groups: read-done groups beyond it
         can no longer make a difference (`snapshot`)."""
-        self.accesses: list[Access] = []
+        self.accesses: dict[tuple[object, ...], Access] = {}
+        """By op, region, kind and classes: a later access of the same kind stands for an
+        earlier one (its stamps are later)."""
         self.unfenced: list[Access] = []
         """Threads' SMEM writes no copy.fence_async_shared has yet made visible to the
         async proxy (TMA, tcgen05.cp)."""
@@ -295,7 +300,11 @@ class State:
             return
         clocks = [self.clocks[c] for c in live]
         if self.accesses:
-            self.accesses = [a for a in self.accesses if not all(knows(k, a.end) for k in clocks)]
+            self.accesses = {
+                key: a
+                for key, a in self.accesses.items()
+                if not all(knows(k, a.end) for k in clocks)
+            }
         if self.fills:
             self.fills = [f for f in self.fills if not self._known_by(f, clocks)]
         if self.reads_done:
@@ -322,18 +331,13 @@ class State:
         def region(r: Region) -> tuple[object, ...]:
             return (r.buffer, r.index)
 
-        # A class's knowledge two phases behind decides a wait (two phases ahead); a phase's
-        # or generation's clock only adds to a class that knows less than it.
-        classes = len(self.live)
+        # Whether a clock knows a barrier's last phase, the one before, or less (a class
+        # that falls further behind waits for a phase two ahead: the longest run shows it).
         lag = tuple(
-            max(-SNAPSHOT_LAG if i < classes else -1, at(h, b.comp) - b.closed)
-            for i, h in enumerate(holders)
-            for b in barriers
+            max(-SNAPSHOT_LAG, at(h, b.comp) - b.closed) for h in holders for b in barriers
         )
         lag += tuple(
-            max(-SNAPSHOT_LAG if i < classes else -1, at(h, n.comp) - n.completed)
-            for i, h in enumerate(holders)
-            for n in named
+            max(-SNAPSHOT_LAG, at(h, n.comp) - n.completed) for h in holders for n in named
         )
         state_of_barriers = tuple(
             (b.arrivals, b.expected, b.delivered, b.unknown, len(b.waiting),
@@ -367,7 +371,7 @@ class State:
             state_of_barriers,
             fills,
             groups,
-            tuple((a.op, region(a.region), a.write, seen(a.end)) for a in self.accesses),
+            tuple((a.op, region(a.region), a.write, seen(a.end)) for a in self.accesses.values()),
             tuple((a.op, region(a.region), a.end and tuple(c for c, _ in a.end))
                   for a in self.unfenced),
             tuple((a.op, region(a.region), seen(end)) for a, end in self.fenced),
@@ -495,8 +499,19 @@ class State:
         if not late:
             return
         wait_op, who = late[0]
+        threads = who
+        if overtaken and not b.waiting:
+            threads = self.class_names.get(overtaken[0].cls, who)
         arrivers = describe_ops(b.arrived) or "its copies"
-        if {w for _, w in b.arrived} <= {who}:
+        if threads.startswith("the other warps of "):
+            fix = (
+                f"let only the first warp of {who} run this loop (scf.if on %t / 32 == 0 "
+                "around it: the other warps wait for nothing there), or synchronize "
+                f"{who}'s warps after this wait (its barrier: copy.fence_async_shared or "
+                "copy.wait_group), so that every warp that waits has observed phase "
+                f"{phase - 1} before phase {phase} can complete"
+            )
+        elif {w for _, w in b.arrived} <= {who}:
             fix = (
                 f"synchronize {who} between this wait and the arrivals of phase {phase} (a "
                 "block or role barrier: copy.wait_group or copy.fence_async_shared), so that "
@@ -514,7 +529,7 @@ class State:
             error(
                 wait_op,
                 f"{describe_key(key)} may be two phases ahead of this wait: phase {phase} can "
-                f"complete before {who} observes phase {phase - 1} here (nothing orders the "
+                f"complete before {threads} observe phase {phase - 1} here (nothing orders the "
                 f"arrivals of phase {phase} after this wait), and parity {(phase - 1) % 2} then "
                 f"names phase {phase + 1}",
                 fix,
@@ -626,7 +641,9 @@ class State:
             clock[c] += 1
             if role:
                 b.observed.append(Observation(c, k, clock[c], op, who))
-        if self.fills:
+        if self.concurrent:
+            self.prune()
+        elif self.fills:
             self.prune_fills()
 
     def prune_fills(self) -> None:
@@ -893,7 +910,7 @@ class State:
         about to write `region`. (Races between threads are not the copy protocol's: threads
         after threads are not checked.)"""
         self._in_flight_reads(op, region, writer, issuers)
-        for access in [] if by_threads else self.accesses:
+        for access in () if by_threads else self.accesses.values():
             overlap = region.overlap(access.region)
             if overlap == "no" or self.knows_all(issuers, access.end):
                 continue
@@ -1001,7 +1018,9 @@ class State:
         access = Access(op, region, write, self.stamps(members), who)
         if write:
             self.unfenced.append(access)
-        self.accesses.append(access)
+        key = (op, region, write, members)
+        self.accesses.pop(key, None)
+        self.accesses[key] = access
 
     def tma_load(
         self,
@@ -1019,6 +1038,10 @@ class State:
             self.arrive(op, key, 1, expect, (issuer,), who)
         phase = self.deliver(op, key, nbytes, None if expect else issuer)
         b = self.barriers[key]
+        # A later phase of the same barrier is known only after this one: the new fill of
+        # the region stands for an earlier one on that barrier.
+        if self.concurrent:
+            self.fills = [f for f in self.fills if f.key != key or f.region != region]
         self.fills.append(Fill(op, region, key, phase, ((b.comp, phase + 1),)))
 
     def cp_async(
@@ -1083,6 +1106,10 @@ class State:
             kept = []
             for access in self.unfenced:
                 if {c for c, _ in access.end} <= mine:
+                    self.fenced = [
+                        f for f in self.fenced
+                        if (f[0].op, f[0].region) != (access.op, access.region)
+                    ]
                     self.fenced.append((access, (mark,)))
                 else:
                     kept.append(access)
@@ -1092,7 +1119,7 @@ class State:
     def after_sync(self, everyone: bool) -> None:
         """A block barrier (`everyone`) or a role barrier: drop what every thread knows."""
         if everyone and not self.concurrent:
-            self.accesses = []
+            self.accesses = {}
             self.fenced = []
             self.reads_done = []
             if self.fills:
@@ -1127,9 +1154,14 @@ class State:
             done = max(0, total - pending)
             reads = max(0, done - groups.bulk_read)
             if self.concurrent:
-                self.reads_done += [
+                done_now = [
                     StoreRead(op, r, (mark,)) for g in groups.bulk_fifo[:reads] for op, r in g
                 ]
+                # The same store's later reads, waited later by the same role, stand for
+                # its earlier ones.
+                later = {(r.op, r.region) for r in done_now}
+                self.reads_done = [r for r in self.reads_done if (r.op, r.region) not in later]
+                self.reads_done += done_now
             del groups.bulk_fifo[:reads]
             groups.bulk_read = max(groups.bulk_read, done)
             if not read_only:

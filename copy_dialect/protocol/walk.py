@@ -112,6 +112,14 @@ class Agent:
         """Its thread classes: thread 0 and the others (the block); the first warp and the
         other warps (a role; one class for a role of one warp)."""
         self.classes = (self.c0,) if self.c0 == self.c1 else (self.c0, self.c1)
+        names = self.state.class_names
+        if role is None:
+            names[self.c0], names[self.c1] = "thread 0 of the block", "the block's other threads"
+        elif self.c0 == self.c1:
+            names[self.c0] = name
+        else:
+            names[self.c0] = f"the first warp of {name}"
+            names[self.c1] = f"the other warps of {name}"
         self.env: dict[SSAValue, Value] = {}
         self.groups = Groups(name)
         self.state.group_sets.append(self.groups)
@@ -896,8 +904,7 @@ class Agent:
         done = nb.gens[g]
         for c in self.classes:
             s.clocks[c] = join(s.clocks[c], done)
-        if s.fills:
-            s.prune_fills()
+        s.prune()
 
     def named_sync(self, op: copy.NamedBarrierSyncOp, mask: int | None) -> Steps | None:
         return self.named_barrier(op, mask, True)

@@ -912,6 +912,55 @@ func.func @p6_roles_wait_on_each_other(%x: memref<256x64xf32>, %y: memref<256x64
   func.return
 }
 
+// -----
+
+// rule: P6
+// The producer is a warpgroup (as setmaxnreg needs), and all its warps run the loop: warps
+// 1-3 wait on %empty but issue nothing, and nothing keeps them within a phase of warp 0.
+// fix: s|    scf.for %k = %c0 to %count step %c1 {|    %warp = arith.divui %t, %c32 : index %first = arith.cmpi eq, %warp, %c0 : index scf.if %first { scf.for %k = %c0 to %count step %c1 {|
+// fix: s|memref<2x32x64xf32, #copy.smem>, !copy.barrier<2>|memref<2x32x64xf32, #copy.smem>, !copy.barrier<2> }|
+func.func @p6_producer_warps_that_only_wait(%x: memref<256x64xf32>, %y: memref<256x64xf32>, %count: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %ring = copy.alloc_smem : memref<2x32x64xf32, #copy.smem>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.warp_specialize warps [4, 1] {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %again = arith.cmpi uge, %k, %c2 : index
+      scf.if %again {
+        %prev = arith.subi %lap, %c1 : index
+        %pm = arith.remui %prev, %c2 : index
+        %pp = arith.cmpi ne, %pm, %c0 : index
+        // expected-error@+3 {{barrier 0 of %empty may be two phases ahead of this wait: phase 1 can complete before the other warps of role 0}}
+        // expected-note@+2 {{let only the first warp of role 0 run this loop (scf.if on %t / 32 == 0 around it: the other warps wait for nothing}}
+        // expected-note@+1 {{found for %count = 3}}
+        copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+      }
+      copy.async_copy %x[%c0, %c0] to %ring[%s] barrier %full[%s] : memref<256x64xf32> to memref<2x32x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi ne, %lm, %c0 : index
+      copy.barrier_wait %full[%s], %lp : !copy.barrier<2>
+      copy.async_copy %ring[%s] to %y[%c0, %c0] : memref<2x32x64xf32, #copy.smem> to memref<256x64xf32>
+      copy.commit_group bulk
+      copy.wait_group bulk 0 read_only
+      // expected-note@+1 {{role 1 arrives on phase 1 here}}
+      copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+    }
+  }
+  func.return
+}
 
 // -----
 

@@ -574,3 +574,82 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   }
 }
 
+// -----
+
+// The producer is a warpgroup (setmaxnreg moves whole warpgroups): its first warp alone runs
+// the loop, so no warp waits on %empty without being kept in step.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @ws_compute_producer_warpgroup(%x: memref<1024x1024xf32>, %y: memref<1024x1024xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c128 = arith.constant 128 : index
+    %total = arith.constant 256 : index
+    %bid = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %nb = "gpu.grid_dim"() <{dimension = #gpu<dim x>}> : () -> index
+    %left = arith.subi %total, %bid : index
+    %nbm1 = arith.subi %nb, %c1 : index
+    %num = arith.addi %left, %nbm1 : index
+    %count = arith.divui %num, %nb : index
+    %ring = copy.alloc_smem : memref<4x32x128xf32, #copy.smem>
+    %out = copy.alloc_smem : memref<32x128xf32, #copy.smem>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<4>
+    %empty = copy.barrier_init arrivals 4 : !copy.barrier<4>
+    copy.warp_specialize warps [4, 4] maxnreg [40, 232] {
+    ^bb0(%t: index):
+      // Warp 0 alone runs the producer loop; the warpgroup's other warps wait for nothing.
+      %warp = arith.divui %t, %c32 : index
+      %first = arith.cmpi eq, %warp, %c0 : index
+      scf.if %first {
+      scf.for %k = %c0 to %count step %c1 {
+        %s = arith.remui %k, %c4 : index
+        %lap = arith.divui %k, %c4 : index
+        %again = arith.cmpi uge, %k, %c4 : index
+        scf.if %again {
+          %prev = arith.subi %lap, %c1 : index
+          %pm = arith.remui %prev, %c2 : index
+          %pp = arith.cmpi ne, %pm, %c0 : index
+          copy.barrier_wait %empty[%s], %pp : !copy.barrier<4>
+        }
+        %tk = arith.muli %k, %nb : index
+        %tile = arith.addi %bid, %tk : index
+        %tr = arith.divui %tile, %c8 : index
+        %tc = arith.remui %tile, %c8 : index
+        %row = arith.muli %tr, %c32 : index
+        %col = arith.muli %tc, %c128 : index
+        copy.async_copy %x[%row, %col] to %ring[%s] barrier %full[%s] : memref<1024x1024xf32> to memref<4x32x128xf32, #copy.smem>, !copy.barrier<4>
+      }
+      }
+    }, {
+    ^bb0(%t: index):
+      scf.for %k = %c0 to %count step %c1 {
+        %s = arith.remui %k, %c4 : index
+        %lap = arith.divui %k, %c4 : index
+        %lm = arith.remui %lap, %c2 : index
+        %lp = arith.cmpi ne, %lm, %c0 : index
+        copy.barrier_wait %full[%s], %lp : !copy.barrier<4>
+        // The store of the tile before has read the staging buffer.
+        copy.wait_group bulk 0 read_only
+        scf.for %r = %c0 to %c32 step %c1 {
+          %v = memref.load %ring[%s, %r, %t] : memref<4x32x128xf32, #copy.smem>
+          memref.store %v, %out[%r, %t] : memref<32x128xf32, #copy.smem>
+        }
+        copy.fence_async_shared
+        copy.barrier_arrive %empty[%s] issuer warps : !copy.barrier<4>
+        %tk = arith.muli %k, %nb : index
+        %tile = arith.addi %bid, %tk : index
+        %tr = arith.divui %tile, %c8 : index
+        %tc = arith.remui %tile, %c8 : index
+        %row = arith.muli %tr, %c32 : index
+        %col = arith.muli %tc, %c128 : index
+        copy.async_copy %out to %y[%row, %col] : memref<32x128xf32, #copy.smem> to memref<1024x1024xf32>
+        copy.commit_group bulk
+      }
+      copy.wait_group bulk 0
+    }
+    func.return
+  }
+}
