@@ -71,6 +71,10 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     lap = lcm(ring, *moduli)
     lap = lap if lap <= MAX_LAP else ring
     trips = 4 * ring + 4 if lap == ring else max(4 * ring + 4, 2 * ring + 3 * lap)
+    if roles:
+        # The roles settle into their lap after two rings (the producer's first lap waits
+        # for nothing, its second for the first releases): two laps after that, then the end.
+        trips = max(trips, 3 * ring + 2 * lap)
     trips = min(trips, MAX_TRIP_COUNTS)
     predicates = [g.predicate for g in geometry.values() if g.predicate is not None]
     canon, aliases = equal_values([*loops, *conds, *predicates])
