@@ -581,9 +581,10 @@ class State:
             error(
                 op,
                 f"this wait on parity {parity} can wait for phase {k + 1} of {describe_key(key)}"
-                f": {who} has observed its phases up to {k - 1}, whose parity this is, and phase "
-                f"{k} may complete before the wait; a wait on the parity of a phase observed "
-                f"already returns at once only while the next phase has not completed",
+                f": {who} has observed "
+                + (f"its phases up to {k - 1}, of this parity" if k else "no phase of it yet")
+                + f", and the wait returns at once only while phase {k} has not completed "
+                f"(then parity {parity} names phase {k + 1})",
                 f"wait on parity {k % 2} for phase {k}: flip the parity every lap of the ring "
                 f"of {size} barriers, (i / {size}) mod 2 (arith.divui, arith.remui, arith.cmpi ne)",
             )

@@ -850,6 +850,53 @@ func.func @p5_release_arrivals_per_warp_on_a_count_of_1(%x: memref<256x64xf32>, 
 // -----
 
 // rule: P6
+// The storer's parity is the lap before's: its first wait returns at once while slot 0 is
+// loading, or waits for the slot's second fill once the first has landed.
+// fix: s|%lp = arith.cmpi eq, %lm, %c0 : index|%lp = arith.cmpi ne, %lm, %c0 : index|
+func.func @p6_consumer_waits_on_the_parity_of_the_lap_before(%x: memref<256x64xf32>, %y: memref<256x64xf32>, %count: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %ring = copy.alloc_smem : memref<2x32x64xf32, #copy.smem>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %again = arith.cmpi uge, %k, %c2 : index
+      scf.if %again {
+        %prev = arith.subi %lap, %c1 : index
+        %pm = arith.remui %prev, %c2 : index
+        %pp = arith.cmpi ne, %pm, %c0 : index
+        copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+      }
+      copy.async_copy %x[%c0, %c0] to %ring[%s] barrier %full[%s] : memref<256x64xf32> to memref<2x32x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi eq, %lm, %c0 : index
+      // expected-error@+3 {{this wait on parity 1 can wait for phase 1 of barrier 0 of %full: role 1 has observed no phase of it}}
+      // expected-note@+2 {{wait on parity 0 for phase 0: flip the parity every lap of the ring of 2 barriers, (i / 2) mod 2}}
+      // expected-note@+1 {{found for %count = 1}}
+      copy.barrier_wait %full[%s], %lp : !copy.barrier<2>
+      copy.async_copy %ring[%s] to %y[%c0, %c0] : memref<2x32x64xf32, #copy.smem> to memref<256x64xf32>
+      copy.commit_group bulk
+      copy.wait_group bulk 0 read_only
+      copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// rule: P6
 // Role 0 signals role 1 once per iteration, and nothing makes it wait for role 1: it can
 // complete phases 0 and 1 of %ready before role 1 waits for phase 0.
 // fix: s|      copy.barrier_arrive %ready[%c0]|      %later = arith.cmpi uge, %k, %c1 : index scf.if %later { %j = arith.subi %k, %c1 : index %jm = arith.remui %j, %c2 : index %jp = arith.cmpi ne, %jm, %c0 : index copy.barrier_wait %done[%c0], %jp : !copy.barrier<1> } copy.barrier_arrive %ready[%c0]|
