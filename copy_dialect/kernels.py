@@ -914,8 +914,17 @@ def ws_elementwise(
         full = b.insert(copy.BarrierInitOp(stages, inputs)).result
         empty = b.insert(copy.BarrierInitOp(stages, consumer_warps)).result
         ws = b.insert(copy.WarpSpecializeOp([producer_warps, consumer_warps], maxnreg))
-        _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, xs, rings, full,
-                  empty, stages, cache_hints[0])
+        pb = Builder(InsertPoint.at_end(ws.role_block(0)))
+        if producer_warps == 1:
+            _producer(pb, tiles, xs, rings, full, empty, stages, cache_hints[0])
+        else:
+            # Only the warpgroup's first warp runs the ring (its elected lane issues): the
+            # others would wait on `empty` unthrottled and could fall two phases behind,
+            # and the join would hang (the protocol analysis's P6), as in CUTLASS.
+            warp = _bin(pb, arith.DivUIOp, ws.role_block(0).args[0], copy.WARP)
+            first = pb.insert(arith.CmpiOp(warp, _index(pb, 0), "eq")).result
+            _if(pb, first, lambda tb: _producer(tb, tiles, xs, rings, full, empty, stages,
+                                                cache_hints[0]))
         cb = Builder(InsertPoint.at_end(ws.role_block(1)))
         t = ws.role_block(1).args[0]
         splats = [cb.insert(vector.BroadcastOp(v, vf32)).vector for v in scalars]
