@@ -38,7 +38,6 @@ import json
 import os
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,6 +46,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
+
+from bench_common import timed
 
 M, N = 16384, 16384
 TILE = (64, 256)
@@ -96,24 +97,6 @@ class Row:
     profiled: bool = False
     """Whether the ncu pass launched the row."""
     error: str = ""
-
-
-def timed(fn: Callable[[], object], reps: int) -> float:
-    """Median seconds of `fn` on the current stream, CUDA events, after 3 warm-ups."""
-    import torch
-
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / 1e3)
-    return statistics.median(times)
 
 
 def build_rows(x, y, src, dst) -> list[Row]:

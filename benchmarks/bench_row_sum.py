@@ -15,31 +15,13 @@ Prints a markdown table with the conditions.
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
-from collections.abc import Callable
 from math import ceil
 
+from bench_common import timed
+
 U = 2.0**-24
-
-
-def timed(fn: Callable[[], object], reps: int) -> float:
-    """Median seconds of `fn` on the current stream, CUDA events, after 3 warm-ups."""
-    import torch
-
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / 1e3)
-    return statistics.median(times)
 
 
 def variants(rows: int, sms: int) -> list[tuple[tuple[int, int], int, int, bool]]:

@@ -429,12 +429,29 @@ def pipeline_stages_limit(tile: Sequence[int], dtype: str, target: str = "sm_90a
     """The most ring slots `tma_copy_pipelined` can give `tile`s of `dtype` on `target`: the
     ring and its barriers must fit the block's SMEM (rule TR6, the verifier's layout) and one
     barrier group holds at most `MAX_BARRIERS` (rule I1). 0 when not even one slot fits."""
-    slot = copy.smem_bytes(tile, element_type(dtype), 16)
+    return _stages_limit(tile, [dtype], [], 1, target)
+
+
+def _stages_limit(
+    tile: Sequence[int],
+    inputs: Sequence[str],
+    outputs: Sequence[str],
+    barrier_groups: int,
+    target: str,
+) -> int:
+    """The most ring slots for one ring of `tile`s per input, two output buffers per output
+    and `barrier_groups` groups of one barrier per slot within the block's SMEM on `target`
+    (the verifier's arena layout, rule TR6) and `MAX_BARRIERS` (rule I1); 0 when none fits."""
+    align = copy.smem_alignment(16)
+
+    def slot(name: str) -> int:
+        return copy.smem_bytes(tile, element_type(name), 16)
 
     def footprint(stages: int) -> int:
-        ring = (stages * slot, copy.smem_alignment(16))
-        barriers = (copy.BARRIER_BYTES * stages, copy.BARRIER_BYTES)
-        return copy.block_smem_bytes(copy.smem_footprint([ring, barriers]))
+        parts = [(stages * slot(name), align) for name in inputs]
+        parts += [(2 * slot(name), align) for name in outputs]
+        parts += [(copy.BARRIER_BYTES * stages, copy.BARRIER_BYTES)] * barrier_groups
+        return copy.block_smem_bytes(copy.smem_footprint(parts))
 
     budget = TARGETS[target].max_smem_bytes
     return max((n for n in range(1, copy.MAX_BARRIERS + 1) if footprint(n) <= budget), default=0)
@@ -538,17 +555,10 @@ def tma_copy_pipelined(
                 )
             )
 
-        def if_(bb: Builder, cond: SSAValue, fill: Callable[[Builder], None]) -> None:
-            then = Block()
-            tb = Builder(InsertPoint.at_end(then))
-            fill(tb)
-            tb.insert(scf.YieldOp())
-            bb.insert(scf.IfOp(cond, [], Region(then)))
-
         # Prologue: tiles 0 .. stages - 1 into slots 0 .. stages - 1.
         for i in range(stages):
             k = _index(b, i)
-            if_(b, b.insert(arith.CmpiOp(k, count, "ult")).result, lambda tb, k=k: load(tb, k, k))
+            _if(b, b.insert(arith.CmpiOp(k, count, "ult")).result, lambda tb, k=k: load(tb, k, k))
 
         loop = Block(arg_types=[IndexType()])
         lb = Builder(InsertPoint.at_end(loop))
@@ -575,7 +585,7 @@ def tma_copy_pipelined(
             tb.insert(copy.WaitGroupOp("bulk", pending, read_only=True))
             load(tb, refill, tb.insert(arith.RemUIOp(done, s)).result)
 
-        if_(lb, cond, refill_slot)
+        _if(lb, cond, refill_slot)
         lb.insert(scf.YieldOp())
         b.insert(scf.ForOp(c0, count, c1, [], Region(loop)))
         b.insert(copy.WaitGroupOp("bulk", 0))
@@ -645,19 +655,7 @@ def ws_stages_limit(
     ring each, element types by name) next to two output buffers per name in `outputs`, on
     `target`: everything, with its two barrier groups, must fit the block's SMEM (rule TR6,
     the verifier's layout), and a barrier group holds at most `MAX_BARRIERS` (rule I1)."""
-    align = copy.smem_alignment(16)
-
-    def slot(name: str) -> int:
-        return copy.smem_bytes(tile, element_type(name), 16)
-
-    def footprint(stages: int) -> int:
-        parts = [(stages * slot(name), align) for name in inputs]
-        parts += [(2 * slot(name), align) for name in outputs]
-        parts += [(copy.BARRIER_BYTES * stages, copy.BARRIER_BYTES)] * 2
-        return copy.block_smem_bytes(copy.smem_footprint(parts))
-
-    budget = TARGETS[target].max_smem_bytes
-    return max((n for n in range(1, copy.MAX_BARRIERS + 1) if footprint(n) <= budget), default=0)
+    return _stages_limit(tile, inputs, outputs, 2, target)
 
 
 def _ws_stages(
@@ -707,6 +705,17 @@ def _check_ws(
             raise ValueError(f"expected an element type of f32, bf16, f16, got {name!r}")
 
 
+def _round_robin(b: Builder, total: int) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """The block's index, the grid's block count and how many of `total` work items, dealt
+    round-robin (item bid + k * blocks), the block gets: ceil((total - bid) / blocks), 0 when
+    bid >= total (the unsigned sum wraps below `blocks`)."""
+    bid = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+    blocks = b.insert(gpu.GridDimOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+    left = _bin(b, arith.SubiOp, _index(b, total), bid)
+    spare = _bin(b, arith.SubiOp, blocks, 1)
+    return bid, blocks, _bin(b, arith.DivUIOp, _bin(b, arith.AddiOp, left, spare), blocks)
+
+
 class _Persistent:
     """The tiles of a persistent kernel's block: `bid + k * nblocks` for k < count, row-major
     over the tile grid of `shape` (the last row and column of tiles may be partial: TMA
@@ -716,12 +725,7 @@ class _Persistent:
         self.tile = tile
         self.cols = ceil(shape[1] / tile[1])
         total = ceil(shape[0] / tile[0]) * self.cols
-        self.bid = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
-        self.blocks = b.insert(gpu.GridDimOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
-        # ceil((total - bid) / blocks); 0 when bid >= total (the unsigned sum wraps).
-        left = _bin(b, arith.SubiOp, _index(b, total), self.bid)
-        spare = _bin(b, arith.SubiOp, self.blocks, 1)
-        self.count = _bin(b, arith.DivUIOp, _bin(b, arith.AddiOp, left, spare), self.blocks)
+        self.bid, self.blocks, self.count = _round_robin(b, total)
 
     def origin(self, b: Builder, k: SSAValue) -> tuple[SSAValue, SSAValue]:
         t = _bin(b, arith.AddiOp, self.bid, _bin(b, arith.MuliOp, k, self.blocks))
@@ -988,13 +992,7 @@ class _Bands:
     def __init__(self, b: Builder, shape: Sequence[int], tile: Sequence[int]):
         self.tile = tile
         self.cols = ceil(shape[1] / tile[1])
-        bands = ceil(shape[0] / tile[0])
-        self.bid = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
-        self.blocks = b.insert(gpu.GridDimOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
-        # ceil((bands - bid) / blocks); 0 when bid >= bands (the unsigned sum wraps).
-        left = _bin(b, arith.SubiOp, _index(b, bands), self.bid)
-        spare = _bin(b, arith.SubiOp, self.blocks, 1)
-        mine = _bin(b, arith.DivUIOp, _bin(b, arith.AddiOp, left, spare), self.blocks)
+        self.bid, self.blocks, mine = _round_robin(b, ceil(shape[0] / tile[0]))
         self.count = _bin(b, arith.MuliOp, mine, self.cols)
 
     def band_row(self, b: Builder, k: SSAValue) -> SSAValue:

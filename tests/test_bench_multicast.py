@@ -24,9 +24,13 @@ def bench():
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclass looks its module up
-    spec.loader.exec_module(module)
-    yield module
-    del sys.modules[spec.name]
+    sys.path.insert(0, str(BENCH.parent))  # it imports bench_common, as the script does
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.path.remove(str(BENCH.parent))
+        del sys.modules[spec.name]
 
 
 KINDS = ["multicast", "unicast", "rank_major", "torch_expand", "torch_copy"]

@@ -61,23 +61,6 @@ class Group:
     threads: int | None
     """The group's thread count when static (a role), None for the block."""
 
-    @property
-    def block(self) -> Group:
-        """The block as the issuing group (thread 0 elected)."""
-        return Group(self.tid, self.nthreads, self.leader, 0, None)
-
-    def group(self, op: Operation) -> Group:
-        """The group that issues `op`: the role whose body holds it, else the block."""
-        block = op.parent_block()
-        while block is not None:
-            if (role := self.roles.get(block)) is not None:
-                return role
-            parent = block.parent_op()
-            if parent is None or parent is self.fn:
-                break
-            block = parent.parent_block()
-        return self.block
-
     def elected(
         self, e: Emit, body: Sequence[Operation], predicate: SSAValue | None = None
     ) -> None:
