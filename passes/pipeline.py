@@ -37,6 +37,7 @@ from passes.convert_gpu_to_nvvm import ConvertGpuToNVVMPass
 from passes.convert_memref_to_llvm import ConvertMemrefToLLVMPass
 from passes.convert_vector_to_llvm import ConvertVectorToLLVMPass
 from passes.rewrite import apply_patterns
+from passes.scf_while_to_cf import WhileLowering
 
 
 def lowering_passes(target: str = "", debug_guards: bool = False) -> list[ModulePass]:
@@ -55,10 +56,11 @@ def lowering_passes(target: str = "", debug_guards: bool = False) -> list[Module
 
 class _ConvertScfToCf(ConvertScfToCf):
     """xDSL's convert-scf-to-cf (its patterns, recursive, with dead-code elimination), driven
-    by `passes.rewrite`."""
+    by `passes.rewrite`, with the scf.while lowering it lacks (`passes.scf_while_to_cf`)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        apply_patterns(op, [SwitchLowering(), IfLowering(), ForLowering()], recursive=True)
+        patterns = [SwitchLowering(), IfLowering(), ForLowering(), WhileLowering()]
+        apply_patterns(op, patterns, recursive=True)
 
 
 class _ReconcileUnrealizedCastsPass(ReconcileUnrealizedCastsPass):

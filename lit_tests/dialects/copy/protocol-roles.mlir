@@ -208,11 +208,12 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
         %lap = arith.divui %k, %c4 : index
         %lm = arith.remui %lap, %c2 : index
         %lp = arith.cmpi ne, %lm, %c0 : index
-        // Go on at once if the slot is full, else wait for it.
+        // Go on at once if the slot is full, else wait for it (each try_wait suspended up to
+        // 1 us).
         %ready = copy.barrier_test %full[%s], %lp : !copy.barrier<4>
         scf.if %ready {
         } else {
-          copy.barrier_wait %full[%s], %lp : !copy.barrier<4>
+          copy.barrier_wait %full[%s], %lp suspend_hint 1000 : !copy.barrier<4>
         }
         %tk = arith.muli %k, %nb : index
         %tile = arith.addi %bid, %tk : index
