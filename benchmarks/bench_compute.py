@@ -325,7 +325,7 @@ class WsConfig:
         )
         return f"{text}, {self.hints}" if self.hints else text
 
-    def cache_hints(self) -> tuple[int | None, int | None]:
+    def cache_hints(self) -> tuple[str | None, str | None]:
         from copy_dialect import kernels
 
         first = kernels.EVICT_FIRST

@@ -75,6 +75,25 @@ class CacheMode(StrEnum):
     CG = auto()
 
 
+class L2Policy(StrEnum):
+    """The L2 cache eviction priority a TMA copy gives the lines it touches (PTX's
+    `.L2::cache_hint` operand)."""
+
+    EVICT_NORMAL = auto()
+    EVICT_FIRST = auto()
+    EVICT_LAST = auto()
+
+
+L2_POLICY_ENCODING = {
+    L2Policy.EVICT_NORMAL: 0x1000000000000000,
+    L2Policy.EVICT_FIRST: 0x12F0000000000000,
+    L2Policy.EVICT_LAST: 0x14F0000000000000,
+}
+"""The 64-bit cache-policy operand of each policy: what `createpolicy.fractional.L2::<policy>
+.b64 p, 1.0` gives (CUTLASS's CacheHintSm90 values). The one table the verifier (a raw
+`cache_hint` must be one of these) and the lowering read."""
+
+
 class GroupKind(StrEnum):
     """Which async-group mechanism a commit/wait refers to."""
 
@@ -150,6 +169,11 @@ class OOBModeAttr(EnumAttribute[OOBMode], SpacedOpaqueSyntaxAttribute):
 @irdl_attr_definition
 class CacheModeAttr(EnumAttribute[CacheMode], SpacedOpaqueSyntaxAttribute):
     name = "copy.cache"
+
+
+@irdl_attr_definition
+class L2PolicyAttr(EnumAttribute[L2Policy], SpacedOpaqueSyntaxAttribute):
+    name = "copy.l2"
 
 
 @irdl_attr_definition

@@ -39,11 +39,14 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
 from copy_dialect import cp_async, tma
 from copy_dialect.attributes import (
+    L2_POLICY_ENCODING,
     BarrierType,
     CacheMode,
     CacheModeAttr,
     Implementation,
     ImplementationAttr,
+    L2Policy,
+    L2PolicyAttr,
     LeaderTrackedAttr,
     OOBMode,
     OOBModeAttr,
@@ -110,7 +113,10 @@ class AsyncCopyOp(IRDLOperation):
     swizzle = opt_prop_def(IntegerAttr[I64])
     arrive = opt_prop_def(BoolAttr)
     cache = opt_prop_def(CacheModeAttr)
+    l2 = opt_prop_def(L2PolicyAttr)
     cache_hint = opt_prop_def(IntegerAttr[I64])
+    """The raw 64-bit L2 cache-policy operand: accepted only as one of the encodings of
+    `l2`'s named policies (L1), which is the spelling to use."""
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
@@ -121,7 +127,7 @@ class AsyncCopyOp(IRDLOperation):
         "(`barrier` $barrier^ `[` $barrier_index `]`)? (`if` $predicate^)? "
         "(`impl` $implementation^)? (`reduce` $reduction^)? (`oob` $oob^)? "
         "(`leader_tracked` $leader_tracked^)? (`cache` $cache^)? "
-        "attr-dict `:` type($src) `to` type($dst) (`,` type($barrier)^)?"
+        "(`l2` $l2^)? attr-dict `:` type($src) `to` type($dst) (`,` type($barrier)^)?"
     )
 
     def __init__(
@@ -142,6 +148,7 @@ class AsyncCopyOp(IRDLOperation):
         swizzle: int | None = None,
         arrive: bool | None = None,
         cache: CacheMode | str | None = None,
+        l2: L2Policy | str | None = None,
         cache_hint: int | None = None,
     ):
         super().__init__(
@@ -165,6 +172,7 @@ class AsyncCopyOp(IRDLOperation):
                 "swizzle": None if swizzle is None else IntegerAttr(swizzle, i64),
                 "arrive": None if arrive is None else BoolAttr.from_bool(arrive),
                 "cache": enum_attr(CacheModeAttr, CacheMode, cache),
+                "l2": enum_attr(L2PolicyAttr, L2Policy, l2),
                 "cache_hint": None if cache_hint is None else IntegerAttr(cache_hint, i64),
             },
         )
@@ -291,6 +299,13 @@ class AsyncCopyOp(IRDLOperation):
             needs.append("a barrier (barrier %bar[%i])")
         return f"use impl tma on {targets}" + (f", with {' and '.join(needs)}" if needs else "")
 
+    def l2_policy_value(self) -> int | None:
+        """The L2 cache-policy operand of the copy's TMA instruction (`l2`'s encoding, or the
+        raw `cache_hint` the verifier accepted), None for none."""
+        if self.l2 is not None:
+            return L2_POLICY_ENCODING[self.l2.data]
+        return None if self.cache_hint is None else self.cache_hint.value.data
+
     # -- verifier ------------------------------------------------------------------------
 
     def verify_(self) -> None:
@@ -307,6 +322,7 @@ class AsyncCopyOp(IRDLOperation):
         check_contiguous_smem(g.smem_type)
         impl = self.resolved_implementation()
         self._verify_types(g, impl)
+        self._verify_l2(impl)
         if impl == Implementation.TMA:
             tma.verify_copy(
                 g,
@@ -324,6 +340,36 @@ class AsyncCopyOp(IRDLOperation):
             )
         self._verify_constant_coordinates(g, g.gmem_type, impl)
         passed_like(self, "async_copy")
+
+    def _verify_l2(self, impl: Implementation | None) -> None:
+        """The L2 cache policy: one spelling, a valid policy, on a copy that takes one."""
+        names = ", ".join(f"l2 {p}" for p in L2Policy)
+        # rule: L2
+        if self.l2 is not None and self.cache_hint is not None:
+            raise Error(
+                f"Expected one L2 cache policy, got l2 {self.l2.data} and cache_hint = "
+                f"{self.cache_hint.value.data:#x}",
+                note="drop the cache_hint attribute: l2 names the policy",
+            )
+        if self.cache_hint is not None:
+            raw = self.cache_hint.value.data
+            named = {v: p for p, v in L2_POLICY_ENCODING.items()}
+            # rule: L1
+            if raw not in named:
+                raise Error(
+                    f"Expected cache_hint to be an L2 cache policy, got {raw:#x}, which is "
+                    "none of the policies createpolicy makes ("
+                    + ", ".join(f"{p} {v:#x}" for p, v in L2_POLICY_ENCODING.items())
+                    + ")",
+                    note=f"drop the cache_hint attribute and name the policy: {names}",
+                )
+        # rule: L3
+        if impl == Implementation.CP_ASYNC and (self.l2 is not None or self.cache_hint is not None):
+            raise Error(
+                "Expected no L2 cache policy on a cp.async copy: the cp.async lowering has no "
+                "cache-hint operand",
+                note="drop the L2 policy (l2 / cache_hint), or use impl tma on sm_90 or newer",
+            )
 
     def _verify_spaces(self, g: CopyGeometry) -> None:
         src_type, dst_type = (g.gmem_type, g.smem_type) if g.is_load else (g.smem_type, g.gmem_type)

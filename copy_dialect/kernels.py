@@ -44,10 +44,10 @@ from copy_dialect.verify import verify_module
 
 TMA_BLOCK = 128
 
-# L2 cache policies for `cache_hint` (the 64-bit values CUTLASS's CacheHintSm90 uses).
-EVICT_NORMAL = 0x1000000000000000
-EVICT_FIRST = 0x12F0000000000000
-EVICT_LAST = 0x14F0000000000000
+# L2 cache policies for the builders' `cache_hints` (copy.async_copy's `l2`).
+EVICT_NORMAL = "evict_normal"
+EVICT_FIRST = "evict_first"
+EVICT_LAST = "evict_last"
 CP_ASYNC_BLOCK = 256
 
 
@@ -107,7 +107,7 @@ def tma_copy(
     reduce: str | None = None,
     prefetch_destination: bool = False,
     dynamic: bool = False,
-    cache_hints: tuple[int | None, int | None] = (None, None),
+    cache_hints: tuple[str | None, str | None] = (None, None),
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` (or `y <reduce>= x`) tile by tile: a TMA load into SMEM (zero-filled out of
@@ -115,7 +115,8 @@ def tma_copy(
     `prefetch_destination`, the block first prefetches its tile of y into L2 (a reduction
     reads y), so that reading y overlaps loading x. With `dynamic`, the arrays' shapes are
     `?x?`: one compiled kernel serves every shape (the tensor maps are encoded at launch).
-    `cache_hints` are the L2 cache policies of the load and of the store (`EVICT_FIRST`, ...)."""
+    `cache_hints` are the L2 cache policies of the load and of the store (`"evict_first"`,
+    `"evict_last"`, `"evict_normal"`: copy.async_copy's `l2`)."""
     elt = element_type(dtype)
     gmem = MemRefType(elt, [DYNAMIC_INDEX] * 2 if dynamic else list(shape))
     smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr(swizzle))
@@ -137,13 +138,13 @@ def tma_copy(
                 barrier=bar,
                 barrier_index=c0,
                 oob="zeros",
-                cache_hint=cache_hints[0],
+                l2=cache_hints[0],
             )
         )
         b.insert(copy.BarrierWaitOp(bar, c0, phase))
         b.insert(
             copy.AsyncCopyOp(
-                buf, y, dst_indices=[row, col], reduction=reduce, cache_hint=cache_hints[1]
+                buf, y, dst_indices=[row, col], reduction=reduce, l2=cache_hints[1]
             )
         )
         b.insert(copy.CommitGroupOp("bulk"))
@@ -742,7 +743,7 @@ def _producer(
     full: SSAValue,
     empty: SSAValue,
     stages: int,
-    cache_hint: int | None = None,
+    cache_hint: str | None = None,
 ) -> None:
     """The producer's loop: tile k into slot k % stages of every ring, once the consumers
     released the slot (empty, phase k / stages - 1) from the second lap on; `cache_hint`:
@@ -762,7 +763,7 @@ def _producer(
         lb.insert(
             copy.AsyncCopyOp(
                 x, ring, src_indices=[row, col], dst_indices=[slot], barrier=full,
-                barrier_index=slot, oob="zeros", cache_hint=cache_hint,
+                barrier_index=slot, oob="zeros", l2=cache_hint,
             )
         )
     loop.close()
@@ -775,7 +776,7 @@ def ws_copy(
     *,
     stages: int | None = None,
     in_flight: int = 1,
-    cache_hints: tuple[int | None, int | None] = (None, None),
+    cache_hints: tuple[str | None, str | None] = (None, None),
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` by a warp-specialized persistent kernel (launch it on `ws_grid(sms)`): warp 0,
@@ -814,7 +815,7 @@ def ws_copy(
         row, col = tiles.origin(lb, k)
         lb.insert(
             copy.AsyncCopyOp(
-                ring, y, src_indices=[slot], dst_indices=[row, col], cache_hint=cache_hints[1]
+                ring, y, src_indices=[slot], dst_indices=[row, col], l2=cache_hints[1]
             )
         )
         lb.insert(copy.CommitGroupOp("bulk"))
@@ -844,7 +845,7 @@ def ws_elementwise(
     out_dtype: str | None = None,
     stages: int | None = None,
     consumer_warps: int = 4,
-    cache_hints: tuple[int | None, int | None] = (None, None),
+    cache_hints: tuple[str | None, str | None] = (None, None),
     maxnreg: tuple[int, int] | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
@@ -965,7 +966,7 @@ def ws_elementwise(
         row, col = tiles.origin(lb, k)
         lb.insert(
             copy.AsyncCopyOp(
-                out, z, src_indices=[buf], dst_indices=[row, col], cache_hint=cache_hints[1]
+                out, z, src_indices=[buf], dst_indices=[row, col], l2=cache_hints[1]
             )
         )
         lb.insert(copy.CommitGroupOp("bulk"))
@@ -1075,7 +1076,7 @@ def ws_row_sum(
     *,
     stages: int | None = None,
     consumer_warps: int = 4,
-    cache_hint: int | None = None,
+    cache_hint: str | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y[i] = sum_j x[i, j]` (x: (M, N) of f32, bf16 or f16; y: (M,) f32, accumulated in

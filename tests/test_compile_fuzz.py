@@ -377,12 +377,16 @@ def random_load(
         collective = k.pick(fitting, [0], [1], [0, 1], [0, 0], [3], p=0.85)
     if k.chance(0.05):
         clauses.append(f"cache {k.rng.choice(['ca', 'cg'])}")
+    named_l2 = k.chance(0.1)
+    if named_l2:
+        clauses.append(f"l2 {k.rng.choice(['evict_normal', 'evict_first', 'evict_last'])}")
     arrive = None if k.chance(0.8) else "false"
     attrs = suffix(
         collective=None if collective is None else f"array<i64: {', '.join(map(str, collective))}>",
         arrive=arrive,
         swizzle=None if k.chance(0.9) else f"{k.pick(b.swizzle, 16, 128, p=0.6)} : i64",
-        cache_hint=None if k.chance(0.9) else "7 : i64",
+        # A raw policy, one of the encodings the verifier accepts (rule L1).
+        cache_hint=None if named_l2 or k.chance(0.95) else "1364590687093260288 : i64",
     )
     expected = None
     if arrive:  # a leader-tracked load delivers both CTAs' boxes to the leader's barrier

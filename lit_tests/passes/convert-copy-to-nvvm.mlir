@@ -51,8 +51,10 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // The user's predicate is and-ed with the elected thread's.
     // CHECK: %[[COND:.*]] = llvm.and %{{.*}}, %{{.*}} : i1
     // CHECK-NEXT: scf.if %[[COND]] {
-    // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} l2_cache_hint = %{{.*}} : !llvm.ptr<3>, !llvm.ptr
-    copy.async_copy %x[%i, %c0] to %buf barrier %bar[%c0] if %p {cache_hint = 42 : i64} : memref<256x256xbf16> to memref<32x64xbf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    // The L2 policy evict_last is the 64-bit operand createpolicy gives it.
+    // CHECK: %[[POLICY:.*]] = llvm.mlir.constant(1508705875169116160) : i64
+    // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} l2_cache_hint = %[[POLICY]] : !llvm.ptr<3>, !llvm.ptr
+    copy.async_copy %x[%i, %c0] to %buf barrier %bar[%c0] if %p l2 evict_last : memref<256x256xbf16> to memref<32x64xbf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
     // The wait is predicated as the load is: nothing arrives when %p is false.
     scf.if %p {
       %phase = arith.constant false

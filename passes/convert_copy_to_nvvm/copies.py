@@ -101,9 +101,8 @@ def tma_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     indices = list(lowered(g.gmem_indices, body.ops))
     if kernel.guards is not None:
         kernel.guards.coordinates(body, kernel.fn, g, indices)
-    hint = None
-    if op.cache_hint is not None:
-        hint = body.const(op.cache_hint.value.data, i64)
+    policy = op.l2_policy_value()
+    hint = None if policy is None else body.const(policy, i64)
     if g.is_load:
         tma_load(body, op, kernel, g, descriptor, smem, indices, hint)
     elif op.reduction is None:

@@ -25,9 +25,9 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier %[[BARS]][%{{.*}}] : memref<4096x4096xf32> to memref<2x64x32xf32, #copy.smem<swizzle = 128>>, !copy.barrier<2>
     // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 2, 1, 1, 1, 0>}>
     copy.async_copy %x[%c0, %i] to %buf[%c0] barrier %bars[%c0] : memref<4096x4096xf32> to memref<2x64x32xf32, #copy.smem<swizzle = 128>>, !copy.barrier<2>
-    // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} barrier %[[BARS]][%{{.*}}] if %{{.*}} impl tma oob nan {arrive = false, swizzle = 16 : i64, cache_hint = 7 : i64} : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>, !copy.barrier<2>
-    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{implementation = #copy<implementation tma>, oob = #copy<oob nan>, arrive = false, swizzle = 16 : i64, cache_hint = 7 : i64, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 1, 1>}>
-    copy.async_copy %x[%i, %c0] to %plain barrier %bars[%c1] if %p impl tma oob nan {arrive = false, swizzle = 16 : i64, cache_hint = 7 : i64} : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>, !copy.barrier<2>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} barrier %[[BARS]][%{{.*}}] if %{{.*}} impl tma oob nan l2 evict_first {arrive = false, swizzle = 16 : i64} : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>, !copy.barrier<2>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{implementation = #copy<implementation tma>, oob = #copy<oob nan>, l2 = #copy<l2 evict_first>, arrive = false, swizzle = 16 : i64, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 1, 1>}>
+    copy.async_copy %x[%i, %c0] to %plain barrier %bars[%c1] if %p impl tma oob nan l2 evict_first {arrive = false, swizzle = 16 : i64} : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>, !copy.barrier<2>
     // CHECK: copy.barrier_arrive_expect_tx %[[BARS]][%{{.*}}], 8192 : !copy.barrier<2>
     // CHECK-GENERIC: "copy.barrier_arrive_expect_tx"(%{{.*}}, %{{.*}}) <{bytes = 8192 : i64}> : (!copy.barrier<2>, index) -> ()
     copy.barrier_arrive_expect_tx %bars[%c1], 8192 : !copy.barrier<2>
