@@ -116,7 +116,8 @@ def tma_copy(
     reads y), so that reading y overlaps loading x. With `dynamic`, the arrays' shapes are
     `?x?`: one compiled kernel serves every shape (the tensor maps are encoded at launch).
     `cache_hints` are the L2 cache policies of the load and of the store (`"evict_first"`,
-    `"evict_last"`, `"evict_normal"`: copy.async_copy's `l2`)."""
+    `"evict_last"`, `"evict_normal"`: copy.async_copy's `l2`); the prefetch of the
+    destination takes the store's."""
     elt = element_type(dtype)
     gmem = MemRefType(elt, [DYNAMIC_INDEX] * 2 if dynamic else list(shape))
     smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr(swizzle))
@@ -129,7 +130,7 @@ def tma_copy(
         buf = b.insert(copy.AllocSmemOp(smem)).result
         bar = b.insert(copy.BarrierInitOp(1)).result
         if prefetch_destination:
-            b.insert(copy.PrefetchOp(y, [row, col], tile))
+            b.insert(copy.PrefetchOp(y, [row, col], tile, l2=cache_hints[1]))
         b.insert(
             copy.AsyncCopyOp(
                 x,

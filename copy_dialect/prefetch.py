@@ -18,12 +18,13 @@ from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
     operand_def,
+    opt_prop_def,
     prop_def,
     var_operand_def,
 )
 
 from copy_dialect import layout
-from copy_dialect.attributes import OOBMode
+from copy_dialect.attributes import L2_POLICY_ENCODING, L2Policy, L2PolicyAttr, OOBMode, enum_attr
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import BoxGeometry
 from copy_dialect.memory import GMEM, memory_space
@@ -40,10 +41,11 @@ from copy_dialect.verify_common import enclosing_target
 @copy_op_definition
 class PrefetchOp(IRDLOperation):
     """
-    Prefetches a box of a GMEM array into L2 (TMA `cp.async.bulk.prefetch.tensor`).
+    Prefetches a box of a GMEM array into L2 (TMA `cp.async.bulk.prefetch.tensor`), with
+    the L2 cache policy `l2` if given (as on copy.async_copy).
 
     ```mlir
-    copy.prefetch %x[%i, %j] {box = array<i64: 64, 64>} : memref<4096x4096xf32>
+    copy.prefetch %x[%i, %j] l2 evict_last {box = array<i64: 64, 64>} : memref<4096x4096xf32>
     ```
     """
 
@@ -53,21 +55,31 @@ class PrefetchOp(IRDLOperation):
     indices = var_operand_def(IndexType)
 
     box = prop_def(DenseArrayBase.constr(i64))
+    l2 = opt_prop_def(L2PolicyAttr)
 
     irdl_options = (ParsePropInAttrDict(),)
 
-    assembly_format = "$src `[` $indices `]` attr-dict `:` type($src)"
+    assembly_format = "$src `[` $indices `]` (`l2` $l2^)? attr-dict `:` type($src)"
 
     def __init__(
         self,
         src: SSAValue | Operation,
         indices: Sequence[SSAValue | Operation],
         box: Sequence[int],
+        *,
+        l2: L2Policy | str | None = None,
     ):
         super().__init__(
             operands=[src, indices],
-            properties={"box": DenseArrayBase.from_list(i64, box)},
+            properties={
+                "box": DenseArrayBase.from_list(i64, box),
+                "l2": enum_attr(L2PolicyAttr, L2Policy, l2),
+            },
         )
+
+    def l2_policy_value(self) -> int | None:
+        """The L2 cache-policy operand of the prefetch (`l2`'s encoding), None for none."""
+        return None if self.l2 is None else L2_POLICY_ENCODING[self.l2.data]
 
     def geometry(self) -> BoxGeometry:
         """The prefetched box and its tensor map (unswizzled, out-of-bounds parts zeros),

@@ -19,13 +19,22 @@ from passes.pipeline import compile_module
 CASES = [
     (load, store, reduce)
     for (load, store), reduce in itertools.product(
-        [(None, None), *((p, q) for p in L2Policy for q in L2Policy)], [None, "add"]
+        [(None, None), *((p, q) for p in L2Policy for q in L2Policy)], [None, "add", "prefetch"]
     )
 ]
+"""(load policy, store policy, "add" for a reduce-add, "prefetch" for a reduce-add that first
+prefetches its destination tile with the store's policy, None for a copy)."""
 
 
 def module(load, store, reduce):
-    return kernels.tma_copy((300, 200), "f32", (64, 64), reduce=reduce, cache_hints=(load, store))
+    return kernels.tma_copy(
+        (300, 200),
+        "f32",
+        (64, 64),
+        reduce=None if reduce is None else "add",
+        prefetch_destination=reduce == "prefetch",
+        cache_hints=(load, store),
+    )
 
 
 @pytest.mark.parametrize(("load", "store", "reduce"), CASES[:4] + CASES[-3:])
@@ -36,7 +45,8 @@ def test_policy_kernels_compile(load, store, reduce):
         if policy is not None:
             assert f"{L2_POLICY_ENCODING[L2Policy(policy)]};" in compiled.ptx
     hinted = compiled.ptx.count(".L2::cache_hint")
-    assert hinted == (load is not None) + (store is not None)
+    prefetched = reduce == "prefetch" and store is not None
+    assert hinted == (load is not None) + (store is not None) + prefetched
 
 
 def test_raw_cache_hint_of_a_policy_is_the_named_policy():

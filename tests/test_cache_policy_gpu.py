@@ -1,6 +1,7 @@
 """On a GPU (an H200 here): L2 cache policies change where lines live, never what a copy
-returns: tma_copy with every (load, store) pair of named policies, as a copy and as a
-reduce-add, on an odd shape (partial edge tiles), bit for bit against numpy. Skipped where
+returns: tma_copy with every (load, store) pair of named policies, as a copy, as a
+reduce-add, and as a reduce-add that prefetches its destination with the store's policy, on
+an odd shape (partial edge tiles), bit for bit against numpy. Skipped where
 there is no GPU (test_cache_policy.py compiles the same kernels)."""
 
 from __future__ import annotations

@@ -49,7 +49,13 @@ class LowerPrefetch(KernelPattern):
         descriptor = tma_descriptor(op.geometry(), kernel, written=False)
         body = Emit()
         coords = tma_coordinates(body, lowered(op.indices, body.ops))
-        body(nvvm.CpAsyncBulkTensorPrefetchOp(tma_descriptor=descriptor, coordinates=coords))
+        policy = op.l2_policy_value()
+        hint = None if policy is None else body.const(policy, i64)
+        body(
+            nvvm.CpAsyncBulkTensorPrefetchOp(
+                tma_descriptor=descriptor, coordinates=coords, l2_cache_hint=hint
+            )
+        )
         e = Emit()
         kernel.group(op).elected(e, body.ops)
         rewriter.replace(op, e.ops, [])

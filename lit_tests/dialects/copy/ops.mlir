@@ -60,6 +60,9 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // CHECK: copy.prefetch %{{.*}}[%{{.*}}, %{{.*}}] {box = array<i64: 64, 64>} : memref<4096x4096xf32>
     // CHECK-GENERIC: "copy.prefetch"(%{{.*}}, %{{.*}}, %{{.*}}) <{box = array<i64: 64, 64>}> : (memref<4096x4096xf32>, index, index) -> ()
     copy.prefetch %x[%c0, %i] {box = array<i64: 64, 64>} : memref<4096x4096xf32>
+    // CHECK: copy.prefetch %{{.*}}[%{{.*}}, %{{.*}}] l2 evict_last {box = array<i64: 64, 64>} : memref<4096x4096xf32>
+    // CHECK-GENERIC: "copy.prefetch"(%{{.*}}, %{{.*}}, %{{.*}}) <{l2 = #copy<l2 evict_last>, box = array<i64: 64, 64>}> : (memref<4096x4096xf32>, index, index) -> ()
+    copy.prefetch %x[%c0, %i] l2 evict_last {box = array<i64: 64, 64>} : memref<4096x4096xf32>
     func.return
   }
 
