@@ -353,9 +353,8 @@ class AsyncCopyOp(IRDLOperation):
             )
         if self.cache_hint is not None:
             raw = self.cache_hint.value.data
-            named = {v: p for p, v in L2_POLICY_ENCODING.items()}
             # rule: L1
-            if raw not in named:
+            if raw not in L2_POLICY_ENCODING.values():
                 raise Error(
                     f"Expected cache_hint to be an L2 cache policy, got {raw:#x}, which is "
                     "none of the policies createpolicy makes ("

@@ -49,11 +49,9 @@ class LowerPrefetch(KernelPattern):
         descriptor = tma_descriptor(op.geometry(), kernel, written=False)
         body = Emit()
         coords = tma_coordinates(body, lowered(op.indices, body.ops))
-        policy = op.l2_policy_value()
-        hint = None if policy is None else body.const(policy, i64)
         body(
             nvvm.CpAsyncBulkTensorPrefetchOp(
-                tma_descriptor=descriptor, coordinates=coords, l2_cache_hint=hint
+                tma_descriptor=descriptor, coordinates=coords, l2_cache_hint=l2_cache_hint(body, op)
             )
         )
         e = Emit()
@@ -92,6 +90,12 @@ def tma_descriptor(g: copy.BoxGeometry, kernel: Kernel, written: bool) -> SSAVal
     return kernel.tensor_map(key, written)
 
 
+def l2_cache_hint(e: Emit, op: copy.AsyncCopyOp | copy.PrefetchOp) -> SSAValue | None:
+    """The i64 cache-policy operand of a TMA op's `.L2::cache_hint` form, None for none."""
+    policy = op.l2_policy_value()
+    return None if policy is None else e.const(policy, i64)
+
+
 def tma_coordinates(e: Emit, indices: Sequence[SSAValue]) -> list[SSAValue]:
     """TMA coordinates of lowered indices: i32, innermost dimension first."""
     return [e.resize(i, i32) for i in reversed(indices)]
@@ -107,8 +111,7 @@ def tma_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     indices = list(lowered(g.gmem_indices, body.ops))
     if kernel.guards is not None:
         kernel.guards.coordinates(body, kernel.fn, g, indices)
-    policy = op.l2_policy_value()
-    hint = None if policy is None else body.const(policy, i64)
+    hint = l2_cache_hint(body, op)
     if g.is_load:
         tma_load(body, op, kernel, g, descriptor, smem, indices, hint)
     elif op.reduction is None:
