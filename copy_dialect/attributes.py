@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from enum import auto
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     IntAttr,
     NoneAttr,
     StringAttr,
@@ -94,6 +95,14 @@ L2_POLICY_ENCODING = {
 `cache_hint` must be one of these) and the lowering read."""
 
 
+class TensorMapField(StrEnum):
+    """The field of a tensor map in global memory that `copy.tensormap_replace` rewrites."""
+
+    GLOBAL_ADDRESS = auto()
+    GLOBAL_DIM = auto()
+    GLOBAL_STRIDE = auto()
+
+
 class GroupKind(StrEnum):
     """Which async-group mechanism a commit/wait refers to."""
 
@@ -174,6 +183,11 @@ class CacheModeAttr(EnumAttribute[CacheMode], SpacedOpaqueSyntaxAttribute):
 @irdl_attr_definition
 class L2PolicyAttr(EnumAttribute[L2Policy], SpacedOpaqueSyntaxAttribute):
     name = "copy.l2"
+
+
+@irdl_attr_definition
+class TensorMapFieldAttr(EnumAttribute[TensorMapField], SpacedOpaqueSyntaxAttribute):
+    name = "copy.tensormap_field"
 
 
 @irdl_attr_definition
@@ -387,3 +401,67 @@ class BarrierType(ParametrizedAttribute, TypeAttribute):
                 f"{MAX_BARRIERS}, or split larger rings into several groups",
             )
 
+
+
+@irdl_attr_definition
+class TensorMapType(ParametrizedAttribute, TypeAttribute):
+    """A tensor map in global memory (`copy.tensormap_global`): the box each copy through it
+    moves (outermost dim first, one entry per GMEM dim), its element type, its swizzle in
+    bytes (16: none) and the fill of out-of-bounds loads:
+    `!copy.tensormap<64x64xf32>`, `!copy.tensormap<8x64xbf16, swizzle 128, oob nan>`."""
+
+    name = "copy.tensormap"
+
+    box: ArrayAttr[IntAttr] = param_def()
+    element_type: Attribute = param_def()
+    swizzle: IntAttr = param_def()
+    oob: StringAttr = param_def()
+
+    def __init__(
+        self, box: Sequence[int], element_type: Attribute, swizzle: int = 16, oob: str = "zeros"
+    ):
+        super().__init__(
+            ArrayAttr([IntAttr(b) for b in box]), element_type, IntAttr(swizzle), StringAttr(oob)
+        )
+
+    @property
+    def box_shape(self) -> tuple[int, ...]:
+        return tuple(b.data for b in self.box.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            shape, element_type = parser.parse_ranked_shape()
+            swizzle, oob = 16, "zeros"
+            while parser.parse_optional_punctuation(",") is not None:
+                if parser.parse_optional_keyword("swizzle") is not None:
+                    swizzle = parser.parse_integer(allow_boolean=False)
+                else:
+                    parser.parse_keyword("oob")
+                    oob = parser.parse_identifier()
+        return (
+            ArrayAttr([IntAttr(d) for d in shape]),
+            element_type,
+            IntAttr(swizzle),
+            StringAttr(oob),
+        )
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<" + "".join(f"{b}x" for b in self.box_shape))
+        printer.print_attribute(self.element_type)
+        if self.swizzle.data != 16:
+            printer.print_string(f", swizzle {self.swizzle.data}")
+        if self.oob.data != "zeros":
+            printer.print_string(f", oob {self.oob.data}")
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        # rule: TU2
+        if self.swizzle.data not in SWIZZLES or self.oob.data not in ("zeros", "nan"):
+            raise Error(
+                f"Expected a tensor map with a swizzle of {', '.join(map(str, SWIZZLES))} "
+                f"bytes and oob zeros or nan, got swizzle {self.swizzle.data} and oob "
+                f"{self.oob.data}",
+                note="write the map type as !copy.tensormap<64x64xf32, swizzle 128, oob nan> "
+                "(swizzle 16 and oob zeros are the defaults)",
+            )

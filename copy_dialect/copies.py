@@ -52,6 +52,7 @@ from copy_dialect.attributes import (
     OOBModeAttr,
     ReductionKind,
     ReductionKindAttr,
+    TensorMapType,
     enum_attr,
 )
 from copy_dialect.errors import CopyVerifyException as Error
@@ -68,6 +69,7 @@ from copy_dialect.memory import (
 )
 from copy_dialect.smem import FenceAsyncSharedOp
 from copy_dialect.target import MULTICAST_TARGETS, TCGEN05_TARGETS
+from copy_dialect.tensormap import check_copy_map
 from copy_dialect.tma import check_tma_dtype
 from copy_dialect.verification import checked_like, copy_op_definition, passed_like, per_run
 from copy_dialect.verify_common import (
@@ -104,6 +106,9 @@ class AsyncCopyOp(IRDLOperation):
     barrier = opt_operand_def(BarrierType)
     barrier_index = opt_operand_def(IndexType)
     predicate = opt_operand_def(I1)
+    map = opt_operand_def(TensorMapType)
+    """A tensor map in global memory (`copy.tensormap_global`) to issue through, instead of
+    the kernel's `.param` map of the GMEM ref."""
 
     implementation = opt_prop_def(ImplementationAttr)
     reduction = opt_prop_def(ReductionKindAttr)
@@ -125,6 +130,7 @@ class AsyncCopyOp(IRDLOperation):
     assembly_format = (
         "$src (`[` $src_indices^ `]`)? `to` $dst (`[` $dst_indices^ `]`)? "
         "(`barrier` $barrier^ `[` $barrier_index `]`)? (`if` $predicate^)? "
+        "(`map` `(` $map^ `:` type($map) `)`)? "
         "(`impl` $implementation^)? (`reduce` $reduction^)? (`oob` $oob^)? "
         "(`leader_tracked` $leader_tracked^)? (`cache` $cache^)? "
         "(`l2` $l2^)? attr-dict `:` type($src) `to` type($dst) (`,` type($barrier)^)?"
@@ -140,6 +146,7 @@ class AsyncCopyOp(IRDLOperation):
         barrier: SSAValue | Operation | None = None,
         barrier_index: SSAValue | Operation | None = None,
         predicate: SSAValue | Operation | None = None,
+        map: SSAValue | Operation | None = None,
         implementation: Implementation | str | None = None,
         reduction: ReductionKind | str | None = None,
         collective: Sequence[int] | None = None,
@@ -160,6 +167,7 @@ class AsyncCopyOp(IRDLOperation):
                 barrier,
                 barrier_index,
                 predicate,
+                map,
             ],
             properties={
                 "implementation": enum_attr(ImplementationAttr, Implementation, implementation),
@@ -338,6 +346,8 @@ class AsyncCopyOp(IRDLOperation):
                 cache=None if self.cache is None else self.cache.data,
                 tma_alternative=self.tma_alternative(g),
             )
+        if self.map is not None:
+            check_copy_map(g, self.map, impl == Implementation.TMA)
         self._verify_constant_coordinates(g, g.gmem_type, impl)
         passed_like(self, "async_copy")
 

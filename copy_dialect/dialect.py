@@ -45,6 +45,8 @@ from copy_dialect.attributes import (
     ReductionKindAttr,
     SmemSpaceAttr,
     TargetAttr,
+    TensorMapFieldAttr,
+    TensorMapType,
     TmemCopyMulticastAttr,
     TmemCopyShapeAttr,
     TmemReduceAttr,
@@ -69,6 +71,12 @@ from copy_dialect.tmem import (
     TmemAllocOp,
     TmemDeallocOp,
     TmemWaitOp,
+)
+from copy_dialect.tensormap import (
+    TensorMapFenceAcquireOp,
+    TensorMapFenceReleaseOp,
+    TensorMapGlobalOp,
+    TensorMapReplaceOp,
 )
 from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
 
@@ -95,6 +103,10 @@ Copy = Dialect(
         TmemStoreOp,
         TmemWaitOp,
         SmemToTmemOp,
+        TensorMapGlobalOp,
+        TensorMapReplaceOp,
+        TensorMapFenceReleaseOp,
+        TensorMapFenceAcquireOp,
     ],
     [
         TargetAttr,
@@ -115,6 +127,8 @@ Copy = Dialect(
         TmemWaitKindAttr,
         TmemCopyShapeAttr,
         TmemCopyMulticastAttr,
+        TensorMapType,
+        TensorMapFieldAttr,
     ],
 )
 

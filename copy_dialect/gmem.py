@@ -63,22 +63,34 @@ def check_gmem_layout(
         return
     check_store_extent(g, gmem_type)
     for i, stride in enumerate(strides[:-1]):
-        # rule: C1
-        if stride is not None and (stride * bits // 8) % 16:
-            raise Error(
-                "async_copy requires all GMEM strides except the last one to be a "
-                "multiple of 16 bytes",
-                note=f"stride {i} is {stride} elements = {stride * bits // 8} bytes; pad "
-                f"it to {padded_stride(stride, gmem_type.element_type, 16)} elements, a "
-                "multiple of 16 bytes",
+        if stride is not None:
+            check_tma_stride(
+                i,
+                stride * bits // 8,
+                f"stride {i} is {stride} elements = {stride * bits // 8} bytes; pad it to "
+                f"{padded_stride(stride, gmem_type.element_type, 16)} elements, a multiple of "
+                "16 bytes",
             )
-        # rule: C1
-        if stride is not None and stride * bits // 8 >= 1 << 40:
-            raise Error(
-                f"Byte strides must be divisible by 16 and less than 2**40, but got "
-                f"{stride * bits // 8} at index {i}",
-                note="split the array: a tensor map cannot stride that far",
-            )
+
+
+def check_tma_stride(i: int, stride_bytes: int, pad_note: str) -> None:
+    """A byte stride of a tensor map (one of the rank - 1 outer strides), whether the GMEM
+    ref's layout gives it or `copy.tensormap_replace` writes it: a multiple of 16 bytes below
+    2**40 (C1); `pad_note` says how to pad it."""
+    # rule: C1
+    if stride_bytes % 16:
+        raise Error(
+            "async_copy requires all GMEM strides except the last one to be a "
+            "multiple of 16 bytes",
+            note=pad_note,
+        )
+    # rule: C1
+    if stride_bytes >= 1 << 40:
+        raise Error(
+            f"Byte strides must be divisible by 16 and less than 2**40, but got "
+            f"{stride_bytes} at index {i}",
+            note="split the array: a tensor map cannot stride that far",
+        )
 
 def check_store_extent(g: CopyGeometry, gmem_type: MemRefType) -> None:
     """A TMA store or reduction writes whole 16-byte chunks (TR19): into a tensor whose

@@ -32,6 +32,9 @@ from copy_dialect.attributes import (
     ReductionKindAttr,
     SmemSpaceAttr,
     TargetAttr,
+    TensorMapField,
+    TensorMapFieldAttr,
+    TensorMapType,
     TmemCopyMulticast,
     TmemCopyMulticastAttr,
     TmemCopyShape,
@@ -106,6 +109,13 @@ from copy_dialect.tmem import (
     TmemWaitOp,
     tmem_columns,
 )
+from copy_dialect.tensormap import (
+    TENSOR_MAP_BYTES,
+    TensorMapFenceAcquireOp,
+    TensorMapFenceReleaseOp,
+    TensorMapGlobalOp,
+    TensorMapReplaceOp,
+)
 from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
 from copy_dialect.verify_common import kernel_cluster_shape, module_target
 
@@ -115,7 +125,8 @@ __all__ = [
     "BarrierArriveOp", "BarrierArriveExpectTxOp", "BarrierWaitOp", "BarrierTestOp",
     "WarpSpecializeOp", "NamedBarrierSyncOp", "NamedBarrierArriveOp", "FenceAsyncSharedOp",
     "AllocSmemOp", "TmemAllocOp", "TmemDeallocOp", "TmemLoadOp", "TmemStoreOp", "TmemWaitOp",
-    "SmemToTmemOp", "Copy",
+    "SmemToTmemOp", "TensorMapGlobalOp", "TensorMapReplaceOp", "TensorMapFenceReleaseOp",
+    "TensorMapFenceAcquireOp", "Copy",
     # attributes, types and enums
     "TargetAttr", "SmemSpaceAttr", "TmemSpaceAttr", "LeaderTrackedAttr", "BarrierType",
     "Implementation", "ImplementationAttr", "ReductionKind", "ReductionKindAttr", "OOBMode",
@@ -124,6 +135,7 @@ __all__ = [
     "TmemReduceAttr",
     "TmemWaitKind", "TmemWaitKindAttr", "TmemCopyShape", "TmemCopyShapeAttr",
     "TmemCopyMulticast", "TmemCopyMulticastAttr", "SWIZZLES", "swizzle_period",
+    "TensorMapType", "TensorMapField", "TensorMapFieldAttr", "TENSOR_MAP_BYTES",
     # geometry and tensor maps
     "BoxGeometry", "CopyGeometry", "MulticastSplit", "multicast_split_dim", "tensor_map_type",
     "reduction_map_type", "base_reduction", "REDUCTIONS_BY_MAP", "cp_async_chunk_bytes",

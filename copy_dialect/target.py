@@ -10,6 +10,8 @@ Feature gates (first target with the feature):
   bulk groups, `fence.proxy.async`: sm_90.
 - `.multicast::cluster`: the arch-specific targets sm_90a, sm_100a/f, sm_103a (PTX ISA; the
   CCCL tables changed it "from SM_90 to SM_90a").
+- `tensormap.replace`, `fence.proxy.tensormap::generic` (tensor maps rewritten in the
+  kernel): PTX ISA 8.3 on the arch-specific targets sm_90a, sm_100a/f, sm_103a.
 - tcgen05 / TMEM, `.cta_group::2`: the datacenter Blackwell family sm_100a/f, sm_103a.
   Consumer Blackwell (sm_120) has neither (triton#9852).
 
@@ -65,6 +67,13 @@ class Target:
         return self.has_tma and self.suffix in ("a", "f") and self.sm in (90, 100, 103)
 
     @property
+    def has_tensormap_replace(self) -> bool:
+        """`tensormap.replace` and `fence.proxy.tensormap::generic` (a tensor map rewritten
+        in the kernel): PTX ISA 8.3, the arch-specific targets sm_90a, sm_100a/f, sm_103a
+        (ptxas rejects it for sm_90)."""
+        return self.has_multicast and self.ptx_isa >= 83
+
+    @property
     def has_setmaxnreg(self) -> bool:
         """`setmaxnreg` (register reallocation between warpgroups): arch- and family-
         specific targets from sm_90a on."""
@@ -99,7 +108,8 @@ TARGETS: dict[str, Target] = {
         Target("sm_86", 86, "", 101_376, 80),
         Target("sm_89", 89, "", 101_376, 80),
         Target("sm_90", 90, "", 232_448, 80),
-        Target("sm_90a", 90, "a", 232_448, 80),
+        # sm_90a takes 8.3: tensormap.replace and fence.proxy.tensormap (8.3) are sm_90a's.
+        Target("sm_90a", 90, "a", 232_448, 83),
         # Blackwell: sm_100f and sm_103a need PTX 8.8 (LLVM aborts below it), sm_100a 8.6
         # and sm_120/sm_120a 8.7; all take 8.8, so that inline tcgen05 PTX of 8.7/8.8
         # assembles.
@@ -114,3 +124,4 @@ TARGETS: dict[str, Target] = {
 TCGEN05_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tcgen05)
 TMEM_LOAD_REDUCE_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tmem_load_reduce)
 MULTICAST_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_multicast)
+TENSORMAP_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tensormap_replace)

@@ -23,10 +23,10 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // CHECK-GENERIC: "copy.barrier_init"() <{arrivals = 1 : i32}> : () -> !copy.barrier<2>
     %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
     // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier %[[BARS]][%{{.*}}] : memref<4096x4096xf32> to memref<2x64x32xf32, #copy.smem<swizzle = 128>>, !copy.barrier<2>
-    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 2, 1, 1, 1, 0>}>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 2, 1, 1, 1, 0, 0>}>
     copy.async_copy %x[%c0, %i] to %buf[%c0] barrier %bars[%c0] : memref<4096x4096xf32> to memref<2x64x32xf32, #copy.smem<swizzle = 128>>, !copy.barrier<2>
     // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} barrier %[[BARS]][%{{.*}}] if %{{.*}} impl tma oob nan l2 evict_first {arrive = false, swizzle = 16 : i64} : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>, !copy.barrier<2>
-    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{implementation = #copy<implementation tma>, oob = #copy<oob nan>, l2 = #copy<l2 evict_first>, arrive = false, swizzle = 16 : i64, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 1, 1>}>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{implementation = #copy<implementation tma>, oob = #copy<oob nan>, l2 = #copy<l2 evict_first>, arrive = false, swizzle = 16 : i64, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 1, 1, 0>}>
     copy.async_copy %x[%i, %c0] to %plain barrier %bars[%c1] if %p impl tma oob nan l2 evict_first {arrive = false, swizzle = 16 : i64} : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>, !copy.barrier<2>
     // CHECK: copy.barrier_arrive_expect_tx %[[BARS]][%{{.*}}], 8192 : !copy.barrier<2>
     // CHECK-GENERIC: "copy.barrier_arrive_expect_tx"(%{{.*}}, %{{.*}}) <{bytes = 8192 : i64}> : (!copy.barrier<2>, index) -> ()
@@ -45,7 +45,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // CHECK-GENERIC: "copy.fence_async_shared"() : () -> ()
     copy.fence_async_shared
     // CHECK: copy.async_copy %{{.*}}[%{{.*}}] to %{{.*}}[%{{.*}}, %{{.*}}] reduce add : memref<2x64x32xf32, #copy.smem<swizzle = 128>> to memref<4096x4096xf32>
-    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{reduction = #copy<reduction add>, operandSegmentSizes = array<i32: 1, 1, 1, 2, 0, 0, 0>}>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{reduction = #copy<reduction add>, operandSegmentSizes = array<i32: 1, 1, 1, 2, 0, 0, 0, 0>}>
     copy.async_copy %buf[%c0] to %y[%c0, %i] reduce add : memref<2x64x32xf32, #copy.smem<swizzle = 128>> to memref<4096x4096xf32>
     // CHECK: copy.async_copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] oob undefined : memref<64x32xf32, #copy.smem> to memref<4096x4096xf32>
     copy.async_copy %plain to %y[%c0, %i] oob undefined : memref<64x32xf32, #copy.smem> to memref<4096x4096xf32>
@@ -73,7 +73,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %buf = copy.alloc_smem : memref<128x64xbf16, #copy.smem<swizzle = 128>>
     %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
     // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} barrier %{{.*}}[%{{.*}}] {collective = array<i64: 0>} : memref<1024x1024xbf16> to memref<128x64xbf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
-    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{collective = array<i64: 0>, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 1, 0>}>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{collective = array<i64: 0>, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 1, 0, 0>}>
     copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 0>} : memref<1024x1024xbf16> to memref<128x64xbf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
     copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
     // Thread 0 alone arrives: phase 1 completes with no copy.
@@ -106,7 +106,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
     %c1 = arith.constant 1 : index
     %buf = copy.alloc_smem : memref<3x32x256xf16, #copy.smem>
     // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] oob zeros cache cg : memref<1000x256xf16> to memref<3x32x256xf16, #copy.smem>
-    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{oob = #copy<oob zeros>, cache = #copy<cache cg>, operandSegmentSizes = array<i32: 1, 1, 2, 1, 0, 0, 0>}>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{oob = #copy<oob zeros>, cache = #copy<cache cg>, operandSegmentSizes = array<i32: 1, 1, 2, 1, 0, 0, 0, 0>}>
     copy.async_copy %x[%i, %i] to %buf[%c0] oob zeros cache cg : memref<1000x256xf16> to memref<3x32x256xf16, #copy.smem>
     // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] impl cp_async oob promise_in_bounds cache ca
     copy.async_copy %x[%i, %i] to %buf[%c1] impl cp_async oob promise_in_bounds cache ca : memref<1000x256xf16> to memref<3x32x256xf16, #copy.smem>
