@@ -7,14 +7,20 @@ module is plain data (the standard library only): the passes that write the reco
 runtime that reads it, without a compiler, share this one definition.
 
 ```json
-{"format": 2, "target": "sm_90a", "kernels": {"tile_copy": {"name": "tile_copy",
+{"format": 3, "target": "sm_90a", "kernels": {"tile_copy": {"name": "tile_copy",
   "params": [{"kind": "pointer", "arg": 0, "element": "f32", "shape": [4096, 4096]},
              {"kind": "tensor_map", "arg": 0, "box": [64, 64], "swizzle": 16,
               "oob": "zeros", "dtype": "FLOAT32", "written": false}],
   "block": [128, 1, 1], "cluster": [1, 1, 1], "smem_bytes": 17408}}}
 ```
 
-Format 2 added `written`.
+Format 2 added `written`; format 3 the `tensor_map_workspace` parameter (a tensor map in
+global memory that the kernel may rewrite, `copy.tensormap_global`):
+
+```json
+{"kind": "tensor_map_workspace", "arg": 0, "box": [8, 64], "swizzle": 16, "oob": "zeros",
+ "dtype": "FLOAT32", "written": false, "slots": 132}
+```
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar, NoReturn
 
-ABI_FORMAT = 2
+ABI_FORMAT = 3
 
 
 class _Reader:
@@ -155,9 +161,43 @@ class TensorMapParam:
         )
 
 
-Param = PointerParam | ScalarParam | TensorMapParam
+@dataclass(frozen=True)
+class TensorMapWorkspaceParam:
+    """The device address of a workspace of `slots` tensor maps of 128 bytes, each of which
+    the runtime fills, before launch, with the `CUtensorMap` it encodes over the array of
+    kernel argument `arg` (box, swizzle, oob, dtype as in `TensorMapParam`); the kernel
+    may rewrite its slots (`copy.tensormap_replace`). The runtime allocates it per launch."""
+
+    kind: ClassVar[str] = "tensor_map_workspace"
+
+    arg: int
+    box: tuple[int, ...]
+    swizzle: int
+    oob: str
+    dtype: str
+    written: bool
+    slots: int
+
+    @property
+    def initial_map(self) -> TensorMapParam:
+        """The map each slot starts with."""
+        return TensorMapParam(
+            self.arg, self.box, self.swizzle, self.oob, self.dtype, self.written
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.initial_map.to_dict(), "kind": self.kind, "slots": self.slots}
+
+    @classmethod
+    def from_dict(cls, entry: Any) -> TensorMapWorkspaceParam:
+        m = TensorMapParam.from_dict(entry)
+        slots = _Reader(entry, "tensor-map workspace parameter").int("slots")
+        return cls(m.arg, m.box, m.swizzle, m.oob, m.dtype, m.written, slots)
+
+
+Param = PointerParam | ScalarParam | TensorMapParam | TensorMapWorkspaceParam
 PARAM_KINDS: dict[str, type[Param]] = {
-    p.kind: p for p in (PointerParam, ScalarParam, TensorMapParam)
+    p.kind: p for p in (PointerParam, ScalarParam, TensorMapParam, TensorMapWorkspaceParam)
 }
 
 
@@ -176,11 +216,17 @@ class KernelAbi:
     @property
     def arguments(self) -> tuple[PointerParam | ScalarParam, ...]:
         """The parameters the caller passes (pointers and scalars, not tensor maps)."""
-        return tuple(p for p in self.params if not isinstance(p, TensorMapParam))
+        return tuple(p for p in self.params if isinstance(p, PointerParam | ScalarParam))
 
     @property
     def tensor_maps(self) -> tuple[TensorMapParam, ...]:
-        return tuple(p for p in self.params if isinstance(p, TensorMapParam))
+        """The tensor maps the runtime encodes: the `.param` maps and the initial map of
+        each workspace."""
+        return tuple(
+            p.initial_map if isinstance(p, TensorMapWorkspaceParam) else p
+            for p in self.params
+            if isinstance(p, TensorMapParam | TensorMapWorkspaceParam)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         facts: dict[str, Any] = {

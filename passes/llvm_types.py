@@ -2,7 +2,8 @@
 
 Memrefs lower to bare pointers (the lowering takes static shapes only): GMEM to
 `!llvm.ptr<1>`, SMEM to `!llvm.ptr<3>`, TMEM to `!llvm.ptr<6>`; `index` to `i64`; a barrier
-group to the `!llvm.ptr<3>` of its first mbarrier; signed and unsigned integers, and vectors
+group to the `!llvm.ptr<3>` of its first mbarrier; a tensor map in global memory to the
+generic `!llvm.ptr` of its 128 bytes; signed and unsigned integers, and vectors
 of them, to signless ones. A pass that converts some ops bridges the values it does not own with
 `builtin.unrealized_conversion_cast`, which `reconcile-unrealized-casts` removes at the end.
 """
@@ -52,6 +53,8 @@ def to_llvm_type(t: Attribute) -> Attribute:
         return ptr(address_space(t))
     if isinstance(t, copy.BarrierType):
         return ptr(SHARED)
+    if isinstance(t, copy.TensorMapType):
+        return ptr()  # the generic address of the map in global memory
     if isinstance(t, VectorType) and isinstance(t.element_type, IntegerType):
         return VectorType(to_llvm_type(t.element_type), t.get_shape())
     return t

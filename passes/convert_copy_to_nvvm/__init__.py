@@ -16,7 +16,7 @@ has no guard.
 The modules, one per op family: `emit` (the llvm builders), `kernel` (the kernel's facts,
 arena, prologue and ABI), `copies` (TMA and cp.async copies, prefetches, tensor maps),
 `groups` (bulk and cp.async groups, fences), `barriers` (mbarriers and named barriers),
-`roles` (`copy.warp_specialize`), `smem`, `tmem`, and `guards` (the debug guards); this one
+`roles` (`copy.warp_specialize`), `smem`, `tmem`, `tensormap` (tensor maps in global memory), and `guards` (the debug guards); this one
 holds the pass.
 
 Who issues what (the semantics the verifier's rules assume): the issuing group of an op is
@@ -31,7 +31,8 @@ is lowered in place, then the block is split by warp index);
 - `barrier_init` is done by the elected thread, then fenced and synchronized (cluster-wide when
   the kernel has a cluster); `barrier_arrive` and `barrier_wait` are executed by every thread
   that reaches them;
-- `fence_async_shared` is `fence.proxy.async.shared::cta` followed by a block barrier.
+- `fence_async_shared` is `fence.proxy.async.shared::cta` followed by a block barrier;
+- `tensormap_replace` and the tensor-map fences are issued by the group's elected thread.
 """
 
 from __future__ import annotations
@@ -72,6 +73,12 @@ from passes.convert_copy_to_nvvm.kernel import (
 )
 from passes.convert_copy_to_nvvm.roles import LowerWarpSpecialize
 from passes.convert_copy_to_nvvm.smem import LowerAllocSmem
+from passes.convert_copy_to_nvvm.tensormap import (
+    LowerTensorMapFenceAcquire,
+    LowerTensorMapFenceRelease,
+    LowerTensorMapGlobal,
+    LowerTensorMapReplace,
+)
 from passes.convert_copy_to_nvvm.tmem import (
     LowerSmemToTmem,
     LowerTmemAlloc,
@@ -147,6 +154,10 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerWaitGroup(kernels),
                 LowerPrefetch(kernels),
                 LowerAsyncCopy(kernels),
+                LowerTensorMapGlobal(kernels),
+                LowerTensorMapReplace(kernels),
+                LowerTensorMapFenceRelease(kernels),
+                LowerTensorMapFenceAcquire(kernels),
                 LowerTmemAlloc(kernels),
                 LowerTmemDealloc(kernels),
                 LowerTmemLoad(kernels),

@@ -2,7 +2,8 @@
 
 - A TMA copy or prefetch is issued by the elected thread (of the block, or of the role of
   `copy.warp_specialize` that holds it) through a tensor-map parameter of
-  the kernel (one per distinct descriptor, appended on first use):
+  the kernel (one per distinct descriptor, appended on first use), or through the map in
+  global memory that the copy names (`map(%m : ...)`, `tensormap`):
   - a load arrives on its barrier expecting the box bytes (unless `arrive = false`) and
     issues `cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes`; a
     multicast load issues this CTA's share of the box with `.multicast::cluster` and the mask
@@ -104,8 +105,14 @@ def tma_coordinates(e: Emit, indices: Sequence[SSAValue]) -> list[SSAValue]:
 def tma_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     """A TMA load, store or reduction, issued by the elected thread."""
     g = op.geometry()
-    descriptor = tma_descriptor(g, kernel, written=not g.is_load)
     body = Emit()
+    if op.map is None:
+        descriptor = tma_descriptor(g, kernel, written=not g.is_load)
+    else:
+        # A map in global memory (copy.tensormap_global): its generic address.
+        (descriptor,) = lowered([op.map], body.ops)
+        if not g.is_load:
+            kernel.written_maps.add(op.map.owner)  # type: ignore[arg-type]
     (smem,) = lowered([g.smem], body.ops)
     smem = body.byte_offset(smem, slot_offset(body, g))
     indices = list(lowered(g.gmem_indices, body.ops))

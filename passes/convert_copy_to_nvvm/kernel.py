@@ -29,7 +29,14 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.pattern_rewriter import RewritePattern
 
 from copy_dialect import ops as copy
-from copy_dialect.abi import KernelAbi, Param, PointerParam, ScalarParam, TensorMapParam
+from copy_dialect.abi import (
+    KernelAbi,
+    Param,
+    PointerParam,
+    ScalarParam,
+    TensorMapParam,
+    TensorMapWorkspaceParam,
+)
 from copy_dialect.target import Target
 from passes import nvvm
 from passes.abi import abi_attr
@@ -115,8 +122,11 @@ class Kernel:
     """The module's debug guards (`debug-guards=true`), None without them."""
     roles: dict[Block, Group] = field(default_factory=dict)
     """The issuing group of each role's body (`copy.warp_specialize`)."""
-    tensor_maps: dict[TensorMapParam, SSAValue] = field(default_factory=dict)
-    written_maps: set[TensorMapParam] = field(default_factory=set)
+    tensor_maps: dict[TensorMapParam | Operation, SSAValue] = field(default_factory=dict)
+    """The parameters appended to the kernel, in order: a `.param` map by its key, the
+    workspace of a `copy.tensormap_global` by the op."""
+    workspaces: dict[Operation, TensorMapWorkspaceParam] = field(default_factory=dict)
+    written_maps: set[TensorMapParam | Operation] = field(default_factory=set)
     """The tensor maps a TMA store or reduction writes through (the runtime checks their
     arrays' innermost extent: rule TR19)."""
 
@@ -165,6 +175,14 @@ class Kernel:
         if written:
             self.written_maps.add(key)
         return self.tensor_maps[key]
+
+    def workspace(self, op: Operation, param: TensorMapWorkspaceParam) -> SSAValue:
+        """The workspace parameter of `copy.tensormap_global` `op` (a generic `!llvm.ptr` to
+        its slots), appended to the kernel on first use."""
+        if op not in self.tensor_maps:
+            self.tensor_maps[op] = append_pointer_argument(self.fn)
+            self.workspaces[op] = param
+        return self.tensor_maps[op]
 
 
 def last_tmem_alloc(fn: func.FuncOp) -> Operation | None:
@@ -307,6 +325,18 @@ def append_tensor_map_argument(fn: func.FuncOp) -> SSAValue:
     return arg
 
 
+def append_pointer_argument(fn: func.FuncOp) -> SSAValue:
+    """A generic `!llvm.ptr` kernel parameter (a device address the runtime passes)."""
+    entry = fn.body.blocks[0]
+    arg = entry.insert_arg(ptr(), len(entry.args))
+    inputs = [*fn.function_type.inputs, ptr()]
+    fn.function_type = builtin.FunctionType.from_lists(inputs, fn.function_type.outputs.data)
+    if fn.arg_attrs is not None:
+        old = list(fn.arg_attrs.data)
+        fn.arg_attrs = ArrayAttr([*old, *[DictionaryAttr({})] * (len(inputs) - len(old))])
+    return arg
+
+
 def kernel_abi(kernel: Kernel, original_args: int) -> DictionaryAttr:
     """The facts the runtime needs to launch the kernel (copy_dialect.abi), as its attribute."""
     params: list[Param] = []
@@ -317,7 +347,9 @@ def kernel_abi(kernel: Kernel, original_args: int) -> DictionaryAttr:
             params.append(PointerParam(i, str(t.element_type), shape))
         else:
             params.append(ScalarParam(str(t)))
-    params += [replace(m, written=m in kernel.written_maps) for m in kernel.tensor_maps]
+    for m in kernel.tensor_maps:
+        p = kernel.workspaces[m] if isinstance(m, Operation) else m
+        params.append(replace(p, written=m in kernel.written_maps))
     block = kernel.fn.attributes.get("gpu.known_block_size")
     return abi_attr(
         KernelAbi(
