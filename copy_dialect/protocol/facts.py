@@ -34,6 +34,8 @@ class CopyFacts:
     leader-tracked load)."""
     expect: int
     """Bytes it expects itself when it arrives on its barrier (else 0)."""
+    map: SSAValue | None = None
+    """The tensor map in global memory it issues through (`map(%m : ...)`), if any."""
 
     @staticmethod
     def of(op: copy.AsyncCopyOp) -> CopyFacts:
@@ -55,6 +57,7 @@ class CopyFacts:
             g.is_load,
             nbytes,
             nbytes if arrives else 0,
+            op.map,
         )
 
 

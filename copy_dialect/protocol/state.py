@@ -175,6 +175,23 @@ class Groups:
 
 
 @dataclass
+class MapState:
+    """A tensor map in global memory (`copy.tensormap_global`): the copies through it the
+    analysis has not seen complete, and its last rewrite not yet made visible to the TMA
+    unit (rules TU10-TU12)."""
+
+    loads: dict[tuple[Operation, Key], End] = field(default_factory=dict)
+    """Each load through the map (by op and barrier): what completes its latest issue (a
+    later phase of one barrier completes after the earlier ones)."""
+    stores: dict[Operation, Groups] = field(default_factory=dict)
+    """Each store through the map, and the groups of its issuer (in flight while a group
+    holds it)."""
+    replaced: Operation | None = None
+    """The last `tensormap_replace`, until a `tensormap_fence_acquire` after a release."""
+    released: bool = False
+
+
+@dataclass
 class Generation:
     """The open generation of a named barrier: who arrived, with which thread count."""
 
@@ -212,6 +229,10 @@ def describe_key(key: Key) -> str:
     group, index = key
     name = f"%{group.name_hint}" if group.name_hint else "the barrier group"
     return f"barrier {index} of {name}"
+
+
+def describe_map(tensor_map: SSAValue) -> str:
+    return f"%{tensor_map.name_hint}" if tensor_map.name_hint else "of the copy"
 
 
 def describe_ops(ops: list[tuple[Operation, str]]) -> str:
@@ -254,6 +275,7 @@ class State:
         self.tmem_live: dict[SSAValue, Operation] = {}
         self.tmem_loads: dict[SSAValue, Operation] = {}
         self.tmem_stores: dict[SSAValue, Operation] = {}
+        self.maps: dict[SSAValue, MapState] = {}
 
     # ---- clocks ------------------------------------------------------------------------
 
@@ -313,6 +335,10 @@ class State:
             ]
         if self.fenced:
             self.fenced = [f for f in self.fenced if not all(knows(k, f[1]) for k in clocks)]
+        for m in self.maps.values():
+            m.loads = {
+                k: end for k, end in m.loads.items() if not all(knows(c, end) for c in clocks)
+            }
 
     def snapshot(self) -> tuple[object, ...]:
         """The state as far as what follows depends on it, phases counted from each
@@ -379,6 +405,11 @@ class State:
             generations,
             tuple(self.tmem_live),
             tuple(self.tmem_stores),
+            tuple(
+                (v, m.replaced, m.released, tuple((k, seen(e)) for k, e in m.loads.items()),
+                 tuple(m.stores))
+                for v, m in self.maps.items()
+            ),
         )  # fmt: skip
 
     # ---- barriers ----------------------------------------------------------------------
@@ -1032,7 +1063,8 @@ class State:
         nbytes: int,
         issuer: int,
         who: str,
-    ) -> None:
+    ) -> End:
+        """The load; returns what completes it (the phase its barrier closes)."""
         self.refill(op, region, "the TMA load", (issuer,))
         self.stamp(issuer)
         if expect:
@@ -1043,7 +1075,9 @@ class State:
         # the region stands for an earlier one on that barrier.
         if self.concurrent:
             self.fills = [f for f in self.fills if f.key != key or f.region != region]
-        self.fills.append(Fill(op, region, key, phase, ((b.comp, phase + 1),)))
+        end = ((b.comp, phase + 1),)
+        self.fills.append(Fill(op, region, key, phase, end))
+        return end
 
     def cp_async(
         self, op: Operation, region: Region, groups: Groups, issuers: tuple[int, ...]
@@ -1176,6 +1210,113 @@ class State:
                         self.fills.append(fill)
             groups.cp_fifo = groups.cp_fifo[keep:]
         self.after_sync(everyone)
+
+    # ---- tensor maps in global memory ------------------------------------------------
+
+    def map_state(self, tensor_map: SSAValue) -> MapState:
+        return self.maps.setdefault(tensor_map, MapState())
+
+    def map_copy(
+        self,
+        op: Operation,
+        tensor_map: SSAValue,
+        key: Key | None,
+        end: End | None,
+        groups: Groups,
+    ) -> None:
+        """A copy through `tensor_map` (a load on barrier `key`, completed at `end`, or a
+        store of `groups`): the map must have been acquired since its last rewrite."""
+        m = self.map_state(tensor_map)
+        if m.replaced is not None:
+            how = (
+                "after tensormap_fence_release but with no tensormap_fence_acquire since"
+                if m.released
+                else "with neither tensormap_fence_release nor tensormap_fence_acquire since"
+            )
+            # rule: TU11
+            self.report(
+                error(
+                    op,
+                    f"Expected the map {describe_map(tensor_map)} to be acquired after it was "
+                    f"rewritten, got a copy through it {how}: the TMA unit may read the old map",
+                    "add copy.tensormap_fence_release after the rewrites and "
+                    f"copy.tensormap_fence_acquire {describe_map(tensor_map)} before the copy",
+                    Related(m.replaced, "the map is rewritten here"),
+                )
+            )
+            m.replaced = None
+        if key is not None and end is not None:
+            m.loads.pop((op, key), None)
+            m.loads[(op, key)] = end
+        elif key is None:
+            m.stores[op] = groups
+
+    def map_replace(self, op: Operation, tensor_map: SSAValue, issuer: int) -> None:
+        """`issuer` rewrites the map: no copy through it may still be in flight (TU10)."""
+        m = self.map_state(tensor_map)
+        clock = self.clocks[issuer]
+        for (copy_op, key), end in m.loads.items():
+            if self.barriers[key].unknown or knows(clock, end):
+                continue
+            # rule: TU10
+            self.report(
+                error(
+                    op,
+                    f"Expected the copies through the map {describe_map(tensor_map)} to be "
+                    "complete before it is rewritten, got a load through it that may still "
+                    f"be in flight (its {describe_key(key)} phase not observed)",
+                    f"wait on {describe_key(key)} (copy.barrier_wait) before the "
+                    "copy.tensormap_replace, or on a barrier its consumers arrive on after "
+                    "they waited for it",
+                    Related(copy_op, "the load through the map"),
+                )
+            )
+            break
+        for store, groups in m.stores.items():
+            if not any(o is store for o, _ in groups.bulk_open) and not any(
+                o is store for grp in groups.bulk_fifo for o, _ in grp
+            ):
+                continue
+            # rule: TU10
+            self.report(
+                error(
+                    op,
+                    f"Expected the copies through the map {describe_map(tensor_map)} to be "
+                    "complete before it is rewritten, got a store through it that may still "
+                    "be in flight (its bulk group not waited)",
+                    "commit the store (copy.commit_group bulk) and wait for it "
+                    "(copy.wait_group bulk 0) before the copy.tensormap_replace",
+                    Related(store, "the store through the map"),
+                )
+            )
+            break
+        m.loads = {}
+        m.stores = {}
+        m.replaced = op
+        m.released = False
+
+    def map_release(self, tensor_map: SSAValue) -> None:
+        m = self.map_state(tensor_map)
+        if m.replaced is not None:
+            m.released = True
+
+    def map_acquire(self, op: Operation, tensor_map: SSAValue) -> None:
+        m = self.map_state(tensor_map)
+        if m.replaced is None:
+            return
+        # rule: TU12
+        if not m.released:
+            self.report(
+                error(
+                    op,
+                    f"Expected a tensormap_fence_release of {describe_map(tensor_map)} between "
+                    "its rewrite and this acquire, got none: the acquire orders nothing",
+                    "add copy.tensormap_fence_release after the copy.tensormap_replace ops "
+                    "and before the acquire",
+                    Related(m.replaced, "the map is rewritten here"),
+                )
+            )
+        m.replaced = None
 
     # ---- TMEM --------------------------------------------------------------------------
 

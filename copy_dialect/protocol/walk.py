@@ -706,12 +706,32 @@ class Agent:
             return
         if not g.load:
             s.tma_store(op, region, self.groups, self.c0)
+            if g.map is not None:
+                s.map_copy(op, g.map, None, None, self.groups)
             return
         assert g.barrier is not None
         key = self.barrier_key(op, g.barrier, g.barrier_index)
         if key is None:
             return
-        s.tma_load(op, region, key, g.expect, g.bytes, self.c0, self.name)  # type: ignore[arg-type]
+        end = s.tma_load(op, region, key, g.expect, g.bytes, self.c0, self.name)  # type: ignore[arg-type]
+        if g.map is not None:
+            s.map_copy(op, g.map, key, end, self.groups)  # type: ignore[arg-type]
+
+    def tensormap_replace(self, op: copy.TensorMapReplaceOp, mask: int | None) -> None:
+        self.event(op)
+        if self.elected(op, mask):
+            self.state.stamp(self.c0)
+            self.state.map_replace(op, op.map, self.c0)
+
+    def tensormap_release(self, op: copy.TensorMapFenceReleaseOp, mask: int | None) -> None:
+        self.event(op)
+        if self.elected(op, mask):
+            self.state.map_release(op.map)
+
+    def tensormap_acquire(self, op: copy.TensorMapFenceAcquireOp, mask: int | None) -> None:
+        self.event(op)
+        if self.elected(op, mask):
+            self.state.map_acquire(op, op.map)
 
     def arrive(self, op: copy.BarrierArriveOp, mask: int | None) -> None:
         self.operand_event(op)
@@ -960,5 +980,8 @@ COPY_STEPS: dict[type[Operation], Callable[[Agent, Any, int | None], Steps | Non
     copy.NamedBarrierSyncOp: Agent.named_sync,
     copy.NamedBarrierArriveOp: Agent.named_arrive,
     copy.WarpSpecializeOp: Agent.warp_specialize,
+    copy.TensorMapReplaceOp: Agent.tensormap_replace,
+    copy.TensorMapFenceReleaseOp: Agent.tensormap_release,
+    copy.TensorMapFenceAcquireOp: Agent.tensormap_acquire,
 }
 """How an agent follows each copy op (the others, `alloc_smem`, only give values)."""
