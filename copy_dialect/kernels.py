@@ -14,7 +14,7 @@ TMA's out-of-bounds fill and clipping.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from math import ceil
+from math import ceil, prod
 
 from xdsl.builder import Builder
 from xdsl.context import Context
@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
     VectorType,
     i1,
     i32,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.parser import Parser
@@ -1194,3 +1195,130 @@ def ws_row_sum(
 
     block = (1 + warps) * copy.WARP
     return _kernel("ws_row_sum", [gmem, out], body, target=target, block=block)
+
+
+# ===----------------------------------------------------------------------=== #
+# Grouped copies: a tensor map re-pointed in the kernel
+# ===----------------------------------------------------------------------=== #
+
+GROUP_FIELDS = 4
+"""A group's row of the table: its offset in the pool (elements), rows, columns and row
+pitch (elements)."""
+
+
+def grouped_layout(shapes: Sequence[tuple[int, int]], dtype: str) -> list[tuple[int, ...]]:
+    """The table of `grouped_copy` for groups of `shapes` packed one after the other in a pool:
+    (offset, rows, cols, pitch) per group, each group's rows padded to a pitch of a multiple
+    of 16 bytes and each group starting 16-byte aligned (what TMA needs of an array)."""
+    bits = copy.bitwidth(element_type(dtype)) or 8
+    align = max(1, 128 // bits)
+    table, offset = [], 0
+    for rows, cols in shapes:
+        pitch = -(-cols // align) * align
+        table.append((offset, rows, cols, pitch))
+        offset += rows * pitch
+    return table
+
+
+def grouped_grid(max_shape: Sequence[int], tile: Sequence[int], groups: int) -> tuple[int, ...]:
+    """The grid of `grouped_copy`: (tile columns, tile rows) of the largest group, one z per
+    group."""
+    return (*grid(max_shape, tile), groups)
+
+
+def grouped_copy(
+    groups: int,
+    capacity: int,
+    max_shape: Sequence[int],
+    dtype: str = "f32",
+    tile: Sequence[int] = (8, 64),
+    *,
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`dst = src` for up to `groups` matrices of different shapes packed in a pool of
+    `capacity` elements (a grouped, variable-shape copy), with one tensor map rewritten in
+    the kernel: block (x, y, z) copies tile (y, x) of group z. Its elected thread reads the
+    group's row of `table` (`grouped_layout`), re-points its map (a slot of a workspace in
+    global memory, one per block) at the group's matrix, shape and pitch
+    (`copy.tensormap_replace`), releases and acquires it, and loads the tile through it
+    (zero-filled past the group's edges); the block's threads then store the tile's
+    elements that lie in the group. A block past its group's tiles loads zeros and stores
+    nothing. Arguments: `x`, the array the runtime encodes the initial map over (any 2-D
+    array of the dtype, the first group's matrix say), `table` (groups x 4 i64), `src`,
+    `dst` (the pools, `capacity` elements each). Launch it on `grouped_grid`."""
+    elt = element_type(dtype)
+    bits = copy.bitwidth(elt) or 8
+    slots = prod(grouped_grid(max_shape, tile, groups))
+    tmpl = MemRefType(elt, [DYNAMIC_INDEX] * 2)
+    table_type = MemRefType(i64, [groups, GROUP_FIELDS])
+    pool = MemRefType(elt, [capacity])
+    smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr(16))
+    map_type = copy.TensorMapType(tile, elt)
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, table, src, dst = args
+        c0 = _index(b, 0)
+        phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+        dims = [b.insert(gpu.BlockIdOp(gpu.DimensionAttr(d))).result for d in _XYZ]
+        ngrid = [b.insert(gpu.GridDimOp(gpu.DimensionAttr(d))).result for d in _XYZ]
+        slot = _bin(b, arith.AddiOp, dims[0], _bin(b, arith.MuliOp,
+                    _bin(b, arith.AddiOp, dims[1], _bin(b, arith.MuliOp, dims[2], ngrid[1])),
+                    ngrid[0]))  # fmt: skip
+        row0 = _bin(b, arith.MuliOp, dims[1], tile[0])
+        col0 = _bin(b, arith.MuliOp, dims[0], tile[1])
+        fields = [
+            b.insert(arith.IndexCastOp(b.insert(memref.LoadOp.get(table, [dims[2], _index(b, k)])).res, IndexType())).result
+            for k in range(GROUP_FIELDS)
+        ]  # fmt: skip
+        offset, rows, cols, pitch = fields
+        buf = b.insert(copy.AllocSmemOp(smem)).result
+        bar = b.insert(copy.BarrierInitOp(1)).result
+        m = b.insert(copy.TensorMapGlobalOp(x, slot, slots, map_type)).map
+        b.insert(copy.TensorMapReplaceOp(m, "global_address", src, indices=[offset]))
+        for d, extent in enumerate((rows, cols)):
+            narrow = b.insert(arith.IndexCastOp(extent, i32)).result
+            b.insert(copy.TensorMapReplaceOp(m, "global_dim", narrow, dim=d))
+        stride = _bin(b, arith.MuliOp, pitch, bits // 8)
+        b.insert(copy.TensorMapReplaceOp(m, "global_stride", b.insert(arith.IndexCastOp(stride, i64)).result, dim=0))  # fmt: skip
+        b.insert(copy.TensorMapFenceReleaseOp(m))
+        b.insert(copy.TensorMapFenceAcquireOp(m))
+        b.insert(
+            copy.AsyncCopyOp(
+                x, buf, src_indices=[row0, col0], barrier=bar, barrier_index=c0, oob="zeros",
+                map=m,
+            )
+        )  # fmt: skip
+        b.insert(copy.BarrierWaitOp(bar, c0, phase))
+        # The block's threads store the tile's elements that lie in the group.
+        tid = b.insert(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        loop = Block(arg_types=[IndexType()])
+        lb = Builder(InsertPoint.at_end(loop))
+        e = loop.args[0]
+        r = _bin(lb, arith.DivUIOp, e, tile[1])
+        c = _bin(lb, arith.RemUIOp, e, tile[1])
+        row = _bin(lb, arith.AddiOp, row0, r)
+        col = _bin(lb, arith.AddiOp, col0, c)
+        inside = lb.insert(
+            arith.AndIOp(
+                lb.insert(arith.CmpiOp(row, rows, "ult")).result,
+                lb.insert(arith.CmpiOp(col, cols, "ult")).result,
+            )
+        ).result
+
+        def store(tb: Builder) -> None:
+            value = tb.insert(memref.LoadOp.get(buf, [r, c])).res
+            at = _bin(tb, arith.AddiOp, offset, _bin(tb, arith.AddiOp, _bin(tb, arith.MuliOp, row, pitch), col))  # fmt: skip
+            tb.insert(memref.StoreOp.get(value, dst, [at]))
+
+        _if(lb, inside, store)
+        lb.insert(scf.YieldOp())
+        total = _index(b, prod(tile))
+        step = _index(b, TMA_BLOCK)
+        b.insert(scf.ForOp(tid, total, step, [], Region(loop)))
+
+    return _kernel(
+        "grouped_copy", [tmpl, table_type, pool, pool], body, target=target, block=TMA_BLOCK
+    )
+
+
+_XYZ = (gpu.DimensionEnum.X, gpu.DimensionEnum.Y, gpu.DimensionEnum.Z)

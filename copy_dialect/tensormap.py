@@ -44,7 +44,7 @@ from copy_dialect.memory import GMEM, bitwidth, memory_space
 from copy_dialect.target import TENSORMAP_TARGETS
 from copy_dialect.tma import check_kernel_argument
 from copy_dialect.verification import copy_op_definition
-from copy_dialect.verify_common import constant_int, enclosing_target
+from copy_dialect.verify_common import constant_int, enclosing_target, value_name
 
 TENSOR_MAP_BYTES = 128
 """A `CUtensorMap`: 128 bytes, 64-byte aligned (a workspace slot is 128 bytes)."""
@@ -116,14 +116,16 @@ class TensorMapGlobalOp(IRDLOperation):
         assert isinstance(source := self.source.type, MemRefType)
         t = map_type(self.map)
         # rule: TU3
-        if source.element_type != t.element_type or source.get_num_dims() != len(t.box_shape):
+        rank, box = source.get_num_dims(), t.box_shape
+        if source.element_type != t.element_type or rank != len(box):
+            fixed = TensorMapType(
+                ((1,) * rank + box)[-rank:], source.element_type, t.swizzle.data, t.oob.data
+            )
             raise Error(
                 f"Expected the map's box to have one dim per dim of {source} and its element "
                 f"type, got {t}",
-                note="write the box of the copies through it with a 1 for each leading dim "
-                f"they leave out: !copy.tensormap<"
-                + "".join(f"{b}x" for b in (1,) * source.get_num_dims())
-                + f"{source.element_type}> (with the copies' box dims)",
+                note=f"write the box of the copies through it, with a 1 for each leading dim "
+                f"they leave out: {fixed}",
             )
         slots = self.slots.value.data
         slot = constant_int(self.slot)
@@ -133,7 +135,7 @@ class TensorMapGlobalOp(IRDLOperation):
                 f"Expected a workspace of at least one slot and a slot in [0, {slots}), got "
                 f"slot {slot} of {slots}",
                 note="give the workspace one slot per block that rewrites its map (of "
-                "<grid size>) and index it with the block's index",
+                f"{max(1, (slot or 0) + 1)} or more here) and index it with the block's index",
             )
 
 
@@ -222,8 +224,8 @@ class TensorMapReplaceOp(IRDLOperation):
             raise Error(
                 f"Expected {field} of a rank-{rank} map to take {what}, got "
                 f"{'none' if d is None else d}",
-                note="global_address takes no dim; global_dim[d] takes a dim of the map "
-                "(outermost first), global_stride[d] one of its outer dims (the innermost "
+                note=f"global_address takes no dim; global_dim[d] takes d in [0, {rank}) "
+                f"(outermost first), global_stride[d] d in [0, {rank - 1}) (the innermost "
                 "stride is one element)",
             )
 
@@ -250,16 +252,17 @@ class TensorMapReplaceOp(IRDLOperation):
             if not 1 <= constant <= 2**31 - 1:
                 raise Error(
                     f"Expected a global dim in [1, 2**31), got {constant}",
-                    note="a tensor map's dims have at least one element (an empty group has "
-                    "no copies: skip them instead of mapping it)",
+                    note="give the dim 1 or more elements (an empty group has no copies: skip "
+                    "its copies instead of mapping it)",
                 )
             return
         elt = t.element_type
         check_tma_stride(
             self.field_dim or 0,
             constant,
-            f"the stride is {constant} bytes: pad the rows to a multiple of 16 bytes "
-            f"({max(1, 128 // (bitwidth(elt) or 8))} elements of {elt})",
+            f"the stride is {constant} bytes: pad the rows to a multiple of 16 bytes, "
+            f"{-(-constant // 16) * 16} here ({max(1, 128 // (bitwidth(elt) or 8))} elements "
+            f"of {elt})",
         )
 
     def _verify_address(self, t: TensorMapType) -> None:
@@ -356,15 +359,18 @@ class TensorMapFenceAcquireOp(IRDLOperation):
 
 
 def check_copy_map(g: CopyGeometry, map_value: SSAValue, tma: bool) -> None:
-    """A copy through a map in global memory: a TMA copy of the map's array whose tensor
-    map (box, element type, swizzle, OOB fill) is the map's (TU9)."""
+    """A copy through a map in global memory: a TMA load or store (not a reduction, whose
+    map type may differ) of the map's array whose tensor map (box, element type, swizzle,
+    OOB fill) is the map's (TU9)."""
     t = map_type(map_value)
     owner = map_value.owner
     source = owner.source if isinstance(owner, TensorMapGlobalOp) else None
     want = TensorMapType(g.gmem_box, g.element_type, g.swizzle_bytes, g.tensor_map_oob)
     # rule: TU9
-    if not tma or source is not g.gmem or t != want:
-        found = [f"{t}"]
+    if not tma or g.reduction is not None or source is not g.gmem or t != want:
+        found = [f"{t}"] if t != want else []
+        if g.reduction is not None:
+            found.append("a reduction")
         if source is not g.gmem:
             found.append("a map of another array")
         if not tma:
@@ -373,5 +379,6 @@ def check_copy_map(g: CopyGeometry, map_value: SSAValue, tma: bool) -> None:
             f"Expected a TMA copy through a map of its GMEM ref with its tensor map {want}, "
             f"got {', '.join(found)}",
             note=f"give the map the copy's type {want} and make it with copy.tensormap_global "
-            "of the copy's GMEM ref, or drop map(...) to use the kernel's .param map",
+            f"of the copy's GMEM ref {value_name(g.gmem)}, or drop map(...) to use the "
+            "kernel's .param map",
         )
