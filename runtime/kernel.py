@@ -7,11 +7,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from copy_dialect.abi import KernelAbi, ModuleAbi, PointerParam, ScalarParam, TensorMapParam
+from copy_dialect.abi import (
+    KernelAbi,
+    ModuleAbi,
+    Param,
+    PointerParam,
+    ScalarParam,
+    TensorMapParam,
+    TensorMapWorkspaceParam,
+)
 from copy_dialect.target import TARGETS
 from runtime import arrays as arr
 from runtime.driver import DeviceFacts, call, device, synchronize
-from runtime.tensor_map import check_tensor_map_array, encode
+from runtime.tensor_map import check_tensor_map_array, encode, map_bytes, workspace_image
 
 SCALAR_TYPES = {
     "i32": ctypes.c_int32,
@@ -60,7 +68,7 @@ class Kernel:
     program: Program
 
     @property
-    def params(self) -> tuple[PointerParam | ScalarParam | TensorMapParam, ...]:
+    def params(self) -> tuple[Param, ...]:
         return self.abi.params
 
     @property
@@ -183,7 +191,14 @@ class Kernel:
         maps: list[Any] = []
         arguments = iter(described)  # in the order of self.arguments
         for param in self.params:
-            if isinstance(param, TensorMapParam):
+            if isinstance(param, TensorMapWorkspaceParam):
+                # The slots start as the host-encoded map; the kernel may rewrite them.
+                initial = map_bytes(encode(described[param.arg], param.initial_map))
+                workspace = Workspace(workspace_image(initial, param))
+                maps.append(workspace)
+                values.append(workspace.pointer)
+                types.append(ctypes.c_void_p)
+            elif isinstance(param, TensorMapParam):
                 tensor_map = encode(described[param.arg], param)
                 maps.append(tensor_map)
                 values.append(tensor_map)
@@ -219,15 +234,48 @@ class Launch:
     arguments: tuple
 
     def __call__(self) -> None:
-        values, types, _maps = self.arguments  # the maps must live as long as the launch
+        values, types, maps = self.arguments  # the maps must live as long as the launch
+        for workspace in maps:
+            if isinstance(workspace, Workspace):
+                workspace.reset(self.config.hStream)  # each launch starts from the host's map
         call("cuLaunchKernelEx", self.config, self.function, (values, types), 0)
 
     def release(self) -> None:
-        """Copies host arrays back (after the launches completed) and frees their copies."""
+        """Copies host arrays back (after the launches completed) and frees their copies
+        and the tensor-map workspaces."""
         synchronize()
         for a in self.arrays:
             if isinstance(a, arr.DeviceArray):
                 a.release()
+        for workspace in self.arguments[2]:
+            if isinstance(workspace, Workspace):
+                workspace.release()
+
+
+@dataclass
+class Workspace:
+    """The device memory of a tensor-map workspace (`TensorMapWorkspaceParam`): its slots,
+    each filled with the host-encoded map before every launch (a launch rewrites them)."""
+
+    image: bytes
+    pointer: int = 0
+
+    def __post_init__(self) -> None:
+        # A host buffer that lives as long as the workspace: the copies in are asynchronous.
+        self.host = ctypes.create_string_buffer(self.image, len(self.image))
+        self.pointer = int(call("cuMemAlloc", len(self.image)))
+
+    def reset(self, stream: Any) -> None:
+        """Copies the image in, in stream order (after the launches before it)."""
+        call(
+            "cuMemcpyHtoDAsync", self.pointer, ctypes.addressof(self.host), len(self.image),
+            stream,
+        )  # fmt: skip
+
+    def release(self) -> None:
+        if self.pointer:
+            call("cuMemFree", self.pointer)
+            self.pointer = 0
 
 
 @dataclass

@@ -1,10 +1,13 @@
-"""Encoding a `CUtensorMap` (`cuTensorMapEncodeTiled`) for a tensor-map parameter of the ABI."""
+"""Encoding a `CUtensorMap` (`cuTensorMapEncodeTiled`) for a tensor-map parameter of the ABI,
+and the image of a tensor-map workspace (the map in each of its slots)."""
 
 from __future__ import annotations
 
+import ctypes
+import struct
 from typing import Any
 
-from copy_dialect.abi import TensorMapParam
+from copy_dialect.abi import TensorMapParam, TensorMapWorkspaceParam
 from runtime.arrays import DeviceArray
 from runtime.driver import call
 
@@ -96,3 +99,26 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
         driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
         oob,
     )
+
+
+TENSOR_MAP_BYTES = 128
+"""A `CUtensorMap`: 128 bytes (16 64-bit words), 64-byte aligned."""
+
+
+def map_bytes(tensor_map: Any) -> bytes:
+    """The 128 bytes of an encoded `CUtensorMap` (its opaque words)."""
+    words = getattr(tensor_map, "opaque", None)
+    if words is not None:
+        return struct.pack(f"<{TENSOR_MAP_BYTES // 8}Q", *(int(w) for w in words))
+    return ctypes.string_at(tensor_map.getPtr(), TENSOR_MAP_BYTES)
+
+
+def workspace_image(initial: bytes, param: TensorMapWorkspaceParam) -> bytes:
+    """What a workspace holds at launch: the initial map in each of its slots."""
+    if len(initial) != TENSOR_MAP_BYTES:
+        raise ValueError(
+            f"expected a tensor map of {TENSOR_MAP_BYTES} bytes, got {len(initial)} bytes"
+        )
+    if param.slots < 1:
+        raise ValueError(f"expected a workspace of at least one slot, got {param.slots}")
+    return initial * param.slots

@@ -1,0 +1,131 @@
+// RUN: copy-opt %s --split-input-file --verify-diagnostics
+
+// Kernels that rewrite a tensor map in global memory wrongly, one mistake per chunk, named
+// after the rule it breaks (`// rule:` gives the id in copy_dialect/rules.toml): a rewrite
+// while a copy through the map may still be in flight (cutlass#3165's class of bug), a
+// copy through a rewritten map without the release/acquire pair, an acquire with no
+// release. The error is at the op, the copy or rewrite it concerns is a note. The checks:
+// copy_dialect/protocol/state.py (`map_*`) and walk.py. `// fix: s|OLD|NEW|` lines give
+// the edit the note describes; tests/test_fix_notes.py applies them and checks that the
+// result verifies, protocol included.
+
+// rule: TU10
+// fix: s|copy.tensormap_replace %m global_dim[0] to %rows : !copy.tensormap<8x64xf32>, i32|XX|
+// fix: s|copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>|copy.tensormap_replace %m global_dim[0] to %rows : !copy.tensormap<8x64xf32>, i32|
+// fix: s|XX|copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>|
+func.func @tu10_rewrite_while_load_in_flight(%x: memref<?x?xf32>, %y: memref<?x?xf32>, %rows: i32) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %false = arith.constant false
+  %true = arith.constant true
+  %buf = copy.alloc_smem : memref<8x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %m = copy.tensormap_global %x slot %c0 of 1 : memref<?x?xf32> -> !copy.tensormap<8x64xf32>
+  // expected-note@+1 {{the load through the map}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] map(%m : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+  // expected-error@+2 {{Expected the copies through the map %m to be complete before it is rewritten, got a load through it that may still be in flight (its barrier 0 of %bar phase not observed)}}
+  // expected-note@+1 {{wait on barrier 0 of %bar (copy.barrier_wait) before the copy.tensormap_replace, or on a barrier its consumers arrive on after they waited for it}}
+  copy.tensormap_replace %m global_dim[0] to %rows : !copy.tensormap<8x64xf32>, i32
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  copy.tensormap_fence_release %m : !copy.tensormap<8x64xf32>
+  copy.tensormap_fence_acquire %m : !copy.tensormap<8x64xf32>
+  copy.async_copy %x[%c8, %c0] to %buf barrier %bar[%c0] map(%m : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %true : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: TU10
+// fix: s|  copy.commit_group bulk|  copy.commit_group bulk copy.wait_group bulk 0|
+func.func @tu10_rewrite_while_store_in_flight(%x: memref<?x?xf32>, %y: memref<?x?xf32>, %rows: i32) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %false = arith.constant false
+  %true = arith.constant true
+  %buf = copy.alloc_smem : memref<8x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %m = copy.tensormap_global %x slot %c0 of 1 : memref<?x?xf32> -> !copy.tensormap<8x64xf32>
+  %my = copy.tensormap_global %y slot %c0 of 1 : memref<?x?xf32> -> !copy.tensormap<8x64xf32>
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] map(%m : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  // expected-note@+1 {{the store through the map}}
+  copy.async_copy %buf to %y[%c0, %c0] map(%my : !copy.tensormap<8x64xf32>) : memref<8x64xf32, #copy.smem> to memref<?x?xf32>
+  copy.commit_group bulk
+  // expected-error@+2 {{Expected the copies through the map %my to be complete before it is rewritten, got a store through it that may still be in flight (its bulk group not waited)}}
+  // expected-note@+1 {{commit the store (copy.commit_group bulk) and wait for it (copy.wait_group bulk 0) before the copy.tensormap_replace}}
+  copy.tensormap_replace %my global_dim[0] to %rows : !copy.tensormap<8x64xf32>, i32
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// rule: TU11
+// fix: s|  copy.async_copy %x[%c8|  copy.tensormap_fence_release %m : !copy.tensormap<8x64xf32> copy.tensormap_fence_acquire %m : !copy.tensormap<8x64xf32> copy.async_copy %x[%c8|
+func.func @tu11_copy_through_unfenced_map(%x: memref<?x?xf32>, %y: memref<?x?xf32>, %rows: i32) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %false = arith.constant false
+  %true = arith.constant true
+  %buf = copy.alloc_smem : memref<8x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %m = copy.tensormap_global %x slot %c0 of 1 : memref<?x?xf32> -> !copy.tensormap<8x64xf32>
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] map(%m : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  // expected-note@+1 {{the map is rewritten here}}
+  copy.tensormap_replace %m global_dim[0] to %rows : !copy.tensormap<8x64xf32>, i32
+  // expected-error@+2 {{Expected the map %m to be acquired after it was rewritten, got a copy through it with neither tensormap_fence_release nor tensormap_fence_acquire since: the TMA unit may read the old map}}
+  // expected-note@+1 {{add copy.tensormap_fence_release after the rewrites and copy.tensormap_fence_acquire %m before the copy}}
+  copy.async_copy %x[%c8, %c0] to %buf barrier %bar[%c0] map(%m : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %true : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: TU11
+// fix: s|  copy.async_copy %x[%c8|  copy.tensormap_fence_acquire %m : !copy.tensormap<8x64xf32> copy.async_copy %x[%c8|
+func.func @tu11_copy_through_released_not_acquired_map(%x: memref<?x?xf32>, %y: memref<?x?xf32>, %rows: i32) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %false = arith.constant false
+  %true = arith.constant true
+  %buf = copy.alloc_smem : memref<8x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %m = copy.tensormap_global %x slot %c0 of 1 : memref<?x?xf32> -> !copy.tensormap<8x64xf32>
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] map(%m : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  // expected-note@+1 {{the map is rewritten here}}
+  copy.tensormap_replace %m global_dim[0] to %rows : !copy.tensormap<8x64xf32>, i32
+  copy.tensormap_fence_release %m : !copy.tensormap<8x64xf32>
+  // expected-error@+2 {{Expected the map %m to be acquired after it was rewritten, got a copy through it after tensormap_fence_release but with no tensormap_fence_acquire since: the TMA unit may read the old map}}
+  // expected-note@+1 {{add copy.tensormap_fence_release after the rewrites and copy.tensormap_fence_acquire %m before the copy}}
+  copy.async_copy %x[%c8, %c0] to %buf barrier %bar[%c0] map(%m : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %true : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: TU12
+// fix: s|  copy.tensormap_fence_acquire|  copy.tensormap_fence_release %m : !copy.tensormap<8x64xf32> copy.tensormap_fence_acquire|
+func.func @tu12_acquire_without_release(%x: memref<?x?xf32>, %y: memref<?x?xf32>, %rows: i32) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %false = arith.constant false
+  %true = arith.constant true
+  %buf = copy.alloc_smem : memref<8x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %m = copy.tensormap_global %x slot %c0 of 1 : memref<?x?xf32> -> !copy.tensormap<8x64xf32>
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] map(%m : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  // expected-note@+1 {{the map is rewritten here}}
+  copy.tensormap_replace %m global_dim[0] to %rows : !copy.tensormap<8x64xf32>, i32
+  // expected-error@+2 {{Expected a tensormap_fence_release of %m between its rewrite and this acquire, got none: the acquire orders nothing}}
+  // expected-note@+1 {{add copy.tensormap_fence_release after the copy.tensormap_replace ops and before the acquire}}
+  copy.tensormap_fence_acquire %m : !copy.tensormap<8x64xf32>
+  copy.async_copy %x[%c8, %c0] to %buf barrier %bar[%c0] map(%m : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %true : !copy.barrier<1>
+  func.return
+}
