@@ -181,9 +181,7 @@ class TensorMapWorkspaceParam:
     @property
     def initial_map(self) -> TensorMapParam:
         """The map each slot starts with."""
-        return TensorMapParam(
-            self.arg, self.box, self.swizzle, self.oob, self.dtype, self.written
-        )
+        return TensorMapParam(self.arg, self.box, self.swizzle, self.oob, self.dtype, self.written)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.initial_map.to_dict(), "kind": self.kind, "slots": self.slots}

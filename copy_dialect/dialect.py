@@ -66,17 +66,17 @@ from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.prefetch import PrefetchOp
 from copy_dialect.roles import NamedBarrierArriveOp, NamedBarrierSyncOp, WarpSpecializeOp
 from copy_dialect.smem import AllocSmemOp, FenceAsyncSharedOp
-from copy_dialect.tmem import (
-    SmemToTmemOp,
-    TmemAllocOp,
-    TmemDeallocOp,
-    TmemWaitOp,
-)
 from copy_dialect.tensormap import (
     TensorMapFenceAcquireOp,
     TensorMapFenceReleaseOp,
     TensorMapGlobalOp,
     TensorMapReplaceOp,
+)
+from copy_dialect.tmem import (
+    SmemToTmemOp,
+    TmemAllocOp,
+    TmemDeallocOp,
+    TmemWaitOp,
 )
 from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
 

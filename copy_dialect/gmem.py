@@ -92,6 +92,7 @@ def check_tma_stride(i: int, stride_bytes: int, pad_note: str) -> None:
             note="split the array: a tensor map cannot stride that far",
         )
 
+
 def check_store_extent(g: CopyGeometry, gmem_type: MemRefType) -> None:
     """A TMA store or reduction writes whole 16-byte chunks (TR19): into a tensor whose
     innermost extent is not a multiple of 16 bytes it writes past that extent, into

@@ -1261,15 +1261,15 @@ def grouped_copy(
         phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
         dims = [b.insert(gpu.BlockIdOp(gpu.DimensionAttr(d))).result for d in _XYZ]
         ngrid = [b.insert(gpu.GridDimOp(gpu.DimensionAttr(d))).result for d in _XYZ]
-        slot = _bin(b, arith.AddiOp, dims[0], _bin(b, arith.MuliOp,
-                    _bin(b, arith.AddiOp, dims[1], _bin(b, arith.MuliOp, dims[2], ngrid[1])),
-                    ngrid[0]))  # fmt: skip
+        # The block's linear index: its slot of the workspace.
+        plane = _bin(b, arith.AddiOp, dims[1], _bin(b, arith.MuliOp, dims[2], ngrid[1]))
+        slot = _bin(b, arith.AddiOp, dims[0], _bin(b, arith.MuliOp, plane, ngrid[0]))
         row0 = _bin(b, arith.MuliOp, dims[1], tile[0])
         col0 = _bin(b, arith.MuliOp, dims[0], tile[1])
-        fields = [
-            b.insert(arith.IndexCastOp(b.insert(memref.LoadOp.get(table, [dims[2], _index(b, k)])).res, IndexType())).result
-            for k in range(GROUP_FIELDS)
-        ]  # fmt: skip
+        fields = []
+        for k in range(GROUP_FIELDS):
+            entry = b.insert(memref.LoadOp.get(table, [dims[2], _index(b, k)])).res
+            fields.append(b.insert(arith.IndexCastOp(entry, IndexType())).result)
         offset, rows, cols, pitch = fields
         buf = b.insert(copy.AllocSmemOp(smem)).result
         bar = b.insert(copy.BarrierInitOp(1)).result
@@ -1279,7 +1279,8 @@ def grouped_copy(
             narrow = b.insert(arith.IndexCastOp(extent, i32)).result
             b.insert(copy.TensorMapReplaceOp(m, "global_dim", narrow, dim=d))
         stride = _bin(b, arith.MuliOp, pitch, bits // 8)
-        b.insert(copy.TensorMapReplaceOp(m, "global_stride", b.insert(arith.IndexCastOp(stride, i64)).result, dim=0))  # fmt: skip
+        wide = b.insert(arith.IndexCastOp(stride, i64)).result
+        b.insert(copy.TensorMapReplaceOp(m, "global_stride", wide, dim=0))
         b.insert(copy.TensorMapFenceReleaseOp(m))
         b.insert(copy.TensorMapFenceAcquireOp(m))
         b.insert(
@@ -1307,7 +1308,8 @@ def grouped_copy(
 
         def store(tb: Builder) -> None:
             value = tb.insert(memref.LoadOp.get(buf, [r, c])).res
-            at = _bin(tb, arith.AddiOp, offset, _bin(tb, arith.AddiOp, _bin(tb, arith.MuliOp, row, pitch), col))  # fmt: skip
+            linear = _bin(tb, arith.AddiOp, _bin(tb, arith.MuliOp, row, pitch), col)
+            at = _bin(tb, arith.AddiOp, offset, linear)
             tb.insert(memref.StoreOp.get(value, dst, [at]))
 
         _if(lb, inside, store)

@@ -99,6 +99,13 @@ from copy_dialect.smem import (
     block_smem_bytes,
     smem_footprint,
 )
+from copy_dialect.tensormap import (
+    TENSOR_MAP_BYTES,
+    TensorMapFenceAcquireOp,
+    TensorMapFenceReleaseOp,
+    TensorMapGlobalOp,
+    TensorMapReplaceOp,
+)
 from copy_dialect.tmem import (
     TMEM_COLUMNS,
     TMEM_COPY_BYTES,
@@ -108,13 +115,6 @@ from copy_dialect.tmem import (
     TmemDeallocOp,
     TmemWaitOp,
     tmem_columns,
-)
-from copy_dialect.tensormap import (
-    TENSOR_MAP_BYTES,
-    TensorMapFenceAcquireOp,
-    TensorMapFenceReleaseOp,
-    TensorMapGlobalOp,
-    TensorMapReplaceOp,
 )
 from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
 from copy_dialect.verify_common import kernel_cluster_shape, module_target

@@ -93,9 +93,7 @@ class TensorMapGlobalOp(IRDLOperation):
 
     irdl_options = (ParsePropInAttrDict(),)
 
-    assembly_format = (
-        "$source `slot` $slot `of` $slots attr-dict `:` type($source) `->` type($map)"
-    )
+    assembly_format = "$source `slot` $slot `of` $slots attr-dict `:` type($source) `->` type($map)"
 
     def __init__(
         self,
@@ -219,7 +217,9 @@ class TensorMapReplaceOp(IRDLOperation):
             bound = rank if field == TensorMapField.GLOBAL_DIM else rank - 1
             dims = 1
         # rule: TU5
-        if (d is None) != (dims == 0) or (d is not None and bound is not None and not 0 <= d < bound):
+        if (d is None) != (dims == 0) or (
+            d is not None and bound is not None and not 0 <= d < bound
+        ):
             what = "no dim" if dims == 0 else f"a dim in [0, {bound})"
             raise Error(
                 f"Expected {field} of a rank-{rank} map to take {what}, got "
@@ -280,7 +280,7 @@ class TensorMapReplaceOp(IRDLOperation):
                 f"{t.element_type}, one index per dim, got {ref} with {len(self.indices)} "
                 "indices",
                 note=f"pass the group's first element: to %pool[%offset] with %pool a GMEM "
-                f"kernel argument of {t.element_type}",
+                f"kernel argument of {t.element_type} (memref<?x{t.element_type}>, say)",
             )
         offset = _constant_offset(ref, self.indices)
         bits = bitwidth(t.element_type) or 8

@@ -19,12 +19,15 @@ ARGUMENTS = {
     "%col": "index",
     "%parity": "i1",
     "%v": "vector<4xf32>",
+    "%rows": "i32",
 }
 PRELUDE = {
     "%buf": "%buf = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>",
     "%bars": "%bars = copy.barrier_init arrivals 1 : !copy.barrier<2>",
     "%acc": "%acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>",
     "%tile": "%tile = copy.alloc_smem : memref<128x8xf32, #copy.smem<swizzle = 32>>",
+    "%m": "%m = copy.tensormap_global %x slot %slot of 4 : memref<4096x4096xf32> "
+    "-> !copy.tensormap<64x64xf32>",
 }
 
 
@@ -38,8 +41,10 @@ def example(op: type) -> str:
 def test_docstring_example_verifies(ctx, op):
     body = example(op)
     used = set(re.findall(r"%\w+", body)) - set(re.findall(r"(%\w+)(?:, %\w+)* =", body))
-    args = [f"{name}: {ARGUMENTS[name]}" for name in sorted(used) if name in ARGUMENTS]
     prelude = [PRELUDE[name] for name in sorted(used) if name in PRELUDE]
+    # The values the prelude's lines use are arguments too (%m's %x and %slot).
+    used |= {name for line in prelude for name in re.findall(r"%\w+", line.split("=", 1)[1])}
+    args = [f"{name}: {ARGUMENTS[name]}" for name in sorted(used) if name in ARGUMENTS]
     target = "sm_100a" if "tmem" in body else "sm_90a"
     attrs = ""
     if roles := re.search(r"warps \[([0-9, ]+)\]", body):

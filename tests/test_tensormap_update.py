@@ -67,15 +67,19 @@ def test_grouped_copy_ptx_rewrites_the_map_in_global_memory():
     acquire = re.search(r"fence\.proxy\.tensormap::generic\.acquire\.gpu \[(%rd\d+)\], 128;", ptx)
     assert acquire
     # The load issues through the map the acquire made visible, not a .param map.
-    load = re.search(r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\S* \[%rd\d+\], \[(%rd\d+),", ptx)
-    assert load and load.group(1) == acquire.group(1)
+    load = re.search(
+        r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\S* \[%rd\d+\], \[(%rd\d+),", ptx
+    )
+    assert load
+    assert load.group(1) == acquire.group(1)
     assert ".param .align 64 .b8" not in ptx
 
 
 def test_workspace_abi_record_round_trips():
     param = TensorMapWorkspaceParam(0, (8, 64), 128, "nan", "BFLOAT16", True, 132)
     entry = param.to_dict()
-    assert entry["kind"] == "tensor_map_workspace" and entry["slots"] == 132
+    assert entry["kind"] == "tensor_map_workspace"
+    assert entry["slots"] == 132
     assert TensorMapWorkspaceParam.from_dict(entry) == param
     assert param.initial_map == TensorMapParam(0, (8, 64), 128, "nan", "BFLOAT16", True)
     abi = KernelAbi("k", (param,), 0, (1, 1, 1))
@@ -107,6 +111,8 @@ def test_grouped_layout_aligns_each_group_and_pitch():
 LIT = Path(__file__).resolve().parents[1] / "lit_tests/dialects/copy/protocol-tensormap.mlir"
 
 
-@pytest.mark.parametrize("chunk", LIT.read_text().split("// -----"), ids=lambda c: re.search(r"@(\w+)", c).group(1))
+@pytest.mark.parametrize(
+    "chunk", LIT.read_text().split("// -----"), ids=lambda c: re.search(r"@(\w+)", c).group(1)
+)
 def test_protocol_tensormap_kernel_compiles(chunk):
     assert runtime.compile(chunk).cubin

@@ -29,9 +29,9 @@ def expected(src: np.ndarray, table) -> np.ndarray:
     want = np.full_like(src, SENTINEL)
     for off, rows, cols, pitch in table:
         view = (slice(None), slice(0, cols))
-        want[off : off + rows * pitch].reshape(rows, pitch)[view] = (
-            src[off : off + rows * pitch].reshape(rows, pitch)[view]
-        )
+        want[off : off + rows * pitch].reshape(rows, pitch)[view] = src[
+            off : off + rows * pitch
+        ].reshape(rows, pitch)[view]
     return want
 
 

@@ -91,7 +91,7 @@ func.func @tu6_address_of_another_type(%x: memref<256x256xf32>, %pool: memref<?x
   %c0 = arith.constant 0 : index
   %m = copy.tensormap_global %x slot %c0 of 4 : memref<256x256xf32> -> !copy.tensormap<64x64xf32>
   // expected-error@+2 {{Expected global_address to be an element of a GMEM ref of f32, one index per dim, got memref<?xi32> with 1 indices}}
-  // expected-note@+1 {{pass the group's first element: to %pool[%offset] with %pool a GMEM kernel argument of f32}}
+  // expected-note@+1 {{pass the group's first element: to %pool[%offset] with %pool a GMEM kernel argument of f32 (memref<?xf32>, say)}}
   copy.tensormap_replace %m global_address to %pool[%c0] : !copy.tensormap<64x64xf32>, memref<?xi32>
   func.return
 }
