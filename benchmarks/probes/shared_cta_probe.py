@@ -47,7 +47,7 @@ def to_cta(ptx: str) -> tuple[str, int]:
                 line = line.replace(f"[{m.group(1)}]", f"[{defs[generic][1]}]", 1)
                 edited += 1
         out.append(line)
-    return "\n".join(out).replace(".version 8.0", ".version 8.6"), edited
+    return re.sub(r"\.version 8\.\d\b", ".version 8.6", "\n".join(out)), edited
 
 
 def main() -> None:

@@ -190,3 +190,42 @@ builtin.module attributes {copy.target = #copy.target<"sm_103a">} {
     func.return
   }
 }
+
+// -----
+
+// Issue I, item 6: tensor maps in global memory rewritten in the kernel. The map of %x is
+// a slot of a workspace the runtime fills; the kernel re-points it (address, a dim, a
+// stride), releases and acquires it, and a load and a store issue through it.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @tensormap_update(
+  func.func @tensormap_update(%x: memref<?x?xf32>, %pool: memref<4096xf32>, %off: index, %rows: i32, %pitch: i64) attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %false = arith.constant false
+    %buf = copy.alloc_smem : memref<8x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    // CHECK: %[[M:.*]] = copy.tensormap_global %{{.*}} slot %{{.*}} of 4 : memref<?x?xf32> -> !copy.tensormap<8x64xf32>
+    // CHECK-GENERIC: "copy.tensormap_global"(%{{.*}}, %{{.*}}) <{slots = 4 : i64}> : (memref<?x?xf32>, index) -> !copy.tensormap<8x64xf32>
+    %m = copy.tensormap_global %x slot %c0 of 4 : memref<?x?xf32> -> !copy.tensormap<8x64xf32>
+    // CHECK: copy.tensormap_replace %[[M]] global_address to %{{.*}}[%{{.*}}] : !copy.tensormap<8x64xf32>, memref<4096xf32>
+    // CHECK-GENERIC: "copy.tensormap_replace"(%{{.*}}, %{{.*}}, %{{.*}}) <{field = #copy<tensormap_field global_address>}> : (!copy.tensormap<8x64xf32>, memref<4096xf32>, index) -> ()
+    copy.tensormap_replace %m global_address to %pool[%off] : !copy.tensormap<8x64xf32>, memref<4096xf32>
+    // CHECK: copy.tensormap_replace %[[M]] global_dim[0] to %{{.*}} : !copy.tensormap<8x64xf32>, i32
+    // CHECK-GENERIC: "copy.tensormap_replace"(%{{.*}}, %{{.*}}) <{field = #copy<tensormap_field global_dim>, dim = 0 : i64}> : (!copy.tensormap<8x64xf32>, i32) -> ()
+    copy.tensormap_replace %m global_dim[0] to %rows : !copy.tensormap<8x64xf32>, i32
+    // CHECK: copy.tensormap_replace %[[M]] global_stride[0] to %{{.*}} : !copy.tensormap<8x64xf32>, i64
+    copy.tensormap_replace %m global_stride[0] to %pitch : !copy.tensormap<8x64xf32>, i64
+    // CHECK: copy.tensormap_fence_release %[[M]] : !copy.tensormap<8x64xf32>
+    // CHECK-GENERIC: "copy.tensormap_fence_release"(%{{.*}}) : (!copy.tensormap<8x64xf32>) -> ()
+    copy.tensormap_fence_release %m : !copy.tensormap<8x64xf32>
+    // CHECK: copy.tensormap_fence_acquire %[[M]] : !copy.tensormap<8x64xf32>
+    // CHECK-GENERIC: "copy.tensormap_fence_acquire"(%{{.*}}) : (!copy.tensormap<8x64xf32>) -> ()
+    copy.tensormap_fence_acquire %m : !copy.tensormap<8x64xf32>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} barrier %{{.*}}[%{{.*}}] map(%[[M]] : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 1, 0, 1>}>
+    copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] map(%m : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    func.return
+  }
+  // CHECK: func.func private @tensormap_types(!copy.tensormap<8x64xbf16, swizzle 128, oob nan>, !copy.tensormap<1x16xi8>)
+  func.func private @tensormap_types(!copy.tensormap<8x64xbf16, swizzle 128, oob nan>, !copy.tensormap<1x16xi8>)
+}
