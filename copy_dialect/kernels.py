@@ -1220,10 +1220,12 @@ def grouped_layout(shapes: Sequence[tuple[int, int]], dtype: str) -> list[tuple[
     return table
 
 
-def grouped_grid(max_shape: Sequence[int], tile: Sequence[int], groups: int) -> tuple[int, ...]:
-    """The grid of `grouped_copy`: (tile columns, tile rows) of the largest group, one z per
-    group."""
-    return (*grid(max_shape, tile), groups)
+def grouped_grid(
+    max_shape: Sequence[int], tile: Sequence[int], groups: int, persistent: bool = False
+) -> tuple[int, ...]:
+    """The grid of `grouped_copy`: (tile columns, tile rows) of the largest group, and one z
+    per group unless `persistent` (then each block walks the groups)."""
+    return (*grid(max_shape, tile), 1 if persistent else groups)
 
 
 def grouped_copy(
@@ -1233,6 +1235,7 @@ def grouped_copy(
     dtype: str = "f32",
     tile: Sequence[int] = (8, 64),
     *,
+    persistent: bool = False,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`dst = src` for up to `groups` matrices of different shapes packed in a pool of
@@ -1243,12 +1246,15 @@ def grouped_copy(
     (`copy.tensormap_replace`), releases and acquires it, and loads the tile through it
     (zero-filled past the group's edges); the block's threads then store the tile's
     elements that lie in the group. A block past its group's tiles loads zeros and stores
-    nothing. Arguments: `x`, the array the runtime encodes the initial map over (any 2-D
-    array of the dtype, the first group's matrix say), `table` (groups x 4 i64), `src`,
-    `dst` (the pools, `capacity` elements each). Launch it on `grouped_grid`."""
+    nothing. With `persistent`, block (x, y) copies tile (y, x) of every group in turn,
+    re-pointing its map once per group after the previous group's load completed (and the
+    threads have read the tile: a block barrier). Arguments: `x`, the array the runtime
+    encodes the initial map over (any 2-D array of the dtype, the first group's matrix
+    say), `table` (groups x 4 i64), `src`, `dst` (the pools, `capacity` elements each).
+    Launch it on `grouped_grid` (with the same `persistent`)."""
     elt = element_type(dtype)
     bits = copy.bitwidth(elt) or 8
-    slots = prod(grouped_grid(max_shape, tile, groups))
+    slots = prod(grouped_grid(max_shape, tile, groups, persistent))
     tmpl = MemRefType(elt, [DYNAMIC_INDEX] * 2)
     table_type = MemRefType(i64, [groups, GROUP_FIELDS])
     pool = MemRefType(elt, [capacity])
@@ -1257,39 +1263,78 @@ def grouped_copy(
 
     def body(b: Builder, args: Sequence[SSAValue]) -> None:
         x, table, src, dst = args
-        c0 = _index(b, 0)
-        phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
         dims = [b.insert(gpu.BlockIdOp(gpu.DimensionAttr(d))).result for d in _XYZ]
         ngrid = [b.insert(gpu.GridDimOp(gpu.DimensionAttr(d))).result for d in _XYZ]
         # The block's linear index: its slot of the workspace.
         plane = _bin(b, arith.AddiOp, dims[1], _bin(b, arith.MuliOp, dims[2], ngrid[1]))
         slot = _bin(b, arith.AddiOp, dims[0], _bin(b, arith.MuliOp, plane, ngrid[0]))
-        row0 = _bin(b, arith.MuliOp, dims[1], tile[0])
-        col0 = _bin(b, arith.MuliOp, dims[0], tile[1])
-        fields = []
-        for k in range(GROUP_FIELDS):
-            entry = b.insert(memref.LoadOp.get(table, [dims[2], _index(b, k)])).res
-            fields.append(b.insert(arith.IndexCastOp(entry, IndexType())).result)
-        offset, rows, cols, pitch = fields
         buf = b.insert(copy.AllocSmemOp(smem)).result
         bar = b.insert(copy.BarrierInitOp(1)).result
         m = b.insert(copy.TensorMapGlobalOp(x, slot, slots, map_type)).map
-        b.insert(copy.TensorMapReplaceOp(m, "global_address", src, indices=[offset]))
+        tile_of = _GroupTile(x, table, src, dst, buf, bar, m, tile, bits, dims)
+        if not persistent:
+            phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+            tile_of(b, dims[2], phase)
+            return
+        loop = _Loop(b, _index(b, groups))
+        tile_of(loop.b, loop.k, _parity(loop.b, loop.k))
+        # The threads have read the tile before the next group's load overwrites it.
+        loop.b.insert(gpu.BarrierOp())
+        loop.close()
+
+    return _kernel(
+        "grouped_copy", [tmpl, table_type, pool, pool], body, target=target, block=TMA_BLOCK
+    )
+
+
+class _GroupTile:
+    """Emits the copy of the block's tile of one group: read its row of the table, re-point
+    the map, fence, load through it, wait, store the in-group elements from the threads."""
+
+    def __init__(
+        self,
+        x: SSAValue,
+        table: SSAValue,
+        src: SSAValue,
+        dst: SSAValue,
+        buf: SSAValue,
+        bar: SSAValue,
+        m: SSAValue,
+        tile: Sequence[int],
+        bits: int,
+        dims: Sequence[SSAValue],
+    ):
+        self.x, self.table, self.src, self.dst = x, table, src, dst
+        self.buf, self.bar, self.m = buf, bar, m
+        self.tile, self.bits, self.dims = tile, bits, dims
+        """The block's ids (x, y, z): its tile is (y, x)."""
+
+    def __call__(self, b: Builder, group: SSAValue, phase: SSAValue) -> None:
+        tile, m = self.tile, self.m
+        c0 = _index(b, 0)
+        row0 = _bin(b, arith.MuliOp, self.dims[1], tile[0])
+        col0 = _bin(b, arith.MuliOp, self.dims[0], tile[1])
+        fields = []
+        for k in range(GROUP_FIELDS):
+            entry = b.insert(memref.LoadOp.get(self.table, [group, _index(b, k)])).res
+            fields.append(b.insert(arith.IndexCastOp(entry, IndexType())).result)
+        offset, rows, cols, pitch = fields
+        b.insert(copy.TensorMapReplaceOp(m, "global_address", self.src, indices=[offset]))
         for d, extent in enumerate((rows, cols)):
             narrow = b.insert(arith.IndexCastOp(extent, i32)).result
             b.insert(copy.TensorMapReplaceOp(m, "global_dim", narrow, dim=d))
-        stride = _bin(b, arith.MuliOp, pitch, bits // 8)
+        stride = _bin(b, arith.MuliOp, pitch, self.bits // 8)
         wide = b.insert(arith.IndexCastOp(stride, i64)).result
         b.insert(copy.TensorMapReplaceOp(m, "global_stride", wide, dim=0))
         b.insert(copy.TensorMapFenceReleaseOp(m))
         b.insert(copy.TensorMapFenceAcquireOp(m))
         b.insert(
             copy.AsyncCopyOp(
-                x, buf, src_indices=[row0, col0], barrier=bar, barrier_index=c0, oob="zeros",
-                map=m,
+                self.x, self.buf, src_indices=[row0, col0], barrier=self.bar, barrier_index=c0,
+                oob="zeros", map=m,
             )
         )  # fmt: skip
-        b.insert(copy.BarrierWaitOp(bar, c0, phase))
+        b.insert(copy.BarrierWaitOp(self.bar, c0, phase))
         # The block's threads store the tile's elements that lie in the group.
         tid = b.insert(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
         loop = Block(arg_types=[IndexType()])
@@ -1307,20 +1352,16 @@ def grouped_copy(
         ).result
 
         def store(tb: Builder) -> None:
-            value = tb.insert(memref.LoadOp.get(buf, [r, c])).res
+            value = tb.insert(memref.LoadOp.get(self.buf, [r, c])).res
             linear = _bin(tb, arith.AddiOp, _bin(tb, arith.MuliOp, row, pitch), col)
             at = _bin(tb, arith.AddiOp, offset, linear)
-            tb.insert(memref.StoreOp.get(value, dst, [at]))
+            tb.insert(memref.StoreOp.get(value, self.dst, [at]))
 
         _if(lb, inside, store)
         lb.insert(scf.YieldOp())
         total = _index(b, prod(tile))
         step = _index(b, TMA_BLOCK)
         b.insert(scf.ForOp(tid, total, step, [], Region(loop)))
-
-    return _kernel(
-        "grouped_copy", [tmpl, table_type, pool, pool], body, target=target, block=TMA_BLOCK
-    )
 
 
 _XYZ = (gpu.DimensionEnum.X, gpu.DimensionEnum.Y, gpu.DimensionEnum.Z)

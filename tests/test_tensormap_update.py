@@ -39,18 +39,20 @@ def case(name: str) -> tuple[list[tuple[int, ...]], int, tuple[int, int]]:
     return table, capacity, biggest
 
 
-def module(name: str):
+def module(name: str, persistent: bool = False):
     table, capacity, biggest = case(name)
-    return kernels.grouped_copy(len(table), capacity, biggest, "f32", TILE)
+    return kernels.grouped_copy(len(table), capacity, biggest, "f32", TILE, persistent=persistent)
 
 
+@pytest.mark.parametrize("persistent", [False, True], ids=["per_group", "persistent"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_grouped_copy_compiles_to_ptx_and_cubin(name):
-    program = runtime.compile(module(name))
+def test_grouped_copy_compiles_to_ptx_and_cubin(name, persistent):
+    program = runtime.compile(module(name, persistent))
     assert program.cubin
     (abi,) = program.abi.kernels.values()
     _, _, biggest = case(name)
-    slots = len(CASES[name]) * kernels.grid(biggest, TILE)[0] * kernels.grid(biggest, TILE)[1]
+    blocks = kernels.grid(biggest, TILE)[0] * kernels.grid(biggest, TILE)[1]
+    slots = blocks * (1 if persistent else len(CASES[name]))
     (workspace,) = [p for p in abi.params if isinstance(p, TensorMapWorkspaceParam)]
     assert workspace == TensorMapWorkspaceParam(0, TILE, 16, "zeros", "FLOAT32", False, slots)
 

@@ -1,10 +1,12 @@
 """On a GPU (an H200 here): the grouped copy of copy_dialect.kernels, whose blocks re-point
 one tensor map in global memory at their group's matrix, shape and pitch before they load
-(copy.tensormap_replace, release/acquire fences), copies every group of several group
-lists (odd rows and columns, groups smaller than a tile) bit for bit, leaves the pool's
-padding and the space past the groups untouched, and gives the same result when the launch
-is issued again (each launch starts from the host-encoded map). Skipped where there is no
-GPU (test_tensormap_update.py compiles the same kernels)."""
+(copy.tensormap_replace, release/acquire fences; one block per group and tile, or one
+block per tile that walks the groups, waiting for each load before it re-points), copies
+every group of several group lists (odd rows and columns, groups smaller than a tile) bit
+for bit, leaves the pool's padding and the space past the groups untouched, and gives the
+same result when the launch is issued again (each launch starts from the host-encoded
+map). Skipped where there is no GPU (test_tensormap_update.py compiles the same
+kernels)."""
 
 from __future__ import annotations
 
@@ -35,17 +37,20 @@ def expected(src: np.ndarray, table) -> np.ndarray:
     return want
 
 
+@pytest.mark.parametrize("persistent", [False, True], ids=["per_group", "persistent"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_grouped_copy_bit_exact(name):
+def test_grouped_copy_bit_exact(name, persistent):
+    """One block per (group, tile), or (`persistent`) one block per tile that re-points its
+    map at each group in turn."""
     table, capacity, biggest = case(name)
-    program = runtime.compile(module(name))
+    program = runtime.compile(module(name, persistent))
     src = random((capacity,), "f32", 3)
     dst = np.full((capacity,), SENTINEL, np.float32)
     meta = np.array(table, np.int64)
     # The initial map's array: the first group's matrix (any 2-D f32 array TMA accepts).
     off, rows, _, pitch = table[0]
     first = src[off : off + rows * pitch].reshape(rows, pitch).copy()
-    grid = kernels.grouped_grid(biggest, TILE, len(table))
+    grid = kernels.grouped_grid(biggest, TILE, len(table), persistent)
     program(first, meta, src, dst, grid=grid)
     assert same_bits(dst, expected(src, table))
 
@@ -53,14 +58,14 @@ def test_grouped_copy_bit_exact(name):
 def test_grouped_copy_relaunch_starts_from_the_host_map():
     name = "mixed"
     table, capacity, biggest = case(name)
-    kernel = runtime.compile(module(name)).kernel()
+    kernel = runtime.compile(module(name, persistent=True)).kernel()
     src = random((capacity,), "f32", 4)
     dst = np.full((capacity,), SENTINEL, np.float32)
     off, rows, _, pitch = table[0]
     first = src[off : off + rows * pitch].reshape(rows, pitch).copy()
     launch = kernel.prepare(
         first, np.array(table, np.int64), src, dst,
-        grid=kernels.grouped_grid(biggest, TILE, len(table)),
+        grid=kernels.grouped_grid(biggest, TILE, len(table), persistent=True),
     )  # fmt: skip
     try:
         for _ in range(3):
