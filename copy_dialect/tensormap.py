@@ -63,6 +63,20 @@ def check_tensormap_target(op: Operation) -> None:
         )
 
 
+def check_map_value(value: SSAValue) -> None:
+    """A map operand is made in the kernel by `copy.tensormap_global` (the runtime fills its
+    slot; the ABI has no other map in global memory)."""
+    # rule: TU13
+    if not isinstance(value.owner, TensorMapGlobalOp):
+        raise Error(
+            "Expected the map to be made by copy.tensormap_global, got "
+            + (f"%{value.name_hint}" if value.name_hint else "a value")
+            + f" of type {value.type}",
+            note="make the map in the kernel: %m = copy.tensormap_global %x slot %s of N "
+            f": <%x's type> -> {value.type}",
+        )
+
+
 def map_type(value: SSAValue) -> TensorMapType:
     assert isinstance(t := value.type, TensorMapType)
     return t
@@ -205,6 +219,7 @@ class TensorMapReplaceOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_tensormap_target(self)
+        check_map_value(self.map)
         t = map_type(self.map)
         self._verify_dim(t)
         self._verify_value(t)
@@ -331,6 +346,7 @@ class TensorMapFenceReleaseOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_tensormap_target(self)
+        check_map_value(self.map)
 
 
 @copy_op_definition
@@ -356,6 +372,7 @@ class TensorMapFenceAcquireOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_tensormap_target(self)
+        check_map_value(self.map)
 
 
 def check_copy_map(g: CopyGeometry, map_value: SSAValue, tma: bool) -> None:

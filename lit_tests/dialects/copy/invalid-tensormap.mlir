@@ -168,3 +168,14 @@ func.func @tu9_map_of_another_array(%x: memref<256x256xf32>, %y: memref<256x256x
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] map(%m : !copy.tensormap<64x64xf32>) : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// rule: TU13
+// fix: s|, %m: !copy.tensormap<64x64xf32>) attributes {copy.target = #copy.target<"sm_90a">} {|) attributes {copy.target = #copy.target<"sm_90a">} { %c0 = arith.constant 0 : index %m = copy.tensormap_global %x slot %c0 of 1 : memref<256x256xf32> -> !copy.tensormap<64x64xf32>|
+func.func @tu13_map_from_an_argument(%x: memref<256x256xf32>, %m: !copy.tensormap<64x64xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  // expected-error@+2 {{Expected the map to be made by copy.tensormap_global, got %m of type !copy.tensormap<64x64xf32>}}
+  // expected-note@+1 {{make the map in the kernel: %m = copy.tensormap_global %x slot %s of N : <%x's type> -> !copy.tensormap<64x64xf32>}}
+  copy.tensormap_fence_acquire %m : !copy.tensormap<64x64xf32>
+  func.return
+}
