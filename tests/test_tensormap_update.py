@@ -3,7 +3,8 @@ kernels that test_tensormap_update_gpu.py launches compile to PTX (tensormap.rep
 global memory, the tensor-map proxy fences, copies through the map's address) and to a
 cubin for sm_90a; their ABI records the workspace the runtime allocates and fills; the
 workspace's image is the host-encoded map in each slot; the positive kernels of
-lit_tests/dialects/copy/protocol-tensormap.mlir compile too."""
+lit_tests/dialects/copy/protocol-tensormap.mlir compile too; and the grouped copy with its
+acquire, release or wait deleted is reported by the protocol analysis."""
 
 from __future__ import annotations
 
@@ -11,9 +12,13 @@ import re
 from pathlib import Path
 
 import pytest
+from xdsl.dialects import scf
 
 from copy_dialect import kernels
+from copy_dialect import ops as copy
 from copy_dialect.abi import KernelAbi, ModuleAbi, TensorMapParam, TensorMapWorkspaceParam
+from copy_dialect.errors import CopyVerifyException
+from copy_dialect.verify import verify_module
 from copy_tools import runtime
 from copy_tools.universe import make_context
 from passes.pipeline import compile_module
@@ -118,3 +123,31 @@ LIT = Path(__file__).resolve().parents[1] / "lit_tests/dialects/copy/protocol-te
 )
 def test_protocol_tensormap_kernel_compiles(chunk):
     assert runtime.compile(chunk).cubin
+
+
+def without(module, op_type: type, which: int = 0):
+    """`module` with its `which`-th op of `op_type` erased."""
+    ops = [op for op in module.walk() if isinstance(op, op_type)]
+    ops[which].detach()
+    ops[which].erase()
+    return module
+
+
+@pytest.mark.parametrize(
+    ("op_type", "which", "rules"),
+    [
+        (copy.TensorMapFenceAcquireOp, 0, {"TU11"}),
+        (copy.TensorMapFenceReleaseOp, 0, {"TU12"}),
+        # Without the wait for a group's load, the threads' read of the tile races with it
+        # (P1) before the next group's rewrite does (TU10): the first is reported.
+        (copy.BarrierWaitOp, 0, {"P1", "TU10"}),
+    ],
+    ids=["no_acquire", "no_release", "no_wait"],
+)
+def test_grouped_copy_with_a_protocol_op_missing_is_reported(op_type, which, rules):
+    """The persistent grouped copy, its protocol broken: the analysis reports it."""
+    module = kernels.grouped_copy(2, 4096, (37, 70), persistent=True)
+    assert any(isinstance(op, scf.ForOp) for op in module.walk())  # the loop over groups
+    with pytest.raises(CopyVerifyException) as error:
+        verify_module(without(module, op_type, which))
+    assert rules & set(error.value.rules), error.value
