@@ -51,7 +51,7 @@ from copy_dialect.attributes import (
     enum_attr,
 )
 from copy_dialect.errors import CopyVerifyException as Error
-from copy_dialect.memory import SMEM, bitwidth, memory_space, smem_bytes, smem_strides, swizzle_of
+from copy_dialect.memory import SMEM, bitwidth, memory_space, smem_bytes, swizzle_of
 from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import (
     check_barrier_index,
@@ -289,7 +289,7 @@ class PeerStoreOp(IRDLOperation):
                 f"x{element}> per op",
             )
         inner = constant_int(self.indices[-1]) if self.indices else None
-        # rule: DS4
+        # rule: DS8
         if width > 1 and (t.get_shape()[-1] % width or (inner is not None and inner % width)):
             raise Error(
                 f"a vector of {width} elements must start at a multiple of {width} in a row "
@@ -307,7 +307,8 @@ class PeerStoreOp(IRDLOperation):
             raise Error(
                 f"red.async reduces one element: expected a value of type {element}, got "
                 f"{self.value.type}",
-                note="reduce element by element (one copy.peer_store reduce per element)",
+                note=f"reduce element by element: pass one {element} per copy.peer_store "
+                "reduce",
             )
         # rule: DS5
         if red_async_type(kind, element) is None:
@@ -400,16 +401,17 @@ class PeerCopyOp(IRDLOperation):
                 "expected the source and destination slots to have the same shape, element "
                 f"type and swizzle, got {shapes[0][0]}x{shapes[0][1]} (swizzle {shapes[0][2]}) "
                 f"and {shapes[1][0]}x{shapes[1][1]} (swizzle {shapes[1][2]})",
-                note="copy between slots of the same type: the bulk copy moves bytes, it "
-                "does not convert or re-layout them",
+                note="copy between slots of the same type (the source's is "
+                f"{'x'.join(map(str, shapes[0][0]))}x{shapes[0][1]}): the bulk copy moves "
+                "bytes, it does not convert or re-layout them",
             )
         nbytes = self.delivered_bytes
         # rule: DS7
         if nbytes % BULK_UNIT:
             raise Error(
                 f"a bulk copy moves a multiple of {BULK_UNIT} bytes, got {nbytes} bytes",
-                note=f"make the slot a multiple of {BULK_UNIT} bytes (pad its rows), or store "
-                "the tail with copy.peer_store",
+                note=f"make the slot a multiple of {BULK_UNIT} bytes, {-(-nbytes // BULK_UNIT) * BULK_UNIT} "
+                "here (pad its rows), or store the tail with copy.peer_store",
             )
         # rule: DS7
         if nbytes >= MAX_TX_BYTES:
@@ -417,18 +419,8 @@ class PeerCopyOp(IRDLOperation):
                 f"a bulk copy's bytes must be below 2**20 (the peer's tx-count), got {nbytes}",
                 note="split the copy into slots below 1 MiB",
             )
-        for t, indices, what in ((src, self.src_indices, "source"),
-                                 (dst, self.dst_indices, "destination")):  # fmt: skip
-            strides = smem_strides(t.get_shape(), t.element_type, swizzle_of(t))
-            odd = [s for s in strides[: len(indices)] if s % BULK_UNIT]
-            # rule: DS8
-            if odd:
-                raise Error(
-                    f"the {what} slot must start at a multiple of {BULK_UNIT} bytes, but its "
-                    f"indexed dims have byte strides {list(strides[: len(indices)])}",
-                    note=f"give the slots a multiple of {BULK_UNIT} bytes each (copy.alloc_smem "
-                    "aligns the buffer itself to 128)",
-                )
+        # Alignment follows: a slot's byte stride is its size (a multiple of 16), and
+        # copy.alloc_smem aligns the buffer to 128.
 
 
 @copy_op_definition
@@ -491,5 +483,6 @@ class PeerArriveOp(IRDLOperation):
         if not 0 <= tx < MAX_TX_BYTES:
             raise Error(
                 f"expect_tx must be in [0, 2**20), got {tx} bytes",
-                note="the mbarrier tx-count has 20 bits: split the transfer over several phases",
+                note="the mbarrier tx-count has 20 bits: split the transfer over several phases "
+                f"(expect_tx {MAX_TX_BYTES // 1024} or less each, say 1024)",
             )
