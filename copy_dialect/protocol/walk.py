@@ -794,7 +794,15 @@ class Agent:
         return key  # type: ignore[return-value]
 
     def peer_store(self, op: copy.PeerStoreOp, mask: int | None) -> None:
-        region = self.region(op.ref, op.indices)
+        # The threads' stores fill the ref together: the region is the slot that the leading
+        # block-uniform indices pick (the whole ref when the first varies by thread).
+        known = []
+        for v in op.indices:
+            got = self.uniform_int(v)
+            if not isinstance(got, int):
+                break
+            known.append(v)
+        region = self.region(op.ref, known)
         self.event(op, region)
         key = self.peer_key(op, op.barrier, op.barrier_index, op.peer)
         if key is None:
