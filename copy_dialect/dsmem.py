@@ -165,7 +165,10 @@ def red_async_type(kind: ReductionKind, element: Attribute) -> str | None:
     return "b32"
 
 
-RED_ASYNC_TABLE = "add: i32, ui32, si32, i64, ui64; min, max: i32, ui32, si32; inc, dec: i32, ui32; and, or, xor: 32-bit integers"
+RED_ASYNC_TABLE = (
+    "add: i32, ui32, si32, i64, ui64; min, max: i32, ui32, si32; inc, dec: i32, ui32; "
+    "and, or, xor: 32-bit integers"
+)
 
 
 def st_async_type(element: Attribute) -> str | None:
@@ -189,7 +192,8 @@ class PeerStoreOp(IRDLOperation):
     its own value.
 
     ```mlir
-    copy.peer_store %v, %buf[%slot, %i, %j] peer %peer, %bars[%slot] : vector<4xf32>, memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    copy.peer_store %v, %buf[%slot, %i, %j] peer %peer, %bars[%slot]
+        : vector<4xf32>, memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
     ```
     """
 
@@ -307,8 +311,7 @@ class PeerStoreOp(IRDLOperation):
             raise Error(
                 f"red.async reduces one element: expected a value of type {element}, got "
                 f"{self.value.type}",
-                note=f"reduce element by element: pass one {element} per copy.peer_store "
-                "reduce",
+                note=f"reduce element by element: pass one {element} per copy.peer_store reduce",
             )
         # rule: DS5
         if red_async_type(kind, element) is None:
@@ -329,7 +332,8 @@ class PeerCopyOp(IRDLOperation):
     bytes, 16-byte aligned).
 
     ```mlir
-    copy.peer_copy %buf[%slot] to %buf[%slot] peer %peer, %bars[%slot] : memref<2x64x64xf32, #copy.smem> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    copy.peer_copy %buf[%slot] to %buf[%slot] peer %peer, %bars[%slot]
+        : memref<2x64x64xf32, #copy.smem> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
     ```
     """
 
@@ -365,9 +369,8 @@ class PeerCopyOp(IRDLOperation):
         dst_indices: list[SSAValue | Operation] | None = None,
     ):
         super().__init__(
-            operands=[src, src_indices or [], dst, dst_indices or [], peer, barrier,
-                      barrier_index],
-        )  # fmt: skip
+            operands=[src, src_indices or [], dst, dst_indices or [], peer, barrier, barrier_index],
+        )
 
     @staticmethod
     def slot_shape(t: MemRefType, indices: int) -> tuple[int, ...]:
@@ -376,8 +379,7 @@ class PeerCopyOp(IRDLOperation):
     @property
     def delivered_bytes(self) -> int:
         assert isinstance(t := self.src.type, MemRefType)
-        return smem_bytes(self.slot_shape(t, len(self.src_indices)), t.element_type,
-                          swizzle_of(t))  # fmt: skip
+        return smem_bytes(self.slot_shape(t, len(self.src_indices)), t.element_type, swizzle_of(t))
 
     def verify_(self) -> None:
         src = check_smem_ref(self, self.src, "copies from this CTA's SMEM")
@@ -385,8 +387,10 @@ class PeerCopyOp(IRDLOperation):
         check_peer(self, self.peer)
         check_barrier_index(self.barrier, self.barrier_index)
         shapes = []
-        for t, indices, what in ((src, self.src_indices, "source"),
-                                 (dst, self.dst_indices, "destination")):  # fmt: skip
+        for t, indices, what in (
+            (src, self.src_indices, "source"),
+            (dst, self.dst_indices, "destination"),
+        ):
             # rule: DS9
             if len(indices) >= t.get_num_dims():
                 raise Error(
@@ -406,11 +410,12 @@ class PeerCopyOp(IRDLOperation):
                 "bytes, it does not convert or re-layout them",
             )
         nbytes = self.delivered_bytes
+        padded = -(-nbytes // BULK_UNIT) * BULK_UNIT
         # rule: DS7
         if nbytes % BULK_UNIT:
             raise Error(
                 f"a bulk copy moves a multiple of {BULK_UNIT} bytes, got {nbytes} bytes",
-                note=f"make the slot a multiple of {BULK_UNIT} bytes, {-(-nbytes // BULK_UNIT) * BULK_UNIT} "
+                note=f"make the slot a multiple of {BULK_UNIT} bytes, {padded} "
                 "here (pad its rows), or store the tail with copy.peer_store",
             )
         # rule: DS7

@@ -7,7 +7,8 @@ passes and the runtime share. Each is defined in the module of its family:
 - `attributes`: enums, attributes and types; `memory`: memory spaces and sizes;
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
 - `copies` (`tma`, `cp_async`), `prefetch`, `groups`, `barriers`, `roles` (who issues:
-  warp-specialized roles, named barriers), `smem`, `tmem` (`tmem_access`), `dsmem` (a peer CTA's SMEM): the ops;
+  warp-specialized roles, named barriers), `smem`, `tmem` (`tmem_access`), `dsmem` (a peer
+  CTA's SMEM): the ops;
 - `dialect`: the `Copy` dialect (its docstring describes the dialect as a whole).
 """
 

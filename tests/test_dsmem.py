@@ -13,8 +13,11 @@ from passes.pipeline import compile_module
 
 CASES = [
     (mode, dtype, cluster)
-    for mode, dtypes in (("store", ("f32", "i32", "f64")), ("reduce", ("i32",)),
-                         ("bulk", ("f32", "bf16")))  # fmt: skip
+    for mode, dtypes in (
+        ("store", ("f32", "i32", "f64")),
+        ("reduce", ("i32",)),
+        ("bulk", ("f32", "bf16")),
+    )
     for dtype in dtypes
     for cluster in (2, 4)
 ]

@@ -19,6 +19,7 @@ pytestmark = [
     pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here"),
 ]
 
+
 def values(shape, dtype: str, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     if dtype == "i32":

@@ -808,7 +808,9 @@ class Agent:
         if key is None:
             return
         if mask is None or self.n is None:
-            why = "the threads that reach it are not known" if self.n else "the block size is unknown"
+            why = (
+                "the threads that reach it are not known" if self.n else "the block size is unknown"
+            )
             # rule: P6
             self.report(
                 warning(

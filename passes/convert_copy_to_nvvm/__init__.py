@@ -16,8 +16,8 @@ has no guard.
 The modules, one per op family: `emit` (the llvm builders), `kernel` (the kernel's facts,
 arena, prologue and ABI), `copies` (TMA and cp.async copies, prefetches, tensor maps),
 `groups` (bulk and cp.async groups, fences), `barriers` (mbarriers and named barriers),
-`roles` (`copy.warp_specialize`), `smem`, `tmem`, `dsmem` (a peer CTA's SMEM), and `guards` (the debug guards); this one
-holds the pass.
+`roles` (`copy.warp_specialize`), `smem`, `tmem`, `dsmem` (a peer CTA's SMEM), and `guards`
+(the debug guards); this one holds the pass.
 
 Who issues what (the semantics the verifier's rules assume): the issuing group of an op is
 the block, or inside `copy.warp_specialize` the role that holds it (`roles`: each role's body

@@ -161,4 +161,3 @@ class LowerPeerArrive(KernelPattern):
         e = Emit()
         kernel.group(op).elected(e, body.ops)
         rewriter.replace(op, e.ops, [])
-
