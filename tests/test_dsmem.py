@@ -8,6 +8,9 @@ from __future__ import annotations
 import pytest
 
 from copy_dialect import kernels
+from copy_dialect import ops as copy
+from copy_dialect.errors import CopyVerifyException
+from copy_dialect.verify import verify_module
 from copy_tools.universe import make_context
 from passes.pipeline import compile_module
 
@@ -70,3 +73,21 @@ def test_exchange_rejects_what_it_cannot_build():
         kernels.dsmem_exchange((64, 128), "f32", TILE, mode="reduce")
     with pytest.raises(ValueError, match="32- or 64-bit"):
         kernels.dsmem_exchange((64, 128), "bf16", TILE, mode="store")
+
+
+@pytest.mark.parametrize("mode", ["store", "reduce", "bulk"])
+def test_exchange_without_the_receive_wait_races(mode):
+    """The analysis credits each CTA with what it sends: drop the wait for what it receives,
+    and the TMA store of the received tile reads it before it lands (P1)."""
+    dtype = "i32" if mode == "reduce" else "f32"
+    built = module(mode, dtype, 2, SHAPES[0])
+    inits = [op for op in built.walk() if isinstance(op, copy.BarrierInitOp)]
+    full = inits[1].result
+    (wait,) = [
+        op for op in built.walk() if isinstance(op, copy.BarrierWaitOp) and op.barrier is full
+    ]
+    wait.detach()
+    wait.erase()
+    with pytest.raises(CopyVerifyException, match="before the copy that fills") as caught:
+        verify_module(built)
+    assert "P1" in caught.value.rules
