@@ -374,7 +374,7 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
 
 TARGETS: dict[str, tuple[str, Callable[[], tuple[list[Kernel], list[str]]]]] = {
     "sm_80": ("+ptx80", sm_80),
-    "sm_90a": ("+ptx80", sm_90a),
+    "sm_90a": ("+ptx81", sm_90a),
     "sm_100a": ("+ptx86", sm_100a),
 }
 
