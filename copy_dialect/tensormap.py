@@ -36,7 +36,12 @@ from xdsl.irdl import (
 )
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
-from copy_dialect.attributes import TensorMapField, TensorMapFieldAttr, TensorMapType
+from copy_dialect.attributes import (
+    Implementation,
+    TensorMapField,
+    TensorMapFieldAttr,
+    TensorMapType,
+)
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry
 from copy_dialect.gmem import check_tma_stride
@@ -375,11 +380,12 @@ class TensorMapFenceAcquireOp(IRDLOperation):
         check_map_value(self.map)
 
 
-def check_copy_map(g: CopyGeometry, map_value: SSAValue, tma: bool) -> None:
+def check_copy_map(g: CopyGeometry, map_value: SSAValue, impl: Implementation | None) -> None:
     """A copy through a map in global memory: a TMA load or store (not a reduction, whose
     map type may differ) of the map's array whose tensor map (box, element type, swizzle,
     OOB fill) is the map's (TU9)."""
     t = map_type(map_value)
+    tma = impl in (Implementation.TMA, None)  # None: no target yet decides it
     owner = map_value.owner
     source = owner.source if isinstance(owner, TensorMapGlobalOp) else None
     want = TensorMapType(g.gmem_box, g.element_type, g.swizzle_bytes, g.tensor_map_oob)
@@ -391,7 +397,7 @@ def check_copy_map(g: CopyGeometry, map_value: SSAValue, tma: bool) -> None:
         if source is not g.gmem:
             found.append("a map of another array")
         if not tma:
-            found.append("a cp.async copy")
+            found.append(f"impl {impl}")
         raise Error(
             f"Expected a TMA copy through a map of its GMEM ref with its tensor map {want}, "
             f"got {', '.join(found)}",
