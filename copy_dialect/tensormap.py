@@ -34,7 +34,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect
 
 from copy_dialect.attributes import (
     Implementation,
@@ -109,6 +109,9 @@ class TensorMapGlobalOp(IRDLOperation):
     slot = operand_def(IndexType)
     slots = prop_def(IntegerAttr[I64])
     map = result_def(TensorMapType)
+
+    # Each op is its own workspace: two alike are two maps (no CSE merges them).
+    traits = traits_def(MemoryAllocEffect())
 
     irdl_options = (ParsePropInAttrDict(),)
 
