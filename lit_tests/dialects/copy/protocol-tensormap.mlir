@@ -86,3 +86,54 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+
+// -----
+
+// Warp-specialized: the producer warp re-points the map at a new row band of %x before each
+// load (after the storer released the slot, so every earlier load through the map is known
+// complete); the storer warp stores each band through its own map of %y.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @tensormap_roles(%x: memref<?x?xf32>, %y: memref<?x?xf32>, %pool: memref<65536xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c512 = arith.constant 512 : index
+    %ring = copy.alloc_smem : memref<1x8x64xf32, #copy.smem>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %empty = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %mx = copy.tensormap_global %x slot %c0 of 1 : memref<?x?xf32> -> !copy.tensormap<8x64xf32>
+    %my = copy.tensormap_global %y slot %c0 of 1 : memref<?x?xf32> -> !copy.tensormap<8x64xf32>
+    copy.warp_specialize warps [1, 1] {
+    ^bb0(%t: index):
+      scf.for %k = %c0 to %c4 step %c1 {
+        %again = arith.cmpi uge, %k, %c1 : index
+        scf.if %again {
+          %prev = arith.subi %k, %c1 : index
+          %pm = arith.remui %prev, %c2 : index
+          %pp = arith.cmpi ne, %pm, %c0 : index
+          copy.barrier_wait %empty[%c0], %pp : !copy.barrier<1>
+        }
+        %off = arith.muli %k, %c512 : index
+        copy.tensormap_replace %mx global_address to %pool[%off] : !copy.tensormap<8x64xf32>, memref<65536xf32>
+        copy.tensormap_fence_release %mx : !copy.tensormap<8x64xf32>
+        copy.tensormap_fence_acquire %mx : !copy.tensormap<8x64xf32>
+        copy.async_copy %x[%c0, %c0] to %ring[%c0] barrier %full[%c0] map(%mx : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<1x8x64xf32, #copy.smem>, !copy.barrier<1>
+      }
+    }, {
+    ^bb0(%t: index):
+      scf.for %k = %c0 to %c4 step %c1 {
+        %km = arith.remui %k, %c2 : index
+        %kp = arith.cmpi ne, %km, %c0 : index
+        copy.barrier_wait %full[%c0], %kp : !copy.barrier<1>
+        %row = arith.muli %k, %c2 : index
+        copy.async_copy %ring[%c0] to %y[%row, %c0] map(%my : !copy.tensormap<8x64xf32>) : memref<1x8x64xf32, #copy.smem> to memref<?x?xf32>
+        copy.commit_group bulk
+        copy.wait_group bulk 0 read_only
+        copy.barrier_arrive %empty[%c0] issuer elected : !copy.barrier<1>
+      }
+      copy.wait_group bulk 0
+    }
+    func.return
+  }
+}
