@@ -6,7 +6,7 @@ passes and the runtime share. Each is defined in the module of its family:
 
 - `attributes`: enums, attributes and types; `memory`: memory spaces and sizes;
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
-- `copies` (`tma`, `cp_async`), `prefetch`, `groups`, `barriers`, `roles` (who issues:
+- `copies` (`tma`, `cp_async`), `im2col`, `prefetch`, `groups`, `barriers`, `roles` (who issues:
   warp-specialized roles, named barriers), `smem`, `tmem` (`tmem_access`): the ops;
 - `dialect`: the `Copy` dialect (its docstring describes the dialect as a whole).
 """
@@ -67,6 +67,7 @@ from copy_dialect.geometry import (
     tensor_map_type,
 )
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
+from copy_dialect.im2col import Im2colGeometry, Im2colLoadOp
 from copy_dialect.memory import (
     GMEM,
     SMEM,
@@ -111,7 +112,8 @@ from copy_dialect.verify_common import kernel_cluster_shape, module_target
 
 __all__ = [
     # ops
-    "AsyncCopyOp", "PrefetchOp", "CommitGroupOp", "WaitGroupOp", "BarrierInitOp",
+    "AsyncCopyOp", "Im2colLoadOp", "PrefetchOp", "CommitGroupOp", "WaitGroupOp",
+    "BarrierInitOp",
     "BarrierArriveOp", "BarrierArriveExpectTxOp", "BarrierWaitOp", "BarrierTestOp",
     "WarpSpecializeOp", "NamedBarrierSyncOp", "NamedBarrierArriveOp", "FenceAsyncSharedOp",
     "AllocSmemOp", "TmemAllocOp", "TmemDeallocOp", "TmemLoadOp", "TmemStoreOp", "TmemWaitOp",
@@ -125,7 +127,8 @@ __all__ = [
     "TmemWaitKind", "TmemWaitKindAttr", "TmemCopyShape", "TmemCopyShapeAttr",
     "TmemCopyMulticast", "TmemCopyMulticastAttr", "SWIZZLES", "swizzle_period",
     # geometry and tensor maps
-    "BoxGeometry", "CopyGeometry", "MulticastSplit", "multicast_split_dim", "tensor_map_type",
+    "BoxGeometry", "CopyGeometry", "Im2colGeometry", "MulticastSplit", "multicast_split_dim",
+    "tensor_map_type",
     "reduction_map_type", "base_reduction", "REDUCTIONS_BY_MAP", "cp_async_chunk_bytes",
     # memory spaces, sizes and the kernel's SMEM and TMEM
     "GMEM", "SMEM", "TMEM", "memory_space", "swizzle_of", "bitwidth", "smem_bytes",

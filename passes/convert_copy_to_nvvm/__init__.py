@@ -54,7 +54,7 @@ from passes.convert_copy_to_nvvm.barriers import (
     LowerBarrierWait,
     LowerNamedBarrier,
 )
-from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerPrefetch
+from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerIm2colLoad, LowerPrefetch
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
 from passes.convert_copy_to_nvvm.groups import (
     LowerCommitGroup,
@@ -147,6 +147,7 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerWaitGroup(kernels),
                 LowerPrefetch(kernels),
                 LowerAsyncCopy(kernels),
+                LowerIm2colLoad(kernels),
                 LowerTmemAlloc(kernels),
                 LowerTmemDealloc(kernels),
                 LowerTmemLoad(kernels),
