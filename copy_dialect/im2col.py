@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.dialects.builtin import (
     I16,
@@ -126,8 +127,8 @@ class Im2colLoadOp(IRDLOperation):
     read zeros (the convolution's padding).
 
     ```mlir
-    copy.im2col_load %x[%n, %h, %w, %c] offsets [%r, %s] to %buf[%slot] barrier %bars[%slot]
-        {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>}
+    copy.im2col_load %img[%n, %h, %w, %c] offsets [%r, %s] to %pixels[%slot]
+        barrier %bars[%slot] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>}
         : memref<2x9x9x64xf16> to memref<2x128x64xf16, #copy.smem>, !copy.barrier<2>
     ```
     """
@@ -312,12 +313,19 @@ class Im2colLoadOp(IRDLOperation):
         box = g.box_shape
         # rule: IC3
         if len(box) != 2:
+            t = g.smem_type
+            flat = (
+                MemRefType(t.element_type, [prod(box[:-1]), box[-1]], t.layout, t.memory_space)
+                if len(box) > 2
+                else None
+            )
             raise Error(
                 f"Expected the SMEM box of an im2col load to be [pixels, channels], got "
                 f"{list(box)} (the SMEM ref's dims after its {len(g.smem_indices)} slot "
                 "indices)",
-                note="allocate the box as a 2-D memref<PIXELSxCHANNELSx...> per slot and index "
-                "the slot dims",
+                note="make each slot a 2-D box of pixels x channels"
+                + ("" if flat is None else f", e.g. {flat}")
+                + ", or index the SMEM ref's leading slot dims",
             )
         pixels, channels = box
         # rule: IC7
@@ -344,8 +352,7 @@ class Im2colLoadOp(IRDLOperation):
                 raise Error(
                     f"Expected {spatial} {name} corner values (one per spatial dim of the "
                     f"rank-{rank} tensor), got {len(corner)}",
-                    note=f"give {name} = array<i64: ...> one value per spatial dim "
-                    f"({spatial})",
+                    note=f"give {name} = array<i64: ...> one value per spatial dim ({spatial})",
                 )
         low, high = corner_range(rank)
         for name, corner in (("lower", g.lower), ("upper", g.upper)):
@@ -355,9 +362,9 @@ class Im2colLoadOp(IRDLOperation):
                     raise Error(
                         f"Expected the {name} corner of a rank-{rank} im2col map in "
                         f"[{low}, {high}], got {v} at spatial dim {i}",
-                        note=f"a rank-{rank} map holds corners of {CORNER_BITS[rank]} bits: "
-                        "use less padding or a smaller filter, or a tensor of lower rank "
-                        "(merge the batch with an outer spatial dim)",
+                        note=f"keep the corners of a rank-{rank} map in [{low}, {high}] "
+                        f"({CORNER_BITS[rank]} bits): use less padding or a smaller filter, or a "
+                        "tensor of lower rank (merge the batch with an outer spatial dim)",
                     )
         shape = g.gmem_type.get_shape()[1:-1]
         for i, (size, lo, up) in enumerate(zip(shape, g.lower, g.upper, strict=True)):
@@ -368,7 +375,7 @@ class Im2colLoadOp(IRDLOperation):
                     f"dim {i}: [{lo}, {size} + {up}) for an extent of {size}",
                     note="the box holds the filter bases: lower = -padding, upper = padding - "
                     "(filter - 1) * dilation, which a filter larger than the padded input "
-                    "makes empty; raise upper",
+                    f"makes empty; raise upper above {lo - size}, e.g. to {lo - size + 1}",
                 )
 
     def _verify_strides(self, g: Im2colGeometry) -> None:
@@ -405,6 +412,6 @@ class Im2colLoadOp(IRDLOperation):
                 raise Error(
                     f"Expected the im2col offsets of a rank-{rank} map in [{low}, {high}], got "
                     f"{value} (as unsigned 16 bits: {unsigned}) at spatial dim {i}",
-                    note=f"offsets are unsigned and hold {OFFSET_BITS[rank]} bits for rank "
-                    f"{rank}: the filter tap times the dilation must stay below {high + 1}",
+                    note=f"keep each offset in [{low}, {high}] (unsigned, {OFFSET_BITS[rank]} "
+                    f"bits for rank {rank}): the filter tap times the dilation",
                 )
