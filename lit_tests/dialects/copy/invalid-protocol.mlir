@@ -1146,3 +1146,41 @@ func.func @p13_named_barrier_counts_one_role() attributes {gpu.kernel, gpu.known
   }
   func.return
 }
+
+// -----
+
+// Issue I, item 5: a TMA im2col load is followed like a TMA load.
+// rule: P1
+// fix: s|  copy.async_copy %tile to|  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> copy.async_copy %tile to|
+func.func @p1_im2col_tile_stored_before_wait(%x: memref<2x9x9x16xf16>, %y: memref<162x144xf16>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %false = arith.constant false
+  %tile = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{the copy that fills it}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%t, %t] to %tile barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  // expected-error@+2 {{the TMA store reads %tile before the copy that fills it completes}}
+  // expected-note@+1 {{wait on barrier 0 of %bar for phase 0 (copy.barrier_wait with parity 0) before the read}}
+  copy.async_copy %tile to %y[%c0, %c0] : memref<64x16xf16, #copy.smem> to memref<162x144xf16>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// rule: P7
+// fix: s|  func.return|  %false = arith.constant false copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> func.return|
+func.func @p7_im2col_load_never_waited(%x: memref<2x9x9x16xf16>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %t = arith.constant 0 : i16
+  %tile = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{the load}}
+  copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %tile barrier %bar[%c0] {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  // expected-error@+2 {{the kernel returns while a TMA load may still be writing its SMEM}}
+  // expected-note@+1 {{copy.barrier_wait on barrier 0 of %bar for phase 0 (parity 0) before the return}}
+  func.return
+}
