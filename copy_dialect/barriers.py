@@ -42,8 +42,8 @@ from copy_dialect.attributes import (
     enum_attr,
 )
 from copy_dialect.copies import AsyncCopyOp
-from copy_dialect.im2col import Im2colLoadOp
 from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.im2col import Im2colLoadOp
 from copy_dialect.roles import check_block_wide
 from copy_dialect.smem import SmemAllocation, check_kernel_smem
 from copy_dialect.verification import copy_op_definition, per_run

@@ -79,7 +79,7 @@ def check_tma_box(g: BoxGeometry, *, rank_note: str, size_note: str) -> None:
     """The box a tensor map can describe, for copies and prefetches alike: 1 to 5 dims and
     at most the array's rank (C3), 1 to 256 elements per dim (C7), innermost rows of whole
     16-byte chunks (C4). The notes say how to mend the box in the op's own terms."""
-    box, rank, bits = g.box_shape, g.gmem_type.get_num_dims(), g.element_bits
+    box, rank = g.box_shape, g.gmem_type.get_num_dims()
     # rule: C3
     if not 1 <= len(box) <= rank <= 5:
         raise Error("Async copies only support striding up to 5 dimensions", note=rank_note)

@@ -47,9 +47,15 @@ CASES = [
 def case_id(case) -> str:
     shape, filt, stride, pad, dil, dtype, channels, pixels, swizzle = case
     return (
-        f"{'x'.join(map(str, shape))}-k{filt[0]}{filt[1]}-s{stride}-p{pad}-d{dil}-{dtype}"
-        f"-c{channels}-m{pixels}-sw{swizzle}"
-    ).replace(" ", "").replace("(", "").replace(")", "").replace(",", "_")
+        (
+            f"{'x'.join(map(str, shape))}-k{filt[0]}{filt[1]}-s{stride}-p{pad}-d{dil}-{dtype}"
+            f"-c{channels}-m{pixels}-sw{swizzle}"
+        )
+        .replace(" ", "")
+        .replace("(", "")
+        .replace(")", "")
+        .replace(",", "_")
+    )
 
 
 def setup(case) -> tuple[kernels.Conv2d, dict[str, Any]]:
@@ -123,14 +129,15 @@ def test_im2col_kernel_compiles(case):
     conv, options = setup(case)
     im2col_maps = [p for p in abi.tensor_maps if isinstance(p, Im2colMapParam)]
     tiled = [p for p in abi.tensor_maps if type(p) is TensorMapParam]
-    assert len(im2col_maps) == 1 and len(tiled) == 1
+    assert len(im2col_maps) == 1
+    assert len(tiled) == 1
     (param,) = im2col_maps
     channels = options["channels"] or conv.shape[3]
     assert param.box == (options["pixels"], channels)
     assert (param.lower, param.upper) == (conv.lower, conv.upper)
     assert param.element_strides == (1, *conv.stride, 1)
-    assert param.swizzle == options["swizzle"] and param.arg == 0 and not param.written
-    assert tiled[0].box == (options["pixels"], channels) and tiled[0].written
+    assert (param.swizzle, param.arg, param.written) == (options["swizzle"], 0, False)
+    assert (tiled[0].box, tiled[0].written) == ((options["pixels"], channels), True)
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
@@ -177,7 +184,8 @@ def test_abi_carries_the_im2col_parameters():
         [-1, -2], [-3, -4], [1, 2, 1, 1],
     )  # fmt: skip
     (back,) = ModuleAbi.from_json(text).kernels["k"].tensor_maps
-    assert back == param and isinstance(back, Im2colMapParam)
+    assert back == param
+    assert isinstance(back, Im2colMapParam)
     assert (back.pixels, back.channels, back.rank) == (64, 16, 4)
 
 
