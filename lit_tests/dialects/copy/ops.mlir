@@ -224,3 +224,43 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+
+// -----
+
+// Issue I, item 5: a ring of 2 im2col slots over the 9 taps of a 3x3 filter, each tile stored
+// once it has landed; a slot is reloaded only after the store from it has read it
+// (wait_group bulk 1 read_only): the protocol analysis proves the kernel.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @im2col_ring(
+  // CHECK: copy.im2col_load %{{.*}} offsets[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier
+  func.func @im2col_ring(%x: memref<2x9x9x16xf16>, %y: memref<162x144xf16>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c9 = arith.constant 9 : index
+    %c16 = arith.constant 16 : index
+    %m1 = arith.constant -1 : index
+    %ring = copy.alloc_smem : memref<2x64x16xf16, #copy.smem>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    scf.for %t = %c0 to %c9 step %c1 {
+      %slot = arith.remui %t, %c2 : index
+      %lap = arith.divui %t, %c2 : index
+      %lap1 = arith.remui %lap, %c2 : index
+      %lapi = arith.index_cast %lap1 : index to i32
+      %parity = arith.trunci %lapi : i32 to i1
+      %r = arith.divui %t, %c3 : index
+      %s = arith.remui %t, %c3 : index
+      %ri = arith.index_cast %r : index to i16
+      %si = arith.index_cast %s : index to i16
+      copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%ri, %si] to %ring[%slot] barrier %full[%slot] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x16xf16> to memref<2x64x16xf16, #copy.smem>, !copy.barrier<2>
+      copy.barrier_wait %full[%slot], %parity : !copy.barrier<2>
+      %col = arith.muli %t, %c16 : index
+      copy.async_copy %ring[%slot] to %y[%c0, %col] : memref<2x64x16xf16, #copy.smem> to memref<162x144xf16>
+      copy.commit_group bulk
+      copy.wait_group bulk 1 read_only
+    }
+    copy.wait_group bulk 0
+    func.return
+  }
+}
