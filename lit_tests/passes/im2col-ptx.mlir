@@ -1,4 +1,5 @@
 // RUN: copy-opt %s -t ptx --target sm_90a | filecheck %s
+// RUN: copy-opt %s -p convert-copy-to-nvvm | filecheck %s --check-prefix=NVVM
 
 // TMA im2col loads through the whole pipeline: the elected thread arrives on the barrier
 // expecting the SMEM box's bytes (pixels x channels x element size) and issues
@@ -30,6 +31,13 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+
+// The kernel ABI records each im2col map (box [pixels, channels], corners, element strides
+// (1, strides..., 1)); each load is the NVVM op with its offsets, innermost first.
+// NVVM: copy.abi = {{.*}}{kind = "im2col_map", arg = 0 : i64, box = array<i64: 64, 16>, swizzle = 16 : i64, oob = "zeros", dtype = "FLOAT32", written = false, lower = array<i64: -2>, upper = array<i64: 0>, element_strides = array<i64: 1, 1, 1>}, {kind = "im2col_map", arg = 1 : i64, box = array<i64: 128, 64>, swizzle = 128 : i64, oob = "zeros", dtype = "FLOAT16", written = false, lower = array<i64: -1, -1>, upper = array<i64: -2, -2>, element_strides = array<i64: 1, 2, 2, 1>}, {kind = "im2col_map", arg = 2 : i64, box = array<i64: 96, 32>, swizzle = 64 : i64, oob = "zeros", dtype = "BFLOAT16", written = false, lower = array<i64: 0, -1, -1>, upper = array<i64: -1, -1, -1>, element_strides = array<i64: 1, 1, 1, 1, 1>}]
+// NVVM: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}] im2col[%r] : !llvm.ptr<3>, !llvm.ptr
+// NVVM: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] im2col[%s, %r] : !llvm.ptr<3>, !llvm.ptr
+// NVVM: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] im2col[%s, %r, %r] : !llvm.ptr<3>, !llvm.ptr
 
 // CHECK-LABEL: .entry im2col(
 // CHECK:       .param .align 64 .b8 im2col_param_3[128],
