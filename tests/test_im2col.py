@@ -8,13 +8,38 @@ padding, stride and dilation onto the map (docs/design.md) without a GPU."""
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import numpy as np
 import pytest
+from xdsl.builder import Builder
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FunctionType,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    UnitAttr,
+    bf16,
+    f16,
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+)
+from xdsl.ir import Block, Region
+from xdsl.parser import Parser
+from xdsl.rewriter import InsertPoint
 
 from copy_dialect import kernels
+from copy_dialect import ops as copy
 from copy_dialect.abi import Im2colMapParam, KernelAbi, ModuleAbi, TensorMapParam
+from copy_dialect.errors import CopyVerifyException
+from copy_dialect.verify import verify_module
 from copy_tools.universe import make_context
 from passes.pipeline import compile_module
 from runtime import tensor_map
@@ -231,3 +256,84 @@ def test_im2col_map_checks_the_arrays_rank():
     array = DeviceArray(0x10000, (4, 16), (64, 4), "float32", 4)
     with pytest.raises(ValueError, match=r"expected x of rank 3 for its tensor map"):
         tensor_map.check_tensor_map_array(array, param, "x")
+
+
+def random_im2col_module(rng: random.Random) -> ModuleOp:
+    """A one-load kernel: each choice keeps a valid default with probability 0.8, so that
+    some modules verify and the rest break one or two rules (of im2col or shared)."""
+
+    def pick(default, *others):
+        return default if rng.random() < 0.8 else rng.choice(others)
+
+    elt = pick(rng.choice([f16, f32, bf16]), i8, f64, IntegerType(4))
+    rank = pick(rng.choice([3, 4, 5]), 2, 6)
+    spatial = max(rank - 2, 0)
+    shape = [pick(2, 1, 3)] + [pick(9, 1, 4, 33) for _ in range(spatial)] + [pick(16, 8, 64, 12)]
+    shape = shape[:rank] if rank >= 2 else shape[-rank:]
+    box = [pick(64, 1, 128, 1024, 2048), pick(16, 8, 12, 64, 512)][: pick(2, 1, 3)]
+    if len(box) == 3:
+        box = [2, *box]
+    swizzle = pick(16, 32, 64, 128)
+    smem_type = MemRefType(elt, box, memory_space=copy.SmemSpaceAttr(swizzle))
+    gmem_type = MemRefType(elt, shape)
+    block = Block(arg_types=[gmem_type])
+    b = Builder(InsertPoint.at_end(block))
+
+    def index(value: int):
+        return b.insert(arith.ConstantOp.from_int_and_width(value, IndexType())).result
+
+    def offset(value: int):
+        return b.insert(arith.ConstantOp.from_int_and_width(value, i16)).result
+
+    buf = b.insert(copy.AllocSmemOp(smem_type)).result
+    bars = b.insert(copy.BarrierInitOp(1)).result
+    coords = [index(pick(0, -1, 1, 8)) for _ in range(rank + pick(0, 1, -1))]
+    offsets = [offset(pick(1, 0, 31, 200, -1)) for _ in range(spatial + pick(0, 1, -1))]
+    n = spatial + pick(0, 1, -1)
+    load = copy.Im2colLoadOp(
+        block.args[0],
+        buf,
+        coordinates=coords,
+        offsets=offsets,
+        barrier=bars,
+        barrier_index=index(0),
+        lower=[pick(-1, 0, -16, -17, -200) for _ in range(max(n, 0))],
+        upper=[pick(-1, 0, 15, -9, -40) for _ in range(max(spatial + pick(0, 1), 0))],
+        strides=pick(None, [pick(2, 1, 8, 9, 0) for _ in range(max(spatial + pick(0, 1), 0))]),
+        dst_indices=[index(0)] if len(box) == 3 else [],
+    )
+    b.insert(load)
+    parity = b.insert(arith.ConstantOp.from_int_and_width(0, 1)).result
+    b.insert(copy.BarrierWaitOp(bars, index(0), parity))
+    b.insert(func.ReturnOp())
+    fn = func.FuncOp("k", FunctionType.from_lists([gmem_type], []), Region(block))
+    fn.attributes["gpu.kernel"] = UnitAttr()
+    fn.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, [128, 1, 1])
+    module = ModuleOp([fn])
+    module.attributes["copy.target"] = copy.TargetAttr(pick("sm_90a", "sm_100a", "sm_80"))
+    return module
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_im2col_loads_verify_or_explain(seed):
+    """Every configuration verifies, or fails with a CopyVerifyException that has a note
+    (never another exception); what verifies round-trips and compiles to a cubin."""
+    ctx = make_context()
+    rng = random.Random(seed)
+    verified = rejected = 0
+    for _ in range(60):
+        module = random_im2col_module(rng)
+        try:
+            verify_module(module)
+        except CopyVerifyException as err:
+            missing_note = None if err.note else str(err)
+            rejected += 1
+            assert missing_note is None, f"error without a fix note: {missing_note}"
+            continue
+        verified += 1
+        text = str(module)
+        assert str(Parser(ctx, text).parse_module()) == text
+        if verified <= 3:
+            assert compile_module(module, ctx).cubin.startswith(b"\x7fELF")
+    assert verified >= 3
+    assert rejected >= 10
