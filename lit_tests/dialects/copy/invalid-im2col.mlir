@@ -247,3 +247,38 @@ func.func @c5_im2col_channels_wider_than_the_swizzle(%x: memref<2x9x9x64xf16>) {
   copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// rule: A1
+// fix: s|sm_80|sm_90a|
+func.func @a1_im2col_before_sm90(%x: memref<2x9x9x16xf16>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %t = arith.constant 0 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{copy.im2col_load uses TMA, which needs sm_90 or newer, but the target is sm_80}}
+  // expected-note@+1 {{target sm_90 or newer: cp.async has no im2col mode}}
+  copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: B1
+// fix: s|memref<64x16xbf16, #copy.smem>|memref<64x16xf16, #copy.smem>|
+// fix: s|memref<64x16xbf16, #copy.smem>|memref<64x16xf16, #copy.smem>|
+func.func @b1_im2col_converts(%x: memref<2x9x9x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %t = arith.constant 0 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xbf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected same element type, got f16 and bf16}}
+  // expected-note@+1 {{copies do not convert: give both refs the same element type, f16 or bf16}}
+  copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x16xbf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
