@@ -46,7 +46,15 @@ from xdsl.irdl import (
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
 from copy_dialect import tma
-from copy_dialect.attributes import BarrierType, Implementation, OOBMode
+from copy_dialect.attributes import (
+    L2_POLICY_ENCODING,
+    BarrierType,
+    Implementation,
+    L2Policy,
+    L2PolicyAttr,
+    OOBMode,
+    enum_attr,
+)
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry
 from copy_dialect.gmem import check_gmem_layout
@@ -124,7 +132,8 @@ class Im2colLoadOp(IRDLOperation):
     coordinates give the first pixel's filter base (n, spatial..., c), `offsets` the filter
     tap (i16, one per spatial dim); `lower` and `upper` are the bounding box's corners and
     `strides` the traversal strides (default 1), one per spatial dim. Out-of-bounds pixels
-    read zeros (the convolution's padding).
+    read zeros (the convolution's padding). `l2 evict_normal|evict_first|evict_last` is the
+    L2 cache policy, as on copy.async_copy (an input read once per filter tap: evict_last).
 
     ```mlir
     copy.im2col_load %img[%n, %h, %w, %c] offsets [%r, %s] to %pixels[%slot]
@@ -147,6 +156,7 @@ class Im2colLoadOp(IRDLOperation):
     upper = prop_def(DenseArrayBase.constr(i64))
     strides = opt_prop_def(DenseArrayBase.constr(i64))
     arrive = opt_prop_def(BoolAttr)
+    l2 = opt_prop_def(L2PolicyAttr)
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
@@ -154,7 +164,7 @@ class Im2colLoadOp(IRDLOperation):
 
     assembly_format = (
         "$src `[` $coordinates `]` `offsets` `[` $offsets `]` `to` $dst "
-        "(`[` $dst_indices^ `]`)? `barrier` $barrier `[` $barrier_index `]` "
+        "(`[` $dst_indices^ `]`)? `barrier` $barrier `[` $barrier_index `]` (`l2` $l2^)? "
         "attr-dict `:` type($src) `to` type($dst) `,` type($barrier)"
     )
 
@@ -172,6 +182,7 @@ class Im2colLoadOp(IRDLOperation):
         barrier_index: SSAValue | Operation | None = None,
         strides: Sequence[int] | None = None,
         arrive: bool | None = None,
+        l2: L2Policy | str | None = None,
     ):
         super().__init__(
             operands=[src, coordinates, offsets, dst, dst_indices, barrier, barrier_index],
@@ -180,6 +191,7 @@ class Im2colLoadOp(IRDLOperation):
                 "upper": DenseArrayBase.from_list(i64, upper),
                 "strides": None if strides is None else DenseArrayBase.from_list(i64, strides),
                 "arrive": None if arrive is None else BoolAttr.from_bool(arrive),
+                "l2": enum_attr(L2PolicyAttr, L2Policy, l2),
             },
         )
 
@@ -225,6 +237,10 @@ class Im2colLoadOp(IRDLOperation):
     def resolved_implementation(self) -> Implementation:
         """Always TMA (the protocol analysis asks every copy)."""
         return Implementation.TMA
+
+    def l2_policy_value(self) -> int | None:
+        """The L2 cache-policy operand of the load (`l2`'s encoding), None for none."""
+        return None if self.l2 is None else L2_POLICY_ENCODING[self.l2.data]
 
     @property
     def arrives(self) -> bool:

@@ -1283,6 +1283,7 @@ def im2col_gather(
     pixels: int = 64,
     channels: int | None = None,
     swizzle: int = 16,
+    cache_hint: str | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = im2col(x)` for `conv` over the NHWC array x: y is the `[N*P*Q, R*S*C]` matrix of
@@ -1290,7 +1291,8 @@ def im2col_gather(
     tap t = r * S + s and channels [j * channels, (j + 1) * channels) (all C by default), with
     one `copy.im2col_load` (the first row's filter base as coordinates, the tap times the
     dilation as offsets), waits on its barrier and stores the tile with TMA (clipped at the
-    last row)."""
+    last row). `cache_hint` is the loads' L2 cache policy (`"evict_last"`: every tap reads
+    the input again)."""
     n, h, w, c = conv.shape
     block = c if channels is None else channels
     (_, q), (_, s) = conv.output, conv.filter
@@ -1341,6 +1343,7 @@ def im2col_gather(
                 lower=conv.lower,
                 upper=conv.upper,
                 strides=conv.stride,
+                l2=cache_hint,
             )
         )
         b.insert(copy.BarrierWaitOp(bar, c0, phase))

@@ -38,6 +38,7 @@ from xdsl.rewriter import InsertPoint
 from copy_dialect import kernels
 from copy_dialect import ops as copy
 from copy_dialect.abi import Im2colMapParam, KernelAbi, ModuleAbi, TensorMapParam
+from copy_dialect.attributes import L2_POLICY_ENCODING, L2Policy
 from copy_dialect.errors import CopyVerifyException
 from copy_dialect.verify import verify_module
 from copy_tools.universe import make_context
@@ -195,6 +196,16 @@ def test_traversal_model_gives_numpys_im2col(case):
                 col = t * conv.shape[3] + c0
                 expected = want[first : first + param.pixels, col : col + param.channels]
                 assert np.array_equal(tile[: min(param.pixels, rows - first)], expected)
+
+
+def test_l2_policy_reaches_the_im2col_instruction():
+    conv = kernels.conv2d((2, 9, 7, 16), 3, padding=1)
+    module = kernels.im2col_gather(conv, "f16", cache_hint="evict_last")
+    ptx = compile_module(module, make_context(), "sm_90a").ptx
+    assert compile_module(module, make_context(), "sm_90a").cubin
+    (line,) = [row for row in ptx.splitlines() if ".im2col." in row]
+    assert ".im2col.mbarrier::complete_tx::bytes.L2::cache_hint" in line
+    assert f"{L2_POLICY_ENCODING[L2Policy.EVICT_LAST]};" in ptx
 
 
 def test_abi_carries_the_im2col_parameters():

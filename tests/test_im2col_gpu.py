@@ -31,3 +31,13 @@ def test_im2col_gather_matches_numpy(case):
     y = np.full(conv.matrix, -7, x.dtype)
     program(x, y, grid=kernels.im2col_grid(conv, options["pixels"], options["channels"]))
     assert same_bits(y, want)
+
+
+def test_im2col_gather_with_an_l2_policy():
+    """An L2 policy changes where lines live, never what the load returns."""
+    conv = kernels.conv2d((2, 9, 7, 16), 3, stride=2, padding=1, dilation=2)
+    program = runtime.compile(kernels.im2col_gather(conv, "f16", cache_hint="evict_last"))
+    x = random(conv.shape, "f16", 3)
+    y = np.full(conv.matrix, -7, x.dtype)
+    program(x, y, grid=kernels.im2col_grid(conv))
+    assert same_bits(y, im2col(x, conv))

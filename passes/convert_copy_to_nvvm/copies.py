@@ -14,7 +14,7 @@
   corners, traversal strides, pixels and channels in the map, `Im2colMapParam`): it arrives
   on its barrier expecting the SMEM box's bytes (unless `arrive = false`) and issues
   `cp.async.bulk.tensor.Nd.shared::cluster.global.im2col.mbarrier::complete_tx::bytes` with
-  the coordinates and the im2col offsets, innermost first.
+  the coordinates and the im2col offsets, innermost first (`.L2::cache_hint` with `l2`).
 - A cp.async copy is issued by every thread of the block (or role) together: 16-byte chunks (8 or 4
   when a row is not a multiple of 16) with `cp.async.{cg,ca}.shared.global`; with `oob zeros`
   each chunk's source size is clipped to the array, and cp.async zero-fills the rest.
@@ -115,6 +115,7 @@ class LowerIm2colLoad(KernelPattern):
                 coordinates=coordinates,
                 mbar=bar,
                 im2col_offsets=offsets,
+                l2_cache_hint=l2_cache_hint(body, op),
             )
         )
         e = Emit()
@@ -140,7 +141,9 @@ def tma_descriptor(g: copy.BoxGeometry, kernel: Kernel, written: bool) -> SSAVal
     return kernel.tensor_map(key, written)
 
 
-def l2_cache_hint(e: Emit, op: copy.AsyncCopyOp | copy.PrefetchOp) -> SSAValue | None:
+def l2_cache_hint(
+    e: Emit, op: copy.AsyncCopyOp | copy.PrefetchOp | copy.Im2colLoadOp
+) -> SSAValue | None:
     """The i64 cache-policy operand of a TMA op's `.L2::cache_hint` form, None for none."""
     policy = op.l2_policy_value()
     return None if policy is None else e.const(policy, i64)

@@ -210,8 +210,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // CHECK-GENERIC: "copy.im2col_load"(%{{.*}}) <{lower = array<i64: -2>, upper = array<i64: 0>, operandSegmentSizes = array<i32: 1, 3, 1, 1, 0, 1, 1>}> : (memref<4x33x16xf32>, index, index, index, i16, memref<64x16xf32, #copy.smem>, !copy.barrier<3>, index) -> ()
     copy.im2col_load %x3[%c0, %m1, %c0] offsets [%t1] to %b3 barrier %bars[%c0] {lower = array<i64: -2>, upper = array<i64: 0>} : memref<4x33x16xf32> to memref<64x16xf32, #copy.smem>, !copy.barrier<3>
     %b4 = copy.alloc_smem : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
-    // CHECK: copy.im2col_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] offsets[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier %{{.*}}[%{{.*}}] {lower = array<i64: -1, -1>, upper = array<i64: -2, -2>, strides = array<i64: 2, 2>} : memref<2x9x9x64xf16> to memref<2x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<3>
-    copy.im2col_load %x4[%c0, %m1, %m1, %c0] offsets [%t2, %t2] to %b4[%c1] barrier %bars[%c1] {lower = array<i64: -1, -1>, upper = array<i64: -2, -2>, strides = array<i64: 2, 2>} : memref<2x9x9x64xf16> to memref<2x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<3>
+    // CHECK: copy.im2col_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] offsets[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier %{{.*}}[%{{.*}}] l2 evict_last {lower = array<i64: -1, -1>, upper = array<i64: -2, -2>, strides = array<i64: 2, 2>} : memref<2x9x9x64xf16> to memref<2x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<3>
+    copy.im2col_load %x4[%c0, %m1, %m1, %c0] offsets [%t2, %t2] to %b4[%c1] barrier %bars[%c1] l2 evict_last {lower = array<i64: -1, -1>, upper = array<i64: -2, -2>, strides = array<i64: 2, 2>} : memref<2x9x9x64xf16> to memref<2x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<3>
     %b5 = copy.alloc_smem : memref<96x32xbf16, #copy.smem<swizzle = 64>>
     %c2 = arith.constant 2 : index
     // CHECK: copy.barrier_arrive_expect_tx %{{.*}}[%{{.*}}], 6144 : !copy.barrier<3>
