@@ -146,9 +146,7 @@ def tma_copy(
         )
         b.insert(copy.BarrierWaitOp(bar, c0, phase))
         b.insert(
-            copy.AsyncCopyOp(
-                buf, y, dst_indices=[row, col], reduction=reduce, l2=cache_hints[1]
-            )
+            copy.AsyncCopyOp(buf, y, dst_indices=[row, col], reduction=reduce, l2=cache_hints[1])
         )
         b.insert(copy.CommitGroupOp("bulk"))
         b.insert(copy.WaitGroupOp("bulk", 0))
@@ -206,20 +204,111 @@ def cp_async_copy(
     return _kernel("cp_async_copy", [gmem, gmem], body, target=target, block=CP_ASYNC_BLOCK)
 
 
+def bulk_copy(
+    n: int,
+    dtype: str,
+    tile: int = 4096,
+    *,
+    prefetch: bool = False,
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`y = x` for 1-D arrays of `n` elements by non-tensor bulk copies (`impl bulk`): block
+    b copies elements [b * tile, (b + 1) * tile) through SMEM, and the last block, when
+    `tile` does not divide `n`, the tail with a box of its own. Each part must be a
+    multiple of 16 bytes (rule BK2). With `prefetch`, each block first prefetches its part
+    into L2 (a bulk prefetch). Launch it on `ceil(n / tile)` blocks."""
+    elt = element_type(dtype)
+    bits = copy.bitwidth(elt) or 8
+    tail = n % tile
+    for part in (tile, tail):
+        if part * bits % 128:
+            raise ValueError(
+                f"expected parts of a multiple of 16 bytes, got {part} {dtype} elements "
+                f"({part * bits / 8:g} bytes): choose n and tile accordingly"
+            )
+    gmem = MemRefType(elt, [n])
+    full = n // tile
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+        bx = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        origin = b.insert(arith.MuliOp(bx, _index(b, tile))).result
+        # One barrier per part: the analysis need not know that one block takes one part.
+        bars = b.insert(copy.BarrierInitOp(2 if tail else 1)).result
+        parts = [b.insert(copy.AllocSmemOp(_smem_1d(elt, tile))).result]
+        if tail:
+            parts.append(b.insert(copy.AllocSmemOp(_smem_1d(elt, tail))).result)
+
+        def copy_part(tb: Builder, part: int) -> None:
+            buf, index = parts[part], _index(tb, part)
+            if prefetch:
+                size = buf.type.get_shape()
+                tb.insert(copy.PrefetchOp(x, [origin], size, implementation="bulk"))
+            tb.insert(
+                copy.AsyncCopyOp(
+                    x,
+                    buf,
+                    src_indices=[origin],
+                    barrier=bars,
+                    barrier_index=index,
+                    oob="promise_in_bounds",
+                    implementation="bulk",
+                )
+            )
+            tb.insert(copy.BarrierWaitOp(bars, index, phase))
+            tb.insert(
+                copy.AsyncCopyOp(
+                    buf, y, dst_indices=[origin], oob="promise_in_bounds", implementation="bulk"
+                )
+            )
+            tb.insert(copy.CommitGroupOp("bulk"))
+            tb.insert(copy.WaitGroupOp("bulk", 0))
+
+        is_full = b.insert(arith.CmpiOp(bx, _index(b, full), "ult")).result
+        _if(b, is_full, lambda tb: copy_part(tb, 0))
+        if tail:
+            is_tail = b.insert(arith.CmpiOp(bx, _index(b, full), "eq")).result
+            _if(b, is_tail, lambda tb: copy_part(tb, 1))
+
+    return _kernel("bulk_copy", [gmem, gmem], body, target=target, block=TMA_BLOCK)
+
+
+def _smem_1d(elt: Attribute, size: int) -> MemRefType:
+    return MemRefType(elt, [size], memory_space=copy.SmemSpaceAttr())
+
+
+def _bulk_oob(shape: Sequence[int], tile: Sequence[int], implementation: str | None) -> str | None:
+    """The `oob` of a builder's copies for `implementation`: a bulk copy moves whole rows
+    and promises to stay in bounds (rules BK1, BK4); None (the default) otherwise."""
+    if implementation != "bulk":
+        return None
+    if tile[-1] != shape[-1]:
+        raise ValueError(
+            f"expected tiles of whole rows ({shape[-1]} elements) for bulk copies, got "
+            f"{tuple(tile)}"
+        )
+    return "promise_in_bounds"
+
+
 def multicast_copy(
     shape: Sequence[int],
     dtype: str,
     tile: Sequence[int] = (64, 64),
     *,
+    implementation: str | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` with multicast: the two CTAs of a (2, 1, 1) cluster share one tile load (each
     issues half of it with .multicast::cluster); CTA r of the pair stores rows
-    [r * tile/2, (r + 1) * tile/2) of the tile. Rows must be a multiple of the tile's."""
+    [r * tile/2, (r + 1) * tile/2) of the tile. Rows must be a multiple of the tile's. With
+    `implementation="bulk"`, the tiles are whole rows (tile[1] == shape[1]) and the copies
+    are non-tensor bulk copies that promise to stay in bounds."""
     elt = element_type(dtype)
     half = tile[0] // 2
     if shape[0] % tile[0]:
         raise ValueError(f"expected rows ({shape[0]}) that are a multiple of {tile[0]}")
+    oob = _bulk_oob(shape, tile, implementation)
     # The array seen as (row halves, half rows, columns), so that a CTA stores its half.
     gmem = MemRefType(elt, [shape[0] // half, half, shape[1]])
     smem = MemRefType(elt, [2, half, tile[1]], memory_space=copy.SmemSpaceAttr())
@@ -243,13 +332,23 @@ def multicast_copy(
                 src_indices=[first, c0, col],
                 barrier=bar,
                 barrier_index=c0,
-                oob="zeros",
+                oob=oob or "zeros",
                 collective=[0],
+                implementation=implementation,
             )
         )
         b.insert(copy.BarrierWaitOp(bar, c0, phase))
         mine = b.insert(arith.AddiOp(first, rank)).result
-        b.insert(copy.AsyncCopyOp(buf, y, src_indices=[rank], dst_indices=[mine, c0, col]))
+        b.insert(
+            copy.AsyncCopyOp(
+                buf,
+                y,
+                src_indices=[rank],
+                dst_indices=[mine, c0, col],
+                oob=oob,
+                implementation=implementation,
+            )
+        )
         b.insert(copy.CommitGroupOp("bulk"))
         b.insert(copy.WaitGroupOp("bulk", 0))
 
@@ -496,6 +595,7 @@ def tma_copy_pipelined(
     *,
     stages: int = 3,
     reduce: str | None = None,
+    implementation: str | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` (or `y <reduce>= x`) at full bandwidth: a persistent kernel (launch it on a
@@ -509,10 +609,13 @@ def tma_copy_pipelined(
     with tile `k - pending + stages`, if the block has it. So loads run `stages - pending`
     tiles ahead of the stores; with one stage, the store of tile k finishes reading the only
     slot before tile k + 1 is loaded into it. The shape must be a multiple of the tile, and
-    `stages` between 1 and `pipeline_stages_limit(tile, dtype, target)`."""
+    `stages` between 1 and `pipeline_stages_limit(tile, dtype, target)`. With
+    `implementation="bulk"`, the tiles are whole rows (tile[1] == shape[1]) and the loads
+    and stores are non-tensor bulk copies that promise to stay in bounds."""
     if shape[0] % tile[0] or shape[1] % tile[1]:
         raise ValueError(f"expected a shape that is a multiple of the tile {tuple(tile)}")
     _check_stages(stages, tile, dtype, target)
+    oob = _bulk_oob(shape, tile, implementation)
     pending = min(1, stages - 1)
     elt = element_type(dtype)
     gmem = MemRefType(elt, list(shape))
@@ -556,6 +659,8 @@ def tma_copy_pipelined(
                     dst_indices=[slot],
                     barrier=bars,
                     barrier_index=slot,
+                    oob=oob,
+                    implementation=implementation,
                 )
             )
 
@@ -573,7 +678,15 @@ def tma_copy_pipelined(
         lb.insert(copy.BarrierWaitOp(bars, slot, parity))
         row, col = origin(lb, k)
         lb.insert(
-            copy.AsyncCopyOp(buf, y, src_indices=[slot], dst_indices=[row, col], reduction=reduce)
+            copy.AsyncCopyOp(
+                buf,
+                y,
+                src_indices=[slot],
+                dst_indices=[row, col],
+                reduction=reduce,
+                oob=oob,
+                implementation=implementation,
+            )
         )
         lb.insert(copy.CommitGroupOp("bulk"))
         # Refill the slot of tile k - pending (whose store is no longer among the last
@@ -701,9 +814,7 @@ def _check_ws(
     if len(tile) != 2 or any(t < 1 or t > 256 for t in tile):
         raise ValueError(f"expected a 2-D tile of 1 to 256 per dim (a TMA box), got {tuple(tile)}")
     if not 1 <= stages <= copy.MAX_BARRIERS:
-        raise ValueError(
-            f"expected 1 to {copy.MAX_BARRIERS} stages, got stages={stages}"
-        )
+        raise ValueError(f"expected 1 to {copy.MAX_BARRIERS} stages, got stages={stages}")
     for name in dtypes:
         if name not in (*FLOAT_TYPES, "i32", "i16", "i8"):
             raise ValueError(f"expected an element type of f32, bf16, f16, got {name!r}")
@@ -765,8 +876,14 @@ def _producer(
     for x, ring in zip(inputs, rings, strict=True):
         lb.insert(
             copy.AsyncCopyOp(
-                x, ring, src_indices=[row, col], dst_indices=[slot], barrier=full,
-                barrier_index=slot, oob="zeros", l2=cache_hint,
+                x,
+                ring,
+                src_indices=[row, col],
+                dst_indices=[slot],
+                barrier=full,
+                barrier_index=slot,
+                oob="zeros",
+                l2=cache_hint,
             )
         )
     loop.close()
@@ -808,8 +925,16 @@ def ws_copy(
         full = b.insert(copy.BarrierInitOp(stages, 1)).result
         empty = b.insert(copy.BarrierInitOp(stages, 1)).result
         ws = b.insert(copy.WarpSpecializeOp([1, 1]))
-        _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, [x], [ring], full,
-                  empty, stages, cache_hints[0])
+        _producer(
+            Builder(InsertPoint.at_end(ws.role_block(0))),
+            tiles,
+            [x],
+            [ring],
+            full,
+            empty,
+            stages,
+            cache_hints[0],
+        )
         sb = Builder(InsertPoint.at_end(ws.role_block(1)))
         loop = _Loop(sb, tiles.count)
         lb, k = loop.b, loop.k
@@ -817,17 +942,16 @@ def ws_copy(
         lb.insert(copy.BarrierWaitOp(full, slot, _parity(lb, _bin(lb, arith.DivUIOp, k, stages))))
         row, col = tiles.origin(lb, k)
         lb.insert(
-            copy.AsyncCopyOp(
-                ring, y, src_indices=[slot], dst_indices=[row, col], l2=cache_hints[1]
-            )
+            copy.AsyncCopyOp(ring, y, src_indices=[slot], dst_indices=[row, col], l2=cache_hints[1])
         )
         lb.insert(copy.CommitGroupOp("bulk"))
 
         def release(tb: Builder) -> None:
             tb.insert(copy.WaitGroupOp("bulk", in_flight, read_only=True))
             done = _bin(tb, arith.SubiOp, k, in_flight)
-            tb.insert(copy.BarrierArriveOp(empty, _bin(tb, arith.RemUIOp, done, stages),
-                                           issuer="elected"))
+            tb.insert(
+                copy.BarrierArriveOp(empty, _bin(tb, arith.RemUIOp, done, stages), issuer="elected")
+            )
 
         if in_flight:
             _if(lb, lb.insert(arith.CmpiOp(k, _index(lb, in_flight), "uge")).result, release)
@@ -931,8 +1055,11 @@ def ws_elementwise(
             # and the join would hang (the protocol analysis's P6), as in CUTLASS.
             warp = _bin(pb, arith.DivUIOp, ws.role_block(0).args[0], copy.WARP)
             first = pb.insert(arith.CmpiOp(warp, _index(pb, 0), "eq")).result
-            _if(pb, first, lambda tb: _producer(tb, tiles, xs, rings, full, empty, stages,
-                                                cache_hints[0]))
+            _if(
+                pb,
+                first,
+                lambda tb: _producer(tb, tiles, xs, rings, full, empty, stages, cache_hints[0]),
+            )
         cb = Builder(InsertPoint.at_end(ws.role_block(1)))
         t = ws.role_block(1).args[0]
         splats = [cb.insert(vector.BroadcastOp(v, vf32)).vector for v in scalars]
@@ -968,9 +1095,7 @@ def ws_elementwise(
         lb.insert(copy.FenceAsyncSharedOp())
         row, col = tiles.origin(lb, k)
         lb.insert(
-            copy.AsyncCopyOp(
-                out, z, src_indices=[buf], dst_indices=[row, col], l2=cache_hints[1]
-            )
+            copy.AsyncCopyOp(out, z, src_indices=[buf], dst_indices=[row, col], l2=cache_hints[1])
         )
         lb.insert(copy.CommitGroupOp("bulk"))
         loop.close()
@@ -1036,9 +1161,7 @@ def _check_row_sum(
     """The stages of a `ws_row_sum` (`_ws_stages`), or a ValueError (expected, got, fix)
     for one the kernel cannot be."""
     if dtype not in FLOAT_TYPES:
-        raise ValueError(
-            f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {dtype!r}"
-        )
+        raise ValueError(f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {dtype!r}")
     _check_ws(shape, tile, 1 if stages is None else stages, [dtype], target)
     if not 1 <= consumer_warps <= 16:
         raise ValueError(f"expected 1 to 16 consumer warps, got {consumer_warps}")
@@ -1122,8 +1245,16 @@ def ws_row_sum(
         full = b.insert(copy.BarrierInitOp(stages, 1)).result
         empty = b.insert(copy.BarrierInitOp(stages, warps)).result
         ws = b.insert(copy.WarpSpecializeOp([1, warps]))
-        _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, [x], [ring], full,
-                  empty, stages, cache_hint)
+        _producer(
+            Builder(InsertPoint.at_end(ws.role_block(0))),
+            tiles,
+            [x],
+            [ring],
+            full,
+            empty,
+            stages,
+            cache_hint,
+        )
         cb = Builder(InsertPoint.at_end(ws.role_block(1)))
         t = ws.role_block(1).args[0]
         warp = _bin(cb, arith.DivUIOp, t, copy.WARP)
@@ -1182,8 +1313,13 @@ def ws_row_sum(
                     if ragged and i == per_warp - 1:
                         in_tile = sb.insert(arith.CmpiOp(r, _index(sb, tile[0]), "ult")).result
                         inside = sb.insert(arith.AndIOp(inside, in_tile)).result
-                    _if(sb, inside, lambda ib, row=row, total=total: ib.insert(
-                        memref.StoreOp.get(total, y, [row])))
+                    _if(
+                        sb,
+                        inside,
+                        lambda ib, row=row, total=total: ib.insert(
+                            memref.StoreOp.get(total, y, [row])
+                        ),
+                    )
 
             _if(tb, tb.insert(arith.CmpiOp(lane, _index(tb, 0), "eq")).result, store)
 
