@@ -6,7 +6,7 @@ passes and the runtime share. Each is defined in the module of its family:
 
 - `attributes`: enums, attributes and types; `memory`: memory spaces and sizes;
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
-- `copies` (`tma`, `cp_async`), `prefetch`, `groups`, `barriers`, `roles` (who issues:
+- `copies` (`tma`, `cp_async`), `prefetch`, `groups`, `barriers` (`mbarriers`), `roles` (who issues:
   warp-specialized roles, named barriers), `smem`, `tmem` (`tmem_access`): the ops;
 - `dialect`: the `Copy` dialect (its docstring describes the dialect as a whole).
 """
@@ -67,6 +67,13 @@ from copy_dialect.geometry import (
     tensor_map_type,
 )
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
+from copy_dialect.mbarriers import (
+    BarrierArriveDropOp,
+    BarrierCompleteTxOp,
+    BarrierExpectTxOp,
+    BarrierInvalOp,
+    BarrierReinitOp,
+)
 from copy_dialect.memory import (
     GMEM,
     SMEM,
@@ -113,6 +120,8 @@ __all__ = [
     # ops
     "AsyncCopyOp", "PrefetchOp", "CommitGroupOp", "WaitGroupOp", "BarrierInitOp",
     "BarrierArriveOp", "BarrierArriveExpectTxOp", "BarrierWaitOp", "BarrierTestOp",
+    "BarrierArriveDropOp", "BarrierExpectTxOp", "BarrierCompleteTxOp", "BarrierInvalOp",
+    "BarrierReinitOp",
     "WarpSpecializeOp", "NamedBarrierSyncOp", "NamedBarrierArriveOp", "FenceAsyncSharedOp",
     "AllocSmemOp", "TmemAllocOp", "TmemDeallocOp", "TmemLoadOp", "TmemStoreOp", "TmemWaitOp",
     "SmemToTmemOp", "Copy",
