@@ -197,7 +197,7 @@ class BarrierArriveOp(IRDLOperation):
     complete the phase (if it would, the behaviour is undefined).
 
     ```mlir
-    copy.barrier_arrive %bars[%i] count 2 nocomplete issuer elected : !copy.barrier<2>
+    copy.barrier_arrive %bars[%i] issuer warps : !copy.barrier<2>
     ```
     """
 
