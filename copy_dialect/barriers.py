@@ -106,8 +106,9 @@ def check_arrival_count(barrier: SSAValue, count: int, nocomplete: bool, what: s
             f"a nocomplete arrival must leave the phase one arrival to go: expected a count "
             f"below the barrier's {arrivals} arrivals, got {count}",
             note=f"a count of {count} takes the phase's pending count to 0, which completes "
-            f"it (undefined with .noComplete): arrive {arrivals - 1} or fewer, or drop "
-            "nocomplete",
+            "it (undefined with .noComplete): "
+            + (f"use count {arrivals - 1} or less, or drop nocomplete" if arrivals > 1 else
+               "drop nocomplete (a barrier of 1 arrival completes at any arrival)"),
         )
 
 

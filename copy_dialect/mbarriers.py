@@ -52,8 +52,9 @@ def check_tx_bytes(nbytes: int, what: str) -> None:
     if not 0 <= nbytes < MAX_TX_BYTES:
         raise Error(
             f"{what} must be in [0, 2**20) bytes, got {nbytes}",
-            note="the mbarrier tx-count has 20 bits (2**20 kills the kernel with "
-            "CUDA_ERROR_LAUNCH_FAILED): split the transfer over several phases",
+            note=f"the mbarrier tx-count has 20 bits (2**20 kills the kernel with "
+            f"CUDA_ERROR_LAUNCH_FAILED): use at most {MAX_TX_BYTES - 1} bytes, and split "
+            "a larger transfer over several phases",
         )
 
 
