@@ -33,7 +33,6 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-
 from xdsl.traits import OpTrait
 
 from copy_dialect.attributes import (
@@ -107,8 +106,11 @@ def check_arrival_count(barrier: SSAValue, count: int, nocomplete: bool, what: s
             f"below the barrier's {arrivals} arrivals, got {count}",
             note=f"a count of {count} takes the phase's pending count to 0, which completes "
             "it (undefined with .noComplete): "
-            + (f"use count {arrivals - 1} or less, or drop nocomplete" if arrivals > 1 else
-               "drop nocomplete (a barrier of 1 arrival completes at any arrival)"),
+            + (
+                f"use count {arrivals - 1} or less, or drop nocomplete"
+                if arrivals > 1
+                else "drop nocomplete (a barrier of 1 arrival completes at any arrival)"
+            ),
         )
 
 
@@ -118,8 +120,7 @@ def check_arrivals(arrivals: int) -> None:
     if arrivals < 1:
         raise Error(
             f"count must be greater than or equal to 1, got {arrivals}",
-            note="arrivals is the number of arrive operations that complete a phase: use 1 "
-            "or more",
+            note="arrivals is the number of arrive operations that complete a phase: use 1 or more",
         )
     # rule: I8
     if arrivals >= MAX_ARRIVALS:
@@ -260,8 +261,10 @@ class BarrierArriveOp(IRDLOperation):
                 "arrive nocomplete (if it must not complete the phase), or target sm_90+",
             )
         # rule: MB7
-        if self.nocomplete is not None and self.scope is not None and (
-            self.scope.data == BarrierScope.CLUSTER
+        if (
+            self.nocomplete is not None
+            and self.scope is not None
+            and (self.scope.data == BarrierScope.CLUSTER)
         ):
             raise Error(
                 "a nocomplete arrival is CTA-scoped: expected scope cta, got scope cluster",
@@ -326,9 +329,7 @@ class BarrierArriveExpectTxOp(IRDLOperation):
                 note="the mbarrier tx-count has 20 bits (2**20 kills the kernel with "
                 "CUDA_ERROR_LAUNCH_FAILED): split the transfer over several phases",
             )
-        delivered = (
-            None if self.parent is None else phase_bytes(self.parent).get(self, None)
-        )
+        delivered = None if self.parent is None else phase_bytes(self.parent).get(self, None)
         # rule: TR16, D10
         if delivered is not None and delivered != expected:
             raise Error(
@@ -337,6 +338,7 @@ class BarrierArriveExpectTxOp(IRDLOperation):
                 note="a larger count hangs the waiters, a smaller one releases them before the "
                 f"data has landed: expect {delivered}",
             )
+
 
 @copy_op_definition
 class BarrierWaitOp(IRDLOperation):
@@ -405,7 +407,6 @@ class BarrierWaitOp(IRDLOperation):
         `barrier` and `index` accessors give, without decoding the operand segments."""
         operands = self.operands
         return operands[0], operands[1] if len(operands) == 3 else None
-
 
 
 @copy_op_definition
@@ -512,6 +513,9 @@ def _phase_bytes(block: Block) -> dict[BarrierArriveExpectTxOp, int | None]:
             delivered[op] = None
             if at is not None:
                 phases.setdefault((op.barrier, at), _Phase(-1)).expecting.append(op)
+        elif op.name in TX_OPS:
+            # Bytes that no copy delivers, or a phase's life cut short: not this check's.
+            unknown_at[op.operands[0]] = position
         elif op.regions:
             for inner in op.walk():
                 for operand in inner.operands:
@@ -519,6 +523,19 @@ def _phase_bytes(block: Block) -> dict[BarrierArriveExpectTxOp, int | None]:
                         unknown_at[operand] = position
     # A phase that no wait in the block ends stays unknown (None).
     return delivered
+
+
+TX_OPS = frozenset(
+    {
+        "copy.barrier_arrive_drop",
+        "copy.barrier_expect_tx",
+        "copy.barrier_complete_tx",
+        "copy.barrier_inval",
+        "copy.barrier_reinit",
+    }
+)
+"""The mbarriers.py ops that change a phase's bytes or end the barrier's life: a phase with
+one is left to the protocol analysis (P5), which counts their bytes."""
 
 
 def _barrier_index(index: SSAValue | None) -> int | None:

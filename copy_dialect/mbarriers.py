@@ -226,8 +226,7 @@ class BarrierCompleteTxOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
-        "$barrier (`[` $index^ `]`)? `,` $bytes (`issuer` $issuer^)? attr-dict `:` "
-        "type($barrier)"
+        "$barrier (`[` $index^ `]`)? `,` $bytes (`issuer` $issuer^)? attr-dict `:` type($barrier)"
     )
 
     def __init__(
@@ -307,9 +306,7 @@ class BarrierReinitOp(IRDLOperation):
     assembly_format = "$barrier `arrivals` $arrivals attr-dict `:` type($barrier)"
 
     def __init__(self, barrier: SSAValue | Operation, arrivals: int = 1):
-        super().__init__(
-            operands=[barrier], properties={"arrivals": IntegerAttr(arrivals, i32)}
-        )
+        super().__init__(operands=[barrier], properties={"arrivals": IntegerAttr(arrivals, i32)})
 
     def verify_(self) -> None:
         check_arrivals(self.arrivals.value.data)

@@ -30,7 +30,8 @@ def complete_tx_kernel(n: int, issuer: str = "threads") -> str:
     warps (128 bytes each)."""
     nbytes = 4 if issuer == "threads" else 128
     return f"""builtin.module attributes {{copy.target = #copy.target<"sm_90a">}} {{
-  func.func @complete_tx_{issuer}(%x: memref<{n}xf32>, %y: memref<{n}xf32>) attributes {{gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>}} {{
+  func.func @complete_tx_{issuer}(%x: memref<{n}xf32>, %y: memref<{n}xf32>)
+      attributes {{gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>}} {{
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -100,7 +101,8 @@ def arrive_drop_kernel(tiles: int) -> str:
     t = f"memref<{rows}x32xf32>"
     ring = "memref<2x24x32xf32, #copy.smem>"
     return f"""builtin.module attributes {{copy.target = #copy.target<"sm_90a">}} {{
-  func.func @arrive_drop(%x: {t}, %y: {t}) attributes {{gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>}} {{
+  func.func @arrive_drop(%x: {t}, %y: {t})
+      attributes {{gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>}} {{
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -135,7 +137,8 @@ def arrive_drop_kernel(tiles: int) -> str:
         %tk = arith.muli %k, %nb : index
         %tile = arith.addi %bid, %tk : index
         %row = arith.muli %tile, %c24 : index
-        copy.async_copy %x[%row, %c0] to %ring[%s] barrier %full[%s] : {t} to {ring}, !copy.barrier<2>
+        copy.async_copy %x[%row, %c0] to %ring[%s] barrier %full[%s]
+          : {t} to {ring}, !copy.barrier<2>
       }}
     }}, {{
     ^bb0(%t: index):
@@ -189,7 +192,8 @@ def inval_reinit_kernel(rows: int, cols: int) -> str:
     t = f"memref<{rows}x{cols}xf32>"
     tile = "memref<64x64xf32, #copy.smem>"
     return f"""builtin.module attributes {{copy.target = #copy.target<"sm_90a">}} {{
-  func.func @inval_reinit(%x: {t}, %y: {t}) attributes {{gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>}} {{
+  func.func @inval_reinit(%x: {t}, %y: {t})
+      attributes {{gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>}} {{
     %c0 = arith.constant 0 : index
     %c64 = arith.constant 64 : index
     %c128 = arith.constant 128 : index

@@ -6,6 +6,8 @@ sm_80 forms (nocomplete, arrive_drop, inval, reinit) compile for sm_80."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from mbarrier_kernels import arrive_drop_kernel, complete_tx_kernel, inval_reinit_kernel
 from xdsl.parser import Parser
@@ -42,7 +44,8 @@ PTX = {
 }
 
 SM80 = """builtin.module attributes {copy.target = #copy.target<"sm_80">} {
-  func.func @sm80_forms(%x: memref<128xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
+  func.func @sm80_forms(%x: memref<128xf32>)
+      attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
     %c0 = arith.constant 0 : index
     %false = arith.constant false
     %true = arith.constant true
@@ -94,3 +97,19 @@ def test_sm80_forms_compile():
         "mbarrier.inval.shared::cta.b64",
     ):
         assert instruction in compiled.ptx, instruction
+
+
+def test_lit_kernels_are_the_templates():
+    """protocol-mbarriers.mlir holds one instance of each template (the lit proof of the
+    kernels the GPU runs)."""
+    lit = (
+        Path(__file__).parents[1] / "lit_tests/dialects/copy/protocol-mbarriers.mlir"
+    ).read_text()
+    for text in (
+        complete_tx_kernel(1000, "threads"),
+        complete_tx_kernel(389, "warps"),
+        arrive_drop_kernel(7),
+        inval_reinit_kernel(200, 36),
+        SM80,
+    ):
+        assert text in lit

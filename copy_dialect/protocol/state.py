@@ -783,8 +783,9 @@ class State:
                 op,
                 f"{describe_key(key)} is used after copy.barrier_inval invalidated it: any "
                 "mbarrier operation but init on an invalidated barrier is undefined",
-                f"initialize the group again first (copy.barrier_reinit %{key[0].name_hint or 'bars'} "
-                "arrivals N), or move the copy.barrier_inval after the barrier's last use",
+                "initialize the group again first (copy.barrier_reinit "
+                f"%{key[0].name_hint or 'bars'} arrivals N), or move the copy.barrier_inval "
+                "after the barrier's last use",
                 Related(b.invalid, "the barrier is invalidated here"),
             )
         )
@@ -803,7 +804,8 @@ class State:
                 continue
             if not self.live_barrier(op, key):
                 return False
-            pending = [f for f in self.fills if f.key == key and not self.fill_known(f, tuple(self.live))]
+            live = tuple(self.live)
+            pending = [f for f in self.fills if f.key == key and not self.fill_known(f, live)]
             if b.arrivals or b.expected or b.delivered or pending:
                 what = (
                     f"phase {b.closed} has {b.arrivals} of its {b.count} arrivals and "

@@ -10,7 +10,8 @@
 // elected thread expects 512 bytes of and arrives on once; each thread then reads its
 // neighbour's element. Two chunks: phases 0 and 1.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
-  func.func @complete_tx_threads(%x: memref<1000xf32>, %y: memref<1000xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+  func.func @complete_tx_threads(%x: memref<1000xf32>, %y: memref<1000xf32>)
+      attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -56,7 +57,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // The same with issuer warps: lane 0 of each warp completes the warp's 128 bytes.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
-  func.func @complete_tx_warps(%x: memref<389xf32>, %y: memref<389xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+  func.func @complete_tx_warps(%x: memref<389xf32>, %y: memref<389xf32>)
+      attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -105,7 +107,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // (after the wait for the fill it would have read); the empty barriers then count 3 and the
 // other 3 warps split the rows.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
-  func.func @arrive_drop(%x: memref<168x32xf32>, %y: memref<168x32xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
+  func.func @arrive_drop(%x: memref<168x32xf32>, %y: memref<168x32xf32>)
+      attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -140,7 +143,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
         %tk = arith.muli %k, %nb : index
         %tile = arith.addi %bid, %tk : index
         %row = arith.muli %tile, %c24 : index
-        copy.async_copy %x[%row, %c0] to %ring[%s] barrier %full[%s] : memref<168x32xf32> to memref<2x24x32xf32, #copy.smem>, !copy.barrier<2>
+        copy.async_copy %x[%row, %c0] to %ring[%s] barrier %full[%s]
+          : memref<168x32xf32> to memref<2x24x32xf32, #copy.smem>, !copy.barrier<2>
       }
     }, {
     ^bb0(%t: index):
@@ -191,7 +195,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // Two lives of one barrier: inval, then reinit with 2 arrivals (a nocomplete one and the
 // load's), whose wait is on parity 0 again.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
-  func.func @inval_reinit(%x: memref<200x36xf32>, %y: memref<200x36xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+  func.func @inval_reinit(%x: memref<200x36xf32>, %y: memref<200x36xf32>)
+      attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c64 = arith.constant 64 : index
     %c128 = arith.constant 128 : index
@@ -224,7 +229,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // The sm_80 forms: a nocomplete arrival and an arrive_drop complete phase 0 (3 arrivals),
 // which lowers the count to 2; a nocomplete arrive_drop and an arrival complete phase 1.
 builtin.module attributes {copy.target = #copy.target<"sm_80">} {
-  func.func @sm80_forms(%x: memref<128xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
+  func.func @sm80_forms(%x: memref<128xf32>)
+      attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
     %c0 = arith.constant 0 : index
     %false = arith.constant false
     %true = arith.constant true
@@ -237,6 +243,22 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
     copy.barrier_wait %bar[%c0], %true : !copy.barrier<1>
     copy.barrier_inval %bar : !copy.barrier<1>
     copy.barrier_reinit %bar arrivals 1 : !copy.barrier<1>
+    func.return
+  }
+}
+
+// -----
+
+// arrive_expect_tx's bytes completed by the threads (complete_tx, 4 bytes each) rather
+// than by copies: the phase balances (the one-block check TR16 leaves it to the analysis).
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @expect_tx_then_complete_tx() attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %false = arith.constant false
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1>
+    copy.barrier_complete_tx %bar[%c0], 4 : !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
     func.return
   }
 }
