@@ -262,3 +262,31 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+
+// -----
+
+// A barrier re-initialized every iteration: each life waits on parity 0 for its one phase
+// (without the inval and reinit, the second iteration's parity 0 would name the phase
+// before, and its store would read the tile before it lands).
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @loop(%x: memref<1024x64xf32>, %y: memref<1024x64xf32>, %n: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %a = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    scf.for %k = %c0 to %n step %c1 {
+      %row = arith.muli %k, %c64 : index
+      copy.async_copy %x[%row, %c0] to %a barrier %bar[%c0] : memref<1024x64xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+      copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+      copy.async_copy %a to %y[%row, %c0] : memref<64x64xf32, #copy.smem> to memref<1024x64xf32>
+      copy.commit_group bulk
+      copy.wait_group bulk 0 read_only
+      copy.barrier_inval %bar : !copy.barrier<1>
+      copy.barrier_reinit %bar arrivals 1 : !copy.barrier<1>
+    }
+    copy.wait_group bulk 0
+    func.return
+  }
+}
