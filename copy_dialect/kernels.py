@@ -14,6 +14,7 @@ TMA's out-of-bounds fill and clipping.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from math import ceil
 
 from xdsl.builder import Builder
@@ -31,6 +32,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     VectorType,
     i1,
+    i16,
     i32,
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -144,9 +146,7 @@ def tma_copy(
         )
         b.insert(copy.BarrierWaitOp(bar, c0, phase))
         b.insert(
-            copy.AsyncCopyOp(
-                buf, y, dst_indices=[row, col], reduction=reduce, l2=cache_hints[1]
-            )
+            copy.AsyncCopyOp(buf, y, dst_indices=[row, col], reduction=reduce, l2=cache_hints[1])
         )
         b.insert(copy.CommitGroupOp("bulk"))
         b.insert(copy.WaitGroupOp("bulk", 0))
@@ -204,20 +204,111 @@ def cp_async_copy(
     return _kernel("cp_async_copy", [gmem, gmem], body, target=target, block=CP_ASYNC_BLOCK)
 
 
+def bulk_copy(
+    n: int,
+    dtype: str,
+    tile: int = 4096,
+    *,
+    prefetch: bool = False,
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`y = x` for 1-D arrays of `n` elements by non-tensor bulk copies (`impl bulk`): block
+    b copies elements [b * tile, (b + 1) * tile) through SMEM, and the last block, when
+    `tile` does not divide `n`, the tail with a box of its own. Each part must be a
+    multiple of 16 bytes (rule BK2). With `prefetch`, each block first prefetches its part
+    into L2 (a bulk prefetch). Launch it on `ceil(n / tile)` blocks."""
+    elt = element_type(dtype)
+    bits = copy.bitwidth(elt) or 8
+    tail = n % tile
+    for part in (tile, tail):
+        if part * bits % 128:
+            raise ValueError(
+                f"expected parts of a multiple of 16 bytes, got {part} {dtype} elements "
+                f"({part * bits / 8:g} bytes): choose n and tile accordingly"
+            )
+    gmem = MemRefType(elt, [n])
+    full = n // tile
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+        bx = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        origin = b.insert(arith.MuliOp(bx, _index(b, tile))).result
+        # One barrier per part: the analysis need not know that one block takes one part.
+        bars = b.insert(copy.BarrierInitOp(2 if tail else 1)).result
+        parts = [b.insert(copy.AllocSmemOp(_smem_1d(elt, tile))).result]
+        if tail:
+            parts.append(b.insert(copy.AllocSmemOp(_smem_1d(elt, tail))).result)
+
+        def copy_part(tb: Builder, part: int) -> None:
+            buf, index = parts[part], _index(tb, part)
+            if prefetch:
+                size = buf.type.get_shape()
+                tb.insert(copy.PrefetchOp(x, [origin], size, implementation="bulk"))
+            tb.insert(
+                copy.AsyncCopyOp(
+                    x,
+                    buf,
+                    src_indices=[origin],
+                    barrier=bars,
+                    barrier_index=index,
+                    oob="promise_in_bounds",
+                    implementation="bulk",
+                )
+            )
+            tb.insert(copy.BarrierWaitOp(bars, index, phase))
+            tb.insert(
+                copy.AsyncCopyOp(
+                    buf, y, dst_indices=[origin], oob="promise_in_bounds", implementation="bulk"
+                )
+            )
+            tb.insert(copy.CommitGroupOp("bulk"))
+            tb.insert(copy.WaitGroupOp("bulk", 0))
+
+        is_full = b.insert(arith.CmpiOp(bx, _index(b, full), "ult")).result
+        _if(b, is_full, lambda tb: copy_part(tb, 0))
+        if tail:
+            is_tail = b.insert(arith.CmpiOp(bx, _index(b, full), "eq")).result
+            _if(b, is_tail, lambda tb: copy_part(tb, 1))
+
+    return _kernel("bulk_copy", [gmem, gmem], body, target=target, block=TMA_BLOCK)
+
+
+def _smem_1d(elt: Attribute, size: int) -> MemRefType:
+    return MemRefType(elt, [size], memory_space=copy.SmemSpaceAttr())
+
+
+def _bulk_oob(shape: Sequence[int], tile: Sequence[int], implementation: str | None) -> str | None:
+    """The `oob` of a builder's copies for `implementation`: a bulk copy moves whole rows
+    and promises to stay in bounds (rules BK1, BK4); None (the default) otherwise."""
+    if implementation != "bulk":
+        return None
+    if tile[-1] != shape[-1]:
+        raise ValueError(
+            f"expected tiles of whole rows ({shape[-1]} elements) for bulk copies, got "
+            f"{tuple(tile)}"
+        )
+    return "promise_in_bounds"
+
+
 def multicast_copy(
     shape: Sequence[int],
     dtype: str,
     tile: Sequence[int] = (64, 64),
     *,
+    implementation: str | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` with multicast: the two CTAs of a (2, 1, 1) cluster share one tile load (each
     issues half of it with .multicast::cluster); CTA r of the pair stores rows
-    [r * tile/2, (r + 1) * tile/2) of the tile. Rows must be a multiple of the tile's."""
+    [r * tile/2, (r + 1) * tile/2) of the tile. Rows must be a multiple of the tile's. With
+    `implementation="bulk"`, the tiles are whole rows (tile[1] == shape[1]) and the copies
+    are non-tensor bulk copies that promise to stay in bounds."""
     elt = element_type(dtype)
     half = tile[0] // 2
     if shape[0] % tile[0]:
         raise ValueError(f"expected rows ({shape[0]}) that are a multiple of {tile[0]}")
+    oob = _bulk_oob(shape, tile, implementation)
     # The array seen as (row halves, half rows, columns), so that a CTA stores its half.
     gmem = MemRefType(elt, [shape[0] // half, half, shape[1]])
     smem = MemRefType(elt, [2, half, tile[1]], memory_space=copy.SmemSpaceAttr())
@@ -241,13 +332,23 @@ def multicast_copy(
                 src_indices=[first, c0, col],
                 barrier=bar,
                 barrier_index=c0,
-                oob="zeros",
+                oob=oob or "zeros",
                 collective=[0],
+                implementation=implementation,
             )
         )
         b.insert(copy.BarrierWaitOp(bar, c0, phase))
         mine = b.insert(arith.AddiOp(first, rank)).result
-        b.insert(copy.AsyncCopyOp(buf, y, src_indices=[rank], dst_indices=[mine, c0, col]))
+        b.insert(
+            copy.AsyncCopyOp(
+                buf,
+                y,
+                src_indices=[rank],
+                dst_indices=[mine, c0, col],
+                oob=oob,
+                implementation=implementation,
+            )
+        )
         b.insert(copy.CommitGroupOp("bulk"))
         b.insert(copy.WaitGroupOp("bulk", 0))
 
@@ -494,6 +595,7 @@ def tma_copy_pipelined(
     *,
     stages: int = 3,
     reduce: str | None = None,
+    implementation: str | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` (or `y <reduce>= x`) at full bandwidth: a persistent kernel (launch it on a
@@ -507,10 +609,13 @@ def tma_copy_pipelined(
     with tile `k - pending + stages`, if the block has it. So loads run `stages - pending`
     tiles ahead of the stores; with one stage, the store of tile k finishes reading the only
     slot before tile k + 1 is loaded into it. The shape must be a multiple of the tile, and
-    `stages` between 1 and `pipeline_stages_limit(tile, dtype, target)`."""
+    `stages` between 1 and `pipeline_stages_limit(tile, dtype, target)`. With
+    `implementation="bulk"`, the tiles are whole rows (tile[1] == shape[1]) and the loads
+    and stores are non-tensor bulk copies that promise to stay in bounds."""
     if shape[0] % tile[0] or shape[1] % tile[1]:
         raise ValueError(f"expected a shape that is a multiple of the tile {tuple(tile)}")
     _check_stages(stages, tile, dtype, target)
+    oob = _bulk_oob(shape, tile, implementation)
     pending = min(1, stages - 1)
     elt = element_type(dtype)
     gmem = MemRefType(elt, list(shape))
@@ -554,6 +659,8 @@ def tma_copy_pipelined(
                     dst_indices=[slot],
                     barrier=bars,
                     barrier_index=slot,
+                    oob=oob,
+                    implementation=implementation,
                 )
             )
 
@@ -571,7 +678,15 @@ def tma_copy_pipelined(
         lb.insert(copy.BarrierWaitOp(bars, slot, parity))
         row, col = origin(lb, k)
         lb.insert(
-            copy.AsyncCopyOp(buf, y, src_indices=[slot], dst_indices=[row, col], reduction=reduce)
+            copy.AsyncCopyOp(
+                buf,
+                y,
+                src_indices=[slot],
+                dst_indices=[row, col],
+                reduction=reduce,
+                oob=oob,
+                implementation=implementation,
+            )
         )
         lb.insert(copy.CommitGroupOp("bulk"))
         # Refill the slot of tile k - pending (whose store is no longer among the last
@@ -699,9 +814,7 @@ def _check_ws(
     if len(tile) != 2 or any(t < 1 or t > 256 for t in tile):
         raise ValueError(f"expected a 2-D tile of 1 to 256 per dim (a TMA box), got {tuple(tile)}")
     if not 1 <= stages <= copy.MAX_BARRIERS:
-        raise ValueError(
-            f"expected 1 to {copy.MAX_BARRIERS} stages, got stages={stages}"
-        )
+        raise ValueError(f"expected 1 to {copy.MAX_BARRIERS} stages, got stages={stages}")
     for name in dtypes:
         if name not in (*FLOAT_TYPES, "i32", "i16", "i8"):
             raise ValueError(f"expected an element type of f32, bf16, f16, got {name!r}")
@@ -763,8 +876,14 @@ def _producer(
     for x, ring in zip(inputs, rings, strict=True):
         lb.insert(
             copy.AsyncCopyOp(
-                x, ring, src_indices=[row, col], dst_indices=[slot], barrier=full,
-                barrier_index=slot, oob="zeros", l2=cache_hint,
+                x,
+                ring,
+                src_indices=[row, col],
+                dst_indices=[slot],
+                barrier=full,
+                barrier_index=slot,
+                oob="zeros",
+                l2=cache_hint,
             )
         )
     loop.close()
@@ -806,8 +925,16 @@ def ws_copy(
         full = b.insert(copy.BarrierInitOp(stages, 1)).result
         empty = b.insert(copy.BarrierInitOp(stages, 1)).result
         ws = b.insert(copy.WarpSpecializeOp([1, 1]))
-        _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, [x], [ring], full,
-                  empty, stages, cache_hints[0])
+        _producer(
+            Builder(InsertPoint.at_end(ws.role_block(0))),
+            tiles,
+            [x],
+            [ring],
+            full,
+            empty,
+            stages,
+            cache_hints[0],
+        )
         sb = Builder(InsertPoint.at_end(ws.role_block(1)))
         loop = _Loop(sb, tiles.count)
         lb, k = loop.b, loop.k
@@ -815,17 +942,16 @@ def ws_copy(
         lb.insert(copy.BarrierWaitOp(full, slot, _parity(lb, _bin(lb, arith.DivUIOp, k, stages))))
         row, col = tiles.origin(lb, k)
         lb.insert(
-            copy.AsyncCopyOp(
-                ring, y, src_indices=[slot], dst_indices=[row, col], l2=cache_hints[1]
-            )
+            copy.AsyncCopyOp(ring, y, src_indices=[slot], dst_indices=[row, col], l2=cache_hints[1])
         )
         lb.insert(copy.CommitGroupOp("bulk"))
 
         def release(tb: Builder) -> None:
             tb.insert(copy.WaitGroupOp("bulk", in_flight, read_only=True))
             done = _bin(tb, arith.SubiOp, k, in_flight)
-            tb.insert(copy.BarrierArriveOp(empty, _bin(tb, arith.RemUIOp, done, stages),
-                                           issuer="elected"))
+            tb.insert(
+                copy.BarrierArriveOp(empty, _bin(tb, arith.RemUIOp, done, stages), issuer="elected")
+            )
 
         if in_flight:
             _if(lb, lb.insert(arith.CmpiOp(k, _index(lb, in_flight), "uge")).result, release)
@@ -929,8 +1055,11 @@ def ws_elementwise(
             # and the join would hang (the protocol analysis's P6), as in CUTLASS.
             warp = _bin(pb, arith.DivUIOp, ws.role_block(0).args[0], copy.WARP)
             first = pb.insert(arith.CmpiOp(warp, _index(pb, 0), "eq")).result
-            _if(pb, first, lambda tb: _producer(tb, tiles, xs, rings, full, empty, stages,
-                                                cache_hints[0]))
+            _if(
+                pb,
+                first,
+                lambda tb: _producer(tb, tiles, xs, rings, full, empty, stages, cache_hints[0]),
+            )
         cb = Builder(InsertPoint.at_end(ws.role_block(1)))
         t = ws.role_block(1).args[0]
         splats = [cb.insert(vector.BroadcastOp(v, vf32)).vector for v in scalars]
@@ -966,9 +1095,7 @@ def ws_elementwise(
         lb.insert(copy.FenceAsyncSharedOp())
         row, col = tiles.origin(lb, k)
         lb.insert(
-            copy.AsyncCopyOp(
-                out, z, src_indices=[buf], dst_indices=[row, col], l2=cache_hints[1]
-            )
+            copy.AsyncCopyOp(out, z, src_indices=[buf], dst_indices=[row, col], l2=cache_hints[1])
         )
         lb.insert(copy.CommitGroupOp("bulk"))
         loop.close()
@@ -1034,9 +1161,7 @@ def _check_row_sum(
     """The stages of a `ws_row_sum` (`_ws_stages`), or a ValueError (expected, got, fix)
     for one the kernel cannot be."""
     if dtype not in FLOAT_TYPES:
-        raise ValueError(
-            f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {dtype!r}"
-        )
+        raise ValueError(f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {dtype!r}")
     _check_ws(shape, tile, 1 if stages is None else stages, [dtype], target)
     if not 1 <= consumer_warps <= 16:
         raise ValueError(f"expected 1 to 16 consumer warps, got {consumer_warps}")
@@ -1120,8 +1245,16 @@ def ws_row_sum(
         full = b.insert(copy.BarrierInitOp(stages, 1)).result
         empty = b.insert(copy.BarrierInitOp(stages, warps)).result
         ws = b.insert(copy.WarpSpecializeOp([1, warps]))
-        _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, [x], [ring], full,
-                  empty, stages, cache_hint)
+        _producer(
+            Builder(InsertPoint.at_end(ws.role_block(0))),
+            tiles,
+            [x],
+            [ring],
+            full,
+            empty,
+            stages,
+            cache_hint,
+        )
         cb = Builder(InsertPoint.at_end(ws.role_block(1)))
         t = ws.role_block(1).args[0]
         warp = _bin(cb, arith.DivUIOp, t, copy.WARP)
@@ -1180,8 +1313,13 @@ def ws_row_sum(
                     if ragged and i == per_warp - 1:
                         in_tile = sb.insert(arith.CmpiOp(r, _index(sb, tile[0]), "ult")).result
                         inside = sb.insert(arith.AndIOp(inside, in_tile)).result
-                    _if(sb, inside, lambda ib, row=row, total=total: ib.insert(
-                        memref.StoreOp.get(total, y, [row])))
+                    _if(
+                        sb,
+                        inside,
+                        lambda ib, row=row, total=total: ib.insert(
+                            memref.StoreOp.get(total, y, [row])
+                        ),
+                    )
 
             _if(tb, tb.insert(arith.CmpiOp(lane, _index(tb, 0), "eq")).result, store)
 
@@ -1194,3 +1332,322 @@ def ws_row_sum(
 
     block = (1 + warps) * copy.WARP
     return _kernel("ws_row_sum", [gmem, out], body, target=target, block=block)
+
+
+# ===----------------------------------------------------------------------=== #
+# Distributed shared memory: an exchange between the CTAs of a cluster
+# ===----------------------------------------------------------------------=== #
+
+EXCHANGE_MODES = ("store", "reduce", "bulk")
+"""How `dsmem_exchange` moves a tile into the peer: `st.async` (vectors of 16 bytes),
+`red.async add` (one element per thread) or the bulk SMEM -> SMEM copy."""
+
+
+def exchange_grid(shape: Sequence[int], tile: Sequence[int], cluster: int = 2) -> tuple[int, int]:
+    """The launch grid of `dsmem_exchange`: one block per tile; the tile columns are a
+    multiple of the cluster (a cluster is `cluster` neighbouring tiles of a row)."""
+    cols, rows = grid(shape, tile)
+    if cols % cluster:
+        raise ValueError(
+            f"expected a number of tile columns ({cols}) that is a multiple of the cluster "
+            f"({cluster})"
+        )
+    return cols, rows
+
+
+def exchange_sources(shape: Sequence[int], tile: Sequence[int], cluster: int = 2) -> list[int]:
+    """For each tile column, the tile column whose tile `dsmem_exchange` delivers to it: CTA
+    r of a cluster sends to (r + 1) % n, so it receives the tile of (r - 1) % n."""
+    cols, _ = exchange_grid(shape, tile, cluster)
+    return [c - c % cluster + (c % cluster - 1) % cluster for c in range(cols)]
+
+
+def _check_exchange(
+    shape: Sequence[int], dtype: str, tile: Sequence[int], cluster: int, mode: str
+) -> int:
+    """The elements one thread moves per st.async (1 for the other modes)."""
+    if mode not in EXCHANGE_MODES:
+        raise ValueError(f"expected a mode in {EXCHANGE_MODES}, got {mode!r}")
+    if cluster not in (2, 4, 8):
+        raise ValueError(f"expected a cluster of 2, 4 or 8 CTAs, got {cluster}")
+    exchange_grid(shape, tile, cluster)
+    bits = copy.bitwidth(element_type(dtype)) or 0
+    if mode == "reduce" and dtype not in ("i32", "ui32", "si32"):
+        raise ValueError(f"the reduce mode adds 32-bit integers (red.async add), got {dtype}")
+    if mode == "store" and bits not in (32, 64):
+        raise ValueError(f"st.async stores 32- or 64-bit elements, got {dtype}")
+    width = 16 * 8 // bits if mode == "store" else 1
+    if tile[1] % width or (tile[0] * tile[1] // width) % TMA_BLOCK:
+        raise ValueError(
+            f"expected a tile of a multiple of {TMA_BLOCK * width} elements with rows of a "
+            f"multiple of {width} (each of {TMA_BLOCK} threads moves {width} at a time), got "
+            f"{list(tile)}"
+        )
+    return width
+
+
+def dsmem_exchange(
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int] = (64, 64),
+    *,
+    cluster: int = 2,
+    mode: str = "store",
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """A tile exchange inside clusters of `cluster` CTAs along x, one tile per CTA: each CTA
+    loads its tile of x (TMA, zero-filled out of bounds) and sends it to CTA (r + 1) % n of
+    its cluster (`exchange_sources`), whose barrier the bytes complete on; each CTA waits
+    for what it receives and stores it (TMA, clipped) at its own tile of y. `mode`:
+    `store` (y = the sender's tile, by st.async from the threads), `reduce` (y = own tile +
+    the sender's, by red.async add into a copy of the receiver's tile, once the receiver
+    says, by an arrival on the sender's barrier, that the copy has landed) or `bulk` (y =
+    the sender's tile, by one bulk SMEM -> SMEM copy; the receiver then arrives on the
+    sender's barrier, and the sender waits for it before it exits, so that its source
+    outlives the copy)."""
+    width = _check_exchange(shape, dtype, tile, cluster, mode)
+    elt = element_type(dtype)
+    gmem = MemRefType(elt, list(shape))
+    smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr())
+    nbytes = copy.smem_bytes(list(tile), elt, 16)
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        c0 = _index(b, 0)
+        phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+        row, col = _tile_origin(b, tile)
+        bx = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        rank = _bin(b, arith.RemUIOp, bx, cluster)
+        peer = _bin(b, arith.RemUIOp, _bin(b, arith.AddiOp, rank, 1), cluster)
+        source = _bin(b, arith.RemUIOp, _bin(b, arith.AddiOp, rank, cluster - 1), cluster)
+        mine = b.insert(copy.AllocSmemOp(smem)).result
+        recv = b.insert(copy.AllocSmemOp(smem)).result
+        loaded = b.insert(copy.BarrierInitOp(1, 2 if mode == "reduce" else 1)).result
+        full = b.insert(copy.BarrierInitOp(1)).result
+        signal = b.insert(copy.BarrierInitOp(1)).result
+        for buf in (mine, recv) if mode == "reduce" else (mine,):
+            b.insert(
+                copy.AsyncCopyOp(
+                    x, buf, src_indices=[row, col], barrier=loaded, barrier_index=c0, oob="zeros"
+                )
+            )
+        b.insert(copy.BarrierWaitOp(loaded, c0, phase))
+        if mode == "reduce":
+            # recv holds this CTA's tile: the sender may add into it now.
+            b.insert(copy.PeerArriveOp(signal, c0, source))
+            b.insert(copy.BarrierWaitOp(signal, c0, phase))
+        b.insert(copy.BarrierArriveExpectTxOp(full, c0, bytes=nbytes))
+        if mode == "bulk":
+            b.insert(copy.PeerCopyOp(mine, recv, peer, full, c0))
+        else:
+            _send_by_threads(b, mine, recv, peer, full, tile, width, mode == "reduce")
+        b.insert(copy.BarrierWaitOp(full, c0, phase))
+        if mode == "bulk":
+            # The sender's source may go once its copy has landed here.
+            b.insert(copy.PeerArriveOp(signal, c0, source))
+        else:
+            # st.async and red.async write through the generic proxy; the TMA store reads
+            # through the async one.
+            b.insert(copy.FenceAsyncSharedOp())
+        b.insert(copy.AsyncCopyOp(recv, y, dst_indices=[row, col]))
+        b.insert(copy.CommitGroupOp("bulk"))
+        b.insert(copy.WaitGroupOp("bulk", 0))
+        if mode == "bulk":
+            b.insert(copy.BarrierWaitOp(signal, c0, phase))
+
+    return _kernel(
+        f"dsmem_exchange_{mode}",
+        [gmem, gmem],
+        body,
+        target=target,
+        block=TMA_BLOCK,
+        cluster=(cluster, 1, 1),
+    )
+
+
+def _send_by_threads(
+    b: Builder,
+    mine: SSAValue,
+    recv: SSAValue,
+    peer: SSAValue,
+    full: SSAValue,
+    tile: Sequence[int],
+    width: int,
+    reduce: bool,
+) -> None:
+    """Each thread sends `width` elements of `mine` at a time to the peer's `recv`: a
+    block-uniform loop over the tile in steps of the block."""
+    per_row = tile[1] // width
+    steps = tile[0] * tile[1] // width // TMA_BLOCK
+    tid = b.insert(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+    loop = _Loop(b, _index(b, steps))
+    lb = loop.b
+    e = _bin(lb, arith.AddiOp, tid, _bin(lb, arith.MuliOp, loop.k, TMA_BLOCK))
+    r = _bin(lb, arith.DivUIOp, e, per_row)
+    c = _bin(lb, arith.MuliOp, _bin(lb, arith.RemUIOp, e, per_row), width)
+    assert isinstance(t := mine.type, MemRefType)
+    if reduce:
+        value = lb.insert(memref.LoadOp.get(mine, [r, c])).res
+        lb.insert(copy.PeerStoreOp(value, recv, [r, c], peer, full, _index(lb, 0), reduction="add"))
+    else:
+        vtype = VectorType(t.element_type, [width])
+        value = lb.insert(vector.LoadOp(mine, [r, c], vtype)).result
+        lb.insert(copy.PeerStoreOp(value, recv, [r, c], peer, full, _index(lb, 0)))
+    loop.close()
+
+
+# ===----------------------------------------------------------------------=== #
+# im2col: the A operand of an implicit-GEMM convolution
+# ===----------------------------------------------------------------------=== #
+
+
+def _pair(value: int | Sequence[int]) -> tuple[int, int]:
+    return (value, value) if isinstance(value, int) else (value[0], value[1])
+
+
+@dataclass(frozen=True)
+class Conv2d:
+    """A 2-D convolution over an NHWC input (`shape`), as im2col sees it: the output's
+    spatial size, the im2col matrix `[N*P*Q, R*S*C]` (row (n, p, q), column (r, s, c)) and the
+    im2col map's bounding box. With TMA im2col, padding is the box's corners (lower =
+    -padding, and the upper corner ends the box after the last filter base) and dilation
+    the offsets (tap (r, s) reads at base + (r, s) * dilation); the stride is the traversal
+    stride."""
+
+    shape: tuple[int, int, int, int]
+    filter: tuple[int, int]
+    stride: tuple[int, int]
+    padding: tuple[int, int]
+    dilation: tuple[int, int]
+
+    @property
+    def output(self) -> tuple[int, int]:
+        """(P, Q): the filter bases along H and W."""
+        return tuple(  # type: ignore[return-value]
+            (size + 2 * pad - dil * (k - 1) - 1) // st + 1
+            for size, k, st, pad, dil in zip(
+                self.shape[1:3], self.filter, self.stride, self.padding, self.dilation,
+                strict=True,
+            )
+        )  # fmt: skip
+
+    @property
+    def matrix(self) -> tuple[int, int]:
+        """The im2col matrix: N*P*Q rows, R*S*C columns."""
+        (n, _, _, c), (p, q), (r, s) = self.shape, self.output, self.filter
+        return n * p * q, r * s * c
+
+    @property
+    def lower(self) -> tuple[int, int]:
+        """The box's lower corner: the first filter base, -padding."""
+        return (-self.padding[0], -self.padding[1])
+
+    @property
+    def upper(self) -> tuple[int, int]:
+        """The box's upper corner, relative to the extent: the box [lower, extent + upper)
+        ends one element after the last filter base, (out - 1) * stride - padding."""
+        return tuple(  # type: ignore[return-value]
+            (out - 1) * st + 1 - size - pad
+            for out, st, size, pad in zip(
+                self.output, self.stride, self.shape[1:3], self.padding, strict=True
+            )
+        )
+
+
+def conv2d(
+    shape: Sequence[int],
+    filter: int | Sequence[int],
+    *,
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    dilation: int | Sequence[int] = 1,
+) -> Conv2d:
+    n, h, w, c = shape
+    return Conv2d(
+        (n, h, w, c), _pair(filter), _pair(stride), _pair(padding), _pair(dilation)
+    )
+
+
+def im2col_grid(conv: Conv2d, pixels: int = 64, channels: int | None = None) -> tuple[int, ...]:
+    """Blocks of `im2col_gather`: (pixel tiles, filter taps, channel blocks)."""
+    block = conv.shape[3] if channels is None else channels
+    return (ceil(conv.matrix[0] / pixels), conv.filter[0] * conv.filter[1], conv.shape[3] // block)
+
+
+def im2col_gather(
+    conv: Conv2d,
+    dtype: str,
+    *,
+    pixels: int = 64,
+    channels: int | None = None,
+    swizzle: int = 16,
+    cache_hint: str | None = None,
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`y = im2col(x)` for `conv` over the NHWC array x: y is the `[N*P*Q, R*S*C]` matrix of
+    an implicit GEMM. Block (i, t, j) loads `pixels` rows from row i * pixels on, for filter
+    tap t = r * S + s and channels [j * channels, (j + 1) * channels) (all C by default), with
+    one `copy.im2col_load` (the first row's filter base as coordinates, the tap times the
+    dilation as offsets), waits on its barrier and stores the tile with TMA (clipped at the
+    last row). `cache_hint` is the loads' L2 cache policy (`"evict_last"`: every tap reads
+    the input again)."""
+    n, h, w, c = conv.shape
+    block = c if channels is None else channels
+    (_, q), (_, s) = conv.output, conv.filter
+    rows, cols = conv.matrix
+    elt = element_type(dtype)
+    gmem = MemRefType(elt, [n, h, w, c])
+    out = MemRefType(elt, [rows, cols])
+    smem = MemRefType(elt, [pixels, block], memory_space=copy.SmemSpaceAttr(swizzle))
+    p_q = conv.output[0] * q
+
+    def block_id(b: Builder, dim: gpu.DimensionEnum) -> SSAValue:
+        return b.insert(gpu.BlockIdOp(gpu.DimensionAttr(dim))).result
+
+    def tap_offset(b: Builder, tap: SSAValue, dilation: int) -> SSAValue:
+        at = _bin(b, arith.MuliOp, tap, dilation)
+        return b.insert(arith.IndexCastOp(at, i16)).result
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        c0 = _index(b, 0)
+        phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+        first = _bin(b, arith.MuliOp, block_id(b, gpu.DimensionEnum.X), pixels)
+        tap = block_id(b, gpu.DimensionEnum.Y)
+        channel = _bin(b, arith.MuliOp, block_id(b, gpu.DimensionEnum.Z), block)
+        # Row `first` is output pixel (image, p, q); its filter base is (p, q) * stride - pad.
+        image = _bin(b, arith.DivUIOp, first, p_q)
+        rest = _bin(b, arith.RemUIOp, first, p_q)
+        base = []
+        for at, st, pad in (
+            (_bin(b, arith.DivUIOp, rest, q), conv.stride[0], conv.padding[0]),
+            (_bin(b, arith.RemUIOp, rest, q), conv.stride[1], conv.padding[1]),
+        ):
+            base.append(_bin(b, arith.SubiOp, _bin(b, arith.MuliOp, at, st), pad))
+        offsets = [
+            tap_offset(b, _bin(b, arith.DivUIOp, tap, s), conv.dilation[0]),
+            tap_offset(b, _bin(b, arith.RemUIOp, tap, s), conv.dilation[1]),
+        ]
+        buf = b.insert(copy.AllocSmemOp(smem)).result
+        bar = b.insert(copy.BarrierInitOp(1)).result
+        b.insert(
+            copy.Im2colLoadOp(
+                x,
+                buf,
+                coordinates=[image, *base, channel],
+                offsets=offsets,
+                barrier=bar,
+                barrier_index=c0,
+                lower=conv.lower,
+                upper=conv.upper,
+                strides=conv.stride,
+                l2=cache_hint,
+            )
+        )
+        b.insert(copy.BarrierWaitOp(bar, c0, phase))
+        column = _bin(b, arith.AddiOp, _bin(b, arith.MuliOp, tap, c), channel)
+        b.insert(copy.AsyncCopyOp(buf, y, dst_indices=[first, column]))
+        b.insert(copy.CommitGroupOp("bulk"))
+        b.insert(copy.WaitGroupOp("bulk", 0))
+
+    return _kernel("im2col_gather", [gmem, out], body, target=target, block=TMA_BLOCK)

@@ -6,8 +6,9 @@ passes and the runtime share. Each is defined in the module of its family:
 
 - `attributes`: enums, attributes and types; `memory`: memory spaces and sizes;
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
-- `copies` (`tma`, `cp_async`), `prefetch`, `groups`, `barriers` (`mbarriers`), `roles` (who issues:
-  warp-specialized roles, named barriers), `smem`, `tmem` (`tmem_access`): the ops;
+- `copies` (`tma`, `bulk`, `cp_async`), `im2col`, `prefetch`, `groups`, `barriers`
+  (`mbarriers`), `roles` (who issues: warp-specialized roles, named barriers), `smem`,
+  `tmem` (`tmem_access`), `dsmem` (a peer CTA's SMEM): the ops;
 - `dialect`: the `Copy` dialect (its docstring describes the dialect as a whole).
 """
 
@@ -53,8 +54,17 @@ from copy_dialect.barriers import (
     BarrierTestOp,
     BarrierWaitOp,
 )
+from copy_dialect.bulk import BULK_ALIGN, BulkSpan, bulk_span
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.dialect import Copy
+from copy_dialect.dsmem import (
+    RED_ASYNC_TABLE,
+    PeerArriveOp,
+    PeerCopyOp,
+    PeerStoreOp,
+    red_async_type,
+    st_async_type,
+)
 from copy_dialect.geometry import (
     REDUCTIONS_BY_MAP,
     BoxGeometry,
@@ -67,6 +77,7 @@ from copy_dialect.geometry import (
     tensor_map_type,
 )
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
+from copy_dialect.im2col import Im2colGeometry, Im2colLoadOp
 from copy_dialect.mbarriers import (
     BarrierArriveDropOp,
     BarrierCompleteTxOp,
@@ -118,13 +129,14 @@ from copy_dialect.verify_common import kernel_cluster_shape, module_target
 
 __all__ = [
     # ops
-    "AsyncCopyOp", "PrefetchOp", "CommitGroupOp", "WaitGroupOp", "BarrierInitOp",
+    "AsyncCopyOp", "Im2colLoadOp", "PrefetchOp", "CommitGroupOp", "WaitGroupOp",
+    "BarrierInitOp",
     "BarrierArriveOp", "BarrierArriveExpectTxOp", "BarrierWaitOp", "BarrierTestOp",
     "BarrierArriveDropOp", "BarrierExpectTxOp", "BarrierCompleteTxOp", "BarrierInvalOp",
     "BarrierReinitOp",
     "WarpSpecializeOp", "NamedBarrierSyncOp", "NamedBarrierArriveOp", "FenceAsyncSharedOp",
     "AllocSmemOp", "TmemAllocOp", "TmemDeallocOp", "TmemLoadOp", "TmemStoreOp", "TmemWaitOp",
-    "SmemToTmemOp", "Copy",
+    "SmemToTmemOp", "PeerStoreOp", "PeerCopyOp", "PeerArriveOp", "Copy",
     # attributes, types and enums
     "TargetAttr", "SmemSpaceAttr", "TmemSpaceAttr", "LeaderTrackedAttr", "BarrierType",
     "Implementation", "ImplementationAttr", "ReductionKind", "ReductionKindAttr", "OOBMode",
@@ -134,13 +146,17 @@ __all__ = [
     "TmemWaitKind", "TmemWaitKindAttr", "TmemCopyShape", "TmemCopyShapeAttr",
     "TmemCopyMulticast", "TmemCopyMulticastAttr", "SWIZZLES", "swizzle_period",
     # geometry and tensor maps
-    "BoxGeometry", "CopyGeometry", "MulticastSplit", "multicast_split_dim", "tensor_map_type",
+    "BoxGeometry", "CopyGeometry", "Im2colGeometry", "MulticastSplit", "multicast_split_dim",
+    "tensor_map_type",
     "reduction_map_type", "base_reduction", "REDUCTIONS_BY_MAP", "cp_async_chunk_bytes",
+    "BulkSpan", "bulk_span", "BULK_ALIGN",
     # memory spaces, sizes and the kernel's SMEM and TMEM
     "GMEM", "SMEM", "TMEM", "memory_space", "swizzle_of", "bitwidth", "smem_bytes",
     "smem_strides", "smem_alignment", "smem_footprint", "SMEM_ARENA_ALIGNMENT", "arena_layout",
     "block_smem_bytes", "kernel_cluster_shape", "module_target", "MAX_BARRIERS", "BARRIER_BYTES",
     "TMEM_COLUMNS", "TMEM_REGS_PER_NUM", "TMEM_COPY_BYTES", "tmem_columns",
+    # distributed shared memory
+    "red_async_type", "st_async_type", "RED_ASYNC_TABLE",
     # who issues
     "enclosing_role", "WARP", "WARPGROUP_WARPS", "REGISTER_FILE",
 ]  # fmt: skip

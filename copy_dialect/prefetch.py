@@ -1,4 +1,5 @@
-"""`copy.prefetch`: a TMA prefetch of a GMEM box into L2."""
+"""`copy.prefetch`: a TMA prefetch of a GMEM box into L2, or a bulk prefetch of the box's
+one contiguous range (`impl bulk`)."""
 
 from __future__ import annotations
 
@@ -23,8 +24,16 @@ from xdsl.irdl import (
     var_operand_def,
 )
 
-from copy_dialect import layout
-from copy_dialect.attributes import L2_POLICY_ENCODING, L2Policy, L2PolicyAttr, OOBMode, enum_attr
+from copy_dialect import bulk, layout
+from copy_dialect.attributes import (
+    L2_POLICY_ENCODING,
+    Implementation,
+    ImplementationAttr,
+    L2Policy,
+    L2PolicyAttr,
+    OOBMode,
+    enum_attr,
+)
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import BoxGeometry
 from copy_dialect.memory import GMEM, memory_space
@@ -35,14 +44,16 @@ from copy_dialect.tma import (
     merged_leading_dims_example,
 )
 from copy_dialect.verification import copy_op_definition
-from copy_dialect.verify_common import enclosing_target
+from copy_dialect.verify_common import constant_int, enclosing_target
 
 
 @copy_op_definition
 class PrefetchOp(IRDLOperation):
     """
     Prefetches a box of a GMEM array into L2 (TMA `cp.async.bulk.prefetch.tensor`), with
-    the L2 cache policy `l2` if given (as on copy.async_copy).
+    the L2 cache policy `l2` if given (as on copy.async_copy). With `impl bulk`, a box of
+    whole rows is prefetched as its one contiguous byte range (`cp.async.bulk.prefetch.L2`,
+    no tensor map; the rules of a bulk copy's GMEM side, BK1, BK2 and BK4, apply).
 
     ```mlir
     copy.prefetch %x[%i, %j] l2 evict_last {box = array<i64: 64, 64>} : memref<4096x4096xf32>
@@ -55,11 +66,14 @@ class PrefetchOp(IRDLOperation):
     indices = var_operand_def(IndexType)
 
     box = prop_def(DenseArrayBase.constr(i64))
+    implementation = opt_prop_def(ImplementationAttr)
     l2 = opt_prop_def(L2PolicyAttr)
 
     irdl_options = (ParsePropInAttrDict(),)
 
-    assembly_format = "$src `[` $indices `]` (`l2` $l2^)? attr-dict `:` type($src)"
+    assembly_format = (
+        "$src `[` $indices `]` (`impl` $implementation^)? (`l2` $l2^)? attr-dict `:` type($src)"
+    )
 
     def __init__(
         self,
@@ -67,15 +81,22 @@ class PrefetchOp(IRDLOperation):
         indices: Sequence[SSAValue | Operation],
         box: Sequence[int],
         *,
+        implementation: Implementation | str | None = None,
         l2: L2Policy | str | None = None,
     ):
         super().__init__(
             operands=[src, indices],
             properties={
                 "box": DenseArrayBase.from_list(i64, box),
+                "implementation": enum_attr(ImplementationAttr, Implementation, implementation),
                 "l2": enum_attr(L2PolicyAttr, L2Policy, l2),
             },
         )
+
+    @property
+    def is_bulk(self) -> bool:
+        """A bulk (non-tensor) prefetch of the box's contiguous range: `impl bulk`."""
+        return self.implementation is not None and self.implementation.data == Implementation.BULK
 
     def l2_policy_value(self) -> int | None:
         """The L2 cache-policy operand of the prefetch (`l2`'s encoding), None for none."""
@@ -118,6 +139,18 @@ class PrefetchOp(IRDLOperation):
                 f"expected {src_type.get_num_dims()} coordinates, but got {len(self.indices)}",
                 note="index the GMEM ref with the box origin, one index per dimension",
             )
+        impl = None if self.implementation is None else self.implementation.data
+        # rule: BK6
+        if impl == Implementation.CP_ASYNC:
+            raise Error(
+                "Expected impl tma or bulk on copy.prefetch, got impl cp_async: cp.async has "
+                "no prefetch",
+                note="use impl bulk for a box of whole rows, or drop impl for a TMA prefetch",
+            )
+        if impl == Implementation.BULK:
+            bulk.bulk_span(g)
+            self._verify_in_bounds(g)
+            return
         rank = src_type.get_num_dims()
         check_tma_dtype(src_type.element_type)
         check_tma_box(
@@ -128,3 +161,19 @@ class PrefetchOp(IRDLOperation):
         )
         check_kernel_argument(self, self.src)
 
+    def _verify_in_bounds(self, g: BoxGeometry) -> None:
+        """A bulk prefetch's constant coordinates keep its box inside the array (BK4); the
+        debug guards check dynamic ones at run time."""
+        box = g.gmem_box
+        for d, (index, size, n) in enumerate(
+            zip(g.gmem_indices, box, g.gmem_type.get_shape(), strict=True)
+        ):
+            c = constant_int(index)
+            # rule: BK4
+            if c is not None and not 0 <= c <= n - size:
+                raise Error(
+                    f"Expected the bulk prefetch's box to lie inside the array, but its window "
+                    f"[{c}, {c + size}) along dim {d} leaves [0, {n})",
+                    note=f"start the box at 0 to {n - size} along dim {d}, or drop impl bulk "
+                    "for a TMA prefetch, which skips what lies outside",
+                )

@@ -20,7 +20,8 @@ UNIFORM_GPU = frozenset({"gpu.block_id", "gpu.grid_dim", "gpu.block_dim", "gpu.c
 
 @dataclass(frozen=True)
 class CopyFacts:
-    """What a `copy.async_copy` is, as the protocol sees it."""
+    """What a `copy.async_copy` (or a `copy.im2col_load`, a TMA load) is, as the protocol
+    sees it."""
 
     smem: SSAValue
     smem_indices: tuple[SSAValue, ...]
@@ -28,6 +29,7 @@ class CopyFacts:
     barrier_index: SSAValue | None
     predicate: SSAValue | None
     tma: bool
+    """Issued to the TMA unit (`impl tma` or `bulk`): completes on its barrier or bulk group."""
     load: bool
     bytes: int
     """Bytes its barrier is credited (the whole box for multicast, both CTAs' boxes for a
@@ -36,13 +38,11 @@ class CopyFacts:
     """Bytes it expects itself when it arrives on its barrier (else 0)."""
 
     @staticmethod
-    def of(op: copy.AsyncCopyOp) -> CopyFacts:
+    def of(op: copy.AsyncCopyOp | copy.Im2colLoadOp) -> CopyFacts:
         g = op.geometry()
         bar = g.barrier
         impl = op.resolved_implementation()
-        tma = (
-            (bar is not None or not g.is_load) if impl is None else impl == copy.Implementation.TMA
-        )
+        tma = (bar is not None or not g.is_load) if impl is None else impl.is_bulk_async
         nbytes = g.credited_bytes if tma else 0
         arrives = bar is not None and (op.arrive is None or op.arrive.value.data)
         return CopyFacts(

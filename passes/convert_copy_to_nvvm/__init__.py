@@ -16,8 +16,8 @@ has no guard.
 The modules, one per op family: `emit` (the llvm builders), `kernel` (the kernel's facts,
 arena, prologue and ABI), `copies` (TMA and cp.async copies, prefetches, tensor maps),
 `groups` (bulk and cp.async groups, fences), `barriers` (mbarriers and named barriers),
-`roles` (`copy.warp_specialize`), `smem`, `tmem`, and `guards` (the debug guards); this one
-holds the pass.
+`roles` (`copy.warp_specialize`), `smem`, `tmem`, `dsmem` (a peer CTA's SMEM), and `guards`
+(the debug guards); this one holds the pass.
 
 Who issues what (the semantics the verifier's rules assume): the issuing group of an op is
 the block, or inside `copy.warp_specialize` the role that holds it (`roles`: each role's body
@@ -31,7 +31,9 @@ is lowered in place, then the block is split by warp index);
 - `barrier_init` is done by the elected thread, then fenced and synchronized (cluster-wide when
   the kernel has a cluster); `barrier_arrive` and `barrier_wait` are executed by every thread
   that reaches them;
-- `fence_async_shared` is `fence.proxy.async.shared::cta` followed by a block barrier.
+- `fence_async_shared` is `fence.proxy.async.shared::cta` followed by a block barrier;
+- `peer_store` is executed by every thread that reaches it, `peer_copy` and `peer_arrive`
+  by the group's elected thread.
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ from passes.convert_copy_to_nvvm.barriers import (
     LowerBarrierWait,
     LowerNamedBarrier,
 )
-from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerPrefetch
+from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerIm2colLoad, LowerPrefetch
+from passes.convert_copy_to_nvvm.dsmem import LowerPeerArrive, LowerPeerCopy, LowerPeerStore
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
 from passes.convert_copy_to_nvvm.groups import (
     LowerCommitGroup,
@@ -157,12 +160,16 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerWaitGroup(kernels),
                 LowerPrefetch(kernels),
                 LowerAsyncCopy(kernels),
+                LowerIm2colLoad(kernels),
                 LowerTmemAlloc(kernels),
                 LowerTmemDealloc(kernels),
                 LowerTmemLoad(kernels),
                 LowerTmemStore(kernels),
                 LowerTmemWait(kernels),
                 LowerSmemToTmem(kernels),
+                LowerPeerStore(kernels),
+                LowerPeerCopy(kernels),
+                LowerPeerArrive(kernels),
             ],
             # The prologue's values get their uses only as the copies are rewritten.
             dce=False,

@@ -10,6 +10,11 @@
     its CTA pair's leader;
   - a store is `cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group`, a reduction
     `cp.reduce.async.bulk.tensor`; a user predicate is and-ed with the elected thread.
+- An im2col load (`copy.im2col_load`) is a TMA load through an im2col tensor map (its
+  corners, traversal strides, pixels and channels in the map, `Im2colMapParam`): it arrives
+  on its barrier expecting the SMEM box's bytes (unless `arrive = false`) and issues
+  `cp.async.bulk.tensor.Nd.shared::cluster.global.im2col.mbarrier::complete_tx::bytes` with
+  the coordinates and the im2col offsets, innermost first (`.L2::cache_hint` with `l2`).
 - A cp.async copy is issued by every thread of the block (or role) together: 16-byte chunks (8 or 4
   when a row is not a multiple of 16) with `cp.async.{cg,ca}.shared.global`; with `oob zeros`
   each chunk's source size is clipped to the array, and cp.async zero-fills the rest.
@@ -29,7 +34,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from copy_dialect import ops as copy
-from copy_dialect.abi import TensorMapParam
+from copy_dialect.abi import Im2colMapParam, TensorMapParam
 from passes import nvvm
 from passes.convert_copy_to_nvvm.barriers import barrier_pointer
 from passes.convert_copy_to_nvvm.emit import Arith, Emit
@@ -41,11 +46,15 @@ PEER_BIT_MASK = 0xFFFFFFFFFEFFFFFF
 
 
 class LowerPrefetch(KernelPattern):
-    """`copy.prefetch` -> `cp.async.bulk.prefetch.tensor` (elected thread)."""
+    """`copy.prefetch` -> `cp.async.bulk.prefetch.tensor`, or `cp.async.bulk.prefetch.L2`
+    for a bulk prefetch (elected thread)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.PrefetchOp, rewriter: PatternRewriter, /):
         kernel = self.kernel(op)
+        if op.is_bulk:
+            rewriter.replace(op, bulk_prefetch(op, kernel), [])
+            return
         descriptor = tma_descriptor(op.geometry(), kernel, written=False)
         body = Emit()
         coords = tma_coordinates(body, lowered(op.indices, body.ops))
@@ -68,8 +77,56 @@ class LowerAsyncCopy(KernelPattern):
         implementation = op.resolved_implementation()
         if implementation == copy.Implementation.TMA:
             rewriter.replace(op, tma_copy(op, kernel), [])
+        elif implementation == copy.Implementation.BULK:
+            rewriter.replace(op, bulk_copy(op, kernel), [])
         elif implementation == copy.Implementation.CP_ASYNC:
             rewriter.replace(op, cp_async_copy(op, kernel), [])
+
+
+class LowerIm2colLoad(KernelPattern):
+    """`copy.im2col_load` -> `cp.async.bulk.tensor...im2col` (elected thread)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.Im2colLoadOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
+        g = op.geometry()
+        dtype = g.tensor_map_type
+        assert dtype is not None  # rule C11
+        key = Im2colMapParam(
+            g.gmem_argument,
+            g.box_shape,
+            g.swizzle_bytes,
+            g.tensor_map_oob,
+            dtype,
+            False,
+            g.lower,
+            g.upper,
+            g.element_strides,
+        )
+        descriptor = kernel.tensor_map(key, written=False)
+        body = Emit()
+        (smem,) = lowered([g.smem], body.ops)
+        smem = body.byte_offset(smem, slot_offset(body, g))
+        coordinates = tma_coordinates(body, lowered(g.gmem_indices, body.ops))
+        offsets = list(reversed(lowered(g.offsets, body.ops)))
+        if kernel.guards is not None:
+            kernel.guards.barrier_index(body, kernel.fn, op, op.barrier, op.barrier_index)
+        bar = barrier_pointer(body, op.barrier, op.barrier_index)
+        if op.arrives:
+            body(nvvm.MBarrierArriveExpectTxSharedOp(bar, body.const(g.credited_bytes, i32)))
+        body(
+            nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
+                dst=smem,
+                tma_descriptor=descriptor,
+                coordinates=coordinates,
+                mbar=bar,
+                im2col_offsets=offsets,
+                l2_cache_hint=l2_cache_hint(body, op),
+            )
+        )
+        e = Emit()
+        kernel.group(op).elected(e, body.ops)
+        rewriter.replace(op, e.ops, [])
 
 
 # ===----------------------------------------------------------------------=== #
@@ -90,7 +147,9 @@ def tma_descriptor(g: copy.BoxGeometry, kernel: Kernel, written: bool) -> SSAVal
     return kernel.tensor_map(key, written)
 
 
-def l2_cache_hint(e: Emit, op: copy.AsyncCopyOp | copy.PrefetchOp) -> SSAValue | None:
+def l2_cache_hint(
+    e: Emit, op: copy.AsyncCopyOp | copy.PrefetchOp | copy.Im2colLoadOp
+) -> SSAValue | None:
     """The i64 cache-policy operand of a TMA op's `.L2::cache_hint` form, None for none."""
     policy = op.l2_policy_value()
     return None if policy is None else e.const(policy, i64)
@@ -249,6 +308,82 @@ def slot_offset(e: Emit, g: copy.CopyGeometry) -> SSAValue | int:
     for index, stride in zip(indices, strides[: len(indices)], strict=True):
         offset = Arith(e, index) * stride + offset
     return offset if isinstance(offset, int) else offset.value
+
+
+# ===----------------------------------------------------------------------=== #
+# Bulk (non-tensor) copies
+# ===----------------------------------------------------------------------=== #
+
+
+def bulk_offset(e: Emit, span: copy.BulkSpan, indices: Sequence[SSAValue]) -> Arith | int:
+    """The byte offset of a bulk box's origin in its GMEM array."""
+    offset: Arith | int = 0
+    for index, stride in zip(indices, span.byte_strides, strict=True):
+        offset = Arith(e, index) * stride + offset
+    return offset
+
+
+def bulk_prefetch(op: copy.PrefetchOp, kernel: Kernel) -> list[Operation]:
+    """A bulk prefetch of the box's contiguous range into L2, by the elected thread."""
+    g = op.geometry()
+    span = copy.bulk_span(g)
+    body = Emit()
+    (gmem,) = lowered([g.gmem], body.ops)
+    indices = list(lowered(g.gmem_indices, body.ops))
+    if kernel.guards is not None:
+        kernel.guards.bulk_bounds(body, kernel.fn, op, g, indices)
+    offset = bulk_offset(body, span, indices)
+    src = body.byte_offset(gmem, offset if isinstance(offset, int) else offset.value)
+    size = body.const(span.issued_bytes, i32)
+    body(nvvm.CpAsyncBulkPrefetchOp(src, size, l2_cache_hint=l2_cache_hint(body, op)))
+    e = Emit()
+    kernel.group(op).elected(e, body.ops)
+    return e.ops
+
+
+def bulk_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
+    """A bulk load or store of the box's one contiguous GMEM range, issued by the elected
+    thread: `cp.async.bulk.shared::cluster.global` completing on the barrier (this CTA's
+    share, multicast to its collective group, for a multicast load), or
+    `cp.async.bulk.global.shared::cta.bulk_group`."""
+    g = op.geometry()
+    span = copy.bulk_span(g)
+    body = Emit()
+    (gmem, smem) = lowered([g.gmem, g.smem], body.ops)
+    smem = body.byte_offset(smem, slot_offset(body, g))
+    indices = list(lowered(g.gmem_indices, body.ops))
+    if kernel.guards is not None:
+        kernel.guards.bulk_bounds(body, kernel.fn, op, g, indices)
+    offset = bulk_offset(body, span, indices)
+    size = body.const(span.issued_bytes, i32)
+    hint = l2_cache_hint(body, op)
+    if g.is_load:
+        assert op.barrier is not None  # rule A3
+        if kernel.guards is not None:
+            kernel.guards.barrier_index(body, kernel.fn, op, op.barrier, op.barrier_index)
+        bar = barrier_pointer(body, op.barrier, op.barrier_index)
+        if op.arrives:
+            body(nvvm.MBarrierArriveExpectTxSharedOp(bar, body.const(g.credited_bytes, i32)))
+        mask = None
+        if g.multicast is not None:
+            # This CTA's share: the box's range from `rank` shares on, in GMEM and SMEM alike
+            # (a bulk box is dense in both: rules BK1, BK3).
+            rank, mask = collective_position(body, op, kernel)
+            share = Arith(body, rank) * span.issued_bytes
+            offset = share + offset
+            smem = body.byte_offset(smem, share.value)
+        src = body.byte_offset(gmem, offset if isinstance(offset, int) else offset.value)
+        body(
+            nvvm.CpAsyncBulkSharedClusterGlobalOp(
+                smem, src, bar, size, multicast_mask=mask, l2_cache_hint=hint
+            )
+        )
+    else:
+        dst = body.byte_offset(gmem, offset if isinstance(offset, int) else offset.value)
+        body(nvvm.CpAsyncBulkGlobalSharedCtaOp(dst, smem, size, l2_cache_hint=hint))
+    e = Emit()
+    kernel.group(op).elected(e, body.ops, op.predicate)
+    return e.ops
 
 
 # ===----------------------------------------------------------------------=== #

@@ -193,6 +193,149 @@ builtin.module attributes {copy.target = #copy.target<"sm_103a">} {
 
 // -----
 
+// Bulk (non-tensor) copies: `impl bulk` asked for, and the lowering's own choice (no impl)
+// for a plain in-bounds copy of whole rows; a multicast bulk load.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @bulk_copies(
+  func.func @bulk_copies(%x: memref<64x256xf32>, %y: memref<64x256xf32>, %row: index) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %false = arith.constant false
+    %buf = copy.alloc_smem : memref<2x4x256xf32, #copy.smem>
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier %{{.*}}[%{{.*}}] impl bulk oob promise_in_bounds l2 evict_first : memref<64x256xf32> to memref<2x4x256xf32, #copy.smem>, !copy.barrier<2>
+    // CHECK-GENERIC: implementation = #copy<implementation bulk>
+    copy.async_copy %x[%row, %c0] to %buf[%c0] barrier %bars[%c0] impl bulk oob promise_in_bounds l2 evict_first : memref<64x256xf32> to memref<2x4x256xf32, #copy.smem>, !copy.barrier<2>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier %{{.*}}[%{{.*}}] impl bulk oob promise_in_bounds {collective = array<i64: 0>} : memref<64x256xf32> to memref<2x4x256xf32, #copy.smem>, !copy.barrier<2>
+    copy.async_copy %x[%row, %c0] to %buf[%c1] barrier %bars[%c1] impl bulk oob promise_in_bounds {collective = array<i64: 0>} : memref<64x256xf32> to memref<2x4x256xf32, #copy.smem>, !copy.barrier<2>
+    copy.barrier_wait %bars[%c0], %false : !copy.barrier<2>
+    copy.barrier_wait %bars[%c1], %false : !copy.barrier<2>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}] to %{{.*}}[%{{.*}}, %{{.*}}] oob promise_in_bounds : memref<2x4x256xf32, #copy.smem> to memref<64x256xf32>
+    copy.async_copy %buf[%c0] to %y[%row, %c0] oob promise_in_bounds : memref<2x4x256xf32, #copy.smem> to memref<64x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    // CHECK: copy.prefetch %{{.*}}[%{{.*}}, %{{.*}}] impl bulk l2 evict_last {box = array<i64: 4, 256>} : memref<64x256xf32>
+    // CHECK-GENERIC: "copy.prefetch"(%{{.*}}, %{{.*}}, %{{.*}}) <{implementation = #copy<implementation bulk>, l2 = #copy<l2 evict_last>, box = array<i64: 4, 256>}>
+    copy.prefetch %x[%row, %c0] impl bulk l2 evict_last {box = array<i64: 4, 256>} : memref<64x256xf32>
+    func.return
+  }
+}
+
+// -----
+
+// Issue I, item 7: distributed shared memory inside a cluster (copy_dialect/dsmem.py). Every
+// CTA of the pair runs this program: the peer expects the bytes on this CTA's barrier 0 and
+// sends them (a st.async vector from each thread, a red.async add from each thread, one
+// bulk copy), then arrives on barrier 1.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @dsmem(
+  // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "dsmem"
+  func.func @dsmem(%peer: index, %v: vector<4xf32>, %n: i32) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %false = arith.constant false
+    %buf = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
+    %rows = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %cnt = copy.alloc_smem : memref<128xi32, #copy.smem>
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    // 128 x 16 (st.async) + 128 x 4 (red.async) + 16384 (the bulk copy) bytes.
+    // CHECK: copy.peer_arrive %{{.*}}[%{{.*}}] peer %{{.*}} expect_tx 18944 : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.peer_arrive"(%{{.*}}, %{{.*}}, %{{.*}}) <{expect_tx = 18944 : i64, operandSegmentSizes = array<i32: 1, 1, 1>}> : (!copy.barrier<2>, index, index) -> ()
+    copy.peer_arrive %bars[%c0] peer %peer expect_tx 18944 : !copy.barrier<2>
+    // CHECK: copy.peer_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] peer %{{.*}}, %{{.*}}[%{{.*}}] : vector<4xf32>, memref<64x64xf32, #copy.smem>, !copy.barrier<2>
+    // CHECK-GENERIC: "copy.peer_store"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 2, 1, 1, 1>}> : (vector<4xf32>, memref<64x64xf32, #copy.smem>, index, index, index, !copy.barrier<2>, index) -> ()
+    copy.peer_store %v, %rows[%c0, %c0] peer %peer, %bars[%c0] : vector<4xf32>, memref<64x64xf32, #copy.smem>, !copy.barrier<2>
+    // CHECK: copy.peer_store reduce add %{{.*}}, %{{.*}}[%{{.*}}] peer %{{.*}}, %{{.*}}[%{{.*}}] : i32, memref<128xi32, #copy.smem>, !copy.barrier<2>
+    // CHECK-GENERIC: "copy.peer_store"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{reduction = #copy<reduction add>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1>}>
+    copy.peer_store reduce add %n, %cnt[%c0] peer %peer, %bars[%c0] : i32, memref<128xi32, #copy.smem>, !copy.barrier<2>
+    // CHECK: copy.peer_copy %{{.*}}[%{{.*}}] to %{{.*}}[%{{.*}}] peer %{{.*}}, %{{.*}}[%{{.*}}] : memref<2x64x64xf32, #copy.smem> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    // CHECK-GENERIC: "copy.peer_copy"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1>}> : (memref<2x64x64xf32, #copy.smem>, index, memref<2x64x64xf32, #copy.smem>, index, index, !copy.barrier<2>, index) -> ()
+    copy.peer_copy %buf[%c0] to %buf[%c1] peer %peer, %bars[%c0] : memref<2x64x64xf32, #copy.smem> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    // CHECK: copy.peer_arrive %{{.*}}[%{{.*}}] peer %{{.*}} : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.peer_arrive"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1>}> : (!copy.barrier<2>, index, index) -> ()
+    copy.peer_arrive %bars[%c1] peer %peer : !copy.barrier<2>
+    copy.barrier_wait %bars[%c0], %false : !copy.barrier<2>
+    copy.barrier_wait %bars[%c1], %false : !copy.barrier<2>
+    func.return
+  }
+}
+
+// -----
+
+// Issue I, item 5: TMA im2col loads (copy.im2col_load) over NWC, NHWC and NDHWC tensors, with
+// a slot index, traversal strides, and arrive = false after an arrive_expect_tx of its bytes.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @im2col_loads(
+  func.func @im2col_loads(%x3: memref<4x33x16xf32>, %x4: memref<2x9x9x64xf16>, %x5: memref<2x5x7x7x32xbf16>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %m1 = arith.constant -1 : index
+    %t1 = arith.constant 1 : i16
+    %t2 = arith.constant 2 : i16
+    %phase = arith.constant false
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<3>
+    %b3 = copy.alloc_smem : memref<64x16xf32, #copy.smem>
+    // CHECK: copy.im2col_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] offsets[%{{.*}}] to %{{.*}} barrier %{{.*}}[%{{.*}}] {lower = array<i64: -2>, upper = array<i64: 0>} : memref<4x33x16xf32> to memref<64x16xf32, #copy.smem>, !copy.barrier<3>
+    // CHECK-GENERIC: "copy.im2col_load"(%{{.*}}) <{lower = array<i64: -2>, upper = array<i64: 0>, operandSegmentSizes = array<i32: 1, 3, 1, 1, 0, 1, 1>}> : (memref<4x33x16xf32>, index, index, index, i16, memref<64x16xf32, #copy.smem>, !copy.barrier<3>, index) -> ()
+    copy.im2col_load %x3[%c0, %m1, %c0] offsets [%t1] to %b3 barrier %bars[%c0] {lower = array<i64: -2>, upper = array<i64: 0>} : memref<4x33x16xf32> to memref<64x16xf32, #copy.smem>, !copy.barrier<3>
+    %b4 = copy.alloc_smem : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+    // CHECK: copy.im2col_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] offsets[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier %{{.*}}[%{{.*}}] l2 evict_last {lower = array<i64: -1, -1>, upper = array<i64: -2, -2>, strides = array<i64: 2, 2>} : memref<2x9x9x64xf16> to memref<2x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<3>
+    copy.im2col_load %x4[%c0, %m1, %m1, %c0] offsets [%t2, %t2] to %b4[%c1] barrier %bars[%c1] l2 evict_last {lower = array<i64: -1, -1>, upper = array<i64: -2, -2>, strides = array<i64: 2, 2>} : memref<2x9x9x64xf16> to memref<2x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<3>
+    %b5 = copy.alloc_smem : memref<96x32xbf16, #copy.smem<swizzle = 64>>
+    %c2 = arith.constant 2 : index
+    // CHECK: copy.barrier_arrive_expect_tx %{{.*}}[%{{.*}}], 6144 : !copy.barrier<3>
+    copy.barrier_arrive_expect_tx %bars[%c2], 6144 : !copy.barrier<3>
+    // CHECK: copy.im2col_load %{{.*}} offsets[%{{.*}}, %{{.*}}, %{{.*}}] to %{{.*}} barrier %{{.*}}[%{{.*}}] {lower = array<i64: 0, -1, -1>, upper = array<i64: -1, -1, -1>, arrive = false} : memref<2x5x7x7x32xbf16> to memref<96x32xbf16, #copy.smem<swizzle = 64>>, !copy.barrier<3>
+    copy.im2col_load %x5[%c0, %c0, %m1, %m1, %c0] offsets [%t1, %t1, %t2] to %b5 barrier %bars[%c2] {lower = array<i64: 0, -1, -1>, upper = array<i64: -1, -1, -1>, arrive = false} : memref<2x5x7x7x32xbf16> to memref<96x32xbf16, #copy.smem<swizzle = 64>>, !copy.barrier<3>
+    copy.barrier_wait %bars[%c0], %phase : !copy.barrier<3>
+    copy.barrier_wait %bars[%c1], %phase : !copy.barrier<3>
+    copy.barrier_wait %bars[%c2], %phase : !copy.barrier<3>
+    func.return
+  }
+}
+
+// -----
+
+// Issue I, item 5: a ring of 2 im2col slots over the 9 taps of a 3x3 filter, each tile stored
+// once it has landed; a slot is reloaded only after the store from it has read it
+// (wait_group bulk 1 read_only): the protocol analysis proves the kernel.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @im2col_ring(
+  // CHECK: copy.im2col_load %{{.*}} offsets[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier
+  func.func @im2col_ring(%x: memref<2x9x9x16xf16>, %y: memref<162x144xf16>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c9 = arith.constant 9 : index
+    %c16 = arith.constant 16 : index
+    %m1 = arith.constant -1 : index
+    %ring = copy.alloc_smem : memref<2x64x16xf16, #copy.smem>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    scf.for %t = %c0 to %c9 step %c1 {
+      %slot = arith.remui %t, %c2 : index
+      %lap = arith.divui %t, %c2 : index
+      %lap1 = arith.remui %lap, %c2 : index
+      %lapi = arith.index_cast %lap1 : index to i32
+      %parity = arith.trunci %lapi : i32 to i1
+      %r = arith.divui %t, %c3 : index
+      %s = arith.remui %t, %c3 : index
+      %ri = arith.index_cast %r : index to i16
+      %si = arith.index_cast %s : index to i16
+      copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%ri, %si] to %ring[%slot] barrier %full[%slot] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x16xf16> to memref<2x64x16xf16, #copy.smem>, !copy.barrier<2>
+      copy.barrier_wait %full[%slot], %parity : !copy.barrier<2>
+      %col = arith.muli %t, %c16 : index
+      copy.async_copy %ring[%slot] to %y[%c0, %col] : memref<2x64x16xf16, #copy.smem> to memref<162x144xf16>
+      copy.commit_group bulk
+      copy.wait_group bulk 1 read_only
+    }
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
 // mbarrier breadth (issue I, item 8): nocomplete arrivals, arrive_drop with and without
 // nocomplete and expect_tx, expect_tx and complete_tx without an arrival, inval and reinit.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
