@@ -269,3 +269,28 @@ func.func @p5_arrivals_beyond_the_dropped_count() attributes {gpu.known_block_si
   copy.barrier_wait %bar[%c0], %true : !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// The consumer role waits on a phase that only the producer's nocomplete arrivals reach: the
+// last of them would complete it (undefined), so the wait can never legally return.
+// rule: MB11
+// fix: s|copy.barrier_arrive %bar[%c0] nocomplete issuer elected|copy.barrier_arrive %bar[%c0] issuer elected|
+func.func @mb11_wait_on_nocomplete_arrivals_only() attributes {gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  // expected-note@+1 {{initialized with arrivals 2}}
+  %bar = copy.barrier_init arrivals 2 : !copy.barrier<1>
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+    // expected-note@+1 {{an arrival of the phase}}
+    copy.barrier_arrive %bar[%c0] count 1 nocomplete issuer elected : !copy.barrier<1>
+    // expected-error@+2 {{this nocomplete arrival completes phase 0 of barrier 0 of %bar}}
+    // expected-note@+1 {{drop nocomplete from the arrival that may complete the phase (the last one)}}
+    copy.barrier_arrive %bar[%c0] nocomplete issuer elected : !copy.barrier<1>
+  }, {
+  ^bb0(%t: index):
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  }
+  func.return
+}
