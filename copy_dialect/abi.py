@@ -7,15 +7,17 @@ module is plain data (the standard library only): the passes that write the reco
 runtime that reads it, without a compiler, share this one definition.
 
 ```json
-{"format": 3, "target": "sm_90a", "kernels": {"tile_copy": {"name": "tile_copy",
+{"format": 2, "target": "sm_90a", "kernels": {"tile_copy": {"name": "tile_copy",
   "params": [{"kind": "pointer", "arg": 0, "element": "f32", "shape": [4096, 4096]},
              {"kind": "tensor_map", "arg": 0, "box": [64, 64], "swizzle": 16,
               "oob": "zeros", "dtype": "FLOAT32", "written": false}],
   "block": [128, 1, 1], "cluster": [1, 1, 1], "smem_bytes": 17408}}}
 ```
 
-Format 2 added `written`; format 3 the `tensor_map_workspace` parameter (a tensor map in
-global memory that the kernel may rewrite, `copy.tensormap_global`):
+Format 2 added `written`, then the `im2col_map` parameters (`Im2colMapParam`: a reader that
+knows no such kind rejects the record and says to recompile) and the `tensor_map_workspace`
+parameters (`TensorMapWorkspaceParam`: a tensor map in global memory that the kernel may
+rewrite, `copy.tensormap_global`):
 
 ```json
 {"kind": "tensor_map_workspace", "arg": 0, "box": [8, 64], "swizzle": 16, "oob": "zeros",
@@ -29,7 +31,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar, NoReturn
 
-ABI_FORMAT = 3
+ABI_FORMAT = 2
 
 
 class _Reader:
@@ -119,7 +121,8 @@ class ScalarParam:
 
 @dataclass(frozen=True)
 class TensorMapParam:
-    """A `CUtensorMap` the runtime encodes over the array of kernel argument `arg`."""
+    """A `CUtensorMap` the runtime encodes over the array of kernel argument `arg` (a tiled
+    map, `cuTensorMapEncodeTiled`; `Im2colMapParam` is the im2col one)."""
 
     kind: ClassVar[str] = "tensor_map"
 
@@ -160,6 +163,62 @@ class TensorMapParam:
             get.bool("written"),
         )
 
+    @property
+    def rank(self) -> int:
+        """The rank of the array the map describes."""
+        return len(self.box)
+
+
+@dataclass(frozen=True)
+class Im2colMapParam(TensorMapParam):
+    """A `CUtensorMap` in im2col mode (`cuTensorMapEncodeIm2col`) over the channels-innermost
+    array of kernel argument `arg` (NWC, NHWC, NDHWC): `box` is the SMEM box
+    `[pixels, channels]` (pixelsPerColumn, channelsPerPixel), not one entry per array dim."""
+
+    kind: ClassVar[str] = "im2col_map"
+
+    lower: tuple[int, ...]
+    """pixelBoxLowerCorner, outermost spatial dim first."""
+    upper: tuple[int, ...]
+    """pixelBoxUpperCorner, outermost spatial dim first."""
+    element_strides: tuple[int, ...]
+    """elementStrides, one per array dim, outermost first (the traversal strides)."""
+
+    @property
+    def pixels(self) -> int:
+        return self.box[0]
+
+    @property
+    def channels(self) -> int:
+        return self.box[1]
+
+    @property
+    def rank(self) -> int:
+        return len(self.lower) + 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return super().to_dict() | {
+            "lower": [*self.lower],
+            "upper": [*self.upper],
+            "element_strides": [*self.element_strides],
+        }
+
+    @classmethod
+    def from_dict(cls, entry: Any) -> Im2colMapParam:
+        tiled = TensorMapParam.from_dict(entry)
+        get = _Reader(entry, "im2col-map parameter")
+        return cls(
+            tiled.arg,
+            tiled.box,
+            tiled.swizzle,
+            tiled.oob,
+            tiled.dtype,
+            tiled.written,
+            get.ints("lower"),
+            get.ints("upper"),
+            get.ints("element_strides"),
+        )
+
 
 @dataclass(frozen=True)
 class TensorMapWorkspaceParam:
@@ -195,7 +254,8 @@ class TensorMapWorkspaceParam:
 
 Param = PointerParam | ScalarParam | TensorMapParam | TensorMapWorkspaceParam
 PARAM_KINDS: dict[str, type[Param]] = {
-    p.kind: p for p in (PointerParam, ScalarParam, TensorMapParam, TensorMapWorkspaceParam)
+    p.kind: p
+    for p in (PointerParam, ScalarParam, TensorMapParam, Im2colMapParam, TensorMapWorkspaceParam)
 }
 
 

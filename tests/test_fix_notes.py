@@ -18,7 +18,7 @@ with fix lines this test checks:
   retargeting, verification, the `-p` passes) without any diagnostic. A chunk of an op's
   rule is an op fragment rather than a whole kernel (its load may never be waited on), so
   it is verified with `--no-verify-protocol`; a chunk of a protocol rule (`P..`, and the
-  tensor-map rules TU10-TU12) is a kernel, verified whole;
+  `PROTOCOL_RULES` of other families) is a kernel, verified whole;
 * the note mentions the edit: some token that the fix lines add (a token of a NEW that is
   not a token of its OLD) is a token of the note; where the lines add none (pure
   deletions), some token that they remove is. A line whose OLD and NEW have the same set
@@ -55,12 +55,11 @@ from copy_tools.copy_opt import CopyOptMain
 from copy_tools.diagnostics import Chunk, SourceFile, split_chunks
 from copy_tools.rule_coverage import tag_ids
 
-PROTOCOL_TU_RULES = ("TU10", "TU11", "TU12")
-"""The protocol analysis's tensor-map rules: their chunks are kernels, verified whole."""
-
 ROOT = Path(__file__).resolve().parent.parent
 LIT = ROOT / "lit_tests"
 DRIVER_TESTS = LIT / "copy-opt"
+PROTOCOL_RULES = frozenset({"MB8", "MB9", "MB10", "MB11", "TU10", "TU11", "TU12"})
+"""The protocol analysis' rules whose ids are not P..: their chunks are kernels too."""
 
 FIX_LINE = re.compile(r"^[ \t]*// fix:(.*)$", re.MULTILINE)
 COMMENT_LINE = re.compile(r"^[ \t]*//[^\n]*(?:\n|\Z)", re.MULTILINE)
@@ -238,7 +237,7 @@ def fix_note_problems(chunk: NegativeChunk) -> list[str]:
     # the op verifiers; a chunk of a protocol rule (P..) is a kernel: its fix must verify
     # as a whole, protocol included.
     protocol = any(
-        rule.startswith("P") or rule in PROTOCOL_TU_RULES for rule in chunk_rules(chunk.text)
+        rule.startswith("P") or rule in PROTOCOL_RULES for rule in chunk_rules(chunk.text)
     )
     options = chunk.options if protocol else (*chunk.options, "--no-verify-protocol")
     after = run_copy_opt(fixed, options, name + " (fixed)")

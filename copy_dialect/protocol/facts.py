@@ -20,7 +20,8 @@ UNIFORM_GPU = frozenset({"gpu.block_id", "gpu.grid_dim", "gpu.block_dim", "gpu.c
 
 @dataclass(frozen=True)
 class CopyFacts:
-    """What a `copy.async_copy` is, as the protocol sees it."""
+    """What a `copy.async_copy` (or a `copy.im2col_load`, a TMA load) is, as the protocol
+    sees it."""
 
     smem: SSAValue
     smem_indices: tuple[SSAValue, ...]
@@ -39,7 +40,7 @@ class CopyFacts:
     """The tensor map in global memory it issues through (`map(%m : ...)`), if any."""
 
     @staticmethod
-    def of(op: copy.AsyncCopyOp) -> CopyFacts:
+    def of(op: copy.AsyncCopyOp | copy.Im2colLoadOp) -> CopyFacts:
         g = op.geometry()
         bar = g.barrier
         impl = op.resolved_implementation()
@@ -56,7 +57,7 @@ class CopyFacts:
             g.is_load,
             nbytes,
             nbytes if arrives else 0,
-            op.map,
+            op.map if isinstance(op, copy.AsyncCopyOp) else None,
         )
 
 

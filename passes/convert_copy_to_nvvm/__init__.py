@@ -51,13 +51,18 @@ from copy_dialect import ops as copy
 from copy_dialect.target import TARGETS, Target
 from passes.convert_copy_to_nvvm.barriers import (
     LowerBarrierArrive,
+    LowerBarrierArriveDrop,
     LowerBarrierArriveExpectTx,
+    LowerBarrierCompleteTx,
+    LowerBarrierExpectTx,
     LowerBarrierInit,
+    LowerBarrierInval,
+    LowerBarrierReinit,
     LowerBarrierTest,
     LowerBarrierWait,
     LowerNamedBarrier,
 )
-from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerPrefetch
+from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerIm2colLoad, LowerPrefetch
 from passes.convert_copy_to_nvvm.dsmem import LowerPeerArrive, LowerPeerCopy, LowerPeerStore
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
 from passes.convert_copy_to_nvvm.groups import (
@@ -148,6 +153,11 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerAllocSmem(kernels),
                 LowerBarrierInit(kernels),
                 LowerBarrierArrive(kernels),
+                LowerBarrierArriveDrop(kernels),
+                LowerBarrierExpectTx(kernels),
+                LowerBarrierCompleteTx(kernels),
+                LowerBarrierInval(kernels),
+                LowerBarrierReinit(kernels),
                 LowerBarrierArriveExpectTx(kernels),
                 LowerBarrierWait(kernels),
                 LowerBarrierTest(kernels),
@@ -157,6 +167,7 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerWaitGroup(kernels),
                 LowerPrefetch(kernels),
                 LowerAsyncCopy(kernels),
+                LowerIm2colLoad(kernels),
                 LowerTensorMapGlobal(kernels),
                 LowerTensorMapReplace(kernels),
                 LowerTensorMapFenceRelease(kernels),
