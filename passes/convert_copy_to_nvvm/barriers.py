@@ -19,6 +19,8 @@ bounded (P6): see `guards`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import i32
 from xdsl.ir import Operation, SSAValue
@@ -110,20 +112,30 @@ def issue(kernel: Kernel, op: Operation, issuer: copy.Issuer, e: Emit, body: lis
         e.if_(e.icmp("eq", lane, 0), body)
 
 
+def elected_on_barrier(
+    kernel: Kernel, op: Operation, make: Callable[[Emit, SSAValue], Operation]
+) -> list[Operation]:
+    """`make(e, address)` on barrier `op.index` of `op.barrier`, by the elected thread (after
+    the debug guards' P9 check of a dynamic index)."""
+    e = Emit()
+    address = barrier_pointer(e, op.barrier, op.index)
+    body = Emit()
+    if kernel.guards is not None:
+        kernel.guards.barrier_index(body, kernel.fn, op, op.barrier, op.index)
+    body(make(body, address))
+    kernel.group(op).elected(e, body.ops)
+    return e.ops
+
+
 class LowerBarrierArriveExpectTx(KernelPattern):
     """`copy.barrier_arrive_expect_tx` -> `mbarrier.arrive.expect_tx` (elected thread)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.BarrierArriveExpectTxOp, rewriter: PatternRewriter, /):
-        kernel = self.kernel(op)
-        e = Emit()
-        address = barrier_pointer(e, op.barrier, op.index)
-        body = Emit()
-        if kernel.guards is not None:
-            kernel.guards.barrier_index(body, kernel.fn, op, op.barrier, op.index)
-        body(nvvm.MBarrierArriveExpectTxSharedOp(address, body.const(op.bytes.value.data, i32)))
-        kernel.group(op).elected(e, body.ops)
-        rewriter.replace(op, e.ops, [])
+        tx = op.bytes.value.data
+        arrive = nvvm.MBarrierArriveExpectTxSharedOp
+        ops = elected_on_barrier(self.kernel(op), op, lambda b, bar: arrive(bar, b.const(tx, i32)))
+        rewriter.replace(op, ops, [])
 
 
 class LowerBarrierWait(KernelPattern):
@@ -201,15 +213,11 @@ class LowerBarrierExpectTx(KernelPattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.BarrierExpectTxOp, rewriter: PatternRewriter, /):
-        kernel = self.kernel(op)
-        e = Emit()
-        address = barrier_pointer(e, op.barrier, op.index)
-        body = Emit()
-        if kernel.guards is not None:
-            kernel.guards.barrier_index(body, kernel.fn, op, op.barrier, op.index)
-        body(nvvm.MBarrierExpectTxOp(address, body.const(op.bytes.value.data, i32)))
-        kernel.group(op).elected(e, body.ops)
-        rewriter.replace(op, e.ops, [])
+        tx = op.bytes.value.data
+        ops = elected_on_barrier(
+            self.kernel(op), op, lambda b, bar: nvvm.MBarrierExpectTxOp(bar, b.const(tx, i32))
+        )
+        rewriter.replace(op, ops, [])
 
 
 class LowerBarrierCompleteTx(KernelPattern):
