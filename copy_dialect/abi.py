@@ -10,11 +10,13 @@ runtime that reads it, without a compiler, share this one definition.
 {"format": 2, "target": "sm_90a", "kernels": {"tile_copy": {"name": "tile_copy",
   "params": [{"kind": "pointer", "arg": 0, "element": "f32", "shape": [4096, 4096]},
              {"kind": "tensor_map", "arg": 0, "box": [64, 64], "swizzle": 16,
-              "oob": "zeros", "dtype": "FLOAT32", "written": false}],
+              "oob": "zeros", "dtype": "FLOAT32", "written": false,
+              "l2_promotion": 128}],
   "block": [128, 1, 1], "cluster": [1, 1, 1], "smem_bytes": 17408}}}
 ```
 
-Format 2 added `written`.
+Format 2 added `written`, format 3 `l2_promotion` (a record without it means 128, the
+promotion every map had before).
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar, NoReturn
 
-ABI_FORMAT = 2
+ABI_FORMAT = 3
+
+DEFAULT_L2_PROMOTION = 128
+"""A tensor map's L2 promotion in bytes where the kernel names none."""
 
 
 class _Reader:
@@ -53,6 +58,10 @@ class _Reader:
 
     def bool(self, key: str) -> bool:
         return self._get(key, bool)
+
+    def optional_int(self, key: str, default: int) -> int:
+        value = self._get(key, int, optional=True)
+        return default if value is None else value
 
     def str(self, key: str) -> str:
         return self._get(key, str)
@@ -130,6 +139,8 @@ class TensorMapParam:
     written: bool
     """A TMA store or reduction writes the array through the map (the runtime then checks
     its innermost extent: rule TR19)."""
+    l2_promotion: int = DEFAULT_L2_PROMOTION
+    """The map's L2 promotion in bytes: 0 (none), 64, 128 or 256."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -140,6 +151,7 @@ class TensorMapParam:
             "oob": self.oob,
             "dtype": self.dtype,
             "written": self.written,
+            "l2_promotion": self.l2_promotion,
         }
 
     @classmethod
@@ -152,6 +164,7 @@ class TensorMapParam:
             get.str("oob"),
             get.str("dtype"),
             get.bool("written"),
+            get.optional_int("l2_promotion", DEFAULT_L2_PROMOTION),
         )
 
 

@@ -15,6 +15,8 @@ from xdsl.dialects.builtin import (
     I64,
     BoolAttr,
     DenseArrayBase,
+    Float32Type,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -43,6 +45,7 @@ from copy_dialect.attributes import (
     BarrierType,
     CacheMode,
     CacheModeAttr,
+    CachePolicy,
     Implementation,
     ImplementationAttr,
     L2Policy,
@@ -57,6 +60,13 @@ from copy_dialect.attributes import (
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry
 from copy_dialect.gmem import check_gmem_layout
+from copy_dialect.l2_policy import (
+    policy_properties,
+    policy_value,
+    promotion_bytes,
+    verify_cache_policy,
+    verify_l2_promotion,
+)
 from copy_dialect.memory import (
     GMEM,
     SMEM,
@@ -114,9 +124,15 @@ class AsyncCopyOp(IRDLOperation):
     arrive = opt_prop_def(BoolAttr)
     cache = opt_prop_def(CacheModeAttr)
     l2 = opt_prop_def(L2PolicyAttr)
+    l2_fraction = opt_prop_def(FloatAttr[Float32Type])
+    """The share of accesses that get `l2`'s priority (`fraction`), the others getting
+    `l2_secondary`'s (`secondary`): createpolicy.fractional's operands."""
+    l2_secondary = opt_prop_def(L2PolicyAttr)
     cache_hint = opt_prop_def(IntegerAttr[I64])
     """The raw 64-bit L2 cache-policy operand: accepted only as one of the encodings of
     `l2`'s named policies (L1), which is the spelling to use."""
+    l2_promotion = opt_prop_def(IntegerAttr[I64])
+    """The L2 promotion of the TMA copy's tensor map in bytes (0: none; default 128)."""
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
@@ -127,7 +143,8 @@ class AsyncCopyOp(IRDLOperation):
         "(`barrier` $barrier^ `[` $barrier_index `]`)? (`if` $predicate^)? "
         "(`impl` $implementation^)? (`reduce` $reduction^)? (`oob` $oob^)? "
         "(`leader_tracked` $leader_tracked^)? (`cache` $cache^)? "
-        "(`l2` $l2^)? attr-dict `:` type($src) `to` type($dst) (`,` type($barrier)^)?"
+        "(`l2` $l2^)? (`fraction` $l2_fraction^)? (`secondary` $l2_secondary^)? "
+        "attr-dict `:` type($src) `to` type($dst) (`,` type($barrier)^)?"
     )
 
     def __init__(
@@ -148,8 +165,9 @@ class AsyncCopyOp(IRDLOperation):
         swizzle: int | None = None,
         arrive: bool | None = None,
         cache: CacheMode | str | None = None,
-        l2: L2Policy | str | None = None,
+        l2: L2Policy | str | CachePolicy | None = None,
         cache_hint: int | None = None,
+        l2_promotion: int | None = None,
     ):
         super().__init__(
             operands=[
@@ -172,8 +190,9 @@ class AsyncCopyOp(IRDLOperation):
                 "swizzle": None if swizzle is None else IntegerAttr(swizzle, i64),
                 "arrive": None if arrive is None else BoolAttr.from_bool(arrive),
                 "cache": enum_attr(CacheModeAttr, CacheMode, cache),
-                "l2": enum_attr(L2PolicyAttr, L2Policy, l2),
+                **policy_properties(l2),
                 "cache_hint": None if cache_hint is None else IntegerAttr(cache_hint, i64),
+                "l2_promotion": None if l2_promotion is None else IntegerAttr(l2_promotion, i64),
             },
         )
 
@@ -191,9 +210,7 @@ class AsyncCopyOp(IRDLOperation):
         assert isinstance(dst_type := dst.type, MemRefType)
         sizes = self.properties["operandSegmentSizes"]
         assert isinstance(sizes, DenseArrayBase)
-        n_src, n_dst, n_barrier, n_index, n_predicate = (
-            int(v) for v in sizes.get_values()[2:7]
-        )
+        n_src, n_dst, n_barrier, n_index, n_predicate = (int(v) for v in sizes.get_values()[2:7])
         src_indices = operands[2 : 2 + n_src]
         dst_indices = operands[2 + n_src : 2 + n_src + n_dst]
         barrier_at = 2 + n_src + n_dst
@@ -299,12 +316,19 @@ class AsyncCopyOp(IRDLOperation):
             needs.append("a barrier (barrier %bar[%i])")
         return f"use impl tma on {targets}" + (f", with {' and '.join(needs)}" if needs else "")
 
-    def l2_policy_value(self) -> int | None:
-        """The L2 cache-policy operand of the copy's TMA instruction (`l2`'s encoding, or the
-        raw `cache_hint` the verifier accepted), None for none."""
+    def l2_policy_value(self) -> int | CachePolicy | None:
+        """The L2 cache-policy operand of the copy's TMA instruction: a named policy's
+        encoding, or the raw `cache_hint` the verifier accepted; the CachePolicy that the
+        kernel makes with createpolicy (a fraction, a secondary priority, evict_unchanged);
+        None for none."""
         if self.l2 is not None:
-            return L2_POLICY_ENCODING[self.l2.data]
+            return policy_value(self.l2, self.l2_fraction, self.l2_secondary)
         return None if self.cache_hint is None else self.cache_hint.value.data
+
+    @property
+    def l2_promotion_bytes(self) -> int:
+        """The L2 promotion of the copy's tensor map in bytes (0: none)."""
+        return promotion_bytes(self.l2_promotion)
 
     # -- verifier ------------------------------------------------------------------------
 
@@ -362,6 +386,7 @@ class AsyncCopyOp(IRDLOperation):
                     + ")",
                     note=f"drop the cache_hint attribute and name the policy: {names}",
                 )
+        verify_cache_policy(self.l2, self.l2_fraction, self.l2_secondary)
         # rule: L3
         if impl == Implementation.CP_ASYNC and (self.l2 is not None or self.cache_hint is not None):
             raise Error(
@@ -369,6 +394,7 @@ class AsyncCopyOp(IRDLOperation):
                 "cache-hint operand",
                 note="drop the L2 policy (l2 / cache_hint), or use impl tma on sm_90 or newer",
             )
+        verify_l2_promotion(self.l2_promotion, impl)
 
     def _verify_spaces(self, g: CopyGeometry) -> None:
         src_type, dst_type = (g.gmem_type, g.smem_type) if g.is_load else (g.smem_type, g.gmem_type)
@@ -409,8 +435,7 @@ class AsyncCopyOp(IRDLOperation):
             raise Error(
                 "Barriers are required for TMA GMEM -> SMEM copies",
                 note="give the load a barrier (barrier %bar[%i], from copy.barrier_init) and "
-                "wait on it with copy.barrier_wait"
-                + self.cp_async_alternative(g),
+                "wait on it with copy.barrier_wait" + self.cp_async_alternative(g),
             )
 
     def _verify_barrier_operands(self, g: CopyGeometry) -> None:

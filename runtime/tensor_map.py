@@ -10,6 +10,9 @@ from runtime.driver import call
 
 SWIZZLES = {16: "NONE", 32: "32B", 64: "64B", 128: "128B"}
 
+L2_PROMOTIONS = {0: "NONE", 64: "L2_64B", 128: "L2_128B", 256: "L2_256B"}
+"""`CU_TENSOR_MAP_L2_PROMOTION_*` of the ABI's `l2_promotion` (bytes; 0: none)."""
+
 
 def check_written_extent(array: DeviceArray, name: str) -> None:
     """A TMA store or reduction writes whole 16-byte chunks of the innermost dim (rule TR19,
@@ -61,7 +64,8 @@ def check_tensor_map_array(array: DeviceArray, param: TensorMapParam, name: str)
 
 
 def encode(array: DeviceArray, param: TensorMapParam) -> Any:
-    """The `CUtensorMap` of `array` for one ABI tensor-map entry (box, swizzle, oob, dtype)."""
+    """The `CUtensorMap` of `array` for one ABI tensor-map entry (box, swizzle, oob, dtype,
+    L2 promotion)."""
     from cuda.bindings import driver
 
     rank = len(array.shape)
@@ -75,6 +79,10 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
     dtype = getattr(driver.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{param.dtype}")
     swizzle = getattr(
         driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{SWIZZLES[param.swizzle]}"
+    )
+    promotion = getattr(
+        driver.CUtensorMapL2promotion,
+        f"CU_TENSOR_MAP_L2_PROMOTION_{L2_PROMOTIONS[param.l2_promotion]}",
     )
     fill = driver.CUtensorMapFloatOOBfill
     oob = (
@@ -93,6 +101,6 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
         element_strides,
         driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         swizzle,
-        driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+        promotion,
         oob,
     )

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, llvm
-from xdsl.dialects.builtin import IntegerType, UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, UnitAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -108,6 +108,16 @@ def check_roles(fn: func.FuncOp) -> None:
                     )
 
 
+PREFETCH_TENSORMAPS = "copy.prefetch_tensormaps"
+"""The kernel attribute (a bool) that turns the tensor-map prefetch off for one kernel."""
+
+
+def prefetches_tensormaps(fn: func.FuncOp) -> bool:
+    """Whether kernel `fn` prefetches its tensor maps: unless it says `false`."""
+    attr = fn.attributes.get(PREFETCH_TENSORMAPS)
+    return not (isinstance(attr, IntegerAttr) and attr.value.data == 0)
+
+
 @dataclass(frozen=True)
 class ConvertCopyToNVVMPass(ModulePass):
     """Lowers the `copy` dialect to `nvvm` for the module's target (or `target`)."""
@@ -119,6 +129,10 @@ class ConvertCopyToNVVMPass(ModulePass):
 
     debug_guards: bool = False
     """Emits the device-side checks of `guards` (TR12, TR13, P9, and P6's bounded waits)."""
+
+    prefetch_tensormaps: bool = True
+    """The elected thread prefetches each tensor map at the kernel's entry; a kernel with
+    `copy.prefetch_tensormaps = false` opts out."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         target = self.resolve_target(op)
@@ -157,6 +171,11 @@ class ConvertCopyToNVVMPass(ModulePass):
             # The prologue's values get their uses only as the copies are rewritten.
             dce=False,
         )
+        # Every map is known once the copies are lowered; the prefetches go to the kernel's
+        # entry before the roles split the block.
+        for fn, kernel in kernels.items():
+            if self.prefetch_tensormaps and prefetches_tensormaps(fn):
+                kernel.prefetch_tensor_maps()
         # The roles split the block once the ops inside them are lowered for their role.
         apply_patterns(op, [LowerWarpSpecialize(kernels)], dce=False)
         for fn, kernel in kernels.items():
