@@ -77,9 +77,7 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
     box = [driver.cuuint32_t(b) for b in reversed(param.box)]
     element_strides = [driver.cuuint32_t(1)] * rank
     dtype = getattr(driver.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{param.dtype}")
-    swizzle = getattr(
-        driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{SWIZZLES[param.swizzle]}"
-    )
+    swizzle = getattr(driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{SWIZZLES[param.swizzle]}")
     promotion = getattr(
         driver.CUtensorMapL2promotion,
         f"CU_TENSOR_MAP_L2_PROMOTION_{L2_PROMOTIONS[param.l2_promotion]}",

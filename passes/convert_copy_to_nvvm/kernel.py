@@ -181,7 +181,9 @@ class Kernel:
             # In order of first use, after the prologue.
             made = [v.owner for v in self.cache_policies.values()]
             after = made[-1] if made else self.prologue_end
-            assert isinstance(after, Operation) and (block := after.parent_block()) is not None
+            assert isinstance(after, Operation)
+            block = after.parent_block()
+            assert block is not None
             op = llvm.InlineAsmOp(ptx, "=l", [], [i64])
             block.insert_op_after(op, after)
             self.cache_policies[ptx] = op.results[0]
