@@ -48,6 +48,7 @@ TMA_BLOCK = 128
 EVICT_NORMAL = "evict_normal"
 EVICT_FIRST = "evict_first"
 EVICT_LAST = "evict_last"
+EVICT_UNCHANGED = "evict_unchanged"
 CP_ASYNC_BLOCK = 256
 
 
@@ -107,7 +108,11 @@ def tma_copy(
     reduce: str | None = None,
     prefetch_destination: bool = False,
     dynamic: bool = False,
-    cache_hints: tuple[str | None, str | None] = (None, None),
+    cache_hints: tuple[str | copy.CachePolicy | None, str | copy.CachePolicy | None] = (
+        None,
+        None,
+    ),
+    l2_promotion: int | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` (or `y <reduce>= x`) tile by tile: a TMA load into SMEM (zero-filled out of
@@ -116,8 +121,10 @@ def tma_copy(
     reads y), so that reading y overlaps loading x. With `dynamic`, the arrays' shapes are
     `?x?`: one compiled kernel serves every shape (the tensor maps are encoded at launch).
     `cache_hints` are the L2 cache policies of the load and of the store (`"evict_first"`,
-    `"evict_last"`, `"evict_normal"`: copy.async_copy's `l2`); the prefetch of the
-    destination takes the store's."""
+    `"evict_last"`, `"evict_normal"`, `"evict_unchanged"`: copy.async_copy's `l2`; or a
+    `copy.CachePolicy` with a fraction and a secondary priority); the prefetch of the
+    destination takes the store's. `l2_promotion` (bytes, 0 for none) is that of the
+    load's tensor map and of the prefetch's (the default: 128)."""
     elt = element_type(dtype)
     gmem = MemRefType(elt, [DYNAMIC_INDEX] * 2 if dynamic else list(shape))
     smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr(swizzle))
@@ -130,7 +137,9 @@ def tma_copy(
         buf = b.insert(copy.AllocSmemOp(smem)).result
         bar = b.insert(copy.BarrierInitOp(1)).result
         if prefetch_destination:
-            b.insert(copy.PrefetchOp(y, [row, col], tile, l2=cache_hints[1]))
+            b.insert(
+                copy.PrefetchOp(y, [row, col], tile, l2=cache_hints[1], l2_promotion=l2_promotion)
+            )
         b.insert(
             copy.AsyncCopyOp(
                 x,
@@ -140,13 +149,12 @@ def tma_copy(
                 barrier_index=c0,
                 oob="zeros",
                 l2=cache_hints[0],
+                l2_promotion=l2_promotion,
             )
         )
         b.insert(copy.BarrierWaitOp(bar, c0, phase))
         b.insert(
-            copy.AsyncCopyOp(
-                buf, y, dst_indices=[row, col], reduction=reduce, l2=cache_hints[1]
-            )
+            copy.AsyncCopyOp(buf, y, dst_indices=[row, col], reduction=reduce, l2=cache_hints[1])
         )
         b.insert(copy.CommitGroupOp("bulk"))
         b.insert(copy.WaitGroupOp("bulk", 0))
@@ -699,9 +707,7 @@ def _check_ws(
     if len(tile) != 2 or any(t < 1 or t > 256 for t in tile):
         raise ValueError(f"expected a 2-D tile of 1 to 256 per dim (a TMA box), got {tuple(tile)}")
     if not 1 <= stages <= copy.MAX_BARRIERS:
-        raise ValueError(
-            f"expected 1 to {copy.MAX_BARRIERS} stages, got stages={stages}"
-        )
+        raise ValueError(f"expected 1 to {copy.MAX_BARRIERS} stages, got stages={stages}")
     for name in dtypes:
         if name not in (*FLOAT_TYPES, "i32", "i16", "i8"):
             raise ValueError(f"expected an element type of f32, bf16, f16, got {name!r}")
@@ -763,8 +769,14 @@ def _producer(
     for x, ring in zip(inputs, rings, strict=True):
         lb.insert(
             copy.AsyncCopyOp(
-                x, ring, src_indices=[row, col], dst_indices=[slot], barrier=full,
-                barrier_index=slot, oob="zeros", l2=cache_hint,
+                x,
+                ring,
+                src_indices=[row, col],
+                dst_indices=[slot],
+                barrier=full,
+                barrier_index=slot,
+                oob="zeros",
+                l2=cache_hint,
             )
         )
     loop.close()
@@ -806,8 +818,16 @@ def ws_copy(
         full = b.insert(copy.BarrierInitOp(stages, 1)).result
         empty = b.insert(copy.BarrierInitOp(stages, 1)).result
         ws = b.insert(copy.WarpSpecializeOp([1, 1]))
-        _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, [x], [ring], full,
-                  empty, stages, cache_hints[0])
+        _producer(
+            Builder(InsertPoint.at_end(ws.role_block(0))),
+            tiles,
+            [x],
+            [ring],
+            full,
+            empty,
+            stages,
+            cache_hints[0],
+        )
         sb = Builder(InsertPoint.at_end(ws.role_block(1)))
         loop = _Loop(sb, tiles.count)
         lb, k = loop.b, loop.k
@@ -815,17 +835,16 @@ def ws_copy(
         lb.insert(copy.BarrierWaitOp(full, slot, _parity(lb, _bin(lb, arith.DivUIOp, k, stages))))
         row, col = tiles.origin(lb, k)
         lb.insert(
-            copy.AsyncCopyOp(
-                ring, y, src_indices=[slot], dst_indices=[row, col], l2=cache_hints[1]
-            )
+            copy.AsyncCopyOp(ring, y, src_indices=[slot], dst_indices=[row, col], l2=cache_hints[1])
         )
         lb.insert(copy.CommitGroupOp("bulk"))
 
         def release(tb: Builder) -> None:
             tb.insert(copy.WaitGroupOp("bulk", in_flight, read_only=True))
             done = _bin(tb, arith.SubiOp, k, in_flight)
-            tb.insert(copy.BarrierArriveOp(empty, _bin(tb, arith.RemUIOp, done, stages),
-                                           issuer="elected"))
+            tb.insert(
+                copy.BarrierArriveOp(empty, _bin(tb, arith.RemUIOp, done, stages), issuer="elected")
+            )
 
         if in_flight:
             _if(lb, lb.insert(arith.CmpiOp(k, _index(lb, in_flight), "uge")).result, release)
@@ -929,8 +948,11 @@ def ws_elementwise(
             # and the join would hang (the protocol analysis's P6), as in CUTLASS.
             warp = _bin(pb, arith.DivUIOp, ws.role_block(0).args[0], copy.WARP)
             first = pb.insert(arith.CmpiOp(warp, _index(pb, 0), "eq")).result
-            _if(pb, first, lambda tb: _producer(tb, tiles, xs, rings, full, empty, stages,
-                                                cache_hints[0]))
+            _if(
+                pb,
+                first,
+                lambda tb: _producer(tb, tiles, xs, rings, full, empty, stages, cache_hints[0]),
+            )
         cb = Builder(InsertPoint.at_end(ws.role_block(1)))
         t = ws.role_block(1).args[0]
         splats = [cb.insert(vector.BroadcastOp(v, vf32)).vector for v in scalars]
@@ -966,9 +988,7 @@ def ws_elementwise(
         lb.insert(copy.FenceAsyncSharedOp())
         row, col = tiles.origin(lb, k)
         lb.insert(
-            copy.AsyncCopyOp(
-                out, z, src_indices=[buf], dst_indices=[row, col], l2=cache_hints[1]
-            )
+            copy.AsyncCopyOp(out, z, src_indices=[buf], dst_indices=[row, col], l2=cache_hints[1])
         )
         lb.insert(copy.CommitGroupOp("bulk"))
         loop.close()
@@ -1034,9 +1054,7 @@ def _check_row_sum(
     """The stages of a `ws_row_sum` (`_ws_stages`), or a ValueError (expected, got, fix)
     for one the kernel cannot be."""
     if dtype not in FLOAT_TYPES:
-        raise ValueError(
-            f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {dtype!r}"
-        )
+        raise ValueError(f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {dtype!r}")
     _check_ws(shape, tile, 1 if stages is None else stages, [dtype], target)
     if not 1 <= consumer_warps <= 16:
         raise ValueError(f"expected 1 to 16 consumer warps, got {consumer_warps}")
@@ -1120,8 +1138,16 @@ def ws_row_sum(
         full = b.insert(copy.BarrierInitOp(stages, 1)).result
         empty = b.insert(copy.BarrierInitOp(stages, warps)).result
         ws = b.insert(copy.WarpSpecializeOp([1, warps]))
-        _producer(Builder(InsertPoint.at_end(ws.role_block(0))), tiles, [x], [ring], full,
-                  empty, stages, cache_hint)
+        _producer(
+            Builder(InsertPoint.at_end(ws.role_block(0))),
+            tiles,
+            [x],
+            [ring],
+            full,
+            empty,
+            stages,
+            cache_hint,
+        )
         cb = Builder(InsertPoint.at_end(ws.role_block(1)))
         t = ws.role_block(1).args[0]
         warp = _bin(cb, arith.DivUIOp, t, copy.WARP)
@@ -1180,8 +1206,13 @@ def ws_row_sum(
                     if ragged and i == per_warp - 1:
                         in_tile = sb.insert(arith.CmpiOp(r, _index(sb, tile[0]), "ult")).result
                         inside = sb.insert(arith.AndIOp(inside, in_tile)).result
-                    _if(sb, inside, lambda ib, row=row, total=total: ib.insert(
-                        memref.StoreOp.get(total, y, [row])))
+                    _if(
+                        sb,
+                        inside,
+                        lambda ib, row=row, total=total: ib.insert(
+                            memref.StoreOp.get(total, y, [row])
+                        ),
+                    )
 
             _if(tb, tb.insert(arith.CmpiOp(lane, _index(tb, 0), "eq")).result, store)
 

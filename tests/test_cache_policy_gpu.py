@@ -1,14 +1,17 @@
-"""On a GPU (an H200 here): L2 cache policies change where lines live, never what a copy
-returns: tma_copy with every (load, store) pair of named policies, as a copy, as a
-reduce-add, and as a reduce-add that prefetches its destination with the store's policy, on
-an odd shape (partial edge tiles), bit for bit against numpy. Skipped where
-there is no GPU (test_cache_policy.py compiles the same kernels)."""
+"""On a GPU (an H200 here): L2 cache policies and tensor-map L2 promotions change where
+lines live, never what a copy returns: tma_copy with every (load, store) pair of named
+policies, with evict_unchanged and fraction-based policies made in the kernel
+(createpolicy), and with each L2 promotion of the load's and prefetch's tensor maps; as a
+copy, as a reduce-add, and as a reduce-add that prefetches its destination with the store's
+policy; on odd shapes (partial edge tiles), bit for bit against numpy. Every kernel also
+prefetches its tensor maps at its entry (the default). Skipped where there is no GPU
+(test_cache_policy.py compiles the same kernels)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_cache_policy import CASES, module
+from test_cache_policy import CASES, MADE_CASES, PROMOTION_CASES, SHAPES, module
 from test_runtime_gpu import random, same_bits
 
 from copy_dialect import kernels
@@ -22,11 +25,27 @@ pytestmark = [
 SHAPE = (300, 200)
 
 
+def run(program, shape, reduce) -> None:
+    x = random(shape, "f32", 1)
+    y = random(shape, "f32", 2) if reduce else np.zeros(shape, np.float32)
+    want = (y + x) if reduce else x.copy()
+    program(x, y, grid=kernels.grid(shape, (64, 64)))
+    assert same_bits(y, want)
+
+
 @pytest.mark.parametrize(("load", "store", "reduce"), CASES)
 def test_policy_leaves_results_unchanged(load, store, reduce):
-    program = runtime.compile(module(load, store, reduce))
-    x = random(SHAPE, "f32", 1)
-    y = random(SHAPE, "f32", 2) if reduce else np.zeros(SHAPE, np.float32)
-    want = (y + x) if reduce else x.copy()
-    program(x, y, grid=kernels.grid(SHAPE, (64, 64)))
-    assert same_bits(y, want)
+    run(runtime.compile(module(load, store, reduce)), SHAPE, reduce)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize(("load", "store", "reduce"), MADE_CASES)
+def test_made_policy_leaves_results_unchanged(load, store, reduce, shape):
+    run(runtime.compile(module(load, store, reduce, shape)), shape, reduce)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize(("promotion", "reduce"), PROMOTION_CASES)
+def test_promotion_leaves_results_unchanged(promotion, reduce, shape):
+    program = runtime.compile(module("evict_last", "evict_first", reduce, shape, promotion))
+    run(program, shape, reduce)
