@@ -4,9 +4,12 @@ The pass works kernel by kernel. For each function that holds copy ops it first 
 kernel's shared memory (every `copy.alloc_smem` buffer, every barrier group and the TMEM
 address slots, in one dynamic-shared-memory arena, each at its alignment), emits a prologue
 (the arena's base, the elected thread, the thread count), and appends one tensor-map
-parameter per distinct TMA descriptor the kernel's copies need. The kernel ABI (its
-parameters, block, cluster and shared-memory size) is recorded on the function as `copy.abi`
-for the runtime. Then one pattern per op rewrites the copies.
+parameter per distinct TMA descriptor the kernel's copies need (each L2 cache policy
+without a documented encoding is made once, after the prologue, by `createpolicy`); once the
+copies are lowered, the elected thread prefetches each tensor map at the kernel's entry
+(`prefetch_tensormaps`, unless the kernel has `copy.prefetch_tensormaps = false`). The
+kernel ABI (its parameters, block, cluster and shared-memory size) is recorded on the
+function as `copy.abi` for the runtime. Then one pattern per op rewrites the copies.
 
 With `debug_guards`, the ops also check at run time what the verifier cannot prove for
 values known only then (TMA coordinates, barrier indices) and bound every `barrier_wait`,
@@ -31,7 +34,9 @@ is lowered in place, then the block is split by warp index);
 - `barrier_init` is done by the elected thread, then fenced and synchronized (cluster-wide when
   the kernel has a cluster); `barrier_arrive` and `barrier_wait` are executed by every thread
   that reaches them;
-- `fence_async_shared` is `fence.proxy.async.shared::cta` followed by a block barrier.
+- `fence_async_shared` is `fence.proxy.async.shared::cta` followed by a block barrier;
+- the tensor-map prefetches are issued by the block's elected thread, the createpolicy of a
+  cache policy by every thread, both at the kernel's entry.
 """
 
 from __future__ import annotations
