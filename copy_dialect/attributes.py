@@ -42,8 +42,19 @@ from copy_dialect.target import TARGETS, Target
 
 
 class Implementation(StrEnum):
+    """How `copy.async_copy` moves its box: `tma` (a tensor copy through a tensor map),
+    `bulk` (a non-tensor `cp.async.bulk` of one contiguous byte range: no tensor map) or
+    `cp_async` (every thread's 4- to 16-byte chunks, sm_80+)."""
+
     TMA = auto()
     CP_ASYNC = auto()
+    BULK = auto()
+
+    @property
+    def is_bulk_async(self) -> bool:
+        """Issued by one thread to the TMA unit, completing on an mbarrier (loads) or a bulk
+        group (stores): `tma` and `bulk`."""
+        return self in (Implementation.TMA, Implementation.BULK)
 
 
 class ReductionKind(StrEnum):

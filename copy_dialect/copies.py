@@ -39,7 +39,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
-from copy_dialect import cp_async, tma
+from copy_dialect import bulk, cp_async, tma
 from copy_dialect.attributes import (
     L2_POLICY_ENCODING,
     BarrierType,
@@ -276,11 +276,27 @@ class AsyncCopyOp(IRDLOperation):
         return g.barrier is not None and (self.arrive is None or self.arrive.value.data)
 
     def resolved_implementation(self) -> Implementation | None:
-        """The implementation the IR asks for or, when it leaves it open, the target's."""
+        """The implementation the IR asks for or, when it leaves it open, the target's: TMA
+        on sm_90+, where a plain, unswizzled, in-bounds copy of one contiguous GMEM range
+        that names no L2 promotion is a bulk copy instead (`bulk.bulk_fits`); cp.async
+        before."""
         if self.implementation is not None:
             return self.implementation.data
+        return per_run("implementation", self, self._default_implementation)
+
+    def _default_implementation(self) -> Implementation | None:
         target = enclosing_target(self)
-        return None if target is None else Implementation(target.default_implementation)
+        if target is None:
+            return None
+        default = Implementation(target.default_implementation)
+        # An L2 promotion is a tensor map's: a copy that names one stays a TMA copy.
+        if (
+            default == Implementation.TMA
+            and self.l2_promotion is None
+            and bulk.bulk_fits(self.geometry())
+        ):
+            return Implementation.BULK
+        return default
 
     def cp_async_alternative(self, g: CopyGeometry) -> str:
         """`, or use impl cp_async` where cp.async can do this copy instead of TMA, else ''."""
@@ -338,7 +354,8 @@ class AsyncCopyOp(IRDLOperation):
         them in this verification run (`checked_like`) is only checked for J16."""
         g = self.geometry()
         if checked_like(self, "async_copy"):
-            if self.resolved_implementation() == Implementation.TMA:
+            impl = self.resolved_implementation()
+            if impl is not None and impl.is_bulk_async:
                 self._verify_fenced(g)
             return
         self._verify_spaces(g)
@@ -355,6 +372,9 @@ class AsyncCopyOp(IRDLOperation):
                 if self.leader_tracked is None
                 else self.leader_tracked.partition_axis,
             )
+            self._verify_fenced(g)
+        elif impl == Implementation.BULK:
+            bulk.verify_copy(g)
             self._verify_fenced(g)
         elif impl == Implementation.CP_ASYNC:
             cp_async.verify_copy(
@@ -431,9 +451,9 @@ class AsyncCopyOp(IRDLOperation):
         self._verify_direction(g)
         self._verify_implementation(g, impl)
         # rule: A3
-        if impl == Implementation.TMA and g.is_load and g.barrier is None:
+        if impl is not None and impl.is_bulk_async and g.is_load and g.barrier is None:
             raise Error(
-                "Barriers are required for TMA GMEM -> SMEM copies",
+                f"Barriers are required for {impl.upper()} GMEM -> SMEM copies",
                 note="give the load a barrier (barrier %bar[%i], from copy.barrier_init) and "
                 "wait on it with copy.barrier_wait" + self.cp_async_alternative(g),
             )
@@ -518,6 +538,17 @@ class AsyncCopyOp(IRDLOperation):
     def _verify_implementation(self, g: CopyGeometry, impl: Implementation | None) -> None:
         target = enclosing_target(self)
         # rule: A1
+        if impl == Implementation.BULK and target is not None and not target.has_tma:
+            raise Error(
+                f"the bulk implementation needs sm_90 or newer, but the target is {target.name}",
+                note=(
+                    "use impl cp_async without the barrier"
+                    if g.is_load
+                    else "store from threads with memref.store"
+                )
+                + ", or target sm_90 or newer",
+            )
+        # rule: A1
         if impl == Implementation.TMA and target is not None and not target.has_tma:
             cp_async = self.cp_async_alternative(g).removeprefix(", or ")
             if not g.is_load:
@@ -531,7 +562,7 @@ class AsyncCopyOp(IRDLOperation):
                 f"the TMA implementation needs sm_90 or newer, but the target is {target.name}",
                 note=note,
             )
-        if impl == Implementation.TMA or impl is None:
+        if impl is None or impl.is_bulk_async:
             return
         # rule: A9
         if self.reduction is not None:

@@ -17,6 +17,8 @@ def check_gmem_layout(
     """The GMEM ref's layout against what TMA and cp.async can address (B10, C1, C2, H7), and
     what a TMA store may write (TR19). `cp_async_alternative`: the note's ", or use impl
     cp_async" where cp.async could do the copy instead, else ""."""
+    if impl == Implementation.BULK:
+        return  # `bulk.bulk_span` checks the one range a bulk copy moves (BK1, BK2)
     layout = gmem_type.layout
     if isinstance(layout, NoneAttr):
         if impl == Implementation.TMA:

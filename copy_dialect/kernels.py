@@ -212,20 +212,106 @@ def cp_async_copy(
     return _kernel("cp_async_copy", [gmem, gmem], body, target=target, block=CP_ASYNC_BLOCK)
 
 
+def bulk_copy(
+    n: int,
+    dtype: str,
+    tile: int = 4096,
+    *,
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`y = x` for 1-D arrays of `n` elements by non-tensor bulk copies (`impl bulk`): block
+    b copies elements [b * tile, (b + 1) * tile) through SMEM, and the last block, when
+    `tile` does not divide `n`, the tail with a box of its own. Each part must be a
+    multiple of 16 bytes (rule BK2). Launch it on `ceil(n / tile)` blocks."""
+    elt = element_type(dtype)
+    bits = copy.bitwidth(elt) or 8
+    tail = n % tile
+    for part in (tile, tail):
+        if part * bits % 128:
+            raise ValueError(
+                f"expected parts of a multiple of 16 bytes, got {part} {dtype} elements "
+                f"({part * bits / 8:g} bytes): choose n and tile accordingly"
+            )
+    gmem = MemRefType(elt, [n])
+    full = n // tile
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+        bx = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        origin = b.insert(arith.MuliOp(bx, _index(b, tile))).result
+        # One barrier per part: the analysis need not know that one block takes one part.
+        bars = b.insert(copy.BarrierInitOp(2 if tail else 1)).result
+        parts = [b.insert(copy.AllocSmemOp(_smem_1d(elt, tile))).result]
+        if tail:
+            parts.append(b.insert(copy.AllocSmemOp(_smem_1d(elt, tail))).result)
+
+        def copy_part(tb: Builder, part: int) -> None:
+            buf, index = parts[part], _index(tb, part)
+            tb.insert(
+                copy.AsyncCopyOp(
+                    x,
+                    buf,
+                    src_indices=[origin],
+                    barrier=bars,
+                    barrier_index=index,
+                    oob="promise_in_bounds",
+                    implementation="bulk",
+                )
+            )
+            tb.insert(copy.BarrierWaitOp(bars, index, phase))
+            tb.insert(
+                copy.AsyncCopyOp(
+                    buf, y, dst_indices=[origin], oob="promise_in_bounds", implementation="bulk"
+                )
+            )
+            tb.insert(copy.CommitGroupOp("bulk"))
+            tb.insert(copy.WaitGroupOp("bulk", 0))
+
+        is_full = b.insert(arith.CmpiOp(bx, _index(b, full), "ult")).result
+        _if(b, is_full, lambda tb: copy_part(tb, 0))
+        if tail:
+            is_tail = b.insert(arith.CmpiOp(bx, _index(b, full), "eq")).result
+            _if(b, is_tail, lambda tb: copy_part(tb, 1))
+
+    return _kernel("bulk_copy", [gmem, gmem], body, target=target, block=TMA_BLOCK)
+
+
+def _smem_1d(elt: Attribute, size: int) -> MemRefType:
+    return MemRefType(elt, [size], memory_space=copy.SmemSpaceAttr())
+
+
+def _bulk_oob(shape: Sequence[int], tile: Sequence[int], implementation: str | None) -> str | None:
+    """The `oob` of a builder's copies for `implementation`: a bulk copy moves whole rows
+    and promises to stay in bounds (rules BK1, BK4); None (the default) otherwise."""
+    if implementation != "bulk":
+        return None
+    if tile[-1] != shape[-1]:
+        raise ValueError(
+            f"expected tiles of whole rows ({shape[-1]} elements) for bulk copies, got "
+            f"{tuple(tile)}"
+        )
+    return "promise_in_bounds"
+
+
 def multicast_copy(
     shape: Sequence[int],
     dtype: str,
     tile: Sequence[int] = (64, 64),
     *,
+    implementation: str | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` with multicast: the two CTAs of a (2, 1, 1) cluster share one tile load (each
     issues half of it with .multicast::cluster); CTA r of the pair stores rows
-    [r * tile/2, (r + 1) * tile/2) of the tile. Rows must be a multiple of the tile's."""
+    [r * tile/2, (r + 1) * tile/2) of the tile. Rows must be a multiple of the tile's. With
+    `implementation="bulk"`, the tiles are whole rows (tile[1] == shape[1]) and the copies
+    are non-tensor bulk copies that promise to stay in bounds."""
     elt = element_type(dtype)
     half = tile[0] // 2
     if shape[0] % tile[0]:
         raise ValueError(f"expected rows ({shape[0]}) that are a multiple of {tile[0]}")
+    oob = _bulk_oob(shape, tile, implementation)
     # The array seen as (row halves, half rows, columns), so that a CTA stores its half.
     gmem = MemRefType(elt, [shape[0] // half, half, shape[1]])
     smem = MemRefType(elt, [2, half, tile[1]], memory_space=copy.SmemSpaceAttr())
@@ -249,13 +335,23 @@ def multicast_copy(
                 src_indices=[first, c0, col],
                 barrier=bar,
                 barrier_index=c0,
-                oob="zeros",
+                oob=oob or "zeros",
                 collective=[0],
+                implementation=implementation,
             )
         )
         b.insert(copy.BarrierWaitOp(bar, c0, phase))
         mine = b.insert(arith.AddiOp(first, rank)).result
-        b.insert(copy.AsyncCopyOp(buf, y, src_indices=[rank], dst_indices=[mine, c0, col]))
+        b.insert(
+            copy.AsyncCopyOp(
+                buf,
+                y,
+                src_indices=[rank],
+                dst_indices=[mine, c0, col],
+                oob=oob,
+                implementation=implementation,
+            )
+        )
         b.insert(copy.CommitGroupOp("bulk"))
         b.insert(copy.WaitGroupOp("bulk", 0))
 
@@ -502,6 +598,7 @@ def tma_copy_pipelined(
     *,
     stages: int = 3,
     reduce: str | None = None,
+    implementation: str | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` (or `y <reduce>= x`) at full bandwidth: a persistent kernel (launch it on a
@@ -515,10 +612,13 @@ def tma_copy_pipelined(
     with tile `k - pending + stages`, if the block has it. So loads run `stages - pending`
     tiles ahead of the stores; with one stage, the store of tile k finishes reading the only
     slot before tile k + 1 is loaded into it. The shape must be a multiple of the tile, and
-    `stages` between 1 and `pipeline_stages_limit(tile, dtype, target)`."""
+    `stages` between 1 and `pipeline_stages_limit(tile, dtype, target)`. With
+    `implementation="bulk"`, the tiles are whole rows (tile[1] == shape[1]) and the loads
+    and stores are non-tensor bulk copies that promise to stay in bounds."""
     if shape[0] % tile[0] or shape[1] % tile[1]:
         raise ValueError(f"expected a shape that is a multiple of the tile {tuple(tile)}")
     _check_stages(stages, tile, dtype, target)
+    oob = _bulk_oob(shape, tile, implementation)
     pending = min(1, stages - 1)
     elt = element_type(dtype)
     gmem = MemRefType(elt, list(shape))
@@ -562,6 +662,8 @@ def tma_copy_pipelined(
                     dst_indices=[slot],
                     barrier=bars,
                     barrier_index=slot,
+                    oob=oob,
+                    implementation=implementation,
                 )
             )
 
@@ -579,7 +681,15 @@ def tma_copy_pipelined(
         lb.insert(copy.BarrierWaitOp(bars, slot, parity))
         row, col = origin(lb, k)
         lb.insert(
-            copy.AsyncCopyOp(buf, y, src_indices=[slot], dst_indices=[row, col], reduction=reduce)
+            copy.AsyncCopyOp(
+                buf,
+                y,
+                src_indices=[slot],
+                dst_indices=[row, col],
+                reduction=reduce,
+                oob=oob,
+                implementation=implementation,
+            )
         )
         lb.insert(copy.CommitGroupOp("bulk"))
         # Refill the slot of tile k - pending (whose store is no longer among the last

@@ -90,7 +90,8 @@ def promotion_bytes(attr: IntegerAttr | None) -> int:
 
 
 def verify_l2_promotion(attr: IntegerAttr | None, impl: Implementation | None) -> None:
-    """The promotion is one the driver encodes (L8), on an op that has a tensor map (L9)."""
+    """The promotion is one the driver encodes (L8), on an op that has a tensor map (L9:
+    not a cp.async or bulk copy)."""
     if attr is None:
         return
     value = attr.value.data
@@ -102,9 +103,10 @@ def verify_l2_promotion(attr: IntegerAttr | None, impl: Implementation | None) -
             note="use l2_promotion = 64, 128 or 256, or 0 for none (the default is 128)",
         )
     # rule: L9
-    if impl == Implementation.CP_ASYNC:
+    if impl in (Implementation.CP_ASYNC, Implementation.BULK):
+        kind = "cp.async" if impl == Implementation.CP_ASYNC else "bulk"
         raise Error(
-            "Expected no l2_promotion on a cp.async copy: it is a property of a TMA "
+            f"Expected no l2_promotion on a {kind} copy: it is a property of a TMA "
             "copy's tensor map",
             note="drop l2_promotion, or use impl tma on sm_90 or newer",
         )

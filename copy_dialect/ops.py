@@ -6,7 +6,7 @@ passes and the runtime share. Each is defined in the module of its family:
 
 - `attributes`: enums, attributes and types; `memory`: memory spaces and sizes;
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
-- `copies` (`tma`, `cp_async`), `prefetch`, `groups`, `barriers`, `roles` (who issues:
+- `copies` (`tma`, `bulk`, `cp_async`), `prefetch`, `groups`, `barriers`, `roles` (who issues:
   warp-specialized roles, named barriers), `smem`, `tmem` (`tmem_access`): the ops;
 - `dialect`: the `Copy` dialect (its docstring describes the dialect as a whole).
 """
@@ -56,6 +56,7 @@ from copy_dialect.barriers import (
     BarrierTestOp,
     BarrierWaitOp,
 )
+from copy_dialect.bulk import BULK_ALIGN, BulkSpan, bulk_span
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.dialect import Copy
 from copy_dialect.geometry import (
@@ -131,6 +132,7 @@ __all__ = [
     # geometry and tensor maps
     "BoxGeometry", "CopyGeometry", "MulticastSplit", "multicast_split_dim", "tensor_map_type",
     "reduction_map_type", "base_reduction", "REDUCTIONS_BY_MAP", "cp_async_chunk_bytes",
+    "BulkSpan", "bulk_span", "BULK_ALIGN",
     # memory spaces, sizes and the kernel's SMEM and TMEM
     "GMEM", "SMEM", "TMEM", "memory_space", "swizzle_of", "bitwidth", "smem_bytes",
     "smem_strides", "smem_alignment", "smem_footprint", "SMEM_ARENA_ALIGNMENT", "arena_layout",

@@ -4,9 +4,9 @@ feature and a contiguous SMEM ref."""
 
 from __future__ import annotations
 
-from math import prod
+from math import gcd, prod
 
-from xdsl.dialects import arith, func, gpu
+from xdsl.dialects import arith, func, gpu, scf
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntAttr,
@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
 )
 from xdsl.ir import (
+    Block,
     Operation,
     SSAValue,
 )
@@ -96,6 +97,32 @@ def _constant_int(value: SSAValue) -> int | None:
     return None
 
 
+def known_multiple(value: SSAValue) -> int:
+    """The largest integer that `value` is known to be a multiple of, from the arith ops
+    that compute it: a constant is a multiple of itself (0 of anything: 0 stands for
+    "any"), a product of the product of its factors', a sum or difference of the gcd of
+    its terms', an scf.for induction variable of the gcd of its lower bound and step;
+    anything else of 1. Once per value in a verification run."""
+    return per_run("multiple", value, lambda: _known_multiple(value))
+
+
+def _known_multiple(value: SSAValue) -> int:
+    c = constant_int(value)
+    if c is not None:
+        return abs(c)
+    owner = value.owner
+    if isinstance(owner, arith.MuliOp):
+        return known_multiple(owner.lhs) * known_multiple(owner.rhs)
+    if isinstance(owner, arith.AddiOp | arith.SubiOp):
+        return gcd(known_multiple(owner.lhs), known_multiple(owner.rhs))
+    if isinstance(owner, arith.IndexCastOp):
+        return known_multiple(owner.input)
+    if isinstance(owner, Block) and isinstance(loop := owner.parent_op(), scf.ForOp):
+        if value is owner.args[0]:
+            return gcd(known_multiple(loop.lb), known_multiple(loop.step))
+    return 1
+
+
 def value_name(value: SSAValue) -> str:
     return f"%{value.name_hint}" if value.name_hint else "the GMEM operand"
 
@@ -154,4 +181,3 @@ def check_contiguous_smem(t: MemRefType) -> None:
                 f"{strides} for shape {list(t.get_shape())}",
                 note="use a row-major SMEM buffer (no layout) from copy.alloc_smem",
             )
-

@@ -28,6 +28,7 @@ class CopyFacts:
     barrier_index: SSAValue | None
     predicate: SSAValue | None
     tma: bool
+    """Issued to the TMA unit (`impl tma` or `bulk`): completes on its barrier or bulk group."""
     load: bool
     bytes: int
     """Bytes its barrier is credited (the whole box for multicast, both CTAs' boxes for a
@@ -40,9 +41,7 @@ class CopyFacts:
         g = op.geometry()
         bar = g.barrier
         impl = op.resolved_implementation()
-        tma = (
-            (bar is not None or not g.is_load) if impl is None else impl == copy.Implementation.TMA
-        )
+        tma = (bar is not None or not g.is_load) if impl is None else impl.is_bulk_async
         nbytes = g.credited_bytes if tma else 0
         arrives = bar is not None and (op.arrive is None or op.arrive.value.data)
         return CopyFacts(

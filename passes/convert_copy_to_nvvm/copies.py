@@ -69,6 +69,8 @@ class LowerAsyncCopy(KernelPattern):
         implementation = op.resolved_implementation()
         if implementation == copy.Implementation.TMA:
             rewriter.replace(op, tma_copy(op, kernel), [])
+        elif implementation == copy.Implementation.BULK:
+            rewriter.replace(op, bulk_copy(op, kernel), [])
         elif implementation == copy.Implementation.CP_ASYNC:
             rewriter.replace(op, cp_async_copy(op, kernel), [])
 
@@ -268,6 +270,58 @@ def slot_offset(e: Emit, g: copy.CopyGeometry) -> SSAValue | int:
     for index, stride in zip(indices, strides[: len(indices)], strict=True):
         offset = Arith(e, index) * stride + offset
     return offset if isinstance(offset, int) else offset.value
+
+
+# ===----------------------------------------------------------------------=== #
+# Bulk (non-tensor) copies
+# ===----------------------------------------------------------------------=== #
+
+
+def bulk_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
+    """A bulk load or store of the box's one contiguous GMEM range, issued by the elected
+    thread: `cp.async.bulk.shared::cluster.global` completing on the barrier (this CTA's
+    share, multicast to its collective group, for a multicast load), or
+    `cp.async.bulk.global.shared::cta.bulk_group`."""
+    g = op.geometry()
+    span = copy.bulk_span(g)
+    body = Emit()
+    (gmem, smem) = lowered([g.gmem, g.smem], body.ops)
+    smem = body.byte_offset(smem, slot_offset(body, g))
+    indices = list(lowered(g.gmem_indices, body.ops))
+    if kernel.guards is not None:
+        kernel.guards.bulk_bounds(body, kernel.fn, g, indices)
+    offset: Arith | int = 0
+    for index, stride in zip(indices, span.byte_strides, strict=True):
+        offset = Arith(body, index) * stride + offset
+    size = body.const(span.issued_bytes, i32)
+    hint = l2_cache_hint(body, op, kernel)
+    if g.is_load:
+        assert op.barrier is not None  # rule A3
+        if kernel.guards is not None:
+            kernel.guards.barrier_index(body, kernel.fn, op, op.barrier, op.barrier_index)
+        bar = barrier_pointer(body, op.barrier, op.barrier_index)
+        if op.arrives:
+            body(nvvm.MBarrierArriveExpectTxSharedOp(bar, body.const(g.credited_bytes, i32)))
+        mask = None
+        if g.multicast is not None:
+            # This CTA's share: the box's range from `rank` shares on, in GMEM and SMEM alike
+            # (a bulk box is dense in both: rules BK1, BK3).
+            rank, mask = collective_position(body, op, kernel)
+            share = Arith(body, rank) * span.issued_bytes
+            offset = share + offset
+            smem = body.byte_offset(smem, share.value)
+        src = body.byte_offset(gmem, offset if isinstance(offset, int) else offset.value)
+        body(
+            nvvm.CpAsyncBulkSharedClusterGlobalOp(
+                smem, src, bar, size, multicast_mask=mask, l2_cache_hint=hint
+            )
+        )
+    else:
+        dst = body.byte_offset(gmem, offset if isinstance(offset, int) else offset.value)
+        body(nvvm.CpAsyncBulkGlobalSharedCtaOp(dst, smem, size, l2_cache_hint=hint))
+    e = Emit()
+    kernel.group(op).elected(e, body.ops, op.predicate)
+    return e.ops
 
 
 # ===----------------------------------------------------------------------=== #

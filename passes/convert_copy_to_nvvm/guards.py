@@ -86,8 +86,7 @@ class Guards:
             # `& 15` is Python's `% 16` (the verifier's) for negative values too.
             misaligned = e.icmp("ne", e.binary(llvm.AndOp, inner_bytes, 15), 0)
             what = (
-                "the innermost TMA coordinate must be a multiple of 16 bytes, "
-                "got %lld (%lld bytes)"
+                "the innermost TMA coordinate must be a multiple of 16 bytes, got %lld (%lld bytes)"
             )
             self.check(e, fn, op, "TR12", misaligned, what, [inner, inner_bytes])
         if g.is_load:
@@ -97,6 +96,23 @@ class Guards:
                 negative = e.icmp("slt", coord, 0)
                 what = f"TMA store coordinates must be >= 0, got %lld at index {i}"
                 self.check(e, fn, op, "TR13", negative, what, [coord])
+
+    def bulk_bounds(
+        self, e: Emit, fn: func.FuncOp, g: copy.CopyGeometry, coords: Sequence[SSAValue]
+    ) -> None:
+        """BK4 for the dynamic coordinates of a bulk copy (`oob promise_in_bounds`, which it
+        cannot clip): each box origin lies in [0, size - box] of its dim (unsigned: a
+        negative origin is outside too)."""
+        shape = g.gmem_type.get_shape()
+        for i, (index, coord) in enumerate(zip(g.gmem_indices, coords, strict=True)):
+            if constant_int(index) is None:
+                last = shape[i] - g.gmem_box[i]
+                outside = e.icmp("ugt", coord, last)
+                what = (
+                    f"the bulk copy's box origin %lld along dim {i} is outside [0, {last}]: "
+                    "its promise_in_bounds does not hold"
+                )
+                self.check(e, fn, g.op, "BK4", outside, what, [coord])
 
     def barrier_index(
         self, e: Emit, fn: func.FuncOp, op: Operation, barrier: SSAValue, index: SSAValue | None

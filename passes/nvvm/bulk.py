@@ -1,6 +1,7 @@
-"""Bulk copies (sm_90): the bulk group's commit and wait, and the TMA ops: the tensor load
-into (cluster) shared memory, the store, the reduction and the L2 prefetch (upstream
-NVVMOps.td's `NVVM_CpAsyncBulk*` ops).
+"""Bulk copies (sm_90): the bulk group's commit and wait; the non-tensor bulk copies of one
+contiguous byte range (the load into (cluster) shared memory, the store, the L2 prefetch);
+and the TMA tensor ops: the tensor load, the store, the reduction and the L2 prefetch
+(upstream NVVMOps.td's `NVVM_CpAsyncBulk*` ops).
 
 """
 
@@ -33,6 +34,7 @@ from passes.llvm_ir import IREmitter
 from passes.nvvm.attributes import (
     ANY_PTR,
     GENERIC_PTR,
+    GLOBAL_PTR,
     SHARED_PTR,
     AngleBracketEnum,
     CTAGroupKind,
@@ -108,6 +110,145 @@ class CpAsyncBulkWaitGroupOp(IRDLOperation):
     def to_llvm_ir(self, e: IREmitter) -> None:
         read = ".read" if self.read is not None else ""
         call(e, f"llvm.nvvm.cp.async.bulk.wait.group{read}", [("i32", str(self.group.value.data))])
+
+
+@irdl_op_definition
+class CpAsyncBulkSharedClusterGlobalOp(IRDLOperation):
+    """`cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes` (sm_90): copies
+    `size` bytes (a multiple of 16) from `src` to `dst`, completing on `mbar`; with
+    `multicast_mask`, into the SMEM of every CTA of the cluster in the mask
+    (`.multicast::cluster`, sm_90a).
+
+    ```mlir
+    nvvm.cp.async.bulk.shared.cluster.global %dst, %src, %bar, %size
+        : !llvm.ptr<3>, !llvm.ptr<1>
+    ```
+    """
+
+    name = "nvvm.cp.async.bulk.shared.cluster.global"
+
+    dst = operand_def(ptr_in(3, 7))
+    src = operand_def(GLOBAL_PTR)
+    mbar = operand_def(SHARED_PTR)
+    size = operand_def(I32)
+    multicast_mask = opt_operand_def(I16)
+    l2_cache_hint = opt_operand_def(I64)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    assembly_format = (
+        "$dst `,` $src `,` $mbar `,` $size "
+        "(`multicast_mask` `=` $multicast_mask^)? "
+        "(`l2_cache_hint` `=` $l2_cache_hint^)? "
+        "attr-dict `:` type($dst) `,` type($src)"
+    )
+
+    def __init__(
+        self,
+        dst: SSAValue | Operation,
+        src: SSAValue | Operation,
+        mbar: SSAValue | Operation,
+        size: SSAValue | Operation,
+        multicast_mask: SSAValue | Operation | None = None,
+        l2_cache_hint: SSAValue | Operation | None = None,
+    ):
+        super().__init__(operands=[dst, src, mbar, size, multicast_mask, l2_cache_hint])
+
+    def to_llvm_ir(self, e: IREmitter) -> None:
+        mask = ("i16", "0") if self.multicast_mask is None else arg(e, self.multicast_mask)
+        hint, hint_flag = cache_hint(e, self.l2_cache_hint)
+        call(
+            e,
+            "llvm.nvvm.cp.async.bulk.global.to.shared.cluster",
+            [
+                # The intrinsic's destination is a shared::cluster (addrspace 7) pointer.
+                cast(e, self.dst, 7),
+                arg(e, self.mbar),
+                arg(e, self.src),
+                arg(e, self.size),
+                mask,
+                hint,
+                ("i1", "false" if self.multicast_mask is None else "true"),
+                hint_flag,
+            ],
+        )
+
+
+@irdl_op_definition
+class CpAsyncBulkGlobalSharedCtaOp(IRDLOperation):
+    """`cp.async.bulk.global.shared::cta.bulk_group` (sm_90): copies `size` bytes (a multiple
+    of 16) from this CTA's SMEM at `src` to `dst`; completes with the bulk group.
+
+    ```mlir
+    nvvm.cp.async.bulk.global.shared.cta %dst, %src, %size : !llvm.ptr<1>, !llvm.ptr<3>
+    ```
+    """
+
+    name = "nvvm.cp.async.bulk.global.shared.cta"
+
+    dst = operand_def(GLOBAL_PTR)
+    src = operand_def(SHARED_PTR)
+    size = operand_def(I32)
+    l2_cache_hint = opt_operand_def(I64)
+
+    assembly_format = (
+        "$dst `,` $src `,` $size (`l2_cache_hint` `=` $l2_cache_hint^)? "
+        "attr-dict `:` type($dst) `,` type($src)"
+    )
+
+    def __init__(
+        self,
+        dst: SSAValue | Operation,
+        src: SSAValue | Operation,
+        size: SSAValue | Operation,
+        l2_cache_hint: SSAValue | Operation | None = None,
+    ):
+        super().__init__(operands=[dst, src, size, l2_cache_hint])
+
+    def to_llvm_ir(self, e: IREmitter) -> None:
+        hint, hint_flag = cache_hint(e, self.l2_cache_hint)
+        call(
+            e,
+            "llvm.nvvm.cp.async.bulk.shared.cta.to.global",
+            [arg(e, self.dst), arg(e, self.src), arg(e, self.size), hint, hint_flag],
+        )
+
+
+@irdl_op_definition
+class CpAsyncBulkPrefetchOp(IRDLOperation):
+    """`cp.async.bulk.prefetch.L2.global` (sm_90): prefetches `size` bytes (a multiple of
+    16) at `src` into L2.
+
+    ```mlir
+    nvvm.cp.async.bulk.prefetch %src, %size : !llvm.ptr<1>
+    ```
+    """
+
+    name = "nvvm.cp.async.bulk.prefetch"
+
+    src = operand_def(GLOBAL_PTR)
+    size = operand_def(I32)
+    l2_cache_hint = opt_operand_def(I64)
+
+    assembly_format = (
+        "$src `,` $size (`l2_cache_hint` `=` $l2_cache_hint^)? attr-dict `:` type($src)"
+    )
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        size: SSAValue | Operation,
+        l2_cache_hint: SSAValue | Operation | None = None,
+    ):
+        super().__init__(operands=[src, size, l2_cache_hint])
+
+    def to_llvm_ir(self, e: IREmitter) -> None:
+        hint, hint_flag = cache_hint(e, self.l2_cache_hint)
+        call(
+            e,
+            "llvm.nvvm.cp.async.bulk.prefetch.L2",
+            [arg(e, self.src), arg(e, self.size), hint, hint_flag],
+        )
 
 
 def _verify_tensor_dims(dims: int, im2col_offsets: int = 0) -> None:

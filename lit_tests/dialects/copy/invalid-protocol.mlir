@@ -1146,3 +1146,48 @@ func.func @p13_named_barrier_counts_one_role() attributes {gpu.kernel, gpu.known
   }
   func.return
 }
+
+// -----
+
+// A bulk (non-tensor) load completes on its barrier as a TMA load does: the bulk store of its
+// slot must wait for it.
+// rule: P1
+// fix: s|  copy.async_copy %tile to|  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> copy.async_copy %tile to|
+func.func @p1_bulk_store_before_wait(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %tile = copy.alloc_smem : memref<8x256xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{the copy that fills it}}
+  copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] impl bulk oob promise_in_bounds : memref<256x256xf32> to memref<8x256xf32, #copy.smem>, !copy.barrier<1>
+  // expected-error@+2 {{the TMA store reads %tile before the copy that fills it completes}}
+  // expected-note@+1 {{wait on barrier 0 of %bar for phase 0 (copy.barrier_wait with parity 0) before the read}}
+  copy.async_copy %tile to %y[%c0, %c0] impl bulk oob promise_in_bounds : memref<8x256xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// A bulk store reads its SMEM until its bulk group has been waited on: rewriting the slot
+// before then races with it.
+// rule: P2
+// fix: s|  memref.store %v, %tile[%c0, %c0]|  copy.wait_group bulk 0 read_only memref.store %v, %tile[%c0, %c0]|
+func.func @p2_bulk_store_slot_rewritten(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %v = arith.constant 1.0 : f32
+  %tile = copy.alloc_smem : memref<8x256xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] oob promise_in_bounds : memref<256x256xf32> to memref<8x256xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  // expected-note@+1 {{the TMA store that reads it}}
+  copy.async_copy %tile to %y[%c0, %c0] oob promise_in_bounds : memref<8x256xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  // expected-error@+2 {{threads' store writes %tile[0, 0] while a TMA store from it may still be reading it}}
+  // expected-note@+1 {{commit the store and wait until it has read its source (copy.commit_group bulk, then copy.wait_group bulk 0 read_only, or a count that covers its group) before the write}}
+  memref.store %v, %tile[%c0, %c0] : memref<8x256xf32, #copy.smem>
+  copy.wait_group bulk 0
+  func.return
+}

@@ -193,6 +193,33 @@ builtin.module attributes {copy.target = #copy.target<"sm_103a">} {
 
 // -----
 
+// Bulk (non-tensor) copies: `impl bulk` asked for, and the lowering's own choice (no impl)
+// for a plain in-bounds copy of whole rows; a multicast bulk load.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @bulk_copies(
+  func.func @bulk_copies(%x: memref<64x256xf32>, %y: memref<64x256xf32>, %row: index) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %false = arith.constant false
+    %buf = copy.alloc_smem : memref<2x4x256xf32, #copy.smem>
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier %{{.*}}[%{{.*}}] impl bulk oob promise_in_bounds l2 evict_first : memref<64x256xf32> to memref<2x4x256xf32, #copy.smem>, !copy.barrier<2>
+    // CHECK-GENERIC: implementation = #copy<implementation bulk>
+    copy.async_copy %x[%row, %c0] to %buf[%c0] barrier %bars[%c0] impl bulk oob promise_in_bounds l2 evict_first : memref<64x256xf32> to memref<2x4x256xf32, #copy.smem>, !copy.barrier<2>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier %{{.*}}[%{{.*}}] impl bulk oob promise_in_bounds {collective = array<i64: 0>} : memref<64x256xf32> to memref<2x4x256xf32, #copy.smem>, !copy.barrier<2>
+    copy.async_copy %x[%row, %c0] to %buf[%c1] barrier %bars[%c1] impl bulk oob promise_in_bounds {collective = array<i64: 0>} : memref<64x256xf32> to memref<2x4x256xf32, #copy.smem>, !copy.barrier<2>
+    copy.barrier_wait %bars[%c0], %false : !copy.barrier<2>
+    copy.barrier_wait %bars[%c1], %false : !copy.barrier<2>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}] to %{{.*}}[%{{.*}}, %{{.*}}] oob promise_in_bounds : memref<2x4x256xf32, #copy.smem> to memref<64x256xf32>
+    copy.async_copy %buf[%c0] to %y[%row, %c0] oob promise_in_bounds : memref<2x4x256xf32, #copy.smem> to memref<64x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
 // L2 cache policies (issue I, item 3): evict_unchanged, fraction-based policies with a
 // secondary priority, and the tensor map's L2 promotion, on copies and prefetches.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
