@@ -10,7 +10,9 @@ and each kernel's result is checked. Prints a markdown table with the conditions
 (`runtime.compile(..., debug_guards=True)`), the guarded row noting its share of the normal
 build's bandwidth. The warp-specialized copy (`kernels.ws_copy`) runs a sweep (tile, stages,
 stores in flight, blocks per SM), printed as a second table; the main table gets its best
-configuration. `--only-ws`: the torch copy and that sweep only. `--json PATH`: the rows as JSON.
+configuration. `--only-ws`: the torch copy and that sweep only. Bulk (non-tensor) copies run
+against TMA tensor copies of the same tiles (`--only-bulk`: the torch copy and those rows
+only). `--json PATH`: the rows as JSON.
 """
 
 from __future__ import annotations
@@ -259,6 +261,69 @@ def reduce_rows(table: Table, reps: int, x, sms: int) -> None:
     del expected
 
 
+BULK_ROWS = [
+    # (row width W of the array seen as (M*N/W, W), tile, stages, blocks per SM)
+    (256, (64, 256), 3, 1),
+    (256, (32, 256), 4, 2),
+    (4096, (4, 4096), 3, 1),
+    (4096, (2, 4096), 4, 1),
+    (4096, (1, 4096), 6, 2),
+]
+"""Persistent ring copies of whole rows: each as a TMA tensor copy (where its box fits a
+tensor map: rows of at most 256 elements) and as a non-tensor bulk copy, on the same view."""
+BULK_1D = [8192, 16384]
+"""One-tile-per-block 1-D bulk copies (`kernels.bulk_copy`): elements per block."""
+
+
+def bulk_rows(table: Table, reps: int, x, y, sms: int) -> None:
+    """Bulk (non-tensor) copies against TMA tensor copies of the same tiles of the same
+    arrays: the ring copy on row views of the arrays, and the 1-D copy."""
+    import torch
+
+    from copy_dialect import kernels
+    from copy_tools import runtime
+
+    def run(name: str, build, args, grid) -> None:
+        y.zero_()
+        try:
+            launch = runtime.compile(build()).kernel().prepare(*args, grid=grid)
+        except Exception as exc:  # a row that cannot run is reported, not fatal
+            table.add(name, None, 2 * NBYTES, f"error: {type(exc).__name__}: {str(exc)[:120]}")
+            return
+        t = timed(launch, reps)
+        table.add(
+            name,
+            t,
+            2 * NBYTES,
+            str(bool(torch.equal(x, y))),
+            "persistent" if "ring" in name else "",
+        )
+        launch.release()
+
+    for width, tile, stages, per_sm in BULK_ROWS:
+        shape = (M * N // width, width)
+        view = (x.view(shape), y.view(shape))
+        for impl in ("tma", "bulk"):
+            if impl == "tma" and width > 256:
+                continue
+            run(
+                f"copy-dialect {impl} ring copy ({shape[0]}x{width} view, {tile[0]}x{tile[1]}, "
+                f"{stages} stages, {per_sm * sms} blocks)",
+                lambda shape=shape, tile=tile, stages=stages, impl=impl: kernels.tma_copy_pipelined(
+                    shape, "f32", tile, stages=stages, implementation=impl
+                ),
+                view,
+                (per_sm * sms,),
+            )
+    for tile in BULK_1D:
+        run(
+            f"copy-dialect bulk 1-D copy ({tile} elements/block)",
+            lambda tile=tile: kernels.bulk_copy(M * N, "f32", tile),
+            (x.view(-1), y.view(-1)),
+            (M * N // tile,),
+        )
+
+
 def copy_dialect_rows(table: Table, reps: int, x, y, sms: int, only_reduce: bool = False):
     import torch
 
@@ -467,8 +532,8 @@ def debug_guard_rows(table: Table, reps: int, x, y, sms: int) -> None:
             row = f"copy-dialect TMA copy ({name}{', debug guards' if guards else ''})"
             y.zero_()
             try:
-                launch = runtime.compile(build(), debug_guards=guards).kernel().prepare(
-                    x, y, grid=grid
+                launch = (
+                    runtime.compile(build(), debug_guards=guards).kernel().prepare(x, y, grid=grid)
                 )
             except Exception as exc:  # a row that cannot run is reported, not fatal
                 table.add(row, None, 2 * NBYTES, f"error: {type(exc).__name__}: {str(exc)[:120]}")
@@ -499,6 +564,11 @@ def main() -> int:
     parser.add_argument(
         "--only-ws", action="store_true", help="the torch copy and the ws_copy sweep only"
     )
+    parser.add_argument(
+        "--only-bulk",
+        action="store_true",
+        help="the torch copy and the bulk (non-tensor) against tensor copy rows only",
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     args = parser.parse_args()
 
@@ -517,6 +587,8 @@ def main() -> int:
             debug_guard_rows(table, args.reps, x, y, sms)
         elif args.only_ws:
             ws_copy_rows(table, sweep, args.reps, x, y, sms, device_limits().smem_per_sm)
+        elif args.only_bulk:
+            bulk_rows(table, args.reps, x, y, sms)
         else:
             if not args.skip_peers and not args.only_reduce:
                 for rows in (
@@ -532,6 +604,7 @@ def main() -> int:
                         )
             copy_dialect_rows(table, args.reps, x, y, sms, only_reduce=args.only_reduce)
             if not args.only_reduce:
+                bulk_rows(table, args.reps, x, y, sms)
                 ws_copy_rows(table, sweep, args.reps, x, y, sms, device_limits().smem_per_sm)
     except Fatal as exc:
         stopped = f"{exc}; the process exits so that the GPU is released"

@@ -217,12 +217,14 @@ def bulk_copy(
     dtype: str,
     tile: int = 4096,
     *,
+    prefetch: bool = False,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` for 1-D arrays of `n` elements by non-tensor bulk copies (`impl bulk`): block
     b copies elements [b * tile, (b + 1) * tile) through SMEM, and the last block, when
     `tile` does not divide `n`, the tail with a box of its own. Each part must be a
-    multiple of 16 bytes (rule BK2). Launch it on `ceil(n / tile)` blocks."""
+    multiple of 16 bytes (rule BK2). With `prefetch`, each block first prefetches its part
+    into L2 (a bulk prefetch). Launch it on `ceil(n / tile)` blocks."""
     elt = element_type(dtype)
     bits = copy.bitwidth(elt) or 8
     tail = n % tile
@@ -248,6 +250,9 @@ def bulk_copy(
 
         def copy_part(tb: Builder, part: int) -> None:
             buf, index = parts[part], _index(tb, part)
+            if prefetch:
+                size = buf.type.get_shape()
+                tb.insert(copy.PrefetchOp(x, [origin], size, implementation="bulk"))
             tb.insert(
                 copy.AsyncCopyOp(
                     x,

@@ -1,4 +1,5 @@
-"""`copy.prefetch`: a TMA prefetch of a GMEM box into L2."""
+"""`copy.prefetch`: a TMA prefetch of a GMEM box into L2, or a bulk prefetch of the box's
+one contiguous range (`impl bulk`)."""
 
 from __future__ import annotations
 
@@ -27,8 +28,16 @@ from xdsl.irdl import (
     var_operand_def,
 )
 
-from copy_dialect import layout
-from copy_dialect.attributes import CachePolicy, Implementation, L2Policy, L2PolicyAttr, OOBMode
+from copy_dialect import bulk, layout
+from copy_dialect.attributes import (
+    CachePolicy,
+    Implementation,
+    ImplementationAttr,
+    L2Policy,
+    L2PolicyAttr,
+    OOBMode,
+    enum_attr,
+)
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import BoxGeometry
 from copy_dialect.l2_policy import (
@@ -46,7 +55,7 @@ from copy_dialect.tma import (
     merged_leading_dims_example,
 )
 from copy_dialect.verification import copy_op_definition
-from copy_dialect.verify_common import enclosing_target
+from copy_dialect.verify_common import constant_int, enclosing_target
 
 
 @copy_op_definition
@@ -54,7 +63,9 @@ class PrefetchOp(IRDLOperation):
     """
     Prefetches a box of a GMEM array into L2 (TMA `cp.async.bulk.prefetch.tensor`), with
     the L2 cache policy `l2` if given (its `fraction` and `secondary` priority, and the
-    tensor map's `l2_promotion`, as on copy.async_copy).
+    tensor map's `l2_promotion`, as on copy.async_copy). With `impl bulk`, a box of
+    whole rows is prefetched as its one contiguous byte range (`cp.async.bulk.prefetch.L2`,
+    no tensor map; the rules of a bulk copy's GMEM side, BK1, BK2 and BK4, apply).
 
     ```mlir
     copy.prefetch %x[%i, %j] l2 evict_last {box = array<i64: 64, 64>} : memref<4096x4096xf32>
@@ -67,6 +78,7 @@ class PrefetchOp(IRDLOperation):
     indices = var_operand_def(IndexType)
 
     box = prop_def(DenseArrayBase.constr(i64))
+    implementation = opt_prop_def(ImplementationAttr)
     l2 = opt_prop_def(L2PolicyAttr)
     l2_fraction = opt_prop_def(FloatAttr[Float32Type])
     l2_secondary = opt_prop_def(L2PolicyAttr)
@@ -75,8 +87,8 @@ class PrefetchOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
-        "$src `[` $indices `]` (`l2` $l2^)? (`fraction` $l2_fraction^)? "
-        "(`secondary` $l2_secondary^)? attr-dict `:` type($src)"
+        "$src `[` $indices `]` (`impl` $implementation^)? (`l2` $l2^)? "
+        "(`fraction` $l2_fraction^)? (`secondary` $l2_secondary^)? attr-dict `:` type($src)"
     )
 
     def __init__(
@@ -85,6 +97,7 @@ class PrefetchOp(IRDLOperation):
         indices: Sequence[SSAValue | Operation],
         box: Sequence[int],
         *,
+        implementation: Implementation | str | None = None,
         l2: L2Policy | str | CachePolicy | None = None,
         l2_promotion: int | None = None,
     ):
@@ -92,10 +105,16 @@ class PrefetchOp(IRDLOperation):
             operands=[src, indices],
             properties={
                 "box": DenseArrayBase.from_list(i64, box),
+                "implementation": enum_attr(ImplementationAttr, Implementation, implementation),
                 **policy_properties(l2),
                 "l2_promotion": None if l2_promotion is None else IntegerAttr(l2_promotion, i64),
             },
         )
+
+    @property
+    def is_bulk(self) -> bool:
+        """A bulk (non-tensor) prefetch of the box's contiguous range: `impl bulk`."""
+        return self.implementation is not None and self.implementation.data == Implementation.BULK
 
     def l2_policy_value(self) -> int | CachePolicy | None:
         """The L2 cache-policy operand of the prefetch: a named policy's encoding, the
@@ -144,6 +163,20 @@ class PrefetchOp(IRDLOperation):
                 f"expected {src_type.get_num_dims()} coordinates, but got {len(self.indices)}",
                 note="index the GMEM ref with the box origin, one index per dimension",
             )
+        impl = None if self.implementation is None else self.implementation.data
+        # rule: BK6
+        if impl == Implementation.CP_ASYNC:
+            raise Error(
+                "Expected impl tma or bulk on copy.prefetch, got impl cp_async: cp.async has "
+                "no prefetch",
+                note="use impl bulk for a box of whole rows, or drop impl for a TMA prefetch",
+            )
+        verify_cache_policy(self.l2, self.l2_fraction, self.l2_secondary)
+        verify_l2_promotion(self.l2_promotion, impl)
+        if impl == Implementation.BULK:
+            bulk.bulk_span(g)
+            self._verify_in_bounds(g)
+            return
         rank = src_type.get_num_dims()
         check_tma_dtype(src_type.element_type)
         check_tma_box(
@@ -153,5 +186,20 @@ class PrefetchOp(IRDLOperation):
             size_note="prefetch 1 to 256 elements per dimension",
         )
         check_kernel_argument(self, self.src)
-        verify_cache_policy(self.l2, self.l2_fraction, self.l2_secondary)
-        verify_l2_promotion(self.l2_promotion, Implementation.TMA)
+
+    def _verify_in_bounds(self, g: BoxGeometry) -> None:
+        """A bulk prefetch's constant coordinates keep its box inside the array (BK4); the
+        debug guards check dynamic ones at run time."""
+        box = g.gmem_box
+        for d, (index, size, n) in enumerate(
+            zip(g.gmem_indices, box, g.gmem_type.get_shape(), strict=True)
+        ):
+            c = constant_int(index)
+            # rule: BK4
+            if c is not None and not 0 <= c <= n - size:
+                raise Error(
+                    f"Expected the bulk prefetch's box to lie inside the array, but its window "
+                    f"[{c}, {c + size}) along dim {d} leaves [0, {n})",
+                    note=f"start the box at 0 to {n - size} along dim {d}, or drop impl bulk "
+                    "for a TMA prefetch, which skips what lies outside",
+                )

@@ -16,13 +16,13 @@ LOAD = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
 STORE = "cp.async.bulk.global.shared::cta.bulk_group"
 
 ONE_D = [
-    (1000, "f32", 256),  # a tail of 232 elements (928 bytes)
-    (4104, "f16", 512),  # a tail of one 16-byte chunk
-    (4144, "i8", 1024),  # a tail of 48 bytes
-    (8192, "bf16", 4096),  # no tail
-    (12, "f32", 4),  # three blocks of one chunk each
+    (1000, "f32", 256, False),  # a tail of 232 elements (928 bytes)
+    (4104, "f16", 512, False),  # a tail of one 16-byte chunk
+    (4144, "i8", 1024, True),  # a tail of 48 bytes, each part prefetched first
+    (8192, "bf16", 4096, False),  # no tail
+    (12, "f32", 4, True),  # three blocks of one chunk each
 ]
-"""(n, dtype, tile) of `kernels.bulk_copy`."""
+"""(n, dtype, tile, prefetch) of `kernels.bulk_copy`."""
 
 ROWS = [((64, 1000), "f32", (2, 1000), stages) for stages in (1, 2, 3, 4)] + [
     ((96, 520), "f16", (8, 520), 3),
@@ -34,8 +34,8 @@ MULTICAST = [((64, 1000), "f32", (4, 1000)), ((256, 128), "bf16", (16, 128))]
 """(shape, dtype, tile) of `kernels.multicast_copy(implementation="bulk")`."""
 
 
-def one_d(n, dtype, tile):
-    return kernels.bulk_copy(n, dtype, tile)
+def one_d(n, dtype, tile, prefetch):
+    return kernels.bulk_copy(n, dtype, tile, prefetch=prefetch)
 
 
 def rows(shape, dtype, tile, stages):
@@ -52,10 +52,12 @@ def ptx_of(module) -> str:
     return compiled.ptx
 
 
-@pytest.mark.parametrize(("n", "dtype", "tile"), ONE_D)
-def test_one_d_kernels_are_bulk_copies(n, dtype, tile):
-    ptx = ptx_of(one_d(n, dtype, tile))
-    assert ptx.count(LOAD) == ptx.count(STORE) == (1 if n % tile == 0 else 2)
+@pytest.mark.parametrize(("n", "dtype", "tile", "prefetch"), ONE_D)
+def test_one_d_kernels_are_bulk_copies(n, dtype, tile, prefetch):
+    ptx = ptx_of(one_d(n, dtype, tile, prefetch))
+    parts = 1 if n % tile == 0 else 2
+    assert ptx.count(LOAD) == ptx.count(STORE) == parts
+    assert ptx.count("cp.async.bulk.prefetch.L2.global") == (parts if prefetch else 0)
     assert "cp.async.bulk.tensor" not in ptx
     assert ".param .align 64 .b8" not in ptx  # no tensor-map parameter
 

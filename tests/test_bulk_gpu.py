@@ -1,9 +1,9 @@
 """On a GPU (an H200 here): non-tensor bulk copies (`impl bulk`) move every byte of the
-arrays: 1-D copies with tails of one to many 16-byte chunks, persistent ring copies of
-whole rows with 1 to 4 stages (every slot reused, both parities), and multicast bulk loads
-in a cluster of 2, each over f32/f16/bf16/i8 random bit patterns (NaN payloads included),
-bit for bit against numpy. Skipped where there is no GPU (test_bulk.py compiles the same
-kernels)."""
+arrays: 1-D copies with tails of one to many 16-byte chunks (some after a bulk prefetch),
+persistent ring copies of whole rows with 1 to 4 stages (every slot reused, both
+parities), and multicast bulk loads in a cluster of 2, each over f32/f16/bf16/i8 random
+bit patterns (NaN payloads included), bit for bit against numpy. Skipped where there is
+no GPU (test_bulk.py compiles the same kernels)."""
 
 from __future__ import annotations
 
@@ -42,9 +42,9 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and bool(np.array_equal(a.view(np.uint8), b.view(np.uint8)))
 
 
-@pytest.mark.parametrize(("n", "dtype", "tile"), ONE_D)
-def test_one_d_bulk_copy(n, dtype, tile):
-    program = runtime.compile(one_d(n, dtype, tile))
+@pytest.mark.parametrize(("n", "dtype", "tile", "prefetch"), ONE_D)
+def test_one_d_bulk_copy(n, dtype, tile, prefetch):
+    program = runtime.compile(one_d(n, dtype, tile, prefetch))
     x = data((n,), dtype, seed=n)
     y = poison(x)
     program(x, y, grid=(-(-n // tile),))

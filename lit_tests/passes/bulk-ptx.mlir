@@ -11,6 +11,7 @@
 // CHECK: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, [[TX:%r[0-9]+]];
 // CHECK: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}], [[TX]], [{{%rd[0-9]+}}], {{%rd[0-9]+}};
 // CHECK: cp.async.bulk.global.shared::cta.bulk_group [{{%rd[0-9]+}}], [{{%rd[0-9]+}}], [[TX]];
+// CHECK: cp.async.bulk.prefetch.L2.global [{{%rd[0-9]+}}], {{%r[0-9]+}};
 // CHECK-NOT: cp.async.bulk.tensor
 // CHECK: ret;
 module attributes {copy.target = #copy.target<"sm_90a">} {
@@ -27,6 +28,7 @@ module attributes {copy.target = #copy.target<"sm_90a">} {
     copy.async_copy %buf to %y[%row, %c0] oob promise_in_bounds : memref<4x256xf32, #copy.smem> to memref<64x256xf32>
     copy.commit_group bulk
     copy.wait_group bulk 0
+    copy.prefetch %x[%row, %c0] impl bulk {box = array<i64: 4, 256>} : memref<64x256xf32>
     func.return
   }
 

@@ -41,11 +41,15 @@ PEER_BIT_MASK = 0xFFFFFFFFFEFFFFFF
 
 
 class LowerPrefetch(KernelPattern):
-    """`copy.prefetch` -> `cp.async.bulk.prefetch.tensor` (elected thread)."""
+    """`copy.prefetch` -> `cp.async.bulk.prefetch.tensor`, or `cp.async.bulk.prefetch.L2`
+    for a bulk prefetch (elected thread)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.PrefetchOp, rewriter: PatternRewriter, /):
         kernel = self.kernel(op)
+        if op.is_bulk:
+            rewriter.replace(op, bulk_prefetch(op, kernel), [])
+            return
         descriptor = tma_descriptor(op.geometry(), kernel, False, op.l2_promotion_bytes)
         body = Emit()
         coords = tma_coordinates(body, lowered(op.indices, body.ops))
@@ -277,6 +281,32 @@ def slot_offset(e: Emit, g: copy.CopyGeometry) -> SSAValue | int:
 # ===----------------------------------------------------------------------=== #
 
 
+def bulk_offset(e: Emit, span: copy.BulkSpan, indices: Sequence[SSAValue]) -> Arith | int:
+    """The byte offset of a bulk box's origin in its GMEM array."""
+    offset: Arith | int = 0
+    for index, stride in zip(indices, span.byte_strides, strict=True):
+        offset = Arith(e, index) * stride + offset
+    return offset
+
+
+def bulk_prefetch(op: copy.PrefetchOp, kernel: Kernel) -> list[Operation]:
+    """A bulk prefetch of the box's contiguous range into L2, by the elected thread."""
+    g = op.geometry()
+    span = copy.bulk_span(g)
+    body = Emit()
+    (gmem,) = lowered([g.gmem], body.ops)
+    indices = list(lowered(g.gmem_indices, body.ops))
+    if kernel.guards is not None:
+        kernel.guards.bulk_bounds(body, kernel.fn, op, g, indices)
+    offset = bulk_offset(body, span, indices)
+    src = body.byte_offset(gmem, offset if isinstance(offset, int) else offset.value)
+    size = body.const(span.issued_bytes, i32)
+    body(nvvm.CpAsyncBulkPrefetchOp(src, size, l2_cache_hint=l2_cache_hint(body, op, kernel)))
+    e = Emit()
+    kernel.group(op).elected(e, body.ops)
+    return e.ops
+
+
 def bulk_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     """A bulk load or store of the box's one contiguous GMEM range, issued by the elected
     thread: `cp.async.bulk.shared::cluster.global` completing on the barrier (this CTA's
@@ -289,10 +319,8 @@ def bulk_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     smem = body.byte_offset(smem, slot_offset(body, g))
     indices = list(lowered(g.gmem_indices, body.ops))
     if kernel.guards is not None:
-        kernel.guards.bulk_bounds(body, kernel.fn, g, indices)
-    offset: Arith | int = 0
-    for index, stride in zip(indices, span.byte_strides, strict=True):
-        offset = Arith(body, index) * stride + offset
+        kernel.guards.bulk_bounds(body, kernel.fn, op, g, indices)
+    offset = bulk_offset(body, span, indices)
     size = body.const(span.issued_bytes, i32)
     hint = l2_cache_hint(body, op, kernel)
     if g.is_load:

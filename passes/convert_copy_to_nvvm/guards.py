@@ -98,21 +98,26 @@ class Guards:
                 self.check(e, fn, op, "TR13", negative, what, [coord])
 
     def bulk_bounds(
-        self, e: Emit, fn: func.FuncOp, g: copy.CopyGeometry, coords: Sequence[SSAValue]
+        self,
+        e: Emit,
+        fn: func.FuncOp,
+        op: Operation,
+        g: copy.BoxGeometry,
+        coords: Sequence[SSAValue],
     ) -> None:
-        """BK4 for the dynamic coordinates of a bulk copy (`oob promise_in_bounds`, which it
-        cannot clip): each box origin lies in [0, size - box] of its dim (unsigned: a
-        negative origin is outside too)."""
+        """BK4 for the dynamic coordinates of a bulk copy or prefetch (`oob
+        promise_in_bounds`: it can neither clip nor fill): each box origin lies in
+        [0, size - box] of its dim (unsigned: a negative origin is outside too)."""
         shape = g.gmem_type.get_shape()
         for i, (index, coord) in enumerate(zip(g.gmem_indices, coords, strict=True)):
             if constant_int(index) is None:
                 last = shape[i] - g.gmem_box[i]
                 outside = e.icmp("ugt", coord, last)
                 what = (
-                    f"the bulk copy's box origin %lld along dim {i} is outside [0, {last}]: "
-                    "its promise_in_bounds does not hold"
+                    f"the bulk box origin %lld along dim {i} is outside [0, {last}]: the "
+                    "box leaves the array"
                 )
-                self.check(e, fn, g.op, "BK4", outside, what, [coord])
+                self.check(e, fn, op, "BK4", outside, what, [coord])
 
     def barrier_index(
         self, e: Emit, fn: func.FuncOp, op: Operation, barrier: SSAValue, index: SSAValue | None

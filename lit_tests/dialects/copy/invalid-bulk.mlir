@@ -193,3 +193,40 @@ func.func @bk5_bulk_reduction(%y: memref<64x256xf32>) attributes {copy.target = 
   copy.async_copy %buf to %y[%c0, %c0] impl bulk reduce add oob promise_in_bounds : memref<4x256xf32, #copy.smem> to memref<64x256xf32>
   func.return
 }
+
+// -----
+
+// rule: BK1
+// fix: s|box = array<i64: 4, 64>|box = array<i64: 4, 256>|
+func.func @bk1_bulk_prefetch_not_whole_rows(%x: memref<64x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{Expected the box to be one contiguous range of the GMEM array for a bulk copy, got the box [4, 64] of memref<64x256xf32>, whose dim 1 copies 64 of 256 elements}}
+  // expected-note@+1 {{copy whole rows (a box [4, 256]) from a row-major ref for impl bulk, or use impl tma, whose tensor map addresses any box}}
+  copy.prefetch %x[%c0, %c0] impl bulk {box = array<i64: 4, 64>} : memref<64x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: BK4
+// fix: s|arith.constant 62 : index|arith.constant 60 : index|
+func.func @bk4_bulk_prefetch_outside(%x: memref<64x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %row = arith.constant 62 : index
+  // expected-error@+2 {{Expected the bulk prefetch's box to lie inside the array, but its window [62, 66) along dim 0 leaves [0, 64)}}
+  // expected-note@+1 {{start the box at 0 to 60 along dim 0, or drop impl bulk for a TMA prefetch, which skips what lies outside}}
+  copy.prefetch %x[%row, %c0] impl bulk {box = array<i64: 4, 256>} : memref<64x256xf32>
+  func.return
+}
+
+// -----
+
+// rule: BK6
+// fix: s|impl cp_async|impl bulk|
+func.func @bk6_cp_async_prefetch(%x: memref<64x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{Expected impl tma or bulk on copy.prefetch, got impl cp_async: cp.async has no prefetch}}
+  // expected-note@+1 {{use impl bulk for a box of whole rows, or drop impl for a TMA prefetch}}
+  copy.prefetch %x[%c0, %c0] impl cp_async {box = array<i64: 4, 256>} : memref<64x256xf32>
+  func.return
+}

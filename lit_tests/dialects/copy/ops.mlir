@@ -214,6 +214,9 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     copy.async_copy %buf[%c0] to %y[%row, %c0] oob promise_in_bounds : memref<2x4x256xf32, #copy.smem> to memref<64x256xf32>
     copy.commit_group bulk
     copy.wait_group bulk 0
+    // CHECK: copy.prefetch %{{.*}}[%{{.*}}, %{{.*}}] impl bulk l2 evict_last {box = array<i64: 4, 256>} : memref<64x256xf32>
+    // CHECK-GENERIC: "copy.prefetch"(%{{.*}}, %{{.*}}, %{{.*}}) <{implementation = #copy<implementation bulk>, l2 = #copy<l2 evict_last>, box = array<i64: 4, 256>}>
+    copy.prefetch %x[%row, %c0] impl bulk l2 evict_last {box = array<i64: 4, 256>} : memref<64x256xf32>
     func.return
   }
 }
