@@ -232,3 +232,35 @@ def test_every_gpu_kernel_compiles(shape):
     ]
     for mod in modules:
         assert compile_module(mod, make_context(), "sm_90a").cubin
+
+
+WHOLE_ROWS = """
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @rows(%x: memref<64x256xf32>) attributes {gpu.kernel} {
+    %c0 = arith.constant 0 : index
+    %phase = arith.constant false
+    %buf = copy.alloc_smem : memref<4x256xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] oob promise_in_bounds PROMOTION
+        : memref<64x256xf32> to memref<4x256xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    func.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("promotion", "implementation"),
+    [("", copy.Implementation.BULK), ("{l2_promotion = 64 : i64}", copy.Implementation.TMA)],
+)
+def test_a_promotion_keeps_a_copy_on_tma(promotion, implementation):
+    """Where the lowering would choose a bulk copy (whole rows, in bounds), a copy that names
+    an L2 promotion, a tensor map's property, stays a TMA copy."""
+    from xdsl.parser import Parser
+
+    mod = Parser(make_context(), WHOLE_ROWS.replace("PROMOTION", promotion)).parse_module()
+    (op,) = [o for o in mod.walk() if isinstance(o, copy.AsyncCopyOp)]
+    assert op.resolved_implementation() == implementation
+    abi = compile_module(mod, make_context(), "sm_90a").abi.kernels["rows"]
+    assert [m.l2_promotion for m in abi.tensor_maps] == ([64] if promotion else [])

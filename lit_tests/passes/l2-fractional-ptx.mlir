@@ -30,6 +30,22 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     copy.wait_group bulk 0
     func.return
   }
+
+  // Bulk (non-tensor) copies and prefetches take made policies too; no tensor map, so no
+  // tensor-map prefetch.
+  func.func @bulk_made(%x: memref<64x256xf32>, %y: memref<64x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %phase = arith.constant false
+    %buf = copy.alloc_smem : memref<4x256xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.prefetch %y[%c0, %c0] impl bulk l2 evict_last fraction 0.5 {box = array<i64: 4, 256>} : memref<64x256xf32>
+    copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] oob promise_in_bounds l2 evict_unchanged : memref<64x256xf32> to memref<4x256xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    copy.async_copy %buf to %y[%c0, %c0] oob promise_in_bounds l2 evict_last fraction 0.5 : memref<4x256xf32, #copy.smem> to memref<64x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
 }
 
 // CHECK-LABEL: .entry fractional(
@@ -43,6 +59,16 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // CHECK:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], [[FIRST]];
 // CHECK:       cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group.L2::cache_hint [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], [[UNCHANGED]];
 // CHECK:       cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group.L2::cache_hint [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], [[SPLIT]];
+// CHECK-NOT:   createpolicy
+
+// CHECK-LABEL: .entry bulk_made(
+// CHECK-NOT:   prefetch.param.tensormap
+// CHECK:       createpolicy.fractional.L2::evict_last.b64 [[BLAST:%rd[0-9]+]], 0f3F000000;
+// CHECK:       createpolicy.fractional.L2::evict_unchanged.b64 [[BUNCHANGED:%rd[0-9]+]], 0f3F800000;
+// CHECK-NOT:   createpolicy
+// CHECK:       cp.async.bulk.prefetch.L2.global.L2::cache_hint [{{%rd[0-9]+}}], {{%r[0-9]+}}, [[BLAST]];
+// CHECK:       cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}], {{%r[0-9]+}}, [{{%rd[0-9]+}}], [[BUNCHANGED]];
+// CHECK:       cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}], {{%r[0-9]+}}, [[BLAST]];
 // CHECK-NOT:   createpolicy
 
 // One map of %y (arg 1, the default 128 B), which the prefetch reads and the reduction and

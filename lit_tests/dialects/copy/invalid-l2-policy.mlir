@@ -139,3 +139,17 @@ func.func @l9_promotion_on_cp_async(%x: memref<256x256xf32>) attributes {copy.ta
   copy.async_copy %x[%c0, %c0] to %buf {l2_promotion = 64 : i64} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
   func.return
 }
+
+// -----
+
+// rule: L9
+// fix: s| {l2_promotion = 256 : i64}||
+func.func @l9_promotion_on_bulk_copy(%x: memref<64x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<4x256xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected no l2_promotion on a bulk copy: it is a property of a TMA copy's tensor map}}
+  // expected-note@+1 {{drop l2_promotion, or use impl tma on sm_90 or newer}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] impl bulk oob promise_in_bounds {l2_promotion = 256 : i64} : memref<64x256xf32> to memref<4x256xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
