@@ -264,3 +264,28 @@ def test_a_promotion_keeps_a_copy_on_tma(promotion, implementation):
     assert op.resolved_implementation() == implementation
     abi = compile_module(mod, make_context(), "sm_90a").abi.kernels["rows"]
     assert [m.l2_promotion for m in abi.tensor_maps] == ([64] if promotion else [])
+
+
+WS_CASES = [
+    ((1000, 1000), (FRACTIONAL[2], L2Policy.EVICT_UNCHANGED), 3),
+    ((130, 264), (L2Policy.EVICT_UNCHANGED, FRACTIONAL[0]), 2),
+]
+"""(shape, (load policy, store policy), blocks) of the warp-specialized copy: policies made
+at the kernel's entry, used by the producer's loads and the storer's stores (roles)."""
+
+
+def ws_module(shape, hints):
+    return kernels.ws_copy(shape, "f32", stages=2, cache_hints=hints)
+
+
+@pytest.mark.parametrize(("shape", "hints", "blocks"), WS_CASES)
+def test_made_policies_in_roles(shape, hints, blocks):
+    ptx = compile_module(ws_module(shape, hints), make_context(), "sm_90a").ptx
+    lines = [line.strip() for line in ptx.splitlines()]
+    made = [i for i, line in enumerate(lines) if line.startswith("createpolicy")]
+    roles = next(i for i, line in enumerate(lines) if line.startswith("shfl.sync"))
+    prefetches = [i for i, line in enumerate(lines) if "prefetch.param.tensormap" in line]
+    # Made once each and prefetched, all before the roles split the block.
+    assert len(made) == 2
+    assert len(prefetches) == 2
+    assert max(made + prefetches) < roles

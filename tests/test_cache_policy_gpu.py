@@ -3,15 +3,24 @@ lines live, never what a copy returns: tma_copy with every (load, store) pair of
 policies, with evict_unchanged and fraction-based policies made in the kernel
 (createpolicy), and with each L2 promotion of the load's and prefetch's tensor maps; as a
 copy, as a reduce-add, and as a reduce-add that prefetches its destination with the store's
-policy; on odd shapes (partial edge tiles), bit for bit against numpy. Every kernel also
-prefetches its tensor maps at its entry (the default). Skipped where there is no GPU
+policy; and the warp-specialized copy with made policies used inside its roles; on odd
+shapes (partial edge tiles), bit for bit against numpy. Every kernel also prefetches its
+tensor maps at its entry (the default). Skipped where there is no GPU
 (test_cache_policy.py compiles the same kernels)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_cache_policy import CASES, MADE_CASES, PROMOTION_CASES, SHAPES, module
+from test_cache_policy import (
+    CASES,
+    MADE_CASES,
+    PROMOTION_CASES,
+    SHAPES,
+    WS_CASES,
+    module,
+    ws_module,
+)
 from test_runtime_gpu import random, same_bits
 
 from copy_dialect import kernels
@@ -49,3 +58,12 @@ def test_made_policy_leaves_results_unchanged(load, store, reduce, shape):
 def test_promotion_leaves_results_unchanged(promotion, reduce, shape):
     program = runtime.compile(module("evict_last", "evict_first", reduce, shape, promotion))
     run(program, shape, reduce)
+
+
+@pytest.mark.parametrize(("shape", "hints", "blocks"), WS_CASES)
+def test_made_policies_in_roles_leave_results_unchanged(shape, hints, blocks):
+    program = runtime.compile(ws_module(shape, hints))
+    x = random(shape, "f32", 3)
+    y = np.zeros_like(x)
+    program(x, y, grid=(blocks, 1))
+    assert same_bits(y, x)
