@@ -42,6 +42,7 @@ from copy_dialect.attributes import (
     enum_attr,
 )
 from copy_dialect.copies import AsyncCopyOp
+from copy_dialect.dsmem import TxDelivery
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.roles import check_block_wide
 from copy_dialect.smem import SmemAllocation, check_kernel_smem
@@ -443,6 +444,14 @@ def _phase_bytes(block: Block) -> dict[BarrierArriveExpectTxOp, int | None]:
             else:
                 # A collective load credits each CTA's barrier with the whole box.
                 phase.bytes += g.credited_bytes
+        elif (peer := op.get_trait(TxDelivery)) is not None:
+            # A DSMEM write: what this CTA sends its peer, its own barrier receives.
+            group, index, nbytes = peer.delivery(op)
+            at = _barrier_index(index)
+            if at is None or nbytes is None:
+                unknown_at[group] = position
+            else:
+                phases.setdefault((group, at), _Phase(-1)).bytes += nbytes
         elif isinstance(op, BarrierArriveExpectTxOp):
             at = _barrier_index(op.index)
             delivered[op] = None

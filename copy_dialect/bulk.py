@@ -160,9 +160,9 @@ def bulk_fits(g: CopyGeometry) -> bool:
     for a plain, unswizzled, in-bounds copy of one contiguous range (Mosaic GPU's)."""
     if g.collective_dims or g.leader_tracked or g.reduction is not None:
         return False
-    # The implementation is resolved before the index rules (K1) run: a copy with the wrong
-    # number of GMEM indices is left to them.
-    if len(g.gmem_indices) != g.gmem_type.get_num_dims():
+    # The lowering's choice is asked before the op's own rules (K1, B6) have passed.
+    rank = g.gmem_type.get_num_dims()
+    if len(g.gmem_indices) != rank or not 0 < len(g.box_shape) <= rank:
         return False
     try:
         verify_copy(g)

@@ -2,8 +2,9 @@
 The `copy` dialect: asynchronous GMEM/SMEM/TMEM copies on NVIDIA GPUs.
 
 TMA tile copies and reductions, cluster multicast and leader-tracked copies, cp.async,
-mbarriers, bulk groups, warp-specialized roles and named barriers, and tcgen05 TMEM loads,
-stores and copies. Op names and semantics follow JAX's Mosaic GPU
+mbarriers, bulk groups, distributed shared memory (stores, reductions, copies and
+arrivals into a peer CTA of the cluster), warp-specialized roles and named barriers, and
+tcgen05 TMEM loads, stores and copies. Op names and semantics follow JAX's Mosaic GPU
 (`LaunchContext.async_copy`, Pallas `plgpu`) and MLIR's `nvgpu`/`nvvm` dialects; the
 verifiers encode the catalogue `rules.toml` (ids such as `C4` refer to it, each written in a
 `# rule:` comment at its check) so that what Mosaic GPU only checks while tracing, and what
@@ -60,6 +61,7 @@ from copy_dialect.barriers import (
     BarrierWaitOp,
 )
 from copy_dialect.copies import AsyncCopyOp
+from copy_dialect.dsmem import PeerArriveOp, PeerCopyOp, PeerStoreOp
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.prefetch import PrefetchOp
 from copy_dialect.roles import NamedBarrierArriveOp, NamedBarrierSyncOp, WarpSpecializeOp
@@ -95,6 +97,9 @@ Copy = Dialect(
         TmemStoreOp,
         TmemWaitOp,
         SmemToTmemOp,
+        PeerStoreOp,
+        PeerCopyOp,
+        PeerArriveOp,
     ],
     [
         TargetAttr,

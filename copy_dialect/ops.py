@@ -7,7 +7,8 @@ passes and the runtime share. Each is defined in the module of its family:
 - `attributes`: enums, attributes and types; `memory`: memory spaces and sizes;
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
 - `copies` (`tma`, `bulk`, `cp_async`), `prefetch`, `groups`, `barriers`, `roles` (who issues:
-  warp-specialized roles, named barriers), `smem`, `tmem` (`tmem_access`): the ops;
+  warp-specialized roles, named barriers), `smem`, `tmem` (`tmem_access`), `dsmem` (a peer
+  CTA's SMEM): the ops;
 - `dialect`: the `Copy` dialect (its docstring describes the dialect as a whole).
 """
 
@@ -59,6 +60,14 @@ from copy_dialect.barriers import (
 from copy_dialect.bulk import BULK_ALIGN, BulkSpan, bulk_span
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.dialect import Copy
+from copy_dialect.dsmem import (
+    RED_ASYNC_TABLE,
+    PeerArriveOp,
+    PeerCopyOp,
+    PeerStoreOp,
+    red_async_type,
+    st_async_type,
+)
 from copy_dialect.geometry import (
     REDUCTIONS_BY_MAP,
     BoxGeometry,
@@ -119,7 +128,7 @@ __all__ = [
     "BarrierArriveOp", "BarrierArriveExpectTxOp", "BarrierWaitOp", "BarrierTestOp",
     "WarpSpecializeOp", "NamedBarrierSyncOp", "NamedBarrierArriveOp", "FenceAsyncSharedOp",
     "AllocSmemOp", "TmemAllocOp", "TmemDeallocOp", "TmemLoadOp", "TmemStoreOp", "TmemWaitOp",
-    "SmemToTmemOp", "Copy",
+    "SmemToTmemOp", "PeerStoreOp", "PeerCopyOp", "PeerArriveOp", "Copy",
     # attributes, types and enums
     "TargetAttr", "SmemSpaceAttr", "TmemSpaceAttr", "LeaderTrackedAttr", "BarrierType",
     "Implementation", "ImplementationAttr", "ReductionKind", "ReductionKindAttr", "OOBMode",
@@ -138,6 +147,8 @@ __all__ = [
     "smem_strides", "smem_alignment", "smem_footprint", "SMEM_ARENA_ALIGNMENT", "arena_layout",
     "block_smem_bytes", "kernel_cluster_shape", "module_target", "MAX_BARRIERS", "BARRIER_BYTES",
     "TMEM_COLUMNS", "TMEM_REGS_PER_NUM", "TMEM_COPY_BYTES", "tmem_columns",
+    # distributed shared memory
+    "red_async_type", "st_async_type", "RED_ASYNC_TABLE",
     # who issues
     "enclosing_role", "WARP", "WARPGROUP_WARPS", "REGISTER_FILE",
 ]  # fmt: skip

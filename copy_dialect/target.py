@@ -93,13 +93,15 @@ class Target:
 TARGETS: dict[str, Target] = {
     t.name: t
     for t in (
-        # Ampere, Ada and Hopper take PTX ISA 8.0 (their minimum is 7.0-8.0): `::cta`
-        # qualifiers (7.8) and the PTX that was run on an H200 (docs/hardware.md) need it.
+        # Ampere and Ada take PTX ISA 8.0 (their minimum is 7.0-8.0): `::cta` qualifiers
+        # (7.8) and the PTX that was run on an H200 (docs/hardware.md) need it. Hopper takes
+        # 8.1: st.async and red.async (DSMEM stores into a peer CTA) need it (ptxas rejects
+        # them under 8.0).
         Target("sm_80", 80, "", 166_912, 80),
         Target("sm_86", 86, "", 101_376, 80),
         Target("sm_89", 89, "", 101_376, 80),
-        Target("sm_90", 90, "", 232_448, 80),
-        Target("sm_90a", 90, "a", 232_448, 80),
+        Target("sm_90", 90, "", 232_448, 81),
+        Target("sm_90a", 90, "a", 232_448, 81),
         # Blackwell: sm_100f and sm_103a need PTX 8.8 (LLVM aborts below it), sm_100a 8.6
         # and sm_120/sm_120a 8.7; all take 8.8, so that inline tcgen05 PTX of 8.7/8.8
         # assembles.

@@ -19,6 +19,7 @@ ARGUMENTS = {
     "%col": "index",
     "%parity": "i1",
     "%v": "vector<4xf32>",
+    "%peer": "index",
 }
 PRELUDE = {
     "%buf": "%buf = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>",
@@ -46,6 +47,9 @@ def test_docstring_example_verifies(ctx, op):
         # Roles must cover the kernel's block (rule W1).
         threads = 32 * sum(int(w) for w in roles.group(1).split(","))
         attrs = f" attributes {{gpu.known_block_size = array<i32: {threads}, 1, 1>}}"
+    if " peer " in body:
+        # A DSMEM op writes a peer CTA of the kernel's cluster (rule DS2).
+        attrs = " attributes {copy.cluster = array<i32: 2, 1, 1>}"
     text = (
         f'builtin.module attributes {{copy.target = #copy.target<"{target}">}} {{\n'
         f"  func.func @k({', '.join(args)}){attrs} {{\n"

@@ -227,8 +227,23 @@ def sm_90a() -> tuple[list[Kernel], list[str]]:
         nvvm.CpAsyncBulkWaitGroupOp(1, read=False),
         nvvm.MapaSharedClusterOp(smem, i),
         nvvm.MapaSharedClusterOp(k["slot"], i),
+        nvvm.CpAsyncBulkSharedClusterGlobalOp(smem, k["gmem"], bar, i),
+        nvvm.CpAsyncBulkSharedClusterGlobalOp(
+            smem, k["gmem"], bar, i, multicast_mask=mask, l2_cache_hint=hint
+        ),
+        nvvm.CpAsyncBulkGlobalSharedCtaOp(k["gmem"], smem, i),
+        nvvm.CpAsyncBulkGlobalSharedCtaOp(k["gmem"], smem, i, l2_cache_hint=hint),
+        nvvm.CpAsyncBulkPrefetchOp(k["gmem"], i),
+        nvvm.CpAsyncBulkPrefetchOp(k["gmem"], i, l2_cache_hint=hint),
     )
     expected = [
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [",
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        ".L2::cache_hint [",
+        "cp.async.bulk.global.shared::cta.bulk_group [",
+        "cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [",
+        "cp.async.bulk.prefetch.L2.global [",
+        "cp.async.bulk.prefetch.L2.global.L2::cache_hint [",
         "%clusterid.x",
         "%nclusterid.y",
         "%cluster_ctaid.z",
@@ -361,7 +376,7 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
 
 TARGETS: dict[str, tuple[str, Callable[[], tuple[list[Kernel], list[str]]]]] = {
     "sm_80": ("+ptx80", sm_80),
-    "sm_90a": ("+ptx80", sm_90a),
+    "sm_90a": ("+ptx81", sm_90a),
     "sm_100a": ("+ptx86", sm_100a),
 }
 

@@ -1045,6 +1045,34 @@ class State:
             self.fills = [f for f in self.fills if f.key != key or f.region != region]
         self.fills.append(Fill(op, region, key, phase, ((b.comp, phase + 1),)))
 
+    def peer_write(
+        self,
+        op: Operation,
+        region: Region,
+        key: Key,
+        nbytes: int,
+        issuers: tuple[int, ...],
+        writer: str,
+    ) -> None:
+        """A DSMEM write (`copy.peer_store`, `copy.peer_copy`) of the classes `issuers`, as
+        this CTA receives it: every CTA of the cluster runs the same program and sends to a
+        permutation of the ranks, so at this point a peer writes `region` of this CTA and
+        completes `nbytes` on barrier `key` (docs/design.md, "Distributed shared memory").
+        The writes of one phase are parts of one transfer: they do not race each other."""
+        b = self.barriers[key]
+        phase = b.closed
+        ours = [f for f in self.fills if f.key == key and f.phase == phase and f.op is op]
+        if not ours:
+            self.refill(op, region, writer, issuers)
+        self.stamps(issuers)
+        if not b.unknown:
+            b.delivered += nbytes
+            for c in issuers:
+                b.open = join(b.open, self.clocks[c])
+            self._close(op, key, b)
+        if not any(f.region == region for f in ours):
+            self.fills.append(Fill(op, region, key, phase, ((b.comp, phase + 1),)))
+
     def cp_async(
         self, op: Operation, region: Region, groups: Groups, issuers: tuple[int, ...]
     ) -> None:

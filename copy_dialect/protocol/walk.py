@@ -763,6 +763,95 @@ class Agent:
                 )
         s.arrive(op, key, arrivals * count, 0, members, self.name, how)  # type: ignore[arg-type]
 
+    # ---- distributed shared memory (copy_dialect.dsmem) --------------------------------
+
+    def peer_key(
+        self, op: Operation, barrier: SSAValue, index: SSAValue | None, peer: SSAValue
+    ) -> tuple[SSAValue, int] | None:
+        """The local barrier that stands for the peer's one a DSMEM op completes on: in a
+        symmetric cluster what a CTA sends its peer is what it receives, as long as the
+        peers are a permutation of the ranks (rank ^ 1, (rank + 1) % n). A constant rank
+        sends every CTA's write to one CTA: reported, the barrier left unknown."""
+        key = self.barrier_key(op, barrier, index)
+        if key is None:
+            return None
+        rank = self.uniform_int(peer)
+        if isinstance(rank, int):
+            # rule: P6
+            self.report(
+                warning(
+                    op,
+                    f"cannot prove the phases of {describe_key(key)}: the peer rank is the "  # type: ignore[arg-type]
+                    f"constant {rank}, so every CTA of the cluster writes CTA {rank} and the "
+                    "others receive nothing",
+                    "compute the peer from the CTA's rank as a permutation (rank ^ 1 in a "
+                    "pair, (rank + 1) % n in a ring): the analysis credits each CTA with what "
+                    "it sends",
+                )
+            )
+            self.state.barriers[key].unknown = True  # type: ignore[index]
+            return None
+        return key  # type: ignore[return-value]
+
+    def peer_store(self, op: copy.PeerStoreOp, mask: int | None) -> None:
+        # The threads' stores fill the ref together: the region is the slot that the leading
+        # block-uniform indices pick (the whole ref when the first varies by thread).
+        known = []
+        for v in op.indices:
+            got = self.uniform_int(v)
+            if not isinstance(got, int):
+                break
+            known.append(v)
+        region = self.region(op.ref, known)
+        self.event(op, region)
+        key = self.peer_key(op, op.barrier, op.barrier_index, op.peer)
+        if key is None:
+            return
+        if mask is None or self.n is None:
+            why = (
+                "the threads that reach it are not known" if self.n else "the block size is unknown"
+            )
+            # rule: P6
+            self.report(
+                warning(
+                    op,
+                    f"cannot prove the phases of {describe_key(key)}: every thread that reaches "
+                    f"this store sends its value, and {why}",
+                    "give the kernel gpu.known_block_size, and make the threads that store "
+                    "known (a block-uniform loop, a condition on the thread id)",
+                )
+            )
+            self.state.barriers[key].unknown = True
+            return
+        nbytes = self.threads_in(mask) * op.value_bytes
+        what = "the peer's red.async" if op.reduction is not None else "the peer's st.async"
+        self.state.peer_write(op, region, key, nbytes, self.members(mask), what)
+
+    def peer_copy(self, op: copy.PeerCopyOp, mask: int | None) -> None:
+        src = self.region(op.src, op.src_indices)
+        dst = self.region(op.dst, op.dst_indices)
+        self.event(op, src, dst)
+        if not self.elected(op, mask):
+            return
+        key = self.peer_key(op, op.barrier, op.barrier_index, op.peer)
+        s = self.state
+        s.read(op, src, (self.c0,), "the peer copy")
+        s.async_read(op, src, "the peer copy", (self.c0,))
+        if key is None:
+            return
+        s.peer_write(op, dst, key, op.delivered_bytes, (self.c0,), "the peer's bulk copy")
+
+    def peer_arrive(self, op: copy.PeerArriveOp, mask: int | None) -> None:
+        self.operand_event(op)
+        if not self.elected(op, mask):
+            return
+        key = self.peer_key(op, op.barrier, op.barrier_index, op.peer)
+        if key is None:
+            return
+        self.state.stamp(self.c0)
+        how = "copy.peer_arrive makes one arrival per execution, on the peer's barrier"
+        self.state.arrive(op, key, 1, op.tx_bytes, (self.c0,), self.name, how)
+
     def wait_operands(self, op: Operation) -> tuple[SSAValue, SSAValue | None, SSAValue]:
         operands = self.kernel.operands.get(op)
         if operands is None:
@@ -960,5 +1049,8 @@ COPY_STEPS: dict[type[Operation], Callable[[Agent, Any, int | None], Steps | Non
     copy.NamedBarrierSyncOp: Agent.named_sync,
     copy.NamedBarrierArriveOp: Agent.named_arrive,
     copy.WarpSpecializeOp: Agent.warp_specialize,
+    copy.PeerStoreOp: Agent.peer_store,
+    copy.PeerCopyOp: Agent.peer_copy,
+    copy.PeerArriveOp: Agent.peer_arrive,
 }
 """How an agent follows each copy op (the others, `alloc_smem`, only give values)."""

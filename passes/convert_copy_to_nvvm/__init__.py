@@ -19,8 +19,8 @@ has no guard.
 The modules, one per op family: `emit` (the llvm builders), `kernel` (the kernel's facts,
 arena, prologue and ABI), `copies` (TMA and cp.async copies, prefetches, tensor maps),
 `groups` (bulk and cp.async groups, fences), `barriers` (mbarriers and named barriers),
-`roles` (`copy.warp_specialize`), `smem`, `tmem`, and `guards` (the debug guards); this one
-holds the pass.
+`roles` (`copy.warp_specialize`), `smem`, `tmem`, `dsmem` (a peer CTA's SMEM), and `guards`
+(the debug guards); this one holds the pass.
 
 Who issues what (the semantics the verifier's rules assume): the issuing group of an op is
 the block, or inside `copy.warp_specialize` the role that holds it (`roles`: each role's body
@@ -35,6 +35,8 @@ is lowered in place, then the block is split by warp index);
   the kernel has a cluster); `barrier_arrive` and `barrier_wait` are executed by every thread
   that reaches them;
 - `fence_async_shared` is `fence.proxy.async.shared::cta` followed by a block barrier;
+- `peer_store` is executed by every thread that reaches it, `peer_copy` and `peer_arrive`
+  by the group's elected thread;
 - the tensor-map prefetches are issued by the block's elected thread, the createpolicy of a
   cache policy by every thread, both at the kernel's entry.
 """
@@ -60,6 +62,7 @@ from passes.convert_copy_to_nvvm.barriers import (
     LowerNamedBarrier,
 )
 from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerPrefetch
+from passes.convert_copy_to_nvvm.dsmem import LowerPeerArrive, LowerPeerCopy, LowerPeerStore
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
 from passes.convert_copy_to_nvvm.groups import (
     LowerCommitGroup,
@@ -172,6 +175,9 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerTmemStore(kernels),
                 LowerTmemWait(kernels),
                 LowerSmemToTmem(kernels),
+                LowerPeerStore(kernels),
+                LowerPeerCopy(kernels),
+                LowerPeerArrive(kernels),
             ],
             # The prologue's values get their uses only as the copies are rewritten.
             dce=False,

@@ -1,0 +1,93 @@
+"""Distributed shared memory (copy.peer_store, copy.peer_copy, copy.peer_arrive): every
+kernel test_dsmem_gpu.py launches (kernels.dsmem_exchange in each mode, for clusters of 2
+and 4) verifies, protocol included, and compiles to PTX and a cubin for sm_90a here; the
+PTX has the DSMEM instructions of its mode."""
+
+from __future__ import annotations
+
+import pytest
+
+from copy_dialect import kernels
+from copy_dialect import ops as copy
+from copy_dialect.errors import CopyVerifyException
+from copy_dialect.verify import verify_module
+from copy_tools.universe import make_context
+from passes.pipeline import compile_module
+
+CASES = [
+    (mode, dtype, cluster)
+    for mode, dtypes in (
+        ("store", ("f32", "i32", "f64")),
+        ("reduce", ("i32",)),
+        ("bulk", ("f32", "bf16")),
+    )
+    for dtype in dtypes
+    for cluster in (2, 4)
+]
+"""(mode, element type, cluster size) of each GPU case."""
+
+SHAPES = [(64, 128), (100, 120), (130, 248), (200, 504)]
+"""Array shapes of the GPU cases for a cluster of 2 (the columns of a cluster of 4 are
+`columns(shape, 4)`): whole tiles, partial edge tiles in rows and columns."""
+
+TILE = (64, 64)
+
+INSTRUCTIONS = {
+    "store": "st.async.weak.shared::cluster.mbarrier::complete_tx::bytes.v",
+    "reduce": "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.",
+    "bulk": "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
+}
+
+
+def columns(shape: tuple[int, int], cluster: int) -> tuple[int, int]:
+    """`shape` with its tile columns a multiple of the cluster (partial last tile kept)."""
+    tiles = -(-shape[1] // TILE[1])
+    extra = (-tiles) % cluster
+    return shape[0], shape[1] + extra * TILE[1]
+
+
+def module(mode: str, dtype: str, cluster: int, shape: tuple[int, int]):
+    return kernels.dsmem_exchange(columns(shape, cluster), dtype, TILE, cluster=cluster, mode=mode)
+
+
+@pytest.mark.parametrize(("mode", "dtype", "cluster"), CASES)
+def test_exchange_kernel_compiles(mode, dtype, cluster):
+    compiled = compile_module(module(mode, dtype, cluster, SHAPES[1]), make_context(), "sm_90a")
+    assert compiled.cubin
+    assert INSTRUCTIONS[mode] in compiled.ptx
+    assert "mapa.shared::cluster" in compiled.ptx
+    assert ".version 8.1" in compiled.ptx
+    arrives = compiled.ptx.count("mbarrier.arrive.release.cluster.shared::cluster.b64")
+    assert arrives == (mode != "store")
+
+
+def test_exchange_sources_are_the_ring():
+    assert kernels.exchange_sources((64, 256), TILE, 2) == [1, 0, 3, 2]
+    assert kernels.exchange_sources((64, 256), TILE, 4) == [3, 0, 1, 2]
+
+
+def test_exchange_rejects_what_it_cannot_build():
+    with pytest.raises(ValueError, match="multiple of the cluster"):
+        kernels.dsmem_exchange((64, 192), "f32", TILE, cluster=2)
+    with pytest.raises(ValueError, match="32-bit integers"):
+        kernels.dsmem_exchange((64, 128), "f32", TILE, mode="reduce")
+    with pytest.raises(ValueError, match="32- or 64-bit"):
+        kernels.dsmem_exchange((64, 128), "bf16", TILE, mode="store")
+
+
+@pytest.mark.parametrize("mode", ["store", "reduce", "bulk"])
+def test_exchange_without_the_receive_wait_races(mode):
+    """The analysis credits each CTA with what it sends: drop the wait for what it receives,
+    and the TMA store of the received tile reads it before it lands (P1)."""
+    dtype = "i32" if mode == "reduce" else "f32"
+    built = module(mode, dtype, 2, SHAPES[0])
+    inits = [op for op in built.walk() if isinstance(op, copy.BarrierInitOp)]
+    full = inits[1].result
+    (wait,) = [
+        op for op in built.walk() if isinstance(op, copy.BarrierWaitOp) and op.barrier is full
+    ]
+    wait.detach()
+    wait.erase()
+    with pytest.raises(CopyVerifyException, match="before the copy that fills") as caught:
+        verify_module(built)
+    assert "P1" in caught.value.rules

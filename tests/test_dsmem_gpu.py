@@ -1,0 +1,56 @@
+"""On a GPU (an H200 here): kernels.dsmem_exchange in clusters of 2 and 4, every mode
+(st.async from the threads, red.async add, the bulk SMEM -> SMEM copy), over shapes with
+whole and partial edge tiles: y's tile of each CTA is the tile of the CTA that sends to it
+(store, bulk) or the sum of its own and that one (reduce), bit for bit against numpy.
+Skipped where there is no GPU (test_dsmem.py compiles the same kernels)."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+from test_dsmem import CASES, SHAPES, TILE, columns, module
+from test_runtime_gpu import numpy_dtype, same_bits
+
+from copy_dialect import kernels
+from copy_tools import runtime
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here"),
+]
+
+
+def values(shape, dtype: str, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if dtype == "i32":
+        return rng.integers(-(2**31), 2**31, size=shape, dtype=np.int64).astype(np.int32)
+    return (rng.standard_normal(shape) * 100).astype(numpy_dtype(dtype))
+
+
+def expected(x: np.ndarray, shape, cluster: int, reduce: bool) -> np.ndarray:
+    """y of the exchange: each tile column gets its sender's tile (zero beyond x), plus its
+    own with `reduce` (int32 wrap-around, as red.async.add.u32)."""
+    cols, rows = kernels.exchange_grid(shape, TILE, cluster)
+    padded = np.zeros((rows * TILE[0], cols * TILE[1]), x.dtype)
+    padded[: shape[0], : shape[1]] = x
+    y = np.zeros_like(padded)
+    for c, source in enumerate(kernels.exchange_sources(shape, TILE, cluster)):
+        mine = slice(c * TILE[1], (c + 1) * TILE[1])
+        theirs = padded[:, source * TILE[1] : (source + 1) * TILE[1]]
+        y[:, mine] = theirs + padded[:, mine] if reduce else theirs
+    return y[: shape[0], : shape[1]]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize(("mode", "dtype", "cluster"), CASES)
+def test_exchange(mode, dtype, cluster, shape):
+    full = columns(shape, cluster)
+    program = runtime.compile(module(mode, dtype, cluster, shape))
+    x = values(full, dtype, seed=zlib.crc32(f"{mode}{dtype}{cluster}{shape}".encode()))
+    y = np.zeros_like(x)
+    with np.errstate(over="ignore"):
+        want = expected(x, full, cluster, mode == "reduce")
+    program(x, y, grid=kernels.exchange_grid(full, TILE, cluster))
+    assert same_bits(y, want)
