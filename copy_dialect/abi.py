@@ -15,14 +15,15 @@ runtime that reads it, without a compiler, share this one definition.
   "block": [128, 1, 1], "cluster": [1, 1, 1], "smem_bytes": 17408}}}
 ```
 
-Format 2 added `written`, format 3 `l2_promotion` (a record without it means 128, the
-promotion every map had before).
+Format 2 added `written`, then the `im2col_map` parameters (`Im2colMapParam`: a reader that
+knows no such kind rejects the record and says to recompile); format 3 `l2_promotion` on
+every map (a record without it means 128, the promotion every map had before).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, NoReturn
 
 ABI_FORMAT = 3
@@ -122,7 +123,8 @@ class ScalarParam:
 
 @dataclass(frozen=True)
 class TensorMapParam:
-    """A `CUtensorMap` the runtime encodes over the array of kernel argument `arg`."""
+    """A `CUtensorMap` the runtime encodes over the array of kernel argument `arg` (a tiled
+    map, `cuTensorMapEncodeTiled`; `Im2colMapParam` is the im2col one)."""
 
     kind: ClassVar[str] = "tensor_map"
 
@@ -139,8 +141,9 @@ class TensorMapParam:
     written: bool
     """A TMA store or reduction writes the array through the map (the runtime then checks
     its innermost extent: rule TR19)."""
-    l2_promotion: int = DEFAULT_L2_PROMOTION
-    """The map's L2 promotion in bytes: 0 (none), 64, 128 or 256."""
+    l2_promotion: int = field(default=DEFAULT_L2_PROMOTION, kw_only=True)
+    """The map's L2 promotion in bytes: 0 (none), 64, 128 or 256 (keyword-only, so that a
+    subclass's fields may follow it)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -164,13 +167,70 @@ class TensorMapParam:
             get.str("oob"),
             get.str("dtype"),
             get.bool("written"),
-            get.optional_int("l2_promotion", DEFAULT_L2_PROMOTION),
+            l2_promotion=get.optional_int("l2_promotion", DEFAULT_L2_PROMOTION),
+        )
+
+    @property
+    def rank(self) -> int:
+        """The rank of the array the map describes."""
+        return len(self.box)
+
+
+@dataclass(frozen=True)
+class Im2colMapParam(TensorMapParam):
+    """A `CUtensorMap` in im2col mode (`cuTensorMapEncodeIm2col`) over the channels-innermost
+    array of kernel argument `arg` (NWC, NHWC, NDHWC): `box` is the SMEM box
+    `[pixels, channels]` (pixelsPerColumn, channelsPerPixel), not one entry per array dim."""
+
+    kind: ClassVar[str] = "im2col_map"
+
+    lower: tuple[int, ...]
+    """pixelBoxLowerCorner, outermost spatial dim first."""
+    upper: tuple[int, ...]
+    """pixelBoxUpperCorner, outermost spatial dim first."""
+    element_strides: tuple[int, ...]
+    """elementStrides, one per array dim, outermost first (the traversal strides)."""
+
+    @property
+    def pixels(self) -> int:
+        return self.box[0]
+
+    @property
+    def channels(self) -> int:
+        return self.box[1]
+
+    @property
+    def rank(self) -> int:
+        return len(self.lower) + 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return super().to_dict() | {
+            "lower": [*self.lower],
+            "upper": [*self.upper],
+            "element_strides": [*self.element_strides],
+        }
+
+    @classmethod
+    def from_dict(cls, entry: Any) -> Im2colMapParam:
+        tiled = TensorMapParam.from_dict(entry)
+        get = _Reader(entry, "im2col-map parameter")
+        return cls(
+            tiled.arg,
+            tiled.box,
+            tiled.swizzle,
+            tiled.oob,
+            tiled.dtype,
+            tiled.written,
+            get.ints("lower"),
+            get.ints("upper"),
+            get.ints("element_strides"),
+            l2_promotion=tiled.l2_promotion,
         )
 
 
 Param = PointerParam | ScalarParam | TensorMapParam
 PARAM_KINDS: dict[str, type[Param]] = {
-    p.kind: p for p in (PointerParam, ScalarParam, TensorMapParam)
+    p.kind: p for p in (PointerParam, ScalarParam, TensorMapParam, Im2colMapParam)
 }
 
 

@@ -44,6 +44,7 @@ from copy_dialect.attributes import (
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.dsmem import TxDelivery
 from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.im2col import Im2colLoadOp
 from copy_dialect.roles import check_block_wide
 from copy_dialect.smem import SmemAllocation, check_kernel_smem
 from copy_dialect.verification import copy_op_definition, per_run
@@ -430,7 +431,7 @@ def _phase_bytes(block: Block) -> dict[BarrierArriveExpectTxOp, int | None]:
             else:
                 close((barrier, at))
                 phases[(barrier, at)] = _Phase(position)
-        elif isinstance(op, AsyncCopyOp):
+        elif isinstance(op, AsyncCopyOp | Im2colLoadOp):
             g = op.geometry()
             if g.barrier is None:
                 continue

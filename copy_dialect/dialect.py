@@ -63,6 +63,7 @@ from copy_dialect.barriers import (
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.dsmem import PeerArriveOp, PeerCopyOp, PeerStoreOp
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
+from copy_dialect.im2col import Im2colLoadOp
 from copy_dialect.prefetch import PrefetchOp
 from copy_dialect.roles import NamedBarrierArriveOp, NamedBarrierSyncOp, WarpSpecializeOp
 from copy_dialect.smem import AllocSmemOp, FenceAsyncSharedOp
@@ -78,6 +79,7 @@ Copy = Dialect(
     "copy",
     [
         AsyncCopyOp,
+        Im2colLoadOp,
         PrefetchOp,
         CommitGroupOp,
         WaitGroupOp,

@@ -6,9 +6,9 @@ passes and the runtime share. Each is defined in the module of its family:
 
 - `attributes`: enums, attributes and types; `memory`: memory spaces and sizes;
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
-- `copies` (`tma`, `bulk`, `cp_async`), `prefetch`, `groups`, `barriers`, `roles` (who issues:
-  warp-specialized roles, named barriers), `smem`, `tmem` (`tmem_access`), `dsmem` (a peer
-  CTA's SMEM): the ops;
+- `copies` (`tma`, `bulk`, `cp_async`), `im2col`, `prefetch`, `groups`, `barriers`, `roles` (who
+  issues: warp-specialized roles, named barriers), `smem`, `tmem` (`tmem_access`), `dsmem` (a
+  peer CTA's SMEM): the ops;
 - `dialect`: the `Copy` dialect (its docstring describes the dialect as a whole).
 """
 
@@ -80,6 +80,7 @@ from copy_dialect.geometry import (
     tensor_map_type,
 )
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
+from copy_dialect.im2col import Im2colGeometry, Im2colLoadOp
 from copy_dialect.memory import (
     GMEM,
     SMEM,
@@ -124,7 +125,8 @@ from copy_dialect.verify_common import kernel_cluster_shape, module_target
 
 __all__ = [
     # ops
-    "AsyncCopyOp", "PrefetchOp", "CommitGroupOp", "WaitGroupOp", "BarrierInitOp",
+    "AsyncCopyOp", "Im2colLoadOp", "PrefetchOp", "CommitGroupOp", "WaitGroupOp",
+    "BarrierInitOp",
     "BarrierArriveOp", "BarrierArriveExpectTxOp", "BarrierWaitOp", "BarrierTestOp",
     "WarpSpecializeOp", "NamedBarrierSyncOp", "NamedBarrierArriveOp", "FenceAsyncSharedOp",
     "AllocSmemOp", "TmemAllocOp", "TmemDeallocOp", "TmemLoadOp", "TmemStoreOp", "TmemWaitOp",
@@ -139,7 +141,8 @@ __all__ = [
     "TmemWaitKind", "TmemWaitKindAttr", "TmemCopyShape", "TmemCopyShapeAttr",
     "TmemCopyMulticast", "TmemCopyMulticastAttr", "SWIZZLES", "swizzle_period",
     # geometry and tensor maps
-    "BoxGeometry", "CopyGeometry", "MulticastSplit", "multicast_split_dim", "tensor_map_type",
+    "BoxGeometry", "CopyGeometry", "Im2colGeometry", "MulticastSplit", "multicast_split_dim",
+    "tensor_map_type",
     "reduction_map_type", "base_reduction", "REDUCTIONS_BY_MAP", "cp_async_chunk_bytes",
     "BulkSpan", "bulk_span", "BULK_ALIGN",
     # memory spaces, sizes and the kernel's SMEM and TMEM

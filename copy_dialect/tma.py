@@ -79,7 +79,7 @@ def check_tma_box(g: BoxGeometry, *, rank_note: str, size_note: str) -> None:
     """The box a tensor map can describe, for copies and prefetches alike: 1 to 5 dims and
     at most the array's rank (C3), 1 to 256 elements per dim (C7), innermost rows of whole
     16-byte chunks (C4). The notes say how to mend the box in the op's own terms."""
-    box, rank, bits = g.box_shape, g.gmem_type.get_num_dims(), g.element_bits
+    box, rank = g.box_shape, g.gmem_type.get_num_dims()
     # rule: C3
     if not 1 <= len(box) <= rank <= 5:
         raise Error("Async copies only support striding up to 5 dimensions", note=rank_note)
@@ -91,6 +91,12 @@ def check_tma_box(g: BoxGeometry, *, rank_note: str, size_note: str) -> None:
                 f"got {size}",
                 note=size_note,
             )
+    check_tma_row(g)
+
+
+def check_tma_row(g: BoxGeometry) -> None:
+    """The box's innermost rows are whole 16-byte chunks (C4), for tiled and im2col maps."""
+    box, bits = g.box_shape, g.element_bits
     # rule: C4, TR5
     if (box[-1] * bits) % 128:
         raise Error(
@@ -120,13 +126,13 @@ def verify_copy(g: CopyGeometry, *, swizzle: int | None, partition_axis: int | N
         size_note=f"split the box {list(g.box_shape)} into several copies of at most 256 "
         "elements per dimension",
     )
-    _verify_copy_box(g, swizzle)
+    verify_copy_box(g, swizzle)
     _verify_reduction(g)
     _verify_collective(g, partition_axis)
-    _verify_smem_alignment(g)
+    verify_smem_alignment(g)
 
 
-def _verify_copy_box(g: CopyGeometry, descriptor_swizzle: int | None) -> None:
+def verify_copy_box(g: CopyGeometry, descriptor_swizzle: int | None) -> None:
     """What a copy adds to its tensor map's box: array extents, the swizzle, the NaN fill."""
     gmem_type, box, bits = g.gmem_type, g.box_shape, g.element_bits
     minor_bits = box[-1] * bits
@@ -304,7 +310,7 @@ def _verify_leader_tracked(
         )
 
 
-def _verify_smem_alignment(g: CopyGeometry) -> None:
+def verify_smem_alignment(g: CopyGeometry) -> None:
     if not g.smem_indices or not isinstance(g.smem.owner, AllocSmemOp):
         return
     assert isinstance(smem_type := g.smem.type, MemRefType)

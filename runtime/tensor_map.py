@@ -1,10 +1,11 @@
-"""Encoding a `CUtensorMap` (`cuTensorMapEncodeTiled`) for a tensor-map parameter of the ABI."""
+"""Encoding a `CUtensorMap` for a tensor-map parameter of the ABI: `cuTensorMapEncodeTiled`, or
+`cuTensorMapEncodeIm2col` for an im2col map."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from copy_dialect.abi import TensorMapParam
+from copy_dialect.abi import Im2colMapParam, TensorMapParam
 from runtime.arrays import DeviceArray
 from runtime.driver import call
 
@@ -38,7 +39,7 @@ def check_tensor_map_array(array: DeviceArray, param: TensorMapParam, name: str)
     are multiples of 16 bytes below 2**40, a unit innermost stride, 1..5 dims of at most
     2**32 elements; and, where a store or reduction writes through the map, an innermost
     extent of a multiple of 16 bytes (checked before the strides: its fix mends them too)."""
-    rank = len(param.box)
+    rank = param.rank
     if len(array.shape) != rank:
         raise ValueError(f"expected {name} of rank {rank} for its tensor map, got {array.shape}")
     if array.pointer % 16:
@@ -65,7 +66,8 @@ def check_tensor_map_array(array: DeviceArray, param: TensorMapParam, name: str)
 
 def encode(array: DeviceArray, param: TensorMapParam) -> Any:
     """The `CUtensorMap` of `array` for one ABI tensor-map entry (box, swizzle, oob, dtype,
-    L2 promotion)."""
+    L2 promotion; an im2col map's corners, channels, pixels and traversal strides). Every
+    list goes to the driver innermost dim first."""
     from cuda.bindings import driver
 
     rank = len(array.shape)
@@ -74,8 +76,6 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
     strides = [driver.cuuint64_t(s) for s in reversed(array.strides[:-1])] or [
         driver.cuuint64_t(array.nbytes)
     ]
-    box = [driver.cuuint32_t(b) for b in reversed(param.box)]
-    element_strides = [driver.cuuint32_t(1)] * rank
     dtype = getattr(driver.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{param.dtype}")
     swizzle = getattr(driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{SWIZZLES[param.swizzle]}")
     promotion = getattr(
@@ -88,6 +88,25 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
         if param.oob == "nan"
         else fill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
     )
+    interleave = driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE
+    if isinstance(param, Im2colMapParam):
+        return call(
+            "cuTensorMapEncodeIm2col",
+            dtype,
+            rank,
+            array.pointer,
+            dims,
+            strides,
+            [*reversed(param.lower)],
+            [*reversed(param.upper)],
+            param.channels,
+            param.pixels,
+            [driver.cuuint32_t(s) for s in reversed(param.element_strides)],
+            interleave,
+            swizzle,
+            promotion,
+            oob,
+        )
     return call(
         "cuTensorMapEncodeTiled",
         dtype,
@@ -95,9 +114,9 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
         array.pointer,
         dims,
         strides,
-        box,
-        element_strides,
-        driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        [driver.cuuint32_t(b) for b in reversed(param.box)],
+        [driver.cuuint32_t(1)] * rank,
+        interleave,
         swizzle,
         promotion,
         oob,

@@ -289,3 +289,74 @@ def test_made_policies_in_roles(shape, hints, blocks):
     assert len(made) == 2
     assert len(prefetches) == 2
     assert max(made + prefetches) < roles
+
+
+IM2COL_CASES = [
+    (L2Policy.EVICT_UNCHANGED, None),
+    (CachePolicy(L2Policy.EVICT_LAST, 0.5, L2Policy.EVICT_FIRST), 256),
+    (L2Policy.EVICT_LAST, 0),
+    (None, 64),
+]
+"""(policy, L2 promotion) of copy.im2col_load in im2col_gather: made policies and the im2col
+map's promotion."""
+
+
+def im2col_module(policy, promotion):
+    conv = kernels.conv2d((2, 9, 7, 16), 3, stride=2, padding=1, dilation=2)
+    module = kernels.im2col_gather(conv, "f16", cache_hint=policy)  # type: ignore[arg-type]
+    if promotion is not None:
+        for op in module.walk():
+            if isinstance(op, copy.Im2colLoadOp):
+                op.properties["l2_promotion"] = IntegerAttr(promotion, i64)
+    return conv, module
+
+
+@pytest.mark.parametrize(("policy", "promotion"), IM2COL_CASES)
+def test_im2col_load_takes_made_policies_and_promotions(policy, promotion):
+    from xdsl.parser import Parser
+
+    _, module = im2col_module(policy, promotion)
+    # The custom form round-trips (l2 ... fraction ... secondary ..., l2_promotion).
+    text = str(module)
+    assert str(Parser(make_context(), text).parse_module()) == text
+    compiled = compile_module(module, make_context(), "sm_90a")
+    assert compiled.cubin
+    maps = compiled.abi.kernels["im2col_gather"].tensor_maps
+    (im2col_map,) = [m for m in maps if m.kind == "im2col_map"]
+    assert im2col_map.l2_promotion == (128 if promotion is None else promotion)
+    lines = [line.strip() for line in compiled.ptx.splitlines()]
+    made = [line for line in lines if line.startswith("createpolicy")]
+    (load,) = [line for line in lines if ".im2col." in line]
+    assert compiled.ptx.count("prefetch.param.tensormap") == len(maps)
+    if policy is None:
+        assert not made
+        assert ".L2::cache_hint" not in load
+    elif isinstance(policy, CachePolicy) or policy == L2Policy.EVICT_UNCHANGED:
+        (line,) = made
+        assert load.endswith(f"{line.split()[1].rstrip(',')};")
+    else:
+        assert not made
+        assert ".L2::cache_hint" in load
+        assert f"{L2_POLICY_ENCODING[L2Policy(policy)]};" in compiled.ptx
+
+
+def test_im2col_encoder_passes_the_promotion(monkeypatch):
+    from cuda.bindings import driver
+
+    from copy_dialect.abi import Im2colMapParam
+
+    calls = []
+    monkeypatch.setattr(tensor_map, "call", lambda name, *args: calls.append((name, args)))
+    param = Im2colMapParam(
+        0, (64, 16), 16, "zeros", "FLOAT16", False, (-1, -2), (-3, -4), (1, 2, 3, 1),
+        l2_promotion=64,
+    )  # fmt: skip
+    array = SimpleNamespace(
+        pointer=0x10000, shape=(2, 9, 7, 16), strides=(2016, 224, 32, 2), itemsize=2,
+        nbytes=4032,
+    )  # fmt: skip
+    tensor_map.encode(array, param)  # type: ignore[arg-type]
+    ((name, args),) = calls
+    assert name == "cuTensorMapEncodeIm2col"
+    assert args[-2] == driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+    assert Im2colMapParam.from_dict(param.to_dict()) == param

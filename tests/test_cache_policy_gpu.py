@@ -3,7 +3,8 @@ lines live, never what a copy returns: tma_copy with every (load, store) pair of
 policies, with evict_unchanged and fraction-based policies made in the kernel
 (createpolicy), and with each L2 promotion of the load's and prefetch's tensor maps; as a
 copy, as a reduce-add, and as a reduce-add that prefetches its destination with the store's
-policy; and the warp-specialized copy with made policies used inside its roles; on odd
+policy; the warp-specialized copy with made policies used inside its roles; and
+im2col_gather with made policies and each promotion of its im2col map; on odd
 shapes (partial edge tiles), bit for bit against numpy. Every kernel also prefetches its
 tensor maps at its entry (the default). Skipped where there is no GPU
 (test_cache_policy.py compiles the same kernels)."""
@@ -14,13 +15,16 @@ import numpy as np
 import pytest
 from test_cache_policy import (
     CASES,
+    IM2COL_CASES,
     MADE_CASES,
     PROMOTION_CASES,
     SHAPES,
     WS_CASES,
+    im2col_module,
     module,
     ws_module,
 )
+from test_im2col import im2col
 from test_runtime_gpu import random, same_bits
 
 from copy_dialect import kernels
@@ -67,3 +71,13 @@ def test_made_policies_in_roles_leave_results_unchanged(shape, hints, blocks):
     y = np.zeros_like(x)
     program(x, y, grid=(blocks, 1))
     assert same_bits(y, x)
+
+
+@pytest.mark.parametrize(("policy", "promotion"), IM2COL_CASES)
+def test_im2col_policy_and_promotion_leave_results_unchanged(policy, promotion):
+    conv, module = im2col_module(policy, promotion)
+    program = runtime.compile(module)
+    x = random(conv.shape, "f16", 3)
+    y = np.full(conv.matrix, -7, x.dtype)
+    program(x, y, grid=kernels.im2col_grid(conv))
+    assert same_bits(y, im2col(x, conv))

@@ -20,12 +20,20 @@ ARGUMENTS = {
     "%parity": "i1",
     "%v": "vector<4xf32>",
     "%peer": "index",
+    "%img": "memref<2x9x9x64xf16>",
+    "%n": "index",
+    "%h": "index",
+    "%w": "index",
+    "%c": "index",
+    "%r": "i16",
+    "%s": "i16",
 }
 PRELUDE = {
     "%buf": "%buf = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>",
     "%bars": "%bars = copy.barrier_init arrivals 1 : !copy.barrier<2>",
     "%acc": "%acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>",
     "%tile": "%tile = copy.alloc_smem : memref<128x8xf32, #copy.smem<swizzle = 32>>",
+    "%pixels": "%pixels = copy.alloc_smem : memref<2x128x64xf16, #copy.smem>",
 }
 
 

@@ -20,7 +20,8 @@ UNIFORM_GPU = frozenset({"gpu.block_id", "gpu.grid_dim", "gpu.block_dim", "gpu.c
 
 @dataclass(frozen=True)
 class CopyFacts:
-    """What a `copy.async_copy` is, as the protocol sees it."""
+    """What a `copy.async_copy` (or a `copy.im2col_load`, a TMA load) is, as the protocol
+    sees it."""
 
     smem: SSAValue
     smem_indices: tuple[SSAValue, ...]
@@ -37,7 +38,7 @@ class CopyFacts:
     """Bytes it expects itself when it arrives on its barrier (else 0)."""
 
     @staticmethod
-    def of(op: copy.AsyncCopyOp) -> CopyFacts:
+    def of(op: copy.AsyncCopyOp | copy.Im2colLoadOp) -> CopyFacts:
         g = op.geometry()
         bar = g.barrier
         impl = op.resolved_implementation()

@@ -679,7 +679,7 @@ class Agent:
             self.state.read(op, region, (self.c0,), "tcgen05.cp")
             self.state.async_read(op, region, "tcgen05.cp", (self.c0,))
 
-    def async_copy(self, op: copy.AsyncCopyOp, mask: int | None) -> None:
+    def async_copy(self, op: copy.AsyncCopyOp | copy.Im2colLoadOp, mask: int | None) -> None:
         s = self.state
         g = self.kernel.geometry.get(op)
         if g is None:
@@ -1031,6 +1031,7 @@ REGION_STEPS: dict[type[Operation], Callable[[Agent, Any, int | None], Steps]] =
 
 COPY_STEPS: dict[type[Operation], Callable[[Agent, Any, int | None], Steps | None]] = {
     copy.AsyncCopyOp: Agent.async_copy,
+    copy.Im2colLoadOp: Agent.async_copy,  # a TMA load, as the protocol sees it
     copy.BarrierInitOp: Agent.barrier_init,
     copy.BarrierArriveOp: Agent.arrive,
     copy.BarrierArriveExpectTxOp: Agent.expect_tx,

@@ -61,7 +61,7 @@ from passes.convert_copy_to_nvvm.barriers import (
     LowerBarrierWait,
     LowerNamedBarrier,
 )
-from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerPrefetch
+from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerIm2colLoad, LowerPrefetch
 from passes.convert_copy_to_nvvm.dsmem import LowerPeerArrive, LowerPeerCopy, LowerPeerStore
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
 from passes.convert_copy_to_nvvm.groups import (
@@ -169,6 +169,7 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerWaitGroup(kernels),
                 LowerPrefetch(kernels),
                 LowerAsyncCopy(kernels),
+                LowerIm2colLoad(kernels),
                 LowerTmemAlloc(kernels),
                 LowerTmemDealloc(kernels),
                 LowerTmemLoad(kernels),

@@ -10,6 +10,11 @@
     its CTA pair's leader;
   - a store is `cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group`, a reduction
     `cp.reduce.async.bulk.tensor`; a user predicate is and-ed with the elected thread.
+- An im2col load (`copy.im2col_load`) is a TMA load through an im2col tensor map (its
+  corners, traversal strides, pixels and channels in the map, `Im2colMapParam`): it arrives
+  on its barrier expecting the SMEM box's bytes (unless `arrive = false`) and issues
+  `cp.async.bulk.tensor.Nd.shared::cluster.global.im2col.mbarrier::complete_tx::bytes` with
+  the coordinates and the im2col offsets, innermost first (`.L2::cache_hint` with `l2`).
 - A cp.async copy is issued by every thread of the block (or role) together: 16-byte chunks (8 or 4
   when a row is not a multiple of 16) with `cp.async.{cg,ca}.shared.global`; with `oob zeros`
   each chunk's source size is clipped to the array, and cp.async zero-fills the rest.
@@ -29,7 +34,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from copy_dialect import ops as copy
-from copy_dialect.abi import TensorMapParam
+from copy_dialect.abi import Im2colMapParam, TensorMapParam
 from passes import nvvm
 from passes.convert_copy_to_nvvm.barriers import barrier_pointer
 from passes.convert_copy_to_nvvm.emit import Arith, Emit
@@ -79,6 +84,53 @@ class LowerAsyncCopy(KernelPattern):
             rewriter.replace(op, cp_async_copy(op, kernel), [])
 
 
+class LowerIm2colLoad(KernelPattern):
+    """`copy.im2col_load` -> `cp.async.bulk.tensor...im2col` (elected thread)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.Im2colLoadOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
+        g = op.geometry()
+        dtype = g.tensor_map_type
+        assert dtype is not None  # rule C11
+        key = Im2colMapParam(
+            g.gmem_argument,
+            g.box_shape,
+            g.swizzle_bytes,
+            g.tensor_map_oob,
+            dtype,
+            False,
+            g.lower,
+            g.upper,
+            g.element_strides,
+            l2_promotion=op.l2_promotion_bytes,
+        )
+        descriptor = kernel.tensor_map(key, written=False)
+        body = Emit()
+        (smem,) = lowered([g.smem], body.ops)
+        smem = body.byte_offset(smem, slot_offset(body, g))
+        coordinates = tma_coordinates(body, lowered(g.gmem_indices, body.ops))
+        offsets = list(reversed(lowered(g.offsets, body.ops)))
+        if kernel.guards is not None:
+            kernel.guards.barrier_index(body, kernel.fn, op, op.barrier, op.barrier_index)
+        bar = barrier_pointer(body, op.barrier, op.barrier_index)
+        if op.arrives:
+            body(nvvm.MBarrierArriveExpectTxSharedOp(bar, body.const(g.credited_bytes, i32)))
+        body(
+            nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
+                dst=smem,
+                tma_descriptor=descriptor,
+                coordinates=coordinates,
+                mbar=bar,
+                im2col_offsets=offsets,
+                l2_cache_hint=l2_cache_hint(body, op, kernel),
+            )
+        )
+        e = Emit()
+        kernel.group(op).elected(e, body.ops)
+        rewriter.replace(op, e.ops, [])
+
+
 # ===----------------------------------------------------------------------=== #
 # TMA
 # ===----------------------------------------------------------------------=== #
@@ -108,7 +160,7 @@ def tma_descriptor(
 
 
 def l2_cache_hint(
-    e: Emit, op: copy.AsyncCopyOp | copy.PrefetchOp, kernel: Kernel
+    e: Emit, op: copy.AsyncCopyOp | copy.PrefetchOp | copy.Im2colLoadOp, kernel: Kernel
 ) -> SSAValue | None:
     """The i64 cache-policy operand of a TMA op's `.L2::cache_hint` form: a documented
     encoding as a constant, any other policy (a fraction, a secondary priority,

@@ -215,3 +215,21 @@ func.func @tr16_leader_tracked_load_expects_one_cta_box(%x: memref<512x512xf16>)
   copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// An im2col load with arrive = false delivers its SMEM box: 64 pixels x 16 f16 channels.
+// rule: TR16
+// fix: s|4096|2048|
+func.func @tr16_expect_tx_of_an_im2col_load(%x: memref<2x9x9x16xf16>, %p: i1) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %t = arith.constant 0 : i16
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{expect_tx of 4096 bytes does not match the 2048 bytes the copies on this barrier deliver}}
+  // expected-note@+1 {{expect 2048}}
+  copy.barrier_arrive_expect_tx %bar[%c0], 4096 : !copy.barrier<1>
+  copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>, arrive = false} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %p : !copy.barrier<1>
+  func.return
+}

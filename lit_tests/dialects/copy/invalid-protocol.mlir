@@ -1191,3 +1191,81 @@ func.func @p2_bulk_store_slot_rewritten(%x: memref<256x256xf32>, %y: memref<256x
   copy.wait_group bulk 0
   func.return
 }
+
+// -----
+
+// Issue I, item 5: a TMA im2col load is followed like a TMA load.
+// rule: P1
+// fix: s|  copy.async_copy %tile to|  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> copy.async_copy %tile to|
+func.func @p1_im2col_tile_stored_before_wait(%x: memref<2x9x9x16xf16>, %y: memref<162x144xf16>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %false = arith.constant false
+  %tile = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{the copy that fills it}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%t, %t] to %tile barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  // expected-error@+2 {{the TMA store reads %tile before the copy that fills it completes}}
+  // expected-note@+1 {{wait on barrier 0 of %bar for phase 0 (copy.barrier_wait with parity 0) before the read}}
+  copy.async_copy %tile to %y[%c0, %c0] : memref<64x16xf16, #copy.smem> to memref<162x144xf16>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
+// rule: P7
+// fix: s|  func.return|  %false = arith.constant false copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> func.return|
+func.func @p7_im2col_load_never_waited(%x: memref<2x9x9x16xf16>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %t = arith.constant 0 : i16
+  %tile = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{the load}}
+  copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %tile barrier %bar[%c0] {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  // expected-error@+2 {{the kernel returns while a TMA load may still be writing its SMEM}}
+  // expected-note@+1 {{copy.barrier_wait on barrier 0 of %bar for phase 0 (parity 0) before the return}}
+  func.return
+}
+
+// -----
+
+// A ring of 2 im2col slots whose wait_group lets 2 stores stay unread: the third tap's load
+// overwrites the slot the first tap's store may still be reading.
+// rule: P2
+// fix: s|copy.wait_group bulk 2 read_only|copy.wait_group bulk 0 read_only|
+func.func @p2_im2col_ring_reloads_a_slot_its_store_still_reads(%x: memref<2x9x9x16xf16>, %y: memref<162x144xf16>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c9 = arith.constant 9 : index
+  %c16 = arith.constant 16 : index
+  %m1 = arith.constant -1 : index
+  %ring = copy.alloc_smem : memref<2x64x16xf16, #copy.smem>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  scf.for %t = %c0 to %c9 step %c1 {
+    %slot = arith.remui %t, %c2 : index
+    %lap = arith.divui %t, %c2 : index
+    %lap1 = arith.remui %lap, %c2 : index
+    %lapi = arith.index_cast %lap1 : index to i32
+    %parity = arith.trunci %lapi : i32 to i1
+    %r = arith.divui %t, %c3 : index
+    %s = arith.remui %t, %c3 : index
+    %ri = arith.index_cast %r : index to i16
+    %si = arith.index_cast %s : index to i16
+    // expected-error@+2 {{the TMA load writes %ring[0] while a TMA store from it may still be reading it}}
+    // expected-note@+1 {{commit the store and wait until it has read its source (copy.commit_group bulk, then copy.wait_group bulk 0 read_only, or a count that covers its group) before the write}}
+    copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%ri, %si] to %ring[%slot] barrier %full[%slot] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x16xf16> to memref<2x64x16xf16, #copy.smem>, !copy.barrier<2>
+    copy.barrier_wait %full[%slot], %parity : !copy.barrier<2>
+    %col = arith.muli %t, %c16 : index
+    // expected-note@+1 {{the TMA store that reads it}}
+    copy.async_copy %ring[%slot] to %y[%c0, %col] : memref<2x64x16xf16, #copy.smem> to memref<162x144xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 2 read_only
+  }
+  copy.wait_group bulk 0
+  func.return
+}

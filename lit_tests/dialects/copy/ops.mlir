@@ -262,6 +262,80 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // -----
 
+// Issue I, item 5: TMA im2col loads (copy.im2col_load) over NWC, NHWC and NDHWC tensors, with
+// a slot index, traversal strides, and arrive = false after an arrive_expect_tx of its bytes.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @im2col_loads(
+  func.func @im2col_loads(%x3: memref<4x33x16xf32>, %x4: memref<2x9x9x64xf16>, %x5: memref<2x5x7x7x32xbf16>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %m1 = arith.constant -1 : index
+    %t1 = arith.constant 1 : i16
+    %t2 = arith.constant 2 : i16
+    %phase = arith.constant false
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<3>
+    %b3 = copy.alloc_smem : memref<64x16xf32, #copy.smem>
+    // CHECK: copy.im2col_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] offsets[%{{.*}}] to %{{.*}} barrier %{{.*}}[%{{.*}}] {lower = array<i64: -2>, upper = array<i64: 0>} : memref<4x33x16xf32> to memref<64x16xf32, #copy.smem>, !copy.barrier<3>
+    // CHECK-GENERIC: "copy.im2col_load"(%{{.*}}) <{lower = array<i64: -2>, upper = array<i64: 0>, operandSegmentSizes = array<i32: 1, 3, 1, 1, 0, 1, 1>}> : (memref<4x33x16xf32>, index, index, index, i16, memref<64x16xf32, #copy.smem>, !copy.barrier<3>, index) -> ()
+    copy.im2col_load %x3[%c0, %m1, %c0] offsets [%t1] to %b3 barrier %bars[%c0] {lower = array<i64: -2>, upper = array<i64: 0>} : memref<4x33x16xf32> to memref<64x16xf32, #copy.smem>, !copy.barrier<3>
+    %b4 = copy.alloc_smem : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+    // CHECK: copy.im2col_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] offsets[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier %{{.*}}[%{{.*}}] l2 evict_last {lower = array<i64: -1, -1>, upper = array<i64: -2, -2>, strides = array<i64: 2, 2>} : memref<2x9x9x64xf16> to memref<2x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<3>
+    copy.im2col_load %x4[%c0, %m1, %m1, %c0] offsets [%t2, %t2] to %b4[%c1] barrier %bars[%c1] l2 evict_last {lower = array<i64: -1, -1>, upper = array<i64: -2, -2>, strides = array<i64: 2, 2>} : memref<2x9x9x64xf16> to memref<2x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<3>
+    %b5 = copy.alloc_smem : memref<96x32xbf16, #copy.smem<swizzle = 64>>
+    %c2 = arith.constant 2 : index
+    // CHECK: copy.barrier_arrive_expect_tx %{{.*}}[%{{.*}}], 6144 : !copy.barrier<3>
+    copy.barrier_arrive_expect_tx %bars[%c2], 6144 : !copy.barrier<3>
+    // CHECK: copy.im2col_load %{{.*}} offsets[%{{.*}}, %{{.*}}, %{{.*}}] to %{{.*}} barrier %{{.*}}[%{{.*}}] {lower = array<i64: 0, -1, -1>, upper = array<i64: -1, -1, -1>, arrive = false} : memref<2x5x7x7x32xbf16> to memref<96x32xbf16, #copy.smem<swizzle = 64>>, !copy.barrier<3>
+    copy.im2col_load %x5[%c0, %c0, %m1, %m1, %c0] offsets [%t1, %t1, %t2] to %b5 barrier %bars[%c2] {lower = array<i64: 0, -1, -1>, upper = array<i64: -1, -1, -1>, arrive = false} : memref<2x5x7x7x32xbf16> to memref<96x32xbf16, #copy.smem<swizzle = 64>>, !copy.barrier<3>
+    copy.barrier_wait %bars[%c0], %phase : !copy.barrier<3>
+    copy.barrier_wait %bars[%c1], %phase : !copy.barrier<3>
+    copy.barrier_wait %bars[%c2], %phase : !copy.barrier<3>
+    func.return
+  }
+}
+
+// -----
+
+// Issue I, item 5: a ring of 2 im2col slots over the 9 taps of a 3x3 filter, each tile stored
+// once it has landed; a slot is reloaded only after the store from it has read it
+// (wait_group bulk 1 read_only): the protocol analysis proves the kernel.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @im2col_ring(
+  // CHECK: copy.im2col_load %{{.*}} offsets[%{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}] barrier
+  func.func @im2col_ring(%x: memref<2x9x9x16xf16>, %y: memref<162x144xf16>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c9 = arith.constant 9 : index
+    %c16 = arith.constant 16 : index
+    %m1 = arith.constant -1 : index
+    %ring = copy.alloc_smem : memref<2x64x16xf16, #copy.smem>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    scf.for %t = %c0 to %c9 step %c1 {
+      %slot = arith.remui %t, %c2 : index
+      %lap = arith.divui %t, %c2 : index
+      %lap1 = arith.remui %lap, %c2 : index
+      %lapi = arith.index_cast %lap1 : index to i32
+      %parity = arith.trunci %lapi : i32 to i1
+      %r = arith.divui %t, %c3 : index
+      %s = arith.remui %t, %c3 : index
+      %ri = arith.index_cast %r : index to i16
+      %si = arith.index_cast %s : index to i16
+      copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%ri, %si] to %ring[%slot] barrier %full[%slot] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x16xf16> to memref<2x64x16xf16, #copy.smem>, !copy.barrier<2>
+      copy.barrier_wait %full[%slot], %parity : !copy.barrier<2>
+      %col = arith.muli %t, %c16 : index
+      copy.async_copy %ring[%slot] to %y[%c0, %col] : memref<2x64x16xf16, #copy.smem> to memref<162x144xf16>
+      copy.commit_group bulk
+      copy.wait_group bulk 1 read_only
+    }
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
 // L2 cache policies (issue I, item 3): evict_unchanged, fraction-based policies with a
 // secondary priority, and the tensor map's L2 promotion, on copies and prefetches.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {

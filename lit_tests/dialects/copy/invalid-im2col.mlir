@@ -1,0 +1,284 @@
+// RUN: copy-opt %s --split-input-file --verify-diagnostics
+
+// One invalid copy.im2col_load per chunk, named after the rule it breaks (`// rule:` gives the
+// id in copy_dialect/rules.toml). The checks: copy_dialect/im2col.py, and tma.py for the rules
+// im2col maps share with tiled ones. `// fix: s|OLD|NEW|` lines give the edit the note
+// describes; tests/test_fix_notes.py applies them and checks that the result verifies.
+
+// rule: IC1
+// fix: s|memref<64x16xf16>|memref<1x64x16xf16>|
+// fix: s|memref<64x16xf16>|memref<1x64x16xf16>|
+// fix: s|%x[%c0, %c0]|%x[%c0, %c0, %c0]|
+// fix: s|offsets []|offsets [%t]|
+// fix: s|lower = array<i64>|lower = array<i64: 0>|
+// fix: s|upper = array<i64>|upper = array<i64: 0>|
+func.func @ic1_rank_2(%x: memref<64x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected an im2col tensor of rank 3, 4 or 5 (NWC, NHWC, NDHWC), got rank 2 (memref<64x16xf16>)}}
+  // expected-note@+1 {{add the batch and spatial dims (size 1 where there are none)}}
+  copy.im2col_load %x[%c0, %c0] offsets [] to %buf barrier %bar[%c0] {lower = array<i64>, upper = array<i64>} : memref<64x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: IC2
+// fix: s|offsets [%t]|offsets [%t, %t]|
+func.func @ic2_one_offset_for_two_spatial_dims(%x: memref<2x9x9x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected 2 im2col offsets (one per spatial dim of the rank-4 tensor), got 1}}
+  // expected-note@+1 {{give one i16 offset per spatial dim (2)}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%t] to %buf barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: IC3
+// fix: s|memref<4x16x16xf16, #copy.smem>|memref<64x16xf16, #copy.smem>|
+// fix: s|memref<4x16x16xf16, #copy.smem>|memref<64x16xf16, #copy.smem>|
+func.func @ic3_box_of_rank_3(%x: memref<2x9x9x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<4x16x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected the SMEM box of an im2col load to be [pixels, channels], got [4, 16, 16]}}
+  // expected-note@+1 {{make each slot a 2-D box of pixels x channels, e.g. memref<64x16xf16, #copy.smem>}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x16xf16> to memref<4x16x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: IC4
+// fix: s|upper = array<i64: -1>|upper = array<i64: -1, -1>|
+func.func @ic4_one_upper_corner_for_two_spatial_dims(%x: memref<2x9x9x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected 2 upper corner values (one per spatial dim of the rank-4 tensor), got 1}}
+  // expected-note@+1 {{give upper = array<i64: ...> one value per spatial dim (2)}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: IC5
+// fix: s|lower = array<i64: -200, -1>|lower = array<i64: -128, -1>|
+func.func @ic5_lower_corner_past_8_bits(%x: memref<2x9x9x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected the lower corner of a rank-4 im2col map in [-128, 127], got -200 at spatial dim 0}}
+  // expected-note@+1 {{keep the corners of a rank-4 map in [-128, 127] (8 bits)}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: -200, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: IC6
+// fix: s|upper = array<i64: -9, -1>|upper = array<i64: -8, -1>|
+func.func @ic6_empty_bounding_box(%x: memref<2x9x9x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected a bounding box of non-zero area, got an empty one along spatial dim 0: [0, 9 + -9) for an extent of 9}}
+  // expected-note@+1 {{raise upper above -9, e.g. to -8}}
+  copy.im2col_load %x[%c0, %c0, %m1, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: 0, -1>, upper = array<i64: -9, -1>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: IC7
+// fix: s|memref<16x512xf16, #copy.smem>|memref<16x256xf16, #copy.smem>|
+// fix: s|memref<16x512xf16, #copy.smem>|memref<16x256xf16, #copy.smem>|
+func.func @ic7_512_channels(%x: memref<2x9x9x512xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<16x512xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected 1 to 256 channels per pixel, got 512}}
+  // expected-note@+1 {{load at most 256 channels per im2col load}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x512xf16> to memref<16x512xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: IC8
+// fix: s|memref<2048x8xf16, #copy.smem>|memref<1024x8xf16, #copy.smem>|
+// fix: s|memref<2048x8xf16, #copy.smem>|memref<1024x8xf16, #copy.smem>|
+func.func @ic8_2048_pixels(%x: memref<2x33x33x8xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<2048x8xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected 1 to 1024 pixels per column, got 2048}}
+  // expected-note@+1 {{load at most 1024 pixels per im2col load}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x33x33x8xf16> to memref<2048x8xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: IC9
+// fix: s|strides = array<i64: 2>|strides = array<i64: 2, 2>|
+func.func @ic9_one_stride_for_two_spatial_dims(%x: memref<2x9x9x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected 2 traversal strides (one per spatial dim of the rank-4 tensor), got 1}}
+  // expected-note@+1 {{give strides = array<i64: ...> one value per spatial dim (2), or drop it for strides 1}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>, strides = array<i64: 2>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: IC10
+// fix: s|strides = array<i64: 9, 1>|strides = array<i64: 8, 1>|
+func.func @ic10_stride_9(%x: memref<2x9x9x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected traversal strides in [1, 8], got 9 at spatial dim 0}}
+  // expected-note@+1 {{a tensor map strides 1 to 8 elements}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>, strides = array<i64: 9, 1>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: IC11
+// fix: s|%big = arith.constant 300 : i16|%big = arith.constant 255 : i16|
+func.func @ic11_offset_past_8_bits(%x: memref<2x9x9x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %big = arith.constant 300 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected the im2col offsets of a rank-4 map in [0, 255], got 300 (as unsigned 16 bits: 300) at spatial dim 0}}
+  // expected-note@+1 {{keep each offset in [0, 255] (unsigned, 8 bits for rank 4)}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%big, %t] to %buf barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: C4
+// fix: s|memref<64x12xf16, #copy.smem>|memref<64x16xf16, #copy.smem>|
+// fix: s|memref<64x12xf16, #copy.smem>|memref<64x16xf16, #copy.smem>|
+func.func @c4_im2col_channels_of_24_bytes(%x: memref<2x9x9x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x12xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Async copies require the number of bits copied along the last dimension to be divisible by 128, but got 192}}
+  // expected-note@+1 {{make the innermost box dim a multiple of 8 elements (f16): 16 rather than 12}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x16xf16> to memref<64x12xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: C5
+// fix: s|#copy.smem<swizzle = 32>|#copy.smem<swizzle = 128>|
+// fix: s|#copy.smem<swizzle = 32>|#copy.smem<swizzle = 128>|
+func.func @c5_im2col_channels_wider_than_the_swizzle(%x: memref<2x9x9x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem<swizzle = 32>>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Async copies with swizzle=32 require the last dimension of the slice to be at most 32 bytes i.e. 16 elements, but got 64 elements.}}
+  // expected-note@+1 {{or use swizzle = 128}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x64xf16> to memref<64x64xf16, #copy.smem<swizzle = 32>>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: A1
+// fix: s|sm_80|sm_90a|
+func.func @a1_im2col_before_sm90(%x: memref<2x9x9x16xf16>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %t = arith.constant 0 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{copy.im2col_load uses TMA, which needs sm_90 or newer, but the target is sm_80}}
+  // expected-note@+1 {{target sm_90 or newer: cp.async has no im2col mode}}
+  copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: B1
+// fix: s|memref<64x16xbf16, #copy.smem>|memref<64x16xf16, #copy.smem>|
+// fix: s|memref<64x16xbf16, #copy.smem>|memref<64x16xf16, #copy.smem>|
+func.func @b1_im2col_converts(%x: memref<2x9x9x16xf16>) {
+  %c0 = arith.constant 0 : index
+  %t = arith.constant 0 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xbf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected same element type, got f16 and bf16}}
+  // expected-note@+1 {{copies do not convert: give both refs the same element type, f16 or bf16}}
+  copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x16xbf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
