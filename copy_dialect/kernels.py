@@ -1573,9 +1573,7 @@ def conv2d(
     dilation: int | Sequence[int] = 1,
 ) -> Conv2d:
     n, h, w, c = shape
-    return Conv2d(
-        (n, h, w, c), _pair(filter), _pair(stride), _pair(padding), _pair(dilation)
-    )
+    return Conv2d((n, h, w, c), _pair(filter), _pair(stride), _pair(padding), _pair(dilation))
 
 
 def im2col_grid(conv: Conv2d, pixels: int = 64, channels: int | None = None) -> tuple[int, ...]:
