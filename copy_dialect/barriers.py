@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import (
     I64,
     IndexType,
     IntegerAttr,
+    UnitAttr,
     i1,
     i32,
     i64,
@@ -32,6 +33,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
+from xdsl.traits import OpTrait
 
 from copy_dialect.attributes import (
     BarrierScope,
@@ -69,6 +71,68 @@ MAX_ARRIVALS = 1 << 20
 """The mbarrier arrival count is below 2**20 (PTX: mbarrier.init's count is 20 bits)."""
 
 
+class Reinitializes(OpTrait):
+    """An op that initializes its barrier group again (`copy.barrier_reinit`), with the
+    arrival count of its `arrivals` property."""
+
+
+def group_arrivals(barrier: SSAValue) -> int | None:
+    """The largest arrival count a phase of the group can expect: its barrier_init's and its
+    reinits' (None when the group does not come from a barrier_init here)."""
+    init = barrier.owner
+    if not isinstance(init, BarrierInitOp):
+        return None
+    counts = [init.arrivals.value.data]
+    for use in barrier.uses:
+        if use.operation.has_trait(Reinitializes):
+            counts.append(use.operation.arrivals.value.data)  # type: ignore[attr-defined]
+    return max(counts)
+
+
+def check_arrival_count(barrier: SSAValue, count: int, nocomplete: bool, what: str) -> None:
+    """An arrival of `count` (barrier_arrive, barrier_arrive_drop) fits the mbarrier's 20-bit
+    counts (MB1), and a nocomplete one leaves the phase an arrival to go (MB2): one op sees
+    the group's init, not the other arrivals of the phase."""
+    # rule: MB1
+    if count >= MAX_ARRIVALS:
+        raise Error(
+            f"{what} count must be below 2**20, got {count}",
+            note=f"the mbarrier pending count is a 20-bit field: arrive at most "
+            f"{MAX_ARRIVALS - 1} at a time",
+        )
+    arrivals = group_arrivals(barrier) if nocomplete else None
+    # rule: MB2
+    if arrivals is not None and count >= arrivals:
+        raise Error(
+            f"a nocomplete arrival must leave the phase one arrival to go: expected a count "
+            f"below the barrier's {arrivals} arrivals, got {count}",
+            note=f"a count of {count} takes the phase's pending count to 0, which completes "
+            "it (undefined with .noComplete): "
+            + (
+                f"use count {arrivals - 1} or less, or drop nocomplete"
+                if arrivals > 1
+                else "drop nocomplete (a barrier of 1 arrival completes at any arrival)"
+            ),
+        )
+
+
+def check_arrivals(arrivals: int) -> None:
+    """A barrier's arrival count (barrier_init, barrier_reinit) is in [1, 2**20)."""
+    # rule: I7
+    if arrivals < 1:
+        raise Error(
+            f"count must be greater than or equal to 1, got {arrivals}",
+            note="arrivals is the number of arrive operations that complete a phase: use 1 or more",
+        )
+    # rule: I8
+    if arrivals >= MAX_ARRIVALS:
+        raise Error(
+            f"arrivals must be below 2**20, got {arrivals}",
+            note=f"the mbarrier arrival count is a 20-bit field: use at most "
+            f"{MAX_ARRIVALS - 1} arrivals",
+        )
+
+
 class BarrierFootprint(SmemAllocation):
     def footprint(self, op: Operation) -> tuple[int, int]:
         assert isinstance(op, BarrierInitOp)
@@ -104,21 +168,7 @@ class BarrierInitOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        arrivals = self.arrivals.value.data
-        # rule: I7
-        if arrivals < 1:
-            raise Error(
-                f"count must be greater than or equal to 1, got {arrivals}",
-                note="arrivals is the number of arrive operations that complete a phase: use 1 "
-                "or more",
-            )
-        # rule: I8
-        if arrivals >= MAX_ARRIVALS:
-            raise Error(
-                f"arrivals must be below 2**20, got {arrivals}",
-                note=f"the mbarrier arrival count is a 20-bit field: use at most "
-                f"{MAX_ARRIVALS - 1} arrivals",
-            )
+        check_arrivals(self.arrivals.value.data)
         self._verify_cluster_target()
         check_block_wide(self, "barrier_init")
         check_kernel_smem(self)
@@ -147,6 +197,8 @@ class BarrierArriveOp(IRDLOperation):
     that reaches it (`issuer threads`, the default), from one lane of each warp once the warp
     has synchronized (`issuer warps`), or from the elected thread of the block or role only
     (`issuer elected`): a phase completes after `arrivals` arrivals (copy.barrier_init).
+    `nocomplete` (`mbarrier.arrive.noComplete`, sm_80) promises that the arrival does not
+    complete the phase (if it would, the behaviour is undefined).
 
     ```mlir
     copy.barrier_arrive %bars[%i] issuer warps : !copy.barrier<2>
@@ -159,14 +211,15 @@ class BarrierArriveOp(IRDLOperation):
     index = opt_operand_def(IndexType)
 
     count = opt_prop_def(IntegerAttr[I32])
+    nocomplete = opt_prop_def(UnitAttr)
     scope = opt_prop_def(BarrierScopeAttr)
     issuer = opt_prop_def(IssuerAttr)
 
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
-        "$barrier (`[` $index^ `]`)? (`count` $count^)? (`scope` $scope^)? "
-        "(`issuer` $issuer^)? attr-dict `:` type($barrier)"
+        "$barrier (`[` $index^ `]`)? (`count` $count^)? (`nocomplete` $nocomplete^)? "
+        "(`scope` $scope^)? (`issuer` $issuer^)? attr-dict `:` type($barrier)"
     )
 
     def __init__(
@@ -175,6 +228,7 @@ class BarrierArriveOp(IRDLOperation):
         index: SSAValue | Operation | None = None,
         *,
         count: int | None = None,
+        nocomplete: bool = False,
         scope: BarrierScope | str | None = None,
         issuer: Issuer | str | None = None,
     ):
@@ -182,6 +236,7 @@ class BarrierArriveOp(IRDLOperation):
             operands=[barrier, index],
             properties={
                 "count": None if count is None else IntegerAttr(count, i32),
+                "nocomplete": UnitAttr() if nocomplete else None,
                 "scope": enum_attr(BarrierScopeAttr, BarrierScope, scope),
                 "issuer": enum_attr(IssuerAttr, Issuer, issuer),
             },
@@ -199,12 +254,24 @@ class BarrierArriveOp(IRDLOperation):
         # rule: I9
         if count < 1:
             raise Error(f"count must be at least 1, got {count}", note="drop count to arrive once")
+        check_arrival_count(self.barrier, count, self.nocomplete is not None, "barrier_arrive")
         # rule: A12
-        if target is not None and not target.has_tma and count != 1:
+        if target is not None and not target.has_tma and count != 1 and self.nocomplete is None:
             raise Error(
                 "Only single-thread arrival is supported on pre-Hopper hardware",
-                note=f"{target.name} has no mbarrier.arrive count: arrive {count} times, or "
-                "target sm_90+",
+                note=f"{target.name} has no mbarrier.arrive count: arrive {count} times, "
+                "arrive nocomplete (if it must not complete the phase), or target sm_90+",
+            )
+        # rule: MB7
+        if (
+            self.nocomplete is not None
+            and self.scope is not None
+            and (self.scope.data == BarrierScope.CLUSTER)
+        ):
+            raise Error(
+                "a nocomplete arrival is CTA-scoped: expected scope cta, got scope cluster",
+                note="mbarrier.arrive.noComplete has no .cluster scope: drop scope cluster, or "
+                "drop nocomplete",
             )
         # rule: I6
         if self.scope is not None and self.scope.data == BarrierScope.CLUSTER:
@@ -264,9 +331,7 @@ class BarrierArriveExpectTxOp(IRDLOperation):
                 note="the mbarrier tx-count has 20 bits (2**20 kills the kernel with "
                 "CUDA_ERROR_LAUNCH_FAILED): split the transfer over several phases",
             )
-        delivered = (
-            None if self.parent is None else phase_bytes(self.parent).get(self, None)
-        )
+        delivered = None if self.parent is None else phase_bytes(self.parent).get(self, None)
         # rule: TR16, D10
         if delivered is not None and delivered != expected:
             raise Error(
@@ -275,6 +340,7 @@ class BarrierArriveExpectTxOp(IRDLOperation):
                 note="a larger count hangs the waiters, a smaller one releases them before the "
                 f"data has landed: expect {delivered}",
             )
+
 
 @copy_op_definition
 class BarrierWaitOp(IRDLOperation):
@@ -343,7 +409,6 @@ class BarrierWaitOp(IRDLOperation):
         `barrier` and `index` accessors give, without decoding the operand segments."""
         operands = self.operands
         return operands[0], operands[1] if len(operands) == 3 else None
-
 
 
 @copy_op_definition
@@ -458,6 +523,9 @@ def _phase_bytes(block: Block) -> dict[BarrierArriveExpectTxOp, int | None]:
             delivered[op] = None
             if at is not None:
                 phases.setdefault((op.barrier, at), _Phase(-1)).expecting.append(op)
+        elif op.name in TX_OPS:
+            # Bytes that no copy delivers, or a phase's life cut short: not this check's.
+            unknown_at[op.operands[0]] = position
         elif op.regions:
             for inner in op.walk():
                 for operand in inner.operands:
@@ -465,6 +533,19 @@ def _phase_bytes(block: Block) -> dict[BarrierArriveExpectTxOp, int | None]:
                         unknown_at[operand] = position
     # A phase that no wait in the block ends stays unknown (None).
     return delivered
+
+
+TX_OPS = frozenset(
+    {
+        "copy.barrier_arrive_drop",
+        "copy.barrier_expect_tx",
+        "copy.barrier_complete_tx",
+        "copy.barrier_inval",
+        "copy.barrier_reinit",
+    }
+)
+"""The mbarriers.py ops that change a phase's bytes or end the barrier's life: a phase with
+one is left to the protocol analysis (P5), which counts their bytes."""
 
 
 def _barrier_index(index: SSAValue | None) -> int | None:

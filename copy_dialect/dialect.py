@@ -64,6 +64,13 @@ from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.dsmem import PeerArriveOp, PeerCopyOp, PeerStoreOp
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.im2col import Im2colLoadOp
+from copy_dialect.mbarriers import (
+    BarrierArriveDropOp,
+    BarrierCompleteTxOp,
+    BarrierExpectTxOp,
+    BarrierInvalOp,
+    BarrierReinitOp,
+)
 from copy_dialect.prefetch import PrefetchOp
 from copy_dialect.roles import NamedBarrierArriveOp, NamedBarrierSyncOp, WarpSpecializeOp
 from copy_dialect.smem import AllocSmemOp, FenceAsyncSharedOp
@@ -88,6 +95,11 @@ Copy = Dialect(
         BarrierArriveExpectTxOp,
         BarrierWaitOp,
         BarrierTestOp,
+        BarrierArriveDropOp,
+        BarrierExpectTxOp,
+        BarrierCompleteTxOp,
+        BarrierInvalOp,
+        BarrierReinitOp,
         WarpSpecializeOp,
         NamedBarrierSyncOp,
         NamedBarrierArriveOp,

@@ -6,9 +6,9 @@ passes and the runtime share. Each is defined in the module of its family:
 
 - `attributes`: enums, attributes and types; `memory`: memory spaces and sizes;
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
-- `copies` (`tma`, `bulk`, `cp_async`), `im2col`, `prefetch`, `groups`, `barriers`, `roles` (who
-  issues: warp-specialized roles, named barriers), `smem`, `tmem` (`tmem_access`), `dsmem` (a
-  peer CTA's SMEM): the ops;
+- `copies` (`tma`, `bulk`, `cp_async`), `im2col`, `prefetch`, `groups`, `barriers`
+  (`mbarriers`), `roles` (who issues: warp-specialized roles, named barriers), `smem`,
+  `tmem` (`tmem_access`), `dsmem` (a peer CTA's SMEM): the ops;
 - `dialect`: the `Copy` dialect (its docstring describes the dialect as a whole).
 """
 
@@ -81,6 +81,13 @@ from copy_dialect.geometry import (
 )
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.im2col import Im2colGeometry, Im2colLoadOp
+from copy_dialect.mbarriers import (
+    BarrierArriveDropOp,
+    BarrierCompleteTxOp,
+    BarrierExpectTxOp,
+    BarrierInvalOp,
+    BarrierReinitOp,
+)
 from copy_dialect.memory import (
     GMEM,
     SMEM,
@@ -128,6 +135,8 @@ __all__ = [
     "AsyncCopyOp", "Im2colLoadOp", "PrefetchOp", "CommitGroupOp", "WaitGroupOp",
     "BarrierInitOp",
     "BarrierArriveOp", "BarrierArriveExpectTxOp", "BarrierWaitOp", "BarrierTestOp",
+    "BarrierArriveDropOp", "BarrierExpectTxOp", "BarrierCompleteTxOp", "BarrierInvalOp",
+    "BarrierReinitOp",
     "WarpSpecializeOp", "NamedBarrierSyncOp", "NamedBarrierArriveOp", "FenceAsyncSharedOp",
     "AllocSmemOp", "TmemAllocOp", "TmemDeallocOp", "TmemLoadOp", "TmemStoreOp", "TmemWaitOp",
     "SmemToTmemOp", "PeerStoreOp", "PeerCopyOp", "PeerArriveOp", "Copy",

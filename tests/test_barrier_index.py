@@ -40,6 +40,15 @@ OPS: dict[str, Callable] = {
         copy.BarrierArriveExpectTxOp(bars, i, bytes=16384)
     ),
     "barrier_wait": lambda b, x, bars, i, parity: b.insert(copy.BarrierWaitOp(bars, i, parity)),
+    "barrier_arrive_drop": lambda b, x, bars, i, parity: b.insert(
+        copy.BarrierArriveDropOp(bars, i)
+    ),
+    "barrier_expect_tx": lambda b, x, bars, i, parity: b.insert(
+        copy.BarrierExpectTxOp(bars, i, bytes=4096)
+    ),
+    "barrier_complete_tx": lambda b, x, bars, i, parity: b.insert(
+        copy.BarrierCompleteTxOp(bars, i, bytes=4)
+    ),
 }
 
 

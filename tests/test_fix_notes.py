@@ -17,8 +17,8 @@ with fix lines this test checks:
 * the fixed chunk goes through copy-opt with the same options (parse, `--target`
   retargeting, verification, the `-p` passes) without any diagnostic. A chunk of an op's
   rule is an op fragment rather than a whole kernel (its load may never be waited on), so
-  it is verified with `--no-verify-protocol`; a chunk of a protocol rule (`P..`) is a
-  kernel, verified whole;
+  it is verified with `--no-verify-protocol`; a chunk of a protocol rule (`P..`, and the
+  `PROTOCOL_RULES` of other families) is a kernel, verified whole;
 * the note mentions the edit: some token that the fix lines add (a token of a NEW that is
   not a token of its OLD) is a token of the note; where the lines add none (pure
   deletions), some token that they remove is. A line whose OLD and NEW have the same set
@@ -58,6 +58,8 @@ from copy_tools.rule_coverage import tag_ids
 ROOT = Path(__file__).resolve().parent.parent
 LIT = ROOT / "lit_tests"
 DRIVER_TESTS = LIT / "copy-opt"
+PROTOCOL_RULES = frozenset({"MB8", "MB9", "MB10", "MB11"})
+"""The protocol analysis' rules whose ids are not P..: their chunks are kernels too."""
 
 FIX_LINE = re.compile(r"^[ \t]*// fix:(.*)$", re.MULTILINE)
 COMMENT_LINE = re.compile(r"^[ \t]*//[^\n]*(?:\n|\Z)", re.MULTILINE)
@@ -234,7 +236,9 @@ def fix_note_problems(chunk: NegativeChunk) -> list[str]:
     # A chunk of an op's rule is an op fragment, not a whole kernel: its fix must satisfy
     # the op verifiers; a chunk of a protocol rule (P..) is a kernel: its fix must verify
     # as a whole, protocol included.
-    protocol = any(rule.startswith("P") for rule in chunk_rules(chunk.text))
+    protocol = any(
+        rule.startswith("P") or rule in PROTOCOL_RULES for rule in chunk_rules(chunk.text)
+    )
     options = chunk.options if protocol else (*chunk.options, "--no-verify-protocol")
     after = run_copy_opt(fixed, options, name + " (fixed)")
     if after:

@@ -122,6 +122,10 @@ class Barrier:
     """The arrivals of the open phase, and who made them."""
     last_arrived: list[tuple[Operation, str]] = field(default_factory=list)
     """The arrivals of the phase that completed last."""
+    dropped: int = 0
+    """Arrivals the open phase's arrive_drops take off every later phase's count."""
+    invalid: Operation | None = None
+    """The copy.barrier_inval that ended the barrier (until a copy.barrier_reinit)."""
 
 
 @dataclass
@@ -340,7 +344,8 @@ class State:
             max(-SNAPSHOT_LAG, at(h, n.comp) - n.completed) for h in holders for n in named
         )
         state_of_barriers = tuple(
-            (b.arrivals, b.expected, b.delivered, b.unknown, len(b.waiting),
+            (b.arrivals, b.expected, b.delivered, b.unknown, len(b.waiting), b.count,
+             b.dropped, b.invalid,
              tuple((o.op, o.cls, o.phase - b.closed, at(b.open, o.cls) >= o.stamp)
                    for o in b.observed))
             for b in barriers
@@ -468,6 +473,8 @@ class State:
             return
         if b.delivered != b.expected:
             return
+        if self.completes_nocomplete(op, key, b):
+            return
         phase = b.closed
         clock = raise_to(join(b.done, b.open) if b.done else b.open, b.comp, phase + 1)
         self._overtaken(key, b, phase, clock)
@@ -476,6 +483,7 @@ class State:
         b.arrivals = b.expected = b.delivered = 0
         b.open = []
         b.last_arrived, b.arrived = b.arrived, []
+        b.count, b.dropped = b.count - b.dropped, 0
         if b.observed:
             b.observed = [o for o in b.observed if o.phase >= phase]
         self.progress = True
@@ -698,6 +706,163 @@ class State:
             )
         )
         raise Deadlock
+
+    # ---- mbarrier breadth: arrive_drop, expect_tx, complete_tx, nocomplete, inval --------
+
+    def arrive_drop(
+        self,
+        op: Operation,
+        key: Key,
+        times: int,
+        tx: int,
+        contributors: tuple[int, ...],
+        who: str,
+        how: str | None,
+    ) -> None:
+        """`times` arrivals that also take `times` off the count of every later phase
+        (`mbarrier.arrive_drop`): the phase they arrive on still counts them."""
+        b = self.barriers[key]
+        if b.unknown:
+            return
+        b.dropped += times
+        self.arrive(op, key, times, tx, contributors, who, how)
+
+    def expect(self, op: Operation, key: Key, nbytes: int, contributors: tuple[int, ...]) -> None:
+        """`copy.barrier_expect_tx`: the open phase expects `nbytes` more, with no arrival."""
+        b = self.barriers[key]
+        if b.unknown:
+            return
+        b.expected += nbytes
+        for c in contributors:
+            b.open = join(b.open, self.clocks[c])
+
+    def complete_tx(
+        self, op: Operation, key: Key, nbytes: int, contributors: tuple[int, ...]
+    ) -> None:
+        """`copy.barrier_complete_tx`: the threads of `contributors` complete `nbytes` of the
+        open phase (released to its observers, as an arrival's)."""
+        b = self.barriers[key]
+        if b.unknown:
+            return
+        b.delivered += nbytes
+        for c in contributors:
+            b.open = join(b.open, self.clocks[c])
+        self._close(op, key, b)
+
+    def completes_nocomplete(self, op: Operation, key: Key, b: Barrier) -> bool:
+        """Whether `op`, an arrival with `nocomplete`, completes the phase: undefined (PTX),
+        reported; the barrier is not followed further."""
+        if getattr(op, "nocomplete", None) is None:
+            return False
+        related = [Related(b.init, f"initialized with arrivals {b.count}")]
+        related += [Related(a, "an arrival of the phase") for a, _ in b.arrived if a is not op]
+        # rule: MB11
+        self.report(
+            error(
+                op,
+                f"this nocomplete arrival completes phase {b.closed} of {describe_key(key)}: it "
+                f"brings the phase's {b.count} arrivals with its bytes balanced, which "
+                "mbarrier.arrive.noComplete must not do (undefined behaviour; a phase that "
+                "only nocomplete arrivals can complete never completes, and its waiters hang)",
+                "drop nocomplete from the arrival that may complete the phase (the last one), "
+                "or initialize the barrier with more arrivals",
+                *related,
+            )
+        )
+        b.unknown = True
+        return True
+
+    def live_barrier(self, op: Operation, key: Key) -> bool:
+        """Whether `key` may be used: not invalidated since its last init (MB8)."""
+        b = self.barriers[key]
+        if b.invalid is None:
+            return True
+        # rule: MB8
+        self.report(
+            error(
+                op,
+                f"{describe_key(key)} is used after copy.barrier_inval invalidated it: any "
+                "mbarrier operation but init on an invalidated barrier is undefined",
+                "initialize the group again first (copy.barrier_reinit "
+                f"%{key[0].name_hint or 'bars'} arrivals N), or move the copy.barrier_inval "
+                "after the barrier's last use",
+                Related(b.invalid, "the barrier is invalidated here"),
+            )
+        )
+        return False
+
+    def inval_group(self, op: Operation, group: SSAValue) -> bool:
+        """`copy.barrier_inval` (after its block barrier): each barrier of the group ends. Its
+        open phase must be empty, and no TMA load may still land on it (MB10)."""
+        found = self.groups.get(group)
+        if found is None:
+            return True
+        for i in range(found[1]):
+            key = (group, i)
+            b = self.barriers[key]
+            if b.unknown:
+                continue
+            if not self.live_barrier(op, key):
+                return False
+            live = tuple(self.live)
+            pending = [f for f in self.fills if f.key == key and not self.fill_known(f, live)]
+            if b.arrivals or b.expected or b.delivered or pending:
+                what = (
+                    f"phase {b.closed} has {b.arrivals} of its {b.count} arrivals and "
+                    f"{b.delivered} of {b.expected} bytes"
+                    if b.arrivals or b.expected or b.delivered
+                    else f"no thread has waited for the TMA load of phase {pending[0].phase}, "
+                    "which may still land on it"
+                )
+                related = [Related(f.op, "the copy on it") for f in pending[:1]]
+                related += [Related(a, "an arrival of the open phase") for a, _ in b.arrived]
+                # rule: MB10
+                self.report(
+                    error(
+                        op,
+                        f"copy.barrier_inval invalidates {describe_key(key)} while it is in use: "
+                        + what,
+                        "invalidate a barrier only once its last phase has completed and been "
+                        "waited on (copy.barrier_wait before the copy.barrier_inval)",
+                        *related,
+                    )
+                )
+                return False
+            b.invalid = op
+        return True
+
+    def reinit_group(self, op: Operation, group: SSAValue, count: int) -> bool:
+        """`copy.barrier_reinit` (before its block barrier): each barrier of the invalidated
+        group starts again from phase 0, `count` arrivals a phase (MB9). Its phases go on
+        from the next even one (parity 0), which every thread of the block knows the ones
+        before of: its clock component stays the same."""
+        found = self.groups.get(group)
+        if found is None:
+            return True
+        for i in range(found[1]):
+            key = (group, i)
+            b = self.barriers[key]
+            # rule: MB9
+            if not b.unknown and b.invalid is None:
+                self.report(
+                    error(
+                        op,
+                        f"copy.barrier_reinit initializes {describe_key(key)}, which is still "
+                        "valid: mbarrier.init on a valid barrier is undefined",
+                        "invalidate the group first (copy.barrier_inval) once its last phase has "
+                        "been waited on",
+                        Related(b.init, "the barrier is initialized here"),
+                    )
+                )
+                return False
+        for i in range(found[1]):
+            key = (group, i)
+            old = self.barriers[key]
+            start = old.closed + (old.closed & 1)
+            for c in self.live:
+                raise_to(self.clocks[c], old.comp, start)
+            self.barriers[key] = Barrier(op, count, old.comp, closed=start)
+        return True
 
     # ---- named barriers ----------------------------------------------------------------
 

@@ -564,6 +564,8 @@ class Agent:
         got = 0 if index is None else self.uniform_int(index)
         if isinstance(got, int):
             if 0 <= got < size:
+                if not self.state.live_barrier(op, (group, got)):
+                    raise Stop
                 return (group, got)
             # rule: P9
             self.report(
@@ -954,6 +956,90 @@ class Agent:
         yield from self.wait_for(op, key, parity, observers, infeasible=not spin)  # type: ignore[arg-type]
         self.env[result] = 1
 
+    # ---- mbarrier breadth: arrive_drop, expect_tx, complete_tx, inval, reinit ------------
+
+    def issued(
+        self, op: Operation, mask: int | None, key: object, issuer: copy.Issuer
+    ) -> tuple[int, tuple[int, ...], str | None] | None:
+        """How many times an op of `issuer` (threads, warps, elected) acts when the threads
+        of `mask` reach it, the classes that take part, and how it counts (for the fix);
+        None when nothing acts or the analysis cannot tell (reported, P6)."""
+        s = self.state
+        if issuer is copy.Issuer.ELECTED:
+            if not self.elected(op, mask):
+                return None
+            s.stamp(self.c0)
+            return 1, (self.c0,), "issuer elected acts once per execution"
+        n = self.n
+        if mask is None or n is None:
+            why = "the threads that reach it are not known" if n else "the block size is unknown"
+            # rule: P6
+            self.report(
+                warning(
+                    op,
+                    f"cannot prove the phases of {describe_key(key)}: this op acts for "  # type: ignore[arg-type]
+                    f"every thread that reaches it, and {why}",
+                    "give the kernel gpu.known_block_size, and put the op under scf.if on the "
+                    "thread id when one thread should act (or use issuer elected)",
+                )
+            )
+            s.barriers[key].unknown = True  # type: ignore[index]
+            return None
+        members = self.members(mask)
+        for c in members:
+            s.stamp(c)
+        threads = self.threads_in(mask)
+        if issuer is copy.Issuer.WARPS:
+            self.whole_warps(op, mask)
+            warps = -(-threads // WARP)
+            how = f"issuer warps acts once per warp that reaches it, {warps} here"
+            return warps, members, how
+        how = f"issuer threads acts once per thread, {threads} here; issuer elected once"
+        return threads, members, how
+
+    def arrive_drop(self, op: copy.BarrierArriveDropOp, mask: int | None) -> None:
+        self.operand_event(op)
+        key = self.barrier_key(op, op.barrier, op.index)
+        if key is None:
+            return
+        got = self.issued(op, mask, key, op.arriving)
+        if got is None:
+            return
+        times, members, how = got
+        tx = 0 if op.expect_tx is None else op.expect_tx.value.data
+        self.state.arrive_drop(op, key, times * op.arrivals, times * tx, members, self.name, how)  # type: ignore[arg-type]
+
+    def expect_tx_only(self, op: copy.BarrierExpectTxOp, mask: int | None) -> None:
+        self.operand_event(op)
+        key = self.barrier_key(op, op.barrier, op.index)
+        if self.elected(op, mask) and key is not None:
+            self.state.stamp(self.c0)
+            self.state.expect(op, key, op.bytes.value.data, (self.c0,))  # type: ignore[arg-type]
+
+    def complete_tx(self, op: copy.BarrierCompleteTxOp, mask: int | None) -> None:
+        self.operand_event(op)
+        key = self.barrier_key(op, op.barrier, op.index)
+        if key is None:
+            return
+        got = self.issued(op, mask, key, op.arriving)
+        if got is not None:
+            times, members, _ = got
+            self.state.complete_tx(op, key, times * op.bytes.value.data, members)  # type: ignore[arg-type]
+
+    def barrier_inval(self, op: copy.BarrierInvalOp, mask: int | None) -> None:
+        self.event(op)
+        self.whole_group(op, mask, "invalidates barriers after a block barrier")
+        self.sync()
+        if not self.state.inval_group(op, op.barrier):
+            raise Stop
+
+    def barrier_reinit(self, op: copy.BarrierReinitOp, mask: int | None) -> None:
+        self.event(op)
+        self.whole_group(op, mask, "initializes barriers with a block barrier")
+        if not self.state.reinit_group(op, op.barrier, op.arrivals.value.data):
+            raise Stop
+        self.sync()
+
     def named_barrier(self, op: Operation, mask: int | None, sync: bool) -> Steps | None:
         assert isinstance(op, copy.NamedBarrierSyncOp | copy.NamedBarrierArriveOp)
         self.event(op)
@@ -1037,6 +1123,11 @@ COPY_STEPS: dict[type[Operation], Callable[[Agent, Any, int | None], Steps | Non
     copy.BarrierArriveExpectTxOp: Agent.expect_tx,
     copy.BarrierWaitOp: Agent.wait,
     copy.BarrierTestOp: Agent.test,
+    copy.BarrierArriveDropOp: Agent.arrive_drop,
+    copy.BarrierExpectTxOp: Agent.expect_tx_only,
+    copy.BarrierCompleteTxOp: Agent.complete_tx,
+    copy.BarrierInvalOp: Agent.barrier_inval,
+    copy.BarrierReinitOp: Agent.barrier_reinit,
     copy.CommitGroupOp: Agent.commit,
     copy.WaitGroupOp: Agent.wait_group,
     copy.FenceAsyncSharedOp: Agent.fence,

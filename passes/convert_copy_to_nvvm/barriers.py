@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import i32
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from copy_dialect import ops as copy
 from passes import nvvm
 from passes.convert_copy_to_nvvm.emit import Emit
-from passes.convert_copy_to_nvvm.kernel import KernelPattern, named_barrier
+from passes.convert_copy_to_nvvm.kernel import Kernel, KernelPattern, named_barrier
 from passes.llvm_types import cast, lowered
 
 TRY_WAIT_TICKS = 10_000_000
@@ -43,20 +43,26 @@ class LowerBarrierInit(KernelPattern):
         assert isinstance(t := op.result.type, copy.BarrierType)
         e = Emit()
         group = kernel.arena_address(e, op)
-        init = Emit()
-        count = init.const(op.arrivals.value.data, i32)
-        for i in range(t.count.data):
-            init(nvvm.MBarrierInitSharedOp(init.byte_offset(group, 8 * i), count))
-        kernel.elected(e, init.ops)
-        if kernel.target.has_tma:
-            e(nvvm.FenceProxyOp(kind="async.shared", space="cta"))
-        if kernel.clustered:
-            e(nvvm.FenceMbarrierInitOp())
-            e(nvvm.ClusterArriveOp(aligned=True))
-            e(nvvm.ClusterWaitOp(aligned=True))
-        else:
-            e(nvvm.Barrier0Op())
+        init_barriers(kernel, e, group, t.count.data, op.arrivals.value.data)
         rewriter.replace(op, e.ops, [cast(group, t, e.ops)])
+
+
+def init_barriers(kernel: Kernel, e: Emit, group: SSAValue, size: int, arrivals: int) -> None:
+    """The elected thread initializes the `size` barriers at `group`, then a fence and a
+    block (or cluster) barrier make every thread, and the TMA unit, see them initialized."""
+    init = Emit()
+    count = init.const(arrivals, i32)
+    for i in range(size):
+        init(nvvm.MBarrierInitSharedOp(init.byte_offset(group, 8 * i), count))
+    kernel.elected(e, init.ops)
+    if kernel.target.has_tma:
+        e(nvvm.FenceProxyOp(kind="async.shared", space="cta"))
+    if kernel.clustered:
+        e(nvvm.FenceMbarrierInitOp())
+        e(nvvm.ClusterArriveOp(aligned=True))
+        e(nvvm.ClusterWaitOp(aligned=True))
+    else:
+        e(nvvm.Barrier0Op())
 
 
 class LowerBarrierArrive(KernelPattern):
@@ -72,7 +78,9 @@ class LowerBarrierArrive(KernelPattern):
         count = 1 if op.count is None else op.count.value.data
         scope = "cluster" if op.scope is not None and op.scope.data.value == "cluster" else "cta"
         arrive = Emit()
-        if count == 1 and scope == "cta":
+        if op.nocomplete is not None:
+            arrive(nvvm.MBarrierArriveNocompleteSharedOp(address, arrive.const(count, i32)))
+        elif count == 1 and scope == "cta":
             arrive(nvvm.MBarrierArriveSharedOp(address))
         else:
             # No NVVM op takes a count or a cluster scope: inline PTX (sm_90+, verified).
@@ -84,17 +92,22 @@ class LowerBarrierArrive(KernelPattern):
                     has_side_effects=True,
                 )
             )
-        issuer = op.arriving
-        if issuer == copy.Issuer.THREADS:
-            e.ops += arrive.ops
-        elif issuer == copy.Issuer.ELECTED:
-            kernel.group(op).elected(e, arrive.ops)
-        else:
-            # The warp's threads are done with what they arrive for before lane 0 arrives.
-            e(llvm.InlineAsmOp("bar.warp.sync -1;", "~{memory}", [], has_side_effects=True))
-            lane = e.binary(llvm.AndOp, kernel.group(op).tid, copy.WARP - 1)
-            e.if_(e.icmp("eq", lane, 0), arrive.ops)
+        issue(kernel, op, op.arriving, e, arrive.ops)
         rewriter.replace(op, e.ops, [])
+
+
+def issue(kernel: Kernel, op: Operation, issuer: copy.Issuer, e: Emit, body: list[Operation]):
+    """`body` (an arrival, a complete_tx) from each thread that reaches `op`, from lane 0 of
+    each warp after the warp synchronizes, or from the elected thread of the block or role."""
+    if issuer == copy.Issuer.THREADS:
+        e.ops += body
+    elif issuer == copy.Issuer.ELECTED:
+        kernel.group(op).elected(e, body)
+    else:
+        # The warp's threads are done with what they arrive for before lane 0 arrives.
+        e(llvm.InlineAsmOp("bar.warp.sync -1;", "~{memory}", [], has_side_effects=True))
+        lane = e.binary(llvm.AndOp, kernel.group(op).tid, copy.WARP - 1)
+        e.if_(e.icmp("eq", lane, 0), body)
 
 
 class LowerBarrierArriveExpectTx(KernelPattern):
@@ -157,6 +170,97 @@ class LowerBarrierTest(KernelPattern):
         ).results[0]
         ready = e.icmp("ne", test, 0)
         rewriter.replace(op, e.ops, [cast(ready, op.result.type, e.ops)])
+
+
+class LowerBarrierArriveDrop(KernelPattern):
+    """`copy.barrier_arrive_drop` -> `mbarrier.arrive_drop` (`.noComplete`, `.expect_tx`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.BarrierArriveDropOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
+        e = Emit()
+        if kernel.guards is not None:
+            kernel.guards.barrier_index(e, kernel.fn, op, op.barrier, op.index)
+        address = barrier_pointer(e, op.barrier, op.index)
+        drop = Emit()
+        if op.expect_tx is not None:
+            tx = drop.const(op.expect_tx.value.data, i32)
+            drop(nvvm.MBarrierArriveDropExpectTxOp(address, tx))
+        elif op.nocomplete is not None:
+            drop(nvvm.MBarrierArriveDropNocompleteOp(address, drop.const(op.arrivals, i32)))
+        elif op.arrivals == 1:
+            drop(nvvm.MBarrierArriveDropOp(address))
+        else:
+            drop(nvvm.MBarrierArriveDropOp(address, drop.const(op.arrivals, i32)))
+        issue(kernel, op, op.arriving, e, drop.ops)
+        rewriter.replace(op, e.ops, [])
+
+
+class LowerBarrierExpectTx(KernelPattern):
+    """`copy.barrier_expect_tx` -> `mbarrier.expect_tx` (elected thread)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.BarrierExpectTxOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
+        e = Emit()
+        address = barrier_pointer(e, op.barrier, op.index)
+        body = Emit()
+        if kernel.guards is not None:
+            kernel.guards.barrier_index(body, kernel.fn, op, op.barrier, op.index)
+        body(nvvm.MBarrierExpectTxOp(address, body.const(op.bytes.value.data, i32)))
+        kernel.group(op).elected(e, body.ops)
+        rewriter.replace(op, e.ops, [])
+
+
+class LowerBarrierCompleteTx(KernelPattern):
+    """`copy.barrier_complete_tx` -> `fence.acq_rel.cta` and `mbarrier.complete_tx` (each
+    thread, lane 0 of each warp, or the elected thread): complete_tx is relaxed, the fence
+    makes it release the issuer's writes to the phase's waiters."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.BarrierCompleteTxOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
+        e = Emit()
+        if kernel.guards is not None:
+            kernel.guards.barrier_index(e, kernel.fn, op, op.barrier, op.index)
+        address = barrier_pointer(e, op.barrier, op.index)
+        body = Emit()
+        body(llvm.InlineAsmOp("fence.acq_rel.cta;", "~{memory}", [], has_side_effects=True))
+        body(nvvm.MBarrierCompleteTxOp(address, body.const(op.bytes.value.data, i32)))
+        issue(kernel, op, op.arriving, e, body.ops)
+        rewriter.replace(op, e.ops, [])
+
+
+class LowerBarrierInval(KernelPattern):
+    """`copy.barrier_inval` -> a block barrier (every thread is done with the group), then
+    `mbarrier.inval` of each barrier (elected thread)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.BarrierInvalOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
+        assert isinstance(t := op.barrier.type, copy.BarrierType)
+        e = Emit()
+        (group,) = lowered([op.barrier], e.ops)
+        e(nvvm.Barrier0Op())
+        inval = Emit()
+        for i in range(t.count.data):
+            inval(nvvm.MBarrierInvalSharedOp(inval.byte_offset(group, 8 * i)))
+        kernel.elected(e, inval.ops)
+        rewriter.replace(op, e.ops, [])
+
+
+class LowerBarrierReinit(KernelPattern):
+    """`copy.barrier_reinit` -> copy.barrier_init's `mbarrier.init`, fence and barrier, on
+    the group's SMEM."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.BarrierReinitOp, rewriter: PatternRewriter, /):
+        kernel = self.kernel(op)
+        assert isinstance(t := op.barrier.type, copy.BarrierType)
+        e = Emit()
+        (group,) = lowered([op.barrier], e.ops)
+        init_barriers(kernel, e, group, t.count.data, op.arrivals.value.data)
+        rewriter.replace(op, e.ops, [])
 
 
 class LowerNamedBarrier(KernelPattern):

@@ -19,6 +19,10 @@ This module assembles them into the `NVVM` dialect.
 
 Deviations from upstream:
 - `nvvm.mbarrier.test_wait.parity.shared` is ours (sm_80 has no `try_wait`);
+- the mbarrier arrivals of ours beyond LLVM 19's (`arrive.nocomplete`, `arrive_drop` and its
+  `.nocomplete`/`.expect_tx` forms) have no state result, and they, `expect_tx`,
+  `complete_tx` and `inval` print inline PTX (`.shared::cta`, no scope or semantics
+  properties: CTA scope, PTX's default semantics);
 - the special registers have no `range` attribute;
 - `nvvm.cp.async.bulk.tensor.shared.cluster.global` has no `mode`/`isCTAOnly`: as in
   LLVM 19 im2col is implied by im2col offsets; `group` is current upstream's; the
@@ -76,9 +80,16 @@ from passes.nvvm.cp_async import (
 )
 from passes.nvvm.mapa import MapaSharedClusterOp
 from passes.nvvm.mbarrier import (
+    MBarrierArriveDropExpectTxOp,
+    MBarrierArriveDropNocompleteOp,
+    MBarrierArriveDropOp,
     MBarrierArriveExpectTxSharedOp,
+    MBarrierArriveNocompleteSharedOp,
     MBarrierArriveSharedOp,
+    MBarrierCompleteTxOp,
+    MBarrierExpectTxOp,
     MBarrierInitSharedOp,
+    MBarrierInvalSharedOp,
     MBarrierTestWaitParitySharedOp,
     MBarrierTryWaitParitySharedOp,
 )
@@ -152,6 +163,13 @@ NVVM = Dialect(
         MBarrierArriveExpectTxSharedOp,
         MBarrierTryWaitParitySharedOp,
         MBarrierTestWaitParitySharedOp,
+        MBarrierArriveDropExpectTxOp,
+        MBarrierArriveDropNocompleteOp,
+        MBarrierArriveDropOp,
+        MBarrierArriveNocompleteSharedOp,
+        MBarrierCompleteTxOp,
+        MBarrierExpectTxOp,
+        MBarrierInvalSharedOp,
         CpAsyncSharedGlobalOp,
         CpAsyncCommitGroupOp,
         CpAsyncWaitGroupOp,
@@ -239,6 +257,13 @@ __all__ = [
     "LaneIdOp",
     "LoadCacheModifier",
     "LoadCacheModifierAttr",
+    "MBarrierArriveDropExpectTxOp",
+    "MBarrierArriveDropNocompleteOp",
+    "MBarrierArriveDropOp",
+    "MBarrierArriveNocompleteSharedOp",
+    "MBarrierCompleteTxOp",
+    "MBarrierExpectTxOp",
+    "MBarrierInvalSharedOp",
     "MBarrierArriveExpectTxSharedOp",
     "MBarrierArriveSharedOp",
     "MBarrierInitSharedOp",

@@ -164,3 +164,144 @@ class MBarrierTestWaitParitySharedOp(IRDLOperation):
     def to_llvm_ir(self, e: IREmitter) -> None:
         test = "mbarrier.test_wait.parity.shared.b64"
         asm(e, _WAIT_LOOP.format(test=test, operands="$1"), [self.addr, self.phase])
+
+
+class _PtxOp(IRDLOperation):
+    """An mbarrier op on `[addr]` with an i32 operand (`count` or `txcount`, when `PTX` has
+    `$1`): inline `PTX` (`$0` the address). The arrivals' state results are dropped (PTX's
+    `_`): no lowering reads them."""
+
+    PTX: ClassVar[str]
+
+    addr = operand_def(SHARED_PTR)
+
+    def to_llvm_ir(self, e: IREmitter) -> None:
+        asm(e, self.PTX, self.operands)
+
+
+class _PtxCountOp(_PtxOp):
+    addr = operand_def(SHARED_PTR)
+    count = operand_def(I32)
+
+    assembly_format = "$addr `,` $count attr-dict `:` type(operands)"
+
+    def __init__(self, addr: SSAValue | Operation, count: SSAValue | Operation):
+        super().__init__(operands=[addr, count])
+
+
+@irdl_op_definition
+class MBarrierArriveNocompleteSharedOp(_PtxCountOp):
+    """`mbarrier.arrive.noComplete.shared::cta.b64 _, [addr], count` (sm_80): `count`
+    arrivals that must not complete the phase.
+
+    ```mlir
+    nvvm.mbarrier.arrive.nocomplete.shared %bar, %count : !llvm.ptr<3>, i32
+    ```
+    """
+
+    name = "nvvm.mbarrier.arrive.nocomplete.shared"
+
+    PTX: ClassVar[str] = "mbarrier.arrive.noComplete.shared::cta.b64 _, [$0], $1;"
+
+
+@irdl_op_definition
+class MBarrierArriveDropOp(_PtxOp):
+    """`mbarrier.arrive_drop.shared::cta.b64 _, [addr]{, count}`: arrives (`count` times,
+    sm_90; once, sm_80) and lowers the expected arrival count of every later phase as much.
+
+    ```mlir
+    nvvm.mbarrier.arrive_drop %bar, %count : !llvm.ptr<3>, i32
+    ```
+    """
+
+    name = "nvvm.mbarrier.arrive_drop"
+
+    addr = operand_def(SHARED_PTR)
+    count = opt_operand_def(I32)
+
+    assembly_format = "$addr (`,` $count^)? attr-dict `:` type(operands)"
+
+    def __init__(self, addr: SSAValue | Operation, count: SSAValue | Operation | None = None):
+        super().__init__(operands=[addr, count])
+
+    def to_llvm_ir(self, e: IREmitter) -> None:
+        tail = "" if self.count is None else ", $1"
+        asm(e, f"mbarrier.arrive_drop.shared::cta.b64 _, [$0]{tail};", self.operands)
+
+
+@irdl_op_definition
+class MBarrierArriveDropNocompleteOp(_PtxCountOp):
+    """`mbarrier.arrive_drop.noComplete.shared::cta.b64 _, [addr], count` (sm_80).
+
+    ```mlir
+    nvvm.mbarrier.arrive_drop.nocomplete %bar, %count : !llvm.ptr<3>, i32
+    ```
+    """
+
+    name = "nvvm.mbarrier.arrive_drop.nocomplete"
+
+    PTX: ClassVar[str] = "mbarrier.arrive_drop.noComplete.shared::cta.b64 _, [$0], $1;"
+
+
+@irdl_op_definition
+class MBarrierArriveDropExpectTxOp(_PtxCountOp):
+    """`mbarrier.arrive_drop.expect_tx.shared::cta.b64 _, [addr], txcount` (sm_90): expects
+    `count` (upstream's `txcount`) more bytes, then arrives once and drops out.
+
+    ```mlir
+    nvvm.mbarrier.arrive_drop.expect_tx %bar, %bytes : !llvm.ptr<3>, i32
+    ```
+    """
+
+    name = "nvvm.mbarrier.arrive_drop.expect_tx"
+
+    PTX: ClassVar[str] = "mbarrier.arrive_drop.expect_tx.shared::cta.b64 _, [$0], $1;"
+
+
+@irdl_op_definition
+class MBarrierExpectTxOp(_PtxCountOp):
+    """`mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [addr], txcount` (sm_90): raises the
+    transaction count without arriving.
+
+    ```mlir
+    nvvm.mbarrier.expect_tx %bar, %bytes : !llvm.ptr<3>, i32
+    ```
+    """
+
+    name = "nvvm.mbarrier.expect_tx"
+
+    PTX: ClassVar[str] = "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], $1;"
+
+
+@irdl_op_definition
+class MBarrierCompleteTxOp(_PtxCountOp):
+    """`mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [addr], txcount` (sm_90):
+    completes `txcount` bytes of the transaction count without arriving.
+
+    ```mlir
+    nvvm.mbarrier.complete_tx %bar, %bytes : !llvm.ptr<3>, i32
+    ```
+    """
+
+    name = "nvvm.mbarrier.complete_tx"
+
+    PTX: ClassVar[str] = "mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [$0], $1;"
+
+
+@irdl_op_definition
+class MBarrierInvalSharedOp(_PtxOp):
+    """`mbarrier.inval.shared::cta.b64 [addr]` (sm_80): invalidates the mbarrier.
+
+    ```mlir
+    nvvm.mbarrier.inval.shared %bar : !llvm.ptr<3>
+    ```
+    """
+
+    name = "nvvm.mbarrier.inval.shared"
+
+    PTX: ClassVar[str] = "mbarrier.inval.shared::cta.b64 [$0];"
+
+    assembly_format = "$addr attr-dict `:` type($addr)"
+
+    def __init__(self, addr: SSAValue | Operation):
+        super().__init__(operands=[addr])

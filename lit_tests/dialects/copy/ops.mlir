@@ -336,6 +336,50 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // -----
 
+// mbarrier breadth (issue I, item 8): nocomplete arrivals, arrive_drop with and without
+// nocomplete and expect_tx, expect_tx and complete_tx without an arrival, inval and reinit.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @mbarrier_breadth(
+  func.func @mbarrier_breadth() {
+    %c0 = arith.constant 0 : index
+    // CHECK: %[[B:.*]] = copy.barrier_init arrivals 4 : !copy.barrier<2>
+    %bars = copy.barrier_init arrivals 4 : !copy.barrier<2>
+    // CHECK: copy.barrier_arrive %[[B]][%{{.*}}] count 2 nocomplete issuer elected : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_arrive"(%{{.*}}, %{{.*}}) <{count = 2 : i32, nocomplete, issuer = #copy<issuer elected>}> : (!copy.barrier<2>, index) -> ()
+    copy.barrier_arrive %bars[%c0] count 2 nocomplete issuer elected : !copy.barrier<2>
+    // CHECK: copy.barrier_arrive_drop %[[B]][%{{.*}}] issuer warps : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_arrive_drop"(%{{.*}}, %{{.*}}) <{issuer = #copy<issuer warps>}> : (!copy.barrier<2>, index) -> ()
+    copy.barrier_arrive_drop %bars[%c0] issuer warps : !copy.barrier<2>
+    // CHECK: copy.barrier_arrive_drop %[[B]][%{{.*}}] count 3 : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_arrive_drop"(%{{.*}}, %{{.*}}) <{count = 3 : i32}> : (!copy.barrier<2>, index) -> ()
+    copy.barrier_arrive_drop %bars[%c0] count 3 : !copy.barrier<2>
+    // CHECK: copy.barrier_arrive_drop %[[B]][%{{.*}}] count 1 nocomplete issuer elected : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_arrive_drop"(%{{.*}}, %{{.*}}) <{count = 1 : i32, nocomplete, issuer = #copy<issuer elected>}> : (!copy.barrier<2>, index) -> ()
+    copy.barrier_arrive_drop %bars[%c0] count 1 nocomplete issuer elected : !copy.barrier<2>
+    // CHECK: copy.barrier_arrive_drop %[[B]][%{{.*}}] expect_tx 4096 issuer elected : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_arrive_drop"(%{{.*}}, %{{.*}}) <{expect_tx = 4096 : i64, issuer = #copy<issuer elected>}> : (!copy.barrier<2>, index) -> ()
+    copy.barrier_arrive_drop %bars[%c0] expect_tx 4096 issuer elected : !copy.barrier<2>
+    // CHECK: copy.barrier_expect_tx %[[B]][%{{.*}}], 512 : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_expect_tx"(%{{.*}}, %{{.*}}) <{bytes = 512 : i64}> : (!copy.barrier<2>, index) -> ()
+    copy.barrier_expect_tx %bars[%c0], 512 : !copy.barrier<2>
+    // CHECK: copy.barrier_complete_tx %[[B]][%{{.*}}], 4 : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_complete_tx"(%{{.*}}, %{{.*}}) <{bytes = 4 : i64}> : (!copy.barrier<2>, index) -> ()
+    copy.barrier_complete_tx %bars[%c0], 4 : !copy.barrier<2>
+    // CHECK: copy.barrier_complete_tx %[[B]][%{{.*}}], 128 issuer warps : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_complete_tx"(%{{.*}}, %{{.*}}) <{bytes = 128 : i64, issuer = #copy<issuer warps>}> : (!copy.barrier<2>, index) -> ()
+    copy.barrier_complete_tx %bars[%c0], 128 issuer warps : !copy.barrier<2>
+    // CHECK: copy.barrier_inval %[[B]] : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_inval"(%{{.*}}) : (!copy.barrier<2>) -> ()
+    copy.barrier_inval %bars : !copy.barrier<2>
+    // CHECK: copy.barrier_reinit %[[B]] arrivals 2 : !copy.barrier<2>
+    // CHECK-GENERIC: "copy.barrier_reinit"(%{{.*}}) <{arrivals = 2 : i32}> : (!copy.barrier<2>) -> ()
+    copy.barrier_reinit %bars arrivals 2 : !copy.barrier<2>
+    func.return
+  }
+}
+
+// -----
+
 // L2 cache policies (issue I, item 3): evict_unchanged, fraction-based policies with a
 // secondary priority, and the tensor map's L2 promotion, on copies and prefetches.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
