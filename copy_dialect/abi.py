@@ -10,7 +10,8 @@ runtime that reads it, without a compiler, share this one definition.
 {"format": 2, "target": "sm_90a", "kernels": {"tile_copy": {"name": "tile_copy",
   "params": [{"kind": "pointer", "arg": 0, "element": "f32", "shape": [4096, 4096]},
              {"kind": "tensor_map", "arg": 0, "box": [64, 64], "swizzle": 16,
-              "oob": "zeros", "dtype": "FLOAT32", "written": false}],
+              "oob": "zeros", "dtype": "FLOAT32", "written": false,
+              "l2_promotion": 128}],
   "block": [128, 1, 1], "cluster": [1, 1, 1], "smem_bytes": 17408}}}
 ```
 
@@ -23,15 +24,21 @@ rewrite, `copy.tensormap_global`):
 {"kind": "tensor_map_workspace", "arg": 0, "box": [8, 64], "swizzle": 16, "oob": "zeros",
  "dtype": "FLOAT32", "written": false, "slots": 132}
 ```
+
+Format 3 adds `l2_promotion` to the tensor and im2col maps (a record without it means 128,
+the promotion every map had before).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, NoReturn
 
-ABI_FORMAT = 2
+ABI_FORMAT = 3
+
+DEFAULT_L2_PROMOTION = 128
+"""A tensor map's L2 promotion in bytes where the kernel names none."""
 
 
 class _Reader:
@@ -61,6 +68,10 @@ class _Reader:
 
     def bool(self, key: str) -> bool:
         return self._get(key, bool)
+
+    def optional_int(self, key: str, default: int) -> int:
+        value = self._get(key, int, optional=True)
+        return default if value is None else value
 
     def str(self, key: str) -> str:
         return self._get(key, str)
@@ -139,6 +150,9 @@ class TensorMapParam:
     written: bool
     """A TMA store or reduction writes the array through the map (the runtime then checks
     its innermost extent: rule TR19)."""
+    l2_promotion: int = field(default=DEFAULT_L2_PROMOTION, kw_only=True)
+    """The map's L2 promotion in bytes: 0 (none), 64, 128 or 256 (keyword-only, so that a
+    subclass's fields may follow it)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -149,6 +163,7 @@ class TensorMapParam:
             "oob": self.oob,
             "dtype": self.dtype,
             "written": self.written,
+            "l2_promotion": self.l2_promotion,
         }
 
     @classmethod
@@ -161,6 +176,7 @@ class TensorMapParam:
             get.str("oob"),
             get.str("dtype"),
             get.bool("written"),
+            l2_promotion=get.optional_int("l2_promotion", DEFAULT_L2_PROMOTION),
         )
 
     @property
@@ -217,6 +233,7 @@ class Im2colMapParam(TensorMapParam):
             get.ints("lower"),
             get.ints("upper"),
             get.ints("element_strides"),
+            l2_promotion=tiled.l2_promotion,
         )
 
 

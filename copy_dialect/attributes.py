@@ -8,7 +8,9 @@ barrier group type `!copy.barrier<N>`.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import auto
 
 from xdsl.dialects.builtin import (
@@ -94,6 +96,18 @@ class L2Policy(StrEnum):
     EVICT_NORMAL = auto()
     EVICT_FIRST = auto()
     EVICT_LAST = auto()
+    EVICT_UNCHANGED = auto()
+    """Leaves the lines' eviction priority as it is (no documented constant: made in the
+    kernel by `createpolicy`)."""
+
+
+L2_SECONDARY_POLICIES = (L2Policy.EVICT_FIRST, L2Policy.EVICT_UNCHANGED)
+"""The priorities `createpolicy.fractional` takes as its secondary one (PTX ISA); without
+one, the secondary priority is evict_unchanged."""
+
+L2_PROMOTIONS = (0, 64, 128, 256)
+"""A tensor map's L2 promotion in bytes (`CU_TENSOR_MAP_L2_PROMOTION_*`: none, 64 B,
+128 B, 256 B); 0 means none."""
 
 
 L2_POLICY_ENCODING = {
@@ -103,7 +117,39 @@ L2_POLICY_ENCODING = {
 }
 """The 64-bit cache-policy operand of each policy: what `createpolicy.fractional.L2::<policy>
 .b64 p, 1.0` gives (CUTLASS's CacheHintSm90 values). The one table the verifier (a raw
-`cache_hint` must be one of these) and the lowering read."""
+`cache_hint` must be one of these) and the lowering read. evict_unchanged has no entry:
+no source documents its value, so the lowering makes it in the kernel."""
+
+
+@dataclass(frozen=True)
+class CachePolicy:
+    """A fraction-based L2 cache policy (PTX `createpolicy.fractional`): each access gets
+    `primary` with probability `fraction`, else `secondary`."""
+
+    primary: L2Policy
+    fraction: float | None = None
+    """In (0, 1] as an f32; None is PTX's default, 1.0."""
+    secondary: L2Policy | None = None
+    """evict_first or evict_unchanged; None is PTX's default, evict_unchanged."""
+
+    @property
+    def constant(self) -> int | None:
+        """The policy's 64-bit operand where a source documents it (a named policy alone:
+        `L2_POLICY_ENCODING`), else None: `createpolicy` makes it in the kernel."""
+        if self.fraction is None and self.secondary is None:
+            return L2_POLICY_ENCODING.get(self.primary)
+        return None
+
+    def createpolicy(self, dest: str) -> str:
+        """The PTX that makes the policy in register `dest`. The fraction is written as an
+        exact f32 literal (0fXXXXXXXX); the default secondary (evict_unchanged) is left out,
+        so that one policy has one spelling."""
+        secondary = ""
+        if self.secondary is not None and self.secondary != L2Policy.EVICT_UNCHANGED:
+            secondary = f".L2::{self.secondary}"
+        fraction = 1.0 if self.fraction is None else self.fraction
+        bits = struct.unpack(">I", struct.pack(">f", fraction))[0]
+        return f"createpolicy.fractional.L2::{self.primary}{secondary}.b64 {dest}, 0f{bits:08X};"
 
 
 class TensorMapField(StrEnum):

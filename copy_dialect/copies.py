@@ -15,6 +15,8 @@ from xdsl.dialects.builtin import (
     I64,
     BoolAttr,
     DenseArrayBase,
+    Float32Type,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -43,6 +45,7 @@ from copy_dialect.attributes import (
     BarrierType,
     CacheMode,
     CacheModeAttr,
+    CachePolicy,
     Implementation,
     ImplementationAttr,
     L2Policy,
@@ -58,6 +61,13 @@ from copy_dialect.attributes import (
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry
 from copy_dialect.gmem import check_gmem_layout
+from copy_dialect.l2_policy import (
+    policy_properties,
+    policy_value,
+    promotion_bytes,
+    verify_cache_policy,
+    verify_l2_promotion,
+)
 from copy_dialect.memory import (
     GMEM,
     SMEM,
@@ -119,9 +129,15 @@ class AsyncCopyOp(IRDLOperation):
     arrive = opt_prop_def(BoolAttr)
     cache = opt_prop_def(CacheModeAttr)
     l2 = opt_prop_def(L2PolicyAttr)
+    l2_fraction = opt_prop_def(FloatAttr[Float32Type])
+    """The share of accesses that get `l2`'s priority (`fraction`), the others getting
+    `l2_secondary`'s (`secondary`): createpolicy.fractional's operands."""
+    l2_secondary = opt_prop_def(L2PolicyAttr)
     cache_hint = opt_prop_def(IntegerAttr[I64])
     """The raw 64-bit L2 cache-policy operand: accepted only as one of the encodings of
     `l2`'s named policies (L1), which is the spelling to use."""
+    l2_promotion = opt_prop_def(IntegerAttr[I64])
+    """The L2 promotion of the TMA copy's tensor map in bytes (0: none; default 128)."""
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
@@ -133,7 +149,8 @@ class AsyncCopyOp(IRDLOperation):
         "(`map` `(` $map^ `:` type($map) `)`)? "
         "(`impl` $implementation^)? (`reduce` $reduction^)? (`oob` $oob^)? "
         "(`leader_tracked` $leader_tracked^)? (`cache` $cache^)? "
-        "(`l2` $l2^)? attr-dict `:` type($src) `to` type($dst) (`,` type($barrier)^)?"
+        "(`l2` $l2^)? (`fraction` $l2_fraction^)? (`secondary` $l2_secondary^)? "
+        "attr-dict `:` type($src) `to` type($dst) (`,` type($barrier)^)?"
     )
 
     def __init__(
@@ -155,8 +172,9 @@ class AsyncCopyOp(IRDLOperation):
         swizzle: int | None = None,
         arrive: bool | None = None,
         cache: CacheMode | str | None = None,
-        l2: L2Policy | str | None = None,
+        l2: L2Policy | str | CachePolicy | None = None,
         cache_hint: int | None = None,
+        l2_promotion: int | None = None,
     ):
         super().__init__(
             operands=[
@@ -180,8 +198,9 @@ class AsyncCopyOp(IRDLOperation):
                 "swizzle": None if swizzle is None else IntegerAttr(swizzle, i64),
                 "arrive": None if arrive is None else BoolAttr.from_bool(arrive),
                 "cache": enum_attr(CacheModeAttr, CacheMode, cache),
-                "l2": enum_attr(L2PolicyAttr, L2Policy, l2),
+                **policy_properties(l2),
                 "cache_hint": None if cache_hint is None else IntegerAttr(cache_hint, i64),
+                "l2_promotion": None if l2_promotion is None else IntegerAttr(l2_promotion, i64),
             },
         )
 
@@ -267,7 +286,8 @@ class AsyncCopyOp(IRDLOperation):
     def resolved_implementation(self) -> Implementation | None:
         """The implementation the IR asks for or, when it leaves it open, the target's: TMA
         on sm_90+, where a plain, unswizzled, in-bounds copy of one contiguous GMEM range
-        is a bulk copy instead (`bulk.bulk_fits`); cp.async before."""
+        that names no L2 promotion is a bulk copy instead (`bulk.bulk_fits`); cp.async
+        before."""
         if self.implementation is not None:
             return self.implementation.data
         return per_run("implementation", self, self._default_implementation)
@@ -277,8 +297,14 @@ class AsyncCopyOp(IRDLOperation):
         if target is None:
             return None
         default = Implementation(target.default_implementation)
-        # A copy through a map in global memory is a tensor copy (rule TU9).
-        if default == Implementation.TMA and self.map is None and bulk.bulk_fits(self.geometry()):
+        # A copy through a map in global memory is a tensor copy (rule TU9), and so is one
+        # that names an L2 promotion (a tensor map's).
+        if (
+            default == Implementation.TMA
+            and self.map is None
+            and self.l2_promotion is None
+            and bulk.bulk_fits(self.geometry())
+        ):
             return Implementation.BULK
         return default
 
@@ -316,12 +342,19 @@ class AsyncCopyOp(IRDLOperation):
             needs.append("a barrier (barrier %bar[%i])")
         return f"use impl tma on {targets}" + (f", with {' and '.join(needs)}" if needs else "")
 
-    def l2_policy_value(self) -> int | None:
-        """The L2 cache-policy operand of the copy's TMA instruction (`l2`'s encoding, or the
-        raw `cache_hint` the verifier accepted), None for none."""
+    def l2_policy_value(self) -> int | CachePolicy | None:
+        """The L2 cache-policy operand of the copy's TMA instruction: a named policy's
+        encoding, or the raw `cache_hint` the verifier accepted; the CachePolicy that the
+        kernel makes with createpolicy (a fraction, a secondary priority, evict_unchanged);
+        None for none."""
         if self.l2 is not None:
-            return L2_POLICY_ENCODING[self.l2.data]
+            return policy_value(self.l2, self.l2_fraction, self.l2_secondary)
         return None if self.cache_hint is None else self.cache_hint.value.data
+
+    @property
+    def l2_promotion_bytes(self) -> int:
+        """The L2 promotion of the copy's tensor map in bytes (0: none)."""
+        return promotion_bytes(self.l2_promotion)
 
     # -- verifier ------------------------------------------------------------------------
 
@@ -361,6 +394,13 @@ class AsyncCopyOp(IRDLOperation):
             )
         if self.map is not None:
             check_copy_map(g, self.map, impl)
+            # rule: L9
+            if self.l2_promotion is not None:
+                raise Error(
+                    "Expected no l2_promotion on a copy through a map in global memory: the "
+                    "map's promotion is that of the map the runtime encodes for it (128 bytes)",
+                    note="drop l2_promotion, or drop map(...) to use the kernel's .param map",
+                )
         self._verify_constant_coordinates(g, g.gmem_type, impl)
         passed_like(self, "async_copy")
 
@@ -385,6 +425,7 @@ class AsyncCopyOp(IRDLOperation):
                     + ")",
                     note=f"drop the cache_hint attribute and name the policy: {names}",
                 )
+        verify_cache_policy(self.l2, self.l2_fraction, self.l2_secondary)
         # rule: L3
         if impl == Implementation.CP_ASYNC and (self.l2 is not None or self.cache_hint is not None):
             raise Error(
@@ -392,6 +433,7 @@ class AsyncCopyOp(IRDLOperation):
                 "cache-hint operand",
                 note="drop the L2 policy (l2 / cache_hint), or use impl tma on sm_90 or newer",
             )
+        verify_l2_promotion(self.l2_promotion, impl)
 
     def _verify_spaces(self, g: CopyGeometry) -> None:
         src_type, dst_type = (g.gmem_type, g.smem_type) if g.is_load else (g.smem_type, g.gmem_type)

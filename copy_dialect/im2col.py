@@ -25,9 +25,13 @@ from math import prod
 
 from xdsl.dialects.builtin import (
     I16,
+    I64,
     BoolAttr,
     DenseArrayBase,
+    Float32Type,
+    FloatAttr,
     IndexType,
+    IntegerAttr,
     MemRefType,
     i64,
 )
@@ -47,17 +51,23 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
 from copy_dialect import tma
 from copy_dialect.attributes import (
-    L2_POLICY_ENCODING,
     BarrierType,
+    CachePolicy,
     Implementation,
     L2Policy,
     L2PolicyAttr,
     OOBMode,
-    enum_attr,
 )
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry
 from copy_dialect.gmem import check_gmem_layout
+from copy_dialect.l2_policy import (
+    policy_properties,
+    policy_value,
+    promotion_bytes,
+    verify_cache_policy,
+    verify_l2_promotion,
+)
 from copy_dialect.memory import GMEM, SMEM, memory_space, swizzle_of
 from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import (
@@ -132,8 +142,10 @@ class Im2colLoadOp(IRDLOperation):
     coordinates give the first pixel's filter base (n, spatial..., c), `offsets` the filter
     tap (i16, one per spatial dim); `lower` and `upper` are the bounding box's corners and
     `strides` the traversal strides (default 1), one per spatial dim. Out-of-bounds pixels
-    read zeros (the convolution's padding). `l2 evict_normal|evict_first|evict_last` is the
-    L2 cache policy, as on copy.async_copy (an input read once per filter tap: evict_last).
+    read zeros (the convolution's padding). `l2 evict_normal|evict_first|evict_last|
+    evict_unchanged` (with `fraction` and `secondary`) is the L2 cache policy and
+    `l2_promotion` the im2col map's L2 promotion, as on copy.async_copy (an input read once
+    per filter tap: evict_last).
 
     ```mlir
     copy.im2col_load %img[%n, %h, %w, %c] offsets [%r, %s] to %pixels[%slot]
@@ -157,6 +169,9 @@ class Im2colLoadOp(IRDLOperation):
     strides = opt_prop_def(DenseArrayBase.constr(i64))
     arrive = opt_prop_def(BoolAttr)
     l2 = opt_prop_def(L2PolicyAttr)
+    l2_fraction = opt_prop_def(FloatAttr[Float32Type])
+    l2_secondary = opt_prop_def(L2PolicyAttr)
+    l2_promotion = opt_prop_def(IntegerAttr[I64])
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
@@ -165,6 +180,7 @@ class Im2colLoadOp(IRDLOperation):
     assembly_format = (
         "$src `[` $coordinates `]` `offsets` `[` $offsets `]` `to` $dst "
         "(`[` $dst_indices^ `]`)? `barrier` $barrier `[` $barrier_index `]` (`l2` $l2^)? "
+        "(`fraction` $l2_fraction^)? (`secondary` $l2_secondary^)? "
         "attr-dict `:` type($src) `to` type($dst) `,` type($barrier)"
     )
 
@@ -182,7 +198,8 @@ class Im2colLoadOp(IRDLOperation):
         barrier_index: SSAValue | Operation | None = None,
         strides: Sequence[int] | None = None,
         arrive: bool | None = None,
-        l2: L2Policy | str | None = None,
+        l2: L2Policy | str | CachePolicy | None = None,
+        l2_promotion: int | None = None,
     ):
         super().__init__(
             operands=[src, coordinates, offsets, dst, dst_indices, barrier, barrier_index],
@@ -191,7 +208,8 @@ class Im2colLoadOp(IRDLOperation):
                 "upper": DenseArrayBase.from_list(i64, upper),
                 "strides": None if strides is None else DenseArrayBase.from_list(i64, strides),
                 "arrive": None if arrive is None else BoolAttr.from_bool(arrive),
-                "l2": enum_attr(L2PolicyAttr, L2Policy, l2),
+                **policy_properties(l2),
+                "l2_promotion": None if l2_promotion is None else IntegerAttr(l2_promotion, i64),
             },
         )
 
@@ -238,9 +256,15 @@ class Im2colLoadOp(IRDLOperation):
         """Always TMA (the protocol analysis asks every copy)."""
         return Implementation.TMA
 
-    def l2_policy_value(self) -> int | None:
-        """The L2 cache-policy operand of the load (`l2`'s encoding), None for none."""
-        return None if self.l2 is None else L2_POLICY_ENCODING[self.l2.data]
+    def l2_policy_value(self) -> int | CachePolicy | None:
+        """The L2 cache-policy operand of the load: a named policy's encoding, the
+        CachePolicy the kernel makes with createpolicy, None for none."""
+        return policy_value(self.l2, self.l2_fraction, self.l2_secondary)
+
+    @property
+    def l2_promotion_bytes(self) -> int:
+        """The L2 promotion of the load's im2col map in bytes (0: none)."""
+        return promotion_bytes(self.l2_promotion)
 
     @property
     def arrives(self) -> bool:
@@ -279,6 +303,8 @@ class Im2colLoadOp(IRDLOperation):
         tma.check_kernel_argument(self, g.gmem)
         tma.verify_copy_box(g, None)
         tma.verify_smem_alignment(g)
+        verify_cache_policy(self.l2, self.l2_fraction, self.l2_secondary)
+        verify_l2_promotion(self.l2_promotion, Implementation.TMA)
 
     def _verify_spaces(self, g: Im2colGeometry) -> None:
         src, dst = memory_space(g.gmem_type), memory_space(g.smem_type)

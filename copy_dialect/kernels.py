@@ -51,6 +51,7 @@ TMA_BLOCK = 128
 EVICT_NORMAL = "evict_normal"
 EVICT_FIRST = "evict_first"
 EVICT_LAST = "evict_last"
+EVICT_UNCHANGED = "evict_unchanged"
 CP_ASYNC_BLOCK = 256
 
 
@@ -110,7 +111,11 @@ def tma_copy(
     reduce: str | None = None,
     prefetch_destination: bool = False,
     dynamic: bool = False,
-    cache_hints: tuple[str | None, str | None] = (None, None),
+    cache_hints: tuple[str | copy.CachePolicy | None, str | copy.CachePolicy | None] = (
+        None,
+        None,
+    ),
+    l2_promotion: int | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """`y = x` (or `y <reduce>= x`) tile by tile: a TMA load into SMEM (zero-filled out of
@@ -119,8 +124,10 @@ def tma_copy(
     reads y), so that reading y overlaps loading x. With `dynamic`, the arrays' shapes are
     `?x?`: one compiled kernel serves every shape (the tensor maps are encoded at launch).
     `cache_hints` are the L2 cache policies of the load and of the store (`"evict_first"`,
-    `"evict_last"`, `"evict_normal"`: copy.async_copy's `l2`); the prefetch of the
-    destination takes the store's."""
+    `"evict_last"`, `"evict_normal"`, `"evict_unchanged"`: copy.async_copy's `l2`; or a
+    `copy.CachePolicy` with a fraction and a secondary priority); the prefetch of the
+    destination takes the store's. `l2_promotion` (bytes, 0 for none) is that of the
+    load's tensor map and of the prefetch's (the default: 128)."""
     elt = element_type(dtype)
     gmem = MemRefType(elt, [DYNAMIC_INDEX] * 2 if dynamic else list(shape))
     smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr(swizzle))
@@ -133,7 +140,9 @@ def tma_copy(
         buf = b.insert(copy.AllocSmemOp(smem)).result
         bar = b.insert(copy.BarrierInitOp(1)).result
         if prefetch_destination:
-            b.insert(copy.PrefetchOp(y, [row, col], tile, l2=cache_hints[1]))
+            b.insert(
+                copy.PrefetchOp(y, [row, col], tile, l2=cache_hints[1], l2_promotion=l2_promotion)
+            )
         b.insert(
             copy.AsyncCopyOp(
                 x,
@@ -143,6 +152,7 @@ def tma_copy(
                 barrier_index=c0,
                 oob="zeros",
                 l2=cache_hints[0],
+                l2_promotion=l2_promotion,
             )
         )
         b.insert(copy.BarrierWaitOp(bar, c0, phase))
@@ -1564,9 +1574,7 @@ def conv2d(
     dilation: int | Sequence[int] = 1,
 ) -> Conv2d:
     n, h, w, c = shape
-    return Conv2d(
-        (n, h, w, c), _pair(filter), _pair(stride), _pair(padding), _pair(dilation)
-    )
+    return Conv2d((n, h, w, c), _pair(filter), _pair(stride), _pair(padding), _pair(dilation))
 
 
 def im2col_grid(conv: Conv2d, pixels: int = 64, channels: int | None = None) -> tuple[int, ...]:

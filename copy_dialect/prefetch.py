@@ -6,8 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
+    I64,
     DenseArrayBase,
+    Float32Type,
+    FloatAttr,
     IndexType,
+    IntegerAttr,
     MemRefType,
     i64,
 )
@@ -26,7 +30,7 @@ from xdsl.irdl import (
 
 from copy_dialect import bulk, layout
 from copy_dialect.attributes import (
-    L2_POLICY_ENCODING,
+    CachePolicy,
     Implementation,
     ImplementationAttr,
     L2Policy,
@@ -36,6 +40,13 @@ from copy_dialect.attributes import (
 )
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import BoxGeometry
+from copy_dialect.l2_policy import (
+    policy_properties,
+    policy_value,
+    promotion_bytes,
+    verify_cache_policy,
+    verify_l2_promotion,
+)
 from copy_dialect.memory import GMEM, memory_space
 from copy_dialect.tma import (
     check_kernel_argument,
@@ -51,7 +62,8 @@ from copy_dialect.verify_common import constant_int, enclosing_target
 class PrefetchOp(IRDLOperation):
     """
     Prefetches a box of a GMEM array into L2 (TMA `cp.async.bulk.prefetch.tensor`), with
-    the L2 cache policy `l2` if given (as on copy.async_copy). With `impl bulk`, a box of
+    the L2 cache policy `l2` if given (its `fraction` and `secondary` priority, and the
+    tensor map's `l2_promotion`, as on copy.async_copy). With `impl bulk`, a box of
     whole rows is prefetched as its one contiguous byte range (`cp.async.bulk.prefetch.L2`,
     no tensor map; the rules of a bulk copy's GMEM side, BK1, BK2 and BK4, apply).
 
@@ -68,11 +80,15 @@ class PrefetchOp(IRDLOperation):
     box = prop_def(DenseArrayBase.constr(i64))
     implementation = opt_prop_def(ImplementationAttr)
     l2 = opt_prop_def(L2PolicyAttr)
+    l2_fraction = opt_prop_def(FloatAttr[Float32Type])
+    l2_secondary = opt_prop_def(L2PolicyAttr)
+    l2_promotion = opt_prop_def(IntegerAttr[I64])
 
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
-        "$src `[` $indices `]` (`impl` $implementation^)? (`l2` $l2^)? attr-dict `:` type($src)"
+        "$src `[` $indices `]` (`impl` $implementation^)? (`l2` $l2^)? "
+        "(`fraction` $l2_fraction^)? (`secondary` $l2_secondary^)? attr-dict `:` type($src)"
     )
 
     def __init__(
@@ -82,14 +98,16 @@ class PrefetchOp(IRDLOperation):
         box: Sequence[int],
         *,
         implementation: Implementation | str | None = None,
-        l2: L2Policy | str | None = None,
+        l2: L2Policy | str | CachePolicy | None = None,
+        l2_promotion: int | None = None,
     ):
         super().__init__(
             operands=[src, indices],
             properties={
                 "box": DenseArrayBase.from_list(i64, box),
                 "implementation": enum_attr(ImplementationAttr, Implementation, implementation),
-                "l2": enum_attr(L2PolicyAttr, L2Policy, l2),
+                **policy_properties(l2),
+                "l2_promotion": None if l2_promotion is None else IntegerAttr(l2_promotion, i64),
             },
         )
 
@@ -98,9 +116,15 @@ class PrefetchOp(IRDLOperation):
         """A bulk (non-tensor) prefetch of the box's contiguous range: `impl bulk`."""
         return self.implementation is not None and self.implementation.data == Implementation.BULK
 
-    def l2_policy_value(self) -> int | None:
-        """The L2 cache-policy operand of the prefetch (`l2`'s encoding), None for none."""
-        return None if self.l2 is None else L2_POLICY_ENCODING[self.l2.data]
+    def l2_policy_value(self) -> int | CachePolicy | None:
+        """The L2 cache-policy operand of the prefetch: a named policy's encoding, the
+        CachePolicy the kernel makes with createpolicy, None for none."""
+        return policy_value(self.l2, self.l2_fraction, self.l2_secondary)
+
+    @property
+    def l2_promotion_bytes(self) -> int:
+        """The L2 promotion of the prefetch's tensor map in bytes (0: none)."""
+        return promotion_bytes(self.l2_promotion)
 
     def geometry(self) -> BoxGeometry:
         """The prefetched box and its tensor map (unswizzled, out-of-bounds parts zeros),
@@ -147,6 +171,8 @@ class PrefetchOp(IRDLOperation):
                 "no prefetch",
                 note="use impl bulk for a box of whole rows, or drop impl for a TMA prefetch",
             )
+        verify_cache_policy(self.l2, self.l2_fraction, self.l2_secondary)
+        verify_l2_promotion(self.l2_promotion, impl)
         if impl == Implementation.BULK:
             bulk.bulk_span(g)
             self._verify_in_bounds(g)

@@ -40,9 +40,13 @@ from passes.rewrite import apply_patterns
 from passes.scf_while_to_cf import WhileLowering
 
 
-def lowering_passes(target: str = "", debug_guards: bool = False) -> list[ModulePass]:
+def lowering_passes(
+    target: str = "", debug_guards: bool = False, prefetch_tensormaps: bool = True
+) -> list[ModulePass]:
     return [
-        ConvertCopyToNVVMPass(target=target, debug_guards=debug_guards),
+        ConvertCopyToNVVMPass(
+            target=target, debug_guards=debug_guards, prefetch_tensormaps=prefetch_tensormaps
+        ),
         ConvertVectorToLLVMPass(),
         _ConvertScfToCf(),
         ConvertMemrefToLLVMPass(),
@@ -85,8 +89,12 @@ class LowerCopyToLLVMPass(ModulePass):
     debug_guards: bool = False
     """convert-copy-to-nvvm's device-side checks (its `debug-guards` option)."""
 
+    prefetch_tensormaps: bool = True
+    """convert-copy-to-nvvm's tensor-map prefetch at each kernel's entry (its
+    `prefetch-tensormaps` option)."""
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        for p in lowering_passes(self.target, self.debug_guards):
+        for p in lowering_passes(self.target, self.debug_guards, self.prefetch_tensormaps):
             p.apply(ctx, op)
 
 

@@ -14,6 +14,9 @@ from runtime.driver import call
 
 SWIZZLES = {16: "NONE", 32: "32B", 64: "64B", 128: "128B"}
 
+L2_PROMOTIONS = {0: "NONE", 64: "L2_64B", 128: "L2_128B", 256: "L2_256B"}
+"""`CU_TENSOR_MAP_L2_PROMOTION_*` of the ABI's `l2_promotion` (bytes; 0: none)."""
+
 
 def check_written_extent(array: DeviceArray, name: str) -> None:
     """A TMA store or reduction writes whole 16-byte chunks of the innermost dim (rule TR19,
@@ -65,9 +68,9 @@ def check_tensor_map_array(array: DeviceArray, param: TensorMapParam, name: str)
 
 
 def encode(array: DeviceArray, param: TensorMapParam) -> Any:
-    """The `CUtensorMap` of `array` for one ABI tensor-map entry (box, swizzle, oob, dtype;
-    an im2col map's corners, channels, pixels and traversal strides). Every list goes to the
-    driver innermost dim first."""
+    """The `CUtensorMap` of `array` for one ABI tensor-map entry (box, swizzle, oob, dtype,
+    L2 promotion; an im2col map's corners, channels, pixels and traversal strides). Every
+    list goes to the driver innermost dim first."""
     from cuda.bindings import driver
 
     rank = len(array.shape)
@@ -77,8 +80,10 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
         driver.cuuint64_t(array.nbytes)
     ]
     dtype = getattr(driver.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{param.dtype}")
-    swizzle = getattr(
-        driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{SWIZZLES[param.swizzle]}"
+    swizzle = getattr(driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{SWIZZLES[param.swizzle]}")
+    promotion = getattr(
+        driver.CUtensorMapL2promotion,
+        f"CU_TENSOR_MAP_L2_PROMOTION_{L2_PROMOTIONS[param.l2_promotion]}",
     )
     fill = driver.CUtensorMapFloatOOBfill
     oob = (
@@ -87,7 +92,6 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
         else fill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
     )
     interleave = driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE
-    l2 = driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B
     if isinstance(param, Im2colMapParam):
         return call(
             "cuTensorMapEncodeIm2col",
@@ -103,7 +107,7 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
             [driver.cuuint32_t(s) for s in reversed(param.element_strides)],
             interleave,
             swizzle,
-            l2,
+            promotion,
             oob,
         )
     return call(
@@ -117,7 +121,7 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
         [driver.cuuint32_t(1)] * rank,
         interleave,
         swizzle,
-        l2,
+        promotion,
         oob,
     )
 

@@ -233,6 +233,7 @@ def sm_90a() -> tuple[list[Kernel], list[str]]:
         nvvm.CpAsyncBulkTensorPrefetchOp(
             tmap, [i, i, i], l2_cache_hint=hint, im2col_offsets=[mask]
         ),
+        nvvm.PrefetchTensorMapOp(tmap),
         nvvm.CpAsyncBulkCommitGroupOp(),
         nvvm.CpAsyncBulkWaitGroupOp(0),
         nvvm.CpAsyncBulkWaitGroupOp(1, read=False),
@@ -289,6 +290,7 @@ def sm_90a() -> tuple[list[Kernel], list[str]]:
         "cp.async.bulk.tensor.5d.global.shared::cta.tile.bulk_group.L2::cache_hint",
         "@%p1 cp.async.bulk.tensor.3d.global.shared::cta.bulk_group",
         "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group",
+        "prefetch.param.tensormap [",
         "cp.reduce.async.bulk.tensor.3d.global.shared::cta.max.tile.bulk_group.L2::cache_hint",
         "cp.async.bulk.prefetch.tensor.2d.L2.global.tile",
         "cp.async.bulk.prefetch.tensor.3d.L2.global.im2col.L2::cache_hint",

@@ -10,7 +10,7 @@ import pytest
 from xdsl.parser import Parser
 
 from copy_dialect import kernels
-from copy_dialect.abi import TensorMapParam
+from copy_dialect.abi import ABI_FORMAT, TensorMapParam
 from copy_dialect.errors import CopyVerifyException
 from copy_tools.universe import make_context
 from passes.pipeline import compile_module
@@ -179,6 +179,7 @@ def test_launch_arguments_are_checked_against_the_written_map():
 def test_an_abi_without_written_is_refused():
     entry = {"kind": "tensor_map", "arg": 1, "box": [64], "swizzle": 16, "oob": "zeros"}
     entry["dtype"] = "FLOAT32"
-    with pytest.raises(ValueError, match=r"'written' is of type bool \(kernel ABI format 2\)"):
+    written = rf"'written' is of type bool \(kernel ABI format {ABI_FORMAT}\)"
+    with pytest.raises(ValueError, match=written):
         TensorMapParam.from_dict(entry)
     assert TensorMapParam.from_dict({**entry, "written": True}).written is True

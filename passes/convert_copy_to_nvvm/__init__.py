@@ -4,9 +4,12 @@ The pass works kernel by kernel. For each function that holds copy ops it first 
 kernel's shared memory (every `copy.alloc_smem` buffer, every barrier group and the TMEM
 address slots, in one dynamic-shared-memory arena, each at its alignment), emits a prologue
 (the arena's base, the elected thread, the thread count), and appends one tensor-map
-parameter per distinct TMA descriptor the kernel's copies need. The kernel ABI (its
-parameters, block, cluster and shared-memory size) is recorded on the function as `copy.abi`
-for the runtime. Then one pattern per op rewrites the copies.
+parameter per distinct TMA descriptor the kernel's copies need (each L2 cache policy
+without a documented encoding is made once, after the prologue, by `createpolicy`); once the
+copies are lowered, the elected thread prefetches each tensor map at the kernel's entry
+(`prefetch_tensormaps`, unless the kernel has `copy.prefetch_tensormaps = false`). The
+kernel ABI (its parameters, block, cluster and shared-memory size) is recorded on the
+function as `copy.abi` for the runtime. Then one pattern per op rewrites the copies.
 
 With `debug_guards`, the ops also check at run time what the verifier cannot prove for
 values known only then (TMA coordinates, barrier indices) and bound every `barrier_wait`,
@@ -35,6 +38,8 @@ is lowered in place, then the block is split by warp index);
 - `peer_store` is executed by every thread that reaches it, `peer_copy` and `peer_arrive`
   by the group's elected thread;
 - `tensormap_replace` and the tensor-map fences are issued by the group's elected thread.
+- the tensor-map prefetches are issued by the block's elected thread, the createpolicy of a
+  cache policy by every thread, both at the kernel's entry.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, llvm
-from xdsl.dialects.builtin import IntegerType, UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, UnitAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -123,6 +128,16 @@ def check_roles(fn: func.FuncOp) -> None:
                     )
 
 
+PREFETCH_TENSORMAPS = "copy.prefetch_tensormaps"
+"""The kernel attribute (a bool) that turns the tensor-map prefetch off for one kernel."""
+
+
+def prefetches_tensormaps(fn: func.FuncOp) -> bool:
+    """Whether kernel `fn` prefetches its tensor maps: unless it says `false`."""
+    attr = fn.attributes.get(PREFETCH_TENSORMAPS)
+    return not (isinstance(attr, IntegerAttr) and attr.value.data == 0)
+
+
 @dataclass(frozen=True)
 class ConvertCopyToNVVMPass(ModulePass):
     """Lowers the `copy` dialect to `nvvm` for the module's target (or `target`)."""
@@ -134,6 +149,10 @@ class ConvertCopyToNVVMPass(ModulePass):
 
     debug_guards: bool = False
     """Emits the device-side checks of `guards` (TR12, TR13, P9, and P6's bounded waits)."""
+
+    prefetch_tensormaps: bool = True
+    """The elected thread prefetches each tensor map at the kernel's entry; a kernel with
+    `copy.prefetch_tensormaps = false` opts out."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         target = self.resolve_target(op)
@@ -185,6 +204,11 @@ class ConvertCopyToNVVMPass(ModulePass):
             # The prologue's values get their uses only as the copies are rewritten.
             dce=False,
         )
+        # Every map is known once the copies are lowered; the prefetches go to the kernel's
+        # entry before the roles split the block.
+        for fn, kernel in kernels.items():
+            if self.prefetch_tensormaps and prefetches_tensormaps(fn):
+                kernel.prefetch_tensor_maps()
         # The roles split the block once the ops inside them are lowered for their role.
         apply_patterns(op, [LowerWarpSpecialize(kernels)], dce=False)
         for fn, kernel in kernels.items():

@@ -56,12 +56,13 @@ class LowerPrefetch(KernelPattern):
         if op.is_bulk:
             rewriter.replace(op, bulk_prefetch(op, kernel), [])
             return
-        descriptor = tma_descriptor(op.geometry(), kernel, written=False)
+        descriptor = tma_descriptor(op.geometry(), kernel, False, op.l2_promotion_bytes)
         body = Emit()
         coords = tma_coordinates(body, lowered(op.indices, body.ops))
+        hint = l2_cache_hint(body, op, kernel)
         body(
             nvvm.CpAsyncBulkTensorPrefetchOp(
-                tma_descriptor=descriptor, coordinates=coords, l2_cache_hint=l2_cache_hint(body, op)
+                tma_descriptor=descriptor, coordinates=coords, l2_cache_hint=hint
             )
         )
         e = Emit()
@@ -103,6 +104,7 @@ class LowerIm2colLoad(KernelPattern):
             g.lower,
             g.upper,
             g.element_strides,
+            l2_promotion=op.l2_promotion_bytes,
         )
         descriptor = kernel.tensor_map(key, written=False)
         body = Emit()
@@ -122,7 +124,7 @@ class LowerIm2colLoad(KernelPattern):
                 coordinates=coordinates,
                 mbar=bar,
                 im2col_offsets=offsets,
-                l2_cache_hint=l2_cache_hint(body, op),
+                l2_cache_hint=l2_cache_hint(body, op, kernel),
             )
         )
         e = Emit()
@@ -135,25 +137,41 @@ class LowerIm2colLoad(KernelPattern):
 # ===----------------------------------------------------------------------=== #
 
 
-def tma_descriptor(g: copy.BoxGeometry, kernel: Kernel, written: bool) -> SSAValue:
-    """The tensor-map parameter of a TMA op's box (the box each CTA issues), appended to the
-    kernel on first use; `written`: a TMA store or reduction writes through it."""
+def tma_descriptor(
+    g: copy.BoxGeometry, kernel: Kernel, written: bool, l2_promotion: int
+) -> SSAValue:
+    """The tensor-map parameter of a TMA op's box (the box each CTA issues) with the L2
+    promotion `l2_promotion` (bytes, 0: none), appended to the kernel on first use;
+    `written`: a TMA store or reduction writes through it. Two copies of one array that ask
+    for different promotions get two maps: the promotion is a field of the descriptor."""
     # The verifier guarantees a GMEM kernel argument (B11) of a tensor-map type (C11, E1).
     dtype = g.tensor_map_type
     assert dtype is not None
     # The map without `written`: one key per descriptor, whichever copies write through it.
     key = TensorMapParam(
-        g.gmem_argument, g.gmem_box, g.swizzle_bytes, g.tensor_map_oob, dtype, written=False
+        g.gmem_argument,
+        g.gmem_box,
+        g.swizzle_bytes,
+        g.tensor_map_oob,
+        dtype,
+        written=False,
+        l2_promotion=l2_promotion,
     )
     return kernel.tensor_map(key, written)
 
 
 def l2_cache_hint(
-    e: Emit, op: copy.AsyncCopyOp | copy.PrefetchOp | copy.Im2colLoadOp
+    e: Emit, op: copy.AsyncCopyOp | copy.PrefetchOp | copy.Im2colLoadOp, kernel: Kernel
 ) -> SSAValue | None:
-    """The i64 cache-policy operand of a TMA op's `.L2::cache_hint` form, None for none."""
+    """The i64 cache-policy operand of a TMA op's `.L2::cache_hint` form: a documented
+    encoding as a constant, any other policy (a fraction, a secondary priority,
+    evict_unchanged) made once per kernel at its entry by createpolicy; None for none."""
     policy = op.l2_policy_value()
-    return None if policy is None else e.const(policy, i64)
+    if policy is None:
+        return None
+    if isinstance(policy, int):
+        return e.const(policy, i64)
+    return kernel.cache_policy(policy)
 
 
 def tma_coordinates(e: Emit, indices: Sequence[SSAValue]) -> list[SSAValue]:
@@ -166,7 +184,7 @@ def tma_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     g = op.geometry()
     body = Emit()
     if op.map is None:
-        descriptor = tma_descriptor(g, kernel, written=not g.is_load)
+        descriptor = tma_descriptor(g, kernel, not g.is_load, op.l2_promotion_bytes)
     else:
         # A map in global memory (copy.tensormap_global): its generic address.
         (descriptor,) = lowered([op.map], body.ops)
@@ -177,7 +195,7 @@ def tma_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     indices = list(lowered(g.gmem_indices, body.ops))
     if kernel.guards is not None:
         kernel.guards.coordinates(body, kernel.fn, g, indices)
-    hint = l2_cache_hint(body, op)
+    hint = l2_cache_hint(body, op, kernel)
     if g.is_load:
         tma_load(body, op, kernel, g, descriptor, smem, indices, hint)
     elif op.reduction is None:
@@ -342,7 +360,7 @@ def bulk_prefetch(op: copy.PrefetchOp, kernel: Kernel) -> list[Operation]:
     offset = bulk_offset(body, span, indices)
     src = body.byte_offset(gmem, offset if isinstance(offset, int) else offset.value)
     size = body.const(span.issued_bytes, i32)
-    body(nvvm.CpAsyncBulkPrefetchOp(src, size, l2_cache_hint=l2_cache_hint(body, op)))
+    body(nvvm.CpAsyncBulkPrefetchOp(src, size, l2_cache_hint=l2_cache_hint(body, op, kernel)))
     e = Emit()
     kernel.group(op).elected(e, body.ops)
     return e.ops
@@ -363,7 +381,7 @@ def bulk_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
         kernel.guards.bulk_bounds(body, kernel.fn, op, g, indices)
     offset = bulk_offset(body, span, indices)
     size = body.const(span.issued_bytes, i32)
-    hint = l2_cache_hint(body, op)
+    hint = l2_cache_hint(body, op, kernel)
     if g.is_load:
         assert op.barrier is not None  # rule A3
         if kernel.guards is not None:

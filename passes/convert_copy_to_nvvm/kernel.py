@@ -120,6 +120,9 @@ class Kernel:
     one, unless it is in a loop (a tcgen05.alloc after the relinquish is undefined)."""
     guards: Guards | None
     """The module's debug guards (`debug-guards=true`), None without them."""
+    prologue_end: Operation
+    """The last op of the prologue at the kernel's entry: what is hoisted to the entry
+    (cache policies, tensor-map prefetches) goes after it."""
     roles: dict[Block, Group] = field(default_factory=dict)
     """The issuing group of each role's body (`copy.warp_specialize`)."""
     tensor_maps: dict[TensorMapParam | Operation, SSAValue] = field(default_factory=dict)
@@ -129,6 +132,9 @@ class Kernel:
     written_maps: set[TensorMapParam | Operation] = field(default_factory=set)
     """The tensor maps a TMA store or reduction writes through (the runtime checks their
     arrays' innermost extent: rule TR19)."""
+    cache_policies: dict[str, SSAValue] = field(default_factory=dict)
+    """The i64 cache policy made at the kernel's entry for each distinct createpolicy
+    instruction (its PTX)."""
 
     @property
     def clustered(self) -> bool:
@@ -184,6 +190,39 @@ class Kernel:
             self.workspaces[op] = param
         return self.tensor_maps[op]
 
+    def cache_policy(self, policy: copy.CachePolicy) -> SSAValue:
+        """The i64 operand of `policy`, made by `createpolicy` at the kernel's entry on first
+        use (every thread makes it: one instruction, no memory access), shared by every
+        copy of the kernel with the same policy."""
+        ptx = policy.createpolicy("$0")
+        if ptx not in self.cache_policies:
+            # In order of first use, after the prologue.
+            made = [v.owner for v in self.cache_policies.values()]
+            after = made[-1] if made else self.prologue_end
+            assert isinstance(after, Operation)
+            block = after.parent_block()
+            assert block is not None
+            op = llvm.InlineAsmOp(ptx, "=l", [], [i64])
+            block.insert_op_after(op, after)
+            self.cache_policies[ptx] = op.results[0]
+        return self.cache_policies[ptx]
+
+    def prefetch_tensor_maps(self) -> None:
+        """The elected thread of the block prefetches each of the kernel's tensor maps at its
+        entry (`prefetch.param.tensormap`), so that the first TMA copy through a map does
+        not wait for its descriptor; issued before the roles of copy.warp_specialize split
+        the block, once per CTA."""
+        # The `.param` maps only: a workspace (keyed by its copy.tensormap_global) is global
+        # memory the kernel rewrites, which prefetch.param.tensormap cannot name.
+        params = [m for key, m in self.tensor_maps.items() if not isinstance(key, Operation)]
+        if not params:
+            return
+        e = Emit()
+        self.elected(e, [nvvm.PrefetchTensorMapOp(m) for m in params])
+        block = self.prologue_end.parent_block()
+        assert block is not None
+        block.insert_ops_after(e.ops, self.prologue_end)
+
 
 def last_tmem_alloc(fn: func.FuncOp) -> Operation | None:
     """The kernel's last `copy.tmem_alloc`, if no loop holds it."""
@@ -228,6 +267,7 @@ def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kerne
         entry.add_ops(e.ops)
     else:
         entry.insert_ops_before(e.ops, entry.first_op)
+    prologue_end = e.ops[-1]
     roles = {
         ws.role_block(r): open_role(target, ws, r, linear)
         for ws in fn.walk()
@@ -246,6 +286,7 @@ def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kerne
         base=base,
         relinquish_after=last_tmem_alloc(fn),
         guards=guards,
+        prologue_end=prologue_end,
         roles=roles,
     )
 
@@ -268,7 +309,9 @@ def open_role(target: Target, ws: copy.WarpSpecializeOp, role: int, tid: SSAValu
         action = "inc" if regs[role] > share else "dec"
         e(
             llvm.InlineAsmOp(
-                f"setmaxnreg.{action}.sync.aligned.u32 {regs[role]};", "", [],
+                f"setmaxnreg.{action}.sync.aligned.u32 {regs[role]};",
+                "",
+                [],
                 has_side_effects=True,
             )
         )

@@ -13,8 +13,8 @@ op's `llvmBuilder`: a call of the LLVM 22 NVPTX intrinsic where LLVM 22 has one,
 
 One module per family of upstream's NVVMOps.td: `sreg` (special registers, made from a
 table), `barrier` (barriers and fences), `mbarrier`, `cp_async`, `bulk` (bulk and TMA
-copies, reductions, prefetch), `mapa`, `shfl` (warp shuffles), `tcgen05`; `attributes`
-holds what they share.
+copies, reductions, prefetch), `prefetch` (the tensor-map prefetch), `mapa`, `shfl`
+(warp shuffles), `tcgen05`; `attributes` holds what they share.
 This module assembles them into the `NVVM` dialect.
 
 Deviations from upstream:
@@ -93,6 +93,7 @@ from passes.nvvm.mbarrier import (
     MBarrierTestWaitParitySharedOp,
     MBarrierTryWaitParitySharedOp,
 )
+from passes.nvvm.prefetch import PrefetchTensorMapOp
 from passes.nvvm.shfl import ShflKind, ShflKindAttr, ShflOp
 from passes.nvvm.sreg import (
     SREGS,
@@ -181,6 +182,7 @@ NVVM = Dialect(
         CpAsyncBulkTensorGlobalSharedCtaOp,
         CpAsyncBulkTensorReduceOp,
         CpAsyncBulkTensorPrefetchOp,
+        PrefetchTensorMapOp,
         MapaSharedClusterOp,
         ShflOp,
         Tcgen05AllocOp,
@@ -268,6 +270,7 @@ __all__ = [
     "MBarrierTestWaitParitySharedOp",
     "MBarrierTryWaitParitySharedOp",
     "NVVM",
+    "PrefetchTensorMapOp",
     "ProxyKind",
     "ProxyKindAttr",
     "SHARED_PTR",

@@ -179,3 +179,18 @@ func.func @tu13_map_from_an_argument(%x: memref<256x256xf32>, %m: !copy.tensorma
   copy.tensormap_fence_acquire %m : !copy.tensormap<64x64xf32>
   func.return
 }
+
+// -----
+
+// rule: L9
+// fix: s| {l2_promotion = 256 : i64}||
+func.func @l9_promotion_through_a_global_map(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %m = copy.tensormap_global %x slot %c0 of 4 : memref<256x256xf32> -> !copy.tensormap<64x64xf32>
+  // expected-error@+2 {{Expected no l2_promotion on a copy through a map in global memory: the map's promotion is that of the map the runtime encodes for it (128 bytes)}}
+  // expected-note@+1 {{drop l2_promotion, or drop map(...) to use the kernel's .param map}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] map(%m : !copy.tensormap<64x64xf32>) {l2_promotion = 256 : i64} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}

@@ -416,3 +416,30 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   // CHECK: func.func private @tensormap_types(!copy.tensormap<8x64xbf16, swizzle 128, oob nan>, !copy.tensormap<1x16xi8>)
   func.func private @tensormap_types(!copy.tensormap<8x64xbf16, swizzle 128, oob nan>, !copy.tensormap<1x16xi8>)
 }
+
+// -----
+
+// L2 cache policies (issue I, item 3): evict_unchanged, fraction-based policies with a
+// secondary priority, and the tensor map's L2 promotion, on copies and prefetches.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @l2_policies(
+  func.func @l2_policies(%x: memref<4096x4096xf32>, %y: memref<4096x4096xf32>, %i: index) {
+    %c0 = arith.constant 0 : index
+    %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    // CHECK: copy.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} barrier %{{.*}}[%{{.*}}] l2 evict_last fraction 5.000000e-01 secondary evict_first {l2_promotion = 256 : i64} : memref<4096x4096xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{l2 = #copy<l2 evict_last>, l2_fraction = 5.000000e-01 : f32, l2_secondary = #copy<l2 evict_first>, l2_promotion = 256 : i64, operandSegmentSizes = array<i32: 1, 1, 2, 0, 1, 1, 0, 0>}>
+    copy.async_copy %x[%i, %c0] to %buf barrier %bar[%c0] l2 evict_last fraction 0.5 secondary evict_first {l2_promotion = 256 : i64} : memref<4096x4096xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    %phase = arith.constant false
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    // CHECK: copy.async_copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] l2 evict_unchanged : memref<64x64xf32, #copy.smem> to memref<4096x4096xf32>
+    // CHECK-GENERIC: "copy.async_copy"(%{{.*}}) <{l2 = #copy<l2 evict_unchanged>, operandSegmentSizes = array<i32: 1, 1, 0, 2, 0, 0, 0, 0>}>
+    copy.async_copy %buf to %y[%i, %c0] l2 evict_unchanged : memref<64x64xf32, #copy.smem> to memref<4096x4096xf32>
+    // CHECK: copy.prefetch %{{.*}}[%{{.*}}, %{{.*}}] l2 evict_first fraction 2.500000e-01 {box = array<i64: 64, 64>, l2_promotion = 0 : i64} : memref<4096x4096xf32>
+    // CHECK-GENERIC: "copy.prefetch"(%{{.*}}, %{{.*}}, %{{.*}}) <{l2 = #copy<l2 evict_first>, l2_fraction = 2.500000e-01 : f32, box = array<i64: 64, 64>, l2_promotion = 0 : i64}> : (memref<4096x4096xf32>, index, index) -> ()
+    copy.prefetch %y[%i, %c0] l2 evict_first fraction 0.25 {box = array<i64: 64, 64>, l2_promotion = 0 : i64} : memref<4096x4096xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
