@@ -67,6 +67,13 @@ class Target:
         return self.has_tma and self.suffix in ("a", "f") and self.sm in (90, 100, 103)
 
     @property
+    def has_cta_bulk_destination(self) -> bool:
+        """The `.shared::cta` destination of the TMA and bulk loads (PTX ISA 8.6): where a
+        load writes only its own CTA's SMEM (not multicast, not leader-tracked), the
+        lowering names that window rather than `.shared::cluster` (jax#40721)."""
+        return self.has_tma and self.ptx_isa >= 86
+
+    @property
     def has_tensormap_replace(self) -> bool:
         """`tensormap.replace` and `fence.proxy.tensormap::generic` (a tensor map rewritten
         in the kernel): PTX ISA 8.3, the arch-specific targets sm_90a, sm_100a/f, sm_103a
@@ -104,15 +111,14 @@ TARGETS: dict[str, Target] = {
     for t in (
         # Ampere and Ada take PTX ISA 8.0 (their minimum is 7.0-8.0): `::cta` qualifiers
         # (7.8) and the PTX that was run on an H200 (docs/hardware.md) need it. Hopper takes
-        # 8.1: st.async and red.async (DSMEM stores into a peer CTA) need it (ptxas rejects
-        # them under 8.0).
+        # 8.6: the `.shared::cta` destinations of the bulk and TMA loads are 8.6 (LLVM
+        # aborts on them below it), tensormap.replace and fence.proxy.tensormap 8.3,
+        # st.async and red.async 8.1 (ptxas rejects them under 8.0).
         Target("sm_80", 80, "", 166_912, 80),
         Target("sm_86", 86, "", 101_376, 80),
         Target("sm_89", 89, "", 101_376, 80),
-        Target("sm_90", 90, "", 232_448, 81),
-        # sm_90a takes 8.3: tensormap.replace and fence.proxy.tensormap (tensor maps
-        # rewritten in the kernel) are 8.3 and sm_90a's.
-        Target("sm_90a", 90, "a", 232_448, 83),
+        Target("sm_90", 90, "", 232_448, 86),
+        Target("sm_90a", 90, "a", 232_448, 86),
         # Blackwell: sm_100f and sm_103a need PTX 8.8 (LLVM aborts below it), sm_100a 8.6
         # and sm_120/sm_120a 8.7; all take 8.8, so that inline tcgen05 PTX of 8.7/8.8
         # assembles.

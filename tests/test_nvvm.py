@@ -245,6 +245,25 @@ def sm_90a() -> tuple[list[Kernel], list[str]]:
         ),
         nvvm.CpAsyncBulkGlobalSharedCtaOp(k["gmem"], smem, i),
         nvvm.CpAsyncBulkGlobalSharedCtaOp(k["gmem"], smem, i, l2_cache_hint=hint),
+        nvvm.CpAsyncBulkSharedClusterGlobalOp(smem, k["gmem"], bar, i, cta_destination=True),
+        load(dst=smem, tma_descriptor=tmap, coordinates=[i, i], mbar=bar, cta_destination=True),
+        load(
+            dst=smem,
+            tma_descriptor=tmap,
+            coordinates=[i, i, i],
+            mbar=bar,
+            im2col_offsets=[mask],
+            l2_cache_hint=hint,
+            cta_destination=True,
+        ),
+        load(
+            dst=smem,
+            tma_descriptor=tmap,
+            coordinates=[i],
+            mbar=bar,
+            predicate=p,
+            cta_destination=True,
+        ),  # fmt: skip
         nvvm.CpAsyncBulkPrefetchOp(k["gmem"], i),
         nvvm.CpAsyncBulkPrefetchOp(k["gmem"], i, l2_cache_hint=hint),
     )
@@ -252,6 +271,11 @@ def sm_90a() -> tuple[list[Kernel], list[str]]:
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [",
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
         ".L2::cache_hint [",
+        "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [",
+        "cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [",
+        "cp.async.bulk.tensor.3d.shared::cta.global.im2col.mbarrier::complete_tx::bytes"
+        ".L2::cache_hint [",
+        "@%p1 cp.async.bulk.tensor.1d.shared::cta.global.mbarrier::complete_tx::bytes",
         "cp.async.bulk.global.shared::cta.bulk_group [",
         "cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [",
         "cp.async.bulk.prefetch.L2.global [",
@@ -392,7 +416,7 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
 
 TARGETS: dict[str, tuple[str, Callable[[], tuple[list[Kernel], list[str]]]]] = {
     "sm_80": ("+ptx80", sm_80),
-    "sm_90a": ("+ptx81", sm_90a),
+    "sm_90a": ("+ptx86", sm_90a),
     "sm_100a": ("+ptx86", sm_100a),
 }
 

@@ -65,7 +65,7 @@ def test_grouped_copy_compiles_to_ptx_and_cubin(name, persistent):
 def test_grouped_copy_ptx_rewrites_the_map_in_global_memory():
     compiled = compile_module(module("three_odd"), make_context())
     ptx = compiled.ptx
-    assert ".version 8.3" in ptx
+    assert ".version 8.6" in ptx
     for field in ("global_address", "global_dim", "global_stride"):
         assert f"tensormap.replace.tile.{field}.global.b1024" in ptx
     assert re.search(r"global_dim\.global\.b1024\.b32 \[%tm\], 1, ", ptx)  # memref dim 0
@@ -75,7 +75,7 @@ def test_grouped_copy_ptx_rewrites_the_map_in_global_memory():
     assert acquire
     # The load issues through the map the acquire made visible, not a .param map.
     load = re.search(
-        r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\S* \[%rd\d+\], \[(%rd\d+),", ptx
+        r"cp\.async\.bulk\.tensor\.2d\.shared::cta\.global\S* \[%rd\d+\], \[(%rd\d+),", ptx
     )
     assert load
     assert load.group(1) == acquire.group(1)

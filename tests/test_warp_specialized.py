@@ -26,7 +26,7 @@ def test_ws_copy_compiles_for_every_stage_count(stages):
     assert ".reqntid 64, 1, 1" in ptx
     assert "elect.sync" in ptx
     assert "shfl.sync.idx.b32" in ptx  # the warp index, read warp-uniformly
-    assert "cp.async.bulk.tensor.2d.shared::cluster.global" in ptx
+    assert "cp.async.bulk.tensor.2d.shared::cta.global" in ptx
     assert "cp.async.bulk.tensor.2d.global.shared::cta" in ptx
     # The storer's wait_group syncs role 1 on named barrier 2 (32 threads), never the block.
     assert "barrier.sync 2, 32;" in ptx

@@ -9,7 +9,7 @@
 // CHECK-NOT: .b8
 // CHECK: )
 // CHECK: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, [[TX:%r[0-9]+]];
-// CHECK: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}], [[TX]], [{{%rd[0-9]+}}], {{%rd[0-9]+}};
+// CHECK: cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}], [[TX]], [{{%rd[0-9]+}}], {{%rd[0-9]+}};
 // CHECK: cp.async.bulk.global.shared::cta.bulk_group [{{%rd[0-9]+}}], [{{%rd[0-9]+}}], [[TX]];
 // CHECK: cp.async.bulk.prefetch.L2.global [{{%rd[0-9]+}}], {{%r[0-9]+}};
 // CHECK-NOT: cp.async.bulk.tensor
@@ -51,7 +51,7 @@ module attributes {copy.target = #copy.target<"sm_90a">} {
   // A copy that may leave the array (oob zeros, the load's default) stays a tensor copy.
   // CHECK-LABEL: .entry tensor_when_oob(
   // CHECK: .param .align 64 .b8
-  // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+  // CHECK: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
   func.func @tensor_when_oob(%x: memref<64x256xf32>, %row: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
     %false = arith.constant false

@@ -16,7 +16,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
     // CHECK: scf.if %[[LEADER:.*]] {
     // CHECK: nvvm.mbarrier.arrive.expect_tx.shared %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
-    // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<3>, !llvm.ptr
+    // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] {cta_destination} : !llvm.ptr<3>, !llvm.ptr
     copy.async_copy %x[%i, %j] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
     %phase = arith.constant false
     // Every thread waits.
@@ -53,7 +53,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // CHECK-NEXT: scf.if %[[COND]] {
     // The L2 policy evict_last is the 64-bit operand createpolicy gives it.
     // CHECK: %[[POLICY:.*]] = llvm.mlir.constant(1508705875169116160) : i64
-    // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} l2_cache_hint = %[[POLICY]] : !llvm.ptr<3>, !llvm.ptr
+    // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} l2_cache_hint = %[[POLICY]] {cta_destination} : !llvm.ptr<3>, !llvm.ptr
     copy.async_copy %x[%i, %c0] to %buf barrier %bar[%c0] if %p l2 evict_last : memref<256x256xbf16> to memref<32x64xbf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
     // The wait is predicated as the load is: nothing arrives when %p is false.
     scf.if %p {

@@ -22,7 +22,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %ucnt = copy.alloc_smem : memref<64xui32, #copy.smem>
     %wide = copy.alloc_smem : memref<64xi64, #copy.smem>
     %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
-    // CHECK: .version 8.3
+    // CHECK: .version 8.6
     // CHECK: mapa.shared::cluster.u64
     // CHECK: mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%r{{[0-9]+}}], %r{{[0-9]+}};
     copy.peer_arrive %bars[%c0] peer %peer expect_tx 21504 : !copy.barrier<2>

@@ -36,9 +36,9 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // The kernel ABI records each im2col map (box [pixels, channels], corners, element strides
 // (1, strides..., 1)); each load is the NVVM op with its offsets, innermost first.
 // NVVM: copy.abi = {{.*}}{kind = "im2col_map", arg = 0 : i64, box = array<i64: 64, 16>, swizzle = 16 : i64, oob = "zeros", dtype = "FLOAT32", written = false, l2_promotion = 128 : i64, lower = array<i64: -2>, upper = array<i64: 0>, element_strides = array<i64: 1, 1, 1>}, {kind = "im2col_map", arg = 1 : i64, box = array<i64: 128, 64>, swizzle = 128 : i64, oob = "zeros", dtype = "FLOAT16", written = false, l2_promotion = 128 : i64, lower = array<i64: -1, -1>, upper = array<i64: -2, -2>, element_strides = array<i64: 1, 2, 2, 1>}, {kind = "im2col_map", arg = 2 : i64, box = array<i64: 96, 32>, swizzle = 64 : i64, oob = "zeros", dtype = "BFLOAT16", written = false, l2_promotion = 128 : i64, lower = array<i64: 0, -1, -1>, upper = array<i64: -1, -1, -1>, element_strides = array<i64: 1, 1, 1, 1, 1>}]
-// NVVM: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}] im2col[%r] : !llvm.ptr<3>, !llvm.ptr
-// NVVM: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] im2col[%s, %r] l2_cache_hint = %{{.*}} : !llvm.ptr<3>, !llvm.ptr
-// NVVM: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] im2col[%s, %r, %r] : !llvm.ptr<3>, !llvm.ptr
+// NVVM: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}] im2col[%r] {cta_destination} : !llvm.ptr<3>, !llvm.ptr
+// NVVM: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] im2col[%s, %r] l2_cache_hint = %{{.*}} {cta_destination} : !llvm.ptr<3>, !llvm.ptr
+// NVVM: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] im2col[%s, %r, %r] {cta_destination} : !llvm.ptr<3>, !llvm.ptr
 
 // CHECK-LABEL: .entry im2col(
 // CHECK:       .param .align 64 .b8 im2col_param_3[128],
@@ -51,7 +51,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // CHECK:       mov.b32 [[MINUS:%r[0-9]+]], -1;
 // CHECK:       mov.b32 [[ZERO:%r[0-9]+]], 0;
 // (c, w, n) = (0, -1, 1) and the offset r.
-// CHECK-NEXT:  cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {[[ZERO]], [[MINUS]], [[ONE]]}], [{{%rd[0-9]+}}], {[[R]]};
+// CHECK-NEXT:  cp.async.bulk.tensor.3d.shared::cta.global.im2col.mbarrier::complete_tx::bytes [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {[[ZERO]], [[MINUS]], [[ONE]]}], [{{%rd[0-9]+}}], {[[R]]};
 // CHECK:       mov.b32 [[BYTES4:%r[0-9]+]], 16384;
 // CHECK:       mbarrier.arrive.expect_tx.shared.b64 {{%rd[0-9]+}}, [{{%rd[0-9]+}}], [[BYTES4]];
 // The second load's L2 policy (evict_last, 0x14F0000000000000) is its .L2::cache_hint operand.
@@ -60,7 +60,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // CHECK:       mov.b32 [[TWO:%r[0-9]+]], 2;
 // CHECK:       mov.b32 [[EIGHT:%r[0-9]+]], 8;
 // (c, w, h, n) = (8, 2, -1, 1) and the offsets (s, r).
-// CHECK:       cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {[[EIGHT]], [[TWO]], [[MINUS]], [[ONE]]}], [{{%rd[0-9]+}}], {[[S]], [[R]]}, [[LAST]];
+// CHECK:       cp.async.bulk.tensor.4d.shared::cta.global.im2col.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {[[EIGHT]], [[TWO]], [[MINUS]], [[ONE]]}], [{{%rd[0-9]+}}], {[[S]], [[R]]}, [[LAST]];
 // The arrive = false load: the kernel's arrive_expect_tx of 6144 bytes, none of its own.
 // CHECK:       mov.b32 [[BYTES5:%r[0-9]+]], 6144;
 // CHECK:       mbarrier.arrive.expect_tx.shared.b64 {{%rd[0-9]+}}, [{{%rd[0-9]+}}], [[BYTES5]];
@@ -68,5 +68,5 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // CHECK:       mov.b16 [[R5:%rs[0-9]+]], 5;
 // CHECK:       mov.b16 [[S5:%rs[0-9]+]], 7;
 // CHECK-NOT:   mbarrier.arrive.expect_tx
-// CHECK:       cp.async.bulk.tensor.5d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], {[[S5]], [[R5]], [[R5]]};
+// CHECK:       cp.async.bulk.tensor.5d.shared::cta.global.im2col.mbarrier::complete_tx::bytes [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], {[[S5]], [[R5]], [[R5]]};
 // CHECK:       mbarrier.try_wait.parity

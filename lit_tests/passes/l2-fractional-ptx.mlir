@@ -55,8 +55,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // CHECK:       createpolicy.fractional.L2::evict_last.L2::evict_first.b64 [[SPLIT:%rd[0-9]+]], 0f3F400000;
 // CHECK-NOT:   createpolicy
 // CHECK:       cp.async.bulk.prefetch.tensor.2d.L2.global.tile.L2::cache_hint [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [[LAST]];
-// CHECK:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], [[FIRST]];
-// CHECK:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], [[FIRST]];
+// CHECK:       cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], [[FIRST]];
+// CHECK:       cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], [[FIRST]];
 // CHECK:       cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group.L2::cache_hint [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], [[UNCHANGED]];
 // CHECK:       cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group.L2::cache_hint [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], [[SPLIT]];
 // CHECK-NOT:   createpolicy
@@ -67,7 +67,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // CHECK:       createpolicy.fractional.L2::evict_unchanged.b64 [[BUNCHANGED:%rd[0-9]+]], 0f3F800000;
 // CHECK-NOT:   createpolicy
 // CHECK:       cp.async.bulk.prefetch.L2.global.L2::cache_hint [{{%rd[0-9]+}}], {{%r[0-9]+}}, [[BLAST]];
-// CHECK:       cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}], {{%r[0-9]+}}, [{{%rd[0-9]+}}], [[BUNCHANGED]];
+// CHECK:       cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}], {{%r[0-9]+}}, [{{%rd[0-9]+}}], [[BUNCHANGED]];
 // CHECK:       cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}], {{%r[0-9]+}}, [[BLAST]];
 // CHECK-NOT:   createpolicy
 

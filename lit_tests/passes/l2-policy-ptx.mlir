@@ -32,7 +32,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // CHECK:       mov.b64 [[PREFETCH:%rd[0-9]+]], 1508705875169116160;
 // CHECK:       cp.async.bulk.prefetch.tensor.2d.L2.global.tile.L2::cache_hint [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [[PREFETCH]];
 // CHECK:       mov.b64 [[FIRST:%rd[0-9]+]], 1364590687093260288;
-// CHECK:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], [[FIRST]];
+// CHECK:       cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], [[FIRST]];
 // The reduction's policy is the prefetch's: one register holds it.
 // CHECK:       cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group.L2::cache_hint [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], [[PREFETCH]];
 // CHECK:       mov.b64 [[NORMAL:%rd[0-9]+]], 1152921504606846976;

@@ -10,7 +10,7 @@
 // TMA: mbarrier.init.shared.b64
 // TMA: fence.proxy.async.shared::cta
 // TMA: mbarrier.arrive.expect_tx.shared.b64
-// TMA: cp.async.bulk.tensor.2d.shared::cluster.global{{(.tile)?}}.mbarrier::complete_tx::bytes
+// TMA: cp.async.bulk.tensor.2d.shared::cta.global{{(.tile)?}}.mbarrier::complete_tx::bytes
 // TMA: mbarrier.try_wait.parity.shared::cta.b64
 // TMA: cp.async.bulk.tensor.2d.global.shared::cta{{(.tile)?}}.bulk_group
 // TMA: cp.async.bulk.commit_group

@@ -49,7 +49,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // CHECK-NEXT:  prefetch.param.tensormap [[[MAP2]]];
 // CHECK-NEXT:  prefetch.param.tensormap [[[MAP3]]];
 // CHECK-NOT:   prefetch
-// CHECK:       cp.async.bulk.tensor.2d.shared::cluster.global
+// CHECK:       cp.async.bulk.tensor.2d.shared::cta.global
 // CHECK-NOT:   prefetch
 // CHECK:       cp.async.bulk.tensor.2d.global.shared::cta
 // CHECK-LABEL: .entry opted_out(
@@ -58,7 +58,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // OFF-LABEL:   .entry two_maps(
 // OFF-NOT:     prefetch
-// OFF:         cp.async.bulk.tensor.2d.shared::cluster.global
+// OFF:         cp.async.bulk.tensor.2d.shared::cta.global
 // OFF-LABEL:   .entry opted_out(
 // OFF-NOT:     prefetch
 // OFF:         ret;

@@ -27,7 +27,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   }
 }
 
-// CHECK:       .version 8.3
+// CHECK:       .version 8.6
 // CHECK-LABEL: .entry repoint(
 // CHECK-NOT:   .param .align 64 .b8
 // CHECK:       .param .u64 .ptr .align 1 repoint_param_5
@@ -39,4 +39,4 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // CHECK:       cvta.to.global.u64 %tm, [[MAP]]; tensormap.replace.tile.global_stride.global.b1024.b64 [%tm], 0, {{%rd[0-9]+}};
 // CHECK:       fence.proxy.tensormap::generic.release.gpu;
 // CHECK:       fence.proxy.tensormap::generic.acquire.gpu [[[MAP]]], 128;
-// CHECK:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{{%rd[0-9]+}}], [[[MAP]], {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}];
+// CHECK:       cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [{{%rd[0-9]+}}], [[[MAP]], {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}];

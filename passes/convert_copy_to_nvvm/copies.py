@@ -125,6 +125,7 @@ class LowerIm2colLoad(KernelPattern):
                 mbar=bar,
                 im2col_offsets=offsets,
                 l2_cache_hint=l2_cache_hint(body, op, kernel),
+                cta_destination=kernel.target.has_cta_bulk_destination,
             )
         )
         e = Emit()
@@ -261,8 +262,16 @@ def tma_load(
             multicast_mask=mask,
             l2_cache_hint=hint,
             group=group,
+            cta_destination=own_window(kernel, mask, group),
         )
     )
+
+
+def own_window(kernel: Kernel, mask: SSAValue | None, group: str | None) -> bool:
+    """Whether a load names its destination in this CTA's window (`.shared::cta`, PTX ISA
+    8.6), as it may when it writes only its own CTA's SMEM: not multicast (`mask`), not a
+    CTA pair's (`group`). Elsewhere, `.shared::cluster`."""
+    return kernel.target.has_cta_bulk_destination and mask is None and group is None
 
 
 def leader_tracked(
@@ -400,7 +409,13 @@ def bulk_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
         src = body.byte_offset(gmem, offset if isinstance(offset, int) else offset.value)
         body(
             nvvm.CpAsyncBulkSharedClusterGlobalOp(
-                smem, src, bar, size, multicast_mask=mask, l2_cache_hint=hint
+                smem,
+                src,
+                bar,
+                size,
+                multicast_mask=mask,
+                l2_cache_hint=hint,
+                cta_destination=own_window(kernel, mask, None),
             )
         )
     else:

@@ -39,6 +39,7 @@ from passes.nvvm.attributes import (
     AngleBracketEnum,
     CTAGroupKind,
     CTAGroupKindAttr,
+    addr_space,
     cta_group,
     ptr_in,
 )
@@ -133,8 +134,10 @@ class CpAsyncBulkSharedClusterGlobalOp(IRDLOperation):
     size = operand_def(I32)
     multicast_mask = opt_operand_def(I16)
     l2_cache_hint = opt_operand_def(I64)
+    cta_destination = opt_prop_def(UnitAttr)
+    """The `.shared::cta` form (PTX ISA 8.6): `dst` in this CTA's window, no multicast."""
 
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
 
     assembly_format = (
         "$dst `,` $src `,` $mbar `,` $size "
@@ -151,12 +154,27 @@ class CpAsyncBulkSharedClusterGlobalOp(IRDLOperation):
         size: SSAValue | Operation,
         multicast_mask: SSAValue | Operation | None = None,
         l2_cache_hint: SSAValue | Operation | None = None,
+        cta_destination: bool = False,
     ):
-        super().__init__(operands=[dst, src, mbar, size, multicast_mask, l2_cache_hint])
+        super().__init__(
+            operands=[dst, src, mbar, size, multicast_mask, l2_cache_hint],
+            properties={"cta_destination": UnitAttr()} if cta_destination else {},
+        )
+
+    def verify_(self) -> None:
+        _verify_cta_destination(self, self.dst, self.multicast_mask)
 
     def to_llvm_ir(self, e: IREmitter) -> None:
-        mask = ("i16", "0") if self.multicast_mask is None else arg(e, self.multicast_mask)
         hint, hint_flag = cache_hint(e, self.l2_cache_hint)
+        if self.cta_destination is not None:
+            call(
+                e,
+                "llvm.nvvm.cp.async.bulk.global.to.shared.cta",
+                [arg(e, self.dst), arg(e, self.mbar), arg(e, self.src), arg(e, self.size)]
+                + [hint, hint_flag],
+            )
+            return
+        mask = ("i16", "0") if self.multicast_mask is None else arg(e, self.multicast_mask)
         call(
             e,
             "llvm.nvvm.cp.async.bulk.global.to.shared.cluster",
@@ -251,6 +269,19 @@ class CpAsyncBulkPrefetchOp(IRDLOperation):
         )
 
 
+def _verify_cta_destination(op: Operation, dst: SSAValue, multicast_mask: SSAValue | None) -> None:
+    """Upstream's rule for a `.shared::cta` destination: this CTA's window (a `ptr<3>`), no
+    multicast (upstream takes the form from the pointer's space; here it is the
+    `cta_destination` property, since a `ptr<3>` destination means `.shared::cluster`
+    in LLVM 19's NVVM, which this subset follows)."""
+    if op.properties.get("cta_destination") is None:
+        return
+    if multicast_mask is not None:
+        raise VerifyException("Multicast is not supported with shared::cta mode.")
+    if addr_space(dst.type) != 3:
+        raise VerifyException("the shared::cta destination is a shared (addrspace 3) pointer")
+
+
 def _verify_tensor_dims(dims: int, im2col_offsets: int = 0) -> None:
     """Upstream's `cpAsyncBulkTensorCommonVerifier` (im2col when there are offsets)."""
     if not 1 <= dims <= 5:
@@ -294,6 +325,9 @@ class CpAsyncBulkTensorSharedClusterGlobalOp(IRDLOperation):
     l2_cache_hint = opt_operand_def(I64)
     predicate = opt_operand_def(I1)
     group = opt_prop_def(CTAGroupKindAttr)
+    cta_destination = opt_prop_def(UnitAttr)
+    """The `.shared::cta` form (PTX ISA 8.6): `dst` in this CTA's window, neither multicast
+    nor a CTA group."""
 
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
 
@@ -317,7 +351,11 @@ class CpAsyncBulkTensorSharedClusterGlobalOp(IRDLOperation):
         predicate: SSAValue | Operation | None = None,
         group: str | None = None,
         im2col_offsets: Sequence[SSAValue | Operation] = (),
+        cta_destination: bool = False,
     ):
+        properties = cta_group(group)
+        if cta_destination:
+            properties["cta_destination"] = UnitAttr()
         super().__init__(
             operands=[
                 dst,
@@ -329,19 +367,37 @@ class CpAsyncBulkTensorSharedClusterGlobalOp(IRDLOperation):
                 l2_cache_hint,
                 predicate,
             ],
-            properties=cta_group(group),
+            properties=properties,
         )
 
     def verify_(self) -> None:
         _verify_tensor_dims(len(self.coordinates), len(self.im2col_offsets))
+        _verify_cta_destination(self, self.dst, self.multicast_mask)
+        if self.cta_destination is not None and self.group is not None:
+            raise VerifyException("a CTA group is not supported with the shared::cta destination")
 
     def to_llvm_ir(self, e: IREmitter) -> None:
         if self.predicate is not None:
             self._inline_ptx(e)
             return
         dims, mode = len(self.coordinates), "im2col" if self.im2col_offsets else "tile"
-        mask = ("i16", "0") if self.multicast_mask is None else arg(e, self.multicast_mask)
         hint, hint_flag = cache_hint(e, self.l2_cache_hint)
+        if self.cta_destination is not None:
+            call(
+                e,
+                f"llvm.nvvm.cp.async.bulk.tensor.g2s.cta.{mode}.{dims}d",
+                [
+                    arg(e, self.dst),
+                    arg(e, self.mbar),
+                    arg(e, self.tma_descriptor),
+                    *(arg(e, c) for c in self.coordinates),
+                    *(arg(e, o) for o in self.im2col_offsets),
+                    hint,
+                    hint_flag,
+                ],
+            )
+            return
+        mask = ("i16", "0") if self.multicast_mask is None else arg(e, self.multicast_mask)
         group = None if self.group is None else self.group.data
         call(
             e,
@@ -364,7 +420,8 @@ class CpAsyncBulkTensorSharedClusterGlobalOp(IRDLOperation):
     def _inline_ptx(self, e: IREmitter) -> None:
         dims, offsets = len(self.coordinates), len(self.im2col_offsets)
         operands = [self.dst, self.tma_descriptor, *self.coordinates, self.mbar]
-        ptx = f"cp.async.bulk.tensor.{dims}d.shared::cluster.global"
+        window = "cta" if self.cta_destination is not None else "cluster"
+        ptx = f"cp.async.bulk.tensor.{dims}d.shared::{window}.global"
         ptx += ".im2col" if offsets else ""
         ptx += ".mbarrier::complete_tx::bytes"
         ptx += "" if self.multicast_mask is None else ".multicast::cluster"
