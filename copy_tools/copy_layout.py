@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from copy_dialect import layout
 from copy_dialect.attributes import TmemShape
 from copy_dialect.tmem import TMEM_LANES, TMEM_REGS_PER_NUM, tmem_fragment
-from copy_tools.figure import Figure, FigureError, Line, Rect, Text, palette
+from copy_tools.figure import Figure, FigureError, Line, Rect, Text, check_picture, palette
 
 TOOL = "copy-layout"
 BANKS = 32
@@ -131,7 +131,9 @@ def parse_smem_type(text: str, swizzle: str | None, slot: str | None) -> SmemTil
         ) from None
     except DiagnosticException as exc:
         note = getattr(exc, "note", None)
-        raise LayoutError(f"{exc}" + (f" ({note})" if note else "")) from None
+        raise LayoutError(
+            f"the type {text.strip()!r} does not verify: {exc}" + (f" ({note})" if note else "")
+        ) from None
     if parser.pos < len(text.rstrip()):
         raise LayoutError(f"expected one type, got {text[parser.pos :].strip()!r} after {t}")
     if not isinstance(t, MemRefType):
@@ -166,7 +168,9 @@ def _with_slot(tile: SmemTile, slot: str | None) -> SmemTile:
     try:
         index = tuple(int(s) for s in slot.split(","))
     except ValueError:
-        raise LayoutError(f"expected --slot as integers separated by commas, got {slot!r}") from None
+        raise LayoutError(
+            f"expected --slot as integers separated by commas, got {slot!r}"
+        ) from None
     if len(index) != len(leading):
         raise LayoutError(
             f"expected {len(leading)} slot indices (the dims before the tile's two of "
@@ -188,7 +192,8 @@ def smem_header(tile: SmemTile) -> str:
     per_text = f"{per:g} elements" if per >= 1 else f"1/{1 / per:g} element"
     return (
         f"{tile.type_text}{slot}: {tile.rows} rows of {tile.row_bytes} bytes "
-        f"({tile.chunks} chunks of 16 bytes, {per_text} of {tile.element} each), row pitch "
+        f"({tile.chunks} chunk{'s' if tile.chunks != 1 else ''} of 16 bytes, {per_text} of "
+        f"{tile.element} each), row pitch "
         f"{tile.pitch} bytes, swizzle {swizzle_name(tile.swizzle)}, slot at byte {tile.slot_base}"
     )
 
@@ -208,7 +213,11 @@ def smem_text(tile: SmemTile, show: str, rows: int | None) -> str:
     shown = tile.rows if rows is None else min(rows, tile.rows)
     cells = [[value(r, c) for c in range(tile.chunks)] for r in range(shown)]
     width = max(3, *(len(str(v)) for line in cells for v in line)) + 1
-    lines = [smem_header(tile), "", "   row |" + "".join(f"{c:>{width}}" for c in range(tile.chunks))]
+    lines = [
+        smem_header(tile),
+        "",
+        "   row |" + "".join(f"{c:>{width}}" for c in range(tile.chunks)),
+    ]
     lines.append("-------+" + "-" * (width * tile.chunks))
     lines += [f"{r:>6} |" + "".join(f"{v:>{width}}" for v in line) for r, line in enumerate(cells)]
     if shown < tile.rows:
@@ -221,8 +230,8 @@ def smem_text(tile: SmemTile, show: str, rows: int | None) -> str:
     ]
     if tile.swizzle != layout.UNSWIZZLED:
         lines.append(
-            f"the {tile.swizzle}-byte swizzle XORs the chunk number within each {tile.swizzle}-byte "
-            f"block with bits 7.. of the offset; the pattern repeats every "
+            f"the {tile.swizzle}-byte swizzle XORs the chunk number within each "
+            f"{tile.swizzle}-byte block with bits 7.. of the offset; the pattern repeats every "
             f"{8 * tile.swizzle} bytes ({8 * tile.swizzle // tile.pitch or 1} rows here)"
         )
     return "\n".join(lines) + "\n"
@@ -256,8 +265,9 @@ def conflicts_text(tile: SmemTile) -> str:
     element, and reading the chunk with 16-byte loads, thread t reading row t of the tile."""
     rows = [t % tile.rows for t in range(WARP)]
     element = max(1, tile.bits // 8)
+    which = "t" if tile.rows >= WARP else f"t % {tile.rows}"
     lines = [
-        f"bank conflicts: one warp reads a column, thread t reading row {'t' if tile.rows >= WARP else f't % {tile.rows}'}"
+        f"bank conflicts: one warp reads a column, thread t reading row {which}"
         f" (rows {min(rows)}-{max(rows)}); {BANKS} banks of {BANK_BYTES} bytes",
         f"{'chunk':>5}  {'columns':<9}  {f'{tile.element} reads ({element} B each)':<34}  "
         "16-byte reads of the chunk",
@@ -449,31 +459,39 @@ TCELL_W, TCELL_H = 46, 16
 
 def tmem_figure(a: TmemAccess, warps: Sequence[int]) -> Figure:
     """The warpgroup's TMEM lanes x columns: one rect per (lane, column) a register holds
-    (class `cell`), coloured by warp, labelled thread.register; unread lanes grey."""
+    (class `cell`), coloured by the thread of its warp, labelled thread.register; lanes the
+    access does not touch are grey."""
     cells = a.cells()
     quarters = sorted({w % 4 for w in warps})
-    fig = Figure(LEFT + TCELL_W * max(a.columns, 6) + 24, TOP + TCELL_H * 32 * len(quarters) + 40)
-    fig.add(Text(LEFT, 20, tmem_header(a), 13, bold=True))
+    height = TOP + TCELL_H * 32 * len(quarters)
+    fig = Figure(LEFT + TCELL_W * max(a.columns, 6) + 24, height + 48)
     fig.add(
+        Text(LEFT, 20, tmem_header(a), 13, bold=True),
         Text(
             LEFT,
             38,
-            "TMEM lanes (rows) x 32-bit columns; each box: thread.register of the warp that "
-            "holds it",
+            "TMEM lanes (rows) x 32-bit columns from the op's column; each box: thread.register "
+            "of the warp that holds it, coloured by thread",
             11,
-        )
+        ),
+        Text(
+            LEFT + 4,
+            height + 20,
+            "grey: lanes of the warp's quarter this shape does not touch "
+            "(a 16-lane shape reads the first 16 from the address's lane)",
+            10,
+        ),  # fmt: skip
     )
     for c in range(a.columns):
         fig.add(Text(LEFT + c * TCELL_W + TCELL_W / 2, TOP - 8, str(c), 9, "middle"))
     for i, q in enumerate(quarters):
-        colour = palette(q, 4)
         y0 = TOP + i * 32 * TCELL_H
-        fig.add(Line(LEFT - 56, y0, LEFT + TCELL_W * a.columns, y0, "#333333"))
-        fig.add(Text(LEFT - 56, y0 + 12, f"warp {q}", 9, bold=True))
+        fig.add(Line(8, y0, LEFT + TCELL_W * a.columns, y0, "#333333"))
+        fig.add(Text(8, y0 + 28, f"warp {q}", 9, bold=True))
         for lane in range(32):
             y = y0 + lane * TCELL_H
             if lane % 8 == 0:
-                fig.add(Text(LEFT - 6, y + TCELL_H - 4, str(32 * q + lane), 8, "end"))
+                fig.add(Text(LEFT - 6, y + TCELL_H - 4, f"lane {32 * q + lane}", 8, "end"))
             for c in range(a.columns):
                 tr = cells.get((lane, c))
                 x = LEFT + c * TCELL_W
@@ -481,10 +499,12 @@ def tmem_figure(a: TmemAccess, warps: Sequence[int]) -> Figure:
                     fig.add(Rect(x, y, TCELL_W, TCELL_H, "#eeeeee", "unread"))
                     continue
                 t, r = tr
+                tip = (
+                    f"lane {32 * q + lane}, column {c}: warp {q} thread {t} (thread "
+                    f"{32 * q + t} of the warpgroup) register {r}"
+                )
                 fig.add(
-                    Rect(x, y, TCELL_W, TCELL_H, colour, "cell", f"lane {32 * q + lane}, column "
-                         f"{c}: warp {q} thread {t} (thread {32 * q + t} of the warpgroup) "
-                         f"register {r}"),  # fmt: skip
+                    Rect(x, y, TCELL_W, TCELL_H, palette(t, WARP), "cell", tip),
                     Text(x + TCELL_W / 2, y + TCELL_H - 4, f"{t}.{r}", 8, "middle"),
                 )
     return fig
@@ -544,14 +564,16 @@ def run(args: argparse.Namespace) -> int:
         if args.conflicts:
             text += "\n" + conflicts_text(tile)
         figure = smem_figure(tile, args.rows)
-    if not args.no_text:
-        sys.stdout.write(text)
-    for path in (args.svg, args.png):
-        if path is not None:
-            try:
-                figure.write(path)
-            except (FigureError, OSError) as exc:
-                raise LayoutError(str(exc)) from None
+    pictures = [(p, s) for p, s in ((args.svg, ".svg"), (args.png, ".png")) if p is not None]
+    try:
+        for path, suffix in pictures:
+            check_picture(path, suffix)
+        if not args.no_text:
+            sys.stdout.write(text)
+        for path, _ in pictures:
+            figure.write(path)
+    except (FigureError, OSError) as exc:
+        raise LayoutError(str(exc)) from None
     return 0
 
 
@@ -566,4 +588,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

@@ -4,6 +4,7 @@ PNG from the same list. `copy-layout` and the benchmarks' `--plot` draw with it.
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
@@ -59,8 +60,19 @@ class Figure:
     def add(self, *items: Rect | Line | Text) -> None:
         self.items.extend(items)
 
+    def fit(self) -> None:
+        """Widens the figure to its texts (about 0.6 em per character) and rects."""
+        for item in self.items:
+            if isinstance(item, Text) and item.anchor == "start":
+                em = 0.68 if item.bold else 0.6
+                self.width = max(self.width, item.x + em * item.size * len(item.text) + 12)
+            elif isinstance(item, Rect):
+                self.width = max(self.width, item.x + item.w + 12)
+                self.height = max(self.height, item.y + item.h + 12)
+
     def svg(self) -> str:
         """The figure as a standalone SVG document."""
+        self.fit()
         out = [
             '<?xml version="1.0" encoding="UTF-8"?>',
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width:g}" '
@@ -96,6 +108,7 @@ class Figure:
                 f"writing {str(path)!r} needs matplotlib, which is not installed: write an "
                 ".svg instead (no dependency), or pip install matplotlib"
             ) from None
+        self.fit()
         dpi = 100
         fig = plt.figure(figsize=(self.width / dpi, self.height / dpi), dpi=dpi)
         ax = fig.add_axes((0, 0, 1, 1))
@@ -123,6 +136,23 @@ class Figure:
                 )  # fmt: skip
         fig.savefig(path, dpi=dpi)
         plt.close(fig)
+
+
+def check_picture(path: str | Path, suffix: str | None = None) -> None:
+    """Raises FigureError when `path` cannot be written as a picture: a suffix other than
+    `suffix` (or than .svg and .png), or a PNG without matplotlib. Checked before the work
+    that the picture shows is done."""
+    found = Path(path).suffix.lower()
+    allowed = (suffix,) if suffix else (".svg", ".png")
+    if found not in allowed:
+        raise FigureError(
+            f"expected a picture path ending in {' or '.join(allowed)}, got {str(path)!r}"
+        )
+    if found == ".png" and importlib.util.find_spec("matplotlib") is None:
+        raise FigureError(
+            f"writing {str(path)!r} needs matplotlib, which is not installed: write an "
+            ".svg instead (no dependency), or pip install matplotlib"
+        )
 
 
 def _svg_item(item: Rect | Line | Text) -> str:
