@@ -190,11 +190,12 @@ def smem_header(tile: SmemTile) -> str:
     slot = f", slot {list(tile.slot)}" if tile.slot else ""
     per = tile.per_chunk
     per_text = f"{per:g} elements" if per >= 1 else f"1/{1 / per:g} element"
+    plural = "s" if tile.chunks != 1 else ""
     return (
-        f"{tile.type_text}{slot}: {tile.rows} rows of {tile.row_bytes} bytes "
-        f"({tile.chunks} chunk{'s' if tile.chunks != 1 else ''} of 16 bytes, {per_text} of "
-        f"{tile.element} each), row pitch "
-        f"{tile.pitch} bytes, swizzle {swizzle_name(tile.swizzle)}, slot at byte {tile.slot_base}"
+        f"{tile.type_text}{slot}: {tile.rows} rows of {tile.row_bytes} bytes, row pitch "
+        f"{tile.pitch} bytes, swizzle {swizzle_name(tile.swizzle)}\n"
+        f"{tile.chunks} chunk{plural} of 16 bytes per row ({per_text} of {tile.element} each); "
+        f"the slot starts at byte {tile.slot_base}"
     )
 
 
@@ -225,13 +226,13 @@ def smem_text(tile: SmemTile, show: str, rows: int | None) -> str:
     first, last = tile.columns_of(0)
     lines += [
         "",
-        f"columns c: 16-byte chunks of a GMEM row (c = 0 holds elements {first}-{last}); "
-        f"{SHOW_LEGEND[show]}",
+        f"columns c: 16-byte chunks of a GMEM row (c = 0 holds elements {first}-{last})",
+        SHOW_LEGEND[show],
     ]
     if tile.swizzle != layout.UNSWIZZLED:
         lines.append(
-            f"the {tile.swizzle}-byte swizzle XORs the chunk number within each "
-            f"{tile.swizzle}-byte block with bits 7.. of the offset; the pattern repeats every "
+            f"swizzle {tile.swizzle}: the chunk number within each {tile.swizzle}-byte block is "
+            "XORed with bits 7.. of the offset;\nthe pattern repeats every "
             f"{8 * tile.swizzle} bytes ({8 * tile.swizzle // tile.pitch or 1} rows here)"
         )
     return "\n".join(lines) + "\n"
@@ -421,7 +422,8 @@ def tmem_header(a: TmemAccess) -> str:
     name = a.shape.value.removeprefix("shape_")
     half = f", second half at column +{a.offset}" if a.shape == TmemShape.S16X32BX2 else ""
     return (
-        f"tcgen05.ld/st .{name}.x{a.num}{half}: {a.registers} registers per thread, "
+        f"tcgen05.ld/st .{name}.x{a.num}{half}: {a.registers} register"
+        f"{'s' if a.registers != 1 else ''} per thread, "
         f"{a.lanes} lanes x {a.columns} columns (32-bit) per warp"
     )
 

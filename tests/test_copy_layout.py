@@ -84,7 +84,7 @@ def test_a_slot_of_a_multi_buffer(capsys):
     ty = "memref<3x8x32xf32, #copy.smem<swizzle = 128>>"
     out = run(capsys, ty, "--slot", "2", "--show", "offset")
     assert "slot [2]" in out
-    assert "slot at byte 2048" in out
+    assert "the slot starts at byte 2048" in out
     found = grid(out)
     shape = (3, 8, 32)
     for r, cells in found.items():
