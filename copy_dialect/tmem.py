@@ -86,8 +86,9 @@ def tmem_fragment(shape: TmemShape, thread: int, register: int, offset: int = 0)
     16x32bx2 half offset (immHalfSplitoff), the column of the half of threads 16-31.
 
     These are the PTX ISA's figures "Matrix fragments for shape .32x32b/.16x64b/.16x128b/
-    .16x256b/.16x32bx2" (section tcgen05 data-movement shape), written as formulas; CUTLASS's
-    SM100 TMEM_LOAD copy traits (16dp*/32dp* atoms) give the same maps."""
+    .16x256b/.16x32bx2" (tcgen05 data-movement shapes) written as formulas (TVM's tcgen05.ld/st
+    page has them so); CUTLASS's SM100 TMEM_LOAD copy atoms give the same maps
+    (tests/test_copy_layout.py decodes them). Not measured: the H200 has no TMEM."""
     t, r = thread, register
     if shape == TmemShape.S32X32B:
         return t, r
