@@ -59,7 +59,7 @@ def options(pass_type: type[ModulePass]) -> list[Option]:
     return [
         Option(
             info.name.replace("_", "-"),
-            info.expected_type,
+            info.expected_type.replace("'", ""),
             _spelled(defaults.get(info.name, dataclasses.MISSING)),
             docs.get(info.name, ""),
         )
@@ -163,6 +163,7 @@ def help_epilog(available: PassFactories) -> str:
                 WIDTH,
                 initial_indent=f"  {name.ljust(width)}",
                 subsequent_indent=" " * (width + 2),
+                break_on_hyphens=False,
             )
         )
     count = len(other_passes(available))

@@ -269,9 +269,12 @@ def apply_on(pass_: ModulePass, ctx: Context, op: Operation) -> None:
             else:
                 block.insert_op_before(moved, following)
     if len(ops) != 1 or ops[0] is not op:
+        what = "replaced that op" if op not in ops else "added ops next to it"
+        names = sorted({o.name for o in ops if o is not op})
+        found = f" ({', '.join(repr(n) for n in names)})" if names else ""
         raise AnchorError(
             f"a pass anchored on '{op.name}' may change only inside the op it runs on, but "
-            f"it replaced that op or added ops next to it: run it on builtin.module instead"
+            f"it {what}{found}: run it on builtin.module instead"
         )
 
 
