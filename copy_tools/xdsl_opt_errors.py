@@ -49,9 +49,7 @@ def install() -> None:
         return
     previous = sys.excepthook
 
-    def hook(
-        kind: type[BaseException], exc: BaseException, tb: TracebackType | None
-    ) -> None:
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         text = diagnostic_text(exc)
         if text is None:
             previous(kind, exc, tb)
