@@ -180,6 +180,19 @@ def _add_printing_arguments(arg_parser: argparse.ArgumentParser) -> None:
         "lower-copy-to-llvm included",
     )
     arg_parser.add_argument(
+        "--time-passes",
+        default=False,
+        action="store_true",
+        help="print one 'Pass NAME took SECONDS seconds' line per pass (xdsl-opt's; see also "
+        "--mlir-timing)",
+    )
+    arg_parser.add_argument(
+        "--disable-verify",
+        default=False,
+        action="store_true",
+        help="verify neither the input nor the IR after each pass",
+    )
+    arg_parser.add_argument(
         "--mlir-timing",
         default=False,
         action="store_true",
@@ -192,8 +205,9 @@ def _add_printing_arguments(arg_parser: argparse.ArgumentParser) -> None:
         dest="print_debuginfo",
         default=False,
         action="store_true",
-        help="print each op's location, loc(\"FILE\":LINE:COL) (also block arguments' in "
-        "the generic form); no #loc aliases (xDSL's printer has none)",
+        help="print each op's location, loc(\"FILE\":LINE:COL), inline: xDSL's printer has no "
+        "#loc aliases, and block arguments print loc(unknown) (copy-opt's parser does not "
+        "locate them)",
     )
     arg_parser.add_argument(
         "--print-op-generic",
