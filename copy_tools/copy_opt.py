@@ -16,14 +16,19 @@ replaced so that it behaves like mlir-opt:
   comments, like mlir-opt;
 * command-line problems are one `copy-opt: error: ...` line and exit status 1;
 * `-o FILE` is written (atomically) only when everything succeeded, and never over
-  the input file.
+  the input file;
+* mlir-opt's pipeline syntax (`--pass-pipeline='builtin.module(a,func.func(b{x=1}))'`, also
+  with `-p`), `--list-passes`, `--mlir-print-ir-before/after(-all)`, `--mlir-timing` and
+  mlir-opt's spellings of the printing flags.
 
 Set COPY_OPT_TRACEBACK=1 to also get the Python traceback of an internal error.
 
 This module is the driver and the entry point; its parts: `opt_arguments` (the command
-line and the pass pipeline), `opt_parser` (parsing with locations), `opt_verify`
-(verification diagnostics), `opt_output` (input, `-o`, `-t llvm|ptx|cubin`), `opt_errors`
-(the tool's own errors) and `diagnostics` (rendering, `--verify-diagnostics`).
+line and the pass pipeline), `opt_pipeline` (the pipeline syntax, nested pipelines),
+`opt_instrument` (IR dumps, the time report), `opt_passes` (`--list-passes`, the passes in
+`--help`), `opt_parser` (parsing with locations), `opt_verify` (verification diagnostics),
+`opt_output` (input, `-o`, `-t llvm|ptx|cubin`), `opt_errors` (the tool's own errors) and
+`diagnostics` (rendering, `--verify-diagnostics`).
 """
 
 from __future__ import annotations

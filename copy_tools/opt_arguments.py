@@ -1,5 +1,6 @@
-"""copy-opt's command line: its arguments on top of xdsl-opt's, their checks, and the `-p`
-pass pipeline (or the default lowering for GPU outputs)."""
+"""copy-opt's command line: its arguments on top of xdsl-opt's (mlir-opt's spellings among
+them), their checks, and the `-p`/`--pass-pipeline` pipeline built from its text (or the
+default lowering for GPU outputs)."""
 
 from __future__ import annotations
 
