@@ -46,6 +46,7 @@ from xdsl.irdl import (
 )
 from xdsl.irdl.constraints import AnyOf, BaseAttr, RangeLengthConstraint, RangeOf
 
+from copy_dialect import hardware
 from copy_dialect.dialect import Copy
 from copy_tools.rule_coverage import find_root, scan, tag_ids
 
@@ -116,6 +117,15 @@ def template(node: ast.expr | None) -> str | None:
 
 
 def _expr(node: ast.expr) -> str:
+    """`{expr}`; a measured constant (`hw.MAX_BOX_DIM`, `hardware.SMEM_ALIGNMENT`) is shown
+    as its value, from copy_dialect/hardware.toml."""
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in ("hw", "hardware")
+        and isinstance(getattr(hardware, node.attr, None), int)
+    ):
+        return str(getattr(hardware, node.attr))
     text = ast.unparse(node)
     return f"{{{text}}}" if len(text) <= EXPR_WIDTH and "\n" not in text else "{...}"
 

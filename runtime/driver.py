@@ -119,13 +119,5 @@ def facts() -> DeviceFacts:
         raise no_gpu(exc) from None
 
 
-def driver_version() -> int | None:
-    """The CUDA driver's version (`cuDriverGetVersion`: 13000 for 13.0), None without one."""
-    try:
-        return int(call("cuDriverGetVersion"))
-    except Exception:
-        return None
-
-
 def synchronize() -> None:
     call("cuCtxSynchronize")
