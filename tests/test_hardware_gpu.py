@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_hardware import harness
 
 from copy_tools import runtime
-from test_hardware import harness
 
 pytestmark = [
     pytest.mark.gpu,
