@@ -1,0 +1,102 @@
+"""Every link and path a document of the repository names exists in the repository, and no
+document, docstring or comment names a file outside it.
+
+- links: each `[text](target)` of a tracked `.md` file (README.md included) that is not a URL
+  or an anchor: `target` (its `#fragment` dropped) is a file or folder of the repository,
+  relative to the document's folder;
+- paths: each `code span` of a `.md` file that looks like a repository path (a folder of the
+  repository, then `/`, then a name with no spaces): it exists, read from the repository's
+  root or from the document's folder (a glob such as `tests/*_gpu.py` matches something);
+- outside files: no `.md`, `.py`, `.toml` or `.mlir` file names the notes the project was
+  built from outside the repository (`../shared/...`, and the names of those notes).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+CODE = re.compile(r"`([^`\n]+)`")
+FENCE = re.compile(r"^```.*?^```", re.M | re.S)
+OUTSIDE = re.compile(
+    r"\.\./shared|/work/shared|toolchain\.md|h200-findings|tma-rules|constraints\.md"
+    r"|tma-reduce-table|tma-store-overrun|\bDESIGN\.md"
+)
+
+
+def tracked(*suffixes: str) -> list[Path]:
+    """The repository's files with these suffixes: tracked or new, not ignored."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    return sorted(ROOT / p for p in listed if p.endswith(suffixes) and (ROOT / p).is_file())
+
+
+DOCS = tracked(".md")
+TOP_FOLDERS = sorted(p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def links(text: str) -> list[str]:
+    return [
+        t
+        for t in LINK.findall(FENCE.sub("", text))
+        if not re.match(r"[a-z][a-z0-9+.-]*:", t) and not t.startswith("#")
+    ]
+
+
+def paths(text: str) -> list[str]:
+    """Code spans that name a path of the repository: `folder/...` for a top-level folder."""
+    found = []
+    for span in CODE.findall(FENCE.sub("", text)):
+        span = span.strip().rstrip(".,:;")
+        head = span.split("/", 1)[0]
+        if "/" in span and head in TOP_FOLDERS and re.fullmatch(r"[\w./*+-]+", span):
+            found.append(span.split(":", 1)[0])
+    return found
+
+
+def exists(target: str, base: Path) -> bool:
+    for start in (base, ROOT):
+        candidate = (start / target).resolve()
+        if not candidate.is_relative_to(ROOT):
+            continue
+        if "*" in target:
+            if list(start.glob(target)):
+                return True
+        elif candidate.exists():
+            return True
+    return False
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[str(p.relative_to(ROOT)) for p in DOCS])
+def test_every_link_and_path_exists(doc: Path):
+    text = doc.read_text(encoding="utf-8")
+    missing = [f"link {t}" for t in links(text) if not exists(t.split("#", 1)[0], doc.parent)]
+    missing += [f"path {p}" for p in paths(text) if not exists(p, doc.parent)]
+    assert not missing, f"{doc.relative_to(ROOT)} names what the repository lacks: {missing}"
+
+
+def test_nothing_names_a_file_outside_the_repository():
+    found = []
+    for path in tracked(".md", ".py", ".toml", ".mlir", ".sh"):
+        if path == Path(__file__).resolve():
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if OUTSIDE.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()[:80]}")
+    assert not found, "\n".join(found)
+
+
+def test_the_checker_sees_links_and_paths():
+    text = "See [a](docs/design.md#x), [b](https://x.org), `copy_dialect/rules.toml`, `x/y`.\n"
+    text += "```\n[c](not/checked.md)\n```\n"
+    assert links(text) == ["docs/design.md#x"]
+    assert paths(text) == ["copy_dialect/rules.toml"]
+    assert not exists("../outside.md", ROOT)
+    assert OUTSIDE.search("as ../shared/tma-rules.md says")
