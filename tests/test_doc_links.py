@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 CODE = re.compile(r"`([^`\n]+)`")
 FENCE = re.compile(r"^```.*?^```", re.M | re.S)
+PLAIN = re.compile(r"(?<![\w./-])([\w-]+/[\w./-]*\.(?:py|md|toml|mlir|sh|json|cfg))\b")
 OUTSIDE = re.compile(
     r"\.\./shared|/work/shared|toolchain\.md|h200-findings|tma-rules|constraints\.md"
     r"|tma-reduce-table|tma-store-overrun|\bDESIGN\.md"
@@ -51,8 +52,13 @@ def links(text: str) -> list[str]:
 
 
 def paths(text: str) -> list[str]:
-    """Code spans that name a path of the repository: `folder/...` for a top-level folder."""
+    """Code spans that name a path of the repository (`folder/...` for a top-level folder),
+    and such paths in the prose that end in a file name (`docs/design.md`)."""
     found = []
+    prose = CODE.sub(" ", LINK.sub(" ", FENCE.sub("", text)))
+    for match in PLAIN.finditer(prose):
+        if match.group(1).split("/", 1)[0] in TOP_FOLDERS:
+            found.append(match.group(1))
     for span in CODE.findall(FENCE.sub("", text)):
         span = span.strip().rstrip(".,:;")
         head = span.split("/", 1)[0]
@@ -98,5 +104,6 @@ def test_the_checker_sees_links_and_paths():
     text += "```\n[c](not/checked.md)\n```\n"
     assert links(text) == ["docs/design.md#x"]
     assert paths(text) == ["copy_dialect/rules.toml"]
+    assert paths("as docs/hardware.md says, and x/y.md") == ["docs/hardware.md"]
     assert not exists("../outside.md", ROOT)
     assert OUTSIDE.search("as ../shared/tma-rules.md says")
