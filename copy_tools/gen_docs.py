@@ -277,6 +277,19 @@ def constraint_text(constr: object) -> str:
     return "any" if text == "AnyAttr" else text
 
 
+def type_cell(text: str) -> str:
+    """A constraint for a table: a dialect attribute or type links to its section."""
+    anchors = {attr_name(a): heading_anchor(f"{a.name} ({a.__name__})") for a in Copy.attributes}
+    if text in anchors:
+        return f"[{code(text)}](attributes.md#{anchors[text]})"
+    return code(text)
+
+
+def heading_anchor(heading: str) -> str:
+    """GitHub's anchor of a heading's text (code spans' backticks dropped)."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
 def attr_name(attr: type) -> str:
     """An attribute or type class as IR spells it: `!copy.barrier`, `#copy.oob`, `memref`."""
     name = getattr(attr, "name", attr.__name__)
@@ -343,7 +356,7 @@ def op_section(
             else "optional"
             if isinstance(d, OptOperandDef)
             else "",
-            code(constraint_text(d.constr)),
+            type_cell(constraint_text(d.constr)),
             cell(docs.get(name)),
         )
         for name, d in definition.operands
@@ -357,7 +370,7 @@ def op_section(
             else "optional"
             if isinstance(d, OptResultDef)
             else "",
-            code(constraint_text(d.constr)),
+            type_cell(constraint_text(d.constr)),
             cell(docs.get(name)),
         )
         for name, d in definition.results
@@ -367,7 +380,7 @@ def op_section(
         (
             f"`{name}`",
             "optional" if isinstance(d, OptPropertyDef) else "",
-            code(constraint_text(d.constr)),
+            type_cell(constraint_text(d.constr)),
             cell(docs.get(name)),
         )
         for name, d in definition.properties.items()
@@ -375,7 +388,7 @@ def op_section(
     ]
     lines += _titled("Properties", ["property", "", "attribute", "description"], props)
     attrs = [
-        (f"`{name}`", code(constraint_text(d.constr)), cell(docs.get(name)))
+        (f"`{name}`", type_cell(constraint_text(d.constr)), cell(docs.get(name)))
         for name, d in definition.attributes.items()
     ]
     lines += _titled("Attributes", ["attribute", "constraint", "description"], attrs)
@@ -434,8 +447,7 @@ def family_page(
 
 def anchor(op: type[IRDLOperation]) -> str:
     """GitHub's anchor of an op's heading."""
-    heading = f"{op.name} ({op.__name__})".lower()
-    return re.sub(r"[^\w\- ]", "", heading).replace(" ", "-")
+    return heading_anchor(f"{op.name} ({op.__name__})")
 
 
 def attributes_page() -> str:
@@ -447,6 +459,12 @@ def attributes_page() -> str:
             lines += [inspect.cleandoc(doc).strip(), ""]
         enum = _enum_type(attr)
         if enum is not None:
+            if (
+                enum.__doc__
+                and enum.__doc__ != Enum.__doc__
+                and "An enumeration" not in enum.__doc__
+            ):
+                lines += [inspect.cleandoc(enum.__doc__).strip(), ""]
             lines += ["Values: " + ", ".join(f"`{v.value}`" for v in enum), ""]
     return "\n".join(lines).rstrip() + "\n"
 

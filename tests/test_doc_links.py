@@ -4,6 +4,7 @@ document, docstring or comment names a file outside it.
 - links: each `[text](target)` of a tracked `.md` file (README.md included) that is not a URL
   or an anchor: `target` (its `#fragment` dropped) is a file or folder of the repository,
   relative to the document's folder;
+  a `#fragment` into a markdown file names one of its headings (GitHub's anchors);
 - paths: each `code span` of a `.md` file that looks like a repository path (a folder of the
   repository, then `/`, then a name with no spaces): it exists, read from the repository's
   root or from the document's folder (a glob such as `tests/*_gpu.py` matches something);
@@ -44,11 +45,7 @@ TOP_FOLDERS = sorted(p.name for p in ROOT.iterdir() if p.is_dir() and not p.name
 
 
 def links(text: str) -> list[str]:
-    return [
-        t
-        for t in LINK.findall(FENCE.sub("", text))
-        if not re.match(r"[a-z][a-z0-9+.-]*:", t) and not t.startswith("#")
-    ]
+    return [t for t in LINK.findall(FENCE.sub("", text)) if not re.match(r"[a-z][a-z0-9+.-]*:", t)]
 
 
 def paths(text: str) -> list[str]:
@@ -80,11 +77,35 @@ def exists(target: str, base: Path) -> bool:
     return False
 
 
+def anchors(doc: Path) -> set[str]:
+    """GitHub's anchors of the headings of `doc` (a repeated one gets -1, -2, ...)."""
+    seen: dict[str, int] = {}
+    found = set()
+    for line in FENCE.sub("", doc.read_text(encoding="utf-8")).splitlines():
+        heading = re.match(r"#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if not heading:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", heading.group(1).lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        found.add(slug if not count else f"{slug}-{count}")
+    return found
+
+
+def broken_anchor(target: str, doc: Path) -> bool:
+    path, _, fragment = target.partition("#")
+    if not fragment:
+        return False
+    file = (doc.parent / path).resolve() if path else doc
+    return file.suffix == ".md" and file.is_file() and fragment not in anchors(file)
+
+
 @pytest.mark.parametrize("doc", DOCS, ids=[str(p.relative_to(ROOT)) for p in DOCS])
 def test_every_link_and_path_exists(doc: Path):
     text = doc.read_text(encoding="utf-8")
     missing = [f"link {t}" for t in links(text) if not exists(t.split("#", 1)[0], doc.parent)]
     missing += [f"path {p}" for p in paths(text) if not exists(p, doc.parent)]
+    missing += [f"anchor {t}" for t in links(text) if broken_anchor(t, doc)]
     assert not missing, f"{doc.relative_to(ROOT)} names what the repository lacks: {missing}"
 
 
@@ -103,6 +124,9 @@ def test_the_checker_sees_links_and_paths():
     text = "See [a](docs/design.md#x), [b](https://x.org), `copy_dialect/rules.toml`, `x/y`.\n"
     text += "```\n[c](not/checked.md)\n```\n"
     assert links(text) == ["docs/design.md#x"]
+    assert "the-map-each-folder-what-it-owns-what-it-may-import" in anchors(
+        ROOT / "docs" / "design.md"
+    )
     assert paths(text) == ["copy_dialect/rules.toml"]
     assert paths("as docs/hardware.md says, and x/y.md") == ["docs/hardware.md"]
     assert not exists("../outside.md", ROOT)
