@@ -17,13 +17,6 @@ _DATA: dict[str, Any] = tomllib.loads(
 )
 
 
-def data() -> dict[str, Any]:
-    """The whole of `hardware.toml` (a fresh copy of its tables)."""
-    return tomllib.loads(
-        (resources.files("copy_dialect") / "hardware.toml").read_text(encoding="utf-8")
-    )
-
-
 _MAP = _DATA["tensor_map"]
 _SMEM = _DATA["smem"]
 _COPIES = _DATA["copies"]

@@ -26,7 +26,7 @@ NO_GPU_HINT = (
     "`python -m copy_dialect` shows what was found; compiling needs no GPU"
 )
 
-NO_DEVICE_ERRORS = ("CUDA_ERROR_NO_DEVICE", "CUDA_ERROR_NOT_INITIALIZED", "CUDA_ERROR_STUB_LIBRARY")
+NO_DEVICE_ERRORS = ("CUDA_ERROR_NO_DEVICE", "CUDA_ERROR_STUB_LIBRARY")
 """The driver's answers that mean there is no GPU to use (rather than a failing call)."""
 
 
