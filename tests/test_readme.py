@@ -1,0 +1,206 @@
+"""Every command in the README runs as written, and prints what the README shows.
+
+The README's fenced blocks are read in order:
+
+* a block of `$ command` lines is a terminal session: each command runs in bash, in one
+  scratch folder (for the whole README, in its order) that holds the project's
+  `examples/`, and the lines after it are its output, compared line by line (`...` stands
+  for any number of lines; a command shown without output must exit with status 0).
+  `$ cat FILE` followed by the file's text makes FILE, for the commands after it;
+* a block whose every line starts with one of the project's tools (`copy-opt`,
+  `copy-layout`, `python3 ...`) is a list of commands: each must exit with status 0;
+* a `python` block runs as a script (with the python blocks before it in its section, whose
+  names it uses); one that launches a kernel skips where there is no GPU, which it shows by
+  raising `runtime.NoDriverError`;
+* the `mlir` block is a lit test: its RUN line runs on it.
+
+Text blocks (diagnostics as printed, the folder map) are neither. The quick start's two
+commands make a virtual environment: `.ci/run` runs the second from a clean clone, and
+tests/test_install.py installs the project into a fresh venv and runs `copy-demo` (what the
+first does); they are not run again here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+TOOLS = ("copy-opt", "copy-rules", "copy-demo", "copy-layout", "copy-docs", "xdsl-opt")
+QUICK_START = "python3 -m venv .venv"
+
+
+@dataclass
+class Block:
+    line: int
+    """The README line of the opening fence."""
+    language: str
+    text: str
+    section: str
+
+    @property
+    def id(self) -> str:
+        return f"README.md:{self.line}"
+
+
+def blocks() -> list[Block]:
+    found, section, current = [], "", None
+    lines = README.read_text().splitlines()
+    for number, line in enumerate(lines, 1):
+        if current is None:
+            if line.startswith("## "):
+                section = line[3:]
+            elif line.startswith("```"):
+                current = (number, line[3:].strip(), [])
+        elif line.startswith("```"):
+            found.append(Block(current[0], current[1], "\n".join(current[2]), section))
+            current = None
+        else:
+            current[2].append(line)
+    return found
+
+
+def is_session(b: Block) -> bool:
+    return not b.language and any(line.startswith("$ ") for line in b.text.splitlines())
+
+
+def is_command_list(b: Block) -> bool:
+    lines = [line for line in b.text.splitlines() if line.strip()]
+    starts = (*TOOLS, "python3 ", "python ")
+    return not b.language and bool(lines) and all(line.startswith(starts) for line in lines)
+
+
+BLOCKS = blocks()
+SESSIONS = [b for b in BLOCKS if is_session(b)]
+COMMANDS = [
+    (b, c)
+    for b in BLOCKS
+    if is_command_list(b)
+    for c in b.text.splitlines()
+    if c.strip() and not c.startswith(QUICK_START)
+]
+PYTHON = [b for b in BLOCKS if b.language == "python"]
+MLIR = [b for b in BLOCKS if b.language == "mlir"]
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for the README's commands, in order: a file one makes, later ones read."""
+    if shutil.which("copy-opt") is None:
+        pytest.skip("copy-opt is not on PATH (run with the project's venv on PATH)")
+    folder = tmp_path_factory.mktemp("readme")
+    (folder / "examples").symlink_to(ROOT / "examples")
+    return folder
+
+
+def bash(command: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        ["bash", "-c", command], cwd=cwd, capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+def matches(shown: list[str], printed: list[str]) -> bool:
+    """Whether `printed` is `shown`, where a `...` line stands for any number of lines."""
+    pattern = "\n".join(
+        ".*?" if line.strip() == "..." else re.escape(line.rstrip()) for line in shown
+    )
+    text = "\n".join(line.rstrip() for line in printed)
+    return re.fullmatch(pattern.replace("\n.*?\n", "(\n.*?)?\n"), text, re.S) is not None
+
+
+def test_the_readme_has_what_this_test_reads():
+    assert SESSIONS
+    assert COMMANDS
+    assert PYTHON
+    assert MLIR
+    quick = [b for b in BLOCKS if b.text.startswith(QUICK_START)]
+    assert len(quick) == 2  # the quick start: exactly two commands
+
+
+def steps(block: Block) -> list[tuple[str, list[str]]]:
+    """A session's commands, each with the lines shown after it."""
+    found: list[tuple[str, list[str]]] = []
+    for line in block.text.splitlines():
+        if line.startswith("$ "):
+            found.append((line[2:], []))
+        else:
+            found[-1][1].append(line)
+    return found
+
+
+def made_file(command: str) -> str | None:
+    """FILE of `cat FILE`: the README shows the file it makes."""
+    made = re.fullmatch(r"cat (\S+)", command)
+    return None if made is None else made.group(1)
+
+
+@pytest.mark.parametrize("block", SESSIONS, ids=lambda b: b.id)
+def test_session(block: Block, scratch: Path):
+    # The files the sessions before this one showed (`cat FILE`) exist, run in any order.
+    for earlier in SESSIONS[: SESSIONS.index(block)]:
+        for command, shown in steps(earlier):
+            if (name := made_file(command)) is not None:
+                (scratch / name).write_text("\n".join(shown) + "\n")
+    for command, shown in steps(block):
+        if (name := made_file(command)) is not None:
+            (scratch / name).write_text("\n".join(shown) + "\n")
+            continue
+        result = bash(command, scratch)
+        if not shown:
+            assert result.returncode == 0, f"{block.id}: `{command}`:\n{result.stderr}"
+            continue
+        printed = (result.stdout + result.stderr).splitlines()
+        assert matches(shown, printed), (
+            f"{block.id}: `{command}` printed\n" + "\n".join(printed) + "\nnot\n" + "\n".join(shown)
+        )
+
+
+@pytest.mark.parametrize(("block", "command"), COMMANDS, ids=[f"{b.id}:{c}" for b, c in COMMANDS])
+def test_command(block: Block, command: str, scratch: Path):
+    result = bash(command, scratch)
+    assert result.returncode == 0, f"{block.id}: `{command}`:\n{result.stdout}\n{result.stderr}"
+
+
+def run_python(script: str, scratch: Path) -> subprocess.CompletedProcess:
+    (scratch / "block.py").write_text(script + "\n")
+    return subprocess.run(
+        [sys.executable, "block.py"], cwd=scratch, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.mark.parametrize("block", PYTHON, ids=lambda b: b.id)
+def test_python(block: Block, scratch: Path):
+    if "runtime.load(" in block.text:
+        # The cubin the text before the block says `copy-opt -t cubin -o K.cubin` wrote.
+        made = bash("copy-opt examples/tma_tile_copy.mlir -t cubin -o K.cubin", scratch)
+        assert made.returncode == 0, made.stderr
+    result = run_python(block.text, scratch)
+    if result.returncode and "NameError" in result.stderr:
+        # A block that goes on from the blocks before it in its section, with their names.
+        before = [b.text for b in PYTHON if b.section == block.section and b.line < block.line]
+        result = run_python("\n".join([*before, block.text]), scratch)
+    if result.returncode and "NoDriverError" in result.stderr:
+        pytest.skip("launches a kernel: no CUDA driver or GPU here")
+    assert result.returncode == 0, f"{block.id}:\n{result.stdout}\n{result.stderr}"
+    for expression, shown in re.findall(r"print\((.+?)\)\s+# (.+)", block.text):
+        # The shown repr, up to its first number that depends on the build (sizes).
+        prefix = re.split(r"\d{3,}", shown)[0].split("...")[0]
+        assert prefix in result.stdout, f"{block.id}: print({expression}) is not `{shown}`"
+
+
+@pytest.mark.parametrize("block", MLIR, ids=lambda b: b.id)
+def test_lit_example(block: Block, scratch: Path):
+    run = re.search(r"// RUN: (.+)", block.text)
+    assert run, f"{block.id}: a lit test has a RUN line"
+    (scratch / "example.mlir").write_text(block.text + "\n")
+    result = bash(run.group(1).replace("%s", "example.mlir"), scratch)
+    assert result.returncode == 0, f"{block.id}:\n{result.stdout}\n{result.stderr}"
