@@ -1,0 +1,113 @@
+"""What a kernel written for one target cannot keep on another: the checks of
+`copy-legalize` (passes/legalize.py), rules LG1-LG7.
+
+The pass rewrites what has a form on the new target (a TMA load into cp.async, a TMA store
+into thread stores, a multicast load into per-CTA loads, a swizzled buffer into a plain
+one); each check here names what has none, at the op, with the rule id. They are facts of
+the dialect and the target table, so they live with the dialect (and copy-rules finds them).
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation, SSAValue
+
+from copy_dialect.attributes import OOBMode
+from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.target import TCGEN05_TARGETS, Target
+
+KEEP = "keep the kernel on a target that has it"
+
+
+def legalize_error(op: Operation, message: str, note: str) -> Error:
+    """A copy-legalize diagnostic at `op` (copy-opt prints it at the op, with the note)."""
+    error = Error(f"'{op.name}' op {message}", note=note)
+    error.op = op  # type: ignore[attr-defined]
+    return error
+
+
+def check_tmem(op: Operation, target: Target) -> None:
+    """TMEM ops have no fallback on a target without tcgen05."""
+    # rule: LG1
+    if op.name.startswith("copy.tmem_") or op.name == "copy.smem_to_tmem":
+        raise legalize_error(
+            op,
+            f"copy-legalize cannot keep {op.name} on {target.name}: TMEM (tcgen05) exists "
+            f"only on {TCGEN05_TARGETS}, and the pass has no fallback for it",
+            note=f"{KEEP} ({TCGEN05_TARGETS}), or rewrite the TMEM accumulation in registers "
+            "or SMEM by hand",
+        )
+
+
+def check_reduction(op: Operation, kind: str, element: object, target: Target) -> None:
+    """A TMA reduction whose op x type has no thread-level atomic in the lowering."""
+    # rule: LG2
+    raise legalize_error(
+        op,
+        f"copy-legalize cannot keep the TMA reduction `{kind}` of {element} on "
+        f"{target.name}: the lowering has no thread-level atomic (memref.atomic_rmw / "
+        f"red.global.{kind}) for {element}",
+        note=f"{KEEP} (sm_90 or newer), or reduce from threads by hand",
+    )
+
+
+def check_no_form(op: Operation, what: str, target: Target) -> None:
+    """An op with no form on `target` that copy-legalize can produce."""
+    # rule: LG3
+    raise legalize_error(
+        op,
+        f"copy-legalize cannot keep {what} on {target.name}: it has no pre-Hopper form the "
+        "pass can produce",
+        note=f"{KEEP} (sm_90 or newer), or rewrite this part by hand",
+    )
+
+
+def check_barrier_users(group: SSAValue, user: Operation, target: Target) -> None:
+    """A barrier group that tracks TMA loads may serve nothing else: its completion becomes
+    cp.async groups, and the other users would lose their barrier."""
+    # rule: LG4
+    raise legalize_error(
+        user,
+        f"copy-legalize cannot keep {user.name} on {target.name}: its barrier group also "
+        "tracks TMA loads, whose completion becomes cp.async groups (the group is removed)",
+        note="give the TMA loads a barrier group of their own (copy.barrier_init) that only "
+        "they and copy.barrier_wait use",
+    )
+
+
+def check_oob(op: Operation, oob: OOBMode, target: Target) -> None:
+    """cp.async zero-fills out of bounds; it cannot fill NaN."""
+    # rule: LG5
+    if oob == OOBMode.NAN:
+        raise legalize_error(
+            op,
+            f"copy-legalize cannot keep oob nan on {target.name}: cp.async zero-fills the "
+            "out-of-bounds bytes and cannot fill NaN",
+            note="use oob zeros (the tile past the array's end is then 0), or keep the kernel "
+            "on sm_90 or newer",
+        )
+
+
+def check_predicate(op: Operation, target: Target) -> None:
+    """A TMA copy's predicate guards one issuing thread; cp.async is issued by every thread
+    of the block, so the pass cannot tell whether the condition is the block's."""
+    # rule: LG6
+    raise legalize_error(
+        op,
+        f"copy-legalize cannot keep a predicated TMA copy on {target.name}: the predicate "
+        "guards the one issuing thread, cp.async is issued by the whole block",
+        note="drop the predicate (if %p) and guard the copy with scf.if on a block-uniform "
+        "condition",
+    )
+
+
+def check_threads(op: Operation, threads: int | None, target: Target) -> None:
+    """The thread stores that replace a TMA store split the tile over the block's threads."""
+    # rule: LG7
+    if threads is None:
+        raise legalize_error(
+            op,
+            f"copy-legalize cannot split a TMA store over the threads on {target.name}: the "
+            "kernel has no 1-D gpu.known_block_size",
+            note="give the kernel gpu.known_block_size = array<i32: 128, 1, 1> (its block "
+            "shape)",
+        )
