@@ -50,14 +50,16 @@ def check_reduction(op: Operation, kind: str, element: object, target: Target) -
     )
 
 
-def check_no_form(op: Operation, what: str, target: Target) -> None:
-    """An op with no form on `target` that copy-legalize can produce."""
+def check_no_form(op: Operation, what: str, target: Target, note: str = "") -> None:
+    """An op with no form on `target` that copy-legalize can produce; `note`: a fix that
+    makes one, if any."""
     # rule: LG3
     raise legalize_error(
         op,
         f"copy-legalize cannot keep {what} on {target.name}: it has no pre-Hopper form the "
         "pass can produce",
-        note=f"{KEEP} (sm_90 or newer), or rewrite this part by hand",
+        note=(note + ", or " if note else "") + f"{KEEP} (sm_90 or newer), or rewrite this "
+        "part by hand",
     )
 
 

@@ -166,7 +166,11 @@ class _Kernel:
                 portability.check_predicate(copy_op, self.target)
             if any(d < 0 for d in g.gmem_type.get_shape()):
                 portability.check_no_form(
-                    copy_op, f"a TMA copy of a dynamic GMEM ref ({g.gmem_type})", self.target
+                    copy_op,
+                    f"a TMA copy of a dynamic GMEM ref ({g.gmem_type})",
+                    self.target,
+                    note=f"give every dimension of the {g.element_type} GMEM ref a size "
+                    "(cp.async computes its chunks from the shape)",
                 )
             if copy_op.map is not None:
                 portability.check_no_form(
