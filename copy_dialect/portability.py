@@ -110,6 +110,5 @@ def check_threads(op: Operation, threads: int | None, target: Target) -> None:
             op,
             f"copy-legalize cannot split a TMA store over the threads on {target.name}: the "
             "kernel has no 1-D gpu.known_block_size",
-            note="give the kernel gpu.known_block_size = array<i32: 128, 1, 1> (its block "
-            "shape)",
+            note="give the kernel gpu.known_block_size = array<i32: 128, 1, 1> (its block shape)",
         )

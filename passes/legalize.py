@@ -81,7 +81,7 @@ class CopyLegalizePass(ModulePass):
         name = copy.module_target(op, self.target)
         if name is None:
             raise PassFailedException(
-                'copy-legalize needs a target: copy-legalize{target=sm_80}, or a module with '
+                "copy-legalize needs a target: copy-legalize{target=sm_80}, or a module with "
                 'copy.target = #copy.target<"sm_90a">'
             )
         if name not in TARGETS:
@@ -151,9 +151,7 @@ class _Kernel:
         for op in ops:
             if op.name in NO_FORM:
                 portability.check_no_form(op, NO_FORM[op.name], self.target)
-            if isinstance(op, copy.WarpSpecializeOp) and any(
-                _is_tma(inner) for inner in op.walk()
-            ):
+            if isinstance(op, copy.WarpSpecializeOp) and any(_is_tma(inner) for inner in op.walk()):
                 portability.check_no_form(
                     op,
                     "a TMA copy in a warp-specialized role (cp.async groups complete for the "
@@ -277,7 +275,9 @@ class _Kernel:
         value = put(memref.LoadOp.get(g.smem, [*g.smem_indices, *coords]))
         lead = len(gmem_shape) - len(box)
         indices = list(g.gmem_indices[:lead])
-        indices += [put(arith.AddiOp(o, c)) for o, c in zip(g.gmem_indices[lead:], coords)]
+        indices += [
+            put(arith.AddiOp(o, c)) for o, c in zip(g.gmem_indices[lead:], coords, strict=True)
+        ]
         inside: SSAValue | None = None
         for index, size in zip(indices, gmem_shape, strict=True):
             ok = put(arith.CmpiOp(index, emit(_index(size)), "ult"))
@@ -350,4 +350,3 @@ def _ends_kernel(op: Operation) -> bool:
     """Whether only the kernel's return follows `op`."""
     nxt = op.next_op
     return isinstance(op.parent_op(), func.FuncOp) and isinstance(nxt, func.ReturnOp)
-
