@@ -180,3 +180,15 @@ def test_an_unknown_target_is_an_error():
 
     with pytest.raises(PassFailedException, match="expected a target of"):
         CopyLegalizePass(target="sm_70").apply(make_context(), example("tma_tile_copy.mlir"))
+
+
+def test_gpu_cases_compile_for_the_h200():
+    """Every case of test_legalize_gpu.py, original and legalized, compiles for sm_90a."""
+    from test_legalize_gpu import CASES
+    from test_legalize_gpu import legalized as gpu_legalized
+
+    for case in CASES.values():
+        assert compile_module(case.build(), make_context(), "sm_90a").cubin
+        module = gpu_legalized(case.build())
+        compiled = compile_module(module, make_context(), "sm_90a")
+        assert "cp.async.bulk" not in compiled.ptx and compiled.cubin
