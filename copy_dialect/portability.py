@@ -18,6 +18,18 @@ from copy_dialect.target import TCGEN05_TARGETS, Target
 KEEP = "keep the kernel on a target that has it"
 
 
+def legalize_hint(target: Target | None) -> str:
+    """The end of a fix note on a target without TMA, where copy-legalize rewrites TMA
+    code: `, or write the kernel for sm_90a and run copy-opt -p 'copy-legalize{target=..}'`;
+    '' elsewhere."""
+    if target is None or target.has_tma:
+        return ""
+    return (
+        ", or write the kernel for sm_90a and run copy-opt -p "
+        f"'copy-legalize{{target={target.name}}}'"
+    )
+
+
 def legalize_error(op: Operation, message: str, note: str) -> Error:
     """A copy-legalize diagnostic at `op` (copy-opt prints it at the op, with the note)."""
     error = Error(f"'{op.name}' op {message}", note=note)
