@@ -459,7 +459,6 @@ class BarrierType(ParametrizedAttribute, TypeAttribute):
             )
 
 
-
 @irdl_attr_definition
 class TensorMapType(ParametrizedAttribute, TypeAttribute):
     """A tensor map in global memory (`copy.tensormap_global`): the box each copy through it

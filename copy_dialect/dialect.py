@@ -150,4 +150,3 @@ Copy = Dialect(
         TensorMapFieldAttr,
     ],
 )
-

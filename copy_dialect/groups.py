@@ -129,8 +129,7 @@ def uses_cp_async(kernel: Operation) -> bool:
         "uses cp.async",
         kernel,
         lambda: any(
-            isinstance(op, AsyncCopyOp)
-            and op.resolved_implementation() == Implementation.CP_ASYNC
+            isinstance(op, AsyncCopyOp) and op.resolved_implementation() == Implementation.CP_ASYNC
             for op in kernel.walk()
         ),
     )

@@ -223,4 +223,3 @@ class FenceAsyncSharedOp(IRDLOperation):
                 note="drop copy.fence_async_shared: cp.async writes SMEM through the generic "
                 "proxy, no fence is needed there" + legalize_hint(target),
             )
-

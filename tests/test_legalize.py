@@ -116,7 +116,8 @@ def test_example_legalizes_and_compiles(name, target):
     compiled = compile_module(legalized(module, target), make_context())
     assert compiled.target == target
     assert f".target {target}" in compiled.ptx
-    assert "cp.async.bulk" not in compiled.ptx and "mbarrier" not in compiled.ptx
+    assert "cp.async.bulk" not in compiled.ptx
+    assert "mbarrier" not in compiled.ptx
     assert compiled.cubin
 
 
@@ -125,7 +126,8 @@ def test_example_legalizes_and_compiles(name, target):
 def test_builder_legalizes_and_compiles(name, target):
     compiled = compile_module(legalized(LEGAL[name](), target), make_context())
     assert "cp.async.ca" in compiled.ptx or "cp.async.cg" in compiled.ptx
-    assert "cp.async.bulk" not in compiled.ptx and "mbarrier" not in compiled.ptx
+    assert "cp.async.bulk" not in compiled.ptx
+    assert "mbarrier" not in compiled.ptx
     assert compiled.cubin
 
 
@@ -134,7 +136,8 @@ def test_legalized_builder_compiles_for_the_h200(name):
     """What test_legalize_gpu.py launches: the sm_80-legalized IR compiled for sm_90a (an
     sm_80 cubin does not load on sm_90: SASS is compatible within a major version only)."""
     compiled = compile_module(legalized(LEGAL[name](), "sm_80"), make_context(), "sm_90a")
-    assert "cp.async.bulk" not in compiled.ptx and compiled.cubin
+    assert "cp.async.bulk" not in compiled.ptx
+    assert compiled.cubin
 
 
 @pytest.mark.parametrize("name", sorted(ILLEGAL))
@@ -191,4 +194,5 @@ def test_gpu_cases_compile_for_the_h200():
         assert compile_module(case.build(), make_context(), "sm_90a").cubin
         module = gpu_legalized(case.build())
         compiled = compile_module(module, make_context(), "sm_90a")
-        assert "cp.async.bulk" not in compiled.ptx and compiled.cubin
+        assert "cp.async.bulk" not in compiled.ptx
+        assert compiled.cubin
