@@ -35,11 +35,11 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
@@ -80,6 +80,9 @@ from copy_tools.opt_output import (
 from copy_tools.opt_parser import guarded_dialect_factory, parse_chunk
 from copy_tools.opt_verify import exception_location, op_location, verify_diagnostics
 from copy_tools.universe import dialect_factories
+
+LEGALIZE = "copy-legalize"
+"""The pass whose target --target names (copy_tools.universe: passes.legalize)."""
 
 THREAD_STACK_BYTES = 512 * 1024 * 1024
 """C stack of the worker thread, large enough that RECURSION_LIMIT frames fit."""
@@ -150,6 +153,22 @@ class CopyOptMain(xDSLOptMain):
 
     def setup_pipeline(self):
         self.pipeline = build_pipeline(self.args, self.available_passes)
+        target = self.args.gpu_target
+        if target is not None and self._legalizes():
+            # --target names what copy-legalize rewrites for (when its own option does not):
+            # the input is verified for the target it was written for.
+            passes = tuple(
+                replace(p, target=target)
+                if p.name == LEGALIZE and not getattr(p, "target", "")
+                else p
+                for p in self.pipeline.passes
+            )
+            self.pipeline = PassPipeline(passes, self.pipeline.callback)
+
+    def _legalizes(self) -> bool:
+        """Whether the pipeline runs copy-legalize (then --target is its target, and the
+        input is not retargeted before it is verified)."""
+        return any(p.name == LEGALIZE for p in self.pipeline.passes)
 
     # Running.
 
@@ -201,7 +220,7 @@ class CopyOptMain(xDSLOptMain):
         if module is None:
             return result
         fallback = op_location(module, SourceLocation(source.name, chunk.first_line, 1))
-        if self.args.gpu_target is not None:
+        if self.args.gpu_target is not None and not self._legalizes():
             # --target overrides the IR's target everywhere, so the verifier checks the
             # target the code is compiled for.
             from passes.pipeline import retarget

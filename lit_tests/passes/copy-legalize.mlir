@@ -3,6 +3,8 @@
 // RUN: copy-opt %s --split-input-file -p 'copy-legalize{target=sm_80}' | filecheck %s
 // The same holds for sm_86 (a smaller SMEM budget, the same rewrites).
 // RUN: copy-opt %s --split-input-file -p 'copy-legalize{target=sm_86}' | filecheck %s --check-prefix=SM86
+// copy-opt's --target names the pass's target (the input is verified for its own target).
+// RUN: copy-opt %s --split-input-file --target sm_80 -p copy-legalize | filecheck %s
 
 // A TMA tile copy: the load becomes cp.async (zero-filled, as the TMA load was) and its own
 // group; the barrier wait becomes wait_group (with its block barrier); the barrier is gone;
