@@ -9,10 +9,12 @@ the dialect and the target table, so they live with the dialect (and copy-rules 
 
 from __future__ import annotations
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import IntegerType, Signedness
+from xdsl.ir import Attribute, Operation, SSAValue
 
-from copy_dialect.attributes import OOBMode
+from copy_dialect.attributes import OOBMode, ReductionKind
 from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.geometry import base_reduction, reduction_map_type
 from copy_dialect.target import TCGEN05_TARGETS, Target
 
 KEEP = "keep the kernel on a target that has it"
@@ -50,16 +52,61 @@ def check_tmem(op: Operation, target: Target) -> None:
         )
 
 
-def check_reduction(op: Operation, kind: str, element: object, target: Target) -> None:
-    """A TMA reduction whose op x type has no thread-level atomic in the lowering."""
-    # rule: LG2
-    raise legalize_error(
-        op,
-        f"copy-legalize cannot keep the TMA reduction `{kind}` of {element} on "
-        f"{target.name}: the lowering has no thread-level atomic (memref.atomic_rmw / "
-        f"red.global.{kind}) for {element}",
-        note=f"{KEEP} (sm_90 or newer), or reduce from threads by hand",
+ATOMIC_RMW_KINDS = {
+    "addf": 0, "addi": 1, "andi": 2, "maxs": 6, "maxu": 7, "mins": 10, "minu": 11,
+    "ori": 14, "xori": 15,
+}  # fmt: skip
+"""The `memref.atomic_rmw` kinds a TMA reduction becomes, as upstream MLIR's AtomicRMWKind
+numbers them (xDSL's op takes the number)."""
+
+THREAD_ATOMICS = {
+    ("add", "FLOAT32"): "addf", ("add", "FLOAT64"): "addf", ("add", "FLOAT16"): "addf",
+    ("add", "UINT32"): "addi", ("add", "INT32"): "addi", ("add", "UINT64"): "addi",
+    ("min", "UINT32"): "minu", ("min", "INT32"): "mins", ("min", "UINT64"): "minu",
+    ("min", "INT64"): "mins", ("max", "UINT32"): "maxu", ("max", "INT32"): "maxs",
+    ("max", "UINT64"): "maxu", ("max", "INT64"): "maxs",
+    ("and", "UINT32"): "andi", ("and", "INT32"): "andi", ("and", "UINT64"): "andi",
+    ("or", "UINT32"): "ori", ("or", "INT32"): "ori", ("or", "UINT64"): "ori",
+    ("xor", "UINT32"): "xori", ("xor", "INT32"): "xori", ("xor", "UINT64"): "xori",
+}  # fmt: skip
+"""(the reduction's op, its tensor-map type) -> the atomic that does it from a thread on
+sm_80-sm_89 (`red.global.{add,min,max,and,or,xor}` on .u32/.s32/.u64/.s64/.b32/.b64, .f32,
+.f64 and .noftz.f16). Missing, with the reason: bf16 add and f16/bf16 min/max (red of
+those needs sm_90), inc/dec (no memref.atomic_rmw kind), tf32 (its rounding)."""
+
+
+def _no_atomic(base: str, element: Attribute, signed_type: bool, map_type: str | None) -> str:
+    """Why no thread atomic does a reduction `base` of `element` (THREAD_ATOMICS)."""
+    if signed_type:
+        return f"memref.atomic_rmw takes signless integers, not {element}"
+    if base in ("inc", "dec"):
+        return (
+            f"memref.atomic_rmw has no `{base}` kind (the thread atomic would be "
+            f"red.global.{base}.u32)"
+        )
+    if map_type == "TFLOAT32":
+        return "an f32 atomic does not round as the tf32 reduction does"
+    return f"red.global.{base} of {element} needs sm_90"
+
+
+def thread_atomic(op: Operation, kind: ReductionKind, element: Attribute, target: Target) -> int:
+    """The `memref.atomic_rmw` kind that does a TMA reduction of `kind` on `element` from a
+    thread on `target`; raises where none exists (LG2)."""
+    map_type = reduction_map_type(kind, element)
+    base = base_reduction(kind) if isinstance(element, IntegerType) else kind.value
+    found = THREAD_ATOMICS.get((base, map_type or ""))
+    signless = not isinstance(element, IntegerType) or element.signedness.data == (
+        Signedness.SIGNLESS
     )
+    # rule: LG2
+    if found is None or not signless:
+        raise legalize_error(
+            op,
+            f"copy-legalize cannot keep the TMA reduction `{kind.value}` of {element} on "
+            f"{target.name}: {_no_atomic(base, element, found is not None, map_type)}",
+            note=f"{KEEP} (sm_90 or newer), or reduce from threads by hand",
+        )
+    return ATOMIC_RMW_KINDS[found]
 
 
 def check_no_form(op: Operation, what: str, target: Target, note: str = "") -> None:

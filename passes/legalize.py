@@ -36,7 +36,7 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, gpu, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -121,6 +121,8 @@ class _Kernel:
     def __init__(self, kernel: func.FuncOp, target: Target):
         self.kernel = kernel
         self.target = target
+        self.atomics: dict[copy.AsyncCopyOp, int] = {}
+        """The memref.atomic_rmw kind of each TMA reduction (`portability.thread_atomic`)."""
 
     def legalize(self) -> None:
         ops = list(self.kernel.walk())
@@ -179,7 +181,9 @@ class _Kernel:
         for store in stores:
             g = store.geometry()
             if g.reduction is not None:
-                portability.check_reduction(store, str(g.reduction), g.element_type, self.target)
+                self.atomics[store] = portability.thread_atomic(
+                    store, g.reduction, g.element_type, self.target
+                )
             portability.check_threads(store, kernel_block_threads(self.kernel), self.target)
 
     def tracking_groups(self, loads: list[copy.AsyncCopyOp]) -> list[SSAValue]:
@@ -239,7 +243,8 @@ class _Kernel:
     # -- stores ----------------------------------------------------------------------------
 
     def rewrite_store(self, store: copy.AsyncCopyOp) -> None:
-        """Thread stores of `store`'s tile, clipped to the GMEM array."""
+        """Thread stores of `store`'s tile, clipped to the GMEM array (a reduction's: thread
+        atomics, `memref.atomic_rmw`)."""
         g = store.geometry()
         threads = kernel_block_threads(self.kernel)
         assert threads is not None
@@ -284,7 +289,15 @@ class _Kernel:
             inside = ok if inside is None else put(arith.AndIOp(inside, ok))
         assert inside is not None
         then = Block()
-        then.add_ops([memref.StoreOp.get(value, g.gmem, indices), scf.YieldOp()])
+        if store in self.atomics:  # a reduction: red.global of the matching op and type
+            write: Operation = memref.AtomicRMWOp.create(
+                operands=[value, g.gmem, *indices],
+                result_types=[g.element_type],
+                properties={"kind": IntegerAttr(self.atomics[store], i64)},
+            )
+        else:
+            write = memref.StoreOp.get(value, g.gmem, indices)
+        then.add_ops([write, scf.YieldOp()])
         inner.append(scf.IfOp(inside, [], Region(then)))
         inner.append(scf.YieldOp())
         body.add_ops(inner)

@@ -136,3 +136,50 @@ def test_legalized_kernel_returns_the_same_bytes(name):
     assert np.array_equal(bits(legal), bits(original))
     expected = np.broadcast_to(x, case.y_shape)
     assert np.array_equal(bits(legal), bits(np.ascontiguousarray(expected)))
+
+
+REDUCTIONS = {
+    "add_f32_999x996": ("add", "f32", (999, 996)),
+    "add_f32_256": ("add", "f32", (256, 256)),
+    "add_f16": ("add", "f16", (130, 200)),
+    "add_f64": ("add", "f64", (256, 256)),
+    "umin_i32": ("umin", "i32", (256, 256)),
+    "smax_i64": ("smax", "i64", (200, 136)),
+    "xor_i32": ("xor", "i32", (97, 128)),
+}
+"""TMA reductions (o <op>= x) whose sm_80 form is thread atomics (red.global)."""
+
+NUMPY_REDUCE = {
+    "add": lambda o, x: o + x,
+    "umin": lambda o, x: np.minimum(o.view(np.uint32), x.view(np.uint32)).view(o.dtype),
+    "smax": np.maximum,
+    "xor": np.bitwise_xor,
+}
+
+
+def _random(rng, shape, dtype: str) -> np.ndarray:
+    if dtype.startswith("i"):
+        info = np.iinfo({"i32": np.int32, "i64": np.int64}[dtype])
+        return rng.integers(info.min, info.max, shape, dtype=info.dtype)
+    return (rng.standard_normal(shape) * 100).astype(
+        {"f16": np.float16, "f32": np.float32, "f64": np.float64}[dtype]
+    )
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_legalized_reduction_returns_the_same_bytes(name):
+    op, dtype, shape = REDUCTIONS[name]
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    x, o = _random(rng, shape, dtype), _random(rng, shape, dtype)
+    grid = kernels.grid(shape, (64, 64))
+    results = []
+    for module in (
+        kernels.tma_copy(shape, dtype, reduce=op),
+        legalized(kernels.tma_copy(shape, dtype, reduce=op)),
+    ):
+        out = o.copy()
+        runtime.compile(module, "sm_90a")(x, out, grid=grid)
+        results.append(out)
+    original, legal = results
+    assert np.array_equal(legal.view(np.uint8), original.view(np.uint8))
+    assert np.array_equal(legal.view(np.uint8), NUMPY_REDUCE[op](o, x).view(np.uint8))

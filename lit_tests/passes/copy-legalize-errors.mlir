@@ -17,20 +17,21 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
 
 // -----
 
-// The first seed (a reduction needs TMA): a TMA reduce-add written for sm_90a.
+// The first seed (a reduction needs TMA): a TMA reduce-add of bf16 written for sm_90a.
+// red.global.add.noftz.bf16 needs sm_90 (an f32 reduce-add legalizes: copy-legalize.mlir).
 // rule: LG2
-// fix: none -- a reduction from threads needs atomics the lowering does not have
+// fix: none -- bf16 has no thread atomic before sm_90: the reduction stays on sm_90 or newer
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
-  func.func @reduce(%x: memref<256x256xf32>, %o: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+  func.func @reduce(%x: memref<256x256xbf16>, %o: memref<256x256xbf16>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
     %phase = arith.constant false
-    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %tile = copy.alloc_smem : memref<64x64xbf16, #copy.smem>
     %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xbf16> to memref<64x64xbf16, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
-    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.async_copy' op copy-legalize cannot keep the TMA reduction `add` of f32 on sm_80}}
+    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.async_copy' op copy-legalize cannot keep the TMA reduction `add` of bf16 on sm_80: red.global.add of bf16 needs sm_90}}
     // expected-note@+1 {{keep the kernel on a target that has it (sm_90 or newer), or reduce from threads by hand}}
-    copy.async_copy %tile to %o[%c0, %c0] reduce add : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+    copy.async_copy %tile to %o[%c0, %c0] reduce add : memref<64x64xbf16, #copy.smem> to memref<256x256xbf16>
     copy.commit_group bulk
     copy.wait_group bulk 0
     func.return

@@ -1,8 +1,8 @@
 // The five seed errors (lit_tests/dialects/copy/seed-diagnostics.mlir) are one situation: a
 // kernel written for a TMA target meets sm_80. Written for the TMA target, each seed's
-// kernel legalizes to sm_80 and verifies (seeds 2, 3 and 4, here), or copy-legalize reports
-// what it cannot keep (seed 1, a reduction: rule LG2; seed 5, TMEM: rule LG1; both in
-// copy-legalize-errors.mlir).
+// kernel legalizes to sm_80 and verifies (seeds 1 for f32, 2, 3 and 4, here), or
+// copy-legalize reports what it cannot keep (seed 1 for bf16: rule LG2; seed 5, TMEM: rule
+// LG1; both in copy-legalize-errors.mlir).
 // RUN: copy-opt %s --split-input-file -p 'copy-legalize{target=sm_80}' | filecheck %s
 
 // Seed 2 (collective needs TMA): the collective TMA load becomes a per-CTA cp.async load.
@@ -59,5 +59,26 @@ func.func @barrier(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_bl
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// Seed 1 (a reduction needs TMA): written for sm_90a, the TMA reduce-add of f32 becomes
+// thread atomics (memref.atomic_rmw addf: red.global.add.f32), clipped to the array.
+// CHECK-LABEL: func.func @reduction
+// CHECK: scf.if
+// CHECK-NEXT: "memref.atomic_rmw"(%{{.*}}, %o, %{{.*}}, %{{.*}}) <{kind = 0 : i64}> : (f32, memref<256x256xf32>, index, index) -> f32
+// CHECK-NOT: copy.commit_group bulk
+func.func @reduction(%x: memref<256x256xf32>, %o: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  copy.async_copy %buf to %o[%c0, %c0] reduce add : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
   func.return
 }
