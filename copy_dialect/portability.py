@@ -1,5 +1,6 @@
 """What a kernel written for one target cannot keep on another: the checks of
-`copy-legalize` (passes/legalize.py), rules LG1-LG7.
+`copy-legalize` (passes/legalize.py), rules LG1-LG7, and the thread atomic a TMA reduction
+becomes (`thread_atomic`).
 
 The pass rewrites what has a form on the new target (a TMA load into cp.async, a TMA store
 into thread stores, a multicast load into per-CTA loads, a swizzled buffer into a plain

@@ -17,7 +17,8 @@ On a target without TMA (sm_80, sm_86, sm_89):
   row-major order (consecutive threads, consecutive elements of a row: coalesced), each
   element stored when it lies inside the GMEM array (the TMA store's clipping); the bulk
   `commit_group` is removed and a bulk `wait_group` becomes a block barrier (`gpu.barrier`:
-  the SMEM the store read may be reused after it);
+  the SMEM the store read may be reused after it); a TMA reduction does the same walk with
+  `memref.atomic_rmw` of the matching kind (`portability.thread_atomic`: red.global);
 - `copy.fence_async_shared` becomes `gpu.barrier` (the block barrier it includes; the proxy
   fence has no meaning without TMA), a TMA `copy.prefetch` (a hint) is removed;
 - a swizzled SMEM buffer becomes the plain layout (cp.async writes no swizzle); thread
