@@ -101,9 +101,37 @@ def legalize(module: builtin.ModuleOp, target: Target) -> None:
                 portability.check_tmem(op, target)
         if not target.has_tma:
             _Kernel(kernel, target).legalize()
+        else:
+            _drop_cluster_features(kernel, target)
     for op in [module, *module.walk()]:
         if op is module or "copy.target" in op.attributes:
             op.attributes["copy.target"] = copy.TargetAttr(target.name)
+
+
+def _drop_cluster_features(kernel: func.FuncOp, target: Target) -> None:
+    """On a TMA target without tcgen05 (or multicast): a leader-tracked (or collective) load
+    becomes a per-CTA TMA load of the box on the CTA's own barrier, which it arrives on
+    expecting its own bytes; a load that leaves its arrival to an explicit expect_tx
+    (`arrive = false`) is reported, since those bytes counted the leader's share."""
+    for op in list(kernel.walk()):
+        if not isinstance(op, copy.AsyncCopyOp) or not op.is_load:
+            continue
+        drop_leader = op.leader_tracked is not None and not target.has_tcgen05
+        drop_collective = op.collective is not None and (drop_leader or not target.has_multicast)
+        if not (drop_leader or drop_collective):
+            continue
+        if drop_leader and not op.arrives:
+            portability.check_no_form(
+                op,
+                "a leader-tracked load whose bytes an explicit expect_tx counts (arrive = false)",
+                target,
+            )
+        if drop_leader:
+            op.leader_tracked = None
+        if drop_collective:
+            op.collective = None
+    if not target.has_clusters:
+        kernel.attributes.pop("copy.cluster", None)
 
 
 def _is_tma(op: Operation) -> bool:

@@ -213,3 +213,12 @@ def test_gpu_reductions_compile_for_the_h200():
         compiled = compile_module(module, make_context(), "sm_90a")
         assert re.search(r"\bred\.global\.", compiled.ptx)
         assert compiled.cubin
+
+
+@pytest.mark.parametrize("name", ["multicast_copy", "broadcast_copy", "broadcast_copy_4"])
+def test_multicast_builder_legalizes_to_sm_90(name):
+    """sm_90 has TMA but no multicast: each CTA loads the whole tile with TMA itself."""
+    compiled = compile_module(legalized(LEGAL[name](), "sm_90"), make_context())
+    assert ".multicast::cluster" not in compiled.ptx
+    assert "cp.async.bulk.tensor" in compiled.ptx
+    assert compiled.cubin
