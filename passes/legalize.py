@@ -25,8 +25,11 @@ On a target without TMA (sm_80, sm_86, sm_89):
   accesses through memref indices follow the type;
 - `copy.cluster` is dropped from the kernels (no clusters before sm_90).
 
+On a target with TMA but without tcgen05 (or multicast), a leader-tracked (or collective)
+load becomes a per-CTA TMA load on its own barrier.
+
 The module's `copy.target` (and every op's that names one) becomes the new target. On a
-target with TMA the IR is kept, so legalizing to the IR's own target changes nothing, and
+target with TMA the rest of the IR is kept, so legalizing to the IR's own target changes nothing, and
 legalized IR (cp.async, thread stores) is a fixed point.
 """
 
