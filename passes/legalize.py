@@ -359,7 +359,8 @@ class _Kernel:
         if copy.swizzle_of(t) == 16:
             return
         plain = MemRefType(t.element_type, t.get_shape(), t.layout, copy.SmemSpaceAttr())
-        Rewriter.replace_op(alloc, copy.AllocSmemOp(plain))
+        align = None if alloc.alignment is None else alloc.alignment.value.data
+        Rewriter.replace_op(alloc, copy.AllocSmemOp(plain, align))
 
 
 def _same_slot(load_index: SSAValue | None, wait_index: SSAValue | None) -> bool:
