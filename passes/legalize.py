@@ -29,8 +29,8 @@ On a target with TMA but without tcgen05 (or multicast), a leader-tracked (or co
 load becomes a per-CTA TMA load on its own barrier.
 
 The module's `copy.target` (and every op's that names one) becomes the new target. On a
-target with TMA the rest of the IR is kept, so legalizing to the IR's own target changes nothing, and
-legalized IR (cp.async, thread stores) is a fixed point.
+target with TMA the rest of the IR is kept, so legalizing to the IR's own target changes
+nothing, and legalized IR (cp.async, thread stores) is a fixed point.
 """
 
 from __future__ import annotations
