@@ -66,9 +66,7 @@ class RedGlobalOp(IRDLOperation):
         if self.op.data not in RED_OPS:
             raise VerifyException(f"expected a red op of {', '.join(RED_OPS)}, got {self.op}")
         if self.type.data not in RED_TYPES:
-            raise VerifyException(
-                f"expected a red type of {', '.join(RED_TYPES)}, got {self.type}"
-            )
+            raise VerifyException(f"expected a red type of {', '.join(RED_TYPES)}, got {self.type}")
 
     def to_llvm_ir(self, e: IREmitter) -> None:
         ptr_type, ptr = cast(e, self.addr, 1)
