@@ -183,3 +183,36 @@ def test_legalized_reduction_returns_the_same_bytes(name):
     original, legal = results
     assert np.array_equal(legal.view(np.uint8), original.view(np.uint8))
     assert np.array_equal(legal.view(np.uint8), NUMPY_REDUCE[op](o, x).view(np.uint8))
+
+
+EXAMPLES = {
+    # file: (x shape, grid, a reduction?), from each example's "Launch:" comment (f32)
+    "tma_tile_copy.mlir": ((4096, 4096), (4096 // 64, 4096 // 64), False),
+    "oob_copy.mlir": ((1000, 1000), (16, 16), False),
+    "multicast_copy.mlir": ((128, 32, 4096), (2 * 4096 // 64, 4096 // 64), False),
+    "swizzled_copy.mlir": ((4096, 4096), (4096 // 32, 4096 // 64), False),
+    "reduce_add.mlir": ((4096, 4096), (4096 // 64, 4096 // 64), True),
+}
+"""The examples written for sm_90a (examples/*.mlir), with their launches."""
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_legalized_example_returns_the_same_bytes(name):
+    from pathlib import Path
+
+    shape, grid, reduction = EXAMPLES[name]
+    text = (Path(__file__).resolve().parents[1] / "examples" / name).read_text()
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    x = rng.standard_normal(shape).astype(np.float32)
+    o = rng.standard_normal(shape).astype(np.float32)
+    results = []
+    for module in (
+        Parser(make_context(), text).parse_module(),
+        legalized(Parser(make_context(), text).parse_module()),
+    ):
+        y = o.copy() if reduction else np.full(shape, np.nan, dtype=np.float32)
+        runtime.compile(module, "sm_90a")(x, y, grid=grid)
+        results.append(y)
+    original, legal = results
+    assert np.array_equal(bits(legal), bits(original))
+    assert np.array_equal(bits(legal), bits(o + x if reduction else x))
