@@ -35,6 +35,7 @@ nothing, and legalized IR (cp.async, thread stores) is a fixed point.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import prod
 
@@ -96,43 +97,59 @@ class CopyLegalizePass(ModulePass):
 
 
 def legalize(module: builtin.ModuleOp, target: Target) -> None:
-    """Legalizes every kernel of `module` for `target`, then retargets the module."""
+    """Legalizes every kernel of `module` for `target`, then retargets the module. Every
+    kernel is checked before the first is rewritten: a module that fails is left as it was."""
     kernels = [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    plans = []
     for kernel in kernels:
         for op in kernel.walk():
             if not target.has_tcgen05:
                 portability.check_tmem(op, target)
         if not target.has_tma:
-            _Kernel(kernel, target).legalize()
+            plans.append(_Kernel(kernel, target).plan())
         else:
+            _check_cluster_features(kernel, target)
+    for plan in plans:
+        plan()
+    if target.has_tma:
+        for kernel in kernels:
             _drop_cluster_features(kernel, target)
     for op in [module, *module.walk()]:
         if op is module or "copy.target" in op.attributes:
             op.attributes["copy.target"] = copy.TargetAttr(target.name)
 
 
-def _drop_cluster_features(kernel: func.FuncOp, target: Target) -> None:
-    """On a TMA target without tcgen05 (or multicast): a leader-tracked (or collective) load
-    becomes a per-CTA TMA load of the box on the CTA's own barrier, which it arrives on
-    expecting its own bytes; a load that leaves its arrival to an explicit expect_tx
-    (`arrive = false`) is reported, since those bytes counted the leader's share."""
-    for op in list(kernel.walk()):
+def _cluster_loads(kernel: func.FuncOp, target: Target) -> list[tuple[copy.AsyncCopyOp, bool]]:
+    """The loads of `kernel` whose leader tracking (the bool) or multicast `target` lacks."""
+    found = []
+    for op in kernel.walk():
         if not isinstance(op, copy.AsyncCopyOp) or not op.is_load:
             continue
         drop_leader = op.leader_tracked is not None and not target.has_tcgen05
-        drop_collective = op.collective is not None and (drop_leader or not target.has_multicast)
-        if not (drop_leader or drop_collective):
-            continue
+        if drop_leader or (op.collective is not None and not target.has_multicast):
+            found.append((op, drop_leader))
+    return found
+
+
+def _check_cluster_features(kernel: func.FuncOp, target: Target) -> None:
+    """A leader-tracked load that leaves its arrival to an explicit expect_tx (`arrive =
+    false`) cannot become a per-CTA load: those bytes counted the leader's share (LG3)."""
+    for op, drop_leader in _cluster_loads(kernel, target):
         if drop_leader and not op.arrives:
             portability.check_no_form(
                 op,
                 "a leader-tracked load whose bytes an explicit expect_tx counts (arrive = false)",
                 target,
             )
-        if drop_leader:
-            op.leader_tracked = None
-        if drop_collective:
-            op.collective = None
+
+
+def _drop_cluster_features(kernel: func.FuncOp, target: Target) -> None:
+    """On a TMA target without tcgen05 (or multicast): a leader-tracked (or collective) load
+    becomes a per-CTA TMA load of the box on the CTA's own barrier, which it arrives on
+    expecting its own bytes."""
+    for op, _ in _cluster_loads(kernel, target):
+        op.leader_tracked = None
+        op.collective = None
     if not target.has_clusters:
         kernel.attributes.pop("copy.cluster", None)
 
@@ -156,14 +173,24 @@ class _Kernel:
         self.atomics: dict[copy.AsyncCopyOp, int] = {}
         """The memref.atomic_rmw kind of each TMA reduction (`portability.thread_atomic`)."""
 
-    def legalize(self) -> None:
+    def plan(self) -> Callable[[], None]:
+        """Checks the kernel (what it cannot keep raises) and returns its rewrite. Everything
+        is decided from the IR as written (its implementations resolve against its own
+        target)."""
         ops = list(self.kernel.walk())
-        # Everything is decided from the IR as written (its implementations resolve against
-        # its own target), then rewritten.
         loads = [op for op in ops if _is_tma(op) and op.is_load]
         stores = [op for op in ops if _is_tma(op) and not op.is_load]
         self.check(ops, loads, stores)
         groups = self.tracking_groups(loads)
+        return lambda: self.rewrite(ops, loads, stores, groups)
+
+    def rewrite(
+        self,
+        ops: list[Operation],
+        loads: list[copy.AsyncCopyOp],
+        stores: list[copy.AsyncCopyOp],
+        groups: list[SSAValue],
+    ) -> None:
         commits = {load: self.rewrite_load(load) for load in loads}
         for group in groups:
             self.rewrite_waits(group, commits)
