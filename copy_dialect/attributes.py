@@ -459,6 +459,7 @@ class BarrierType(ParametrizedAttribute, TypeAttribute):
             )
 
 
+
 @irdl_attr_definition
 class TensorMapType(ParametrizedAttribute, TypeAttribute):
     """A tensor map in global memory (`copy.tensormap_global`): the box each copy through it

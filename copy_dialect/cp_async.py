@@ -27,7 +27,8 @@ def verify_copy(g: CopyGeometry, *, cache: CacheMode | None, tma_alternative: st
     if g.swizzle_bytes != 16:
         raise Error(
             "Swizzle is not supported for CP_ASYNC copies",
-            note="drop the swizzle (cp.async writes a plain #copy.smem buffer)" + tma_alternative,
+            note="drop the swizzle (cp.async writes a plain #copy.smem buffer)"
+            + tma_alternative,
         )
     # rule: H2
     if row_bytes % 4:
@@ -77,7 +78,8 @@ def verify_copy(g: CopyGeometry, *, cache: CacheMode | None, tma_alternative: st
         why = (
             f"the innermost box row is {row_bytes} bytes"
             if row_bytes % 16
-            else "a GMEM row stride or the innermost coordinate is not a multiple of 16 bytes"
+            else "a GMEM row stride or the innermost coordinate is not a multiple of 16 "
+            "bytes"
         )
         raise Error(
             "CG cache modifier is only support for 16 bytes copy.",

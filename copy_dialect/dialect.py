@@ -150,3 +150,4 @@ Copy = Dialect(
         TensorMapFieldAttr,
     ],
 )
+

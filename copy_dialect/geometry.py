@@ -352,3 +352,4 @@ def cp_async_chunk_bytes(g: CopyGeometry) -> int | None:
     return next(
         (c for c in (16, 8, 4) if row_bytes % c == 0 and all(o % c == 0 for o in offsets)), None
     )
+

@@ -82,7 +82,8 @@ def check_tma_stride(i: int, stride_bytes: int, pad_note: str) -> None:
     # rule: C1
     if stride_bytes % 16:
         raise Error(
-            "async_copy requires all GMEM strides except the last one to be a multiple of 16 bytes",
+            "async_copy requires all GMEM strides except the last one to be a "
+            "multiple of 16 bytes",
             note=pad_note,
         )
     # rule: C1

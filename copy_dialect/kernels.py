@@ -1660,8 +1660,6 @@ def im2col_gather(
         b.insert(copy.WaitGroupOp("bulk", 0))
 
     return _kernel("im2col_gather", [gmem, out], body, target=target, block=TMA_BLOCK)
-
-
 # Grouped copies: a tensor map re-pointed in the kernel
 # ===----------------------------------------------------------------------=== #
 

@@ -109,3 +109,4 @@ def padded_stride(elements: int, element_type: Attribute, align: int) -> int:
     """`elements` rounded up to the fewest elements that span a multiple of `align` bytes."""
     step = max(1, align * 8 // (bitwidth(element_type) or 8))
     return -(-elements // step) * step
+

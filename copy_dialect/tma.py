@@ -174,6 +174,7 @@ def verify_copy_box(g: CopyGeometry, descriptor_swizzle: int | None) -> None:
         )
 
 
+
 def _verify_reduction(g: CopyGeometry) -> None:
     if g.reduction is None:
         return
@@ -194,7 +195,8 @@ def _verify_reduction(g: CopyGeometry) -> None:
         else:
             note = f"no TMA reduction exists for {elt}"
         raise Error(
-            f"Reduction op {kind} not supported by the TMA implementation for element type {elt}",
+            f"Reduction op {kind} not supported by the TMA implementation for element "
+            f"type {elt}",
             note=note + " (measured on an H200; anything else is an illegal instruction)",
         )
 
@@ -224,7 +226,8 @@ def _verify_collective(g: CopyGeometry, partition_axis: int | None) -> None:
         raise Error(
             f"collective (multicast) copies need {MULTICAST_TARGETS}, but the target is "
             f"{target.name}",
-            note=".multicast::cluster is an arch-specific feature: use sm_90a rather than sm_90",
+            note=".multicast::cluster is an arch-specific feature: use sm_90a rather than "
+            "sm_90",
         )
     split = g.multicast
     assert split is not None
@@ -302,7 +305,8 @@ def _verify_leader_tracked(
         raise Error(
             f"leader_tracked copies emit .cta_group::2, which needs {TCGEN05_TARGETS}, "
             f"but the target is {target.name}",
-            note="drop leader_tracked for a plain collective copy (multicast), or target sm_100a",
+            note="drop leader_tracked for a plain collective copy (multicast), or target "
+            "sm_100a",
         )
 
 
@@ -313,7 +317,9 @@ def verify_smem_alignment(g: CopyGeometry) -> None:
     swizzle = g.swizzle_bytes
     required = smem_alignment(swizzle)
     slot_offsets = [constant_int(i) for i in g.smem_indices]
-    strides = smem_strides(smem_type.get_shape(), g.element_type, swizzle)[: len(g.smem_indices)]
+    strides = smem_strides(smem_type.get_shape(), g.element_type, swizzle)[
+        : len(g.smem_indices)
+    ]
     offset = None
     if all(o is not None for o in slot_offsets):
         offset = sum(o * s for o, s in zip(slot_offsets, strides, strict=True))  # type: ignore[operator]

@@ -230,7 +230,7 @@ class TmemLoadOp(IRDLOperation):
                 raise Error(
                     f"'{'abs' if has_abs else 'NaN'}' requires 'redOp' to be set",
                     note="abs and nan modify a fused reduction: drop them, or add reduce min|max "
-                    "with its result (%v, %r = copy.tmem_load ...)",
+                "with its result (%v, %r = copy.tmem_load ...)",
                 )
             return
         # rule: J15

@@ -363,7 +363,9 @@ class State:
 
         # Whether a clock knows a barrier's last phase, the one before, or less (a class
         # that falls further behind waits for a phase two ahead: the longest run shows it).
-        lag = tuple(max(-SNAPSHOT_LAG, at(h, b.comp) - b.closed) for h in holders for b in barriers)
+        lag = tuple(
+            max(-SNAPSHOT_LAG, at(h, b.comp) - b.closed) for h in holders for b in barriers
+        )
         lag += tuple(
             max(-SNAPSHOT_LAG, at(h, n.comp) - n.completed) for h in holders for n in named
         )
@@ -526,7 +528,9 @@ class State:
         late: list[tuple[Operation, str]] = [
             (w.op, w.who) for w in b.waiting if w.target == phase - 1
         ]
-        overtaken = [o for o in b.observed if o.phase == phase - 1 and at(clock, o.cls) < o.stamp]
+        overtaken = [
+            o for o in b.observed if o.phase == phase - 1 and at(clock, o.cls) < o.stamp
+        ]
         for o in overtaken:
             if o.at_once:
                 self.names_next(o.op, key, (phase - 1) % 2, phase, o.who)
@@ -1331,8 +1335,7 @@ class State:
             for access in self.unfenced:
                 if {c for c, _ in access.end} <= mine:
                     self.fenced = [
-                        f
-                        for f in self.fenced
+                        f for f in self.fenced
                         if (f[0].op, f[0].region) != (access.op, access.region)
                     ]
                     self.fenced.append((access, (mark,)))
