@@ -223,3 +223,79 @@ def write_json(
     if skipped:
         found["skipped"] = skipped
     Path(path).write_text(json.dumps(found, indent=1) + "\n")
+
+
+@dataclass(frozen=True)
+class PlotGroup:
+    """One panel of a bandwidth plot: a table's kernels and the torch copy they are measured
+    against (a dashed line)."""
+
+    title: str
+    bars: Sequence[tuple[str, float | None]]
+    """(kernel, GB/s); None for a row that failed or did not run."""
+    copy_gbps: float | None = None
+
+
+def bandwidth_figure(title: str, groups: Sequence[PlotGroup]):
+    """A horizontal bar chart of GB/s per kernel, one panel per group, each with its torch
+    copy as a dashed line (`copy_tools.figure`: SVG by hand, PNG with matplotlib)."""
+    from copy_tools.figure import Figure, Line, Rect, Text
+
+    bar_h, gap, scale_w = 18, 4, 520
+    labels = [name for g in groups for name, _ in g.bars]
+    left = 16 + 6.2 * max((len(n) for n in labels), default=10)
+    values = [v for g in groups for _, v in g.bars if v] + [
+        g.copy_gbps for g in groups if g.copy_gbps
+    ]
+    top = max(values, default=1.0) * 1.08
+    fig = Figure(left + scale_w + 140, 60)
+    fig.add(Text(16, 22, title, 13, bold=True))
+    fig.add(Text(16, 40, "GB/s (bytes read + written / time); dashed: the torch copy", 10))
+    y = 60
+    for g in groups:
+        fig.add(Text(16, y + 14, g.title, 11, bold=True))
+        y += 22
+        start = y
+        for name, gbps in g.bars:
+            fig.add(Text(left - 8, y + bar_h - 5, name, 10, "end"))
+            if gbps is None:
+                fig.add(Text(left + 4, y + bar_h - 5, "failed / not run", 10, fill="#aa0000"))
+            else:
+                w = scale_w * gbps / top
+                fig.add(Rect(left, y, w, bar_h, "#4c78a8", "bar", f"{name}: {gbps:.0f} GB/s"))
+                fig.add(Text(left + w + 4, y + bar_h - 5, f"{gbps:.0f}", 10))
+            y += bar_h + gap
+        if g.copy_gbps:
+            x = left + scale_w * g.copy_gbps / top
+            fig.add(Line(x, start - 4, x, y, "#d62728", dashed=True, kind="torch-copy"))
+            fig.add(
+                Text(
+                    x + 4,
+                    start + 2 if not g.bars else y + 10,
+                    f"torch copy {g.copy_gbps:.0f}",
+                    9,
+                    fill="#d62728",
+                )  # fmt: skip
+            )
+            y += 14
+        y += 12
+    fig.add(Line(left, 56, left, y - 12, "#333333"))
+    fig.height = y + 8
+    return fig
+
+
+def write_plot(path: str | Path, title: str, groups: Sequence[PlotGroup]) -> None:
+    """Writes the bandwidth plot to `path` (.svg, or .png when matplotlib is importable)."""
+    bandwidth_figure(title, groups).write(path)
+
+
+def plot_path_problem(path: str | Path) -> str | None:
+    """Before a run: why the plot cannot be written to `path` (not a .svg or .png, or a .png
+    without matplotlib), or None."""
+    from copy_tools.figure import FigureError, check_picture
+
+    try:
+        check_picture(path)
+    except FigureError as exc:
+        return str(exc)
+    return None

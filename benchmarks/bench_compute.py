@@ -14,6 +14,8 @@ stages, consumer warps and blocks per SM, the best shown; every configuration in
 table). The odd shape runs the best configuration of the large one. Every row's result is
 checked against torch's; GB/s counts bytes read plus bytes written. `--compile-only` builds
 and compiles every copy-dialect configuration without a GPU (what fits, what compiles).
+`--plot PATH`: a bar chart of the main table's GB/s (.svg, or .png when matplotlib is
+importable), a panel per op, dtype and shape with its torch copy as a dashed line.
 """
 
 from __future__ import annotations
@@ -34,14 +36,17 @@ from bench_common import (
     WARMUPS,
     DeviceLimits,
     Fatal,
+    PlotGroup,
     conditions,
     describe,
     device_limits,
     fits_per_sm,
     markdown,
     measure,
+    plot_path_problem,
     recover,
     write_json,
+    write_plot,
 )
 
 OPS = ("add", "axpb", "row_sum", "cast")
@@ -279,6 +284,21 @@ def render(results: Results, conditions_: dict[str, Any], reps: int, warmups: in
                 f"run: {'; '.join(why)}"
             )
     return "\n".join(parts).rstrip() + "\n"
+
+
+def plot_groups(results: Results) -> list[PlotGroup]:
+    """The plot's panels: per case, the main table's kernels (config in the label) against the
+    torch copy of the same dtype and shape."""
+    groups: dict[Case, list[tuple[str, float | None]]] = {}
+    for r in results.rows:
+        if r.sweep or r.kernel == "torch copy":
+            continue
+        label = f"{r.kernel} ({r.config})" if r.config else r.kernel
+        groups.setdefault(r.case, []).append((label, r.gbps))
+    return [
+        PlotGroup(f"{c.op} {c.label} {c.shape_text}", bars, results.copy_gbps(c))
+        for c, bars in groups.items()
+    ]
 
 
 def json_rows(results: Results) -> list[dict[str, Any]]:
@@ -976,6 +996,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--skip-triton", action="store_true")
     parser.add_argument("--json", metavar="PATH", help="also write every row as JSON")
     parser.add_argument(
+        "--plot", metavar="PATH", help="also write a bandwidth bar chart (.svg, or .png)"
+    )
+    parser.add_argument(
         "--hang-timeout",
         type=float,
         default=10.0,
@@ -989,6 +1012,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.reps < 1:
         parser.error(f"expected --reps of at least 1, got {args.reps}")
+    if args.plot and (problem := plot_path_problem(args.plot)):
+        parser.error(f"--plot: {problem}")
     return args
 
 
@@ -1019,6 +1044,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"(the run took {elapsed:.0f} s)")
     if opts.json:
         write_json(opts.json, found, json_rows(results), skipped_json(results))
+    if opts.plot:
+        write_plot(
+            opts.plot, "bench_compute: elementwise and reduction bandwidth", plot_groups(results)
+        )
     sys.stdout.flush()
     sys.stderr.flush()
     if results.stopped:

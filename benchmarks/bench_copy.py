@@ -12,7 +12,8 @@ build's bandwidth. The warp-specialized copy (`kernels.ws_copy`) runs a sweep (t
 stores in flight, blocks per SM), printed as a second table; the main table gets its best
 configuration. `--only-ws`: the torch copy and that sweep only. Bulk (non-tensor) copies run
 against TMA tensor copies of the same tiles (`--only-bulk`: the torch copy and those rows
-only). `--json PATH`: the rows as JSON.
+only). `--json PATH`: the rows as JSON. `--plot PATH`: a bar chart of the GB/s (.svg, or
+.png when matplotlib is importable), each table a panel with the torch copy as a dashed line.
 """
 
 from __future__ import annotations
@@ -26,12 +27,15 @@ from importlib.metadata import version
 
 from bench_common import (
     Fatal,
+    PlotGroup,
     device_limits,
     fits_per_sm,
     measure,
+    plot_path_problem,
     recover,
     timed,
     write_json,
+    write_plot,
 )
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
@@ -79,6 +83,19 @@ class Table:
                 continue
             ratio = gbps / self.ceiling if self.ceiling else float("nan")
             print(f"| {name} | {gbps:.0f} | {ratio:.3f} | {correct} | {note} |")
+
+
+def plot_groups(table: Table, sweep: Table) -> list[PlotGroup]:
+    """The plot's panels: the main table and the sweep (when it ran), the torch copy a line."""
+    groups = [("copy kernels", table)] + ([("ws_copy sweep", sweep)] if sweep.rows else [])
+    return [
+        PlotGroup(
+            title,
+            [(name, gbps) for name, gbps, _, _ in t.rows if name != "torch copy"],
+            table.ceiling,
+        )
+        for title, t in groups
+    ]
 
 
 def torch_rows(table: Table, reps: int, x, y) -> None:
@@ -570,7 +587,12 @@ def main() -> int:
         help="the torch copy and the bulk (non-tensor) against tensor copy rows only",
     )
     parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
+    parser.add_argument(
+        "--plot", metavar="PATH", help="also write a bandwidth bar chart (.svg, or .png)"
+    )
     args = parser.parse_args()
+    if args.plot and (problem := plot_path_problem(args.plot)):
+        parser.error(f"--plot: {problem}")
 
     import torch
 
@@ -647,6 +669,8 @@ def main() -> int:
             {"header": header.strip(), "reps": args.reps},
             table.json("main") + sweep.json("sweep"),
         )
+    if args.plot:
+        write_plot(args.plot, "bench_copy: copy bandwidth", plot_groups(table, sweep))
     sys.stdout.flush()
     if stopped:
         os._exit(3)  # a hung kernel would block a normal exit

@@ -34,6 +34,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.str_enum import StrEnum
 
+from copy_dialect import hardware
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.target import TARGETS, Target
 
@@ -298,13 +299,13 @@ def enum_attr(attr_type: type, enum_type: type[StrEnum], value: object) -> Attri
 # ===----------------------------------------------------------------------=== #
 
 
-SWIZZLES = (16, 32, 64, 128)
+SWIZZLES = (16, *hardware.SWIZZLE_SPANS)
 """Swizzle spans in bytes; 16 means no swizzle (Mosaic GPU's convention)."""
 
 
 def swizzle_period(swizzle: int) -> int:
-    """Bytes after which a swizzle pattern repeats (8 rows of the span); 0 for none."""
-    return 0 if swizzle == 16 else 8 * swizzle
+    """Bytes after which a swizzle pattern repeats (8 rows of the span: TR11); 0 for none."""
+    return 0 if swizzle == 16 else hardware.swizzle_period(swizzle)
 
 
 @irdl_attr_definition
@@ -457,7 +458,6 @@ class BarrierType(ParametrizedAttribute, TypeAttribute):
                 note=f"got {self.count.data}; the phase bits of a group are one i32: use at most "
                 f"{MAX_BARRIERS}, or split larger rings into several groups",
             )
-
 
 
 @irdl_attr_definition

@@ -35,6 +35,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import OpTrait
 
+from copy_dialect import hardware
 from copy_dialect.attributes import (
     BarrierScope,
     BarrierScopeAttr,
@@ -63,8 +64,8 @@ BARRIER_BYTES = 8
 """An mbarrier is one 8-byte, 8-byte aligned word of SMEM."""
 
 
-MAX_TX_BYTES = 1 << 20
-"""The mbarrier tx-count is below 2**20 (an H200 faults at 2**20: tma-rules Q5)."""
+MAX_TX_BYTES = hardware.MAX_TX_COUNT
+"""The mbarrier tx-count is below 2**20 (an H200 faults at 2**20: TR17, docs/hardware.md)."""
 
 
 MAX_ARRIVALS = 1 << 20

@@ -39,7 +39,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
-from copy_dialect import bulk, cp_async, tma
+from copy_dialect import bulk, cp_async, hardware, tma
 from copy_dialect.attributes import (
     L2_POLICY_ENCODING,
     BarrierType,
@@ -680,17 +680,18 @@ class AsyncCopyOp(IRDLOperation):
         bits = g.element_bits
         if impl == Implementation.TMA:
             inner = coords[-1] if coords else None
+            multiple = hardware.COORDINATE_BYTES_MULTIPLE
             # rule: TR12
-            if inner is not None and (inner * bits // 8) % 16:
+            if inner is not None and (inner * bits // 8) % multiple:
                 raise Error(
-                    f"the innermost TMA coordinate must be a multiple of 16 bytes, got {inner} "
-                    f"({inner * bits // 8} bytes)",
+                    f"the innermost TMA coordinate must be a multiple of {multiple} bytes, got "
+                    f"{inner} ({inner * bits // 8} bytes)",
                     note="any other innermost coordinate is an illegal instruction on the GPU: "
-                    f"start boxes at multiples of {max(1, 128 // bits)} elements",
+                    f"start boxes at multiples of {max(1, 8 * multiple // bits)} elements",
                 )
             for i, c in enumerate(coords):
                 # rule: TR13
-                if not g.is_load and c is not None and c < 0:
+                if not g.is_load and c is not None and c < hardware.MIN_STORE_COORDINATE:
                     raise Error(
                         f"TMA store coordinates must be >= 0, got {c} at index {i}",
                         note="a negative store coordinate is an illegal instruction on the GPU "

@@ -44,6 +44,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import OpTrait
 
+from copy_dialect import hardware
 from copy_dialect.attributes import (
     BarrierType,
     ReductionKind,
@@ -72,7 +73,7 @@ limit" for .v4 of 64-bit elements)."""
 STORE_WIDTHS = (1, 2, 4)
 """The vector widths of st.async: a scalar, .v2, .v4."""
 
-MAX_TX_BYTES = 1 << 20
+MAX_TX_BYTES = hardware.MAX_TX_COUNT
 """The mbarrier tx-count is below 2**20 (as copy.barrier_arrive_expect_tx, rule TR17)."""
 
 

@@ -32,6 +32,7 @@ from xdsl.ir import (
     SSAValue,
 )
 
+from copy_dialect import hardware
 from copy_dialect.attributes import OOBMode, ReductionKind
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import bitwidth, smem_bytes, static_strides
@@ -42,20 +43,10 @@ from copy_dialect.verify_common import cluster_shape, constant_int
 # ===----------------------------------------------------------------------=== #
 
 
-# The TMA reduction table an H200 ran (docs/hardware.md): which ops each tensor-map
-# type takes. The map type comes from the element type and, for integers, the signedness
-# the op or the type asks for.
-REDUCTIONS_BY_MAP = {
-    "UINT32": {"add", "min", "max", "inc", "dec", "and", "or", "xor"},
-    "INT32": {"add", "min", "max", "and", "or", "xor"},
-    "UINT64": {"add", "min", "max", "and", "or", "xor"},
-    "INT64": {"min", "max"},
-    "FLOAT16": {"add", "min", "max"},
-    "BFLOAT16": {"add", "min", "max"},
-    "FLOAT32": {"add"},
-    "TFLOAT32": {"add"},
-    "FLOAT64": {"add"},
-}
+# The TMA reduction table an H200 ran (copy_dialect/hardware.toml, docs/hardware.md): which
+# ops each tensor-map type takes. The map type comes from the element type and, for
+# integers, the signedness the op or the type asks for.
+REDUCTIONS_BY_MAP = hardware.REDUCTIONS_BY_MAP
 
 
 def reduction_map_type(kind: ReductionKind, element_type: Attribute) -> str | None:
@@ -352,4 +343,3 @@ def cp_async_chunk_bytes(g: CopyGeometry) -> int | None:
     return next(
         (c for c in (16, 8, 4) if row_bytes % c == 0 and all(o % c == 0 for o in offsets)), None
     )
-

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import IntAttr, MemRefType, NoneAttr, StridedLayoutAttr
 
+from copy_dialect import hardware
 from copy_dialect.attributes import Implementation
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry
@@ -27,7 +28,11 @@ def check_gmem_layout(
             check_store_extent(g, gmem_type)
         row_stride = gmem_row_stride_bytes(gmem_type)
         # rule: C1
-        if impl == Implementation.TMA and row_stride is not None and row_stride % 16:
+        if (
+            impl == Implementation.TMA
+            and row_stride is not None
+            and row_stride % hardware.GLOBAL_STRIDE_MULTIPLE
+        ):
             padded = padded_stride(gmem_type.get_shape()[-1], g.element_type, 16)
             raise Error(
                 "async_copy requires all GMEM strides except the last one to be a "
@@ -80,14 +85,13 @@ def check_tma_stride(i: int, stride_bytes: int, pad_note: str) -> None:
     ref's layout gives it or `copy.tensormap_replace` writes it: a multiple of 16 bytes below
     2**40 (C1); `pad_note` says how to pad it."""
     # rule: C1
-    if stride_bytes % 16:
+    if stride_bytes % hardware.GLOBAL_STRIDE_MULTIPLE:
         raise Error(
-            "async_copy requires all GMEM strides except the last one to be a "
-            "multiple of 16 bytes",
+            "async_copy requires all GMEM strides except the last one to be a multiple of 16 bytes",
             note=pad_note,
         )
     # rule: C1
-    if stride_bytes >= 1 << 40:
+    if stride_bytes >= hardware.MAX_GLOBAL_STRIDE:
         raise Error(
             f"Byte strides must be divisible by 16 and less than 2**40, but got "
             f"{stride_bytes} at index {i}",
@@ -104,9 +108,10 @@ def check_store_extent(g: CopyGeometry, gmem_type: MemRefType) -> None:
         return
     extent = gmem_type.get_shape()[-1]
     bits = bitwidth(g.element_type) or 8
+    chunk_bits = 8 * hardware.STORE_CHUNK_BYTES
     # rule: TR19
-    if extent >= 0 and (extent * bits) % 128:
-        chunk = max(1, 128 // bits)
+    if extent >= 0 and (extent * bits) % chunk_bits:
+        chunk = max(1, chunk_bits // bits)
         padded = -(-extent // chunk) * chunk
         over = (padded - extent) * bits // 8
         padded_type = MemRefType(

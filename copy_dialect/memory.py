@@ -21,7 +21,7 @@ from xdsl.ir import (
     Attribute,
 )
 
-from copy_dialect import layout
+from copy_dialect import hardware, layout
 from copy_dialect.attributes import SmemSpaceAttr, TmemSpaceAttr, swizzle_period
 
 GMEM, SMEM, TMEM = "GMEM", "SMEM", "TMEM"
@@ -73,7 +73,7 @@ def smem_strides(shape: Sequence[int], element_type: Attribute, swizzle: int) ->
 def smem_alignment(swizzle: int) -> int:
     """The alignment a `copy.alloc_smem` buffer gets by default: 128 bytes for TMA (TR10),
     or the swizzle's period when that is larger (TR11)."""
-    return max(128, swizzle_period(swizzle))
+    return max(hardware.SMEM_ALIGNMENT, swizzle_period(swizzle))
 
 
 def static_strides(t: MemRefType) -> tuple[int, ...] | None:
@@ -109,4 +109,3 @@ def padded_stride(elements: int, element_type: Attribute, align: int) -> int:
     """`elements` rounded up to the fewest elements that span a multiple of `align` bytes."""
     step = max(1, align * 8 // (bitwidth(element_type) or 8))
     return -(-elements // step) * step
-

@@ -22,6 +22,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import OpTrait
 
+from copy_dialect import hardware
 from copy_dialect.attributes import swizzle_period
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import SMEM, bitwidth, memory_space, smem_alignment, smem_bytes, swizzle_of
@@ -179,9 +180,10 @@ class AllocSmemOp(IRDLOperation):
                 note="drop alignment to get the one TMA needs",
             )
         # rule: TR10
-        if align < 128:
+        if align < hardware.SMEM_ALIGNMENT:
             raise Error(
-                f"TMA needs SMEM buffers aligned to 128 bytes, got alignment {align}",
+                f"TMA needs SMEM buffers aligned to {hardware.SMEM_ALIGNMENT} bytes, got "
+                f"alignment {align}",
                 note="a TMA copy to a less aligned address faults with "
                 "CUDA_ERROR_MISALIGNED_ADDRESS: drop alignment",
             )

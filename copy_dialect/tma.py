@@ -20,6 +20,7 @@ from xdsl.ir import (
     SSAValue,
 )
 
+from copy_dialect import hardware as hw
 from copy_dialect.attributes import SWIZZLES, OOBMode
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import (
@@ -81,14 +82,14 @@ def check_tma_box(g: BoxGeometry, *, rank_note: str, size_note: str) -> None:
     16-byte chunks (C4). The notes say how to mend the box in the op's own terms."""
     box, rank = g.box_shape, g.gmem_type.get_num_dims()
     # rule: C3
-    if not 1 <= len(box) <= rank <= 5:
+    if not hw.MIN_RANK <= len(box) <= rank <= hw.MAX_RANK:
         raise Error("Async copies only support striding up to 5 dimensions", note=rank_note)
     for size in box:
         # rule: C7, TR5
-        if not 1 <= size <= 256:
+        if not 1 <= size <= hw.MAX_BOX_DIM:
             raise Error(
-                "Async copies only support copying <=256 elements along each dimension, "
-                f"got {size}",
+                f"Async copies only support copying <={hw.MAX_BOX_DIM} elements along each "
+                f"dimension, got {size}",
                 note=size_note,
             )
     check_tma_row(g)
@@ -97,13 +98,15 @@ def check_tma_box(g: BoxGeometry, *, rank_note: str, size_note: str) -> None:
 def check_tma_row(g: BoxGeometry) -> None:
     """The box's innermost rows are whole 16-byte chunks (C4), for tiled and im2col maps."""
     box, bits = g.box_shape, g.element_bits
+    row_bits = 8 * hw.BOX_ROW_MULTIPLE
     # rule: C4, TR5
-    if (box[-1] * bits) % 128:
+    if (box[-1] * bits) % row_bits:
         raise Error(
             "Async copies require the number of bits copied along the last dimension "
-            f"to be divisible by 128, but got {box[-1] * bits}",
-            note=f"make the innermost box dim a multiple of {max(1, 128 // bits)} elements "
-            f"({g.element_type}): {padded_stride(box[-1], g.element_type, 16)} rather than "
+            f"to be divisible by {row_bits}, but got {box[-1] * bits}",
+            note=f"make the innermost box dim a multiple of {max(1, row_bits // bits)} "
+            f"elements ({g.element_type}): "
+            f"{padded_stride(box[-1], g.element_type, hw.BOX_ROW_MULTIPLE)} rather than "
             f"{box[-1]}",
         )
 
@@ -123,8 +126,8 @@ def verify_copy(g: CopyGeometry, *, swizzle: int | None, partition_axis: int | N
         g,
         rank_note=f"the GMEM ref has rank {gmem_type.get_num_dims()}; a tensor map has 1 to 5 "
         f"dims: reshape the array{merged_leading_dims_example(gmem_type)}",
-        size_note=f"split the box {list(g.box_shape)} into several copies of at most 256 "
-        "elements per dimension",
+        size_note=f"split the box {list(g.box_shape)} into several copies of at most "
+        f"{hw.MAX_BOX_DIM} elements per dimension",
     )
     verify_copy_box(g, swizzle)
     _verify_reduction(g)
@@ -138,7 +141,7 @@ def verify_copy_box(g: CopyGeometry, descriptor_swizzle: int | None) -> None:
     minor_bits = box[-1] * bits
     for i, size in enumerate(gmem_type.get_shape()):
         # rule: C8
-        if size > 1 << 32:
+        if size > hw.MAX_GLOBAL_DIM:
             raise Error(
                 f"TMA size must be at most 2**32, but got {size} at index {i}",
                 note="split the array: a tensor-map dimension holds at most 2**32 elements",
@@ -153,7 +156,7 @@ def verify_copy_box(g: CopyGeometry, descriptor_swizzle: int | None) -> None:
             f"#copy.smem<swizzle = {descriptor_swizzle}>",
         )
     # rule: C5, TR8
-    if swizzle != 16 and minor_bits > swizzle * 8:
+    if swizzle != 16 and hw.ROW_AT_MOST_SPAN and minor_bits > swizzle * 8:
         raise Error(
             f"Async copies with swizzle={swizzle} require the last dimension of the slice "
             f"to be at most {swizzle} bytes i.e. {swizzle * 8 // bits} elements, but got "
@@ -166,13 +169,16 @@ def verify_copy_box(g: CopyGeometry, descriptor_swizzle: int | None) -> None:
             ),
         )
     # rule: TR15
-    if g.oob == OOBMode.NAN and not isinstance(g.element_type, AnyFloat):
+    if (
+        hw.NAN_FILL_FLOATS_ONLY
+        and g.oob == OOBMode.NAN
+        and not isinstance(g.element_type, AnyFloat)
+    ):
         raise Error(
             f"oob nan needs a floating-point element type, got {g.element_type}",
             note="the NaN fill (NAN_REQUEST_ZERO_FMA) exists only for float tensor maps: "
             "use oob zeros",
         )
-
 
 
 def _verify_reduction(g: CopyGeometry) -> None:
@@ -195,8 +201,7 @@ def _verify_reduction(g: CopyGeometry) -> None:
         else:
             note = f"no TMA reduction exists for {elt}"
         raise Error(
-            f"Reduction op {kind} not supported by the TMA implementation for element "
-            f"type {elt}",
+            f"Reduction op {kind} not supported by the TMA implementation for element type {elt}",
             note=note + " (measured on an H200; anything else is an illegal instruction)",
         )
 
@@ -226,8 +231,7 @@ def _verify_collective(g: CopyGeometry, partition_axis: int | None) -> None:
         raise Error(
             f"collective (multicast) copies need {MULTICAST_TARGETS}, but the target is "
             f"{target.name}",
-            note=".multicast::cluster is an arch-specific feature: use sm_90a rather than "
-            "sm_90",
+            note=".multicast::cluster is an arch-specific feature: use sm_90a rather than sm_90",
         )
     split = g.multicast
     assert split is not None
@@ -305,8 +309,7 @@ def _verify_leader_tracked(
         raise Error(
             f"leader_tracked copies emit .cta_group::2, which needs {TCGEN05_TARGETS}, "
             f"but the target is {target.name}",
-            note="drop leader_tracked for a plain collective copy (multicast), or target "
-            "sm_100a",
+            note="drop leader_tracked for a plain collective copy (multicast), or target sm_100a",
         )
 
 
@@ -317,9 +320,7 @@ def verify_smem_alignment(g: CopyGeometry) -> None:
     swizzle = g.swizzle_bytes
     required = smem_alignment(swizzle)
     slot_offsets = [constant_int(i) for i in g.smem_indices]
-    strides = smem_strides(smem_type.get_shape(), g.element_type, swizzle)[
-        : len(g.smem_indices)
-    ]
+    strides = smem_strides(smem_type.get_shape(), g.element_type, swizzle)[: len(g.smem_indices)]
     offset = None
     if all(o is not None for o in slot_offsets):
         offset = sum(o * s for o, s in zip(slot_offsets, strides, strict=True))  # type: ignore[operator]

@@ -68,6 +68,39 @@ TMEM_REGS_PER_NUM = {
 """32-bit registers per thread for `.num = x1` of each tcgen05.ld/st shape."""
 
 
+TMEM_LANES = {
+    TmemShape.S32X32B: 32,
+    TmemShape.S16X64B: 16,
+    TmemShape.S16X128B: 16,
+    TmemShape.S16X256B: 16,
+    TmemShape.S16X32BX2: 16,
+}
+"""TMEM lanes one warp's tcgen05.ld/st of each shape touches, from the address's lane (the
+lowering gives warp w the lane (w % 4) * 32: a 16-lane shape reads the first half of it)."""
+
+
+def tmem_fragment(shape: TmemShape, thread: int, register: int, offset: int = 0) -> tuple[int, int]:
+    """(lane, column) that register `register` of thread `thread` (0-31, of its warp) holds
+    after a tcgen05.ld of `shape` (and that a tcgen05.st writes), relative to the address's
+    lane and 32-bit column; registers count through every `.num` repeat. `offset` is the
+    16x32bx2 half offset (immHalfSplitoff), the column of the half of threads 16-31.
+
+    These are the PTX ISA's figures "Matrix fragments for shape .32x32b/.16x64b/.16x128b/
+    .16x256b/.16x32bx2" (tcgen05 data-movement shapes) written as formulas (TVM's tcgen05.ld/st
+    page has them so); CUTLASS's SM100 TMEM_LOAD copy atoms give the same maps
+    (tests/test_copy_layout.py decodes them). Not measured: the H200 has no TMEM."""
+    t, r = thread, register
+    if shape == TmemShape.S32X32B:
+        return t, r
+    if shape == TmemShape.S16X64B:
+        return t // 4 + 8 * (t % 2), (t // 2) % 2 + 2 * r
+    if shape == TmemShape.S16X128B:
+        return t // 4 + 8 * (r % 2), t % 4 + 4 * (r // 2)
+    if shape == TmemShape.S16X256B:
+        return t // 4 + 8 * ((r // 2) % 2), r % 2 + 2 * (t % 4) + 8 * (r // 4)
+    return t % 16, r + offset * (t // 16)
+
+
 TMEM_COPY_BYTES = {
     TmemCopyShape.S128X256B: 128 * 32,
     TmemCopyShape.S4X256B: 4 * 32,

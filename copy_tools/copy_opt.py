@@ -16,31 +16,37 @@ replaced so that it behaves like mlir-opt:
   comments, like mlir-opt;
 * command-line problems are one `copy-opt: error: ...` line and exit status 1;
 * `-o FILE` is written (atomically) only when everything succeeded, and never over
-  the input file.
+  the input file;
+* mlir-opt's pipeline syntax (`--pass-pipeline='builtin.module(a,func.func(b{x=1}))'`, also
+  with `-p`), `--list-passes`, `--mlir-print-ir-before/after(-all)`, `--mlir-timing` and
+  mlir-opt's spellings of the printing flags.
 
 Set COPY_OPT_TRACEBACK=1 to also get the Python traceback of an internal error.
 
 This module is the driver and the entry point; its parts: `opt_arguments` (the command
-line and the pass pipeline), `opt_parser` (parsing with locations), `opt_verify`
-(verification diagnostics), `opt_output` (input, `-o`, `-t llvm|ptx|cubin`), `opt_errors`
-(the tool's own errors) and `diagnostics` (rendering, `--verify-diagnostics`).
+line and the pass pipeline), `opt_pipeline` (the pipeline syntax, nested pipelines),
+`opt_instrument` (IR dumps, the time report), `opt_passes` (`--list-passes`, the passes in
+`--help`), `opt_parser` (parsing with locations), `opt_verify` (verification diagnostics),
+`opt_output` (input, `-o`, `-t llvm|ptx|cubin`), `opt_errors` (the tool's own errors) and
+`diagnostics` (rendering, `--verify-diagnostics`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, PassPipeline
-from xdsl.printer import Printer
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -67,6 +73,7 @@ from copy_tools.opt_errors import (
     guard_recursion,
     internal_error,
 )
+from copy_tools.opt_instrument import IRPrinting, TimerKey, Timing, display_name
 from copy_tools.opt_output import (
     GPU_OUTPUTS,
     Binary,
@@ -78,6 +85,17 @@ from copy_tools.opt_output import (
     write_stdout,
 )
 from copy_tools.opt_parser import guarded_dialect_factory, parse_chunk
+from copy_tools.opt_passes import help_epilog, list_passes
+from copy_tools.opt_pipeline import (
+    NestNode,
+    Node,
+    PassNode,
+    Pipeline,
+    anchored_ops,
+    apply_on,
+    leaves,
+    map_passes,
+)
 from copy_tools.opt_verify import exception_location, op_location, verify_diagnostics
 from copy_tools.universe import dialect_factories
 
@@ -128,11 +146,26 @@ class CopyOptMain(xDSLOptMain):
             prog=TOOL_NAME,
             description="mlir-opt-style driver for the copy dialect",
             conflict_handler="resolve",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
         )
+        arg_parser.epilog_factory = lambda: help_epilog(self.available_passes)
         self.register_all_arguments(arg_parser)
         self.args = arg_parser.parse_args(args=args)
-        check_arguments(self.args, self.available_targets)
+        if self.args.list_passes:
+            sys.stdout.write(list_passes(self.available_passes))
+            raise SystemExit(0)
+        check_arguments(self.args, self.available_targets, self.available_passes)
         self.ctx.allow_unregistered = self.args.allow_unregistered_dialect
+        self.timing = Timing() if self.args.mlir_timing else None
+        self.printing = IRPrinting(
+            before=frozenset(self.args.mlir_print_ir_before),
+            after=frozenset(self.args.mlir_print_ir_after),
+            before_all=self.args.mlir_print_ir_before_all,
+            after_all=self.args.mlir_print_ir_after_all,
+            module_scope=self.args.mlir_print_ir_module_scope,
+            generic=self.args.print_op_generic,
+            debuginfo=self.args.print_debuginfo,
+        )
         self.setup_pipeline()
 
     # Registration, arguments and the pipeline.
@@ -143,7 +176,7 @@ class CopyOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
-        add_arguments(arg_parser, self.available_passes)
+        add_arguments(arg_parser)
 
     def register_all_targets(self):
         super().register_all_targets()
@@ -152,23 +185,28 @@ class CopyOptMain(xDSLOptMain):
             self.available_targets[name] = gpu_output_target
 
     def setup_pipeline(self):
-        self.pipeline = build_pipeline(self.args, self.available_passes)
+        self.pipeline: Pipeline = build_pipeline(self.args, self.available_passes, self._is_op_name)
         target = self.args.gpu_target
         if target is not None and self._legalizes():
             # --target names what copy-legalize rewrites for (when its own option does not):
             # the input is verified for the target it was written for.
-            passes = tuple(
-                replace(p, target=target)
-                if p.name == LEGALIZE and not getattr(p, "target", "")
-                else p
-                for p in self.pipeline.passes
-            )
-            self.pipeline = PassPipeline(passes, self.pipeline.callback)
+            def with_target(p: ModulePass) -> ModulePass:
+                if p.name == LEGALIZE and not getattr(p, "target", ""):
+                    return replace(p, target=target)  # type: ignore[type-var]
+                return p
+
+            self.pipeline = Pipeline(map_passes(self.pipeline.nodes, with_target))
 
     def _legalizes(self) -> bool:
         """Whether the pipeline runs copy-legalize (then --target is its target, and the
         input is not retargeted before it is verified)."""
         return any(p.name == LEGALIZE for p in self.pipeline.passes)
+
+    def _is_op_name(self, name: str) -> bool:
+        try:
+            return self.ctx.get_optional_op(name) is not None
+        except Exception:  # a dialect that fails to load: not an anchor
+            return False
 
     # Running.
 
@@ -194,6 +232,8 @@ class CopyOptMain(xDSLOptMain):
                 failed |= result.has_errors
             # Like mlir-opt, a chunk with errors prints nothing (but keeps its separator).
             outputs.append(result.output or "")
+        if self.timing is not None:
+            sys.stderr.write(self.timing.report())
         text = (SPLIT_MARKER + "\n").join(outputs)
         binary = self.binary_output
         if binary is not None and output_path is not None and not failed:
@@ -216,7 +256,8 @@ class CopyOptMain(xDSLOptMain):
         """Parse, verify, run the passes (verifying after each) and print one chunk."""
         result = ChunkResult()
         implicit_module = not self.args.no_implicit_module
-        module = parse_chunk(self.ctx, source, chunk, implicit_module, result.diagnostics)
+        with self._timed((("parser", "Parser"),)):
+            module = parse_chunk(self.ctx, source, chunk, implicit_module, result.diagnostics)
         if module is None:
             return result
         fallback = op_location(module, SourceLocation(source.name, chunk.first_line, 1))
@@ -226,24 +267,24 @@ class CopyOptMain(xDSLOptMain):
             from passes.pipeline import retarget
 
             retarget(module, self.args.gpu_target)
-        stages: list[tuple[str, Callable[[], list[Diagnostic]]]] = []
         if not self.args.disable_verify:
-            protocol = self.args.verify_protocol
-            verify_input = lambda: verify_diagnostics(module, fallback, None, protocol)  # noqa: E731
-            stages.append(("verifying the input", verify_input))
-        for index, pass_ in enumerate(self.pipeline.passes):
-            stages.append(
-                (f"running pass '{pass_.name}'", self._pass_stage(pass_, index, module, fallback))
+            verify_input = lambda: self._verify(module, fallback, None, ())  # noqa: E731
+            result.diagnostics.extend(
+                guard_recursion("verifying the input", fallback, verify_input)
             )
-        for stage, action in stages:
-            result.diagnostics.extend(guard_recursion(stage, fallback, action))
             if result.has_errors:
                 return result
+        self._fallback = fallback
+        self._last_leaf = next(reversed(list(leaves(self.pipeline.nodes))), None)
+        result.diagnostics.extend(self._run_nodes(self.pipeline.nodes, [module], module, ()))
+        if result.has_errors:
+            return result
         output: list[str] = []
 
         def emit() -> list[Diagnostic]:
             try:
-                output.append(self.output_resulting_program(module))
+                with self._timed((("output", "Output"),)):
+                    output.append(self.output_resulting_program(module))
             except DiagnosticException as exc:
                 loc = exception_location(exc, fallback)
                 return [Diagnostic("error", loc, f"cannot print the result: {exc}")]
@@ -256,44 +297,103 @@ class CopyOptMain(xDSLOptMain):
             result.output = output[0]
         return result
 
+    # The pass pipeline.
+
+    def _timed(self, path: tuple[TimerKey, ...]):
+        return self.timing.scope(path) if self.timing is not None else contextlib.nullcontext()
+
+    def _verify(
+        self,
+        module: ModuleOp,
+        fallback: SourceLocation,
+        after_pass: str | None,
+        path: tuple[TimerKey, ...],
+    ) -> list[Diagnostic]:
+        with self._timed((*path, ("verifier", "Verifier"))):
+            return verify_diagnostics(module, fallback, after_pass, self.args.verify_protocol)
+
+    def _run_nodes(
+        self,
+        nodes: tuple[Node, ...],
+        ops: list[Operation],
+        module: ModuleOp,
+        path: tuple[TimerKey, ...],
+    ) -> list[Diagnostic]:
+        """Run `nodes` on each of `ops` (the module, or the ops a nested pipeline is anchored
+        on); stop at the first pass with an error."""
+        for node in nodes:
+            if isinstance(node, NestNode):
+                key = (*path, (node, f"'{node.anchor}' Pipeline"))
+                with self._timed(key):
+                    targets = anchored_ops(ops, node.anchor)
+                    diagnostics = self._run_nodes(node.children, targets, module, key)
+            elif node.stages:  # a pipeline pass: its stages, printed when it is named
+                key = (*path, (node, display_name(node.pass_)))
+                for op in ops:
+                    self.printing.print_before(node.pass_, op, leaf=False)
+                with self._timed(key):
+                    diagnostics = self._run_nodes(node.stages, ops, module, key)
+                if not diagnostics:
+                    for op in ops:
+                        self.printing.print_after(node.pass_, op, leaf=False)
+            else:
+                diagnostics = self._run_leaf(node, ops, module, path)
+            if any(d.severity == "error" for d in diagnostics):
+                return diagnostics
+        return []
+
+    def _run_leaf(
+        self, node: PassNode, ops: list[Operation], module: ModuleOp, path: tuple[TimerKey, ...]
+    ) -> list[Diagnostic]:
+        pass_ = node.pass_
+        fallback = self._fallback
+
+        def run_pass() -> list[Diagnostic]:
+            start = time.perf_counter()
+            if not ops:  # a nested pipeline whose op is not there: nothing to run or verify
+                with self._timed((*path, (node, display_name(pass_)))):
+                    return []
+            for op in ops:
+                self.printing.print_before(pass_, op)
+                with self._timed((*path, (node, display_name(pass_)))):
+                    diagnostics = self._apply(pass_, op, op_location(op, fallback))
+                if diagnostics:
+                    self.printing.print_after(pass_, op, failed=True)
+                    return diagnostics
+                self.printing.print_after(pass_, op)
+            if self.args.time_passes:
+                print(
+                    f"Pass {pass_.name} took {time.perf_counter() - start} seconds", file=sys.stderr
+                )
+            if self.args.print_between_passes and node is not self._last_leaf:
+                self.printing.print_between(pass_, module)
+            if self.args.disable_verify:
+                return []
+            return self._verify(module, fallback, pass_.name, path)
+
+        return guard_recursion(f"running pass '{pass_.name}'", fallback, run_pass)
+
+    def _apply(self, pass_: ModulePass, op: Operation, loc: SourceLocation) -> list[Diagnostic]:
+        try:
+            apply_on(pass_, self.ctx, op)
+        except (RecursionError, MemoryError):
+            raise
+        except DiagnosticException as exc:
+            loc = exception_location(exc, loc)
+            diagnostics = [Diagnostic("error", loc, f"pass '{pass_.name}' failed: {exc}")]
+            note = getattr(exc, "note", None)
+            if isinstance(note, str) and note:
+                diagnostics.append(Diagnostic("note", loc, note))
+            return diagnostics
+        except Exception as exc:
+            return internal_error(f"pass '{pass_.name}'", exc, loc)
+        return []
+
     def output_resulting_program(self, prog: ModuleOp) -> str:
         if self.args.target not in GPU_OUTPUTS:
             return super().output_resulting_program(prog)
         text, self.binary_output = gpu_output(prog, self.args.target, self.args.gpu_target)
         return text
-
-    def _pass_stage(
-        self, pass_: ModulePass, index: int, module: ModuleOp, fallback: SourceLocation
-    ) -> Callable[[], list[Diagnostic]]:
-        def run_pass() -> list[Diagnostic]:
-            start = time.perf_counter()
-            try:
-                pass_.apply(self.ctx, module)
-            except (RecursionError, MemoryError):
-                raise
-            except DiagnosticException as exc:
-                loc = exception_location(exc, fallback)
-                diagnostics = [Diagnostic("error", loc, f"pass '{pass_.name}' failed: {exc}")]
-                note = getattr(exc, "note", None)
-                if isinstance(note, str) and note:
-                    diagnostics.append(Diagnostic("note", loc, note))
-                return diagnostics
-            except Exception as exc:
-                return internal_error(f"pass '{pass_.name}'", exc, fallback)
-            if self.args.time_passes:
-                print(
-                    f"Pass {pass_.name} took {time.perf_counter() - start} seconds", file=sys.stderr
-                )
-            if self.args.print_between_passes and index + 1 < len(self.pipeline.passes):
-                dump = Printer(print_generic_format=self.args.print_op_generic, stream=sys.stderr)
-                print(f"// -----// IR Dump After {pass_.name} //----- //", file=sys.stderr)
-                dump.print_op(module)
-                print(file=sys.stderr)
-            if self.args.disable_verify:
-                return []
-            return verify_diagnostics(module, fallback, pass_.name, self.args.verify_protocol)
-
-        return run_pass
 
 
 # --- entry point ---------------------------------------------------------------------

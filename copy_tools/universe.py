@@ -2,7 +2,8 @@
 
 This is the project's one registration route: `copy-opt` and plain `xdsl-opt` both
 read it through `Universe.get_multiverse()`, and `make_context` gives Python users the
-same dialects.
+same dialects. Loaded inside plain `xdsl-opt`, it also makes that program print parse and
+verifier errors as diagnostics instead of tracebacks (`xdsl_opt_errors`).
 """
 
 from collections.abc import Callable
@@ -12,6 +13,8 @@ from importlib import import_module
 from xdsl.context import Context
 from xdsl.ir import Dialect
 from xdsl.universe import Universe
+
+from copy_tools import xdsl_opt_errors
 
 
 def _copy():
@@ -71,3 +74,7 @@ COPY_UNIVERSE = Universe(
         "lower-copy-to-llvm": _pass("pipeline", "LowerCopyToLLVMPass"),
     },
 )
+
+
+# Plain xdsl-opt prints the project's diagnostics, not tracebacks (copy_tools.xdsl_opt_errors).
+xdsl_opt_errors.install()

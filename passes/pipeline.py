@@ -93,8 +93,12 @@ class LowerCopyToLLVMPass(ModulePass):
     """convert-copy-to-nvvm's tensor-map prefetch at each kernel's entry (its
     `prefetch-tensormaps` option)."""
 
+    def stages(self) -> list[ModulePass]:
+        """The passes this one runs, in order (copy-opt prints, times and verifies each)."""
+        return lowering_passes(self.target, self.debug_guards, self.prefetch_tensormaps)
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        for p in lowering_passes(self.target, self.debug_guards, self.prefetch_tensormaps):
+        for p in self.stages():
             p.apply(ctx, op)
 
 

@@ -17,7 +17,24 @@ class CudaError(RuntimeError):
 
 
 class NoDriverError(CudaError):
-    """There is no CUDA driver (or no GPU) on this machine."""
+    """There is no CUDA driver (or no GPU) on this machine: raised once, at the runtime's
+    boundary (a launch, loading a module), with a message that says how to check."""
+
+
+NO_GPU_HINT = (
+    "`runtime.gpu_available()` says whether this machine can launch, and "
+    "`python -m copy_dialect` shows what was found; compiling needs no GPU"
+)
+
+NO_DEVICE_ERRORS = ("CUDA_ERROR_NO_DEVICE", "CUDA_ERROR_STUB_LIBRARY")
+"""The driver's answers that mean there is no GPU to use (rather than a failing call)."""
+
+
+def no_gpu(cause: Exception) -> NoDriverError:
+    """The one error a launch without a GPU raises: what happened, and how to check."""
+    return NoDriverError(
+        f"no CUDA driver or GPU found: {cause}. {NO_GPU_HINT[0].upper()}{NO_GPU_HINT[1:]}"
+    )
 
 
 def _driver() -> Any:
@@ -39,7 +56,10 @@ def call(name: str, *args: Any) -> Any:
     if err != driver.CUresult.CUDA_SUCCESS:
         _, err_name = driver.cuGetErrorName(err)
         _, err_text = driver.cuGetErrorString(err)
-        raise CudaError(f"{name} failed: {_decode(err_name)} ({_decode(err_text)})")
+        message = f"{name} failed: {_decode(err_name)} ({_decode(err_text)})"
+        if _decode(err_name) in NO_DEVICE_ERRORS:
+            raise NoDriverError(message)
+        raise CudaError(message)
     if not rest:
         return None
     return rest[0] if len(rest) == 1 else tuple(rest)
@@ -88,6 +108,15 @@ def gpu_available() -> bool:
     except Exception:
         return False
     return True
+
+
+def facts() -> DeviceFacts:
+    """The device's facts; without a driver or GPU, `NoDriverError` raised here, at the
+    boundary, with no traceback through the driver calls behind it."""
+    try:
+        return device()[1]
+    except NoDriverError as exc:
+        raise no_gpu(exc) from None
 
 
 def synchronize() -> None:

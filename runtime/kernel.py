@@ -18,8 +18,25 @@ from copy_dialect.abi import (
 )
 from copy_dialect.target import TARGETS
 from runtime import arrays as arr
-from runtime.driver import DeviceFacts, call, device, synchronize
+from runtime.driver import DeviceFacts, NoDriverError, call, facts, no_gpu, synchronize
 from runtime.tensor_map import check_tensor_map_array, encode, map_bytes, workspace_image
+
+
+def no_gpu_again(exc: NoDriverError) -> NoDriverError:
+    """A fresh `exc` for the boundary to raise (no traceback through the runtime's
+    internals), its message saying how to check once."""
+    return NoDriverError(str(exc)) if "gpu_available" in str(exc) else no_gpu(exc)
+
+
+def describe_param(param: Param) -> str:
+    """A kernel parameter in a few words: `f32[64, 64]`, `i32`, `tensor_map(arg 0, FLOAT32)`."""
+    if isinstance(param, PointerParam):
+        return f"{param.element}[{', '.join('?' if d < 0 else str(d) for d in param.shape)}]"
+    if isinstance(param, ScalarParam):
+        return param.type
+    box = "x".join(str(b) for b in param.box)
+    return f"{param.kind}(arg {param.arg}, {param.dtype}, box {box})"
+
 
 SCALAR_TYPES = {
     "i32": ctypes.c_int32,
@@ -58,7 +75,7 @@ GRID_LIMITS = (2**31 - 1, 65535, 65535)
 CUDA_ERROR_INVALID_VALUE, seen on the H200 for grid y = 65536)."""
 
 
-@dataclass
+@dataclass(repr=False)
 class Kernel:
     """One kernel of a compiled module, callable on arrays: `kernel(x, y, grid=(64, 64))`."""
 
@@ -66,6 +83,17 @@ class Kernel:
     abi: KernelAbi
     target: str
     program: Program
+
+    def __repr__(self) -> str:
+        """One line: name, target, parameters, launch shape and SMEM (not the cubin)."""
+        params = ", ".join(describe_param(p) for p in self.params)
+        block = "" if self.abi.block is None else f", block={tuple(self.abi.block)}"
+        cluster = tuple(self.abi.cluster)
+        clustered = "" if cluster == (1, 1, 1) else f", cluster={cluster}"
+        return (
+            f"<Kernel {self.name} target={self.target} params=({params}){block}{clustered}, "
+            f"smem={self.abi.smem_bytes} bytes>"
+        )
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -146,8 +174,12 @@ class Kernel:
         block: tuple[int, ...] | None = None,
         stream: Any = None,
     ) -> None:
-        """Launches the kernel and waits for it; numpy arrays are copied in and back."""
-        launch = self.prepare(*values, grid=grid, block=block, stream=stream)
+        """Launches the kernel and waits for it; numpy arrays are copied in and back.
+        Without a CUDA driver or GPU, raises `NoDriverError` (`runtime.gpu_available()`)."""
+        try:
+            launch = self.prepare(*values, grid=grid, block=block, stream=stream)
+        except NoDriverError as exc:
+            raise no_gpu_again(exc) from None
         try:
             launch()
             synchronize()
@@ -163,9 +195,20 @@ class Kernel:
     ) -> Launch:
         """Checks everything and encodes the tensor maps once; the returned launch can be
         issued again and again without waiting (for timing, on device arrays)."""
+        try:
+            return self._prepare(values, grid, block, stream)
+        except NoDriverError as exc:
+            raise no_gpu_again(exc) from None
+
+    def _prepare(
+        self,
+        values: tuple[Any, ...],
+        grid: tuple[int, ...],
+        block: tuple[int, ...] | None,
+        stream: Any,
+    ) -> Launch:
         grid3, block3, cluster = self.check_launch(grid, block)
-        _, facts = device()
-        check_device(self.target, self.abi.smem_bytes, facts)
+        check_device(self.target, self.abi.smem_bytes, facts())
         described = self.check_arguments(list(values))
         for a in described:
             if isinstance(a, arr.DeviceArray):
@@ -278,7 +321,7 @@ class Workspace:
             self.pointer = 0
 
 
-@dataclass
+@dataclass(repr=False)
 class Program:
     """A compiled module: its cubin and the ABI of its kernels."""
 
@@ -286,6 +329,13 @@ class Program:
     abi: ModuleAbi
     _module: Any = None
     _functions: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        """One line: target, kernels and the cubin's size (not its bytes)."""
+        return (
+            f"<Program target={self.target} kernels={sorted(self.abi.kernels)} "
+            f"cubin={len(self.cubin)} bytes>"
+        )
 
     @property
     def target(self) -> str:
@@ -314,7 +364,7 @@ class Program:
 
     def function(self, name: str) -> Any:
         if self._module is None:
-            device()
+            facts()
             self._module = call("cuModuleLoadData", self.cubin)
         if name not in self._functions:
             self._functions[name] = call("cuModuleGetFunction", self._module, name.encode())

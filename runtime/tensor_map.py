@@ -8,6 +8,7 @@ import ctypes
 import struct
 from typing import Any
 
+from copy_dialect import hardware as hw
 from copy_dialect.abi import Im2colMapParam, TensorMapParam, TensorMapWorkspaceParam
 from runtime.arrays import DeviceArray
 from runtime.driver import call
@@ -24,8 +25,8 @@ def check_written_extent(array: DeviceArray, name: str) -> None:
     it would also write the bytes after each innermost row, which are not the array's."""
     extent = array.shape[-1]
     row = extent * array.itemsize
-    if row % 16:
-        chunk = max(1, 16 // array.itemsize)
+    if row % hw.STORE_CHUNK_BYTES:
+        chunk = max(1, hw.STORE_CHUNK_BYTES // array.itemsize)
         padded = -(-extent // chunk) * chunk
         raise ValueError(
             f"expected {name}, which a TMA store or reduction writes, to have an innermost "
@@ -45,7 +46,7 @@ def check_tensor_map_array(array: DeviceArray, param: TensorMapParam, name: str)
     rank = param.rank
     if len(array.shape) != rank:
         raise ValueError(f"expected {name} of rank {rank} for its tensor map, got {array.shape}")
-    if array.pointer % 16:
+    if array.pointer % hw.GLOBAL_ADDRESS_ALIGNMENT:
         raise ValueError(
             f"expected {name}'s address to be 16-byte aligned for TMA, got {array.pointer:#x}"
         )
@@ -57,13 +58,13 @@ def check_tensor_map_array(array: DeviceArray, param: TensorMapParam, name: str)
     if param.written:
         check_written_extent(array, name)
     for i, stride in enumerate(array.strides[:-1]):
-        if stride % 16 or stride >= 1 << 40:
+        if stride % hw.GLOBAL_STRIDE_MULTIPLE or stride >= hw.MAX_GLOBAL_STRIDE:
             raise ValueError(
                 f"expected {name}'s byte strides to be multiples of 16 below 2**40 for TMA, "
                 f"got {stride} at dim {i} (strides {array.strides})"
             )
     for i, size in enumerate(array.shape):
-        if not 1 <= size <= 1 << 32:
+        if not 1 <= size <= hw.MAX_GLOBAL_DIM:
             raise ValueError(f"expected {name}'s dims in [1, 2**32] for TMA, got {size} at {i}")
 
 
@@ -75,7 +76,8 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
 
     rank = len(array.shape)
     dims = [driver.cuuint64_t(d) for d in reversed(array.shape)]
-    # The driver wants rank - 1 strides; for rank 1 it still rejects NULL (tma-rules rule 1).
+    # The driver wants rank - 1 strides; for rank 1 it still rejects NULL (TR1,
+    # docs/hardware.md).
     strides = [driver.cuuint64_t(s) for s in reversed(array.strides[:-1])] or [
         driver.cuuint64_t(array.nbytes)
     ]

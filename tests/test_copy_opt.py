@@ -654,3 +654,177 @@ def test_llvm_ir_output():
     assert result.returncode == 0, result.stderr
     assert "define ptx_kernel void @tile_copy(" in result.stdout
     assert '"nvvm.grid_constant"' in result.stdout
+
+
+# --- mlir-opt's flags (issue K): pipelines, --list-passes, IR printing, timing ------------
+
+NESTED_INPUT = """\
+func.func @f(%a: i32) -> i32 {
+  %0 = arith.addi %a, %a : i32
+  %1 = arith.addi %a, %a : i32
+  %2 = arith.muli %0, %1 : i32
+  func.return %2 : i32
+}
+func.func @g() {
+  func.return
+}
+func.func @h(%a: i32) -> i32 {
+  %0 = arith.addi %a, %a : i32
+  %1 = arith.addi %a, %a : i32
+  func.return %1 : i32
+}
+"""
+
+
+def test_pipeline_text_nested_and_flat():
+    from copy_tools.opt_pipeline import NestText, PassText, parse_pipeline_text
+
+    flat = parse_pipeline_text("canonicalize, cse{a=1 b=x,y}")
+    assert [type(e) for e in flat] == [PassText, PassText]
+    assert flat[1].spec.parameters == {"a": (1,), "b": ("x", "y")}
+    (root,) = parse_pipeline_text('builtin.module(func.func(cse{s="a)b}"}), gpu.module())')
+    assert isinstance(root, NestText)
+    assert root.anchor == "builtin.module"
+    func, gpu = root.children
+    assert isinstance(func, NestText)
+    assert func.anchor == "func.func"
+    assert func.children[0].spec.parameters == {"s": ("a)b}",)}
+    assert isinstance(gpu, NestText)
+    assert gpu.children == ()
+    assert parse_pipeline_text("  ") == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("canonicalize,,cse", "Expected pass name here at column 14"),
+        ("builtin.module(cse", "Expected ')' closing the nested pipeline here"),
+        ("builtin.module(cse))", "Expected ',' after a pass here at column 20"),
+        ("builtin.module(cse cse)", "Expected ',' or ')' here at column 20"),
+        ("cse{", "Expected argument name here at column 5"),
+    ],
+)
+def test_pipeline_text_errors(text: str, message: str):
+    from copy_tools.opt_pipeline import PipelineSyntaxError, parse_pipeline_text
+
+    with pytest.raises(PipelineSyntaxError) as info:
+        parse_pipeline_text(text)
+    assert message in str(info.value)
+
+
+def test_nested_pass_keeps_op_order_and_runs_on_each():
+    result = run("-p", "builtin.module(func.func(cse))", stdin=NESTED_INPUT)
+    assert result.returncode == 0, result.stderr
+    names = [line.split("@")[1].split("(")[0] for line in result.stdout.splitlines() if "@" in line]
+    assert names == ["f", "g", "h"]
+    assert result.stdout.count("arith.addi") == 2  # one left in @f and one in @h
+
+
+def test_pass_pipeline_and_p_run_in_order():
+    result = run(
+        "--pass-pipeline=builtin.module(cse)",
+        "-p",
+        "canonicalize",
+        "--mlir-print-ir-after-all",
+        stdin=NESTED_INPUT,
+    )
+    assert result.returncode == 0, result.stderr
+    dumps = [line for line in result.stderr.splitlines() if "IR Dump" in line]
+    assert dumps == [
+        "// -----// IR Dump After CommonSubexpressionElimination (cse) //----- //",
+        "// -----// IR Dump After CanonicalizePass (canonicalize) //----- //",
+    ]
+
+
+def test_debug_guards_reach_a_nested_lowering():
+    result = run(EXAMPLE, "--debug-guards", "-p", "builtin.module(lower-copy-to-llvm)")
+    assert result.returncode == 0, result.stderr
+    assert "copy-dialect guard TR12" in result.stdout
+
+
+def test_lower_copy_to_llvm_runs_its_stages():
+    from copy_tools.opt_pipeline import pass_node
+    from passes.pipeline import LowerCopyToLLVMPass, lowering_passes
+
+    node = pass_node(LowerCopyToLLVMPass(debug_guards=True))
+    assert [n.pass_ for n in node.stages] == lowering_passes("", True)
+
+
+def test_timing_report_leaves_stdout_alone():
+    plain = run("-p", "cse", stdin=NESTED_INPUT)
+    timed = run("-p", "cse", "--mlir-timing", stdin=NESTED_INPUT)
+    assert timed.returncode == 0, timed.stderr
+    assert timed.stdout == plain.stdout
+    assert "... Execution time report ..." in timed.stderr
+    assert timed.stderr.rstrip().endswith("Total")
+
+
+def test_list_passes_has_every_project_pass_with_a_summary():
+    from copy_tools.universe import COPY_UNIVERSE
+
+    result = run("--list-passes")
+    assert result.returncode == 0, result.stderr
+    ours, _, others = result.stdout.partition("Other passes")
+    lines = ours.splitlines()
+    for name in COPY_UNIVERSE.all_passes:
+        index = lines.index(f"  {name}")
+        assert lines[index + 1].strip(), name  # its summary
+        assert name not in others
+    assert lines.index("  convert-copy-to-nvvm") < lines.index("  lower-copy-to-llvm")
+    assert "canonicalize" in others
+    assert "canonicalize" not in ours
+
+
+def test_pass_summaries_and_option_docs():
+    from copy_tools.opt_passes import options, summary
+    from passes.convert_copy_to_nvvm import ConvertCopyToNVVMPass
+
+    assert summary(ConvertCopyToNVVMPass).startswith("Lowers the `copy` dialect to `nvvm`")
+    by_name = {o.name: o for o in options(ConvertCopyToNVVMPass)}
+    assert by_name["target"].default == '""'
+    assert by_name["debug-guards"].default == "false"
+    assert by_name["prefetch-tensormaps"].default == "true"
+    assert "copy.target" in by_name["target"].help
+
+
+def test_help_lists_the_project_passes_only():
+    result = run("--help")
+    assert result.returncode == 0, result.stderr
+    assert "convert-copy-to-nvvm    Lowers the `copy` dialect" in result.stdout
+    assert "riscv-" not in result.stdout.replace("(riscv, csl, stencil, ...)", "")
+    assert "so it also changes what -t mlir accepts" in " ".join(result.stdout.split())
+
+
+def test_mlir_spellings_of_printing_flags(tmp_path: Path):
+    path = _write(tmp_path / "in.mlir", '\n  "test.op"() : () -> ()\n')
+    result = run(path, "--mlir-print-debuginfo", "--mlir-print-op-generic")
+    assert f'"test.op"() : () -> () loc("{path}":2:3)' in result.stdout
+    assert '"builtin.module"()' in result.stdout
+
+
+# --- plain xdsl-opt (issue K): diagnostics, not tracebacks ---------------------------
+
+XDSL_OPT = [sys.executable, "-m", "xdsl.tools.xdsl_opt"]
+
+
+def test_xdsl_opt_prints_a_verifier_error_without_traceback():
+    path = Path(__file__).resolve().parent.parent / "lit_tests" / "copy-opt" / "xdsl-opt.mlir"
+    result = run(path, command=XDSL_OPT)
+    assert_fails_cleanly(result, "xdsl-opt: error: Only the TMA implementation supports reductions")
+    assert "xdsl-opt: note: use impl tma on sm_90 or newer" in result.stderr
+    assert "Operation does not verify" in result.stderr  # xDSL's dump with the op underlined
+    traced = run(path, command=XDSL_OPT, env={**os.environ, "COPY_OPT_TRACEBACK": "1"})
+    assert "Traceback" in traced.stderr
+
+
+def test_xdsl_opt_prints_a_parse_error_without_traceback():
+    result = run(stdin='"test.op"(%x) : (i32) -> ()\n', command=XDSL_OPT)
+    assert_fails_cleanly(result, "stdin:2:1: error: values used but not defined: [%x]")
+
+
+def test_xdsl_opt_hook_is_for_xdsl_opt_only():
+    from copy_tools import xdsl_opt_errors
+
+    assert not xdsl_opt_errors.running_xdsl_opt()  # pytest is not xdsl-opt: no hook
+    assert not getattr(sys.excepthook, "copy_dialect_hook", False)
+    assert xdsl_opt_errors.diagnostic_text(KeyError("a bug")) is None  # bugs keep tracebacks

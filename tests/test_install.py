@@ -1,6 +1,7 @@
 """A non-editable install works: `pip install .` into a fresh venv, then from the project root
-and from another directory, the packages import and `copy-demo`, `copy-opt` and `copy-rules`
-run (the examples are package data). About a minute: building and installing the wheel.
+and from another directory, the packages import and `copy-demo`, `copy-opt`, `copy-rules` and
+`copy-layout` run (the examples are package data). About a minute: building and installing the
+wheel.
 
 The project is copied first (its tracked folders), so that the build writes nothing into the
 work tree.
@@ -85,6 +86,9 @@ def test_the_tools_run(installed, where: str, tmp_path: Path):
     rules = run(["copy-rules"] + ([] if where == "root" else ["--root", str(project)]), cwd, env)
     assert rules.returncode == 0, rules.stdout + rules.stderr
     assert rules.stdout.splitlines()[-1].startswith("covered ")
+    layout = run(["copy-layout", "memref<8x32xf32, #copy.smem<swizzle = 128>>"], cwd, env)
+    assert layout.returncode == 0, layout.stderr
+    assert "     1 |   1   0   3   2   5   4   7   6" in layout.stdout
 
 
 def test_every_package_folder_is_installed():

@@ -138,3 +138,80 @@ def test_a_kernel_that_verifies_fits_the_device_it_targets(spare):
     check_device("sm_90a", smem, H200)
     with pytest.raises(VerifyException, match="alignment pad of the arena"):
         kernel(buffer + spare + 8).verify()
+
+
+def test_the_repr_of_programs_and_kernels_is_short():
+    p = program(kernels.tma_copy((64, 64), "f32"))
+    shown = repr(p)
+    assert shown.startswith("<Program target=sm_90a kernels=['tma_copy'] cubin=")
+    assert f"cubin={len(p.cubin)} bytes>" in shown
+    kernel = repr(p.kernel())
+    assert kernel.startswith("<Kernel tma_copy target=sm_90a params=(f32[64, 64], f32[64, 64], ")
+    assert "tensor_map(arg 0, FLOAT32, box 64x64)" in kernel
+    assert "block=(128, 1, 1)" in kernel
+    assert len(shown) < 200
+    assert len(kernel) < 300
+    assert "cluster=(2, 1, 1)" in repr(program(kernels.multicast_copy((256, 256), "f32")).kernel())
+
+
+def test_dynamic_shapes_show_as_question_marks():
+    kernel = program(kernels.tma_copy((0, 0), "f32", dynamic=True)).kernel()
+    assert "f32[?, ?]" in repr(kernel)
+
+
+def no_driver(*args, **kwargs):
+    from runtime.driver import NoDriverError
+
+    raise NoDriverError("cuInit: no CUDA driver on this machine (test)")
+
+
+def test_a_launch_without_a_gpu_raises_one_clear_error(monkeypatch):
+    import traceback
+
+    import runtime
+    from runtime import driver
+
+    monkeypatch.setattr(driver, "device", no_driver)
+    assert not runtime.gpu_available()
+    p = program(kernels.tma_copy((64, 64), "f32"))
+    x = np.zeros((64, 64), np.float32)
+    with pytest.raises(runtime.NoDriverError) as info:
+        p(x, x.copy(), grid=(1, 1))
+    message = str(info.value)
+    assert message.startswith("no CUDA driver or GPU found: cuInit: no CUDA driver")
+    assert "runtime.gpu_available()" in message
+    assert "python -m copy_dialect" in message
+    assert message.count("gpu_available") == 1
+    # Raised at the boundary: no frame of the driver calls, nor a chained cause.
+    frames = [f.name for f in traceback.extract_tb(info.value.__traceback__)]
+    assert frames[-1] == "__call__"
+    assert not {"prepare", "_prepare", "facts", "device", "call"} & set(frames)
+    assert info.value.__cause__ is None
+    assert info.value.__suppress_context__
+    with pytest.raises(runtime.NoDriverError, match="no CUDA driver or GPU found"):
+        p.kernel().prepare(x, x.copy(), grid=(1, 1))
+    assert issubclass(runtime.NoDriverError, runtime.CudaError)
+
+
+def test_no_device_answers_are_no_driver_errors(monkeypatch):
+    from runtime import driver
+
+    class Fake:
+        class CUresult:
+            CUDA_SUCCESS = 0
+
+        @staticmethod
+        def cuInit(flags):  # noqa: N802
+            return (100,)
+
+        @staticmethod
+        def cuGetErrorName(err):  # noqa: N802
+            return 0, b"CUDA_ERROR_NO_DEVICE"
+
+        @staticmethod
+        def cuGetErrorString(err):  # noqa: N802
+            return 0, b"no CUDA-capable device is detected"
+
+    monkeypatch.setattr(driver, "_driver", lambda: Fake)
+    with pytest.raises(driver.NoDriverError, match="CUDA_ERROR_NO_DEVICE"):
+        driver.call("cuInit", 0)

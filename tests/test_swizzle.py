@@ -79,8 +79,8 @@ def test_layout_is_where_tma_puts_each_element(swizzle, dtype, esize, width, slo
 
 
 def test_layout_sizes_match_the_tma_footprint():
-    # 16-byte f32 rows under 128B swizzle occupy a whole span each (tma-rules Q3: 16 KiB for a
-    # 4 x 128 box of 2 KiB).
+    # 16-byte f32 rows under 128B swizzle occupy a whole span each (docs/hardware.md, TR9:
+    # 16 KiB for a 4 x 128 box of 2 KiB).
     assert layout.size_bytes((128, 4), 32, 128) == 16384
     assert layout.size_bytes((64, 8), 32, 64) == 4096
     assert layout.size_bytes((128, 4), 32, 16) == 2048
