@@ -77,6 +77,7 @@ from copy_dialect.memory import (
     padded_stride,
     swizzle_of,
 )
+from copy_dialect.portability import legalize_hint
 from copy_dialect.smem import FenceAsyncSharedOp
 from copy_dialect.target import MULTICAST_TARGETS, TCGEN05_TARGETS
 from copy_dialect.tensormap import check_copy_map
@@ -565,7 +566,8 @@ class AsyncCopyOp(IRDLOperation):
                     if g.is_load
                     else "store from threads with memref.store"
                 )
-                + ", or target sm_90 or newer",
+                + ", or target sm_90 or newer"
+                + legalize_hint(target),
             )
         # rule: A1
         if impl == Implementation.TMA and target is not None and not target.has_tma:
@@ -579,7 +581,7 @@ class AsyncCopyOp(IRDLOperation):
                 note = (f"{cp_async}, or " if cp_async else "") + "target sm_90 or newer"
             raise Error(
                 f"the TMA implementation needs sm_90 or newer, but the target is {target.name}",
-                note=note,
+                note=note + legalize_hint(target),
             )
         if impl is None or impl.is_bulk_async:
             return
@@ -594,7 +596,8 @@ class AsyncCopyOp(IRDLOperation):
         if self.leader_tracked is not None:
             raise Error(
                 "Only the TMA implementation supports leader_tracked copies",
-                note=self.tma_note(g, TCGEN05_TARGETS, target is not None and target.has_tcgen05),
+                note=self.tma_note(g, TCGEN05_TARGETS, target is not None and target.has_tcgen05)
+                + legalize_hint(target),
             )
         # rule: A4
         if self.collective is not None:
@@ -602,7 +605,8 @@ class AsyncCopyOp(IRDLOperation):
                 "Only the TMA implementation supports collective copies",
                 note=self.tma_note(
                     g, MULTICAST_TARGETS, target is not None and target.has_multicast
-                ),
+                )
+                + legalize_hint(target),
             )
         # rule: B5
         if not g.is_load:
@@ -617,7 +621,7 @@ class AsyncCopyOp(IRDLOperation):
                 "copy_gmem_to_smem with a barrier is only supported Hopper and newer GPUs, "
                 "which use the TMA implementation",
                 note="drop the barrier and wait with copy.commit_group cp_async + "
-                "copy.wait_group cp_async, or use impl tma on sm_90+",
+                "copy.wait_group cp_async, or use impl tma on sm_90+" + legalize_hint(target),
             )
         # rule: A10, H1
         if self.predicate is not None:

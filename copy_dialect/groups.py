@@ -20,6 +20,7 @@ from xdsl.irdl import (
 from copy_dialect.attributes import GroupKind, GroupKindAttr, Implementation
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.portability import legalize_hint
 from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import enclosing_kernel, enclosing_target
 
@@ -117,7 +118,8 @@ def verify_group_target(op: Operation, group: GroupKind) -> None:
         raise Error(
             f"bulk groups (TMA stores and reductions) need sm_90 or newer, but the target is "
             f"{target.name}",
-            note="use copy.commit_group cp_async / copy.wait_group cp_async for cp.async loads",
+            note="use copy.commit_group cp_async / copy.wait_group cp_async for cp.async loads"
+            + legalize_hint(target),
         )
 
 
@@ -127,8 +129,7 @@ def uses_cp_async(kernel: Operation) -> bool:
         "uses cp.async",
         kernel,
         lambda: any(
-            isinstance(op, AsyncCopyOp)
-            and op.resolved_implementation() == Implementation.CP_ASYNC
+            isinstance(op, AsyncCopyOp) and op.resolved_implementation() == Implementation.CP_ASYNC
             for op in kernel.walk()
         ),
     )

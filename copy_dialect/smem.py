@@ -26,6 +26,7 @@ from copy_dialect import hardware
 from copy_dialect.attributes import swizzle_period
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import SMEM, bitwidth, memory_space, smem_alignment, smem_bytes, swizzle_of
+from copy_dialect.portability import legalize_hint
 from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import check_contiguous_smem, enclosing_kernel, enclosing_target
 
@@ -222,5 +223,5 @@ class FenceAsyncSharedOp(IRDLOperation):
             raise Error(
                 f"fence.proxy.async needs sm_90 or newer, but the target is {target.name}",
                 note="drop copy.fence_async_shared: cp.async writes SMEM through the generic "
-                "proxy, no fence is needed there",
+                "proxy, no fence is needed there" + legalize_hint(target),
             )

@@ -41,7 +41,7 @@ import threading
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -94,9 +94,13 @@ from copy_tools.opt_pipeline import (
     anchored_ops,
     apply_on,
     leaves,
+    map_passes,
 )
 from copy_tools.opt_verify import exception_location, op_location, verify_diagnostics
 from copy_tools.universe import dialect_factories
+
+LEGALIZE = "copy-legalize"
+"""The pass whose target --target names (copy_tools.universe: passes.legalize)."""
 
 THREAD_STACK_BYTES = 512 * 1024 * 1024
 """C stack of the worker thread, large enough that RECURSION_LIMIT frames fit."""
@@ -182,6 +186,21 @@ class CopyOptMain(xDSLOptMain):
 
     def setup_pipeline(self):
         self.pipeline: Pipeline = build_pipeline(self.args, self.available_passes, self._is_op_name)
+        target = self.args.gpu_target
+        if target is not None and self._legalizes():
+            # --target names what copy-legalize rewrites for (when its own option does not):
+            # the input is verified for the target it was written for.
+            def with_target(p: ModulePass) -> ModulePass:
+                if p.name == LEGALIZE and not getattr(p, "target", ""):
+                    return replace(p, target=target)  # type: ignore[type-var]
+                return p
+
+            self.pipeline = Pipeline(map_passes(self.pipeline.nodes, with_target))
+
+    def _legalizes(self) -> bool:
+        """Whether the pipeline runs copy-legalize (then --target is its target, and the
+        input is not retargeted before it is verified)."""
+        return any(p.name == LEGALIZE for p in self.pipeline.passes)
 
     def _is_op_name(self, name: str) -> bool:
         try:
@@ -242,7 +261,7 @@ class CopyOptMain(xDSLOptMain):
         if module is None:
             return result
         fallback = op_location(module, SourceLocation(source.name, chunk.first_line, 1))
-        if self.args.gpu_target is not None:
+        if self.args.gpu_target is not None and not self._legalizes():
             # --target overrides the IR's target everywhere, so the verifier checks the
             # target the code is compiled for.
             from passes.pipeline import retarget

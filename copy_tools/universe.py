@@ -69,6 +69,7 @@ COPY_UNIVERSE = Universe(
         "convert-func-to-llvm": _pass("convert_func_to_llvm", "ConvertFuncToLLVMPass"),
         "convert-gpu-to-nvvm": _pass("convert_gpu_to_nvvm", "ConvertGpuToNVVMPass"),
         "convert-memref-to-llvm": _pass("convert_memref_to_llvm", "ConvertMemrefToLLVMPass"),
+        "copy-legalize": _pass("legalize", "CopyLegalizePass"),
         "convert-vector-to-llvm": _pass("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),
         "lower-copy-to-llvm": _pass("pipeline", "LowerCopyToLLVMPass"),
     },

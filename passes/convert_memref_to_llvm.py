@@ -1,5 +1,6 @@
 """Lowers `memref.load` and `memref.store` on static memrefs to address arithmetic and
-`llvm.load`/`llvm.store` on the bare pointer the memref lowers to.
+`llvm.load`/`llvm.store` on the bare pointer the memref lowers to, and a `memref.atomic_rmw`
+whose result is unused to `nvvm.red.global`.
 
 A swizzled SMEM buffer (`#copy.smem<swizzle = S>`) is addressed with the layout TMA writes
 (`copy_dialect.layout`: rows padded to the span, 16-byte units XOR-permuted); every other
@@ -11,8 +12,16 @@ from collections.abc import Sequence
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, llvm, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -22,6 +31,7 @@ from xdsl.pattern_rewriter import (
 
 from copy_dialect import layout
 from copy_dialect import ops as copy
+from passes import nvvm
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
 from passes.llvm_types import (
     lowered,
@@ -125,8 +135,51 @@ class ConvertStore(RewritePattern):
         rewriter.replace(op, ops, [])
 
 
+ATOMIC_RMW_RED = {0: "add", 1: "add", 2: "and", 6: "max", 7: "max", 10: "min", 11: "min"}
+ATOMIC_RMW_RED |= {14: "or", 15: "xor"}
+"""memref.atomic_rmw's kinds (upstream's AtomicRMWKind numbers) that a `red.global` does."""
+
+SIGNED_KINDS = (6, 10)
+"""maxs, mins: compare signed (the others of ATOMIC_RMW_RED unsigned, or bitwise)."""
+
+
+def red_type(kind: int, element: Attribute) -> str | None:
+    """The `red.global` type of a `memref.atomic_rmw` of `kind` on `element`, if any."""
+    if isinstance(element, Float32Type | Float64Type | Float16Type):
+        if kind != 0:
+            return None
+        return {16: "noftz.f16", 32: "f32", 64: "f64"}[element.bitwidth]
+    if not isinstance(element, IntegerType) or element.width.data not in (32, 64) or kind == 0:
+        return None
+    width = element.width.data
+    if kind in (2, 14, 15):
+        return f"b{width}"
+    return f"{'s' if kind in SIGNED_KINDS else 'u'}{width}"
+
+
+class ConvertAtomicRMW(RewritePattern):
+    """`memref.atomic_rmw` whose result is unused -> `red.global.<op>.<type>` at the
+    element's address (the thread atomics that stand in for a TMA reduction)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.AtomicRMWOp, rewriter: PatternRewriter, /):
+        kind = op.kind.value.data
+        red = ATOMIC_RMW_RED.get(kind)
+        rtype = None if red is None else red_type(kind, op.value.type)
+        if red is None or rtype is None:
+            raise fail(op, f"no red.global for atomic_rmw kind {kind} on {op.value.type}")
+        if op.result.uses:
+            raise fail(op, "only an atomic_rmw whose result is unused is lowered (red.global)")
+        ops: list[Operation] = []
+        ptr = element_pointer(op.memref, op.indices, op, ops)
+        (value,) = lowered([op.value], ops)
+        ops.append(nvvm.RedGlobalOp(red, rtype, ptr, value))
+        rewriter.replace(op, ops, [None])
+
+
 class ConvertMemrefToLLVMPass(ModulePass):
-    """Lowers `memref.load`/`memref.store` on static memrefs to `llvm`."""
+    """Lowers `memref.load`/`memref.store` (and unused `memref.atomic_rmw`) on static
+    memrefs to `llvm` (and `nvvm.red.global`)."""
 
     name = "convert-memref-to-llvm"
 
@@ -136,5 +189,6 @@ class ConvertMemrefToLLVMPass(ModulePass):
             [
                 ConvertLoad(),  # memref.load
                 ConvertStore(),  # memref.store
+                ConvertAtomicRMW(),  # memref.atomic_rmw (result unused)
             ],
         )

@@ -146,6 +146,9 @@ def sm_80() -> tuple[list[Kernel], list[str]]:
         nvvm.CpAsyncWaitGroupOp(1),
         nvvm.ShflOp("bfly", i, i, const(16, i32), const(31, i32)),
         nvvm.ShflOp("idx", i, i, i, i),
+        nvvm.RedGlobalOp("add", "u32", gmem, i),
+        nvvm.RedGlobalOp("max", "s64", gmem, k["hint"]),
+        nvvm.RedGlobalOp("xor", "b32", gmem, i),
     )
     expected = [
         "%tid.x",
@@ -174,6 +177,9 @@ def sm_80() -> tuple[list[Kernel], list[str]]:
         "cp.async.wait_group 1;",
         "shfl.sync.bfly.b32",
         "shfl.sync.idx.b32",
+        "red.global.add.u32 [%rd",
+        "red.global.max.s64 [%rd",
+        "red.global.xor.b32 [%rd",
     ]
     return [k], expected
 

@@ -10,6 +10,8 @@
 // CHECK-NEXT:   convert-copy-to-nvvm    Lowers the `copy` dialect to `nvvm` for the module's target (or `target`).
 // CHECK-NEXT:   lower-copy-to-llvm      Runs the whole lowering, copy dialect to llvm + nvvm, for the module's
 // CHECK:        convert-vector-to-llvm  Lowers `vector.load`, `vector.store` and `vector.broadcast` to `llvm`.
+// CHECK-NEXT:   copy-legalize           Rewrites the module for `target` (default: the module's own), keeping the
+// CHECK-NEXT:                           semantics, or fails at the first op it cannot keep.
 // CHECK-NEXT:   ... and {{[0-9]+}} other passes of xDSL (riscv, csl, stencil, ...), not listed
 
 // RUN: copy-opt --help | filecheck %s --check-prefix=HIDDEN

@@ -94,6 +94,7 @@ from passes.nvvm.mbarrier import (
     MBarrierTryWaitParitySharedOp,
 )
 from passes.nvvm.prefetch import PrefetchTensorMapOp
+from passes.nvvm.red import RedGlobalOp
 from passes.nvvm.shfl import ShflKind, ShflKindAttr, ShflOp
 from passes.nvvm.sreg import (
     SREGS,
@@ -182,6 +183,7 @@ NVVM = Dialect(
         CpAsyncBulkTensorGlobalSharedCtaOp,
         CpAsyncBulkTensorReduceOp,
         CpAsyncBulkTensorPrefetchOp,
+        RedGlobalOp,
         PrefetchTensorMapOp,
         MapaSharedClusterOp,
         ShflOp,
@@ -209,6 +211,7 @@ NVVM = Dialect(
 )
 
 __all__ = [
+    "RedGlobalOp",
     "ANY_PTR",
     "Barrier0Op",
     "BlockDimXOp",

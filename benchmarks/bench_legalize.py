@@ -1,0 +1,89 @@
+"""Bandwidth of each sm_90a builder kernel against its copy-legalize'd sm_80 form.
+
+    python3 benchmarks/bench_legalize.py [--reps 20]
+
+x is 8192 x 8192 float32 (256 MiB, five times the H200's L2). For each kernel, the sm_90a
+original (TMA loads on mbarriers, TMA stores or reductions) and the same kernel after
+`copy-legalize{target=sm_80}` (cp.async loads with commit/wait groups, thread stores or
+red.global atomics), the latter compiled for sm_90a (an sm_80 cubin does not load on sm_90;
+the code paths are sm_80's). Time: median of `--reps` launches after warm-ups (CUDA events);
+GB/s counts x read plus y written (a reduction: x and o read, o written). Each row's result
+is checked bit for bit against torch. Prints a markdown table (for benchmarks/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_common import timed  # noqa: E402
+
+M = N = 8192
+NBYTES = M * N * 4
+
+
+def legalized(module):
+    from xdsl.parser import Parser
+
+    from copy_tools.universe import make_context
+    from passes.legalize import CopyLegalizePass
+
+    copy = Parser(make_context(), str(module)).parse_module()
+    CopyLegalizePass(target="sm_80").apply(make_context(), copy)
+    return copy
+
+
+def cases(sms: int):
+    from copy_dialect import kernels
+
+    shape = (M, N)
+    return [
+        ("tma_copy 64x64", lambda: kernels.tma_copy(shape, "f32"), kernels.grid(shape, (64, 64)),
+         "copy"),
+        ("tma_copy 64x32 swizzle 128",
+         lambda: kernels.tma_copy(shape, "f32", (64, 32), swizzle=128),
+         kernels.grid(shape, (64, 32)), "copy"),
+        ("tma_copy_pipelined 64x64, 3 stages",
+         lambda: kernels.tma_copy_pipelined(shape, "f32", (64, 64), stages=3), (2 * sms, 1),
+         "copy"),
+        ("tma_copy reduce add", lambda: kernels.tma_copy(shape, "f32", reduce="add"),
+         kernels.grid(shape, (64, 64)), "reduce"),
+    ]  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=20)
+    args = parser.parse_args()
+
+    import torch
+
+    from copy_tools import runtime
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    x = torch.randn(M, N, device="cuda")
+    rows = []
+    for name, build, grid, kind in cases(sms):
+        for form, module in (("sm_90a", build()), ("sm_80 legalized", legalized(build()))):
+            y = torch.randn_like(x) if kind == "reduce" else torch.empty_like(x)
+            expected = y + x if kind == "reduce" else x
+            launch = runtime.compile(module, "sm_90a").kernel().prepare(x, y, grid=grid)
+            launch()
+            torch.cuda.synchronize()
+            correct = bool(torch.equal(y, expected))
+            t = timed(launch, args.reps)
+            launch.release()
+            moved = (3 if kind == "reduce" else 2) * NBYTES
+            rows.append((name, form, f"{t * 1e6:.1f}", f"{moved / t / 1e9:.0f}", correct))
+    print("| kernel | form | us | GB/s | bit-exact |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(str(v) for v in row) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

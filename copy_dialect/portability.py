@@ -1,0 +1,174 @@
+"""What a kernel written for one target cannot keep on another: the checks of
+`copy-legalize` (passes/legalize.py), rules LG1-LG7, and the thread atomic a TMA reduction
+becomes (`thread_atomic`).
+
+The pass rewrites what has a form on the new target (a TMA load into cp.async, a TMA store
+into thread stores, a multicast load into per-CTA loads, a swizzled buffer into a plain
+one); each check here names what has none, at the op, with the rule id. They are facts of
+the dialect and the target table, so they live with the dialect (and copy-rules finds them).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IntegerType, Signedness
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from copy_dialect.attributes import OOBMode, ReductionKind
+from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.geometry import base_reduction, reduction_map_type
+from copy_dialect.target import TCGEN05_TARGETS, Target
+
+KEEP = "keep the kernel on a target that has it"
+
+
+def legalize_hint(target: Target | None) -> str:
+    """The end of a fix note on a target without TMA, where copy-legalize rewrites TMA
+    code: `, or write the kernel for sm_90a and run copy-opt -p 'copy-legalize{target=..}'`;
+    '' elsewhere."""
+    if target is None or target.has_tma:
+        return ""
+    return (
+        ", or write the kernel for sm_90a and run copy-opt -p "
+        f"'copy-legalize{{target={target.name}}}'"
+    )
+
+
+def legalize_error(op: Operation, message: str, note: str) -> Error:
+    """A copy-legalize diagnostic at `op` (copy-opt prints it at the op, with the note)."""
+    error = Error(f"'{op.name}' op {message}", note=note)
+    error.op = op  # type: ignore[attr-defined]
+    return error
+
+
+def check_tmem(op: Operation, target: Target) -> None:
+    """TMEM ops have no fallback on a target without tcgen05."""
+    # rule: LG1
+    if op.name.startswith("copy.tmem_") or op.name == "copy.smem_to_tmem":
+        raise legalize_error(
+            op,
+            f"copy-legalize cannot keep {op.name} on {target.name}: TMEM (tcgen05) exists "
+            f"only on {TCGEN05_TARGETS}, and the pass has no fallback for it",
+            note=f"{KEEP} ({TCGEN05_TARGETS}), or rewrite the TMEM accumulation in registers "
+            "or SMEM by hand",
+        )
+
+
+ATOMIC_RMW_KINDS = {
+    "addf": 0, "addi": 1, "andi": 2, "maxs": 6, "maxu": 7, "mins": 10, "minu": 11,
+    "ori": 14, "xori": 15,
+}  # fmt: skip
+"""The `memref.atomic_rmw` kinds a TMA reduction becomes, as upstream MLIR's AtomicRMWKind
+numbers them (xDSL's op takes the number)."""
+
+THREAD_ATOMICS = {
+    ("add", "FLOAT32"): "addf", ("add", "FLOAT64"): "addf", ("add", "FLOAT16"): "addf",
+    ("add", "UINT32"): "addi", ("add", "INT32"): "addi", ("add", "UINT64"): "addi",
+    ("min", "UINT32"): "minu", ("min", "INT32"): "mins", ("min", "UINT64"): "minu",
+    ("min", "INT64"): "mins", ("max", "UINT32"): "maxu", ("max", "INT32"): "maxs",
+    ("max", "UINT64"): "maxu", ("max", "INT64"): "maxs",
+    ("and", "UINT32"): "andi", ("and", "INT32"): "andi", ("and", "UINT64"): "andi",
+    ("or", "UINT32"): "ori", ("or", "INT32"): "ori", ("or", "UINT64"): "ori",
+    ("xor", "UINT32"): "xori", ("xor", "INT32"): "xori", ("xor", "UINT64"): "xori",
+}  # fmt: skip
+"""(the reduction's op, its tensor-map type) -> the atomic that does it from a thread on
+sm_80-sm_89 (`red.global.{add,min,max,and,or,xor}` on .u32/.s32/.u64/.s64/.b32/.b64, .f32,
+.f64 and .noftz.f16). Missing, with the reason: bf16 add and f16/bf16 min/max (red of
+those needs sm_90), inc/dec (no memref.atomic_rmw kind), tf32 (its rounding)."""
+
+
+def _no_atomic(base: str, element: Attribute, signed_type: bool, map_type: str | None) -> str:
+    """Why no thread atomic does a reduction `base` of `element` (THREAD_ATOMICS)."""
+    if signed_type:
+        return f"memref.atomic_rmw takes signless integers, not {element}"
+    if base in ("inc", "dec"):
+        return (
+            f"memref.atomic_rmw has no `{base}` kind (the thread atomic would be "
+            f"red.global.{base}.u32)"
+        )
+    if map_type == "TFLOAT32":
+        return "an f32 atomic does not round as the tf32 reduction does"
+    return f"red.global.{base} of {element} needs sm_90"
+
+
+def thread_atomic(op: Operation, kind: ReductionKind, element: Attribute, target: Target) -> int:
+    """The `memref.atomic_rmw` kind that does a TMA reduction of `kind` on `element` from a
+    thread on `target`; raises where none exists (LG2)."""
+    map_type = reduction_map_type(kind, element)
+    base = base_reduction(kind) if isinstance(element, IntegerType) else kind.value
+    found = THREAD_ATOMICS.get((base, map_type or ""))
+    signless = not isinstance(element, IntegerType) or element.signedness.data == (
+        Signedness.SIGNLESS
+    )
+    # rule: LG2
+    if found is None or not signless:
+        raise legalize_error(
+            op,
+            f"copy-legalize cannot keep the TMA reduction `{kind.value}` of {element} on "
+            f"{target.name}: {_no_atomic(base, element, found is not None, map_type)}",
+            note=f"{KEEP} (sm_90 or newer), or reduce from threads by hand",
+        )
+    return ATOMIC_RMW_KINDS[found]
+
+
+def check_no_form(op: Operation, what: str, target: Target, note: str = "") -> None:
+    """An op with no form on `target` that copy-legalize can produce; `note`: a fix that
+    makes one, if any."""
+    # rule: LG3
+    raise legalize_error(
+        op,
+        f"copy-legalize cannot keep {what} on {target.name}: it has no pre-Hopper form the "
+        "pass can produce",
+        note=(note + ", or " if note else "") + f"{KEEP} (sm_90 or newer), or rewrite this "
+        "part by hand",
+    )
+
+
+def check_barrier_users(group: SSAValue, user: Operation, target: Target) -> None:
+    """A barrier group that tracks TMA loads may serve nothing else: its completion becomes
+    cp.async groups, and the other users would lose their barrier."""
+    # rule: LG4
+    raise legalize_error(
+        user,
+        f"copy-legalize cannot keep {user.name} on {target.name}: its barrier group also "
+        "tracks TMA loads, whose completion becomes cp.async groups (the group is removed)",
+        note="give the TMA loads a barrier group of their own (copy.barrier_init) that only "
+        "they and copy.barrier_wait use",
+    )
+
+
+def check_oob(op: Operation, oob: OOBMode, target: Target) -> None:
+    """cp.async zero-fills out of bounds; it cannot fill NaN."""
+    # rule: LG5
+    if oob == OOBMode.NAN:
+        raise legalize_error(
+            op,
+            f"copy-legalize cannot keep oob nan on {target.name}: cp.async zero-fills the "
+            "out-of-bounds bytes and cannot fill NaN",
+            note="use oob zeros (the tile past the array's end is then 0), or keep the kernel "
+            "on sm_90 or newer",
+        )
+
+
+def check_predicate(op: Operation, target: Target) -> None:
+    """A TMA copy's predicate guards one issuing thread; cp.async is issued by every thread
+    of the block, so the pass cannot tell whether the condition is the block's."""
+    # rule: LG6
+    raise legalize_error(
+        op,
+        f"copy-legalize cannot keep a predicated TMA copy on {target.name}: the predicate "
+        "guards the one issuing thread, cp.async is issued by the whole block",
+        note="drop the predicate (if %p) and guard the copy with scf.if on a block-uniform "
+        "condition",
+    )
+
+
+def check_threads(op: Operation, threads: int | None, target: Target) -> None:
+    """The thread stores that replace a TMA store split the tile over the block's threads."""
+    # rule: LG7
+    if threads is None:
+        raise legalize_error(
+            op,
+            f"copy-legalize cannot split a TMA store over the threads on {target.name}: the "
+            "kernel has no 1-D gpu.known_block_size",
+            note="give the kernel gpu.known_block_size = array<i32: 128, 1, 1> (its block shape)",
+        )

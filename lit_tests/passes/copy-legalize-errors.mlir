@@ -1,0 +1,140 @@
+// What copy-legalize cannot keep on sm_80 is a diagnostic at the op, naming the rule.
+// RUN: copy-opt %s --split-input-file -p 'copy-legalize{target=sm_80}' --verify-diagnostics
+
+// The fifth seed (tmem_load needs TMEM): a TMEM op written for sm_100a has no pre-Blackwell
+// form.
+// rule: LG1
+// fix: none -- a TMEM accumulator has no mechanical rewrite into registers or SMEM
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @tmem(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.tmem_alloc' op copy-legalize cannot keep copy.tmem_alloc on sm_80: TMEM (tcgen05) exists only on sm_100a, sm_100f, sm_103a, and the pass has no fallback for it}}
+    // expected-note@+1 {{keep the kernel on a target that has it (sm_100a, sm_100f, sm_103a), or rewrite the TMEM accumulation in registers or SMEM by hand}}
+    %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+    copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
+    func.return
+  }
+}
+
+// -----
+
+// The first seed (a reduction needs TMA): a TMA reduce-add of bf16 written for sm_90a.
+// red.global.add.noftz.bf16 needs sm_90 (an f32 reduce-add legalizes: copy-legalize.mlir).
+// rule: LG2
+// fix: none -- bf16 has no thread atomic before sm_90: the reduction stays on sm_90 or newer
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @reduce(%x: memref<256x256xbf16>, %o: memref<256x256xbf16>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %phase = arith.constant false
+    %tile = copy.alloc_smem : memref<64x64xbf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xbf16> to memref<64x64xbf16, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.async_copy' op copy-legalize cannot keep the TMA reduction `add` of bf16 on sm_80: red.global.add of bf16 needs sm_90}}
+    // expected-note@+1 {{keep the kernel on a target that has it (sm_90 or newer), or reduce from threads by hand}}
+    copy.async_copy %tile to %o[%c0, %c0] reduce add : memref<64x64xbf16, #copy.smem> to memref<256x256xbf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// A TMA copy of a dynamic GMEM ref: cp.async computes its chunks from a static shape (H8).
+// rule: LG3
+// fix: s|memref<?x256xf32>|memref<256x256xf32>|
+// fix: s|memref<?x256xf32>|memref<256x256xf32>|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @dynamic(%x: memref<?x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %phase = arith.constant false
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    // expected-error@+2 {{'copy.async_copy' op copy-legalize cannot keep a TMA copy of a dynamic GMEM ref (memref<?x256xf32>) on sm_80: it has no pre-Hopper form the pass can produce}}
+    // expected-note@+1 {{give every dimension of the f32 GMEM ref a size (cp.async computes its chunks from the shape), or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<?x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    func.return
+  }
+}
+
+// -----
+
+// A barrier group that tracks a TMA load and also counts the threads' arrivals.
+// rule: LG4
+// fix: none -- splitting the group in two changes which barrier each wait observes
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @shared_group(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %phase = arith.constant false
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bars[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<2>
+    copy.barrier_wait %bars[%c0], %phase : !copy.barrier<2>
+    %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      // expected-error@+2 {{'copy.barrier_arrive' op copy-legalize cannot keep copy.barrier_arrive on sm_80: its barrier group also tracks TMA loads}}
+      // expected-note@+1 {{give the TMA loads a barrier group of their own (copy.barrier_init) that only they and copy.barrier_wait use}}
+      copy.barrier_arrive %bars[%c1] : !copy.barrier<2>
+    }
+    copy.barrier_wait %bars[%c1], %phase : !copy.barrier<2>
+    func.return
+  }
+}
+
+// -----
+
+// rule: LG5
+// fix: s|oob nan|oob zeros|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @nan(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %phase = arith.constant false
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    // expected-error@+2 {{'copy.async_copy' op copy-legalize cannot keep oob nan on sm_80: cp.async zero-fills the out-of-bounds bytes and cannot fill NaN}}
+    // expected-note@+1 {{use oob zeros (the tile past the array's end is then 0), or keep the kernel on sm_90 or newer}}
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] oob nan : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    func.return
+  }
+}
+
+// -----
+
+// rule: LG6
+// fix: s| if %p||
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @predicated(%x: memref<256x256xf32>, %p: i1) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %phase = arith.constant false
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    // expected-error@+2 {{'copy.async_copy' op copy-legalize cannot keep a predicated TMA copy on sm_80: the predicate guards the one issuing thread, cp.async is issued by the whole block}}
+    // expected-note@+1 {{drop the predicate (if %p) and guard the copy with scf.if on a block-uniform condition}}
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] if %p : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    scf.if %p {
+      copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    }
+    func.return
+  }
+}
+
+// -----
+
+// rule: LG7
+// fix: s|attributes {gpu.kernel}|attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>}|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @no_block(%y: memref<256x256xf32>) attributes {gpu.kernel} {
+    %c0 = arith.constant 0 : index
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    // expected-error@+2 {{'copy.async_copy' op copy-legalize cannot split a TMA store over the threads on sm_80: the kernel has no 1-D gpu.known_block_size}}
+    // expected-note@+1 {{give the kernel gpu.known_block_size = array<i32: 128, 1, 1> (its block shape)}}
+    copy.async_copy %tile to %y[%c0, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}

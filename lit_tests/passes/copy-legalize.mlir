@@ -1,0 +1,243 @@
+// copy-legalize rewrites Hopper (TMA) kernels for sm_80; copy-opt verifies the result (ops,
+// dominance and the protocol analysis) after the pass, so each chunk that prints verified.
+// RUN: copy-opt %s --split-input-file -p 'copy-legalize{target=sm_80}' | filecheck %s
+// The same holds for sm_86 (a smaller SMEM budget, the same rewrites).
+// RUN: copy-opt %s --split-input-file -p 'copy-legalize{target=sm_86}' | filecheck %s --check-prefix=SM86
+// copy-opt's --target names the pass's target (the input is verified for its own target).
+// RUN: copy-opt %s --split-input-file --target sm_80 -p copy-legalize | filecheck %s
+
+// A TMA tile copy: the load becomes cp.async (zero-filled, as the TMA load was) and its own
+// group; the barrier wait becomes wait_group (with its block barrier); the barrier is gone;
+// the TMA store becomes thread stores clipped to the array; the bulk group is gone.
+// CHECK-LABEL: builtin.module attributes {copy.target = #copy.target<"sm_80">}
+// CHECK-LABEL: func.func @tile_copy
+// CHECK-NOT: copy.barrier_init
+// CHECK: copy.async_copy %x[%row, %col] to %tile impl cp_async oob zeros : memref<1000x1000xf32> to memref<64x64xf32, #copy.smem>
+// CHECK-NEXT: copy.commit_group cp_async
+// CHECK-NEXT: copy.wait_group cp_async 0
+// CHECK-NEXT: %[[TID:.*]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+// CHECK-NEXT: %[[TOTAL:.*]] = arith.constant 4096 : index
+// CHECK-NEXT: %[[STEP:.*]] = arith.constant 128 : index
+// CHECK: scf.for %[[I:.*]] = %[[TID]] to %[[TOTAL]] step %[[STEP]] {
+// CHECK-NEXT: %[[C:.*]] = arith.remui %[[I]], %{{.*}} : index
+// CHECK-NEXT: %[[R:.*]] = arith.divui %[[I]], %{{.*}} : index
+// CHECK-NEXT: %[[V:.*]] = memref.load %tile[%[[R]], %[[C]]] : memref<64x64xf32, #copy.smem>
+// CHECK-NEXT: %[[GR:.*]] = arith.addi %row, %[[R]] : index
+// CHECK-NEXT: %[[GC:.*]] = arith.addi %col, %[[C]] : index
+// CHECK-NEXT: %[[OK0:.*]] = arith.cmpi ult, %[[GR]], %{{.*}} : index
+// CHECK-NEXT: %[[OK1:.*]] = arith.cmpi ult, %[[GC]], %{{.*}} : index
+// CHECK-NEXT: %[[OK:.*]] = arith.andi %[[OK0]], %[[OK1]] : i1
+// CHECK-NEXT: scf.if %[[OK]] {
+// CHECK-NEXT: memref.store %[[V]], %y[%[[GR]], %[[GC]]] : memref<1000x1000xf32>
+// CHECK-NOT: copy.commit_group bulk
+// CHECK-NOT: copy.wait_group bulk
+// CHECK: func.return
+// SM86-LABEL: builtin.module attributes {copy.target = #copy.target<"sm_86">}
+// SM86: copy.async_copy %x[%row, %col] to %tile impl cp_async oob zeros
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @tile_copy(%x: memref<1000x1000xf32>, %y: memref<1000x1000xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %phase = arith.constant false
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+    %col = arith.muli %bx, %c64 : index
+    %row = arith.muli %by, %c64 : index
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%row, %col] to %tile barrier %bar[%c0] oob zeros : memref<1000x1000xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    copy.async_copy %tile to %y[%row, %col] : memref<64x64xf32, #copy.smem> to memref<1000x1000xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// Two loads on two barriers of one group, then their waits in the same block: the first
+// wait may leave the second load's group pending (wait_group 1), the second waits for all.
+// An explicit arrive_expect_tx (loads with arrive = false) is removed with the barriers.
+// CHECK-LABEL: func.func @two_loads
+// CHECK-NOT: copy.barrier
+// CHECK: copy.async_copy %x[%c0, %c0] to %a impl cp_async oob zeros
+// CHECK-NEXT: copy.commit_group cp_async
+// CHECK-NEXT: copy.async_copy %x[%c0, %c64] to %b impl cp_async oob zeros
+// CHECK-NEXT: copy.commit_group cp_async
+// CHECK-NEXT: copy.wait_group cp_async 1
+// CHECK: memref.load %a
+// CHECK: copy.wait_group cp_async 0
+// CHECK: memref.load %b
+// SM86-LABEL: func.func @two_loads
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @two_loads(%x: memref<256x256xf32>, %y: memref<256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %phase = arith.constant false
+    %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %a = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %b = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    copy.barrier_arrive_expect_tx %bars[%c0], 16384 : !copy.barrier<2>
+    copy.async_copy %x[%c0, %c0] to %a barrier %bars[%c0] {arrive = false} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<2>
+    copy.async_copy %x[%c0, %c64] to %b barrier %bars[%c1] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<2>
+    copy.barrier_wait %bars[%c0], %phase : !copy.barrier<2>
+    %va = memref.load %a[%c0, %tid] : memref<64x64xf32, #copy.smem>
+    copy.barrier_wait %bars[%c1], %phase : !copy.barrier<2>
+    %vb = memref.load %b[%c0, %tid] : memref<64x64xf32, #copy.smem>
+    %s = arith.addf %va, %vb : f32
+    memref.store %s, %y[%tid] : memref<256xf32>
+    func.return
+  }
+}
+
+// -----
+
+// A ring of two slots refilled in a loop (the shape of kernels.tma_copy_pipelined): the
+// loads sit in scf.if, so the number of newer groups is not static and every wait is
+// wait_group 0; the bulk wait before a refill (the store has read the slot) becomes the
+// block barrier, since the thread stores read the slot synchronously.
+// CHECK-LABEL: func.func @ring
+// CHECK: scf.if
+// CHECK: copy.async_copy %x[%r0, %c0] to %buf[%c0] impl cp_async oob zeros
+// CHECK-NEXT: copy.commit_group cp_async
+// CHECK: scf.for %k = %c0 to %count step %c1 {
+// CHECK: copy.wait_group cp_async 0
+// CHECK: scf.for
+// CHECK: memref.load %buf[%slot,
+// CHECK: scf.if %refill_ok {
+// CHECK-NEXT: gpu.barrier
+// CHECK: copy.async_copy %x[%rn, %c0] to %buf[%slot] impl cp_async oob zeros
+// CHECK-NEXT: copy.commit_group cp_async
+// CHECK-NOT: copy.wait_group bulk
+// CHECK: func.return
+// SM86-LABEL: func.func @ring
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @ring(%x: memref<1024x64xf32>, %y: memref<1024x64xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %count = arith.constant 16 : index
+    %buf = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    %t0 = arith.cmpi ult, %c0, %count : index
+    scf.if %t0 {
+      %r0 = arith.muli %c0, %c64 : index
+      copy.async_copy %x[%r0, %c0] to %buf[%c0] barrier %bars[%c0] : memref<1024x64xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+    %t1 = arith.cmpi ult, %c1, %count : index
+    scf.if %t1 {
+      %r1 = arith.muli %c1, %c64 : index
+      copy.async_copy %x[%r1, %c0] to %buf[%c1] barrier %bars[%c1] : memref<1024x64xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+    scf.for %k = %c0 to %count step %c1 {
+      %slot = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lap2 = arith.remui %lap, %c2 : index
+      %parity = arith.cmpi ne, %lap2, %c0 : index
+      copy.barrier_wait %bars[%slot], %parity : !copy.barrier<2>
+      %row = arith.muli %k, %c64 : index
+      copy.async_copy %buf[%slot] to %y[%row, %c0] : memref<2x64x64xf32, #copy.smem> to memref<1024x64xf32>
+      copy.commit_group bulk
+      %next = arith.addi %k, %c2 : index
+      %refill_ok = arith.cmpi ult, %next, %count : index
+      scf.if %refill_ok {
+        copy.wait_group bulk 0 read_only
+        %rn = arith.muli %next, %c64 : index
+        copy.async_copy %x[%rn, %c0] to %buf[%slot] barrier %bars[%slot] : memref<1024x64xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+      }
+    }
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// A multicast load across a cluster of 2: each CTA loads the whole tile itself
+// (collective dropped), and the kernel loses its cluster (sm_80 has none).
+// CHECK-LABEL: func.func @multicast
+// CHECK-NOT: copy.cluster
+// CHECK: copy.async_copy %x[%c0, %col] to %tile impl cp_async oob zeros : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
+// CHECK-NOT: collective
+// SM86-LABEL: func.func @multicast
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @multicast(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %phase = arith.constant false
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %col = arith.muli %bx, %c64 : index
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%c0, %col] to %tile barrier %bar[%c0] {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    copy.async_copy %tile to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// A 128-byte swizzled buffer: cp.async has no swizzle, so the buffer takes the plain layout;
+// the thread access through memref indices follows the type. The threads' writes before a
+// TMA store were fenced (copy.fence_async_shared): the fence becomes the block barrier it
+// includes. A TMA prefetch (an L2 hint) is dropped.
+// CHECK-LABEL: func.func @swizzled
+// CHECK: %tile = copy.alloc_smem : memref<64x32xf32, #copy.smem>
+// CHECK-NOT: copy.prefetch
+// CHECK: copy.async_copy %x[%c0, %c0] to %tile impl cp_async oob zeros : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>
+// CHECK: memref.store %{{.*}}, %tile[%c0, %tid] : memref<64x32xf32, #copy.smem>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: copy.fence_async_shared
+// SM86-LABEL: func.func @swizzled
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @swizzled(%x: memref<4096x4096xf32>, %y: memref<4096x4096xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %phase = arith.constant false
+    %one = arith.constant 1.0 : f32
+    %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %tile = copy.alloc_smem : memref<64x32xf32, #copy.smem<swizzle = 128>>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.prefetch %y[%c0, %c0] {box = array<i64: 64, 32>} : memref<4096x4096xf32>
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    %v = memref.load %tile[%c0, %tid] : memref<64x32xf32, #copy.smem<swizzle = 128>>
+    %w = arith.addf %v, %one : f32
+    memref.store %w, %tile[%c0, %tid] : memref<64x32xf32, #copy.smem<swizzle = 128>>
+    copy.fence_async_shared
+    copy.async_copy %tile to %y[%c0, %c0] : memref<64x32xf32, #copy.smem<swizzle = 128>> to memref<4096x4096xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// IR that already runs on sm_80 (cp.async, thread stores) is kept as it is; only the
+// module's target is set.
+// CHECK-LABEL: builtin.module attributes {copy.target = #copy.target<"sm_80">}
+// CHECK-LABEL: func.func @cp_async
+// CHECK: copy.async_copy %x[%c0, %c0] to %tile impl cp_async oob zeros
+// CHECK-NEXT: copy.commit_group cp_async
+// CHECK-NEXT: copy.wait_group cp_async 0
+// SM86-LABEL: func.func @cp_async
+builtin.module attributes {copy.target = #copy.target<"sm_80">} {
+  func.func @cp_async(%x: memref<256x256xf32>, %y: memref<256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    copy.async_copy %x[%c0, %c0] to %tile impl cp_async oob zeros : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
+    copy.commit_group cp_async
+    copy.wait_group cp_async 0
+    %v = memref.load %tile[%c0, %tid] : memref<64x64xf32, #copy.smem>
+    memref.store %v, %y[%tid] : memref<256xf32>
+    func.return
+  }
+}

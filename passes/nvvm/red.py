@@ -1,0 +1,79 @@
+"""Thread-level reductions into global memory: `red.global` (what a TMA reduction becomes
+before sm_90, passes/legalize.py). Upstream lowers `memref.atomic_rmw` to `llvm.atomicrmw`,
+which xDSL 0.75 lacks; this op prints the PTX instruction instead (inline PTX)."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, IntegerType, StringAttr
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from passes.llvm_ir import IREmitter
+from passes.nvvm.attributes import ANY_PTR
+from passes.nvvm.emit import cast
+
+RED_OPS = ("add", "min", "max", "and", "or", "xor")
+RED_TYPES = ("u32", "s32", "u64", "s64", "b32", "b64", "f32", "f64", "noftz.f16")
+
+
+def _constraint(t: Attribute) -> str:
+    """The NVPTX inline-asm register constraint of the value."""
+    if isinstance(t, Float32Type):
+        return "f"
+    if isinstance(t, Float64Type):
+        return "d"
+    if isinstance(t, Float16Type):
+        return "h"
+    assert isinstance(t, IntegerType)
+    return {32: "r", 64: "l"}[t.width.data]
+
+
+@irdl_op_definition
+class RedGlobalOp(IRDLOperation):
+    """`red.global.<op>.<type> [addr], val` (sm_70 for `.noftz.f16`, else sm_60 and older):
+    combines `val` into the element at `addr` atomically, with no result.
+
+    ```mlir
+    nvvm.red.global "add" "f32" %ptr, %v : !llvm.ptr<1>, f32
+    ```
+    """
+
+    name = "nvvm.red.global"
+
+    addr = operand_def(ANY_PTR)
+    val = operand_def(AnyAttr())
+    op = prop_def(StringAttr)
+    type = prop_def(StringAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = "$op $type $addr `,` $val attr-dict `:` type($addr) `,` type($val)"
+
+    def __init__(self, op: str, type: str, addr: SSAValue | Operation, val: SSAValue | Operation):
+        super().__init__(
+            operands=[addr, val], properties={"op": StringAttr(op), "type": StringAttr(type)}
+        )
+
+    def verify_(self) -> None:
+        if self.op.data not in RED_OPS:
+            raise VerifyException(f"expected a red op of {', '.join(RED_OPS)}, got {self.op}")
+        if self.type.data not in RED_TYPES:
+            raise VerifyException(f"expected a red type of {', '.join(RED_TYPES)}, got {self.type}")
+
+    def to_llvm_ir(self, e: IREmitter) -> None:
+        ptr_type, ptr = cast(e, self.addr, 1)
+        value_type, value = e.type(self.val.type), e.value(self.val)
+        ptx = f"red.global.{self.op.data}.{self.type.data} [$0], $1;"
+        constraints = f"l,{_constraint(self.val.type)},~{{memory}}"
+        e.emit(
+            f'call void asm sideeffect "{ptx}", "{constraints}"({ptr_type} {ptr}, '
+            f"{value_type} {value})"
+        )

@@ -1,0 +1,218 @@
+"""On a GPU (an H200 here): each builder kernel written for sm_90a and its copy-legalize'd
+sm_80 form return the same bytes, over several shapes including tails. The sm_80 IR (cp.async,
+thread stores, no barriers) is compiled for sm_90a, the H200's own SASS: an sm_80 cubin does
+not load on sm_90 (SASS is compatible within a major version only), and the code paths are
+the sm_80 ones either way. The CPU twin (test_legalize.py) compiles the same kernels for
+sm_80 and sm_86."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+
+from copy_dialect import kernels
+from copy_tools import runtime
+from copy_tools.universe import make_context
+from passes.legalize import CopyLegalizePass
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here"),
+]
+
+
+@dataclass(frozen=True)
+class Case:
+    build: Callable[[], ModuleOp]
+    x_shape: tuple[int, ...]
+    y_shape: tuple[int, ...]
+    dtype: str
+    grid: tuple[int, ...]
+
+
+def _tma(shape, dtype, tile=(64, 64), **kw) -> Case:
+    return Case(
+        lambda: kernels.tma_copy(shape, dtype, tile, **kw),
+        shape,
+        shape,
+        dtype,
+        kernels.grid(shape, tile),
+    )
+
+
+def _pipelined(shape, tile, stages, blocks) -> Case:
+    return Case(
+        lambda: kernels.tma_copy_pipelined(shape, "f32", tile, stages=stages),
+        shape,
+        shape,
+        "f32",
+        (blocks, 1),
+    )
+
+
+def _multicast(shape, dtype) -> Case:
+    view = (shape[0] // 32, 32, shape[1])
+    return Case(
+        lambda: kernels.multicast_copy(shape, dtype),
+        view,
+        view,
+        dtype,
+        (2 * shape[1] // 64, shape[0] // 64),
+    )
+
+
+def _broadcast(shape, dtype, tile, cluster, multicast=True) -> Case:
+    return Case(
+        lambda: kernels.broadcast_copy(shape, dtype, tile, cluster=cluster, multicast=multicast),
+        shape,
+        (cluster, *shape),
+        dtype,
+        kernels.broadcast_grid(shape, tile, cluster),
+    )
+
+
+CASES = {
+    "tma_copy_256": _tma((256, 256), "f32"),
+    "tma_copy_1000": _tma((1000, 1000), "f32"),
+    "tma_copy_999x996": _tma((999, 996), "f32"),
+    "tma_copy_bf16_130x200": _tma((130, 200), "bf16", (32, 64)),
+    "tma_copy_f16_97x136": _tma((97, 136), "f16", (32, 64)),
+    "tma_copy_swizzle128": _tma((256, 256), "f32", (64, 32), swizzle=128),
+    "tma_copy_swizzle128_odd": _tma((200, 100), "f32", (64, 32), swizzle=128),
+    "tma_copy_prefetch": _tma((256, 256), "f32", prefetch_destination=True),
+    "pipelined_1_stage": _pipelined((512, 256), (64, 64), 1, 3),
+    "pipelined_3_stages": _pipelined((512, 256), (64, 64), 3, 5),
+    "pipelined_3_stages_132": _pipelined((1024, 512), (64, 64), 3, 132),
+    "bulk_copy_1000": Case(
+        lambda: kernels.bulk_copy(1000, "f32", 256), (1000,), (1000,), "f32", (4, 1)
+    ),
+    "multicast_256": _multicast((256, 256), "f32"),
+    "multicast_bf16": _multicast((128, 1024), "bf16"),
+    "broadcast_2": _broadcast((256, 512), "f32", (64, 256), 2),
+    "broadcast_4_tail": _broadcast((130, 264), "f32", (32, 64), 4),
+    "broadcast_unicast_tail": _broadcast((130, 264), "bf16", (64, 256), 2, multicast=False),
+}
+
+
+def numpy_dtype(name: str):
+    if name == "bf16":
+        import ml_dtypes
+
+        return ml_dtypes.bfloat16
+    return {"f32": np.float32, "f16": np.float16}[name]
+
+
+def bits(a: np.ndarray) -> np.ndarray:
+    return a.view({2: np.uint16, 4: np.uint32}[a.itemsize])
+
+
+def legalized(module: ModuleOp) -> ModuleOp:
+    text = str(module)
+    copy = Parser(make_context(), text).parse_module()
+    CopyLegalizePass(target="sm_80").apply(make_context(), copy)
+    return copy
+
+
+def run(module: ModuleOp, case: Case, x: np.ndarray) -> np.ndarray:
+    program = runtime.compile(module, "sm_90a")
+    y = np.full(case.y_shape, np.nan, dtype=x.dtype)  # poisoned: no element of x is NaN
+    program(x, y, grid=case.grid)
+    return y
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_legalized_kernel_returns_the_same_bytes(name):
+    case = CASES[name]
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    x = (rng.standard_normal(case.x_shape) * 100).astype(numpy_dtype(case.dtype))
+    original = run(case.build(), case, x)
+    legal = run(legalized(case.build()), case, x)
+    assert np.array_equal(bits(legal), bits(original))
+    expected = np.broadcast_to(x, case.y_shape)
+    assert np.array_equal(bits(legal), bits(np.ascontiguousarray(expected)))
+
+
+REDUCTIONS = {
+    "add_f32_999x996": ("add", "f32", (999, 996)),
+    "add_f32_256": ("add", "f32", (256, 256)),
+    "add_f16": ("add", "f16", (130, 200)),
+    "add_f64": ("add", "f64", (256, 256)),
+    "umin_i32": ("umin", "i32", (256, 256)),
+    "smax_i64": ("smax", "i64", (200, 136)),
+    "xor_i32": ("xor", "i32", (97, 128)),
+}
+"""TMA reductions (o <op>= x) whose sm_80 form is thread atomics (red.global)."""
+
+NUMPY_REDUCE = {
+    "add": lambda o, x: o + x,
+    "umin": lambda o, x: np.minimum(o.view(np.uint32), x.view(np.uint32)).view(o.dtype),
+    "smax": np.maximum,
+    "xor": np.bitwise_xor,
+}
+
+
+def _random(rng, shape, dtype: str) -> np.ndarray:
+    if dtype.startswith("i"):
+        info = np.iinfo({"i32": np.int32, "i64": np.int64}[dtype])
+        return rng.integers(info.min, info.max, shape, dtype=info.dtype)
+    return (rng.standard_normal(shape) * 100).astype(
+        {"f16": np.float16, "f32": np.float32, "f64": np.float64}[dtype]
+    )
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_legalized_reduction_returns_the_same_bytes(name):
+    op, dtype, shape = REDUCTIONS[name]
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    x, o = _random(rng, shape, dtype), _random(rng, shape, dtype)
+    grid = kernels.grid(shape, (64, 64))
+    results = []
+    for module in (
+        kernels.tma_copy(shape, dtype, reduce=op),
+        legalized(kernels.tma_copy(shape, dtype, reduce=op)),
+    ):
+        out = o.copy()
+        runtime.compile(module, "sm_90a")(x, out, grid=grid)
+        results.append(out)
+    original, legal = results
+    assert np.array_equal(legal.view(np.uint8), original.view(np.uint8))
+    assert np.array_equal(legal.view(np.uint8), NUMPY_REDUCE[op](o, x).view(np.uint8))
+
+
+EXAMPLES = {
+    # file: (x shape, grid, a reduction?), from each example's "Launch:" comment (f32)
+    "tma_tile_copy.mlir": ((4096, 4096), (4096 // 64, 4096 // 64), False),
+    "oob_copy.mlir": ((1000, 1000), (16, 16), False),
+    "multicast_copy.mlir": ((128, 32, 4096), (2 * 4096 // 64, 4096 // 64), False),
+    "swizzled_copy.mlir": ((4096, 4096), (4096 // 32, 4096 // 64), False),
+    "reduce_add.mlir": ((4096, 4096), (4096 // 64, 4096 // 64), True),
+}
+"""The examples written for sm_90a (examples/*.mlir), with their launches."""
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_legalized_example_returns_the_same_bytes(name):
+    from pathlib import Path
+
+    shape, grid, reduction = EXAMPLES[name]
+    text = (Path(__file__).resolve().parents[1] / "examples" / name).read_text()
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    x = rng.standard_normal(shape).astype(np.float32)
+    o = rng.standard_normal(shape).astype(np.float32)
+    results = []
+    for module in (
+        Parser(make_context(), text).parse_module(),
+        legalized(Parser(make_context(), text).parse_module()),
+    ):
+        y = o.copy() if reduction else np.full(shape, np.nan, dtype=np.float32)
+        runtime.compile(module, "sm_90a")(x, y, grid=grid)
+        results.append(y)
+    original, legal = results
+    assert np.array_equal(bits(legal), bits(original))
+    assert np.array_equal(bits(legal), bits(o + x if reduction else x))
