@@ -84,6 +84,52 @@ class Blocked:
 Steps = Generator[Blocked | None, None, Any]
 
 
+
+@dataclass(frozen=True)
+class IssueWords:
+    """How a fix note says an op of each issuer counts (`Agent.issued`)."""
+
+    elected: str
+    unknown: str
+    """What the op does for the threads that reach it, before "every thread ..." (P6)."""
+    unknown_fix: str
+    warps: str
+    """With `{}` for the number of warps."""
+    threads_text: str
+    """With `{}` for the number of threads."""
+    threads_only_in_roles: bool
+    """Whether the threads' wording is given only inside a role (else always)."""
+
+    def threads(self, threads: int, in_role: bool) -> str | None:
+        if self.threads_only_in_roles and not in_role:
+            return None
+        return self.threads_text.format(threads)
+
+
+ARRIVAL = IssueWords(
+    elected="issuer elected makes one arrival per execution",
+    unknown="this arrival is made by",
+    unknown_fix="give the kernel gpu.known_block_size, and put the arrival under scf.if on "
+    "the thread id when one thread should arrive",
+    warps="issuer warps makes one arrival per warp that reaches it, {} here; issuer elected "
+    "makes one per execution",
+    threads_text="issuer threads makes one arrival per thread, {} here; issuer warps makes one "
+    "per warp, issuer elected one per execution",
+    threads_only_in_roles=True,
+)
+"""copy.barrier_arrive's wording."""
+
+ACTION = IssueWords(
+    elected="issuer elected acts once per execution",
+    unknown="this op acts for",
+    unknown_fix="give the kernel gpu.known_block_size, and put the op under scf.if on the "
+    "thread id when one thread should act (or use issuer elected)",
+    warps="issuer warps acts once per warp that reaches it, {} here",
+    threads_text="issuer threads acts once per thread, {} here; issuer elected once",
+    threads_only_in_roles=False,
+)
+"""The wording of the other ops that take an issuer (arrive_drop, complete_tx)."""
+
 class Agent:
     def __init__(
         self,
@@ -741,49 +787,10 @@ class Agent:
         if key is None:
             return
         count = 1 if op.count is None else op.count.value.data
-        issuer = op.arriving
-        s = self.state
-        if issuer is copy.Issuer.ELECTED:
-            if self.elected(op, mask):
-                s.stamp(self.c0)
-                how = "issuer elected makes one arrival per execution"
-                s.arrive(op, key, count, 0, (self.c0,), self.name, how)  # type: ignore[arg-type]
-            return
-        n = self.n
-        if mask is None or n is None:
-            why = "the threads that reach it are not known" if n else "the block size is unknown"
-            # rule: P6
-            self.report(
-                warning(
-                    op,
-                    f"cannot prove the phases of {describe_key(key)}: this arrival is made "  # type: ignore[arg-type]
-                    f"by every thread that reaches it, and {why}",
-                    "give the kernel gpu.known_block_size, and put the arrival under scf.if "
-                    "on the thread id when one thread should arrive",
-                )
-            )
-            s.barriers[key].unknown = True  # type: ignore[index]
-            return
-        members = self.members(mask)
-        for c in members:
-            s.stamp(c)
-        threads = self.threads_in(mask)
-        how = None
-        if issuer is copy.Issuer.WARPS:
-            self.whole_warps(op, mask)
-            arrivals = -(-threads // WARP)
-            how = (
-                f"issuer warps makes one arrival per warp that reaches it, {arrivals} here; "
-                "issuer elected makes one per execution"
-            )
-        else:
-            arrivals = threads
-            if self.role is not None:
-                how = (
-                    f"issuer threads makes one arrival per thread, {threads} here; issuer warps "
-                    "makes one per warp, issuer elected one per execution"
-                )
-        s.arrive(op, key, arrivals * count, 0, members, self.name, how)  # type: ignore[arg-type]
+        got = self.issued(op, mask, key, op.arriving, ARRIVAL)
+        if got is not None:
+            times, members, how = got
+            self.state.arrive(op, key, times * count, 0, members, self.name, how)  # type: ignore[arg-type]
 
     # ---- distributed shared memory (copy_dialect.dsmem) --------------------------------
 
@@ -979,17 +986,22 @@ class Agent:
     # ---- mbarrier breadth: arrive_drop, expect_tx, complete_tx, inval, reinit ------------
 
     def issued(
-        self, op: Operation, mask: int | None, key: object, issuer: copy.Issuer
+        self,
+        op: Operation,
+        mask: int | None,
+        key: object,
+        issuer: copy.Issuer,
+        words: IssueWords = ACTION,
     ) -> tuple[int, tuple[int, ...], str | None] | None:
         """How many times an op of `issuer` (threads, warps, elected) acts when the threads
-        of `mask` reach it, the classes that take part, and how it counts (for the fix);
-        None when nothing acts or the analysis cannot tell (reported, P6)."""
+        of `mask` reach it, the classes that take part, and how it counts (for a fix note,
+        in `words`); None when nothing acts or the analysis cannot tell (reported, P6)."""
         s = self.state
         if issuer is copy.Issuer.ELECTED:
             if not self.elected(op, mask):
                 return None
             s.stamp(self.c0)
-            return 1, (self.c0,), "issuer elected acts once per execution"
+            return 1, (self.c0,), words.elected
         n = self.n
         if mask is None or n is None:
             why = "the threads that reach it are not known" if n else "the block size is unknown"
@@ -997,10 +1009,9 @@ class Agent:
             self.report(
                 warning(
                     op,
-                    f"cannot prove the phases of {describe_key(key)}: this op acts for "  # type: ignore[arg-type]
+                    f"cannot prove the phases of {describe_key(key)}: {words.unknown} "  # type: ignore[arg-type]
                     f"every thread that reaches it, and {why}",
-                    "give the kernel gpu.known_block_size, and put the op under scf.if on the "
-                    "thread id when one thread should act (or use issuer elected)",
+                    words.unknown_fix,
                 )
             )
             s.barriers[key].unknown = True  # type: ignore[index]
@@ -1012,10 +1023,8 @@ class Agent:
         if issuer is copy.Issuer.WARPS:
             self.whole_warps(op, mask)
             warps = -(-threads // WARP)
-            how = f"issuer warps acts once per warp that reaches it, {warps} here"
-            return warps, members, how
-        how = f"issuer threads acts once per thread, {threads} here; issuer elected once"
-        return threads, members, how
+            return warps, members, words.warps.format(warps)
+        return threads, members, words.threads(threads, self.role is not None)
 
     def arrive_drop(self, op: copy.BarrierArriveDropOp, mask: int | None) -> None:
         self.operand_event(op)
