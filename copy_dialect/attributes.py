@@ -8,10 +8,12 @@ barrier group type `!copy.barrier<N>`.
 
 from __future__ import annotations
 
+import inspect
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import auto
+from typing import Any
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -286,6 +288,43 @@ class TmemCopyShapeAttr(EnumAttribute[TmemCopyShape], SpacedOpaqueSyntaxAttribut
 @irdl_attr_definition
 class TmemCopyMulticastAttr(EnumAttribute[TmemCopyMulticast], SpacedOpaqueSyntaxAttribute):
     name = "copy.tmem_copy_multicast"
+
+
+ENUM_ATTRIBUTES = (
+    ImplementationAttr,
+    ReductionKindAttr,
+    OOBModeAttr,
+    CacheModeAttr,
+    L2PolicyAttr,
+    TensorMapFieldAttr,
+    GroupKindAttr,
+    BarrierScopeAttr,
+    IssuerAttr,
+    TmemShapeAttr,
+    TmemReduceAttr,
+    TmemWaitKindAttr,
+    TmemCopyShapeAttr,
+    TmemCopyMulticastAttr,
+)
+"""The dialect's enum attributes: each one's docstring (what `help()` shows) lists its
+values, from its enum, so that the two cannot disagree."""
+
+
+def _document_enum(attr: type[EnumAttribute[Any]]) -> None:
+    values = [str(v) for v in attr.enum_type]
+    example = f"#{attr.name.replace('.', '<', 1)} {values[0]}>"
+    what = inspect.cleandoc(attr.enum_type.__doc__ or "")
+    if what.startswith("An enumeration") or what.startswith("Create a collection"):
+        what = ""
+    attr.__doc__ = (
+        (what + "\n\n" if what else "")
+        + f"The `{attr.name}` attribute, one of: {', '.join(values)}. Written `{example}` in "
+        "the generic form; the ops' custom syntax writes the bare value after its keyword."
+    )
+
+
+for _attr in ENUM_ATTRIBUTES:
+    _document_enum(_attr)
 
 
 def enum_attr(attr_type: type, enum_type: type[StrEnum], value: object) -> Attribute | None:

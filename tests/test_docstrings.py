@@ -8,6 +8,7 @@ import re
 import pytest
 from xdsl.parser import Parser
 
+from copy_dialect import attributes as copy_attributes
 from copy_dialect import ops as copy
 
 # The values each example uses, as kernel arguments, and the target it needs.
@@ -72,3 +73,11 @@ def test_docstring_example_verifies(ctx, op):
     module = Parser(ctx, text).parse_module()
     module.verify()
     assert any(o.name == op.name for o in module.walk())
+
+
+@pytest.mark.parametrize("attr", copy_attributes.ENUM_ATTRIBUTES, ids=lambda a: a.name)
+def test_help_of_an_enum_attribute_lists_its_values(attr):
+    text = inspect.getdoc(attr) or ""
+    for value in attr.enum_type:
+        assert str(value) in text, f"help({attr.__name__}) does not name {value}"
+    assert attr.name in text
