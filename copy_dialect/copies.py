@@ -402,7 +402,7 @@ class AsyncCopyOp(IRDLOperation):
                     "map's promotion is that of the map the runtime encodes for it (128 bytes)",
                     note="drop l2_promotion, or drop map(...) to use the kernel's .param map",
                 )
-        self._verify_constant_coordinates(g, g.gmem_type, impl)
+        self._verify_constant_coordinates(g, impl)
         passed_like(self, "async_copy")
 
     def _verify_l2(self, impl: Implementation | None) -> None:
@@ -673,9 +673,7 @@ class AsyncCopyOp(IRDLOperation):
                 "this block (it includes the block barrier)",
             )
 
-    def _verify_constant_coordinates(
-        self, g: CopyGeometry, gmem_type: MemRefType, impl: Implementation | None
-    ) -> None:
+    def _verify_constant_coordinates(self, g: CopyGeometry, impl: Implementation | None) -> None:
         coords = [constant_int(i) for i in g.gmem_indices]
         bits = g.element_bits
         if impl == Implementation.TMA:
@@ -699,15 +697,15 @@ class AsyncCopyOp(IRDLOperation):
                     )
         if g.oob != OOBMode.PROMISE_IN_BOUNDS:
             return
-        box = (1,) * (gmem_type.get_num_dims() - len(g.box_shape)) + g.box_shape
-        for i, (c, size, n) in enumerate(zip(coords, box, gmem_type.get_shape(), strict=True)):
-            # rule: F3
-            if c is not None and n >= 0 and not (0 <= c and c + size <= n):
-                raise Error(
-                    f"the copy window [{c}, {c + size}) along dim {i} is out of bounds of the "
-                    f"GMEM ref (size {n}), but oob is promise_in_bounds",
-                    note="use oob zeros to fill the out-of-bounds part",
-                )
+        outside = g.window_outside()
+        # rule: F3
+        if outside is not None:
+            i, c, size, n = outside
+            raise Error(
+                f"the copy window [{c}, {c + size}) along dim {i} is out of bounds of the "
+                f"GMEM ref (size {n}), but oob is promise_in_bounds",
+                note="use oob zeros to fill the out-of-bounds part",
+            )
 
 
 def unfenced_stores(block: Block) -> set[AsyncCopyOp]:

@@ -251,6 +251,18 @@ class BoxGeometry:
         box = self.issued_box
         return (1,) * (self.gmem_type.get_num_dims() - len(box)) + box
 
+    def window_outside(self) -> tuple[int, int, int, int] | None:
+        """The first GMEM dim along which the box, at a constant origin, leaves the array
+        (a static extent): (dim, origin, box extent, array extent); None when every such
+        window lies inside. Rules F3 (copies) and BK4 (bulk prefetches) read it."""
+        shape = self.gmem_type.get_shape()
+        box = (1,) * (len(shape) - len(self.box_shape)) + self.box_shape
+        for d, (index, size, n) in enumerate(zip(self.gmem_indices, box, shape, strict=True)):
+            c = constant_int(index)
+            if c is not None and n >= 0 and not (0 <= c and c + size <= n):
+                return d, c, size, n
+        return None
+
     @property
     def gmem_argument(self) -> int:
         """The index of the GMEM ref among the kernel's arguments: for a TMA op, whose GMEM

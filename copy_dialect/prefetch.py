@@ -55,7 +55,7 @@ from copy_dialect.tma import (
     merged_leading_dims_example,
 )
 from copy_dialect.verification import copy_op_definition
-from copy_dialect.verify_common import constant_int, enclosing_target
+from copy_dialect.verify_common import enclosing_target
 
 
 @copy_op_definition
@@ -190,16 +190,13 @@ class PrefetchOp(IRDLOperation):
     def _verify_in_bounds(self, g: BoxGeometry) -> None:
         """A bulk prefetch's constant coordinates keep its box inside the array (BK4); the
         debug guards check dynamic ones at run time."""
-        box = g.gmem_box
-        for d, (index, size, n) in enumerate(
-            zip(g.gmem_indices, box, g.gmem_type.get_shape(), strict=True)
-        ):
-            c = constant_int(index)
-            # rule: BK4
-            if c is not None and not 0 <= c <= n - size:
-                raise Error(
-                    f"Expected the bulk prefetch's box to lie inside the array, but its window "
-                    f"[{c}, {c + size}) along dim {d} leaves [0, {n})",
-                    note=f"start the box at 0 to {n - size} along dim {d}, or drop impl bulk "
-                    "for a TMA prefetch, which skips what lies outside",
-                )
+        outside = g.window_outside()
+        # rule: BK4
+        if outside is not None:
+            d, c, size, n = outside
+            raise Error(
+                f"Expected the bulk prefetch's box to lie inside the array, but its window "
+                f"[{c}, {c + size}) along dim {d} leaves [0, {n})",
+                note=f"start the box at 0 to {n - size} along dim {d}, or drop impl bulk "
+                "for a TMA prefetch, which skips what lies outside",
+            )

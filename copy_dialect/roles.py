@@ -296,7 +296,7 @@ class _NamedBarrierOp(IRDLOperation):
             properties={"id": IntegerAttr(id, i32), "threads": IntegerAttr(threads, i32)}
         )
 
-    def verify_named_barrier(self) -> None:
+    def verify_(self) -> None:
         barrier, threads = self.id.value.data, self.threads.value.data
         # rule: W10
         if not 0 <= barrier < NAMED_BARRIERS:
@@ -361,9 +361,6 @@ class NamedBarrierSyncOp(_NamedBarrierOp):
 
     name = "copy.named_barrier_sync"
 
-    def verify_(self) -> None:
-        self.verify_named_barrier()
-
 
 @copy_op_definition
 class NamedBarrierArriveOp(_NamedBarrierOp):
@@ -377,6 +374,3 @@ class NamedBarrierArriveOp(_NamedBarrierOp):
     """
 
     name = "copy.named_barrier_arrive"
-
-    def verify_(self) -> None:
-        self.verify_named_barrier()

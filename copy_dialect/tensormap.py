@@ -330,8 +330,25 @@ def _constant_offset(ref: MemRefType, indices: Sequence[SSAValue]) -> int | None
     return offset
 
 
+class _TensorMapFenceOp(IRDLOperation):
+    """A proxy fence on a map in global memory, issued by the elected thread."""
+
+    map = operand_def(TensorMapType)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = "$map attr-dict `:` type($map)"
+
+    def __init__(self, map: SSAValue | Operation):
+        super().__init__(operands=[map])
+
+    def verify_(self) -> None:
+        check_tensormap_target(self)
+        check_map_value(self.map)
+
+
 @copy_op_definition
-class TensorMapFenceReleaseOp(IRDLOperation):
+class TensorMapFenceReleaseOp(_TensorMapFenceOp):
     """
     Releases the elected thread's `copy.tensormap_replace`s of the map to the tensor-map
     proxy (`fence.proxy.tensormap::generic.release.gpu`); a `copy.tensormap_fence_acquire`
@@ -343,22 +360,9 @@ class TensorMapFenceReleaseOp(IRDLOperation):
 
     name = "copy.tensormap_fence_release"
 
-    map = operand_def(TensorMapType)
-
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
-
-    assembly_format = "$map attr-dict `:` type($map)"
-
-    def __init__(self, map: SSAValue | Operation):
-        super().__init__(operands=[map])
-
-    def verify_(self) -> None:
-        check_tensormap_target(self)
-        check_map_value(self.map)
-
 
 @copy_op_definition
-class TensorMapFenceAcquireOp(IRDLOperation):
+class TensorMapFenceAcquireOp(_TensorMapFenceOp):
     """
     Acquires the map for the TMA unit (`fence.proxy.tensormap::generic.acquire.gpu [map],
     128`): copies through it after this see the fields the replaces released.
@@ -368,19 +372,6 @@ class TensorMapFenceAcquireOp(IRDLOperation):
     """
 
     name = "copy.tensormap_fence_acquire"
-
-    map = operand_def(TensorMapType)
-
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
-
-    assembly_format = "$map attr-dict `:` type($map)"
-
-    def __init__(self, map: SSAValue | Operation):
-        super().__init__(operands=[map])
-
-    def verify_(self) -> None:
-        check_tensormap_target(self)
-        check_map_value(self.map)
 
 
 def check_copy_map(g: CopyGeometry, map_value: SSAValue, impl: Implementation | None) -> None:

@@ -246,8 +246,18 @@ def copy_op_definition(cls: type[OpT]) -> type[OpT]:
     """`irdl_op_definition`, with the IRDL checks made once per op signature in a run (the
     op's traits and its `verify_` run for every op). For ops that define no regions or
     successors: their IRDL checks depend on the signature (with the number of regions and
-    successors) alone."""
-    custom_verify = cls.__dict__.get("verify_")
+    successors) alone. A base class of an op family may define the family's `verify_`
+    (it must not be a `copy_op_definition` itself)."""
+    # The op's own verifier or one an op family's base class (not decorated itself)
+    # defines for all its ops; xDSL's default is no verifier.
+    custom_verify = next(
+        (
+            c.__dict__["verify_"]
+            for c in cls.__mro__
+            if "verify_" in c.__dict__ and c not in (IRDLOperation, Operation)
+        ),
+        None,
+    )
     cls = irdl_op_definition(cls)
     op_def = cls.get_irdl_definition()
     assert not op_def.regions, f"{cls.name} defines regions"

@@ -223,6 +223,19 @@ def _callees(
             yield names[owner][0], func.attr
 
 
+def op_methods(
+    op: type[IRDLOperation], functions: dict[tuple[str, str], Function]
+) -> list[tuple[str, str]]:
+    """The methods of `op` and of the project's classes it derives from (an op family's base
+    class may hold the family's `verify_`), as keys of `functions`."""
+    return [
+        k
+        for c in op.__mro__
+        for k in functions
+        if k[0] == c.__module__ and k[1].startswith(f"{c.__name__}.")
+    ]
+
+
 def checks_of(
     functions: dict[tuple[str, str], Function], start: Sequence[tuple[str, str]]
 ) -> list[Check]:
@@ -394,9 +407,7 @@ def op_section(
     lines += _titled("Attributes", ["attribute", "constraint", "description"], attrs)
     regions = [(f"`{name}`", cell(docs.get(name))) for name, _ in definition.regions]
     lines += _titled("Regions", ["region", "description"], regions)
-    module = op.__module__
-    methods = [k for k in functions if k[0] == module and k[1].startswith(f"{op.__name__}.")]
-    checks = checks_of(functions, methods)
+    checks = checks_of(functions, op_methods(op, functions))
     rows = [
         (
             ", ".join(f"[{i}](rules.md#{i.lower()})" for i in c.ids),
@@ -546,10 +557,7 @@ def pages(root: Path) -> dict[str, str]:
     for family, ops in by_family.items():
         out[f"{family}.md"] = family_page(family, ops, functions, titles)
         for op in ops:
-            methods = [
-                k for k in functions if k[0] == op.__module__ and k[1].startswith(f"{op.__name__}.")
-            ]
-            for c in checks_of(functions, methods):
+            for c in checks_of(functions, op_methods(op, functions)):
                 for i in c.ids:
                     op_pages.setdefault(i, set()).add(f"{family}.md")
     out["attributes.md"] = attributes_page()

@@ -125,7 +125,7 @@ class LowerIm2colLoad(KernelPattern):
                 mbar=bar,
                 im2col_offsets=offsets,
                 l2_cache_hint=l2_cache_hint(body, op, kernel),
-                cta_destination=kernel.target.has_cta_bulk_destination,
+                cta_destination=own_window(kernel, None, None),
             )
         )
         e = Emit()
