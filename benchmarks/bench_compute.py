@@ -10,7 +10,8 @@ for the 16-bit types) and on one odd shape, 10000 x 10008 (tiles cut at both edg
 elements keep the rows 16-byte aligned, as TMA needs). Rows: torch (eager, the fastest
 single-call form, named), Triton (a plain masked kernel, a few BLOCK/num_warps configurations,
 the best shown), copy-dialect ws (`copy_dialect.kernels.ws_elementwise`, a sweep of tile,
-stages, consumer warps and blocks per SM, the best shown; every configuration in the sweep
+stages, consumer warps, output buffers and the grid: one block per tile or persistent blocks
+per SM; the best shown; every configuration in the sweep
 table). The odd shape runs the best configuration of the large one. Every row's result is
 checked against torch's; GB/s counts bytes read plus bytes written. `--compile-only` builds
 and compiles every copy-dialect configuration without a GPU (what fits, what compiles).
@@ -58,15 +59,34 @@ AXPB_A, AXPB_B = 1.5, 0.25
 ROW_SUM_RTOL = 1e-5
 """A row sum is right when |s - s64| <= ROW_SUM_RTOL * sum(|x|) of its row (s64: in float64)."""
 
-# The sweep, narrowed by RESULTS.md runs 23-24 (two blocks per SM and 6 stages never won).
+# The persistent sweep, narrowed by RESULTS.md runs 23-24 (two blocks per SM and 6 stages
+# never won).
 WS_TILES = ((64, 128), (32, 256), (64, 256))
 WS_STAGES = (2, 4)
 WS_CONSUMER_WARPS = (4, 8)
 WS_BLOCKS_PER_SM = (1,)
+WS_PER_TILE = (
+    # (tile, stages, consumer warps, output buffers): one block per tile (`tiles_grid`), the
+    # launch that streamed fastest in RESULTS.md run 36; small blocks, many per SM.
+    ((32, 128), 1, 4, 1),
+    ((32, 128), 1, 4, 2),
+    ((32, 128), 1, 8, 1),
+    ((16, 256), 1, 4, 1),
+    ((16, 256), 1, 4, 2),
+    ((32, 256), 1, 8, 1),
+    ((64, 128), 1, 8, 1),
+    ((16, 128), 1, 4, 1),
+)
+"""Elementwise ops only: `ws_row_sum` deals out row bands, not tiles."""
 WS_HINTS = ("loads evict-first", "loads and stores evict-first")
 """L2 policies tried on the sweep's best configuration (where the builder takes cache_hints)."""
-WS_DEFAULTS = (((32, 256), 2, 8, 1), ((64, 128), 4, 8, 1), ((64, 128), 2, 8, 1))
-"""--no-sweep: the first of these that fits the SMEM."""
+WS_DEFAULTS = (
+    ((32, 128), 1, 4, 1, "", 1, 1),
+    ((32, 256), 2, 8, 1),
+    ((64, 128), 4, 8, 1),
+    ((64, 128), 2, 8, 1),
+)
+"""--no-sweep: the first of these that fits the SMEM (and that the op's builder takes)."""
 TRITON_ELEMENTWISE = ((1024, 4), (2048, 4), (4096, 4), (4096, 8), (8192, 8))
 """(BLOCK, num_warps) of the Triton elementwise kernels."""
 TRITON_ROW_SUM = ((1, 4096, 4), (1, 8192, 8), (4, 1024, 4), (4, 2048, 8))
@@ -256,8 +276,9 @@ METHOD = (
     "torch.sum(x, dim=1, out=s). Triton: masked 1-D loads/stores over the flat array computing "
     "in f32 (row sums: BLOCK_M rows per program, a BLOCK_N-wide f32 accumulator), the best of the "
     "configurations in the sweep table. copy-dialect ws: kernels.ws_elementwise on "
-    "ws_grid(SMs, blocks per SM), every configuration that fits the SMEM in the sweep table "
-    "(blocks per SM 2 only where two blocks' SMEM fits one SM), then the best of them again "
+    "tiles_grid (one block per tile) and on ws_grid(SMs, blocks per SM) (persistent), every "
+    "configuration that fits the SMEM in the sweep table (blocks per SM 2 only where two "
+    "blocks' SMEM fits one SM), then the best of them again "
     "with evict-first L2 policies (loads; loads and stores). The odd shape runs the large "
     "shape's best Triton and ws configurations."
 )
@@ -336,14 +357,32 @@ class WsConfig:
     blocks_per_sm: int
     hints: str = ""
     """"" (the default policy) or one of WS_HINTS."""
+    per_block: int = 0
+    """Tiles per block on `kernels.tiles_grid`; 0: persistent, `blocks_per_sm` per SM."""
+    out_buffers: int = 2
+    """ws_elementwise's output buffers."""
 
     @property
     def text(self) -> str:
+        grid = (
+            f"{self.blocks_per_sm}/SM"
+            if not self.per_block
+            else f"{self.per_block} tile{'s' if self.per_block > 1 else ''}/block"
+        )
         text = (
             f"{self.tile[0]}x{self.tile[1]}, {self.stages} stages, {self.consumer_warps} consumer "
-            f"warps, {self.blocks_per_sm}/SM"
+            f"warps, {grid}"
         )
+        if self.out_buffers != 2:
+            text += f", {self.out_buffers} out buffer{'s' if self.out_buffers > 1 else ''}"
         return f"{text}, {self.hints}" if self.hints else text
+
+    def grid(self, shape: tuple[int, int], sms: int) -> tuple[int, int]:
+        from copy_dialect import kernels
+
+        if self.per_block:
+            return kernels.tiles_grid(shape, self.tile, self.per_block)
+        return kernels.ws_grid(sms, self.blocks_per_sm)
 
     def cache_hints(self) -> tuple[str | None, str | None]:
         from copy_dialect import kernels
@@ -356,10 +395,17 @@ class WsConfig:
         }[self.hints]
 
 
-def ws_configs(sweep: bool) -> list[WsConfig]:
+def ws_configs(sweep: bool, op: str = "add") -> list[WsConfig]:
+    """The configurations of `op`'s ws rows: one block per tile first (elementwise ops), then
+    persistent ones."""
+    per_tile = op != "row_sum"
     if not sweep:
-        return [WsConfig(*c) for c in WS_DEFAULTS]
-    return [
+        return [WsConfig(*c) for c in WS_DEFAULTS if per_tile or len(c) < 6]
+    tiled = [
+        WsConfig(tile, stages, warps, 1, per_block=1, out_buffers=buffers)
+        for tile, stages, warps, buffers in (WS_PER_TILE if per_tile else ())
+    ]
+    return tiled + [
         WsConfig(tile, stages, warps, per_sm)
         for tile in WS_TILES
         for stages in WS_STAGES
@@ -388,6 +434,8 @@ def build_ws(case: Case, config: WsConfig) -> Any:
     if builder is None:
         raise LookupError(f"copy_dialect.kernels has no builder for {case.op}")
     kwargs: dict[str, Any] = {"stages": config.stages, "consumer_warps": config.consumer_warps}
+    if config.out_buffers != 2:
+        kwargs["out_buffers"] = config.out_buffers
     if config.hints:
         kwargs["cache_hints"] = config.cache_hints()
     if case.op == "row_sum":
@@ -423,7 +471,7 @@ def compiled_ws(case: Case, config: WsConfig, smem_per_sm: int) -> tuple[Any, st
         return None, f"{config.text}: over the block's SMEM"
     program = runtime.compile(module)
     smem = program.kernel().abi.smem_bytes
-    if not fits_per_sm(smem, config.blocks_per_sm, smem_per_sm):
+    if not config.per_block and not fits_per_sm(smem, config.blocks_per_sm, smem_per_sm):
         return None, f"{config.text}: {config.blocks_per_sm} blocks of {smem} B SMEM per SM"
     return program, ""
 
@@ -436,7 +484,7 @@ def compile_only(results_cases: Sequence[Case], sweep: bool) -> int:
             print(f"{case.op} {case.label} {case.shape_text}: no builder in this build")
             continue
         ran, skipped = [], []
-        for config in ws_configs(sweep):
+        for config in ws_configs(sweep, case.op):
             try:
                 program, why = compiled_ws(case, config, H200_SMEM_PER_SM)
             except Exception as exc:
@@ -823,8 +871,6 @@ def ws_rows(
     """The copy-dialect ws kernel of the case in each configuration that fits (sweep rows,
     then the best in the main table; without `sweep`, the first that runs, in the main
     table); returns the best configuration."""
-    from copy_dialect import kernels
-
     case = arrays.case
     if ws_builder(case.op) is None:
         what = "kernels.ws_row_sum" if case.op == "row_sum" else "kernels.ws_elementwise"
@@ -855,7 +901,7 @@ def ws_rows(
                 shape = tuple(kernel.arguments[1].shape)
                 if shape != (case.shape[0],) and math.prod(shape) == case.shape[0]:
                     args[1] = arrays.out.view(shape)
-            launch = kernel.prepare(*args, grid=kernels.ws_grid(limits.sms, config.blocks_per_sm))
+            launch = kernel.prepare(*args, grid=config.grid(case.shape, limits.sms))
         except Exception as exc:
             results.add(
                 Row(
@@ -933,7 +979,7 @@ def run_case(
             if opts.sweep
             else [TRITON_ROW_SUM_DEFAULT if case.op == "row_sum" else TRITON_DEFAULT]
         )
-        ws_list = ws_configs(opts.sweep)
+        ws_list = ws_configs(opts.sweep, case.op)
     triton_best = ws_best = None
     if triton_configs and not opts.skip_triton:
         triton_best = triton_rows(results, arrays, opts, triton_configs, sweep, note)

@@ -418,22 +418,38 @@ def copy_dialect_rows(table: Table, reps: int, x, y, sms: int, only_reduce: bool
     )
 
 
-WS_COPY_TILES = ((64, 128), (128, 128), (64, 256))
-"""64x256 besides the issue's two: the one-tile-per-block copy's best tile."""
-WS_COPY_STAGES = (2, 3, 4, 6)
-"""3 besides the 2/4/6 of the issue: the one ring of 64x128 tiles with two stores in flight
-whose SMEM lets two blocks share an SM."""
+WS_COPY_TILES = ((64, 128), (64, 256))
+"""Persistent rings: 64x256 is the one-tile-per-block copy's best tile (runs 23-25: no
+persistent ring beat 0.96 of torch's copy, so the sweep keeps few)."""
+WS_COPY_STAGES = (2, 3, 4)
 WS_COPY_IN_FLIGHT = (1, 2)
-WS_COPY_BLOCKS_PER_SM = (1, 2)
+WS_COPY_BLOCKS_PER_SM = (1,)
+WS_COPY_PER_TILE = (
+    # (tile, stages, stores in flight, tiles per block) on kernels.tiles_grid: each block
+    # takes a few tiles, the block scheduler deals them out (RESULTS.md run 36: 0.98-0.996 of
+    # torch's copy, against 0.955 persistent). A block's SMEM (stages x tile) sets how many
+    # share an SM.
+    ((32, 256), 1, 0, 1),
+    ((32, 256), 2, 1, 1),
+    ((32, 256), 2, 1, 2),
+    ((32, 256), 2, 1, 4),
+    ((32, 256), 3, 1, 3),
+    ((16, 256), 2, 1, 1),
+    ((16, 256), 4, 1, 4),
+    ((16, 256), 4, 2, 8),
+    ((64, 256), 1, 0, 1),
+    ((64, 128), 2, 1, 2),
+)
 WS_COPY_HINTS = ("loads evict-first", "loads and stores evict-first")
 """L2 policies tried on the sweep's best configuration."""
 
 
-def ws_copy_configs() -> list[tuple[tuple[int, int], int, int, int]]:
-    """(tile, stages, stores in flight, blocks per SM) of the ws_copy sweep (in_flight <
-    stages: a store in flight holds its slot)."""
-    return [
-        (tile, stages, in_flight, per_sm)
+def ws_copy_configs() -> list[tuple[tuple[int, int], int, int, int, int]]:
+    """(tile, stages, stores in flight, blocks per SM, tiles per block) of the ws_copy sweep
+    (in_flight < stages: a store in flight holds its slot); tiles per block 0: persistent
+    blocks, `blocks per SM` of them on each SM."""
+    return [(tile, stages, f, 0, per_block) for tile, stages, f, per_block in WS_COPY_PER_TILE] + [
+        (tile, stages, in_flight, per_sm, 0)
         for tile in WS_COPY_TILES
         for stages in WS_COPY_STAGES
         for in_flight in WS_COPY_IN_FLIGHT
@@ -459,10 +475,18 @@ def ws_copy_rows(table: Table, sweep: Table, reps: int, x, y, sms: int, smem_per
         "loads and stores evict-first": (kernels.EVICT_FIRST, kernels.EVICT_FIRST),
     }
 
-    def run(tile, stages: int, in_flight: int, per_sm: int, hints: str = "") -> float | None:
+    def run(
+        tile, stages: int, in_flight: int, per_sm: int, per_block: int, hints: str = ""
+    ) -> float | None:
+        grid = (
+            kernels.tiles_grid((M, N), tile, per_block)
+            if per_block
+            else kernels.ws_grid(sms, per_sm)
+        )
+        spread = f"{per_block} tile(s)/block, " if per_block else ""
         config = (
             f"{tile[0]}x{tile[1]}, {stages} stages, {in_flight} in flight, "
-            f"{per_sm * sms} blocks{', ' + hints if hints else ''}"
+            f"{spread}{grid[0]} blocks{', ' + hints if hints else ''}"
         )
         name = f"copy-dialect ws copy ({config})"
         extra = {"cache_hints": policies[hints]} if hints else {}
@@ -479,10 +503,10 @@ def ws_copy_rows(table: Table, sweep: Table, reps: int, x, y, sms: int, smem_per
         try:
             program = runtime.compile(module)
             smem = program.kernel().abi.smem_bytes
-            if not fits_per_sm(smem, per_sm, smem_per_sm):
+            if not per_block and not fits_per_sm(smem, per_sm, smem_per_sm):
                 sweep.skipped.append(f"{config} ({per_sm} blocks of {smem} B SMEM per SM)")
                 return None
-            launch = program.kernel().prepare(x, y, grid=kernels.ws_grid(sms, per_sm))
+            launch = program.kernel().prepare(x, y, grid=grid)
         except Exception as exc:  # a row that cannot run is reported, not fatal
             sweep.add(name, None, 2 * NBYTES, f"error: {type(exc).__name__}: {str(exc)[:120]}")
             return None
@@ -500,12 +524,12 @@ def ws_copy_rows(table: Table, sweep: Table, reps: int, x, y, sms: int, smem_per
         sweep.add(name, t, 2 * NBYTES, str(correct), "" if used == reps else f"{used} reps")
         nonlocal best
         if correct and (best is None or t < best[0]):
-            best = (t, config, (tile, stages, in_flight, per_sm))
+            best = (t, config, (tile, stages, in_flight, per_sm, per_block))
         return t
 
     best: tuple[float, str, tuple] | None = None
-    for tile, stages, in_flight, per_sm in ws_copy_configs():
-        run(tile, stages, in_flight, per_sm)
+    for config in ws_copy_configs():
+        run(*config)
     if best is not None and "cache_hints" in inspect.signature(kernels.ws_copy).parameters:
         fastest = best[2]
         for hints in WS_COPY_HINTS:
@@ -658,7 +682,8 @@ def main() -> int:
         sweep.ceiling = table.ceiling
         sweep.print(
             "\nSweep of the warp-specialized copy (kernels.ws_copy: warp 0 loads tiles into a "
-            "ring, warp 1 stores them; persistent blocks on kernels.ws_grid; each checked "
+            "ring, warp 1 stores them; a few tiles per block on kernels.tiles_grid, or persistent "
+            "blocks on kernels.ws_grid; each checked "
             "launch first fills y with NaN):\n"
         )
         for line in sweep.skipped:

@@ -552,9 +552,10 @@ def _stages_limit(
     outputs: Sequence[str],
     barrier_groups: int,
     target: str,
+    out_buffers: int = 2,
 ) -> int:
-    """The most ring slots for one ring of `tile`s per input, two output buffers per output
-    and `barrier_groups` groups of one barrier per slot within the block's SMEM on `target`
+    """The most ring slots for one ring of `tile`s per input, `out_buffers` buffers per
+    output and `barrier_groups` groups of one barrier per slot within the block's SMEM on `target`
     (the verifier's arena layout, rule TR6) and `MAX_BARRIERS` (rule I1); 0 when none fits."""
     align = copy.smem_alignment(16)
 
@@ -563,7 +564,7 @@ def _stages_limit(
 
     def footprint(stages: int) -> int:
         parts = [(stages * slot(name), align) for name in inputs]
-        parts += [(2 * slot(name), align) for name in outputs]
+        parts += [(out_buffers * slot(name), align) for name in outputs]
         parts += [(copy.BARRIER_BYTES * stages, copy.BARRIER_BYTES)] * barrier_groups
         return copy.block_smem_bytes(copy.smem_footprint(parts))
 
@@ -737,6 +738,20 @@ def ws_grid(sm_count: int, blocks_per_sm: int = 1) -> tuple[int, int]:
     return (sm_count * blocks_per_sm, 1)
 
 
+def tiles_grid(shape: Sequence[int], tile: Sequence[int], per_block: int = 1) -> tuple[int, int]:
+    """The grid that gives each block of a warp-specialized kernel `per_block` of its tiles
+    (the last block fewer): with 1, the block scheduler deals out the tiles and each block's
+    ring turns once. On the H200 this launch streamed 4-6% faster than `ws_grid` for
+    `ws_elementwise` and `ws_copy` (benchmarks/RESULTS.md, run 36): many small blocks per
+    SM, each with its own producer, keep more copies in flight than one persistent block.
+    `ws_row_sum` deals out row bands, not tiles: `tiles_grid(shape, (band_rows, shape[1]))`
+    gives each block `per_block` bands."""
+    if per_block < 1:
+        raise ValueError(f"expected per_block >= 1, got {per_block}")
+    total = ceil(shape[0] / tile[0]) * ceil(shape[1] / tile[1])
+    return (ceil(total / per_block), 1)
+
+
 class _Loop:
     """An `scf.for k = 0 .. count` under construction, and builders of its body."""
 
@@ -778,12 +793,14 @@ def ws_stages_limit(
     inputs: Sequence[str],
     outputs: Sequence[str] = (),
     target: str = "sm_90a",
+    out_buffers: int = 2,
 ) -> int:
     """The most ring slots a warp-specialized kernel can give `tile`s of its `inputs` (one
-    ring each, element types by name) next to two output buffers per name in `outputs`, on
-    `target`: everything, with its two barrier groups, must fit the block's SMEM (rule TR6,
-    the verifier's layout), and a barrier group holds at most `MAX_BARRIERS` (rule I1)."""
-    return _stages_limit(tile, inputs, outputs, 2, target)
+    ring each, element types by name) next to `out_buffers` output buffers per name in
+    `outputs`, on `target`: everything, with its two barrier groups, must fit the block's
+    SMEM (rule TR6, the verifier's layout), and a barrier group holds at most
+    `MAX_BARRIERS` (rule I1)."""
+    return _stages_limit(tile, inputs, outputs, 2, target, out_buffers)
 
 
 def _ws_stages(
@@ -792,9 +809,10 @@ def _ws_stages(
     inputs: Sequence[str],
     outputs: Sequence[str],
     target: str,
+    out_buffers: int = 2,
 ) -> int:
     """`stages`, or by default the most that fit up to 4; a ValueError when they do not fit."""
-    limit = ws_stages_limit(tile, inputs, outputs, target)
+    limit = ws_stages_limit(tile, inputs, outputs, target, out_buffers)
     if limit == 0:
         raise ValueError(
             f"expected a tile whose ring slots fit the {TARGETS[target].max_smem_bytes} bytes "
@@ -983,27 +1001,30 @@ def ws_elementwise(
     out_dtype: str | None = None,
     stages: int | None = None,
     consumer_warps: int = 4,
+    out_buffers: int = 2,
     cache_hints: tuple[str | None, str | None] = (None, None),
     maxnreg: tuple[int, int] | None = None,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """An elementwise map by a warp-specialized persistent kernel (launch it on
-    `ws_grid(sms)`): `op` is "add" (z = x + y: arguments x, y, z), "axpb" (y = a * x + b:
-    arguments x, y and the f32 scalars a, b) or "cast" (y = x as `out_dtype`: x, y). Warp 0
-    loads the inputs' tile k into slot k % stages of their rings (one `full` barrier per slot
-    for all inputs); `consumer_warps` warps wait for the slot, compute the tile from SMEM into
-    one of two output buffers (thread i takes the 16 bytes of elements at i * n, (i + threads)
-    * n, ... with vector loads, n = 16 / element bytes), release the
-    slot (one arrive per warp on its `empty` barrier), fence and store the buffer with TMA;
-    before writing a buffer again they wait until its previous store has read it. bf16 and
-    f16 compute in f32 and round to nearest even, as PyTorch does; a * x + b is a rounded
-    product and a rounded sum (`mul.rn`, `add.rn`: never fused into an fma), as numpy
-    computes it in f32. Any shape: edge tiles are
-    zero-filled on load and clipped on store. `stages` defaults to the most that fit up to 4
-    (`ws_stages_limit`); `cache_hints` are the L2 policies of the loads and of the stores.
-    With `maxnreg` = (producer, consumer) register limits, the producer is a whole warpgroup
-    (4 warps, one of which issues) and each role sets its limit (`setmaxnreg`), as CUTLASS's
-    warp-specialized kernels do; `consumer_warps` must then be a multiple of 4."""
+    `ws_grid(sms)`, or one tile per block on `tiles_grid(shape, tile)`): `op` is "add"
+    (z = x + y: arguments x, y, z), "axpb" (y = a * x + b: arguments x, y and the f32 scalars
+    a, b) or "cast" (y = x as `out_dtype`: x, y). Warp 0 loads the inputs' tile k into slot
+    k % stages of their rings (one `full` barrier per slot for all inputs); `consumer_warps`
+    warps wait for the slot, compute the tile from SMEM into one of `out_buffers` (1 or 2)
+    output buffers (thread i takes the 16 bytes of elements at i * n, (i + threads) * n, ...
+    with vector loads, n = 16 / element bytes), release the slot (one arrive per warp on its
+    `empty` barrier), fence and store the buffer with TMA; before writing a buffer again they
+    wait until its previous store has read it (with one buffer, the store of the tile
+    before: a block that gets one tile needs no second buffer). bf16 and f16 compute in f32
+    and round to nearest even, as PyTorch does; a * x + b is a rounded product and a rounded
+    sum (`mul.rn`, `add.rn`: never fused into an fma), as numpy computes it in f32. Any
+    shape: edge tiles are zero-filled on load and clipped on store. `stages` defaults to the
+    most that fit up to 4 (`ws_stages_limit`); `cache_hints` are the L2 policies of the loads
+    and of the stores. With `maxnreg` = (producer, consumer) register limits, the producer is
+    a whole warpgroup (4 warps, one of which issues) and each role sets its limit
+    (`setmaxnreg`), as CUTLASS's warp-specialized kernels do; `consumer_warps` must then be a
+    multiple of 4."""
     if op not in ELEMENTWISE:
         raise ValueError(f"expected op to be one of {', '.join(ELEMENTWISE)}, got {op!r}")
     out_name = dtype if out_dtype is None else out_dtype
@@ -1016,9 +1037,11 @@ def ws_elementwise(
             )
     _check_ws(shape, tile, 1 if stages is None else stages, [dtype, out_name], target)
     inputs = 2 if op == "add" else 1
-    stages = _ws_stages(stages, tile, [dtype] * inputs, [out_name], target)
+    stages = _ws_stages(stages, tile, [dtype] * inputs, [out_name], target, out_buffers)
     if not 1 <= consumer_warps <= 16:
         raise ValueError(f"expected 1 to 16 consumer warps, got {consumer_warps}")
+    if out_buffers not in (1, 2):
+        raise ValueError(f"expected out_buffers of 1 or 2, got {out_buffers}")
     producer_warps = 1 if maxnreg is None else copy.WARPGROUP_WARPS
     if maxnreg is not None and consumer_warps % copy.WARPGROUP_WARPS:
         raise ValueError(
@@ -1030,7 +1053,7 @@ def ws_elementwise(
     gmem = MemRefType(elt, list(shape))
     out_gmem = MemRefType(out_elt, list(shape))
     ring_type = MemRefType(elt, [stages, *tile], memory_space=copy.SmemSpaceAttr())
-    out_type = MemRefType(out_elt, [2, *tile], memory_space=copy.SmemSpaceAttr())
+    out_type = MemRefType(out_elt, [out_buffers, *tile], memory_space=copy.SmemSpaceAttr())
     threads = consumer_warps * copy.WARP
     elements = tile[0] * tile[1]
 
@@ -1078,10 +1101,10 @@ def ws_elementwise(
         loop = _Loop(cb, tiles.count)
         lb, k = loop.b, loop.k
         slot = _bin(lb, arith.RemUIOp, k, stages)
-        buf = _bin(lb, arith.RemUIOp, k, 2)
+        buf = _bin(lb, arith.RemUIOp, k, out_buffers) if out_buffers > 1 else _index(lb, 0)
         lb.insert(copy.BarrierWaitOp(full, slot, _parity(lb, _bin(lb, arith.DivUIOp, k, stages))))
-        # The store that last read buffer `buf` (tile k - 2) is done reading it.
-        lb.insert(copy.WaitGroupOp("bulk", 1, read_only=True))
+        # The store that last read buffer `buf` (tile k - out_buffers) is done reading it.
+        lb.insert(copy.WaitGroupOp("bulk", out_buffers - 1, read_only=True))
         each = Block(arg_types=[IndexType()])
         eb = Builder(InsertPoint.at_end(each))
         i = each.args[0]

@@ -203,8 +203,10 @@ def test_compile_only_needs_no_gpu(bench, capsys):
     ]
     assert compute.main(argv) == 0
     out = capsys.readouterr().out
-    assert "cast f32->bf16 128x256: 3 configurations compile and fit, 0 do not fit" in out
-    assert "cast f32->f16 100x136: 3 configurations compile and fit" in out
+    # The per-tile default and the three persistent ones; row sums have the persistent three.
+    assert "cast f32->bf16 128x256: 4 configurations compile and fit, 0 do not fit" in out
+    assert "cast f32->f16 100x136: 4 configurations compile and fit" in out
+    assert "32x128, 1 stages, 4 consumer warps, 1 tile/block, 1 out buffer" in out
     has_row_sum = compute.ws_builder("row_sum") is not None
     assert ("row_sum f32 128x256: no builder in this build" in out) != has_row_sum
 
@@ -212,10 +214,13 @@ def test_compile_only_needs_no_gpu(bench, capsys):
 def test_ws_copy_sweep(bench):
     copy = bench["bench_copy"]
     configs = copy.ws_copy_configs()
-    assert all(in_flight < stages for _, stages, in_flight, _ in configs)
-    assert {c[0] for c in configs} == {(64, 128), (128, 128), (64, 256)}
-    assert {c[3] for c in configs} == {1, 2}
-    assert ((64, 128), 2, 2, 1) not in configs
+    assert all(in_flight < stages for _, stages, in_flight, _, _ in configs)
+    # Each configuration is persistent (blocks per SM) or dealt out by tiles, never both.
+    assert all((per_sm == 0) != (per_block == 0) for *_, per_sm, per_block in configs)
+    persistent = [c for c in configs if c[4] == 0]
+    assert {c[0] for c in persistent} == {(64, 128), (64, 256)}
+    assert ((64, 128), 2, 2, 1, 0) not in configs
+    assert {c[4] for c in configs} == {0, 1, 2, 3, 4, 8}
 
 
 def test_ulp_distance(bench):

@@ -97,6 +97,75 @@ def test_ws_elementwise(op, shape, dtype, out_dtype, stages, warps, blocks):
         assert same_bits(z, x.astype(np.float32).astype(out_np))
 
 
+@pytest.mark.parametrize(
+    ("shape", "dtype", "tile", "stages", "in_flight", "per_block"),
+    [
+        ((1000, 1000), "f32", (32, 256), 1, 0, 1),
+        ((1000, 1000), "f32", (32, 256), 2, 1, 1),
+        ((513, 776), "f16", (16, 256), 4, 2, 3),  # the last block gets fewer tiles
+        ((130, 264), "bf16", (64, 128), 2, 1, 2),
+        ((777, 1032), "i32", (32, 128), 3, 1, 8),
+    ],
+    ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else str(v),
+)
+def test_ws_copy_dealt_by_tiles(shape, dtype, tile, stages, in_flight, per_block):
+    """The same kernel, a few tiles per block on `tiles_grid` (the fast launch)."""
+    module = kernels.ws_copy(shape, dtype, tile, stages=stages, in_flight=in_flight, target=TARGET)
+    program = runtime.compile(module)
+    x = random(shape, dtype, seed(shape, dtype, tile, per_block))
+    y = np.zeros_like(x)
+    program(x, y, grid=kernels.tiles_grid(shape, tile, per_block))
+    assert same_bits(y, x)
+
+
+@pytest.mark.parametrize(
+    ("op", "shape", "dtype", "out_dtype", "tile", "stages", "warps", "out_buffers", "per_block"),
+    [
+        ("add", (1000, 1000), "f32", None, (32, 128), 1, 4, 1, 1),
+        ("add", (1000, 1000), "bf16", None, (16, 256), 1, 4, 2, 1),
+        ("add", (513, 776), "f16", None, (32, 128), 2, 8, 1, 3),
+        ("axpb", (777, 1032), "f32", None, (32, 128), 1, 4, 1, 1),
+        ("axpb", (130, 264), "bf16", None, (64, 128), 1, 8, 1, 2),
+        ("cast", (1000, 1000), "f32", "bf16", (32, 128), 1, 4, 1, 1),
+        ("cast", (513, 776), "f32", "f16", (16, 256), 2, 4, 1, 5),
+        ("cast", (130, 264), "bf16", "f32", (32, 128), 1, 2, 1, 1),
+    ],
+    ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else str(v),
+)
+def test_ws_elementwise_dealt_by_tiles(
+    op, shape, dtype, out_dtype, tile, stages, warps, out_buffers, per_block
+):
+    """One output buffer, a few tiles per block on `tiles_grid`: odd shapes, every op."""
+    module = kernels.ws_elementwise(
+        op,
+        shape,
+        dtype,
+        tile,
+        out_dtype=out_dtype,
+        stages=stages,
+        consumer_warps=warps,
+        out_buffers=out_buffers,
+        target=TARGET,
+    )
+    program = runtime.compile(module)
+    grid = kernels.tiles_grid(shape, tile, per_block)
+    out_np = numpy_dtype(out_dtype or dtype)
+    x = random(shape, dtype, seed(op, shape, dtype, 2))
+    z = np.zeros(shape, out_np)
+    if op == "add":
+        y = random(shape, dtype, seed(op, shape, dtype, 3))
+        program(x, y, z, grid=grid)
+        want = (x.astype(np.float32) + y.astype(np.float32)).astype(out_np)
+    elif op == "axpb":
+        a, b = np.float32(-0.625), np.float32(7.5)
+        program(x, z, a, b, grid=grid)
+        want = (a * x.astype(np.float32) + b).astype(out_np)
+    else:
+        program(x, z, grid=grid)
+        want = x.astype(np.float32).astype(out_np)
+    assert same_bits(z, want)
+
+
 @pytest.mark.parametrize("dtype", ["f32", "bf16"])
 def test_ws_elementwise_with_register_reallocation(dtype):
     # A producer warpgroup gives registers (setmaxnreg.dec 40), two consumer warpgroups take

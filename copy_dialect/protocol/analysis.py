@@ -68,18 +68,21 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
             pending = max(pending, op.pending.value.data)  # type: ignore[attr-defined]
         elif kind is copy.WarpSpecializeOp:
             roles = max(roles, len(op.roles))  # type: ignore[attr-defined]
-    lap = lcm(ring, *moduli)
-    lap = lap if lap <= MAX_LAP else ring
-    trips = 4 * ring + 4 if lap == ring else max(4 * ring + 4, 2 * ring + 3 * lap)
+    # The iterations a loop's state reaches across: a barrier group's ring, or the groups a
+    # wait_group leaves in flight (a committed store waited `pending` iterations later).
+    depth = max(ring, pending + 1)
+    lap = lcm(depth, *moduli)
+    lap = lap if lap <= MAX_LAP else depth
+    trips = 4 * depth + 4 if lap == depth else max(4 * depth + 4, 2 * depth + 3 * lap)
     if roles:
         # The roles settle into their lap after two rings (the producer's first lap waits
         # for nothing, its second for the first releases): two laps after that, then the end.
-        trips = max(trips, 3 * ring + 2 * lap)
+        trips = max(trips, 3 * depth + 2 * lap)
     trips = min(trips, MAX_TRIP_COUNTS)
     predicates = [g.predicate for g in geometry.values() if g.predicate is not None]
     canon, aliases = equal_values([*loops, *conds, *predicates])
     return Kernel(
-        fn, block_size(fn), frozenset(loops), trips, ring, lap, pending, holders, {}, geometry,
+        fn, block_size(fn), frozenset(loops), trips, depth, lap, pending, holders, {}, geometry,
         {}, canon, aliases, roles,
     )  # fmt: skip
 

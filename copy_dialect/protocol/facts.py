@@ -83,7 +83,8 @@ class Kernel:
     loop_bounds: frozenset[SSAValue]
     trip_counts: int
     ring: int
-    """The largest barrier group: the iterations at a loop's end that may see its end."""
+    """The iterations at a loop's end that may see its end: the largest barrier group, or
+    one more than the largest `pending` of a wait_group, whichever is more."""
     lap: int
     """The longest lap the steady-state check looks for: the ring, or the least common
     multiple of it and the periods of the loops' induction variables (i mod 8: a band of
