@@ -39,7 +39,12 @@ WS_COPY = [  # (tile, stages, in flight, "ws" persistent | "tiles" one block per
     ((32, 256), 2, 1, "tiles"),
     ((16, 256), 1, 0, "tiles"),
 ]
-WS_CASES = [("add", "f32", None), ("add", "bf16", None), ("axpb", "f32", None), ("cast", "f32", "bf16")]
+WS_CASES = [
+    ("add", "f32", None),
+    ("add", "bf16", None),
+    ("axpb", "f32", None),
+    ("cast", "f32", "bf16"),
+]
 WS_CONFIGS = [  # (tile, stages, consumer warps, grid)
     ((64, 128), 2, 8, "ws"),
     ((32, 256), 2, 8, "ws"),
@@ -124,8 +129,6 @@ def copy_part(reps: int) -> None:
             row(f"ws_copy {tile[0]}x{tile[1]} s{stages} f{in_flight} grid {grid[0]}",
                 f"read={read_only}", f"{nbytes / t / 1e9:.0f}", f"{nbytes / o / 1e9:.0f}",
                 f"{t / o:.3f}", ok)  # fmt: skip
-    del x, y
-    torch.cuda.empty_cache()
 
 
 def ws_case(op: str, dtype: str, out: str | None, reps: int) -> None:
@@ -173,9 +176,9 @@ def ws_case(op: str, dtype: str, out: str | None, reps: int) -> None:
             launch = runtime.compile(module).kernel().prepare(*args, grid=grid)
             t, o, ok = interleaved(base, launch, reps, check, z.zero_)
             launch.release()
-            row(op, f"{dtype}->{out}" if out else dtype,
-                f"{tile[0]}x{tile[1]} s{stages} w{warps} read={read_only}", grid[0],
-                f"{nbytes / t / 1e9:.0f}", f"{nbytes / o / 1e9:.0f}", f"{t / o:.3f}", ok)  # fmt: skip
+            config = f"{tile[0]}x{tile[1]} s{stages} w{warps} read={read_only}"
+            rates = (f"{nbytes / t / 1e9:.0f}", f"{nbytes / o / 1e9:.0f}", f"{t / o:.3f}")
+            row(op, f"{dtype}->{out}" if out else dtype, config, grid[0], *rates, ok)
 
 
 def ws_part(reps: int) -> None:
@@ -201,6 +204,7 @@ def main() -> int:
     parts = args.part.split(",")
     if "copy" in parts:
         copy_part(args.reps)
+        torch.cuda.empty_cache()
     if "ws" in parts:
         ws_part(args.reps)
     return 0
