@@ -1,12 +1,13 @@
-"""Bandwidth of each sm_90a builder kernel against its copy-legalize'd sm_80 form.
+"""Bandwidth of each sm_90a builder kernel against its copy-legalize'd sm_80 and sm_86 forms.
 
     python3 benchmarks/bench_legalize.py [--reps 20]
 
 x is 8192 x 8192 float32 (256 MiB, five times the H200's L2). For each kernel, the sm_90a
 original (TMA loads on mbarriers, TMA stores or reductions) and the same kernel after
-`copy-legalize{target=sm_80}` (cp.async loads with commit/wait groups, thread stores or
-red.global atomics), the latter compiled for sm_90a (an sm_80 cubin does not load on sm_90;
-the code paths are sm_80's). Time: median of `--reps` launches after warm-ups (CUDA events);
+`copy-legalize{target=sm_80}` and `{target=sm_86}` (cp.async loads with commit/wait
+groups, thread stores or red.global atomics), each compiled to its own target's PTX and
+assembled for sm_90 (`runtime.compile(..., arch="sm_90")`: an sm_80 cubin does not load on
+sm_90). Time: median of `--reps` launches after warm-ups (CUDA events);
 GB/s counts x read plus y written (a reduction: x and o read, o written), and each row's
 ratio is to torch's copy of x in the same run. Each row's result is checked bit for bit
 against torch. Prints a markdown table (for benchmarks/RESULTS.md).
@@ -26,14 +27,17 @@ M = N = 8192
 NBYTES = M * N * 4
 
 
-def legalized(module):
+LEGAL_TARGETS = ("sm_80", "sm_86")
+
+
+def legalized(module, target: str):
     from xdsl.parser import Parser
 
     from copy_tools.universe import make_context
     from passes.legalize import CopyLegalizePass
 
     copy = Parser(make_context(), str(module)).parse_module()
-    CopyLegalizePass(target="sm_80").apply(make_context(), copy)
+    CopyLegalizePass(target=target).apply(make_context(), copy)
     return copy
 
 
@@ -70,10 +74,14 @@ def main() -> int:
     torch_gbps = 2 * NBYTES / timed(lambda: out.copy_(x), args.reps) / 1e9
     rows = [("torch copy (y.copy_(x))", "-", "-", f"{torch_gbps:.0f}", "1.000", True)]
     for name, build, grid, kind in cases(sms):
-        for form, module in (("sm_90a", build()), ("sm_80 legalized", legalized(build()))):
+        forms = [("sm_90a", build(), None)] + [
+            (f"{t} legalized, as sm_90 SASS", legalized(build(), t), "sm_90")
+            for t in LEGAL_TARGETS
+        ]
+        for form, module, arch in forms:
             y = torch.randn_like(x) if kind == "reduce" else torch.empty_like(x)
             expected = y + x if kind == "reduce" else x
-            launch = runtime.compile(module, "sm_90a").kernel().prepare(x, y, grid=grid)
+            launch = runtime.compile(module, arch=arch).kernel().prepare(x, y, grid=grid)
             launch()
             torch.cuda.synchronize()
             correct = bool(torch.equal(y, expected))

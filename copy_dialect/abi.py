@@ -26,7 +26,9 @@ rewrite, `copy.tensormap_global`):
 ```
 
 Format 3 adds `l2_promotion` to the tensor and im2col maps (a record without it means 128,
-the promotion every map had before).
+the promotion every map had before). Format 4 adds the module's `arch`, the GPU the cubin's
+SASS is for, where PTX for `target` was assembled for a later GPU (`runtime.compile(...,
+arch="sm_90")` of sm_80 code); a record without it means the target's own.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NoReturn
 
-ABI_FORMAT = 3
+ABI_FORMAT = 4
 
 DEFAULT_L2_PROMOTION = 128
 """A tensor map's L2 promotion in bytes where the kernel names none."""
@@ -75,6 +77,9 @@ class _Reader:
 
     def str(self, key: str) -> str:
         return self._get(key, str)
+
+    def optional_str(self, key: str) -> str | None:
+        return self._get(key, str, optional=True)
 
     def list(self, key: str) -> list[Any]:
         return self._get(key, list)
@@ -337,17 +342,27 @@ class KernelAbi:
 
 @dataclass(frozen=True)
 class ModuleAbi:
-    """Every kernel of a compiled module, by name, and the target they were compiled for."""
+    """Every kernel of a compiled module, by name, the target they were compiled for and
+    the GPU their SASS is for (`arch`, None: the target's own)."""
 
     target: str
     kernels: dict[str, KernelAbi]
+    arch: str | None = None
+
+    @property
+    def runs_on(self) -> str:
+        """The target whose GPUs run the cubin: `arch`, or the target."""
+        return self.arch or self.target
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        entry: dict[str, Any] = {
             "format": ABI_FORMAT,
             "target": self.target,
             "kernels": {name: k.to_dict() for name, k in self.kernels.items()},
         }
+        if self.arch is not None:
+            entry["arch"] = self.arch
+        return entry
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n"
@@ -356,7 +371,11 @@ class ModuleAbi:
     def from_dict(cls, entry: Any) -> ModuleAbi:
         get = _Reader(entry, "kernel ABI")
         kernels = get.dict("kernels")
-        return cls(get.str("target"), {n: KernelAbi.from_dict(k) for n, k in kernels.items()})
+        return cls(
+            get.str("target"),
+            {n: KernelAbi.from_dict(k) for n, k in kernels.items()},
+            get.optional_str("arch"),
+        )
 
     @classmethod
     def from_json(cls, text: str) -> ModuleAbi:

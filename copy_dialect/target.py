@@ -100,6 +100,17 @@ class Target:
         it for sm_100a)."""
         return self.sm == 103 and self.suffix in ("a", "f")
 
+    def assembles_for(self, arch: Target) -> bool:
+        """Whether PTX written for this target can be assembled into `arch`'s SASS (CUDA's
+        compute_80 -> sm_90 path: nvJitLink's `-arch`): portable PTX for any later GPU,
+        family-specific PTX for a later GPU of its family, arch-specific PTX for its own
+        GPU only."""
+        if self.suffix == "a":
+            return arch.name == self.name
+        if self.suffix == "f":
+            return arch.sm // 10 == self.sm // 10 and arch.sm >= self.sm
+        return arch.sm >= self.sm
+
     @property
     def default_implementation(self) -> str:
         """The copy implementation chosen when the IR leaves it open (Mosaic GPU's rule)."""
@@ -129,6 +140,28 @@ TARGETS: dict[str, Target] = {
         Target("sm_120a", 120, "a", 101_376, 88),
     )
 }
+
+
+
+def check_arch(target: str, arch: str) -> None:
+    """A ValueError (expected, got, fix) unless PTX for `target` assembles for `arch`."""
+    if arch not in TARGETS:
+        raise ValueError(f"expected an arch of {', '.join(TARGETS)}, got {arch!r}")
+    ptx = TARGETS[target]
+    if ptx.assembles_for(TARGETS[arch]):
+        return
+    fits = ", ".join(name for name, t in TARGETS.items() if ptx.assembles_for(t))
+    why = (
+        "arch-specific PTX assembles for its own GPU only"
+        if ptx.suffix == "a"
+        else "PTX assembles for its own GPU or a later one"
+    )
+    raise ValueError(
+        f"expected an arch that runs {target} PTX ({fits}), got {arch!r}: {why}; compile the "
+        f"IR for {arch} itself (after copy-legalize{{target={arch}}} where it uses what {arch} "
+        "lacks)"
+    )
+
 
 TCGEN05_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tcgen05)
 TMEM_LOAD_REDUCE_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tmem_load_reduce)

@@ -392,7 +392,9 @@ class CopyOptMain(xDSLOptMain):
     def output_resulting_program(self, prog: ModuleOp) -> str:
         if self.args.target not in GPU_OUTPUTS:
             return super().output_resulting_program(prog)
-        text, self.binary_output = gpu_output(prog, self.args.target, self.args.gpu_target)
+        text, self.binary_output = gpu_output(
+            prog, self.args.target, self.args.gpu_target, self.args.gpu_arch
+        )
         return text
 
 

@@ -96,6 +96,14 @@ def add_arguments(arg_parser: argparse.ArgumentParser) -> None:
         "accepts, and -t llvm|ptx|cubin compile for it",
     )
     arg_parser.add_argument(
+        "--arch",
+        dest="gpu_arch",
+        default=None,
+        help="with -t cubin: the GPU to assemble the target's PTX for, where it is a later "
+        "one (--target sm_80 --arch sm_90: sm_80 code that runs on an H100/H200); the ABI "
+        "file records it",
+    )
+    arg_parser.add_argument(
         "--no-verify-protocol",
         dest="verify_protocol",
         default=True,
@@ -243,6 +251,12 @@ def check_arguments(
         raise UsageError(
             f"unknown GPU target --target '{args.gpu_target}'; expected one of "
             + ", ".join(TARGETS)
+        )
+    if args.gpu_arch is not None and args.target != "cubin":
+        raise UsageError(f"--arch {args.gpu_arch} names the cubin's GPU: use it with -t cubin")
+    if args.gpu_arch is not None and args.gpu_arch not in TARGETS:
+        raise UsageError(
+            f"unknown GPU arch --arch '{args.gpu_arch}'; expected one of " + ", ".join(TARGETS)
         )
     if args.target == "cubin" and args.output_file in (None, "-"):
         raise UsageError("-t cubin writes a binary: give an output file with -o FILE.cubin")

@@ -25,10 +25,16 @@ def gpu_output_target() -> None:
     raise AssertionError("GPU outputs are printed by CopyOptMain.output_resulting_program")
 
 
-def gpu_output(prog: ModuleOp, fmt: str, gpu_target: str | None) -> tuple[str, Binary | None]:
+def gpu_output(
+    prog: ModuleOp, fmt: str, gpu_target: str | None, gpu_arch: str | None = None
+) -> tuple[str, Binary | None]:
     """What `-t llvm|ptx|cubin` prints for a lowered module, and for cubin the binary to
-    write instead: (cubin, the kernels' ABI as JSON)."""
+    write instead: (cubin, the kernels' ABI as JSON); `gpu_arch`: the cubin's GPU, where
+    it is not the target's own."""
+    from dataclasses import replace
+
     from copy_dialect.ops import module_target
+    from copy_dialect.target import check_arch
     from passes import backend, translate_llvm
     from passes.abi import kernel_abis
 
@@ -38,13 +44,21 @@ def gpu_output(prog: ModuleOp, fmt: str, gpu_target: str | None) -> tuple[str, B
             f"-t {fmt} needs a GPU target: give the module copy.target = "
             '#copy.target<"sm_90a"> or pass --target sm_90a'
         )
+    if gpu_arch is not None:
+        try:
+            check_arch(target, gpu_arch)
+        except ValueError as exc:
+            raise DiagnosticException(f"--arch {gpu_arch}: {exc}") from None
     llvm_ir = translate_llvm.translate_module(prog)
     if fmt == "llvm":
         return llvm_ir, None
     if fmt == "ptx":
         return backend.compile_ptx(llvm_ir, target), None
-    _, cubin = backend.compile_ptx_and_cubin(llvm_ir, target)
-    return "", (cubin, kernel_abis(prog, target).to_json())
+    _, cubin = backend.compile_ptx_and_cubin(llvm_ir, target, arch=gpu_arch)
+    abi = kernel_abis(prog, target)
+    if gpu_arch is not None and gpu_arch != target:
+        abi = replace(abi, arch=gpu_arch)
+    return "", (cubin, abi.to_json())
 
 
 def read_input(path: str | None) -> tuple[str, bytes]:

@@ -43,7 +43,7 @@ from typing import IO, Any
 
 from xdsl.utils.exceptions import DiagnosticException
 
-from copy_dialect.target import TARGETS
+from copy_dialect.target import TARGETS, check_arch
 
 NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 
@@ -82,32 +82,51 @@ def compile_ptx(llvm_ir: str, target: str, *, opt_level: int = 3) -> str:
 
 
 def compile_ptx_and_cubin(
-    llvm_ir: str, target: str, *, timings: dict[str, float] | None = None
+    llvm_ir: str,
+    target: str,
+    *,
+    timings: dict[str, float] | None = None,
+    arch: str | None = None,
 ) -> tuple[str, bytes]:
     """`compile_ptx` (O3), then `compile_cubin` of its PTX, both in the worker: the same PTX,
     cubin and errors as the two calls, with one round trip. `timings`, when given, receives
-    the seconds each step took in the worker (for benchmarks/bench_compile.py)."""
-    return submit_ptx_and_cubin(llvm_ir, target, timings=timings).result()
+    the seconds each step took in the worker (for benchmarks/bench_compile.py); `arch`: as
+    compile_cubin's."""
+    return submit_ptx_and_cubin(llvm_ir, target, timings=timings, arch=arch).result()
 
 
 def submit_ptx_and_cubin(
-    llvm_ir: str, target: str, *, timings: dict[str, float] | None = None
+    llvm_ir: str,
+    target: str,
+    *,
+    timings: dict[str, float] | None = None,
+    arch: str | None = None,
 ) -> PendingCompile:
     """`compile_ptx_and_cubin`, sent to the worker now and read back by `.result()`: the
     caller works meanwhile, in this thread (a thread that sent the request instead would
     wait for the interpreter's lock, up to its 5 ms switch interval, while the caller
     computes). The worker serves no other request until `.result()` or `.discard()`."""
-    return PendingCompile(llvm_ir, target, timings)
+    return PendingCompile(llvm_ir, target, timings, arch)
 
 
 class PendingCompile:
     """A compile_ptx_and_cubin request the worker is working on."""
 
-    def __init__(self, llvm_ir: str, target: str, timings: dict[str, float] | None):
+    def __init__(
+        self, llvm_ir: str, target: str, timings: dict[str, float] | None, arch: str | None
+    ):
         cpu, features = _codegen_options(target)
         self.target = target
         self.timings = timings
-        request = {"ir": llvm_ir, "cpu": cpu, "features": features, "opt": 3, "cubin": True}
+        self.arch = _arch(target, arch)
+        request = {
+            "ir": llvm_ir,
+            "cpu": cpu,
+            "features": features,
+            "opt": 3,
+            "cubin": True,
+            "arch": self.arch,
+        }
         _lock.acquire()
         self.open = True
         try:
@@ -126,7 +145,7 @@ class PendingCompile:
             self._close()
         ptx, cubin = _finish(reply, self.target, self.timings)
         if cubin is None:  # nvJitLink could not be loaded in the worker: its error, from here
-            cubin = compile_cubin(ptx, self.target)
+            cubin = compile_cubin(ptx, self.target, self.arch)
         return ptx, cubin
 
     def discard(self) -> None:
@@ -391,7 +410,7 @@ def _serve() -> None:
         except Exception as exc:  # parse and verifier errors arrive as RuntimeError
             reply = {"ok": False, "error": str(exc).strip()}
         if reply["ok"] and request["cubin"] and not _EXTERN_LLVM_FUNC.search(reply["ptx"]):
-            reply.update(_serve_cubin(reply["ptx"], request["cpu"]))
+            reply.update(_serve_cubin(reply["ptx"], request["arch"]))
             times.lap("nvJitLink")
         reply["times"] = times.seconds
         _write_frame(replies, reply)
@@ -488,9 +507,24 @@ def _keep_freed_memory() -> None:
 # --- cubin, through nvJitLink ----------------------------------------------------------------
 
 
-def compile_cubin(ptx: str, target: str) -> bytes:
-    """A cubin (ELF) for `target` from PTX, by nvJitLink in this process."""
-    arch, _ = _codegen_options(target)
+def _arch(target: str, arch: str | None) -> str:
+    """nvJitLink's `-arch` for PTX of `target`: `arch`, checked (`target.check_arch`), or the
+    target's own."""
+    cpu, _ = _codegen_options(target)
+    if arch is None or arch == target:
+        return cpu
+    try:
+        check_arch(target, arch)
+    except ValueError as exc:
+        raise BackendError(str(exc)) from None
+    return TARGET_CODEGEN[arch][0]
+
+
+def compile_cubin(ptx: str, target: str, arch: str | None = None) -> bytes:
+    """A cubin (ELF) from PTX for `target`, by nvJitLink in this process: SASS for `arch`
+    (a later GPU that runs `target`'s PTX, as CUDA's compute_80 -> sm_90), by default the
+    target's own."""
+    arch = _arch(target, arch)
     try:
         from cuda.bindings import nvjitlink
     except ImportError as exc:

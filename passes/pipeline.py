@@ -9,7 +9,7 @@ LLVM fatal error cannot end the caller) and nvJitLink assemble the cubin.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -27,6 +27,7 @@ from xdsl.transforms.reconcile_unrealized_casts import (
 
 from copy_dialect import ops as copy
 from copy_dialect.abi import ModuleAbi
+from copy_dialect.target import check_arch
 from copy_dialect.verify import verify_module
 from passes.abi import kernel_abis
 from passes.convert_arith_to_llvm import ConvertArithToLLVMPass
@@ -121,11 +122,13 @@ class Compiled:
     abi: ModuleAbi
 
 
-def compile_lowered(module: builtin.ModuleOp, target: str) -> Compiled:
-    """LLVM IR, PTX and cubin of a lowered module. The module is verified and its ABI read
-    while the backend's worker process emits the PTX and links the cubin (the two run at
-    once); a verifier error still wins over the backend's, as if verification had come
-    first."""
+def compile_lowered(
+    module: builtin.ModuleOp, target: str, arch: str | None = None
+) -> Compiled:
+    """LLVM IR, PTX and cubin of a lowered module (SASS for `arch`, by default the target's
+    own). The module is verified and its ABI read while the backend's worker process emits
+    the PTX and links the cubin (the two run at once); a verifier error still wins over the
+    backend's, as if verification had come first."""
     from passes import backend, translate_llvm
 
     try:
@@ -133,10 +136,12 @@ def compile_lowered(module: builtin.ModuleOp, target: str) -> Compiled:
     except Exception:
         verify_module(module)
         raise
-    pending = backend.submit_ptx_and_cubin(llvm_ir, target)
+    pending = backend.submit_ptx_and_cubin(llvm_ir, target, arch=arch)
     try:
         verify_module(module)
         abi = kernel_abis(module, target)
+        if arch is not None and arch != target:
+            abi = replace(abi, arch=arch)
     except BaseException:
         pending.discard()
         raise
@@ -150,10 +155,13 @@ def compile_module(
     target: str | None = None,
     *,
     debug_guards: bool = False,
+    arch: str | None = None,
 ) -> Compiled:
     """Lowers `module` in place and compiles it for `target` (default: its copy.target);
-    `debug_guards`: with convert-copy-to-nvvm's device-side checks. The module is verified
-    before and after the lowering."""
+    `debug_guards`: with convert-copy-to-nvvm's device-side checks; `arch`: the GPU the
+    cubin's SASS is for, where it is not the target's own (PTX for sm_80 assembled for
+    sm_90: `target.check_arch` says which). The module is verified before and after the
+    lowering."""
     from passes import backend
 
     name = copy.module_target(module, target)
@@ -161,6 +169,8 @@ def compile_module(
         raise ValueError(
             'no target: give the module copy.target = #copy.target<"sm_90a"> or pass target='
         )
+    if arch is not None:
+        check_arch(name, arch)
     backend.start_worker()  # a worker that is not running yet starts while this lowers
     # Python's cyclic GC pauses meanwhile (as in a verification run): the IR the lowering
     # builds and drops set off collections through every live object, about 0.8 ms a
@@ -172,7 +182,7 @@ def compile_module(
             retarget(module, target)
         verify_module(module)
         LowerCopyToLLVMPass(target=name, debug_guards=debug_guards).apply(ctx, module)
-        return compile_lowered(module, name)
+        return compile_lowered(module, name, arch)
     finally:
         if collecting:
             gc.enable()

@@ -208,7 +208,7 @@ class Kernel:
         stream: Any,
     ) -> Launch:
         grid3, block3, cluster = self.check_launch(grid, block)
-        check_device(self.target, self.abi.smem_bytes, facts())
+        check_device(self.program.abi.runs_on, self.abi.smem_bytes, facts())
         described = self.check_arguments(list(values))
         for a in described:
             if isinstance(a, arr.DeviceArray):
@@ -332,8 +332,9 @@ class Program:
 
     def __repr__(self) -> str:
         """One line: target, kernels and the cubin's size (not its bytes)."""
+        arch = "" if self.abi.arch is None else f" arch={self.abi.arch}"
         return (
-            f"<Program target={self.target} kernels={sorted(self.abi.kernels)} "
+            f"<Program target={self.target}{arch} kernels={sorted(self.abi.kernels)} "
             f"cubin={len(self.cubin)} bytes>"
         )
 

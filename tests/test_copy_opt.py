@@ -631,6 +631,35 @@ def test_cubin_and_abi_written(tmp_path):
     assert kinds == ["pointer", "pointer", "tensor_map", "tensor_map"]
 
 
+def test_cubin_for_a_later_gpu(tmp_path):
+    # sm_80 code (the TMA example legalized) assembled for sm_90: the ABI records the arch.
+    legal = tmp_path / "legal.mlir"
+    legalized = run(EXAMPLE, "--target", "sm_80", "-p", "copy-legalize", "-o", legal)
+    assert legalized.returncode == 0, legalized.stderr
+    out = tmp_path / "k.cubin"
+    result = run(legal, "-t", "cubin", "--arch", "sm_90", "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert CUDA_ELF_SM(out.read_bytes()) == 90
+    abi = json.loads(Path(f"{out}.json").read_text())
+    assert (abi["target"], abi["arch"]) == ("sm_80", "sm_90")
+    plain = tmp_path / "plain.cubin"
+    assert run(legal, "-t", "cubin", "-o", plain).returncode == 0
+    assert CUDA_ELF_SM(plain.read_bytes()) == 80
+    assert "arch" not in json.loads(Path(f"{plain}.json").read_text())
+
+
+def CUDA_ELF_SM(cubin: bytes) -> int:
+    """The SM a CUDA ELF's SASS is for: bits 8-15 of e_flags (0x5a00: sm_90)."""
+    return (int.from_bytes(cubin[0x30:0x34], "little") >> 8) & 0xFF
+
+
+def test_cubin_for_a_gpu_that_cannot_run_the_ptx(tmp_path):
+    # Arch-specific PTX (sm_90a) assembles for sm_90a only: the error says what runs it.
+    result = run(EXAMPLE, "-t", "cubin", "--arch", "sm_90", "-o", tmp_path / "k.cubin")
+    assert_fails_cleanly(result, "--arch sm_90: expected an arch that runs sm_90a PTX (sm_90a)")
+    assert not (tmp_path / "k.cubin").exists()
+
+
 def test_ptx_for_another_target_is_verified_for_it():
     # --target also retargets the verifier: the TMA kernel is rejected for sm_80 before LLVM.
     result = run(EXAMPLE, "-t", "ptx", "--target", "sm_80")
@@ -643,6 +672,8 @@ def test_ptx_for_another_target_is_verified_for_it():
         (["-t", "cubin"], "-t cubin writes a binary: give an output file with -o"),
         (["-t", "ptx", "--target", "sm_75"], "unknown GPU target --target 'sm_75'"),
         (["-t", "cubin", "-o", "x.cubin", "--split-input-file"], "drop --split-input-file"),
+        (["-t", "ptx", "--arch", "sm_90"], "--arch sm_90 names the cubin's GPU: use it with -t"),
+        (["-t", "cubin", "-o", "x.cubin", "--arch", "sm_91"], "unknown GPU arch --arch 'sm_91'"),
     ],
 )
 def test_compile_usage_errors(tmp_path, args, message):
