@@ -62,8 +62,8 @@ ROW_SUM_RTOL = 1e-5
 # The persistent sweep, narrowed by RESULTS.md runs 23-24 (two blocks per SM and 6 stages
 # never won) and run 36 (one block per tile beat every persistent configuration).
 WS_TILES = ((64, 128), (32, 256))
-WS_STAGES = (2, 4)
-WS_CONSUMER_WARPS = (4, 8)
+WS_STAGES = (2,)
+WS_CONSUMER_WARPS = (8,)
 WS_BLOCKS_PER_SM = (1,)
 WS_PER_TILE = (
     # (tile, stages, consumer warps, output buffers): one block per tile (`tiles_grid`), the
