@@ -7,7 +7,9 @@ Candidates: `kernels.ws_copy` dealt out a few tiles per block (`kernels.tiles_gr
 WS_COPY_PER_TILE) and persistent, and the one-tile `kernels.tma_copy` with each L2 promotion of
 its load's tensor map.
 
-    python3 benchmarks/probes/copy_confirm.py [--rounds 7] [--reps 20]
+    python3 benchmarks/probes/copy_confirm.py [--rounds 7] [--reps 20] [--set occupancy]
+
+`--set occupancy`: ws_copy with one tile per block over the SMEM each block takes.
 """
 
 from __future__ import annotations
@@ -22,6 +24,36 @@ from bench_common import timed  # noqa: E402
 from bench_copy import WS_COPY_PER_TILE  # noqa: E402
 
 M, N = 16384, 32768
+
+
+OCCUPANCY = (
+    # (tile, stages, in flight): one tile per block; the ring's unused slots set the block's
+    # SMEM, and with it how many blocks share an SM (3 for 64 KiB, 2 for 96 KiB, 1 for 128+).
+    ((32, 256), 2, 1),
+    ((32, 256), 2, 1),
+    ((24, 256), 2, 1),
+    ((48, 256), 1, 0),
+    ((16, 256), 4, 1),
+    ((32, 128), 4, 1),
+    ((32, 256), 3, 1),
+    ((64, 256), 2, 1),
+    ((64, 256), 1, 0),
+    ((16, 256), 2, 1),
+)
+
+
+def occupancy_candidates():
+    """ws_copy, one tile per block, over the SMEM a block takes (`--set occupancy`)."""
+    from copy_dialect import kernels
+
+    return [
+        (
+            f"ws_copy {t[0]}x{t[1]}, {s} stages, {f} in flight, 1 tile/block",
+            lambda t=t, s=s, f=f: kernels.ws_copy((M, N), "f32", t, stages=s, in_flight=f),
+            kernels.tiles_grid((M, N), t),
+        )
+        for t, s, f in OCCUPANCY
+    ]
 
 
 def candidates(sms: int):
@@ -64,6 +96,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--set", choices=("sweep", "occupancy"), default="sweep")
     args = parser.parse_args()
     import torch
 
@@ -79,7 +112,8 @@ def main() -> int:
     )
     print("| kernel | torch GB/s | ours GB/s | ratio | round ratios min-max | correct |")
     print("|---|---|---|---|---|---|")
-    for name, build, grid in candidates(sms):
+    chosen = candidates(sms) if args.set == "sweep" else occupancy_candidates()
+    for name, build, grid in chosen:
         launch = runtime.compile(build()).kernel().prepare(x, y, grid=grid)
         theirs, ours = [], []
         for _ in range(args.rounds):
