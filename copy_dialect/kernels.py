@@ -928,7 +928,8 @@ def ws_copy(
     cache_hints: tuple[str | None, str | None] = (None, None),
     target: str = "sm_90a",
 ) -> ModuleOp:
-    """`y = x` by a warp-specialized persistent kernel (launch it on `ws_grid(sms)`): warp 0,
+    """`y = x` by a warp-specialized persistent kernel (launch it on `ws_grid(sms)`, or a few
+    tiles per block on `tiles_grid(shape, tile)`, the faster on the H200): warp 0,
     the producer, loads tile k of its block into slot k % stages of a ring as soon as the
     slot is free; warp 1, the storer, waits for the slot (its `full` barrier), stores it with
     TMA and, once all but the last `in_flight` stores have read their slots
