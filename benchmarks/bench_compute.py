@@ -12,7 +12,8 @@ single-call form, named), Triton (a plain masked kernel, a few BLOCK/num_warps c
 the best shown), copy-dialect ws (`copy_dialect.kernels.ws_elementwise`, a sweep of tile,
 stages, consumer warps, output buffers and the grid: one block per tile or persistent blocks
 per SM; the best shown; every configuration in the sweep
-table). The odd shape runs the best configuration of the large one. Every row's result is
+table). The odd shape runs the best configuration of the large one (`--sweep-odd`: its own
+sweep). Every row's result is
 checked against torch's; GB/s counts bytes read plus bytes written. `--compile-only` builds
 and compiles every copy-dialect configuration without a GPU (what fits, what compiles).
 `--plot PATH`: a bar chart of the main table's GB/s (.svg, or .png when matplotlib is
@@ -966,7 +967,7 @@ def run_case(
     arrays = make_arrays(case)
     key = (case.op, case.dtype, case.out)
     torch_rows(results, arrays, opts)
-    later = key in best_configs
+    later = key in best_configs and not opts.sweep_odd
     sweep = opts.sweep and not later
     note = "the first shape's best configuration" if later and opts.sweep else ""
     if later:
@@ -993,7 +994,7 @@ def run_case(
         )
     else:
         ws_rows(results, arrays, opts, [], sweep, limits)  # the row that says why
-    best_configs.setdefault(key, (triton_best, ws_best))
+    best_configs.setdefault(key, (triton_best, ws_best))  # the first shape's
     del arrays
     torch.cuda.empty_cache()
 
@@ -1033,6 +1034,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--shape", type=shape_arg, default=SHAPE, help="the large shape, MxN")
     parser.add_argument("--odd-shape", type=shape_arg, default=ODD_SHAPE, help="the tail shape")
     parser.add_argument("--no-odd", action="store_true", help="the large shape only")
+    parser.add_argument(
+        "--sweep-odd",
+        action="store_true",
+        help="sweep the odd shape too (default: it runs the large shape's best configurations)",
+    )
     parser.add_argument(
         "--no-sweep",
         dest="sweep",
