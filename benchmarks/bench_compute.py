@@ -281,16 +281,23 @@ METHOD = (
     "configuration that fits the SMEM in the sweep table (blocks per SM 2 only where two "
     "blocks' SMEM fits one SM), then the best of them again "
     "with evict-first L2 policies (loads; loads and stores). The odd shape runs the large "
-    "shape's best Triton and ws configurations."
+    "shape's best Triton and ws configurations{odd}."
 )
 
 
-def render(results: Results, conditions_: dict[str, Any], reps: int, warmups: int) -> str:
+def render(
+    results: Results,
+    conditions_: dict[str, Any],
+    reps: int,
+    warmups: int,
+    sweep_odd: bool = False,
+) -> str:
     """The report: conditions, method, main table, sweep table, what was skipped."""
+    odd = " (with --sweep-odd: its own sweeps instead)" if sweep_odd else ""
     parts = [
         describe(conditions_),
         "",
-        METHOD.format(reps=reps, warmups=warmups, a=AXPB_A, b=AXPB_B, rtol=ROW_SUM_RTOL),
+        METHOD.format(reps=reps, warmups=warmups, a=AXPB_A, b=AXPB_B, rtol=ROW_SUM_RTOL, odd=odd),
         "",
     ]
     if results.stopped:
@@ -1092,7 +1099,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results.stopped = f"{exc}; the process exits so that the GPU is released"
     elapsed = time.perf_counter() - started
     found.update(elapsed_s=round(elapsed, 1), reps=opts.reps, warmups=WARMUPS)
-    print(render(results, found, opts.reps, WARMUPS))
+    print(render(results, found, opts.reps, WARMUPS, opts.sweep_odd))
     print(f"(the run took {elapsed:.0f} s)")
     if opts.json:
         write_json(opts.json, found, json_rows(results), skipped_json(results))
