@@ -615,6 +615,16 @@ class AsyncCopyOp(IRDLOperation):
                 note="cp.async cannot store: use impl tma on sm_90 or newer, or store from threads "
                 "with memref.store",
             )
+        # rule: A2
+        if g.barrier is not None and self.implementation is None:
+            raise Error(
+                "copy_gmem_to_smem with a barrier is only supported Hopper and newer GPUs, "
+                "which use the TMA implementation",
+                note="drop the barrier and wait with copy.commit_group cp_async + "
+                "copy.wait_group cp_async, or use impl tma on sm_90+, or name impl cp_async to "
+                "track the copy with the barrier (each issuing thread arrives once: count them "
+                "in its arrivals)" + legalize_hint(target),
+            )
         if g.barrier is not None:
             self._verify_tracked_cp_async(g)
         # rule: A10, H1
@@ -631,7 +641,7 @@ class AsyncCopyOp(IRDLOperation):
         (`cp.async.mbarrier.arrive.noinc`, sm_80) when its chunks have landed. The arrival is
         the copy's completion, so it cannot be left out, and it carries no bytes."""
         assert g.barrier is not None
-        # rule: A2
+        # rule: MB13
         if self.arrive is not None and not self.arrive.value.data:
             raise Error(
                 "a cp.async copy on a barrier arrives on it (cp.async.mbarrier.arrive.noinc: "

@@ -33,16 +33,15 @@ func.func @a1_tma_store_before_sm90(%x: memref<256x256xf32>) attributes {copy.ta
 // -----
 
 // rule: A2
-// fix: s| {arrive = false}||
-func.func @a2_cp_async_on_a_barrier_without_arrival(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">, gpu.known_block_size = array<i32: 128, 1, 1>} {
+// fix: s| barrier %bar[%c0]||
+// fix: s|, !copy.barrier<1>||
+func.func @a2_cp_async_with_barrier(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
-  %false = arith.constant false
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
-  %bar = copy.barrier_init arrivals 128 : !copy.barrier<1>
-  // expected-error@+2 {{a cp.async copy on a barrier arrives on it (cp.async.mbarrier.arrive.noinc: one arrival per issuing thread once its chunks land), but it has arrive = false}}
-  // expected-note@+1 {{drop arrive = false}}
-  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] impl cp_async {arrive = false} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
-  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{copy_gmem_to_smem with a barrier is only supported Hopper and newer GPUs, which use the TMA implementation}}
+  // expected-note@+1 {{drop the barrier}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   func.return
 }
 
