@@ -1235,6 +1235,13 @@ class State:
             self.read(op, region, members, "threads' load")
         access = Access(op, region, write, self.stamps(members), who)
         if write:
+            # A later write of the op to the region by the same classes stands for an earlier
+            # one (its stamps are later), so that a loop of thread writes that no fence
+            # follows (a kernel without an async proxy) keeps one record, not one a lap.
+            self.unfenced = [
+                u for u in self.unfenced
+                if (u.op, u.region, tuple(c for c, _ in u.end)) != (op, region, members)
+            ]  # fmt: skip
             self.unfenced.append(access)
         key = (op, region, write, members)
         self.accesses.pop(key, None)
