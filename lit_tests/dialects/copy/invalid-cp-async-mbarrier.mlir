@@ -104,3 +104,46 @@ func.func @p1_read_before_the_cp_async_phase(%x: memref<256x256xf32>, %y: memref
   memref.store %v, %y[%c0, %c0] : memref<256x256xf32>
   func.return
 }
+
+// -----
+
+// A producer warp refills its ring's slots without waiting for the consumer's release
+// (`empty`): its own earlier chunks into the slot (and the consumer's reads) may still be in
+// flight. The phase its threads' arrivals complete orders only those who wait on it.
+// rule: P3
+// fix: none -- the release wait needs the ring's lap parity (lit_tests/passes/copy-legalize-ring.mlir has the whole ring)
+func.func @p3_refill_without_release(%x: memref<1024x64xf32>, %y: memref<1024x64xf32>) attributes {copy.target = #copy.target<"sm_80">, gpu.known_block_size = array<i32: 64, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %count = arith.constant 4 : index
+  %ring = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
+  %full = copy.barrier_init arrivals 32 : !copy.barrier<2>
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %slot = arith.remui %k, %c2 : index
+      %row = arith.muli %k, %c64 : index
+      // expected-error@+3 {{the cp.async copy writes %ring[0] while an earlier copy may still be writing it}}
+      // expected-note@+2 {{the earlier copy}}
+      // expected-note@+1 {{when another role reads the slot, wait on the barrier it arrives on once it is done with the slot}}
+      copy.async_copy %x[%row, %c0] to %ring[%slot] barrier %full[%slot] impl cp_async oob zeros : memref<1024x64xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %slot = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lap2 = arith.remui %lap, %c2 : index
+      %fp = arith.cmpi ne, %lap2, %c0 : index
+      copy.barrier_wait %full[%slot], %fp : !copy.barrier<2>
+      %v = memref.load %ring[%slot, %c0, %t] : memref<2x64x64xf32, #copy.smem>
+      %row = arith.muli %k, %c64 : index
+      memref.store %v, %y[%row, %t] : memref<1024x64xf32>
+      copy.barrier_arrive %empty[%slot] issuer elected : !copy.barrier<2>
+    }
+  }
+  func.return
+}
