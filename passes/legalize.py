@@ -17,7 +17,8 @@ On a target without TMA (sm_80, sm_86, sm_89):
   arrival of the group was a load's: one per load per phase becomes T), and its `expect_tx`
   ops (bytes only) are removed; a group with other arrivals, or loads that do not arrive
   themselves, is reported (LG4); a load that only part of its issuing group reaches is
-  reported (LG3);
+  reported (LG3), except in a role whose first k warps exactly reach it and whose other
+  warps do nothing: the role splits into a role of those warps and an idle one;
 - a TMA store becomes thread stores of the tile: the issuing group's threads (the block's,
   or in a role the role's) walk the box in row-major order (consecutive threads,
   consecutive elements of a row: coalesced), each element stored when it lies inside the
@@ -184,6 +185,9 @@ class _Kernel:
         self.target = target
         self.atomics: dict[copy.AsyncCopyOp, int] = {}
         """The memref.atomic_rmw kind of each TMA reduction (`portability.thread_atomic`)."""
+        self.splits: dict[tuple[copy.WarpSpecializeOp, int], int] = {}
+        """Roles whose copies only their first k warps reach (`_first_warps`): each becomes a
+        role of those k warps and an idle role of the others."""
 
     def plan(self) -> Callable[[], None]:
         """Checks the kernel (what it cannot keep raises) and returns its rewrite. Everything
@@ -203,6 +207,8 @@ class _Kernel:
         stores: list[copy.AsyncCopyOp],
         groups: dict[SSAValue, int],
     ) -> None:
+        for (ws, r), warps in sorted(self.splits.items(), key=lambda x: -x[0][1]):
+            _split_role(ws, r, warps)
         for group, threads in groups.items():
             self.rewrite_group(group, threads)
         for load in loads:
@@ -269,6 +275,11 @@ class _Kernel:
             threads = ws.role_threads(r)
             index, top = ws.regions[r].block.args[0], ws.regions[r].block
         condition = _thread_condition(op, top)
+        if condition is not None and role is not None:
+            warps = _first_warps(role[0], role[1], condition)
+            if warps is not None:
+                self.splits[role] = warps
+                return index, warps * copy.WARP
         if condition is not None:
             who = "the block" if role is None else f"role {role[1]}"
             portability.check_no_form(
@@ -442,6 +453,88 @@ def _role_of(op: Operation) -> tuple[copy.WarpSpecializeOp, int] | None:
             return parent, list(parent.regions).index(region)  # type: ignore[arg-type]
         op = parent
     return None
+
+
+def _first_warps(ws: copy.WarpSpecializeOp, r: int, condition: Operation) -> int | None:
+    """k, where role r's copies sit under `condition`, an `scf.if` in the role's body that
+    exactly the role's first k warps pass (its condition evaluated for each thread index,
+    `%t / 32 == 0`: the first warp of a producer warpgroup), and the role's other warps do
+    nothing else (the rest of the body is arith, the `if` has no else): the role then splits
+    into a role of k warps and an idle one, the same threads doing the same work. None when
+    that cannot be proved."""
+    body = ws.regions[r].block
+    if not isinstance(condition, scf.IfOp) or condition.parent_block() is not body:
+        return None
+    if any(op.name != "scf.yield" for op in condition.false_region.walk()):
+        return None
+    if any(op is not condition and not op.name.startswith("arith.") for op in body.ops):
+        return None
+    threads = ws.role_threads(r)
+    taken = _per_thread(condition.cond, body.args[0], threads, {})
+    if taken is None:
+        return None
+    k = sum(1 for t in taken if t)
+    if k == 0 or k % copy.WARP or k == threads or any(taken[t] != (t < k) for t in range(threads)):
+        return None
+    return k // copy.WARP
+
+
+_ARITH = {
+    "arith.addi": lambda a, b: a + b,
+    "arith.subi": lambda a, b: a - b,
+    "arith.muli": lambda a, b: a * b,
+    "arith.divui": lambda a, b: a // b if b > 0 and a >= 0 else None,
+    "arith.remui": lambda a, b: a % b if b > 0 and a >= 0 else None,
+    "arith.andi": lambda a, b: a & b,
+    "arith.ori": lambda a, b: a | b,
+}
+_CMPI = {0: int.__eq__, 1: int.__ne__, 2: int.__lt__, 3: int.__le__, 4: int.__gt__,
+         5: int.__ge__, 6: int.__lt__, 7: int.__le__, 8: int.__gt__, 9: int.__ge__}  # fmt: skip
+"""arith.cmpi's predicates (eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge) on the
+non-negative values of `_per_thread`."""
+
+
+def _per_thread(
+    value: SSAValue, index: SSAValue, threads: int, memo: dict[SSAValue, tuple[int, ...] | None]
+) -> tuple[int, ...] | None:
+    """`value` for each thread index 0 .. threads - 1 of a role (`index` its argument), when
+    it is computed from the index and constants with arith; else None."""
+    if value in memo:
+        return memo[value]
+    found: tuple[int, ...] | None = None
+    owner = value.owner
+    if value is index:
+        found = tuple(range(threads))
+    elif isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        found = (owner.value.value.data,) * threads
+    elif isinstance(owner, Operation) and len(owner.operands) == 2:
+        a, b = (_per_thread(v, index, threads, memo) for v in owner.operands)
+        if a is not None and b is not None:
+            if isinstance(owner, arith.CmpiOp):
+                compare = _CMPI[owner.predicate.value.data]
+                found = tuple(int(compare(x, y)) for x, y in zip(a, b, strict=True))
+            elif owner.name in _ARITH:
+                got = [_ARITH[owner.name](x, y) for x, y in zip(a, b, strict=True)]
+                if all(g is not None and g >= 0 for g in got):
+                    found = tuple(got)  # type: ignore[arg-type]
+    memo[value] = found
+    return found
+
+
+def _split_role(ws: copy.WarpSpecializeOp, r: int, warps: int) -> None:
+    """Role r becomes a role of its first `warps` warps (the same region: its thread indices
+    are those threads') and an idle role of the others; `maxnreg` goes (sm_90a only, and the
+    roles are no longer whole warpgroups)."""
+    counts = list(ws.role_warps)
+    counts[r : r + 1] = [warps, counts[r] - warps]
+    new = copy.WarpSpecializeOp(counts)
+    for i, region in enumerate(list(ws.regions)):
+        target = new.regions[i if i <= r else i + 1]
+        target.detach_block(target.block).erase()
+        region.move_blocks(target)
+    for name, attr in ws.attributes.items():
+        new.attributes[name] = attr
+    Rewriter.replace_op(ws, new)
 
 
 def _group_barrier(op: Operation) -> Operation:

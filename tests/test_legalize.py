@@ -66,6 +66,9 @@ LEGAL: dict[str, Callable[[], ModuleOp]] = {
     "ws_elementwise_cast": lambda: kernels.ws_elementwise(
         "cast", (256, 256), "f32", (64, 128), out_dtype="bf16", stages=2
     ),
+    "ws_elementwise_maxnreg": lambda: kernels.ws_elementwise(
+        "add", (256, 256), "f32", (32, 128), stages=2, maxnreg=(40, 232)
+    ),
     "ws_row_sum": lambda: kernels.ws_row_sum((256, 256), stages=2),
     "ws_row_sum_bf16": lambda: kernels.ws_row_sum((130, 256), "bf16", (64, 128), stages=3),
 }
@@ -77,12 +80,6 @@ ILLEGAL: dict[str, tuple[Callable[[], ModuleOp], str]] = {
     "tma_reduce_f16_min": (lambda: kernels.tma_copy((256, 256), "f16", reduce="min"), "LG2"),
     "tma_reduce_inc": (lambda: kernels.tma_copy((256, 256), "i32", reduce="inc"), "LG2"),
     "tma_copy_dynamic": (lambda: kernels.tma_copy((256, 256), "f32", dynamic=True), "LG3"),
-    "ws_elementwise_maxnreg": (
-        lambda: kernels.ws_elementwise(
-            "add", (256, 256), "f32", (32, 128), stages=2, maxnreg=(40, 232)
-        ),
-        "LG3",
-    ),
     "dsmem_exchange": (lambda: kernels.dsmem_exchange((256, 256), "f32"), "LG3"),
     "im2col_gather": (
         lambda: kernels.im2col_gather(kernels.conv2d((2, 9, 7, 16), 3, padding=1), "f16"),
@@ -92,10 +89,8 @@ ILLEGAL: dict[str, tuple[Callable[[], ModuleOp], str]] = {
 }
 """Builder kernels written for sm_90a that copy-legalize cannot keep on sm_80, and why:
 reductions with no thread atomic of their op and type (LG2: bf16 add and f16/bf16 min/max
-need sm_90, inc/dec have no memref.atomic_rmw kind); a dynamic shape, a load that only
-part of its role reaches (ws_elementwise with maxnreg: the first warp of the producer
-warpgroup loads, and the cp.async form is issued by every thread of the role), DSMEM,
-im2col and tensor maps in global memory have no pre-Hopper form (LG3)."""
+need sm_90, inc/dec have no memref.atomic_rmw kind); a dynamic shape, DSMEM, im2col and
+tensor maps in global memory have no pre-Hopper form (LG3)."""
 
 
 def parse(text: str) -> ModuleOp:
@@ -207,6 +202,19 @@ def test_rings_keep_their_barriers(name, threads):
     assert "wait_group cp_async" not in text or name.startswith("ws")
 
 
+def test_producer_warpgroup_splits():
+    """ws_elementwise with maxnreg: only the first warp of the producer warpgroup runs the
+    ring (`%t / 32 == 0`), so its cp.async form is issued by a role of that warp, and the
+    other three warps become an idle role (setmaxnreg, sm_90a, is dropped)."""
+    module = legalized(LEGAL["ws_elementwise_maxnreg"](), "sm_80")
+    ws = next(op for op in module.walk() if isinstance(op, copy.WarpSpecializeOp))
+    assert ws.role_warps == (1, 3, 4)
+    assert ws.maxnreg is None
+    assert not list(ws.regions[1].block.ops)
+    loads = [op for op in module.walk() if isinstance(op, copy.AsyncCopyOp) and op.is_load]
+    assert {op.barrier.owner.arrivals.value.data for op in loads} == {64}  # 2 inputs x 32
+
+
 def test_role_stores_use_the_role_barrier():
     """A TMA store in a role becomes thread stores by the role's threads (its index argument
     as the first element, its thread count as the stride), and its bulk waits the role's
@@ -292,7 +300,7 @@ def test_gpu_ws_cases_compile_for_the_h200(target):
     builds = [
         lambda c=c: kernels.ws_elementwise(
             c[0], c[1], c[2], c[4], out_dtype=c[3], stages=c[5], consumer_warps=c[6],
-            out_buffers=c[7],
+            out_buffers=c[7], maxnreg=c[9],
         )
         for c in WS_ELEMENTWISE.values()
     ]  # fmt: skip

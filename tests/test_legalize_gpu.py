@@ -256,13 +256,20 @@ def test_legalized_example_returns_the_same_bytes(name, target):
 
 
 WS_ELEMENTWISE = {
-    # name: (op, shape, dtype, out_dtype, tile, stages, consumer warps, out_buffers, blocks)
-    "add_f32": ("add", (1000, 1000), "f32", None, (32, 128), 2, 4, 2, 5),
-    "add_bf16_tail": ("add", (130, 264), "bf16", None, (32, 128), 1, 1, 1, 1),
-    "add_f16_132": ("add", (2048, 2048), "f16", None, (32, 128), 2, 8, 2, 132),
-    "axpb_f32": ("axpb", (777, 1032), "f32", None, (32, 128), 2, 4, 1, 7),
-    "cast_f32_bf16": ("cast", (1000, 1000), "f32", "bf16", (64, 128), 2, 4, 2, 6),
-    "cast_bf16_f32": ("cast", (513, 776), "bf16", "f32", (32, 128), 3, 8, 1, 2),
+    # name: (op, shape, dtype, out_dtype, tile, stages, consumer warps, out_buffers, blocks,
+    #        maxnreg)
+    "add_f32": ("add", (1000, 1000), "f32", None, (32, 128), 2, 4, 2, 5, None),
+    "add_bf16_tail": ("add", (130, 264), "bf16", None, (32, 128), 1, 1, 1, 1, None),
+    "add_f16_132": ("add", (2048, 2048), "f16", None, (32, 128), 2, 8, 2, 132, None),
+    "axpb_f32": ("axpb", (777, 1032), "f32", None, (32, 128), 2, 4, 1, 7, None),
+    "cast_f32_bf16": ("cast", (1000, 1000), "f32", "bf16", (64, 128), 2, 4, 2, 6, None),
+    "cast_bf16_f32": ("cast", (513, 776), "bf16", "f32", (32, 128), 3, 8, 1, 2, None),
+    # A producer warpgroup (only its first warp loads): split into a role of one warp and
+    # an idle role of three.
+    "add_f32_maxnreg": ("add", (1000, 1000), "f32", None, (32, 128), 2, 4, 2, 5, (40, 232)),
+    "axpb_bf16_maxnreg_132": (
+        "axpb", (2048, 2048), "bf16", None, (32, 128), 3, 8, 1, 132, (40, 232),
+    ),
 }
 """ws_elementwise kernels (a producer warp loading one or two inputs on one `full` barrier a
 slot, consumer warps computing into output buffers and storing them): legalized, the
@@ -273,12 +280,12 @@ thread stores with the role's barrier."""
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
 @pytest.mark.parametrize("name", sorted(WS_ELEMENTWISE))
 def test_legalized_ws_elementwise_returns_the_same_bytes(name, target):
-    op, shape, dtype, out_dtype, tile, stages, warps, buffers, blocks = WS_ELEMENTWISE[name]
+    op, shape, dtype, out_dtype, tile, stages, warps, buffers, blocks, regs = WS_ELEMENTWISE[name]
 
     def build() -> ModuleOp:
         return kernels.ws_elementwise(
             op, shape, dtype, tile, out_dtype=out_dtype, stages=stages,
-            consumer_warps=warps, out_buffers=buffers,
+            consumer_warps=warps, out_buffers=buffers, maxnreg=regs,
         )  # fmt: skip
 
     rng = np.random.default_rng(zlib.crc32(name.encode()))

@@ -108,13 +108,15 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // -----
 
-// The first warp of a producer warpgroup loads (the shape of kernels.ws_elementwise with
-// maxnreg): the cp.async form is issued by every thread of the role, which not all reach.
+// Warps 0 and 2 of a producer warpgroup load: the pass splits off the first warps of a
+// role when exactly they reach the copy (kernels.ws_elementwise with maxnreg), but these
+// are not the role's first warps.
 // rule: LG3
-// fix: none -- the loads' issuing warps need a role of their own (the roles' split changes)
+// fix: none -- the loads' issuing threads need whole warps of a role of their own
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   func.func @part_of_a_role(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
     %c32 = arith.constant 32 : index
     %phase = arith.constant false
     %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
@@ -122,7 +124,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     copy.warp_specialize warps [4, 4] {
     ^bb0(%t: index):
       %warp = arith.divui %t, %c32 : index
-      %first = arith.cmpi eq, %warp, %c0 : index
+      %even = arith.remui %warp, %c2 : index
+      %first = arith.cmpi eq, %even, %c0 : index
       scf.if %first {
         // expected-error@+2 {{'copy.async_copy' op copy-legalize cannot keep a TMA copy that only some threads of role 0 reach (it sits under scf.if, whose condition or bounds depend on the thread): its cp.async or thread-store form is issued by every thread of role 0 on sm_80}}
         // expected-note@+1 {{make the conditions around the copy uniform over the role}}

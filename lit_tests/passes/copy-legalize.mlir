@@ -242,3 +242,46 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
     func.return
   }
 }
+
+// -----
+
+// A producer warpgroup of which only the first warp runs the ring (the shape of
+// kernels.ws_elementwise with maxnreg): exactly warp 0 passes `%t / 32 == 0` and the other
+// warps do nothing else, so the role splits into a role of that warp, which issues the
+// cp.async form (32 arrivals a load), and an idle role of three; setmaxnreg goes (sm_90a).
+// CHECK-LABEL: func.func @warpgroup_producer
+// CHECK: %full = copy.barrier_init arrivals 32 : !copy.barrier<1>
+// CHECK: copy.warp_specialize warps [1, 3, 4] {
+// CHECK-NEXT: ^{{.*}}(%t: index):
+// CHECK: scf.if %first {
+// CHECK-NEXT: copy.async_copy %x[%c0, %c0] to %tile barrier %full[%c0] impl cp_async oob zeros
+// CHECK: }, {
+// CHECK-NEXT: ^{{.*}}(%{{.*}}: index):
+// CHECK-NEXT: }, {
+// CHECK-NEXT: ^{{.*}}(%{{.*}}: index):
+// CHECK-NEXT: copy.barrier_wait %full[%c0], %phase
+// SM86-LABEL: func.func @warpgroup_producer
+// SM86: copy.warp_specialize warps [1, 3, 4] {
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @warpgroup_producer(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %phase = arith.constant false
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.warp_specialize warps [4, 4] maxnreg [40, 232] {
+    ^bb0(%t: index):
+      %warp = arith.divui %t, %c32 : index
+      %first = arith.cmpi eq, %warp, %c0 : index
+      scf.if %first {
+        copy.async_copy %x[%c0, %c0] to %tile barrier %full[%c0] oob zeros : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+      }
+    }, {
+    ^bb0(%t: index):
+      copy.barrier_wait %full[%c0], %phase : !copy.barrier<1>
+      %v = memref.load %tile[%c0, %t] : memref<64x64xf32, #copy.smem>
+      memref.store %v, %y[%c0, %t] : memref<256x256xf32>
+    }
+    func.return
+  }
+}
