@@ -207,8 +207,8 @@ class _Kernel:
         stores: list[copy.AsyncCopyOp],
         groups: dict[SSAValue, int],
     ) -> None:
-        for (ws, r), warps in sorted(self.splits.items(), key=lambda x: -x[0][1]):
-            _split_role(ws, r, warps)
+        for ws in {ws: None for ws, _ in self.splits}:
+            _split_roles(ws, {r: k for (w, r), k in self.splits.items() if w is ws})
         for group, threads in groups.items():
             self.rewrite_group(group, threads)
         for load in loads:
@@ -521,17 +521,20 @@ def _per_thread(
     return found
 
 
-def _split_role(ws: copy.WarpSpecializeOp, r: int, warps: int) -> None:
-    """Role r becomes a role of its first `warps` warps (the same region: its thread indices
-    are those threads') and an idle role of the others; `maxnreg` goes (sm_90a only, and the
-    roles are no longer whole warpgroups)."""
-    counts = list(ws.role_warps)
-    counts[r : r + 1] = [warps, counts[r] - warps]
+def _split_roles(ws: copy.WarpSpecializeOp, splits: dict[int, int]) -> None:
+    """Each role r of `splits` becomes a role of its first `splits[r]` warps (the same
+    region: its thread indices are those threads') and an idle role of the others;
+    `maxnreg` goes (sm_90a only, and the roles are no longer whole warpgroups)."""
+    counts: list[int] = []
+    for r, w in enumerate(ws.role_warps):
+        counts += [splits[r], w - splits[r]] if r in splits else [w]
     new = copy.WarpSpecializeOp(counts)
-    for i, region in enumerate(list(ws.regions)):
-        target = new.regions[i if i <= r else i + 1]
+    at = 0
+    for r, region in enumerate(list(ws.regions)):
+        target = new.regions[at]
         target.detach_block(target.block).erase()
         region.move_blocks(target)
+        at += 2 if r in splits else 1
     for name, attr in ws.attributes.items():
         new.attributes[name] = attr
     Rewriter.replace_op(ws, new)
