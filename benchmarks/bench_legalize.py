@@ -4,10 +4,10 @@
 
 x is 8192 x 8192 float32 (256 MiB, five times the H200's L2). For each kernel, the sm_90a
 original (TMA loads on mbarriers, TMA stores or reductions) and the same kernel after
-`copy-legalize{target=sm_80}` and `{target=sm_86}` (cp.async loads with commit/wait
-groups, thread stores or red.global atomics), each compiled to its own target's PTX and
-assembled for sm_90 (`runtime.compile(..., arch="sm_90")`: an sm_80 cubin does not load on
-sm_90). Time: median of `--reps` launches after warm-ups (CUDA events);
+`copy-legalize{target=sm_80}` and `{target=sm_86}` (mbarrier-tracked cp.async loads on
+the original barriers, thread stores or red.global atomics), each compiled to its own
+target's PTX and assembled for sm_90 (`runtime.compile(..., arch="sm_90")`: an sm_80 cubin
+does not load on sm_90). Time: median of `--reps` launches after warm-ups (CUDA events);
 GB/s counts x read plus y written (a reduction: x and o read, o written), and each row's
 ratio is to torch's copy of x in the same run. Each row's result is checked bit for bit
 against torch. Prints a markdown table (for benchmarks/RESULTS.md).

@@ -123,16 +123,20 @@ def check_no_form(op: Operation, what: str, target: Target, note: str = "") -> N
     )
 
 
-def check_barrier_users(group: SSAValue, user: Operation, target: Target) -> None:
-    """A barrier group that tracks TMA loads may serve nothing else: its completion becomes
-    cp.async groups, and the other users would lose their barrier."""
+def check_barrier_users(group: SSAValue, user: Operation, target: Target, why: str = "") -> None:
+    """A barrier group that tracks TMA loads must count only their arrivals: their cp.async
+    form arrives once per issuing thread, so the pass multiplies the group's arrivals by the
+    threads, which holds only when every arrival was a load's (and the loads' issuing groups
+    have one size)."""
+    why = why or f"{user.name} also uses it"
     # rule: LG4
     raise legalize_error(
         user,
-        f"copy-legalize cannot keep {user.name} on {target.name}: its barrier group also "
-        "tracks TMA loads, whose completion becomes cp.async groups (the group is removed)",
+        f"copy-legalize cannot keep {user.name} on {target.name}: its barrier group tracks "
+        "TMA loads, whose cp.async form arrives once per issuing thread, and the pass scales "
+        "the group's arrivals only when every arrival is such a load's, but " + why,
         note="give the TMA loads a barrier group of their own (copy.barrier_init) that only "
-        "they and copy.barrier_wait use",
+        "they (arriving themselves), copy.barrier_wait and copy.barrier_test use",
     )
 
 
@@ -162,13 +166,18 @@ def check_predicate(op: Operation, target: Target) -> None:
     )
 
 
-def check_threads(op: Operation, threads: int | None, target: Target) -> None:
-    """The thread stores that replace a TMA store split the tile over the block's threads."""
+def check_threads(op: Operation, threads: int | None, target: Target, load: bool = False) -> None:
+    """The thread stores that replace a TMA store split the tile over the block's threads;
+    the cp.async form of a TMA load arrives once per thread of the block (its barrier's
+    arrivals count them)."""
+    what = "split a TMA store over the threads"
+    if load:
+        what = "count the arrivals of a TMA load's cp.async form"
     # rule: LG7
     if threads is None:
         raise legalize_error(
             op,
-            f"copy-legalize cannot split a TMA store over the threads on {target.name}: the "
-            "kernel has no 1-D gpu.known_block_size",
+            f"copy-legalize cannot {what} on {target.name}: the kernel has no 1-D "
+            "gpu.known_block_size",
             note="give the kernel gpu.known_block_size = array<i32: 128, 1, 1> (its block shape)",
         )

@@ -4,23 +4,32 @@ is a diagnostic at the op (rules LG1-LG7, `copy_dialect.portability`).
 
 On a target without TMA (sm_80, sm_86, sm_89):
 
-- a TMA load (`impl tma` or `bulk`, or left open on a TMA target) becomes a cp.async copy
-  (`impl cp_async`, `oob zeros` where the TMA copy zero-filled), followed by its own
-  `copy.commit_group cp_async`; `collective` and `leader_tracked` are dropped (each CTA
-  loads its own tile), and so are the L2 policies of the tensor map;
-- each `copy.barrier_wait` on a barrier group that tracked those loads becomes
-  `copy.wait_group cp_async N` (which ends with the block barrier, so every thread's chunks
-  are visible), N the number of groups committed after the load's in the same block when
-  that is static, else 0; the group's `barrier_init`, `arrive_expect_tx` and `expect_tx` are
-  removed;
-- a TMA store becomes thread stores of the tile: the block's threads walk the box in
-  row-major order (consecutive threads, consecutive elements of a row: coalesced), each
-  element stored when it lies inside the GMEM array (the TMA store's clipping); the bulk
-  `commit_group` is removed and a bulk `wait_group` becomes a block barrier (`gpu.barrier`:
-  the SMEM the store read may be reused after it); a TMA reduction does the same walk with
-  `memref.atomic_rmw` of the matching kind (`portability.thread_atomic`: red.global);
-- `copy.fence_async_shared` becomes `gpu.barrier` (the block barrier it includes; the proxy
-  fence has no meaning without TMA), a TMA `copy.prefetch` (a hint) is removed;
+- a TMA load (`impl tma` or `bulk`, or left open on a TMA target) becomes an mbarrier-tracked
+  cp.async copy on the same barrier (`impl cp_async`, `oob zeros` where the TMA copy
+  zero-filled): every thread of the issuing group (the block, or the role of
+  `copy.warp_specialize` that holds the load) copies its chunks and arrives once on the
+  barrier when they land (`cp.async.mbarrier.arrive.noinc`); `collective` and
+  `leader_tracked` are dropped (each CTA loads its own tile), and so are the L2 policies of
+  the tensor map;
+- the `copy.barrier_wait`s (and tests) on those barriers are kept, so a ring keeps its
+  overlap and a consumer role still waits for the producer's loads; each such barrier
+  group's `arrivals` is multiplied by the threads T of the loads' issuing group (every
+  arrival of the group was a load's: one per load per phase becomes T), and its `expect_tx`
+  ops (bytes only) are removed; a group with other arrivals, or loads that do not arrive
+  themselves, is reported (LG4); a load that only part of its issuing group reaches is
+  reported (LG3), except in a role whose first k warps exactly reach it and whose other
+  warps do nothing: the role splits into a role of those warps and an idle one;
+- a TMA store becomes thread stores of the tile: the issuing group's threads (the block's,
+  or in a role the role's) walk the box in row-major order (consecutive threads,
+  consecutive elements of a row: coalesced), each element stored when it lies inside the
+  GMEM array (the TMA store's clipping); the bulk `commit_group` is removed and a bulk
+  `wait_group` becomes the group's barrier (`gpu.barrier`; in a role `copy.wait_group
+  cp_async 0`, whose lowering ends with the role's named barrier): the SMEM the store read
+  may be reused after it; a TMA reduction does the same walk with `memref.atomic_rmw` of the
+  matching kind (`portability.thread_atomic`: red.global);
+- `copy.fence_async_shared` becomes the group's barrier likewise (the proxy fence has no
+  meaning without TMA), a TMA `copy.prefetch` (a hint) is removed;
+- `maxnreg` of `copy.warp_specialize` (setmaxnreg, a register hint of sm_90a) is dropped;
 - a swizzled SMEM buffer becomes the plain layout (cp.async writes no swizzle); thread
   accesses through memref indices follow the type;
 - `copy.cluster` is dropped from the kernels (no clusters before sm_90).
@@ -41,7 +50,7 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, gpu, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i32, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -49,9 +58,9 @@ from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect import ops as copy
 from copy_dialect import portability
+from copy_dialect.protocol.facts import UNIFORM_GPU
 from copy_dialect.roles import kernel_block_threads
 from copy_dialect.target import TARGETS, Target
-from copy_dialect.verify_common import constant_int
 
 TMA_IMPLEMENTATIONS = (copy.Implementation.TMA, copy.Implementation.BULK)
 
@@ -68,8 +77,12 @@ NO_FORM = {
 }
 """Ops with no pre-Hopper form that the pass can produce (rule LG3)."""
 
-TRACKING_USERS = (copy.BarrierWaitOp, copy.BarrierArriveExpectTxOp, copy.BarrierExpectTxOp)
-"""What may use a barrier group besides the TMA loads it tracks (else LG4)."""
+TRACKING_USERS = (copy.BarrierWaitOp, copy.BarrierTestOp, copy.BarrierExpectTxOp)
+"""What may use a barrier group besides the TMA loads it tracks (else LG4): the waits and
+tests are kept, expect_tx (bytes only) is removed."""
+
+THREAD_VALUES = ("gpu.thread_id", "gpu.lane_id")
+"""Ops whose value differs between the threads of a block."""
 
 
 @dataclass(frozen=True)
@@ -172,6 +185,9 @@ class _Kernel:
         self.target = target
         self.atomics: dict[copy.AsyncCopyOp, int] = {}
         """The memref.atomic_rmw kind of each TMA reduction (`portability.thread_atomic`)."""
+        self.splits: dict[tuple[copy.WarpSpecializeOp, int], int] = {}
+        """Roles whose copies only their first k warps reach (`_first_warps`): each becomes a
+        role of those k warps and an idle role of the others."""
 
     def plan(self) -> Callable[[], None]:
         """Checks the kernel (what it cannot keep raises) and returns its rewrite. Everything
@@ -189,11 +205,14 @@ class _Kernel:
         ops: list[Operation],
         loads: list[copy.AsyncCopyOp],
         stores: list[copy.AsyncCopyOp],
-        groups: list[SSAValue],
+        groups: dict[SSAValue, int],
     ) -> None:
-        commits = {load: self.rewrite_load(load) for load in loads}
-        for group in groups:
-            self.rewrite_waits(group, commits)
+        for ws in {ws: None for ws, _ in self.splits}:
+            _split_roles(ws, {r: k for (w, r), k in self.splits.items() if w is ws})
+        for group, threads in groups.items():
+            self.rewrite_group(group, threads)
+        for load in loads:
+            self.rewrite_load(load)
         for store in stores:
             self.rewrite_store(store)
         for op in ops:
@@ -201,6 +220,8 @@ class _Kernel:
         for op in ops:
             if isinstance(op, copy.AllocSmemOp):
                 self.unswizzle(op)
+            elif isinstance(op, copy.WarpSpecializeOp) and not self.target.has_setmaxnreg:
+                op.maxnreg = None
         if not self.target.has_clusters:
             self.kernel.attributes.pop("copy.cluster", None)
 
@@ -212,13 +233,6 @@ class _Kernel:
         for op in ops:
             if op.name in NO_FORM:
                 portability.check_no_form(op, NO_FORM[op.name], self.target)
-            if isinstance(op, copy.WarpSpecializeOp) and any(_is_tma(inner) for inner in op.walk()):
-                portability.check_no_form(
-                    op,
-                    "a TMA copy in a warp-specialized role (cp.async groups complete for the "
-                    "thread that issued them, not for a consumer role)",
-                    self.target,
-                )
         for copy_op in [*loads, *stores]:
             g = copy_op.geometry()
             if g.predicate is not None:
@@ -243,20 +257,69 @@ class _Kernel:
                 self.atomics[store] = portability.thread_atomic(
                     store, g.reduction, g.element_type, self.target
                 )
-            portability.check_threads(store, kernel_block_threads(self.kernel), self.target)
+        for copy_op in [*loads, *stores]:
+            self.issuers(copy_op)
 
-    def tracking_groups(self, loads: list[copy.AsyncCopyOp]) -> list[SSAValue]:
-        """The barrier groups of the TMA loads, each checked to serve only them (LG4)."""
-        groups: list[SSAValue] = []
+    def issuers(self, op: copy.AsyncCopyOp) -> tuple[SSAValue | None, int]:
+        """The thread index and the number of threads of the group that issues `op`'s
+        thread form (the block: None and its threads; a role: its index argument and its
+        threads), checked to reach `op` whole (LG3, LG7)."""
+        role = _role_of(op)
+        if role is None:
+            threads = kernel_block_threads(self.kernel)
+            portability.check_threads(op, threads, self.target, op.geometry().is_load)
+            assert threads is not None
+            index, top = None, self.kernel.body.block
+        else:
+            ws, r = role
+            threads = ws.role_threads(r)
+            index, top = ws.regions[r].block.args[0], ws.regions[r].block
+        condition = _thread_condition(op, top)
+        if condition is not None and role is not None:
+            warps = _first_warps(role[0], role[1], condition)
+            if warps is not None:
+                self.splits[role] = warps
+                return index, warps * copy.WARP
+        if condition is not None:
+            who = "the block" if role is None else f"role {role[1]}"
+            portability.check_no_form(
+                op,
+                f"a TMA copy that only some threads of {who} reach (it sits under "
+                f"{condition.name}, whose condition or bounds depend on the thread): its "
+                f"cp.async or thread-store form is issued by every thread of {who}",
+                self.target,
+                note="make the conditions around the copy uniform over the "
+                + ("block" if role is None else "role")
+                + " (a role whose threads do not all issue the copy: give the issuing warps a "
+                "role of their own)",
+            )
+        return index, threads
+
+    def tracking_groups(self, loads: list[copy.AsyncCopyOp]) -> dict[SSAValue, int]:
+        """The barrier groups of the TMA loads, each with the threads that issue its loads'
+        cp.async form, checked to count only the loads' arrivals (LG4)."""
+        groups: dict[SSAValue, int] = {}
         for load in loads:
             bar = load.geometry().barrier
-            if bar is not None and bar not in groups:
-                groups.append(bar)
-        for group in groups:
-            if not isinstance(group.owner, copy.BarrierInitOp):
+            assert bar is not None  # rule A3
+            if not isinstance(bar.owner, copy.BarrierInitOp):
                 portability.check_no_form(
                     load, "a TMA load on a barrier group passed in", self.target
                 )
+            if not load.arrives:
+                portability.check_barrier_users(
+                    bar, load, self.target,
+                    "the load leaves its arrival to an explicit arrive_expect_tx (arrive = "
+                    "false)",
+                )  # fmt: skip
+            _, threads = self.issuers(load)
+            if groups.setdefault(bar, threads) != threads:
+                portability.check_barrier_users(
+                    bar, load, self.target,
+                    f"the group's loads are issued by groups of {groups[bar]} and {threads} "
+                    "threads",
+                )  # fmt: skip
+        for group in groups:
             for use in group.uses:
                 user = use.operation
                 if user not in loads and not isinstance(user, TRACKING_USERS):
@@ -265,8 +328,8 @@ class _Kernel:
 
     # -- loads and their barriers --------------------------------------------------------
 
-    def rewrite_load(self, load: copy.AsyncCopyOp) -> copy.CommitGroupOp:
-        """The cp.async copy of `load`'s box, and the commit of its group after it."""
+    def rewrite_load(self, load: copy.AsyncCopyOp) -> None:
+        """The mbarrier-tracked cp.async copy of `load`'s box, on its barrier."""
         g = load.geometry()
         oob = "promise_in_bounds" if g.oob == copy.OOBMode.PROMISE_IN_BOUNDS else "zeros"
         new = copy.AsyncCopyOp(
@@ -274,30 +337,22 @@ class _Kernel:
             g.smem,
             src_indices=g.gmem_indices,
             dst_indices=g.smem_indices,
+            barrier=g.barrier,
+            barrier_index=g.barrier_index,
             implementation="cp_async",
             oob=oob,
         )
-        commit = copy.CommitGroupOp("cp_async")
-        Rewriter.replace_op(load, [new, commit], [])
-        return commit
+        Rewriter.replace_op(load, new, [])
 
-    def rewrite_waits(
-        self, group: SSAValue, commits: dict[copy.AsyncCopyOp, copy.CommitGroupOp]
-    ) -> None:
+    def rewrite_group(self, group: SSAValue, threads: int) -> None:
+        """Each arrival of the group was a load's: one per issuing thread now. Its expect_tx
+        ops (bytes that no cp.async delivers) go."""
         init = group.owner
+        assert isinstance(init, copy.BarrierInitOp)
+        init.arrivals = IntegerAttr(init.arrivals.value.data * threads, i32)
         for use in list(group.uses):
-            user = use.operation
-            if isinstance(user, copy.BarrierWaitOp):
-                guarded = [
-                    c for load, c in commits.items() if load.geometry().barrier is group
-                    and _same_slot(load.geometry().barrier_index, user.index)
-                ]  # fmt: skip
-                pending = _newer_groups(guarded, user)
-                Rewriter.replace_op(user, copy.WaitGroupOp("cp_async", pending))
-            else:
-                Rewriter.erase_op(user)
-        assert isinstance(init, Operation)
-        Rewriter.erase_op(init)
+            if isinstance(use.operation, copy.BarrierExpectTxOp):
+                Rewriter.erase_op(use.operation)
 
     # -- stores ----------------------------------------------------------------------------
 
@@ -305,8 +360,7 @@ class _Kernel:
         """Thread stores of `store`'s tile, clipped to the GMEM array (a reduction's: thread
         atomics, `memref.atomic_rmw`)."""
         g = store.geometry()
-        threads = kernel_block_threads(self.kernel)
-        assert threads is not None
+        index, threads = self.issuers(store)
         box = list(g.box_shape)
         gmem_shape = g.gmem_type.get_shape()
         ops: list[Operation] = []
@@ -315,7 +369,8 @@ class _Kernel:
             ops.append(op)
             return op.results[0]
 
-        tid = emit(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X)))
+        x = gpu.DimensionAttr(gpu.DimensionEnum.X)
+        tid = index if index is not None else emit(gpu.ThreadIdOp(x))
         total = emit(_index(prod(box)))
         step = emit(_index(threads))
         body = Block(arg_types=[IndexType()])
@@ -374,9 +429,9 @@ class _Kernel:
             if _ends_kernel(op):
                 Rewriter.erase_op(op)  # the stores are done when the threads are
             else:
-                Rewriter.replace_op(op, gpu.BarrierOp())
+                Rewriter.replace_op(op, _group_barrier(op))
         elif isinstance(op, copy.FenceAsyncSharedOp):
-            Rewriter.replace_op(op, gpu.BarrierOp())
+            Rewriter.replace_op(op, _group_barrier(op))
         elif isinstance(op, copy.PrefetchOp):  # an L2 hint, TMA or bulk: sm_90
             Rewriter.erase_op(op)
 
@@ -390,33 +445,152 @@ class _Kernel:
         Rewriter.replace_op(alloc, copy.AllocSmemOp(plain, align))
 
 
-def _same_slot(load_index: SSAValue | None, wait_index: SSAValue | None) -> bool:
-    """Whether a wait on `wait_index` may be waiting for a load signalling `load_index`."""
-    if load_index is None or wait_index is None:
-        return True
-    a, b = constant_int(load_index), constant_int(wait_index)
-    return a is None or b is None or a == b
+def _role_of(op: Operation) -> tuple[copy.WarpSpecializeOp, int] | None:
+    """The copy.warp_specialize whose role holds `op`, and the role's index."""
+    while (parent := op.parent_op()) is not None:
+        if isinstance(parent, copy.WarpSpecializeOp):
+            region = op.parent_region()
+            return parent, list(parent.regions).index(region)  # type: ignore[arg-type]
+        op = parent
+    return None
 
 
-def _newer_groups(commits: list[copy.CommitGroupOp], wait: Operation) -> int:
-    """The cp.async groups a wait may leave pending: those committed after the latest of the
-    guarded loads' commits, when every guarded load is committed earlier in the wait's own
-    block and nothing in between commits inside a region; else 0."""
-    block = wait.parent
-    if not commits or any(c.parent is not block for c in commits):
-        return 0
-    assert block is not None
-    order = {op: n for n, op in enumerate(block.ops)}
-    latest = max(order[c] for c in commits)
-    if latest > order[wait]:
-        return 0
-    newer = 0
-    for op in list(block.ops)[latest + 1 : order[wait]]:
-        if isinstance(op, copy.CommitGroupOp) and op.group.data is copy.GroupKind.CP_ASYNC:
-            newer += 1
-        elif op.regions and any(isinstance(o, copy.CommitGroupOp) for o in op.walk()):
-            return 0
-    return newer
+def _first_warps(ws: copy.WarpSpecializeOp, r: int, condition: Operation) -> int | None:
+    """k, where role r's copies sit under `condition`, an `scf.if` in the role's body that
+    exactly the role's first k warps pass (its condition evaluated for each thread index,
+    `%t / 32 == 0`: the first warp of a producer warpgroup), and the role's other warps do
+    nothing else (the rest of the body is arith, the `if` has no else): the role then splits
+    into a role of k warps and an idle one, the same threads doing the same work. None when
+    that cannot be proved."""
+    body = ws.regions[r].block
+    if not isinstance(condition, scf.IfOp) or condition.parent_block() is not body:
+        return None
+    if any(op.name != "scf.yield" for op in condition.false_region.walk()):
+        return None
+    if any(op is not condition and not op.name.startswith("arith.") for op in body.ops):
+        return None
+    threads = ws.role_threads(r)
+    taken = _per_thread(condition.cond, body.args[0], threads, {})
+    if taken is None:
+        return None
+    k = sum(1 for t in taken if t)
+    if k == 0 or k % copy.WARP or k == threads or any(taken[t] != (t < k) for t in range(threads)):
+        return None
+    return k // copy.WARP
+
+
+_ARITH = {
+    "arith.addi": lambda a, b: a + b,
+    "arith.subi": lambda a, b: a - b,
+    "arith.muli": lambda a, b: a * b,
+    "arith.divui": lambda a, b: a // b if b > 0 and a >= 0 else None,
+    "arith.remui": lambda a, b: a % b if b > 0 and a >= 0 else None,
+    "arith.andi": lambda a, b: a & b,
+    "arith.ori": lambda a, b: a | b,
+}
+_CMPI = {0: int.__eq__, 1: int.__ne__, 2: int.__lt__, 3: int.__le__, 4: int.__gt__,
+         5: int.__ge__, 6: int.__lt__, 7: int.__le__, 8: int.__gt__, 9: int.__ge__}  # fmt: skip
+"""arith.cmpi's predicates (eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge) on the
+non-negative values of `_per_thread`."""
+
+
+def _per_thread(
+    value: SSAValue, index: SSAValue, threads: int, memo: dict[SSAValue, tuple[int, ...] | None]
+) -> tuple[int, ...] | None:
+    """`value` for each thread index 0 .. threads - 1 of a role (`index` its argument), when
+    it is computed from the index and constants with arith; else None."""
+    if value in memo:
+        return memo[value]
+    found: tuple[int, ...] | None = None
+    owner = value.owner
+    if value is index:
+        found = tuple(range(threads))
+    elif isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        found = (owner.value.value.data,) * threads
+    elif isinstance(owner, Operation) and len(owner.operands) == 2:
+        a, b = (_per_thread(v, index, threads, memo) for v in owner.operands)
+        if a is not None and b is not None:
+            if isinstance(owner, arith.CmpiOp):
+                compare = _CMPI[owner.predicate.value.data]
+                found = tuple(int(compare(x, y)) for x, y in zip(a, b, strict=True))
+            elif owner.name in _ARITH:
+                got = [_ARITH[owner.name](x, y) for x, y in zip(a, b, strict=True)]
+                if all(g is not None and g >= 0 for g in got):
+                    found = tuple(got)  # type: ignore[arg-type]
+    memo[value] = found
+    return found
+
+
+def _split_roles(ws: copy.WarpSpecializeOp, splits: dict[int, int]) -> None:
+    """Each role r of `splits` becomes a role of its first `splits[r]` warps (the same
+    region: its thread indices are those threads') and an idle role of the others;
+    `maxnreg` goes (sm_90a only, and the roles are no longer whole warpgroups)."""
+    counts: list[int] = []
+    for r, w in enumerate(ws.role_warps):
+        counts += [splits[r], w - splits[r]] if r in splits else [w]
+    new = copy.WarpSpecializeOp(counts)
+    at = 0
+    for r, region in enumerate(list(ws.regions)):
+        target = new.regions[at]
+        target.detach_block(target.block).erase()
+        region.move_blocks(target)
+        at += 2 if r in splits else 1
+    for name, attr in ws.attributes.items():
+        new.attributes[name] = attr
+    Rewriter.replace_op(ws, new)
+
+
+def _group_barrier(op: Operation) -> Operation:
+    """The barrier of the group that issues `op`: the block barrier, or in a role the role's
+    named barrier (that of `copy.wait_group`, which lowers to `bar.sync r + 1` there; with no
+    cp.async group of the role pending it only synchronizes)."""
+    if _role_of(op) is None:
+        return gpu.BarrierOp()
+    return copy.WaitGroupOp("cp_async", 0)
+
+
+def _thread_condition(op: Operation, top: Block) -> Operation | None:
+    """The innermost scf op around `op` (below `top`) whose condition or bounds may differ
+    between threads: only some threads reach `op` then."""
+    memo: dict[SSAValue, bool] = {}
+    while (parent := op.parent_op()) is not None and op.parent_block() is not top:
+        if isinstance(parent, scf.IfOp):
+            varying = _varies(parent.cond, memo)
+        elif isinstance(parent, scf.ForOp):
+            varying = any(_varies(v, memo) for v in (parent.lb, parent.ub, parent.step))
+        else:
+            varying = not isinstance(parent, copy.WarpSpecializeOp | func.FuncOp)
+        if varying:
+            return parent
+        op = parent
+    return None
+
+
+def _varies(value: SSAValue, memo: dict[SSAValue, bool]) -> bool:
+    """Whether `value` may differ between the threads of a block (or of a role): computed
+    from a thread id, a role's thread index, a loop-carried value or a load."""
+    if value in memo:
+        return memo[value]
+    memo[value] = True  # a cycle (none in SSA) or a deep chain stays varying
+    owner = value.owner
+    if isinstance(owner, Block):
+        parent = owner.parent_op()
+        if isinstance(parent, func.FuncOp):
+            found = False
+        elif isinstance(parent, scf.ForOp) and value is owner.args[0]:
+            found = _varies(parent.lb, memo) or _varies(parent.step, memo)
+        else:
+            found = True  # a role's thread index, a loop-carried value
+    elif owner.name in THREAD_VALUES:
+        found = True
+    elif owner.name in UNIFORM_GPU:
+        found = False
+    elif owner.name.startswith("arith.") and not owner.regions:
+        found = any(_varies(v, memo) for v in owner.operands)
+    else:
+        found = True  # a load, a call: not known to be the same for every thread
+    memo[value] = found
+    return found
 
 
 def _ends_kernel(op: Operation) -> bool:

@@ -11,10 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from xdsl.dialects import gpu, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from copy_dialect import kernels
+from copy_dialect import ops as copy
 from copy_dialect.errors import CopyVerifyException
 from copy_dialect.verify import verify_module
 from copy_tools.universe import make_context
@@ -53,17 +55,31 @@ LEGAL: dict[str, Callable[[], ModuleOp]] = {
     "multicast_copy": lambda: kernels.multicast_copy((256, 256), "f32"),
     "broadcast_copy": lambda: kernels.broadcast_copy((256, 512), "f32"),
     "broadcast_copy_4": lambda: kernels.broadcast_copy((130, 32), "bf16", (32, 64), cluster=4),
+    "ws_copy": lambda: kernels.ws_copy((256, 256), "f32", stages=2),
+    "ws_copy_odd": lambda: kernels.ws_copy((200, 300), "f32", (32, 128), stages=3, in_flight=0),
+    "ws_elementwise": lambda: kernels.ws_elementwise(
+        "add", (256, 256), "f32", (32, 128), stages=2
+    ),
+    "ws_elementwise_axpb": lambda: kernels.ws_elementwise(
+        "axpb", (300, 200), "f32", (32, 128), stages=2, out_buffers=1
+    ),
+    "ws_elementwise_cast": lambda: kernels.ws_elementwise(
+        "cast", (256, 256), "f32", (64, 128), out_dtype="bf16", stages=2
+    ),
+    "ws_elementwise_maxnreg": lambda: kernels.ws_elementwise(
+        "add", (256, 256), "f32", (32, 128), stages=2, maxnreg=(40, 232)
+    ),
+    "ws_row_sum": lambda: kernels.ws_row_sum((256, 256), stages=2),
+    "ws_row_sum_bf16": lambda: kernels.ws_row_sum((130, 256), "bf16", (64, 128), stages=3),
 }
-"""Builder kernels written for sm_90a that legalize to sm_80 and sm_86."""
+"""Builder kernels written for sm_90a that legalize to sm_80 and sm_86 (the ring sizes of
+the ws kernels fit sm_86's 99 KiB of SMEM: the defaults are sized for sm_90a's 227)."""
 
 ILLEGAL: dict[str, tuple[Callable[[], ModuleOp], str]] = {
     "tma_reduce_bf16": (lambda: kernels.tma_copy((256, 256), "bf16", reduce="add"), "LG2"),
     "tma_reduce_f16_min": (lambda: kernels.tma_copy((256, 256), "f16", reduce="min"), "LG2"),
     "tma_reduce_inc": (lambda: kernels.tma_copy((256, 256), "i32", reduce="inc"), "LG2"),
     "tma_copy_dynamic": (lambda: kernels.tma_copy((256, 256), "f32", dynamic=True), "LG3"),
-    "ws_copy": (lambda: kernels.ws_copy((256, 256), "f32"), "LG3"),
-    "ws_elementwise": (lambda: kernels.ws_elementwise("add", (256, 256), "f32"), "LG3"),
-    "ws_row_sum": (lambda: kernels.ws_row_sum((256, 256)), "LG3"),
     "dsmem_exchange": (lambda: kernels.dsmem_exchange((256, 256), "f32"), "LG3"),
     "im2col_gather": (
         lambda: kernels.im2col_gather(kernels.conv2d((2, 9, 7, 16), 3, padding=1), "f16"),
@@ -73,9 +89,8 @@ ILLEGAL: dict[str, tuple[Callable[[], ModuleOp], str]] = {
 }
 """Builder kernels written for sm_90a that copy-legalize cannot keep on sm_80, and why:
 reductions with no thread atomic of their op and type (LG2: bf16 add and f16/bf16 min/max
-need sm_90, inc/dec have no memref.atomic_rmw kind); a dynamic shape, warp-specialized
-TMA (cp.async groups complete for the issuing thread, not a consumer role), DSMEM, im2col
-and tensor maps in global memory have no pre-Hopper form (LG3)."""
+need sm_90, inc/dec have no memref.atomic_rmw kind); a dynamic shape, DSMEM, im2col and
+tensor maps in global memory have no pre-Hopper form (LG3)."""
 
 
 def parse(text: str) -> ModuleOp:
@@ -121,7 +136,9 @@ def test_example_legalizes_and_compiles(name, target):
     assert compiled.target == target
     assert f".target {target}" in compiled.ptx
     assert "cp.async.bulk" not in compiled.ptx
-    assert "mbarrier" not in compiled.ptx
+    # The loads keep their barriers: mbarrier-tracked cp.async.
+    tracked = "cp.async.mbarrier.arrive.noinc" in compiled.ptx
+    assert tracked == (name != "cp_async_copy.mlir")
     assert compiled.cubin
 
 
@@ -132,7 +149,10 @@ def test_builder_legalizes_and_compiles(name, target):
     assert "cp.async.ca" in compiled.ptx or "cp.async.cg" in compiled.ptx
     assert bool(re.search(r"\bred\.global\.", compiled.ptx)) == ("reduce" in name)
     assert "cp.async.bulk" not in compiled.ptx
-    assert "mbarrier" not in compiled.ptx
+    assert "cp.async.mbarrier.arrive.noinc" in compiled.ptx
+    assert "mbarrier.test_wait.parity" in compiled.ptx
+    assert "mbarrier.try_wait" not in compiled.ptx
+    assert "expect_tx" not in compiled.ptx
     assert compiled.cubin
 
 
@@ -143,6 +163,73 @@ def test_legalized_builder_compiles_for_the_h200(name):
     compiled = compile_module(legalized(LEGAL[name](), "sm_80"), make_context(), "sm_90a")
     assert "cp.async.bulk" not in compiled.ptx
     assert compiled.cubin
+
+
+@pytest.mark.parametrize("name", sorted(LEGAL))
+def test_legalized_builder_has_no_protocol_warning(name):
+    """The protocol analysis proves the legalized kernels (sm_80: the barriers count the
+    issuing threads' arrivals) without a warning."""
+    import warnings
+
+    from copy_dialect.protocol import ProtocolWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ProtocolWarning)
+        legalized(LEGAL[name](), "sm_80")
+
+
+@pytest.mark.parametrize(
+    ("name", "threads"),
+    [("tma_copy_pipelined_3", 128), ("ws_copy", 32), ("ws_elementwise", 32), ("ws_row_sum", 32)],
+)
+def test_rings_keep_their_barriers(name, threads):
+    """A ring's loads stay on their slot's barrier (its arrivals scaled from one per load to
+    one per issuing thread per load) and its waits are kept: no cp.async group waits, so
+    the loads of the other slots stay in flight (the overlap of the TMA ring)."""
+    module = legalized(LEGAL[name](), "sm_80")
+    text = str(module)
+    loads = [op for op in module.walk() if isinstance(op, copy.AsyncCopyOp) and op.is_load]
+    assert loads
+    assert all(op.barrier is not None for op in loads)
+    assert all(str(op.implementation.data) == "cp_async" for op in loads)
+    inits = [op for op in module.walk() if isinstance(op, copy.BarrierInitOp)]
+    full = {op.barrier.owner for op in loads}
+    per_load = 2 if name == "ws_elementwise" else 1  # add: two inputs a slot
+    assert all(init.arrivals.value.data == per_load * threads for init in full)
+    assert len(inits) == len(full) + (0 if name.startswith("tma") else 1)
+    assert "copy.barrier_wait" in text
+    assert "copy.commit_group cp_async" not in text
+    assert "wait_group cp_async" not in text or name.startswith("ws")
+
+
+def test_producer_warpgroup_splits():
+    """ws_elementwise with maxnreg: only the first warp of the producer warpgroup runs the
+    ring (`%t / 32 == 0`), so its cp.async form is issued by a role of that warp, and the
+    other three warps become an idle role (setmaxnreg, sm_90a, is dropped)."""
+    module = legalized(LEGAL["ws_elementwise_maxnreg"](), "sm_80")
+    ws = next(op for op in module.walk() if isinstance(op, copy.WarpSpecializeOp))
+    assert ws.role_warps == (1, 3, 4)
+    assert ws.maxnreg is None
+    assert not list(ws.regions[1].block.ops)
+    loads = [op for op in module.walk() if isinstance(op, copy.AsyncCopyOp) and op.is_load]
+    assert {op.barrier.owner.arrivals.value.data for op in loads} == {64}  # 2 inputs x 32
+
+
+def test_role_stores_use_the_role_barrier():
+    """A TMA store in a role becomes thread stores by the role's threads (its index argument
+    as the first element, its thread count as the stride), and its bulk waits the role's
+    own barrier (copy.wait_group cp_async 0, bar.sync 2 for role 1), not the block's."""
+    module = legalized(LEGAL["ws_copy"](), "sm_80")
+    ws = next(op for op in module.walk() if isinstance(op, copy.WarpSpecializeOp))
+    storer = ws.regions[1].block
+    assert not any(isinstance(op, gpu.BarrierOp) for op in ws.walk())
+    loops = [op for op in storer.walk() if isinstance(op, scf.ForOp)]
+    assert any(loop.lb is storer.args[0] for loop in loops)
+    waits = [op for op in storer.walk() if isinstance(op, copy.WaitGroupOp)]
+    assert waits
+    assert all(str(op.group.data) == "cp_async" for op in waits)
+    compiled = compile_module(module, make_context())
+    assert "barrier.sync 2, 32;" in compiled.ptx
 
 
 @pytest.mark.parametrize("name", sorted(ILLEGAL))
@@ -200,6 +287,32 @@ def test_gpu_cases_compile_for_the_h200():
         module = gpu_legalized(case.build())
         compiled = compile_module(module, make_context(), "sm_90a")
         assert "cp.async.bulk" not in compiled.ptx
+        assert compiled.cubin
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_gpu_ws_cases_compile_for_the_h200(target):
+    """Every ws_elementwise and ws_row_sum case of test_legalize_gpu.py, legalized, verifies
+    and its PTX assembles for the H200 (sm_90), as the GPU test launches it."""
+    from test_legalize_gpu import WS_ELEMENTWISE, WS_ROW_SUM
+    from test_legalize_gpu import legalized as gpu_legalized
+
+    builds = [
+        lambda c=c: kernels.ws_elementwise(
+            c[0], c[1], c[2], c[4], out_dtype=c[3], stages=c[5], consumer_warps=c[6],
+            out_buffers=c[7], maxnreg=c[9],
+        )
+        for c in WS_ELEMENTWISE.values()
+    ]  # fmt: skip
+    builds += [
+        lambda c=c: kernels.ws_row_sum(c[0], c[1], c[2], stages=c[3], consumer_warps=c[4])
+        for c in WS_ROW_SUM.values()
+    ]
+    for build in builds:
+        module = gpu_legalized(build(), target)
+        verify_module(module)
+        compiled = compile_module(module, make_context(), arch="sm_90")
+        assert "cp.async.mbarrier.arrive.noinc" in compiled.ptx
         assert compiled.cubin
 
 

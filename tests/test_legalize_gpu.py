@@ -78,6 +78,16 @@ def _broadcast(shape, dtype, tile, cluster, multicast=True) -> Case:
     )
 
 
+def _ws_copy(shape, dtype, tile, stages, blocks, in_flight=1) -> Case:
+    return Case(
+        lambda: kernels.ws_copy(shape, dtype, tile, stages=stages, in_flight=in_flight),
+        shape,
+        shape,
+        dtype,
+        (blocks, 1),
+    )
+
+
 CASES = {
     "tma_copy_256": _tma((256, 256), "f32"),
     "tma_copy_1000": _tma((1000, 1000), "f32"),
@@ -98,6 +108,16 @@ CASES = {
     "broadcast_2": _broadcast((256, 512), "f32", (64, 256), 2),
     "broadcast_4_tail": _broadcast((130, 264), "f32", (32, 64), 4),
     "broadcast_unicast_tail": _broadcast((130, 264), "bf16", (64, 256), 2, multicast=False),
+    # Pipelined rings, now legalized with their barriers kept (mbarrier-tracked cp.async):
+    # many laps of the ring per block, odd tile counts.
+    "pipelined_2_stages_7": _pipelined((1024, 512), (64, 64), 2, 7),
+    "pipelined_4_stages_3": _pipelined((2048, 256), (64, 64), 4, 3),
+    # Warp-specialized rings: the producer warp's cp.async arrives on `full`, the storer
+    # warp's thread stores and its role barrier (ring sizes that fit sm_86's SMEM).
+    "ws_copy_1000": _ws_copy((1000, 1000), "f32", (64, 128), 2, 3),
+    "ws_copy_tail_1_stage": _ws_copy((130, 264), "f32", (64, 128), 1, 1, in_flight=0),
+    "ws_copy_bf16": _ws_copy((777, 1032), "bf16", (64, 128), 3, 7),
+    "ws_copy_f16_132": _ws_copy((2048, 2048), "f16", (64, 128), 3, 132, in_flight=2),
 }
 
 
@@ -233,3 +253,83 @@ def test_legalized_example_returns_the_same_bytes(name, target):
     original, legal = results
     assert np.array_equal(bits(legal), bits(original))
     assert np.array_equal(bits(legal), bits(o + x if reduction else x))
+
+
+WS_ELEMENTWISE = {
+    # name: (op, shape, dtype, out_dtype, tile, stages, consumer warps, out_buffers, blocks,
+    #        maxnreg)
+    "add_f32": ("add", (1000, 1000), "f32", None, (32, 128), 2, 4, 2, 5, None),
+    "add_bf16_tail": ("add", (130, 264), "bf16", None, (32, 128), 1, 1, 1, 1, None),
+    "add_f16_132": ("add", (2048, 2048), "f16", None, (32, 128), 2, 8, 2, 132, None),
+    "axpb_f32": ("axpb", (777, 1032), "f32", None, (32, 128), 2, 4, 1, 7, None),
+    "cast_f32_bf16": ("cast", (1000, 1000), "f32", "bf16", (64, 128), 2, 4, 2, 6, None),
+    "cast_bf16_f32": ("cast", (513, 776), "bf16", "f32", (32, 128), 3, 8, 1, 2, None),
+    # A producer warpgroup (only its first warp loads): split into a role of one warp and
+    # an idle role of three.
+    "add_f32_maxnreg": ("add", (1000, 1000), "f32", None, (32, 128), 2, 4, 2, 5, (40, 232)),
+    "axpb_bf16_maxnreg_132": (
+        "axpb", (2048, 2048), "bf16", None, (32, 128), 3, 8, 1, 132, (40, 232),
+    ),
+}
+"""ws_elementwise kernels (a producer warp loading one or two inputs on one `full` barrier a
+slot, consumer warps computing into output buffers and storing them): legalized, the
+producer's 32 threads arrive twice a slot for add, and the consumers' TMA stores become
+thread stores with the role's barrier."""
+
+
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+@pytest.mark.parametrize("name", sorted(WS_ELEMENTWISE))
+def test_legalized_ws_elementwise_returns_the_same_bytes(name, target):
+    op, shape, dtype, out_dtype, tile, stages, warps, buffers, blocks, regs = WS_ELEMENTWISE[name]
+
+    def build() -> ModuleOp:
+        return kernels.ws_elementwise(
+            op, shape, dtype, tile, out_dtype=out_dtype, stages=stages,
+            consumer_warps=warps, out_buffers=buffers, maxnreg=regs,
+        )  # fmt: skip
+
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    x = (rng.standard_normal(shape) * 100).astype(numpy_dtype(dtype))
+    y = (rng.standard_normal(shape) * 100).astype(numpy_dtype(dtype))
+    out = numpy_dtype(out_dtype or dtype)
+    results = []
+    for module in (build(), legalized(build(), target)):
+        z = np.full(shape, np.nan, dtype=out)
+        if op == "add":
+            on_h200(module)(x, y, z, grid=(blocks, 1))
+        elif op == "axpb":
+            on_h200(module)(x, z, np.float32(1.75), np.float32(-3.125), grid=(blocks, 1))
+        else:
+            on_h200(module)(x, z, grid=(blocks, 1))
+        results.append(z)
+    original, legal = results
+    assert np.array_equal(bits(legal), bits(original))
+
+
+WS_ROW_SUM = {
+    # name: (shape, dtype, tile, stages, consumer warps, blocks)
+    "f32": ((1000, 1000), "f32", (64, 128), 2, 4, 5),
+    "bf16_tail": ((130, 264), "bf16", (64, 128), 3, 4, 2),
+    "f16_ragged_132": ((16384, 512), "f16", (125, 128), 2, 8, 132),
+}
+"""ws_row_sum kernels: one block sums a band in a fixed order, so the legalized kernel's
+sums are the original's bits."""
+
+
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+@pytest.mark.parametrize("name", sorted(WS_ROW_SUM))
+def test_legalized_ws_row_sum_returns_the_same_bytes(name, target):
+    shape, dtype, tile, stages, warps, blocks = WS_ROW_SUM[name]
+
+    def build() -> ModuleOp:
+        return kernels.ws_row_sum(shape, dtype, tile, stages=stages, consumer_warps=warps)
+
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    x = rng.standard_normal(shape).astype(numpy_dtype(dtype))
+    results = []
+    for module in (build(), legalized(build(), target)):
+        y = np.full(shape[0], np.nan, dtype=np.float32)
+        on_h200(module)(x, y, grid=(blocks, 1))
+        results.append(y)
+    original, legal = results
+    assert np.array_equal(bits(legal), bits(original))

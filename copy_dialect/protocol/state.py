@@ -280,6 +280,8 @@ class State:
         self.tmem_loads: dict[SSAValue, Operation] = {}
         self.tmem_stores: dict[SSAValue, Operation] = {}
         self.maps: dict[SSAValue, MapState] = {}
+        self.tracked: set[Operation] = set()
+        """The mbarrier-tracked cp.async copies seen (their threads arrive on a barrier)."""
 
     # ---- clocks ------------------------------------------------------------------------
 
@@ -452,14 +454,17 @@ class State:
                     "barrier_arrive is made by every thread that reaches it: put it under "
                     "`scf.if` on thread 0"
                 )
+            fix = f"arrive {left} times ({how}), or "
+            if op in self.tracked:
+                fix = f"{how}: "
             self.report(
                 error(
                     op,
                     f"{times} arrivals on {describe_key(key)}, whose phase {b.closed} awaits "
                     f"{left} more of its {b.count}",
                     "an arrival beyond the count completes the phase early and counts toward "
-                    f"the next one: arrive {left} times ({how}), or "
-                    f"initialize the barrier with arrivals {b.arrivals + times}",
+                    f"the next one: {fix}initialize the barrier with arrivals "
+                    f"{b.arrivals + times}",
                     Related(b.init, "the barrier is initialized here"),
                 )
             )
@@ -708,6 +713,22 @@ class State:
                     f"{b.expected} bytes but its copies deliver {b.delivered}",
                     f"expect {b.delivered} bytes, or issue the copies that deliver the other "
                     f"{b.expected - b.delivered} before the wait",
+                    *related,
+                )
+            )
+            raise Deadlock
+        copies = [a for a, _ in b.arrived if a in self.tracked]
+        # rule: P5
+        if copies and b.arrivals < b.count:
+            self.report(
+                error(
+                    op,
+                    f"this wait never returns: phase {k} of {describe_key(key)} counts "
+                    f"{b.count} arrivals, but its cp.async copies make {b.arrivals} (one per "
+                    "issuing thread and copy) and nothing else arrives",
+                    f"initialize the barrier with arrivals {b.arrivals} (one per thread that "
+                    "issues each cp.async copy of a phase), or arrive on it "
+                    f"{b.count - b.arrivals} more times",
                     *related,
                 )
             )
@@ -1214,6 +1235,13 @@ class State:
             self.read(op, region, members, "threads' load")
         access = Access(op, region, write, self.stamps(members), who)
         if write:
+            # A later write of the op to the region by the same classes stands for an earlier
+            # one (its stamps are later), so that a loop of thread writes that no fence
+            # follows (a kernel without an async proxy) keeps one record, not one a lap.
+            self.unfenced = [
+                u for u in self.unfenced
+                if (u.op, u.region, tuple(c for c, _ in u.end)) != (op, region, members)
+            ]  # fmt: skip
             self.unfenced.append(access)
         key = (op, region, write, members)
         self.accesses.pop(key, None)
@@ -1278,6 +1306,30 @@ class State:
         self.refill(op, region, "the cp.async copy", issuers)
         self.stamps(issuers)
         groups.cp_open.append(Fill(op, region, None, 0, None))
+
+    def tracked_cp_async(
+        self,
+        op: Operation,
+        region: Region,
+        key: Key,
+        times: int,
+        issuers: tuple[int, ...],
+        who: str,
+        how: str | None,
+    ) -> None:
+        """An mbarrier-tracked cp.async copy (`cp.async.mbarrier.arrive.noinc`): the threads
+        of the classes `issuers` write `region`, and each of the `times` threads arrives once
+        on `key` when its chunks have landed, so the phase its arrivals complete completes
+        the copy: a reader must observe that phase, as for a TMA load. (The arrivals are
+        counted when the copy is issued: the phase cannot complete before them.)"""
+        self.refill(op, region, "the cp.async copy", issuers)
+        self.tracked.add(op)
+        b = self.barriers[key]
+        phase = b.closed
+        self.arrive(op, key, times, 0, issuers, who, how)
+        if self.concurrent:
+            self.fills = [f for f in self.fills if f.key != key or f.region != region]
+        self.fills.append(Fill(op, region, key, phase, ((b.comp, phase + 1),)))
 
     def tma_store(self, op: Operation, region: Region, groups: Groups, issuer: int) -> None:
         self.read(op, region, (issuer,), "the TMA store")
@@ -1652,14 +1704,15 @@ class State:
             if fill.reported or fill.key is None:
                 continue
             if not any(self.fill_known(fill, (c,)) for c in classes):
+                what = "cp.async copy" if fill.op in self.tracked else "TMA load"
                 # rule: P7
                 self.report(
                     error(
                         op,
-                        "the kernel returns while a TMA load may still be writing its SMEM",
+                        f"the kernel returns while a {what} may still be writing its SMEM",
                         f"copy.barrier_wait on {describe_key(fill.key)} for phase "
                         f"{fill.phase} (parity {fill.phase % 2}) before the return",
-                        Related(fill.op, "the load"),
+                        Related(fill.op, f"the {what.split()[-1]}"),
                     )
                 )
                 break

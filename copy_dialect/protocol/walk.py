@@ -130,6 +130,18 @@ ACTION = IssueWords(
 )
 """The wording of the other ops that take an issuer (arrive_drop, complete_tx)."""
 
+TRACKED = IssueWords(
+    elected="",
+    unknown="a cp.async copy on a barrier arrives once for",
+    unknown_fix="give the kernel gpu.known_block_size (each thread that issues the copy "
+    "arrives once)",
+    warps="",
+    threads_text="a cp.async copy on a barrier makes one arrival per issuing thread, {} here",
+    threads_only_in_roles=False,
+)
+"""An mbarrier-tracked cp.async copy's wording (`copy.async_copy ... impl cp_async` with a
+barrier: one arrival per issuing thread)."""
+
 class Agent:
     def __init__(
         self,
@@ -748,7 +760,14 @@ class Agent:
                 op, mask, "is a cp.async copy the block's threads share",
                 "is a cp.async copy the role's threads share",
             )  # fmt: skip
-            s.cp_async(op, region, self.groups, self.classes)
+            if g.barrier is None:
+                s.cp_async(op, region, self.groups, self.classes)
+                return
+            key = self.barrier_key(op, g.barrier, g.barrier_index)
+            got = None if key is None else self.issued(op, mask, key, copy.Issuer.THREADS, TRACKED)
+            if got is not None:
+                times, members, how = got
+                s.tracked_cp_async(op, region, key, times, members, self.name, how)  # type: ignore[arg-type]
             return
         if not self.elected(op, mask):
             return

@@ -60,7 +60,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // -----
 
-// A barrier group that tracks a TMA load and also counts the threads' arrivals.
+// A barrier group that tracks a TMA load and also counts the threads' arrivals: the pass
+// cannot tell which of a phase's arrivals become the copy's per-thread ones.
 // rule: LG4
 // fix: none -- splitting the group in two changes which barrier each wait observes
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
@@ -75,11 +76,83 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
     %first = arith.cmpi eq, %tid, %c0 : index
     scf.if %first {
-      // expected-error@+2 {{'copy.barrier_arrive' op copy-legalize cannot keep copy.barrier_arrive on sm_80: its barrier group also tracks TMA loads}}
-      // expected-note@+1 {{give the TMA loads a barrier group of their own (copy.barrier_init) that only they and copy.barrier_wait use}}
+      // expected-error@+2 {{'copy.barrier_arrive' op copy-legalize cannot keep copy.barrier_arrive on sm_80: its barrier group tracks TMA loads, whose cp.async form arrives once per issuing thread, and the pass scales the group's arrivals only when every arrival is such a load's, but copy.barrier_arrive also uses it}}
+      // expected-note@+1 {{give the TMA loads a barrier group of their own (copy.barrier_init) that only they (arriving themselves), copy.barrier_wait and copy.barrier_test use}}
       copy.barrier_arrive %bars[%c1] : !copy.barrier<2>
     }
     copy.barrier_wait %bars[%c1], %phase : !copy.barrier<2>
+    func.return
+  }
+}
+
+// -----
+
+// A load that leaves its arrival to an explicit arrive_expect_tx: how many of the phase's
+// arrivals its threads should make is not the group's count.
+// rule: LG4
+// fix: none -- the expect_tx's arrival and the load's bytes must be rewritten together
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @expect_tx_arrival(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %phase = arith.constant false
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.barrier_arrive_expect_tx %bar[%c0], 16384 : !copy.barrier<1>
+    // expected-error@+2 {{'copy.async_copy' op copy-legalize cannot keep copy.async_copy on sm_80: its barrier group tracks TMA loads, whose cp.async form arrives once per issuing thread, and the pass scales the group's arrivals only when every arrival is such a load's, but the load leaves its arrival to an explicit arrive_expect_tx (arrive = false)}}
+    // expected-note@+1 {{give the TMA loads a barrier group of their own}}
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] {arrive = false} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    func.return
+  }
+}
+
+// -----
+
+// Warps 0 and 2 of a producer warpgroup load: the pass splits off the first warps of a
+// role when exactly they reach the copy (kernels.ws_elementwise with maxnreg), but these
+// are not the role's first warps.
+// rule: LG3
+// fix: none -- the loads' issuing threads need whole warps of a role of their own
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @part_of_a_role(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c32 = arith.constant 32 : index
+    %phase = arith.constant false
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.warp_specialize warps [4, 4] {
+    ^bb0(%t: index):
+      %warp = arith.divui %t, %c32 : index
+      %even = arith.remui %warp, %c2 : index
+      %first = arith.cmpi eq, %even, %c0 : index
+      scf.if %first {
+        // expected-error@+2 {{'copy.async_copy' op copy-legalize cannot keep a TMA copy that only some threads of role 0 reach (it sits under scf.if, whose condition or bounds depend on the thread): its cp.async or thread-store form is issued by every thread of role 0 on sm_80}}
+        // expected-note@+1 {{make the conditions around the copy uniform over the role}}
+        copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+      }
+    }, {
+    ^bb0(%t: index):
+      copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    }
+    func.return
+  }
+}
+
+// -----
+
+// rule: LG7
+// fix: s|attributes {gpu.kernel}|attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>}|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @load_without_block(%x: memref<256x256xf32>) attributes {gpu.kernel} {
+    %c0 = arith.constant 0 : index
+    %phase = arith.constant false
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    // expected-error@+2 {{'copy.async_copy' op copy-legalize cannot count the arrivals of a TMA load's cp.async form on sm_80: the kernel has no 1-D gpu.known_block_size}}
+    // expected-note@+1 {{give the kernel gpu.known_block_size = array<i32: 128, 1, 1> (its block shape)}}
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
     func.return
   }
 }

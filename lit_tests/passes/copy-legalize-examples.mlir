@@ -14,14 +14,14 @@
 // RUN: copy-opt --target sm_86 -p copy-legalize,lower-copy-to-llvm -t ptx %S/../../examples/swizzled_copy.mlir | filecheck %s --check-prefix=PTX
 
 // TILE: builtin.module attributes {copy.target = #copy.target<"sm_80">}
-// TILE: copy.async_copy %x[%row, %col] to %tile impl cp_async oob zeros
-// TILE-NEXT: copy.commit_group cp_async
-// TILE-NEXT: copy.wait_group cp_async 0
+// TILE: copy.barrier_init arrivals 128
+// TILE: copy.async_copy %x[%row, %col] to %tile barrier %bar[%c0] impl cp_async oob zeros
+// TILE-NEXT: copy.barrier_wait %bar[%c0],
 // TILE: memref.store %{{.*}}, %y[%{{.*}}, %{{.*}}] : memref<4096x4096xf32>
-// OOB: copy.async_copy %x[%row, %col] to %tile impl cp_async oob zeros : memref<1000x1000xf32>
+// OOB: copy.async_copy %x[%row, %col] to %tile barrier %bar[%c0] impl cp_async oob zeros : memref<1000x1000xf32>
 // OOB: arith.constant 1000 : index
 // MULTICAST-NOT: copy.cluster
-// MULTICAST: copy.async_copy %x[%half, %c0, %col] to %tile impl cp_async oob zeros : memref<128x32x4096xf32> to memref<2x32x64xf32, #copy.smem>
+// MULTICAST: copy.async_copy %x[%half, %c0, %col] to %tile barrier %bar[%c0] impl cp_async oob zeros : memref<128x32x4096xf32> to memref<2x32x64xf32, #copy.smem>, !copy.barrier<1>
 // SWIZZLED: %tile = copy.alloc_smem : memref<64x32xf32, #copy.smem>
 // CPASYNC: copy.async_copy %x[%row, %col] to %tile impl cp_async oob zeros
 // REDUCE: "memref.atomic_rmw"(%{{.*}}, %o, %{{.*}}, %{{.*}}) <{kind = 0 : i64}> : (f32, memref<4096x4096xf32>, index, index) -> f32
@@ -29,8 +29,9 @@
 // RED: red.global.add.f32 [%rd{{[0-9]+}}], %r{{[0-9]+}};
 // PTX: .target sm_86
 // PTX-NOT: cp.async.bulk
+// PTX: mbarrier.init.shared.b64
 // PTX: cp.async.cg.shared.global
-// PTX: cp.async.wait_group 0;
-// PTX: bar.sync 0;
+// PTX: cp.async.mbarrier.arrive.noinc.shared.b64
+// PTX: mbarrier.test_wait.parity.shared.b64
 // PTX: ld.shared.b32
 // PTX: st.global.b32

@@ -8,9 +8,8 @@
 // Seed 2 (collective needs TMA): the collective TMA load becomes a per-CTA cp.async load.
 // CHECK-LABEL: func.func @collective
 // CHECK-NOT: copy.cluster
-// CHECK: copy.async_copy %x[%c0, %c0] to %buf impl cp_async oob zeros : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
-// CHECK-NEXT: copy.commit_group cp_async
-// CHECK-NEXT: copy.wait_group cp_async 0
+// CHECK: copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] impl cp_async oob zeros : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+// CHECK-NEXT: copy.barrier_wait %bar[%c0], %phase
 func.func @collective(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
   %phase = arith.constant false
@@ -24,14 +23,13 @@ func.func @collective(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known
 // -----
 
 // Seed 3 (leader_tracked needs TMA): written for sm_100a, the leader-tracked load becomes a
-// per-CTA cp.async load; the leader's accounting (its barrier credited with both CTAs'
-// boxes) goes with the barrier.
+// per-CTA cp.async load on the CTA's own barrier; the leader's accounting (its barrier
+// credited with both CTAs' boxes) goes.
 // CHECK-LABEL: func.func @leader_tracked
 // CHECK-SAME: copy.target = #copy.target<"sm_80">
 // CHECK-NOT: leader_tracked
-// CHECK: copy.async_copy %x[%c0, %c0] to %buf impl cp_async oob zeros : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
-// CHECK-NEXT: copy.commit_group cp_async
-// CHECK-NEXT: copy.wait_group cp_async 0
+// CHECK: copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] impl cp_async oob zeros : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+// CHECK-NEXT: copy.barrier_wait %bar[%c0], %phase
 func.func @leader_tracked(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
   %phase = arith.constant false
@@ -44,14 +42,13 @@ func.func @leader_tracked(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.k
 
 // -----
 
-// Seed 4 (a barrier needs Hopper): the TMA load on an mbarrier becomes cp.async, and its
-// barrier wait the cp.async wait (the seed's own fix, done by the pass).
+// Seed 4 (a barrier needs Hopper): the TMA load on an mbarrier becomes an mbarrier-tracked
+// cp.async on the same barrier (impl cp_async named: each of the 128 threads arrives once,
+// so the barrier counts 128), and its barrier wait is kept.
 // CHECK-LABEL: func.func @barrier
-// CHECK-NOT: copy.barrier
-// CHECK: copy.async_copy %x[%c0, %c0] to %buf impl cp_async oob zeros : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
-// CHECK-NEXT: copy.commit_group cp_async
-// CHECK-NEXT: copy.wait_group cp_async 0
-// CHECK-NOT: copy.barrier
+// CHECK: %bar = copy.barrier_init arrivals 128 : !copy.barrier<1>
+// CHECK: copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] impl cp_async oob zeros : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+// CHECK-NEXT: copy.barrier_wait %bar[%c0], %phase
 func.func @barrier(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %phase = arith.constant false

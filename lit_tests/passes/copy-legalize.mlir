@@ -6,15 +6,15 @@
 // copy-opt's --target names the pass's target (the input is verified for its own target).
 // RUN: copy-opt %s --split-input-file --target sm_80 -p copy-legalize | filecheck %s
 
-// A TMA tile copy: the load becomes cp.async (zero-filled, as the TMA load was) and its own
-// group; the barrier wait becomes wait_group (with its block barrier); the barrier is gone;
-// the TMA store becomes thread stores clipped to the array; the bulk group is gone.
+// A TMA tile copy: the load becomes an mbarrier-tracked cp.async on the same barrier
+// (zero-filled, as the TMA load was): each of the 128 threads arrives once when its chunks
+// land, so the barrier counts 128 arrivals; the wait is kept; the TMA store becomes thread
+// stores clipped to the array; the bulk group is gone.
 // CHECK-LABEL: builtin.module attributes {copy.target = #copy.target<"sm_80">}
 // CHECK-LABEL: func.func @tile_copy
-// CHECK-NOT: copy.barrier_init
-// CHECK: copy.async_copy %x[%row, %col] to %tile impl cp_async oob zeros : memref<1000x1000xf32> to memref<64x64xf32, #copy.smem>
-// CHECK-NEXT: copy.commit_group cp_async
-// CHECK-NEXT: copy.wait_group cp_async 0
+// CHECK: %bar = copy.barrier_init arrivals 128 : !copy.barrier<1>
+// CHECK-NEXT: copy.async_copy %x[%row, %col] to %tile barrier %bar[%c0] impl cp_async oob zeros : memref<1000x1000xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+// CHECK-NEXT: copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
 // CHECK-NEXT: %[[TID:.*]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
 // CHECK-NEXT: %[[TOTAL:.*]] = arith.constant 4096 : index
 // CHECK-NEXT: %[[STEP:.*]] = arith.constant 128 : index
@@ -33,7 +33,7 @@
 // CHECK-NOT: copy.wait_group bulk
 // CHECK: func.return
 // SM86-LABEL: builtin.module attributes {copy.target = #copy.target<"sm_86">}
-// SM86: copy.async_copy %x[%row, %col] to %tile impl cp_async oob zeros
+// SM86: copy.async_copy %x[%row, %col] to %tile barrier %bar[%c0] impl cp_async oob zeros
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   func.func @tile_copy(%x: memref<1000x1000xf32>, %y: memref<1000x1000xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
@@ -56,19 +56,17 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // -----
 
-// Two loads on two barriers of one group, then their waits in the same block: the first
-// wait may leave the second load's group pending (wait_group 1), the second waits for all.
-// An explicit arrive_expect_tx (loads with arrive = false) is removed with the barriers.
+// Two loads on two barriers of one group, then their waits in the same block: each wait
+// is kept and waits for its own load only (the first read does not wait for the second
+// load). Each barrier counts the 128 threads' arrivals.
 // CHECK-LABEL: func.func @two_loads
-// CHECK-NOT: copy.barrier
-// CHECK: copy.async_copy %x[%c0, %c0] to %a impl cp_async oob zeros
-// CHECK-NEXT: copy.commit_group cp_async
-// CHECK-NEXT: copy.async_copy %x[%c0, %c64] to %b impl cp_async oob zeros
-// CHECK-NEXT: copy.commit_group cp_async
-// CHECK-NEXT: copy.wait_group cp_async 1
-// CHECK: memref.load %a
-// CHECK: copy.wait_group cp_async 0
-// CHECK: memref.load %b
+// CHECK: %bars = copy.barrier_init arrivals 128 : !copy.barrier<2>
+// CHECK-NEXT: copy.async_copy %x[%c0, %c0] to %a barrier %bars[%c0] impl cp_async oob zeros
+// CHECK-NEXT: copy.async_copy %x[%c0, %c64] to %b barrier %bars[%c1] impl cp_async oob zeros
+// CHECK-NEXT: copy.barrier_wait %bars[%c0], %phase
+// CHECK-NEXT: memref.load %a
+// CHECK-NEXT: copy.barrier_wait %bars[%c1], %phase
+// CHECK-NEXT: memref.load %b
 // SM86-LABEL: func.func @two_loads
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   func.func @two_loads(%x: memref<256x256xf32>, %y: memref<256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
@@ -80,8 +78,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %a = copy.alloc_smem : memref<64x64xf32, #copy.smem>
     %b = copy.alloc_smem : memref<64x64xf32, #copy.smem>
     %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
-    copy.barrier_arrive_expect_tx %bars[%c0], 16384 : !copy.barrier<2>
-    copy.async_copy %x[%c0, %c0] to %a barrier %bars[%c0] {arrive = false} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<2>
+    copy.async_copy %x[%c0, %c0] to %a barrier %bars[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<2>
     copy.async_copy %x[%c0, %c64] to %b barrier %bars[%c1] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<2>
     copy.barrier_wait %bars[%c0], %phase : !copy.barrier<2>
     %va = memref.load %a[%c0, %tid] : memref<64x64xf32, #copy.smem>
@@ -96,22 +93,26 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // -----
 
 // A ring of two slots refilled in a loop (the shape of kernels.tma_copy_pipelined): the
-// loads sit in scf.if, so the number of newer groups is not static and every wait is
-// wait_group 0; the bulk wait before a refill (the store has read the slot) becomes the
-// block barrier, since the thread stores read the slot synchronously.
+// loads stay on their slot's barrier (128 arrivals a phase, one per thread), and each
+// iteration keeps its wait on the slot's phase, so the refills of the other slot stay in
+// flight while a tile is stored (the ring keeps its overlap); the bulk wait before a refill
+// (the store has read the slot) becomes the block barrier, since the thread stores read
+// the slot synchronously.
 // CHECK-LABEL: func.func @ring
+// CHECK: %bars = copy.barrier_init arrivals 128 : !copy.barrier<2>
 // CHECK: scf.if
-// CHECK: copy.async_copy %x[%r0, %c0] to %buf[%c0] impl cp_async oob zeros
-// CHECK-NEXT: copy.commit_group cp_async
+// CHECK: copy.async_copy %x[%r0, %c0] to %buf[%c0] barrier %bars[%c0] impl cp_async oob zeros
+// CHECK-NOT: copy.commit_group
 // CHECK: scf.for %k = %c0 to %count step %c1 {
-// CHECK: copy.wait_group cp_async 0
+// CHECK: copy.barrier_wait %bars[%slot], %parity : !copy.barrier<2>
+// CHECK-NOT: copy.wait_group
 // CHECK: scf.for
 // CHECK: memref.load %buf[%slot,
 // CHECK: scf.if %refill_ok {
 // CHECK-NEXT: gpu.barrier
-// CHECK: copy.async_copy %x[%rn, %c0] to %buf[%slot] impl cp_async oob zeros
-// CHECK-NEXT: copy.commit_group cp_async
-// CHECK-NOT: copy.wait_group bulk
+// CHECK: copy.async_copy %x[%rn, %c0] to %buf[%slot] barrier %bars[%slot] impl cp_async oob zeros
+// CHECK-NOT: copy.commit_group
+// CHECK-NOT: copy.wait_group
 // CHECK: func.return
 // SM86-LABEL: func.func @ring
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
@@ -161,7 +162,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // (collective dropped), and the kernel loses its cluster (sm_80 has none).
 // CHECK-LABEL: func.func @multicast
 // CHECK-NOT: copy.cluster
-// CHECK: copy.async_copy %x[%c0, %col] to %tile impl cp_async oob zeros : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
+// CHECK: copy.async_copy %x[%c0, %col] to %tile barrier %bar[%c0] impl cp_async oob zeros : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
 // CHECK-NOT: collective
 // SM86-LABEL: func.func @multicast
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
@@ -191,7 +192,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // CHECK-LABEL: func.func @swizzled
 // CHECK: %tile = copy.alloc_smem : memref<64x32xf32, #copy.smem>
 // CHECK-NOT: copy.prefetch
-// CHECK: copy.async_copy %x[%c0, %c0] to %tile impl cp_async oob zeros : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>
+// CHECK: copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] impl cp_async oob zeros : memref<4096x4096xf32> to memref<64x32xf32, #copy.smem>, !copy.barrier<1>
 // CHECK: memref.store %{{.*}}, %tile[%c0, %tid] : memref<64x32xf32, #copy.smem>
 // CHECK-NEXT: gpu.barrier
 // CHECK-NOT: copy.fence_async_shared
@@ -238,6 +239,49 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
     copy.wait_group cp_async 0
     %v = memref.load %tile[%c0, %tid] : memref<64x64xf32, #copy.smem>
     memref.store %v, %y[%tid] : memref<256xf32>
+    func.return
+  }
+}
+
+// -----
+
+// A producer warpgroup of which only the first warp runs the ring (the shape of
+// kernels.ws_elementwise with maxnreg): exactly warp 0 passes `%t / 32 == 0` and the other
+// warps do nothing else, so the role splits into a role of that warp, which issues the
+// cp.async form (32 arrivals a load), and an idle role of three; setmaxnreg goes (sm_90a).
+// CHECK-LABEL: func.func @warpgroup_producer
+// CHECK: %full = copy.barrier_init arrivals 32 : !copy.barrier<1>
+// CHECK: copy.warp_specialize warps [1, 3, 4] {
+// CHECK-NEXT: ^{{.*}}(%t: index):
+// CHECK: scf.if %first {
+// CHECK-NEXT: copy.async_copy %x[%c0, %c0] to %tile barrier %full[%c0] impl cp_async oob zeros
+// CHECK: }, {
+// CHECK-NEXT: ^{{.*}}(%{{.*}}: index):
+// CHECK-NEXT: }, {
+// CHECK-NEXT: ^{{.*}}(%{{.*}}: index):
+// CHECK-NEXT: copy.barrier_wait %full[%c0], %phase
+// SM86-LABEL: func.func @warpgroup_producer
+// SM86: copy.warp_specialize warps [1, 3, 4] {
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @warpgroup_producer(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %phase = arith.constant false
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.warp_specialize warps [4, 4] maxnreg [40, 232] {
+    ^bb0(%t: index):
+      %warp = arith.divui %t, %c32 : index
+      %first = arith.cmpi eq, %warp, %c0 : index
+      scf.if %first {
+        copy.async_copy %x[%c0, %c0] to %tile barrier %full[%c0] oob zeros : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+      }
+    }, {
+    ^bb0(%t: index):
+      copy.barrier_wait %full[%c0], %phase : !copy.barrier<1>
+      %v = memref.load %tile[%c0, %t] : memref<64x64xf32, #copy.smem>
+      memref.store %v, %y[%c0, %t] : memref<256x256xf32>
+    }
     func.return
   }
 }

@@ -18,7 +18,9 @@
   the coordinates and the im2col offsets, innermost first (`.L2::cache_hint` with `l2`).
 - A cp.async copy is issued by every thread of the block (or role) together: 16-byte chunks (8 or 4
   when a row is not a multiple of 16) with `cp.async.{cg,ca}.shared.global`; with `oob zeros`
-  each chunk's source size is clipped to the array, and cp.async zero-fills the rest.
+  each chunk's source size is clipped to the array, and cp.async zero-fills the rest. On a
+  barrier, each thread then executes `cp.async.mbarrier.arrive.noinc.shared.b64 [bar]`: one
+  arrival per thread once its chunks (and its earlier cp.async copies) have landed.
 
 Under debug guards, the elected thread checks a TMA copy's dynamic coordinates (TR12, TR13)
 and barrier index (P9) before it issues the copy: see `guards`.
@@ -506,4 +508,8 @@ def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     body.add_ops(b.ops)
     group = kernel.group(op)
     e(scf.ForOp(group.tid, e.const(total), group.nthreads, [], Region(body)))
+    if g.barrier is not None:
+        # Each thread arrives once when its chunks have landed (noinc: the barrier's
+        # arrivals count one per issuing thread).
+        e(nvvm.CpAsyncMBarrierArriveSharedOp(barrier_pointer(e, g.barrier, g.barrier_index), True))
     return e.ops

@@ -73,6 +73,7 @@ from passes.nvvm.bulk import (
 )
 from passes.nvvm.cp_async import (
     CpAsyncCommitGroupOp,
+    CpAsyncMBarrierArriveSharedOp,
     CpAsyncSharedGlobalOp,
     CpAsyncWaitGroupOp,
     LoadCacheModifier,
@@ -174,6 +175,7 @@ NVVM = Dialect(
         CpAsyncSharedGlobalOp,
         CpAsyncCommitGroupOp,
         CpAsyncWaitGroupOp,
+        CpAsyncMBarrierArriveSharedOp,
         CpAsyncBulkCommitGroupOp,
         CpAsyncBulkWaitGroupOp,
         CpAsyncBulkSharedClusterGlobalOp,
@@ -248,6 +250,7 @@ __all__ = [
     "CpAsyncBulkTensorSharedClusterGlobalOp",
     "CpAsyncBulkWaitGroupOp",
     "CpAsyncCommitGroupOp",
+    "CpAsyncMBarrierArriveSharedOp",
     "CpAsyncSharedGlobalOp",
     "CpAsyncWaitGroupOp",
     "FenceMbarrierInitOp",

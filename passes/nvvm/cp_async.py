@@ -1,19 +1,22 @@
-"""cp.async (sm_80): the per-thread asynchronous copy from global to shared memory, and its
-commit and wait groups (upstream NVVMOps.td's `NVVM_CpAsync*` ops)."""
+"""cp.async (sm_80): the per-thread asynchronous copy from global to shared memory, its
+commit and wait groups, and its mbarrier arrival (upstream NVVMOps.td's `NVVM_CpAsync*`
+ops)."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I32, IntegerAttr, i32
+from xdsl.dialects.builtin import I32, BoolAttr, IntegerAttr, i32
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Operation, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    opt_prop_def,
     prop_def,
 )
 from xdsl.utils.exceptions import VerifyException
@@ -133,3 +136,34 @@ class CpAsyncWaitGroupOp(IRDLOperation):
 
     def to_llvm_ir(self, e: IREmitter) -> None:
         call(e, "llvm.nvvm.cp.async.wait.group", [("i32", str(self.n.value.data))])
+
+
+@irdl_op_definition
+class CpAsyncMBarrierArriveSharedOp(IRDLOperation):
+    """`cp.async.mbarrier.arrive{.noinc}.shared.b64 [addr]` (sm_80): the mbarrier at `addr`
+    gets one arrive-on from the executing thread once all of its prior cp.async operations
+    have completed; with `noinc`, the barrier's pending count is not incremented first, so
+    its expected arrivals must count this one.
+
+    ```mlir
+    nvvm.cp.async.mbarrier.arrive.shared %bar {noinc = true} : !llvm.ptr<3>
+    ```
+    """
+
+    name = "nvvm.cp.async.mbarrier.arrive.shared"
+
+    addr = operand_def(SHARED_PTR)
+    noinc = opt_prop_def(BoolAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = "$addr attr-dict `:` type(operands)"
+
+    def __init__(self, addr: SSAValue | Operation, noinc: bool = False):
+        super().__init__(
+            operands=[addr], properties={"noinc": BoolAttr.from_bool(noinc) if noinc else None}
+        )
+
+    def to_llvm_ir(self, e: IREmitter) -> None:
+        noinc = ".noinc" if self.noinc is not None and self.noinc.value.data else ""
+        call(e, f"llvm.nvvm.cp.async.mbarrier.arrive{noinc}.shared", [arg(e, self.addr)])

@@ -60,7 +60,7 @@ func.func @barrier_needs_hopper(%x: memref<256x256xf32>) attributes {copy.target
   // CHECK: seed-diagnostics.mlir:64:3: error: 'copy.async_copy' op copy_gmem_to_smem with a barrier is only supported Hopper and newer GPUs, which use the TMA implementation
   // CHECK-NEXT: copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0]
   // CHECK-NEXT: ^
-  // CHECK-NEXT: seed-diagnostics.mlir:64:3: note: drop the barrier and wait with copy.commit_group cp_async + copy.wait_group cp_async, or use impl tma on sm_90+, or write the kernel for sm_90a and run copy-opt -p 'copy-legalize{target=sm_80}'{{$}}
+  // CHECK-NEXT: seed-diagnostics.mlir:64:3: note: drop the barrier and wait with copy.commit_group cp_async + copy.wait_group cp_async, or use impl tma on sm_90+, or name impl cp_async to track the copy with the barrier (each issuing thread arrives once: count them in its arrivals), or write the kernel for sm_90a and run copy-opt -p 'copy-legalize{target=sm_80}'{{$}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   func.return
 }
