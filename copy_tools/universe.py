@@ -52,11 +52,28 @@ def dialect_factories() -> tuple[tuple[str, Callable[[], Dialect]], ...]:
     return tuple((name, _gpu if name == "gpu" else f) for name, f in found.items())
 
 
+COMPILED_DIALECTS = ("builtin", "func", "arith", "scf", "cf", "memref", "gpu", "vector", "llvm")
+"""The dialects a compile parses or builds besides `copy` and `nvvm` (the examples' and the
+lowering's), loaded in `make_context`'s template."""
+
+
 def make_context() -> Context:
-    """An xDSL context with every registered dialect (xDSL's and ours), for Python users."""
+    """An xDSL context with every registered dialect (xDSL's and ours), for Python users: a
+    copy of one made once per process, in which the dialects of a compile are loaded already
+    (the others load when first named, as in any context)."""
+    return _template_context().clone()
+
+
+@cache
+def _template_context() -> Context:
+    """The context `make_context` copies. A context loads a dialect (its ops and attributes,
+    one by one) when the parser first meets its name; a compile in a new context paid that
+    for seven to nine dialects, about 0.15 ms, on every compile."""
     ctx = Context()
     for name, factory in dialect_factories():
         ctx.register_dialect(name, factory)
+    for name in ("copy", "nvvm", *COMPILED_DIALECTS):
+        ctx.load_registered_dialect(name)
     return ctx
 
 
