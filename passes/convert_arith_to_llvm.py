@@ -62,6 +62,9 @@ class ConvertConstant(RewritePattern):
 class ConvertBinary(RewritePattern):
     """`arith.addi` and friends -> their llvm op."""
 
+    OP_TYPES = tuple(BINARY)
+    """The ops it acts on (`passes.rewrite` tries it on no other)."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         llvm_op = BINARY.get(type(op))
         if llvm_op is None:
@@ -75,6 +78,9 @@ class ConvertBinary(RewritePattern):
 
 class ConvertMinMax(RewritePattern):
     """`arith.minsi` and friends -> `llvm.icmp` + `llvm.select`."""
+
+    OP_TYPES = tuple(MIN_MAX)
+    """The ops it acts on (`passes.rewrite` tries it on no other)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         predicate = MIN_MAX.get(type(op))
@@ -115,12 +121,13 @@ class ConvertSelect(RewritePattern):
 class ConvertIntegerCast(RewritePattern):
     """`arith.index_cast`, `extui`, `extsi`, `trunci` -> zext/sext/trunc (or nothing)."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if not isinstance(
-            op,
-            arith.IndexCastOp | arith.ExtUIOp | arith.ExtSIOp | arith.TruncIOp,
-        ):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self,
+        op: arith.IndexCastOp | arith.ExtUIOp | arith.ExtSIOp | arith.TruncIOp,
+        rewriter: PatternRewriter,
+        /,
+    ):
         ops: list[Operation] = []
         (value,) = lowered(op.operands, ops)
         result_type = to_llvm_type(op.results[0].type)
@@ -143,9 +150,8 @@ class ConvertIntegerCast(RewritePattern):
 class ConvertFloatCast(RewritePattern):
     """`arith.truncf` / `arith.extf` -> `llvm.fptrunc` / `llvm.fpext` (round to nearest even)."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if not isinstance(op, arith.TruncFOp | arith.ExtFOp):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.TruncFOp | arith.ExtFOp, rewriter: PatternRewriter, /):
         ops: list[Operation] = []
         (value,) = lowered(op.operands, ops)
         result_type = to_llvm_type(op.results[0].type)

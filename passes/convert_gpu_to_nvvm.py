@@ -31,6 +31,9 @@ class ConvertId(RewritePattern):
     """`gpu.thread_id x` (and block_id, block_dim, grid_dim) -> `nvvm.read.ptx.sreg.tid.x`,
     zero-extended to the i64 an index lowers to."""
 
+    OP_TYPES = tuple(SREG_OF)
+    """The ops it acts on (`passes.rewrite` tries it on no other)."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         register = SREG_OF.get(type(op))
         if register is None:

@@ -10,8 +10,9 @@ does (xDSL 0.75): the same ops rewritten by the same patterns (the first, in ord
 acts), in the same order, the same dead ops erased, the same error for a pattern that
 raises. What it saves is the work that cannot change anything:
 
-- a pattern written with `op_type_rewrite_pattern` does nothing on an op outside its type,
-  so for each op type only the patterns that admit it are tried (read once per type);
+- a pattern written with `op_type_rewrite_pattern` does nothing on an op outside its type
+  (nor does one that names its types in `OP_TYPES`), so for each op type only the patterns
+  that admit it are tried (read once per type);
 - without `recursive`, new ops are never visited and the worklist only loses the ops that
   are erased, so the walk is a list of the module's ops with a set of erased ones, and an
   op that no pattern admits and that is not dead is passed over without setting up the
@@ -67,7 +68,11 @@ def apply_patterns(
 
 def op_types(pattern: type[RewritePattern]) -> tuple[type[Operation], ...] | None:
     """The op types a pattern class can act on: those of its `op_type_rewrite_pattern`
-    annotation; None (any op) for a pattern written otherwise."""
+    annotation, or its `OP_TYPES` (a pattern that looks its op's exact type up in a table
+    names the table's types there); None (any op) for a pattern written otherwise."""
+    declared = getattr(pattern, "OP_TYPES", None)
+    if declared is not None:
+        return tuple(declared)
     method = pattern.match_and_rewrite
     code = getattr(method, "__code__", None)
     closure = getattr(method, "__closure__", None)

@@ -223,3 +223,22 @@ def test_modules_without_ops_are_left_alone():
         module = builtin.ModuleOp([])
         rewrite.apply_patterns(module, [EraseAdds()], recursive=recursive)
         assert printed(module) == printed(builtin.ModuleOp([]))
+
+
+def test_every_pattern_of_the_lowering_names_its_op_types(monkeypatch: pytest.MonkeyPatch):
+    """Each pattern the lowering's passes apply names the op types it acts on (by its
+    op_type_rewrite_pattern annotation or its OP_TYPES), so that the driver passes over
+    the others: a pattern it cannot read is tried on every op of its pass."""
+    applied: set[type[RewritePattern]] = set()
+
+    def recording(module: ModuleOp, patterns: Sequence[RewritePattern], **options: bool) -> None:
+        applied.update(type(p) for p in patterns)
+        rewrite.apply_patterns(module, patterns, **options)
+
+    for module in users_of_apply_patterns():
+        monkeypatch.setattr(module, "apply_patterns", recording)
+    for path in sorted(resources.files("copy_tools.examples").iterdir(), key=str):
+        if path.name.endswith(".mlir"):
+            lowered(path.read_text(), None, True)
+    assert len(applied) >= 30
+    assert [t.__name__ for t in applied if not rewrite.op_types(t)] == []
