@@ -128,7 +128,7 @@ class FunctionTranslator:
                 self.names[arg] = self._name(arg) if has_edges else "poison"
             for op in block.ops:
                 self.op = op
-                if isinstance(op, LITERAL_OPS):
+                if _is_literal(type(op)):
                     literal = self.module.literal(op.results[0])
                     assert literal is not None
                     self.names[op.results[0]] = literal
@@ -276,7 +276,7 @@ class FunctionTranslator:
     # Ops.
 
     def _translate_op(self, op: Operation) -> None:
-        if isinstance(op, LITERAL_OPS):
+        if _is_literal(type(op)):
             return  # printed inline where used
         handler = HANDLERS.get(type(op))
         if handler is not None:
@@ -333,6 +333,13 @@ def _translates_itself(op_type: type[Operation]) -> bool:
     """Whether ops of `op_type` implement `ToLLVMIR` (read once per class: a runtime
     protocol check costs about 10 us, and the method is the class's)."""
     return issubclass(op_type, ToLLVMIR)
+
+
+@cache
+def _is_literal(op_type: type[Operation]) -> bool:
+    """Whether ops of `op_type` are `LITERAL_OPS` (read once per class: `isinstance` of an op
+    goes through ABCMeta, four times for the tuple, on every op twice)."""
+    return issubclass(op_type, LITERAL_OPS)
 
 
 def _is_llvm_op(op: Operation) -> bool:
