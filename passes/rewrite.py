@@ -33,6 +33,7 @@ from typing import Any, Union, get_args, get_origin
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region
+from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -41,6 +42,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import IsTerminator, MemoryEffect, SymbolOpInterface
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from xdsl.utils.worklist import Worklist
 
@@ -93,6 +95,7 @@ class _TypedApplier(GreedyRewritePatternApplier):
         super().__init__(rewrite_patterns, dce_enabled=dce_enabled)
         self._admitted = _admitted_by(tuple(type(p) for p in rewrite_patterns))
         self._by_type: dict[type[Operation], tuple[RewritePattern, ...]] = {}
+        self._mortal: dict[type[Operation], bool] = {}
 
     def patterns_for(self, op_type: type[Operation]) -> tuple[RewritePattern, ...]:
         patterns = self._by_type.get(op_type)
@@ -101,8 +104,28 @@ class _TypedApplier(GreedyRewritePatternApplier):
             self._by_type[op_type] = patterns
         return patterns
 
+    def is_dead(self, op: Operation) -> bool:
+        """`is_trivially_dead(op)` when DCE is on (else False), asked only of an op whose first
+        result is unused and whose type lets it be dead: xDSL never finds a terminator, a
+        symbol or an op without a `MemoryEffect` trait dead, and these are facts of the
+        class (read once per type and pass; an unregistered op is always asked)."""
+        if not self.dce_enabled:
+            return False
+        results = op.results
+        if results and results[0].first_use is not None:  # is_trivially_dead's first test
+            return False
+        op_type = type(op)
+        mortal = self._mortal.get(op_type)
+        if mortal is None:
+            mortal = self._mortal[op_type] = not issubclass(op_type, IRDLOperation) or not (
+                op_type.has_trait(IsTerminator)
+                or op_type.has_trait(SymbolOpInterface)
+                or not op_type.get_traits_of_type(MemoryEffect)
+            )
+        return mortal and is_trivially_dead(op)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if self.dce_enabled and is_trivially_dead(op):
+        if self.is_dead(op):
             rewriter.erase(op)
             return
         for pattern in self.patterns_for(type(op)):
@@ -217,14 +240,8 @@ def _visit(op: Operation, applier: _TypedApplier, rewriter: PatternRewriter) -> 
     applier, make a pattern's error the op's), unless no pattern admits the op and it is
     not dead: then nothing, and False."""
     patterns = applier.patterns_for(type(op))
-    results = op.results
     try:
-        # An op whose first result is used is not dead: is_trivially_dead's first test.
-        dead = (
-            applier.dce_enabled
-            and not (results and results[0].first_use is not None)
-            and is_trivially_dead(op)
-        )
+        dead = applier.is_dead(op)
     except Exception as err:
         op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
     if not patterns and not dead:
