@@ -415,7 +415,7 @@ def _serve() -> None:
         reply["times"] = times.seconds
         _write_frame(replies, reply)
         if request["cubin"]:  # while idle: the next request's nvJitLink handle
-            _spare_handles.prepare(request["cpu"])
+            _spare_handles.prepare(request["arch"])
 
 
 _WARM_UP_IR = """target triple = "nvptx64-nvidia-cuda"
