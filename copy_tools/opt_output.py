@@ -31,8 +31,6 @@ def gpu_output(
     """What `-t llvm|ptx|cubin` prints for a lowered module, and for cubin the binary to
     write instead: (cubin, the kernels' ABI as JSON); `gpu_arch`: the cubin's GPU, where
     it is not the target's own."""
-    from dataclasses import replace
-
     from copy_dialect.ops import module_target
     from copy_dialect.target import check_arch
     from passes import backend, translate_llvm
@@ -55,10 +53,7 @@ def gpu_output(
     if fmt == "ptx":
         return backend.compile_ptx(llvm_ir, target), None
     _, cubin = backend.compile_ptx_and_cubin(llvm_ir, target, arch=gpu_arch)
-    abi = kernel_abis(prog, target)
-    if gpu_arch is not None and gpu_arch != target:
-        abi = replace(abi, arch=gpu_arch)
-    return "", (cubin, abi.to_json())
+    return "", (cubin, kernel_abis(prog, target, gpu_arch).to_json())
 
 
 def read_input(path: str | None) -> tuple[str, bytes]:

@@ -33,16 +33,16 @@ def abi_attr(kernel: KernelAbi) -> DictionaryAttr:
     return attr
 
 
-def kernel_abis(module: builtin.ModuleOp, target: str) -> ModuleAbi:
+def kernel_abis(module: builtin.ModuleOp, target: str, arch: str | None = None) -> ModuleAbi:
     """The ABI of every kernel of a lowered module (an op with `copy.abi`), compiled for
-    `target`."""
+    `target`, its SASS for `arch` (None, or the target itself: the target's own)."""
     kernels: dict[str, KernelAbi] = {}
     for op in module.walk():
         attr = op.attributes.get("copy.abi")
         if isinstance(attr, DictionaryAttr):
             kernel = KernelAbi.from_dict(_plain(attr))
             kernels[kernel.name] = kernel
-    return ModuleAbi(target, kernels)
+    return ModuleAbi(target, kernels, None if arch == target else arch)
 
 
 def _attr(value: Any) -> Attribute:

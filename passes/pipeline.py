@@ -9,7 +9,7 @@ LLVM fatal error cannot end the caller) and nvJitLink assemble the cubin.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -139,9 +139,7 @@ def compile_lowered(
     pending = backend.submit_ptx_and_cubin(llvm_ir, target, arch=arch)
     try:
         verify_module(module)
-        abi = kernel_abis(module, target)
-        if arch is not None and arch != target:
-            abi = replace(abi, arch=arch)
+        abi = kernel_abis(module, target, arch)
     except BaseException:
         pending.discard()
         raise
