@@ -35,6 +35,7 @@ from typing import Any
 
 from bench_common import (
     H200_SMEM_PER_SM,
+    H200_SMS,
     WARMUPS,
     DeviceLimits,
     Fatal,
@@ -79,6 +80,11 @@ WS_PER_TILE = (
     ((16, 128), 1, 4, 1),
 )
 """Elementwise ops only: `ws_row_sum` deals out row bands, not tiles."""
+WS_BAND_COLUMNS = (128, 256)
+"""Row sums: tile widths swept with the band height `kernels.balanced_band_rows` gives for
+the shape and the GPU's SMs (2 stages, 8 consumer warps, one block per SM): a fixed tile
+height leaves the busiest block a whole band more than the average on some shapes (10000
+rows in 32-row bands: 96 rows against 76)."""
 WS_HINTS = ("loads evict-first", "loads and stores evict-first")
 """L2 policies tried on the sweep's best configuration (where the builder takes cache_hints)."""
 WS_DEFAULTS = (
@@ -403,9 +409,11 @@ class WsConfig:
         }[self.hints]
 
 
-def ws_configs(sweep: bool, op: str = "add") -> list[WsConfig]:
+def ws_configs(
+    sweep: bool, op: str = "add", shape: tuple[int, int] | None = None, sms: int = H200_SMS
+) -> list[WsConfig]:
     """The configurations of `op`'s ws rows: one block per tile first (elementwise ops), then
-    persistent ones."""
+    persistent ones; for row sums over `shape`, also bands balanced over `sms` SMs."""
     per_tile = op != "row_sum"
     if not sweep:
         return [WsConfig(*c) for c in WS_DEFAULTS if per_tile or len(c) < 6]
@@ -413,13 +421,25 @@ def ws_configs(sweep: bool, op: str = "add") -> list[WsConfig]:
         WsConfig(tile, stages, warps, 1, per_block=1, out_buffers=buffers)
         for tile, stages, warps, buffers in (WS_PER_TILE if per_tile else ())
     ]
-    return tiled + [
+    persistent = [
         WsConfig(tile, stages, warps, per_sm)
         for tile in WS_TILES
         for stages in WS_STAGES
         for warps in WS_CONSUMER_WARPS
         for per_sm in WS_BLOCKS_PER_SM
     ]
+    bands = band_configs(shape, sms, persistent) if shape and not per_tile else []
+    return tiled + persistent + bands
+
+
+def band_configs(shape: tuple[int, int], sms: int, swept: Sequence[WsConfig]) -> list[WsConfig]:
+    """Row-sum tiles as tall as `kernels.balanced_band_rows` for `shape` on `sms` SMs, those
+    not swept already."""
+    from copy_dialect import kernels
+
+    rows = kernels.balanced_band_rows(shape[0], sms)
+    bands = [WsConfig((rows, n), 2, 8, 1) for n in WS_BAND_COLUMNS]
+    return [c for c in bands if c not in swept]
 
 
 def ws_builder(op: str) -> Callable[..., Any] | None:
@@ -427,11 +447,6 @@ def ws_builder(op: str) -> Callable[..., Any] | None:
     from copy_dialect import kernels
 
     if op == "row_sum":
-        # ===--- ws_row_sum: another helper's builder; until it lands the rows say so. ---=== #
-        # Assumed: kernels.ws_row_sum(shape, "f32", tile, *, stages=..., consumer_warps=...),
-        # a module whose kernel takes (x, s), s the M row sums in f32 (of shape (M,) or
-        # (M, 1): the output is viewed as the kernel's ABI says). Keyword arguments the
-        # builder does not take are left out (`build_ws`). Adjust here when it arrives.
         return getattr(kernels, "ws_row_sum", None)
     return getattr(kernels, "ws_elementwise", None)
 
@@ -492,7 +507,7 @@ def compile_only(results_cases: Sequence[Case], sweep: bool) -> int:
             print(f"{case.op} {case.label} {case.shape_text}: no builder in this build")
             continue
         ran, skipped = [], []
-        for config in ws_configs(sweep, case.op):
+        for config in ws_configs(sweep, case.op, case.shape):
             try:
                 program, why = compiled_ws(case, config, H200_SMEM_PER_SM)
             except Exception as exc:
@@ -987,7 +1002,7 @@ def run_case(
             if opts.sweep
             else [TRITON_ROW_SUM_DEFAULT if case.op == "row_sum" else TRITON_DEFAULT]
         )
-        ws_list = ws_configs(opts.sweep, case.op)
+        ws_list = ws_configs(opts.sweep, case.op, case.shape, limits.sms)
     triton_best = ws_best = None
     if triton_configs and not opts.skip_triton:
         triton_best = triton_rows(results, arrays, opts, triton_configs, sweep, note)
