@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -41,21 +44,80 @@ def legalized(module, target: str):
     return copy
 
 
-def cases(sms: int):
+@dataclass(frozen=True)
+class Case:
+    """One builder kernel: how to build it, launch it and check it."""
+
+    name: str
+    build: Callable[[], Any]
+    grid: tuple[int, ...]
+    operands: Callable[[Any], tuple[list[Any], Any, Any]]
+    """x (torch, f32 M x N) -> (the kernel's arguments, its output, the expected output)."""
+    moved: int
+    """Bytes read plus bytes written."""
+
+
+def _copy(x):
+    y = torch_module().empty_like(x)
+    return [x, y], y, x
+
+
+def _reduce(x):
+    y = torch_module().randn_like(x)
+    return [x, y], y, y + x
+
+
+def _add(x):
+    torch = torch_module()
+    y, z = torch.randn_like(x), torch.empty_like(x)
+    return [x, y, z], z, x + y
+
+
+def _broadcast(cluster: int):
+    def operands(x):
+        y = torch_module().empty((cluster, *x.shape), dtype=x.dtype, device=x.device)
+        return [x, y], y, x.expand(cluster, *x.shape)
+
+    return operands
+
+
+def _flat(x):
+    y = torch_module().empty_like(x).reshape(-1)
+    return [x.reshape(-1), y], y, x.reshape(-1)
+
+
+def torch_module():
+    import torch
+
+    return torch
+
+
+def cases(sms: int) -> list[Case]:
     from copy_dialect import kernels
 
-    shape = (M, N)
+    shape, f32 = (M, N), "f32"
     return [
-        ("tma_copy 64x64", lambda: kernels.tma_copy(shape, "f32"), kernels.grid(shape, (64, 64)),
-         "copy"),
-        ("tma_copy 64x32 swizzle 128",
-         lambda: kernels.tma_copy(shape, "f32", (64, 32), swizzle=128),
-         kernels.grid(shape, (64, 32)), "copy"),
-        ("tma_copy_pipelined 64x64, 3 stages",
-         lambda: kernels.tma_copy_pipelined(shape, "f32", (64, 64), stages=3), (2 * sms, 1),
-         "copy"),
-        ("tma_copy reduce add", lambda: kernels.tma_copy(shape, "f32", reduce="add"),
-         kernels.grid(shape, (64, 64)), "reduce"),
+        Case("tma_copy 64x64", lambda: kernels.tma_copy(shape, f32),
+             kernels.grid(shape, (64, 64)), _copy, 2 * NBYTES),
+        Case("tma_copy 64x32 swizzle 128",
+             lambda: kernels.tma_copy(shape, f32, (64, 32), swizzle=128),
+             kernels.grid(shape, (64, 32)), _copy, 2 * NBYTES),
+        Case("tma_copy_pipelined 64x64, 3 stages",
+             lambda: kernels.tma_copy_pipelined(shape, f32, (64, 64), stages=3), (2 * sms, 1),
+             _copy, 2 * NBYTES),
+        Case("tma_copy reduce add", lambda: kernels.tma_copy(shape, f32, reduce="add"),
+             kernels.grid(shape, (64, 64)), _reduce, 3 * NBYTES),
+        Case("bulk_copy 1-D, 4096-element boxes", lambda: kernels.bulk_copy(M * N, f32, 4096),
+             (M * N // 4096, 1), _flat, 2 * NBYTES),
+        Case("broadcast_copy 64x256, cluster 2, multicast",
+             lambda: kernels.broadcast_copy(shape, f32, (64, 256), cluster=2),
+             kernels.broadcast_grid(shape, (64, 256), 2), _broadcast(2), 3 * NBYTES),
+        Case("ws_copy 32x256, 2 stages, 1 tile/block",
+             lambda: kernels.ws_copy(shape, f32, (32, 256), stages=2),
+             kernels.tiles_grid(shape, (32, 256)), _copy, 2 * NBYTES),
+        Case("ws_elementwise add 16x256, 1 stage, 1 tile/block",
+             lambda: kernels.ws_elementwise("add", shape, f32, (16, 256), stages=1),
+             kernels.tiles_grid(shape, (16, 256)), _add, 3 * NBYTES),
     ]  # fmt: skip
 
 
@@ -73,24 +135,29 @@ def main() -> int:
     out = torch.empty_like(x)
     torch_gbps = 2 * NBYTES / timed(lambda: out.copy_(x), args.reps) / 1e9
     rows = [("torch copy (y.copy_(x))", "-", "-", f"{torch_gbps:.0f}", "1.000", True)]
-    for name, build, grid, kind in cases(sms):
-        forms = [("sm_90a", build(), None)] + [
-            (f"{t} legalized, as sm_90 SASS", legalized(build(), t), "sm_90")
+    for case in cases(sms):
+        forms = [("sm_90a", case.build(), None)] + [
+            (f"{t} legalized, as sm_90 SASS", legalized(case.build(), t), "sm_90")
             for t in LEGAL_TARGETS
         ]
         for form, module, arch in forms:
-            y = torch.randn_like(x) if kind == "reduce" else torch.empty_like(x)
-            expected = y + x if kind == "reduce" else x
-            launch = runtime.compile(module, arch=arch).kernel().prepare(x, y, grid=grid)
+            operands, result, expected = case.operands(x)
+            launch = runtime.compile(module, arch=arch).kernel().prepare(*operands, grid=case.grid)
             launch()
             torch.cuda.synchronize()
-            correct = bool(torch.equal(y, expected))
+            correct = bool(torch.equal(result, expected))
             t = timed(launch, args.reps)
             launch.release()
-            moved = (3 if kind == "reduce" else 2) * NBYTES
-            gbps = moved / t / 1e9
+            gbps = case.moved / t / 1e9
             rows.append(
-                (name, form, f"{t * 1e6:.1f}", f"{gbps:.0f}", f"{gbps / torch_gbps:.3f}", correct)
+                (
+                    case.name,
+                    form,
+                    f"{t * 1e6:.1f}",
+                    f"{gbps:.0f}",
+                    f"{gbps / torch_gbps:.3f}",
+                    correct,
+                )
             )
     print(f"{torch.cuda.get_device_name()}; x {M}x{N} float32; median of {args.reps} launches")
     print("| kernel | form | us | GB/s | ratio to torch copy | bit-exact |")
