@@ -1,7 +1,8 @@
 """Lowers `memref.load` and `memref.store` to address arithmetic and `llvm.load`/`llvm.store`
 on the bare pointer the memref lowers to, a `memref.atomic_rmw` whose result is unused to
 `nvvm.red.global`, and `memref.dim` to the size. A dynamic-shape GMEM ref's sizes (and the
-strides of a row-major one) are the kernel's size parameters (`passes.dynamic_shapes`).
+strides of a row-major one) are the kernel's size parameters
+(`convert_copy_to_nvvm.dynamic_shapes`).
 
 A swizzled SMEM buffer (`#copy.smem<swizzle = S>`) is addressed with the layout TMA writes
 (`copy_dialect.layout`: rows padded to the span, 16-byte units XOR-permuted); every other
@@ -32,8 +33,8 @@ from copy_dialect import layout
 from copy_dialect import ops as copy
 from copy_dialect.verify_common import constant_int
 from passes import nvvm
+from passes.convert_copy_to_nvvm.dynamic_shapes import check_size, ref_layout, ref_sizes, size_value
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
-from passes.dynamic_shapes import check_size, ref_layout, ref_sizes, size_value
 from passes.llvm_types import (
     lowered,
     replace_with_casts,
@@ -48,7 +49,7 @@ def element_pointer(
 ) -> SSAValue:
     """The address of `ref[indices]`: base + sum(index * stride) elements, or, in swizzled
     SMEM, base + the layout's byte offset. A dynamic-shape ref's strides come from the
-    kernel's size parameters (`passes.dynamic_shapes`)."""
+    kernel's size parameters (`convert_copy_to_nvvm.dynamic_shapes`)."""
     assert isinstance(t := ref.type, MemRefType)
     e = Emit(ops)
     shape, strides = ref_layout(ref, op, e)
@@ -152,7 +153,7 @@ def red_type(kind: int, element: Attribute) -> str | None:
 
 class ConvertDim(RewritePattern):
     """`memref.dim %m, %c` -> the size: a constant where it is static, else the kernel's
-    size parameter (`passes.dynamic_shapes`)."""
+    size parameter (`convert_copy_to_nvvm.dynamic_shapes`)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.DimOp, rewriter: PatternRewriter, /):

@@ -28,8 +28,8 @@ On a target without TMA (sm_80, sm_86, sm_89):
   may be reused after it; a TMA reduction does the same walk with `memref.atomic_rmw` of the
   matching kind (`portability.thread_atomic`: red.global);
 - a dynamic-shape GMEM ref (`memref<?x?xf32>`) is kept: its cp.async form reads the sizes
-  from the kernel's size parameters (`passes.dynamic_shapes`), the thread stores' clipping
-  with `memref.dim`; a dynamic stride of a strided layout is reported (LG3);
+  from the kernel's size parameters (`convert_copy_to_nvvm.dynamic_shapes`), the thread
+  stores' clipping with `memref.dim`; a dynamic stride of a strided layout is reported (LG3);
 - `copy.fence_async_shared` becomes the group's barrier likewise (the proxy fence has no
   meaning without TMA), a TMA `copy.prefetch` (a hint) is removed;
 - `maxnreg` of `copy.warp_specialize` (setmaxnreg, a register hint of sm_90a) is dropped;

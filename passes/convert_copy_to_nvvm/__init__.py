@@ -5,7 +5,7 @@ kernel's shared memory (every `copy.alloc_smem` buffer, every barrier group and 
 address slots, in one dynamic-shared-memory arena, each at its alignment), emits a prologue
 (the arena's base, the elected thread, the thread count), appends an i64 parameter per
 size of a dynamic array that its cp.async copies and thread accesses read
-(`passes.dynamic_shapes`), and one tensor-map parameter per distinct TMA descriptor the
+(`dynamic_shapes`), and one tensor-map parameter per distinct TMA descriptor the
 kernel's copies need (each L2 cache policy
 without a documented encoding is made once, after the prologue, by `createpolicy`); once the
 copies are lowered, the elected thread prefetches each tensor map at the kernel's entry
@@ -19,10 +19,12 @@ printing the rule id and trapping where a check fails (`guards`). Without it the
 has no guard.
 
 The modules, one per op family: `emit` (the llvm builders), `kernel` (the kernel's facts,
-arena, prologue and ABI), `copies` (TMA and cp.async copies, prefetches, tensor maps),
-`groups` (bulk and cp.async groups, fences), `barriers` (mbarriers and named barriers),
-`roles` (`copy.warp_specialize`), `smem`, `tmem`, `dsmem` (a peer CTA's SMEM), `tensormap`
-(maps in global memory), and `guards` (the debug guards); this one holds the pass.
+arena, prologue and ABI), `dynamic_shapes` (the sizes of dynamic arrays the kernel reads:
+its size parameters, which the memref and vector lowerings read too), `copies` (TMA and
+cp.async copies, prefetches, tensor maps), `groups` (bulk and cp.async groups, fences),
+`barriers` (mbarriers and named barriers), `roles` (`copy.warp_specialize`), `smem`, `tmem`,
+`dsmem` (a peer CTA's SMEM), `tensormap` (maps in global memory), and `guards` (the debug
+guards); this one holds the pass.
 
 Who issues what (the semantics the verifier's rules assume): the issuing group of an op is
 the block, or inside `copy.warp_specialize` the role that holds it (`roles`: each role's body

@@ -19,7 +19,7 @@
 - A cp.async copy is issued by every thread of the block (or role) together: 16-byte chunks (8 or 4
   when a row is not a multiple of 16) with `cp.async.{cg,ca}.shared.global`; with `oob zeros`
   each chunk's source size is clipped to the array, and cp.async zero-fills the rest. A
-  dynamic-shape ref's sizes are kernel parameters (`passes.dynamic_shapes`), and where its
+  dynamic-shape ref's sizes are kernel parameters (`dynamic_shapes`), and where its
   row pitch is one, the chunk size is picked at run time from those the copy may move. On a
   barrier, each thread then executes `cp.async.mbarrier.arrive.noinc.shared.b64 [bar]`: one
   arrival per thread once its chunks (and its earlier cp.async copies) have landed.
@@ -42,9 +42,9 @@ from copy_dialect import ops as copy
 from copy_dialect.abi import Im2colMapParam, TensorMapParam
 from passes import nvvm
 from passes.convert_copy_to_nvvm.barriers import barrier_pointer
+from passes.convert_copy_to_nvvm.dynamic_shapes import cp_async_chunks, ref_layout, size_value
 from passes.convert_copy_to_nvvm.emit import Arith, Emit
 from passes.convert_copy_to_nvvm.kernel import Group, Kernel, KernelPattern
-from passes.dynamic_shapes import cp_async_chunks, ref_layout, size_value
 from passes.llvm_types import SHARED, lowered, ptr
 
 PEER_BIT_MASK = 0xFFFFFFFFFEFFFFFF

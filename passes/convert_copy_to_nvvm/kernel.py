@@ -41,8 +41,8 @@ from copy_dialect.abi import (
 from copy_dialect.target import Target
 from passes import nvvm
 from passes.abi import abi_attr
+from passes.convert_copy_to_nvvm.dynamic_shapes import KernelShapes, kernel_shapes
 from passes.convert_copy_to_nvvm.emit import Emit
-from passes.dynamic_shapes import KernelShapes, kernel_shapes
 from passes.llvm_types import SHARED, cast, ptr
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ class Kernel:
     """The caller's arguments, the kernel's first parameters."""
     shapes: KernelShapes
     """The sizes of its dynamic arrays the kernel needs, and the alignment it asks of them
-    (`passes.dynamic_shapes`)."""
+    (`dynamic_shapes`)."""
     sizes: dict[tuple[int, int], SSAValue]
     """The i64 size parameter of each of `shapes.sizes`, appended after the caller's
     arguments."""
@@ -256,7 +256,7 @@ def enclosing_function(op: Operation) -> func.FuncOp | None:
 
 def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kernel:
     """The facts of kernel `fn`, after laying out its arena, appending the size parameters of
-    its dynamic arrays (`passes.dynamic_shapes`) and emitting its prologue at its entry: the
+    its dynamic arrays (`dynamic_shapes`) and emitting its prologue at its entry: the
     thread's linear index, the block's thread count, the elected thread (thread 0) and the
     arena's base (aligned up to ARENA_ALIGNMENT); `guards`: the module's debug guards, if it
     has them."""
