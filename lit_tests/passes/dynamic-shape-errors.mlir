@@ -30,3 +30,21 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
     func.return
   }
 }
+
+// -----
+
+// The sizes come from the arrays the runtime is given: a dynamic ref that cp.async
+// addresses must be a kernel argument, not a value made from one.
+// fix: s|copy.async_copy %y[|copy.async_copy %x[|
+builtin.module attributes {copy.target = #copy.target<"sm_80">} {
+  func.func @cast_ref(%x: memref<?x?xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %y = "memref.cast"(%x) : (memref<?x?xf32>) -> memref<?x?xf32>
+    %buf = copy.alloc_smem : memref<16x64xf32, #copy.smem>
+    // expected-error@+1 {{'copy.async_copy' op expected a kernel argument for the dynamic GMEM ref of type memref<?x?xf32> (the runtime passes the sizes of the arrays it is given), got a value made by memref.cast from %x: address %x itself}}
+    copy.async_copy %y[%c0, %c0] to %buf oob zeros : memref<?x?xf32> to memref<16x64xf32, #copy.smem>
+    copy.commit_group cp_async
+    copy.wait_group cp_async 0
+    func.return
+  }
+}

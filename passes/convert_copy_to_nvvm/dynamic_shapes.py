@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import func, memref, vector
 from xdsl.dialects.builtin import MemRefType, NoneAttr, i64
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from copy_dialect import ops as copy
 from copy_dialect.errors import CopyVerifyException
@@ -71,15 +71,30 @@ def kernel_shapes(fn: func.FuncOp) -> KernelShapes:
             if not isinstance(ref, BlockArgument) or ref.block is not entry:
                 raise fail(
                     op,
-                    f"addresses the dynamic GMEM ref {ref} of type {t}, which is not an "
-                    "argument of the kernel: expected a kernel argument, whose sizes the "
-                    "runtime passes from the array it is given",
+                    f"expected a kernel argument for the dynamic GMEM ref of type {t} (the "
+                    "runtime passes the sizes of the arrays it is given), got "
+                    + _not_an_argument(ref, entry),
                 )
             dims.setdefault(ref.index, set()).update(dynamic)
             if chunk is not None:
                 align[ref.index] = min(align.get(ref.index, chunk), chunk)
     sizes = tuple((arg, d) for arg in sorted(dims) for d in sorted(dims[arg]))
     return KernelShapes(sizes, align)
+
+
+def _not_an_argument(ref: SSAValue, entry: Block | None) -> str:
+    """What made `ref`, and the kernel argument to address instead where it was made from
+    one."""
+    owner = ref.owner
+    if not isinstance(owner, Operation):
+        return "an argument of an inner block: address a kernel argument itself"
+    source = next(
+        (v for v in owner.operands if isinstance(v, BlockArgument) and v.block is entry), None
+    )
+    if source is None:
+        return f"a value made by {owner.name}: address a kernel argument itself"
+    name = f"%{source.name_hint}" if source.name_hint else f"argument {source.index}"
+    return f"a value made by {owner.name} from {name}: address {name} itself"
 
 
 def _needs(op: Operation) -> Iterator[tuple[SSAValue, Sequence[int], int | None]]:
@@ -93,7 +108,8 @@ def _needs(op: Operation) -> Iterator[tuple[SSAValue, Sequence[int], int | None]
         needed = list(range(t.get_num_dims())) if op.oob_mode == copy.OOBMode.ZEROS else []
         chunks = cp_async_chunks(op)
         dynamic_pitch = None in (copy.element_strides(t) or ())
-        yield g.gmem, [*_stride_dims(t), *needed], chunks[-1] if dynamic_pitch else None
+        smallest = chunks[-1] if dynamic_pitch and chunks else None
+        yield g.gmem, [*_stride_dims(t), *needed], smallest
     elif isinstance(op, memref.LoadOp | memref.StoreOp | memref.AtomicRMWOp):
         yield op.memref, _stride_dims(_memref(op.memref)), None
     elif isinstance(op, vector.LoadOp | vector.StoreOp):
