@@ -28,7 +28,15 @@ rewrite, `copy.tensormap_global`):
 Format 3 adds `l2_promotion` to the tensor and im2col maps (a record without it means 128,
 the promotion every map had before). Format 4 adds the module's `arch`, the GPU the cubin's
 SASS is for, where PTX for `target` was assembled for a later GPU (`runtime.compile(...,
-arch="sm_90")` of sm_80 code); a record without it means the target's own.
+arch="sm_90")` of sm_80 code); a record without it means the target's own. Format 5 adds
+the `size` parameters (`SizeParam`: a size of a dynamic array that the kernel's cp.async
+copies or thread accesses address, which the runtime passes from the array it is given) and
+the pointers' `align` (a record without it means 1):
+
+```json
+{"kind": "pointer", "arg": 0, "element": "f32", "shape": [-1, -1], "align": 4},
+{"kind": "size", "arg": 0, "dim": 1}
+```
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NoReturn
 
-ABI_FORMAT = 4
+ABI_FORMAT = 5
 
 DEFAULT_L2_PROMOTION = 128
 """A tensor map's L2 promotion in bytes where the kernel names none."""
@@ -108,14 +116,28 @@ class PointerParam:
     """The IR's element type: f32, bf16, i8, ..."""
     shape: tuple[int, ...]
     """-1 for a dynamic dim (whatever the array brings)."""
+    align: int = 1
+    """The array's address and its strides but the innermost, in bytes, are multiples of
+    this: the smallest chunk a cp.async copy of a dynamic array may pick at run time (its
+    chunks are aligned to their size); 1 where nothing is asked."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "arg": self.arg, "element": self.element, "shape": [*self.shape]}
+        entry: dict[str, Any] = {
+            "kind": self.kind,
+            "arg": self.arg,
+            "element": self.element,
+            "shape": [*self.shape],
+        }
+        if self.align > 1:
+            entry["align"] = self.align
+        return entry
 
     @classmethod
     def from_dict(cls, entry: Any) -> PointerParam:
         get = _Reader(entry, "pointer parameter")
-        return cls(get.int("arg"), get.str("element"), get.ints("shape"))
+        return cls(
+            get.int("arg"), get.str("element"), get.ints("shape"), get.optional_int("align", 1)
+        )
 
 
 @dataclass(frozen=True)
@@ -133,6 +155,26 @@ class ScalarParam:
     @classmethod
     def from_dict(cls, entry: Any) -> ScalarParam:
         return cls(_Reader(entry, "scalar parameter").str("type"))
+
+
+@dataclass(frozen=True)
+class SizeParam:
+    """Size `dim` of the array of kernel argument `arg`, a dynamic dim, passed as an i64 by
+    the runtime from the array it is given (like a size of MLIR's memref descriptor; only
+    the sizes the kernel's addresses and bounds need have one)."""
+
+    kind: ClassVar[str] = "size"
+
+    arg: int
+    dim: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "arg": self.arg, "dim": self.dim}
+
+    @classmethod
+    def from_dict(cls, entry: Any) -> SizeParam:
+        get = _Reader(entry, "size parameter")
+        return cls(get.int("arg"), get.int("dim"))
 
 
 @dataclass(frozen=True)
@@ -274,17 +316,25 @@ class TensorMapWorkspaceParam:
         return cls(m.arg, m.box, m.swizzle, m.oob, m.dtype, m.written, slots)
 
 
-Param = PointerParam | ScalarParam | TensorMapParam | TensorMapWorkspaceParam
+Param = PointerParam | ScalarParam | SizeParam | TensorMapParam | TensorMapWorkspaceParam
 PARAM_KINDS: dict[str, type[Param]] = {
     p.kind: p
-    for p in (PointerParam, ScalarParam, TensorMapParam, Im2colMapParam, TensorMapWorkspaceParam)
+    for p in (
+        PointerParam,
+        ScalarParam,
+        SizeParam,
+        TensorMapParam,
+        Im2colMapParam,
+        TensorMapWorkspaceParam,
+    )
 }
 
 
 @dataclass(frozen=True)
 class KernelAbi:
     """One kernel: its parameters in signature order (the caller's arguments first, then
-    the tensor maps), its launch shape and its dynamic shared memory."""
+    the sizes of its dynamic arrays, then the tensor maps), its launch shape and its dynamic
+    shared memory."""
 
     name: str
     params: tuple[Param, ...]
@@ -295,8 +345,16 @@ class KernelAbi:
 
     @property
     def arguments(self) -> tuple[PointerParam | ScalarParam, ...]:
-        """The parameters the caller passes (pointers and scalars, not tensor maps)."""
+        """The parameters the caller passes (pointers and scalars, not sizes or tensor
+        maps)."""
         return tuple(p for p in self.params if isinstance(p, PointerParam | ScalarParam))
+
+    @property
+    def sizes(self) -> dict[tuple[int, int], int]:
+        """The parameter index of each size parameter, by (argument, dim)."""
+        return {
+            (p.arg, p.dim): i for i, p in enumerate(self.params) if isinstance(p, SizeParam)
+        }
 
     @property
     def tensor_maps(self) -> tuple[TensorMapParam, ...]:

@@ -1,12 +1,17 @@
 """The cp.async rules of `copy.async_copy`: what every thread's 4-, 8- or 16-byte chunks
-need (alignment, a static GMEM ref, the cache modifier, the OOB fill)."""
+need (alignment, GMEM strides it can compute, the cache modifier, the OOB fill)."""
 
 from __future__ import annotations
 
 from copy_dialect.attributes import CacheMode, OOBMode
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry, cp_async_chunk_bytes
-from copy_dialect.memory import bitwidth, gmem_row_stride_bytes, padded_stride, static_strides
+from copy_dialect.memory import (
+    bitwidth,
+    gmem_row_stride_bytes,
+    has_dynamic_layout_stride,
+    padded_stride,
+)
 from copy_dialect.verify_common import constant_int
 
 
@@ -56,13 +61,15 @@ def verify_copy(g: CopyGeometry, *, cache: CacheMode | None, tma_alternative: st
             f"multiple of {max(1, 32 // bits)} elements",
         )
     # rule: H8
-    if any(d < 0 for d in g.gmem_type.get_shape()) or not static_strides(g.gmem_type):
+    if has_dynamic_layout_stride(g.gmem_type):
         raise Error(
-            f"the cp.async implementation needs a GMEM ref of static shape and strides, got "
-            f"{g.gmem_type}",
-            note="every thread computes its chunks' addresses and bounds from the shape: give "
-            "every dimension a size, or use impl tma (sm_90+), whose tensor map takes the "
-            "shape at launch",
+            "the cp.async implementation needs the GMEM strides at compile time or from the "
+            "array's sizes: expected a row-major ref or a strided layout of static strides, "
+            f"got {g.gmem_type}",
+            note="every thread computes its chunks' addresses from the strides, and the "
+            "runtime passes only the sizes of a dynamic array (it takes contiguous arrays): "
+            "drop the strided layout (a row-major ref, whose strides follow from its sizes), "
+            "or use impl tma (sm_90+), whose tensor map takes the strides at launch",
         )
     chunk = cp_async_chunk_bytes(g)
     # rule: H2

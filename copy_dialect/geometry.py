@@ -35,7 +35,7 @@ from xdsl.ir import (
 from copy_dialect import hardware
 from copy_dialect.attributes import OOBMode, ReductionKind
 from copy_dialect.errors import CopyVerifyException as Error
-from copy_dialect.memory import bitwidth, smem_bytes, static_strides
+from copy_dialect.memory import bitwidth, element_strides, smem_bytes
 from copy_dialect.verify_common import cluster_shape, constant_int
 
 # ===----------------------------------------------------------------------=== #
@@ -340,18 +340,32 @@ class CopyGeometry(BoxGeometry):
         return smem_bytes(self.issued_box, self.element_type, self.swizzle_bytes)
 
 
-def cp_async_chunk_bytes(g: CopyGeometry) -> int | None:
-    """The bytes each cp.async of a copy moves: the largest of 16, 8 and 4 that divides the
-    box row, every GMEM stride and a constant innermost coordinate (in bytes), since cp.async
-    needs its global address aligned to its size; None when none does. The verifier (H2, H6)
-    and the lowering both take the chunk from here."""
+def cp_async_chunks(g: CopyGeometry, cg: bool = False) -> tuple[int, ...]:
+    """The bytes each cp.async of a copy may move, largest first: those of 16, 8 and 4 that
+    divide the box row, every static GMEM stride and a constant innermost coordinate (in
+    bytes), since cp.async needs its global address aligned to its size; with `cg` (cache
+    cg) only 16. Where every GMEM stride is static the copy moves the first (one size);
+    where one is dynamic (the row pitch of a dynamic-shape ref) the kernel picks at run time
+    the largest that also divides the array's address and its dynamic strides, and the
+    runtime checks that the last one does (`PointerParam.align`). Empty when none fits.
+    The verifier (H2, H6), the ABI and the lowering all take the chunks from here."""
     bits = bitwidth(g.element_type) or 8
     row_bytes = g.box_shape[-1] * bits // 8
-    strides = static_strides(g.gmem_type) or ()
-    offsets = [s * bits // 8 for s in strides[:-1]]
+    strides = element_strides(g.gmem_type) or ()
+    offsets = [s * bits // 8 for s in strides[:-1] if s is not None]
     inner = constant_int(g.gmem_indices[-1]) if g.gmem_indices else None
     if inner is not None:
         offsets.append(inner * bits // 8)
-    return next(
-        (c for c in (16, 8, 4) if row_bytes % c == 0 and all(o % c == 0 for o in offsets)), None
+    fits = tuple(
+        c
+        for c in (16, 8, 4)
+        if row_bytes % c == 0 and all(o % c == 0 for o in offsets) and (c == 16 or not cg)
     )
+    return fits if None in strides[:-1] else fits[:1]
+
+
+def cp_async_chunk_bytes(g: CopyGeometry) -> int | None:
+    """The largest chunk a cp.async copy may move (`cp_async_chunks`), None when none
+    fits."""
+    chunks = cp_async_chunks(g)
+    return chunks[0] if chunks else None

@@ -171,17 +171,25 @@ def cp_async_copy(
     dtype: str,
     tile: Sequence[int] = (32, 128),
     *,
+    dynamic: bool = False,
     target: str = "sm_80",
 ) -> ModuleOp:
     """`y = x` tile by tile: a cp.async load into SMEM by all threads (zero-filled out of
-    bounds), then plain stores of the in-bounds elements."""
+    bounds), then plain stores of the in-bounds elements. With `dynamic`, the arrays'
+    shapes are `?x?`: one compiled kernel serves every shape (the runtime passes the sizes,
+    and the copy picks its chunk size from the row pitch at run time)."""
     elt = element_type(dtype)
-    gmem = MemRefType(elt, list(shape))
+    gmem = MemRefType(elt, [DYNAMIC_INDEX] * 2 if dynamic else list(shape))
     smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr())
 
     def body(b: Builder, args: Sequence[SSAValue]) -> None:
         x, y = args
         row, col = _tile_origin(b, tile)
+        if dynamic:
+            rows = b.insert(memref.DimOp(y, _index(b, 0))).result
+            cols = b.insert(memref.DimOp(y, _index(b, 1))).result
+        else:
+            rows, cols = _index(b, shape[0]), _index(b, shape[1])
         buf = b.insert(copy.AllocSmemOp(smem)).result
         b.insert(
             copy.AsyncCopyOp(x, buf, src_indices=[row, col], implementation="cp_async", oob="zeros")
@@ -199,8 +207,8 @@ def cp_async_copy(
         gc = lb.insert(arith.AddiOp(col, c)).result
         inside = lb.insert(
             arith.AndIOp(
-                lb.insert(arith.CmpiOp(gr, _index(lb, shape[0]), "ult")).result,
-                lb.insert(arith.CmpiOp(gc, _index(lb, shape[1]), "ult")).result,
+                lb.insert(arith.CmpiOp(gr, rows, "ult")).result,
+                lb.insert(arith.CmpiOp(gc, cols, "ult")).result,
             )
         ).result
         then = Block()

@@ -76,19 +76,35 @@ def smem_alignment(swizzle: int) -> int:
     return max(hardware.SMEM_ALIGNMENT, swizzle_period(swizzle))
 
 
-def static_strides(t: MemRefType) -> tuple[int, ...] | None:
-    """The element strides of a ref (row-major when it has no layout), when all are static."""
+def element_strides(t: MemRefType) -> tuple[int | None, ...] | None:
+    """The element strides of a ref, each None where it is dynamic: a `?` of a strided
+    layout, or, in a row-major ref (no layout), a stride over a dynamic size (known at run
+    time from the array's sizes); None for a layout that is neither."""
     shape = t.get_shape()
     if isinstance(t.layout, StridedLayoutAttr):
-        strides = [s.data if isinstance(s, IntAttr) else -1 for s in t.layout.strides]
-    elif isinstance(t.layout, NoneAttr):
-        strides = [
-            prod(shape[i + 1 :]) if all(d >= 0 for d in shape[i + 1 :]) else -1
+        return tuple(s.data if isinstance(s, IntAttr) else None for s in t.layout.strides)
+    if isinstance(t.layout, NoneAttr):
+        return tuple(
+            prod(shape[i + 1 :]) if all(d >= 0 for d in shape[i + 1 :]) else None
             for i in range(len(shape))
-        ]
-    else:
+        )
+    return None
+
+
+def static_strides(t: MemRefType) -> tuple[int, ...] | None:
+    """The element strides of a ref (row-major when it has no layout), when all are static."""
+    strides = element_strides(t)
+    if strides is None or any(s is None for s in strides):
         return None
-    return None if any(s < 0 for s in strides) else tuple(strides)
+    return strides  # type: ignore[return-value]
+
+
+def has_dynamic_layout_stride(t: MemRefType) -> bool:
+    """Whether a strided layout gives the ref a dynamic stride (`strided<[?, 1]>`): one that
+    no size of the array tells (a row-major ref's strides follow from its sizes)."""
+    return isinstance(t.layout, StridedLayoutAttr) and any(
+        not isinstance(s, IntAttr) for s in t.layout.strides
+    )
 
 
 def gmem_row_stride_bytes(t: MemRefType) -> int | None:

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 
 from copy_dialect.abi import KernelAbi, ModuleAbi
 
@@ -33,14 +33,18 @@ def abi_attr(kernel: KernelAbi) -> DictionaryAttr:
     return attr
 
 
+def recorded_abi(op: Operation) -> KernelAbi | None:
+    """The ABI recorded on kernel `op` (its `copy.abi`), None where it has none."""
+    attr = op.attributes.get("copy.abi")
+    return KernelAbi.from_dict(_plain(attr)) if isinstance(attr, DictionaryAttr) else None
+
+
 def kernel_abis(module: builtin.ModuleOp, target: str, arch: str | None = None) -> ModuleAbi:
     """The ABI of every kernel of a lowered module (an op with `copy.abi`), compiled for
     `target`, its SASS for `arch` (None, or the target itself: the target's own)."""
     kernels: dict[str, KernelAbi] = {}
     for op in module.walk():
-        attr = op.attributes.get("copy.abi")
-        if isinstance(attr, DictionaryAttr):
-            kernel = KernelAbi.from_dict(_plain(attr))
+        if (kernel := recorded_abi(op)) is not None:
             kernels[kernel.name] = kernel
     return ModuleAbi(target, kernels, None if arch == target else arch)
 

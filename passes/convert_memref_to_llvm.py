@@ -1,6 +1,8 @@
-"""Lowers `memref.load` and `memref.store` on static memrefs to address arithmetic and
-`llvm.load`/`llvm.store` on the bare pointer the memref lowers to, and a `memref.atomic_rmw`
-whose result is unused to `nvvm.red.global`.
+"""Lowers `memref.load` and `memref.store` to address arithmetic and `llvm.load`/`llvm.store`
+on the bare pointer the memref lowers to, a `memref.atomic_rmw` whose result is unused to
+`nvvm.red.global`, and `memref.dim` to the size. A dynamic-shape GMEM ref's sizes (and the
+strides of a row-major one) are the kernel's size parameters
+(`convert_copy_to_nvvm.dynamic_shapes`).
 
 A swizzled SMEM buffer (`#copy.smem<swizzle = S>`) is addressed with the layout TMA writes
 (`copy_dialect.layout`: rows padded to the span, 16-byte units XOR-permuted); every other
@@ -16,10 +18,8 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     Float64Type,
-    IntegerAttr,
     IntegerType,
     MemRefType,
-    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -31,7 +31,9 @@ from xdsl.pattern_rewriter import (
 
 from copy_dialect import layout
 from copy_dialect import ops as copy
+from copy_dialect.verify_common import constant_int
 from passes import nvvm
+from passes.convert_copy_to_nvvm.dynamic_shapes import check_size, ref_layout, ref_sizes, size_value
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
 from passes.llvm_types import (
     lowered,
@@ -46,9 +48,11 @@ def element_pointer(
     ref: SSAValue, indices: Sequence[SSAValue], op: Operation, ops: list[Operation]
 ) -> SSAValue:
     """The address of `ref[indices]`: base + sum(index * stride) elements, or, in swizzled
-    SMEM, base + the layout's byte offset."""
+    SMEM, base + the layout's byte offset. A dynamic-shape ref's strides come from the
+    kernel's size parameters (`convert_copy_to_nvvm.dynamic_shapes`)."""
     assert isinstance(t := ref.type, MemRefType)
-    shape, strides = static_memref(t, op)
+    e = Emit(ops)
+    shape, strides = ref_layout(ref, op, e)
     bits = copy.bitwidth(t.element_type)
     if copy.memory_space(t) == copy.SMEM and (bits is None or bits % 8):
         # SMEM buffers pack sub-byte elements (layout.size_bytes), while an LLVM load or
@@ -60,22 +64,12 @@ def element_pointer(
         )
     swizzle = copy.swizzle_of(t)
     if swizzle != layout.UNSWIZZLED:
-        return swizzled_pointer(ref, indices, shape, swizzle, op, ops)
+        return swizzled_pointer(ref, indices, static_memref(t, op)[0], swizzle, op, ops)
     (base,) = lowered([ref], ops)
     offset: SSAValue | None = None
     for index, stride in zip(lowered(indices, ops), strides, strict=True):
-        term = index
-        if stride != 1:
-            scale = llvm.ConstantOp(IntegerAttr(stride, i64), i64)
-            mul = llvm.MulOp(index, scale.result)
-            ops += [scale, mul]
-            term = mul.res
-        if offset is None:
-            offset = term
-        else:
-            add = llvm.AddOp(offset, term)
-            ops.append(add)
-            offset = add.res
+        term = e.mul(index, stride)
+        offset = term if offset is None else e.add(offset, term)
     if offset is None:
         return base
     element = to_llvm_type(t.element_type)
@@ -157,6 +151,31 @@ def red_type(kind: int, element: Attribute) -> str | None:
     return f"{'s' if kind in SIGNED_KINDS else 'u'}{width}"
 
 
+class ConvertDim(RewritePattern):
+    """`memref.dim %m, %c` -> the size: a constant where it is static, else the kernel's
+    size parameter (`convert_copy_to_nvvm.dynamic_shapes`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.DimOp, rewriter: PatternRewriter, /):
+        t = op.source.type
+        dim = constant_int(op.index)
+        if not isinstance(t, MemRefType):
+            raise fail(op, f"expected a ranked memref, got {t}")
+        if dim is None or not 0 <= dim < t.get_num_dims():
+            found = "an index computed at run time" if dim is None else str(dim)
+            raise fail(
+                op,
+                f"expected a constant dim index below the rank {t.get_num_dims()} of {t}, got "
+                f"{found}: each size is a parameter of its own; take the dim from an "
+                "arith.constant",
+            )
+        sizes = ref_sizes(op.source, op)
+        check_size(sizes[dim], dim, t, op)
+        ops: list[Operation] = []
+        value = size_value(sizes, dim, Emit(ops))
+        replace_with_casts(rewriter, op, ops, [value])
+
+
 class ConvertAtomicRMW(RewritePattern):
     """`memref.atomic_rmw` whose result is unused -> `red.global.<op>.<type>` at the
     element's address (the thread atomics that stand in for a TMA reduction)."""
@@ -178,8 +197,8 @@ class ConvertAtomicRMW(RewritePattern):
 
 
 class ConvertMemrefToLLVMPass(ModulePass):
-    """Lowers `memref.load`/`memref.store` (and unused `memref.atomic_rmw`) on static
-    memrefs to `llvm` (and `nvvm.red.global`)."""
+    """Lowers `memref.load`/`memref.store` (and unused `memref.atomic_rmw`, `memref.dim`)
+    to `llvm` (and `nvvm.red.global`)."""
 
     name = "convert-memref-to-llvm"
 
@@ -190,5 +209,6 @@ class ConvertMemrefToLLVMPass(ModulePass):
                 ConvertLoad(),  # memref.load
                 ConvertStore(),  # memref.store
                 ConvertAtomicRMW(),  # memref.atomic_rmw (result unused)
+                ConvertDim(),  # memref.dim
             ],
         )

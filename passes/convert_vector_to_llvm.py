@@ -1,5 +1,5 @@
 """Lowers the 1-D `vector` ops threads use on their tiles: `vector.load` and `vector.store`
-on static memrefs (one wide `ld`/`st`, e.g. `ld.shared.v4.f32`) and `vector.broadcast` of a
+(one wide `ld`/`st`, e.g. `ld.shared.v4.f32`) and `vector.broadcast` of a
 scalar (a splat).
 
 A wide access is only as aligned as its address is known to be: the alignment given to LLVM
@@ -100,8 +100,8 @@ def _check(op: Operation, ref: SSAValue, vtype: VectorType) -> None:
     bits = copy.bitwidth(t.element_type)
     if bits is None or bits % 8:
         raise fail(op, f"cannot address vectors of {t.element_type}: they are not whole bytes")
-    _, strides = static_memref(t, op)
-    if strides[-1] != 1:
+    strides = copy.element_strides(t)
+    if not strides or strides[-1] != 1:
         raise fail(op, f"a vector access needs a contiguous innermost dimension, got {t}")
 
 

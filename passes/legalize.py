@@ -27,6 +27,9 @@ On a target without TMA (sm_80, sm_86, sm_89):
   cp_async 0`, whose lowering ends with the role's named barrier): the SMEM the store read
   may be reused after it; a TMA reduction does the same walk with `memref.atomic_rmw` of the
   matching kind (`portability.thread_atomic`: red.global);
+- a dynamic-shape GMEM ref (`memref<?x?xf32>`) is kept: its cp.async form reads the sizes
+  from the kernel's size parameters (`convert_copy_to_nvvm.dynamic_shapes`), the thread
+  stores' clipping with `memref.dim`; a dynamic stride of a strided layout is reported (LG3);
 - `copy.fence_async_shared` becomes the group's barrier likewise (the proxy fence has no
   meaning without TMA), a TMA `copy.prefetch` (a hint) is removed;
 - `maxnreg` of `copy.warp_specialize` (setmaxnreg, a register hint of sm_90a) is dropped;
@@ -237,13 +240,13 @@ class _Kernel:
             g = copy_op.geometry()
             if g.predicate is not None:
                 portability.check_predicate(copy_op, self.target)
-            if any(d < 0 for d in g.gmem_type.get_shape()):
+            if copy.has_dynamic_layout_stride(g.gmem_type):
                 portability.check_no_form(
                     copy_op,
-                    f"a TMA copy of a dynamic GMEM ref ({g.gmem_type})",
+                    f"a TMA copy of a GMEM ref with a dynamic stride ({g.gmem_type})",
                     self.target,
-                    note=f"give every dimension of the {g.element_type} GMEM ref a size "
-                    "(cp.async computes its chunks from the shape)",
+                    note="drop the strided layout (a row-major ref, whose strides follow from "
+                    "its sizes: cp.async computes its chunks' addresses from the strides)",
                 )
             if copy_op.map is not None:
                 portability.check_no_form(
@@ -398,8 +401,10 @@ class _Kernel:
             put(arith.AddiOp(o, c)) for o, c in zip(g.gmem_indices[lead:], coords, strict=True)
         ]
         inside: SSAValue | None = None
-        for index, size in zip(indices, gmem_shape, strict=True):
-            ok = put(arith.CmpiOp(index, emit(_index(size)), "ult"))
+        for d, (index, size) in enumerate(zip(indices, gmem_shape, strict=True)):
+            # A dynamic size is read at run time (the kernel's size parameter).
+            bound = emit(_index(size) if size >= 0 else memref.DimOp(g.gmem, emit(_index(d))))
+            ok = put(arith.CmpiOp(index, bound, "ult"))
             inside = ok if inside is None else put(arith.AndIOp(inside, ok))
         assert inside is not None
         then = Block()

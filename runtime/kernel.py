@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass, field
+from math import prod
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from copy_dialect.abi import (
     Param,
     PointerParam,
     ScalarParam,
+    SizeParam,
     TensorMapParam,
     TensorMapWorkspaceParam,
 )
@@ -34,6 +36,8 @@ def describe_param(param: Param) -> str:
         return f"{param.element}[{', '.join('?' if d < 0 else str(d) for d in param.shape)}]"
     if isinstance(param, ScalarParam):
         return param.type
+    if isinstance(param, SizeParam):
+        return f"size(arg {param.arg}, dim {param.dim})"
     box = "x".join(str(b) for b in param.box)
     return f"{param.kind}(arg {param.arg}, {param.dtype}, box {box})"
 
@@ -68,6 +72,47 @@ def check_device(target: str, smem_bytes: int, facts: DeviceFacts) -> None:
             f"expected at most {facts.max_smem_optin} bytes of shared memory per block on "
             f"{facts.name}, got a kernel that needs {smem_bytes}"
         )
+
+
+def check_chunk_alignment(array: arr.DeviceArray, align: int, name: str) -> None:
+    """A cp.async copy of a dynamic array picks its chunk size at run time, the largest that
+    divides the array's address and row pitches: the smallest it may pick, `align` bytes
+    (`PointerParam.align`), must divide them. The kernel computes the pitches from the sizes
+    (a contiguous array's strides); a host array's device copy is allocated aligned."""
+    pitches = [prod(array.shape[i + 1 :]) * array.itemsize for i in range(len(array.shape) - 1)]
+    if any(p % align for p in pitches):
+        inner = array.shape[-1]
+        padded = -(-inner * array.itemsize // align) * align // array.itemsize
+        raise ValueError(
+            f"expected {name} whose rows are a multiple of {align} bytes apart (the smallest "
+            f"chunk the kernel's cp.async copies of it move), got strides of {pitches} bytes "
+            f"({inner} elements of {array.dtype} a row); pad the innermost dimension to "
+            f"{padded} elements"
+        )
+    if array.pointer % align:
+        raise ValueError(
+            f"expected {name} at an address aligned to {align} bytes (the smallest chunk the "
+            f"kernel's cp.async copies of it move), got {array.pointer:#x}"
+        )
+
+
+def direct_parameters(
+    abi: KernelAbi, described: list[arr.DeviceArray | Any]
+) -> dict[int, tuple[Any, Any]]:
+    """The value and ctypes type of each parameter the kernel takes straight from the
+    caller's checked arguments (`Kernel.check_arguments`), by parameter index: the arrays'
+    device addresses, the scalars, and the sizes of the dynamic arrays (`SizeParam`, i64).
+    Not the tensor maps, which are encoded from the arrays."""
+    found: dict[int, tuple[Any, Any]] = {}
+    arguments = iter(described)  # in the order of abi.arguments
+    for i, param in enumerate(abi.params):
+        if isinstance(param, PointerParam):
+            found[i] = (next(arguments).pointer, ctypes.c_void_p)
+        elif isinstance(param, ScalarParam):
+            found[i] = (next(arguments), SCALAR_TYPES[param.type])
+        elif isinstance(param, SizeParam):
+            found[i] = (described[param.arg].shape[param.dim], ctypes.c_int64)
+    return found
 
 
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
@@ -135,6 +180,8 @@ class Kernel:
                 raise ValueError(
                     f"expected {name} to be contiguous (row-major), got strides {array.strides}"
                 )
+            if param.align > 1:
+                check_chunk_alignment(array, param.align, name)
             described.append(array)
         for tensor_map in self.abi.tensor_maps:
             name = f"argument {tensor_map.arg} of {self.name}"
@@ -232,9 +279,13 @@ class Kernel:
         values: list[Any] = []
         types: list[Any] = []
         maps: list[Any] = []
-        arguments = iter(described)  # in the order of self.arguments
-        for param in self.params:
-            if isinstance(param, TensorMapWorkspaceParam):
+        direct = direct_parameters(self.abi, described)
+        for i, param in enumerate(self.params):
+            if i in direct:
+                value, ctype = direct[i]
+                values.append(value)
+                types.append(ctype)
+            elif isinstance(param, TensorMapWorkspaceParam):
                 # The slots start as the host-encoded map; the kernel may rewrite them.
                 initial = map_bytes(encode(described[param.arg], param.initial_map))
                 workspace = Workspace(workspace_image(initial, param))
@@ -246,12 +297,6 @@ class Kernel:
                 maps.append(tensor_map)
                 values.append(tensor_map)
                 types.append(None)  # passed by value: the binding copies its 128 bytes
-            elif isinstance(param, PointerParam):
-                values.append(next(arguments).pointer)
-                types.append(ctypes.c_void_p)
-            else:
-                values.append(next(arguments))
-                types.append(SCALAR_TYPES[param.type])
         config = driver.CUlaunchConfig()
         config.gridDimX, config.gridDimY, config.gridDimZ = grid3
         config.blockDimX, config.blockDimY, config.blockDimZ = block3

@@ -30,6 +30,8 @@ TARGETS = ["sm_80", "sm_86"]
 LEGAL: dict[str, Callable[[], ModuleOp]] = {
     "tma_copy": lambda: kernels.tma_copy((256, 256), "f32"),
     "tma_copy_odd": lambda: kernels.tma_copy((999, 996), "f32"),
+    "tma_copy_dynamic": lambda: kernels.tma_copy((0, 0), "f32", dynamic=True),
+    "tma_copy_dynamic_bf16": lambda: kernels.tma_copy((0, 0), "bf16", (32, 64), dynamic=True),
     "tma_copy_bf16": lambda: kernels.tma_copy((130, 200), "bf16", (32, 64)),
     "tma_copy_swizzle128": lambda: kernels.tma_copy((256, 256), "f32", (64, 32), swizzle=128),
     "tma_copy_prefetch": lambda: kernels.tma_copy((256, 256), "f32", prefetch_destination=True),
@@ -43,6 +45,7 @@ LEGAL: dict[str, Callable[[], ModuleOp]] = {
         (512, 256), "f32", (64, 64), stages=3
     ),
     "tma_reduce_add_f32": lambda: kernels.tma_copy((999, 996), "f32", reduce="add"),
+    "tma_reduce_add_dynamic": lambda: kernels.tma_copy((0, 0), "f32", reduce="add", dynamic=True),
     "tma_reduce_add_f16": lambda: kernels.tma_copy((256, 256), "f16", reduce="add"),
     "tma_reduce_add_f64": lambda: kernels.tma_copy((256, 256), "f64", reduce="add"),
     "tma_reduce_umin_i32": lambda: kernels.tma_copy((256, 256), "i32", reduce="umin"),
@@ -79,7 +82,6 @@ ILLEGAL: dict[str, tuple[Callable[[], ModuleOp], str]] = {
     "tma_reduce_bf16": (lambda: kernels.tma_copy((256, 256), "bf16", reduce="add"), "LG2"),
     "tma_reduce_f16_min": (lambda: kernels.tma_copy((256, 256), "f16", reduce="min"), "LG2"),
     "tma_reduce_inc": (lambda: kernels.tma_copy((256, 256), "i32", reduce="inc"), "LG2"),
-    "tma_copy_dynamic": (lambda: kernels.tma_copy((256, 256), "f32", dynamic=True), "LG3"),
     "dsmem_exchange": (lambda: kernels.dsmem_exchange((256, 256), "f32"), "LG3"),
     "im2col_gather": (
         lambda: kernels.im2col_gather(kernels.conv2d((2, 9, 7, 16), 3, padding=1), "f16"),
@@ -89,8 +91,8 @@ ILLEGAL: dict[str, tuple[Callable[[], ModuleOp], str]] = {
 }
 """Builder kernels written for sm_90a that copy-legalize cannot keep on sm_80, and why:
 reductions with no thread atomic of their op and type (LG2: bf16 add and f16/bf16 min/max
-need sm_90, inc/dec have no memref.atomic_rmw kind); a dynamic shape, DSMEM, im2col and
-tensor maps in global memory have no pre-Hopper form (LG3)."""
+need sm_90, inc/dec have no memref.atomic_rmw kind); DSMEM, im2col and tensor maps in
+global memory have no pre-Hopper form (LG3)."""
 
 
 def parse(text: str) -> ModuleOp:

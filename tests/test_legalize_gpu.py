@@ -333,3 +333,37 @@ def test_legalized_ws_row_sum_returns_the_same_bytes(name, target):
         results.append(y)
     original, legal = results
     assert np.array_equal(bits(legal), bits(original))
+
+
+DYNAMIC = {
+    # name: (dtype, tile, reduce, shapes): shapes whose rows TMA can address (16-byte pitch)
+    "copy_f32": ("f32", (64, 64), None, [(999, 996), (130, 264), (3, 4096), (64, 64), (1, 4)]),
+    "copy_bf16": ("bf16", (32, 64), None, [(97, 136), (130, 200), (1, 8), (333, 1032)]),
+    "reduce_add_f32": ("f32", (64, 64), "add", [(999, 996), (130, 264), (1, 4), (257, 36)]),
+}
+"""tma_copy(dynamic=True) kernels, one compiled kernel per form for every shape."""
+
+
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+@pytest.mark.parametrize("name", sorted(DYNAMIC))
+def test_legalized_dynamic_kernel_serves_every_shape(name, target):
+    """The sm_90a kernel of ?x? arrays and its legalized form (cp.async reading the sizes
+    the runtime passes, thread stores or atomics clipped to them), each compiled once,
+    return the same bytes over odd shapes, tails included, and numpy's."""
+    dtype, tile, reduce, shapes = DYNAMIC[name]
+
+    def build() -> ModuleOp:
+        return kernels.tma_copy((0, 0), dtype, tile, dynamic=True, reduce=reduce)
+
+    original, legal = on_h200(build()), on_h200(legalized(build(), target))
+    for shape in shapes:
+        rng = np.random.default_rng(zlib.crc32(f"{name}{shape}".encode()))
+        x = (rng.standard_normal(shape) * 100).astype(numpy_dtype(dtype))
+        o = (rng.standard_normal(shape) * 100).astype(numpy_dtype(dtype))
+        results = []
+        for program in (original, legal):
+            y = o.copy() if reduce else np.full(shape, np.nan, dtype=x.dtype)
+            program(x, y, grid=kernels.grid(shape, tile))
+            results.append(y)
+        assert np.array_equal(bits(results[1]), bits(results[0])), shape
+        assert np.array_equal(bits(results[1]), bits(o + x if reduce else x)), shape

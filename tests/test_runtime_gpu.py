@@ -191,3 +191,70 @@ def test_one_dynamic_kernel_for_every_shape():
         y = np.zeros_like(x)
         program(x, y, grid=kernels.grid(shape, (64, 64)))
         assert same_bits(y, x), shape
+
+
+DYNAMIC_CP_ASYNC = [
+    ("sm_80", "f32"),
+    ("sm_80", "f16"),
+    ("sm_86", "bf16"),
+    ("sm_86", "i32"),
+    ("sm_90a", "f32"),
+    ("sm_90a", "f16"),
+]
+"""cp_async_copy(dynamic=True) kernels as (target, dtype): sm_80 and sm_86 PTX runs on the
+H200 assembled for sm_90, sm_90a's is its own."""
+
+
+def dynamic_shapes(dtype: str) -> list[tuple[int, int]]:
+    """Shapes that are no multiple of the 32x128 tile (tails in both dims), with row pitches
+    of 16, 8 and 4 bytes' alignment (each picks its own chunk size at run time); 2-byte
+    elements need even rows (cp.async moves 4 bytes at least)."""
+    even = [(64, 128), (130, 258), (999, 998), (257, 36), (3, 4098), (1, 2)]
+    odd = [(999, 997), (33, 1), (5, 131)]
+    return even + (odd if dtype in ("f32", "i32") else [])
+
+
+def poisoned(shape, dtype: str) -> np.ndarray:
+    """An output no element of `random` equals in bits (NaN, or the most negative int)."""
+    fill = np.iinfo(np.int32).min if dtype == "i32" else np.nan
+    return np.full(shape, fill, dtype=numpy_dtype(dtype))
+
+
+@pytest.mark.parametrize(("target", "dtype"), DYNAMIC_CP_ASYNC, ids=lambda v: str(v))
+def test_one_dynamic_cp_async_kernel_for_every_shape(target, dtype):
+    """One compiled cp.async kernel of ?x? arrays copies every shape (the runtime passes the
+    sizes; the row pitch picks 16-, 8- or 4-byte chunks), tails included: the bytes of
+    numpy's array and of the static kernel compiled for that shape."""
+    arch = None if target == "sm_90a" else "sm_90"
+    program = runtime.compile(
+        kernels.cp_async_copy((0, 0), dtype, dynamic=True, target=target), arch=arch
+    )
+    for shape in dynamic_shapes(dtype):
+        x = random(shape, dtype, seed=zlib.crc32(f"{shape}{dtype}{target}".encode()))
+        grid = kernels.grid(shape, (32, 128))
+        y = poisoned(shape, dtype)
+        program(x, y, grid=grid)
+        assert same_bits(y, x), shape
+        static = poisoned(shape, dtype)
+        runtime.compile(kernels.cp_async_copy(shape, dtype, target=target), arch=arch)(
+            x, static, grid=grid
+        )
+        assert same_bits(y, static), shape
+
+
+@pytest.mark.parametrize("offset", [0, 1, 2, 3], ids=lambda n: f"offset{n}")
+def test_dynamic_cp_async_picks_its_chunk_from_the_address(offset):
+    """A device array 4, 8 or 12 bytes into its allocation (a PyTorch view): the copy picks
+    the chunk size that divides its address too, and copies the same bytes."""
+    torch = pytest.importorskip("torch")
+    program = runtime.compile(
+        kernels.cp_async_copy((0, 0), "f32", dynamic=True, target="sm_80"), arch="sm_90"
+    )
+    shape = (130, 264)
+    x = random(shape, "f32", seed=31)
+    flat = torch.full((offset + x.size,), float("nan"), device="cuda")
+    source = flat[offset:].view(*shape)
+    source.copy_(torch.from_numpy(x))
+    y = torch.full(shape, float("nan"), device="cuda")
+    program(source, y, grid=kernels.grid(shape, (32, 128)))
+    assert same_bits(y.cpu().numpy(), x)

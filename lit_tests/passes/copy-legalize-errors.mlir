@@ -40,19 +40,21 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // -----
 
-// A TMA copy of a dynamic GMEM ref: cp.async computes its chunks from a static shape (H8).
+// A TMA copy of a GMEM ref with a dynamic layout stride: cp.async computes its chunks'
+// addresses from the strides, and the runtime passes only sizes (H8). (A dynamic size
+// alone is kept: copy-legalize.mlir.)
 // rule: LG3
-// fix: s|memref<?x256xf32>|memref<256x256xf32>|
-// fix: s|memref<?x256xf32>|memref<256x256xf32>|
+// fix: s|memref<?x256xf32, strided<[?, 1]>>|memref<?x256xf32>|
+// fix: s|memref<?x256xf32, strided<[?, 1]>>|memref<?x256xf32>|
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
-  func.func @dynamic(%x: memref<?x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+  func.func @dynamic_stride(%x: memref<?x256xf32, strided<[?, 1]>>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
     %phase = arith.constant false
     %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
     %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-    // expected-error@+2 {{'copy.async_copy' op copy-legalize cannot keep a TMA copy of a dynamic GMEM ref (memref<?x256xf32>) on sm_80: it has no pre-Hopper form the pass can produce}}
-    // expected-note@+1 {{give every dimension of the f32 GMEM ref a size (cp.async computes its chunks from the shape), or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
-    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<?x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    // expected-error@+2 {{'copy.async_copy' op copy-legalize cannot keep a TMA copy of a GMEM ref with a dynamic stride (memref<?x256xf32, strided<[?, 1]>>) on sm_80: it has no pre-Hopper form the pass can produce}}
+    // expected-note@+1 {{drop the strided layout (a row-major ref, whose strides follow from its sizes: cp.async computes its chunks' addresses from the strides), or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<?x256xf32, strided<[?, 1]>> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
     func.return
   }

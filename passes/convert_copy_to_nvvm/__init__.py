@@ -3,8 +3,10 @@
 The pass works kernel by kernel. For each function that holds copy ops it first lays out the
 kernel's shared memory (every `copy.alloc_smem` buffer, every barrier group and the TMEM
 address slots, in one dynamic-shared-memory arena, each at its alignment), emits a prologue
-(the arena's base, the elected thread, the thread count), and appends one tensor-map
-parameter per distinct TMA descriptor the kernel's copies need (each L2 cache policy
+(the arena's base, the elected thread, the thread count), appends an i64 parameter per
+size of a dynamic array that its cp.async copies and thread accesses read
+(`dynamic_shapes`), and one tensor-map parameter per distinct TMA descriptor the
+kernel's copies need (each L2 cache policy
 without a documented encoding is made once, after the prologue, by `createpolicy`); once the
 copies are lowered, the elected thread prefetches each tensor map at the kernel's entry
 (`prefetch_tensormaps`, unless the kernel has `copy.prefetch_tensormaps = false`). The
@@ -17,10 +19,12 @@ printing the rule id and trapping where a check fails (`guards`). Without it the
 has no guard.
 
 The modules, one per op family: `emit` (the llvm builders), `kernel` (the kernel's facts,
-arena, prologue and ABI), `copies` (TMA and cp.async copies, prefetches, tensor maps),
-`groups` (bulk and cp.async groups, fences), `barriers` (mbarriers and named barriers),
-`roles` (`copy.warp_specialize`), `smem`, `tmem`, `dsmem` (a peer CTA's SMEM), `tensormap`
-(maps in global memory), and `guards` (the debug guards); this one holds the pass.
+arena, prologue and ABI), `dynamic_shapes` (the sizes of dynamic arrays the kernel reads:
+its size parameters, which the memref and vector lowerings read too), `copies` (TMA and
+cp.async copies, prefetches, tensor maps), `groups` (bulk and cp.async groups, fences),
+`barriers` (mbarriers and named barriers), `roles` (`copy.warp_specialize`), `smem`, `tmem`,
+`dsmem` (a peer CTA's SMEM), `tensormap` (maps in global memory), and `guards` (the debug
+guards); this one holds the pass.
 
 Who issues what (the semantics the verifier's rules assume): the issuing group of an op is
 the block, or inside `copy.warp_specialize` the role that holds it (`roles`: each role's body
@@ -165,7 +169,6 @@ class ConvertCopyToNVVMPass(ModulePass):
             if isinstance(fn, func.FuncOp) and any(o.dialect_name() == "copy" for o in fn.walk()):
                 check_roles(fn)
                 kernels[fn] = open_kernel(target, fn, guards)
-        original_args = {fn: len(fn.function_type.inputs) for fn in kernels}
         apply_patterns(
             op,
             [
@@ -212,7 +215,7 @@ class ConvertCopyToNVVMPass(ModulePass):
         # The roles split the block once the ops inside them are lowered for their role.
         apply_patterns(op, [LowerWarpSpecialize(kernels)], dce=False)
         for fn, kernel in kernels.items():
-            fn.attributes["copy.abi"] = kernel_abi(kernel, original_args[fn])
+            fn.attributes["copy.abi"] = kernel_abi(kernel)
             # Copies need the kernel's tensor-map parameters and SMEM arena: a function
             # that holds them is a kernel entry.
             fn.attributes["gpu.kernel"] = UnitAttr()

@@ -18,7 +18,9 @@
   the coordinates and the im2col offsets, innermost first (`.L2::cache_hint` with `l2`).
 - A cp.async copy is issued by every thread of the block (or role) together: 16-byte chunks (8 or 4
   when a row is not a multiple of 16) with `cp.async.{cg,ca}.shared.global`; with `oob zeros`
-  each chunk's source size is clipped to the array, and cp.async zero-fills the rest. On a
+  each chunk's source size is clipped to the array, and cp.async zero-fills the rest. A
+  dynamic-shape ref's sizes are kernel parameters (`dynamic_shapes`), and where its
+  row pitch is one, the chunk size is picked at run time from those the copy may move. On a
   barrier, each thread then executes `cp.async.mbarrier.arrive.noinc.shared.b64 [bar]`: one
   arrival per thread once its chunks (and its earlier cp.async copies) have landed.
 
@@ -40,9 +42,10 @@ from copy_dialect import ops as copy
 from copy_dialect.abi import Im2colMapParam, TensorMapParam
 from passes import nvvm
 from passes.convert_copy_to_nvvm.barriers import barrier_pointer
+from passes.convert_copy_to_nvvm.dynamic_shapes import cp_async_chunks, ref_layout, size_value
 from passes.convert_copy_to_nvvm.emit import Arith, Emit
-from passes.convert_copy_to_nvvm.kernel import Kernel, KernelPattern
-from passes.llvm_types import SHARED, lowered, ptr, static_memref
+from passes.convert_copy_to_nvvm.kernel import Group, Kernel, KernelPattern
+from passes.llvm_types import SHARED, lowered, ptr
 
 PEER_BIT_MASK = 0xFFFFFFFFFEFFFFFF
 """Clears the peer bit of a shared::cluster address: the pair's even (leader) CTA."""
@@ -442,16 +445,67 @@ def elements_to_bytes(e: Emit, count: SSAValue, bits: int) -> SSAValue:
 
 
 def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
-    """A cp.async load: a loop of the block's threads over the box's chunks."""
+    """A cp.async load: a loop of the block's threads over the box's chunks. Where the GMEM
+    row pitch is dynamic (a dynamic-shape ref: its strides come from the kernel's size
+    parameters), the largest chunk that divides the array's address and its strides is
+    picked at run time, one loop per chunk size the copy may move (`cp_async_chunks`)."""
     g = op.geometry()
-    shape, strides = static_memref(g.gmem_type, op)
-    bits, box = g.element_bits, g.gmem_box
-    # The chunk divides the box row, every GMEM stride and a constant innermost
+    e = Emit()
+    sizes, strides = ref_layout(g.gmem, op, e, kernel.sizes)
+    # Each chunk divides the box row, every static GMEM stride and a constant innermost
     # coordinate (a 300-element f16 row is 600 bytes: 8-byte chunks); the verifier
     # guarantees there is one (H2) and that `cache cg` gets 16 bytes (H6). A dynamic
     # innermost coordinate is assumed to be a multiple of the chunk.
-    chunk = copy.cp_async_chunk_bytes(g)
-    assert chunk is not None
+    chunks = cp_async_chunks(op)
+    assert chunks
+    (gmem,) = lowered([g.gmem], e.ops)
+    (smem,) = lowered([g.smem], e.ops)
+    smem = e.byte_offset(smem, slot_offset(e, g))
+    origin = list(lowered(g.gmem_indices, e.ops))
+    group = kernel.group(op)
+    loops = [
+        cp_async_loop(op, g, chunk, gmem, smem, origin, sizes, strides, group)
+        for chunk in chunks
+    ]
+    if len(loops) == 1:
+        e.ops += loops[0]
+    else:
+        # The address and the dynamic strides in bytes, or-ed: a chunk size divides them
+        # all where it divides this.
+        alignment = e.ptrtoint(gmem)
+        for stride in strides[:-1]:
+            if not isinstance(stride, int):
+                stride_bytes = elements_to_bytes(e, stride, g.element_bits)
+                alignment = e(llvm.OrOp(alignment, stride_bytes)).results[0]
+        chosen = loops[-1]  # the runtime checked that the smallest chunk divides them
+        for chunk, loop in reversed(list(zip(chunks[:-1], loops[:-1], strict=True))):
+            pick = Emit()
+            fits = pick.icmp("eq", pick.binary(llvm.AndOp, alignment, chunk - 1), 0)
+            pick(scf.IfOp(fits, [], [*loop, scf.YieldOp()], [*chosen, scf.YieldOp()]))
+            chosen = pick.ops
+        e.ops += chosen
+    if g.barrier is not None:
+        # Each thread arrives once when its chunks have landed (noinc: the barrier's
+        # arrivals count one per issuing thread).
+        e(nvvm.CpAsyncMBarrierArriveSharedOp(barrier_pointer(e, g.barrier, g.barrier_index), True))
+    return e.ops
+
+
+def cp_async_loop(
+    op: copy.AsyncCopyOp,
+    g: copy.CopyGeometry,
+    chunk: int,
+    gmem: SSAValue,
+    smem: SSAValue,
+    origin: list[SSAValue],
+    sizes: list[int | SSAValue],
+    strides: list[int | SSAValue],
+    group: Group,
+) -> list[Operation]:
+    """The loop of the group's threads over the box's chunks of `chunk` bytes: chunk c is
+    copied by thread c mod the group's threads; with `oob zeros` each chunk's source size
+    is clipped to the array's sizes (cp.async zero-fills the rest)."""
+    bits, box = g.element_bits, g.gmem_box
     if op.cache is not None and op.cache.data == copy.CacheMode.CG:
         modifier = "cg"
     else:
@@ -459,12 +513,6 @@ def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     chunks_per_row = g.row_bytes // chunk
     elems_per_chunk = chunk * 8 // bits
     total = prod(box[:-1]) * chunks_per_row
-
-    e = Emit()
-    (gmem,) = lowered([g.gmem], e.ops)
-    (smem,) = lowered([g.smem], e.ops)
-    smem = e.byte_offset(smem, slot_offset(e, g))
-    origin = list(lowered(g.gmem_indices, e.ops))
     zero_fill = op.oob_mode == copy.OOBMode.ZEROS
 
     body = Block(arg_types=[i64])
@@ -490,10 +538,10 @@ def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     src_size = None
     if zero_fill:
         valid: SSAValue | None = None
-        for p, size in zip(position[:-1], shape[:-1], strict=True):
+        for p, size in zip(position[:-1], sizes[:-1], strict=True):
             inside = b.icmp("ult", p, size)  # unsigned: negative is outside too
             valid = inside if valid is None else b(llvm.AndOp(valid, inside)).results[0]
-        left = b.binary(llvm.SubOp, b.const(shape[-1]), position[-1])
+        left = b.binary(llvm.SubOp, size_value(sizes, -1, b), position[-1])
         clipped = b(
             llvm.SelectOp(b.icmp("slt", left, elems_per_chunk), left, b.const(elems_per_chunk))
         ).results[0]
@@ -506,10 +554,6 @@ def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     b(nvvm.CpAsyncSharedGlobalOp(dst, src, size=chunk, modifier=modifier, cp_size=src_size))
     b(scf.YieldOp())
     body.add_ops(b.ops)
-    group = kernel.group(op)
+    e = Emit()
     e(scf.ForOp(group.tid, e.const(total), group.nthreads, [], Region(body)))
-    if g.barrier is not None:
-        # Each thread arrives once when its chunks have landed (noinc: the barrier's
-        # arrivals count one per issuing thread).
-        e(nvvm.CpAsyncMBarrierArriveSharedOp(barrier_pointer(e, g.barrier, g.barrier_index), True))
     return e.ops

@@ -3,8 +3,8 @@ its shared-memory arena (every `copy.alloc_smem` buffer, every barrier group and
 address slots, each at its alignment), the prologue values computed once at its entry (the
 arena's base, the thread's index, the block's thread count, the elected thread), the issuing
 group of each op (`Group`: the block, or a role of `copy.warp_specialize`, with its elected
-thread and its barrier), its tensor-map parameters, and the ABI record the runtime launches
-it with."""
+thread and its barrier), its size and tensor-map parameters, and the ABI record the runtime
+launches it with."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import RewritePattern
 
 from copy_dialect import ops as copy
@@ -34,12 +34,14 @@ from copy_dialect.abi import (
     Param,
     PointerParam,
     ScalarParam,
+    SizeParam,
     TensorMapParam,
     TensorMapWorkspaceParam,
 )
 from copy_dialect.target import Target
 from passes import nvvm
 from passes.abi import abi_attr
+from passes.convert_copy_to_nvvm.dynamic_shapes import KernelShapes, kernel_shapes
 from passes.convert_copy_to_nvvm.emit import Emit
 from passes.llvm_types import SHARED, cast, ptr
 
@@ -123,6 +125,14 @@ class Kernel:
     prologue_end: Operation
     """The last op of the prologue at the kernel's entry: what is hoisted to the entry
     (cache policies, tensor-map prefetches) goes after it."""
+    arguments: int
+    """The caller's arguments, the kernel's first parameters."""
+    shapes: KernelShapes
+    """The sizes of its dynamic arrays the kernel needs, and the alignment it asks of them
+    (`dynamic_shapes`)."""
+    sizes: dict[tuple[int, int], SSAValue]
+    """The i64 size parameter of each of `shapes.sizes`, appended after the caller's
+    arguments."""
     roles: dict[Block, Group] = field(default_factory=dict)
     """The issuing group of each role's body (`copy.warp_specialize`)."""
     tensor_maps: dict[TensorMapParam | Operation, SSAValue] = field(default_factory=dict)
@@ -245,11 +255,17 @@ def enclosing_function(op: Operation) -> func.FuncOp | None:
 
 
 def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kernel:
-    """The facts of kernel `fn`, after laying out its arena and emitting its prologue at its
-    entry: the thread's linear index, the block's thread count, the elected thread (thread 0)
-    and the arena's base (aligned up to ARENA_ALIGNMENT); `guards`: the module's debug guards,
-    if it has them."""
+    """The facts of kernel `fn`, after laying out its arena, appending the size parameters of
+    its dynamic arrays (`dynamic_shapes`) and emitting its prologue at its entry: the
+    thread's linear index, the block's thread count, the elected thread (thread 0) and the
+    arena's base (aligned up to ARENA_ALIGNMENT); `guards`: the module's debug guards, if it
+    has them."""
     offsets, arena_bytes = copy.arena_layout(fn)  # the layout the verifier checked (TR6)
+    arguments = len(fn.function_type.inputs)
+    shapes = kernel_shapes(fn)
+    sizes = {(arg, d): append_argument(fn, i64) for arg, d in shapes.sizes}
+    for (arg, d), size in sizes.items():
+        size.name_hint = f"{fn.args[arg].name_hint or f'arg{arg}'}_size{d}"
     e = Emit()
     tid = [e.resize(e.sreg(f"tid.{d}"), i64) for d in "xyz"]
     ntid = [e.resize(e.sreg(f"ntid.{d}"), i64) for d in "xyz"]
@@ -287,6 +303,9 @@ def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kerne
         relinquish_after=last_tmem_alloc(fn),
         guards=guards,
         prologue_end=prologue_end,
+        arguments=arguments,
+        shapes=shapes,
+        sizes=sizes,
         roles=roles,
     )
 
@@ -370,9 +389,14 @@ def append_tensor_map_argument(fn: func.FuncOp) -> SSAValue:
 
 def append_pointer_argument(fn: func.FuncOp) -> SSAValue:
     """A generic `!llvm.ptr` kernel parameter (a device address the runtime passes)."""
+    return append_argument(fn, ptr())
+
+
+def append_argument(fn: func.FuncOp, type: Attribute) -> SSAValue:
+    """A kernel parameter of `type`, after the others."""
     entry = fn.body.blocks[0]
-    arg = entry.insert_arg(ptr(), len(entry.args))
-    inputs = [*fn.function_type.inputs, ptr()]
+    arg = entry.insert_arg(type, len(entry.args))
+    inputs = [*fn.function_type.inputs, type]
     fn.function_type = builtin.FunctionType.from_lists(inputs, fn.function_type.outputs.data)
     if fn.arg_attrs is not None:
         old = list(fn.arg_attrs.data)
@@ -380,16 +404,19 @@ def append_pointer_argument(fn: func.FuncOp) -> SSAValue:
     return arg
 
 
-def kernel_abi(kernel: Kernel, original_args: int) -> DictionaryAttr:
+def kernel_abi(kernel: Kernel) -> DictionaryAttr:
     """The facts the runtime needs to launch the kernel (copy_dialect.abi), as its attribute."""
     params: list[Param] = []
-    for i, t in enumerate(kernel.fn.function_type.inputs.data[:original_args]):
+    for i, t in enumerate(kernel.fn.function_type.inputs.data[: kernel.arguments]):
         if isinstance(t, MemRefType):
-            # -1: a dynamic dim, whatever the array brings (TMA-only arrays).
+            # -1: a dynamic dim, whatever the array brings.
             shape = tuple(max(d, -1) for d in t.get_shape())
-            params.append(PointerParam(i, str(t.element_type), shape))
+            params.append(
+                PointerParam(i, str(t.element_type), shape, kernel.shapes.align.get(i, 1))
+            )
         else:
             params.append(ScalarParam(str(t)))
+    params += [SizeParam(arg, dim) for arg, dim in kernel.shapes.sizes]
     for m in kernel.tensor_maps:
         p = kernel.workspaces[m] if isinstance(m, Operation) else m
         params.append(replace(p, written=m in kernel.written_maps))

@@ -898,13 +898,14 @@ func.func @h6_cg_with_8_byte_chunks(%x: memref<64x34xf32>) attributes {copy.targ
 // -----
 
 // rule: H8
-// fix: none -- the static size is the caller's to choose (the other way out, impl tma, needs a barrier and sm_90+)
-func.func @h8_cp_async_dynamic_gmem_shape(%x: memref<?x64xf32>) attributes {copy.target = #copy.target<"sm_80">} {
+// fix: s|memref<?x?xf32, strided<[?, 1]>>|memref<?x?xf32>|
+// fix: s|memref<?x?xf32, strided<[?, 1]>>|memref<?x?xf32>|
+func.func @h8_cp_async_dynamic_layout_stride(%x: memref<?x?xf32, strided<[?, 1]>>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
-  // expected-error@+2 {{the cp.async implementation needs a GMEM ref of static shape and strides, got memref<?x64xf32>}}
-  // expected-note@+1 {{give every dimension a size, or use impl tma (sm_90+)}}
-  copy.async_copy %x[%c0, %c0] to %buf : memref<?x64xf32> to memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{the cp.async implementation needs the GMEM strides at compile time or from the array's sizes: expected a row-major ref or a strided layout of static strides, got memref<?x?xf32, strided<[?, 1]>>}}
+  // expected-note@+1 {{drop the strided layout (a row-major ref, whose strides follow from its sizes), or use impl tma (sm_90+)}}
+  copy.async_copy %x[%c0, %c0] to %buf : memref<?x?xf32, strided<[?, 1]>> to memref<64x64xf32, #copy.smem>
   func.return
 }
 

@@ -1,0 +1,215 @@
+"""The sizes of dynamic GMEM arrays that a kernel needs at run time: which ones (the
+analysis, `kernel_shapes`), and where the lowerings find them (`ref_layout`).
+
+Memrefs lower to bare pointers. A TMA copy of a dynamic-shape ref needs nothing more: the
+runtime encodes its tensor map from the array at launch. A cp.async copy and a thread
+access (`memref.load`, `memref.store`, `memref.atomic_rmw`, `vector.load`, `vector.store`)
+compute addresses from the ref's strides, which in a row-major ref follow from its sizes
+(all but the outermost); a zero-filling cp.async copy also clips its chunks to the sizes
+(all of them), and `memref.dim` reads one. Each such dynamic size becomes an i64 parameter
+of the kernel (`copy_dialect.abi.SizeParam`, after the caller's arguments) that the runtime
+fills from the array it is given, as MLIR's memref descriptor carries the sizes, but only
+those the kernel reads.
+
+`kernel_shapes` decides, once per kernel and from the IR as written, which sizes, and the
+alignment the runtime checks of each array whose row pitch a cp.async copy takes at run time
+(`PointerParam.align`: the smallest chunk it may pick). convert-copy-to-nvvm appends the
+parameters and records them in the kernel's ABI (`copy.abi`); the lowerings read them back
+from there (`abi_sizes`), or, within convert-copy-to-nvvm, from the kernel it appended them
+to: none derives them again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import func, memref, vector
+from xdsl.dialects.builtin import MemRefType, NoneAttr, i64
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+from copy_dialect import ops as copy
+from copy_dialect.errors import CopyVerifyException
+from copy_dialect.verify_common import constant_int
+from passes.abi import recorded_abi
+from passes.convert_copy_to_nvvm.emit import Emit, fail
+
+Sizes = Mapping[tuple[int, int], SSAValue]
+"""The i64 value of each size parameter of a kernel, by (argument, dim)."""
+
+
+@dataclass(frozen=True)
+class KernelShapes:
+    """What a kernel needs of its dynamic GMEM arrays at run time."""
+
+    sizes: tuple[tuple[int, int], ...]
+    """(argument, dim) of each size parameter, in parameter order."""
+    align: Mapping[int, int]
+    """The `PointerParam.align` of each argument that asks for one."""
+
+
+def cp_async_chunks(op: copy.AsyncCopyOp) -> tuple[int, ...]:
+    """The chunk sizes a cp.async copy may move, largest first (`copy.cp_async_chunks`
+    with the op's cache mode): the one the lowering uses, or, for a dynamic row pitch,
+    those it picks from at run time."""
+    cg = op.cache is not None and op.cache.data == copy.CacheMode.CG
+    return copy.cp_async_chunks(op.geometry(), cg)
+
+
+def kernel_shapes(fn: func.FuncOp) -> KernelShapes:
+    """The size parameters kernel `fn` needs and the alignment it asks of its arrays."""
+    dims: dict[int, set[int]] = {}
+    align: dict[int, int] = {}
+    entry = fn.body.blocks[0] if fn.body.blocks else None
+    for op in fn.walk():
+        for ref, needed, chunk in _needs(op):
+            t = ref.type
+            assert isinstance(t, MemRefType)
+            dynamic = {d for d in needed if t.get_shape()[d] < 0}
+            if copy.memory_space(t) != copy.GMEM or not (dynamic or chunk):
+                continue
+            if not isinstance(ref, BlockArgument) or ref.block is not entry:
+                raise fail(
+                    op,
+                    f"expected a kernel argument for the dynamic GMEM ref of type {t} (the "
+                    "runtime passes the sizes of the arrays it is given), got "
+                    + _not_an_argument(ref, entry),
+                )
+            dims.setdefault(ref.index, set()).update(dynamic)
+            if chunk is not None:
+                align[ref.index] = min(align.get(ref.index, chunk), chunk)
+    sizes = tuple((arg, d) for arg in sorted(dims) for d in sorted(dims[arg]))
+    return KernelShapes(sizes, align)
+
+
+def _not_an_argument(ref: SSAValue, entry: Block | None) -> str:
+    """What made `ref`, and the kernel argument to address instead where it was made from
+    one."""
+    owner = ref.owner
+    if not isinstance(owner, Operation):
+        return "an argument of an inner block: address a kernel argument itself"
+    source = next(
+        (v for v in owner.operands if isinstance(v, BlockArgument) and v.block is entry), None
+    )
+    if source is None:
+        return f"a value made by {owner.name}: address a kernel argument itself"
+    name = f"%{source.name_hint}" if source.name_hint else f"argument {source.index}"
+    return f"a value made by {owner.name} from {name}: address {name} itself"
+
+
+def _needs(op: Operation) -> Iterator[tuple[SSAValue, Sequence[int], int | None]]:
+    """The refs `op` addresses, the dims whose sizes it reads, and the smallest chunk a
+    cp.async copy picks at run time (None: it picks none)."""
+    if isinstance(op, copy.AsyncCopyOp):
+        if op.resolved_implementation() != copy.Implementation.CP_ASYNC or not op.is_load:
+            return
+        g = op.geometry()
+        t = g.gmem_type
+        needed = list(range(t.get_num_dims())) if op.oob_mode == copy.OOBMode.ZEROS else []
+        chunks = cp_async_chunks(op)
+        dynamic_pitch = None in (copy.element_strides(t) or ())
+        smallest = chunks[-1] if dynamic_pitch and chunks else None
+        yield g.gmem, [*_stride_dims(t), *needed], smallest
+    elif isinstance(op, memref.LoadOp | memref.StoreOp | memref.AtomicRMWOp):
+        yield op.memref, _stride_dims(_memref(op.memref)), None
+    elif isinstance(op, vector.LoadOp | vector.StoreOp):
+        yield op.base, _stride_dims(_memref(op.base)), None
+    elif isinstance(op, memref.DimOp) and isinstance(op.source.type, MemRefType):
+        dim = constant_int(op.index)
+        if dim is not None and 0 <= dim < op.source.type.get_num_dims():
+            yield op.source, [dim], None
+
+
+def _memref(value: SSAValue) -> MemRefType:
+    assert isinstance(t := value.type, MemRefType)
+    return t
+
+
+def _stride_dims(t: MemRefType) -> range:
+    """The dims whose sizes a row-major ref's strides are made of: all but the outermost
+    (a strided layout gives its strides itself)."""
+    return range(1, t.get_num_dims()) if isinstance(t.layout, NoneAttr) else range(0)
+
+
+def abi_sizes(fn: Operation) -> dict[tuple[int, int], SSAValue]:
+    """The size parameters of kernel `fn` (a `func.func` or `llvm.func`) as its ABI record
+    (`copy.abi`) lists them: its entry block's arguments at their parameter indices."""
+    abi = recorded_abi(fn)
+    if abi is None or not fn.regions or not fn.regions[0].blocks:
+        return {}
+    args = fn.regions[0].blocks[0].args
+    return {key: args[i] for key, i in abi.sizes.items()}
+
+
+def enclosing_kernel(op: Operation) -> Operation | None:
+    node = op.parent_op()
+    while node is not None and not isinstance(node, func.FuncOp):
+        node = node.parent_op()
+    return node
+
+
+def ref_sizes(ref: SSAValue, op: Operation, sizes: Sizes | None = None) -> list[int | SSAValue]:
+    """The sizes of the ref `op` addresses: ints where static, the i64 size parameters of
+    the kernel where dynamic (`sizes`, by default those of its ABI record: `abi_sizes`), -1
+    for a dynamic size the kernel has no parameter for (one it does not read)."""
+    t = _memref(ref)
+    shape = t.get_shape()
+    if all(d >= 0 for d in shape):
+        return list(shape)
+    if sizes is None:
+        kernel = enclosing_kernel(op)
+        sizes = abi_sizes(kernel) if kernel is not None else {}
+    arg = ref.index if isinstance(ref, BlockArgument) else -1
+    return [d if d >= 0 else sizes.get((arg, i), -1) for i, d in enumerate(shape)]
+
+
+def check_size(size: int | SSAValue, dim: int, t: MemRefType, op: Operation) -> None:
+    """A size the lowering of `op` reads has a value (static, or a size parameter)."""
+    if isinstance(size, int) and size < 0:
+        raise fail(
+            op,
+            f"needs size {dim} of {t}, which the kernel has no parameter for: only a kernel "
+            "(a function with copy ops, lowered by convert-copy-to-nvvm) gets the sizes of its "
+            "dynamic arrays, each a parameter the runtime fills from the array",
+        )
+
+
+def ref_layout(
+    ref: SSAValue, op: Operation, e: Emit, sizes: Sizes | None = None
+) -> tuple[list[int | SSAValue], list[int | SSAValue]]:
+    """The sizes (`ref_sizes`) and element strides of the ref `op` addresses: ints where
+    static, i64 values where they come from the kernel's size parameters (a row-major
+    ref's strides: products of its sizes, emitted into `e`)."""
+    t = _memref(ref)
+    strides = copy.element_strides(t)
+    if strides is None or copy.has_dynamic_layout_stride(t):
+        error = CopyVerifyException(
+            f"'{op.name}' op: the lowering takes memrefs whose strides are static or follow "
+            f"from their sizes, got {t}",
+            note="drop the strided layout (a row-major ref), or give every stride a size",
+        )
+        error.op = op  # type: ignore[attr-defined]  # copy-opt reports it at the op
+        raise error
+    dims = ref_sizes(ref, op, sizes)
+    if None not in strides:
+        return dims, list(strides)  # type: ignore[arg-type]
+    out: list[int | SSAValue] = [1] * len(dims)
+    for i in reversed(range(len(dims) - 1)):
+        check_size(dims[i + 1], i + 1, t, op)
+        out[i] = _mul(e, out[i + 1], dims[i + 1])
+    return dims, out
+
+
+def size_value(sizes: Sequence[int | SSAValue], dim: int, e: Emit) -> SSAValue:
+    """Size `dim` as an i64 value (a constant where it is static)."""
+    size = sizes[dim]
+    return e.const(size, i64) if isinstance(size, int) else size
+
+
+def _mul(e: Emit, a: int | SSAValue, b: int | SSAValue) -> int | SSAValue:
+    if isinstance(a, int) and isinstance(b, int):
+        return a * b
+    if isinstance(a, int):
+        a, b = b, a
+    assert isinstance(a, SSAValue)
+    return e.mul(a, b)
