@@ -105,6 +105,8 @@ def cases(sms: int) -> list[Case]:
         Case("tma_copy_pipelined 64x64, 3 stages",
              lambda: kernels.tma_copy_pipelined(shape, f32, (64, 64), stages=3), (2 * sms, 1),
              _copy, 2 * NBYTES),
+        Case("tma_copy 64x64, dynamic shape", lambda: kernels.tma_copy(shape, f32, dynamic=True),
+             kernels.grid(shape, (64, 64)), _copy, 2 * NBYTES),
         Case("tma_copy reduce add", lambda: kernels.tma_copy(shape, f32, reduce="add"),
              kernels.grid(shape, (64, 64)), _reduce, 3 * NBYTES),
         Case("bulk_copy 1-D, 4096-element boxes", lambda: kernels.bulk_copy(M * N, f32, 4096),
