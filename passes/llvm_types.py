@@ -28,6 +28,7 @@ from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
 from copy_dialect.errors import CopyVerifyException
+from passes import llvm_build
 
 GLOBAL, SHARED, TENSOR = 1, 3, 6
 """NVPTX address spaces of GMEM, SMEM and TMEM."""
@@ -78,7 +79,7 @@ def cast(value: SSAValue, to_type: Attribute, ops: list[Operation]) -> SSAValue:
         and owner.inputs[0].type == to_type
     ):
         return owner.inputs[0]
-    cast_op = builtin.UnrealizedConversionCastOp.get([value], [to_type])
+    cast_op = llvm_build.unrealized_cast(value, to_type)
     ops.append(cast_op)
     return cast_op.results[0]
 
