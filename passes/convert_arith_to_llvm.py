@@ -13,6 +13,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from passes import llvm_build
 from passes.llvm_types import lowered, replace_with_casts, to_llvm_type
 from passes.rewrite import apply_patterns
 
@@ -54,8 +55,9 @@ class ConvertConstant(RewritePattern):
         value, result_type = op.value, to_llvm_type(op.result.type)
         if isinstance(value, IntegerAttr):
             assert isinstance(result_type, IntegerType)
-            value = IntegerAttr(value.value.data, result_type)
-        new = llvm.ConstantOp(value, result_type)
+            new = llvm_build.constant(value.value.data, result_type)
+        else:
+            new = llvm.ConstantOp(value, result_type)
         replace_with_casts(rewriter, op, [new], new.results)
 
 
@@ -71,7 +73,7 @@ class ConvertBinary(RewritePattern):
             return
         ops: list[Operation] = []
         lhs, rhs = lowered(op.operands, ops)
-        new = llvm_op(lhs, rhs)
+        new = llvm_build.binary(llvm_op, lhs, rhs)
         ops.append(new)
         replace_with_casts(rewriter, op, ops, new.results)
 
@@ -138,11 +140,11 @@ class ConvertIntegerCast(RewritePattern):
             replace_with_casts(rewriter, op, ops, [value])
             return
         if source.width.data > result_type.width.data:
-            new: Operation = llvm.TruncOp(value, result_type)
+            new = llvm_build.resize(llvm.TruncOp, value, result_type)
         elif signed:
-            new = llvm.SExtOp(value, result_type)
+            new = llvm_build.resize(llvm.SExtOp, value, result_type)
         else:
-            new = llvm.ZExtOp(value, result_type)
+            new = llvm_build.resize(llvm.ZExtOp, value, result_type)
         ops.append(new)
         replace_with_casts(rewriter, op, ops, new.results)
 

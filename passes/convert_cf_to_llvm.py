@@ -4,7 +4,7 @@ take their llvm-dialect types."""
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, cf, llvm
+from xdsl.dialects import builtin, cf
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -13,6 +13,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from passes import llvm_build
 from passes.llvm_types import convert_block_arguments, lowered
 from passes.rewrite import apply_patterns
 
@@ -25,7 +26,7 @@ class ConvertBranch(RewritePattern):
         convert_block_arguments(rewriter, op.successor)
         ops: list[Operation] = []
         args = lowered(op.arguments, ops)
-        rewriter.replace(op, [*ops, llvm.BrOp(op.successor, *args)], [])
+        rewriter.replace(op, [*ops, llvm_build.br(op.successor, args)], [])
 
 
 class ConvertCondBranch(RewritePattern):
@@ -38,7 +39,7 @@ class ConvertCondBranch(RewritePattern):
         ops: list[Operation] = []
         then_args = lowered(op.then_arguments, ops)
         else_args = lowered(op.else_arguments, ops)
-        new = llvm.CondBrOp(op.cond, op.then_block, then_args, op.else_block, else_args)
+        new = llvm_build.cond_br(op.cond, op.then_block, then_args, op.else_block, else_args)
         rewriter.replace(op, [*ops, new], [])
 
 

@@ -15,7 +15,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from copy_dialect.upstream_gpu import ShuffleMode, ShuffleOp
-from passes import nvvm
+from passes import llvm_build, nvvm
 from passes.llvm_types import lowered, replace_with_casts
 from passes.rewrite import apply_patterns
 
@@ -41,7 +41,7 @@ class ConvertId(RewritePattern):
         dim = op.properties["dimension"]
         assert isinstance(dim, gpu.DimensionAttr)
         read = nvvm.read_sreg(f"{register}.{dim.data.value}")
-        ext = llvm.ZExtOp(read.results[0], i64)
+        ext = llvm_build.resize(llvm.ZExtOp, read.results[0], i64)
         replace_with_casts(rewriter, op, [read, ext], ext.results)
 
 

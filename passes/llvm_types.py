@@ -28,6 +28,7 @@ from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
 from copy_dialect.errors import CopyVerifyException
+from passes import llvm_build
 
 GLOBAL, SHARED, TENSOR = 1, 3, 6
 """NVPTX address spaces of GMEM, SMEM and TMEM."""
@@ -65,10 +66,20 @@ def is_legal(t: Attribute) -> bool:
 
 
 def cast(value: SSAValue, to_type: Attribute, ops: list[Operation]) -> SSAValue:
-    """`value` as `to_type`, appending the cast (if one is needed) to `ops`."""
+    """`value` as `to_type`, appending the cast (if one is needed) to `ops`. A value that a
+    cast made from a `to_type` value is that value: the cast back is not built (it and its
+    pair are what reconcile-unrealized-casts removes)."""
     if value.type == to_type:
         return value
-    cast_op = builtin.UnrealizedConversionCastOp.get([value], [to_type])
+    owner = value.owner
+    if (
+        isinstance(owner, builtin.UnrealizedConversionCastOp)
+        and len(owner.inputs) == 1
+        and len(owner.outputs) == 1
+        and owner.inputs[0].type == to_type
+    ):
+        return owner.inputs[0]
+    cast_op = llvm_build.unrealized_cast(value, to_type)
     ops.append(cast_op)
     return cast_op.results[0]
 

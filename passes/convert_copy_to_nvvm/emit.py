@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects import llvm, scf
+from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
-from passes import nvvm
+from passes import llvm_build, nvvm
 
 
 def fail(op: Operation, message: str) -> PassFailedException:
@@ -34,13 +34,13 @@ class Emit:
         return op
 
     def const(self, value: int, type: IntegerType = i64) -> SSAValue:
-        return self(llvm.ConstantOp(IntegerAttr(value, type), type)).results[0]
+        return self(llvm_build.constant(value, type)).results[0]
 
     def binary(self, cls: type[Operation], lhs: SSAValue, rhs: SSAValue | int) -> SSAValue:
         if isinstance(rhs, int):
             assert isinstance(lhs.type, IntegerType)
             rhs = self.const(rhs, lhs.type)
-        return self(cls(lhs, rhs)).results[0]  # type: ignore[call-arg]
+        return self(llvm_build.binary(cls, lhs, rhs)).results[0]
 
     def add(self, lhs: SSAValue, rhs: SSAValue | int) -> SSAValue:
         return lhs if isinstance(rhs, int) and rhs == 0 else self.binary(llvm.AddOp, lhs, rhs)
@@ -53,16 +53,16 @@ class Emit:
             assert isinstance(lhs.type, IntegerType)
             rhs = self.const(rhs, lhs.type)
         flag = IntegerAttr(llvm.ICmpPredicateFlag(predicate).to_int(), 64)
-        return self(llvm.ICmpOp(lhs, rhs, flag)).results[0]
+        return self(llvm_build.icmp(flag, lhs, rhs)).results[0]
 
     def resize(self, value: SSAValue, type: IntegerType, signed: bool = False) -> SSAValue:
         assert isinstance(source := value.type, IntegerType)
         if source.width.data == type.width.data:
             return value
         if source.width.data > type.width.data:
-            return self(llvm.TruncOp(value, type)).results[0]
+            return self(llvm_build.resize(llvm.TruncOp, value, type)).results[0]
         ext = llvm.SExtOp if signed else llvm.ZExtOp
-        return self(ext(value, type)).results[0]
+        return self(llvm_build.resize(ext, value, type)).results[0]
 
     def byte_offset(self, base: SSAValue, offset: SSAValue | int) -> SSAValue:
         """`base + offset` bytes, keeping base's address space."""
@@ -70,9 +70,8 @@ class Emit:
             if offset == 0:
                 return base
             offset = self.const(offset)
-        assert isinstance(ptr_type := base.type, llvm.LLVMPointerType)
-        gep = llvm.GEPOp.from_mixed_indices(base, [offset], IntegerType(8), result_type=ptr_type)
-        return self(gep).results[0]
+        assert isinstance(base.type, llvm.LLVMPointerType)
+        return self(llvm_build.byte_gep(base, offset)).results[0]
 
     def bitcast(self, value: SSAValue, type: Attribute) -> SSAValue:
         """`value` as `type` (itself where it has that type already)."""
@@ -89,7 +88,7 @@ class Emit:
         return self(nvvm.read_sreg(name)).results[0]
 
     def if_(self, condition: SSAValue, body: Sequence[Operation]) -> None:
-        self(scf.IfOp(condition, [], [*body, scf.YieldOp()]))
+        self(llvm_build.if_then(condition, body))
 
 
 @dataclass(frozen=True)
