@@ -26,7 +26,9 @@ On a target without TMA (sm_80, sm_86, sm_89):
   `wait_group` becomes the group's barrier (`gpu.barrier`; in a role `copy.wait_group
   cp_async 0`, whose lowering ends with the role's named barrier): the SMEM the store read
   may be reused after it; a TMA reduction does the same walk with `memref.atomic_rmw` of the
-  matching kind (`portability.thread_atomic`: red.global);
+  matching kind (`portability.thread_atomic`: red.global), or for inc/dec (u32, wrapping:
+  no atomic_rmw kind) a `memref.generic_atomic_rmw` whose body is PTX's wrapping increment
+  (`upstream_memref.wrapping_body`: red.global.{inc,dec}.u32);
 - `copy.fence_async_shared` becomes the group's barrier likewise (the proxy fence has no
   meaning without TMA), a TMA `copy.prefetch` (a hint) is removed;
 - `maxnreg` of `copy.warp_specialize` (setmaxnreg, a register hint of sm_90a) is dropped;
@@ -61,6 +63,7 @@ from copy_dialect import portability
 from copy_dialect.protocol.facts import UNIFORM_GPU
 from copy_dialect.roles import kernel_block_threads
 from copy_dialect.target import TARGETS, Target
+from copy_dialect.upstream_memref import GenericAtomicRMWOp, wrapping_body
 
 TMA_IMPLEMENTATIONS = (copy.Implementation.TMA, copy.Implementation.BULK)
 
@@ -183,8 +186,8 @@ class _Kernel:
     def __init__(self, kernel: func.FuncOp, target: Target):
         self.kernel = kernel
         self.target = target
-        self.atomics: dict[copy.AsyncCopyOp, int] = {}
-        """The memref.atomic_rmw kind of each TMA reduction (`portability.thread_atomic`)."""
+        self.atomics: dict[copy.AsyncCopyOp, str] = {}
+        """The thread atomic of each TMA reduction (`portability.thread_atomic`)."""
         self.splits: dict[tuple[copy.WarpSpecializeOp, int], int] = {}
         """Roles whose copies only their first k warps reach (`_first_warps`): each becomes a
         role of those k warps and an idle role of the others."""
@@ -404,11 +407,7 @@ class _Kernel:
         assert inside is not None
         then = Block()
         if store in self.atomics:  # a reduction: red.global of the matching op and type
-            write: Operation = memref.AtomicRMWOp.create(
-                operands=[value, g.gmem, *indices],
-                result_types=[g.element_type],
-                properties={"kind": IntegerAttr(self.atomics[store], i64)},
-            )
+            write = _thread_atomic(self.atomics[store], value, g.gmem, indices)
         else:
             write = memref.StoreOp.get(value, g.gmem, indices)
         then.add_ops([write, scf.YieldOp()])
@@ -443,6 +442,21 @@ class _Kernel:
         plain = MemRefType(t.element_type, t.get_shape(), t.layout, copy.SmemSpaceAttr())
         align = None if alloc.alignment is None else alloc.alignment.value.data
         Rewriter.replace_op(alloc, copy.AllocSmemOp(plain, align))
+
+
+def _thread_atomic(
+    atomic: str, value: SSAValue, ref: SSAValue, indices: list[SSAValue]
+) -> Operation:
+    """`ref[indices] <atomic>= value` from one thread, its result unused: a
+    `memref.atomic_rmw` of the kind, or for inc/dec a `memref.generic_atomic_rmw` whose body
+    is PTX's wrapping increment (`red.global.{inc,dec}.u32`)."""
+    if atomic in portability.WRAPPING_ATOMICS:
+        return GenericAtomicRMWOp(ref, indices, wrapping_body(atomic, value))
+    return memref.AtomicRMWOp.create(
+        operands=[value, ref, *indices],
+        result_types=[value.type],
+        properties={"kind": IntegerAttr(portability.ATOMIC_RMW_KINDS[atomic], i64)},
+    )
 
 
 def _role_of(op: Operation) -> tuple[copy.WarpSpecializeOp, int] | None:

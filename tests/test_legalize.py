@@ -48,6 +48,8 @@ LEGAL: dict[str, Callable[[], ModuleOp]] = {
     "tma_reduce_umin_i32": lambda: kernels.tma_copy((256, 256), "i32", reduce="umin"),
     "tma_reduce_smax_i64": lambda: kernels.tma_copy((256, 256), "i64", reduce="smax"),
     "tma_reduce_xor_i32": lambda: kernels.tma_copy((256, 256), "i32", reduce="xor"),
+    "tma_reduce_inc_i32": lambda: kernels.tma_copy((256, 256), "i32", reduce="inc"),
+    "tma_reduce_dec_i32": lambda: kernels.tma_copy((200, 136), "i32", reduce="dec"),
     "tma_copy_pipelined_reduce": lambda: kernels.tma_copy_pipelined(
         (512, 256), "f32", (64, 64), reduce="add"
     ),
@@ -78,7 +80,7 @@ the ws kernels fit sm_86's 99 KiB of SMEM: the defaults are sized for sm_90a's 2
 ILLEGAL: dict[str, tuple[Callable[[], ModuleOp], str]] = {
     "tma_reduce_bf16": (lambda: kernels.tma_copy((256, 256), "bf16", reduce="add"), "LG2"),
     "tma_reduce_f16_min": (lambda: kernels.tma_copy((256, 256), "f16", reduce="min"), "LG2"),
-    "tma_reduce_inc": (lambda: kernels.tma_copy((256, 256), "i32", reduce="inc"), "LG2"),
+    "tma_reduce_inc_ui32": (lambda: kernels.tma_copy((256, 256), "ui32", reduce="inc"), "LG2"),
     "tma_copy_dynamic": (lambda: kernels.tma_copy((256, 256), "f32", dynamic=True), "LG3"),
     "dsmem_exchange": (lambda: kernels.dsmem_exchange((256, 256), "f32"), "LG3"),
     "im2col_gather": (
@@ -89,7 +91,7 @@ ILLEGAL: dict[str, tuple[Callable[[], ModuleOp], str]] = {
 }
 """Builder kernels written for sm_90a that copy-legalize cannot keep on sm_80, and why:
 reductions with no thread atomic of their op and type (LG2: bf16 add and f16/bf16 min/max
-need sm_90, inc/dec have no memref.atomic_rmw kind); a dynamic shape, DSMEM, im2col and
+need sm_90, the thread atomics take signless integers); a dynamic shape, DSMEM, im2col and
 tensor maps in global memory have no pre-Hopper form (LG3)."""
 
 
@@ -335,3 +337,71 @@ def test_multicast_builder_legalizes_to_sm_90(name):
     assert ".multicast::cluster" not in compiled.ptx
     assert "cp.async.bulk.tensor" in compiled.ptx
     assert compiled.cubin
+
+
+@pytest.mark.parametrize(("op", "shape"), [("inc", (256, 256)), ("dec", (200, 136))])
+def test_wrapping_reduction_becomes_red_inc_dec(op, shape):
+    """A TMA inc/dec (u32, wrapping) becomes a memref.generic_atomic_rmw whose body is PTX's
+    wrapping increment of the element with the SMEM value, lowered to red.global.<op>.u32:
+    the TMA reduction's semantics on its UINT32 map (docs/design.md)."""
+    from copy_dialect.upstream_memref import GenericAtomicRMWOp, wrapping_kind
+
+    module = legalized(kernels.tma_copy(shape, "i32", reduce=op), "sm_80")
+    (rmw,) = [o for o in module.walk() if isinstance(o, GenericAtomicRMWOp)]
+    kind, value = wrapping_kind(rmw)
+    assert kind == op
+    assert value.owner.name == "memref.load"  # the SMEM element
+    assert not rmw.result.uses
+    compiled = compile_module(module, make_context())
+    assert f"red.global.{op}.u32" in compiled.ptx
+    assert compiled.cubin
+
+
+def _rmw_chunk(body: str) -> str:
+    return f"""func.func @f(%g: memref<64xi32>, %i: index, %s: i32) {{
+      %old = memref.generic_atomic_rmw %g[%i] : memref<64xi32> {{
+      ^bb0(%current: i32):
+        {body}
+      }}
+      func.return
+    }}"""
+
+
+def test_other_generic_atomic_rmw_body_is_a_diagnostic():
+    """Only the two wrapping bodies are lowered (red.global.inc/dec.u32): any other body
+    (here inc with `ugt`, an off-by-one) fails with the reason, not a traceback."""
+    from xdsl.utils.exceptions import PassFailedException
+
+    from passes.convert_memref_to_llvm import ConvertMemrefToLLVMPass
+
+    module = parse(
+        _rmw_chunk(
+            "%c0 = arith.constant 0 : i32\n%c1 = arith.constant 1 : i32\n"
+            "%w = arith.cmpi ugt, %current, %s : i32\n%n = arith.addi %current, %c1 : i32\n"
+            "%new = arith.select %w, %c0, %n : i32\nmemref.atomic_yield %new : i32"
+        )
+    )
+    module.verify()
+    with pytest.raises(PassFailedException, match="wrapping increment of an i32"):
+        ConvertMemrefToLLVMPass().apply(make_context(), module)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("memref.atomic_yield %s : i32", None),
+        ("%c = arith.constant 1 : i64\nmemref.atomic_yield %c : i64", "atomic_yield of a i32"),
+        ("memref.store %s, %g[%i] : memref<64xi32>\nmemref.atomic_yield %s : i32",
+         "only side-effect-free ops"),
+    ],
+)  # fmt: skip
+def test_generic_atomic_rmw_verifier(body, message):
+    from xdsl.utils.exceptions import VerifyException
+
+    module = parse(_rmw_chunk(body))
+    if message is None:
+        module.verify()
+        assert str(parse(str(module))) == str(module)
+        return
+    with pytest.raises(VerifyException, match=message):
+        module.verify()
