@@ -15,7 +15,12 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from copy_dialect.attributes import OOBMode, ReductionKind
 from copy_dialect.errors import CopyVerifyException as Error
-from copy_dialect.geometry import base_reduction, reduction_map_type
+from copy_dialect.geometry import (
+    CopyGeometry,
+    base_reduction,
+    cp_async_chunk_bytes,
+    reduction_map_type,
+)
 from copy_dialect.target import TCGEN05_TARGETS, Target
 
 KEEP = "keep the kernel on a target that has it"
@@ -134,6 +139,20 @@ def check_no_form(op: Operation, what: str, target: Target, note: str = "") -> N
         note=(note + ", or " if note else "") + f"{KEEP} (sm_90 or newer), or rewrite this "
         "part by hand",
     )
+
+
+def check_im2col_chunks(op: Operation, g: CopyGeometry, target: Target) -> None:
+    """The cp.async gather of an im2col load copies 4-, 8- or 16-byte chunks of a pixel's
+    channels, aligned to their size: a constant channel coordinate off a 4-byte boundary
+    has none (the TMA unit reads from any element)."""
+    if cp_async_chunk_bytes(g) is None:
+        check_no_form(
+            op,
+            "an im2col load whose channels start off a 4-byte boundary (cp.async copies 4, 8 "
+            "or 16 aligned bytes)",
+            target,
+            note="start the channel block at a multiple of 4 bytes",
+        )
 
 
 def check_barrier_users(group: SSAValue, user: Operation, target: Target, why: str = "") -> None:

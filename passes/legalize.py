@@ -11,6 +11,15 @@ On a target without TMA (sm_80, sm_86, sm_89):
   barrier when they land (`cp.async.mbarrier.arrive.noinc`); `collective` and
   `leader_tracked` are dropped (each CTA loads its own tile), and so are the L2 policies of
   the tensor map;
+- an im2col load (`copy.im2col_load`) becomes the same load gathered by cp.async (`impl
+  cp_async`, lowered by `convert_copy_to_nvvm.copies.im2col_cp_async`): the issuing
+  group's threads take (pixel row, 16-, 8- or 4-byte chunk) items, compute each row's
+  filter base as the TMA unit walks the bounding box (corners, traversal strides, carries
+  into the next dim and the batch), read it at base plus the offsets and zero-fill where
+  the pixel or the channels lie outside the array; its barrier is handled as a tiled
+  load's, and its L2 policy and the swizzle go. A constant channel coordinate off a 4-byte
+  boundary is reported (LG3; a dynamic one is assumed a multiple of the chunk, as for
+  tiled loads);
 - the `copy.barrier_wait`s (and tests) on those barriers are kept, so a ring keeps its
   overlap and a consumer role still waits for the producer's loads; each such barrier
   group's `arrivals` is multiplied by the threads T of the loads' issuing group (every
@@ -67,8 +76,11 @@ from copy_dialect.upstream_memref import GenericAtomicRMWOp, wrapping_body
 
 TMA_IMPLEMENTATIONS = (copy.Implementation.TMA, copy.Implementation.BULK)
 
+Load = copy.AsyncCopyOp | copy.Im2colLoadOp
+"""A load the pass rewrites into an mbarrier-tracked cp.async copy: a TMA (or bulk) tile
+load, or an im2col load (its cp.async gather)."""
+
 NO_FORM = {
-    "copy.im2col_load": "an im2col TMA load",
     "copy.tensormap_global": "a tensor map in global memory",
     "copy.tensormap_replace": "a tensor-map rewrite",
     "copy.tensormap_fence_release": "a tensor-map fence",
@@ -171,7 +183,7 @@ def _drop_cluster_features(kernel: func.FuncOp, target: Target) -> None:
 
 
 def _is_tma(op: Operation) -> bool:
-    if not isinstance(op, copy.AsyncCopyOp):
+    if not isinstance(op, Load):
         return False
     return op.resolved_implementation() in TMA_IMPLEMENTATIONS
 
@@ -197,8 +209,9 @@ class _Kernel:
         is decided from the IR as written (its implementations resolve against its own
         target)."""
         ops = list(self.kernel.walk())
-        loads = [op for op in ops if _is_tma(op) and op.is_load]
-        stores = [op for op in ops if _is_tma(op) and not op.is_load]
+        tma = [op for op in ops if _is_tma(op)]
+        loads = [op for op in tma if op.geometry().is_load]
+        stores = [op for op in tma if not op.geometry().is_load]
         self.check(ops, loads, stores)
         groups = self.tracking_groups(loads)
         return lambda: self.rewrite(ops, loads, stores, groups)
@@ -248,12 +261,14 @@ class _Kernel:
                     note=f"give every dimension of the {g.element_type} GMEM ref a size "
                     "(cp.async computes its chunks from the shape)",
                 )
-            if copy_op.map is not None:
+            if getattr(copy_op, "map", None) is not None:
                 portability.check_no_form(
                     copy_op, "a TMA copy through a tensor map in global memory", self.target
                 )
         for load in loads:
             portability.check_oob(load, load.geometry().oob, self.target)
+            if isinstance(load, copy.Im2colLoadOp):
+                portability.check_im2col_chunks(load, load.geometry(), self.target)
         for store in stores:
             g = store.geometry()
             if g.reduction is not None:
@@ -331,8 +346,12 @@ class _Kernel:
 
     # -- loads and their barriers --------------------------------------------------------
 
-    def rewrite_load(self, load: copy.AsyncCopyOp) -> None:
-        """The mbarrier-tracked cp.async copy of `load`'s box, on its barrier."""
+    def rewrite_load(self, load: Load) -> None:
+        """The mbarrier-tracked cp.async copy of `load`'s box, on its barrier (an im2col
+        load: the cp.async gather of its pixels, `_im2col_gather`)."""
+        if isinstance(load, copy.Im2colLoadOp):
+            Rewriter.replace_op(load, _im2col_gather(load), [])
+            return
         g = load.geometry()
         oob = "promise_in_bounds" if g.oob == copy.OOBMode.PROMISE_IN_BOUNDS else "zeros"
         new = copy.AsyncCopyOp(
@@ -442,6 +461,26 @@ class _Kernel:
         plain = MemRefType(t.element_type, t.get_shape(), t.layout, copy.SmemSpaceAttr())
         align = None if alloc.alignment is None else alloc.alignment.value.data
         Rewriter.replace_op(alloc, copy.AllocSmemOp(plain, align))
+
+
+def _im2col_gather(load: copy.Im2colLoadOp) -> copy.Im2colLoadOp:
+    """`load` gathered by cp.async (`impl cp_async`): the same pixels, offsets, corners and
+    strides, on the same barrier, each issuing thread arriving once; the L2 policy and
+    promotion (a tensor map's) go."""
+    g = load.geometry()
+    return copy.Im2colLoadOp(
+        g.gmem,
+        g.smem,
+        coordinates=g.gmem_indices,
+        offsets=g.offsets,
+        barrier=g.barrier,  # type: ignore[arg-type]
+        lower=g.lower,
+        upper=g.upper,
+        dst_indices=g.smem_indices,
+        barrier_index=g.barrier_index,
+        strides=None if load.strides is None else g.traversal_strides,
+        implementation="cp_async",
+    )
 
 
 def _thread_atomic(

@@ -14,6 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from test_im2col import CASES as IM2COL_CASES
+from test_im2col import case_id, im2col, setup
+from test_im2col import module as im2col_module
+from test_runtime_gpu import random as random_input
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
@@ -378,3 +382,37 @@ def test_legalized_ws_row_sum_returns_the_same_bytes(name, target):
         results.append(y)
     original, legal = results
     assert np.array_equal(bits(legal), bits(original))
+
+
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+@pytest.mark.parametrize("case", IM2COL_CASES, ids=case_id)
+def test_legalized_im2col_returns_the_same_bytes(case, target):
+    """im2col_gather (test_im2col.py's cases: strides 1 and 2, paddings 0 to 2, dilations 1
+    and 2, odd H and W, C of 8, 16 and 64 in one or several channel blocks, f16 and f32, a
+    128-byte swizzle), its im2col load legalized to the cp.async gather: the original's bytes
+    and numpy's im2col, padding zeros included."""
+    conv, options = setup(case)
+    x = random_input(conv.shape, case[5], 1)
+    grid = kernels.im2col_grid(conv, options["pixels"], options["channels"])
+    results = []
+    for built in (im2col_module(case), legalized(im2col_module(case), target)):
+        y = np.full(conv.matrix, -7, x.dtype)  # NaN-free sentinel: every element is written
+        on_h200(built)(x, y, grid=grid)
+        results.append(y)
+    original, legal = results
+    assert np.array_equal(bits(legal), bits(original))
+    assert np.array_equal(bits(legal), bits(im2col(x, conv)))
+
+
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+def test_legalized_im2col_with_an_l2_policy_returns_the_same_bytes(target):
+    """The load's L2 policy (a property of its tensor map) goes with the map."""
+    conv = kernels.conv2d((2, 9, 7, 16), 3, stride=2, padding=1, dilation=2)
+    x = random_input(conv.shape, "f16", 3)
+
+    def build() -> ModuleOp:
+        return kernels.im2col_gather(conv, "f16", cache_hint="evict_last")
+
+    y = np.full(conv.matrix, -7, x.dtype)
+    on_h200(legalized(build(), target))(x, y, grid=kernels.im2col_grid(conv))
+    assert np.array_equal(bits(y), bits(im2col(x, conv)))
