@@ -219,7 +219,7 @@ class _Kernel:
     def rewrite(
         self,
         ops: list[Operation],
-        loads: list[copy.AsyncCopyOp],
+        loads: list[Load],
         stores: list[copy.AsyncCopyOp],
         groups: dict[SSAValue, int],
     ) -> None:
@@ -244,7 +244,7 @@ class _Kernel:
     # -- what cannot be kept -------------------------------------------------------------
 
     def check(
-        self, ops: list[Operation], loads: list[copy.AsyncCopyOp], stores: list[copy.AsyncCopyOp]
+        self, ops: list[Operation], loads: list[Load], stores: list[copy.AsyncCopyOp]
     ) -> None:
         for op in ops:
             if op.name in NO_FORM:
@@ -261,7 +261,7 @@ class _Kernel:
                     note=f"give every dimension of the {g.element_type} GMEM ref a size "
                     "(cp.async computes its chunks from the shape)",
                 )
-            if getattr(copy_op, "map", None) is not None:
+            if isinstance(copy_op, copy.AsyncCopyOp) and copy_op.map is not None:
                 portability.check_no_form(
                     copy_op, "a TMA copy through a tensor map in global memory", self.target
                 )
@@ -278,7 +278,7 @@ class _Kernel:
         for copy_op in [*loads, *stores]:
             self.issuers(copy_op)
 
-    def issuers(self, op: copy.AsyncCopyOp) -> tuple[SSAValue | None, int]:
+    def issuers(self, op: Load) -> tuple[SSAValue | None, int]:
         """The thread index and the number of threads of the group that issues `op`'s
         thread form (the block: None and its threads; a role: its index argument and its
         threads), checked to reach `op` whole (LG3, LG7)."""
@@ -313,7 +313,7 @@ class _Kernel:
             )
         return index, threads
 
-    def tracking_groups(self, loads: list[copy.AsyncCopyOp]) -> dict[SSAValue, int]:
+    def tracking_groups(self, loads: list[Load]) -> dict[SSAValue, int]:
         """The barrier groups of the TMA loads, each with the threads that issue its loads'
         cp.async form, checked to count only the loads' arrivals (LG4)."""
         groups: dict[SSAValue, int] = {}
