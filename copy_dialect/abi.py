@@ -166,7 +166,7 @@ class PointerParam:
             get.optional_ints("strides"),
         )
         if param.strides is not None and len(param.strides) != len(param.shape):
-            get.fail("strides", f"list of {len(param.shape)} int (one per dim of the shape)")
+            get.fail("strides", f"list of {len(param.shape)} int")
         return param
 
 
