@@ -98,7 +98,7 @@ def row_major_error(array: arr.DeviceArray, name: str) -> str:
     fix = "np.ascontiguousarray(...)" if array.host is not None else "a contiguous copy"
     elements = element_strides(array)
     layout = ""
-    if elements is not None:
+    if elements is not None and all(s > 0 for s in elements):
         layout = f", or give the kernel's argument the layout strided<{list(elements)}>"
     return (
         f"expected {name} to be C-contiguous (row-major, the kernel's layout), got strides "
