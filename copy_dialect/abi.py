@@ -37,6 +37,16 @@ the pointers' `align` (a record without it means 1):
 {"kind": "pointer", "arg": 0, "element": "f32", "shape": [-1, -1], "align": 4},
 {"kind": "size", "arg": 0, "dim": 1}
 ```
+
+Format 6 adds the pointers' `strides`: the element strides of a GMEM argument's strided
+layout, outermost first, where they are not the row-major strides of its shape (-1 for a `?`
+stride, which only a tensor map addresses: whatever the array brings). The runtime then
+takes an array of exactly those strides (a view of a padded array) instead of a contiguous
+one. A record without them means row-major, as every pointer was before:
+
+```json
+{"kind": "pointer", "arg": 0, "element": "f32", "shape": [64, 60], "strides": [64, 1]}
+```
 """
 
 from __future__ import annotations
@@ -45,7 +55,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NoReturn
 
-ABI_FORMAT = 5
+ABI_FORMAT = 6
 
 DEFAULT_L2_PROMOTION = 128
 """A tensor map's L2 promotion in bytes where the kernel names none."""
@@ -64,10 +74,10 @@ class _Reader:
             return None
         # A JSON boolean is a Python int too: only a bool field may be one.
         if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-            self._fail(key, kind.__name__)
+            self.fail(key, kind.__name__)
         return value
 
-    def _fail(self, key: str, kind: str) -> NoReturn:
+    def fail(self, key: str, kind: str) -> NoReturn:
         raise ValueError(
             f"expected a {self.what} whose {key!r} is of type {kind} "
             f"(kernel ABI format {ABI_FORMAT}), got {self.entry}; recompile the kernel"
@@ -98,7 +108,7 @@ class _Reader:
     def ints(self, key: str) -> tuple[int, ...]:
         values = self._get(key, list)
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-            self._fail(key, "list of int")
+            self.fail(key, "list of int")
         return tuple(values)
 
     def optional_ints(self, key: str) -> tuple[int, ...] | None:
@@ -120,6 +130,17 @@ class PointerParam:
     """The array's address and its strides but the innermost, in bytes, are multiples of
     this: the smallest chunk a cp.async copy of a dynamic array may pick at run time (its
     chunks are aligned to their size); 1 where nothing is asked."""
+    strides: tuple[int, ...] | None = None
+    """The element strides of the argument's strided layout, outermost first (-1: a `?`
+    stride, the array's own), where they are not the row-major strides of `shape`; None for
+    a row-major argument (a contiguous array)."""
+
+    @property
+    def layout(self) -> str:
+        """The argument's layout as the IR spells it: `strided<[64, 1]>`, or `row-major`."""
+        if self.strides is None:
+            return "row-major"
+        return f"strided<[{', '.join('?' if s < 0 else str(s) for s in self.strides)}]>"
 
     def to_dict(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -130,14 +151,23 @@ class PointerParam:
         }
         if self.align > 1:
             entry["align"] = self.align
+        if self.strides is not None:
+            entry["strides"] = [*self.strides]
         return entry
 
     @classmethod
     def from_dict(cls, entry: Any) -> PointerParam:
         get = _Reader(entry, "pointer parameter")
-        return cls(
-            get.int("arg"), get.str("element"), get.ints("shape"), get.optional_int("align", 1)
+        param = cls(
+            get.int("arg"),
+            get.str("element"),
+            get.ints("shape"),
+            get.optional_int("align", 1),
+            get.optional_ints("strides"),
         )
+        if param.strides is not None and len(param.strides) != len(param.shape):
+            get.fail("strides", f"list of {len(param.shape)} int")
+        return param
 
 
 @dataclass(frozen=True)
@@ -352,9 +382,7 @@ class KernelAbi:
     @property
     def sizes(self) -> dict[tuple[int, int], int]:
         """The parameter index of each size parameter, by (argument, dim)."""
-        return {
-            (p.arg, p.dim): i for i, p in enumerate(self.params) if isinstance(p, SizeParam)
-        }
+        return {(p.arg, p.dim): i for i, p in enumerate(self.params) if isinstance(p, SizeParam)}
 
     @property
     def tensor_maps(self) -> tuple[TensorMapParam, ...]:

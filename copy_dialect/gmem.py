@@ -1,5 +1,5 @@
 """Checks of a copy's GMEM ref: the layout TMA and cp.async can address, and the extent a TMA
-store or reduction may write (rules B10, C1, C2, H7, TR19)."""
+store or reduction may write (rules B10, B14, C1, C2, H7, TR19)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from copy_dialect import hardware
 from copy_dialect.attributes import Implementation
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry
-from copy_dialect.memory import bitwidth, gmem_row_stride_bytes, padded_stride
+from copy_dialect.memory import (
+    LAYOUT_OFFSET_FIX,
+    bitwidth,
+    gmem_row_stride_bytes,
+    layout_offset_problem,
+    padded_stride,
+)
 
 
 def check_gmem_layout(
@@ -18,6 +24,7 @@ def check_gmem_layout(
     """The GMEM ref's layout against what TMA and cp.async can address (B10, C1, C2, H7), and
     what a TMA store may write (TR19). `cp_async_alternative`: the note's ", or use impl
     cp_async" where cp.async could do the copy instead, else ""."""
+    check_layout_offset(gmem_type)
     if impl == Implementation.BULK:
         return  # `bulk.bulk_span` checks the one range a bulk copy moves (BK1, BK2)
     layout = gmem_type.layout
@@ -78,6 +85,16 @@ def check_gmem_layout(
                 f"{padded_stride(stride, gmem_type.element_type, 16)} elements, a multiple of "
                 "16 bytes",
             )
+
+
+def check_layout_offset(gmem_type: MemRefType) -> None:
+    """A GMEM ref's strided layout has offset 0 (B14): the runtime passes the address of the
+    array's first element, a view's own address, and every address (the copies', the thread
+    accesses', a tensor map's base) starts there; a view says what an offset would."""
+    problem = layout_offset_problem(gmem_type)
+    # rule: B14
+    if problem is not None:
+        raise Error(problem, note=LAYOUT_OFFSET_FIX)
 
 
 def check_tma_stride(i: int, stride_bytes: int, pad_note: str) -> None:

@@ -91,6 +91,46 @@ def element_strides(t: MemRefType) -> tuple[int | None, ...] | None:
     return None
 
 
+def recorded_strides(t: MemRefType) -> tuple[int, ...] | None:
+    """The element strides the kernel ABI records for the GMEM ref `t` of a kernel argument
+    (`PointerParam.strides`): its strided layout's, -1 for a `?`, where they are not the
+    row-major strides of its shape; None for a row-major ref (and for a layout that is not
+    strided, which the verifier and the lowering reject)."""
+    if not isinstance(t.layout, StridedLayoutAttr):
+        return None
+    strides = element_strides(t)
+    assert strides is not None
+    row_major = element_strides(MemRefType(t.element_type, t.get_shape()))
+    if None not in strides and strides == row_major:
+        return None
+    return tuple(-1 if s is None else s for s in strides)
+
+
+LAYOUT_OFFSET_FIX = (
+    "drop the offset, and pass the view of the array that starts where it pointed (e.g. "
+    "padded[:, 8:] for offset: 8)"
+)
+"""How to mend a GMEM ref's nonzero layout offset (`layout_offset_problem`)."""
+
+
+def layout_offset_problem(t: MemRefType) -> str | None:
+    """What is wrong with the offset of `t`'s strided layout, None where it has none or 0.
+    The runtime passes the address of the array's first element (a view's own address) and
+    the lowering addresses from it: an offset would have to be added in every address and
+    subtracted from every array, for nothing a view cannot say (rule B14)."""
+    if not isinstance(t.layout, StridedLayoutAttr):
+        return None
+    offset = t.layout.offset
+    if isinstance(offset, IntAttr) and offset.data == 0:
+        return None
+    shown = offset.data if isinstance(offset, IntAttr) else "?"
+    return (
+        f"expected the layout of a GMEM ref to have offset 0 (the runtime passes the address "
+        f"of the array's first element, and every address starts there), got offset {shown} "
+        f"in {t}"
+    )
+
+
 def static_strides(t: MemRefType) -> tuple[int, ...] | None:
     """The element strides of a ref (row-major when it has no layout), when all are static."""
     strides = element_strides(t)

@@ -94,12 +94,15 @@ from copy_dialect.mbarriers import (
 )
 from copy_dialect.memory import (
     GMEM,
+    LAYOUT_OFFSET_FIX,
     SMEM,
     TMEM,
     bitwidth,
     element_strides,
     has_dynamic_layout_stride,
+    layout_offset_problem,
     memory_space,
+    recorded_strides,
     smem_alignment,
     smem_bytes,
     smem_strides,
@@ -172,7 +175,8 @@ __all__ = [
     "BulkSpan", "bulk_span", "BULK_ALIGN",
     # memory spaces, sizes and the kernel's SMEM and TMEM
     "GMEM", "SMEM", "TMEM", "memory_space", "swizzle_of", "bitwidth", "smem_bytes",
-    "element_strides", "has_dynamic_layout_stride",
+    "element_strides", "has_dynamic_layout_stride", "recorded_strides",
+    "layout_offset_problem", "LAYOUT_OFFSET_FIX",
     "smem_strides", "smem_alignment", "smem_footprint", "SMEM_ARENA_ALIGNMENT", "arena_layout",
     "block_smem_bytes", "kernel_cluster_shape", "module_target", "MAX_BARRIERS", "BARRIER_BYTES",
     "TMEM_COLUMNS", "TMEM_REGS_PER_NUM", "TMEM_COPY_BYTES", "tmem_columns",

@@ -1,7 +1,8 @@
 """Arrays the runtime accepts, seen as (device pointer, shape, strides, dtype).
 
 - numpy arrays live on the host: they are copied to the device before the launch and back
-  after it (`HostArray`);
+  after it (`DeviceArray.host`); a view of a padded array as the span it covers, and back
+  element by element, never into the gaps between its rows;
 - device arrays are used in place, found through `__cuda_array_interface__` (CuPy, Numba,
   JAX, PyTorch) or, for PyTorch tensors, `data_ptr()` (which also covers bfloat16, that the
   interface cannot describe), or DLPack through CuPy or PyTorch (`DeviceArray`).
@@ -69,6 +70,8 @@ class DeviceArray:
     itemsize: int
     host: Any = None
     """The numpy array it was copied from (copied back after the launch)."""
+    allocation: int = 0
+    """A host array's device copy: the start of the span it covers (`span`)."""
 
     @property
     def nbytes(self) -> int:
@@ -78,22 +81,51 @@ class DeviceArray:
         return n
 
     @property
+    def span(self) -> tuple[int, int]:
+        """The bytes the array's elements cover, as offsets from its first element: from
+        the lowest to one past the highest (a view of a padded array spans the gaps between
+        its rows too; empty for an empty array)."""
+        if 0 in self.shape:
+            return 0, 0
+        low = sum(min(0, (d - 1) * s) for d, s in zip(self.shape, self.strides, strict=True))
+        high = sum(max(0, (d - 1) * s) for d, s in zip(self.shape, self.strides, strict=True))
+        return low, high + self.itemsize
+
+    @property
     def contiguous(self) -> bool:
-        expected, stride = [], self.itemsize
-        for d in reversed(self.shape):
-            expected.insert(0, stride)
-            stride *= d
+        return self.strides_match(_contiguous_strides(self.shape, self.itemsize))
+
+    def strides_match(self, strides: tuple[int | None, ...]) -> bool:
+        """Whether the array has these byte strides (None: any), but in dims of size 0 or
+        1, whose stride no element's address depends on."""
         return all(
-            s == e for s, e, d in zip(self.strides, expected, self.shape, strict=True) if d > 1
+            want is None or want == have or d <= 1
+            for want, have, d in zip(strides, self.strides, self.shape, strict=True)
         )
 
     def release(self) -> None:
-        """Copy a host array back and free its device copy."""
+        """Copy a host array back and free its device copy: a contiguous array at once, a
+        view (of a padded array) element by element, never the gaps between its rows."""
         if self.host is None:
             return
-        call("cuMemcpyDtoH", self.host.ctypes.data, self.pointer, self.nbytes)
-        call("cuMemFree", self.pointer)
+        if self.host.flags.c_contiguous:
+            call("cuMemcpyDtoH", self.host.ctypes.data, self.pointer, self.nbytes)
+        else:
+            self.host[...] = self._staged_copy()
+        call("cuMemFree", self.allocation)
         self.host = None
+
+    def _staged_copy(self) -> Any:
+        """The device copy of a host view, read back into a host buffer of its span and
+        seen through the view's strides."""
+        import numpy as np
+
+        low, high = self.span
+        staging = np.empty(high - low, np.uint8)
+        call("cuMemcpyDtoH", staging.ctypes.data, self.allocation, high - low)
+        return np.ndarray(
+            self.host.shape, self.host.dtype, staging, offset=-low, strides=self.host.strides
+        )
 
 
 def _contiguous_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
@@ -136,22 +168,20 @@ def device_array(obj: Any, name: str) -> DeviceArray:
             f"expected {name} to be a numpy array or a device array (DLPack or "
             f"__cuda_array_interface__), got {type(obj).__name__}"
         )
-    if not obj.flags.c_contiguous:
-        raise ValueError(
-            f"expected {name} to be C-contiguous (row-major), got strides {obj.strides}; "
-            "pass np.ascontiguousarray(...)"
-        )
     if not obj.flags.writeable:
         raise ValueError(f"expected {name} to be writeable: the kernel's results are copied back")
     return DeviceArray(0, obj.shape, obj.strides, obj.dtype.name, obj.itemsize, obj)
 
 
 def upload(array: DeviceArray) -> None:
-    """Gives a host (numpy) array its device copy."""
+    """Gives a host (numpy) array its device copy: of the span its elements cover, at the
+    same strides (`DeviceArray.span`)."""
     if array.host is None or array.pointer:
         return
-    array.pointer = int(call("cuMemAlloc", max(array.nbytes, 1)))
-    call("cuMemcpyHtoD", array.pointer, array.host.ctypes.data, array.nbytes)
+    low, high = array.span  # a view of a padded array: its rows and the gaps between them
+    array.allocation = int(call("cuMemAlloc", max(high - low, 1)))
+    array.pointer = array.allocation - low
+    call("cuMemcpyHtoD", array.allocation, array.host.ctypes.data + low, high - low)
 
 
 def _on_cuda_device(obj: Any) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import prod
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,8 @@ def no_gpu_again(exc: NoDriverError) -> NoDriverError:
 def describe_param(param: Param) -> str:
     """A kernel parameter in a few words: `f32[64, 64]`, `i32`, `tensor_map(arg 0, FLOAT32)`."""
     if isinstance(param, PointerParam):
-        return f"{param.element}[{', '.join('?' if d < 0 else str(d) for d in param.shape)}]"
+        dims = ", ".join("?" if d < 0 else str(d) for d in param.shape)
+        return f"{param.element}[{dims}]" + ("" if param.strides is None else f" {param.layout}")
     if isinstance(param, ScalarParam):
         return param.type
     if isinstance(param, SizeParam):
@@ -74,12 +75,87 @@ def check_device(target: str, smem_bytes: int, facts: DeviceFacts) -> None:
         )
 
 
-def check_chunk_alignment(array: arr.DeviceArray, align: int, name: str) -> None:
+def check_layout(array: arr.DeviceArray, param: PointerParam, name: str) -> arr.DeviceArray:
+    """The array's strides against the argument's layout, which the kernel addresses it with:
+    a row-major argument takes a contiguous array, one of a strided layout
+    (`PointerParam.strides`) an array of exactly those strides (a view of a padded array),
+    but where the layout's stride is `?` (the array's own, which only a tensor map reads).
+    Returned with the layout's strides (they differ only in dims of size 1, which no address
+    depends on), so that a tensor map encoded from it describes the layout."""
+    if param.strides is None:
+        if not array.contiguous:
+            raise ValueError(row_major_error(array, name))
+        return array
+    want = tuple(None if s < 0 else s * array.itemsize for s in param.strides)
+    if not array.strides_match(want):
+        raise ValueError(strides_error(array, param, name))
+    strides = tuple(have if w is None else w for w, have in zip(want, array.strides, strict=True))
+    return replace(array, strides=strides)
+
+
+def row_major_error(array: arr.DeviceArray, name: str) -> str:
+    """Why a non-contiguous array does not fit a row-major argument, and the fixes."""
+    fix = "np.ascontiguousarray(...)" if array.host is not None else "a contiguous copy"
+    elements = element_strides(array)
+    layout = ""
+    if elements is not None and all(s > 0 for s in elements):
+        layout = f", or give the kernel's argument the layout strided<{list(elements)}>"
+    return (
+        f"expected {name} to be C-contiguous (row-major, the kernel's layout), got strides "
+        f"{array.strides} bytes; pass {fix}{layout}"
+    )
+
+
+def strides_error(array: arr.DeviceArray, param: PointerParam, name: str) -> str:
+    """Why an array does not fit a strided argument, and the padded array whose view would."""
+    want = tuple("?" if s < 0 else s for s in param.strides or ())
+    shown = "(" + ", ".join(map(str, want)) + ("," if len(want) == 1 else "") + ")"
+    elements = element_strides(array)
+    got = f"{elements} elements" if elements is not None else f"{array.strides} bytes"
+    padded = padded_shape(array.shape, param.strides or ())
+    if padded is None:
+        fix = "pass an array of those strides (a view of a larger array)"
+    else:
+        sliced = zip(array.shape, padded, strict=True)
+        view = ", ".join(":" if d == p else f":{d}" for d, p in sliced)
+        fix = f"pass a view of a {padded} array, e.g. padded[{view}]"
+    return (
+        f"expected {name} with strides {shown} elements (its layout {param.layout}), got "
+        f"{got}; {fix}"
+    )
+
+
+def element_strides(array: arr.DeviceArray) -> tuple[int, ...] | None:
+    """The array's strides in elements, None where one is not a whole number of them."""
+    if any(s % array.itemsize for s in array.strides):
+        return None
+    return tuple(s // array.itemsize for s in array.strides)
+
+
+def padded_shape(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The row-major array of which an array of `shape` at these element strides is the
+    leading corner (each stride a multiple of the next, the innermost 1), None where there is
+    none."""
+    if not strides or strides[-1] != 1 or any(s < 1 for s in strides):
+        return None
+    pairs = list(zip(strides, strides[1:], strict=False))
+    if any(outer % inner for outer, inner in pairs):
+        return None
+    padded = (shape[0], *(outer // inner for outer, inner in pairs))
+    return padded if all(p >= d for p, d in zip(padded, shape, strict=True)) else None
+
+
+def check_chunk_alignment(array: arr.DeviceArray, param: PointerParam, name: str) -> None:
     """A cp.async copy of a dynamic array picks its chunk size at run time, the largest that
     divides the array's address and row pitches: the smallest it may pick, `align` bytes
     (`PointerParam.align`), must divide them. The kernel computes the pitches from the sizes
-    (a contiguous array's strides); a host array's device copy is allocated aligned."""
-    pitches = [prod(array.shape[i + 1 :]) * array.itemsize for i in range(len(array.shape) - 1)]
+    (a contiguous array's strides) or takes its layout's; a host array's device copy is
+    allocated aligned."""
+    align = param.align
+    if param.strides is None:
+        pitches = [prod(array.shape[i + 1 :]) * array.itemsize for i in range(len(array.shape) - 1)]
+    else:
+        pitches = [s * array.itemsize for s in param.strides[:-1]]
     if any(p % align for p in pitches):
         inner = array.shape[-1]
         padded = -(-inner * array.itemsize // align) * align // array.itemsize
@@ -176,12 +252,9 @@ class Kernel:
                     f"expected {name} of dtype {' or '.join(sorted(accepted)) or param.element}"
                     f" (the kernel's {param.element}), got {array.dtype}"
                 )
-            if not array.contiguous:
-                raise ValueError(
-                    f"expected {name} to be contiguous (row-major), got strides {array.strides}"
-                )
+            array = check_layout(array, param, name)
             if param.align > 1:
-                check_chunk_alignment(array, param.align, name)
+                check_chunk_alignment(array, param, name)
             described.append(array)
         for tensor_map in self.abi.tensor_maps:
             name = f"argument {tensor_map.arg} of {self.name}"

@@ -58,10 +58,10 @@ def check_tensor_map_array(array: DeviceArray, param: TensorMapParam, name: str)
     if param.written:
         check_written_extent(array, name)
     for i, stride in enumerate(array.strides[:-1]):
-        if stride % hw.GLOBAL_STRIDE_MULTIPLE or stride >= hw.MAX_GLOBAL_STRIDE:
+        if stride % hw.GLOBAL_STRIDE_MULTIPLE or not 0 <= stride < hw.MAX_GLOBAL_STRIDE:
             raise ValueError(
-                f"expected {name}'s byte strides to be multiples of 16 below 2**40 for TMA, "
-                f"got {stride} at dim {i} (strides {array.strides})"
+                f"expected {name}'s byte strides to be non-negative multiples of 16 below "
+                f"2**40 for TMA, got {stride} at dim {i} (strides {array.strides})"
             )
     for i, size in enumerate(array.shape):
         if not 1 <= size <= hw.MAX_GLOBAL_DIM:

@@ -230,7 +230,7 @@ def test_the_abi_round_trips():
     )
     text = abi.to_json()
     assert f'"format": {ABI_FORMAT}' in text
-    assert ABI_FORMAT == 5
+    assert ABI_FORMAT == 6
     assert ModuleAbi.from_json(text) == abi
     assert abi.kernels["k"].sizes == {(0, 0): 2, (0, 1): 3}
     assert abi.kernels["k"].arguments == (PointerParam(0, "f16", (-1, -1), 4), ScalarParam("f32"))

@@ -183,13 +183,16 @@ def ref_layout(
     t = _memref(ref)
     strides = copy.element_strides(t)
     if strides is None or copy.has_dynamic_layout_stride(t):
-        error = CopyVerifyException(
-            f"'{op.name}' op: the lowering takes memrefs whose strides are static or follow "
-            f"from their sizes, got {t}",
-            note="drop the strided layout (a row-major ref), or give every stride a size",
+        raise _error_at(
+            op,
+            f"the lowering takes memrefs whose strides are static or follow from their sizes, "
+            f"got {t}",
+            "drop the strided layout (a row-major ref), or give every stride a size",
         )
-        error.op = op  # type: ignore[attr-defined]  # copy-opt reports it at the op
-        raise error
+    offset_problem = copy.layout_offset_problem(t)
+    # B14 again, for the thread accesses, which the verifier does not see.
+    if offset_problem is not None and copy.memory_space(t) == copy.GMEM:
+        raise _error_at(op, offset_problem, copy.LAYOUT_OFFSET_FIX)
     dims = ref_sizes(ref, op, sizes)
     if None not in strides:
         return dims, list(strides)  # type: ignore[arg-type]
@@ -198,6 +201,13 @@ def ref_layout(
         check_size(dims[i + 1], i + 1, t, op)
         out[i] = _mul(e, out[i + 1], dims[i + 1])
     return dims, out
+
+
+def _error_at(op: Operation, message: str, note: str) -> CopyVerifyException:
+    """A lowering error that copy-opt reports at `op`."""
+    error = CopyVerifyException(f"'{op.name}' op: {message}", note=note)
+    error.op = op  # type: ignore[attr-defined]  # copy-opt reports it at the op
+    return error
 
 
 def size_value(sizes: Sequence[int | SSAValue], dim: int, e: Emit) -> SSAValue:

@@ -411,9 +411,9 @@ def kernel_abi(kernel: Kernel) -> DictionaryAttr:
         if isinstance(t, MemRefType):
             # -1: a dynamic dim, whatever the array brings.
             shape = tuple(max(d, -1) for d in t.get_shape())
-            params.append(
-                PointerParam(i, str(t.element_type), shape, kernel.shapes.align.get(i, 1))
-            )
+            align = kernel.shapes.align.get(i, 1)
+            strides = copy.recorded_strides(t)
+            params.append(PointerParam(i, str(t.element_type), shape, align, strides))
         else:
             params.append(ScalarParam(str(t)))
     params += [SizeParam(arg, dim) for arg, dim in kernel.shapes.sizes]

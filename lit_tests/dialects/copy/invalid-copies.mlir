@@ -348,6 +348,35 @@ func.func @b11_gmem_not_a_kernel_argument() attributes {copy.target = #copy.targ
 
 // -----
 
+// rule: B14
+// fix: s|, offset: 8||
+// fix: s|, offset: 8||
+func.func @b14_gmem_layout_offset(%x: memref<64x64xf32, strided<[64, 1], offset: 8>>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<16x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{expected the layout of a GMEM ref to have offset 0 (the runtime passes the address of the array's first element, and every address starts there), got offset 8 in memref<64x64xf32, strided<[64, 1], offset: 8>>}}
+  // expected-note@+1 {{drop the offset, and pass the view of the array that starts where it pointed}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<64x64xf32, strided<[64, 1], offset: 8>> to memref<16x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: B14
+// fix: s|, offset: ?||
+// fix: s|, offset: ?||
+func.func @b14_gmem_layout_dynamic_offset(%x: memref<64x64xf32, strided<[64, 1], offset: ?>>) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<16x64xf32, #copy.smem>
+  // expected-error@+2 {{got offset ? in memref<64x64xf32, strided<[64, 1], offset: ?>>}}
+  // expected-note@+1 {{drop the offset}}
+  copy.async_copy %x[%c0, %c0] to %buf : memref<64x64xf32, strided<[64, 1], offset: ?>> to memref<16x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
 // rule: B12
 // fix: s|to %buf[%c0, %c0] :|to %buf[%c0] :|
 func.func @b12_too_many_smem_indices(%x: memref<256x256xf32>) {
