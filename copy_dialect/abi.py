@@ -128,8 +128,8 @@ class PointerParam:
     """-1 for a dynamic dim (whatever the array brings)."""
     align: int = 1
     """The array's address and its strides but the innermost, in bytes, are multiples of
-    this: the smallest chunk a cp.async copy of a dynamic array may pick at run time (its
-    chunks are aligned to their size); 1 where nothing is asked."""
+    this: the smallest chunk a cp.async copy of the array moves (its chunks are aligned to
+    their size; a dynamic pitch picks one at run time); 1 where nothing is asked."""
     strides: tuple[int, ...] | None = None
     """The element strides of the argument's strided layout, outermost first (-1: a `?`
     stride, the array's own), where they are not the row-major strides of `shape`; None for

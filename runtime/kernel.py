@@ -146,9 +146,11 @@ def padded_shape(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int,
 
 
 def check_chunk_alignment(array: arr.DeviceArray, param: PointerParam, name: str) -> None:
-    """A cp.async copy of a dynamic array picks its chunk size at run time, the largest that
-    divides the array's address and row pitches: the smallest it may pick, `align` bytes
-    (`PointerParam.align`), must divide them. The kernel computes the pitches from the sizes
+    """A cp.async copy moves chunks aligned to their size: of a static array the one the
+    compiler picked, of a dynamic one the largest that divides the array's address and row
+    pitches, picked at run time. The smallest it may move, `align` bytes
+    (`PointerParam.align`), must divide them (a device view that starts mid-chunk would
+    fault). The kernel computes the pitches from the sizes
     (a contiguous array's strides) or takes its layout's; a host array's device copy is
     allocated aligned."""
     align = param.align

@@ -105,13 +105,13 @@ def test_a_dynamic_layout_stride_is_still_h8():
         ("memref<?x?xf32>", "zeros", ((0, 0), (0, 1)), {0: 4}),
         # In bounds by promise: only the pitch.
         ("memref<?x?xf32>", "promise_in_bounds", ((0, 1),), {0: 4}),
-        # A static pitch: the rows' count only, and nothing to align at run time.
-        ("memref<?x64xf32>", "zeros", ((0, 0),), {}),
-        ("memref<?x64xf32>", "promise_in_bounds", (), {}),
+        # A static pitch: the rows' count only; the array aligned to the one chunk (16 bytes).
+        ("memref<?x64xf32>", "zeros", ((0, 0),), {0: 16}),
+        ("memref<?x64xf32>", "promise_in_bounds", (), {0: 16}),
         ("memref<64x?xf32>", "promise_in_bounds", ((0, 1),), {0: 4}),
         # Static strides in the layout: the sizes bound the zero fill only.
-        ("memref<?x?xf32, strided<[1024, 1]>>", "zeros", ((0, 0), (0, 1)), {}),
-        ("memref<?x?xf32, strided<[1024, 1]>>", "promise_in_bounds", (), {}),
+        ("memref<?x?xf32, strided<[1024, 1]>>", "zeros", ((0, 0), (0, 1)), {0: 16}),
+        ("memref<?x?xf32, strided<[1024, 1]>>", "promise_in_bounds", (), {0: 16}),
         # Two dynamic strides, the inner of which (size 2) is f16 rows: 4-byte chunks at least.
         ("memref<?x?x?xf16>", "promise_in_bounds", ((0, 1), (0, 2)), {0: 4}),
     ],
@@ -179,11 +179,13 @@ def test_the_sm80_ptx_assembles_for_the_h200(target):
 
 
 def test_a_static_kernel_is_unchanged():
-    """Static shapes take no size parameter and one chunk size, as before."""
+    """Static shapes take no size parameter and one chunk size, as before; the array the
+    cp.async copy reads is asked to be aligned to it (a device view that starts mid-chunk
+    would fault)."""
     result = compiled(kernels.cp_async_copy((1000, 1000), "f32"))
     abi = result.abi.kernels["cp_async_copy"]
     assert [type(p) for p in abi.params] == [PointerParam] * 2
-    assert all(p.align == 1 for p in abi.params if isinstance(p, PointerParam))
+    assert [p.align for p in abi.params if isinstance(p, PointerParam)] == [16, 1]
     assert chunk_sizes(result.ptx) == {16}
 
 

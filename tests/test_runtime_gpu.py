@@ -258,3 +258,19 @@ def test_dynamic_cp_async_picks_its_chunk_from_the_address(offset):
     y = torch.full(shape, float("nan"), device="cuda")
     program(source, y, grid=kernels.grid(shape, (32, 128)))
     assert same_bits(y.cpu().numpy(), x)
+
+
+@pytest.mark.parametrize("offset", [1, 2, 3])
+def test_static_cp_async_refuses_a_view_that_starts_mid_chunk(offset):
+    """A static cp.async copy moves 16-byte chunks: a device array 4, 8 or 12 bytes into
+    its allocation is refused before the launch (it would fault), the output untouched."""
+    torch = pytest.importorskip("torch")
+    program = runtime.compile(
+        kernels.cp_async_copy((130, 264), "f32", target="sm_80"), arch="sm_90"
+    )
+    shape = (130, 264)
+    flat = torch.zeros((offset + 130 * 264,), device="cuda")
+    y = torch.full(shape, float("nan"), device="cuda")
+    with pytest.raises(ValueError, match="aligned to 16 bytes"):
+        program(flat[offset:].view(*shape), y, grid=kernels.grid(shape, (32, 128)))
+    assert bool(torch.isnan(y).all())

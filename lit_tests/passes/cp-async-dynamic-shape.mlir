@@ -62,7 +62,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
 // A static row pitch (64 floats, 256 bytes) with a dynamic row count: one 16-byte loop, no
 // choice at run time and no `align`; the row count bounds the zero fill.
 // CHECK-LABEL: func.func @static_pitch(%x: memref<?x64xf32>, %x_size0: i64)
-// CHECK-SAME: params = [{kind = "pointer", arg = 0 : i64, element = "f32", shape = array<i64: -1, 64>}, {kind = "size", arg = 0 : i64, dim = 0 : i64}]
+// CHECK-SAME: params = [{kind = "pointer", arg = 0 : i64, element = "f32", shape = array<i64: -1, 64>, align = 16 : i64}, {kind = "size", arg = 0 : i64, dim = 0 : i64}]
 // CHECK-NOT: scf.if
 // CHECK: llvm.icmp "ult" %{{.*}}, %x_size0 : i64
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32

@@ -7,7 +7,7 @@
 // A cp.async copy and a thread store of 64x60 arrays with rows 64 elements apart: both
 // arguments record strides [64, 1], and the store addresses row i at i * 64 elements.
 // CHECK-LABEL: func.func @padded_rows(
-// CHECK-SAME: params = [{kind = "pointer", arg = 0 : i64, element = "f32", shape = array<i64: 64, 60>, strides = array<i64: 64, 1>}, {kind = "pointer", arg = 1 : i64, element = "f32", shape = array<i64: 64, 60>, strides = array<i64: 64, 1>}]
+// CHECK-SAME: params = [{kind = "pointer", arg = 0 : i64, element = "f32", shape = array<i64: 64, 60>, align = 16 : i64, strides = array<i64: 64, 1>}, {kind = "pointer", arg = 1 : i64, element = "f32", shape = array<i64: 64, 60>, strides = array<i64: 64, 1>}]
 // CHECK: builtin.unrealized_conversion_cast %y : memref<64x60xf32, strided<[64, 1]>> to !llvm.ptr<1>
 // CHECK: %[[PITCH:.*]] = llvm.mlir.constant(64) : i64
 // CHECK-NEXT: llvm.mul %{{.*}}, %[[PITCH]] : i64
@@ -30,7 +30,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
 // A strided layout that is the shape's row-major one records nothing: the runtime takes a
 // contiguous array, as for a ref without a layout.
 // CHECK-LABEL: func.func @row_major_spelled_out(
-// CHECK-SAME: params = [{kind = "pointer", arg = 0 : i64, element = "f32", shape = array<i64: 64, 64>}]
+// CHECK-SAME: params = [{kind = "pointer", arg = 0 : i64, element = "f32", shape = array<i64: 64, 64>, align = 16 : i64}]
 builtin.module attributes {copy.target = #copy.target<"sm_80">} {
   func.func @row_major_spelled_out(%x: memref<64x64xf32, strided<[64, 1]>>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
@@ -47,7 +47,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
 // Dynamic sizes, a static pitch: the sizes are parameters, the strides are the layout's
 // (the pitch is no product of sizes).
 // CHECK-LABEL: func.func @dynamic_sizes_static_pitch(%x: memref<?x?xf32, strided<[64, 1]>>, %x_size0: i64, %x_size1: i64)
-// CHECK-SAME: params = [{kind = "pointer", arg = 0 : i64, element = "f32", shape = array<i64: -1, -1>, strides = array<i64: 64, 1>}, {kind = "size", arg = 0 : i64, dim = 0 : i64}, {kind = "size", arg = 0 : i64, dim = 1 : i64}]
+// CHECK-SAME: params = [{kind = "pointer", arg = 0 : i64, element = "f32", shape = array<i64: -1, -1>, align = 16 : i64, strides = array<i64: 64, 1>}, {kind = "size", arg = 0 : i64, dim = 0 : i64}, {kind = "size", arg = 0 : i64, dim = 1 : i64}]
 builtin.module attributes {copy.target = #copy.target<"sm_80">} {
   func.func @dynamic_sizes_static_pitch(%x: memref<?x?xf32, strided<[64, 1]>>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index

@@ -12,11 +12,11 @@ fills from the array it is given, as MLIR's memref descriptor carries the sizes,
 those the kernel reads.
 
 `kernel_shapes` decides, once per kernel and from the IR as written, which sizes, and the
-alignment the runtime checks of each array whose row pitch a cp.async copy takes at run time
-(`PointerParam.align`: the smallest chunk it may pick). convert-copy-to-nvvm appends the
-parameters and records them in the kernel's ABI (`copy.abi`); the lowerings read them back
-from there (`abi_sizes`), or, within convert-copy-to-nvvm, from the kernel it appended them
-to: none derives them again.
+alignment the runtime checks of each array a cp.async copy reads (`PointerParam.align`: the
+smallest chunk it moves, the one of a static pitch or the smallest a dynamic one may pick).
+convert-copy-to-nvvm appends the parameters and records them in the kernel's ABI
+(`copy.abi`); the lowerings read them back from there (`abi_sizes`), or, within
+convert-copy-to-nvvm, from the kernel it appended them to: none derives them again.
 """
 
 from __future__ import annotations
@@ -99,17 +99,17 @@ def _not_an_argument(ref: SSAValue, entry: Block | None) -> str:
 
 def _needs(op: Operation) -> Iterator[tuple[SSAValue, Sequence[int], int | None]]:
     """The refs `op` addresses, the dims whose sizes it reads, and the smallest chunk a
-    cp.async copy picks at run time (None: it picks none)."""
+    cp.async copy moves (None: no cp.async copy)."""
     if isinstance(op, copy.AsyncCopyOp):
         if op.resolved_implementation() != copy.Implementation.CP_ASYNC or not op.is_load:
             return
         g = op.geometry()
         t = g.gmem_type
         needed = list(range(t.get_num_dims())) if op.oob_mode == copy.OOBMode.ZEROS else []
+        # Its chunks are aligned to their size, so the array's address must be too: the
+        # one chunk of a static pitch, the smallest a dynamic one may pick at run time.
         chunks = cp_async_chunks(op)
-        dynamic_pitch = None in (copy.element_strides(t) or ())
-        smallest = chunks[-1] if dynamic_pitch and chunks else None
-        yield g.gmem, [*_stride_dims(t), *needed], smallest
+        yield g.gmem, [*_stride_dims(t), *needed], chunks[-1] if chunks else None
     elif isinstance(op, memref.LoadOp | memref.StoreOp | memref.AtomicRMWOp):
         yield op.memref, _stride_dims(_memref(op.memref)), None
     elif isinstance(op, vector.LoadOp | vector.StoreOp):
