@@ -98,6 +98,7 @@ from copy_dialect.memory import (
     TMEM,
     bitwidth,
     element_strides,
+    gmem_view,
     has_dynamic_layout_stride,
     memory_space,
     smem_alignment,
@@ -172,7 +173,7 @@ __all__ = [
     "BulkSpan", "bulk_span", "BULK_ALIGN",
     # memory spaces, sizes and the kernel's SMEM and TMEM
     "GMEM", "SMEM", "TMEM", "memory_space", "swizzle_of", "bitwidth", "smem_bytes",
-    "element_strides", "has_dynamic_layout_stride",
+    "element_strides", "gmem_view", "has_dynamic_layout_stride",
     "smem_strides", "smem_alignment", "smem_footprint", "SMEM_ARENA_ALIGNMENT", "arena_layout",
     "block_smem_bytes", "kernel_cluster_shape", "module_target", "MAX_BARRIERS", "BARRIER_BYTES",
     "TMEM_COLUMNS", "TMEM_REGS_PER_NUM", "TMEM_COPY_BYTES", "tmem_columns",
