@@ -162,9 +162,20 @@ def check_gmem_view(cast: ReinterpretCastOp) -> None:
         expected = MemRefType(
             view.element_type, view.get_shape(), StridedLayoutAttr(values[1:], values[0])
         )
+        names = ["the offset", *(f"stride {i}" for i in range(len(given) - 1))]
+        differ = (
+            [f"{n} is {_entry(a)} where the cast gives {_entry(b)}"
+             for n, a, b in zip(names, said, given, strict=True) if a != b]
+            if said is not None and len(said) == len(given)
+            else [f"the layout {layout} gives no offset and strides"]
+        )  # fmt: skip
         raise Error(
             "expected the view's layout to give the offset and strides its "
-            f"memref.reinterpret_cast gives, got {view}",
-            note=f"give the view the type {expected}: a `?` where the cast takes a value, the "
-            "constant where it takes one",
+            f"memref.reinterpret_cast gives, got {view}: {', '.join(differ)}",
+            note=f"give the view the type {expected} in place of {view}: a `?` where the cast "
+            "takes a value, the constant where it takes one",
         )
+
+
+def _entry(value: int) -> str:
+    return "a value (?)" if value == DYNAMIC_INDEX else str(value)
