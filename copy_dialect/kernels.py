@@ -1789,6 +1789,7 @@ def grouped_view_copy(
     tile: Sequence[int] = (8, 64),
     *,
     target: str = "sm_80",
+    barrier: bool = False,
 ) -> ModuleOp:
     """`dst = src` for up to `groups` matrices of different shapes packed in a pool of
     `capacity` elements, as `grouped_copy` but with cp.async (sm_80+) through views made in
@@ -1798,8 +1799,9 @@ def grouped_view_copy(
     `[pitch, 1]` and the offset), cp.async-load the tile from the source view (zero-filled
     past the group's edges; the chunk size picked at run time from the view's address and
     pitch) and store the tile's elements that lie in the group through the destination
-    view. Arguments: `table` (groups x 4 i64), `src`, `dst` (the pools). Launch it on
-    `grouped_grid`."""
+    view. With `barrier`, the copy completes on an mbarrier (one arrival per thread) rather
+    than a cp.async group. Arguments: `table` (groups x 4 i64), `src`, `dst` (the pools).
+    Launch it on `grouped_grid`."""
     elt = element_type(dtype)
     table_type = MemRefType(i64, [groups, GROUP_FIELDS])
     pool = MemRefType(elt, [capacity])
@@ -1825,13 +1827,26 @@ def grouped_view_copy(
         row0 = _bin(b, arith.MuliOp, dims[1], tile[0])
         col0 = _bin(b, arith.MuliOp, dims[0], tile[1])
         buf = b.insert(copy.AllocSmemOp(smem)).result
-        b.insert(
-            copy.AsyncCopyOp(
-                src_view, buf, src_indices=[row0, col0], implementation="cp_async", oob="zeros"
+        origin = [row0, col0]
+        if barrier:
+            c0 = _index(b, 0)
+            bar = b.insert(copy.BarrierInitOp(1, CP_ASYNC_BLOCK)).result
+            b.insert(
+                copy.AsyncCopyOp(
+                    src_view, buf, src_indices=origin, barrier=bar, barrier_index=c0,
+                    implementation="cp_async", oob="zeros",
+                )
+            )  # fmt: skip
+            phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+            b.insert(copy.BarrierWaitOp(bar, c0, phase))
+        else:
+            b.insert(
+                copy.AsyncCopyOp(
+                    src_view, buf, src_indices=origin, implementation="cp_async", oob="zeros"
+                )
             )
-        )
-        b.insert(copy.CommitGroupOp("cp_async"))
-        b.insert(copy.WaitGroupOp("cp_async", 0))
+            b.insert(copy.CommitGroupOp("cp_async"))
+            b.insert(copy.WaitGroupOp("cp_async", 0))
         tid = b.insert(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
         loop = Block(arg_types=[IndexType()])
         lb = Builder(InsertPoint.at_end(loop))
