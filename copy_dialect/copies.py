@@ -58,6 +58,7 @@ from copy_dialect.attributes import (
     TensorMapType,
     enum_attr,
 )
+from copy_dialect.cp_async import verify_tracked
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry
 from copy_dialect.gmem import check_gmem_layout
@@ -626,7 +627,7 @@ class AsyncCopyOp(IRDLOperation):
                 "in its arrivals)" + legalize_hint(target),
             )
         if g.barrier is not None:
-            self._verify_tracked_cp_async(g)
+            verify_tracked(self, g)
         # rule: A10, H1
         if self.predicate is not None:
             raise Error(
@@ -635,33 +636,6 @@ class AsyncCopyOp(IRDLOperation):
                 "whole copy with scf.if on a block-uniform condition"
                 + (", or use impl tma" if target is not None and target.has_tma else ""),
             )
-
-    def _verify_tracked_cp_async(self, g: CopyGeometry) -> None:
-        """A cp.async copy on a barrier is mbarrier-tracked: each issuing thread arrives once
-        (`cp.async.mbarrier.arrive.noinc`, sm_80) when its chunks have landed. The arrival is
-        the copy's completion, so it cannot be left out, and it carries no bytes."""
-        assert g.barrier is not None
-        # rule: MB13
-        if self.arrive is not None and not self.arrive.value.data:
-            raise Error(
-                "a cp.async copy on a barrier arrives on it (cp.async.mbarrier.arrive.noinc: "
-                "one arrival per issuing thread once its chunks land), but it has arrive = false",
-                note="drop arrive = false and count one arrival per issuing thread in the "
-                "barrier's arrivals, or drop the barrier and wait with copy.commit_group "
-                "cp_async + copy.wait_group cp_async",
-            )
-        for use in g.barrier.uses:
-            user = use.operation
-            # rule: MB12
-            if user.name in TX_EXPECTING:
-                raise Error(
-                    f"a cp.async copy arrives on this barrier group, which {user.name} gives "
-                    "transaction bytes: cp.async copies deliver no bytes to a barrier, only "
-                    "their threads' arrivals",
-                    note=f"drop the {user.name} (count the copies' arrivals, one per issuing "
-                    "thread, in the barrier's arrivals), or give the TMA loads a barrier group "
-                    "of their own",
-                )
 
     def _verify_direction(self, g: CopyGeometry) -> None:
         if g.is_load:
@@ -737,10 +711,6 @@ class AsyncCopyOp(IRDLOperation):
                 f"GMEM ref (size {n}), but oob is promise_in_bounds",
                 note="use oob zeros to fill the out-of-bounds part",
             )
-
-
-TX_EXPECTING = ("copy.barrier_arrive_expect_tx", "copy.barrier_expect_tx")
-"""The ops that give a barrier phase transaction bytes to expect (MB12)."""
 
 
 def unfenced_stores(block: Block) -> set[AsyncCopyOp]:

@@ -4,6 +4,9 @@ view made in the kernel that a copy may read from (H9)."""
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Operation
+
 from copy_dialect.attributes import CacheMode, OOBMode
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry, cp_async_chunk_bytes
@@ -35,8 +38,7 @@ def verify_copy(g: CopyGeometry, *, cache: CacheMode | None, tma_alternative: st
     if g.swizzle_bytes != 16:
         raise Error(
             "Swizzle is not supported for CP_ASYNC copies",
-            note="drop the swizzle (cp.async writes a plain #copy.smem buffer)"
-            + tma_alternative,
+            note="drop the swizzle (cp.async writes a plain #copy.smem buffer)" + tma_alternative,
         )
     # rule: H2
     if row_bytes % 4:
@@ -94,10 +96,43 @@ def verify_copy(g: CopyGeometry, *, cache: CacheMode | None, tma_alternative: st
         why = (
             f"the innermost box row is {row_bytes} bytes"
             if row_bytes % 16
-            else "a GMEM row stride or the innermost coordinate is not a multiple of 16 "
-            "bytes"
+            else "a GMEM row stride or the innermost coordinate is not a multiple of 16 bytes"
         )
         raise Error(
             "CG cache modifier is only support for 16 bytes copy.",
             note=f"this copy moves {chunk}-byte chunks ({why}); use cache ca",
         )
+
+
+TX_EXPECTING = ("copy.barrier_arrive_expect_tx", "copy.barrier_expect_tx")
+"""The ops that give a barrier phase transaction bytes to expect (MB12)."""
+
+
+def verify_tracked(op: Operation, g: CopyGeometry) -> None:
+    """A cp.async copy (`copy.async_copy` or `copy.im2col_load`) on a barrier is
+    mbarrier-tracked: each issuing thread arrives once (`cp.async.mbarrier.arrive.noinc`,
+    sm_80) when its chunks have landed. The arrival is the copy's completion, so it cannot
+    be left out, and it carries no bytes."""
+    assert g.barrier is not None
+    arrive = op.properties.get("arrive")
+    # rule: MB13
+    if isinstance(arrive, IntegerAttr) and not arrive.value.data:
+        raise Error(
+            "a cp.async copy on a barrier arrives on it (cp.async.mbarrier.arrive.noinc: "
+            "one arrival per issuing thread once its chunks land), but it has arrive = false",
+            note="drop arrive = false and count one arrival per issuing thread in the "
+            "barrier's arrivals, or drop the barrier and wait with copy.commit_group "
+            "cp_async + copy.wait_group cp_async",
+        )
+    for use in g.barrier.uses:
+        user = use.operation
+        # rule: MB12
+        if user.name in TX_EXPECTING:
+            raise Error(
+                f"a cp.async copy arrives on this barrier group, which {user.name} gives "
+                "transaction bytes: cp.async copies deliver no bytes to a barrier, only "
+                "their threads' arrivals",
+                note=f"drop the {user.name} (count the copies' arrivals, one per issuing "
+                "thread, in the barrier's arrivals), or give the TMA loads a barrier group "
+                "of their own",
+            )

@@ -11,6 +11,10 @@ The pixels are the filter bases of the bounding box from the coordinates on, the
 spatial dim fastest, each step `strides` apart, wrapping to the next row (and image) at the
 box's end; each pixel is read at its base plus the offsets, zero-filled outside the array.
 
+With `impl cp_async` (what copy-legalize makes of it before sm_90) the same pixels are
+gathered by the issuing threads with cp.async into a plain SMEM box, zero-filled where the
+TMA unit zero-fills, each thread arriving once on the barrier (IC12, H2, L3, MB12, MB13).
+
 The rules are those of `cuTensorMapEncodeIm2col` and of the PTX `.im2col` mode (IC1..IC11),
 and the tiled maps' rules where the two share them (`copy_dialect.tma`): the element type
 (C11), 16-byte rows (C4), the GMEM layout (B10, C1, C2), the kernel argument (B11), the
@@ -49,17 +53,19 @@ from xdsl.irdl import (
 )
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
-from copy_dialect import tma
+from copy_dialect import cp_async, tma
 from copy_dialect.attributes import (
     BarrierType,
     CachePolicy,
     Implementation,
+    ImplementationAttr,
     L2Policy,
     L2PolicyAttr,
     OOBMode,
+    enum_attr,
 )
 from copy_dialect.errors import CopyVerifyException as Error
-from copy_dialect.geometry import CopyGeometry
+from copy_dialect.geometry import CopyGeometry, cp_async_chunk_bytes
 from copy_dialect.gmem import check_gmem_layout
 from copy_dialect.l2_policy import (
     policy_properties,
@@ -69,6 +75,7 @@ from copy_dialect.l2_policy import (
     verify_l2_promotion,
 )
 from copy_dialect.memory import GMEM, SMEM, memory_space, swizzle_of
+from copy_dialect.portability import legalize_hint
 from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import (
     check_barrier_index,
@@ -168,6 +175,9 @@ class Im2colLoadOp(IRDLOperation):
     upper = prop_def(DenseArrayBase.constr(i64))
     strides = opt_prop_def(DenseArrayBase.constr(i64))
     arrive = opt_prop_def(BoolAttr)
+    implementation = opt_prop_def(ImplementationAttr)
+    """`tma` (the default: the TMA unit's im2col mode) or `cp_async` (the same pixels,
+    gathered by the issuing threads with cp.async: copy-legalize's pre-Hopper form)."""
     l2 = opt_prop_def(L2PolicyAttr)
     l2_fraction = opt_prop_def(FloatAttr[Float32Type])
     l2_secondary = opt_prop_def(L2PolicyAttr)
@@ -179,7 +189,8 @@ class Im2colLoadOp(IRDLOperation):
 
     assembly_format = (
         "$src `[` $coordinates `]` `offsets` `[` $offsets `]` `to` $dst "
-        "(`[` $dst_indices^ `]`)? `barrier` $barrier `[` $barrier_index `]` (`l2` $l2^)? "
+        "(`[` $dst_indices^ `]`)? `barrier` $barrier `[` $barrier_index `]` "
+        "(`impl` $implementation^)? (`l2` $l2^)? "
         "(`fraction` $l2_fraction^)? (`secondary` $l2_secondary^)? "
         "attr-dict `:` type($src) `to` type($dst) `,` type($barrier)"
     )
@@ -198,6 +209,7 @@ class Im2colLoadOp(IRDLOperation):
         barrier_index: SSAValue | Operation | None = None,
         strides: Sequence[int] | None = None,
         arrive: bool | None = None,
+        implementation: Implementation | str | None = None,
         l2: L2Policy | str | CachePolicy | None = None,
         l2_promotion: int | None = None,
     ):
@@ -208,6 +220,7 @@ class Im2colLoadOp(IRDLOperation):
                 "upper": DenseArrayBase.from_list(i64, upper),
                 "strides": None if strides is None else DenseArrayBase.from_list(i64, strides),
                 "arrive": None if arrive is None else BoolAttr.from_bool(arrive),
+                "implementation": enum_attr(ImplementationAttr, Implementation, implementation),
                 **policy_properties(l2),
                 "l2_promotion": None if l2_promotion is None else IntegerAttr(l2_promotion, i64),
             },
@@ -253,8 +266,8 @@ class Im2colLoadOp(IRDLOperation):
         )
 
     def resolved_implementation(self) -> Implementation:
-        """Always TMA (the protocol analysis asks every copy)."""
-        return Implementation.TMA
+        """TMA unless the op names `impl cp_async` (the protocol analysis asks every copy)."""
+        return Implementation.TMA if self.implementation is None else self.implementation.data
 
     def l2_policy_value(self) -> int | CachePolicy | None:
         """The L2 cache-policy operand of the load: a named policy's encoding, the
@@ -281,15 +294,19 @@ class Im2colLoadOp(IRDLOperation):
     def verify_(self) -> None:
         g = self.geometry()
         self._verify_spaces(g)
+        impl = self.resolved_implementation()
         target = enclosing_target(self)
         # rule: A1
-        if target is not None and not target.has_tma:
+        if impl == Implementation.TMA and target is not None and not target.has_tma:
             raise Error(
                 f"copy.im2col_load uses TMA, which needs sm_90 or newer, but the target is "
                 f"{target.name}",
-                note="target sm_90 or newer: cp.async has no im2col mode (gather the pixels "
-                "with one copy.async_copy per filter row instead)",
+                note="target sm_90 or newer, or gather the pixels with cp.async: impl cp_async "
+                "(each issuing thread arrives once on the barrier: count them in its "
+                f"arrivals){legalize_hint(target)}",
             )
+        if impl != Implementation.TMA:
+            self._verify_cp_async(g, impl)
         check_barrier_index(self.barrier, self.barrier_index)
         check_contiguous_smem(g.smem_type)
         self._verify_operands(g)
@@ -304,7 +321,40 @@ class Im2colLoadOp(IRDLOperation):
         tma.verify_copy_box(g, None)
         tma.verify_smem_alignment(g)
         verify_cache_policy(self.l2, self.l2_fraction, self.l2_secondary)
-        verify_l2_promotion(self.l2_promotion, Implementation.TMA)
+        verify_l2_promotion(self.l2_promotion, impl)
+
+    def _verify_cp_async(self, g: Im2colGeometry, impl: Implementation) -> None:
+        """`impl cp_async`: the issuing threads gather the pixels in 16-, 8- or 4-byte chunks
+        into a plain SMEM box and arrive once each on the barrier when theirs have landed."""
+        # rule: IC12
+        if impl != Implementation.CP_ASYNC:
+            raise Error(
+                f"Expected an im2col load by TMA or cp.async, got impl {impl}",
+                note="use impl tma (sm_90 or newer), or impl cp_async (the threads gather the "
+                "pixels): a bulk copy has no im2col mode",
+            )
+        # rule: H2
+        if g.swizzle_bytes != 16:
+            raise Error(
+                "Swizzle is not supported for CP_ASYNC copies",
+                note="drop the swizzle (cp.async writes a plain #copy.smem buffer), or use "
+                "impl tma on sm_90 or newer",
+            )
+        # rule: L3
+        if self.l2 is not None:
+            raise Error(
+                "Expected no L2 cache policy on a cp.async copy: the cp.async lowering has no "
+                "cache-hint operand",
+                note="drop the L2 policy (l2), or use impl tma on sm_90 or newer",
+            )
+        # rule: H2
+        if cp_async_chunk_bytes(g) is None:
+            raise Error(
+                "CP_ASYNC requires at least 4 bytes per transfer",
+                note="make the channels per pixel, the GMEM pixel stride and the channel "
+                "coordinate multiples of 4 bytes",
+            )
+        cp_async.verify_tracked(self, g)
 
     def _verify_spaces(self, g: Im2colGeometry) -> None:
         src, dst = memory_space(g.gmem_type), memory_space(g.smem_type)

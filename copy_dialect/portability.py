@@ -15,7 +15,12 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from copy_dialect.attributes import OOBMode, ReductionKind
 from copy_dialect.errors import CopyVerifyException as Error
-from copy_dialect.geometry import base_reduction, reduction_map_type
+from copy_dialect.geometry import (
+    CopyGeometry,
+    base_reduction,
+    cp_async_chunk_bytes,
+    reduction_map_type,
+)
 from copy_dialect.target import TCGEN05_TARGETS, Target
 
 KEEP = "keep the kernel on a target that has it"
@@ -60,6 +65,11 @@ ATOMIC_RMW_KINDS = {
 """The `memref.atomic_rmw` kinds a TMA reduction becomes, as upstream MLIR's AtomicRMWKind
 numbers them (xDSL's op takes the number)."""
 
+WRAPPING_ATOMICS = ("inc", "dec")
+"""The thread atomics with no `memref.atomic_rmw` kind: a `memref.generic_atomic_rmw` whose
+body is PTX's wrapping increment (`upstream_memref.wrapping_body`), lowered to
+`red.global.{inc,dec}.u32`."""
+
 THREAD_ATOMICS = {
     ("add", "FLOAT32"): "addf", ("add", "FLOAT64"): "addf", ("add", "FLOAT16"): "addf",
     ("add", "UINT32"): "addi", ("add", "INT32"): "addi", ("add", "UINT64"): "addi",
@@ -69,45 +79,53 @@ THREAD_ATOMICS = {
     ("and", "UINT32"): "andi", ("and", "INT32"): "andi", ("and", "UINT64"): "andi",
     ("or", "UINT32"): "ori", ("or", "INT32"): "ori", ("or", "UINT64"): "ori",
     ("xor", "UINT32"): "xori", ("xor", "INT32"): "xori", ("xor", "UINT64"): "xori",
+    ("inc", "UINT32"): "inc", ("dec", "UINT32"): "dec",
 }  # fmt: skip
 """(the reduction's op, its tensor-map type) -> the atomic that does it from a thread on
 sm_80-sm_89 (`red.global.{add,min,max,and,or,xor}` on .u32/.s32/.u64/.s64/.b32/.b64, .f32,
-.f64 and .noftz.f16). Missing, with the reason: bf16 add and f16/bf16 min/max (red of
-those needs sm_90), inc/dec (no memref.atomic_rmw kind), tf32 (its rounding)."""
+.f64 and .noftz.f16; `red.global.{inc,dec}.u32`, whose wrapping is the TMA reduction's on a
+UINT32 map, the only map type that takes inc/dec). Missing, with the reason: bf16 add and
+f16/bf16 min/max (red of those needs sm_90), tf32 (its rounding)."""
 
 
 def _no_atomic(base: str, element: Attribute, signed_type: bool, map_type: str | None) -> str:
     """Why no thread atomic does a reduction `base` of `element` (THREAD_ATOMICS)."""
     if signed_type:
-        return f"memref.atomic_rmw takes signless integers, not {element}"
-    if base in ("inc", "dec"):
         return (
-            f"memref.atomic_rmw has no `{base}` kind (the thread atomic would be "
-            f"red.global.{base}.u32)"
+            "the thread atomics (memref.atomic_rmw, memref.generic_atomic_rmw) take signless "
+            f"integers, not {element}"
         )
     if map_type == "TFLOAT32":
         return "an f32 atomic does not round as the tf32 reduction does"
     return f"red.global.{base} of {element} needs sm_90"
 
 
-def thread_atomic(op: Operation, kind: ReductionKind, element: Attribute, target: Target) -> int:
-    """The `memref.atomic_rmw` kind that does a TMA reduction of `kind` on `element` from a
-    thread on `target`; raises where none exists (LG2)."""
+def thread_atomic(op: Operation, kind: ReductionKind, element: Attribute, target: Target) -> str:
+    """The thread atomic that does a TMA reduction of `kind` on `element` from a thread on
+    `target`: a key of ATOMIC_RMW_KINDS (a `memref.atomic_rmw`) or one of WRAPPING_ATOMICS
+    (a `memref.generic_atomic_rmw`); raises where none exists (LG2)."""
     map_type = reduction_map_type(kind, element)
     base = base_reduction(kind) if isinstance(element, IntegerType) else kind.value
     found = THREAD_ATOMICS.get((base, map_type or ""))
     signless = not isinstance(element, IntegerType) or element.signedness.data == (
         Signedness.SIGNLESS
     )
+    note = f"{KEEP} (sm_90 or newer), or reduce from threads by hand"
+    if found is not None and isinstance(element, IntegerType):
+        plain = IntegerType(element.width.data)
+        note = (
+            f"give the refs the signless {plain} (the map type stays {map_type}: umin/umax or "
+            f"smin/smax say how min/max compare), or " + note
+        )
     # rule: LG2
     if found is None or not signless:
         raise legalize_error(
             op,
             f"copy-legalize cannot keep the TMA reduction `{kind.value}` of {element} on "
             f"{target.name}: {_no_atomic(base, element, found is not None, map_type)}",
-            note=f"{KEEP} (sm_90 or newer), or reduce from threads by hand",
+            note=note,
         )
-    return ATOMIC_RMW_KINDS[found]
+    return found
 
 
 def check_no_form(op: Operation, what: str, target: Target, note: str = "") -> None:
@@ -121,6 +139,20 @@ def check_no_form(op: Operation, what: str, target: Target, note: str = "") -> N
         note=(note + ", or " if note else "") + f"{KEEP} (sm_90 or newer), or rewrite this "
         "part by hand",
     )
+
+
+def check_im2col_chunks(op: Operation, g: CopyGeometry, target: Target) -> None:
+    """The cp.async gather of an im2col load copies 4-, 8- or 16-byte chunks of a pixel's
+    channels, aligned to their size: a constant channel coordinate off a 4-byte boundary
+    has none (the TMA unit reads from any element)."""
+    if cp_async_chunk_bytes(g) is None:
+        check_no_form(
+            op,
+            "an im2col load whose channels start off a 4-byte boundary (cp.async copies 4, 8 "
+            "or 16 aligned bytes)",
+            target,
+            note="start the channel block at a multiple of 4 bytes",
+        )
 
 
 def check_barrier_users(group: SSAValue, user: Operation, target: Target, why: str = "") -> None:

@@ -36,6 +36,17 @@ def _gpu():
     return GPU
 
 
+def _memref():
+    """xDSL's `memref` dialect with the upstream ops it lacks (`memref.generic_atomic_rmw`)."""
+    from copy_dialect.upstream_memref import MEMREF
+
+    return MEMREF
+
+
+UPSTREAM = {"gpu": _gpu, "memref": _memref}
+"""xDSL's dialects that the project registers with the upstream ops they lack."""
+
+
 def _pass(module: str, cls: str):
     """A lazy factory for the pass class `cls` of `passes.<module>`."""
     return lambda: getattr(import_module(f"passes.{module}"), cls)
@@ -45,11 +56,11 @@ def _pass(module: str, cls: str):
 def dialect_factories() -> tuple[tuple[str, Callable[[], Dialect]], ...]:
     """Every registered dialect's name and factory, read from the installed packages' entry
     points once per process (the scan costs about 2 ms; a context is made per compile).
-    `gpu` is xDSL's with the upstream ops it lacks (`copy_dialect.upstream_gpu`): a universe
-    cannot define a dialect name twice, so the substitution happens here, for copy-opt and
-    `make_context` alike."""
+    `gpu` and `memref` are xDSL's with the upstream ops they lack (`copy_dialect.upstream_gpu`,
+    `copy_dialect.upstream_memref`): a universe cannot define a dialect name twice, so the
+    substitution happens here, for copy-opt and `make_context` alike."""
     found = Universe.get_multiverse().all_dialects
-    return tuple((name, _gpu if name == "gpu" else f) for name, f in found.items())
+    return tuple((name, UPSTREAM.get(name, f)) for name, f in found.items())
 
 
 COMPILED_DIALECTS = ("builtin", "func", "arith", "scf", "cf", "memref", "gpu", "vector", "llvm")

@@ -1,7 +1,8 @@
 """Lowers `memref.load` and `memref.store` to address arithmetic and `llvm.load`/`llvm.store`
 on the bare pointer the memref lowers to, a `memref.atomic_rmw` whose result is unused to
-`nvvm.red.global`, and `memref.dim` to the size. A dynamic-shape GMEM ref's sizes (and the
-strides of a row-major one) are the kernel's size parameters
+`nvvm.red.global` (so is a `memref.generic_atomic_rmw` whose body is PTX's wrapping `inc` or
+`dec`, `copy_dialect.upstream_memref`), and `memref.dim` to the size. A dynamic-shape GMEM
+ref's sizes (and the strides of a row-major one) are the kernel's size parameters
 (`convert_copy_to_nvvm.dynamic_shapes`); a view made in the kernel (`memref.reinterpret_cast`
 of a GMEM array) has its cast's sizes and strides, and lowers to its source's pointer plus
 the cast's offset, after the ops that address it.
@@ -34,6 +35,7 @@ from xdsl.pattern_rewriter import (
 
 from copy_dialect import layout
 from copy_dialect import ops as copy
+from copy_dialect.upstream_memref import GenericAtomicRMWOp, wrapping_kind
 from copy_dialect.verify_common import constant_int
 from passes import nvvm
 from passes.convert_copy_to_nvvm.dynamic_shapes import check_size, ref_layout, ref_sizes, size_value
@@ -200,6 +202,30 @@ class ConvertAtomicRMW(RewritePattern):
         rewriter.replace(op, ops, [None])
 
 
+class ConvertGenericAtomicRMW(RewritePattern):
+    """`memref.generic_atomic_rmw` whose result is unused and whose body is PTX's wrapping
+    increment (`upstream_memref.wrapping_kind`: what copy-legalize writes for a TMA `inc` or
+    `dec` reduction) -> `red.global.{inc,dec}.u32` at the element's address."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericAtomicRMWOp, rewriter: PatternRewriter, /):
+        found = wrapping_kind(op)
+        if found is None:
+            raise fail(
+                op,
+                "only a generic_atomic_rmw whose body is the wrapping increment of an i32 "
+                "(red.global.inc.u32 / red.global.dec.u32) is lowered",
+            )
+        if op.result.uses:
+            raise fail(op, "only a generic_atomic_rmw whose result is unused is lowered (red)")
+        kind, value = found
+        ops: list[Operation] = []
+        ptr = element_pointer(op.memref, op.indices, op, ops)
+        (lowered_value,) = lowered([value], ops)
+        ops.append(nvvm.RedGlobalOp(kind, "u32", ptr, lowered_value))
+        rewriter.replace(op, ops, [None])
+
+
 class ConvertReinterpretCast(RewritePattern):
     """`memref.reinterpret_cast` of a GMEM array (a view made in the kernel,
     `copy_dialect.memory.gmem_view`) -> its base: `llvm.getelementptr` of the source's
@@ -245,6 +271,7 @@ class ConvertMemrefToLLVMPass(ModulePass):
                 ConvertStore(),  # memref.store
                 ConvertAtomicRMW(),  # memref.atomic_rmw (result unused)
                 ConvertDim(),  # memref.dim
+                ConvertGenericAtomicRMW(),  # memref.generic_atomic_rmw inc/dec (result unused)
             ],
         )
         # The views last: the ops that address one read its sizes and strides from its cast.

@@ -11,6 +11,15 @@ On a target without TMA (sm_80, sm_86, sm_89):
   barrier when they land (`cp.async.mbarrier.arrive.noinc`); `collective` and
   `leader_tracked` are dropped (each CTA loads its own tile), and so are the L2 policies of
   the tensor map;
+- an im2col load (`copy.im2col_load`) becomes the same load gathered by cp.async (`impl
+  cp_async`, lowered by `convert_copy_to_nvvm.copies.im2col_cp_async`): the issuing
+  group's threads take (pixel row, 16-, 8- or 4-byte chunk) items, compute each row's
+  filter base as the TMA unit walks the bounding box (corners, traversal strides, carries
+  into the next dim and the batch), read it at base plus the offsets and zero-fill where
+  the pixel or the channels lie outside the array; its barrier is handled as a tiled
+  load's, and its L2 policy and the swizzle go. A constant channel coordinate off a 4-byte
+  boundary is reported (LG3; a dynamic one is assumed a multiple of the chunk, as for
+  tiled loads);
 - the `copy.barrier_wait`s (and tests) on those barriers are kept, so a ring keeps its
   overlap and a consumer role still waits for the producer's loads; each such barrier
   group's `arrivals` is multiplied by the threads T of the loads' issuing group (every
@@ -26,7 +35,9 @@ On a target without TMA (sm_80, sm_86, sm_89):
   `wait_group` becomes the group's barrier (`gpu.barrier`; in a role `copy.wait_group
   cp_async 0`, whose lowering ends with the role's named barrier): the SMEM the store read
   may be reused after it; a TMA reduction does the same walk with `memref.atomic_rmw` of the
-  matching kind (`portability.thread_atomic`: red.global);
+  matching kind (`portability.thread_atomic`: red.global), or for inc/dec (u32, wrapping:
+  no atomic_rmw kind) a `memref.generic_atomic_rmw` whose body is PTX's wrapping increment
+  (`upstream_memref.wrapping_body`: red.global.{inc,dec}.u32);
 - a dynamic-shape GMEM ref (`memref<?x?xf32>`) is kept: its cp.async form reads the sizes
   from the kernel's size parameters (`convert_copy_to_nvvm.dynamic_shapes`), the thread
   stores' clipping with `memref.dim`; a dynamic stride of a strided layout is reported (LG3);
@@ -64,11 +75,15 @@ from copy_dialect import portability
 from copy_dialect.protocol.facts import UNIFORM_GPU
 from copy_dialect.roles import kernel_block_threads
 from copy_dialect.target import TARGETS, Target
+from copy_dialect.upstream_memref import GenericAtomicRMWOp, wrapping_body
 
 TMA_IMPLEMENTATIONS = (copy.Implementation.TMA, copy.Implementation.BULK)
 
+Load = copy.AsyncCopyOp | copy.Im2colLoadOp
+"""A load the pass rewrites into an mbarrier-tracked cp.async copy: a TMA (or bulk) tile
+load, or an im2col load (its cp.async gather)."""
+
 NO_FORM = {
-    "copy.im2col_load": "an im2col TMA load",
     "copy.tensormap_global": "a tensor map in global memory",
     "copy.tensormap_replace": "a tensor-map rewrite",
     "copy.tensormap_fence_release": "a tensor-map fence",
@@ -171,7 +186,7 @@ def _drop_cluster_features(kernel: func.FuncOp, target: Target) -> None:
 
 
 def _is_tma(op: Operation) -> bool:
-    if not isinstance(op, copy.AsyncCopyOp):
+    if not isinstance(op, Load):
         return False
     return op.resolved_implementation() in TMA_IMPLEMENTATIONS
 
@@ -186,8 +201,8 @@ class _Kernel:
     def __init__(self, kernel: func.FuncOp, target: Target):
         self.kernel = kernel
         self.target = target
-        self.atomics: dict[copy.AsyncCopyOp, int] = {}
-        """The memref.atomic_rmw kind of each TMA reduction (`portability.thread_atomic`)."""
+        self.atomics: dict[copy.AsyncCopyOp, str] = {}
+        """The thread atomic of each TMA reduction (`portability.thread_atomic`)."""
         self.splits: dict[tuple[copy.WarpSpecializeOp, int], int] = {}
         """Roles whose copies only their first k warps reach (`_first_warps`): each becomes a
         role of those k warps and an idle role of the others."""
@@ -197,8 +212,9 @@ class _Kernel:
         is decided from the IR as written (its implementations resolve against its own
         target)."""
         ops = list(self.kernel.walk())
-        loads = [op for op in ops if _is_tma(op) and op.is_load]
-        stores = [op for op in ops if _is_tma(op) and not op.is_load]
+        tma = [op for op in ops if _is_tma(op)]
+        loads = [op for op in tma if op.geometry().is_load]
+        stores = [op for op in tma if not op.geometry().is_load]
         self.check(ops, loads, stores)
         groups = self.tracking_groups(loads)
         return lambda: self.rewrite(ops, loads, stores, groups)
@@ -206,7 +222,7 @@ class _Kernel:
     def rewrite(
         self,
         ops: list[Operation],
-        loads: list[copy.AsyncCopyOp],
+        loads: list[Load],
         stores: list[copy.AsyncCopyOp],
         groups: dict[SSAValue, int],
     ) -> None:
@@ -231,7 +247,7 @@ class _Kernel:
     # -- what cannot be kept -------------------------------------------------------------
 
     def check(
-        self, ops: list[Operation], loads: list[copy.AsyncCopyOp], stores: list[copy.AsyncCopyOp]
+        self, ops: list[Operation], loads: list[Load], stores: list[copy.AsyncCopyOp]
     ) -> None:
         for op in ops:
             if op.name in NO_FORM:
@@ -248,12 +264,14 @@ class _Kernel:
                     note="drop the strided layout (a row-major ref, whose strides follow from "
                     "its sizes: cp.async computes its chunks' addresses from the strides)",
                 )
-            if copy_op.map is not None:
+            if isinstance(copy_op, copy.AsyncCopyOp) and copy_op.map is not None:
                 portability.check_no_form(
                     copy_op, "a TMA copy through a tensor map in global memory", self.target
                 )
         for load in loads:
             portability.check_oob(load, load.geometry().oob, self.target)
+            if isinstance(load, copy.Im2colLoadOp):
+                portability.check_im2col_chunks(load, load.geometry(), self.target)
         for store in stores:
             g = store.geometry()
             if g.reduction is not None:
@@ -263,7 +281,7 @@ class _Kernel:
         for copy_op in [*loads, *stores]:
             self.issuers(copy_op)
 
-    def issuers(self, op: copy.AsyncCopyOp) -> tuple[SSAValue | None, int]:
+    def issuers(self, op: Load) -> tuple[SSAValue | None, int]:
         """The thread index and the number of threads of the group that issues `op`'s
         thread form (the block: None and its threads; a role: its index argument and its
         threads), checked to reach `op` whole (LG3, LG7)."""
@@ -298,7 +316,7 @@ class _Kernel:
             )
         return index, threads
 
-    def tracking_groups(self, loads: list[copy.AsyncCopyOp]) -> dict[SSAValue, int]:
+    def tracking_groups(self, loads: list[Load]) -> dict[SSAValue, int]:
         """The barrier groups of the TMA loads, each with the threads that issue its loads'
         cp.async form, checked to count only the loads' arrivals (LG4)."""
         groups: dict[SSAValue, int] = {}
@@ -331,8 +349,12 @@ class _Kernel:
 
     # -- loads and their barriers --------------------------------------------------------
 
-    def rewrite_load(self, load: copy.AsyncCopyOp) -> None:
-        """The mbarrier-tracked cp.async copy of `load`'s box, on its barrier."""
+    def rewrite_load(self, load: Load) -> None:
+        """The mbarrier-tracked cp.async copy of `load`'s box, on its barrier (an im2col
+        load: the cp.async gather of its pixels, `_im2col_gather`)."""
+        if isinstance(load, copy.Im2colLoadOp):
+            Rewriter.replace_op(load, _im2col_gather(load), [])
+            return
         g = load.geometry()
         oob = "promise_in_bounds" if g.oob == copy.OOBMode.PROMISE_IN_BOUNDS else "zeros"
         new = copy.AsyncCopyOp(
@@ -409,11 +431,7 @@ class _Kernel:
         assert inside is not None
         then = Block()
         if store in self.atomics:  # a reduction: red.global of the matching op and type
-            write: Operation = memref.AtomicRMWOp.create(
-                operands=[value, g.gmem, *indices],
-                result_types=[g.element_type],
-                properties={"kind": IntegerAttr(self.atomics[store], i64)},
-            )
+            write = _thread_atomic(self.atomics[store], value, g.gmem, indices)
         else:
             write = memref.StoreOp.get(value, g.gmem, indices)
         then.add_ops([write, scf.YieldOp()])
@@ -448,6 +466,41 @@ class _Kernel:
         plain = MemRefType(t.element_type, t.get_shape(), t.layout, copy.SmemSpaceAttr())
         align = None if alloc.alignment is None else alloc.alignment.value.data
         Rewriter.replace_op(alloc, copy.AllocSmemOp(plain, align))
+
+
+def _im2col_gather(load: copy.Im2colLoadOp) -> copy.Im2colLoadOp:
+    """`load` gathered by cp.async (`impl cp_async`): the same pixels, offsets, corners and
+    strides, on the same barrier, each issuing thread arriving once; the L2 policy and
+    promotion (a tensor map's) go."""
+    g = load.geometry()
+    return copy.Im2colLoadOp(
+        g.gmem,
+        g.smem,
+        coordinates=g.gmem_indices,
+        offsets=g.offsets,
+        barrier=g.barrier,  # type: ignore[arg-type]
+        lower=g.lower,
+        upper=g.upper,
+        dst_indices=g.smem_indices,
+        barrier_index=g.barrier_index,
+        strides=None if load.strides is None else g.traversal_strides,
+        implementation="cp_async",
+    )
+
+
+def _thread_atomic(
+    atomic: str, value: SSAValue, ref: SSAValue, indices: list[SSAValue]
+) -> Operation:
+    """`ref[indices] <atomic>= value` from one thread, its result unused: a
+    `memref.atomic_rmw` of the kind, or for inc/dec a `memref.generic_atomic_rmw` whose body
+    is PTX's wrapping increment (`red.global.{inc,dec}.u32`)."""
+    if atomic in portability.WRAPPING_ATOMICS:
+        return GenericAtomicRMWOp(ref, indices, wrapping_body(atomic, value))
+    return memref.AtomicRMWOp.create(
+        operands=[value, ref, *indices],
+        result_types=[value.type],
+        properties={"kind": IntegerAttr(portability.ATOMIC_RMW_KINDS[atomic], i64)},
+    )
 
 
 def _role_of(op: Operation) -> tuple[copy.WarpSpecializeOp, int] | None:

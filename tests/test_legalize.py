@@ -51,6 +51,8 @@ LEGAL: dict[str, Callable[[], ModuleOp]] = {
     "tma_reduce_umin_i32": lambda: kernels.tma_copy((256, 256), "i32", reduce="umin"),
     "tma_reduce_smax_i64": lambda: kernels.tma_copy((256, 256), "i64", reduce="smax"),
     "tma_reduce_xor_i32": lambda: kernels.tma_copy((256, 256), "i32", reduce="xor"),
+    "tma_reduce_inc_i32": lambda: kernels.tma_copy((256, 256), "i32", reduce="inc"),
+    "tma_reduce_dec_i32": lambda: kernels.tma_copy((200, 136), "i32", reduce="dec"),
     "tma_copy_pipelined_reduce": lambda: kernels.tma_copy_pipelined(
         (512, 256), "f32", (64, 64), reduce="add"
     ),
@@ -72,6 +74,16 @@ LEGAL: dict[str, Callable[[], ModuleOp]] = {
     "ws_elementwise_maxnreg": lambda: kernels.ws_elementwise(
         "add", (256, 256), "f32", (32, 128), stages=2, maxnreg=(40, 232)
     ),
+    "im2col_gather": lambda: kernels.im2col_gather(
+        kernels.conv2d((2, 9, 7, 16), 3, padding=1), "f16"
+    ),
+    "im2col_gather_swizzle128_f32": lambda: kernels.im2col_gather(
+        kernels.conv2d((1, 9, 7, 64), 3, stride=2, padding=1), "f32", channels=32, swizzle=128
+    ),
+    "im2col_gather_stride2_dilation2": lambda: kernels.im2col_gather(
+        kernels.conv2d((2, 9, 11, 8), (2, 3), stride=(2, 1), padding=(1, 0), dilation=(1, 2)),
+        "f32",
+    ),
     "ws_row_sum": lambda: kernels.ws_row_sum((256, 256), stages=2),
     "ws_row_sum_bf16": lambda: kernels.ws_row_sum((130, 256), "bf16", (64, 128), stages=3),
 }
@@ -81,18 +93,14 @@ the ws kernels fit sm_86's 99 KiB of SMEM: the defaults are sized for sm_90a's 2
 ILLEGAL: dict[str, tuple[Callable[[], ModuleOp], str]] = {
     "tma_reduce_bf16": (lambda: kernels.tma_copy((256, 256), "bf16", reduce="add"), "LG2"),
     "tma_reduce_f16_min": (lambda: kernels.tma_copy((256, 256), "f16", reduce="min"), "LG2"),
-    "tma_reduce_inc": (lambda: kernels.tma_copy((256, 256), "i32", reduce="inc"), "LG2"),
+    "tma_reduce_inc_ui32": (lambda: kernels.tma_copy((256, 256), "ui32", reduce="inc"), "LG2"),
     "dsmem_exchange": (lambda: kernels.dsmem_exchange((256, 256), "f32"), "LG3"),
-    "im2col_gather": (
-        lambda: kernels.im2col_gather(kernels.conv2d((2, 9, 7, 16), 3, padding=1), "f16"),
-        "LG3",
-    ),
     "grouped_copy": (lambda: kernels.grouped_copy(2, 4, (64, 64)), "LG3"),
 }
 """Builder kernels written for sm_90a that copy-legalize cannot keep on sm_80, and why:
 reductions with no thread atomic of their op and type (LG2: bf16 add and f16/bf16 min/max
-need sm_90, inc/dec have no memref.atomic_rmw kind); DSMEM, im2col and tensor maps in
-global memory have no pre-Hopper form (LG3)."""
+need sm_90, the thread atomics take signless integers); DSMEM and tensor maps in global
+memory have no pre-Hopper form (LG3)."""
 
 
 def parse(text: str) -> ModuleOp:
@@ -337,3 +345,241 @@ def test_multicast_builder_legalizes_to_sm_90(name):
     assert ".multicast::cluster" not in compiled.ptx
     assert "cp.async.bulk.tensor" in compiled.ptx
     assert compiled.cubin
+
+
+@pytest.mark.parametrize(("op", "shape"), [("inc", (256, 256)), ("dec", (200, 136))])
+def test_wrapping_reduction_becomes_red_inc_dec(op, shape):
+    """A TMA inc/dec (u32, wrapping) becomes a memref.generic_atomic_rmw whose body is PTX's
+    wrapping increment of the element with the SMEM value, lowered to red.global.<op>.u32:
+    the TMA reduction's semantics on its UINT32 map (docs/design.md)."""
+    from copy_dialect.upstream_memref import GenericAtomicRMWOp, wrapping_kind
+
+    module = legalized(kernels.tma_copy(shape, "i32", reduce=op), "sm_80")
+    (rmw,) = [o for o in module.walk() if isinstance(o, GenericAtomicRMWOp)]
+    kind, value = wrapping_kind(rmw)
+    assert kind == op
+    assert value.owner.name == "memref.load"  # the SMEM element
+    assert not rmw.result.uses
+    compiled = compile_module(module, make_context())
+    assert f"red.global.{op}.u32" in compiled.ptx
+    assert compiled.cubin
+
+
+def _rmw_chunk(body: str) -> str:
+    return f"""func.func @f(%g: memref<64xi32>, %i: index, %s: i32) {{
+      %old = memref.generic_atomic_rmw %g[%i] : memref<64xi32> {{
+      ^bb0(%current: i32):
+        {body}
+      }}
+      func.return
+    }}"""
+
+
+def test_other_generic_atomic_rmw_body_is_a_diagnostic():
+    """Only the two wrapping bodies are lowered (red.global.inc/dec.u32): any other body
+    (here inc with `ugt`, an off-by-one) fails with the reason, not a traceback."""
+    from xdsl.utils.exceptions import PassFailedException
+
+    from passes.convert_memref_to_llvm import ConvertMemrefToLLVMPass
+
+    module = parse(
+        _rmw_chunk(
+            "%c0 = arith.constant 0 : i32\n%c1 = arith.constant 1 : i32\n"
+            "%w = arith.cmpi ugt, %current, %s : i32\n%n = arith.addi %current, %c1 : i32\n"
+            "%new = arith.select %w, %c0, %n : i32\nmemref.atomic_yield %new : i32"
+        )
+    )
+    module.verify()
+    with pytest.raises(PassFailedException, match="wrapping increment of an i32"):
+        ConvertMemrefToLLVMPass().apply(make_context(), module)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("memref.atomic_yield %s : i32", None),
+        ("%c = arith.constant 1 : i64\nmemref.atomic_yield %c : i64", "atomic_yield of a i32"),
+        ("memref.store %s, %g[%i] : memref<64xi32>\nmemref.atomic_yield %s : i32",
+         "only side-effect-free ops"),
+    ],
+)  # fmt: skip
+def test_generic_atomic_rmw_verifier(body, message):
+    from xdsl.utils.exceptions import VerifyException
+
+    module = parse(_rmw_chunk(body))
+    if message is None:
+        module.verify()
+        assert str(parse(str(module))) == str(module)
+        return
+    with pytest.raises(VerifyException, match=message):
+        module.verify()
+
+
+# -- im2col: the cp.async gather -------------------------------------------------------
+
+
+def _walk(start, lower, ends, strides, pixels):
+    """The TMA unit's im2col traversal, step by step (test_im2col.tma_im2col's, for any
+    rank): the filter base (n, spatial...) of each pixel; the innermost spatial dim steps by
+    its stride, and a dim that reaches its end restarts at its lower corner and carries."""
+    n, pos = start[0], list(start[1:])
+    out = []
+    for _ in range(pixels):
+        out.append((n, *pos))
+        d = len(pos) - 1
+        while True:
+            pos[d] += strides[d]
+            if pos[d] < ends[d]:
+                break
+            pos[d] = lower[d]
+            if d == 0:
+                n += 1
+                break
+            d -= 1
+    return out
+
+
+_BINARY = {
+    "llvm.add": lambda a, b: a + b, "llvm.sub": lambda a, b: a - b,
+    "llvm.mul": lambda a, b: a * b, "llvm.udiv": lambda a, b: a // b,
+    "llvm.urem": lambda a, b: a % b,
+}  # fmt: skip
+
+
+def _evaluate(ops, env):
+    """Runs the llvm ops `im2col_pixel` emits on i64 values (two's complement)."""
+    mask = (1 << 64) - 1
+
+    def signed(v):
+        return v - (1 << 64) if v >> 63 else v
+
+    predicates = {"ult": lambda a, b: a < b, "sgt": lambda a, b: signed(a) > signed(b)}
+    for op in ops:
+        args = [env[v] for v in op.operands]
+        name = op.name
+        if name == "llvm.mlir.constant":
+            value = op.properties["value"].value.data & mask
+        elif name == "llvm.icmp":
+            flag = op.properties["predicate"].value.data
+            predicate = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"][flag]
+            value = int(predicates[predicate](*args))
+        elif name == "llvm.select":
+            value = args[1] if args[0] else args[2]
+        elif name == "llvm.sdiv":
+            a, b = signed(args[0]), signed(args[1])
+            value = (abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)) & mask
+        else:
+            value = _BINARY[name](*args) & mask
+        env[op.results[0]] = value
+    return env
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("spatial", [1, 2, 3])
+def test_im2col_gather_walks_the_pixels_as_tma_does(spatial, seed):
+    """The cp.async gather's closed-form pixel (`im2col_pixel`, evaluated on its llvm ops)
+    is the TMA traversal's, stepped pixel by pixel, for ranks 3 to 5, negative corners,
+    traversal strides 1 to 3, and starts on and off the lattice and past the box's end."""
+    import random
+
+    from xdsl.dialects.builtin import IndexType, MemRefType, f32, i16, i64
+    from xdsl.ir import Block
+
+    from passes.convert_copy_to_nvvm.copies import im2col_pixel
+    from passes.convert_copy_to_nvvm.emit import Emit
+
+    rng = random.Random(seed * 10 + spatial)
+    extents = [rng.randint(1, 9) for _ in range(spatial)]
+    lower = [-rng.randint(0, 2) for _ in range(spatial)]
+    upper = [rng.randint(-2, 1) for _ in range(spatial)]
+    strides = [rng.randint(1, 3) for _ in range(spatial)]
+    upper = [max(u, lo - e + 1) for u, lo, e in zip(upper, lower, extents, strict=True)]
+    rank = spatial + 2
+    args = Block(arg_types=[IndexType()] * rank + [i16] * spatial + [i64])
+    ref = Block(arg_types=[MemRefType(f32, [3, *extents, 8])]).args[0]
+    smem = Block(arg_types=[MemRefType(f32, [16, 8], memory_space=copy.SmemSpaceAttr())]).args[0]
+    bar = Block(arg_types=[copy.BarrierType(1)]).args[0]
+    op = copy.Im2colLoadOp(
+        ref, smem, coordinates=args.args[:rank], offsets=args.args[rank:-1], barrier=bar,
+        lower=lower, upper=upper, strides=strides,
+    )  # fmt: skip
+    origin = list(args.args[:rank])
+    e = Emit()
+    pixel = im2col_pixel(e, op.geometry(), origin, args.args[-1])
+    ends = [x + u for x, u in zip(extents, upper, strict=True)]
+    for trial in range(8):
+        start = [rng.randint(0, 2)] + [
+            rng.randint(lo - 2, end + 1) if trial % 2 else lo + strides[d] * rng.randint(0, 3)
+            for d, (lo, end) in enumerate(zip(lower, ends, strict=True))
+        ]
+        want = _walk(start, lower, ends, strides, 40)
+        for row in range(40):
+            env = {v: x & ((1 << 64) - 1) for v, x in zip(origin, [*start, 0], strict=True)}
+            env[args.args[-1]] = row
+            got = _evaluate(e.ops, env)
+            signed = [v - (1 << 64) if v >> 63 else v for v in (got[p] for p in pixel)]
+            assert tuple(signed) == want[row], (start, row)
+
+
+def test_im2col_load_becomes_a_cp_async_gather():
+    """The load keeps its pixels, offsets, corners, strides and barrier, gathered by the
+    block's 128 threads (`impl cp_async`, each arriving once: 128 arrivals); the L2 policy
+    and the swizzle go; the wait and the tile's store (thread stores) follow."""
+    conv = kernels.conv2d((1, 9, 7, 64), 3, stride=2, padding=1)
+    module = legalized(
+        kernels.im2col_gather(conv, "f32", channels=32, swizzle=128, cache_hint="evict_last"),
+        "sm_86",
+    )
+    (load,) = [op for op in module.walk() if isinstance(op, copy.Im2colLoadOp)]
+    assert str(load.implementation.data) == "cp_async"
+    assert load.l2 is None
+    assert load.arrive is None
+    g = load.geometry()
+    assert (g.lower, g.upper, g.traversal_strides) == (conv.lower, conv.upper, conv.stride)
+    assert g.swizzle_bytes == 16
+    assert g.barrier.owner.arrivals.value.data == 128
+    compiled = compile_module(module, make_context())
+    assert ".im2col" not in compiled.ptx
+    assert "cp.async.cg.shared.global" in compiled.ptx
+    assert compiled.cubin
+
+
+def test_im2col_off_a_four_byte_boundary_is_reported():
+    """A constant channel coordinate off a 4-byte boundary (f16 channel 3): cp.async copies
+    aligned chunks, the TMA unit reads from any element (LG3)."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IndexType, IntegerAttr
+
+    module = kernels.im2col_gather(kernels.conv2d((2, 9, 7, 16), 3, padding=1), "f16")
+    load = next(op for op in module.walk() if isinstance(op, copy.Im2colLoadOp))
+    c3 = arith.ConstantOp(IntegerAttr(3, IndexType()))
+    load.parent_block().insert_op_before(c3, load)
+    load.operands[len(load.coordinates)] = c3.result  # the channel coordinate (after src)
+    verify_module(module)  # TMA reads from any element
+    with pytest.raises(CopyVerifyException) as info:
+        legalized(module, "sm_80")
+    assert info.value.rules == ("LG3",)
+    assert "4-byte boundary" in str(info.value)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_gpu_im2col_cases_compile_for_the_h200(target):
+    """Every im2col case of test_legalize_gpu.py, legalized, verifies without a protocol
+    warning, is a fixed point, and its PTX assembles for the H200 (sm_90), as the GPU test
+    launches it."""
+    import warnings
+
+    from test_im2col import CASES
+    from test_im2col import module as im2col_module
+
+    from copy_dialect.protocol import ProtocolWarning
+
+    for case in CASES:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ProtocolWarning)
+            once, twice = _twice(im2col_module(case), target)
+        assert once == twice
+        compiled = compile_module(parse(once), make_context(), arch="sm_90")
+        assert ".im2col" not in compiled.ptx
+        assert "cp.async.mbarrier.arrive.noinc" in compiled.ptx
+        assert compiled.cubin

@@ -14,6 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from test_im2col import CASES as IM2COL_CASES
+from test_im2col import case_id, im2col, setup
+from test_im2col import module as im2col_module
+from test_runtime_gpu import random as random_input
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
@@ -181,14 +185,34 @@ REDUCTIONS = {
     "umin_i32": ("umin", "i32", (256, 256)),
     "smax_i64": ("smax", "i64", (200, 136)),
     "xor_i32": ("xor", "i32", (97, 128)),
+    "inc_i32": ("inc", "i32", (256, 256)),
+    "inc_i32_tail": ("inc", "i32", (200, 136)),
+    "dec_i32": ("dec", "i32", (256, 256)),
+    "dec_i32_tail": ("dec", "i32", (97, 200)),
 }
-"""TMA reductions (o <op>= x) whose sm_80 form is thread atomics (red.global)."""
+"""TMA reductions (o <op>= x) whose sm_80 form is thread atomics (red.global; inc/dec:
+red.global.{inc,dec}.u32 through memref.generic_atomic_rmw)."""
+
+
+def _inc(o: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """PTX's wrapping increment on u32: o >= x ? 0 : o + 1."""
+    ou, xu = o.view(np.uint32), x.view(np.uint32)
+    return np.where(ou >= xu, np.uint32(0), ou + np.uint32(1)).view(o.dtype)
+
+
+def _dec(o: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """PTX's wrapping decrement on u32: o == 0 or o > x ? x : o - 1."""
+    ou, xu = o.view(np.uint32), x.view(np.uint32)
+    return np.where((ou == 0) | (ou > xu), xu, ou - np.uint32(1)).view(o.dtype)
+
 
 NUMPY_REDUCE = {
     "add": lambda o, x: o + x,
     "umin": lambda o, x: np.minimum(o.view(np.uint32), x.view(np.uint32)).view(o.dtype),
     "smax": np.maximum,
     "xor": np.bitwise_xor,
+    "inc": _inc,
+    "dec": _dec,
 }
 
 
@@ -201,12 +225,28 @@ def _random(rng, shape, dtype: str) -> np.ndarray:
     )
 
 
+def _wrapping_operands(rng, shape) -> tuple[np.ndarray, np.ndarray]:
+    """x and o for inc/dec, each element in one of four cases (a quarter each): both small
+    (0..7), o = x, o = 0, full-range bits (the wrap, the edges, and everything else)."""
+    x = rng.integers(0, 2**32, shape, dtype=np.uint64).astype(np.uint32)
+    o = rng.integers(0, 2**32, shape, dtype=np.uint64).astype(np.uint32)
+    case = rng.integers(0, 4, shape)
+    small = case == 0
+    x[small], o[small] = rng.integers(0, 8, (2, int(small.sum())), dtype=np.uint32)
+    o[case == 1] = x[case == 1]
+    o[case == 2] = 0
+    return x.view(np.int32), o.view(np.int32)
+
+
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
 @pytest.mark.parametrize("name", sorted(REDUCTIONS))
 def test_legalized_reduction_returns_the_same_bytes(name, target):
     op, dtype, shape = REDUCTIONS[name]
     rng = np.random.default_rng(zlib.crc32(name.encode()))
-    x, o = _random(rng, shape, dtype), _random(rng, shape, dtype)
+    if op in ("inc", "dec"):
+        x, o = _wrapping_operands(rng, shape)
+    else:
+        x, o = _random(rng, shape, dtype), _random(rng, shape, dtype)
     grid = kernels.grid(shape, (64, 64))
     results = []
     for module in (
@@ -268,7 +308,16 @@ WS_ELEMENTWISE = {
     # an idle role of three.
     "add_f32_maxnreg": ("add", (1000, 1000), "f32", None, (32, 128), 2, 4, 2, 5, (40, 232)),
     "axpb_bf16_maxnreg_132": (
-        "axpb", (2048, 2048), "bf16", None, (32, 128), 3, 8, 1, 132, (40, 232),
+        "axpb",
+        (2048, 2048),
+        "bf16",
+        None,
+        (32, 128),
+        3,
+        8,
+        1,
+        132,
+        (40, 232),
     ),
 }
 """ws_elementwise kernels (a producer warp loading one or two inputs on one `full` barrier a
@@ -367,3 +416,37 @@ def test_legalized_dynamic_kernel_serves_every_shape(name, target):
             results.append(y)
         assert np.array_equal(bits(results[1]), bits(results[0])), shape
         assert np.array_equal(bits(results[1]), bits(o + x if reduce else x)), shape
+
+
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+@pytest.mark.parametrize("case", IM2COL_CASES, ids=case_id)
+def test_legalized_im2col_returns_the_same_bytes(case, target):
+    """im2col_gather (test_im2col.py's cases: strides 1 and 2, paddings 0 to 2, dilations 1
+    and 2, odd H and W, C of 8, 16 and 64 in one or several channel blocks, f16 and f32, a
+    128-byte swizzle), its im2col load legalized to the cp.async gather: the original's bytes
+    and numpy's im2col, padding zeros included."""
+    conv, options = setup(case)
+    x = random_input(conv.shape, case[5], 1)
+    grid = kernels.im2col_grid(conv, options["pixels"], options["channels"])
+    results = []
+    for built in (im2col_module(case), legalized(im2col_module(case), target)):
+        y = np.full(conv.matrix, -7, x.dtype)  # NaN-free sentinel: every element is written
+        on_h200(built)(x, y, grid=grid)
+        results.append(y)
+    original, legal = results
+    assert np.array_equal(bits(legal), bits(original))
+    assert np.array_equal(bits(legal), bits(im2col(x, conv)))
+
+
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+def test_legalized_im2col_with_an_l2_policy_returns_the_same_bytes(target):
+    """The load's L2 policy (a property of its tensor map) goes with the map."""
+    conv = kernels.conv2d((2, 9, 7, 16), 3, stride=2, padding=1, dilation=2)
+    x = random_input(conv.shape, "f16", 3)
+
+    def build() -> ModuleOp:
+        return kernels.im2col_gather(conv, "f16", cache_hint="evict_last")
+
+    y = np.full(conv.matrix, -7, x.dtype)
+    on_h200(legalized(build(), target))(x, y, grid=kernels.im2col_grid(conv))
+    assert np.array_equal(bits(y), bits(im2col(x, conv)))

@@ -107,3 +107,44 @@ func.func @unswizzled(%s: memref<64x8xf32, #copy.smem>, %g: memref<64x8xf32>, %i
   memref.store %v, %g[%i, %j] : memref<64x8xf32>
   func.return
 }
+
+// -----
+
+// A memref.generic_atomic_rmw whose body is PTX's wrapping increment (what copy-legalize
+// writes for a TMA reduction inc), its result unused: red.global.inc.u32 at the element.
+// CHECK-LABEL: func.func @wrapping_inc(
+func.func @wrapping_inc(%g: memref<64x8xi32>, %i: index, %j: index, %s: i32) {
+  // CHECK: llvm.getelementptr {{.*}} -> !llvm.ptr<1>, i32
+  // CHECK-NEXT: nvvm.red.global "inc" "u32" %{{.*}}, %{{.*}} : !llvm.ptr<1>, i32
+  // CHECK-NOT: memref.generic_atomic_rmw
+  %old = memref.generic_atomic_rmw %g[%i, %j] : memref<64x8xi32> {
+  ^bb0(%current: i32):
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %wrap = arith.cmpi uge, %current, %s : i32
+    %next = arith.addi %current, %c1 : i32
+    %new = arith.select %wrap, %c0, %next : i32
+    memref.atomic_yield %new : i32
+  }
+  func.return
+}
+
+// -----
+
+// The wrapping decrement: red.global.dec.u32.
+// CHECK-LABEL: func.func @wrapping_dec(
+func.func @wrapping_dec(%g: memref<64xi32>, %i: index, %s: i32) {
+  // CHECK: nvvm.red.global "dec" "u32" %{{.*}}, %{{.*}} : !llvm.ptr<1>, i32
+  %old = memref.generic_atomic_rmw %g[%i] : memref<64xi32> {
+  ^bb0(%current: i32):
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.cmpi eq, %current, %c0 : i32
+    %above = arith.cmpi ugt, %current, %s : i32
+    %wrap = arith.ori %zero, %above : i1
+    %prev = arith.subi %current, %c1 : i32
+    %new = arith.select %wrap, %s, %prev : i32
+    memref.atomic_yield %new : i32
+  }
+  func.return
+}

@@ -213,3 +213,52 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+
+// -----
+
+// A TMA reduction inc of ui32 (a UINT32 map, as for i32): red.global.inc.u32 would do it,
+// but the thread atomics (memref.generic_atomic_rmw's body, like memref.atomic_rmw) take
+// signless integers (an i32 inc legalizes: copy-legalize-reduce-inc-dec.mlir).
+// rule: LG2
+// fix: s|memref<256x256xui32>, %o: memref<256x256xui32>|memref<256x256xi32>, %o: memref<256x256xi32>|
+// fix: s|memref<64x64xui32, #copy.smem>|memref<64x64xi32, #copy.smem>|
+// fix: s|memref<256x256xui32> to memref<64x64xui32, #copy.smem>|memref<256x256xi32> to memref<64x64xi32, #copy.smem>|
+// fix: s|memref<64x64xui32, #copy.smem> to memref<256x256xui32>|memref<64x64xi32, #copy.smem> to memref<256x256xi32>|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @reduce_inc_unsigned(%x: memref<256x256xui32>, %o: memref<256x256xui32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %phase = arith.constant false
+    %tile = copy.alloc_smem : memref<64x64xui32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xui32> to memref<64x64xui32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.async_copy' op copy-legalize cannot keep the TMA reduction `inc` of ui32 on sm_80: the thread atomics (memref.atomic_rmw, memref.generic_atomic_rmw) take signless integers, not ui32}}
+    // expected-note@+1 {{give the refs the signless i32 (the map type stays UINT32: umin/umax or smin/smax say how min/max compare), or keep the kernel on a target that has it (sm_90 or newer), or reduce from threads by hand}}
+    copy.async_copy %tile to %o[%c0, %c0] reduce inc : memref<64x64xui32, #copy.smem> to memref<256x256xui32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// An im2col load whose channels start at f16 element 3 (6 bytes into the pixel): the TMA
+// unit reads from any element, cp.async copies aligned 4-, 8- or 16-byte chunks.
+// rule: LG3
+// fix: s|%c3 = arith.constant 3 : index|%c3 = arith.constant 4 : index|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @im2col_unaligned_channels(%x: memref<2x9x9x16xf16>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c3 = arith.constant 3 : index
+    %t = arith.constant 0 : i16
+    %phase = arith.constant false
+    %buf = copy.alloc_smem : memref<64x8xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    // expected-error@+2 {{'copy.im2col_load' op copy-legalize cannot keep an im2col load whose channels start off a 4-byte boundary (cp.async copies 4, 8 or 16 aligned bytes) on sm_80: it has no pre-Hopper form the pass can produce}}
+    // expected-note@+1 {{start the channel block at a multiple of 4 bytes, or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
+    copy.im2col_load %x[%c0, %c0, %c0, %c3] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x8xf16, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    func.return
+  }
+}

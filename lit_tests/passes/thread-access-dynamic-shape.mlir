@@ -6,16 +6,16 @@
 // RUN: copy-opt %s --split-input-file -p convert-copy-to-nvvm,convert-memref-to-llvm | filecheck %s
 
 // A store into a ?x?x? array: strides y_size2 * y_size1 and y_size2; memref.dim %y, 2 is
-// y_size2 itself (no parameter for the outermost size, which nothing reads).
+// y_size2 itself (no parameter for the outermost size, which nothing reads), used as the
+// index with no cast back and forth.
 // CHECK-LABEL: func.func @store_3d(%x: memref<16x64xf32>, %y: memref<?x?x?xf32>, %i: index, %j: index, %y_size1: i64, %y_size2: i64)
 // CHECK-SAME: {kind = "size", arg = 1 : i64, dim = 1 : i64}, {kind = "size", arg = 1 : i64, dim = 2 : i64}]
 // CHECK: %n = builtin.unrealized_conversion_cast %y_size2 : i64 to index
 // CHECK-NEXT: %[[PLANE:.*]] = llvm.mul %y_size2, %y_size1 : i64
-// CHECK: %[[K:.*]] = builtin.unrealized_conversion_cast %n : index to i64
-// CHECK-NEXT: %[[A:.*]] = llvm.mul %{{.*}}, %[[PLANE]] : i64
+// CHECK: %[[A:.*]] = llvm.mul %{{.*}}, %[[PLANE]] : i64
 // CHECK-NEXT: %[[B:.*]] = llvm.mul %{{.*}}, %y_size2 : i64
 // CHECK-NEXT: %[[AB:.*]] = llvm.add %[[A]], %[[B]] : i64
-// CHECK-NEXT: %[[OFF:.*]] = llvm.add %[[AB]], %[[K]] : i64
+// CHECK-NEXT: %[[OFF:.*]] = llvm.add %[[AB]], %y_size2 : i64
 // CHECK-NEXT: %[[PTR:.*]] = llvm.getelementptr %{{.*}}[%[[OFF]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK-NEXT: llvm.store %{{.*}}, %[[PTR]] : f32, !llvm.ptr<1>
 builtin.module attributes {copy.target = #copy.target<"sm_80">} {

@@ -20,8 +20,11 @@ from passes.llvm_ir import IREmitter
 from passes.nvvm.attributes import ANY_PTR
 from passes.nvvm.emit import cast
 
-RED_OPS = ("add", "min", "max", "and", "or", "xor")
+RED_OPS = ("add", "min", "max", "and", "or", "xor", "inc", "dec")
 RED_TYPES = ("u32", "s32", "u64", "s64", "b32", "b64", "f32", "f64", "noftz.f16")
+WRAPPING = ("inc", "dec")
+"""The ops PTX takes on `.u32` only: `inc` is `old >= val ? 0 : old + 1`, `dec` is
+`old == 0 || old > val ? val : old - 1`."""
 
 
 def _constraint(t: Attribute) -> str:
@@ -67,6 +70,8 @@ class RedGlobalOp(IRDLOperation):
             raise VerifyException(f"expected a red op of {', '.join(RED_OPS)}, got {self.op}")
         if self.type.data not in RED_TYPES:
             raise VerifyException(f"expected a red type of {', '.join(RED_TYPES)}, got {self.type}")
+        if self.op.data in WRAPPING and self.type.data != "u32":
+            raise VerifyException(f"expected red.global.{self.op.data} on u32, got {self.type}")
 
     def to_llvm_ir(self, e: IREmitter) -> None:
         ptr_type, ptr = cast(e, self.addr, 1)

@@ -259,7 +259,7 @@ func.func @a1_im2col_before_sm90(%x: memref<2x9x9x16xf16>) attributes {copy.targ
   %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // expected-error@+2 {{copy.im2col_load uses TMA, which needs sm_90 or newer, but the target is sm_80}}
-  // expected-note@+1 {{target sm_90 or newer: cp.async has no im2col mode}}
+  // expected-note@+1 {{target sm_90 or newer, or gather the pixels with cp.async: impl cp_async (each issuing thread arrives once on the barrier: count them in its arrivals), or write the kernel for sm_90a and run copy-opt -p 'copy-legalize{target=sm_80}'}}
   copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
   copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
   func.return
@@ -279,6 +279,75 @@ func.func @b1_im2col_converts(%x: memref<2x9x9x16xf16>) {
   // expected-error@+2 {{Expected same element type, got f16 and bf16}}
   // expected-note@+1 {{copies do not convert: give both refs the same element type, f16 or bf16}}
   copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x16xbf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: IC12
+// fix: s|impl bulk|impl cp_async|
+func.func @ic12_im2col_bulk(%x: memref<2x9x9x16xf16>) attributes {copy.target = #copy.target<"sm_80">, gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %t = arith.constant 0 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 128 : !copy.barrier<1>
+  // expected-error@+2 {{Expected an im2col load by TMA or cp.async, got impl bulk}}
+  // expected-note@+1 {{use impl tma (sm_90 or newer), or impl cp_async (the threads gather the pixels): a bulk copy has no im2col mode}}
+  copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] impl bulk {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: H2
+// fix: s|#copy.smem<swizzle = 32>|#copy.smem|
+// fix: s|#copy.smem<swizzle = 32>|#copy.smem|
+func.func @h2_im2col_cp_async_swizzled(%x: memref<2x9x9x16xf16>) attributes {copy.target = #copy.target<"sm_80">, gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %t = arith.constant 0 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem<swizzle = 32>>
+  %bar = copy.barrier_init arrivals 128 : !copy.barrier<1>
+  // expected-error@+2 {{Swizzle is not supported for CP_ASYNC copies}}
+  // expected-note@+1 {{drop the swizzle (cp.async writes a plain #copy.smem buffer), or use impl tma on sm_90 or newer}}
+  copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] impl cp_async {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem<swizzle = 32>>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: L3
+// fix: s| l2 evict_last||
+func.func @l3_im2col_cp_async_l2(%x: memref<2x9x9x16xf16>) attributes {copy.target = #copy.target<"sm_80">, gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %t = arith.constant 0 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 128 : !copy.barrier<1>
+  // expected-error@+2 {{Expected no L2 cache policy on a cp.async copy: the cp.async lowering has no cache-hint operand}}
+  // expected-note@+1 {{drop the L2 policy (l2), or use impl tma on sm_90 or newer}}
+  copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] impl cp_async l2 evict_last {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: MB13
+// fix: s|, arrive = false||
+func.func @mb13_im2col_cp_async_no_arrival(%x: memref<2x9x9x16xf16>) attributes {copy.target = #copy.target<"sm_80">, gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %t = arith.constant 0 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 128 : !copy.barrier<1>
+  // expected-error@+2 {{a cp.async copy on a barrier arrives on it (cp.async.mbarrier.arrive.noinc: one arrival per issuing thread once its chunks land), but it has arrive = false}}
+  // expected-note@+1 {{drop arrive = false and count one arrival per issuing thread in the barrier's arrivals, or drop the barrier and wait with copy.commit_group cp_async + copy.wait_group cp_async}}
+  copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] impl cp_async {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>, arrive = false} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
   copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
   func.return
 }
