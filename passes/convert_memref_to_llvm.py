@@ -32,6 +32,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import Rewriter
 
 from copy_dialect import layout
 from copy_dialect import ops as copy
@@ -41,6 +42,7 @@ from passes import nvvm
 from passes.convert_copy_to_nvvm.dynamic_shapes import check_size, ref_layout, ref_sizes, size_value
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
 from passes.llvm_types import (
+    cast,
     lowered,
     replace_with_casts,
     static_memref,
@@ -226,35 +228,42 @@ class ConvertGenericAtomicRMW(RewritePattern):
         rewriter.replace(op, ops, [None])
 
 
-class ConvertReinterpretCast(RewritePattern):
-    """`memref.reinterpret_cast` of a GMEM array (a view made in the kernel,
-    `copy_dialect.memory.gmem_view`) -> its base: `llvm.getelementptr` of the source's
-    pointer by the cast's offset in elements. Its sizes and strides are the cast's operands,
-    which the lowerings of the ops that address the view read (`dynamic_shapes.ref_layout`)
-    before the cast is lowered: the pass lowers casts last."""
+class CollectViews(RewritePattern):
+    """Notes each `memref.reinterpret_cast` the walk meets, for `lower_view` after it: the ops
+    that address a view read its sizes and strides from its cast, so the cast goes last."""
+
+    def __init__(self) -> None:
+        self.views: list[memref.ReinterpretCastOp] = []
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.ReinterpretCastOp, rewriter: PatternRewriter, /):
-        if copy.gmem_view(op.result) is None:
-            raise fail(
-                op,
-                f"expected a view of a GMEM array, got a cast to {op.result.type}: only GMEM "
-                "views are lowered (a bare pointer plus the offset); address SMEM buffers "
-                "themselves",
-            )
-        ops: list[Operation] = []
-        (base,) = lowered([op.source], ops)
-        (offset,) = op.static_offsets.get_values()
-        if offset == DYNAMIC_INDEX:
-            (offset,) = lowered(op.offsets, ops)
-        if offset == 0:
-            replace_with_casts(rewriter, op, ops, [base])
-            return
+        self.views.append(op)
+
+
+def lower_view(op: memref.ReinterpretCastOp) -> None:
+    """`memref.reinterpret_cast` of a GMEM array (a view made in the kernel,
+    `copy_dialect.memory.gmem_view`) -> its base: `llvm.getelementptr` of the source's
+    pointer by the cast's offset in elements. Its sizes and strides are the cast's operands,
+    which the lowerings of the ops that address the view read (`dynamic_shapes.ref_layout`)."""
+    if copy.gmem_view(op.result) is None:
+        raise fail(
+            op,
+            f"expected a view of a GMEM array, got a cast to {op.result.type}: only GMEM "
+            "views are lowered (a bare pointer plus the offset); address SMEM buffers "
+            "themselves",
+        )
+    ops: list[Operation] = []
+    (base,) = lowered([op.source], ops)
+    (offset,) = op.static_offsets.get_values()
+    if offset == DYNAMIC_INDEX:
+        (offset,) = lowered(op.offsets, ops)
+    if offset != 0:
         assert isinstance(t := op.result.type, MemRefType)
         element = to_llvm_type(t.element_type)
         gep = llvm.GEPOp.from_mixed_indices(base, [offset], element, result_type=base.type)
         ops.append(gep)
-        replace_with_casts(rewriter, op, ops, gep.results)
+        base = gep.result
+    Rewriter.replace_op(op, ops, [cast(base, op.result.type, ops)])
 
 
 class ConvertMemrefToLLVMPass(ModulePass):
@@ -264,6 +273,7 @@ class ConvertMemrefToLLVMPass(ModulePass):
     name = "convert-memref-to-llvm"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        views = CollectViews()
         apply_patterns(
             op,
             [
@@ -272,7 +282,8 @@ class ConvertMemrefToLLVMPass(ModulePass):
                 ConvertAtomicRMW(),  # memref.atomic_rmw (result unused)
                 ConvertDim(),  # memref.dim
                 ConvertGenericAtomicRMW(),  # memref.generic_atomic_rmw inc/dec (result unused)
+                views,  # memref.reinterpret_cast: lowered after the walk
             ],
         )
-        # The views last: the ops that address one read its sizes and strides from its cast.
-        apply_patterns(op, [ConvertReinterpretCast()])
+        for view in views.views:
+            lower_view(view)
