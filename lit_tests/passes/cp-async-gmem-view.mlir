@@ -82,7 +82,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
 // CHECK: %[[PITCH:.*]] = builtin.unrealized_conversion_cast %pitch : index to i64
 // CHECK: llvm.mul %{{.*}}, %[[PITCH]] : i64
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
-// CHECK-NEXT: func.return %{{.*}}, %cols : f32, index
+// CHECK: func.return %{{.*}}, %cols : f32, index
 builtin.module attributes {copy.target = #copy.target<"sm_80">} {
   func.func @thread_access(%pool: memref<4096xf32>, %off: index, %rows: index, %cols: index, %pitch: index, %i: index) -> (f32, index) {
     %v = memref.reinterpret_cast %pool to offset: [%off], sizes: [%rows, %cols], strides: [%pitch, 1] : memref<4096xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
