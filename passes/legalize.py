@@ -730,7 +730,11 @@ def _map_value(load: copy.AsyncCopyOp, target: Target) -> _MapValue:
     m = load.map
     assert m is not None
     init = m.owner
-    assert isinstance(init, copy.TensorMapGlobalOp)  # rule TU: a map is made in the kernel
+    if not isinstance(init, copy.TensorMapGlobalOp):
+        portability.check_no_form(
+            load, "a TMA load through a tensor map that no copy.tensormap_global makes", target
+        )
+    assert isinstance(init, copy.TensorMapGlobalOp)
     before = _ops_before(load)
     seen = set(before)
     block = load.parent_block()
@@ -831,12 +835,15 @@ def _map_view(value: _MapValue, element: Attribute) -> list[Operation]:
         emit(arith.IndexCastOp(value.dims[d], IndexType())) if d in value.dims else source_size(d)
         for d in range(rank)
     ]
-    element_bytes = (copy.bitwidth(element) or 8) // 8
+    bits = copy.bitwidth(element) or 8
     pitches: list[SSAValue] = []
     for d in range(rank - 1):
-        if d in value.strides:
+        if d in value.strides:  # bytes -> elements (sub-byte ones too: bytes * 8 / bits)
             stride = emit(arith.IndexCastOp(value.strides[d], IndexType()))
-            pitches.append(emit(arith.DivUIOp(stride, emit(_index(element_bytes)))))
+            if bits % 8:
+                stride = emit(arith.MuliOp(stride, emit(_index(8))))
+            per = bits // 8 if bits % 8 == 0 else bits
+            pitches.append(emit(arith.DivUIOp(stride, emit(_index(per)))))
         else:  # the source's row-major stride: the product of its sizes inside dim d
             pitch = source_size(rank - 1)
             for inner in reversed(range(d + 1, rank - 1)):
