@@ -1,5 +1,6 @@
 """The cp.async rules of `copy.async_copy`: what every thread's 4-, 8- or 16-byte chunks
-need (alignment, GMEM strides it can compute, the cache modifier, the OOB fill)."""
+need (alignment, GMEM strides it can compute, the cache modifier, the OOB fill), and the
+view made in the kernel that a copy may read from (H9)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from xdsl.ir import Operation
 from copy_dialect.attributes import CacheMode, OOBMode
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry, cp_async_chunk_bytes
+from copy_dialect.gmem import check_gmem_view
 from copy_dialect.memory import (
     bitwidth,
     gmem_row_stride_bytes,
+    gmem_view,
     has_dynamic_layout_stride,
     padded_stride,
 )
@@ -62,16 +65,22 @@ def verify_copy(g: CopyGeometry, *, cache: CacheMode | None, tma_alternative: st
             "row, not at a 4-byte boundary that a cp.async copy may read from: start at a "
             f"multiple of {max(1, 32 // bits)} elements",
         )
+    view = gmem_view(g.gmem)
+    if view is not None:
+        check_gmem_view(view)
     # rule: H8
-    if has_dynamic_layout_stride(g.gmem_type):
+    elif has_dynamic_layout_stride(g.gmem_type):
         raise Error(
-            "the cp.async implementation needs the GMEM strides at compile time or from the "
-            "array's sizes: expected a row-major ref or a strided layout of static strides, "
+            "the cp.async implementation needs the GMEM strides at compile time, from the "
+            "array's sizes or from the memref.reinterpret_cast that made the ref: expected a "
+            "row-major ref, a strided layout of static strides or a view made in the kernel, "
             f"got {g.gmem_type}",
             note="every thread computes its chunks' addresses from the strides, and the "
             "runtime passes only the sizes of a dynamic array (it takes contiguous arrays): "
             "drop the strided layout (a row-major ref, whose strides follow from its sizes), "
-            "or use impl tma (sm_90+), whose tensor map takes the strides at launch",
+            "view the array with memref.reinterpret_cast in the kernel (its stride operands "
+            "are the strides), or use impl tma (sm_90+), whose tensor map takes the strides "
+            "at launch",
         )
     chunk = cp_async_chunk_bytes(g)
     # rule: H2

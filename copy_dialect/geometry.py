@@ -35,7 +35,7 @@ from xdsl.ir import (
 from copy_dialect import hardware
 from copy_dialect.attributes import OOBMode, ReductionKind
 from copy_dialect.errors import CopyVerifyException as Error
-from copy_dialect.memory import bitwidth, element_strides, smem_bytes
+from copy_dialect.memory import bitwidth, element_strides, gmem_view, smem_bytes
 from copy_dialect.verify_common import cluster_shape, constant_int
 
 # ===----------------------------------------------------------------------=== #
@@ -347,7 +347,9 @@ def cp_async_chunks(g: CopyGeometry, cg: bool = False) -> tuple[int, ...]:
     cg) only 16. Where every GMEM stride is static the copy moves the first (one size);
     where one is dynamic (the row pitch of a dynamic-shape ref) the kernel picks at run time
     the largest that also divides the array's address and its dynamic strides, and the
-    runtime checks that the last one does (`PointerParam.align`). Empty when none fits.
+    runtime checks that the last one does (`PointerParam.align`). A view made in the kernel
+    (`gmem_view`) starts where its offset puts it, which only the kernel knows: it picks at
+    run time too, whatever its strides. Empty when none fits.
     The verifier (H2, H6), the ABI and the lowering all take the chunks from here."""
     bits = bitwidth(g.element_type) or 8
     row_bytes = g.box_shape[-1] * bits // 8
@@ -361,7 +363,7 @@ def cp_async_chunks(g: CopyGeometry, cg: bool = False) -> tuple[int, ...]:
         for c in (16, 8, 4)
         if row_bytes % c == 0 and all(o % c == 0 for o in offsets) and (c == 16 or not cg)
     )
-    return fits if None in strides[:-1] else fits[:1]
+    return fits if None in strides[:-1] or gmem_view(g.gmem) is not None else fits[:1]
 
 
 def cp_async_chunk_bytes(g: CopyGeometry) -> int | None:

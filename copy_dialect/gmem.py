@@ -1,19 +1,24 @@
-"""Checks of a copy's GMEM ref: the layout TMA and cp.async can address, and the extent a TMA
-store or reduction may write (rules B10, B14, C1, C2, H7, TR19)."""
+"""Checks of a copy's GMEM ref: the layout TMA and cp.async can address, the extent a TMA
+store or reduction may write, and a view made in the kernel (rules B10, B14, C1, C2, H7, H9,
+TR19)."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IntAttr, MemRefType, NoneAttr, StridedLayoutAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntAttr, MemRefType, NoneAttr, StridedLayoutAttr
+from xdsl.dialects.memref import ReinterpretCastOp
 
 from copy_dialect import hardware
 from copy_dialect.attributes import Implementation
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry
 from copy_dialect.memory import (
+    GMEM,
     LAYOUT_OFFSET_FIX,
     bitwidth,
     gmem_row_stride_bytes,
+    gmem_view,
     layout_offset_problem,
+    memory_space,
     padded_stride,
 )
 
@@ -24,7 +29,8 @@ def check_gmem_layout(
     """The GMEM ref's layout against what TMA and cp.async can address (B10, C1, C2, H7), and
     what a TMA store may write (TR19). `cp_async_alternative`: the note's ", or use impl
     cp_async" where cp.async could do the copy instead, else ""."""
-    check_layout_offset(gmem_type)
+    if gmem_view(g.gmem) is None:  # a view's offset is its cast's (H9)
+        check_layout_offset(gmem_type)
     if impl == Implementation.BULK:
         return  # `bulk.bulk_span` checks the one range a bulk copy moves (BK1, BK2)
     layout = gmem_type.layout
@@ -142,3 +148,55 @@ def check_store_extent(g: CopyGeometry, gmem_type: MemRefType) -> None:
             note=f"pad the innermost dimension to a multiple of {chunk} elements (here "
             f"{padded}: {padded_type}), or store the elements with threads (memref.store)",
         )
+
+
+def check_gmem_view(cast: ReinterpretCastOp) -> None:
+    """A view of a GMEM array made in the kernel (`memory.gmem_view`), as the lowerings read
+    it: its base from the source and the cast's offset, its sizes and strides from the
+    cast's operands. Its type must say the same (H9): every stride and the offset static
+    in the layout where the cast gives a constant (the same one), `?` where it gives a
+    value, as upstream MLIR's verifier of memref.reinterpret_cast asks (xDSL checks the
+    sizes only); the rules that read the type (H2, H6, H7) then read what the copy does."""
+    source, view = cast.source.type, cast.result.type
+    assert isinstance(source, MemRefType)
+    assert isinstance(view, MemRefType)
+    # rule: H9
+    if memory_space(source) != GMEM or source.element_type != view.element_type:
+        raise Error(
+            f"expected a GMEM view of a GMEM array of the same element type, got a "
+            f"memref.reinterpret_cast of {source} to {view}",
+            note="view a GMEM array (a kernel argument) with its own element type",
+        )
+    given = [*cast.static_offsets.get_values(), *cast.static_strides.get_values()]
+    layout = view.layout
+    if isinstance(layout, StridedLayoutAttr):
+        offset = layout.offset
+        said = [
+            s.data if isinstance(s, IntAttr) else DYNAMIC_INDEX
+            for s in (offset, *layout.strides.data)
+        ]
+    else:
+        said = None
+    # rule: H9
+    if said != given:
+        values = [None if v == DYNAMIC_INDEX else v for v in given]
+        expected = MemRefType(
+            view.element_type, view.get_shape(), StridedLayoutAttr(values[1:], values[0])
+        )
+        names = ["the offset", *(f"stride {i}" for i in range(len(given) - 1))]
+        differ = (
+            [f"{n} is {_entry(a)} where the cast gives {_entry(b)}"
+             for n, a, b in zip(names, said, given, strict=True) if a != b]
+            if said is not None and len(said) == len(given)
+            else [f"the layout {layout} gives no offset and strides"]
+        )  # fmt: skip
+        raise Error(
+            "expected the view's layout to give the offset and strides its "
+            f"memref.reinterpret_cast gives, got {view}: {', '.join(differ)}",
+            note=f"give the view the type {expected} in place of {view}: a `?` where the cast "
+            "takes a value, the constant where it takes one",
+        )
+
+
+def _entry(value: int) -> str:
+    return "a value (?)" if value == DYNAMIC_INDEX else str(value)

@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    StridedLayoutAttr,
     UnitAttr,
     VectorType,
     i1,
@@ -1778,6 +1779,100 @@ def grouped_copy(
 
     return _kernel(
         "grouped_copy", [tmpl, table_type, pool, pool], body, target=target, block=TMA_BLOCK
+    )
+
+
+def grouped_view_copy(
+    groups: int,
+    capacity: int,
+    dtype: str = "f32",
+    tile: Sequence[int] = (8, 64),
+    *,
+    target: str = "sm_80",
+    barrier: bool = False,
+) -> ModuleOp:
+    """`dst = src` for up to `groups` matrices of different shapes packed in a pool of
+    `capacity` elements, as `grouped_copy` but with cp.async (sm_80+) through views made in
+    the kernel: block (x, y, z) copies tile (y, x) of group z. Its threads read the group's
+    row of `table` (offset, rows, cols, pitch in elements: `grouped_layout`, or any offsets
+    and pitches), view both pools at it (`memref.reinterpret_cast` to `?x?` with stride
+    `[pitch, 1]` and the offset), cp.async-load the tile from the source view (zero-filled
+    past the group's edges; the chunk size picked at run time from the view's address and
+    pitch) and store the tile's elements that lie in the group through the destination
+    view. With `barrier`, the copy completes on an mbarrier (one arrival per thread) rather
+    than a cp.async group. Arguments: `table` (groups x 4 i64), `src`, `dst` (the pools).
+    Launch it on `grouped_grid`."""
+    elt = element_type(dtype)
+    table_type = MemRefType(i64, [groups, GROUP_FIELDS])
+    pool = MemRefType(elt, [capacity])
+    view = MemRefType(elt, [DYNAMIC_INDEX] * 2, StridedLayoutAttr([None, 1], None))
+    smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr())
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        table, src, dst = args
+        dims = [b.insert(gpu.BlockIdOp(gpu.DimensionAttr(d))).result for d in _XYZ]
+        fields = []
+        for k in range(GROUP_FIELDS):
+            entry = b.insert(memref.LoadOp.get(table, [dims[2], _index(b, k)])).res
+            fields.append(b.insert(arith.IndexCastOp(entry, IndexType())).result)
+        offset, rows, cols, pitch = fields
+        src_view, dst_view = (
+            b.insert(
+                memref.ReinterpretCastOp.from_dynamic(
+                    a, [offset], [rows, cols], [pitch, 1], view
+                )
+            ).result
+            for a in (src, dst)
+        )
+        row0 = _bin(b, arith.MuliOp, dims[1], tile[0])
+        col0 = _bin(b, arith.MuliOp, dims[0], tile[1])
+        buf = b.insert(copy.AllocSmemOp(smem)).result
+        origin = [row0, col0]
+        if barrier:
+            c0 = _index(b, 0)
+            bar = b.insert(copy.BarrierInitOp(1, CP_ASYNC_BLOCK)).result
+            b.insert(
+                copy.AsyncCopyOp(
+                    src_view, buf, src_indices=origin, barrier=bar, barrier_index=c0,
+                    implementation="cp_async", oob="zeros",
+                )
+            )  # fmt: skip
+            phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+            b.insert(copy.BarrierWaitOp(bar, c0, phase))
+        else:
+            b.insert(
+                copy.AsyncCopyOp(
+                    src_view, buf, src_indices=origin, implementation="cp_async", oob="zeros"
+                )
+            )
+            b.insert(copy.CommitGroupOp("cp_async"))
+            b.insert(copy.WaitGroupOp("cp_async", 0))
+        tid = b.insert(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        loop = Block(arg_types=[IndexType()])
+        lb = Builder(InsertPoint.at_end(loop))
+        i = loop.args[0]
+        r = _bin(lb, arith.DivUIOp, i, tile[1])
+        c = _bin(lb, arith.RemUIOp, i, tile[1])
+        row = _bin(lb, arith.AddiOp, row0, r)
+        col = _bin(lb, arith.AddiOp, col0, c)
+        inside = lb.insert(
+            arith.AndIOp(
+                lb.insert(arith.CmpiOp(row, rows, "ult")).result,
+                lb.insert(arith.CmpiOp(col, cols, "ult")).result,
+            )
+        ).result
+
+        def store(tb: Builder) -> None:
+            value = tb.insert(memref.LoadOp.get(buf, [r, c])).res
+            tb.insert(memref.StoreOp.get(value, dst_view, [row, col]))
+
+        _if(lb, inside, store)
+        lb.insert(scf.YieldOp())
+        total, step = _index(b, prod(tile)), _index(b, CP_ASYNC_BLOCK)
+        b.insert(scf.ForOp(tid, total, step, [], Region(loop)))
+
+    return _kernel(
+        "grouped_view_copy", [table_type, pool, pool], body, target=target, block=CP_ASYNC_BLOCK
     )
 
 

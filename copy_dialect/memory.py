@@ -17,9 +17,8 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StridedLayoutAttr,
 )
-from xdsl.ir import (
-    Attribute,
-)
+from xdsl.dialects.memref import ReinterpretCastOp
+from xdsl.ir import Attribute, SSAValue
 
 from copy_dialect import hardware, layout
 from copy_dialect.attributes import SmemSpaceAttr, TmemSpaceAttr, swizzle_period
@@ -145,6 +144,18 @@ def has_dynamic_layout_stride(t: MemRefType) -> bool:
     return isinstance(t.layout, StridedLayoutAttr) and any(
         not isinstance(s, IntAttr) for s in t.layout.strides
     )
+
+
+def gmem_view(ref: SSAValue) -> ReinterpretCastOp | None:
+    """The `memref.reinterpret_cast` that made GMEM ref `ref` in the kernel (a view of an
+    array whose offset, sizes and strides may be values the kernel computes: a group of a
+    pool, say), None for any other ref. The lowerings take the view's sizes and strides
+    from the cast's operands, and its base from its source and offset: rule H9 checks that
+    its type says what they are."""
+    cast = ref.owner
+    if not isinstance(cast, ReinterpretCastOp) or not isinstance(ref.type, MemRefType):
+        return None
+    return cast if memory_space(ref.type) == GMEM else None
 
 
 def gmem_row_stride_bytes(t: MemRefType) -> int | None:

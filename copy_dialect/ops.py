@@ -99,6 +99,7 @@ from copy_dialect.memory import (
     TMEM,
     bitwidth,
     element_strides,
+    gmem_view,
     has_dynamic_layout_stride,
     layout_offset_problem,
     memory_space,
@@ -175,7 +176,7 @@ __all__ = [
     "BulkSpan", "bulk_span", "BULK_ALIGN",
     # memory spaces, sizes and the kernel's SMEM and TMEM
     "GMEM", "SMEM", "TMEM", "memory_space", "swizzle_of", "bitwidth", "smem_bytes",
-    "element_strides", "has_dynamic_layout_stride", "recorded_strides",
+    "element_strides", "gmem_view", "has_dynamic_layout_stride", "recorded_strides",
     "layout_offset_problem", "LAYOUT_OFFSET_FIX",
     "smem_strides", "smem_alignment", "smem_footprint", "SMEM_ARENA_ALIGNMENT", "arena_layout",
     "block_smem_bytes", "kernel_cluster_shape", "module_target", "MAX_BARRIERS", "BARRIER_BYTES",

@@ -3,7 +3,9 @@ on the bare pointer the memref lowers to, a `memref.atomic_rmw` whose result is 
 `nvvm.red.global` (so is a `memref.generic_atomic_rmw` whose body is PTX's wrapping `inc` or
 `dec`, `copy_dialect.upstream_memref`), and `memref.dim` to the size. A dynamic-shape GMEM
 ref's sizes (and the strides of a row-major one) are the kernel's size parameters
-(`convert_copy_to_nvvm.dynamic_shapes`).
+(`convert_copy_to_nvvm.dynamic_shapes`); a view made in the kernel (`memref.reinterpret_cast`
+of a GMEM array) has its cast's sizes and strides, and lowers to its source's pointer plus
+the cast's offset, after the ops that address it.
 
 A swizzled SMEM buffer (`#copy.smem<swizzle = S>`) is addressed with the layout TMA writes
 (`copy_dialect.layout`: rows padded to the span, 16-byte units XOR-permuted); every other
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 from xdsl.context import Context
 from xdsl.dialects import builtin, llvm, memref
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -29,6 +32,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import Rewriter
 
 from copy_dialect import layout
 from copy_dialect import ops as copy
@@ -38,6 +42,7 @@ from passes import nvvm
 from passes.convert_copy_to_nvvm.dynamic_shapes import check_size, ref_layout, ref_sizes, size_value
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
 from passes.llvm_types import (
+    cast,
     lowered,
     replace_with_casts,
     static_memref,
@@ -171,10 +176,11 @@ class ConvertDim(RewritePattern):
                 f"{found}: each size is a parameter of its own; take the dim from an "
                 "arith.constant",
             )
-        sizes = ref_sizes(op.source, op)
-        check_size(sizes[dim], dim, t, op)
         ops: list[Operation] = []
-        value = size_value(sizes, dim, Emit(ops))
+        e = Emit(ops)
+        sizes = ref_sizes(op.source, op, e)
+        check_size(sizes[dim], dim, t, op)
+        value = size_value(sizes, dim, e)
         replace_with_casts(rewriter, op, ops, [value])
 
 
@@ -222,13 +228,52 @@ class ConvertGenericAtomicRMW(RewritePattern):
         rewriter.replace(op, ops, [None])
 
 
+class CollectViews(RewritePattern):
+    """Notes each `memref.reinterpret_cast` the walk meets, for `lower_view` after it: the ops
+    that address a view read its sizes and strides from its cast, so the cast goes last."""
+
+    def __init__(self) -> None:
+        self.views: list[memref.ReinterpretCastOp] = []
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.ReinterpretCastOp, rewriter: PatternRewriter, /):
+        self.views.append(op)
+
+
+def lower_view(op: memref.ReinterpretCastOp) -> None:
+    """`memref.reinterpret_cast` of a GMEM array (a view made in the kernel,
+    `copy_dialect.memory.gmem_view`) -> its base: `llvm.getelementptr` of the source's
+    pointer by the cast's offset in elements. Its sizes and strides are the cast's operands,
+    which the lowerings of the ops that address the view read (`dynamic_shapes.ref_layout`)."""
+    if copy.gmem_view(op.result) is None:
+        raise fail(
+            op,
+            f"expected a view of a GMEM array, got a cast to {op.result.type}: only GMEM "
+            "views are lowered (a bare pointer plus the offset); address SMEM buffers "
+            "themselves",
+        )
+    ops: list[Operation] = []
+    (base,) = lowered([op.source], ops)
+    (offset,) = op.static_offsets.get_values()
+    if offset == DYNAMIC_INDEX:
+        (offset,) = lowered(op.offsets, ops)
+    if offset != 0:
+        assert isinstance(t := op.result.type, MemRefType)
+        element = to_llvm_type(t.element_type)
+        gep = llvm.GEPOp.from_mixed_indices(base, [offset], element, result_type=base.type)
+        ops.append(gep)
+        base = gep.result
+    Rewriter.replace_op(op, ops, [cast(base, op.result.type, ops)])
+
+
 class ConvertMemrefToLLVMPass(ModulePass):
     """Lowers `memref.load`/`memref.store` (and unused `memref.atomic_rmw`, `memref.dim`)
-    to `llvm` (and `nvvm.red.global`)."""
+    to `llvm` (and `nvvm.red.global`), then the GMEM views (`memref.reinterpret_cast`)."""
 
     name = "convert-memref-to-llvm"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        views = CollectViews()
         apply_patterns(
             op,
             [
@@ -237,5 +282,8 @@ class ConvertMemrefToLLVMPass(ModulePass):
                 ConvertAtomicRMW(),  # memref.atomic_rmw (result unused)
                 ConvertDim(),  # memref.dim
                 ConvertGenericAtomicRMW(),  # memref.generic_atomic_rmw inc/dec (result unused)
+                views,  # memref.reinterpret_cast: lowered after the walk
             ],
         )
+        for view in views.views:
+            lower_view(view)

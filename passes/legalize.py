@@ -20,6 +20,12 @@ On a target without TMA (sm_80, sm_86, sm_89):
   load's, and its L2 policy and the swizzle go. A constant channel coordinate off a 4-byte
   boundary is reported (LG3; a dynamic one is assumed a multiple of the chunk, as for
   tiled loads);
+- a TMA load through a tensor map rewritten in the kernel (`copy.tensormap_global`,
+  `copy.tensormap_replace`) becomes the cp.async copy of a view of the array the map points
+  at there (`memref.reinterpret_cast`: the base, sizes and row pitch the rewrites before the
+  load in its block give, the host-encoded map's elsewhere: `_map_value`, `_map_view`);
+  the map, its rewrites and fences go. A rewrite that may run between those and the load,
+  or a TMA store through such a map, is reported (LG3);
 - the `copy.barrier_wait`s (and tests) on those barriers are kept, so a ring keeps its
   overlap and a consumer role still waits for the producer's loads; each such barrier
   group's `arrivals` is multiplied by the threads T of the loads' issuing group (every
@@ -64,14 +70,23 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, gpu, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i32, i64
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    StridedLayoutAttr,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect import ops as copy
 from copy_dialect import portability
+from copy_dialect.memory import static_strides
 from copy_dialect.protocol.facts import UNIFORM_GPU
 from copy_dialect.roles import kernel_block_threads
 from copy_dialect.target import TARGETS, Target
@@ -84,10 +99,6 @@ Load = copy.AsyncCopyOp | copy.Im2colLoadOp
 load, or an im2col load (its cp.async gather)."""
 
 NO_FORM = {
-    "copy.tensormap_global": "a tensor map in global memory",
-    "copy.tensormap_replace": "a tensor-map rewrite",
-    "copy.tensormap_fence_release": "a tensor-map fence",
-    "copy.tensormap_fence_acquire": "a tensor-map fence",
     "copy.peer_store": "a store to a peer CTA's SMEM (clusters)",
     "copy.peer_copy": "a copy to a peer CTA's SMEM (clusters)",
     "copy.peer_arrive": "an arrival on a peer CTA's barrier (clusters)",
@@ -203,6 +214,9 @@ class _Kernel:
         self.target = target
         self.atomics: dict[copy.AsyncCopyOp, str] = {}
         """The thread atomic of each TMA reduction (`portability.thread_atomic`)."""
+        self.views: dict[copy.AsyncCopyOp, _MapValue] = {}
+        """The map each TMA load through a tensor map rewritten in the kernel reads through,
+        at the load (`_map_value`): its cp.async form reads a view of that map's array."""
         self.splits: dict[tuple[copy.WarpSpecializeOp, int], int] = {}
         """Roles whose copies only their first k warps reach (`_first_warps`): each becomes a
         role of those k warps and an idle role of the others."""
@@ -232,6 +246,8 @@ class _Kernel:
             self.rewrite_group(group, threads)
         for load in loads:
             self.rewrite_load(load)
+        for init in {value.init: None for value in self.views.values()}:
+            _erase_map(init)
         for store in stores:
             self.rewrite_store(store)
         for op in ops:
@@ -252,6 +268,8 @@ class _Kernel:
         for op in ops:
             if op.name in NO_FORM:
                 portability.check_no_form(op, NO_FORM[op.name], self.target)
+            elif isinstance(op, copy.TensorMapGlobalOp):
+                _check_map_uses(op, self.target)
         for copy_op in [*loads, *stores]:
             g = copy_op.geometry()
             if g.predicate is not None:
@@ -265,9 +283,7 @@ class _Kernel:
                     "its sizes: cp.async computes its chunks' addresses from the strides)",
                 )
             if isinstance(copy_op, copy.AsyncCopyOp) and copy_op.map is not None:
-                portability.check_no_form(
-                    copy_op, "a TMA copy through a tensor map in global memory", self.target
-                )
+                self.views[copy_op] = _map_value(copy_op, self.target)
         for load in loads:
             portability.check_oob(load, load.geometry().oob, self.target)
             if isinstance(load, copy.Im2colLoadOp):
@@ -351,14 +367,22 @@ class _Kernel:
 
     def rewrite_load(self, load: Load) -> None:
         """The mbarrier-tracked cp.async copy of `load`'s box, on its barrier (an im2col
-        load: the cp.async gather of its pixels, `_im2col_gather`)."""
+        load: the cp.async gather of its pixels, `_im2col_gather`); through a tensor map
+        rewritten in the kernel, from a view of the array the map points at (`_map_view`)."""
         if isinstance(load, copy.Im2colLoadOp):
             Rewriter.replace_op(load, _im2col_gather(load), [])
             return
         g = load.geometry()
         oob = "promise_in_bounds" if g.oob == copy.OOBMode.PROMISE_IN_BOUNDS else "zeros"
+        gmem = g.gmem
+        if load in self.views:  # through a map rewritten in the kernel: a view of its array
+            made = _map_view(self.views[load], g.element_type)
+            block = load.parent_block()
+            assert block is not None
+            block.insert_ops_before(made, load)
+            gmem = made[-1].results[0]
         new = copy.AsyncCopyOp(
-            g.gmem,
+            gmem,
             g.smem,
             src_indices=g.gmem_indices,
             dst_indices=g.smem_indices,
@@ -655,3 +679,185 @@ def _ends_kernel(op: Operation) -> bool:
     """Whether only the kernel's return follows `op`."""
     nxt = op.next_op
     return isinstance(op.parent_op(), func.FuncOp) and isinstance(nxt, func.ReturnOp)
+
+
+# -- loads through a tensor map rewritten in the kernel ----------------------------------------
+
+MAP_OPS = (copy.TensorMapReplaceOp, copy.TensorMapFenceReleaseOp, copy.TensorMapFenceAcquireOp)
+"""What may use a tensor map in global memory besides the TMA loads through it: removed with
+the map once the loads read views instead."""
+
+
+@dataclass(frozen=True)
+class _MapValue:
+    """The tensor map a load reads through, as the `copy.tensormap_replace`s before it in its
+    block leave it: the fields they rewrite; the others are the host-encoded map's, made
+    from the `copy.tensormap_global`'s source (its base, sizes and row-major strides)."""
+
+    init: copy.TensorMapGlobalOp
+    address: copy.TensorMapReplaceOp | None
+    """The last rewrite of the base (`value[indices]`), None for the source's base."""
+    dims: dict[int, SSAValue]
+    """The i32 element count of each rewritten dim (outermost first)."""
+    strides: dict[int, SSAValue]
+    """The i64 byte stride of each rewritten dim (outermost first, all but the innermost)."""
+
+
+def _check_map_uses(init: copy.TensorMapGlobalOp, target: Target) -> None:
+    """A tensor map in global memory has a pre-Hopper form where it is only rewritten,
+    fenced and loaded through: the loads read views (`_map_value`); a TMA store or
+    reduction through it, or any other use, has none (LG3)."""
+    for use in init.map.uses:
+        user = use.operation
+        if isinstance(user, MAP_OPS):
+            continue
+        if isinstance(user, copy.AsyncCopyOp) and user.is_load:
+            continue
+        what = (
+            "a TMA store through a tensor map in global memory"
+            if isinstance(user, copy.AsyncCopyOp)
+            else f"a use of a tensor map in global memory by {user.name}"
+        )
+        portability.check_no_form(user, what, target)
+
+
+def _map_value(load: copy.AsyncCopyOp, target: Target) -> _MapValue:
+    """The value of the map `load` reads through, at the load, derived from the IR: the
+    `copy.tensormap_replace`s of the map before it in its block (the last of each field
+    wins). Every other rewrite of the map must follow the load in the kernel's body (run
+    once, after it), so that no path reaches the load with another value; a base must be
+    rewritten to an element of a GMEM array of static strides. Else LG3 at the op."""
+    m = load.map
+    assert m is not None
+    init = m.owner
+    if not isinstance(init, copy.TensorMapGlobalOp):
+        portability.check_no_form(
+            load, "a TMA load through a tensor map that no copy.tensormap_global makes", target
+        )
+    assert isinstance(init, copy.TensorMapGlobalOp)
+    before = _ops_before(load)
+    seen = set(before)
+    block = load.parent_block()
+    once = block is not None and isinstance(block.parent_op(), func.FuncOp)
+    for use in m.uses:
+        user = use.operation
+        if not isinstance(user, copy.TensorMapReplaceOp) or user in seen:
+            continue
+        if once and user.parent_block() is block:
+            continue  # after the load, in the kernel's body: run once, after it
+        portability.check_no_form(
+            user,
+            "a tensor-map rewrite that may run between the rewrites before a load through "
+            "the map and the load (the pass reads the map's value at a load from the "
+            "rewrites before it in its block)",
+            target,
+            note="rewrite the map in the block of the loads through it, before them",
+        )
+    address: copy.TensorMapReplaceOp | None = None
+    dims: dict[int, SSAValue] = {}
+    strides: dict[int, SSAValue] = {}
+    for op in before:
+        if not isinstance(op, copy.TensorMapReplaceOp) or op.map is not m:
+            continue
+        kind, dim = op.field_kind, op.field_dim
+        if kind == copy.TensorMapField.GLOBAL_ADDRESS:
+            address = op
+        elif kind == copy.TensorMapField.GLOBAL_DIM:
+            assert dim is not None
+            dims[dim] = op.value
+        else:
+            assert dim is not None
+            strides[dim] = op.value
+    if address is not None:
+        t = address.value.type
+        assert isinstance(t, MemRefType)
+        if static_strides(t) is None:
+            portability.check_no_form(
+                address,
+                f"a tensor-map base in a GMEM array of dynamic strides ({t})",
+                target,
+                note="rewrite the base to an element of a row-major array of static shape "
+                "(a pool), whose strides the view's offset is computed from",
+            )
+    return _MapValue(init, address, dims, strides)
+
+
+def _ops_before(op: Operation) -> list[Operation]:
+    """The ops before `op` in its block, in order."""
+    found = []
+    prev = op.prev_op
+    while prev is not None:
+        found.append(prev)
+        prev = prev.prev_op
+    return found[::-1]
+
+
+def _map_view(value: _MapValue, element: Attribute) -> list[Operation]:
+    """The ops that view the array the map points at as the map does, the last making the
+    view: `memref.reinterpret_cast` of the rewritten base's array at the base's offset (or
+    of the map's source), with the rewritten sizes (i32 element counts) and row pitches
+    (i64 bytes, in elements), the source's where a field is not rewritten."""
+    ops: list[Operation] = []
+
+    def emit(op: Operation) -> SSAValue:
+        ops.append(op)
+        return op.results[0]
+
+    source = value.init.source
+    assert isinstance(source_type := source.type, MemRefType)
+    rank = source_type.get_num_dims()
+    shape = source_type.get_shape()
+
+    made: dict[int, SSAValue] = {}
+
+    def source_size(d: int) -> SSAValue:  # made once, and only where a field is not rewritten
+        if d not in made:
+            made[d] = emit(
+                _index(shape[d]) if shape[d] >= 0 else memref.DimOp(source, emit(_index(d)))
+            )
+        return made[d]
+
+    if value.address is None:
+        base, offset = source, emit(_index(0))
+    else:
+        base = value.address.value
+        assert isinstance(base_type := base.type, MemRefType)
+        strides = static_strides(base_type)
+        assert strides is not None  # checked: `_map_value`
+        terms = [
+            index if stride == 1 else emit(arith.MuliOp(index, emit(_index(stride))))
+            for index, stride in zip(value.address.indices, strides, strict=True)
+        ]
+        offset = terms[0] if terms else emit(_index(0))
+        for term in terms[1:]:
+            offset = emit(arith.AddiOp(offset, term))
+    sizes = [
+        emit(arith.IndexCastOp(value.dims[d], IndexType())) if d in value.dims else source_size(d)
+        for d in range(rank)
+    ]
+    bits = copy.bitwidth(element) or 8
+    pitches: list[SSAValue] = []
+    for d in range(rank - 1):
+        if d in value.strides:  # bytes -> elements (sub-byte ones too: bytes * 8 / bits)
+            stride = emit(arith.IndexCastOp(value.strides[d], IndexType()))
+            if bits % 8:
+                stride = emit(arith.MuliOp(stride, emit(_index(8))))
+            per = bits // 8 if bits % 8 == 0 else bits
+            pitches.append(emit(arith.DivUIOp(stride, emit(_index(per)))))
+        else:  # the source's row-major stride: the product of its sizes inside dim d
+            pitch = source_size(rank - 1)
+            for inner in reversed(range(d + 1, rank - 1)):
+                pitch = emit(arith.MuliOp(pitch, source_size(inner)))
+            pitches.append(pitch)
+    view = MemRefType(
+        element, [DYNAMIC_INDEX] * rank, StridedLayoutAttr([*([None] * (rank - 1)), 1], None)
+    )
+    emit(memref.ReinterpretCastOp.from_dynamic(base, [offset], sizes, [*pitches, 1], view))
+    return ops
+
+
+def _erase_map(init: copy.TensorMapGlobalOp) -> None:
+    """Removes a map whose loads read views now: its rewrites and fences, then the map."""
+    for use in list(init.map.uses):
+        Rewriter.erase_op(use.operation)
+    Rewriter.erase_op(init)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from xdsl.dialects import gpu, scf
+from xdsl.dialects import func, gpu, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
@@ -85,6 +85,11 @@ LEGAL: dict[str, Callable[[], ModuleOp]] = {
         "f32",
     ),
     "ws_row_sum": lambda: kernels.ws_row_sum((256, 256), stages=2),
+    # Tensor maps rewritten in the kernel: the loads read views of the pool instead.
+    "grouped_copy": lambda: kernels.grouped_copy(3, 11139, (64, 129)),
+    "grouped_copy_persistent": lambda: kernels.grouped_copy(
+        3, 11139, (64, 129), persistent=True
+    ),
     "ws_row_sum_bf16": lambda: kernels.ws_row_sum((130, 256), "bf16", (64, 128), stages=3),
 }
 """Builder kernels written for sm_90a that legalize to sm_80 and sm_86 (the ring sizes of
@@ -95,12 +100,11 @@ ILLEGAL: dict[str, tuple[Callable[[], ModuleOp], str]] = {
     "tma_reduce_f16_min": (lambda: kernels.tma_copy((256, 256), "f16", reduce="min"), "LG2"),
     "tma_reduce_inc_ui32": (lambda: kernels.tma_copy((256, 256), "ui32", reduce="inc"), "LG2"),
     "dsmem_exchange": (lambda: kernels.dsmem_exchange((256, 256), "f32"), "LG3"),
-    "grouped_copy": (lambda: kernels.grouped_copy(2, 4, (64, 64)), "LG3"),
 }
 """Builder kernels written for sm_90a that copy-legalize cannot keep on sm_80, and why:
 reductions with no thread atomic of their op and type (LG2: bf16 add and f16/bf16 min/max
-need sm_90, the thread atomics take signless integers); DSMEM and tensor maps in global
-memory have no pre-Hopper form (LG3)."""
+need sm_90, the thread atomics take signless integers); DSMEM has no pre-Hopper form
+(LG3)."""
 
 
 def parse(text: str) -> ModuleOp:
@@ -119,11 +123,12 @@ def legalized(module: ModuleOp, target: str) -> ModuleOp:
 
 def test_every_builder_is_listed():
     """Each public builder of copy_dialect.kernels that makes a kernel is classified here."""
-    named = {n.split("_pipelined")[0] for n in [*LEGAL, *ILLEGAL]} | {"cp_async_copy"}
+    named = {n.split("_pipelined")[0] for n in [*LEGAL, *ILLEGAL]}
+    named |= {"cp_async_copy", "grouped_view_copy"}  # sm_80 kernels already
     builders = {
         "tma_copy", "cp_async_copy", "bulk_copy", "multicast_copy", "broadcast_copy",
         "tma_copy_pipelined", "ws_copy", "ws_elementwise", "ws_row_sum", "dsmem_exchange",
-        "im2col_gather", "grouped_copy",
+        "im2col_gather", "grouped_copy", "grouped_view_copy",
     }  # fmt: skip
     made = {
         n
@@ -583,3 +588,19 @@ def test_gpu_im2col_cases_compile_for_the_h200(target):
         assert ".im2col" not in compiled.ptx
         assert "cp.async.mbarrier.arrive.noinc" in compiled.ptx
         assert compiled.cubin
+
+
+@pytest.mark.parametrize("persistent", [False, True], ids=["per_group", "persistent"])
+def test_grouped_copy_loads_read_views_of_the_pool(persistent):
+    """The map's value at the load (its rewrites before it: the pool at the group's offset,
+    its rows, columns and pitch) becomes a view of the pool, which the cp.async copy reads;
+    the map, its rewrites and fences go."""
+    module = legalized(kernels.grouped_copy(3, 11139, (64, 129), persistent=persistent), "sm_80")
+    ops = list(module.walk())
+    assert not [op for op in ops if op.name.startswith("copy.tensormap")]
+    (view,) = [op for op in ops if isinstance(op, memref.ReinterpretCastOp)]
+    fn = next(op for op in ops if isinstance(op, func.FuncOp))
+    assert view.source is fn.args[2]  # src, the pool
+    (load,) = [op for op in ops if isinstance(op, copy.AsyncCopyOp)]
+    assert load.src is view.result
+    assert load.resolved_implementation() == copy.Implementation.CP_ASYNC

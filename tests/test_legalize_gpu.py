@@ -450,3 +450,33 @@ def test_legalized_im2col_with_an_l2_policy_returns_the_same_bytes(target):
     y = np.full(conv.matrix, -7, x.dtype)
     on_h200(legalized(build(), target))(x, y, grid=kernels.im2col_grid(conv))
     assert np.array_equal(bits(y), bits(im2col(x, conv)))
+
+
+@pytest.mark.parametrize("persistent", [False, True], ids=["per_group", "persistent"])
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+@pytest.mark.parametrize("name", ["three_odd", "mixed"])
+def test_legalized_grouped_copy_returns_the_same_bytes(name, target, persistent):
+    """The grouped copy, whose loads go through a tensor map rewritten in the kernel, reads
+    views of the pool once legalized (test_legalize.py): every group's bytes as the sm_90a
+    original's and numpy's, the padding and the space past the groups untouched."""
+    from test_runtime_gpu import random
+    from test_tensormap_update import TILE, case
+    from test_tensormap_update import module as grouped
+    from test_tensormap_update_gpu import SENTINEL, expected
+
+    table, capacity, biggest = case(name)
+    src = random((capacity,), "f32", zlib.crc32(name.encode()))
+    meta = np.array(table, np.int64)
+    off, rows, _, pitch = table[0]
+    first = src[off : off + rows * pitch].reshape(rows, pitch).copy()
+    grid = kernels.grouped_grid(biggest, TILE, len(table), persistent)
+
+    def launch(module: ModuleOp) -> np.ndarray:
+        dst = np.full((capacity,), SENTINEL, np.float32)
+        on_h200(module)(first, meta, src, dst, grid=grid)
+        return dst
+
+    original = launch(grouped(name, persistent))
+    legal = launch(legalized(grouped(name, persistent), target))
+    assert np.array_equal(bits(legal), bits(original))
+    assert np.array_equal(bits(legal), bits(expected(src, table)))

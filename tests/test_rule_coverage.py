@@ -12,7 +12,7 @@ from copy_tools.rule_coverage import load_rules, main
 
 # The catalogue ids (A..K, the anchors' rules; TR1..TR18, measured: docs/hardware.md), in order,
 # then TR19 (the store overrun an H200 showed), with the ids the project added next to their
-# families (A15, C16, D13, H8, I8..I11, J17..J22).
+# families (A15, C16, D13, H8, H9, I8..I11, J17..J22).
 # Hardcoded, so that a lost or renamed id fails here.
 CATALOGUE_IDS = (
     "A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11 A12 A13 A14 A15 "
@@ -22,7 +22,7 @@ CATALOGUE_IDS = (
     "E1 E2 E3 E4 E5 E6 E7 "
     "F1 F2 F3 F4 F5 F6 F7 "
     "G1 G2 G3 G4 G5 "
-    "H1 H2 H3 H4 H5 H6 H7 H8 "
+    "H1 H2 H3 H4 H5 H6 H7 H8 H9 "
     "I1 I2 I3 I4 I5 I6 I7 I8 I9 I10 I11 "
     "J1 J2 J3 J4 J5 J6 J7 J8 J9 J10 J11 J12 J13 J14 J15 J16 J17 J18 J19 J20 J21 J22 "
     "K1 K2 K3 "

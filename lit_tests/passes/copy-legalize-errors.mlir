@@ -262,3 +262,30 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+
+// -----
+
+// A tensor map rewritten under a condition before the load: the map's value at the load
+// depends on the path, and the pass reads it from the rewrites before the load in its block.
+// rule: LG3
+// fix: none -- the rewrite must leave the scf.if for the load's block, which no one-line edit does
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @conditional_rewrite(%x: memref<?x?xf32>, %rows: i32, %p: i1) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %false = arith.constant false
+    %true = arith.constant true
+    %buf = copy.alloc_smem : memref<8x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %m = copy.tensormap_global %x slot %c0 of 1 : memref<?x?xf32> -> !copy.tensormap<8x64xf32>
+    scf.if %p {
+      // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.tensormap_replace' op copy-legalize cannot keep a tensor-map rewrite that may run between the rewrites before a load through the map and the load (the pass reads the map's value at a load from the rewrites before it in its block) on sm_80}}
+      // expected-note@+1 {{rewrite the map in the block of the loads through it, before them}}
+      copy.tensormap_replace %m global_dim[0] to %rows : !copy.tensormap<8x64xf32>, i32
+    }
+    copy.tensormap_fence_release %m : !copy.tensormap<8x64xf32>
+    copy.tensormap_fence_acquire %m : !copy.tensormap<8x64xf32>
+    copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] map(%m : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    func.return
+  }
+}

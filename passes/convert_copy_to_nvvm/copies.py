@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from math import prod
 
 from xdsl.dialects import llvm, scf
-from xdsl.dialects.builtin import i16, i32, i64
+from xdsl.dialects.builtin import IntegerType, i16, i32, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
@@ -475,9 +475,15 @@ def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
         cp_async_loop(op, g, chunk, gmem, smem, origin, sizes, strides, group)
         for chunk in chunks
     ]
-    if len(loops) == 1:
-        e.ops += loops[0]
+    if unaligned_view(g, chunks):
+        # Nothing proves that even the smallest chunk divides the view's address and pitch:
+        # where none does, the threads copy the box unit by unit.
+        tried, chosen = chunks, unit_loop(op, g, gmem, smem, origin, sizes, strides, group)
     else:
+        # The runtime checked that the smallest chunk divides them (`PointerParam.align`),
+        # or the element type does.
+        tried, chosen = chunks[:-1], loops[-1]
+    if tried:
         # The address and the dynamic strides in bytes, or-ed: a chunk size divides them
         # all where it divides this.
         alignment = e.ptrtoint(gmem)
@@ -485,17 +491,96 @@ def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
             if not isinstance(stride, int):
                 stride_bytes = elements_to_bytes(e, stride, g.element_bits)
                 alignment = e(llvm.OrOp(alignment, stride_bytes)).results[0]
-        chosen = loops[-1]  # the runtime checked that the smallest chunk divides them
-        for chunk, loop in reversed(list(zip(chunks[:-1], loops[:-1], strict=True))):
+        for chunk, loop in reversed(list(zip(tried, loops, strict=False))):
             pick = Emit()
             fits = pick.icmp("eq", pick.binary(llvm.AndOp, alignment, chunk - 1), 0)
             pick(scf.IfOp(fits, [], [*loop, scf.YieldOp()], [*chosen, scf.YieldOp()]))
             chosen = pick.ops
-        e.ops += chosen
+    e.ops += chosen
     if g.barrier is not None:
         # Each thread arrives once when its chunks have landed (noinc: the barrier's
         # arrivals count one per issuing thread).
         e(nvvm.CpAsyncMBarrierArriveSharedOp(barrier_pointer(e, g.barrier, g.barrier_index), True))
+    return e.ops
+
+
+def unaligned_view(g: copy.CopyGeometry, chunks: Sequence[int]) -> bool:
+    """Whether the copy reads a view made in the kernel (`copy.gmem_view`) whose address or
+    row pitch the smallest chunk may not divide: the view starts `offset` elements into its
+    array, and its pitch is a value, so only an element as wide as the chunk proves it (an
+    array's address is a multiple of its element's bytes)."""
+    return copy.gmem_view(g.gmem) is not None and g.element_bits % (8 * chunks[-1]) != 0
+
+
+def unit_loop(
+    op: copy.AsyncCopyOp,
+    g: copy.CopyGeometry,
+    gmem: SSAValue,
+    smem: SSAValue,
+    origin: list[SSAValue],
+    sizes: list[int | SSAValue],
+    strides: list[int | SSAValue],
+    group: Group,
+) -> list[Operation]:
+    """The copy of a view no cp.async chunk can read (`unaligned_view`): the group's threads
+    load the box's units (an element, or a byte of sub-byte elements) and store them to
+    SMEM, unit u by thread u mod the group's threads; with `oob zeros` a unit outside the
+    view's sizes is zero, and read from nowhere. On a barrier, a fence orders each thread's
+    stores before its arrival (`cp.async.mbarrier.arrive`, which follows)."""
+    bits = g.element_bits
+    unit = max(1, bits // 8)
+    unit_type = IntegerType(8 * unit)
+    units_per_row = g.row_bytes // unit
+    elems_per_unit = unit * 8 // bits
+    box = g.gmem_box
+
+    body = Block(arg_types=[i64])
+    b = Emit()
+    u = body.args[0]
+    rest = b.binary(llvm.UDivOp, u, units_per_row)
+    coords: list[SSAValue] = []
+    for size in reversed(box[:-1]):
+        coords.insert(0, b.binary(llvm.URemOp, rest, size) if size > 1 else b.const(0))
+        rest = b.binary(llvm.UDivOp, rest, size) if size > 1 else rest
+    coords.append(b.mul(b.binary(llvm.URemOp, u, units_per_row), elems_per_unit))
+    position = [b.add(o, x) for o, x in zip(origin, coords, strict=True)]
+    offset: SSAValue | None = None
+    for p, stride in zip(position, strides, strict=True):
+        term = b.mul(p, stride)
+        offset = term if offset is None else b.add(offset, term)
+    assert offset is not None
+    src = b.byte_offset(gmem, elements_to_bytes(b, offset, bits))
+    dst = b.byte_offset(smem, b.mul(u, unit))
+    read = Emit()
+    value = read(llvm.LoadOp(src, unit_type)).results[0]
+    if op.oob_mode == copy.OOBMode.ZEROS:
+        # Inside where every outer coordinate is below its size (unsigned: negative is
+        # outside too) and the unit's elements are all before the row's end.
+        left = b.binary(llvm.SubOp, size_value(sizes, -1, b), position[-1])
+        inside = b.icmp("sge", left, elems_per_unit)
+        for p, size in zip(position[:-1], sizes[:-1], strict=True):
+            inside = b(llvm.AndOp(inside, b.icmp("ult", p, size))).results[0]
+        zero = Emit()
+        zero_value = zero.const(0, unit_type)
+        loaded = b(
+            scf.IfOp(
+                inside,
+                [unit_type],
+                [*read.ops, scf.YieldOp(value)],
+                [*zero.ops, scf.YieldOp(zero_value)],
+            )
+        )
+        value = loaded.results[0]
+    else:
+        b.ops += read.ops
+    b(llvm.StoreOp(value, dst))
+    b(scf.YieldOp())
+    body.add_ops(b.ops)
+    e = Emit()
+    total = e.const(prod(box[:-1]) * units_per_row)
+    e(scf.ForOp(group.tid, total, group.nthreads, [], Region(body)))
+    if g.barrier is not None:
+        e(llvm.InlineAsmOp("fence.acq_rel.cta;", "~{memory}", [], has_side_effects=True))
     return e.ops
 
 

@@ -11,6 +11,12 @@ of the kernel (`copy_dialect.abi.SizeParam`, after the caller's arguments) that 
 fills from the array it is given, as MLIR's memref descriptor carries the sizes, but only
 those the kernel reads.
 
+A view made in the kernel (`memref.reinterpret_cast`, `copy_dialect.memory.gmem_view`: a
+group of a pool, say) needs no parameter: its sizes and strides are the cast's operands,
+values the kernel computed, and its base is its source's pointer plus the cast's offset
+(convert-memref-to-llvm lowers the cast to that address). `ref_sizes` and `ref_layout` say,
+for either kind of ref, where its sizes and strides come from.
+
 `kernel_shapes` decides, once per kernel and from the IR as written, which sizes, and the
 alignment the runtime checks of each array a cp.async copy reads (`PointerParam.align`: the
 smallest chunk it moves, the one of a static pitch or the smallest a dynamic one may pick).
@@ -25,14 +31,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import func, memref, vector
-from xdsl.dialects.builtin import MemRefType, NoneAttr, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, NoneAttr, i64
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from copy_dialect import ops as copy
 from copy_dialect.errors import CopyVerifyException
+from copy_dialect.memory import gmem_view
 from copy_dialect.verify_common import constant_int
 from passes.abi import recorded_abi
 from passes.convert_copy_to_nvvm.emit import Emit, fail
+from passes.llvm_types import lowered
 
 Sizes = Mapping[tuple[int, int], SSAValue]
 """The i64 value of each size parameter of a kernel, by (argument, dim)."""
@@ -66,8 +74,8 @@ def kernel_shapes(fn: func.FuncOp) -> KernelShapes:
             t = ref.type
             assert isinstance(t, MemRefType)
             dynamic = {d for d in needed if t.get_shape()[d] < 0}
-            if copy.memory_space(t) != copy.GMEM or not (dynamic or chunk):
-                continue
+            if copy.memory_space(t) != copy.GMEM or not (dynamic or chunk) or gmem_view(ref):
+                continue  # a view's sizes and strides are its cast's operands
             if not isinstance(ref, BlockArgument) or ref.block is not entry:
                 raise fail(
                     op,
@@ -148,14 +156,19 @@ def enclosing_kernel(op: Operation) -> Operation | None:
     return node
 
 
-def ref_sizes(ref: SSAValue, op: Operation, sizes: Sizes | None = None) -> list[int | SSAValue]:
-    """The sizes of the ref `op` addresses: ints where static, the i64 size parameters of
-    the kernel where dynamic (`sizes`, by default those of its ABI record: `abi_sizes`), -1
-    for a dynamic size the kernel has no parameter for (one it does not read)."""
+def ref_sizes(
+    ref: SSAValue, op: Operation, e: Emit, sizes: Sizes | None = None
+) -> list[int | SSAValue]:
+    """The sizes of the ref `op` addresses: ints where static; where dynamic, the i64 size
+    parameters of the kernel (`sizes`, by default those of its ABI record: `abi_sizes`), -1
+    for a dynamic size the kernel has no parameter for (one it does not read), or, for a
+    view made in the kernel, its cast's size operands (as i64, cast in `e`)."""
     t = _memref(ref)
     shape = t.get_shape()
     if all(d >= 0 for d in shape):
         return list(shape)
+    if (view := gmem_view(ref)) is not None:
+        return _mixed(view.static_sizes.get_values(), view.sizes, e)
     if sizes is None:
         kernel = enclosing_kernel(op)
         sizes = abi_sizes(kernel) if kernel is not None else {}
@@ -179,8 +192,12 @@ def ref_layout(
 ) -> tuple[list[int | SSAValue], list[int | SSAValue]]:
     """The sizes (`ref_sizes`) and element strides of the ref `op` addresses: ints where
     static, i64 values where they come from the kernel's size parameters (a row-major
-    ref's strides: products of its sizes, emitted into `e`)."""
+    ref's strides: products of its sizes, emitted into `e`) or from the cast that made a
+    view."""
     t = _memref(ref)
+    if (view := gmem_view(ref)) is not None:
+        strides = _mixed(view.static_strides.get_values(), view.strides, e)
+        return ref_sizes(ref, op, e, sizes), strides
     strides = copy.element_strides(t)
     if strides is None or copy.has_dynamic_layout_stride(t):
         raise _error_at(
@@ -193,7 +210,7 @@ def ref_layout(
     # B14 again, for the thread accesses, which the verifier does not see.
     if offset_problem is not None and copy.memory_space(t) == copy.GMEM:
         raise _error_at(op, offset_problem, copy.LAYOUT_OFFSET_FIX)
-    dims = ref_sizes(ref, op, sizes)
+    dims = ref_sizes(ref, op, e, sizes)
     if None not in strides:
         return dims, list(strides)  # type: ignore[arg-type]
     out: list[int | SSAValue] = [1] * len(dims)
@@ -208,6 +225,13 @@ def _error_at(op: Operation, message: str, note: str) -> CopyVerifyException:
     error = CopyVerifyException(f"'{op.name}' op: {message}", note=note)
     error.op = op  # type: ignore[attr-defined]  # copy-opt reports it at the op
     return error
+
+
+def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue], e: Emit) -> list[int | SSAValue]:
+    """A cast's static-or-dynamic list (`memref.reinterpret_cast`'s sizes, strides): the
+    static entries, and each dynamic one's operand as an i64 value."""
+    values = iter(lowered(dynamic, e.ops))
+    return [next(values) if v == DYNAMIC_INDEX else v for v in static]
 
 
 def size_value(sizes: Sequence[int | SSAValue], dim: int, e: Emit) -> SSAValue:

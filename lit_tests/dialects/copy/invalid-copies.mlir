@@ -932,9 +932,39 @@ func.func @h6_cg_with_8_byte_chunks(%x: memref<64x34xf32>) attributes {copy.targ
 func.func @h8_cp_async_dynamic_layout_stride(%x: memref<?x?xf32, strided<[?, 1]>>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
-  // expected-error@+2 {{the cp.async implementation needs the GMEM strides at compile time or from the array's sizes: expected a row-major ref or a strided layout of static strides, got memref<?x?xf32, strided<[?, 1]>>}}
-  // expected-note@+1 {{drop the strided layout (a row-major ref, whose strides follow from its sizes), or use impl tma (sm_90+)}}
+  // expected-error@+2 {{the cp.async implementation needs the GMEM strides at compile time, from the array's sizes or from the memref.reinterpret_cast that made the ref: expected a row-major ref, a strided layout of static strides or a view made in the kernel, got memref<?x?xf32, strided<[?, 1]>>}}
+  // expected-note@+1 {{drop the strided layout (a row-major ref, whose strides follow from its sizes), view the array with memref.reinterpret_cast in the kernel (its stride operands are the strides), or use impl tma (sm_90+)}}
   copy.async_copy %x[%c0, %c0] to %buf : memref<?x?xf32, strided<[?, 1]>> to memref<64x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: H9
+// fix: s|strided<[64, 1], offset: ?>|strided<[?, 1], offset: ?>|
+// fix: s|strided<[64, 1], offset: ?>|strided<[?, 1], offset: ?>|
+func.func @h9_view_layout_disagrees_with_its_cast(%pool: memref<4096xf32>, %off: index, %n: index, %pitch: index) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %v = memref.reinterpret_cast %pool to offset: [%off], sizes: [%n, %n], strides: [%pitch, 1] : memref<4096xf32> to memref<?x?xf32, strided<[64, 1], offset: ?>>
+  %buf = copy.alloc_smem : memref<16x64xf32, #copy.smem>
+  // expected-error@+2 {{expected the view's layout to give the offset and strides its memref.reinterpret_cast gives, got memref<?x?xf32, strided<[64, 1], offset: ?>>: stride 0 is 64 where the cast gives a value (?)}}
+  // expected-note@+1 {{give the view the type memref<?x?xf32, strided<[?, 1], offset: ?>> in place of memref<?x?xf32, strided<[64, 1], offset: ?>>: a `?` where the cast takes a value, the constant where it takes one}}
+  copy.async_copy %v[%c0, %c0] to %buf impl cp_async oob zeros : memref<?x?xf32, strided<[64, 1], offset: ?>> to memref<16x64xf32, #copy.smem>
+  func.return
+}
+
+// -----
+
+// rule: H9
+// fix: s|strided<[?, 1]>>|strided<[?, 1], offset: ?>>|
+// fix: s|strided<[?, 1]>>|strided<[?, 1], offset: ?>>|
+func.func @h9_view_offset_disagrees_with_its_cast(%pool: memref<4096xf32>, %off: index, %n: index, %pitch: index) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %v = memref.reinterpret_cast %pool to offset: [%off], sizes: [%n, %n], strides: [%pitch, 1] : memref<4096xf32> to memref<?x?xf32, strided<[?, 1]>>
+  %buf = copy.alloc_smem : memref<16x64xf32, #copy.smem>
+  // expected-error@+2 {{expected the view's layout to give the offset and strides its memref.reinterpret_cast gives, got memref<?x?xf32, strided<[?, 1]>>: the offset is 0 where the cast gives a value (?)}}
+  // expected-note@+1 {{give the view the type memref<?x?xf32, strided<[?, 1], offset: ?>>}}
+  copy.async_copy %v[%c0, %c0] to %buf impl cp_async oob zeros : memref<?x?xf32, strided<[?, 1]>> to memref<16x64xf32, #copy.smem>
   func.return
 }
 
