@@ -785,6 +785,41 @@ def _if(b: Builder, cond: SSAValue, fill: Callable[[Builder], None]) -> None:
     b.insert(scf.IfOp(cond, [], Region(then)))
 
 
+def _store_inside(
+    b: Builder,
+    buf: SSAValue,
+    tile: Sequence[int],
+    origin: tuple[SSAValue, SSAValue],
+    bounds: tuple[SSAValue, SSAValue],
+    threads: int,
+    store: Callable[[Builder, SSAValue, SSAValue, SSAValue], None],
+) -> None:
+    """The block's `threads` threads walk the SMEM tile `buf` (element t, t + threads, ...,
+    row-major) and `store` each element whose GMEM (row, col), `origin` plus its place in
+    the tile, lies inside `bounds` (rows, cols)."""
+    tid = b.insert(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+    loop = Block(arg_types=[IndexType()])
+    lb = Builder(InsertPoint.at_end(loop))
+    r = _bin(lb, arith.DivUIOp, loop.args[0], tile[1])
+    c = _bin(lb, arith.RemUIOp, loop.args[0], tile[1])
+    row = _bin(lb, arith.AddiOp, origin[0], r)
+    col = _bin(lb, arith.AddiOp, origin[1], c)
+    inside = lb.insert(
+        arith.AndIOp(
+            lb.insert(arith.CmpiOp(row, bounds[0], "ult")).result,
+            lb.insert(arith.CmpiOp(col, bounds[1], "ult")).result,
+        )
+    ).result
+
+    def body(tb: Builder) -> None:
+        store(tb, tb.insert(memref.LoadOp.get(buf, [r, c])).res, row, col)
+
+    _if(lb, inside, body)
+    lb.insert(scf.YieldOp())
+    total, step = _index(b, prod(tile)), _index(b, threads)
+    b.insert(scf.ForOp(tid, total, step, [], Region(loop)))
+
+
 def _bin(b: Builder, cls: type, lhs: SSAValue, rhs: SSAValue | int) -> SSAValue:
     if isinstance(rhs, int):
         rhs = _index(b, rhs)
@@ -1847,29 +1882,10 @@ def grouped_view_copy(
             )
             b.insert(copy.CommitGroupOp("cp_async"))
             b.insert(copy.WaitGroupOp("cp_async", 0))
-        tid = b.insert(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
-        loop = Block(arg_types=[IndexType()])
-        lb = Builder(InsertPoint.at_end(loop))
-        i = loop.args[0]
-        r = _bin(lb, arith.DivUIOp, i, tile[1])
-        c = _bin(lb, arith.RemUIOp, i, tile[1])
-        row = _bin(lb, arith.AddiOp, row0, r)
-        col = _bin(lb, arith.AddiOp, col0, c)
-        inside = lb.insert(
-            arith.AndIOp(
-                lb.insert(arith.CmpiOp(row, rows, "ult")).result,
-                lb.insert(arith.CmpiOp(col, cols, "ult")).result,
-            )
-        ).result
-
-        def store(tb: Builder) -> None:
-            value = tb.insert(memref.LoadOp.get(buf, [r, c])).res
+        def store(tb: Builder, value: SSAValue, row: SSAValue, col: SSAValue) -> None:
             tb.insert(memref.StoreOp.get(value, dst_view, [row, col]))
 
-        _if(lb, inside, store)
-        lb.insert(scf.YieldOp())
-        total, step = _index(b, prod(tile)), _index(b, CP_ASYNC_BLOCK)
-        b.insert(scf.ForOp(tid, total, step, [], Region(loop)))
+        _store_inside(b, buf, tile, (row0, col0), (rows, cols), CP_ASYNC_BLOCK, store)
 
     return _kernel(
         "grouped_view_copy", [table_type, pool, pool], body, target=target, block=CP_ASYNC_BLOCK
@@ -1925,32 +1941,12 @@ class _GroupTile:
         )  # fmt: skip
         b.insert(copy.BarrierWaitOp(self.bar, c0, phase))
         # The block's threads store the tile's elements that lie in the group.
-        tid = b.insert(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
-        loop = Block(arg_types=[IndexType()])
-        lb = Builder(InsertPoint.at_end(loop))
-        e = loop.args[0]
-        r = _bin(lb, arith.DivUIOp, e, tile[1])
-        c = _bin(lb, arith.RemUIOp, e, tile[1])
-        row = _bin(lb, arith.AddiOp, row0, r)
-        col = _bin(lb, arith.AddiOp, col0, c)
-        inside = lb.insert(
-            arith.AndIOp(
-                lb.insert(arith.CmpiOp(row, rows, "ult")).result,
-                lb.insert(arith.CmpiOp(col, cols, "ult")).result,
-            )
-        ).result
-
-        def store(tb: Builder) -> None:
-            value = tb.insert(memref.LoadOp.get(self.buf, [r, c])).res
+        def store(tb: Builder, value: SSAValue, row: SSAValue, col: SSAValue) -> None:
             linear = _bin(tb, arith.AddiOp, _bin(tb, arith.MuliOp, row, pitch), col)
             at = _bin(tb, arith.AddiOp, offset, linear)
             tb.insert(memref.StoreOp.get(value, self.dst, [at]))
 
-        _if(lb, inside, store)
-        lb.insert(scf.YieldOp())
-        total = _index(b, prod(tile))
-        step = _index(b, TMA_BLOCK)
-        b.insert(scf.ForOp(tid, total, step, [], Region(loop)))
+        _store_inside(b, self.buf, tile, (row0, col0), (rows, cols), TMA_BLOCK, store)
 
 
 _XYZ = (gpu.DimensionEnum.X, gpu.DimensionEnum.Y, gpu.DimensionEnum.Z)

@@ -512,6 +512,35 @@ def unaligned_view(g: copy.CopyGeometry, chunks: Sequence[int]) -> bool:
     return copy.gmem_view(g.gmem) is not None and g.element_bits % (8 * chunks[-1]) != 0
 
 
+def box_item(
+    b: Emit,
+    item: SSAValue,
+    per_row: int,
+    elems: int,
+    g: copy.CopyGeometry,
+    gmem: SSAValue,
+    origin: list[SSAValue],
+    strides: list[int | SSAValue],
+) -> tuple[list[SSAValue], SSAValue]:
+    """Item `item` of the copy's box, walked row-major in `per_row` items of `elems` elements
+    a row (a cp.async chunk, or a unit): its GMEM position (`origin` plus its place in the
+    box, the outer coordinates from the quotient) and the address of its first element."""
+    in_row = b.binary(llvm.URemOp, item, per_row)
+    rest = b.binary(llvm.UDivOp, item, per_row)
+    coords: list[SSAValue] = []
+    for size in reversed(g.gmem_box[:-1]):
+        coords.insert(0, b.binary(llvm.URemOp, rest, size) if size > 1 else b.const(0))
+        rest = b.binary(llvm.UDivOp, rest, size) if size > 1 else rest
+    coords.append(b.mul(in_row, elems))
+    position = [b.add(o, x) for o, x in zip(origin, coords, strict=True)]
+    offset: SSAValue | None = None
+    for p, stride in zip(position, strides, strict=True):
+        term = b.mul(p, stride)
+        offset = term if offset is None else b.add(offset, term)
+    assert offset is not None
+    return position, b.byte_offset(gmem, elements_to_bytes(b, offset, g.element_bits))
+
+
 def unit_loop(
     op: copy.AsyncCopyOp,
     g: copy.CopyGeometry,
@@ -537,19 +566,7 @@ def unit_loop(
     body = Block(arg_types=[i64])
     b = Emit()
     u = body.args[0]
-    rest = b.binary(llvm.UDivOp, u, units_per_row)
-    coords: list[SSAValue] = []
-    for size in reversed(box[:-1]):
-        coords.insert(0, b.binary(llvm.URemOp, rest, size) if size > 1 else b.const(0))
-        rest = b.binary(llvm.UDivOp, rest, size) if size > 1 else rest
-    coords.append(b.mul(b.binary(llvm.URemOp, u, units_per_row), elems_per_unit))
-    position = [b.add(o, x) for o, x in zip(origin, coords, strict=True)]
-    offset: SSAValue | None = None
-    for p, stride in zip(position, strides, strict=True):
-        term = b.mul(p, stride)
-        offset = term if offset is None else b.add(offset, term)
-    assert offset is not None
-    src = b.byte_offset(gmem, elements_to_bytes(b, offset, bits))
+    position, src = box_item(b, u, units_per_row, elems_per_unit, g, gmem, origin, strides)
     dst = b.byte_offset(smem, b.mul(u, unit))
     read = Emit()
     value = read(llvm.LoadOp(src, unit_type)).results[0]
@@ -611,22 +628,7 @@ def cp_async_loop(
     body = Block(arg_types=[i64])
     b = Emit()
     c = body.args[0]
-    # Chunk c -> (outer coordinates..., chunk in row).
-    in_row = b.binary(llvm.URemOp, c, chunks_per_row)
-    rest = b.binary(llvm.UDivOp, c, chunks_per_row)
-    coords: list[SSAValue] = []
-    for size in reversed(box[:-1]):
-        coords.insert(0, b.binary(llvm.URemOp, rest, size) if size > 1 else b.const(0))
-        rest = b.binary(llvm.UDivOp, rest, size) if size > 1 else rest
-    column = b.mul(in_row, elems_per_chunk)
-    coords.append(column)
-    position = [b.add(o, x) for o, x in zip(origin, coords, strict=True)]
-    offset: SSAValue | None = None
-    for p, stride in zip(position, strides, strict=True):
-        term = b.mul(p, stride)
-        offset = term if offset is None else b.add(offset, term)
-    assert offset is not None
-    src = b.byte_offset(gmem, elements_to_bytes(b, offset, bits))
+    position, src = box_item(b, c, chunks_per_row, elems_per_chunk, g, gmem, origin, strides)
     dst = b.byte_offset(smem, b.mul(c, chunk))
     src_size = None
     if zero_fill:
