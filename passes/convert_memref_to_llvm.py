@@ -184,6 +184,16 @@ class ConvertDim(RewritePattern):
         replace_with_casts(rewriter, op, ops, [value])
 
 
+class ConvertAssumeAlignment(RewritePattern):
+    """`memref.assume_alignment %m, N` -> `%m`: the same pointer. The promise was read
+    before: the kernel's ABI asks the runtime for the alignment (`dynamic_shapes.
+    kernel_shapes`) and convert-vector-to-llvm gives it to the wide accesses."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.AssumeAlignmentOp, rewriter: PatternRewriter, /):
+        rewriter.replace(op, [], [op.memref])
+
+
 class ConvertAtomicRMW(RewritePattern):
     """`memref.atomic_rmw` whose result is unused -> `red.global.<op>.<type>` at the
     element's address (the thread atomics that stand in for a TMA reduction)."""
@@ -268,7 +278,8 @@ def lower_view(op: memref.ReinterpretCastOp) -> None:
 
 class ConvertMemrefToLLVMPass(ModulePass):
     """Lowers `memref.load`/`memref.store` (and unused `memref.atomic_rmw`, `memref.dim`)
-    to `llvm` (and `nvvm.red.global`), then the GMEM views (`memref.reinterpret_cast`)."""
+    to `llvm` (and `nvvm.red.global`), drops `memref.assume_alignment`, then the GMEM views
+    (`memref.reinterpret_cast`)."""
 
     name = "convert-memref-to-llvm"
 
@@ -281,6 +292,7 @@ class ConvertMemrefToLLVMPass(ModulePass):
                 ConvertStore(),  # memref.store
                 ConvertAtomicRMW(),  # memref.atomic_rmw (result unused)
                 ConvertDim(),  # memref.dim
+                ConvertAssumeAlignment(),  # memref.assume_alignment
                 ConvertGenericAtomicRMW(),  # memref.generic_atomic_rmw inc/dec (result unused)
                 views,  # memref.reinterpret_cast: lowered after the walk
             ],

@@ -5,16 +5,18 @@ scalar (a splat).
 A wide access is only as aligned as its address is known to be: the alignment given to LLVM
 is the largest power of two that provably divides the byte offset (`known_multiple` of each
 index, from constants, `muli`, `addi`, `remui` by a constant and `scf.for` induction
-variables), capped by the vector's size and, for SMEM, the buffer's alignment; in GMEM only
-the element's. A smaller alignment is still correct: LLVM then splits the access. It runs
-before `convert-scf-to-cf`, while loops still say their bounds and steps."""
+variables), capped by the vector's size and the base's alignment: an SMEM buffer's, or a GMEM
+array's that `memref.assume_alignment` promises (the runtime checks it: the kernel's ABI asks
+for it); in any other GMEM array only the element's. A smaller alignment is still correct:
+LLVM then splits the access. It runs before `convert-scf-to-cf`, while loops still say their
+bounds and steps."""
 
 from __future__ import annotations
 
 from math import gcd
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, llvm, scf, vector
+from xdsl.dialects import arith, builtin, llvm, memref, scf, vector
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntegerAttr,
@@ -34,7 +36,7 @@ from copy_dialect import layout
 from copy_dialect import ops as copy
 from passes.convert_copy_to_nvvm.emit import fail
 from passes.convert_memref_to_llvm import element_pointer
-from passes.llvm_types import lowered, replace_with_casts, static_memref, to_llvm_type
+from passes.llvm_types import lowered, replace_with_casts, to_llvm_type
 from passes.rewrite import apply_patterns
 
 UNKNOWN = 1
@@ -73,14 +75,19 @@ def access_alignment(
     assert bits is not None
     elem = bits // 8
     size = elem * vtype.get_shape()[0]
-    if copy.memory_space(t) != copy.SMEM:
+    if copy.memory_space(t) == copy.SMEM:
+        base = copy.smem_alignment(copy.swizzle_of(t))
+    elif isinstance(assume := ref.owner, memref.AssumeAlignmentOp):
+        base = assume.alignment.value.data
+    else:
         return elem
-    _, strides = static_memref(t, op)
+    strides = copy.element_strides(t)
+    if strides is None or None in strides:
+        return elem
     multiple = 0
     for index, stride in zip(indices, strides, strict=True):
-        multiple = gcd(multiple, known_multiple(index) * stride)
+        multiple = gcd(multiple, known_multiple(index) * stride)  # type: ignore[operator]
     offset = (multiple or 1 << 30) * elem
-    base = copy.smem_alignment(copy.swizzle_of(t))
     align = min(size, base)
     while align > elem and offset % align:
         align //= 2

@@ -69,17 +69,18 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, gpu, memref, scf
+from xdsl.dialects import arith, builtin, func, gpu, memref, scf, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     IndexType,
     IntegerAttr,
     MemRefType,
     StridedLayoutAttr,
+    VectorType,
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
@@ -91,6 +92,7 @@ from copy_dialect.protocol.facts import UNIFORM_GPU
 from copy_dialect.roles import kernel_block_threads
 from copy_dialect.target import TARGETS, Target
 from copy_dialect.upstream_memref import GenericAtomicRMWOp, wrapping_body
+from passes.convert_vector_to_llvm import known_multiple
 
 TMA_IMPLEMENTATIONS = (copy.Implementation.TMA, copy.Implementation.BULK)
 
@@ -111,6 +113,11 @@ TRACKING_USERS = (copy.BarrierWaitOp, copy.BarrierTestOp, copy.BarrierExpectTxOp
 tests are kept, expect_tx (bytes only) is removed."""
 
 THREAD_VALUES = ("gpu.thread_id", "gpu.lane_id")
+
+STORE_ALIGNMENT = 16
+"""The bytes a thread store's vector spans, and the alignment the legalized kernel assumes
+(`memref.assume_alignment`) of an array it stores vectors to: TMA asked the array for
+16-byte alignment already (a tensor map's global address)."""
 """Ops whose value differs between the threads of a block."""
 
 
@@ -217,6 +224,8 @@ class _Kernel:
         self.views: dict[copy.AsyncCopyOp, _MapValue] = {}
         """The map each TMA load through a tensor map rewritten in the kernel reads through,
         at the load (`_map_value`): its cp.async form reads a view of that map's array."""
+        self.assumed: dict[SSAValue, SSAValue] = {}
+        """Each array thread stores write vectors to, and its `memref.assume_alignment`."""
         self.splits: dict[tuple[copy.WarpSpecializeOp, int], int] = {}
         """Roles whose copies only their first k warps reach (`_first_warps`): each becomes a
         role of those k warps and an idle role of the others."""
@@ -407,11 +416,13 @@ class _Kernel:
 
     def rewrite_store(self, store: copy.AsyncCopyOp) -> None:
         """Thread stores of `store`'s tile, clipped to the GMEM array (a reduction's: thread
-        atomics, `memref.atomic_rmw`)."""
+        atomics, `memref.atomic_rmw`). Where the tile's rows and the array allow it
+        (`_store_width`), each thread stores 16 bytes at a time (`vector.load` from SMEM,
+        `vector.store` to the array through `memref.assume_alignment`: the 16-byte
+        alignment TMA asked of the array); a column origin not known to be a multiple of the
+        vector is checked at run time, with the element-wise walk in the other branch."""
         g = store.geometry()
         index, threads = self.issuers(store)
-        box = list(g.box_shape)
-        gmem_shape = g.gmem_type.get_shape()
         ops: list[Operation] = []
 
         def emit(op: Operation) -> SSAValue:
@@ -420,8 +431,61 @@ class _Kernel:
 
         x = gpu.DimensionAttr(gpu.DimensionEnum.X)
         tid = index if index is not None else emit(gpu.ThreadIdOp(x))
-        total = emit(_index(prod(box)))
         step = emit(_index(threads))
+        width = 1 if store in self.atomics else _store_width(g)
+        if width == 1:
+            ops.append(self._store_loop(store, g, tid, step, 1, emit))
+            Rewriter.replace_op(store, ops, [])
+            return
+        aligned = self._aligned(g.gmem)
+        origin = g.gmem_indices[-1]
+        if known_multiple(origin) % width == 0:
+            ops.append(self._store_loop(store, g, tid, step, width, emit, aligned))
+            Rewriter.replace_op(store, ops, [])
+            return
+        # Vectors only where the column origin is a multiple of the vector at run time; the
+        # vector branch addresses from origin / width * width (the same value there), which
+        # the lowering sees is a multiple.
+        w = emit(_index(width))
+        rem = emit(arith.RemUIOp(origin, w))
+        on_vectors = emit(arith.CmpiOp(rem, emit(_index(0)), "eq"))
+        whole = emit(arith.MuliOp(emit(arith.DivUIOp(origin, w)), w))
+        vectors = self._store_loop(store, g, tid, step, width, emit, aligned, whole)
+        scalars = self._store_loop(store, g, tid, step, 1, emit)
+        branches = [Region(Block([loop, scf.YieldOp()])) for loop in (vectors, scalars)]
+        ops.append(scf.IfOp(on_vectors, [], *branches))
+        Rewriter.replace_op(store, ops, [])
+
+    def _aligned(self, ref: SSAValue) -> SSAValue:
+        """`memref.assume_alignment %ref, 16` at the kernel's entry, made once per array."""
+        if ref not in self.assumed:
+            entry = self.kernel.body.block
+            op = memref.AssumeAlignmentOp(ref, STORE_ALIGNMENT)
+            if ref.name_hint:
+                op.result.name_hint = f"{ref.name_hint}_aligned"
+            assert entry.first_op is not None
+            entry.insert_op_before(op, entry.first_op)
+            self.assumed[ref] = op.result
+        return self.assumed[ref]
+
+    def _store_loop(
+        self,
+        store: copy.AsyncCopyOp,
+        g,
+        tid: SSAValue,
+        step: SSAValue,
+        width: int,
+        emit: Callable[[Operation], SSAValue],
+        target: SSAValue | None = None,
+        origin: SSAValue | None = None,
+    ) -> scf.ForOp:
+        """The walk of the box in row-major order, `width` elements a thread at a time
+        (consecutive threads, consecutive elements of a row: coalesced), each element (or
+        vector) stored when it lies inside the GMEM array; into `target` (the array, or its
+        aligned form) with the box's last column origin replaced by `origin` if given."""
+        box = list(g.box_shape)
+        gmem_shape = g.gmem_type.get_shape()
+        total = emit(_index(prod(box) // width))
         body = Block(arg_types=[IndexType()])
         inner: list[Operation] = []
 
@@ -429,10 +493,12 @@ class _Kernel:
             inner.append(op)
             return op.results[0]
 
-        # Row-major coordinates of element i of the box, innermost fastest.
+        # Row-major coordinates of item i of the box, innermost fastest; an item is `width`
+        # elements of a row.
         rest = body.args[0]
         coords: list[SSAValue] = []
         for n, size in enumerate(reversed(box)):
+            size = size // width if n == 0 else size
             if n == len(box) - 1:
                 coords.append(rest)
                 break
@@ -440,15 +506,25 @@ class _Kernel:
             coords.append(put(arith.RemUIOp(rest, c)))
             rest = put(arith.DivUIOp(rest, c))
         coords.reverse()
-        value = put(memref.LoadOp.get(g.smem, [*g.smem_indices, *coords]))
+        if width > 1:
+            coords[-1] = put(arith.MuliOp(coords[-1], emit(_index(width))))
+        smem_at = [*g.smem_indices, *coords]
+        if width == 1:
+            value = put(memref.LoadOp.get(g.smem, smem_at))
+        else:
+            vtype = VectorType(g.element_type, [width])
+            value = put(vector.LoadOp(g.smem, smem_at, vtype))
         lead = len(gmem_shape) - len(box)
+        origins = list(g.gmem_indices[lead:])
+        if origin is not None:
+            origins[-1] = origin
         indices = list(g.gmem_indices[:lead])
-        indices += [
-            put(arith.AddiOp(o, c)) for o, c in zip(g.gmem_indices[lead:], coords, strict=True)
-        ]
+        indices += [put(arith.AddiOp(o, c)) for o, c in zip(origins, coords, strict=True)]
         inside: SSAValue | None = None
         for d, (index, size) in enumerate(zip(indices, gmem_shape, strict=True)):
-            # A dynamic size is read at run time (the kernel's size parameter).
+            # A dynamic size is read at run time (the kernel's size parameter). A vector lies
+            # inside or outside whole: its first column and the array's columns are
+            # multiples of it.
             bound = emit(_index(size) if size >= 0 else memref.DimOp(g.gmem, emit(_index(d))))
             ok = put(arith.CmpiOp(index, bound, "ult"))
             inside = ok if inside is None else put(arith.AndIOp(inside, ok))
@@ -456,14 +532,16 @@ class _Kernel:
         then = Block()
         if store in self.atomics:  # a reduction: red.global of the matching op and type
             write = _thread_atomic(self.atomics[store], value, g.gmem, indices)
-        else:
+        elif width == 1:
             write = memref.StoreOp.get(value, g.gmem, indices)
+        else:
+            assert target is not None
+            write = vector.StoreOp(value, target, indices)
         then.add_ops([write, scf.YieldOp()])
         inner.append(scf.IfOp(inside, [], Region(then)))
         inner.append(scf.YieldOp())
         body.add_ops(inner)
-        ops.append(scf.ForOp(tid, total, step, [], Region(body)))
-        Rewriter.replace_op(store, ops, [])
+        return scf.ForOp(tid, total, step, [], Region(body))
 
     # -- the rest ----------------------------------------------------------------------------
 
@@ -490,6 +568,36 @@ class _Kernel:
         plain = MemRefType(t.element_type, t.get_shape(), t.layout, copy.SmemSpaceAttr())
         align = None if alloc.alignment is None else alloc.alignment.value.data
         Rewriter.replace_op(alloc, copy.AllocSmemOp(plain, align))
+
+
+def _store_width(g) -> int:
+    """The elements of a thread store's vector for the tile of `g` (1: element by element):
+    16 bytes (the largest st.global) where the array is a kernel argument of static shape
+    and row-major strides whose rows, like the box's and the SMEM buffer's, are a multiple
+    of the vector; the array is then 16-byte aligned, as the TMA copy required of it."""
+    bits = g.element_bits
+    width = STORE_ALIGNMENT * 8 // bits if bits and bits % 8 == 0 else 1
+    ref, t = g.gmem, g.gmem_type
+    entry = ref.owner if isinstance(ref, BlockArgument) else None
+    if width < 2 or not isinstance(entry, Block) or not isinstance(entry.parent_op(), func.FuncOp):
+        return 1
+    strides = copy.element_strides(t)
+    smem_strides = copy.element_strides(g.smem_type)
+    if (
+        any(d < 0 for d in t.get_shape())
+        or strides is None
+        or None in strides
+        or strides[-1] != 1
+        or copy.layout_offset_problem(t) is not None
+        or smem_strides is None
+        or None in smem_strides
+        or smem_strides[-1] != 1
+    ):
+        return 1
+    multiples = [g.box_shape[-1], t.get_shape()[-1], *strides[:-1], *smem_strides[:-1]]
+    if any(m % width for m in multiples):  # type: ignore[operator]
+        return 1
+    return width
 
 
 def _im2col_gather(load: copy.Im2colLoadOp) -> copy.Im2colLoadOp:

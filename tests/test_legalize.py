@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from xdsl.dialects import func, gpu, memref, scf
+from xdsl.dialects import func, gpu, memref, scf, vector
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
@@ -245,6 +245,46 @@ def test_role_stores_use_the_role_barrier():
     assert all(str(op.group.data) == "cp_async" for op in waits)
     compiled = compile_module(module, make_context())
     assert "barrier.sync 2, 32;" in compiled.ptx
+
+
+STORE_FORMS = {
+    # builder: (vector elements of a thread store; 1: element by element)
+    "tma_copy": 4,
+    "tma_copy_odd": 4,
+    "tma_copy_bf16": 8,
+    "tma_copy_swizzle128": 4,
+    "bulk_copy": 4,
+    "ws_copy": 4,
+    "tma_copy_dynamic": 1,
+    "tma_reduce_add_f32": 1,
+}
+"""What the TMA store of a builder becomes: 16-byte vector stores where the array is a
+static-shape kernel argument (every such TMA store's rows are whole 16-byte chunks), the
+element-wise walk for a dynamic shape (no alignment is known of its rows) and for a
+reduction (thread atomics)."""
+
+
+@pytest.mark.parametrize("name", sorted(STORE_FORMS))
+def test_thread_stores_are_16_bytes_where_the_array_allows(name):
+    width = STORE_FORMS[name]
+    module = legalized(LEGAL[name](), "sm_80")
+    vectors = [op for op in module.walk() if isinstance(op, vector.StoreOp)]
+    assumes = [op for op in module.walk() if isinstance(op, memref.AssumeAlignmentOp)]
+    compiled = compile_module(module, make_context())
+    (abi,) = compiled.abi.kernels.values()
+    if width == 1:
+        assert not vectors
+        assert not assumes
+        return
+    assert {op.vector.type.get_shape()[0] for op in vectors} == {width}
+    (assume,) = assumes
+    assert assume.alignment.value.data == 16
+    assert all(op.base is assume.result for op in vectors)
+    # The runtime is asked for the alignment the stores assume, and they are one wide st.
+    (target,) = [p for p in abi.params if getattr(p, "arg", None) == assume.memref.index]
+    assert target.align == 16
+    assert re.search(r"st\.global\.v[248]\.b(16|32|64)", compiled.ptx)
+    assert not re.search(r"st\.global\.[buf](16|32|64)\s", compiled.ptx)
 
 
 @pytest.mark.parametrize("name", sorted(ILLEGAL))

@@ -480,3 +480,76 @@ def test_legalized_grouped_copy_returns_the_same_bytes(name, target, persistent)
     legal = launch(legalized(grouped(name, persistent), target))
     assert np.array_equal(bits(legal), bits(original))
     assert np.array_equal(bits(legal), bits(expected(src, table)))
+
+
+SHIFTED_STORE = """builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @shifted_store(%x: memref<1000x1000xf32>, %y: memref<1000x1000xf32>)
+      attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %phase = arith.constant false
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+    ORIGIN
+    %row = arith.muli %by, %c64 : index
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%row, %col] to %tile barrier %bar[%c0] oob zeros
+      : memref<1000x1000xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    copy.async_copy %tile to %y[%row, %col]
+      : memref<64x64xf32, #copy.smem> to memref<1000x1000xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}"""
+"""A tile copy whose column origin the legalized store cannot prove a multiple of its
+vector of 4, so it checks it at run time."""
+
+ORIGINS = {
+    # name: (the column origin, the first column the tiles cover)
+    "shift_2": ("%b = arith.muli %bx, %c64 : index\n    %col = arith.addi %b, %c2 : index", 2),
+    "halved": ("%b = arith.muli %bx, %c128 : index\n    %col = arith.divui %b, %c2 : index", 0),
+}
+"""shift_2 takes the element-wise branch (the origin is 2 mod 4), halved the vector branch
+(bx * 128 / 2 is a multiple of 64, which only the run-time check sees)."""
+
+
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+@pytest.mark.parametrize("name", sorted(ORIGINS))
+def test_store_with_an_origin_checked_at_run_time_returns_the_same_bytes(name, target):
+    origin, first = ORIGINS[name]
+    text = SHIFTED_STORE.replace("ORIGIN", origin)
+    shape = (1000, 1000)
+    x = np.random.default_rng(zlib.crc32(name.encode())).standard_normal(shape, np.float32)
+    results = []
+    for module in (
+        Parser(make_context(), text).parse_module(),
+        legalized(Parser(make_context(), text).parse_module(), target),
+    ):
+        y = np.full(shape, np.nan, dtype=np.float32)
+        on_h200(module)(x, y, grid=(16, 16))
+        results.append(y)
+    original, legal = results
+    assert np.array_equal(bits(legal), bits(original))
+    assert np.array_equal(legal[:, first:], x[:, first:])
+    assert np.isnan(legal[:, :first]).all()
+
+
+@pytest.mark.parametrize("offset", [1, 2, 3])
+def test_vector_stores_refuse_a_destination_off_16_bytes(offset):
+    """The legalized stores write 16 bytes at a time to an array they assume is 16-byte
+    aligned, as the TMA store asked of it: a device view 4, 8 or 12 bytes into its
+    allocation is refused before the launch, nothing written."""
+    torch = pytest.importorskip("torch")
+    shape = (256, 256)
+    program = on_h200(legalized(kernels.tma_copy(shape, "f32"), "sm_80"))
+    x = torch.randn(shape, device="cuda")
+    flat = torch.full((offset + 256 * 256,), float("nan"), device="cuda")
+    with pytest.raises(ValueError, match="aligned to 16 bytes"):
+        program(x, flat[offset:].view(*shape), grid=kernels.grid(shape, (64, 64)))
+    torch.cuda.synchronize()
+    assert bool(torch.isnan(flat).all())

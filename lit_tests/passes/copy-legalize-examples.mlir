@@ -14,10 +14,11 @@
 // RUN: copy-opt --target sm_86 -p copy-legalize,lower-copy-to-llvm -t ptx %S/../../examples/swizzled_copy.mlir | filecheck %s --check-prefix=PTX
 
 // TILE: builtin.module attributes {copy.target = #copy.target<"sm_80">}
+// TILE: %y_aligned = memref.assume_alignment %y, 16 : memref<4096x4096xf32>
 // TILE: copy.barrier_init arrivals 128
 // TILE: copy.async_copy %x[%row, %col] to %tile barrier %bar[%c0] impl cp_async oob zeros
 // TILE-NEXT: copy.barrier_wait %bar[%c0],
-// TILE: memref.store %{{.*}}, %y[%{{.*}}, %{{.*}}] : memref<4096x4096xf32>
+// TILE: vector.store %{{.*}}, %y_aligned[%{{.*}}, %{{.*}}] : memref<4096x4096xf32>, vector<4xf32>
 // OOB: copy.async_copy %x[%row, %col] to %tile barrier %bar[%c0] impl cp_async oob zeros : memref<1000x1000xf32>
 // OOB: arith.constant 1000 : index
 // MULTICAST-NOT: copy.cluster
@@ -33,5 +34,5 @@
 // PTX: cp.async.cg.shared.global
 // PTX: cp.async.mbarrier.arrive.noinc.shared.b64
 // PTX: mbarrier.test_wait.parity.shared.b64
-// PTX: ld.shared.b32
-// PTX: st.global.b32
+// PTX: ld.shared.v4.b32
+// PTX: st.global.v4.b32

@@ -27,8 +27,8 @@
 // CHECK-NEXT: ^{{.*}}(%[[T:.*]]: index):
 // CHECK: copy.barrier_wait %full[%slot{{.*}}], %fp : !copy.barrier<2>
 // CHECK: scf.for %{{.*}} = %[[T]] to %{{.*}} step %{{.*}} {
-// CHECK: memref.load %ring[%slot{{.*}}, %{{.*}}, %{{.*}}] : memref<2x64x64xf32, #copy.smem>
-// CHECK: memref.store
+// CHECK: vector.load %ring[%slot{{.*}}, %{{.*}}, %{{.*}}] : memref<2x64x64xf32, #copy.smem>, vector<4xf32>
+// CHECK: vector.store
 // CHECK: copy.wait_group cp_async 0
 // CHECK-NEXT: copy.barrier_arrive %empty[%slot{{.*}}] issuer elected : !copy.barrier<2>
 // CHECK-NOT: gpu.barrier
@@ -41,8 +41,8 @@
 // PTX-DAG: cp.async.cg.shared.global
 // PTX-DAG: cp.async.mbarrier.arrive.noinc.shared.b64
 // PTX-DAG: mbarrier.test_wait.parity.shared.b64
-// PTX-DAG: ld.shared.b32
-// PTX-DAG: st.global.b32
+// PTX-DAG: ld.shared.v4.b32
+// PTX-DAG: st.global.v4.b32
 // PTX-DAG: barrier.sync 2, 32;
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   func.func @ws_ring(%x: memref<1024x64xf32>, %y: memref<1024x64xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {

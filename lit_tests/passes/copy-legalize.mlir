@@ -9,26 +9,32 @@
 // A TMA tile copy: the load becomes an mbarrier-tracked cp.async on the same barrier
 // (zero-filled, as the TMA load was): each of the 128 threads arrives once when its chunks
 // land, so the barrier counts 128 arrivals; the wait is kept; the TMA store becomes thread
-// stores clipped to the array; the bulk group is gone.
+// stores of 16 bytes (vectors of 4: the rows of the tile and of the array are multiples of
+// 4, and so is the column origin, %bx * 64), through the 16-byte alignment TMA asked of
+// %y, clipped to the array; the bulk group is gone.
 // CHECK-LABEL: builtin.module attributes {copy.target = #copy.target<"sm_80">}
 // CHECK-LABEL: func.func @tile_copy
+// CHECK-NEXT: %y_aligned = memref.assume_alignment %y, 16 : memref<1000x1000xf32>
 // CHECK: %bar = copy.barrier_init arrivals 128 : !copy.barrier<1>
 // CHECK-NEXT: copy.async_copy %x[%row, %col] to %tile barrier %bar[%c0] impl cp_async oob zeros : memref<1000x1000xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
 // CHECK-NEXT: copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
 // CHECK-NEXT: %[[TID:.*]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
-// CHECK-NEXT: %[[TOTAL:.*]] = arith.constant 4096 : index
 // CHECK-NEXT: %[[STEP:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[TOTAL:.*]] = arith.constant 1024 : index
+// CHECK-NEXT: %[[ROW_VECTORS:.*]] = arith.constant 16 : index
+// CHECK-NEXT: %[[WIDTH:.*]] = arith.constant 4 : index
 // CHECK: scf.for %[[I:.*]] = %[[TID]] to %[[TOTAL]] step %[[STEP]] {
-// CHECK-NEXT: %[[C:.*]] = arith.remui %[[I]], %{{.*}} : index
-// CHECK-NEXT: %[[R:.*]] = arith.divui %[[I]], %{{.*}} : index
-// CHECK-NEXT: %[[V:.*]] = memref.load %tile[%[[R]], %[[C]]] : memref<64x64xf32, #copy.smem>
+// CHECK-NEXT: %[[CV:.*]] = arith.remui %[[I]], %[[ROW_VECTORS]] : index
+// CHECK-NEXT: %[[R:.*]] = arith.divui %[[I]], %[[ROW_VECTORS]] : index
+// CHECK-NEXT: %[[C:.*]] = arith.muli %[[CV]], %[[WIDTH]] : index
+// CHECK-NEXT: %[[V:.*]] = vector.load %tile[%[[R]], %[[C]]] : memref<64x64xf32, #copy.smem>, vector<4xf32>
 // CHECK-NEXT: %[[GR:.*]] = arith.addi %row, %[[R]] : index
 // CHECK-NEXT: %[[GC:.*]] = arith.addi %col, %[[C]] : index
 // CHECK-NEXT: %[[OK0:.*]] = arith.cmpi ult, %[[GR]], %{{.*}} : index
 // CHECK-NEXT: %[[OK1:.*]] = arith.cmpi ult, %[[GC]], %{{.*}} : index
 // CHECK-NEXT: %[[OK:.*]] = arith.andi %[[OK0]], %[[OK1]] : i1
 // CHECK-NEXT: scf.if %[[OK]] {
-// CHECK-NEXT: memref.store %[[V]], %y[%[[GR]], %[[GC]]] : memref<1000x1000xf32>
+// CHECK-NEXT: vector.store %[[V]], %y_aligned[%[[GR]], %[[GC]]] : memref<1000x1000xf32>, vector<4xf32>
 // CHECK-NOT: copy.commit_group bulk
 // CHECK-NOT: copy.wait_group bulk
 // CHECK: func.return
@@ -107,7 +113,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // CHECK: copy.barrier_wait %bars[%slot], %parity : !copy.barrier<2>
 // CHECK-NOT: copy.wait_group
 // CHECK: scf.for
-// CHECK: memref.load %buf[%slot,
+// CHECK: vector.load %buf[%slot,
 // CHECK: scf.if %refill_ok {
 // CHECK-NEXT: gpu.barrier
 // CHECK: copy.async_copy %x[%rn, %c0] to %buf[%slot] barrier %bars[%slot] impl cp_async oob zeros
@@ -282,6 +288,46 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       %v = memref.load %tile[%c0, %t] : memref<64x64xf32, #copy.smem>
       memref.store %v, %y[%c0, %t] : memref<256x256xf32>
     }
+    func.return
+  }
+}
+
+// -----
+
+// A TMA store whose column origin is not known to be a multiple of 4 (%bx * 64 + 2): the
+// vector walk runs where the origin is one at run time (it addresses from origin / 4 * 4,
+// the same value there), the element-wise walk in the other branch.
+// CHECK-LABEL: func.func @shifted_store
+// CHECK-NEXT: %y_aligned = memref.assume_alignment %y, 16 : memref<1000x1000xf32>
+// CHECK: %[[REM:.*]] = arith.remui %col, %[[W:.*]] : index
+// CHECK: %[[ON:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : index
+// CHECK: %[[WHOLE:.*]] = arith.muli %{{.*}}, %[[W]] : index
+// CHECK: scf.if %[[ON]] {
+// CHECK: vector.load %tile
+// CHECK: arith.addi %[[WHOLE]],
+// CHECK: vector.store %{{.*}}, %y_aligned[
+// CHECK: } else {
+// CHECK: memref.load %tile
+// CHECK: arith.addi %col,
+// CHECK: memref.store %{{.*}}, %y[
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @shifted_store(%x: memref<1000x1000xf32>, %y: memref<1000x1000xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %phase = arith.constant false
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+    %bcol = arith.muli %bx, %c64 : index
+    %col = arith.addi %bcol, %c2 : index
+    %row = arith.muli %by, %c64 : index
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%row, %col] to %tile barrier %bar[%c0] oob zeros : memref<1000x1000xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    copy.async_copy %tile to %y[%row, %col] : memref<64x64xf32, #copy.smem> to memref<1000x1000xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
     func.return
   }
 }

@@ -19,7 +19,9 @@ for either kind of ref, where its sizes and strides come from.
 
 `kernel_shapes` decides, once per kernel and from the IR as written, which sizes, and the
 alignment the runtime checks of each array a cp.async copy reads (`PointerParam.align`: the
-smallest chunk it moves, the one of a static pitch or the smallest a dynamic one may pick).
+smallest chunk it moves, the one of a static pitch or the smallest a dynamic one may pick)
+or the kernel assumes (`memref.assume_alignment` of the argument: the wide thread stores
+copy-legalize makes of a TMA store).
 convert-copy-to-nvvm appends the parameters and records them in the kernel's ABI
 (`copy.abi`); the lowerings read them back from there (`abi_sizes`), or, within
 convert-copy-to-nvvm, from the kernel it appended them to: none derives them again.
@@ -68,8 +70,15 @@ def kernel_shapes(fn: func.FuncOp) -> KernelShapes:
     """The size parameters kernel `fn` needs and the alignment it asks of its arrays."""
     dims: dict[int, set[int]] = {}
     align: dict[int, int] = {}
+    assumed: dict[int, int] = {}
     entry = fn.body.blocks[0] if fn.body.blocks else None
     for op in fn.walk():
+        if isinstance(op, memref.AssumeAlignmentOp):
+            arg = _entry_argument(op.memref, entry)
+            if arg is not None and copy.memory_space(_memref(arg)) == copy.GMEM:
+                n = op.alignment.value.data
+                assumed[arg.index] = max(assumed.get(arg.index, 1), n)
+            continue
         for ref, needed, chunk in _needs(op):
             t = ref.type
             assert isinstance(t, MemRefType)
@@ -87,7 +96,16 @@ def kernel_shapes(fn: func.FuncOp) -> KernelShapes:
             if chunk is not None:
                 align[ref.index] = min(align.get(ref.index, chunk), chunk)
     sizes = tuple((arg, d) for arg in sorted(dims) for d in sorted(dims[arg]))
+    for arg, n in assumed.items():
+        align[arg] = max(align.get(arg, 1), n)
     return KernelShapes(sizes, align)
+
+
+def _entry_argument(ref: SSAValue, entry: Block | None) -> BlockArgument | None:
+    """The kernel argument `ref` is (through `memref.assume_alignment`), None if none."""
+    while isinstance(ref.owner, memref.AssumeAlignmentOp):
+        ref = ref.owner.memref
+    return ref if isinstance(ref, BlockArgument) and ref.block is entry else None
 
 
 def _not_an_argument(ref: SSAValue, entry: Block | None) -> str:
