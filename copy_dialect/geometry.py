@@ -36,7 +36,7 @@ from copy_dialect import hardware
 from copy_dialect.attributes import OOBMode, ReductionKind
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import bitwidth, element_strides, gmem_view, smem_bytes
-from copy_dialect.verify_common import cluster_shape, constant_int
+from copy_dialect.verify_common import cluster_shape, constant_int, known_multiple
 
 # ===----------------------------------------------------------------------=== #
 # Tensor-map data types
@@ -349,7 +349,8 @@ def cp_async_chunks(g: CopyGeometry, cg: bool = False) -> tuple[int, ...]:
     the largest that also divides the array's address and its dynamic strides, and the
     runtime checks that the last one does (`PointerParam.align`). A view made in the kernel
     (`gmem_view`) starts where its offset puts it, which only the kernel knows: it picks at
-    run time too, whatever its strides. Empty when none fits.
+    run time too, whatever its strides; and so does a copy whose innermost coordinate is not
+    known to be a multiple of the largest (`inner_aligned`). Empty when none fits.
     The verifier (H2, H6), the ABI and the lowering all take the chunks from here."""
     bits = bitwidth(g.element_type) or 8
     row_bytes = g.box_shape[-1] * bits // 8
@@ -363,7 +364,20 @@ def cp_async_chunks(g: CopyGeometry, cg: bool = False) -> tuple[int, ...]:
         for c in (16, 8, 4)
         if row_bytes % c == 0 and all(o % c == 0 for o in offsets) and (c == 16 or not cg)
     )
-    return fits if None in strides[:-1] or gmem_view(g.gmem) is not None else fits[:1]
+    picked = None in strides[:-1] or gmem_view(g.gmem) is not None
+    return fits if picked or not inner_aligned(g, fits[:1]) else fits[:1]
+
+
+def inner_aligned(g: CopyGeometry, chunks: Sequence[int]) -> bool:
+    """Whether the copy's innermost GMEM coordinate is known to put its rows on a multiple
+    of the first of `chunks` (`known_multiple`: a constant, `%bx * 64`, ...). Where it is
+    not (`%bx * 64 + 2`, a value loaded from memory), the cp.async lowering picks the chunk
+    at run time from the coordinate too."""
+    if not chunks or not g.gmem_indices:
+        return True
+    bits = bitwidth(g.element_type) or 8
+    multiple = known_multiple(g.gmem_indices[-1])
+    return multiple == 0 or multiple * bits // 8 % chunks[0] == 0
 
 
 def cp_async_chunk_bytes(g: CopyGeometry) -> int | None:

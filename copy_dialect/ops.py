@@ -79,6 +79,7 @@ from copy_dialect.geometry import (
     base_reduction,
     cp_async_chunk_bytes,
     cp_async_chunks,
+    inner_aligned,
     multicast_split_dim,
     reduction_map_type,
     tensor_map_type,
@@ -172,7 +173,7 @@ __all__ = [
     "BoxGeometry", "CopyGeometry", "Im2colGeometry", "MulticastSplit", "multicast_split_dim",
     "tensor_map_type",
     "reduction_map_type", "base_reduction", "REDUCTIONS_BY_MAP", "cp_async_chunk_bytes",
-    "cp_async_chunks",
+    "cp_async_chunks", "inner_aligned",
     "BulkSpan", "bulk_span", "BULK_ALIGN",
     # memory spaces, sizes and the kernel's SMEM and TMEM
     "GMEM", "SMEM", "TMEM", "memory_space", "swizzle_of", "bitwidth", "smem_bytes",

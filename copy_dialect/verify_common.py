@@ -100,9 +100,12 @@ def _constant_int(value: SSAValue) -> int | None:
 def known_multiple(value: SSAValue) -> int:
     """The largest integer that `value` is known to be a multiple of, from the arith ops
     that compute it: a constant is a multiple of itself (0 of anything: 0 stands for
-    "any"), a product of the product of its factors', a sum or difference of the gcd of
-    its terms', an scf.for induction variable of the gcd of its lower bound and step;
-    anything else of 1. Once per value in a verification run."""
+    "any"), a product of the product of its factors', a sum, difference or unsigned
+    remainder of the gcd of its terms', a left shift by a constant of its operand's times
+    the power of two, an scf.for induction variable of the gcd of its lower bound and step;
+    anything else of 1. Once per value in a verification run. The verifiers, the cp.async
+    chunk pick, copy-legalize's thread stores and the wide accesses' alignment all ask
+    here."""
     return per_run("multiple", value, lambda: _known_multiple(value))
 
 
@@ -113,8 +116,10 @@ def _known_multiple(value: SSAValue) -> int:
     owner = value.owner
     if isinstance(owner, arith.MuliOp):
         return known_multiple(owner.lhs) * known_multiple(owner.rhs)
-    if isinstance(owner, arith.AddiOp | arith.SubiOp):
+    if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.RemUIOp):
         return gcd(known_multiple(owner.lhs), known_multiple(owner.rhs))
+    if isinstance(owner, arith.ShLIOp) and (shift := constant_int(owner.rhs)) is not None:
+        return known_multiple(owner.lhs) << shift
     if isinstance(owner, arith.IndexCastOp):
         return known_multiple(owner.input)
     if isinstance(owner, Block) and isinstance(loop := owner.parent_op(), scf.ForOp):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from math import gcd
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, llvm, memref, scf, vector
+from xdsl.dialects import builtin, llvm, memref, vector
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntegerAttr,
@@ -34,35 +34,11 @@ from xdsl.pattern_rewriter import (
 
 from copy_dialect import layout
 from copy_dialect import ops as copy
+from copy_dialect.verify_common import known_multiple
 from passes.convert_copy_to_nvvm.emit import fail
 from passes.convert_memref_to_llvm import element_pointer
 from passes.llvm_types import lowered, replace_with_casts, to_llvm_type
 from passes.rewrite import apply_patterns
-
-UNKNOWN = 1
-"""The multiple a value is known to be of when nothing is known."""
-
-
-def known_multiple(value: SSAValue, depth: int = 0) -> int:
-    """A positive integer that provably divides `value` (an index), 1 when nothing is known."""
-    if depth > 16:
-        return UNKNOWN
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return abs(owner.value.value.data) or 1 << 30
-    if isinstance(owner, arith.MuliOp):
-        return known_multiple(owner.lhs, depth + 1) * known_multiple(owner.rhs, depth + 1)
-    if isinstance(owner, arith.AddiOp | arith.SubiOp):
-        return gcd(known_multiple(owner.lhs, depth + 1), known_multiple(owner.rhs, depth + 1))
-    if isinstance(owner, arith.RemUIOp):
-        return gcd(known_multiple(owner.lhs, depth + 1), known_multiple(owner.rhs, depth + 1))
-    if isinstance(owner, arith.ShLIOp) and isinstance(c := owner.rhs.owner, arith.ConstantOp):
-        assert isinstance(c.value, IntegerAttr)
-        return known_multiple(owner.lhs, depth + 1) << c.value.value.data
-    parent = owner.parent_op() if isinstance(owner, builtin.Block) else None
-    if isinstance(parent, scf.ForOp) and value is parent.body.block.args[0]:
-        return gcd(known_multiple(parent.lb, depth + 1), known_multiple(parent.step, depth + 1))
-    return UNKNOWN
 
 
 def access_alignment(

@@ -92,7 +92,7 @@ from copy_dialect.protocol.facts import UNIFORM_GPU
 from copy_dialect.roles import kernel_block_threads
 from copy_dialect.target import TARGETS, Target
 from copy_dialect.upstream_memref import GenericAtomicRMWOp, wrapping_body
-from passes.convert_vector_to_llvm import known_multiple
+from copy_dialect.verify_common import known_multiple
 
 TMA_IMPLEMENTATIONS = (copy.Implementation.TMA, copy.Implementation.BULK)
 
@@ -439,7 +439,7 @@ class _Kernel:
             return
         aligned = self._aligned(g.gmem)
         origin = g.gmem_indices[-1]
-        if known_multiple(origin) % width == 0:
+        if known_multiple(origin) % width == 0:  # 0: any multiple
             ops.append(self._store_loop(store, g, tid, step, width, emit, aligned))
             Rewriter.replace_op(store, ops, [])
             return

@@ -644,3 +644,21 @@ def test_grouped_copy_loads_read_views_of_the_pool(persistent):
     (load,) = [op for op in ops if isinstance(op, copy.AsyncCopyOp)]
     assert load.src is view.result
     assert load.resolved_implementation() == copy.Implementation.CP_ASYNC
+
+
+@pytest.mark.parametrize(("name", "chunks"), [("shift_2", {4, 8}), ("halved", {4, 8, 16})])
+def test_load_at_a_coordinate_not_known_aligned_picks_its_chunk_at_run_time(name, chunks):
+    """TMA takes any coordinate; cp.async needs its global address aligned to its size. A
+    legalized load at `%bx * 64 + 2` (8 bytes mod 16 in f32) picks 8- or 4-byte chunks at
+    run time from the coordinate (LLVM drops the 16-byte loop it proves never taken), one at
+    `%bx * 128 / 2` every size; the array need only be 4-byte aligned, checked at launch."""
+    from test_legalize_gpu import ORIGINS, SHIFTED_STORE
+
+    text = SHIFTED_STORE.replace("ORIGIN", ORIGINS[name][0])
+    module = legalized(Parser(make_context(), text).parse_module(), "sm_80")
+    compiled = compile_module(module, make_context())
+    chunk = r"cp\.async\.c[ag]\.shared\.global \[[^]]*\], \[[^]]*\], (\d+)"
+    found = re.findall(chunk, compiled.ptx)
+    assert {int(size) for size in found} == chunks
+    (abi,) = compiled.abi.kernels.values()
+    assert abi.params[0].align == 4

@@ -463,7 +463,8 @@ def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     # Each chunk divides the box row, every static GMEM stride and a constant innermost
     # coordinate (a 300-element f16 row is 600 bytes: 8-byte chunks); the verifier
     # guarantees there is one (H2) and that `cache cg` gets 16 bytes (H6). A dynamic
-    # innermost coordinate is assumed to be a multiple of the chunk.
+    # innermost coordinate not known to be a multiple of the largest chunk (`%bx * 64 + 2`)
+    # takes part in the run-time pick (`copy.inner_aligned`).
     chunks = cp_async_chunks(op)
     assert chunks
     (gmem,) = lowered([g.gmem], e.ops)
@@ -475,22 +476,27 @@ def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
         cp_async_loop(op, g, chunk, gmem, smem, origin, sizes, strides, group)
         for chunk in chunks
     ]
-    if unaligned_view(g, chunks):
-        # Nothing proves that even the smallest chunk divides the view's address and pitch:
-        # where none does, the threads copy the box unit by unit.
+    inner = copy.inner_aligned(g, chunks)
+    if unaligned_view(g, chunks) or (not inner and g.element_bits < 8 * chunks[-1]):
+        # Nothing proves that even the smallest chunk divides the view's address and pitch,
+        # or the innermost coordinate's bytes: where none does, the threads copy the box
+        # unit by unit.
         tried, chosen = chunks, unit_loop(op, g, gmem, smem, origin, sizes, strides, group)
     else:
         # The runtime checked that the smallest chunk divides them (`PointerParam.align`),
         # or the element type does.
         tried, chosen = chunks[:-1], loops[-1]
     if tried:
-        # The address and the dynamic strides in bytes, or-ed: a chunk size divides them
-        # all where it divides this.
+        # The address, the dynamic strides and a coordinate not known to be aligned, in
+        # bytes, or-ed: a chunk size divides them all where it divides this.
         alignment = e.ptrtoint(gmem)
         for stride in strides[:-1]:
             if not isinstance(stride, int):
                 stride_bytes = elements_to_bytes(e, stride, g.element_bits)
                 alignment = e(llvm.OrOp(alignment, stride_bytes)).results[0]
+        if not inner:
+            column = elements_to_bytes(e, origin[-1], g.element_bits)
+            alignment = e(llvm.OrOp(alignment, column)).results[0]
         for chunk, loop in reversed(list(zip(tried, loops, strict=False))):
             pick = Emit()
             fits = pick.icmp("eq", pick.binary(llvm.AndOp, alignment, chunk - 1), 0)
