@@ -375,6 +375,14 @@ class WsConfig:
     """Tiles per block on `kernels.tiles_grid`; 0: persistent, `blocks_per_sm` per SM."""
     out_buffers: int = 2
     """ws_elementwise's output buffers."""
+    flat: bool = False
+    """Elementwise ops on contiguous arrays: the kernel sees them as rows exactly one tile
+    wide (`flat_shape`), as torch and the Triton kernels see them as one run of elements,
+    so no tile is cut at the right edge."""
+
+    def shape(self, shape: tuple[int, int]) -> tuple[int, int]:
+        """The shape the kernel is built and launched for."""
+        return flat_shape(shape, self.tile[1]) if self.flat else shape
 
     @property
     def text(self) -> str:
@@ -389,13 +397,15 @@ class WsConfig:
         )
         if self.out_buffers != 2:
             text += f", {self.out_buffers} out buffer{'s' if self.out_buffers > 1 else ''}"
+        if self.flat:
+            text += f", flattened to rows of {self.tile[1]}"
         return f"{text}, {self.hints}" if self.hints else text
 
     def grid(self, shape: tuple[int, int], sms: int) -> tuple[int, int]:
         from copy_dialect import kernels
 
         if self.per_block:
-            return kernels.tiles_grid(shape, self.tile, self.per_block)
+            return kernels.tiles_grid(self.shape(shape), self.tile, self.per_block)
         return kernels.ws_grid(sms, self.blocks_per_sm)
 
     def cache_hints(self) -> tuple[str | None, str | None]:
@@ -429,7 +439,19 @@ def ws_configs(
         for per_sm in WS_BLOCKS_PER_SM
     ]
     bands = band_configs(shape, sms, persistent) if shape and not per_tile else []
-    return tiled + persistent + bands
+    flat = [replace(c, flat=True) for c in tiled if shape and flattens(shape, c.tile[1])]
+    return tiled + flat + persistent + bands
+
+
+def flattens(shape: tuple[int, int], cols: int) -> bool:
+    """Whether rows of `cols` elements hold `shape`'s elements exactly, with fewer cut tiles
+    than its own rows (whose width `cols` does not divide)."""
+    return shape[1] % cols != 0 and (shape[0] * shape[1]) % cols == 0
+
+
+def flat_shape(shape: tuple[int, int], cols: int) -> tuple[int, int]:
+    """`shape`'s elements as rows of `cols` (`flattens`)."""
+    return (shape[0] * shape[1] // cols, cols)
 
 
 def band_configs(shape: tuple[int, int], sms: int, swept: Sequence[WsConfig]) -> list[WsConfig]:
@@ -467,7 +489,7 @@ def build_ws(case: Case, config: WsConfig) -> Any:
         return builder(case.shape, case.dtype, config.tile, **kwargs)
     if case.op == "cast":
         kwargs["out_dtype"] = case.out
-    return builder(case.op, case.shape, case.dtype, config.tile, **kwargs)
+    return builder(case.op, config.shape(case.shape), case.dtype, config.tile, **kwargs)
 
 
 def takes_cache_hints(op: str) -> bool:
@@ -924,6 +946,9 @@ def ws_rows(
                 shape = tuple(kernel.arguments[1].shape)
                 if shape != (case.shape[0],) and math.prod(shape) == case.shape[0]:
                     args[1] = arrays.out.view(shape)
+            elif config.flat:  # the same contiguous arrays, as rows of one tile's width
+                flat = config.shape(case.shape)
+                args = [a.view(flat) if hasattr(a, "view") else a for a in args]
             launch = kernel.prepare(*args, grid=config.grid(case.shape, limits.sms))
         except Exception as exc:
             results.add(

@@ -309,3 +309,21 @@ def test_copy_tables_as_json(bench, tmp_path):
         ("sweep", 0.75),
         ("sweep", None),
     ]
+
+
+def test_elementwise_sweep_flattens_a_cut_shape(bench):
+    """On the tail shape (10008 columns: every 128- or 256-wide tile column but the last is
+    whole) the elementwise sweep also runs each per-tile configuration whose width divides
+    the element count on the arrays seen as rows one tile wide; not on a shape its tiles
+    already divide, not for row sums (whose rows are the result)."""
+    compute = bench["bench_compute"]
+    tail = compute.ws_configs(True, "add", (10000, 10008), 132)
+    flat = [c for c in tail if c.flat]
+    assert flat
+    assert {c.tile[1] for c in flat} == {128}  # 10000 * 10008 = 2**7 * 781875
+    for c in flat:
+        assert c.shape((10000, 10008)) == (781875, 128)
+        assert c.grid((10000, 10008), 132)[0] == -(-781875 // c.tile[0])
+        assert "flattened to rows of 128" in c.text
+    assert not any(c.flat for c in compute.ws_configs(True, "add", (16384, 16384), 132))
+    assert not any(c.flat for c in compute.ws_configs(True, "row_sum", (10000, 10008), 132))
