@@ -662,3 +662,18 @@ def test_load_at_a_coordinate_not_known_aligned_picks_its_chunk_at_run_time(name
     assert {int(size) for size in found} == chunks
     (abi,) = compiled.abi.kernels.values()
     assert abi.params[0].align == 4
+
+
+def test_a_roles_cp_async_loop_issues_several_chunks_an_iteration():
+    """A legalized producer warp issues a whole tile's chunks (32 x 256 f32: 64 per thread):
+    its loop issues 8 an iteration, their address arithmetic independent; the block's loops
+    and shares that 2 does not divide issue one."""
+    from passes.convert_copy_to_nvvm.copies import unroll_factor
+
+    assert unroll_factor(2048, 32) == 8
+    assert unroll_factor(96, 32) == 1  # 3 a thread
+    assert unroll_factor(2048, None) == 1
+    assert unroll_factor(2000, 32) == 1  # not a whole share each
+    module = legalized(kernels.ws_row_sum((256, 256), "f32", (32, 256), stages=2), "sm_80")
+    ptx = compile_module(module, make_context()).ptx
+    assert ptx.count("cp.async.cg.shared.global") == 8

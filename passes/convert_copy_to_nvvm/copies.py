@@ -620,7 +620,9 @@ def cp_async_loop(
 ) -> list[Operation]:
     """The loop of the group's threads over the box's chunks of `chunk` bytes: chunk c is
     copied by thread c mod the group's threads; with `oob zeros` each chunk's source size
-    is clipped to the array's sizes (cp.async zero-fills the rest)."""
+    is clipped to the array's sizes (cp.async zero-fills the rest). In a role (a static,
+    often small group: a producer warp issues a whole tile), each iteration issues
+    `unroll_factor` chunks, whose address arithmetic is independent."""
     bits, box = g.element_bits, g.gmem_box
     if op.cache is not None and op.cache.data == copy.CacheMode.CG:
         modifier = "cg"
@@ -631,33 +633,52 @@ def cp_async_loop(
     total = prod(box[:-1]) * chunks_per_row
     zero_fill = op.oob_mode == copy.OOBMode.ZEROS
 
+    def copy_chunk(b: Emit, c: SSAValue) -> None:
+        position, src = box_item(b, c, chunks_per_row, elems_per_chunk, g, gmem, origin, strides)
+        dst = b.byte_offset(smem, b.mul(c, chunk))
+        src_size = None
+        if zero_fill:
+            valid: SSAValue | None = None
+            for p, size in zip(position[:-1], sizes[:-1], strict=True):
+                inside = b.icmp("ult", p, size)  # unsigned: negative is outside too
+                valid = inside if valid is None else b(llvm.AndOp(valid, inside)).results[0]
+            left = b.binary(llvm.SubOp, size_value(sizes, -1, b), position[-1])
+            clipped = b(
+                llvm.SelectOp(b.icmp("slt", left, elems_per_chunk), left, b.const(elems_per_chunk))
+            ).results[0]
+            clipped = b(llvm.SelectOp(b.icmp("slt", clipped, 0), b.const(0), clipped)).results[0]
+            if valid is not None:
+                clipped = b(llvm.SelectOp(valid, clipped, b.const(0))).results[0]
+            src_size = b.resize(elements_to_bytes(b, clipped, bits), i32)
+            # A fully out-of-bounds chunk reads nothing; point it at the array's start.
+            src = b(llvm.SelectOp(b.icmp("eq", src_size, 0), gmem, src)).results[0]
+        b(nvvm.CpAsyncSharedGlobalOp(dst, src, size=chunk, modifier=modifier, cp_size=src_size))
+
+    unroll = unroll_factor(total, group.threads)
     body = Block(arg_types=[i64])
     b = Emit()
-    c = body.args[0]
-    position, src = box_item(b, c, chunks_per_row, elems_per_chunk, g, gmem, origin, strides)
-    dst = b.byte_offset(smem, b.mul(c, chunk))
-    src_size = None
-    if zero_fill:
-        valid: SSAValue | None = None
-        for p, size in zip(position[:-1], sizes[:-1], strict=True):
-            inside = b.icmp("ult", p, size)  # unsigned: negative is outside too
-            valid = inside if valid is None else b(llvm.AndOp(valid, inside)).results[0]
-        left = b.binary(llvm.SubOp, size_value(sizes, -1, b), position[-1])
-        clipped = b(
-            llvm.SelectOp(b.icmp("slt", left, elems_per_chunk), left, b.const(elems_per_chunk))
-        ).results[0]
-        clipped = b(llvm.SelectOp(b.icmp("slt", clipped, 0), b.const(0), clipped)).results[0]
-        if valid is not None:
-            clipped = b(llvm.SelectOp(valid, clipped, b.const(0))).results[0]
-        src_size = b.resize(elements_to_bytes(b, clipped, bits), i32)
-        # A fully out-of-bounds chunk reads nothing; point it at the array's start.
-        src = b(llvm.SelectOp(b.icmp("eq", src_size, 0), gmem, src)).results[0]
-    b(nvvm.CpAsyncSharedGlobalOp(dst, src, size=chunk, modifier=modifier, cp_size=src_size))
+    for u in range(unroll):
+        copy_chunk(b, body.args[0] if u == 0 else b.add(body.args[0], u * (group.threads or 1)))
     b(scf.YieldOp())
     body.add_ops(b.ops)
     e = Emit()
-    e(scf.ForOp(group.tid, e.const(total), group.nthreads, [], Region(body)))
+    step = group.nthreads if unroll == 1 else e.const(unroll * (group.threads or 1))
+    e(scf.ForOp(group.tid, e.const(total), step, [], Region(body)))
     return e.ops
+
+
+UNROLL = (8, 4, 2)
+"""The chunks one iteration of a role's cp.async loop may issue."""
+
+
+def unroll_factor(total: int, threads: int | None) -> int:
+    """The chunks per iteration of a cp.async loop of `total` chunks over a group of
+    `threads` (static: a role): the largest of `UNROLL` that divides each thread's share,
+    1 for the block or a share that none divides."""
+    if not threads or total % threads:
+        return 1
+    share = total // threads
+    return next((u for u in UNROLL if share % u == 0), 1)
 
 
 # ===----------------------------------------------------------------------=== #
