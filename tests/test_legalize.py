@@ -648,10 +648,11 @@ def test_grouped_copy_loads_read_views_of_the_pool(persistent):
 
 @pytest.mark.parametrize(("name", "chunks"), [("shift_2", {4, 8}), ("halved", {4, 8, 16})])
 def test_load_at_a_coordinate_not_known_aligned_picks_its_chunk_at_run_time(name, chunks):
-    """TMA takes any coordinate; cp.async needs its global address aligned to its size. A
-    legalized load at `%bx * 64 + 2` (8 bytes mod 16 in f32) picks 8- or 4-byte chunks at
-    run time from the coordinate (LLVM drops the 16-byte loop it proves never taken), one at
-    `%bx * 128 / 2` every size; the array need only be 4-byte aligned, checked at launch."""
+    """cp.async needs its global address aligned to its size. A cp.async load at `%bx * 64
+    + 2` (8 bytes mod 16 in f32) picks 8- or 4-byte chunks at run time from the coordinate
+    (LLVM drops the 16-byte loop it proves never taken), one at `%bx * 128 / 2` every size;
+    the array need only be 4-byte aligned, checked at launch. (The sm_90a form of shift_2
+    breaks TR12; its legalized form is a valid sm_80 kernel.)"""
     from test_legalize_gpu import ORIGINS, SHIFTED_STORE
 
     text = SHIFTED_STORE.replace("ORIGIN", ORIGINS[name][0])

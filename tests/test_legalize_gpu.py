@@ -510,33 +510,45 @@ SHIFTED_STORE = """builtin.module attributes {copy.target = #copy.target<"sm_90a
 vector of 4, so it checks it at run time."""
 
 ORIGINS = {
-    # name: (the column origin, the first column the tiles cover)
-    "shift_2": ("%b = arith.muli %bx, %c64 : index\n    %col = arith.addi %b, %c2 : index", 2),
-    "halved": ("%b = arith.muli %bx, %c128 : index\n    %col = arith.divui %b, %c2 : index", 0),
+    # name: (the column origin, the first column the tiles cover, whether TMA may run it)
+    "shift_2": (
+        "%b = arith.muli %bx, %c64 : index\n    %col = arith.addi %b, %c2 : index",
+        2,
+        False,
+    ),
+    "halved": (
+        "%b = arith.muli %bx, %c128 : index\n    %col = arith.divui %b, %c2 : index",
+        0,
+        True,
+    ),
 }
-"""shift_2 takes the element-wise branch (the origin is 2 mod 4), halved the vector branch
-(bx * 128 / 2 is a multiple of 64, which only the run-time check sees)."""
+"""halved takes the vector branch (bx * 128 / 2 is a multiple of 64, which only the
+run-time check sees); shift_2 the element-wise one (the origin is 2 mod 4) and, for its
+loads, 8-byte cp.async chunks picked at run time. shift_2's sm_90a form breaks TR12 (an
+innermost TMA coordinate of 8 bytes mod 16: the H200 faults), so its legalized form, a
+valid sm_80 kernel, is checked against numpy alone."""
 
 
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
 @pytest.mark.parametrize("name", sorted(ORIGINS))
 def test_store_with_an_origin_checked_at_run_time_returns_the_same_bytes(name, target):
-    origin, first = ORIGINS[name]
+    origin, first, tma_runs = ORIGINS[name]
     text = SHIFTED_STORE.replace("ORIGIN", origin)
     shape = (1000, 1000)
     x = np.random.default_rng(zlib.crc32(name.encode())).standard_normal(shape, np.float32)
+    modules = [legalized(Parser(make_context(), text).parse_module(), target)]
+    if tma_runs:
+        modules.append(Parser(make_context(), text).parse_module())
     results = []
-    for module in (
-        Parser(make_context(), text).parse_module(),
-        legalized(Parser(make_context(), text).parse_module(), target),
-    ):
+    for module in modules:
         y = np.full(shape, np.nan, dtype=np.float32)
         on_h200(module)(x, y, grid=(16, 16))
         results.append(y)
-    original, legal = results
-    assert np.array_equal(bits(legal), bits(original))
+    legal = results[0]
     assert np.array_equal(legal[:, first:], x[:, first:])
     assert np.isnan(legal[:, :first]).all()
+    if tma_runs:
+        assert np.array_equal(bits(legal), bits(results[1]))
 
 
 @pytest.mark.parametrize("offset", [1, 2, 3])
