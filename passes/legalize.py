@@ -471,7 +471,7 @@ class _Kernel:
     def _store_loop(
         self,
         store: copy.AsyncCopyOp,
-        g,
+        g: copy.CopyGeometry,
         tid: SSAValue,
         step: SSAValue,
         width: int,
@@ -570,7 +570,7 @@ class _Kernel:
         Rewriter.replace_op(alloc, copy.AllocSmemOp(plain, align))
 
 
-def _store_width(g) -> int:
+def _store_width(g: copy.CopyGeometry) -> int:
     """The elements of a thread store's vector for the tile of `g` (1: element by element):
     16 bytes (the largest st.global) where the array is a kernel argument of static shape
     and row-major strides whose rows, like the box's and the SMEM buffer's, are a multiple
