@@ -1775,9 +1775,10 @@ def grouped_copy(
     global memory, one per block) at the group's matrix, shape and pitch
     (`copy.tensormap_replace`), releases and acquires it, and loads the tile through it
     (zero-filled past the group's edges); the block's threads then store the tile's
-    elements that lie in the group. A block past its group's tiles loads zeros and stores
-    nothing. With `persistent`, block (x, y) copies tile (y, x) of every group in turn,
-    re-pointing its map once per group after the previous group's load completed (and the
+    elements that lie in the group. A block past its group's tiles does nothing: no
+    rewrite, no load (the grid covers the largest group for every group). With
+    `persistent`, block (x, y) copies tile (y, x) of every group in turn, re-pointing its
+    map once per group after the previous group's load completed (and the
     threads have read the tile: a block barrier). Arguments: `x`, the array the runtime
     encodes the initial map over (any 2-D array of the dtype, the first group's matrix
     say), `table` (groups x 4 i64), `src`, `dst` (the pools, `capacity` elements each).
@@ -1804,7 +1805,7 @@ def grouped_copy(
         tile_of = _GroupTile(x, table, src, dst, buf, bar, m, tile, bits, dims)
         if not persistent:
             phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
-            tile_of(b, dims[2], phase)
+            tile_of(b, dims[2], phase, skip_outside=True)
             return
         loop = _Loop(b, _index(b, groups))
         tile_of(loop.b, loop.k, _parity(loop.b, loop.k))
@@ -1914,15 +1915,40 @@ class _GroupTile:
         self.tile, self.bits, self.dims = tile, bits, dims
         """The block's ids (x, y, z): its tile is (y, x)."""
 
-    def __call__(self, b: Builder, group: SSAValue, phase: SSAValue) -> None:
-        tile, m = self.tile, self.m
-        c0 = _index(b, 0)
+    def __call__(
+        self, b: Builder, group: SSAValue, phase: SSAValue, skip_outside: bool = False
+    ) -> None:
+        """With `skip_outside`, a block whose tile lies past the group's rows or columns does
+        nothing (no rewrite, no load): the grid covers the largest group for every group."""
+        tile = self.tile
         row0 = _bin(b, arith.MuliOp, self.dims[1], tile[0])
         col0 = _bin(b, arith.MuliOp, self.dims[0], tile[1])
         fields = []
         for k in range(GROUP_FIELDS):
             entry = b.insert(memref.LoadOp.get(self.table, [group, _index(b, k)])).res
             fields.append(b.insert(arith.IndexCastOp(entry, IndexType())).result)
+        if not skip_outside:
+            self._copy(b, fields, row0, col0, phase)
+            return
+        _, rows, cols, _ = fields
+        inside = b.insert(
+            arith.AndIOp(
+                b.insert(arith.CmpiOp(row0, rows, "ult")).result,
+                b.insert(arith.CmpiOp(col0, cols, "ult")).result,
+            )
+        ).result
+        _if(b, inside, lambda tb: self._copy(tb, fields, row0, col0, phase))
+
+    def _copy(
+        self,
+        b: Builder,
+        fields: Sequence[SSAValue],
+        row0: SSAValue,
+        col0: SSAValue,
+        phase: SSAValue,
+    ) -> None:
+        tile, m = self.tile, self.m
+        c0 = _index(b, 0)
         offset, rows, cols, pitch = fields
         b.insert(copy.TensorMapReplaceOp(m, "global_address", self.src, indices=[offset]))
         for d, extent in enumerate((rows, cols)):

@@ -758,7 +758,8 @@ def _thread_condition(op: Operation, top: Block) -> Operation | None:
 
 def _varies(value: SSAValue, memo: dict[SSAValue, bool]) -> bool:
     """Whether `value` may differ between the threads of a block (or of a role): computed
-    from a thread id, a role's thread index, a loop-carried value or a load."""
+    from a thread id, a role's thread index, a loop-carried value or a load (but a load of
+    the same element of an array the kernel only reads, such as a table of groups)."""
     if value in memo:
         return memo[value]
     memo[value] = True  # a cycle (none in SSA) or a deep chain stays varying
@@ -777,10 +778,24 @@ def _varies(value: SSAValue, memo: dict[SSAValue, bool]) -> bool:
         found = False
     elif owner.name.startswith("arith.") and not owner.regions:
         found = any(_varies(v, memo) for v in owner.operands)
+    elif isinstance(owner, memref.LoadOp) and _read_only_argument(owner.memref):
+        found = any(_varies(v, memo) for v in owner.indices)
     else:
         found = True  # a load, a call: not known to be the same for every thread
     memo[value] = found
     return found
+
+
+def _read_only_argument(ref: SSAValue) -> bool:
+    """Whether `ref` is a kernel argument that the kernel only reads with `memref.load` (or
+    asks the size of): every thread that loads one of its elements gets the same value."""
+    block = ref.owner
+    return (
+        isinstance(ref, BlockArgument)
+        and isinstance(block, Block)
+        and isinstance(block.parent_op(), func.FuncOp)
+        and all(isinstance(use.operation, memref.LoadOp | memref.DimOp) for use in ref.uses)
+    )
 
 
 def _ends_kernel(op: Operation) -> bool:

@@ -151,3 +151,19 @@ def test_grouped_copy_with_a_protocol_op_missing_is_reported(op_type, which, rul
     with pytest.raises(CopyVerifyException) as error:
         verify_module(without(module, op_type, which))
     assert rules & set(error.value.rules), error.value
+
+
+def test_per_group_blocks_past_their_group_do_nothing():
+    """Per group, the grid covers the largest group for every group: a block whose tile lies
+    past its group's rows or columns skips the rewrite, the fences and the load (an scf.if
+    on the table's row, which every thread reads alike)."""
+    from xdsl.dialects import scf
+
+    from copy_dialect import ops as copy
+
+    built = module("three_odd")
+    rewrites = [op for op in built.walk() if isinstance(op, copy.TensorMapReplaceOp)]
+    loads = [op for op in built.walk() if isinstance(op, copy.AsyncCopyOp)]
+    assert rewrites
+    assert loads
+    assert all(isinstance(op.parent_op(), scf.IfOp) for op in [*rewrites, *loads])
