@@ -148,3 +148,16 @@ func.func @wrapping_dec(%g: memref<64xi32>, %i: index, %s: i32) {
   }
   func.return
 }
+
+// -----
+
+// An alignment promise is the same pointer: the store goes through the array's own address
+// (the promise was read before, by the kernel's ABI and convert-vector-to-llvm).
+// CHECK-LABEL: func.func @assume_alignment(
+// CHECK-NOT: memref.assume_alignment
+// CHECK: llvm.store
+func.func @assume_alignment(%g: memref<64xf32>, %i: index, %v: f32) {
+  %a = memref.assume_alignment %g, 16 : memref<64xf32>
+  memref.store %v, %a[%i] : memref<64xf32>
+  func.return
+}

@@ -33,6 +33,23 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 
+  // CHECK-LABEL: func.func @gmem_through_an_alignment_promise
+  func.func @gmem_through_an_alignment_promise(%y: memref<1000x1000xf32>, %bx: index, %r: index) attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c64 = arith.constant 64 : index
+    %v0 = arith.constant 0.0 : f32
+    %v = vector.broadcast %v0 : f32 to vector<4xf32>
+    %ya = memref.assume_alignment %y, 16 : memref<1000x1000xf32>
+    %col = arith.muli %bx, %c64 : index
+    // A 16-byte-aligned array (what copy-legalize's thread stores promise), rows of 1000
+    // floats (4000 bytes) and a column of a multiple of 64: 16-byte aligned.
+    // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
+    vector.store %v, %ya[%r, %col] : memref<1000x1000xf32>, vector<4xf32>
+    // The same store into the array itself: only the element's alignment is known.
+    // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<4xf32>, !llvm.ptr
+    vector.store %v, %y[%r, %col] : memref<1000x1000xf32>, vector<4xf32>
+    func.return
+  }
+
   // CHECK-LABEL: func.func @splat
   func.func @splat(%a: f32) -> vector<4xf32> {
     // CHECK: llvm.insertelement %{{.*}}, %{{.*}}[%{{.*}} : i32] : vector<4xf32>
