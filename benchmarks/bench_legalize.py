@@ -25,6 +25,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from math import prod
 from pathlib import Path
 from typing import Any
 
@@ -164,21 +165,15 @@ def _conv():
 def _im2col(x):
     torch = torch_module()
     conv = _conv()
-    n = 1
-    for d in conv.shape:
-        n *= d
-    src = x.reshape(-1)[:n].to(torch.float16).reshape(conv.shape)
+    src = x.reshape(-1)[: prod(conv.shape)].to(torch.float16).reshape(conv.shape)
     y = torch.full(conv.matrix, -7.0, dtype=torch.float16, device=x.device)
     return [src, y], y, None
 
 
 def _im2col_bytes() -> tuple[int, int]:
     conv = _conv()
-    n = 1
-    for d in conv.shape:
-        n *= d
-    matrix = conv.matrix[0] * conv.matrix[1] * 2
-    return n * 2 + matrix, matrix
+    matrix = prod(conv.matrix) * 2
+    return prod(conv.shape) * 2 + matrix, matrix
 
 
 def _example(name: str):

@@ -113,12 +113,12 @@ TRACKING_USERS = (copy.BarrierWaitOp, copy.BarrierTestOp, copy.BarrierExpectTxOp
 tests are kept, expect_tx (bytes only) is removed."""
 
 THREAD_VALUES = ("gpu.thread_id", "gpu.lane_id")
+"""Ops whose value differs between the threads of a block."""
 
 STORE_ALIGNMENT = 16
 """The bytes a thread store's vector spans, and the alignment the legalized kernel assumes
 (`memref.assume_alignment`) of an array it stores vectors to: TMA asked the array for
 16-byte alignment already (a tensor map's global address)."""
-"""Ops whose value differs between the threads of a block."""
 
 
 @dataclass(frozen=True)
@@ -433,27 +433,24 @@ class _Kernel:
         tid = index if index is not None else emit(gpu.ThreadIdOp(x))
         step = emit(_index(threads))
         width = 1 if store in self.atomics else _store_width(g)
+        origin = g.gmem_indices[-1]
         if width == 1:
             ops.append(self._store_loop(store, g, tid, step, 1, emit))
-            Rewriter.replace_op(store, ops, [])
-            return
-        aligned = self._aligned(g.gmem)
-        origin = g.gmem_indices[-1]
-        if known_multiple(origin) % width == 0:  # 0: any multiple
-            ops.append(self._store_loop(store, g, tid, step, width, emit, aligned))
-            Rewriter.replace_op(store, ops, [])
-            return
-        # Vectors only where the column origin is a multiple of the vector at run time; the
-        # vector branch addresses from origin / width * width (the same value there), which
-        # the lowering sees is a multiple.
-        w = emit(_index(width))
-        rem = emit(arith.RemUIOp(origin, w))
-        on_vectors = emit(arith.CmpiOp(rem, emit(_index(0)), "eq"))
-        whole = emit(arith.MuliOp(emit(arith.DivUIOp(origin, w)), w))
-        vectors = self._store_loop(store, g, tid, step, width, emit, aligned, whole)
-        scalars = self._store_loop(store, g, tid, step, 1, emit)
-        branches = [Region(Block([loop, scf.YieldOp()])) for loop in (vectors, scalars)]
-        ops.append(scf.IfOp(on_vectors, [], *branches))
+        elif known_multiple(origin) % width == 0:  # 0: any multiple
+            ops.append(self._store_loop(store, g, tid, step, width, emit, self._aligned(g.gmem)))
+        else:
+            # Vectors only where the column origin is a multiple of the vector at run time;
+            # the vector branch addresses from origin / width * width (the same value there),
+            # which the lowering sees is a multiple.
+            w = emit(_index(width))
+            rem = emit(arith.RemUIOp(origin, w))
+            on_vectors = emit(arith.CmpiOp(rem, emit(_index(0)), "eq"))
+            whole = emit(arith.MuliOp(emit(arith.DivUIOp(origin, w)), w))
+            aligned = self._aligned(g.gmem)
+            vectors = self._store_loop(store, g, tid, step, width, emit, aligned, whole)
+            scalars = self._store_loop(store, g, tid, step, 1, emit)
+            branches = [Region(Block([loop, scf.YieldOp()])) for loop in (vectors, scalars)]
+            ops.append(scf.IfOp(on_vectors, [], *branches))
         Rewriter.replace_op(store, ops, [])
 
     def _aligned(self, ref: SSAValue) -> SSAValue:
@@ -577,9 +574,8 @@ def _store_width(g: copy.CopyGeometry) -> int:
     of the vector; the array is then 16-byte aligned, as the TMA copy required of it."""
     bits = g.element_bits
     width = STORE_ALIGNMENT * 8 // bits if bits and bits % 8 == 0 else 1
-    ref, t = g.gmem, g.gmem_type
-    entry = ref.owner if isinstance(ref, BlockArgument) else None
-    if width < 2 or not isinstance(entry, Block) or not isinstance(entry.parent_op(), func.FuncOp):
+    t = g.gmem_type
+    if width < 2 or not _kernel_argument(g.gmem):
         return 1
     strides = copy.element_strides(t)
     smem_strides = copy.element_strides(g.smem_type)
@@ -786,15 +782,16 @@ def _varies(value: SSAValue, memo: dict[SSAValue, bool]) -> bool:
     return found
 
 
+def _kernel_argument(ref: SSAValue) -> bool:
+    """Whether `ref` is an argument of the kernel (its `func.func`'s entry block)."""
+    return isinstance(ref, BlockArgument) and isinstance(ref.block.parent_op(), func.FuncOp)
+
+
 def _read_only_argument(ref: SSAValue) -> bool:
     """Whether `ref` is a kernel argument that the kernel only reads with `memref.load` (or
     asks the size of): every thread that loads one of its elements gets the same value."""
-    block = ref.owner
-    return (
-        isinstance(ref, BlockArgument)
-        and isinstance(block, Block)
-        and isinstance(block.parent_op(), func.FuncOp)
-        and all(isinstance(use.operation, memref.LoadOp | memref.DimOp) for use in ref.uses)
+    return _kernel_argument(ref) and all(
+        isinstance(use.operation, memref.LoadOp | memref.DimOp) for use in ref.uses
     )
 
 

@@ -16,6 +16,7 @@ import zlib
 import numpy as np
 import pytest
 from test_gmem_views import TILE, VIEW_CASES, biggest, view_table
+from test_runtime_gpu import DYNAMIC_CP_ASYNC as TARGET_DTYPES
 from test_runtime_gpu import poisoned, random, same_bits
 
 from copy_dialect import kernels
@@ -24,15 +25,6 @@ from copy_tools import runtime
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here"),
-]
-
-TARGET_DTYPES = [
-    ("sm_80", "f32"),
-    ("sm_80", "f16"),
-    ("sm_86", "bf16"),
-    ("sm_86", "i32"),
-    ("sm_90a", "f32"),
-    ("sm_90a", "f16"),
 ]
 
 
