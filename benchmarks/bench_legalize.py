@@ -91,6 +91,20 @@ def _broadcast(cluster: int):
     return operands
 
 
+def _exchange(reduce: bool):
+    """dsmem_exchange in clusters of 2, 64-column tiles: each tile column gets its
+    neighbour's tile (pairs swap), plus its own with `reduce` (int32, wrapping)."""
+
+    def operands(x):
+        if reduce:
+            x = x.view(torch_module().int32)
+        y = torch_module().empty_like(x)
+        swapped = x.view(M, N // 128, 2, 64).flip(2).reshape(M, N)
+        return [x, y], y, swapped + x if reduce else swapped
+
+    return operands
+
+
 def _flat(x):
     y = torch_module().empty_like(x).reshape(-1)
     return [x.reshape(-1), y], y, x.reshape(-1)
@@ -247,6 +261,16 @@ def cases(sms: int) -> list[Case]:
         Case("ws_elementwise add 8x256, 2 stages, 1 tile/block",
              lambda: kernels.ws_elementwise("add", shape, f32, (8, 256), stages=2),
              kernels.tiles_grid(shape, (8, 256)), _add, 3 * NBYTES),
+        # DSMEM: the legalized forms fold each cluster into one block, a role per CTA.
+        Case("dsmem_exchange 64x64, cluster 2, st.async",
+             lambda: kernels.dsmem_exchange(shape, f32),
+             kernels.exchange_grid(shape, (64, 64), 2), _exchange(False), 2 * NBYTES),
+        Case("dsmem_exchange 64x64, cluster 2, bulk SMEM -> SMEM",
+             lambda: kernels.dsmem_exchange(shape, f32, mode="bulk"),
+             kernels.exchange_grid(shape, (64, 64), 2), _exchange(False), 2 * NBYTES),
+        Case("dsmem_exchange 64x64, cluster 2, red.async add (i32; x read twice)",
+             lambda: kernels.dsmem_exchange(shape, "i32", mode="reduce"),
+             kernels.exchange_grid(shape, (64, 64), 2), _exchange(True), 3 * NBYTES),
         Case("multicast_copy 64x64, cluster 2", lambda: kernels.multicast_copy(shape, f32),
              (2 * N // 64, M // 64), _multicast_view, 2 * NBYTES),
         Case(f"grouped_copy {GROUP_TILE[0]}x{GROUP_TILE[1]}, {len(GROUPS)} odd groups",

@@ -194,9 +194,16 @@ class ConvertAssumeAlignment(RewritePattern):
         rewriter.replace(op, [], [op.memref])
 
 
+def _red(ref: SSAValue) -> type[nvvm.RedGlobalOp | nvvm.RedSharedOp]:
+    """The thread reduction into `ref`'s memory: `red.shared` into SMEM, else `red.global`."""
+    assert isinstance(t := ref.type, MemRefType)
+    return nvvm.RedSharedOp if copy.memory_space(t) == copy.SMEM else nvvm.RedGlobalOp
+
+
 class ConvertAtomicRMW(RewritePattern):
-    """`memref.atomic_rmw` whose result is unused -> `red.global.<op>.<type>` at the
-    element's address (the thread atomics that stand in for a TMA reduction)."""
+    """`memref.atomic_rmw` whose result is unused -> `red.global.<op>.<type>` (into SMEM:
+    `red.shared`) at the element's address (the thread atomics that stand in for a TMA
+    reduction, or for a reduction into a peer CTA's SMEM)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.AtomicRMWOp, rewriter: PatternRewriter, /):
@@ -210,7 +217,7 @@ class ConvertAtomicRMW(RewritePattern):
         ops: list[Operation] = []
         ptr = element_pointer(op.memref, op.indices, op, ops)
         (value,) = lowered([op.value], ops)
-        ops.append(nvvm.RedGlobalOp(red, rtype, ptr, value))
+        ops.append(_red(op.memref)(red, rtype, ptr, value))
         rewriter.replace(op, ops, [None])
 
 
@@ -234,7 +241,7 @@ class ConvertGenericAtomicRMW(RewritePattern):
         ops: list[Operation] = []
         ptr = element_pointer(op.memref, op.indices, op, ops)
         (lowered_value,) = lowered([value], ops)
-        ops.append(nvvm.RedGlobalOp(kind, "u32", ptr, lowered_value))
+        ops.append(_red(op.memref)(kind, "u32", ptr, lowered_value))
         rewriter.replace(op, ops, [None])
 
 

@@ -82,7 +82,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect import ops as copy
@@ -93,6 +93,7 @@ from copy_dialect.roles import kernel_block_threads
 from copy_dialect.target import TARGETS, Target
 from copy_dialect.upstream_memref import GenericAtomicRMWOp, wrapping_body
 from copy_dialect.verify_common import known_multiple
+from passes.legalize_cluster import fold_cluster, needs_folding
 
 TMA_IMPLEMENTATIONS = (copy.Implementation.TMA, copy.Implementation.BULK)
 
@@ -150,14 +151,33 @@ def legalize(module: builtin.ModuleOp, target: Target) -> None:
     kernel is checked before the first is rewritten: a module that fails is left as it was."""
     kernels = [op for op in module.walk() if isinstance(op, func.FuncOp)]
     plans = []
-    for kernel in kernels:
-        for op in kernel.walk():
-            if not target.has_tcgen05:
-                portability.check_tmem(op, target)
-        if not target.has_tma:
-            plans.append(_Kernel(kernel, target).plan())
-        else:
-            _check_cluster_features(kernel, target)
+    folded: list[tuple[func.FuncOp, func.FuncOp]] = []
+    """Each kernel with DSMEM and its clone folded to one block per cluster (rewritten by
+    its plan in place of the kernel; dropped if any kernel fails)."""
+    try:
+        for kernel in kernels:
+            for op in kernel.walk():
+                if not target.has_tcgen05:
+                    portability.check_tmem(op, target)
+            if not target.has_clusters and needs_folding(kernel):
+                twin = kernel.clone()
+                Rewriter.insert_op(twin, InsertPoint.after(kernel))
+                folded.append((kernel, twin))
+                fold_cluster(twin, target)
+                kernel = twin
+            if not target.has_tma:
+                plans.append(_Kernel(kernel, target).plan())
+            else:
+                _check_cluster_features(kernel, target)
+    except Exception:
+        for _, twin in folded:
+            twin.detach()
+            twin.erase(safe_erase=False)
+        raise
+    for kernel, _ in folded:
+        kernel.detach()
+        kernel.erase(safe_erase=False)
+    kernels = [op for op in module.walk() if isinstance(op, func.FuncOp)]
     for plan in plans:
         plan()
     if target.has_tma:

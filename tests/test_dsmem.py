@@ -6,12 +6,16 @@ PTX has the DSMEM instructions of its mode."""
 from __future__ import annotations
 
 import pytest
+from xdsl.dialects import func, gpu
 
 from copy_dialect import kernels
 from copy_dialect import ops as copy
 from copy_dialect.errors import CopyVerifyException
+from copy_dialect.smem import arena_layout
+from copy_dialect.target import TARGETS
 from copy_dialect.verify import verify_module
 from copy_tools.universe import make_context
+from passes.legalize import CopyLegalizePass
 from passes.pipeline import compile_module
 
 CASES = [
@@ -91,3 +95,60 @@ def test_exchange_without_the_receive_wait_races(mode):
     with pytest.raises(CopyVerifyException, match="before the copy that fills") as caught:
         verify_module(built)
     assert "P1" in caught.value.rules
+
+
+LEGAL_TARGETS = ("sm_80", "sm_86")
+
+
+def folded_fits(built, cluster: int, target: str) -> bool:
+    """Whether the cluster folded into one block (each CTA's SMEM once per rank) fits the
+    target's SMEM."""
+    (kernel,) = [op for op in built.walk() if isinstance(op, func.FuncOp)]
+    return cluster * arena_layout(kernel)[1] <= TARGETS[target].max_smem_bytes
+
+
+def legalized(built, target: str):
+    CopyLegalizePass(target=target).apply(make_context(), built)
+    return built
+
+
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+@pytest.mark.parametrize(("mode", "dtype", "cluster"), CASES)
+def test_exchange_legalizes_where_the_folded_cluster_fits(mode, dtype, cluster, target):
+    """copy-legalize folds each cluster into one block, a role per CTA (passes/
+    legalize_cluster.py): the peer writes become SMEM stores, atomics (red.shared) or the
+    role's copy loop, and the result verifies, protocol included, and compiles; where the
+    cluster's SMEM exceeds the target's, LG3 says so and the module is left as it was."""
+    built = module(mode, dtype, cluster, SHAPES[2])
+    before = str(built)
+    if not folded_fits(built, cluster, target):
+        with pytest.raises(CopyVerifyException, match=f"SMEM .* exceeds {target}") as caught:
+            legalized(built, target)
+        assert caught.value.rules == ("LG3",)
+        assert str(built) == before
+        return
+    verify_module(legalized(built, target))
+    (kernel,) = [op for op in built.walk() if isinstance(op, func.FuncOp)]
+    assert "copy.cluster" not in kernel.attributes
+    assert str(kernel.attributes["gpu.known_block_size"]) == (
+        f"array<i32: {cluster * kernels.TMA_BLOCK}, 1, 1>"
+    )
+    compiled = compile_module(built, make_context())
+    assert "shared::cluster" not in compiled.ptx
+    assert "mapa" not in compiled.ptx
+    assert ("red.shared.add.u32" in compiled.ptx) == (mode == "reduce")
+    assert compiled.ptx.count("barrier.sync") >= cluster  # each role's own barrier
+    assert compiled.cubin
+
+
+def test_exchange_peer_rank_must_be_the_same_in_every_cluster():
+    """A peer computed from something other than the CTA's place (here the thread) cannot
+    pick the peer's buffers in the folded block: LG3 at the op."""
+    built = module("bulk", "f32", 2, SHAPES[0])
+    (send,) = [op for op in built.walk() if isinstance(op, copy.PeerCopyOp)]
+    tid = gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))
+    send.parent_block().insert_op_before(tid, send)
+    send.operands[send.operands.index(send.peer)] = tid.result
+    with pytest.raises(CopyVerifyException, match="peer rank is not the same") as caught:
+        legalized(built, "sm_80")
+    assert caught.value.rules == ("LG3",)

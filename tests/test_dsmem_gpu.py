@@ -1,7 +1,8 @@
 """On a GPU (an H200 here): kernels.dsmem_exchange in clusters of 2 and 4, every mode
 (st.async from the threads, red.async add, the bulk SMEM -> SMEM copy), over shapes with
 whole and partial edge tiles: y's tile of each CTA is the tile of the CTA that sends to it
-(store, bulk) or the sum of its own and that one (reduce), bit for bit against numpy.
+(store, bulk) or the sum of its own and that one (reduce), bit for bit against numpy; and
+their copy-legalize'd sm_80 and sm_86 forms, bit for bit against the sm_90a kernel.
 Skipped where there is no GPU (test_dsmem.py compiles the same kernels)."""
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import zlib
 
 import numpy as np
 import pytest
-from test_dsmem import CASES, SHAPES, TILE, columns, module
+from test_dsmem import CASES, LEGAL_TARGETS, SHAPES, TILE, columns, folded_fits, legalized, module
+from test_legalize_gpu import on_h200
 from test_runtime_gpu import numpy_dtype, same_bits
 
 from copy_dialect import kernels
@@ -54,3 +56,26 @@ def test_exchange(mode, dtype, cluster, shape):
         want = expected(x, full, cluster, mode == "reduce")
     program(x, y, grid=kernels.exchange_grid(full, TILE, cluster))
     assert same_bits(y, want)
+
+
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize(("mode", "dtype", "cluster"), CASES)
+def test_legalized_exchange_returns_the_same_bytes(mode, dtype, cluster, shape, target):
+    """copy-legalize's sm_80 and sm_86 forms (each cluster folded into one block of a role
+    per CTA; their PTX assembled for sm_90) return the sm_90a kernel's bytes, on the same
+    grid: the first block of each cluster runs it, the others return."""
+    built = module(mode, dtype, cluster, shape)
+    if not folded_fits(built, cluster, target):
+        pytest.skip(f"the folded cluster's SMEM exceeds {target}'s (LG3, test_dsmem.py)")
+    full = columns(shape, cluster)
+    grid = kernels.exchange_grid(full, TILE, cluster)
+    x = values(full, dtype, seed=zlib.crc32(f"legal{mode}{dtype}{cluster}{shape}".encode()))
+    original = np.zeros_like(x)
+    runtime.compile(module(mode, dtype, cluster, shape))(x, original, grid=grid)
+    y = np.zeros_like(x)
+    on_h200(legalized(built, target))(x, y, grid=grid)
+    with np.errstate(over="ignore"):
+        want = expected(x, full, cluster, mode == "reduce")
+    assert same_bits(original, want)
+    assert same_bits(y, original)

@@ -95,7 +95,7 @@ from passes.nvvm.mbarrier import (
     MBarrierTryWaitParitySharedOp,
 )
 from passes.nvvm.prefetch import PrefetchTensorMapOp
-from passes.nvvm.red import RedGlobalOp
+from passes.nvvm.red import RedGlobalOp, RedSharedOp
 from passes.nvvm.shfl import ShflKind, ShflKindAttr, ShflOp
 from passes.nvvm.sreg import (
     SREGS,
@@ -186,6 +186,7 @@ NVVM = Dialect(
         CpAsyncBulkTensorReduceOp,
         CpAsyncBulkTensorPrefetchOp,
         RedGlobalOp,
+        RedSharedOp,
         PrefetchTensorMapOp,
         MapaSharedClusterOp,
         ShflOp,
@@ -214,6 +215,7 @@ NVVM = Dialect(
 
 __all__ = [
     "RedGlobalOp",
+    "RedSharedOp",
     "ANY_PTR",
     "Barrier0Op",
     "BlockDimXOp",

@@ -1,8 +1,12 @@
-"""Thread-level reductions into global memory: `red.global` (what a TMA reduction becomes
-before sm_90, passes/legalize.py). Upstream lowers `memref.atomic_rmw` to `llvm.atomicrmw`,
+"""Thread-level reductions into global memory, `red.global` (what a TMA reduction becomes
+before sm_90, passes/legalize.py), and into shared memory, `red.shared` (a `red.async` into
+a peer CTA's SMEM once copy-legalize folds the cluster into one block,
+passes/legalize_cluster.py). Upstream lowers `memref.atomic_rmw` to `llvm.atomicrmw`,
 which xDSL 0.75 lacks; this op prints the PTX instruction instead (inline PTX)."""
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, IntegerType, StringAttr
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -39,17 +43,12 @@ def _constraint(t: Attribute) -> str:
     return {32: "r", 64: "l"}[t.width.data]
 
 
-@irdl_op_definition
-class RedGlobalOp(IRDLOperation):
-    """`red.global.<op>.<type> [addr], val` (sm_70 for `.noftz.f16`, else sm_60 and older):
-    combines `val` into the element at `addr` atomically, with no result.
+class _RedOp(IRDLOperation):
+    """`red.<space>.<op>.<type> [addr], val` (sm_70 for `.noftz.f16`, else sm_60 and older):
+    combines `val` into the element at `addr` atomically, with no result."""
 
-    ```mlir
-    nvvm.red.global "add" "f32" %ptr, %v : !llvm.ptr<1>, f32
-    ```
-    """
-
-    name = "nvvm.red.global"
+    SPACE: ClassVar[tuple[str, int]]
+    """The state space and its LLVM address space."""
 
     addr = operand_def(ANY_PTR)
     val = operand_def(AnyAttr())
@@ -74,11 +73,40 @@ class RedGlobalOp(IRDLOperation):
             raise VerifyException(f"expected red.global.{self.op.data} on u32, got {self.type}")
 
     def to_llvm_ir(self, e: IREmitter) -> None:
-        ptr_type, ptr = cast(e, self.addr, 1)
+        space, address_space = self.SPACE
+        ptr_type, ptr = cast(e, self.addr, address_space)
         value_type, value = e.type(self.val.type), e.value(self.val)
-        ptx = f"red.global.{self.op.data}.{self.type.data} [$0], $1;"
+        ptx = f"red.{space}.{self.op.data}.{self.type.data} [$0], $1;"
         constraints = f"l,{_constraint(self.val.type)},~{{memory}}"
         e.emit(
             f'call void asm sideeffect "{ptx}", "{constraints}"({ptr_type} {ptr}, '
             f"{value_type} {value})"
         )
+
+
+@irdl_op_definition
+class RedGlobalOp(_RedOp):
+    """`red.global.<op>.<type> [addr], val`: into global memory.
+
+    ```mlir
+    nvvm.red.global "add" "f32" %ptr, %v : !llvm.ptr<1>, f32
+    ```
+    """
+
+    name = "nvvm.red.global"
+
+    SPACE: ClassVar[tuple[str, int]] = ("global", 1)
+
+
+@irdl_op_definition
+class RedSharedOp(_RedOp):
+    """`red.shared.<op>.<type> [addr], val`: into shared memory.
+
+    ```mlir
+    nvvm.red.shared "add" "u32" %ptr, %v : !llvm.ptr<3>, i32
+    ```
+    """
+
+    name = "nvvm.red.shared"
+
+    SPACE: ClassVar[tuple[str, int]] = ("shared", 3)
