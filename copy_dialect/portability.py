@@ -10,7 +10,8 @@ the dialect and the target table, so they live with the dialect (and copy-rules 
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IntegerType, Signedness
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, Signedness, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from copy_dialect.attributes import OOBMode, ReductionKind
@@ -22,6 +23,7 @@ from copy_dialect.geometry import (
     reduction_map_type,
 )
 from copy_dialect.target import TCGEN05_TARGETS, Target
+from copy_dialect.upstream_memref import GenericAtomicRMWOp, wrapping_body
 
 KEEP = "keep the kernel on a target that has it"
 
@@ -213,3 +215,20 @@ def check_threads(op: Operation, threads: int | None, target: Target, load: bool
             "gpu.known_block_size",
             note="give the kernel gpu.known_block_size = array<i32: 128, 1, 1> (its block shape)",
         )
+
+
+def thread_atomic_op(
+    atomic: str, value: SSAValue, ref: SSAValue, indices: list[SSAValue]
+) -> Operation:
+    """`ref[indices] <atomic>= value` from one thread, its result unused, for `atomic` (what
+    `thread_atomic` picked): a `memref.atomic_rmw` of the kind, or for inc/dec a
+    `memref.generic_atomic_rmw` whose body is PTX's wrapping increment (`red.{inc,dec}.u32`).
+    copy-legalize writes it for a TMA reduction (into GMEM) and for a reduction into a peer
+    CTA's SMEM once the cluster is folded."""
+    if atomic in WRAPPING_ATOMICS:
+        return GenericAtomicRMWOp(ref, indices, wrapping_body(atomic, value))
+    return memref.AtomicRMWOp.create(
+        operands=[value, ref, *indices],
+        result_types=[value.type],
+        properties={"kind": IntegerAttr(ATOMIC_RMW_KINDS[atomic], i64)},
+    )

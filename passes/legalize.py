@@ -78,7 +78,6 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
     VectorType,
     i32,
-    i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -91,7 +90,6 @@ from copy_dialect.memory import static_strides
 from copy_dialect.protocol.facts import UNIFORM_GPU
 from copy_dialect.roles import kernel_block_threads
 from copy_dialect.target import TARGETS, Target
-from copy_dialect.upstream_memref import GenericAtomicRMWOp, wrapping_body
 from copy_dialect.verify_common import known_multiple
 from passes.legalize_cluster import fold_cluster, needs_folding
 
@@ -548,7 +546,7 @@ class _Kernel:
         assert inside is not None
         then = Block()
         if store in self.atomics:  # a reduction: red.global of the matching op and type
-            write = _thread_atomic(self.atomics[store], value, g.gmem, indices)
+            write = portability.thread_atomic_op(self.atomics[store], value, g.gmem, indices)
         elif width == 1:
             write = memref.StoreOp.get(value, g.gmem, indices)
         else:
@@ -633,21 +631,6 @@ def _im2col_gather(load: copy.Im2colLoadOp) -> copy.Im2colLoadOp:
         barrier_index=g.barrier_index,
         strides=None if load.strides is None else g.traversal_strides,
         implementation="cp_async",
-    )
-
-
-def _thread_atomic(
-    atomic: str, value: SSAValue, ref: SSAValue, indices: list[SSAValue]
-) -> Operation:
-    """`ref[indices] <atomic>= value` from one thread, its result unused: a
-    `memref.atomic_rmw` of the kind, or for inc/dec a `memref.generic_atomic_rmw` whose body
-    is PTX's wrapping increment (`red.global.{inc,dec}.u32`)."""
-    if atomic in portability.WRAPPING_ATOMICS:
-        return GenericAtomicRMWOp(ref, indices, wrapping_body(atomic, value))
-    return memref.AtomicRMWOp.create(
-        operands=[value, ref, *indices],
-        result_types=[value.type],
-        properties={"kind": IntegerAttr(portability.ATOMIC_RMW_KINDS[atomic], i64)},
     )
 
 

@@ -102,17 +102,24 @@ def fold_cluster(kernel: func.FuncOp, target: Target) -> None:
             first_peer,
             f"DSMEM in clusters of {n} CTAs of {threads} threads: the pass folds each cluster "
             f"into one block, and {n * threads} threads exceed a block's {MAX_BLOCK_THREADS}",
-            note=f"use clusters of at most {MAX_BLOCK_THREADS // threads} CTAs",
+            note=f"use clusters of at most {max(1, MAX_BLOCK_THREADS // threads)} CTAs, or "
+            f"blocks of at most {MAX_BLOCK_THREADS // n} threads",
         )
     body = kernel.body.block
     for op in kernel.walk():
-        if isinstance(
-            op, copy.WarpSpecializeOp | copy.NamedBarrierSyncOp | copy.NamedBarrierArriveOp
-        ):
+        if isinstance(op, copy.WarpSpecializeOp):
             refuse(
                 op,
-                f"{op.name} in a kernel with DSMEM: the pass folds each cluster into one block "
-                "whose roles are the cluster's CTAs",
+                "roles (copy.warp_specialize) in a kernel with DSMEM: the pass folds each "
+                "cluster into one block whose roles are the cluster's CTAs",
+            )
+        if isinstance(op, copy.NamedBarrierSyncOp | copy.NamedBarrierArriveOp):
+            refuse(
+                op,
+                "a named barrier in a kernel with DSMEM: the pass folds each cluster into one "
+                "block whose roles are the cluster's CTAs, and their barriers take the ids",
+                note="meet at gpu.barrier where the whole block meets (it becomes each CTA's "
+                "own barrier)",
             )
         if op.get_trait(SmemAllocation) is not None and op.parent_block() is not body:
             refuse(
@@ -129,8 +136,8 @@ def fold_cluster(kernel: func.FuncOp, target: Target) -> None:
         refuse(
             first_peer,
             f"DSMEM in clusters of {n} CTAs: the pass folds each cluster into one block, whose "
-            f"SMEM ({arena} bytes: each CTA's {n} times) exceeds {target.name}'s "
-            f"{target.max_smem_bytes}",
+            f"SMEM ({arena} bytes: each CTA's buffers and barriers once per rank) exceeds the "
+            f"{target.max_smem_bytes} bytes a block can use",
             note=f"use smaller tiles or clusters (at most {target.max_smem_bytes} bytes of SMEM "
             "for the whole cluster)",
         )
@@ -201,16 +208,15 @@ class _Fold:
         cluster only."""
         block = ws.role_block(rank)
         place = self.place(rank)
-        ids = [gpu.BlockIdOp(gpu.DimensionAttr(d)) for d in DIMS]
-        block.add_ops(ids)
         lead: SSAValue | None = None
-        for size, made in zip(self.shape, ids, strict=True):
+        for size, d in zip(self.shape, DIMS, strict=True):
             if size == 1:
                 continue
+            made = gpu.BlockIdOp(gpu.DimensionAttr(d))
             c_size, c0 = _index(size), _index(0)
             rem = arith.RemUIOp(made, c_size)
             first = arith.CmpiOp(rem, c0, "eq")
-            block.add_ops([c_size, c0, rem, first])
+            block.add_ops([made, c_size, c0, rem, first])
             if lead is None:
                 lead = first.result
             else:
@@ -246,7 +252,10 @@ class _Fold:
                     fresh = gpu.BlockIdOp(op.dimension)
                     c = _index(offset)
                     add = arith.AddiOp(fresh, c)
+                    name = op.result.name_hint
                     Rewriter.replace_op(op, [fresh, c, add], [add.result])
+                    fresh.result.name_hint = c.result.name_hint = None
+                    add.result.name_hint = name
             elif isinstance(op, gpu.BarrierOp):
                 Rewriter.replace_op(op, copy.WaitGroupOp("cp_async", 0))
 
@@ -308,8 +317,9 @@ class _Fold:
                 "a peer op whose peer rank is not the same in every cluster (the pass folds "
                 "each cluster into one block and needs the peer's rank to pick its buffers)",
                 self.target,
-                note="compute the peer from the CTA's rank in its cluster (`block_id % n` "
-                "and constants)",
+                note="compute the peer from the CTA's rank in its cluster and constants "
+                "(`arith.remui` of the block id by the cluster's size, then arith.xori, "
+                "arith.addi, arith.remui)",
             )
         assert value is not None
         return value[1]
@@ -334,8 +344,6 @@ class _Fold:
             if isinstance(op.value.type, VectorType):
                 return [vector.StoreOp(op.value, ref, indices)]
             return [memref.StoreOp.get(op.value, ref, indices)]
-        from passes.legalize import _thread_atomic
-
         ref_type = ref.type
         assert isinstance(ref_type, MemRefType)
         atomic = portability.thread_atomic(
@@ -349,7 +357,7 @@ class _Fold:
                 self.target,
                 note="reduce one element per peer_store",
             )
-        return [_thread_atomic(atomic, op.value, ref, indices)]
+        return [portability.thread_atomic_op(atomic, op.value, ref, indices)]
 
     def copy_loop(self, op: copy.PeerCopyOp, dst: SSAValue, thread: SSAValue) -> list[Operation]:
         """The role's threads copy the slot `src[src_indices]` to `dst[dst_indices]`, 16 bytes
@@ -442,8 +450,23 @@ def _rank_value(
     return found
 
 
+_CONSTANT = {
+    "arith.xori": lambda a, b: a ^ b,
+    "arith.andi": lambda a, b: a & b,
+    "arith.ori": lambda a, b: a | b,
+    "arith.shli": lambda a, b: a << b if b >= 0 else None,
+    "arith.shrui": lambda a, b: a >> b if b >= 0 else None,
+}
+"""Bitwise ops, evaluated where both operands are known constants (a rank `^ 1`)."""
+
+
 def _combine(name: str, a: Affine, b: Affine, shape: tuple[int, int, int]) -> Affine | None:
     (qa, ca), (qb, cb) = a, b
+    if name in _CONSTANT:
+        if qa != (0, 0, 0) or qb != (0, 0, 0) or ca < 0 or cb < 0:
+            return None
+        value = _CONSTANT[name](ca, cb)
+        return None if value is None else ((0, 0, 0), value)
     if name == "arith.addi":
         return (tuple(x + y for x, y in zip(qa, qb, strict=True)), ca + cb)  # type: ignore[return-value]
     if name == "arith.subi":

@@ -486,6 +486,7 @@ SHIFTED_STORE = """builtin.module attributes {copy.target = #copy.target<"sm_90a
   func.func @shifted_store(%x: memref<1000x1000xf32>, %y: memref<1000x1000xf32>)
       attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
     %c64 = arith.constant 64 : index
     %c128 = arith.constant 128 : index
@@ -510,38 +511,50 @@ SHIFTED_STORE = """builtin.module attributes {copy.target = #copy.target<"sm_90a
 vector of 4, so it checks it at run time."""
 
 ORIGINS = {
-    # name: (the column origin, the first column the tiles cover, whether TMA may run it)
+    # name: (the column origin, the first column the tiles cover, whether TMA may run it,
+    # the element type)
     "shift_2": (
         "%b = arith.muli %bx, %c64 : index\n    %col = arith.addi %b, %c2 : index",
         2,
         False,
+        "f32",
+    ),
+    "shift_1_f16": (
+        "%b = arith.muli %bx, %c64 : index\n    %col = arith.addi %b, %c1 : index",
+        1,
+        False,
+        "f16",
     ),
     "halved": (
         "%b = arith.muli %bx, %c128 : index\n    %col = arith.divui %b, %c2 : index",
         0,
         True,
+        "f32",
     ),
 }
 """halved takes the vector branch (bx * 128 / 2 is a multiple of 64, which only the
 run-time check sees); shift_2 the element-wise one (the origin is 2 mod 4) and, for its
-loads, 8-byte cp.async chunks picked at run time. shift_2's sm_90a form breaks TR12 (an
-innermost TMA coordinate of 8 bytes mod 16: the H200 faults), so its legalized form, a
-valid sm_80 kernel, is checked against numpy alone."""
+loads, 8-byte cp.async chunks picked at run time; shift_1_f16 the element-wise store and,
+for its loads, the unit-by-unit walk (an odd f16 column: no 4-, 8- or 16-byte chunk starts
+there). The shifted sm_90a forms break TR12 (an innermost TMA coordinate off 16 bytes: the
+H200 faults), so their legalized forms, valid sm_80 kernels, are checked against numpy
+alone."""
 
 
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
 @pytest.mark.parametrize("name", sorted(ORIGINS))
 def test_store_with_an_origin_checked_at_run_time_returns_the_same_bytes(name, target):
-    origin, first, tma_runs = ORIGINS[name]
-    text = SHIFTED_STORE.replace("ORIGIN", origin)
+    origin, first, tma_runs, dtype = ORIGINS[name]
+    text = SHIFTED_STORE.replace("ORIGIN", origin).replace("f32", dtype)
     shape = (1000, 1000)
-    x = np.random.default_rng(zlib.crc32(name.encode())).standard_normal(shape, np.float32)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    x = rng.standard_normal(shape, np.float32).astype(numpy_dtype(dtype))
     modules = [legalized(Parser(make_context(), text).parse_module(), target)]
     if tma_runs:
         modules.append(Parser(make_context(), text).parse_module())
     results = []
     for module in modules:
-        y = np.full(shape, np.nan, dtype=np.float32)
+        y = np.full(shape, np.nan, dtype=x.dtype)
         on_h200(module)(x, y, grid=(16, 16))
         results.append(y)
     legal = results[0]

@@ -289,3 +289,145 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+
+// -----
+
+// A DSMEM kernel in clusters of 4 CTAs of 512 threads: the pass folds each cluster into one
+// block, which cannot hold 2048 threads.
+// rule: LG3
+// fix: s|array<i32: 512, 1, 1>|array<i32: 256, 1, 1>|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @cluster_too_wide_to_fold(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 512, 1, 1>, copy.cluster = array<i32: 4, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c4 : index
+    %peer = arith.xori %rank, %c1 : index
+    %col = arith.muli %bx, %c64 : index
+    %mine = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+    copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
+    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.peer_copy' op copy-legalize cannot keep DSMEM in clusters of 4 CTAs of 512 threads: the pass folds each cluster into one block, and 2048 threads exceed a block's 1024 on sm_80: it has no pre-Hopper form the pass can produce}}
+    // expected-note@+1 {{use clusters of at most 2 CTAs, or blocks of at most 256 threads, or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
+    copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// A DSMEM kernel whose CTA takes 128 KiB of SMEM: its cluster of 2, folded into one block,
+// would take 256 KiB, over the 163 KiB of a block on sm_80.
+// rule: LG3
+// fix: none -- the tiles, their loops and their copies shrink together, which no one-line edit does
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @cluster_smem_too_large_to_fold(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %false = arith.constant false
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %peer = arith.xori %rank, %c1 : index
+    %row = arith.muli %bx, %c256 : index
+    %mine = copy.alloc_smem : memref<64x256xf32, #copy.smem>
+    %recv = copy.alloc_smem : memref<64x256xf32, #copy.smem>
+    %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%c0, %c0] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x256xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+    copy.barrier_arrive_expect_tx %full[%c0], 65536 : !copy.barrier<1>
+    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.peer_copy' op copy-legalize cannot keep DSMEM in clusters of 2 CTAs: the pass folds each cluster into one block, whose SMEM (262288 bytes: each CTA's buffers and barriers once per rank) exceeds the 166912 bytes a block can use on sm_80: it has no pre-Hopper form the pass can produce}}
+    // expected-note@+1 {{use smaller tiles or clusters (at most 166912 bytes of SMEM for the whole cluster), or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
+    copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x256xf32, #copy.smem> to memref<64x256xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    copy.async_copy %recv to %y[%c0, %c0] : memref<64x256xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// A DSMEM kernel whose peer is the thread's neighbour's rank: in the folded block the pass
+// picks the peer's buffers by the peer's rank, which must be the same in every cluster.
+// rule: LG3
+// fix: s|%peer = arith.remui %tid, %c2 : index|%peer = arith.xori %rank, %c1 : index|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @peer_rank_from_the_thread(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %peer = arith.remui %tid, %c2 : index
+    %col = arith.muli %bx, %c64 : index
+    %mine = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+    copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
+    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.peer_copy' op copy-legalize cannot keep a peer op whose peer rank is not the same in every cluster (the pass folds each cluster into one block and needs the peer's rank to pick its buffers) on sm_80: it has no pre-Hopper form the pass can produce}}
+    // expected-note@+1 {{compute the peer from the CTA's rank in its cluster and constants (`arith.remui` of the block id by the cluster's size, then arith.xori, arith.addi, arith.remui), or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
+    copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// A named barrier in a DSMEM kernel: the folded block's roles (one per CTA) take the
+// named barriers' ids.
+// rule: LG3
+// fix: s|copy.named_barrier_sync 1, 128|"gpu.barrier"() : () -> ()|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @named_barrier_in_a_folded_kernel(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %peer = arith.xori %rank, %c1 : index
+    %col = arith.muli %bx, %c64 : index
+    %mine = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+    copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
+    copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.named_barrier_sync' op copy-legalize cannot keep a named barrier in a kernel with DSMEM: the pass folds each cluster into one block whose roles are the cluster's CTAs, and their barriers take the ids on sm_80: it has no pre-Hopper form the pass can produce}}
+    // expected-note@+1 {{meet at gpu.barrier where the whole block meets (it becomes each CTA's own barrier), or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
+    copy.named_barrier_sync 1, 128
+    copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
