@@ -52,7 +52,10 @@ On a target without TMA (sm_80, sm_86, sm_89):
 - `maxnreg` of `copy.warp_specialize` (setmaxnreg, a register hint of sm_90a) is dropped;
 - a swizzled SMEM buffer becomes the plain layout (cp.async writes no swizzle); thread
   accesses through memref indices follow the type;
-- `copy.cluster` is dropped from the kernels (no clusters before sm_90).
+- a kernel whose CTAs write each other's SMEM (DSMEM) runs each cluster as one block, a
+  role per CTA (`legalize_cluster.fold_cluster`), before the rewrites above, which then
+  treat its roles as any others; `copy.cluster` is dropped from the other kernels (no
+  clusters before sm_90).
 
 On a target with TMA but without tcgen05 (or multicast), a leader-tracked (or collective)
 load becomes a per-CTA TMA load on its own barrier.

@@ -31,16 +31,16 @@ def values(shape, dtype: str, seed: int) -> np.ndarray:
     return (rng.standard_normal(shape) * 100).astype(numpy_dtype(dtype))
 
 
-def expected(x: np.ndarray, shape, cluster: int, reduce: bool) -> np.ndarray:
+def expected(x: np.ndarray, shape, cluster: int, reduce: bool, tile=TILE) -> np.ndarray:
     """y of the exchange: each tile column gets its sender's tile (zero beyond x), plus its
     own with `reduce` (int32 wrap-around, as red.async.add.u32)."""
-    cols, rows = kernels.exchange_grid(shape, TILE, cluster)
-    padded = np.zeros((rows * TILE[0], cols * TILE[1]), x.dtype)
+    cols, rows = kernels.exchange_grid(shape, tile, cluster)
+    padded = np.zeros((rows * tile[0], cols * tile[1]), x.dtype)
     padded[: shape[0], : shape[1]] = x
     y = np.zeros_like(padded)
-    for c, source in enumerate(kernels.exchange_sources(shape, TILE, cluster)):
-        mine = slice(c * TILE[1], (c + 1) * TILE[1])
-        theirs = padded[:, source * TILE[1] : (source + 1) * TILE[1]]
+    for c, source in enumerate(kernels.exchange_sources(shape, tile, cluster)):
+        mine = slice(c * tile[1], (c + 1) * tile[1])
+        theirs = padded[:, source * tile[1] : (source + 1) * tile[1]]
         y[:, mine] = theirs + padded[:, mine] if reduce else theirs
     return y[: shape[0], : shape[1]]
 
@@ -79,3 +79,18 @@ def test_legalized_exchange_returns_the_same_bytes(mode, dtype, cluster, shape, 
         want = expected(x, full, cluster, mode == "reduce")
     assert same_bits(original, want)
     assert same_bits(y, original)
+
+
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+@pytest.mark.parametrize("shape", [(64, 1024), (67, 1000)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_legalized_exchange_in_clusters_of_8(shape, target):
+    """A cluster of 8 CTAs of 128 threads folds into one block of 1024 threads (eight roles)
+    where its SMEM fits: 8 x 64 f32 tiles (the 64 x 64 tiles of the other cases would need
+    8 x 32 KiB)."""
+    tile = (8, 64)
+    built = kernels.dsmem_exchange(shape, "f32", tile, cluster=8)
+    grid = kernels.exchange_grid(shape, tile, 8)
+    x = values(shape, "f32", seed=zlib.crc32(f"eight{shape}{target}".encode()))
+    y = np.zeros_like(x)
+    on_h200(legalized(built, target))(x, y, grid=grid)
+    assert same_bits(y, expected(x, shape, 8, False, tile))

@@ -96,6 +96,7 @@ LEGAL: dict[str, Callable[[], ModuleOp]] = {
     "dsmem_exchange_bulk": lambda: kernels.dsmem_exchange((256, 256), "bf16", mode="bulk"),
     "dsmem_exchange_add": lambda: kernels.dsmem_exchange((256, 256), "i32", mode="reduce"),
     "dsmem_exchange_4": lambda: kernels.dsmem_exchange((100, 512), "f32", (32, 64), cluster=4),
+    "dsmem_exchange_8": lambda: kernels.dsmem_exchange((64, 512), "f32", (8, 64), cluster=8),
 }
 """Builder kernels written for sm_90a that legalize to sm_80 and sm_86 (the ring sizes of
 the ws kernels fit sm_86's 99 KiB of SMEM: the defaults are sized for sm_90a's 227)."""
@@ -104,7 +105,9 @@ ILLEGAL: dict[str, tuple[Callable[[], ModuleOp], str]] = {
     "tma_reduce_bf16": (lambda: kernels.tma_copy((256, 256), "bf16", reduce="add"), "LG2"),
     "tma_reduce_f16_min": (lambda: kernels.tma_copy((256, 256), "f16", reduce="min"), "LG2"),
     "tma_reduce_inc_ui32": (lambda: kernels.tma_copy((256, 256), "ui32", reduce="inc"), "LG2"),
-    "dsmem_exchange_8": (lambda: kernels.dsmem_exchange((256, 512), "f32", cluster=8), "LG3"),
+    "dsmem_exchange_8_64x64": (
+        lambda: kernels.dsmem_exchange((256, 512), "f32", cluster=8), "LG3"
+    ),
 }
 """Builder kernels written for sm_90a that copy-legalize cannot keep on sm_80, and why:
 reductions with no thread atomic of their op and type (LG2: bf16 add and f16/bf16 min/max
