@@ -197,3 +197,63 @@ func.func @exchange_by_bulk_copy(%x: memref<256x256xf32>, %y: memref<256x256xf32
   func.return
 }
 }
+
+// -----
+
+// A cluster along y (1 x 2): the blocks whose y is a multiple of 2 run the cluster, and role
+// 1's block id y is the first block's + 1.
+// CHECK-LABEL: func.func @exchange_along_y
+// CHECK: copy.warp_specialize warps [4, 4] {
+// CHECK-NEXT: ^bb0(%tid: index):
+// CHECK-NEXT: %[[BY:.*]] = "gpu.block_id"() <{dimension = #gpu<dim y>}>
+// CHECK-NEXT: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[R:.*]] = arith.remui %[[BY]], %[[C2]] : index
+// CHECK-NEXT: %[[LEAD:.*]] = arith.cmpi eq, %[[R]], %[[C0]] : index
+// CHECK-NEXT: scf.if %[[LEAD]] {
+// CHECK: ^bb0(%tid_1: index):
+// CHECK: %false_1 = arith.constant false
+// CHECK-NEXT: %[[BY1:.*]] = "gpu.block_id"() <{dimension = #gpu<dim y>}>
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %bx_1 = arith.addi %[[BY1]], %[[ONE]] : index
+// CHECK: vector.store %v_1, %recv[%r_1, %c_1]
+// PTX-LABEL: .entry exchange_along_y
+// PTX-NOT: cluster
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+func.func @exchange_along_y(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 1, 2, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  %false = arith.constant false
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+  %rank = arith.remui %bx, %c2 : index
+  %peer = arith.xori %rank, %c1 : index
+  %col = arith.muli %bx, %c16 : index
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %mine = copy.alloc_smem : memref<64x16xf32, #copy.smem>
+  %recv = copy.alloc_smem : memref<64x16xf32, #copy.smem>
+  %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x16xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+  copy.barrier_arrive_expect_tx %full[%c0], 4096 : !copy.barrier<1>
+  scf.for %k = %c0 to %c2 step %c1 {
+    %step = arith.muli %k, %c128 : index
+    %e = arith.addi %tid, %step : index
+    %r = arith.divui %e, %c4 : index
+    %q = arith.remui %e, %c4 : index
+    %c = arith.muli %q, %c4 : index
+    %v = vector.load %mine[%r, %c] : memref<64x16xf32, #copy.smem>, vector<4xf32>
+    copy.peer_store %v, %recv[%r, %c] peer %peer, %full[%c0] : vector<4xf32>, memref<64x16xf32, #copy.smem>, !copy.barrier<1>
+  }
+  copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+  copy.fence_async_shared
+  copy.async_copy %recv to %y[%c0, %col] : memref<64x16xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  func.return
+}
+}
