@@ -151,6 +151,7 @@ def sm_80() -> tuple[list[Kernel], list[str]]:
         nvvm.RedGlobalOp("add", "u32", gmem, i),
         nvvm.RedGlobalOp("max", "s64", gmem, k["hint"]),
         nvvm.RedGlobalOp("xor", "b32", gmem, i),
+        nvvm.RedSharedOp("add", "u32", smem, i),
     )
     expected = [
         "%tid.x",
@@ -184,6 +185,7 @@ def sm_80() -> tuple[list[Kernel], list[str]]:
         "red.global.add.u32 [%rd",
         "red.global.max.s64 [%rd",
         "red.global.xor.b32 [%rd",
+        "red.shared.add.u32 [%rd",
     ]
     return [k], expected
 
