@@ -87,14 +87,16 @@ def fold_cluster(kernel: func.FuncOp, target: Target) -> None:
     def refuse(op: Operation, what: str, note: str = "") -> None:
         portability.check_no_form(op, what, target, note)
 
-    if n < 2:
-        refuse(first_peer, "a peer op in a kernel without a cluster of 2 or more CTAs")
+    assert n >= 2, "DS2: a kernel with peer ops has a cluster of 2 or more CTAs"
     if threads is None or threads % copy.WARP:
+        block = kernel.attributes.get("gpu.known_block_size", "none")
+        whole = 128 if threads is None else -(-threads // copy.WARP) * copy.WARP
         refuse(
             first_peer,
-            "DSMEM in a kernel whose block is not 1-D whole warps (`gpu.known_block_size = "
-            "array<i32: B, 1, 1>`, B a multiple of 32): the pass folds each cluster into one "
-            "block, a role of B / 32 warps per CTA",
+            f"DSMEM in a kernel whose block is not 1-D whole warps (gpu.known_block_size: "
+            f"{block}): the pass folds each cluster into one block, a role of B / 32 warps "
+            "per CTA of B threads",
+            note=f"give the kernel gpu.known_block_size = array<i32: {whole}, 1, 1>",
         )
     assert threads is not None
     if n * threads > MAX_BLOCK_THREADS:
@@ -128,8 +130,6 @@ def fold_cluster(kernel: func.FuncOp, target: Target) -> None:
                 "cluster into one block and gives each CTA's buffers a copy per rank",
                 note="take the kernel's SMEM at its top level",
             )
-        if op.name.startswith("gpu.cluster"):
-            refuse(op, f"{op.name} in a kernel folded to one block per cluster")
     _Fold(kernel, target, shape, threads).run()
     _, arena = arena_layout(kernel)
     if arena > target.max_smem_bytes:
@@ -272,7 +272,8 @@ class _Fold:
                         op,
                         "an arrival on a peer CTA's barrier that expects bytes (expect_tx)",
                         self.target,
-                        note="leave the bytes to the peer's own barrier_arrive_expect_tx",
+                        note="drop expect_tx from the arrival and leave the bytes to the "
+                        "peer's own barrier_arrive_expect_tx",
                     )
                 Rewriter.replace_op(
                     op, copy.BarrierArriveOp(bar, op.barrier_index, issuer="elected")
@@ -349,14 +350,7 @@ class _Fold:
         atomic = portability.thread_atomic(
             op, op.reduction.data, ref_type.element_type, self.target
         )
-        if isinstance(op.value.type, VectorType):
-            portability.check_no_form(
-                op,
-                f"a reduction of a vector ({op.value.type}) into a peer CTA's SMEM (the "
-                "thread atomics take one element)",
-                self.target,
-                note="reduce one element per peer_store",
-            )
+        assert not isinstance(op.value.type, VectorType)  # red.async reduces one element (DS6)
         return [portability.thread_atomic_op(atomic, op.value, ref, indices)]
 
     def copy_loop(self, op: copy.PeerCopyOp, dst: SSAValue, thread: SSAValue) -> list[Operation]:

@@ -431,3 +431,116 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+
+// -----
+
+// A DSMEM kernel whose block of 100 threads is not whole warps: the folded block gives each
+// CTA a role of whole warps.
+// rule: LG3
+// fix: s|array<i32: 100, 1, 1>|array<i32: 128, 1, 1>|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @block_not_whole_warps(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 100, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %peer = arith.xori %rank, %c1 : index
+    %col = arith.muli %bx, %c64 : index
+    %mine = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+    copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
+    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.peer_copy' op copy-legalize cannot keep DSMEM in a kernel whose block is not 1-D whole warps (gpu.known_block_size: array<i32: 100, 1, 1>): the pass folds each cluster into one block, a role of B / 32 warps per CTA of B threads on sm_80: it has no pre-Hopper form the pass can produce}}
+    // expected-note@+1 {{give the kernel gpu.known_block_size = array<i32: 128, 1, 1>, or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
+    copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// A DSMEM kernel that takes a buffer in each branch of an scf.if: the pass gives each
+// CTA's buffers a copy per rank at the kernel's top level.
+// rule: LG3
+// fix: none -- both branches' buffers would have to become one buffer taken before the scf.if
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @smem_taken_in_a_branch(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %peer = arith.xori %rank, %c1 : index
+    %col = arith.muli %bx, %c64 : index
+    %mine = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+    %t = arith.constant true
+    %recv = scf.if %t -> (memref<64x64xf32, #copy.smem>) {
+      // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.alloc_smem' op copy-legalize cannot keep SMEM taken inside a loop or branch of a kernel with DSMEM: the pass folds each cluster into one block and gives each CTA's buffers a copy per rank on sm_80: it has no pre-Hopper form the pass can produce}}
+      // expected-note@+1 {{take the kernel's SMEM at its top level, or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
+      %a = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+      scf.yield %a : memref<64x64xf32, #copy.smem>
+    } else {
+      %b = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+      scf.yield %b : memref<64x64xf32, #copy.smem>
+    }
+    copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
+    copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// An arrival on the peer's barrier that raises its transaction count: in the folded block
+// no sender completes those bytes (sm_80 has no transaction count).
+// rule: LG3
+// fix: s| expect_tx 16||
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @peer_arrival_expecting_bytes(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %peer = arith.xori %rank, %c1 : index
+    %col = arith.muli %bx, %c64 : index
+    %mine = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+    copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
+    copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.peer_arrive' op copy-legalize cannot keep an arrival on a peer CTA's barrier that expects bytes (expect_tx) on sm_80: it has no pre-Hopper form the pass can produce}}
+    // expected-note@+1 {{drop expect_tx from the arrival and leave the bytes to the peer's own barrier_arrive_expect_tx, or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
+    copy.peer_arrive %full[%c0] peer %peer expect_tx 16 : !copy.barrier<1>
+    copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
