@@ -82,7 +82,7 @@ from xdsl.dialects.builtin import (
     VectorType,
     i32,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
@@ -90,11 +90,11 @@ from xdsl.utils.exceptions import PassFailedException
 from copy_dialect import ops as copy
 from copy_dialect import portability
 from copy_dialect.memory import static_strides
-from copy_dialect.protocol.facts import UNIFORM_GPU
 from copy_dialect.roles import kernel_block_threads
 from copy_dialect.target import TARGETS, Target
 from copy_dialect.verify_common import known_multiple
 from passes.legalize_cluster import fold_cluster, needs_folding
+from passes.legalize_threads import kernel_argument, thread_condition
 
 TMA_IMPLEMENTATIONS = (copy.Implementation.TMA, copy.Implementation.BULK)
 
@@ -113,9 +113,6 @@ NO_FORM = {
 TRACKING_USERS = (copy.BarrierWaitOp, copy.BarrierTestOp, copy.BarrierExpectTxOp)
 """What may use a barrier group besides the TMA loads it tracks (else LG4): the waits and
 tests are kept, expect_tx (bytes only) is removed."""
-
-THREAD_VALUES = ("gpu.thread_id", "gpu.lane_id")
-"""Ops whose value differs between the threads of a block."""
 
 STORE_ALIGNMENT = 16
 """The bytes a thread store's vector spans, and the alignment the legalized kernel assumes
@@ -341,7 +338,7 @@ class _Kernel:
             ws, r = role
             threads = ws.role_threads(r)
             index, top = ws.regions[r].block.args[0], ws.regions[r].block
-        condition = _thread_condition(op, top)
+        condition = thread_condition(op, top)
         if condition is not None and role is not None:
             warps = _first_warps(role[0], role[1], condition)
             if warps is not None:
@@ -596,7 +593,7 @@ def _store_width(g: copy.CopyGeometry) -> int:
     bits = g.element_bits
     width = STORE_ALIGNMENT * 8 // bits if bits and bits % 8 == 0 else 1
     t = g.gmem_type
-    if width < 2 or not _kernel_argument(g.gmem):
+    if width < 2 or not kernel_argument(g.gmem):
         return 1
     strides = copy.element_strides(t)
     smem_strides = copy.element_strides(g.smem_type)
@@ -739,66 +736,6 @@ def _group_barrier(op: Operation) -> Operation:
     if _role_of(op) is None:
         return gpu.BarrierOp()
     return copy.WaitGroupOp("cp_async", 0)
-
-
-def _thread_condition(op: Operation, top: Block) -> Operation | None:
-    """The innermost scf op around `op` (below `top`) whose condition or bounds may differ
-    between threads: only some threads reach `op` then."""
-    memo: dict[SSAValue, bool] = {}
-    while (parent := op.parent_op()) is not None and op.parent_block() is not top:
-        if isinstance(parent, scf.IfOp):
-            varying = _varies(parent.cond, memo)
-        elif isinstance(parent, scf.ForOp):
-            varying = any(_varies(v, memo) for v in (parent.lb, parent.ub, parent.step))
-        else:
-            varying = not isinstance(parent, copy.WarpSpecializeOp | func.FuncOp)
-        if varying:
-            return parent
-        op = parent
-    return None
-
-
-def _varies(value: SSAValue, memo: dict[SSAValue, bool]) -> bool:
-    """Whether `value` may differ between the threads of a block (or of a role): computed
-    from a thread id, a role's thread index, a loop-carried value or a load (but a load of
-    the same element of an array the kernel only reads, such as a table of groups)."""
-    if value in memo:
-        return memo[value]
-    memo[value] = True  # a cycle (none in SSA) or a deep chain stays varying
-    owner = value.owner
-    if isinstance(owner, Block):
-        parent = owner.parent_op()
-        if isinstance(parent, func.FuncOp):
-            found = False
-        elif isinstance(parent, scf.ForOp) and value is owner.args[0]:
-            found = _varies(parent.lb, memo) or _varies(parent.step, memo)
-        else:
-            found = True  # a role's thread index, a loop-carried value
-    elif owner.name in THREAD_VALUES:
-        found = True
-    elif owner.name in UNIFORM_GPU:
-        found = False
-    elif owner.name.startswith("arith.") and not owner.regions:
-        found = any(_varies(v, memo) for v in owner.operands)
-    elif isinstance(owner, memref.LoadOp) and _read_only_argument(owner.memref):
-        found = any(_varies(v, memo) for v in owner.indices)
-    else:
-        found = True  # a load, a call: not known to be the same for every thread
-    memo[value] = found
-    return found
-
-
-def _kernel_argument(ref: SSAValue) -> bool:
-    """Whether `ref` is an argument of the kernel (its `func.func`'s entry block)."""
-    return isinstance(ref, BlockArgument) and isinstance(ref.block.parent_op(), func.FuncOp)
-
-
-def _read_only_argument(ref: SSAValue) -> bool:
-    """Whether `ref` is a kernel argument that the kernel only reads with `memref.load` (or
-    asks the size of): every thread that loads one of its elements gets the same value."""
-    return _kernel_argument(ref) and all(
-        isinstance(use.operation, memref.LoadOp | memref.DimOp) for use in ref.uses
-    )
 
 
 def _ends_kernel(op: Operation) -> bool:

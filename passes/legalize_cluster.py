@@ -17,8 +17,10 @@ cluster of B threads each instead: `fold_cluster` rewrites the kernel into
   (its `peer` a constant once the rank is known, `_rank_value`), else LG3:
   `peer_store` becomes a store to (`reduce`: an atomic into) the peer's buffer, `peer_copy`
   the role's threads copying the slot, and the bytes they complete on the peer's barrier
-  become one arrival: after the role's op that holds them, the role meets at its barrier
-  (every thread's stores are done) and its elected thread arrives on the peer's barrier
+  become one arrival: after the role's outermost op that holds them and neither waits nor
+  arrives (the loop over a tile's pieces, once per phase of a loop over phases), the role
+  meets at its barrier (every thread's stores are done) and its elected thread arrives on
+  the peer's barrier
   (release; the peer's wait acquires). A barrier group that receives peer bytes counts one
   more arrival per sender, and its `barrier_arrive_expect_tx` becomes a plain arrival of the
   elected thread (`barrier_expect_tx` goes); `peer_arrive` is an arrival of the elected
@@ -54,6 +56,7 @@ from copy_dialect import portability
 from copy_dialect.roles import kernel_block_threads
 from copy_dialect.smem import SmemAllocation, arena_layout
 from copy_dialect.target import Target
+from passes.legalize_threads import thread_condition
 
 PEER_OPS = (copy.PeerStoreOp, copy.PeerCopyOp, copy.PeerArriveOp)
 MAX_BLOCK_THREADS = 1024
@@ -279,11 +282,7 @@ class _Fold:
                     op, copy.BarrierArriveOp(bar, op.barrier_index, issuer="elected")
                 )
                 continue
-            top = op
-            while top.parent_block() is not then:
-                parent = top.parent_op()
-                assert parent is not None
-                top = parent
+            top = self.send_end(op, then)
             if isinstance(op, copy.PeerStoreOp):
                 made = self.store(op, self.peer_value(op, op.ref, peer))
             else:
@@ -307,6 +306,32 @@ class _Fold:
             done.append(copy.BarrierArriveOp(bar, index, issuer="elected"))
             Rewriter.insert_op(done, InsertPoint.after(top))
             self.senders[bar] = self.senders.get(bar, 0) + 1
+
+    def send_end(self, op: Operation, then: Block) -> Operation:
+        """The op after which the role's threads have made `op`'s writes of one phase: its
+        outermost enclosing op (below the role's body) that neither waits nor arrives nor
+        meets (a loop over the tile's pieces, a guard), so that a loop over phases, which
+        also waits, gets an arrival per iteration. LG3 where the threads do not all reach
+        that point (it lies under a condition that depends on the thread)."""
+        top = op
+        while top.parent_block() is not then:
+            parent = top.parent_op()
+            assert parent is not None
+            if any(_synchronizes(inner) for inner in parent.walk() if inner is not op):
+                break
+            top = parent
+        varying = thread_condition(top, then)
+        if varying is not None:
+            portability.check_no_form(
+                op,
+                f"a peer write whose phase ends under {varying.name}, whose condition or "
+                "bounds depend on the thread (the folded role meets at its barrier there, "
+                "every thread of it)",
+                self.target,
+                note="keep the loop that holds the peer writes and the waits of each phase "
+                "uniform over the block",
+            )
+        return top
 
     def peer_rank(self, op: Operation) -> int:
         """The constant rank of `op`'s peer in this role (`_rank_value`), else LG3."""
@@ -404,6 +429,19 @@ class _Fold:
         loop.add_ops(inner)
         made.append(scf.ForOp(thread, total, step, [], Region(loop)))
         return made
+
+
+SYNC_OPS = (copy.WaitGroupOp, copy.CommitGroupOp, copy.NamedBarrierSyncOp, gpu.BarrierOp)
+
+
+def _synchronizes(op: Operation) -> bool:
+    """Whether `op` waits, arrives or meets: an op on a barrier group other than a peer
+    write, or a group wait or commit, or a block or named barrier."""
+    if isinstance(op, SYNC_OPS):
+        return True
+    if isinstance(op, copy.PeerStoreOp | copy.PeerCopyOp):
+        return False
+    return any(isinstance(v.type, copy.BarrierType) for v in op.operands)
 
 
 def _index(value: int) -> arith.ConstantOp:

@@ -6,7 +6,7 @@ PTX has the DSMEM instructions of its mode."""
 from __future__ import annotations
 
 import pytest
-from xdsl.dialects import func, gpu
+from xdsl.dialects import func, gpu, scf
 
 from copy_dialect import kernels
 from copy_dialect import ops as copy
@@ -152,3 +152,85 @@ def test_exchange_peer_rank_must_be_the_same_in_every_cluster():
     with pytest.raises(CopyVerifyException, match="peer rank is not the same") as caught:
         legalized(built, "sm_80")
     assert caught.value.rules == ("LG3",)
+
+
+PHASE_LOOP = """builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+func.func @exchange_twice(%x: memref<256x256xf32>, %y: memref<256x256xf32>)
+    attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>,
+      copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %rank = arith.remui %bx, %c2 : index
+  %peer = arith.xori %rank, %c1 : index
+  %col = arith.muli %bx, %c16 : index
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %mine = copy.alloc_smem : memref<64x16xf32, #copy.smem>
+  %recv = copy.alloc_smem : memref<64x16xf32, #copy.smem>
+  %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  scf.for %it = %c0 to %c2 step %c1 {
+    %odd = arith.remui %it, %c2 : index
+    %p = arith.index_cast %odd : index to i1
+    %row = arith.muli %it, %c64 : index
+    copy.async_copy %x[%row, %col] to %mine barrier %loaded[%c0]
+      : memref<256x256xf32> to memref<64x16xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %loaded[%c0], %p : !copy.barrier<1>
+    copy.barrier_arrive_expect_tx %full[%c0], 4096 : !copy.barrier<1>
+    scf.for %k = %c0 to %c2 step %c1 {
+      %step = arith.muli %k, %c128 : index
+      %e = arith.addi %tid, %step : index
+      %r = arith.divui %e, %c4 : index
+      %q = arith.remui %e, %c4 : index
+      %c = arith.muli %q, %c4 : index
+      %v = vector.load %mine[%r, %c] : memref<64x16xf32, #copy.smem>, vector<4xf32>
+      copy.peer_store %v, %recv[%r, %c] peer %peer, %full[%c0]
+        : vector<4xf32>, memref<64x16xf32, #copy.smem>, !copy.barrier<1>
+    }
+    copy.barrier_wait %full[%c0], %p : !copy.barrier<1>
+    copy.fence_async_shared
+    copy.async_copy %recv to %y[%row, %col] : memref<64x16xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
+    copy.barrier_wait %done[%c0], %p : !copy.barrier<1>
+  }
+  func.return
+}
+}"""
+"""A pair that exchanges two tiles of 64 x 16, one per iteration of a loop over phases:
+each iteration loads, sends, waits for what it receives, stores it and meets the peer
+(`done`) before the next overwrites the buffers. y's first 128 rows get x's with each pair of
+16-column blocks swapped; the rest is not written."""
+
+
+def test_phase_loop_arrives_once_per_phase():
+    """The folded sender's arrival goes after the loop over the tile's pieces, inside the
+    loop over phases (which also waits): one arrival per phase, as the bytes were."""
+    from xdsl.parser import Parser
+
+    built = Parser(make_context(), PHASE_LOOP).parse_module()
+    verify_module(legalized(built, "sm_80"))
+    inits = [op.result for op in built.walk() if isinstance(op, copy.BarrierInitOp)]
+    loaded, full, done, loaded_1, full_1, done_1 = inits
+    phase_loops = [
+        op
+        for op in built.walk()
+        if isinstance(op, scf.ForOp) and op.body.block.args[0].name_hint == "it"
+    ]
+    assert len(phase_loops) == 2  # one per role
+    for loop, mine, theirs in zip(
+        phase_loops, (full, full_1), ((full_1, done_1), (full, done)), strict=True
+    ):
+        arrivals = [
+            op.barrier for op in loop.body.block.ops if isinstance(op, copy.BarrierArriveOp)
+        ]
+        assert arrivals == [mine, *theirs]
+    assert [init.owner.arrivals.value.data for init in inits] == [128, 2, 1] * 2
+    assert compile_module(built, make_context()).cubin

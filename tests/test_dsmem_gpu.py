@@ -11,12 +11,24 @@ import zlib
 
 import numpy as np
 import pytest
-from test_dsmem import CASES, LEGAL_TARGETS, SHAPES, TILE, columns, folded_fits, legalized, module
+from test_dsmem import (
+    CASES,
+    LEGAL_TARGETS,
+    PHASE_LOOP,
+    SHAPES,
+    TILE,
+    columns,
+    folded_fits,
+    legalized,
+    module,
+)
 from test_legalize_gpu import on_h200
 from test_runtime_gpu import numpy_dtype, same_bits
+from xdsl.parser import Parser
 
 from copy_dialect import kernels
 from copy_tools import runtime
+from copy_tools.universe import make_context
 
 pytestmark = [
     pytest.mark.gpu,
@@ -94,3 +106,19 @@ def test_legalized_exchange_in_clusters_of_8(shape, target):
     y = np.zeros_like(x)
     on_h200(legalized(built, target))(x, y, grid=grid)
     assert same_bits(y, expected(x, shape, 8, False, tile))
+
+
+@pytest.mark.parametrize("target", [None, *LEGAL_TARGETS], ids=lambda t: t or "sm_90a")
+def test_phase_loop_returns_the_exchanged_rows(target):
+    """test_dsmem.PHASE_LOOP (two phases of a pair's exchange in one loop), as written and
+    folded: each pair of 16-column blocks of x's first 128 rows swapped into y, the other
+    rows untouched."""
+    x = values((256, 256), "f32", seed=zlib.crc32(b"phase loop"))
+    want = np.full_like(x, np.nan)
+    pairs = x[:128].reshape(128, 8, 2, 16)
+    want[:128] = pairs[:, :, ::-1, :].reshape(128, 256)
+    built = Parser(make_context(), PHASE_LOOP).parse_module()
+    program = runtime.compile(built) if target is None else on_h200(legalized(built, target))
+    y = np.full_like(x, np.nan)
+    program(x, y, grid=(16, 1))
+    assert same_bits(y, want)

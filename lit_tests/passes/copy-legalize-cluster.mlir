@@ -257,3 +257,67 @@ func.func @exchange_along_y(%x: memref<256x256xf32>, %y: memref<256x256xf32>) at
   func.return
 }
 }
+
+// -----
+
+// Two phases of a pair's exchange in one loop: the sender's arrival goes after the loop over
+// the tile's pieces, inside the loop over phases (which also waits), once per phase.
+// CHECK-LABEL: func.func @exchange_twice
+// CHECK: scf.for %it = %c0 to %c2 step %c1 {
+// CHECK: copy.barrier_arrive %full[%c0] issuer elected
+// CHECK-NEXT: scf.for %k = %c0 to %c2 step %c1 {
+// CHECK: vector.store %v, %recv_1[%r, %c]
+// CHECK-NEXT: }
+// CHECK-NEXT: copy.wait_group cp_async 0
+// CHECK-NEXT: copy.barrier_arrive %full_1[%c0] issuer elected
+// CHECK-NEXT: copy.barrier_wait %full[%c0], %p
+// CHECK: copy.barrier_arrive %done_1[%c0] issuer elected
+// CHECK-NEXT: copy.barrier_wait %done[%c0], %p
+// PTX-LABEL: .entry exchange_twice
+// PTX-NOT: cluster
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+func.func @exchange_twice(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %rank = arith.remui %bx, %c2 : index
+  %peer = arith.xori %rank, %c1 : index
+  %col = arith.muli %bx, %c16 : index
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %mine = copy.alloc_smem : memref<64x16xf32, #copy.smem>
+  %recv = copy.alloc_smem : memref<64x16xf32, #copy.smem>
+  %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  scf.for %it = %c0 to %c2 step %c1 {
+    %odd = arith.remui %it, %c2 : index
+    %p = arith.index_cast %odd : index to i1
+    %row = arith.muli %it, %c64 : index
+    copy.async_copy %x[%row, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x16xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %loaded[%c0], %p : !copy.barrier<1>
+    copy.barrier_arrive_expect_tx %full[%c0], 4096 : !copy.barrier<1>
+    scf.for %k = %c0 to %c2 step %c1 {
+      %step = arith.muli %k, %c128 : index
+      %e = arith.addi %tid, %step : index
+      %r = arith.divui %e, %c4 : index
+      %q = arith.remui %e, %c4 : index
+      %c = arith.muli %q, %c4 : index
+      %v = vector.load %mine[%r, %c] : memref<64x16xf32, #copy.smem>, vector<4xf32>
+      copy.peer_store %v, %recv[%r, %c] peer %peer, %full[%c0] : vector<4xf32>, memref<64x16xf32, #copy.smem>, !copy.barrier<1>
+    }
+    copy.barrier_wait %full[%c0], %p : !copy.barrier<1>
+    copy.fence_async_shared
+    copy.async_copy %recv to %y[%row, %col] : memref<64x16xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
+    copy.barrier_wait %done[%c0], %p : !copy.barrier<1>
+  }
+  func.return
+}
+}

@@ -1,0 +1,75 @@
+"""Which threads of a block (or of a role) reach an op and see the same values: what
+copy-legalize asks before it gives a copy's thread form to every thread of the issuing group
+(passes/legalize.py) and before a folded cluster's role meets at its barrier
+(passes/legalize_cluster.py)."""
+
+from __future__ import annotations
+
+from xdsl.dialects import func, memref, scf
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+from copy_dialect import ops as copy
+from copy_dialect.protocol.facts import UNIFORM_GPU
+
+THREAD_VALUES = ("gpu.thread_id", "gpu.lane_id")
+"""Ops whose value differs between the threads of a block."""
+
+
+def thread_condition(op: Operation, top: Block) -> Operation | None:
+    """The innermost scf op around `op` (below `top`) whose condition or bounds may differ
+    between threads: only some threads reach `op` then."""
+    memo: dict[SSAValue, bool] = {}
+    while (parent := op.parent_op()) is not None and op.parent_block() is not top:
+        if isinstance(parent, scf.IfOp):
+            varying = varies(parent.cond, memo)
+        elif isinstance(parent, scf.ForOp):
+            varying = any(varies(v, memo) for v in (parent.lb, parent.ub, parent.step))
+        else:
+            varying = not isinstance(parent, copy.WarpSpecializeOp | func.FuncOp)
+        if varying:
+            return parent
+        op = parent
+    return None
+
+
+def varies(value: SSAValue, memo: dict[SSAValue, bool]) -> bool:
+    """Whether `value` may differ between the threads of a block (or of a role): computed
+    from a thread id, a role's thread index, a loop-carried value or a load (but a load of
+    the same element of an array the kernel only reads, such as a table of groups)."""
+    if value in memo:
+        return memo[value]
+    memo[value] = True  # a cycle (none in SSA) or a deep chain stays varying
+    owner = value.owner
+    if isinstance(owner, Block):
+        parent = owner.parent_op()
+        if isinstance(parent, func.FuncOp):
+            found = False
+        elif isinstance(parent, scf.ForOp) and value is owner.args[0]:
+            found = varies(parent.lb, memo) or varies(parent.step, memo)
+        else:
+            found = True  # a role's thread index, a loop-carried value
+    elif owner.name in THREAD_VALUES:
+        found = True
+    elif owner.name in UNIFORM_GPU:
+        found = False
+    elif owner.name.startswith("arith.") and not owner.regions:
+        found = any(varies(v, memo) for v in owner.operands)
+    elif isinstance(owner, memref.LoadOp) and read_only_argument(owner.memref):
+        found = any(varies(v, memo) for v in owner.indices)
+    else:
+        found = True  # a load, a call: not known to be the same for every thread
+    memo[value] = found
+    return found
+
+
+def kernel_argument(ref: SSAValue) -> bool:
+    """Whether `ref` is an argument of the kernel (its `func.func`'s entry block)."""
+    return isinstance(ref, BlockArgument) and isinstance(ref.block.parent_op(), func.FuncOp)
+
+
+def read_only_argument(ref: SSAValue) -> bool:
+    """Whether `ref` is a kernel argument that the kernel only reads with `memref.load` (or
+    asks the size of): every thread that loads one of its elements gets the same value."""
+    return kernel_argument(ref) and all(
+        isinstance(use.operation, memref.LoadOp | memref.DimOp) for use in ref.uses
+    )
