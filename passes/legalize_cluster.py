@@ -20,9 +20,8 @@ cluster of B threads each instead: `fold_cluster` rewrites the kernel into
   become one arrival: after the role's outermost op that holds them and neither waits nor
   arrives (the loop over a tile's pieces, once per phase of a loop over phases), the role
   meets at its barrier (every thread's stores are done) and its elected thread arrives on
-  the peer's barrier
-  (release; the peer's wait acquires). A barrier group that receives peer bytes counts one
-  more arrival per sender, and its `barrier_arrive_expect_tx` becomes a plain arrival of the
+  the peer's barrier (release; the peer's wait acquires). A barrier group that receives
+  peer bytes counts one more arrival per sender, and its `barrier_arrive_expect_tx` becomes a plain arrival of the
   elected thread (`barrier_expect_tx` goes); `peer_arrive` is an arrival of the elected
   thread on the peer's barrier (with `expect_tx`: LG3);
 - the block barriers of the body (`gpu.barrier`) become the role's.
