@@ -68,8 +68,9 @@ WS_STAGES = (2,)
 WS_CONSUMER_WARPS = (8,)
 WS_BLOCKS_PER_SM = (1,)
 WS_PER_TILE = (
-    # (tile, stages, consumer warps, output buffers): one block per tile (`tiles_grid`), the
-    # launch that streamed fastest in RESULTS.md run 36; small blocks, many per SM.
+    # (tile, stages, consumer warps, output buffers[, tiles per block]): one block per tile
+    # (`tiles_grid`), the launch that streamed fastest in RESULTS.md run 36; small blocks,
+    # many per SM.
     ((32, 128), 1, 4, 1),
     ((32, 128), 1, 4, 2),
     ((32, 128), 1, 8, 1),
@@ -78,6 +79,11 @@ WS_PER_TILE = (
     ((32, 256), 1, 8, 1),
     ((64, 128), 1, 8, 1),
     ((16, 128), 1, 4, 1),
+    # Two tiles a block on a ring of 2, the second tile's load under the first's compute:
+    # fewer blocks for the 2-byte types' small tiles.
+    ((16, 256), 2, 4, 2, 2),
+    ((32, 128), 2, 4, 2, 2),
+    ((64, 256), 1, 8, 1),
 )
 """Elementwise ops only: `ws_row_sum` deals out row bands, not tiles."""
 WS_BAND_COLUMNS = (128, 256)
@@ -428,8 +434,8 @@ def ws_configs(
     if not sweep:
         return [WsConfig(*c) for c in WS_DEFAULTS if per_tile or len(c) < 6]
     tiled = [
-        WsConfig(tile, stages, warps, 1, per_block=1, out_buffers=buffers)
-        for tile, stages, warps, buffers in (WS_PER_TILE if per_tile else ())
+        WsConfig(tile, stages, warps, 1, per_block=(rest or (1,))[0], out_buffers=buffers)
+        for tile, stages, warps, buffers, *rest in (WS_PER_TILE if per_tile else ())
     ]
     persistent = [
         WsConfig(tile, stages, warps, per_sm)
