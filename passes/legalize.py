@@ -94,7 +94,7 @@ from copy_dialect.roles import kernel_block_threads
 from copy_dialect.target import TARGETS, Target
 from copy_dialect.verify_common import known_multiple
 from passes.legalize_cluster import fold_cluster, needs_folding
-from passes.legalize_threads import kernel_argument, thread_condition
+from passes.legalize_common import box_coords, kernel_argument, thread_condition
 
 TMA_IMPLEMENTATIONS = (copy.Implementation.TMA, copy.Implementation.BULK)
 
@@ -508,21 +508,7 @@ class _Kernel:
             inner.append(op)
             return op.results[0]
 
-        # Row-major coordinates of item i of the box, innermost fastest; an item is `width`
-        # elements of a row.
-        rest = body.args[0]
-        coords: list[SSAValue] = []
-        for n, size in enumerate(reversed(box)):
-            size = size // width if n == 0 else size
-            if n == len(box) - 1:
-                coords.append(rest)
-                break
-            c = emit(_index(size))
-            coords.append(put(arith.RemUIOp(rest, c)))
-            rest = put(arith.DivUIOp(rest, c))
-        coords.reverse()
-        if width > 1:
-            coords[-1] = put(arith.MuliOp(coords[-1], emit(_index(width))))
+        coords = box_coords(body.args[0], box, width, put, lambda v: emit(_index(v)))
         smem_at = [*g.smem_indices, *coords]
         if width == 1:
             value = put(memref.LoadOp.get(g.smem, smem_at))

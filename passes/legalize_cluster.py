@@ -21,9 +21,9 @@ cluster of B threads each instead: `fold_cluster` rewrites the kernel into
   arrives (the loop over a tile's pieces, once per phase of a loop over phases), the role
   meets at its barrier (every thread's stores are done) and its elected thread arrives on
   the peer's barrier (release; the peer's wait acquires). A barrier group that receives
-  peer bytes counts one more arrival per sender, and its `barrier_arrive_expect_tx` becomes a plain arrival of the
-  elected thread (`barrier_expect_tx` goes); `peer_arrive` is an arrival of the elected
-  thread on the peer's barrier (with `expect_tx`: LG3);
+  peer bytes counts one more arrival per sender, and its `barrier_arrive_expect_tx` becomes
+  a plain arrival of the elected thread (`barrier_expect_tx` goes); `peer_arrive` is an
+  arrival of the elected thread on the peer's barrier (with `expect_tx`: LG3);
 - the block barriers of the body (`gpu.barrier`) become the role's.
 
 The rest of copy-legalize then rewrites the TMA copies inside the roles as it does in any
@@ -55,7 +55,7 @@ from copy_dialect import portability
 from copy_dialect.roles import kernel_block_threads
 from copy_dialect.smem import SmemAllocation, arena_layout
 from copy_dialect.target import Target
-from passes.legalize_threads import thread_condition
+from passes.legalize_common import box_coords, thread_condition
 
 PEER_OPS = (copy.PeerStoreOp, copy.PeerCopyOp, copy.PeerArriveOp)
 MAX_BLOCK_THREADS = 1024
@@ -405,19 +405,7 @@ class _Fold:
             inner.append(o)
             return o.results[0]
 
-        rest = loop.args[0]
-        coords: list[SSAValue] = []
-        for k, extent in enumerate(reversed(box)):
-            extent = extent // width if k == 0 else extent
-            if k == len(box) - 1:
-                coords.append(rest)
-                break
-            c = put(_index(extent))
-            coords.append(put(arith.RemUIOp(rest, c)))
-            rest = put(arith.DivUIOp(rest, c))
-        coords.reverse()
-        if width > 1:
-            coords[-1] = put(arith.MuliOp(coords[-1], put(_index(width))))
+        coords = box_coords(loop.args[0], box, width, put, lambda v: put(_index(v)))
         if width == 1:
             value = put(memref.LoadOp.get(op.src, [*lead_src, *coords]))
             inner.append(memref.StoreOp.get(value, dst, [*lead_dst, *coords]))

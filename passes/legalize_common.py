@@ -1,11 +1,14 @@
-"""Which threads of a block (or of a role) reach an op and see the same values: what
-copy-legalize asks before it gives a copy's thread form to every thread of the issuing group
-(passes/legalize.py) and before a folded cluster's role meets at its barrier
-(passes/legalize_cluster.py)."""
+"""What copy-legalize's rewrites share (passes/legalize.py, and the cluster folding of
+passes/legalize_cluster.py): which threads of a block (or of a role) reach an op and see the
+same values, asked before a copy's thread form goes to every thread of the issuing group and
+before a folded cluster's role meets at its barrier; and the threads' row-major walk of a
+box."""
 
 from __future__ import annotations
 
-from xdsl.dialects import func, memref, scf
+from collections.abc import Callable
+
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from copy_dialect import ops as copy
@@ -73,3 +76,30 @@ def read_only_argument(ref: SSAValue) -> bool:
     return kernel_argument(ref) and all(
         isinstance(use.operation, memref.LoadOp | memref.DimOp) for use in ref.uses
     )
+
+
+def box_coords(
+    item: SSAValue,
+    box: list[int],
+    width: int,
+    put: Callable[[Operation], SSAValue],
+    constant: Callable[[int], SSAValue],
+) -> list[SSAValue]:
+    """The coordinates in `box` of item `item` of its row-major walk, innermost fastest, an
+    item being `width` elements of a row (consecutive threads on consecutive items: a
+    coalesced walk): `put` emits the ops that depend on the item, `constant` makes an index
+    constant (before the walk, or in it)."""
+    rest = item
+    coords: list[SSAValue] = []
+    for n, size in enumerate(reversed(box)):
+        size = size // width if n == 0 else size
+        if n == len(box) - 1:
+            coords.append(rest)
+            break
+        c = constant(size)
+        coords.append(put(arith.RemUIOp(rest, c)))
+        rest = put(arith.DivUIOp(rest, c))
+    coords.reverse()
+    if width > 1:
+        coords[-1] = put(arith.MuliOp(coords[-1], constant(width)))
+    return coords
