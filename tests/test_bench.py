@@ -323,7 +323,8 @@ def test_elementwise_sweep_flattens_a_cut_shape(bench):
     assert {c.tile[1] for c in flat} == {128}  # 10000 * 10008 = 2**7 * 781875
     for c in flat:
         assert c.shape((10000, 10008)) == (781875, 128)
-        assert c.grid((10000, 10008), 132)[0] == -(-781875 // c.tile[0])
+        tiles = -(-781875 // c.tile[0])
+        assert c.grid((10000, 10008), 132)[0] == -(-tiles // c.per_block)
         assert "flattened to rows of 128" in c.text
     assert not any(c.flat for c in compute.ws_configs(True, "add", (16384, 16384), 132))
     assert not any(c.flat for c in compute.ws_configs(True, "row_sum", (10000, 10008), 132))
