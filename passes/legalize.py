@@ -149,9 +149,9 @@ def legalize(module: builtin.ModuleOp, target: Target) -> None:
     kernel is checked before the first is rewritten: a module that fails is left as it was."""
     kernels = [op for op in module.walk() if isinstance(op, func.FuncOp)]
     plans = []
+    # Each kernel with DSMEM and its clone folded to one block per cluster: the clone's plan
+    # rewrites it in place of the kernel; the clones go if any kernel fails.
     folded: list[tuple[func.FuncOp, func.FuncOp]] = []
-    """Each kernel with DSMEM and its clone folded to one block per cluster (rewritten by
-    its plan in place of the kernel; dropped if any kernel fails)."""
     try:
         for kernel in kernels:
             for op in kernel.walk():
