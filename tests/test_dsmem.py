@@ -234,3 +234,30 @@ def test_phase_loop_arrives_once_per_phase():
         assert arrivals == [mine, *theirs]
     assert [init.owner.arrivals.value.data for init in inits] == [128, 2, 1] * 2
     assert compile_module(built, make_context()).cubin
+
+
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+@pytest.mark.parametrize("cluster", [2, 4, 8])
+@pytest.mark.parametrize("tile", [(8, 64), (32, 64), (64, 128)], ids=lambda t: f"{t[0]}x{t[1]}")
+@pytest.mark.parametrize(("mode", "dtype"), [("store", "f32"), ("bulk", "bf16"), ("reduce", "i32")])
+def test_every_exchange_folds_or_names_what_does_not_fit(mode, dtype, tile, cluster, target):
+    """Over tiles and clusters: the folded kernel verifies (protocol included) and compiles
+    with one block of cluster x 128 threads, or copy-legalize names the SMEM it would need
+    (LG3) and leaves the module as it was."""
+    # Rows of 16-byte multiples (TMA), a partial last tile column, whole clusters of tiles.
+    shape = (100, tile[1] * cluster * 2 - 8)
+    try:
+        built = kernels.dsmem_exchange(shape, dtype, tile, cluster=cluster, mode=mode)
+    except ValueError as exc:  # the builder's own limits (a tile too small for its threads)
+        pytest.skip(str(exc))
+    before = str(built)
+    if not folded_fits(built, cluster, target):
+        with pytest.raises(CopyVerifyException, match="SMEM") as caught:
+            legalized(built, target)
+        assert caught.value.rules == ("LG3",)
+        assert str(built) == before
+        return
+    verify_module(legalized(built, target))
+    compiled = compile_module(built, make_context())
+    assert f".reqntid {cluster * kernels.TMA_BLOCK}, 1, 1" in compiled.ptx
+    assert "shared::cluster" not in compiled.ptx
