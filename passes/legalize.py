@@ -94,7 +94,13 @@ from copy_dialect.roles import kernel_block_threads
 from copy_dialect.target import TARGETS, Target
 from copy_dialect.verify_common import known_multiple
 from passes.legalize_cluster import fold_cluster, needs_folding
-from passes.legalize_common import box_coords, kernel_argument, thread_condition
+from passes.legalize_common import (
+    box_coords,
+    kernel_argument,
+    role_barrier,
+    thread_condition,
+)
+from passes.legalize_common import index_constant as _index
 
 TMA_IMPLEMENTATIONS = (copy.Implementation.TMA, copy.Implementation.BULK)
 
@@ -225,10 +231,6 @@ def _is_tma(op: Operation) -> bool:
     if not isinstance(op, Load):
         return False
     return op.resolved_implementation() in TMA_IMPLEMENTATIONS
-
-
-def _index(value: int) -> arith.ConstantOp:
-    return arith.ConstantOp(IntegerAttr(value, IndexType()))
 
 
 class _Kernel:
@@ -717,11 +719,10 @@ def _split_roles(ws: copy.WarpSpecializeOp, splits: dict[int, int]) -> None:
 
 def _group_barrier(op: Operation) -> Operation:
     """The barrier of the group that issues `op`: the block barrier, or in a role the role's
-    named barrier (that of `copy.wait_group`, which lowers to `bar.sync r + 1` there; with no
-    cp.async group of the role pending it only synchronizes)."""
+    (`role_barrier`)."""
     if _role_of(op) is None:
         return gpu.BarrierOp()
-    return copy.WaitGroupOp("cp_async", 0)
+    return role_barrier()
 
 
 def _ends_kernel(op: Operation) -> bool:

@@ -55,7 +55,8 @@ from copy_dialect import portability
 from copy_dialect.roles import kernel_block_threads
 from copy_dialect.smem import SmemAllocation, arena_layout
 from copy_dialect.target import Target
-from passes.legalize_common import box_coords, thread_condition
+from passes.legalize_common import box_coords, role_barrier, thread_condition
+from passes.legalize_common import index_constant as _index
 
 PEER_OPS = (copy.PeerStoreOp, copy.PeerCopyOp, copy.PeerArriveOp)
 MAX_BLOCK_THREADS = 1024
@@ -70,19 +71,11 @@ def needs_folding(kernel: func.FuncOp) -> bool:
     return any(isinstance(op, PEER_OPS) for op in kernel.walk())
 
 
-def cluster_shape(kernel: func.FuncOp) -> tuple[int, int, int]:
-    attr = kernel.attributes.get("copy.cluster")
-    if not isinstance(attr, DenseArrayBase):
-        return (1, 1, 1)
-    values = [int(v) for v in attr.get_values()]
-    return (values + [1, 1, 1])[:3]  # type: ignore[return-value]
-
-
 def fold_cluster(kernel: func.FuncOp, target: Target) -> None:
     """Rewrites `kernel` (a clone the caller may drop) into one block per cluster, or raises
     LG3 at the first op that cannot be folded."""
     first_peer = next(op for op in kernel.walk() if isinstance(op, PEER_OPS))
-    shape = cluster_shape(kernel)
+    shape = copy.kernel_cluster_shape(kernel)
     n = prod(shape)
     threads = kernel_block_threads(kernel)
 
@@ -156,6 +149,8 @@ class _Fold:
         self.threads = threads
         self.copies: list[dict[SSAValue, SSAValue]] = [{} for _ in range(self.n)]
         """Each rank's copy of each buffer and barrier group of the kernel."""
+        self.original: dict[SSAValue, SSAValue] = {}
+        """The kernel's buffer or barrier group that each rank's copy stands for."""
         self.senders: dict[SSAValue, int] = {}
         """Each barrier group (a rank's copy) that receives peer bytes: its senders."""
 
@@ -177,6 +172,7 @@ class _Fold:
                 hoisted.append(twin)
                 for old, new in zip(op.results, twin.results, strict=True):
                     self.copies[rank][old] = new
+                    self.original[new] = old
         ws = copy.WarpSpecializeOp([self.threads // copy.WARP] * self.n)
         for rank in range(self.n):
             self.fill_role(ws, rank, rest)
@@ -259,7 +255,7 @@ class _Fold:
                     fresh.result.name_hint = c.result.name_hint = None
                     add.result.name_hint = name
             elif isinstance(op, gpu.BarrierOp):
-                Rewriter.replace_op(op, copy.WaitGroupOp("cp_async", 0))
+                Rewriter.replace_op(op, role_barrier())
 
     def rewrite_peers(self, then: Block, thread: SSAValue) -> None:
         sends: dict[tuple[Operation, SSAValue, SSAValue | None], Operation] = {}
@@ -290,7 +286,7 @@ class _Fold:
             Rewriter.replace_op(op, made, [])
         for (top, bar, index), op in sends.items():
             # Every thread of the role has stored: its elected thread arrives for them.
-            done: list[Operation] = [copy.WaitGroupOp("cp_async", 0)]
+            done: list[Operation] = [role_barrier()]
             if index is not None and top.is_ancestor(index.owner):  # type: ignore[arg-type]
                 if not isinstance(index.owner, arith.ConstantOp):
                     portability.check_no_form(
@@ -351,10 +347,8 @@ class _Fold:
 
     def peer_value(self, op: Operation, local: SSAValue, peer: int) -> SSAValue:
         """The peer rank's copy of `local` (one of this rank's buffers or barrier groups)."""
-        for rank_copies in self.copies:
-            for original, mine in rank_copies.items():
-                if mine is local:
-                    return self.copies[peer][original]
+        if local in self.original:
+            return self.copies[peer][self.original[local]]
         portability.check_no_form(
             op,
             f"a peer op on {local.type}, which is not a buffer or barrier group the kernel "
@@ -429,10 +423,6 @@ def _synchronizes(op: Operation) -> bool:
     if isinstance(op, copy.PeerStoreOp | copy.PeerCopyOp):
         return False
     return any(isinstance(v.type, copy.BarrierType) for v in op.operands)
-
-
-def _index(value: int) -> arith.ConstantOp:
-    return arith.ConstantOp(IntegerAttr(value, IndexType()))
 
 
 Affine = tuple[tuple[int, int, int], int]

@@ -1,14 +1,15 @@
 """What copy-legalize's rewrites share (passes/legalize.py, and the cluster folding of
 passes/legalize_cluster.py): which threads of a block (or of a role) reach an op and see the
 same values, asked before a copy's thread form goes to every thread of the issuing group and
-before a folded cluster's role meets at its barrier; and the threads' row-major walk of a
-box."""
+before a folded cluster's role meets at its barrier; the threads' row-major walk of a box;
+a role's barrier; index constants."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from copy_dialect import ops as copy
@@ -103,3 +104,14 @@ def box_coords(
     if width > 1:
         coords[-1] = put(arith.MuliOp(coords[-1], constant(width)))
     return coords
+
+
+def index_constant(value: int) -> arith.ConstantOp:
+    return arith.ConstantOp(IntegerAttr(value, IndexType()))
+
+
+def role_barrier() -> copy.WaitGroupOp:
+    """The barrier of the role that holds it: `copy.wait_group cp_async 0`, which lowers to
+    the role's named barrier (`bar.sync r + 1`) and, with no cp.async group of the role
+    pending, only synchronizes."""
+    return copy.WaitGroupOp("cp_async", 0)

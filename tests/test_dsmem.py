@@ -261,3 +261,63 @@ def test_every_exchange_folds_or_names_what_does_not_fit(mode, dtype, tile, clus
     compiled = compile_module(built, make_context())
     assert f".reqntid {cluster * kernels.TMA_BLOCK}, 1, 1" in compiled.ptx
     assert "shared::cluster" not in compiled.ptx
+
+
+CLUSTER_Y = """builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+func.func @exchange_along_y(%x: memref<256x256xf32>, %y: memref<256x256xf32>)
+    attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>,
+      copy.cluster = array<i32: 1, 2, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  %false = arith.constant false
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+  %rank = arith.remui %bx, %c2 : index
+  %peer = arith.xori %rank, %c1 : index
+  %col = arith.muli %bx, %c16 : index
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %mine = copy.alloc_smem : memref<64x16xf32, #copy.smem>
+  %recv = copy.alloc_smem : memref<64x16xf32, #copy.smem>
+  %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0]
+    : memref<256x256xf32> to memref<64x16xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+  copy.barrier_arrive_expect_tx %full[%c0], 4096 : !copy.barrier<1>
+  scf.for %k = %c0 to %c2 step %c1 {
+    %step = arith.muli %k, %c128 : index
+    %e = arith.addi %tid, %step : index
+    %r = arith.divui %e, %c4 : index
+    %q = arith.remui %e, %c4 : index
+    %c = arith.muli %q, %c4 : index
+    %v = vector.load %mine[%r, %c] : memref<64x16xf32, #copy.smem>, vector<4xf32>
+    copy.peer_store %v, %recv[%r, %c] peer %peer, %full[%c0]
+      : vector<4xf32>, memref<64x16xf32, #copy.smem>, !copy.barrier<1>
+  }
+  copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+  copy.fence_async_shared
+  copy.async_copy %recv to %y[%c0, %col] : memref<64x16xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  func.return
+}
+}"""
+"""A pair along y (copy.cluster = 1 x 2): the CTA at block (0, b) loads the 64 x 16 tile of x
+at column 16 b and sends it to its peer's %recv; each stores what it receives at its own
+column. y's first 64 rows get x's with each pair of 16-column blocks swapped; the rest is
+not written."""
+
+
+def test_cluster_along_y_folds():
+    """The first block of each cluster in y runs it; role 1's block id y is that block's + 1."""
+    from xdsl.parser import Parser
+
+    built = Parser(make_context(), CLUSTER_Y).parse_module()
+    verify_module(legalized(built, "sm_80"))
+    (ws,) = [op for op in built.walk() if isinstance(op, copy.WarpSpecializeOp)]
+    ids = [op for op in ws.walk() if isinstance(op, gpu.BlockIdOp)]
+    assert {op.dimension.data for op in ids} == {gpu.DimensionEnum.Y}
+    assert compile_module(built, make_context()).cubin

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from test_dsmem import (
     CASES,
+    CLUSTER_Y,
     LEGAL_TARGETS,
     PHASE_LOOP,
     SHAPES,
@@ -121,4 +122,17 @@ def test_phase_loop_returns_the_exchanged_rows(target):
     program = runtime.compile(built) if target is None else on_h200(legalized(built, target))
     y = np.full_like(x, np.nan)
     program(x, y, grid=(16, 1))
+    assert same_bits(y, want)
+
+
+@pytest.mark.parametrize("target", [None, *LEGAL_TARGETS], ids=lambda t: t or "sm_90a")
+def test_cluster_along_y_returns_the_exchanged_rows(target):
+    """test_dsmem.CLUSTER_Y (a pair along y), as written and folded on a grid of (1, 16)."""
+    x = values((256, 256), "f32", seed=zlib.crc32(b"cluster along y"))
+    want = np.full_like(x, np.nan)
+    want[:64] = x[:64].reshape(64, 8, 2, 16)[:, :, ::-1, :].reshape(64, 256)
+    built = Parser(make_context(), CLUSTER_Y).parse_module()
+    program = runtime.compile(built) if target is None else on_h200(legalized(built, target))
+    y = np.full_like(x, np.nan)
+    program(x, y, grid=(1, 16))
     assert same_bits(y, want)
