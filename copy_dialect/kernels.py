@@ -498,45 +498,11 @@ def broadcast_copy(
     elt = element_type(dtype)
     x_type = MemRefType(elt, list(shape))
     y_type = MemRefType(elt, [cluster, *shape])
-    smem = MemRefType(elt, list(tile), memory_space=copy.SmemSpaceAttr())
-    tiles_n, tiles_m = grid(shape, tile)
 
     def body(b: Builder, args: Sequence[SSAValue]) -> None:
         x, y = args
-        c0 = _index(b, 0)
-        phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
-        bx = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
-        by = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.Y))).result
-        if order == "cluster":
-            c = _index(b, cluster)
-            rank = b.insert(arith.RemUIOp(bx, c)).result
-            tile_col = b.insert(arith.DivUIOp(bx, c)).result
-            tile_row = by
-        else:
-            width = _index(b, cluster * tiles_n)
-            launched = b.insert(arith.AddiOp(b.insert(arith.MuliOp(by, width)).result, bx)).result
-            tiles = _index(b, tiles_m * tiles_n)
-            rank = b.insert(arith.DivUIOp(launched, tiles)).result
-            t = b.insert(arith.RemUIOp(launched, tiles)).result
-            tile_row = b.insert(arith.DivUIOp(t, _index(b, tiles_n))).result
-            tile_col = b.insert(arith.RemUIOp(t, _index(b, tiles_n))).result
-        row = b.insert(arith.MuliOp(tile_row, _index(b, tile[0]))).result
-        col = b.insert(arith.MuliOp(tile_col, _index(b, tile[1]))).result
-        buf = b.insert(copy.AllocSmemOp(smem)).result
-        bar = b.insert(copy.BarrierInitOp(1)).result
-        b.insert(
-            copy.AsyncCopyOp(
-                x,
-                buf,
-                src_indices=[row, col],
-                barrier=bar,
-                barrier_index=c0,
-                oob="zeros",
-                collective=[0] if multicast else None,
-            )
-        )
-        b.insert(copy.BarrierWaitOp(bar, c0, phase))
-        b.insert(copy.AsyncCopyOp(buf, y, dst_indices=[rank, row, col]))
+        shared = _shared_tile(b, x, shape, tile, cluster, multicast, order)
+        b.insert(copy.AsyncCopyOp(shared.buf, y, dst_indices=[shared.rank, shared.row, shared.col]))
         b.insert(copy.CommitGroupOp("bulk"))
         b.insert(copy.WaitGroupOp("bulk", 0))
 
@@ -545,6 +511,180 @@ def broadcast_copy(
         name += f"_{order}"
     return _kernel(
         name, [x_type, y_type], body, target=target, block=TMA_BLOCK, cluster=(cluster, 1, 1)
+    )
+
+
+@dataclass
+class _SharedTile:
+    """The tile of x a CTA of a `broadcast_*` kernel holds, loaded and waited for."""
+
+    rank: SSAValue
+    tile_col: SSAValue
+    row: SSAValue
+    """The tile's first row in x."""
+    col: SSAValue
+    """The tile's first column in x."""
+    buf: SSAValue
+    """The SMEM tile, whole once the block passes the wait."""
+
+
+def _shared_tile(
+    b: Builder,
+    x: SSAValue,
+    shape: Sequence[int],
+    tile: Sequence[int],
+    cluster: int,
+    multicast: bool,
+    order: str,
+) -> _SharedTile:
+    """The block's place in a `broadcast_*` launch (`broadcast_grid`, in `order`) and its
+    tile of x: loaded by TMA (zero-filled out of bounds; with `multicast`, 1/`cluster` of
+    the rows by each CTA of the cluster, to every CTA) and waited for."""
+    x_type = x.type
+    assert isinstance(x_type, MemRefType)
+    smem = MemRefType(x_type.element_type, list(tile), memory_space=copy.SmemSpaceAttr())
+    tiles_n, tiles_m = grid(shape, tile)
+    c0 = _index(b, 0)
+    phase = b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
+    bx = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+    by = b.insert(gpu.BlockIdOp(gpu.DimensionAttr(gpu.DimensionEnum.Y))).result
+    if order == "cluster":
+        c = _index(b, cluster)
+        rank = b.insert(arith.RemUIOp(bx, c)).result
+        tile_col = b.insert(arith.DivUIOp(bx, c)).result
+        tile_row = by
+    else:
+        width = _index(b, cluster * tiles_n)
+        launched = b.insert(arith.AddiOp(b.insert(arith.MuliOp(by, width)).result, bx)).result
+        tiles = _index(b, tiles_m * tiles_n)
+        rank = b.insert(arith.DivUIOp(launched, tiles)).result
+        t = b.insert(arith.RemUIOp(launched, tiles)).result
+        tile_row = b.insert(arith.DivUIOp(t, _index(b, tiles_n))).result
+        tile_col = b.insert(arith.RemUIOp(t, _index(b, tiles_n))).result
+    row = b.insert(arith.MuliOp(tile_row, _index(b, tile[0]))).result
+    col = b.insert(arith.MuliOp(tile_col, _index(b, tile[1]))).result
+    buf = b.insert(copy.AllocSmemOp(smem)).result
+    bar = b.insert(copy.BarrierInitOp(1)).result
+    b.insert(
+        copy.AsyncCopyOp(
+            x,
+            buf,
+            src_indices=[row, col],
+            barrier=bar,
+            barrier_index=c0,
+            oob="zeros",
+            collective=[0] if multicast else None,
+        )
+    )
+    b.insert(copy.BarrierWaitOp(bar, c0, phase))
+    return _SharedTile(rank, tile_col, row, col, buf)
+
+
+def broadcast_row_dot(
+    shape: Sequence[int],
+    dtype: str = "f32",
+    tile: Sequence[int] = (64, 256),
+    *,
+    cluster: int = 2,
+    multicast: bool = True,
+    order: str = "cluster",
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`cluster` matrix-vector products that share the matrix, as a parallel split-K:
+    x (M, N) and v (C, N) of f32, bf16 or f16 (C = `cluster`), y (C, T, M) of f32 with T =
+    ceil(N / tile[1]) and `y[r, t, i] = sum over the columns j of tile column t of x[i, j] *
+    v[r, j]`, so that `y.sum(axis=1)` is `x @ v.T` transposed. Launch on `broadcast_grid(
+    shape, tile, cluster)` with clusters of (`cluster`, 1, 1).
+
+    Every tile of x is needed by the `cluster` CTAs of its cluster (rank r computes with
+    v[r]), and each writes only its tile's `tile[0]` sums, so the kernel reads about
+    `cluster` times what it writes per rank: unlike `broadcast_copy`, whose stores of
+    `cluster` copies dominate, its time is the loads'. `multicast`, `order` and the tile
+    loads are `broadcast_copy`'s (the unicast twin with the same cluster and grid, the
+    rank-major order whose CTAs of a tile are far apart in launch order).
+
+    After the tile's wait, warp w of the block's 4 takes tile rows w, w + 4, ...; lane l
+    keeps v[r] at columns l, l + 32, ... of the tile in registers (0 past N; x's columns
+    there are zero-filled), multiplies them with its columns of each row, adds the products
+    in column order in f32 (bf16 and f16 widened first, so their products are exact), then
+    a butterfly of warp shuffles (xor 16, 8, 4, 2, 1) adds the lanes' sums and lane 0 stores
+    the row's (rows past M are not stored). Each y[r, t, i] is so within (tile[1] / 32 + 6)
+    * 2**-24 * sum_j |x[i, j] v[r, j]| of the exact sum. Any M, N with rows of a multiple of
+    16 bytes; `tile[1]` a multiple of 32."""
+    _check_broadcast(shape, dtype, tile, cluster, multicast, order, target)
+    if dtype not in FLOAT_TYPES:
+        raise ValueError(f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {dtype!r}")
+    if tile[1] % copy.WARP:
+        raise ValueError(
+            f"expected tile[1] to be a multiple of 32 (lane l of a warp multiplies columns "
+            f"l, l + 32, ... of each tile row), got tile {tuple(tile)}; use tile[1] = "
+            f"{min(256, tile[1] + (-tile[1]) % 32)}"
+        )
+    elt = element_type(dtype)
+    f32 = element_type("f32")
+    tiles_n, _ = grid(shape, tile)
+    x_type = MemRefType(elt, list(shape))
+    v_type = MemRefType(elt, [cluster, shape[1]])
+    y_type = MemRefType(f32, [cluster, tiles_n, shape[0]])
+    warps = TMA_BLOCK // copy.WARP
+    per_lane = tile[1] // copy.WARP
+
+    def widened(b: Builder, value: SSAValue) -> SSAValue:
+        return value if elt == f32 else b.insert(arith.ExtFOp(value, f32)).result
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, v, y = args
+        shared = _shared_tile(b, x, shape, tile, cluster, multicast, order)
+        t = b.insert(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
+        warp = _bin(b, arith.DivUIOp, t, copy.WARP)
+        lane = _bin(b, arith.RemUIOp, t, copy.WARP)
+        zero = b.insert(arith.ConstantOp(FloatAttr(0.0, f32))).result
+        last = _index(b, shape[1] - 1)
+        # Lane l's columns of the tile, and v[rank] there (0 past N).
+        columns, weights = [], []
+        for k in range(per_lane):
+            c = _bin(b, arith.AddiOp, lane, k * copy.WARP)
+            j = _bin(b, arith.AddiOp, shared.col, c)
+            inside = b.insert(arith.CmpiOp(j, last, "ule")).result
+            clamped = _bin(b, arith.MinUIOp, j, last)
+            w = widened(b, b.insert(memref.LoadOp.get(v, [shared.rank, clamped])).res)
+            columns.append(c)
+            weights.append(b.insert(arith.SelectOp(inside, w, zero)).result)
+
+        loop = Block(arg_types=[IndexType()])
+        lb = Builder(InsertPoint.at_end(loop))
+        r = loop.args[0]
+        acc = zero
+        for c, w in zip(columns, weights, strict=True):
+            xv = widened(lb, lb.insert(memref.LoadOp.get(shared.buf, [r, c])).res)
+            acc = lb.insert(arith.AddfOp(acc, lb.insert(arith.MulfOp(xv, w)).result)).result
+        width = lb.insert(arith.ConstantOp(IntegerAttr(copy.WARP, i32))).result
+        for offset in (16, 8, 4, 2, 1):
+            off = lb.insert(arith.ConstantOp(IntegerAttr(offset, i32))).result
+            other = lb.insert(ShuffleOp(acc, off, width, "xor")).shuffle_result
+            acc = lb.insert(arith.AddfOp(acc, other)).result
+        row = _bin(lb, arith.AddiOp, shared.row, r)
+        inside = lb.insert(arith.CmpiOp(row, _index(lb, shape[0]), "ult")).result
+        first = lb.insert(arith.CmpiOp(lane, _index(lb, 0), "eq")).result
+        store = lb.insert(arith.AndIOp(inside, first)).result
+        _if(
+            lb,
+            store,
+            lambda sb: sb.insert(memref.StoreOp.get(acc, y, [shared.rank, shared.tile_col, row])),
+        )
+        lb.insert(scf.YieldOp())
+        b.insert(scf.ForOp(warp, _index(b, tile[0]), _index(b, warps), [], Region(loop)))
+
+    name = "broadcast_row_dot_" + ("multicast" if multicast else "unicast")
+    if order != "cluster":
+        name += f"_{order}"
+    return _kernel(
+        name,
+        [x_type, v_type, y_type],
+        body,
+        target=target,
+        block=TMA_BLOCK,
+        cluster=(cluster, 1, 1),
     )
 
 

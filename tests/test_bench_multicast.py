@@ -1,6 +1,7 @@
 """benchmarks/bench_multicast.py's ncu part without a GPU: a stand-in `ncu` writes the raw
 CSV page (units row, thousands separators, a torch copy split into two kernels, a memcpy
-that launches none) and the script matches its kernels to the rows through the markers;
+that launches none) and the script matches its kernels to the rows of both workloads
+through the markers;
 an ncu without the counters' permission, a missing ncu and a count mismatch each end up as
 a line in the table instead of a traceback."""
 
@@ -33,7 +34,10 @@ def bench():
         del sys.modules[spec.name]
 
 
-KINDS = ["multicast", "unicast", "rank_major", "torch_expand", "torch_copy"]
+KINDS = {
+    "copy": ["multicast", "unicast", "rank_major", "torch_expand", "torch_copy"],
+    "row_dot": ["multicast", "unicast", "rank_major", "torch_mm"],
+}
 
 FAKE = """#!{python}
 import json, os, sys
@@ -68,9 +72,12 @@ def kernel(name, read, write, ms):
     sectors = f',"{{float(read.replace(",", "")) * 4 / 32:,.4f}}"' if l2 else ""
     rows.append(f'"{{kernel_id}}","7","{{name}}","{{read}}","{{write}}","{{ms}}"' + sectors)
     kernel_id += 1
-for c, kind in launched:
+for workload, c, kind in launched:
     gib = 1073.741824  # MB in a GiB
-    if kind == "torch_expand":  # two launches: torch splits a copy past 2**31 bytes
+    if workload == "row_dot":  # reads x (C times for rank_major), writes little
+        read = {{"multicast": 1.0, "unicast": 1.0, "rank_major": c, "torch_mm": 1.0}}[kind]
+        kernel(f"row_dot_{{kind}}", f"{{read * gib:,.2f}}", "16.00", "0.3")
+    elif kind == "torch_expand":  # two launches: torch splits a copy past 2**31 bytes
         for _ in range(2):
             kernel("void at::native::elementwise_kernel<128, 4>", f"{{c * gib / 2:,.2f}}",
                    f"{{c * gib / 2:,.2f}}", "0.5")
@@ -98,45 +105,65 @@ def fake_ncu(tmp_path, monkeypatch, bench, mode: str, launched) -> Path:
 
 def rows(bench):
     made = []
-    for c in bench.CLUSTERS:
-        for kind in KINDS:
-            row = bench.Row(c, kind, kind, lambda: None, None)
-            row.seconds = {"multicast": 1.0, "unicast": 1.1, "rank_major": 1.4}.get(kind, 1.3)
-            row.seconds *= (1 + c) / 3 * 1e-3
-            row.correct = "yes"
-            made.append(row)
+    for workload, kinds in KINDS.items():
+        for c in bench.CLUSTERS:
+            for kind in kinds:
+                row = bench.Row(c, kind, kind, lambda: None, None, workload=workload)
+                times = {"multicast": 1.0, "unicast": 1.1, "rank_major": 1.4}
+                row.seconds = times.get(kind, 1.3) * (1 + c) / 3 * 1e-3
+                row.correct = "yes"
+                made.append(row)
     return made
+
+
+def labels(table):
+    return [list(r.label) for r in table]
 
 
 def test_kernels_are_matched_to_rows_through_the_markers(bench, tmp_path, monkeypatch, capsys):
     table = rows(bench)
-    fake_ncu(tmp_path, monkeypatch, bench, "ok", [[r.cluster, r.kind] for r in table])
+    fake_ncu(tmp_path, monkeypatch, bench, "ok", labels(table))
     line = bench.run_ncu(table, timeout=60)
     assert line.startswith("Version 2099.1.0.0"), line
     assert "lts__t_sectors_op_read.sum" in line
-    by = {(r.cluster, r.kind): r for r in table}
+    by = {r.label: r for r in table}
     gib = 2**30
-    assert by[(4, "multicast")].ncu["dram__bytes_read.sum"] == pytest.approx(gib, rel=1e-5)
-    assert by[(4, "rank_major")].ncu["dram__bytes_read.sum"] == pytest.approx(4 * gib, rel=1e-5)
-    assert by[(2, "torch_expand")].ncu_kernels == 2
-    assert by[(2, "torch_expand")].ncu["dram__bytes_write.sum"] == pytest.approx(2 * gib, rel=1e-5)
-    assert by[(2, "torch_expand")].ncu["gpu__time_duration.sum"] == pytest.approx(1e-3)
+    copies = {(c, kind): r for (w, c, kind), r in by.items() if w == "copy"}
+    assert copies[(4, "multicast")].ncu["dram__bytes_read.sum"] == pytest.approx(gib, rel=1e-5)
+    assert copies[(4, "rank_major")].ncu["dram__bytes_read.sum"] == pytest.approx(4 * gib, rel=1e-5)
+    assert copies[(2, "torch_expand")].ncu_kernels == 2
+    assert copies[(2, "torch_expand")].ncu["dram__bytes_write.sum"] == pytest.approx(
+        2 * gib, rel=1e-5
+    )
+    assert copies[(2, "torch_expand")].ncu["gpu__time_duration.sum"] == pytest.approx(1e-3)
     # L2 sectors (32 bytes; the stand-in reports 4x the DRAM reads), Msector units.
-    assert by[(4, "multicast")].ncu["lts__t_sectors_op_read.sum"] == pytest.approx(
+    assert copies[(4, "multicast")].ncu["lts__t_sectors_op_read.sum"] == pytest.approx(
         4 * gib, rel=1e-5
     )
-    assert by[(2, "torch_copy")].profiled
-    assert by[(2, "torch_copy")].ncu is None
+    assert copies[(2, "torch_copy")].profiled
+    assert copies[(2, "torch_copy")].ncu is None
+    # The row_dot rows got their own kernels, not the copy rows' of the same C and kind.
+    dots = by[("row_dot", 4, "rank_major")]
+    assert dots.ncu["dram__bytes_read.sum"] == pytest.approx(4 * gib, rel=1e-5)
+    assert dots.ncu["dram__bytes_write.sum"] == pytest.approx(16e6)
     bench.print_table(table, line)
     out = capsys.readouterr().out
+    copy_table, dot_table = out.split("`row_dot`:")
+    assert "ratio to torch expand | ratio to torch copy |" in copy_table
+    assert "ratio to torch x @ v.T |" in dot_table
     # C = 4: multicast reads 1/4 of the rank-major order's bytes, 1/1.02 of its twin's.
-    assert "| 4 | rank_major | " in out
-    assert "| 1.02 | 0.980 |" in out  # the twin: read / x, multicast read / this
-    assert "| 4.00 | 0.250 |" in out
+    assert "| 4 | rank_major | " in copy_table
+    assert "| 1.02 | 0.980 |" in copy_table  # the twin: read / x, multicast read / this
+    assert "| 4.00 | 0.250 |" in copy_table
     assert "ncu: 2 kernels summed" in out
     assert "ncu: no kernel launched (a memcpy)" in out
-    assert "twin: speed 1.100x, DRAM read 0.980x (target: <= 0.6x and faster: not met)" in out
-    assert "rank-major: speed 1.400x, DRAM read 0.250x (target: <= 0.6x and faster: met)" in out
+    target = "(target: <= 0.6x the DRAM read and faster: {})"
+    twin = "twin: speed 1.100x, DRAM read 0.980x, L2 read 0.980x "
+    assert "`copy`, C = 4, multicast vs the unicast twin: speed 1.100x" in out
+    assert twin + target.format("not met") in out
+    rank_major = "rank-major: speed 1.400x, DRAM read 0.250x, L2 read 0.250x "
+    assert rank_major + target.format("met") in out
+    assert "`row_dot`, C = 2, multicast vs the unicast twin: speed 1.100x, DRAM read 1.000x" in out
 
 
 def test_no_permission_is_a_line_not_a_traceback(bench, tmp_path, monkeypatch):
@@ -149,9 +176,9 @@ def test_no_permission_is_a_line_not_a_traceback(bench, tmp_path, monkeypatch):
 
 def test_a_count_mismatch_leaves_the_columns_empty(bench, tmp_path, monkeypatch):
     table = rows(bench)
-    fake_ncu(tmp_path, monkeypatch, bench, "mismatch", [[r.cluster, r.kind] for r in table])
+    fake_ncu(tmp_path, monkeypatch, bench, "mismatch", labels(table))
     line = bench.run_ncu(table, timeout=60)
-    assert "ncu profiled 9 rows for the 10 launched" in line
+    assert "ncu profiled 17 rows for the 18 launched" in line
     assert all(r.ncu is None for r in table)
 
 
@@ -171,12 +198,12 @@ def test_parse_rejects_output_without_a_table(bench):
 
 def test_an_ncu_without_the_l2_metric_gives_the_dram_columns(bench, tmp_path, monkeypatch):
     table = rows(bench)
-    fake_ncu(tmp_path, monkeypatch, bench, "no-l2", [[r.cluster, r.kind] for r in table])
+    fake_ncu(tmp_path, monkeypatch, bench, "no-l2", labels(table))
     line = bench.run_ncu(table, timeout=60)
     assert "lts__t_sectors_op_read.sum" not in line.split("`")[1], line
-    by = {(r.cluster, r.kind): r for r in table}
-    assert by[(2, "rank_major")].ncu["dram__bytes_read.sum"] == pytest.approx(2**31, rel=1e-5)
-    assert "lts__t_sectors_op_read.sum" not in by[(2, "rank_major")].ncu
+    row = next(r for r in table if r.label == ("copy", 2, "rank_major"))
+    assert row.ncu["dram__bytes_read.sum"] == pytest.approx(2**31, rel=1e-5)
+    assert "lts__t_sectors_op_read.sum" not in row.ncu
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ ValueError saying what was expected. The launches are in test_multicast_broadcas
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from xdsl.dialects import arith, func, gpu
 
@@ -173,3 +174,108 @@ def test_rank_major_puts_the_ctas_of_a_tile_a_whole_x_apart():
     gx, _ = kernels.broadcast_grid(shape, tile, 2)
     launched = {block_copies(module, n % gx, n // gx)[1]: n for n in range(2 * 16)}
     assert all(launched[(1, r, c)] - launched[(0, r, c)] == 16 for _, r, c in launched)
+
+
+# --- broadcast_row_dot: C matrix-vector products sharing x ---------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "f16"])
+@pytest.mark.parametrize("cluster", [2, 4])
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_row_dot_variant_compiles_for_sm_90a(variant, cluster, dtype):
+    shape, tile = (1000, 1000), (64, 256)
+    module = kernels.broadcast_row_dot(shape, dtype, tile, cluster=cluster, **VARIANTS[variant])
+    assert not check_protocol(module)
+    compiled = compile_module(module, make_context())
+    (abi,) = compiled.abi.kernels.values()
+    assert abi.name == f"broadcast_row_dot_{'multicast' if variant == 'multicast' else variant}"
+    assert abi.cluster == (cluster, 1, 1)
+    x, v, y, load = abi.params
+    assert (x.shape, v.shape, y.shape) == (shape, (cluster, 1000), (cluster, 4, 1000))
+    assert y.element == "f32"
+    rows = tile[0] // cluster if variant == "multicast" else tile[0]
+    assert load.box == (rows, tile[1])
+    assert (".multicast::cluster" in compiled.ptx) == (variant == "multicast")
+    # The products and sums round as the numpy reference's (no contraction into an fma).
+    assert "mul.rn.f32" in compiled.ptx
+    assert "fma" not in compiled.ptx
+
+
+@pytest.mark.parametrize("cluster", [2, 4])
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_row_dot_loads_the_same_tiles_as_the_copy(variant, cluster):
+    shape, tile = (130, 1000), (32, 256)
+    dots = kernels.broadcast_row_dot(shape, "f32", tile, cluster=cluster, **VARIANTS[variant])
+    copies = kernels.broadcast_copy(shape, "f32", tile, cluster=cluster, **VARIANTS[variant])
+    (fn,) = (op for op in dots.walk() if isinstance(op, func.FuncOp))
+    (load,) = [op for op in fn.body.block.ops if isinstance(op, copy.AsyncCopyOp)]
+    assert bool(load.collective_dims) == (variant == "multicast")
+    gx, gy = kernels.broadcast_grid(shape, tile, cluster)
+    for by in range(gy):
+        for bx in range(gx):
+            assert block_copies(copies, bx, by)[0] == block_load(dots, bx, by)
+
+
+def block_load(module, bx: int, by: int) -> tuple[int, ...]:
+    """The one load's GMEM origin, as block (bx, by) computes it."""
+    (fn,) = (op for op in module.walk() if isinstance(op, func.FuncOp))
+    values = {}
+    binary = {
+        arith.AddiOp: lambda a, b: a + b,
+        arith.MuliOp: lambda a, b: a * b,
+        arith.DivUIOp: lambda a, b: a // b,
+        arith.RemUIOp: lambda a, b: a % b,
+    }
+    for op in fn.body.block.ops:
+        if isinstance(op, arith.ConstantOp) and op.result.type == op.value.type:
+            values[op.result] = getattr(op.value.value, "data", None)
+        elif isinstance(op, gpu.BlockIdOp):
+            values[op.result] = bx if op.dimension.data == gpu.DimensionEnum.X else by
+        elif type(op) in binary:
+            values[op.result] = binary[type(op)](values[op.lhs], values[op.rhs])
+        elif isinstance(op, copy.AsyncCopyOp):
+            return tuple(values[i] for i in op.geometry().gmem_indices)
+    raise AssertionError("no load")
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        (((256, 256), "i32"), {}, r"expected a float element type \(f32, bf16, f16\), got 'i32'"),
+        (
+            ((256, 256), "f32", (64, 48)),
+            {},
+            r"expected tile\[1\] to be a multiple of 32 .* got tile \(64, 48\); use tile\[1\] "
+            r"= 64",
+        ),
+        (((256, 256), "f32"), {"cluster": 3, "multicast": True}, r"expected tile rows divisib"),
+        (
+            ((256, 256), "f32"),
+            {"order": "rank_major"},
+            r"expected order='cluster' for multicast=True",
+        ),
+        (
+            ((100, 100), "f16"),
+            {},
+            r"expected rows of x and y of a multiple of 16 bytes .* pad the columns to 104",
+        ),
+    ],
+)
+def test_row_dot_invalid_parameters_raise_a_value_error(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        kernels.broadcast_row_dot(*args, **kwargs)
+
+
+def test_the_kernel_order_reference_is_within_the_documented_bound():
+    # The GPU test compares the kernel with row_dot_in_kernel_order bit for bit; here that
+    # reference is checked against float64 sums, within the bound the builder documents.
+    from row_dot_reference import row_dot_bound, row_dot_exact, row_dot_in_kernel_order
+
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((70, 300)).astype(np.float32)
+    v = rng.standard_normal((4, 300)).astype(np.float32)
+    got = row_dot_in_kernel_order(x, v, 64)
+    assert got.shape == (4, 5, 70)
+    error = np.abs(got - row_dot_exact(x, v, 64))
+    assert (error <= row_dot_bound(x, v, 64)).all()
+    assert error.max() > 0  # float32 rounding happened: the comparison is not vacuous

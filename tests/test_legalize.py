@@ -60,6 +60,10 @@ LEGAL: dict[str, Callable[[], ModuleOp]] = {
     "multicast_copy": lambda: kernels.multicast_copy((256, 256), "f32"),
     "broadcast_copy": lambda: kernels.broadcast_copy((256, 512), "f32"),
     "broadcast_copy_4": lambda: kernels.broadcast_copy((130, 32), "bf16", (32, 64), cluster=4),
+    "broadcast_row_dot": lambda: kernels.broadcast_row_dot((256, 512), "f32"),
+    "broadcast_row_dot_4": lambda: kernels.broadcast_row_dot(
+        (130, 264), "bf16", (32, 64), cluster=4
+    ),
     "ws_copy": lambda: kernels.ws_copy((256, 256), "f32", stages=2),
     "ws_copy_odd": lambda: kernels.ws_copy((200, 300), "f32", (32, 128), stages=3, in_flight=0),
     "ws_elementwise": lambda: kernels.ws_elementwise(
@@ -135,8 +139,8 @@ def test_every_builder_is_listed():
     named |= {"cp_async_copy", "grouped_view_copy"}  # sm_80 kernels already
     builders = {
         "tma_copy", "cp_async_copy", "bulk_copy", "multicast_copy", "broadcast_copy",
-        "tma_copy_pipelined", "ws_copy", "ws_elementwise", "ws_row_sum", "dsmem_exchange",
-        "im2col_gather", "grouped_copy", "grouped_view_copy",
+        "broadcast_row_dot", "tma_copy_pipelined", "ws_copy", "ws_elementwise", "ws_row_sum",
+        "dsmem_exchange", "im2col_gather", "grouped_copy", "grouped_view_copy",
     }  # fmt: skip
     made = {
         n
@@ -391,7 +395,9 @@ def test_gpu_reductions_compile_for_the_h200():
         assert compiled.cubin
 
 
-@pytest.mark.parametrize("name", ["multicast_copy", "broadcast_copy", "broadcast_copy_4"])
+@pytest.mark.parametrize(
+    "name", ["multicast_copy", "broadcast_copy", "broadcast_copy_4", "broadcast_row_dot_4"]
+)
 def test_multicast_builder_legalizes_to_sm_90(name):
     """sm_90 has TMA but no multicast: each CTA loads the whole tile with TMA itself."""
     compiled = compile_module(legalized(LEGAL[name](), "sm_90"), make_context())

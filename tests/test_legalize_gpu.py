@@ -578,3 +578,30 @@ def test_vector_stores_refuse_a_destination_off_16_bytes(offset):
         program(x, flat[offset:].view(*shape), grid=kernels.grid(shape, (64, 64)))
     torch.cuda.synchronize()
     assert bool(torch.isnan(flat).all())
+
+
+@pytest.mark.parametrize("target", LEGAL_TARGETS)
+@pytest.mark.parametrize(
+    ("shape", "dtype", "tile", "cluster", "multicast"),
+    [
+        ((256, 512), "f32", (64, 256), 2, True),
+        ((130, 264), "bf16", (32, 64), 4, True),
+        ((257, 1000), "f16", (64, 96), 2, False),
+    ],
+    ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else str(v),
+)
+def test_legalized_row_dot_returns_the_same_sums(shape, dtype, tile, cluster, multicast, target):
+    """broadcast_row_dot's tile loads legalized (no multicast, no cluster before sm_90): its
+    sums are still the kernel order's, bit for bit (tests/row_dot_reference.py)."""
+    from row_dot_reference import row_dot_in_kernel_order
+
+    def build():
+        return kernels.broadcast_row_dot(shape, dtype, tile, cluster=cluster, multicast=multicast)
+
+    rng = np.random.default_rng(zlib.crc32(f"{shape}{dtype}{target}".encode()))
+    x = rng.standard_normal(shape).astype(numpy_dtype(dtype))
+    v = rng.standard_normal((cluster, shape[1])).astype(numpy_dtype(dtype))
+    expected = row_dot_in_kernel_order(x, v, tile[1])
+    y = np.full(expected.shape, np.nan, np.float32)
+    on_h200(legalized(build(), target))(x, v, y, grid=kernels.broadcast_grid(shape, tile, cluster))
+    assert np.array_equal(y.view(np.uint32), expected.view(np.uint32))

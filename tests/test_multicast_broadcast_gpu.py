@@ -64,3 +64,30 @@ def test_every_rank_gets_x(variant, shape, tile, cluster, dtype):
     program(x, y, grid=kernels.broadcast_grid(shape, tile, cluster))
     for r in range(cluster):
         assert np.array_equal(bits(y[r]), bits(x)), f"rank {r} of {cluster}"
+
+
+# broadcast_row_dot: the same tile loads, each rank multiplying by its own vector. Its
+# sums are compared bit for bit with numpy adding in the kernel's order
+# (row_dot_reference), for every variant, cluster, dtype and the tails above, plus a tile
+# of three lanes' columns.
+ROW_DOT_CASES = [*CASES, ((257, 1000), (64, 96))]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "f16"])
+@pytest.mark.parametrize("cluster", [2, 4])
+@pytest.mark.parametrize(("shape", "tile"), ROW_DOT_CASES, ids=lambda v: "x".join(map(str, v)))
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_row_dot_matches_the_kernel_order_bit_for_bit(variant, shape, tile, cluster, dtype):
+    from row_dot_reference import row_dot_bound, row_dot_exact, row_dot_in_kernel_order
+
+    module = kernels.broadcast_row_dot(shape, dtype, tile, cluster=cluster, **VARIANTS[variant])
+    program = runtime.compile(module)
+    rng = np.random.default_rng(zlib.crc32(f"dot{variant}{shape}{tile}{cluster}{dtype}".encode()))
+    x = rng.standard_normal(shape).astype(numpy_dtype(dtype))
+    v = rng.standard_normal((cluster, shape[1])).astype(numpy_dtype(dtype))
+    tiles = -(-shape[1] // tile[1])
+    y = np.full((cluster, tiles, shape[0]), np.nan, np.float32)  # an unwritten sum shows
+    program(x, v, y, grid=kernels.broadcast_grid(shape, tile, cluster))
+    expected = row_dot_in_kernel_order(x, v, tile[1])
+    assert np.array_equal(y.view(np.uint32), expected.view(np.uint32))
+    assert (np.abs(y - row_dot_exact(x, v, tile[1])) <= row_dot_bound(x, v, tile[1])).all()
