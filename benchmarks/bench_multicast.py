@@ -75,6 +75,14 @@ PEERS = {
     "row_dot": (("torch x @ v.T", "torch_mm"),),
 }
 """Per workload, the peer rows each row's time is compared with (header, kind)."""
+
+
+def use_tile(tile: tuple[int, int]) -> None:
+    """The copy-dialect kernels' tile for this run (`--tile`)."""
+    global TILE, TILE_COLUMNS
+    TILE, TILE_COLUMNS = tile, -(-N // tile[1])
+
+
 METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum")
 """What the table needs from ncu."""
 L2_READ = "lts__t_sectors_op_read.sum"
@@ -413,7 +421,8 @@ def profile(
         log, labels = Path(tmp) / "ncu.csv", Path(tmp) / "labels.json"
         command = [ncu, *ncu_options(metrics), "--log-file", str(log)]
         command += [sys.executable, str(Path(__file__).resolve()), "--workload"]
-        command += [",".join(workloads), "--child", str(labels)]
+        command += [",".join(workloads), "--tile", f"{TILE[0]}x{TILE[1]}"]
+        command += ["--child", str(labels)]
         t0 = time.perf_counter()
         # In a session of its own, so that a timeout ends ncu and the profiled child both.
         process = subprocess.Popen(
@@ -601,8 +610,16 @@ def main() -> int:
         default="both",
         help="copy, row_dot, or both (default); a comma-separated list also works",
     )
+    parser.add_argument(
+        "--tile", default="64x256", help="the copy-dialect kernels' tile, ROWSxCOLUMNS"
+    )
     parser.add_argument("--child", metavar="LABELS", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    try:
+        rows_, columns = (int(n) for n in args.tile.split("x"))
+    except ValueError:
+        parser.error(f"expected --tile ROWSxCOLUMNS, such as 64x256, got {args.tile!r}")
+    use_tile((rows_, columns))
     names = WORKLOADS if args.workload == "both" else tuple(args.workload.split(","))
     unknown = [w for w in names if w not in WORKLOADS]
     if unknown:

@@ -603,7 +603,8 @@ def broadcast_row_dot(
     loads are `broadcast_copy`'s (the unicast twin with the same cluster and grid, the
     rank-major order whose CTAs of a tile are far apart in launch order).
 
-    After the tile's wait, warp w of the block's 4 takes tile rows w, w + 4, ...; lane l
+    After the tile's wait, warp w of the block's 4 takes tile rows w, w + 4, ... (4 or 2
+    of them at a time where they divide the tile's rows, their sums interleaved); lane l
     keeps v[r] at columns l, l + 32, ... of the tile in registers (0 past N; x's columns
     there are zero-filled), multiplies them with its columns of each row, adds the products
     in column order in f32 (bf16 and f16 widened first, so their products are exact), then
@@ -628,6 +629,7 @@ def broadcast_row_dot(
     y_type = MemRefType(f32, [cluster, tiles_n, shape[0]])
     warps = TMA_BLOCK // copy.WARP
     per_lane = tile[1] // copy.WARP
+    together = next(n for n in (4, 2, 1) if tile[0] % (warps * n) == 0 or n == 1)
 
     def widened(b: Builder, value: SSAValue) -> SSAValue:
         return value if elt == f32 else b.insert(arith.ExtFOp(value, f32)).result
@@ -651,29 +653,39 @@ def broadcast_row_dot(
             columns.append(c)
             weights.append(b.insert(arith.SelectOp(inside, w, zero)).result)
 
+        # Each iteration takes `together` rows (w + 4 i, ..., w + 4 (i + together - 1)),
+        # their sums independent of each other, so that their loads, products and shuffles
+        # overlap: one row at a time waits on its chain of adds and shuffles.
         loop = Block(arg_types=[IndexType()])
         lb = Builder(InsertPoint.at_end(loop))
-        r = loop.args[0]
-        acc = zero
+        rows = [_bin(lb, arith.AddiOp, loop.args[0], j * warps) for j in range(together)]
+        sums = [zero] * together
         for c, w in zip(columns, weights, strict=True):
-            xv = widened(lb, lb.insert(memref.LoadOp.get(shared.buf, [r, c])).res)
-            acc = lb.insert(arith.AddfOp(acc, lb.insert(arith.MulfOp(xv, w)).result)).result
+            for j, r in enumerate(rows):
+                xv = widened(lb, lb.insert(memref.LoadOp.get(shared.buf, [r, c])).res)
+                product = lb.insert(arith.MulfOp(xv, w)).result
+                sums[j] = lb.insert(arith.AddfOp(sums[j], product)).result
         width = lb.insert(arith.ConstantOp(IntegerAttr(copy.WARP, i32))).result
         for offset in (16, 8, 4, 2, 1):
             off = lb.insert(arith.ConstantOp(IntegerAttr(offset, i32))).result
-            other = lb.insert(ShuffleOp(acc, off, width, "xor")).shuffle_result
-            acc = lb.insert(arith.AddfOp(acc, other)).result
-        row = _bin(lb, arith.AddiOp, shared.row, r)
-        inside = lb.insert(arith.CmpiOp(row, _index(lb, shape[0]), "ult")).result
+            for j in range(together):
+                other = lb.insert(ShuffleOp(sums[j], off, width, "xor")).shuffle_result
+                sums[j] = lb.insert(arith.AddfOp(sums[j], other)).result
         first = lb.insert(arith.CmpiOp(lane, _index(lb, 0), "eq")).result
-        store = lb.insert(arith.AndIOp(inside, first)).result
-        _if(
-            lb,
-            store,
-            lambda sb: sb.insert(memref.StoreOp.get(acc, y, [shared.rank, shared.tile_col, row])),
-        )
+        for r, total in zip(rows, sums, strict=True):
+            row = _bin(lb, arith.AddiOp, shared.row, r)
+            inside = lb.insert(arith.CmpiOp(row, _index(lb, shape[0]), "ult")).result
+            store = lb.insert(arith.AndIOp(inside, first)).result
+            _if(
+                lb,
+                store,
+                lambda sb, row=row, total=total: sb.insert(
+                    memref.StoreOp.get(total, y, [shared.rank, shared.tile_col, row])
+                ),
+            )
         lb.insert(scf.YieldOp())
-        b.insert(scf.ForOp(warp, _index(b, tile[0]), _index(b, warps), [], Region(loop)))
+        step = _index(b, warps * together)
+        b.insert(scf.ForOp(warp, _index(b, tile[0]), step, [], Region(loop)))
 
     name = "broadcast_row_dot_" + ("multicast" if multicast else "unicast")
     if order != "cluster":
