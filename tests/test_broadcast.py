@@ -180,7 +180,7 @@ def test_rank_major_puts_the_ctas_of_a_tile_a_whole_x_apart():
 
 
 @pytest.mark.parametrize("dtype", ["f32", "bf16", "f16"])
-@pytest.mark.parametrize("cluster", [2, 4])
+@pytest.mark.parametrize("cluster", [2, 4, 8])
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_row_dot_variant_compiles_for_sm_90a(variant, cluster, dtype):
     shape, tile = (1000, 1000), (64, 256)

@@ -2,9 +2,11 @@
 for every rank r of a cluster of C, matches numpy bit for bit: the multicast kernel (each CTA
 of a cluster loads 1/C of the tile with .multicast::cluster and stores the whole tile), its
 unicast twin (the same kernel, cluster and grid, each CTA loading the whole tile) and the
-rank-major unicast order, for clusters of 2 and 4, f32/bf16/f16, shapes that are multiples
-of the tile and shapes with tails (zero-filled loads, shares wholly out of bounds, clipped
-stores). Skipped, with the reason, where there is no GPU."""
+rank-major unicast order, for clusters of 2 and 4 (and 8), f32/bf16/f16, shapes that are
+multiples of the tile and shapes with tails (zero-filled loads, shares wholly out of bounds,
+clipped stores). `kernels.broadcast_row_dot` (the same loads, each rank's dot products with
+its own vector) matches numpy's sums in the kernel's order bit for bit over the same cases.
+Skipped, with the reason, where there is no GPU."""
 
 from __future__ import annotations
 
@@ -91,3 +93,28 @@ def test_row_dot_matches_the_kernel_order_bit_for_bit(variant, shape, tile, clus
     expected = row_dot_in_kernel_order(x, v, tile[1])
     assert np.array_equal(y.view(np.uint32), expected.view(np.uint32))
     assert (np.abs(y - row_dot_exact(x, v, tile[1])) <= row_dot_bound(x, v, tile[1])).all()
+
+
+@pytest.mark.parametrize("workload", ["copy", "row_dot"])
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_cluster_of_8(variant, workload):
+    """The largest portable cluster: each CTA's multicast share is 8 of the 64 rows; 1000 x
+    1000 leaves tails on both sides."""
+    from row_dot_reference import row_dot_in_kernel_order
+
+    shape, tile, cluster = (1000, 1000), (64, 256), 8
+    rng = np.random.default_rng(zlib.crc32(f"8{variant}{workload}".encode()))
+    x = rng.standard_normal(shape).astype(np.float32)
+    grid = kernels.broadcast_grid(shape, tile, cluster)
+    if workload == "copy":
+        module = kernels.broadcast_copy(shape, "f32", tile, cluster=cluster, **VARIANTS[variant])
+        y = np.full((cluster, *shape), np.nan, np.float32)
+        runtime.compile(module)(x, y, grid=grid)
+        assert all(np.array_equal(bits(y[r]), bits(x)) for r in range(cluster))
+        return
+    module = kernels.broadcast_row_dot(shape, "f32", tile, cluster=cluster, **VARIANTS[variant])
+    v = rng.standard_normal((cluster, shape[1])).astype(np.float32)
+    expected = row_dot_in_kernel_order(x, v, tile[1])
+    y = np.full(expected.shape, np.nan, np.float32)
+    runtime.compile(module)(x, v, y, grid=grid)
+    assert np.array_equal(y.view(np.uint32), expected.view(np.uint32))
