@@ -22,14 +22,15 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // Every thread waits.
     // CHECK: nvvm.mbarrier.try_wait.parity.shared %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32, i32
     copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    // The store, its commit and its wait follow each other: one elected region issues them.
+    // CHECK: scf.if %[[LEADER]] {
     // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr, !llvm.ptr<3>, i32, i32
     copy.async_copy %buf to %y[%i, %j] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
-    // CHECK: scf.if %[[LEADER]] {
     // CHECK-NEXT: nvvm.cp.async.bulk.commit.group
     copy.commit_group bulk
-    // CHECK: scf.if %[[LEADER]] {
     // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
-    // CHECK: nvvm.barrier0
+    // CHECK-NEXT: }
+    // CHECK-NEXT: nvvm.barrier0
     copy.wait_group bulk 0 read_only
     // CHECK-NOT: copy.{{[a-z_]+}} {{[%:]}}
     func.return
@@ -169,6 +170,39 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     // CHECK: nvvm.tcgen05.dealloc %{{.*}}, %{{.*}} : !llvm.ptr<6>, i32
     copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
     // CHECK-NOT: copy.{{[a-z_]+}} {{[%:]}}
+    func.return
+  }
+}
+
+// -----
+
+// Consecutive elected ops share one region of the elected thread; a predicated store (its
+// condition is the elected thread and the predicate) and the kernel's own scf.if keep theirs.
+
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @elected_regions(
+  func.func @elected_regions(%y: memref<256x256xf32>, %i: index, %p: i1) {
+    %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    // CHECK: %[[BOTH:.*]] = llvm.and %[[LEADER:.*]], %{{.*}} : i1
+    // CHECK-NEXT: scf.if %[[BOTH]] {
+    // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+    // CHECK: }
+    copy.async_copy %buf to %y[%i, %i] if %p : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+    // CHECK-NEXT: scf.if %[[LEADER]] {
+    // CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+    // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+    // CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+    // CHECK-NEXT: }
+    copy.commit_group bulk
+    copy.async_copy %buf to %y[%i, %i] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    // CHECK-NEXT: scf.if %p {
+    scf.if %p {
+      scf.yield
+    }
+    // CHECK: scf.if %[[LEADER]] {
+    // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
+    copy.wait_group bulk 0
     func.return
   }
 }

@@ -11,7 +11,9 @@ without a documented encoding is made once, after the prologue, by `createpolicy
 copies are lowered, the elected thread prefetches each tensor map at the kernel's entry
 (`prefetch_tensormaps`, unless the kernel has `copy.prefetch_tensormaps = false`). The
 kernel ABI (its parameters, block, cluster and shared-memory size) is recorded on the
-function as `copy.abi` for the runtime. Then one pattern per op rewrites the copies.
+function as `copy.abi` for the runtime. Then one pattern per op rewrites the copies, each
+elected op into an `scf.if` on its group's elected thread; consecutive ones on the same
+thread become one (`merge_adjacent_elected`).
 
 With `debug_guards`, the ops also check at run time what the verifier cannot prove for
 values known only then (TMA coordinates, barrier indices) and bound every `barrier_wait`,
@@ -51,8 +53,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func, llvm
+from xdsl.dialects import builtin, func, llvm, scf
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, UnitAttr
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -212,6 +215,8 @@ class ConvertCopyToNVVMPass(ModulePass):
         for fn, kernel in kernels.items():
             if self.prefetch_tensormaps and prefetches_tensormaps(fn):
                 kernel.prefetch_tensor_maps()
+        for fn, kernel in kernels.items():
+            merge_adjacent_elected(fn, {kernel.leader, *(g.leader for g in kernel.roles.values())})
         # The roles split the block once the ops inside them are lowered for their role.
         apply_patterns(op, [LowerWarpSpecialize(kernels)], dce=False)
         for fn, kernel in kernels.items():
@@ -244,3 +249,33 @@ class ConvertCopyToNVVMPass(ModulePass):
                 f"unknown target '{name}': expected one of {', '.join(TARGETS)}"
             )
         return TARGETS[name]
+
+
+def merge_adjacent_elected(fn: func.FuncOp, leaders: set[SSAValue]) -> None:
+    """One elected region for consecutive ones: an `scf.if` on a group's elected thread
+    (`leaders`; no results, no else) right after one on the same condition takes the
+    second's ops, as MLIR's scf.if canonicalization combines ifs on one condition. Nothing
+    runs between the two, so the thread that passes one passes the other: the TMA store,
+    its commit and its wait become one branch of the elected thread, not three. The
+    kernel's own ifs and the predicated copies' (elected and predicate) stay as they are."""
+    for block in [b for region_op in fn.walk() for r in region_op.regions for b in r.blocks]:
+        previous: scf.IfOp | None = None
+        for current in list(block.ops):
+            if (
+                isinstance(current, scf.IfOp)
+                and current.cond in leaders
+                and not current.results
+                and not current.false_region.blocks
+            ):
+                if previous is not None and previous.cond is current.cond:
+                    into = previous.true_region.block
+                    moved = list(current.true_region.block.ops)[:-1]  # not its yield
+                    for moving in moved:
+                        moving.detach()
+                    into.insert_ops_before(moved, into.last_op)
+                    current.detach()
+                    current.erase()
+                    continue
+                previous = current
+            else:
+                previous = None
