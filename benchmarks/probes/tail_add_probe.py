@@ -1,0 +1,178 @@
+"""Why do the 16-bit adds trail torch's on the tail shape? Time (CUDA events, median of 30)
+and Nsight Compute's view (DRAM share of peak, achieved occupancy, SM throughput, issued
+instructions, registers) of torch's `torch.add(x, y, out=z)` and the copy-dialect
+`ws_elementwise` add configurations that came closest (RESULTS.md runs 46, 48, 52, 54), on
+10000 x 10008 bf16 and f16 arrays.
+
+    python3 benchmarks/probes/tail_add_probe.py     # times, then runs itself under ncu
+
+One launch per kernel is profiled between cudaProfilerStart/Stop, caches flushed
+(`--cache-control all`), clocks as set (`--clock-control none`).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench_common import timed  # noqa: E402
+from bench_multicast import group_by_marker, marker_launch, unit_scale  # noqa: E402
+
+SHAPE = (10000, 10008)
+METRICS = (
+    "gpu__time_duration.sum",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "smsp__inst_executed.sum",
+    "launch__registers_per_thread",
+    "launch__grid_size",
+    "launch__block_size",
+    "launch__occupancy_limit_shared_mem",
+)
+# (tile, stages, consumer warps, out buffers, flattened to rows of the tile's width)
+CONFIGS = [
+    ((32, 128), 1, 4, 2, True),
+    ((32, 128), 1, 4, 1, True),
+    ((16, 128), 1, 4, 1, True),
+    ((64, 128), 1, 8, 1, True),
+    ((16, 256), 1, 4, 1, False),
+]
+
+
+def rows():
+    import torch
+
+    from copy_dialect import kernels
+    from copy_tools import runtime
+
+    made = []
+    for dtype, torch_dtype in (("bf16", torch.bfloat16), ("f16", torch.float16)):
+        x = torch.randn(SHAPE, device="cuda").to(torch_dtype)
+        y = torch.randn(SHAPE, device="cuda").to(torch_dtype)
+        z = torch.empty_like(x)
+        expected = x + y
+        add = lambda x=x, y=y, z=z: torch.add(x, y, out=z)  # noqa: E731
+        made.append((f"torch add {dtype}", add, z, expected))
+        for tile, stages, warps, buffers, flat in CONFIGS:
+            shape = (SHAPE[0] * SHAPE[1] // tile[1], tile[1]) if flat else SHAPE
+            module = kernels.ws_elementwise(
+                "add", shape, dtype, tile, stages=stages, consumer_warps=warps,
+                out_buffers=buffers,
+            )  # fmt: skip
+            args = (x.view(shape), y.view(shape), z.view(shape))
+            grid = kernels.tiles_grid(shape, tile)
+            launch = runtime.compile(module).kernel().prepare(*args, grid=grid)
+            name = (
+                f"ws add {dtype} {tile[0]}x{tile[1]}, {stages} stage, {warps} warps, "
+                f"{buffers} out buffer{'s' if buffers > 1 else ''}"
+                + (f", rows of {tile[1]}" if flat else "")
+            )
+            made.append((name, launch, z, expected))
+    return made
+
+
+def child(profile: bool) -> int:
+    import torch
+
+    marker = marker_launch(torch.randn(64, 64, device="cuda"))
+    for name, launch, z, expected in rows():
+        z.fill_(float("nan"))
+        launch()
+        torch.cuda.synchronize()
+        correct = bool(torch.equal(z, expected))
+        if not profile:
+            seconds = timed(launch, 30)
+            gbps = 3 * z.numel() * z.element_size() / seconds / 1e9
+            print(f"TIME {name}|{seconds * 1e6:.1f}|{gbps:.0f}|{correct}", flush=True)
+            continue
+        torch.cuda.profiler.start()
+        launch()
+        marker()
+        torch.cuda.synchronize()
+        torch.cuda.profiler.stop()
+        print(f"ROW {name}", flush=True)
+    return 0
+
+
+def parse(text: str) -> list[dict]:
+    import csv
+    import io
+
+    lines = [line for line in text.splitlines() if line.startswith('"')]
+    table = list(csv.reader(io.StringIO("\n".join(lines))))
+    header, body = table[0], table[1:]
+    column = {name: i for i, name in enumerate(header)}
+    units: dict[str, str] = {}
+    kernels = []
+    for cells in body:
+        if not cells[column["ID"]].strip():
+            units = {m: cells[column[m]] for m in METRICS}
+            continue
+        kernel = {"name": cells[column["Kernel Name"]]}
+        for m in METRICS:
+            unit = units.get(m, "")
+            try:
+                scale = unit_scale(unit)
+            except ValueError:
+                scale = 1.0  # %, counts, registers
+            kernel[m] = float(cells[column[m]].replace(",", "")) * scale
+        kernels.append(kernel)
+    return kernels
+
+
+def parent() -> int:
+    timing = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--child"], capture_output=True, text=True
+    )
+    times = {}
+    for line in timing.stdout.splitlines():
+        if line.startswith("TIME "):
+            name, us, gbps, correct = line[5:].split("|")
+            times[name] = (us, gbps, correct)
+    cmd = [
+        "ncu", "--csv", "--page", "raw", "--profile-from-start", "off",
+        "--target-processes", "application-only", "--cache-control", "all",
+        "--clock-control", "none", "--metrics", ",".join(METRICS),
+        sys.executable, os.path.abspath(__file__), "--child", "--profile",
+    ]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    names = [line[4:] for line in out.stdout.splitlines() if line.startswith("ROW ")]
+    try:
+        groups = group_by_marker(parse(out.stdout))
+    except (KeyError, IndexError, ValueError) as exc:
+        print(f"no ncu table ({exc}):", out.stdout[-2000:], out.stderr[-2000:], sep="\n")
+        groups = []
+    print(f"{SHAPE[0]}x{SHAPE[1]}: time = median of 30 (CUDA events); GB/s = 3 arrays / time\n")
+    print(
+        "| kernel | us | GB/s | correct | ncu us | DRAM % | occupancy % | SM % | "
+        "warp instructions | regs | grid | block | SMEM-limited blocks/SM |"
+    )
+    print("|---" * 13 + "|")
+    for i, name in enumerate(times or names):
+        us, gbps, correct = times.get(name, ("-", "-", "-"))
+        cells = ["-"] * 8
+        if i < len(groups) and len(groups[i]) == 1 and names[i] == name:
+            k = groups[i][0]
+            cells = [
+                f"{k['gpu__time_duration.sum'] * 1e6:.1f}",
+                f"{k['dram__throughput.avg.pct_of_peak_sustained_elapsed']:.1f}",
+                f"{k['sm__warps_active.avg.pct_of_peak_sustained_active']:.1f}",
+                f"{k['sm__throughput.avg.pct_of_peak_sustained_elapsed']:.1f}",
+                f"{k['smsp__inst_executed.sum']:.3g}",
+                f"{k['launch__registers_per_thread']:.0f}",
+                f"{k['launch__grid_size']:.0f}",
+                f"{k['launch__block_size']:.0f}",
+            ]
+            cells.append(f"{k['launch__occupancy_limit_shared_mem']:.0f}")
+        else:
+            cells.append("-")
+        print(f"| {name} | {us} | {gbps} | {correct} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(child("--profile" in sys.argv) if "--child" in sys.argv else parent())
