@@ -274,3 +274,66 @@ def test_static_cp_async_refuses_a_view_that_starts_mid_chunk(offset):
     with pytest.raises(ValueError, match="aligned to 16 bytes"):
         program(flat[offset:].view(*shape), y, grid=kernels.grid(shape, (32, 128)))
     assert bool(torch.isnan(y).all())
+
+
+BLOCK_3D = """
+builtin.module attributes {{copy.target = #copy.target<"{target}">}} {{
+  func.func @copy_3d_block(%x: memref<100x136xf32>, %y: memref<100x136xf32>)
+      attributes {{gpu.kernel{known}}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c136 = arith.constant 136 : index
+    %c2 = arith.constant 2 : index
+    %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+    %row = arith.muli %bx, %c32 : index
+    %tile = copy.alloc_smem : memref<32x136xf32, #copy.smem>
+    copy.async_copy %x[%row, %c0] to %tile impl cp_async oob zeros
+      : memref<100x136xf32> to memref<32x136xf32, #copy.smem>
+    copy.commit_group cp_async
+    copy.wait_group cp_async 0
+    %tx = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+    %ty = "gpu.thread_id"() <{{dimension = #gpu<dim y>}}> : () -> index
+    %tz = "gpu.thread_id"() <{{dimension = #gpu<dim z>}}> : () -> index
+    %nx = "gpu.block_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
+    %ny = "gpu.block_dim"() <{{dimension = #gpu<dim y>}}> : () -> index
+    %nz = "gpu.block_dim"() <{{dimension = #gpu<dim z>}}> : () -> index
+    %zy = arith.muli %tz, %ny : index
+    %plane = arith.addi %zy, %ty : index
+    %scaled = arith.muli %plane, %nx : index
+    %t = arith.addi %scaled, %tx : index
+    %nxy = arith.muli %nx, %ny : index
+    %n = arith.muli %nxy, %nz : index
+    %rows = arith.constant 100 : index
+    %count = arith.constant 4352 : index
+    scf.for %i = %t to %count step %n {{
+      %r = arith.divui %i, %c136 : index
+      %c = arith.remui %i, %c136 : index
+      %gr = arith.addi %row, %r : index
+      %inside = arith.cmpi ult, %gr, %rows : index
+      scf.if %inside {{
+        %v = memref.load %tile[%r, %c] : memref<32x136xf32, #copy.smem>
+        memref.store %v, %y[%gr, %c] : memref<100x136xf32>
+      }}
+    }}
+    func.return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("block", [(32, 2, 4), (64, 1, 2), (16, 4, 1)])
+@pytest.mark.parametrize("known", [True, False])
+def test_cp_async_copy_on_a_3d_block(block, known, target):
+    """The block's threads share the cp.async chunks by their linear index (x fastest): with
+    gpu.known_block_size the lowering computes it from the block shape it knows (a dim of
+    extent 1 adds nothing), without from tid and ntid; every element of a 100 x 136 array
+    (a tail tile of 4 rows) arrives either way."""
+    known_attr = f", gpu.known_block_size = array<i32: {block[0]}, {block[1]}, {block[2]}>"
+    text = BLOCK_3D.format(target=target, known=known_attr if known else "")
+    program = runtime.compile(text, arch=None if target == "sm_90a" else "sm_90")
+    x = random((100, 136), "f32", zlib.crc32(f"{block}{known}{target}".encode()))
+    y = np.full_like(x, np.nan)
+    program(x, y, grid=(4, 1), block=None if known else block)
+    assert same_bits(y, x)

@@ -206,3 +206,43 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+
+// -----
+
+// The prologue's thread index: with gpu.known_block_size the block's thread count is a
+// constant and a dim of extent 1 adds nothing (x fastest: tid.x + 32 tid.z); without it,
+// the index and count come from tid and ntid.
+
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @known_block(
+  func.func @known_block(%y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 32, 1, 4>} {
+    // CHECK-NEXT: %[[X:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+    // CHECK-NEXT: %[[X64:.*]] = llvm.zext %[[X]] : i32 to i64
+    // CHECK-NEXT: %[[Z:.*]] = nvvm.read.ptx.sreg.tid.z : i32
+    // CHECK-NEXT: %[[Z64:.*]] = llvm.zext %[[Z]] : i32 to i64
+    // CHECK-NEXT: %[[C32:.*]] = llvm.mlir.constant(32) : i64
+    // CHECK-NEXT: %[[ZROW:.*]] = llvm.mul %[[Z64]], %[[C32]] : i64
+    // CHECK-NEXT: %[[LINEAR:.*]] = llvm.add %[[X64]], %[[ZROW]] : i64
+    // CHECK-NEXT: %{{.*}} = llvm.mlir.constant(128) : i64
+    // CHECK-NEXT: %[[C0:.*]] = llvm.mlir.constant(0) : i64
+    // CHECK-NEXT: %{{.*}} = llvm.icmp "eq" %[[LINEAR]], %[[C0]] : i64
+    // CHECK-NOT: ntid
+    %c0 = arith.constant 0 : index
+    %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    copy.async_copy %buf to %y[%c0, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+  // CHECK-LABEL: func.func @any_block(
+  func.func @any_block(%y: memref<256x256xf32>) {
+    // CHECK: nvvm.read.ptx.sreg.tid.y
+    // CHECK: nvvm.read.ptx.sreg.ntid.z
+    %c0 = arith.constant 0 : index
+    %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    copy.async_copy %buf to %y[%c0, %c0] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}

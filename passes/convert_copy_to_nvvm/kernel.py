@@ -106,6 +106,8 @@ class Kernel:
     target: Target
     fn: func.FuncOp
     cluster: tuple[int, int, int]
+    block_shape: tuple[int, ...] | None
+    """The block's shape when the kernel fixes it (`gpu.known_block_size`)."""
     offsets: dict[Operation, int]
     """Byte offset in the shared-memory arena of each allocation (and TMEM address slot)."""
     arena_bytes: int
@@ -254,6 +256,31 @@ def enclosing_function(op: Operation) -> func.FuncOp | None:
     return node
 
 
+def known_block(fn: func.FuncOp) -> tuple[int, ...] | None:
+    """The block shape `fn` fixes (`gpu.known_block_size`), or None."""
+    block = fn.attributes.get("gpu.known_block_size")
+    return tuple(block.get_values()) if isinstance(block, DenseArrayBase) else None
+
+
+def thread_index(e: Emit, block: tuple[int, ...] | None) -> tuple[SSAValue, SSAValue]:
+    """The thread's linear index in the block (x fastest) and the block's thread count, i64.
+    With a known `block`, the count is a constant and a dim of extent 1 adds nothing (its
+    tid is 0): a 1-D block's index is tid.x alone."""
+    if block is None or len(block) != 3:
+        tid = [e.resize(e.sreg(f"tid.{d}"), i64) for d in "xyz"]
+        ntid = [e.resize(e.sreg(f"ntid.{d}"), i64) for d in "xyz"]
+        linear = e.add(tid[0], e.mul(e.add(tid[1], e.mul(tid[2], ntid[1])), ntid[0]))
+        return linear, e.mul(e.mul(ntid[0], ntid[1]), ntid[2])
+    linear, stride = None, 1
+    for d, extent in zip("xyz", block, strict=True):
+        if extent != 1:
+            term = e.resize(e.sreg(f"tid.{d}"), i64)
+            term = term if stride == 1 else e.mul(term, stride)
+            linear = term if linear is None else e.add(linear, term)
+        stride *= extent
+    return (e.const(0) if linear is None else linear), e.const(prod(block))
+
+
 def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kernel:
     """The facts of kernel `fn`, after laying out its arena, appending the size parameters of
     its dynamic arrays (`dynamic_shapes`) and emitting its prologue at its entry: the
@@ -267,10 +294,8 @@ def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kerne
     for (arg, d), size in sizes.items():
         size.name_hint = f"{fn.args[arg].name_hint or f'arg{arg}'}_size{d}"
     e = Emit()
-    tid = [e.resize(e.sreg(f"tid.{d}"), i64) for d in "xyz"]
-    ntid = [e.resize(e.sreg(f"ntid.{d}"), i64) for d in "xyz"]
-    linear = e.add(tid[0], e.mul(e.add(tid[1], e.mul(tid[2], ntid[1])), ntid[0]))
-    nthreads = e.mul(e.mul(ntid[0], ntid[1]), ntid[2])
+    block = known_block(fn)
+    linear, nthreads = thread_index(e, block)
     leader = e.icmp("eq", linear, 0)
     base = None
     if arena_bytes:
@@ -294,6 +319,7 @@ def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kerne
         target=target,
         fn=fn,
         cluster=copy.kernel_cluster_shape(fn),
+        block_shape=block,
         offsets=offsets,
         arena_bytes=arena_bytes,
         tid=linear,
@@ -420,14 +446,13 @@ def kernel_abi(kernel: Kernel) -> DictionaryAttr:
     for m in kernel.tensor_maps:
         p = kernel.workspaces[m] if isinstance(m, Operation) else m
         params.append(replace(p, written=m in kernel.written_maps))
-    block = kernel.fn.attributes.get("gpu.known_block_size")
     return abi_attr(
         KernelAbi(
             kernel.fn.sym_name.data,
             tuple(params),
             copy.block_smem_bytes(kernel.arena_bytes),
             kernel.cluster,
-            tuple(block.get_values()) if isinstance(block, DenseArrayBase) else None,
+            kernel.block_shape,
         )
     )
 
