@@ -246,3 +246,31 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+
+// -----
+
+// A barrier's address: a constant index is folded into it (barrier 0 is the group's own
+// address, barrier 2 sixteen bytes on); a run-time index is multiplied by 8.
+
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK-LABEL: func.func @barrier_addresses(
+  func.func @barrier_addresses(%k: index, %phase: i1) attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    // CHECK: %[[GROUP:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+    // CHECK: nvvm.mbarrier.init.shared %[[GROUP]]
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<4>
+    // CHECK: nvvm.mbarrier.try_wait.parity.shared %[[GROUP]], %{{.*}}, %{{.*}}
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<4>
+    // CHECK: %[[C16:.*]] = llvm.mlir.constant(16) : i64
+    // CHECK-NEXT: %[[B2:.*]] = llvm.getelementptr %[[GROUP]][%[[C16]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+    // CHECK: nvvm.mbarrier.try_wait.parity.shared %[[B2]], %{{.*}}, %{{.*}}
+    copy.barrier_wait %bar[%c2], %phase : !copy.barrier<4>
+    // CHECK: %[[C8:.*]] = llvm.mlir.constant(8) : i64
+    // CHECK-NEXT: %[[OFFSET:.*]] = llvm.mul %{{.*}}, %[[C8]] : i64
+    // CHECK-NEXT: %[[BK:.*]] = llvm.getelementptr %[[GROUP]][%[[OFFSET]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+    // CHECK: nvvm.mbarrier.try_wait.parity.shared %[[BK]], %{{.*}}, %{{.*}}
+    copy.barrier_wait %bar[%k], %phase : !copy.barrier<4>
+    func.return
+  }
+}

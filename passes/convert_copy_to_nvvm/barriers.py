@@ -27,6 +27,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from copy_dialect import ops as copy
+from copy_dialect.verify_common import constant_int
 from passes import nvvm
 from passes.convert_copy_to_nvvm.emit import Emit
 from passes.convert_copy_to_nvvm.kernel import Kernel, KernelPattern, named_barrier
@@ -283,9 +284,13 @@ class LowerNamedBarrier(KernelPattern):
 
 
 def barrier_pointer(e: Emit, barrier: SSAValue, index: SSAValue | None) -> SSAValue:
-    """The `!llvm.ptr<3>` of barrier `index` of a group (its first without an index)."""
+    """The `!llvm.ptr<3>` of barrier `index` of a group (its first without an index; a
+    constant index folded into the address)."""
     (group,) = lowered([barrier], e.ops)
     if index is None:
         return group
+    known = constant_int(index)
+    if known is not None:  # a constant index: the barrier's address, folded
+        return group if known == 0 else e.byte_offset(group, e.const(8 * known))
     (i,) = lowered([index], e.ops)
     return e.byte_offset(group, e.mul(i, 8))
