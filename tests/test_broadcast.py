@@ -117,8 +117,14 @@ def test_invalid_parameters_raise_a_value_error(args, kwargs, message):
 
 
 def block_copies(module, bx: int, by: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The load's GMEM origin and the store's, as block (bx, by) computes them: the kernel's
-    index arithmetic evaluated on the block id."""
+    """The load's GMEM origin and the store's, as block (bx, by) computes them."""
+    load, store = gmem_origins(module, bx, by, 2)
+    return load, store
+
+
+def gmem_origins(module, bx: int, by: int, count: int) -> list[tuple[int, ...]]:
+    """The GMEM origins of the kernel's first `count` copies, as block (bx, by) computes
+    them: the kernel's index arithmetic evaluated on the block id, up to the last of them."""
     (fn,) = (op for op in module.walk() if isinstance(op, func.FuncOp))
     values = {}
     binary = {
@@ -136,10 +142,10 @@ def block_copies(module, bx: int, by: int) -> tuple[tuple[int, ...], tuple[int, 
         elif type(op) in binary:
             values[op.result] = binary[type(op)](values[op.lhs], values[op.rhs])
         elif isinstance(op, copy.AsyncCopyOp):
-            g = op.geometry()
-            copies.append(tuple(values[i] for i in g.gmem_indices))
-    load, store = copies
-    return load, store
+            copies.append(tuple(values[i] for i in op.geometry().gmem_indices))
+            if len(copies) == count:
+                return copies
+    raise AssertionError(f"expected {count} copies, found {len(copies)}")
 
 
 @pytest.mark.parametrize("cluster", [2, 4])
@@ -213,29 +219,7 @@ def test_row_dot_loads_the_same_tiles_as_the_copy(variant, cluster):
     gx, gy = kernels.broadcast_grid(shape, tile, cluster)
     for by in range(gy):
         for bx in range(gx):
-            assert block_copies(copies, bx, by)[0] == block_load(dots, bx, by)
-
-
-def block_load(module, bx: int, by: int) -> tuple[int, ...]:
-    """The one load's GMEM origin, as block (bx, by) computes it."""
-    (fn,) = (op for op in module.walk() if isinstance(op, func.FuncOp))
-    values = {}
-    binary = {
-        arith.AddiOp: lambda a, b: a + b,
-        arith.MuliOp: lambda a, b: a * b,
-        arith.DivUIOp: lambda a, b: a // b,
-        arith.RemUIOp: lambda a, b: a % b,
-    }
-    for op in fn.body.block.ops:
-        if isinstance(op, arith.ConstantOp) and op.result.type == op.value.type:
-            values[op.result] = getattr(op.value.value, "data", None)
-        elif isinstance(op, gpu.BlockIdOp):
-            values[op.result] = bx if op.dimension.data == gpu.DimensionEnum.X else by
-        elif type(op) in binary:
-            values[op.result] = binary[type(op)](values[op.lhs], values[op.rhs])
-        elif isinstance(op, copy.AsyncCopyOp):
-            return tuple(values[i] for i in op.geometry().gmem_indices)
-    raise AssertionError("no load")
+            assert block_copies(copies, bx, by)[0] == gmem_origins(dots, bx, by, 1)[0]
 
 
 @pytest.mark.parametrize(

@@ -84,8 +84,9 @@ def child() -> int:
     return 0
 
 
-def parse(text: str) -> list[dict]:
-    """ncu's raw CSV: one dict per kernel, metric values in bytes, seconds or percent."""
+def parse(text: str, metrics: tuple[str, ...] = METRICS) -> list[dict]:
+    """ncu's raw CSV: one dict per kernel, `metrics` in bytes or seconds where ncu gives
+    such a unit, as printed otherwise (percent, counts, registers)."""
     lines = [line for line in text.splitlines() if line.startswith('"')]
     table = list(csv.reader(io.StringIO("\n".join(lines))))
     header, rows = table[0], table[1:]
@@ -94,12 +95,14 @@ def parse(text: str) -> list[dict]:
     kernels = []
     for cells in rows:
         if not cells[column["ID"]].strip():  # the units row
-            units = {m: cells[column[m]] for m in METRICS}
+            units = {m: cells[column[m]] for m in metrics}
             continue
         kernel = {"name": cells[column["Kernel Name"]]}
-        for m in METRICS:
-            unit = units.get(m, "")
-            scale = 1.0 if unit in ("", "%") else unit_scale(unit)
+        for m in metrics:
+            try:
+                scale = unit_scale(units.get(m, ""))
+            except ValueError:  # %, counts, registers
+                scale = 1.0
             kernel[m] = float(cells[column[m]].replace(",", "")) * scale
         kernels.append(kernel)
     return kernels

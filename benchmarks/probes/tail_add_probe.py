@@ -19,8 +19,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_common import timed  # noqa: E402
-from bench_multicast import group_by_marker, marker_launch, unit_scale  # noqa: E402
+from bench_multicast import group_by_marker, marker_launch  # noqa: E402
+from dram_peak_probe import parse  # noqa: E402
 
 LARGE = "--large" in sys.argv
 SHAPE = (16384, 16384) if LARGE else (10000, 10008)
@@ -148,32 +150,6 @@ def child(profile: bool) -> int:
     return 0
 
 
-def parse(text: str) -> list[dict]:
-    import csv
-    import io
-
-    lines = [line for line in text.splitlines() if line.startswith('"')]
-    table = list(csv.reader(io.StringIO("\n".join(lines))))
-    header, body = table[0], table[1:]
-    column = {name: i for i, name in enumerate(header)}
-    units: dict[str, str] = {}
-    kernels = []
-    for cells in body:
-        if not cells[column["ID"]].strip():
-            units = {m: cells[column[m]] for m in METRICS}
-            continue
-        kernel = {"name": cells[column["Kernel Name"]]}
-        for m in METRICS:
-            unit = units.get(m, "")
-            try:
-                scale = unit_scale(unit)
-            except ValueError:
-                scale = 1.0  # %, counts, registers
-            kernel[m] = float(cells[column[m]].replace(",", "")) * scale
-        kernels.append(kernel)
-    return kernels
-
-
 def parent() -> int:
     timing = subprocess.run(
         [sys.executable, os.path.abspath(__file__), "--child", *(["--large"] if LARGE else [])],
@@ -195,7 +171,7 @@ def parent() -> int:
     out = subprocess.run(cmd, capture_output=True, text=True)
     names = [line[4:] for line in out.stdout.splitlines() if line.startswith("ROW ")]
     try:
-        groups = group_by_marker(parse(out.stdout))
+        groups = group_by_marker(parse(out.stdout, METRICS))
     except (KeyError, IndexError, ValueError) as exc:
         print(f"no ncu table ({exc}):", out.stdout[-2000:], out.stderr[-2000:], sep="\n")
         groups = []
