@@ -70,12 +70,13 @@ def large_rows():
     # The ws kernel's a x + b: a rounded f32 product, a rounded f32 sum, rounded to f16.
     axpb = (x.float() * AXPB_A + AXPB_B).half()
     made = [
-        ("torch add f16", lambda: torch.add(x, y, out=z), z, x + y),
+        ("torch add f16", lambda: torch.add(x, y, out=z), z, x + y, 3),
         (
             "torch a x + b f16 (torch.add(b, x, alpha=a))",
             lambda: torch.add(b_cpu, x, alpha=AXPB_A, out=z),
             z,
             None,  # torch may fuse the product into the sum: within an ulp, not checked here
+            2,
         ),
     ]
     for op, tile, stages, warps, buffers in LARGE_CONFIGS:
@@ -90,7 +91,7 @@ def large_rows():
             f"ws {op} f16 {tile[0]}x{tile[1]}, {stages} stage{'s' if stages > 1 else ''}, "
             f"{warps} warps, {buffers} out buffer{'s' if buffers > 1 else ''}"
         )
-        made.append((name, launch, z, x + y if op == "add" else axpb))
+        made.append((name, launch, z, *((x + y, 3) if op == "add" else (axpb, 2))))
     return made
 
 
@@ -107,7 +108,7 @@ def rows():
         z = torch.empty_like(x)
         expected = x + y
         add = lambda x=x, y=y, z=z: torch.add(x, y, out=z)  # noqa: E731
-        made.append((f"torch add {dtype}", add, z, expected))
+        made.append((f"torch add {dtype}", add, z, expected, 3))
         for tile, stages, warps, buffers, flat in CONFIGS:
             shape = (SHAPE[0] * SHAPE[1] // tile[1], tile[1]) if flat else SHAPE
             module = kernels.ws_elementwise(
@@ -122,7 +123,7 @@ def rows():
                 f"{buffers} out buffer{'s' if buffers > 1 else ''}"
                 + (f", rows of {tile[1]}" if flat else "")
             )
-            made.append((name, launch, z, expected))
+            made.append((name, launch, z, expected, 3))
     return made
 
 
@@ -130,14 +131,15 @@ def child(profile: bool) -> int:
     import torch
 
     marker = marker_launch(torch.randn(64, 64, device="cuda"))
-    for name, launch, z, expected in large_rows() if LARGE else rows():
+    # Each row: its name, launch, output, expected output (None: not checked) and the
+    # number of arrays it reads and writes (3 for an add, 2 for a x + b).
+    for name, launch, z, expected, arrays in large_rows() if LARGE else rows():
         z.fill_(float("nan"))
         launch()
         torch.cuda.synchronize()
         correct = bool(torch.isfinite(z).all() if expected is None else torch.equal(z, expected))
         if not profile:
             seconds = timed(launch, 30)
-            arrays = 3 if "add" in name and "a x" not in name else 2
             gbps = arrays * z.numel() * z.element_size() / seconds / 1e9
             print(f"TIME {name}|{seconds * 1e6:.1f}|{gbps:.0f}|{correct}", flush=True)
             continue

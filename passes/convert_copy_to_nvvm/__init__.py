@@ -258,7 +258,8 @@ def merge_adjacent_elected(fn: func.FuncOp, leaders: set[SSAValue]) -> None:
     runs between the two, so the thread that passes one passes the other: the TMA store,
     its commit and its wait become one branch of the elected thread, not three. The
     kernel's own ifs and the predicated copies' (elected and predicate) stay as they are."""
-    for block in [b for region_op in fn.walk() for r in region_op.regions for b in r.blocks]:
+    elected = [op for op in fn.walk() if isinstance(op, scf.IfOp) and op.cond in leaders]
+    for block in dict.fromkeys(op.parent_block() for op in elected):
         previous: scf.IfOp | None = None
         for current in list(block.ops):
             if (
