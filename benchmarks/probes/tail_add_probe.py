@@ -46,15 +46,37 @@ CONFIGS = [
     ((64, 128), 1, 8, 1, True),
     ((16, 256), 1, 4, 1, False),
 ]
-# (op, tile, stages, consumer warps, out buffers) on the large shape, f16.
+# (op, tile, stages, consumer warps, out buffers, the loads' L2 policy, the kernel's last
+# wait read-only) on the large shape, f16. The last wait: the builders end with
+# `wait_group bulk 0` (the stores' writes done); `read_only` ends them when the stores have
+# read their SMEM, as CUTLASS's epilogues do (`tma_store_wait<0>`: `.read`), so a block
+# leaves its SM sooner.
 LARGE_CONFIGS = [
-    ("add", (64, 128), 1, 8, 1),
-    ("add", (16, 256), 1, 4, 1),
-    ("add", (32, 128), 1, 4, 2),
-    ("axpb", (32, 128), 1, 4, 1),
-    ("axpb", (16, 128), 1, 4, 1),
-    ("axpb", (64, 256), 2, 4, 2),
+    ("add", (32, 128), 1, 4, 2, None, False),
+    ("add", (32, 128), 1, 4, 2, None, True),
+    ("add", (32, 128), 1, 4, 2, "evict_first", False),
+    ("add", (32, 128), 1, 4, 2, "evict_first", True),
+    ("add", (16, 256), 1, 4, 1, None, True),
+    ("add", (64, 128), 1, 8, 1, None, True),
+    ("add", (32, 128), 1, 4, 1, None, True),
+    ("axpb", (32, 128), 1, 4, 1, None, False),
+    ("axpb", (32, 128), 1, 4, 1, None, True),
+    ("axpb", (16, 128), 1, 4, 1, None, True),
 ]
+
+
+def read_only_end(module) -> None:
+    """Make the kernel's last waits for its bulk groups (pending 0, not read-only) wait only
+    until the stores have read their SMEM."""
+    from xdsl.dialects.builtin import UnitAttr
+
+    from copy_dialect import ops as copy
+    from copy_dialect.attributes import GroupKind
+
+    for op in module.walk():
+        bulk = isinstance(op, copy.WaitGroupOp) and op.group.data == GroupKind.BULK
+        if bulk and op.pending.value.data == 0:
+            op.properties["read_only"] = UnitAttr()
 
 
 def large_rows():
@@ -79,10 +101,13 @@ def large_rows():
             2,
         ),
     ]
-    for op, tile, stages, warps, buffers in LARGE_CONFIGS:
+    for op, tile, stages, warps, buffers, hint, read_end in LARGE_CONFIGS:
         module = kernels.ws_elementwise(
-            op, SHAPE, "f16", tile, stages=stages, consumer_warps=warps, out_buffers=buffers
-        )
+            op, SHAPE, "f16", tile, stages=stages, consumer_warps=warps, out_buffers=buffers,
+            cache_hints=(hint, None),
+        )  # fmt: skip
+        if read_end:
+            read_only_end(module)
         args = (x, y, z) if op == "add" else (x, z, AXPB_A, AXPB_B)
         launch = (
             runtime.compile(module).kernel().prepare(*args, grid=kernels.tiles_grid(SHAPE, tile))
@@ -90,6 +115,8 @@ def large_rows():
         name = (
             f"ws {op} f16 {tile[0]}x{tile[1]}, {stages} stage{'s' if stages > 1 else ''}, "
             f"{warps} warps, {buffers} out buffer{'s' if buffers > 1 else ''}"
+            + (f", loads {hint}" if hint else "")
+            + (", read-only end" if read_end else "")
         )
         made.append((name, launch, z, *((x + y, 3) if op == "add" else (axpb, 2))))
     return made
