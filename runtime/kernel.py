@@ -21,7 +21,13 @@ from copy_dialect.abi import (
 from copy_dialect.target import TARGETS
 from runtime import arrays as arr
 from runtime.driver import DeviceFacts, NoDriverError, call, facts, no_gpu, synchronize
-from runtime.tensor_map import check_tensor_map_array, encode, map_bytes, workspace_image
+from runtime.tensor_map import (
+    TENSOR_MAP_BYTES,
+    check_tensor_map_array,
+    encode,
+    map_bytes,
+    workspace_image,
+)
 
 
 def no_gpu_again(exc: NoDriverError) -> NoDriverError:
@@ -339,7 +345,7 @@ class Kernel:
 
     def _launch_arguments(
         self, described: list, grid3: tuple, block3: tuple, cluster: tuple, stream: Any
-    ) -> tuple[Any, Any, tuple]:
+    ) -> tuple[Any, Any, Parameters]:
         from cuda.bindings import driver
 
         function = self.program.function(self.name)
@@ -351,27 +357,32 @@ class Kernel:
             attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             smem,
         )
-        values: list[Any] = []
-        types: list[Any] = []
-        maps: list[Any] = []
+        # Each parameter's bytes in a buffer of its own, and the array of their addresses
+        # that cuLaunchKernelEx takes (kernelParams): packed once here, so that a launch
+        # passes one address instead of the binding packing every value again.
+        storage: list[Any] = []
+        workspaces: list[Workspace] = []
         direct = direct_parameters(self.abi, described)
         for i, param in enumerate(self.params):
             if i in direct:
                 value, ctype = direct[i]
-                values.append(value)
-                types.append(ctype)
+                storage.append(ctype(value))
             elif isinstance(param, TensorMapWorkspaceParam):
                 # The slots start as the host-encoded map; the kernel may rewrite them.
                 initial = map_bytes(encode(described[param.arg], param.initial_map))
                 workspace = Workspace(workspace_image(initial, param))
-                maps.append(workspace)
-                values.append(workspace.pointer)
-                types.append(ctypes.c_void_p)
+                workspaces.append(workspace)
+                storage.append(ctypes.c_void_p(workspace.pointer))
             elif isinstance(param, TensorMapParam):
-                tensor_map = encode(described[param.arg], param)
-                maps.append(tensor_map)
-                values.append(tensor_map)
-                types.append(None)  # passed by value: the binding copies its 128 bytes
+                # Passed by value: its 128 bytes.
+                storage.append(
+                    ctypes.create_string_buffer(
+                        map_bytes(encode(described[param.arg], param)), TENSOR_MAP_BYTES
+                    )
+                )
+        addresses = (ctypes.c_void_p * max(1, len(storage)))(
+            *(ctypes.addressof(value) for value in storage)
+        )
         config = driver.CUlaunchConfig()
         config.gridDimX, config.gridDimY, config.gridDimZ = grid3
         config.blockDimX, config.blockDimY, config.blockDimZ = block3
@@ -384,7 +395,22 @@ class Kernel:
             dims.x, dims.y, dims.z = cluster
             config.attrs = [cluster_attribute]
             config.numAttrs = 1
-        return config, function, (tuple(values), tuple(types), maps)
+        return config, function, Parameters(storage, addresses, workspaces)
+
+
+@dataclass
+class Parameters:
+    """A launch's kernel parameters, packed: each one's bytes (`storage`, which must live as
+    long as the launch), the array of their addresses and the tensor-map workspaces."""
+
+    storage: list[Any]
+    addresses: Any
+    workspaces: list[Workspace]
+
+    @property
+    def address(self) -> int:
+        """What cuLaunchKernelEx takes as kernelParams: the address of the addresses."""
+        return ctypes.addressof(self.addresses)
 
 
 @dataclass
@@ -394,14 +420,12 @@ class Launch:
     arrays: list
     config: Any
     function: Any
-    arguments: tuple
+    parameters: Parameters
 
     def __call__(self) -> None:
-        values, types, maps = self.arguments  # the maps must live as long as the launch
-        for workspace in maps:
-            if isinstance(workspace, Workspace):
-                workspace.reset(self.config.hStream)  # each launch starts from the host's map
-        call("cuLaunchKernelEx", self.config, self.function, (values, types), 0)
+        for workspace in self.parameters.workspaces:
+            workspace.reset(self.config.hStream)  # each launch starts from the host's map
+        call("cuLaunchKernelEx", self.config, self.function, self.parameters.address, 0)
 
     def release(self) -> None:
         """Copies host arrays back (after the launches completed) and frees their copies
@@ -410,9 +434,8 @@ class Launch:
         for a in self.arrays:
             if isinstance(a, arr.DeviceArray):
                 a.release()
-        for workspace in self.arguments[2]:
-            if isinstance(workspace, Workspace):
-                workspace.release()
+        for workspace in self.parameters.workspaces:
+            workspace.release()
 
 
 @dataclass
