@@ -380,9 +380,6 @@ class Kernel:
                         map_bytes(encode(described[param.arg], param)), TENSOR_MAP_BYTES
                     )
                 )
-        addresses = (ctypes.c_void_p * max(1, len(storage)))(
-            *(ctypes.addressof(value) for value in storage)
-        )
         config = driver.CUlaunchConfig()
         config.gridDimX, config.gridDimY, config.gridDimZ = grid3
         config.blockDimX, config.blockDimY, config.blockDimZ = block3
@@ -395,17 +392,22 @@ class Kernel:
             dims.x, dims.y, dims.z = cluster
             config.attrs = [cluster_attribute]
             config.numAttrs = 1
-        return config, function, Parameters(storage, addresses, workspaces)
+        return config, function, Parameters(storage, workspaces)
 
 
 @dataclass
 class Parameters:
-    """A launch's kernel parameters, packed: each one's bytes (`storage`, which must live as
-    long as the launch), the array of their addresses and the tensor-map workspaces."""
+    """A launch's kernel parameters, packed: each one's bytes in a ctypes object of its own
+    (`storage`, in the kernel's parameter order; they live as long as the launch), the array
+    of their addresses and the tensor-map workspaces."""
 
     storage: list[Any]
-    addresses: Any
-    workspaces: list[Workspace]
+    workspaces: list[Workspace] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.addresses = (ctypes.c_void_p * max(1, len(self.storage)))(
+            *(ctypes.addressof(value) for value in self.storage)
+        )
 
     @property
     def address(self) -> int:

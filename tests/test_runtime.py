@@ -215,3 +215,33 @@ def test_no_device_answers_are_no_driver_errors(monkeypatch):
     monkeypatch.setattr(driver, "_driver", lambda: Fake)
     with pytest.raises(driver.NoDriverError, match="CUDA_ERROR_NO_DEVICE"):
         driver.call("cuInit", 0)
+
+
+def test_packed_parameters_hold_each_value_at_the_address_the_driver_reads():
+    """kernelParams is an array of pointers, one per parameter, each to that parameter's
+    bytes: read back through it as the driver does, every value arrives, in order."""
+    import ctypes
+    import struct
+
+    from runtime.kernel import Parameters
+
+    tensor_map = bytes(range(128))
+    storage = [
+        ctypes.c_void_p(0x7F00_1234_5600),
+        ctypes.c_float(1.5),
+        ctypes.c_int64(-10008),
+        ctypes.create_string_buffer(tensor_map, 128),
+        ctypes.c_bool(True),
+    ]
+    packed = Parameters(storage)
+    pointers = ctypes.cast(packed.address, ctypes.POINTER(ctypes.c_void_p))
+    expected = [
+        struct.pack("<Q", 0x7F00_1234_5600),
+        struct.pack("<f", 1.5),
+        struct.pack("<q", -10008),
+        tensor_map,
+        b"\x01",
+    ]
+    for i, want in enumerate(expected):
+        assert ctypes.string_at(pointers[i], len(want)) == want
+    assert Parameters([]).address != 0  # a kernel without parameters still gets an array
