@@ -470,6 +470,20 @@ def band_configs(shape: tuple[int, int], sms: int, swept: Sequence[WsConfig]) ->
     return [c for c in bands if c not in swept]
 
 
+def rebanded(
+    config: WsConfig, first: tuple[int, int], shape: tuple[int, int], sms: int
+) -> WsConfig:
+    """`config`, a row-sum configuration of the first shape, for `shape`: a band height that
+    `kernels.balanced_band_rows` gave for the first shape's rows becomes the one it gives for
+    `shape`'s (125 rows for 16384 on 132 SMs would leave 10000 rows 80 bands: 52 SMs idle);
+    any other height is kept."""
+    from copy_dialect import kernels
+
+    if config.tile[0] != kernels.balanced_band_rows(first[0], sms):
+        return config
+    return replace(config, tile=(kernels.balanced_band_rows(shape[0], sms), config.tile[1]))
+
+
 def ws_builder(op: str) -> Callable[..., Any] | None:
     """The copy-dialect builder of `op`, None where this build has none."""
     from copy_dialect import kernels
@@ -1010,11 +1024,13 @@ def run_case(
     case: Case,
     opts: argparse.Namespace,
     limits: DeviceLimits,
-    best_configs: dict[tuple[str, str, str], tuple[Any, Any]],
+    best_configs: dict[tuple[str, str, str], tuple[Any, Any, tuple[int, int]]],
 ) -> None:
     """One case: torch rows, Triton, copy-dialect ws. The first shape of an op and dtype runs
     the sweeps and records their best configurations in `best_configs`; a later shape (the odd
-    one) runs those only."""
+    one) runs those only. A row-sum band as tall as `kernels.balanced_band_rows` gives for the
+    first shape's rows is as tall as it gives for the later shape's: the height is the
+    shape's, the rest of the configuration is carried."""
     import torch
 
     arrays = make_arrays(case)
@@ -1024,7 +1040,9 @@ def run_case(
     sweep = opts.sweep and not later
     note = "the first shape's best configuration" if later and opts.sweep else ""
     if later:
-        triton_best, ws_best = best_configs[key]
+        triton_best, ws_best, first_shape = best_configs[key]
+        if case.op == "row_sum" and ws_best is not None:
+            ws_best = rebanded(ws_best, first_shape, case.shape, limits.sms)
         triton_configs = [] if triton_best is None else [triton_best]
         ws_list = [] if ws_best is None else [ws_best]
     else:
@@ -1047,7 +1065,7 @@ def run_case(
         )
     else:
         ws_rows(results, arrays, opts, [], sweep, limits)  # the row that says why
-    best_configs.setdefault(key, (triton_best, ws_best))  # the first shape's
+    best_configs.setdefault(key, (triton_best, ws_best, case.shape))  # the first shape's
     del arrays
     torch.cuda.empty_cache()
 
@@ -1136,7 +1154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     limits = device_limits()
     found = conditions(limits)  # the clocks before the run
     results = Results()
-    best_configs: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+    best_configs: dict[tuple[str, str, str], tuple[Any, Any, tuple[int, int]]] = {}
     started = time.perf_counter()
     try:
         for case in cases(opts.ops, shapes):

@@ -328,3 +328,20 @@ def test_elementwise_sweep_flattens_a_cut_shape(bench):
         assert "flattened to rows of 128" in c.text
     assert not any(c.flat for c in compute.ws_configs(True, "add", (16384, 16384), 132))
     assert not any(c.flat for c in compute.ws_configs(True, "row_sum", (10000, 10008), 132))
+
+
+def test_the_odd_shape_gets_its_own_balanced_band_height(bench):
+    """A row-sum band height carried from the first shape is re-derived for the odd shape's
+    rows (as tall bands would leave SMs idle there); any other height is carried as is."""
+    compute = bench["bench_compute"]
+    from copy_dialect import kernels
+
+    first, odd = (16384, 16384), (10000, 10008)
+    balanced = compute.WsConfig((kernels.balanced_band_rows(first[0], 132), 128), 2, 8, 1)
+    moved = compute.rebanded(balanced, first, odd, 132)
+    assert moved.tile == (kernels.balanced_band_rows(odd[0], 132), 128) == (76, 128)
+    assert (moved.stages, moved.consumer_warps) == (2, 8)
+    # 76-row bands: 132 of them, one per SM; the carried 125 would make 80.
+    assert -(-odd[0] // moved.tile[0]) == 132
+    other = compute.WsConfig((64, 128), 2, 8, 1)
+    assert compute.rebanded(other, first, odd, 132) == other
