@@ -12,8 +12,9 @@ single-call form, named), Triton (a plain masked kernel, a few BLOCK/num_warps c
 the best shown), copy-dialect ws (`copy_dialect.kernels.ws_elementwise`, a sweep of tile,
 stages, consumer warps, output buffers and the grid: one block per tile or persistent blocks
 per SM; the best shown; every configuration in the sweep
-table). The odd shape runs the best configuration of the large one (`--sweep-odd`: its own
-sweep). Every row's result is
+table). The odd shape runs the best configuration of the large one (a row-sum band as
+tall as `balanced_band_rows` gives for its own rows; `--sweep-odd`: its own sweep). Every
+row's result is
 checked against torch's; GB/s counts bytes read plus bytes written. `--compile-only` builds
 and compiles every copy-dialect configuration without a GPU (what fits, what compiles).
 `--plot PATH`: a bar chart of the main table's GB/s (.svg, or .png when matplotlib is
