@@ -290,6 +290,19 @@ def marker_launch(x):
     return lambda a=a, b=b: launch()
 
 
+def profile_once(launch, marker) -> None:
+    """One launch of `launch` between cudaProfilerStart and Stop, followed by `marker`, so
+    that ncu (`--profile-from-start off`) sees the kernel and then the marker that closes
+    its group (`group_by_marker`)."""
+    import torch
+
+    torch.cuda.cudart().cudaProfilerStart()
+    launch()
+    marker()
+    torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStop()
+
+
 # --- the profiled pass (the child under ncu) ---------------------------------------------
 
 
@@ -306,11 +319,7 @@ def child(labels_path: str, workloads: tuple[str, ...]) -> int:
             continue
         row.launch()  # outside the profiled range: loads the module, touches the pages
         torch.cuda.synchronize()
-        torch.cuda.cudart().cudaProfilerStart()
-        row.launch()
-        marker()
-        torch.cuda.synchronize()
-        torch.cuda.cudart().cudaProfilerStop()
+        profile_once(row.launch, marker)
         launched.append(list(row.label))
         Path(labels_path).write_text(json.dumps(launched))
     return 0

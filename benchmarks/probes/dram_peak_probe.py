@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench_multicast import group_by_marker, marker_launch, unit_scale  # noqa: E402
+from bench_multicast import group_by_marker, marker_launch, profile_once, unit_scale  # noqa: E402
 
 M, N = 16384, 32768
 METRICS = (
@@ -75,11 +75,7 @@ def child() -> int:
         torch.cuda.synchronize()
         y.zero_()
         torch.cuda.synchronize()
-        torch.cuda.profiler.start()
-        launch()
-        marker()
-        torch.cuda.synchronize()
-        torch.cuda.profiler.stop()
+        profile_once(launch, marker)
         print(f"ROW {name} (correct: {check()})", flush=True)
     return 0
 

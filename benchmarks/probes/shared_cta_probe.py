@@ -55,8 +55,11 @@ def main() -> None:
     y = torch.empty_like(x)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     configs = [
-        (f"pipelined {t[0]}x{t[1]}, {s} stages, {b} block(s)/SM",
-         kernels.tma_copy_pipelined((M, N), "f32", t, stages=s), (b * sms,))
+        (
+            f"pipelined {t[0]}x{t[1]}, {s} stages, {b} block(s)/SM",
+            kernels.tma_copy_pipelined((M, N), "f32", t, stages=s),
+            (b * sms,),
+        )
         for t, s, b in [((128, 128), 3, 1), ((64, 128), 3, 2), ((64, 256), 3, 1), ((64, 128), 4, 1)]
     ] + [
         (f"1 tile/block {t[0]}x{t[1]}", kernels.tma_copy((M, N), "f32", t), kernels.grid((M, N), t))

@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_common import timed  # noqa: E402
-from bench_multicast import group_by_marker, marker_launch  # noqa: E402
+from bench_multicast import group_by_marker, marker_launch, profile_once  # noqa: E402
 from dram_peak_probe import parse  # noqa: E402
 
 LARGE = "--large" in sys.argv
@@ -170,11 +170,7 @@ def child(profile: bool) -> int:
             gbps = arrays * z.numel() * z.element_size() / seconds / 1e9
             print(f"TIME {name}|{seconds * 1e6:.1f}|{gbps:.0f}|{correct}", flush=True)
             continue
-        torch.cuda.profiler.start()
-        launch()
-        marker()
-        torch.cuda.synchronize()
-        torch.cuda.profiler.stop()
+        profile_once(launch, marker)
         print(f"ROW {name}", flush=True)
     return 0
 
