@@ -2,7 +2,7 @@
 
 Imported by `bench_copy.py` and `bench_compute.py` from their own folder (a script's folder is
 the first entry of `sys.path`). Only `timed`, `settle` and `device_limits` need a GPU; the rest
-is plain Python (tests/test_bench.py).
+is plain Python (tests/tools/test_bench.py).
 """
 
 from __future__ import annotations

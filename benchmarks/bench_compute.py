@@ -9,7 +9,7 @@ bf16 and f32 -> f16; each on 16384 x 16384 arrays (1 GiB per f32 input, the same
 for the 16-bit types) and on one odd shape, 10000 x 10008 (tiles cut at both edges; 10008
 elements keep the rows 16-byte aligned, as TMA needs). Rows: torch (eager, the fastest
 single-call form, named), Triton (a plain masked kernel, a few BLOCK/num_warps configurations,
-the best shown), copy-dialect ws (`copy_dialect.kernels.ws_elementwise`, a sweep of tile,
+the best shown), copy-dialect ws (`frontends.kernels.ws_elementwise`, a sweep of tile,
 stages, consumer warps, output buffers and the grid: one block per tile or persistent blocks
 per SM; the best shown; every configuration in the sweep
 table). The odd shape runs the best configuration of the large one (a row-sum band as
@@ -409,14 +409,14 @@ class WsConfig:
         return f"{text}, {self.hints}" if self.hints else text
 
     def grid(self, shape: tuple[int, int], sms: int) -> tuple[int, int]:
-        from copy_dialect import kernels
+        from frontends import kernels
 
         if self.per_block:
             return kernels.tiles_grid(self.shape(shape), self.tile, self.per_block)
         return kernels.ws_grid(sms, self.blocks_per_sm)
 
     def cache_hints(self) -> tuple[str | None, str | None]:
-        from copy_dialect import kernels
+        from frontends import kernels
 
         first = kernels.EVICT_FIRST
         return {
@@ -464,7 +464,7 @@ def flat_shape(shape: tuple[int, int], cols: int) -> tuple[int, int]:
 def band_configs(shape: tuple[int, int], sms: int, swept: Sequence[WsConfig]) -> list[WsConfig]:
     """Row-sum tiles as tall as `kernels.balanced_band_rows` for `shape` on `sms` SMs, those
     not swept already."""
-    from copy_dialect import kernels
+    from frontends import kernels
 
     rows = kernels.balanced_band_rows(shape[0], sms)
     bands = [WsConfig((rows, n), 2, 8, 1) for n in WS_BAND_COLUMNS]
@@ -478,7 +478,7 @@ def rebanded(
     `kernels.balanced_band_rows` gave for the first shape's rows becomes the one it gives for
     `shape`'s (125 rows for 16384 on 132 SMs would leave 10000 rows 80 bands: 52 SMs idle);
     any other height is kept."""
-    from copy_dialect import kernels
+    from frontends import kernels
 
     if config.tile[0] != kernels.balanced_band_rows(first[0], sms):
         return config
@@ -487,7 +487,7 @@ def rebanded(
 
 def ws_builder(op: str) -> Callable[..., Any] | None:
     """The copy-dialect builder of `op`, None where this build has none."""
-    from copy_dialect import kernels
+    from frontends import kernels
 
     if op == "row_sum":
         return getattr(kernels, "ws_row_sum", None)
@@ -498,7 +498,7 @@ def build_ws(case: Case, config: WsConfig) -> Any:
     """The case's ws module for `config` (raises the builder's or the verifier's error)."""
     builder = ws_builder(case.op)
     if builder is None:
-        raise LookupError(f"copy_dialect.kernels has no builder for {case.op}")
+        raise LookupError(f"frontends.kernels has no builder for {case.op}")
     kwargs: dict[str, Any] = {"stages": config.stages, "consumer_warps": config.consumer_warps}
     if config.out_buffers != 2:
         kwargs["out_buffers"] = config.out_buffers

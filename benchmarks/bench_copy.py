@@ -215,7 +215,7 @@ around it (16-64 KiB of f32)."""
 
 
 def reduce_variants(sms: int):
-    from copy_dialect import kernels
+    from frontends import kernels
 
     for tile in [(64, 64), (128, 128), (128, 64)]:
         yield (
@@ -300,8 +300,8 @@ def bulk_rows(table: Table, reps: int, x, y, sms: int) -> None:
     arrays: the ring copy on row views of the arrays, and the 1-D copy."""
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     def run(name: str, build, args, grid) -> None:
         y.zero_()
@@ -347,8 +347,8 @@ def bulk_rows(table: Table, reps: int, x, y, sms: int) -> None:
 def copy_dialect_rows(table: Table, reps: int, x, y, sms: int, only_reduce: bool = False):
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     if only_reduce:
         reduce_rows(table, reps, x, sms)
@@ -476,8 +476,8 @@ def ws_copy_rows(table: Table, sweep: Table, reps: int, x, y, sms: int, smem_per
 
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     policies = {
         "": (None, None),
@@ -557,8 +557,8 @@ def debug_guard_rows(table: Table, reps: int, x, y, sms: int) -> None:
     """Each TMA copy variant built normally and with debug guards, one after the other."""
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     variants = [
         (

@@ -142,7 +142,7 @@ GROUP_TILE = (32, 128)
 
 
 def _grouped_table():
-    from copy_dialect import kernels
+    from frontends import kernels
 
     table = kernels.grouped_layout(GROUPS, "f32")
     capacity = max(off + rows * pitch for off, rows, _, pitch in table)
@@ -170,7 +170,7 @@ padding 1 (a ResNet layer's shape): a 50176 x 576 matrix."""
 
 
 def _conv():
-    from copy_dialect import kernels
+    from frontends import kernels
 
     shape, filt, stride, padding = CONV
     return kernels.conv2d(shape, filt, stride=stride, padding=padding)
@@ -216,7 +216,7 @@ def torch_module():
 
 
 def cases(sms: int) -> list[Case]:
-    from copy_dialect import kernels
+    from frontends import kernels
 
     shape, f32 = (M, N), "f32"
     table, capacity = _grouped_table()

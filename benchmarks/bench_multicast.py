@@ -166,8 +166,8 @@ def row_dot_rows(x, v, dots) -> list[Row]:
     """The `row_dot` workload's rows."""
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     rows: list[Row] = []
     # The rows checked: the first and last 512 of x, in float64.
@@ -214,8 +214,8 @@ def copy_rows(x, y, src, dst) -> list[Row]:
     """The `copy` workload's rows."""
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     rows: list[Row] = []
     xi = x.view(torch.int32)
@@ -278,8 +278,8 @@ def marker_launch(x):
     from xdsl.dialects import func
     from xdsl.dialects.builtin import StringAttr
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     module = kernels.tma_copy((64, 64), "f32")
     (fn,) = (op for op in module.walk() if isinstance(op, func.FuncOp))

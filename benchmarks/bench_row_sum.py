@@ -26,7 +26,7 @@ U = 2.0**-24
 
 def variants(rows: int, sms: int) -> list[tuple[tuple[int, int], int, int, bool]]:
     """(tile, stages, consumer warps, L2 evict-first loads) of the copy-dialect rows."""
-    from copy_dialect import kernels
+    from frontends import kernels
 
     balanced = kernels.balanced_band_rows(rows, sms)
     return [
@@ -50,8 +50,8 @@ def main() -> int:
 
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     m, n = args.rows, args.cols
     props = torch.cuda.get_device_properties(0)

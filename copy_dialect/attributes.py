@@ -36,9 +36,9 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.str_enum import StrEnum
 
-from copy_dialect import hardware
 from copy_dialect.errors import CopyVerifyException as Error
-from copy_dialect.target import TARGETS, Target
+from facts import hardware
+from facts.target import TARGETS, Target
 
 # ===----------------------------------------------------------------------=== #
 # Enums
@@ -349,7 +349,7 @@ def swizzle_period(swizzle: int) -> int:
 
 @irdl_attr_definition
 class TargetAttr(ParametrizedAttribute):
-    """The compilation target, e.g. `#copy.target<"sm_90a">` (see `copy_dialect.target`)."""
+    """The compilation target, e.g. `#copy.target<"sm_90a">` (see `facts.target`)."""
 
     name = "copy.target"
 

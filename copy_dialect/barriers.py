@@ -35,7 +35,6 @@ from xdsl.irdl import (
 )
 from xdsl.traits import OpTrait
 
-from copy_dialect import hardware
 from copy_dialect.attributes import (
     BarrierScope,
     BarrierScopeAttr,
@@ -59,6 +58,7 @@ from copy_dialect.verify_common import (
     kernel_cluster_shape,
     require_target,
 )
+from facts import hardware
 
 BARRIER_BYTES = 8
 """An mbarrier is one 8-byte, 8-byte aligned word of SMEM."""

@@ -39,7 +39,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
-from copy_dialect import bulk, cp_async, hardware, tma
+from copy_dialect import bulk, cp_async, tma
 from copy_dialect.attributes import (
     L2_POLICY_ENCODING,
     BarrierType,
@@ -80,7 +80,6 @@ from copy_dialect.memory import (
 )
 from copy_dialect.portability import legalize_hint
 from copy_dialect.smem import FenceAsyncSharedOp
-from copy_dialect.target import MULTICAST_TARGETS, TCGEN05_TARGETS
 from copy_dialect.tensormap import check_copy_map
 from copy_dialect.tma import check_tma_dtype
 from copy_dialect.verification import checked_like, copy_op_definition, passed_like, per_run
@@ -91,6 +90,8 @@ from copy_dialect.verify_common import (
     constant_int,
     enclosing_target,
 )
+from facts import hardware
+from facts.target import MULTICAST_TARGETS, TCGEN05_TARGETS
 
 
 @copy_op_definition

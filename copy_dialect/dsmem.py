@@ -44,7 +44,6 @@ from xdsl.irdl import (
 )
 from xdsl.traits import OpTrait
 
-from copy_dialect import hardware
 from copy_dialect.attributes import (
     BarrierType,
     ReductionKind,
@@ -62,6 +61,7 @@ from copy_dialect.verify_common import (
     enclosing_target,
     require_target,
 )
+from facts import hardware
 
 BULK_UNIT = 16
 """cp.async.bulk moves a multiple of 16 bytes between 16-byte aligned addresses."""

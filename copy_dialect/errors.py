@@ -30,7 +30,7 @@ class CopyVerifyException(VerifyException):
         self.note = note
         self.origin: tuple[tuple[str, int], ...] = check_sites(sys._getframe(1))
         """Where the error was made: the file and line of the check that raised it, then
-        of the check that called the helper it is in (dialect code only)."""
+        of the check that called the helper it is in (code of `CHECKING_PACKAGES` only)."""
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -43,11 +43,16 @@ class CopyVerifyException(VerifyException):
         return ()
 
 
+CHECKING_PACKAGES = ("copy_dialect", "analysis", "passes")
+"""The packages whose code checks rules: the op verifiers, the kernel analysis and
+copy-legalize (the tags copy-rules reads are there)."""
+
+
 def check_sites(frame: FrameType | None) -> tuple[tuple[str, int], ...]:
-    """(file, line) of `frame` and its caller, as long as they are the dialect's code."""
+    """(file, line) of `frame` and its caller, as long as they are code that checks rules."""
     where: list[tuple[str, int]] = []
     while frame is not None and len(where) < 2:
-        if not str(frame.f_globals.get("__name__", "")).startswith("copy_dialect"):
+        if str(frame.f_globals.get("__name__", "")).partition(".")[0] not in CHECKING_PACKAGES:
             break
         where.append((frame.f_code.co_filename, frame.f_lineno))
         frame = frame.f_back

@@ -32,18 +32,18 @@ from xdsl.ir import (
     SSAValue,
 )
 
-from copy_dialect import hardware
 from copy_dialect.attributes import OOBMode, ReductionKind
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import bitwidth, element_strides, gmem_view, smem_bytes
 from copy_dialect.verify_common import cluster_shape, constant_int, known_multiple
+from facts import hardware
 
 # ===----------------------------------------------------------------------=== #
 # Tensor-map data types
 # ===----------------------------------------------------------------------=== #
 
 
-# The TMA reduction table an H200 ran (copy_dialect/hardware.toml, docs/hardware.md): which
+# The TMA reduction table an H200 ran (facts/hardware.toml, docs/hardware.md): which
 # ops each tensor-map type takes. The map type comes from the element type and, for
 # integers, the signedness the op or the type asks for.
 REDUCTIONS_BY_MAP = hardware.REDUCTIONS_BY_MAP

@@ -7,7 +7,6 @@ from __future__ import annotations
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntAttr, MemRefType, NoneAttr, StridedLayoutAttr
 from xdsl.dialects.memref import ReinterpretCastOp
 
-from copy_dialect import hardware
 from copy_dialect.attributes import Implementation
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry
@@ -21,6 +20,7 @@ from copy_dialect.memory import (
     memory_space,
     padded_stride,
 )
+from facts import hardware
 
 
 def check_gmem_layout(

@@ -10,7 +10,6 @@ import struct
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f32
 from xdsl.ir import Attribute
 
-from copy_dialect.abi import DEFAULT_L2_PROMOTION
 from copy_dialect.attributes import (
     L2_PROMOTIONS,
     L2_SECONDARY_POLICIES,
@@ -21,6 +20,7 @@ from copy_dialect.attributes import (
     enum_attr,
 )
 from copy_dialect.errors import CopyVerifyException as Error
+from facts.abi import DEFAULT_L2_PROMOTION
 
 
 def cache_policy(

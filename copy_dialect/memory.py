@@ -20,8 +20,9 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.memref import ReinterpretCastOp
 from xdsl.ir import Attribute, SSAValue
 
-from copy_dialect import hardware, layout
+from copy_dialect import layout
 from copy_dialect.attributes import SmemSpaceAttr, TmemSpaceAttr, swizzle_period
+from facts import hardware
 
 GMEM, SMEM, TMEM = "GMEM", "SMEM", "TMEM"
 

@@ -22,8 +22,8 @@ from copy_dialect.geometry import (
     cp_async_chunk_bytes,
     reduction_map_type,
 )
-from copy_dialect.target import TCGEN05_TARGETS, Target
 from copy_dialect.upstream_memref import GenericAtomicRMWOp, wrapping_body
+from facts.target import TCGEN05_TARGETS, Target
 
 KEEP = "keep the kernel on a target that has it"
 

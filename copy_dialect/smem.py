@@ -22,13 +22,13 @@ from xdsl.irdl import (
 )
 from xdsl.traits import OpTrait
 
-from copy_dialect import hardware
 from copy_dialect.attributes import swizzle_period
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import SMEM, bitwidth, memory_space, smem_alignment, smem_bytes, swizzle_of
 from copy_dialect.portability import legalize_hint
 from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import check_contiguous_smem, enclosing_kernel, enclosing_target
+from facts import hardware
 
 
 class SmemAllocation(OpTrait, ABC):

@@ -46,10 +46,10 @@ from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry
 from copy_dialect.gmem import check_tma_stride
 from copy_dialect.memory import GMEM, bitwidth, memory_space
-from copy_dialect.target import TENSORMAP_TARGETS
 from copy_dialect.tma import check_kernel_argument
 from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import constant_int, enclosing_target, value_name
+from facts.target import TENSORMAP_TARGETS
 
 TENSOR_MAP_BYTES = 128
 """A `CUtensorMap`: 128 bytes, 64-byte aligned (a workspace slot is 128 bytes)."""

@@ -20,7 +20,6 @@ from xdsl.ir import (
     SSAValue,
 )
 
-from copy_dialect import hardware as hw
 from copy_dialect.attributes import SWIZZLES, OOBMode
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import (
@@ -33,8 +32,9 @@ from copy_dialect.geometry import (
 )
 from copy_dialect.memory import bitwidth, padded_stride, smem_alignment, smem_bytes, smem_strides
 from copy_dialect.smem import AllocSmemOp
-from copy_dialect.target import MULTICAST_TARGETS, TCGEN05_TARGETS, Target
 from copy_dialect.verify_common import constant_int, enclosing_kernel, enclosing_target, value_name
+from facts import hardware as hw
+from facts.target import MULTICAST_TARGETS, TCGEN05_TARGETS, Target
 
 
 def merged_leading_dims_example(t: MemRefType) -> str:

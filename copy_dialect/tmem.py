@@ -46,13 +46,13 @@ from copy_dialect.memory import (
 )
 from copy_dialect.roles import check_block_wide
 from copy_dialect.smem import SmemAllocation, check_kernel_smem
-from copy_dialect.target import TCGEN05_TARGETS
 from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import (
     check_contiguous_smem,
     enclosing_kernel,
     enclosing_target,
 )
+from facts.target import TCGEN05_TARGETS
 
 TMEM_COLUMNS = 512
 """32-bit columns of tensor memory per SM (128 lanes each)."""
@@ -88,7 +88,7 @@ def tmem_fragment(shape: TmemShape, thread: int, register: int, offset: int = 0)
     These are the PTX ISA's figures "Matrix fragments for shape .32x32b/.16x64b/.16x128b/
     .16x256b/.16x32bx2" (tcgen05 data-movement shapes) written as formulas (TVM's tcgen05.ld/st
     page has them so); CUTLASS's SM100 TMEM_LOAD copy atoms give the same maps
-    (tests/test_copy_layout.py decodes them). Not measured: the H200 has no TMEM."""
+    (tests/tools/test_copy_layout.py decodes them). Not measured: the H200 has no TMEM."""
     t, r = thread, register
     if shape == TmemShape.S32X32B:
         return t, r

@@ -45,7 +45,6 @@ from copy_dialect.memory import (
     bitwidth,
     memory_space,
 )
-from copy_dialect.target import TMEM_LOAD_REDUCE_TARGETS
 from copy_dialect.tmem import (
     TMEM_REGS_PER_NUM,
     check_tcgen05,
@@ -57,6 +56,7 @@ from copy_dialect.verify_common import (
     constant_int,
     enclosing_target,
 )
+from facts.target import TMEM_LOAD_REDUCE_TARGETS
 
 
 def check_tmem_access(op: TmemLoadOp | TmemStoreOp, vector: VectorType, verb: str) -> None:

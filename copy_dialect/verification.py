@@ -97,7 +97,7 @@ def verification_run() -> Iterator[None]:
 def op_errors(module: Operation) -> list[tuple[Operation, Exception]]:
     """Verify `module` op by op, nested ops first, in one run: each failing op with its
     error, in that order (empty when every op verifies). SSA dominance is separate
-    (`copy_dialect.dominance`)."""
+    (`analysis.dominance`)."""
     errors: list[tuple[Operation, Exception]] = []
     with verification_run():
         for op in post_order(module):

@@ -23,8 +23,8 @@ from xdsl.ir import (
 
 from copy_dialect.attributes import BarrierType, TargetAttr
 from copy_dialect.errors import CopyVerifyException as Error
-from copy_dialect.target import Target
 from copy_dialect.verification import per_run
+from facts.target import Target
 
 
 def enclosing_target(op: Operation) -> Target | None:

@@ -46,9 +46,9 @@ from xdsl.irdl import (
 )
 from xdsl.irdl.constraints import AnyOf, BaseAttr, RangeLengthConstraint, RangeOf
 
-from copy_dialect import hardware
 from copy_dialect.dialect import Copy
-from copy_tools.rule_coverage import find_root, scan, tag_ids
+from copy_tools.rule_coverage import find_root, package_folders, scan, tag_ids
+from facts import hardware
 
 PROG = "copy-docs"
 HEADER = (
@@ -118,7 +118,7 @@ def template(node: ast.expr | None) -> str | None:
 
 def _expr(node: ast.expr) -> str:
     """`{expr}`; a measured constant (`hw.MAX_BOX_DIM`, `hardware.SMEM_ALIGNMENT`) is shown
-    as its value, from copy_dialect/hardware.toml."""
+    as its value, from facts/hardware.toml."""
     if (
         isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
@@ -162,17 +162,17 @@ def _scopes(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef | ast.Async
                     yield f"{node.name}.{item.name}", item
 
 
-def _imports(tree: ast.Module, module: str) -> dict[str, tuple[str, str]]:
-    """The names a module binds to the dialect's modules or their definitions: a module as
-    (module, ""), a definition as (module, name)."""
+def _imports(tree: ast.Module, module: str, modules: set[str]) -> dict[str, tuple[str, str]]:
+    """The names a module binds to the project's modules (`modules`) or their definitions: a
+    module as (module, ""), a definition as (module, name)."""
     names: dict[str, tuple[str, str]] = {}
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("copy_dialect"):
+        if isinstance(node, ast.ImportFrom) and (node.module or "") in modules:
             base = node.module or ""
             for alias in node.names:
                 bound = alias.asname or alias.name
                 names[bound] = (base, alias.name)
-                if base == "copy_dialect" or base == "copy_dialect.protocol":
+                if f"{base}.{alias.name}" in modules:
                     names[bound] = (f"{base}.{alias.name}", "")
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.ClassDef):
@@ -180,16 +180,24 @@ def _imports(tree: ast.Module, module: str) -> dict[str, tuple[str, str]]:
     return names
 
 
+def _module_name(rel: Path) -> str:
+    """The import name of the module at `rel` (a package by its `__init__.py`)."""
+    parts = rel.with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def index_source(root: Path) -> dict[tuple[str, str], Function]:
-    """Every function and method of the dialect's source, with its checks and calls."""
+    """Every function and method of the source of the packages the project ships (the
+    dialect, the analysis, the passes, ...), with its checks and calls."""
     functions: dict[tuple[str, str], Function] = {}
-    package = root / "copy_dialect"
-    for path in sorted(package.rglob("*.py")):
+    paths = sorted(p for folder in package_folders(root) for p in folder.glob("*.py"))
+    modules = {_module_name(path.relative_to(root)) for path in paths}
+    for path in paths:
         rel = path.relative_to(root)
-        module = ".".join(rel.with_suffix("").parts)
+        module = _module_name(rel)
         source = path.read_text(encoding="utf-8")
         tree = ast.parse(source, str(rel))
-        names = _imports(tree, module)
+        names = _imports(tree, module, modules)
         scopes = list(_scopes(tree))
         for qualname, node in scopes:
             fn = functions.setdefault((module, qualname), Function(module, qualname))
@@ -567,9 +575,9 @@ def pages(root: Path) -> dict[str, str]:
         "# The `copy` dialect: reference",
         "",
         "Generated from the code by `python -m copy_tools.gen_docs` (`copy-docs`); "
-        "`tests/test_generated_docs.py` fails when these pages are not current. The decisions "
-        "behind the dialect are in [design.md](../design.md), the measured hardware facts in "
-        "[hardware.md](../hardware.md).",
+        "`tests/tools/test_generated_docs.py` fails when these pages are not current. "
+        "The decisions behind the dialect are in [design.md](../design.md), the measured "
+        "hardware facts in [hardware.md](../hardware.md).",
         "",
         "| page | ops |",
         "|---|---|",

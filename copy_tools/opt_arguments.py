@@ -14,7 +14,6 @@ from xdsl.passes import ModulePass, get_pass_option_infos
 from xdsl.utils.arg_spec import ArgSpec, parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from copy_dialect.target import TARGETS
 from copy_tools.opt_errors import TOOL_NAME, ToolError, UsageError
 from copy_tools.opt_output import GPU_OUTPUTS
 from copy_tools.opt_pipeline import (
@@ -30,6 +29,7 @@ from copy_tools.opt_pipeline import (
     parse_pipeline_text,
     pass_node,
 )
+from facts.target import TARGETS
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -32,7 +32,7 @@ def gpu_output(
     write instead: (cubin, the kernels' ABI as JSON); `gpu_arch`: the cubin's GPU, where
     it is not the target's own."""
     from copy_dialect.ops import module_target
-    from copy_dialect.target import check_arch
+    from facts.target import check_arch
     from passes import backend, translate_llvm
     from passes.abi import kernel_abis
 

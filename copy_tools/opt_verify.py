@@ -8,8 +8,8 @@ from xdsl.dialects.builtin import CallSiteLoc, FileLineColLoc, FusedLoc, ModuleO
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import DiagnosticException
 
-from copy_dialect.dominance import non_dominating_uses
-from copy_dialect.protocol import check_protocol
+from analysis.dominance import non_dominating_uses
+from analysis.protocol import check_protocol
 from copy_dialect.verification import op_errors, verification_run
 from copy_tools.diagnostics import Diagnostic, SourceLocation
 from copy_tools.opt_errors import internal_error

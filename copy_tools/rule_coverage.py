@@ -3,8 +3,9 @@
 The catalogue is `copy_dialect/rules.toml` (one table per rule id, in catalogue order). Coverage
 comes from tags in the project tree:
 
-- verifier check: a Python comment `# rule: C4` or `# rule: C4, TR5` in any `.py` file under
-  `copy_dialect/` (`copy_dialect/tools/` excluded);
+- check: a Python comment `# rule: C4` or `# rule: C4, TR5` in any `.py` file of a package
+  the project ships (the `packages` of pyproject.toml's `[tool.setuptools]`: the dialect's
+  verifiers, the kernel analysis, copy-legalize, ... wherever the rule is checked);
 - negative lit test: a comment `// rule: C4` in a `// -----` chunk of a `.mlir` file under
   `lit_tests/` that also holds an `expected-error` annotation (tags in positive chunks don't count).
 
@@ -116,13 +117,25 @@ def _add(table: dict[str, list[str]], ids: list[str], where: str) -> None:
         table.setdefault(rid, []).append(where)
 
 
+def package_folders(root: Path) -> list[Path]:
+    """The folders of the packages the project at `root` ships (pyproject.toml's
+    `[tool.setuptools]` `packages`, each at its `package-dir` if it has one)."""
+    try:
+        setuptools = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"cannot read {root / 'pyproject.toml'}: {exc}") from None
+    table = setuptools.get("tool", {}).get("setuptools", {})
+    packages = table.get("packages")
+    if not isinstance(packages, list) or not packages:
+        raise UsageError(f"{root / 'pyproject.toml'} lists no [tool.setuptools] packages")
+    folders: dict[str, str] = table.get("package-dir", {})
+    return [root / folders.get(name, name.replace(".", "/")) for name in packages]
+
+
 def scan(root: Path) -> Tags:
     """Collect the rule tags of the project at `root`."""
     tags = Tags()
-    package = root / "copy_dialect"
-    for path in sorted(package.rglob("*.py")):
-        if (package / "tools") in path.parents:
-            continue
+    for path in sorted(p for folder in package_folders(root) for p in folder.glob("*.py")):
         rel = path.relative_to(root).as_posix()
         for line, comment in _python_comments(path.read_text(encoding="utf-8", errors="replace")):
             if comment.lstrip("#").lstrip().startswith("rule:"):

@@ -1,4 +1,4 @@
-"""The kernel ABI in the IR: a kernel's `KernelAbi` (copy_dialect.abi) as its `copy.abi`
+"""The kernel ABI in the IR: a kernel's `KernelAbi` (facts.abi) as its `copy.abi`
 attribute, and back.
 
 `convert-copy-to-nvvm` records the attribute on each kernel (`abi_attr`); `kernel_abis` reads
@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
-from copy_dialect.abi import KernelAbi, ModuleAbi
+from facts.abi import KernelAbi, ModuleAbi
 
 
 def abi_attr(kernel: KernelAbi) -> DictionaryAttr:

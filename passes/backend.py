@@ -43,14 +43,14 @@ from typing import IO, Any
 
 from xdsl.utils.exceptions import DiagnosticException
 
-from copy_dialect.target import TARGETS, check_arch
+from facts.target import TARGETS, check_arch
 
 NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 
 TARGET_CODEGEN: dict[str, tuple[str, str]] = {
     name: (t.llvm_cpu, t.llvm_features) for name, t in TARGETS.items()
 }
-"""Target -> (llvmlite cpu, features), read from the one target table (copy_dialect.target)."""
+"""Target -> (llvmlite cpu, features), read from the one target table (facts.target)."""
 
 WORKER_TIMEOUT_S = 300.0
 """How long one compile_ptx may take before the worker is killed."""

@@ -91,8 +91,8 @@ from copy_dialect import ops as copy
 from copy_dialect import portability
 from copy_dialect.memory import static_strides
 from copy_dialect.roles import kernel_block_threads
-from copy_dialect.target import TARGETS, Target
 from copy_dialect.verify_common import known_multiple
+from facts.target import TARGETS, Target
 from passes.legalize_cluster import fold_cluster, needs_folding
 from passes.legalize_common import (
     box_coords,

@@ -54,7 +54,7 @@ from copy_dialect import ops as copy
 from copy_dialect import portability
 from copy_dialect.roles import kernel_block_threads
 from copy_dialect.smem import SmemAllocation, arena_layout
-from copy_dialect.target import Target
+from facts.target import Target
 from passes.legalize_common import box_coords, role_barrier, thread_condition
 from passes.legalize_common import index_constant as _index
 

@@ -25,10 +25,10 @@ from xdsl.transforms.reconcile_unrealized_casts import (
     ReconcileUnrealizedCastsPattern,
 )
 
+from analysis.verify import verify_module
 from copy_dialect import ops as copy
-from copy_dialect.abi import ModuleAbi
-from copy_dialect.target import check_arch
-from copy_dialect.verify import verify_module
+from facts.abi import ModuleAbi
+from facts.target import check_arch
 from passes.abi import kernel_abis
 from passes.convert_arith_to_llvm import ConvertArithToLLVMPass
 from passes.convert_cf_to_llvm import ConvertCfToLLVMPass

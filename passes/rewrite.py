@@ -20,7 +20,7 @@ raises. What it saves is the work that cannot change anything:
 
 With `recursive` the worklist is xDSL's own (it follows new and changed ops), and an op it
 pops is passed over the same way; without `dce` the worklist holds only the ops some pattern
-admits (popping any other op does nothing). tests/test_rewrite.py lowers every
+admits (popping any other op does nothing). tests/passes/test_rewrite.py lowers every
 example, the kernel builders' modules and fuzz kernels both ways and compares the printed IR.
 """
 

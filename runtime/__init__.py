@@ -5,7 +5,7 @@
     program(x, y, grid=(64, 64))           # numpy arrays in, results copied back
 
 It needs no compiler and imports no xDSL: a Program is a cubin and its kernel ABI
-(`copy_dialect.abi`). `copy_tools.runtime.compile` compiles MLIR into one in process.
+(`facts.abi`). `copy_tools.runtime.compile` compiles MLIR into one in process.
 
 Arrays may be numpy arrays (copied to the device and back) or device arrays (PyTorch, CuPy,
 JAX: `__cuda_array_interface__` or DLPack), used in place. Everything only the runtime can

@@ -8,7 +8,7 @@ from math import prod
 from pathlib import Path
 from typing import Any
 
-from copy_dialect.abi import (
+from facts.abi import (
     KernelAbi,
     ModuleAbi,
     Param,
@@ -18,7 +18,7 @@ from copy_dialect.abi import (
     TensorMapParam,
     TensorMapWorkspaceParam,
 )
-from copy_dialect.target import TARGETS
+from facts.target import TARGETS
 from runtime import arrays as arr
 from runtime.driver import DeviceFacts, NoDriverError, call, facts, no_gpu, synchronize
 from runtime.tensor_map import (

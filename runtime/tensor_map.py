@@ -8,8 +8,8 @@ import ctypes
 import struct
 from typing import Any
 
-from copy_dialect import hardware as hw
-from copy_dialect.abi import Im2colMapParam, TensorMapParam, TensorMapWorkspaceParam
+from facts import hardware as hw
+from facts.abi import Im2colMapParam, TensorMapParam, TensorMapWorkspaceParam
 from runtime.arrays import DeviceArray
 from runtime.driver import call
 

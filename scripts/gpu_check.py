@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from copy_dialect import kernels
 from copy_tools import runtime
+from frontends import kernels
 
 EXAMPLES = {
     "tma_tile_copy.mlir": ((4096, 4096), (64, 64)),

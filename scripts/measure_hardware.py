@@ -1,4 +1,4 @@
-"""Measure the hardware facts of copy_dialect/hardware.toml again, on this machine's GPU, and
+"""Measure the hardware facts of facts/hardware.toml again, on this machine's GPU, and
 compare them with the file (docs/hardware.md says how each was first measured).
 
     python scripts/measure_hardware.py                       # every group
@@ -39,7 +39,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from copy_dialect import hardware as hw  # noqa: E402
+from facts import hardware as hw  # noqa: E402
 
 TARGET = "sm_90a"
 GROUPS = ("encoder", "store-overrun", "reductions")
@@ -98,7 +98,7 @@ def _rank_case(rank: int, accepted: bool) -> EncodeCase:
 
 
 def encoder_cases() -> list[EncodeCase]:
-    """The cases, each at a limit of copy_dialect/hardware.toml and just past it."""
+    """The cases, each at a limit of facts/hardware.toml and just past it."""
     m, b = hw.BOX_ROW_MULTIPLE, hw.MAX_BOX_DIM
     # A rank-1 map gets one (ignored) stride: the driver refuses none (docs/hardware.md).
     cases = [_rank_case(r, True) for r in range(hw.MIN_RANK, hw.MAX_RANK + 1)]
@@ -360,8 +360,8 @@ def reduction_ptx(ptx: str, op: str) -> str:
 
 def compile_reduction_probes(folder: Path) -> dict[tuple[int, str], Path]:
     """A cubin per (element width, op), with the plain copy's ABI."""
-    from copy_dialect import kernels
     from copy_tools.universe import make_context
+    from frontends import kernels
     from passes.backend import compile_cubin
     from passes.pipeline import compile_module
 
@@ -443,7 +443,7 @@ def run_reduction(path: Path, map_type: str, op: str) -> str:
     """In a child process: launch one (map type, op) probe; `ok`, `wrong` or the fault."""
     import runtime
     import runtime.kernel
-    from copy_dialect.abi import TensorMapParam
+    from facts.abi import TensorMapParam
 
     runtime.kernel.check_tensor_map_array = lambda *args: None  # the map type is re-typed
     program = runtime.load(path)

@@ -14,6 +14,11 @@ The README's fenced blocks are read in order:
   raising `runtime.NoDriverError`;
 * the `mlir` block is a lit test: its RUN line runs on it.
 
+The counts the README states are checked against what the tools print (the catalogue's size
+and scopes against `copy-rules`, rule ranges such as `LG1`-`LG7` against its ids, the targets
+against `copy-opt`), its bandwidth ratios against the RESULTS.md runs it cites, and it quotes
+no timings (they live in benchmarks/RESULTS.md, with their sitting).
+
 Text blocks (diagnostics as printed, the folder map) are neither. The quick start's two
 commands make a virtual environment: `.ci/run` runs the second from a clean clone, and
 tests/test_install.py installs the project into a fresh venv and runs `copy-demo` (what the
@@ -28,6 +33,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pytest
@@ -204,3 +210,142 @@ def test_lit_example(block: Block, scratch: Path):
     (scratch / "example.mlir").write_text(block.text + "\n")
     result = bash(run.group(1).replace("%s", "example.mlir"), scratch)
     assert result.returncode == 0, f"{block.id}:\n{result.stdout}\n{result.stderr}"
+
+
+# The README's counts and measurements. A count the README states is checked against what the
+# tools print; a bandwidth ratio against the RESULTS.md runs the README cites for it; timings
+# (compile latency) are not stated at all: they move with the machine's speed from sitting to
+# sitting, and live in benchmarks/RESULTS.md and docs/design.md with their date and commit.
+
+RESULTS = ROOT / "benchmarks" / "RESULTS.md"
+MODULES = {"copy-rules": "copy_tools.rule_coverage", "copy-opt": "copy_tools.copy_opt"}
+
+
+def tool(name: str, *args: str, stdin: str = "") -> str:
+    """What a project tool prints (stdout, then stderr): its console script where one is on
+    PATH, else its module from this checkout."""
+    script = shutil.which(name)
+    argv = [script] if script else [sys.executable, "-m", MODULES[name]]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [*argv, *args], cwd=ROOT, input=stdin, capture_output=True, text=True, env=env, timeout=300
+    )
+    return result.stdout + result.stderr
+
+
+def prose() -> str:
+    """The README without its fenced blocks (the shown sessions and examples)."""
+    return re.sub(r"^```.*?^```", "", README.read_text(), flags=re.M | re.S)
+
+
+def section(title: str) -> str:
+    text = README.read_text()
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+@pytest.fixture(scope="module")
+def catalogue() -> dict[str, str]:
+    """Each rule id `copy-rules` prints, with its scope (`in` or `out`)."""
+    printed = tool("copy-rules")
+    rules = dict(re.findall(r"^([A-Z]+\d+)\s+(in|out)\s", printed, re.M))
+    assert rules, printed[-2000:]
+    assert printed.rstrip().splitlines()[-1].startswith("covered "), printed[-2000:]
+    return rules
+
+
+def test_the_catalogue_counts_are_what_copy_rules_prints(catalogue: dict[str, str]):
+    stated = re.search(
+        r"catalogue of (\d+) \(`copy_dialect/rules\.toml`: (\d+) checked, (\d+) out of\s+scope",
+        prose(),
+    )
+    assert stated, "the README states the catalogue's size, in-scope and out-of-scope counts"
+    total, checked, out = map(int, stated.groups())
+    scopes = list(catalogue.values())
+    assert (total, checked, out) == (len(scopes), scopes.count("in"), scopes.count("out")), (
+        f"README: {total} rules, {checked} checked, {out} out of scope; copy-rules prints "
+        f"{len(scopes)}, {scopes.count('in')} in scope, {scopes.count('out')} out"
+    )
+
+
+RULE_RANGE = re.compile(r"`?\b([A-Z]{1,3})(\d+)`?\s*(?:-|\.\.)\s*`?\1?(\d+)\b`?")
+
+
+def test_rule_ranges_name_rules_that_exist(catalogue: dict[str, str]):
+    """`LG1`-`LG7`, `IC1..IC12`: every id of a range is in the catalogue, and a range from 1
+    leaves out no in-scope rule of its family that the README does not name elsewhere (a new
+    LG8 would make "rules LG1-LG7" stale)."""
+    text = prose()
+    ranges = sorted({(f, int(a), int(b)) for f, a, b in RULE_RANGE.findall(text)})
+    assert ranges
+    stale = []
+    for family, first, last in ranges:
+        name = f"{family}{first}-{family}{last}"
+        ids = [f"{family}{n}" for n in range(first, last + 1)]
+        stale += [f"{name}: no {i}" for i in ids if i not in catalogue]
+        if first != 1:
+            continue
+        for rule, scope in catalogue.items():
+            number = re.fullmatch(rf"{family}(\d+)", rule)
+            later = number is not None and int(number.group(1)) > last
+            if later and scope == "in" and not re.search(rf"\b{rule}\b", text):
+                stale.append(f"{name} leaves out {rule}")
+    assert not stale, stale
+
+
+def test_the_targets_are_those_copy_opt_knows():
+    stated = re.search(r"`copy\.target = #copy\.target<\"sm_90a\">` \(([^)]*)\)", prose())
+    assert stated, "the README lists the targets after the copy.target attribute"
+    printed = tool("copy-opt", "--target", "sm_0", "-", stdin="builtin.module {}\n")
+    known = re.search(r"expected one of ([\w, ]+)", printed)
+    assert known, printed
+    assert re.split(r",\s*", stated.group(1)) == re.split(r",\s*", known.group(1).strip())
+
+
+def results_runs() -> dict[int, str]:
+    """benchmarks/RESULTS.md by run: the text under each `## Run N` heading."""
+    runs: dict[int, str] = {}
+    for part in re.split(r"^(?=## )", RESULTS.read_text(), flags=re.M):
+        heading = re.match(r"## Run (\d+)\b", part)
+        if heading:
+            runs[int(heading.group(1))] = part
+    return runs
+
+
+def cited_runs(text: str) -> list[int]:
+    """The RESULTS.md runs a text cites: `run 20`, `runs 37-40`, `runs 57-58`."""
+    found = []
+    for first, last in re.findall(r"\bruns? (\d+)(?:-(\d+))?\b", text):
+        found += range(int(first), int(last or first) + 1)
+    return found
+
+
+def test_every_cited_run_is_in_results():
+    runs = results_runs()
+    missing = [n for n in cited_runs(prose()) if n not in runs]
+    assert not missing, f"README cites runs RESULTS.md lacks: {missing}"
+
+
+def test_the_performance_figures_are_those_of_the_cited_runs():
+    """Each ratio (0.996, 1.02) and percentage (88.1%) of the Performance section is a number
+    of the runs it cites, or that number rounded to the README's digits."""
+    text = section("Performance")
+    runs = results_runs()
+    measured = " ".join(runs[n] for n in cited_runs(text) if n in runs)
+    assert measured, "the Performance section cites its runs"
+    values = {Decimal(v) for v in re.findall(r"(?<![\w.])\d+\.\d+(?!\w|\.\d)", measured)}
+    shown = re.findall(r"(?<![\w.])(\d\.\d{2,3}|\d{2}\.\d(?=%))(?!\w|\.\d)", text)
+    assert shown
+
+    def recorded(figure: str) -> bool:
+        step = Decimal(1).scaleb(Decimal(figure).as_tuple().exponent)  # type: ignore[arg-type]
+        return any(v.quantize(step, rounding=ROUND_HALF_UP) == Decimal(figure) for v in values)
+
+    assert not [f for f in shown if not recorded(f)], [f for f in shown if not recorded(f)]
+
+
+def test_the_readme_quotes_no_timings():
+    """Compile and verification times live in benchmarks/RESULTS.md (and docs/design.md), with
+    the sitting's date and commit: a copy here would drift (it did: 30 ms here, 18.8 there)."""
+    assert not re.findall(r"\b\d+(?:\.\d+)? ?(?:ms|us|µs)\b|\b\d+(?:\.\d+)? s\b", prose())

@@ -44,7 +44,7 @@ OCCUPANCY = (
 
 def occupancy_candidates():
     """ws_copy, one tile per block, over the SMEM a block takes (`--set occupancy`)."""
-    from copy_dialect import kernels
+    from frontends import kernels
 
     return [
         (
@@ -58,7 +58,7 @@ def occupancy_candidates():
 
 def candidates(sms: int):
     """(name, module builder, grid) of each candidate."""
-    from copy_dialect import kernels
+    from frontends import kernels
 
     found = []
     for tile, stages, in_flight, per_block in WS_COPY_PER_TILE:

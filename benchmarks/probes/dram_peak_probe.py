@@ -37,8 +37,8 @@ def kernels_to_profile(x, y, sms: int):
     """(name, launch, check) in profiling order."""
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     def prepared(module, grid, args=(x, y)):
         return runtime.compile(module).kernel().prepare(*args, grid=grid)

@@ -62,8 +62,8 @@ def variant(module, *, read_only=False, block=None, prefetch=True):
     prefetch; verified again."""
     from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, UnitAttr, i1, i32
 
+    from analysis.verify import verify_module
     from copy_dialect import ops as copy
-    from copy_dialect.verify import verify_module
 
     for op in module.walk():
         if read_only and isinstance(op, copy.WaitGroupOp):
@@ -95,8 +95,8 @@ def row(*cells) -> None:
 def copy_part(reps: int) -> None:
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     x = torch.randn(M, N, device="cuda")
     y = torch.empty_like(x)
@@ -134,8 +134,8 @@ def copy_part(reps: int) -> None:
 def ws_case(op: str, dtype: str, out: str | None, reps: int) -> None:
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     types = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
     g = torch.Generator(device="cuda").manual_seed(1)

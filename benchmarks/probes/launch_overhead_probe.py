@@ -31,8 +31,8 @@ CALLS = 2000
 def launches(shape: tuple[int, int]):
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     x = torch.randn(shape, device="cuda").half()
     y = torch.randn(shape, device="cuda").half()

@@ -25,8 +25,8 @@ def main() -> int:
     args = parser.parse_args()
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     x = torch.randn(M, N, device="cuda")
     y = torch.empty_like(x)

@@ -15,9 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch
 from bench_common import timed
 
-from copy_dialect import kernels
 from copy_tools import runtime
 from copy_tools.universe import make_context
+from frontends import kernels
 from passes import backend
 from passes.pipeline import compile_module
 

@@ -82,8 +82,8 @@ def read_only_end(module) -> None:
 def large_rows():
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     x = torch.randn(SHAPE, device="cuda").half()
     y = torch.randn(SHAPE, device="cuda").half()
@@ -125,8 +125,8 @@ def large_rows():
 def rows():
     import torch
 
-    from copy_dialect import kernels
     from copy_tools import runtime
+    from frontends import kernels
 
     made = []
     for dtype, torch_dtype in (("bf16", torch.bfloat16), ("f16", torch.float16)):

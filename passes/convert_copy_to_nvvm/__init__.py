@@ -60,7 +60,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect import ops as copy
-from copy_dialect.target import TARGETS, Target
+from facts.target import TARGETS, Target
 from passes.convert_copy_to_nvvm.barriers import (
     LowerBarrierArrive,
     LowerBarrierArriveDrop,

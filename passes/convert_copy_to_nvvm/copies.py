@@ -43,7 +43,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from copy_dialect import ops as copy
-from copy_dialect.abi import Im2colMapParam, TensorMapParam
+from facts.abi import Im2colMapParam, TensorMapParam
 from passes import nvvm
 from passes.convert_copy_to_nvvm.barriers import barrier_pointer
 from passes.convert_copy_to_nvvm.dynamic_shapes import cp_async_chunks, ref_layout, size_value

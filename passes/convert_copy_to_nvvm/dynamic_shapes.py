@@ -7,7 +7,7 @@ access (`memref.load`, `memref.store`, `memref.atomic_rmw`, `vector.load`, `vect
 compute addresses from the ref's strides, which in a row-major ref follow from its sizes
 (all but the outermost); a zero-filling cp.async copy also clips its chunks to the sizes
 (all of them), and `memref.dim` reads one. Each such dynamic size becomes an i64 parameter
-of the kernel (`copy_dialect.abi.SizeParam`, after the caller's arguments) that the runtime
+of the kernel (`facts.abi.SizeParam`, after the caller's arguments) that the runtime
 fills from the array it is given, as MLIR's memref descriptor carries the sizes, but only
 those the kernel reads.
 

@@ -29,7 +29,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import RewritePattern
 
 from copy_dialect import ops as copy
-from copy_dialect.abi import (
+from facts.abi import (
     KernelAbi,
     Param,
     PointerParam,
@@ -38,7 +38,7 @@ from copy_dialect.abi import (
     TensorMapParam,
     TensorMapWorkspaceParam,
 )
-from copy_dialect.target import Target
+from facts.target import Target
 from passes import nvvm
 from passes.abi import abi_attr
 from passes.convert_copy_to_nvvm.dynamic_shapes import KernelShapes, kernel_shapes
@@ -431,7 +431,7 @@ def append_argument(fn: func.FuncOp, type: Attribute) -> SSAValue:
 
 
 def kernel_abi(kernel: Kernel) -> DictionaryAttr:
-    """The facts the runtime needs to launch the kernel (copy_dialect.abi), as its attribute."""
+    """The facts the runtime needs to launch the kernel (facts.abi), as its attribute."""
     params: list[Param] = []
     for i, t in enumerate(kernel.fn.function_type.inputs.data[: kernel.arguments]):
         if isinstance(t, MemRefType):

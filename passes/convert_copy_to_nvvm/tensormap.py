@@ -21,7 +21,7 @@ from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from copy_dialect import ops as copy
-from copy_dialect.abi import TensorMapWorkspaceParam
+from facts.abi import TensorMapWorkspaceParam
 from passes.convert_copy_to_nvvm.emit import Emit, fail
 from passes.convert_copy_to_nvvm.kernel import KernelPattern
 from passes.llvm_types import cast, lowered

@@ -4,7 +4,7 @@
 // after the rule it breaks (`// rule:` gives the id in copy_dialect/rules.toml). The checks:
 // copy_dialect/attributes.py.
 // `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
-// tests/test_fix_notes.py applies them and checks that the result verifies.
+// tests/tools/test_fix_notes.py applies them and checks that the result verifies.
 
 // rule: C6
 // fix: s|swizzle = 48|swizzle = 64|

@@ -3,7 +3,7 @@
 // One invalid barrier op per chunk, named after the rule it breaks (`// rule:` gives the id
 // in copy_dialect/rules.toml). The checks: copy_dialect/barriers.py.
 // `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
-// tests/test_fix_notes.py applies them and checks that the result verifies.
+// tests/tools/test_fix_notes.py applies them and checks that the result verifies.
 
 // rule: A11
 // fix: s|copy.barrier_arrive_expect_tx %bar[%c0], 4096 : !copy.barrier<1>|copy.barrier_arrive %bar[%c0] : !copy.barrier<1>|

@@ -3,7 +3,7 @@
 // One bulk (non-tensor `cp.async.bulk`) copy.async_copy that breaks a rule per chunk, named
 // after the rule (`// rule:` gives the id in copy_dialect/rules.toml). The checks:
 // copy_dialect/bulk.py, and copy_dialect/copies.py for A1, A3. `// fix: s|OLD|NEW|` lines
-// give the edit the note describes; tests/test_fix_notes.py applies them and checks that the
+// give the edit the note describes; tests/tools/test_fix_notes.py applies them and checks that the
 // result verifies.
 
 // rule: A1

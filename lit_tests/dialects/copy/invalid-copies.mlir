@@ -4,7 +4,7 @@
 // the id in copy_dialect/rules.toml). The checks: copy_dialect/copies.py, tma.py (TMA) and
 // cp_async.py (cp.async).
 // `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
-// tests/test_fix_notes.py applies them and checks that the result verifies.
+// tests/tools/test_fix_notes.py applies them and checks that the result verifies.
 
 // rule: A1
 // fix: s|impl tma|impl cp_async|

@@ -2,10 +2,10 @@
 
 // mbarrier-tracked cp.async (`copy.async_copy ... barrier %b[%i] impl cp_async`: each issuing
 // thread arrives once, cp.async.mbarrier.arrive.noinc, when its chunks have landed): the op
-// rules (copy_dialect/copies.py) and the protocol's (copy_dialect/protocol/state.py). Each
+// rules (copy_dialect/copies.py) and the protocol's (analysis/protocol/state.py). Each
 // chunk is named after the rule it breaks (`// rule:` gives the id in
 // copy_dialect/rules.toml); `// fix: s|OLD|NEW|` lines give the edit the note describes
-// (tests/test_fix_notes.py applies them and checks that the result verifies).
+// (tests/tools/test_fix_notes.py applies them and checks that the result verifies).
 
 // rule: MB13
 // fix: s| {arrive = false}||

@@ -4,7 +4,7 @@
 // copy.peer_arrive), named after the rule it breaks (`// rule:` gives the id in
 // copy_dialect/rules.toml). The checks: copy_dialect/dsmem.py.
 // `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
-// tests/test_fix_notes.py applies them and checks that the result verifies.
+// tests/tools/test_fix_notes.py applies them and checks that the result verifies.
 
 // rule: DS1
 // fix: s|%c2 = arith.constant 2 : index|%c2 = arith.constant 1 : index|

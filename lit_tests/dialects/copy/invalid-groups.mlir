@@ -3,7 +3,7 @@
 // One invalid copy.commit_group or copy.wait_group per chunk, named after the rule it breaks
 // (`// rule:` gives the id in copy_dialect/rules.toml). The checks: copy_dialect/groups.py.
 // `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
-// tests/test_fix_notes.py applies them and checks that the result verifies.
+// tests/tools/test_fix_notes.py applies them and checks that the result verifies.
 
 // rule: A1
 // fix: s|commit_group bulk|commit_group cp_async|

@@ -3,7 +3,7 @@
 // One invalid copy.im2col_load per chunk, named after the rule it breaks (`// rule:` gives the
 // id in copy_dialect/rules.toml). The checks: copy_dialect/im2col.py, and tma.py for the rules
 // im2col maps share with tiled ones. `// fix: s|OLD|NEW|` lines give the edit the note
-// describes; tests/test_fix_notes.py applies them and checks that the result verifies.
+// describes; tests/tools/test_fix_notes.py applies them and checks that the result verifies.
 
 // rule: IC1
 // fix: s|memref<64x16xf16>|memref<1x64x16xf16>|

@@ -3,7 +3,7 @@
 // One copy.async_copy or copy.prefetch with a bad L2 cache policy or promotion per chunk,
 // named after the rule it breaks (`// rule:` gives the id in copy_dialect/rules.toml). The
 // checks: copy_dialect/copies.py (`_verify_l2`) and copy_dialect/l2_policy.py. `// fix: s|OLD|NEW|` lines give the edit
-// the note describes; tests/test_fix_notes.py applies them and checks that the result
+// the note describes; tests/tools/test_fix_notes.py applies them and checks that the result
 // verifies.
 
 // rule: L1

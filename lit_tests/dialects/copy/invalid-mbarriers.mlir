@@ -2,9 +2,9 @@
 
 // The mbarrier-breadth ops (nocomplete arrivals, arrive_drop, expect_tx, complete_tx, inval,
 // reinit): one invalid op per chunk (copy_dialect/barriers.py, mbarriers.py), then kernels
-// whose protocol breaks their rules (copy_dialect/protocol/state.py and walk.py). Each chunk
+// whose protocol breaks their rules (analysis/protocol/state.py and walk.py). Each chunk
 // is named after the rule it breaks (`// rule:` gives the id in copy_dialect/rules.toml).
-// `// fix: s|OLD|NEW|` lines give the edit the note describes; tests/test_fix_notes.py
+// `// fix: s|OLD|NEW|` lines give the edit the note describes; tests/tools/test_fix_notes.py
 // applies them and checks that the result verifies.
 
 // rule: MB1

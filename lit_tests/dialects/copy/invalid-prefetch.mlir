@@ -3,7 +3,7 @@
 // One invalid copy.prefetch per chunk, named after the rule it breaks (`// rule:` gives the
 // id in copy_dialect/rules.toml). The checks: copy_dialect/prefetch.py and tma.py.
 // `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
-// tests/test_fix_notes.py applies them and checks that the result verifies.
+// tests/tools/test_fix_notes.py applies them and checks that the result verifies.
 
 // rule: A1
 // fix: s|copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>||

@@ -5,9 +5,9 @@
 // pattern (straight line, scf.if, rings of 1 to 4 stages, multicast, cp.async groups, TMEM,
 // warp-specialized roles: a producer and a storer on a ring of 2, named barriers).
 // The error is at the racing op, the op it races with is a note. The checks:
-// copy_dialect/protocol/state.py and walk.py.
+// analysis/protocol/state.py and walk.py.
 // `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
-// tests/test_fix_notes.py applies them and checks that the result verifies.
+// tests/tools/test_fix_notes.py applies them and checks that the result verifies.
 
 // rule: P1
 // fix: s|  copy.async_copy %tile to|  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> copy.async_copy %tile to|

@@ -3,7 +3,7 @@
 // One invalid op per chunk of the issue model (copy.warp_specialize, named barriers, the
 // barrier ops' issuer and suspend hint), named after the rule it breaks (`// rule:` gives the
 // id in copy_dialect/rules.toml). The checks: copy_dialect/roles.py, copy_dialect/barriers.py.
-// `// fix: s|OLD|NEW|` lines give the edit the note describes; tests/test_fix_notes.py
+// `// fix: s|OLD|NEW|` lines give the edit the note describes; tests/tools/test_fix_notes.py
 // applies them and checks that the result verifies.
 
 // rule: W1

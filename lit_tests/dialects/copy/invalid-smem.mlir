@@ -3,7 +3,7 @@
 // One invalid copy.alloc_smem or copy.fence_async_shared per chunk, named after the rule it
 // breaks (`// rule:` gives the id in copy_dialect/rules.toml). The checks: copy_dialect/smem.py.
 // `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
-// tests/test_fix_notes.py applies them and checks that the result verifies.
+// tests/tools/test_fix_notes.py applies them and checks that the result verifies.
 
 // rule: A1
 // fix: s|copy.fence_async_shared||

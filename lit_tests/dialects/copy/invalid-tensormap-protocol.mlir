@@ -5,8 +5,8 @@
 // while a copy through the map may still be in flight (cutlass#3165's class of bug), a
 // copy through a rewritten map without the release/acquire pair, an acquire with no
 // release. The error is at the op, the copy or rewrite it concerns is a note. The checks:
-// copy_dialect/protocol/state.py (`map_*`) and walk.py. `// fix: s|OLD|NEW|` lines give
-// the edit the note describes; tests/test_fix_notes.py applies them and checks that the
+// analysis/protocol/state.py (`map_*`) and walk.py. `// fix: s|OLD|NEW|` lines give
+// the edit the note describes; tests/tools/test_fix_notes.py applies them and checks that the
 // result verifies, protocol included.
 
 // rule: TU10

@@ -4,7 +4,7 @@
 // map in global memory) per chunk, named after the rule it breaks (`// rule:` gives the id
 // in copy_dialect/rules.toml). The checks: copy_dialect/tensormap.py (the stride rule C1 is
 // the host-encoded maps' check, copy_dialect/gmem.py). `// fix: s|OLD|NEW|` lines give the
-// edit the note describes; tests/test_fix_notes.py applies them and checks that the result
+// edit the note describes; tests/tools/test_fix_notes.py applies them and checks that the result
 // verifies.
 // -----
 

@@ -7,9 +7,9 @@
 // and completes its bytes on this CTA's barrier, a peer arrival arrives on it
 // (docs/design.md, "Distributed shared memory"). The first kernels are proven (no
 // diagnostic); then one racing or unprovable kernel per chunk, named after its rule.
-// The checks: copy_dialect/protocol/walk.py and state.py.
+// The checks: analysis/protocol/walk.py and state.py.
 // `// fix: s|OLD|NEW|` lines give the edit the note describes (or `// fix: none -- why`);
-// tests/test_fix_notes.py applies them and checks that the result verifies.
+// tests/tools/test_fix_notes.py applies them and checks that the result verifies.
 
 // A pair exchanges tiles by st.async: each thread sends 4 f32 per step; the receiver waits
 // on its barrier, then stores what it received.

@@ -2,8 +2,8 @@
 
 // Kernels with the mbarrier-breadth ops whose protocol is correct: the protocol analysis
 // proves each with no finding at all (no error, no warning). The checks:
-// copy_dialect/protocol/ (state.py's arrive_drop, expect, complete_tx, inval_group and
-// reinit_group; walk.py's methods of the same names). tests/mbarrier_kernels.py makes these
+// analysis/protocol/ (state.py's arrive_drop, expect, complete_tx, inval_group and
+// reinit_group; walk.py's methods of the same names). tests/dialect/mbarrier_kernels.py makes these
 // kernels for any size (test_mbarrier_ops_gpu.py runs them).
 
 // The block's threads write SMEM and complete the bytes they wrote (4 each) on a phase the

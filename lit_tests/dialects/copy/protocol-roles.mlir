@@ -3,7 +3,7 @@
 // Warp-specialized kernels whose protocol is correct: the roles of copy.warp_specialize run
 // at once, and the protocol analysis proves each kernel for every interleaving, every trip
 // count and every role priority, with no finding at all (no error, no warning). The checks:
-// copy_dialect/protocol/ (walk.py walks each role, run.py schedules them).
+// analysis/protocol/ (walk.py walks each role, run.py schedules them).
 
 // A warp-specialized persistent TMA copy y = x: warp 0 (the producer) loads tiles into a ring
 // of 4 slots; warp 1 (the storer) stores each slot once it is full, keeping up to 1 store in

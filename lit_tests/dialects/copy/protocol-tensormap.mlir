@@ -4,8 +4,8 @@
 // has completed (its barrier phase observed, its bulk group waited) before the map is
 // rewritten, and tensormap_fence_release then tensormap_fence_acquire come between the
 // rewrite and the next copy. The protocol analysis proves each with no finding. The
-// checks: copy_dialect/protocol/state.py (`map_*`) and walk.py.
-// tests/test_tensormap_update.py compiles each kernel to a cubin.
+// checks: analysis/protocol/state.py (`map_*`) and walk.py.
+// tests/dialect/test_tensormap_update.py compiles each kernel to a cubin.
 
 // Load a tile, re-point the map at another array of the pool with its own shape and pitch,
 // load again.

@@ -2,7 +2,7 @@
 
 // What the protocol analysis cannot prove: one kernel per chunk, a warning (under the id of
 // the rule it cannot prove) that says what to add or to check the kernel at run time with
-// --debug-guards. The checks: copy_dialect/protocol/walk.py, state.py and analysis.py.
+// --debug-guards. The checks: analysis/protocol/walk.py, state.py and analysis.py.
 
 // rule: P6
 func.func @p6_parity_from_a_kernel_argument(%x: memref<256x256xf32>, %parity: i1) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {

@@ -1,0 +1,69 @@
+"""The copy protocol of whole kernels, proven before they run (rules P1..P13).
+
+Every rule the op verifiers check is about one op; the protocol analysis checks what is
+between ops: that SMEM an async copy fills is read only after the wait that completes it
+(P1), that SMEM is not rewritten while a TMA store or threads may still read it (P2, P3),
+that threads' writes are fenced before the TMA unit reads them (P4),
+that every barrier phase gets exactly its arrivals and bytes and every wait a phase that
+completes (P5, P6), that nothing is in flight when the kernel returns (P7, P8, P12), that
+computed barrier indices are in range (P9), that ops one thread issues or the whole block
+must reach are not under thread-dependent control flow (P10), that TMEM registers are
+used only after their load completes (P11), and that the threads that meet at a named
+barrier are the count it names (P13).
+
+It walks each kernel in program order (`walk`: one agent for the block, and one per role of
+a `copy.warp_specialize`, run at once and scheduled by `run`), with a model of one CTA's
+barriers, groups and buffers whose happens-before is kept in vector clocks (`state`,
+`clocks`), computing the values the protocol depends on (`values`); block-uniform unknowns
+that decide it (a trip count, a branch condition, a barrier_test's result) are chosen by
+the driver (`analysis`, with what every run shares in `facts`), which runs the kernel for
+each choice and, with roles, each role priority. What it cannot prove is a warning that
+says what to add. docs/design.md ("The protocol analysis") says what it models and what not.
+"""
+
+import warnings
+
+from xdsl.ir import Operation
+
+from analysis.protocol.analysis import check_kernel, check_protocol
+from analysis.protocol.findings import ProtocolFinding, Related
+
+
+class ProtocolWarning(UserWarning):
+    """What the protocol analysis cannot prove (the message says what to add)."""
+
+
+def verify_protocol(module: Operation) -> None:
+    """Raise the kernel's first protocol error (a `ProtocolFinding`, which is a
+    `VerifyException`), and warn (`ProtocolWarning`) for what cannot be proven. The
+    builders, `compile_module` and `runtime.compile` call it; copy-opt prints every finding
+    as a diagnostic instead."""
+    findings = check_protocol(module)
+    for finding in findings:
+        if finding.severity == "warning":
+            warnings.warn(ProtocolWarning(render(finding)), stacklevel=3)
+    errors = [f for f in findings if f.severity == "error"]
+    if errors:
+        raise errors[0]
+
+
+def render(finding: ProtocolFinding) -> str:
+    """A finding as one text: the message, the ops it names, the fix, and the choice of
+    trip counts or branches it was found for."""
+    lines = [f"'{finding.op.name}' op {finding}"]
+    lines += [f"  note: '{r.op.name}' op: {r.text}" for r in finding.related]
+    lines.append(f"  note: {finding.note}")
+    if finding.context:
+        lines.append(f"  note: {finding.context}")
+    return "\n".join(lines)
+
+
+__all__ = [
+    "ProtocolFinding",
+    "ProtocolWarning",
+    "Related",
+    "check_kernel",
+    "check_protocol",
+    "render",
+    "verify_protocol",
+]

@@ -1,0 +1,204 @@
+"""The driver of the protocol analysis: which functions are kernels, which unknowns are
+worth choosing, and the runs over every choice; findings of all runs, once each."""
+
+from __future__ import annotations
+
+from itertools import permutations
+from math import lcm
+
+from xdsl.dialects import func, scf
+from xdsl.ir import Operation, SSAValue
+
+from analysis.protocol.facts import CopyFacts, Kernel, block_size, equal_values
+from analysis.protocol.findings import ProtocolFinding, warning
+from analysis.protocol.run import Infeasible, Walk, run_kernel, steady
+from analysis.protocol.walk import Choose
+from copy_dialect import ops as copy
+from copy_dialect.verify_common import constant_int
+
+MAX_RUNS = 512
+"""Runs (choices of trip counts and branches) per kernel before the analysis gives up."""
+
+MAX_TRIP_COUNTS = 48
+
+MAX_PERMUTED_ROLES = 3
+
+MAX_LAP = 32
+"""The longest lap of iterations the steady-state check looks for."""
+
+PERIODIC = frozenset({"arith.remui", "arith.divui", "arith.remsi", "arith.divsi"})
+"""Ops on a loop's induction variable by a constant that make its iterations repeat with
+that period (a ring slot, a lap, a band of column tiles)."""
+
+
+def protocol_ops(fn: func.FuncOp) -> frozenset[Operation]:
+    """The copy ops of `fn` and every op that holds one."""
+    found: set[Operation] = set()
+    for op in fn.walk():
+        if op.name.startswith("copy."):
+            parent = op.parent_op()
+            while parent is not None and parent is not fn and parent not in found:
+                found.add(parent)
+                parent = parent.parent_op()
+            found.add(op)
+    return frozenset(found)
+
+
+def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
+    """What every run of the kernel shares, in one pass over the ops that hold copy ops."""
+    loops: list[SSAValue] = []
+    moduli: set[int] = set()
+    conds: list[SSAValue] = []
+    geometry: dict[Operation, CopyFacts] = {}
+    ring, pending, roles = 1, 0, 0
+    for op in holders:
+        kind = type(op)
+        if kind is copy.AsyncCopyOp or kind is copy.Im2colLoadOp:
+            geometry[op] = CopyFacts.of(op)  # type: ignore[arg-type]
+        elif kind is scf.ForOp:
+            loops.append(op.ub)  # type: ignore[attr-defined]
+            moduli |= periods(op)  # type: ignore[arg-type]
+        elif kind is scf.IfOp:
+            conds.append(op.cond)  # type: ignore[attr-defined]
+        elif kind is copy.BarrierInitOp:
+            t = op.result.type  # type: ignore[attr-defined]
+            if isinstance(t, copy.BarrierType):
+                ring = max(ring, t.count.data)
+        elif kind is copy.WaitGroupOp:
+            pending = max(pending, op.pending.value.data)  # type: ignore[attr-defined]
+        elif kind is copy.WarpSpecializeOp:
+            roles = max(roles, len(op.roles))  # type: ignore[attr-defined]
+    # The iterations a loop's state reaches across: a barrier group's ring, or the groups a
+    # wait_group leaves in flight (a committed store waited `pending` iterations later).
+    depth = max(ring, pending + 1)
+    lap = lcm(depth, *moduli)
+    lap = lap if lap <= MAX_LAP else depth
+    trips = 4 * depth + 4 if lap == depth else max(4 * depth + 4, 2 * depth + 3 * lap)
+    if roles:
+        # The roles settle into their lap after two rings (the producer's first lap waits
+        # for nothing, its second for the first releases): two laps after that, then the end.
+        trips = max(trips, 3 * depth + 2 * lap)
+    trips = min(trips, MAX_TRIP_COUNTS)
+    predicates = [g.predicate for g in geometry.values() if g.predicate is not None]
+    canon, aliases = equal_values([*loops, *conds, *predicates])
+    return Kernel(
+        fn, block_size(fn), frozenset(loops), trips, depth, lap, pending, holders, {}, geometry,
+        {}, canon, aliases, roles,
+    )  # fmt: skip
+
+
+def periods(loop: scf.ForOp) -> set[int]:
+    """The constants a loop's induction variable is taken modulo or divided by."""
+    found = set()
+    for use in loop.body.blocks[0].args[0].uses:
+        op = use.operation
+        if op.name in PERIODIC and use.index == 0:
+            c = constant_int(op.operands[1])
+            if c is not None and c > 1:
+                found.add(c)
+    return found
+
+
+def priority_orders(roles: int) -> list[tuple[int, ...]]:
+    """The role priorities each choice is run under: every order of up to 3 roles, else
+    each role first once (the others after it in order): each role gets to run ahead."""
+    if roles <= 1:
+        return [()]
+    if roles <= MAX_PERMUTED_ROLES:
+        return list(permutations(range(roles)))
+    return [tuple(range(r, roles)) + tuple(range(r)) for r in range(roles)]
+
+
+def describe(bindings: dict[SSAValue, int], kernel: Kernel) -> str:
+    parts = []
+    for value, chosen in bindings.items():
+        name = f"%{value.name_hint}" if value.name_hint else "a value"
+        if value in kernel.loop_bounds:
+            parts.append(f"{name} = {chosen}")
+        else:
+            parts.append(f"{name} {'true' if chosen else 'false'}")
+    return "found for " + ", ".join(parts) if parts else ""
+
+
+def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
+    """For the run with the most iterations of each loop whose trip count was chosen: a
+    warning unless the loop reached a steady state (`walk.steady`): then the counts
+    tried stand for every count."""
+    found = []
+    for loop in walk.heads:
+        if len(walk.heads[loop]) < kernel.trip_counts:
+            continue
+        if not steady(walk, loop, kernel.ring, kernel.lap):
+            # rule: P10
+            found.append(
+                warning(
+                    loop,
+                    f"cannot prove the copies of this loop for more than {kernel.trip_counts} "
+                    "iterations: it reaches no steady state the analysis can repeat (a lap "
+                    "of iterations that leaves the barriers, groups and buffers as it found "
+                    "them)",
+                    "compute ring slots and parities from the induction variable (i mod S, "
+                    "(i / S) mod 2), or check the kernel at run time with --debug-guards",
+                )
+            )
+    return found
+
+
+def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
+    holders = protocol_ops(fn)
+    if not holders:
+        return []
+    if len(fn.body.blocks) != 1:
+        # rule: P10
+        return [
+            warning(
+                fn,
+                "cannot prove the copy protocol of a function with several blocks (cf branches)",
+                "write the control flow with scf.if and scf.for",
+            )
+        ]
+    kernel = kernel_facts(fn, holders)
+    orders = priority_orders(kernel.roles)
+    found: dict[tuple[object, ...], ProtocolFinding] = {}
+    work: list[tuple[dict[SSAValue, int], int]] = [({}, 0)]
+    runs = 0
+    while work:
+        bindings, order = work.pop()
+        runs += 1
+        if runs > MAX_RUNS:
+            # rule: P10
+            finding = warning(
+                fn,
+                f"cannot prove the copy protocol: it depends on more than {MAX_RUNS} "
+                "combinations of trip counts and branch conditions",
+                "split the kernel, or check it at run time with --debug-guards",
+            )
+            found.setdefault(finding.key, finding)
+            break
+        this_run: list[ProtocolFinding] = []
+        try:
+            walk = run_kernel(kernel, bindings, this_run.append, orders[order])
+        except Choose as choice:
+            work.extend(({**bindings, choice.value: o}, order) for o in reversed(choice.options))
+            continue
+        except Infeasible:
+            continue
+        # The other priority orders look for what this one could not see; a mistake it
+        # found is reported once, as it found it.
+        if order == 0 and not any(f.severity == "error" for f in this_run):
+            work.extend((bindings, o) for o in range(len(orders) - 1, 0, -1))
+        this_run += unsteady_loops(walk, kernel)
+        for finding in this_run:
+            if finding.key not in found:
+                finding.context = describe(bindings, kernel)
+                found[finding.key] = finding
+    return list(found.values())
+
+
+def check_protocol(module: Operation) -> list[ProtocolFinding]:
+    """Errors and warnings of every kernel (function holding copy ops) in `module`."""
+    findings: list[ProtocolFinding] = []
+    for op in module.walk():
+        if isinstance(op, func.FuncOp):
+            findings += check_kernel(op)
+    return findings

@@ -1,0 +1,161 @@
+"""What the runs of one kernel share: its function, block size, the unknowns worth choosing
+(with the values that are equal to each other, so that every role binds one trip count),
+and what each op is to the protocol, decoded once per kernel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DenseArrayBase
+from xdsl.ir import Operation, SSAValue
+
+from analysis.protocol.values import Value
+from copy_dialect import ops as copy
+
+UNIFORM_GPU = frozenset({"gpu.block_id", "gpu.grid_dim", "gpu.block_dim", "gpu.cluster_id"})
+"""gpu ops whose result is the same for every thread of the block (and every role)."""
+
+
+@dataclass(frozen=True)
+class CopyFacts:
+    """What a `copy.async_copy` (or a `copy.im2col_load`, a TMA load) is, as the protocol
+    sees it."""
+
+    smem: SSAValue
+    smem_indices: tuple[SSAValue, ...]
+    barrier: SSAValue | None
+    barrier_index: SSAValue | None
+    predicate: SSAValue | None
+    tma: bool
+    """Issued to the TMA unit (`impl tma` or `bulk`): completes on its barrier or bulk group."""
+    load: bool
+    bytes: int
+    """Bytes its barrier is credited (the whole box for multicast, both CTAs' boxes for a
+    leader-tracked load)."""
+    expect: int
+    """Bytes it expects itself when it arrives on its barrier (else 0)."""
+    map: SSAValue | None = None
+    """The tensor map in global memory it issues through (`map(%m : ...)`), if any."""
+
+    @staticmethod
+    def of(op: copy.AsyncCopyOp | copy.Im2colLoadOp) -> CopyFacts:
+        g = op.geometry()
+        bar = g.barrier
+        impl = op.resolved_implementation()
+        tma = (bar is not None or not g.is_load) if impl is None else impl.is_bulk_async
+        nbytes = g.credited_bytes if tma else 0
+        arrives = bar is not None and (op.arrive is None or op.arrive.value.data)
+        return CopyFacts(
+            g.smem,
+            g.smem_indices,
+            bar,
+            g.barrier_index,
+            g.predicate,
+            tma,
+            g.is_load,
+            nbytes,
+            nbytes if arrives else 0,
+            op.map if isinstance(op, copy.AsyncCopyOp) else None,
+        )
+
+
+def segments(op: Operation) -> list[tuple[SSAValue, ...]]:
+    """An op's operands by operand definition, from its operandSegmentSizes read once (xDSL's
+    accessors read them again for every operand)."""
+    sizes = op.properties["operandSegmentSizes"]
+    assert isinstance(sizes, DenseArrayBase)
+    groups, start = [], 0
+    for size in sizes.get_values():
+        groups.append(tuple(op.operands[start : start + size]))
+        start += size
+    return groups
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """What the runs of one kernel share: its function, its block size (None when unknown),
+    the loop bounds worth choosing, and the trip counts tried for them."""
+
+    fn: func.FuncOp
+    block: tuple[int, int, int] | None
+    loop_bounds: frozenset[SSAValue]
+    trip_counts: int
+    ring: int
+    """The iterations at a loop's end that may see its end: the largest barrier group, or
+    one more than the largest `pending` of a wait_group, whichever is more."""
+    lap: int
+    """The longest lap the steady-state check looks for: the ring, or the least common
+    multiple of it and the periods of the loops' induction variables (i mod 8: a band of
+    column tiles)."""
+    max_pending: int
+    """The largest `pending` count of the kernel's wait_groups."""
+    protocol_ops: frozenset[Operation]
+    """Ops that hold a copy op (themselves or nested): the ones worth choosing a branch of."""
+    plans: dict[Operation, Callable[[Sequence[Value]], Value] | None]
+    """How each arith op computes its value (`values.plan`), made once per kernel."""
+    geometry: dict[Operation, CopyFacts]
+    """What each copy moves, decoded once per kernel."""
+    operands: dict[Operation, tuple[SSAValue | None, ...]]
+    """The named operands of each barrier_wait, read once per kernel."""
+    canon: dict[SSAValue, SSAValue]
+    """Each choosable value computed like an earlier one (the same ops on the same
+    block-uniform leaves, e.g. a trip count each role computes): that earlier one, which the
+    driver binds for both."""
+    aliases: dict[SSAValue, tuple[SSAValue, ...]]
+    """Each value `canon` maps to, with the values that map to it."""
+    roles: int
+    """The most roles of a copy.warp_specialize in the kernel (0 without)."""
+
+    @property
+    def threads(self) -> int | None:
+        return None if self.block is None else self.block[0] * self.block[1] * self.block[2]
+
+
+def block_size(fn: func.FuncOp) -> tuple[int, int, int] | None:
+    attr = fn.attributes.get("gpu.known_block_size")
+    if not isinstance(attr, DenseArrayBase):
+        return None
+    values = attr.get_values()
+    if len(values) != 3 or not all(isinstance(v, int) and 0 < v <= 1024 for v in values):
+        return None
+    x, y, z = (int(v) for v in values)
+    return (x, y, z) if x * y * z <= 1024 else None
+
+
+def equal_values(
+    values: Sequence[SSAValue],
+) -> tuple[dict[SSAValue, SSAValue], dict[SSAValue, tuple[SSAValue, ...]]]:
+    """Values computed alike from the same leaves (`arith` ops and block-uniform gpu ops on
+    the same operands; other values are leaves of their own): the first of each kind stands
+    for the others."""
+    memo: dict[SSAValue, object] = {}
+
+    def key(v: SSAValue) -> object:
+        if v in memo:
+            return memo[v]
+        owner = v.owner
+        found: object = v
+        if (
+            isinstance(owner, Operation)
+            and len(owner.results) == 1
+            and not owner.regions
+            and (owner.name.startswith("arith.") or owner.name in UNIFORM_GPU)
+        ):
+            props = tuple(sorted((k, str(p)) for k, p in owner.properties.items()))
+            found = (owner.name, props, tuple(key(o) for o in owner.operands))
+        memo[v] = found
+        return found
+
+    first: dict[object, SSAValue] = {}
+    canon: dict[SSAValue, SSAValue] = {}
+    groups: dict[SSAValue, list[SSAValue]] = {}
+    for v in values:
+        rep = first.setdefault(key(v), v)
+        if rep is not v:
+            canon[v] = rep
+        groups.setdefault(rep, [rep])
+        if rep is not v and v not in groups[rep]:
+            groups[rep].append(v)
+    return canon, {rep: tuple(vs) for rep, vs in groups.items() if len(vs) > 1}

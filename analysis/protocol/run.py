@@ -1,0 +1,189 @@
+"""One run of the protocol analysis over a kernel: its agents (the block, and the roles of a
+`copy.warp_specialize` once it forks them), scheduled one at a time, each until it blocks,
+the highest in the run's priority order first (a role that becomes ready takes over from a
+lower one); a deadlock when every agent waits. The checks do not depend on the schedule
+(they compare vector clocks, `state`); the priority orders the driver runs let each role run
+as far ahead as it can, so that a schedule-dependent mistake shows in one of them."""
+
+from __future__ import annotations
+
+from xdsl.dialects import scf
+from xdsl.ir import Operation, SSAValue
+
+from analysis.protocol.clocks import join
+from analysis.protocol.facts import Kernel
+from analysis.protocol.findings import ProtocolFinding, Related
+from analysis.protocol.state import Deadlock, Report, State
+from analysis.protocol.values import UNIFORM
+from analysis.protocol.walk import Agent, Stop
+
+
+class Infeasible(Exception):
+    """The run took a barrier_test as true whose phase never completes: the kernel cannot
+    run this way (the test only ever returns false), so the run says nothing."""
+
+
+class Walk:
+    def __init__(
+        self,
+        kernel: Kernel,
+        bindings: dict[SSAValue, int],
+        report: Report,
+        order: tuple[int, ...] = (),
+    ):
+        self.kernel = kernel
+        self.bindings = dict(bindings)
+        for rep, chosen in bindings.items():
+            for alias in kernel.aliases.get(rep, ()):
+                self.bindings[alias] = chosen
+        self.report = report
+        self.order = order
+        """Roles by priority, highest first (the block after them)."""
+        self.state = State(report)
+        self.state.pending_cap = kernel.max_pending + 1
+        self.events: list[tuple[object, ...]] = []
+        """What the protocol saw, op by op (ring slots, barriers, parities relative to the
+        barrier's phase, branches taken), without GMEM coordinates: the trace the steady-
+        state check compares lap by lap."""
+        self.heads: dict[scf.ForOp, list[tuple[tuple[object, ...], int]]] = {}
+        """Per loop whose trip count was chosen: the state at the head of each iteration
+        (`snapshot`) and where its events start."""
+        self.agents: list[Agent] = []
+        self.ranked: list[Agent] = []
+
+    def run(self) -> None:
+        s = self.state
+        classes = (s.new_class([]), s.new_class([]))
+        block = Agent(self, "the block", None, self.kernel.threads, 0, None, classes)
+        for arg in self.kernel.fn.args:
+            block.env[arg] = UNIFORM
+        s.live = list(block.classes)
+        block.steps = block.main()
+        self.agents = [block]
+        self.ranked = [block]
+        self.schedule()
+
+    def schedule(self) -> None:
+        while True:
+            agent = self.pick()
+            if agent is None:
+                if any(not a.done for a in self.agents):
+                    self.deadlock()
+                return
+            assert agent.steps is not None
+            try:
+                agent.blocked = next(agent.steps)
+            except StopIteration:
+                agent.done = True
+                agent.blocked = None
+
+    def pick(self) -> Agent | None:
+        for agent in self.ranked:
+            if agent.done:
+                continue
+            if agent.blocked is None or agent.blocked.ready():
+                agent.blocked = None
+                return agent
+        return None
+
+    def deadlock(self) -> None:
+        stuck = [
+            a
+            for a in sorted(self.agents, key=lambda a: -1 if a.role is None else a.role)
+            if not a.done and a.blocked is not None and a.blocked.stuck is not None
+        ]
+        if any(a.blocked is not None and a.blocked.infeasible for a in stuck):
+            raise Infeasible
+        if not stuck:
+            raise Deadlock
+        first, *others = stuck
+        notes = [
+            Related(a.blocked.op, f"{a.name} is blocked here, at {a.blocked.what}")
+            for a in others
+            if a.blocked
+        ]
+        assert first.blocked is not None
+        assert first.blocked.stuck is not None
+        first.blocked.stuck(notes)
+        raise Deadlock
+
+    def fork(self, roles: list[Agent]) -> None:
+        s = self.state
+        s.concurrent = True
+        s.live = [c for a in roles for c in a.classes]
+        self.agents += roles
+        rank = {r: i for i, r in enumerate(self.order)}
+        ranked = sorted(roles, key=lambda a: rank.get(a.role, len(rank) + (a.role or 0)))
+        self.ranked = ranked + [a for a in self.ranked if a not in roles]
+
+    def join(self, block: Agent, roles: list[Agent], op: Operation) -> None:
+        """The roles have ended: what they left in flight (P7), then a block barrier."""
+        s = self.state
+        for agent in roles:
+            s.role_end(op, agent.groups)
+            s.group_sets.remove(agent.groups)
+        joined = s.clocks[block.c0]
+        for c in (block.c1, *(c for a in roles for c in a.classes)):
+            joined = join(joined, s.clocks[c])
+        s.clocks[block.c0] = joined
+        s.clocks[block.c1] = joined.copy()
+        s.concurrent = False
+        s.live = list(block.classes)
+        s.prune()
+        self.agents = [a for a in self.agents if a not in roles]
+        self.ranked = [a for a in self.ranked if a not in roles]
+
+    def snapshot(self, agent: Agent, i: int) -> tuple[object, ...]:
+        """The state at the head of iteration i of `agent`'s innermost loop, with where every
+        other agent is (its op, its innermost loop's iteration counted from i)."""
+        where = []
+        for other in self.agents:
+            if other is agent:
+                where.append(tuple(other.frames[:-1]))
+                continue
+            frames = tuple(other.frames[:-1])
+            inner = other.frames[-1:] and ((other.frames[-1][0], other.frames[-1][1] - i),)
+            where.append((other.at, other.done, other.blocked is not None, frames, inner))
+        return (self.state.snapshot(), tuple(where))
+
+
+def run_kernel(
+    kernel: Kernel, bindings: dict[SSAValue, int], report: Report, order: tuple[int, ...] = ()
+) -> Walk:
+    """One run, up to its first error (what follows a race or a hang is not the kernel the
+    author meant: one error per mistake); `Choose` and `Infeasible` propagate to the
+    driver."""
+
+    def first_error(finding: ProtocolFinding) -> None:
+        report(finding)
+        if finding.severity == "error":
+            raise Stop
+
+    walk = Walk(kernel, bindings, first_error, order)
+    try:
+        walk.run()
+    except (Deadlock, Stop):
+        walk.heads.clear()
+    return walk
+
+
+def steady(walk: Walk, loop: scf.ForOp, tail: int, longest: int | None = None) -> bool:
+    """Whether the loop reached a steady state in this run: a lap of P iterations (P up to
+    `longest`, by default `tail`) that leaves the state at the loop's head as it found it
+    and sees the same events as the lap after it, both before the last `tail` iterations
+    (whose conditions see the end of the loop). The trip counts the driver did not try then
+    behave like those it did, with more such laps: the induction step of the proof. With roles, the
+    state includes where the other roles are and the events theirs: the lap repeats for the
+    whole CTA."""
+    heads = walk.heads.get(loop, [])
+    marks = [start for _, start in heads] + [len(walk.events)]
+    last = len(heads) - tail
+    for period in range(1, (longest or tail) + 1):
+        for k in range(0, last - 2 * period + 1):
+            if heads[k][0] != heads[k + period][0]:
+                continue
+            lap = walk.events[marks[k] : marks[k + period]]
+            after = walk.events[marks[k + period] : marks[k + 2 * period]]
+            if lap == after and heads[k + period][0] == heads[k + 2 * period][0]:
+                return True
+    return False

@@ -1,0 +1,169 @@
+"""The target model: the one table of compilation targets, their GPU features and codegen.
+
+A target is named as in PTX (`sm_80`, `sm_90a`, `sm_100a`, ...). The IR carries it as
+`#copy.target<"sm_90a">` in a `copy.target` attribute on an enclosing op (usually the
+module); target-dependent verifier rules are checked whenever it is there.
+
+Feature gates (first target with the feature):
+- cp.async: sm_80.
+- TMA (`cp.async.bulk.tensor`), mbarrier tx-count (`expect_tx`, `try_wait`), clusters,
+  bulk groups, `fence.proxy.async`: sm_90.
+- `.multicast::cluster`: the arch-specific targets sm_90a, sm_100a/f, sm_103a (PTX ISA; the
+  CCCL tables changed it "from SM_90 to SM_90a").
+- `tensormap.replace`, `fence.proxy.tensormap::generic` (tensor maps rewritten in the
+  kernel): PTX ISA 8.3 on the arch-specific targets sm_90a, sm_100a/f, sm_103a.
+- tcgen05 / TMEM, `.cta_group::2`: the datacenter Blackwell family sm_100a/f, sm_103a.
+  Consumer Blackwell (sm_120) has neither (triton#9852).
+
+Codegen (the backend, passes/backend.py): LLVM's NVPTX cpu is the target's name and its
+features select the PTX ISA version. Every pair was compiled by llvmlite 0.50 and its PTX
+linked by nvJitLink 13.5 for the same arch (tests/passes/test_backend.py does it again). LLVM 22
+knows PTX up to 9.0 (`+ptx90`); it ignores `+ptx91` and above with a warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Target:
+    """One compilation target and its feature set."""
+
+    name: str
+    sm: int
+    """Compute capability as major*10 + minor (90 for sm_90a)."""
+    suffix: str
+    """'' (portable), 'a' (arch-specific) or 'f' (family-specific)."""
+    max_smem_bytes: int
+    """Largest shared memory a block can opt into (cudaDevAttrMaxSharedMemoryPerBlockOptin)."""
+    ptx_isa: int
+    """The PTX ISA version the backend emits, as major*10 + minor (80 for PTX 8.0)."""
+
+    @property
+    def llvm_cpu(self) -> str:
+        """LLVM's NVPTX cpu (the `.target` of the PTX): the target's name."""
+        return self.name
+
+    @property
+    def llvm_features(self) -> str:
+        """LLVM's NVPTX features: the PTX ISA version (`+ptx80`)."""
+        return f"+ptx{self.ptx_isa}"
+
+    @property
+    def has_cp_async(self) -> bool:
+        return self.sm >= 80
+
+    @property
+    def has_tma(self) -> bool:
+        return self.sm >= 90
+
+    @property
+    def has_clusters(self) -> bool:
+        return self.sm >= 90
+
+    @property
+    def has_multicast(self) -> bool:
+        return self.has_tma and self.suffix in ("a", "f") and self.sm in (90, 100, 103)
+
+    @property
+    def has_cta_bulk_destination(self) -> bool:
+        """The `.shared::cta` destination of the TMA and bulk loads (PTX ISA 8.6): where a
+        load writes only its own CTA's SMEM (not multicast, not leader-tracked), the
+        lowering names that window rather than `.shared::cluster` (jax#40721)."""
+        return self.has_tma and self.ptx_isa >= 86
+
+    @property
+    def has_tensormap_replace(self) -> bool:
+        """`tensormap.replace` and `fence.proxy.tensormap::generic` (a tensor map rewritten
+        in the kernel): PTX ISA 8.3, the arch-specific targets sm_90a, sm_100a/f, sm_103a
+        (ptxas rejects it for sm_90)."""
+        return self.has_multicast and self.ptx_isa >= 83
+
+    @property
+    def has_setmaxnreg(self) -> bool:
+        """`setmaxnreg` (register reallocation between warpgroups): arch- and family-
+        specific targets from sm_90a on."""
+        return self.sm >= 90 and self.suffix in ("a", "f")
+
+    @property
+    def has_elect_sync(self) -> bool:
+        return self.sm >= 90
+
+    @property
+    def has_tcgen05(self) -> bool:
+        return self.sm in (100, 103) and self.suffix in ("a", "f")
+
+    @property
+    def has_tmem_load_reduce(self) -> bool:
+        """`tcgen05.ld.red` (fused load-reduce): sm_103a only of these targets (ptxas rejects
+        it for sm_100a)."""
+        return self.sm == 103 and self.suffix in ("a", "f")
+
+    def assembles_for(self, arch: Target) -> bool:
+        """Whether PTX written for this target can be assembled into `arch`'s SASS (CUDA's
+        compute_80 -> sm_90 path: nvJitLink's `-arch`): portable PTX for any later GPU,
+        family-specific PTX for a later GPU of its family, arch-specific PTX for its own
+        GPU only."""
+        if self.suffix == "a":
+            return arch.name == self.name
+        if self.suffix == "f":
+            return arch.sm // 10 == self.sm // 10 and arch.sm >= self.sm
+        return arch.sm >= self.sm
+
+    @property
+    def default_implementation(self) -> str:
+        """The copy implementation chosen when the IR leaves it open (Mosaic GPU's rule)."""
+        return "tma" if self.has_tma else "cp_async"
+
+
+TARGETS: dict[str, Target] = {
+    t.name: t
+    for t in (
+        # Ampere and Ada take PTX ISA 8.0 (their minimum is 7.0-8.0): `::cta` qualifiers
+        # (7.8) and the PTX that was run on an H200 (docs/hardware.md) need it. Hopper takes
+        # 8.6: the `.shared::cta` destinations of the bulk and TMA loads are 8.6 (LLVM
+        # aborts on them below it), tensormap.replace and fence.proxy.tensormap 8.3,
+        # st.async and red.async 8.1 (ptxas rejects them under 8.0).
+        Target("sm_80", 80, "", 166_912, 80),
+        Target("sm_86", 86, "", 101_376, 80),
+        Target("sm_89", 89, "", 101_376, 80),
+        Target("sm_90", 90, "", 232_448, 86),
+        Target("sm_90a", 90, "a", 232_448, 86),
+        # Blackwell: sm_100f and sm_103a need PTX 8.8 (LLVM aborts below it), sm_100a 8.6
+        # and sm_120/sm_120a 8.7; all take 8.8, so that inline tcgen05 PTX of 8.7/8.8
+        # assembles.
+        Target("sm_100a", 100, "a", 232_448, 88),
+        Target("sm_100f", 100, "f", 232_448, 88),
+        Target("sm_103a", 103, "a", 232_448, 88),
+        Target("sm_120", 120, "", 101_376, 88),
+        Target("sm_120a", 120, "a", 101_376, 88),
+    )
+}
+
+
+
+def check_arch(target: str, arch: str) -> None:
+    """A ValueError (expected, got, fix) unless PTX for `target` assembles for `arch`."""
+    if arch not in TARGETS:
+        raise ValueError(f"expected an arch of {', '.join(TARGETS)}, got {arch!r}")
+    ptx = TARGETS[target]
+    if ptx.assembles_for(TARGETS[arch]):
+        return
+    fits = ", ".join(name for name, t in TARGETS.items() if ptx.assembles_for(t))
+    why = (
+        "arch-specific PTX assembles for its own GPU only"
+        if ptx.suffix == "a"
+        else "PTX assembles for its own GPU or a later one"
+    )
+    raise ValueError(
+        f"expected an arch that runs {target} PTX ({fits}), got {arch!r}: {why}; compile the "
+        f"IR for {arch} itself (after copy-legalize{{target={arch}}} where it uses what {arch} "
+        "lacks)"
+    )
+
+
+TCGEN05_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tcgen05)
+TMEM_LOAD_REDUCE_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tmem_load_reduce)
+MULTICAST_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_multicast)
+TENSORMAP_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tensormap_replace)

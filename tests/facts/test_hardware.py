@@ -1,0 +1,107 @@
+"""The measured hardware facts (facts/hardware.toml) and what reads them, without a GPU:
+the checks use the file's values, the store-overrun model fits its measurements, and every
+probe of scripts/measure_hardware.py (which measures them again on a GPU:
+tests/facts/test_hardware_gpu.py) builds."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from copy_dialect import geometry, memory
+from copy_dialect.attributes import SWIZZLES, swizzle_period
+from facts import hardware
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def harness():
+    spec = importlib.util.spec_from_file_location(
+        "measure_hardware", ROOT / "scripts" / "measure_hardware.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["measure_hardware"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_verifier_reads_the_reduction_table_from_the_data():
+    assert geometry.REDUCTIONS_BY_MAP is hardware.REDUCTIONS_BY_MAP
+    assert hardware.REDUCTIONS_BY_MAP["UINT32"] == set(hardware.REDUCTION_OPS)
+    assert hardware.REDUCTIONS_BY_MAP["INT64"] == {"min", "max"}
+    assert "UINT8" not in hardware.REDUCTIONS_BY_MAP  # it took no op
+    assert len(hardware.MEASURED_REDUCTIONS) * len(hardware.REDUCTION_OPS) == 13 * 8
+
+
+def test_smem_and_swizzle_facts_come_from_the_data():
+    assert SWIZZLES == (16, *hardware.SWIZZLE_SPANS)
+    assert [swizzle_period(s) for s in SWIZZLES] == [0, 256, 512, 1024]
+    assert memory.smem_alignment(16) == hardware.SMEM_ALIGNMENT == 128
+    assert memory.smem_alignment(128) == 1024
+
+
+def test_the_chunk_model_fits_every_store_overrun_measured():
+    sizes = {"f32": 4, "f16": 2, "i8": 1}
+    assert len(hardware.STORE_OVERRUNS) == 11
+    for o in hardware.STORE_OVERRUNS:
+        assert hardware.store_overrun_elements(o.n, sizes[o.element]) == o.overwritten, o
+
+
+def test_every_encoder_case_sits_at_a_limit_of_the_data():
+    cases = harness().encoder_cases()
+    rules = {c.rule for c in cases}
+    assert rules == {"TR1", "TR2", "TR3", "TR4", "TR5", "TR7", "TR8", "TR15"}
+    accepted = {c.case for c in cases if c.accepted}
+    assert f"box dim {hardware.MAX_BOX_DIM}" in accepted
+    assert f"box dim {hardware.MAX_BOX_DIM + 1}" not in accepted
+    assert "rank 5" in accepted
+    assert "rank 6" not in accepted
+
+
+def test_the_reduction_probes_are_plain_copies_made_reductions():
+    m = harness()
+    ptx = "\tcp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd2, {%r2}], [%rd5];"
+    assert "shared::cta.inc.tile.bulk_group" in m.reduction_ptx(ptx, "inc")
+    with pytest.raises(RuntimeError, match="expected one TMA store"):
+        m.reduction_ptx(ptx * 2, "add")
+
+
+def test_the_reduction_model_on_known_values():
+    m = harness()
+    x = np.array([5, 0xFFFFFFFF, 0], np.uint32)  # the source (SMEM)
+    y = np.array([7, 1, 0], np.uint32)  # reduced into (GMEM)
+    assert list(m.reduction_model("UINT32", "min", x, y)) == [5, 1, 0]
+    assert list(m.reduction_model("INT32", "min", x, y).view(np.int32)) == [5, -1, 0]
+    assert list(m.reduction_model("UINT32", "add", x, y)) == [12, 0, 0]  # wraps
+    # inc: y >= x ? 0 : y + 1;  dec: y == 0 or y > x ? x : y - 1 (PTX's unsigned definitions).
+    assert list(m.reduction_model("UINT32", "inc", x, y)) == [0, 2, 0]
+    assert list(m.reduction_model("UINT32", "dec", x, y)) == [5, 0, 0]
+    one, two = np.float32(1.0), np.float32(2.0)
+    fx, fy = np.array([one]).view(np.uint32), np.array([two]).view(np.uint32)
+    assert m.reduction_model("FLOAT32", "add", fx, fy).view(np.float32)[0] == 3.0
+    bx = np.array([0x3F80], np.uint16)  # bf16 1.0
+    assert m.reduction_model("BFLOAT16", "add", bx, bx)[0] == 0x4000  # 2.0
+
+
+def test_every_pair_has_operands_and_a_model():
+    m = harness()
+    for map_type in hardware.MEASURED_REDUCTIONS:
+        x, y = m.random_operands(map_type, seed=1)
+        assert x.shape == y.shape == m.SHAPE
+        for op in hardware.REDUCTION_OPS:
+            assert m.reduction_model(map_type, op, x, y).dtype == y.dtype
+
+
+def test_dry_run_builds_every_probe(tmp_path: Path):
+    lines = list(harness().dry_run(["encoder", "store-overrun", "reductions"], tmp_path))
+    assert sum(line.startswith("reductions ") for line in lines) == 4 * 8
+    assert sum(line.startswith("store-overrun ") for line in lines) == 3
+    cubins = sorted(tmp_path.glob("*.cubin"))
+    assert len(cubins) == 35
+    assert all(p.read_bytes()[:4] == b"\x7fELF" for p in cubins)
