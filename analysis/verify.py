@@ -1,23 +1,43 @@
-"""The whole verification of a module, as every path runs it (`passes.pipeline.verify_module`,
-so `compile_module` and `runtime.compile`, and the builders of `frontends.kernels`; copy-opt
-runs the same steps and prints every diagnostic): every op's verifier, SSA dominance, then the
-copy protocol of each kernel, in one verification run (the analysis reads the facts the op
-verifiers derived)."""
+"""The whole verification of a module, as every path runs it (`passes.pipeline`, so
+`compile_module` and `runtime.compile`, the builders of `frontends.kernels`, and copy-opt,
+which prints every diagnostic): every op's verifier and the kernel rules
+(`verification_errors`), SSA dominance, then the copy protocol of each kernel, in one
+verification run (the analysis reads the facts the op verifiers derived)."""
 
 from __future__ import annotations
 
 from xdsl.ir import Operation
 
 from analysis.dominance import verify_dominance
+from analysis.kernel import kernel_errors, kernels
 from analysis.protocol import verify_protocol
-from copy_dialect.verification import op_errors, verification_run
+from copy_dialect.verification import op_errors, post_order, verification_run
+
+
+def verification_errors(module: Operation) -> list[tuple[Operation, Exception]]:
+    """Each op that fails its verifier or a kernel rule, with the error, in the order the
+    op verifiers run (nested ops first); one error per op. A kernel's rules are checked
+    once every op of the kernel verified (they read well-formed ops only)."""
+    with verification_run():
+        errors = op_errors(module)
+        failed = {id(op) for op, _ in errors}
+        broken = [k for k in kernels(module) if any(id(op) in failed for op in k.walk())]
+        more = [(op, e) for op, e in kernel_errors(module, skip=broken) if id(op) not in failed]
+        if not more:
+            return errors
+        for op, error in more:
+            if id(op) not in failed:
+                failed.add(id(op))
+                errors.append((op, error))
+        rank = {id(op): n for n, op in enumerate(post_order(module))}
+        return sorted(errors, key=lambda e: rank[id(e[0])])
 
 
 def verify_module(module: Operation) -> None:
     """Raise the first error (a VerifyException); what the protocol analysis cannot prove is
     a `ProtocolWarning`."""
     with verification_run():
-        errors = op_errors(module)
+        errors = verification_errors(module)
         if errors:
             raise errors[0][1]
         verify_dominance(module)  # type: ignore[arg-type]

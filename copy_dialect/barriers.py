@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from math import prod
 
 from xdsl.dialects.builtin import (
@@ -18,7 +17,6 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import (
-    Block,
     Operation,
     SSAValue,
 )
@@ -43,16 +41,12 @@ from copy_dialect.attributes import (
     IssuerAttr,
     enum_attr,
 )
-from copy_dialect.copies import AsyncCopyOp
-from copy_dialect.dsmem import TxDelivery
 from copy_dialect.errors import CopyVerifyException as Error
-from copy_dialect.im2col import Im2colLoadOp
 from copy_dialect.roles import check_block_wide
-from copy_dialect.smem import SmemAllocation, check_kernel_smem
-from copy_dialect.verification import copy_op_definition, per_run
+from copy_dialect.smem import SmemAllocation
+from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import (
     check_barrier_index,
-    constant_int,
     enclosing_kernel,
     enclosing_target,
     kernel_cluster_shape,
@@ -77,43 +71,16 @@ class Reinitializes(OpTrait):
     arrival count of its `arrivals` property."""
 
 
-def group_arrivals(barrier: SSAValue) -> int | None:
-    """The largest arrival count a phase of the group can expect: its barrier_init's and its
-    reinits' (None when the group does not come from a barrier_init here)."""
-    init = barrier.owner
-    if not isinstance(init, BarrierInitOp):
-        return None
-    counts = [init.arrivals.value.data]
-    for use in barrier.uses:
-        if use.operation.has_trait(Reinitializes):
-            counts.append(use.operation.arrivals.value.data)  # type: ignore[attr-defined]
-    return max(counts)
-
-
-def check_arrival_count(barrier: SSAValue, count: int, nocomplete: bool, what: str) -> None:
+def check_arrival_count(count: int, what: str) -> None:
     """An arrival of `count` (barrier_arrive, barrier_arrive_drop) fits the mbarrier's 20-bit
-    counts (MB1), and a nocomplete one leaves the phase an arrival to go (MB2): one op sees
-    the group's init, not the other arrivals of the phase."""
+    counts (MB1). That a nocomplete one leaves the phase an arrival to go (MB2) is a kernel
+    rule (`analysis.kernel.barriers`): it reads the group's init and reinits."""
     # rule: MB1
     if count >= MAX_ARRIVALS:
         raise Error(
             f"{what} count must be below 2**20, got {count}",
             note=f"the mbarrier pending count is a 20-bit field: arrive at most "
             f"{MAX_ARRIVALS - 1} at a time",
-        )
-    arrivals = group_arrivals(barrier) if nocomplete else None
-    # rule: MB2
-    if arrivals is not None and count >= arrivals:
-        raise Error(
-            f"a nocomplete arrival must leave the phase one arrival to go: expected a count "
-            f"below the barrier's {arrivals} arrivals, got {count}",
-            note=f"a count of {count} takes the phase's pending count to 0, which completes "
-            "it (undefined with .noComplete): "
-            + (
-                f"use count {arrivals - 1} or less, or drop nocomplete"
-                if arrivals > 1
-                else "drop nocomplete (a barrier of 1 arrival completes at any arrival)"
-            ),
         )
 
 
@@ -172,7 +139,6 @@ class BarrierInitOp(IRDLOperation):
         check_arrivals(self.arrivals.value.data)
         self._verify_cluster_target()
         check_block_wide(self, "barrier_init")
-        check_kernel_smem(self)
 
     def _verify_cluster_target(self) -> None:
         """A kernel with a cluster initializes its barriers for the cluster (a cluster
@@ -255,7 +221,7 @@ class BarrierArriveOp(IRDLOperation):
         # rule: I9
         if count < 1:
             raise Error(f"count must be at least 1, got {count}", note="drop count to arrive once")
-        check_arrival_count(self.barrier, count, self.nocomplete is not None, "barrier_arrive")
+        check_arrival_count(count, "barrier_arrive")
         # rule: A12
         if target is not None and not target.has_tma and count != 1 and self.nocomplete is None:
             raise Error(
@@ -331,15 +297,6 @@ class BarrierArriveExpectTxOp(IRDLOperation):
                 f"expect_tx must be in [0, 2**20), got {expected} bytes",
                 note="the mbarrier tx-count has 20 bits (2**20 kills the kernel with "
                 "CUDA_ERROR_LAUNCH_FAILED): split the transfer over several phases",
-            )
-        delivered = None if self.parent is None else phase_bytes(self.parent).get(self, None)
-        # rule: TR16, D10
-        if delivered is not None and delivered != expected:
-            raise Error(
-                f"expect_tx of {expected} bytes does not match the {delivered} bytes the copies "
-                "on this barrier deliver",
-                note="a larger count hangs the waiters, a smaller one releases them before the "
-                f"data has landed: expect {delivered}",
             )
 
 
@@ -446,109 +403,3 @@ class BarrierTestOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_barrier_index(self.barrier, self.index)
-
-
-@dataclass
-class _Phase:
-    """A phase of one barrier in a block: the copies on it since the previous wait on it."""
-
-    start: int
-    """Where the phase starts: the position of the previous wait in the block, -1 for none."""
-    bytes: int = 0
-    """What the copies that do not arrive themselves deliver."""
-    arriving: bool = False
-    """Whether a copy that arrives itself is in the phase."""
-    expecting: list[BarrierArriveExpectTxOp] = field(default_factory=list)
-    """The phase's arrive_expect_tx ops."""
-
-
-def phase_bytes(block: Block) -> dict[BarrierArriveExpectTxOp, int | None]:
-    """For each `copy.barrier_arrive_expect_tx` of `block`, the bytes the copies of its
-    barrier phase deliver: those between the previous and the next wait on the same barrier
-    (rules TR16, D10). None when that cannot be told from this block: a dynamic index (its
-    own, or of a copy or wait on the same group in the phase), no next wait here, a copy that
-    arrives itself, or a use of the group inside a nested region. One pass over the block,
-    once per verification run."""
-    return per_run("phase bytes", block, lambda: _phase_bytes(block))
-
-
-def _phase_bytes(block: Block) -> dict[BarrierArriveExpectTxOp, int | None]:
-    delivered: dict[BarrierArriveExpectTxOp, int | None] = {}
-    phases: dict[tuple[SSAValue, int], _Phase] = {}
-    # Per barrier group, the last position where a dynamic index or a nested use of the
-    # group makes every phase across it unknowable.
-    unknown_at: dict[SSAValue, int] = {}
-
-    def close(key: tuple[SSAValue, int]) -> None:
-        phase = phases.pop(key, None)
-        if phase is None:
-            return
-        unknown = unknown_at.get(key[0])
-        known = not phase.arriving and (unknown is None or unknown < phase.start)
-        for op in phase.expecting:
-            delivered[op] = phase.bytes if known else None
-
-    for position, op in enumerate(block.ops):
-        if isinstance(op, BarrierWaitOp):
-            barrier, index = op.barrier_operands()
-            at = _barrier_index(index)
-            if at is None:
-                unknown_at[barrier] = position
-            else:
-                close((barrier, at))
-                phases[(barrier, at)] = _Phase(position)
-        elif isinstance(op, AsyncCopyOp | Im2colLoadOp):
-            g = op.geometry()
-            if g.barrier is None:
-                continue
-            at = _barrier_index(g.barrier_index)
-            if at is None:
-                unknown_at[g.barrier] = position
-                continue
-            phase = phases.setdefault((g.barrier, at), _Phase(-1))
-            if op.arrives:
-                phase.arriving = True
-            else:
-                # A collective load credits each CTA's barrier with the whole box.
-                phase.bytes += g.credited_bytes
-        elif (peer := op.get_trait(TxDelivery)) is not None:
-            # A DSMEM write: what this CTA sends its peer, its own barrier receives.
-            group, index, nbytes = peer.delivery(op)
-            at = _barrier_index(index)
-            if at is None or nbytes is None:
-                unknown_at[group] = position
-            else:
-                phases.setdefault((group, at), _Phase(-1)).bytes += nbytes
-        elif isinstance(op, BarrierArriveExpectTxOp):
-            at = _barrier_index(op.index)
-            delivered[op] = None
-            if at is not None:
-                phases.setdefault((op.barrier, at), _Phase(-1)).expecting.append(op)
-        elif op.name in TX_OPS:
-            # Bytes that no copy delivers, or a phase's life cut short: not this check's.
-            unknown_at[op.operands[0]] = position
-        elif op.regions:
-            for inner in op.walk():
-                for operand in inner.operands:
-                    if isinstance(operand.type, BarrierType):
-                        unknown_at[operand] = position
-    # A phase that no wait in the block ends stays unknown (None).
-    return delivered
-
-
-TX_OPS = frozenset(
-    {
-        "copy.barrier_arrive_drop",
-        "copy.barrier_expect_tx",
-        "copy.barrier_complete_tx",
-        "copy.barrier_inval",
-        "copy.barrier_reinit",
-    }
-)
-"""The mbarriers.py ops that change a phase's bytes or end the barrier's life: a phase with
-one is left to the protocol analysis (P5), which counts their bytes."""
-
-
-def _barrier_index(index: SSAValue | None) -> int | None:
-    """The constant index of a barrier in its group (a missing index means barrier 0)."""
-    return 0 if index is None else constant_int(index)

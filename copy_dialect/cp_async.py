@@ -104,15 +104,12 @@ def verify_copy(g: CopyGeometry, *, cache: CacheMode | None, tma_alternative: st
         )
 
 
-TX_EXPECTING = ("copy.barrier_arrive_expect_tx", "copy.barrier_expect_tx")
-"""The ops that give a barrier phase transaction bytes to expect (MB12)."""
-
-
 def verify_tracked(op: Operation, g: CopyGeometry) -> None:
     """A cp.async copy (`copy.async_copy` or `copy.im2col_load`) on a barrier is
     mbarrier-tracked: each issuing thread arrives once (`cp.async.mbarrier.arrive.noinc`,
     sm_80) when its chunks have landed. The arrival is the copy's completion, so it cannot
-    be left out, and it carries no bytes."""
+    be left out, and it carries no bytes (that no op gives its group transaction bytes,
+    MB12, is a kernel rule: `analysis.kernel.barriers`)."""
     assert g.barrier is not None
     arrive = op.properties.get("arrive")
     # rule: MB13
@@ -124,15 +121,3 @@ def verify_tracked(op: Operation, g: CopyGeometry) -> None:
             "barrier's arrivals, or drop the barrier and wait with copy.commit_group "
             "cp_async + copy.wait_group cp_async",
         )
-    for use in g.barrier.uses:
-        user = use.operation
-        # rule: MB12
-        if user.name in TX_EXPECTING:
-            raise Error(
-                f"a cp.async copy arrives on this barrier group, which {user.name} gives "
-                "transaction bytes: cp.async copies deliver no bytes to a barrier, only "
-                "their threads' arrivals",
-                note=f"drop the {user.name} (count the copies' arrivals, one per issuing "
-                "thread, in the barrier's arrivals), or give the TMA loads a barrier group "
-                "of their own",
-            )

@@ -17,12 +17,11 @@ from xdsl.irdl import (
     prop_def,
 )
 
-from copy_dialect.attributes import GroupKind, GroupKindAttr, Implementation
-from copy_dialect.copies import AsyncCopyOp
+from copy_dialect.attributes import GroupKind, GroupKindAttr
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.portability import legalize_hint
-from copy_dialect.verification import copy_op_definition, per_run
-from copy_dialect.verify_common import enclosing_kernel, enclosing_target
+from copy_dialect.verification import copy_op_definition
+from copy_dialect.verify_common import enclosing_target
 
 
 @copy_op_definition
@@ -98,17 +97,6 @@ class WaitGroupOp(IRDLOperation):
                 "read_only applies to bulk groups only",
                 note="cp.async groups complete when their writes land; drop read_only",
             )
-        target = enclosing_target(self)
-        if group == GroupKind.CP_ASYNC and target is not None and target.has_tma:
-            kernel = enclosing_kernel(self)
-            # rule: A8
-            if kernel is None or not uses_cp_async(kernel):
-                raise Error(
-                    "wait_gmem_to_smem is only supported on pre-Hopper GPUs, which use "
-                    "cp.async for GMEM->SMEM copies.",
-                    note=f"on {target.name} the kernel's loads use TMA and complete on their "
-                    "barrier: wait with copy.barrier_wait, or give the loads impl cp_async",
-                )
 
 
 def verify_group_target(op: Operation, group: GroupKind) -> None:
@@ -121,15 +109,3 @@ def verify_group_target(op: Operation, group: GroupKind) -> None:
             note="use copy.commit_group cp_async / copy.wait_group cp_async for cp.async loads"
             + legalize_hint(target),
         )
-
-
-def uses_cp_async(kernel: Operation) -> bool:
-    """Whether a copy of the kernel is a cp.async copy, once per verification run."""
-    return per_run(
-        "uses cp.async",
-        kernel,
-        lambda: any(
-            isinstance(op, AsyncCopyOp) and op.resolved_implementation() == Implementation.CP_ASYNC
-            for op in kernel.walk()
-        ),
-    )

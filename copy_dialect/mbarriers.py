@@ -131,7 +131,7 @@ class BarrierArriveDropOp(IRDLOperation):
                 note="drop count to arrive and drop once",
             )
         nocomplete = self.nocomplete is not None
-        check_arrival_count(self.barrier, count, nocomplete, "barrier_arrive_drop")
+        check_arrival_count(count, "barrier_arrive_drop")
         if self.expect_tx is not None:
             self._verify_expect_tx()
             return

@@ -176,10 +176,6 @@ class WarpSpecializeOp(IRDLOperation):
                 note="each role synchronizes on its own named barrier 1..15: merge roles",
             )
         self._verify_placement()
-        for region in self.roles:
-            for inner in region.walk():
-                if inner.name == "gpu.barrier":
-                    check_block_wide(inner, "gpu.barrier (bar.sync 0)")
         self._verify_block(warps)
         self._verify_registers(warps)
 
@@ -306,14 +302,6 @@ class _NamedBarrierOp(IRDLOperation):
             )
         role = enclosing_role(self)
         kernel = enclosing_kernel(self)
-        roles = _kernel_roles(kernel) if kernel is not None else 0
-        # rule: W11
-        if 0 < barrier <= roles:
-            raise Error(
-                f"named barrier {barrier} is the barrier of role {barrier - 1} of the "
-                f"kernel's copy.warp_specialize (ids 1..{roles} are the roles')",
-                note=f"use an id in {roles + 1}..15",
-            )
         # rule: W12
         if threads < WARP or threads % WARP:
             raise Error(
@@ -332,20 +320,9 @@ class _NamedBarrierOp(IRDLOperation):
         if barrier == 0 and role is not None:
             raise Error(
                 "named barrier 0 is the block's barrier (__syncthreads), but this is inside a role",
-                note=f"use id {roles + 1} (or another up to 15) for the warps that meet here",
+                note=f"use id {len(role[0].roles) + 1} (or another up to 15) for the warps that "
+                "meet here",
             )
-
-
-def _kernel_roles(kernel: Operation) -> int:
-    """The most roles of a `copy.warp_specialize` in the kernel (their barriers' ids)."""
-    return per_run(
-        "kernel roles",
-        kernel,
-        lambda: max(
-            (len(op.roles) for op in kernel.walk() if isinstance(op, WarpSpecializeOp)),
-            default=0,
-        ),
-    )
 
 
 @copy_op_definition

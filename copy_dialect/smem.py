@@ -26,8 +26,8 @@ from copy_dialect.attributes import swizzle_period
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import SMEM, bitwidth, memory_space, smem_alignment, smem_bytes, swizzle_of
 from copy_dialect.portability import legalize_hint
-from copy_dialect.verification import copy_op_definition, per_run
-from copy_dialect.verify_common import check_contiguous_smem, enclosing_kernel, enclosing_target
+from copy_dialect.verification import copy_op_definition
+from copy_dialect.verify_common import check_contiguous_smem, enclosing_target
 from facts import hardware
 
 
@@ -63,35 +63,6 @@ def arena_layout(kernel: Operation) -> tuple[dict[Operation, int], int]:
 def _placed(end: int, align: int) -> int:
     """Where the next buffer of alignment `align` starts after `end` bytes of the arena."""
     return -(-end // align) * align
-
-
-def check_kernel_smem(op: Operation) -> None:
-    """The kernel's first SMEM allocation checks the whole arena against the target (TR6)."""
-    kernel = enclosing_kernel(op)
-    target = enclosing_target(op)
-    if kernel is None or target is None:
-        return
-    if first_allocation(kernel) is not op:
-        return
-    _, total = arena_layout(kernel)
-    launch = block_smem_bytes(total)
-    # rule: TR6
-    if launch > target.max_smem_bytes:
-        raise Error(
-            f"the kernel's SMEM buffers and barriers take {total} bytes ({launch} with the "
-            f"{SMEM_ARENA_ALIGNMENT}-byte alignment pad of the arena), more than the "
-            f"{target.max_smem_bytes} bytes a block can use on {target.name}",
-            note="use fewer pipeline stages or smaller boxes",
-        )
-
-
-def first_allocation(kernel: Operation) -> Operation | None:
-    """The kernel's first op (in walk order) that takes SMEM, once per verification run."""
-    return per_run(
-        "first allocation",
-        kernel,
-        lambda: next((o for o in kernel.walk() if o.has_trait(SmemAllocation)), None),
-    )
 
 
 def smem_footprint(buffers: Iterable[tuple[int, int]]) -> int:
@@ -195,7 +166,6 @@ class AllocSmemOp(IRDLOperation):
                 note="TMA swizzles by absolute address bits: a less aligned buffer is silently "
                 "permuted differently. Drop alignment",
             )
-        check_kernel_smem(self)
 
 
 @copy_op_definition

@@ -45,11 +45,10 @@ from copy_dialect.memory import (
     swizzle_of,
 )
 from copy_dialect.roles import check_block_wide
-from copy_dialect.smem import SmemAllocation, check_kernel_smem
-from copy_dialect.verification import copy_op_definition, per_run
+from copy_dialect.smem import SmemAllocation
+from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import (
     check_contiguous_smem,
-    enclosing_kernel,
     enclosing_target,
 )
 from facts.target import TCGEN05_TARGETS
@@ -203,7 +202,6 @@ class TmemAllocOp(IRDLOperation):
     def verify_(self) -> None:
         check_block_wide(self, "tmem_alloc (warp 0 allocates, then the block synchronizes)")
         assert isinstance(t := self.result.type, MemRefType)
-        check_kernel_smem(self)
         # rule: J10
         if memory_space(t) != TMEM:
             raise Error(
@@ -222,24 +220,7 @@ class TmemAllocOp(IRDLOperation):
                 "columns of 32 bits: allocate 32, 64, 128, 256 or 512 columns "
                 f"({', '.join(str(c * 32 // bits) for c in (32, 64, 128, 256, 512))} elements)",
             )
-        self._verify_kernel_columns(ncols)
 
-    def _verify_kernel_columns(self, ncols: int) -> None:
-        """The kernel's live allocations fit in TMEM's 512 columns (J19): those before this
-        one that no copy.tmem_dealloc has freed yet."""
-        kernel = enclosing_kernel(self)
-        if kernel is None:
-            return
-        total = live_columns(kernel)[self] + ncols
-        # rule: J19
-        if total > TMEM_COLUMNS:
-            raise Error(
-                "The number of allocated columns must be less than or equal to 512 but got: "
-                f"{total}",
-                note=f"{total - ncols} columns are still allocated here and this allocation "
-                f"adds {ncols}: free earlier TMEM with copy.tmem_dealloc first, or allocate "
-                "fewer columns",
-            )
 
 
 @copy_op_definition
@@ -417,24 +398,3 @@ class SmemToTmemOp(IRDLOperation):
                 "unswizzled, or rows exactly one swizzle span wide "
                 f"(#copy.smem<swizzle = {row_bytes}>)",
             )
-
-
-def live_columns(kernel: Operation) -> dict[TmemAllocOp, int]:
-    """For each `copy.tmem_alloc` of the kernel, the TMEM columns of the allocations before
-    it (in walk order) that no `copy.tmem_dealloc` has freed yet (J19); one walk of the
-    kernel, once per verification run. A ref without two dims (an error of its own
-    allocation, J6) spans no columns."""
-    return per_run("live TMEM columns", kernel, lambda: _live_columns(kernel))
-
-
-def _live_columns(kernel: Operation) -> dict[TmemAllocOp, int]:
-    before: dict[TmemAllocOp, int] = {}
-    live: dict[SSAValue, int] = {}
-    for op in kernel.walk():
-        if isinstance(op, TmemAllocOp):
-            before[op] = sum(live.values())
-            if isinstance(t := op.result.type, MemRefType) and t.get_num_dims() >= 2:
-                live[op.result] = tmem_columns(t)
-        elif isinstance(op, TmemDeallocOp):
-            live.pop(op.tmem, None)
-    return before

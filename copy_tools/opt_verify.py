@@ -1,6 +1,6 @@
-"""Verification for copy-opt: op by op (nested ops first, `copy_dialect.verification`: the
-path `compile_module` takes too), each failing op reported at its location, then SSA
-dominance; and where to report a diagnostic about an op."""
+"""Verification for copy-opt: op by op and the kernel rules (`analysis.verify`: the path
+`compile_module` takes too), each failing op reported at its location, then SSA dominance,
+then the protocol; and where to report a diagnostic about an op."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from analysis.dominance import non_dominating_uses
 from analysis.protocol import check_protocol
-from copy_dialect.verification import op_errors, verification_run
+from analysis.verify import verification_errors
+from copy_dialect.verification import verification_run
 from copy_tools.diagnostics import Diagnostic, SourceLocation
 from copy_tools.opt_errors import internal_error
 
@@ -54,7 +55,8 @@ def exception_location(exc: BaseException, fallback: SourceLocation) -> SourceLo
 def verify_diagnostics(
     module: ModuleOp, fallback: SourceLocation, after_pass: str | None, protocol: bool = True
 ) -> list[Diagnostic]:
-    """Verify op by op, nested ops first; one error (plus notes) per failing op; then SSA
+    """Verify op by op, nested ops first, and the kernel rules; one error (plus notes) per
+    failing op; then SSA
     dominance; then, with `protocol`, the copy protocol of each kernel (its errors and
     warnings). `after_pass` names the pass that ran last, if any (a note blames it). One
     verification run (the protocol analysis reads the geometry the op verifiers decoded)."""
@@ -66,7 +68,7 @@ def _verify_diagnostics(
     module: ModuleOp, fallback: SourceLocation, after_pass: str | None, protocol: bool
 ) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
-    for op, exc in op_errors(module):
+    for op, exc in verification_errors(module):
         loc = op_location(op, fallback)
         if not isinstance(exc, DiagnosticException):
             diagnostics.extend(internal_error(f"verifier of '{op.name}'", exc, loc))

@@ -1,6 +1,6 @@
 """One verification run (copy_dialect.verification): the benchmark's generated kernel
 verifies; facts derived in a run do not outlive it; an op whose signature is new is checked
-in full; the one-pass rules (TR16, J16) give the walk's answers; the dominator tree agrees
+in full; the one-pass kernel rules (TR16, J16) give the walk's answers; the dominator tree agrees
 with dominator sets computed the slow way."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from analysis.dominance import Dominance, non_dominating_uses
+from analysis.verify import verification_errors
 from copy_dialect import ops as copy
-from copy_dialect.verification import op_errors
 from passes.pipeline import verify_module
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_compile.py"
@@ -37,7 +37,7 @@ def test_generated_kernel_verifies(ctx, ops):
     """The benchmark's kernel is valid for every size: a ring of 4 slots whose parity flips
     every 4 repetitions, each store waited (read_only) before its slot is refilled."""
     module = Parser(ctx, generated_module(ops)).parse_module()
-    assert op_errors(module) == []
+    assert verification_errors(module) == []
     assert non_dominating_uses(module) == []
     verify_module(module)
     waits = [op for op in module.walk() if isinstance(op, copy.BarrierWaitOp)]
@@ -80,7 +80,8 @@ def test_facts_do_not_outlive_a_run(ctx):
     one.properties["value"] = IntegerAttr(5, IndexType())
     with pytest.raises(VerifyException, match="Barrier offset 5 is out of bounds"):
         verify_module(module)
-    assert [type(op) for op, _ in op_errors(module)] == [copy.AsyncCopyOp, copy.BarrierWaitOp]
+    failing = [type(op) for op, _ in verification_errors(module)]
+    assert failing == [copy.AsyncCopyOp, copy.BarrierWaitOp]
 
 
 def test_a_new_signature_is_checked_in_full(ctx):
@@ -95,7 +96,7 @@ def test_a_new_signature_is_checked_in_full(ctx):
     """
     module = Parser(ctx, text).parse_module()
     second = list(module.walk())[3]
-    assert [(op, str(exc)) for op, exc in op_errors(module)] == [
+    assert [(op, str(exc)) for op, exc in verification_errors(module)] == [
         (second, "Expected attribute i32 but got i64")
     ]
 
@@ -157,7 +158,7 @@ def test_expect_tx_counts_its_phase(ctx, body, error):
         else:
             lines.append(f"scf.if %q {{\n {WAIT.format(slot='%c0')}\n }}")
     module = Parser(ctx, EXPECT.format(body="\n    ".join(lines))).parse_module()
-    messages = [str(exc) for _, exc in op_errors(module)]
+    messages = [str(exc) for _, exc in verification_errors(module)]
     if error is None:
         assert messages == []
     else:
@@ -208,7 +209,7 @@ def test_tma_stores_see_the_fence(ctx, body, failing):
     module = Parser(ctx, text).parse_module()
     ops = list(next(op for op in module.walk() if op.name == "func.func").regions[0].block.ops)
     steps = ops[3:-1]
-    errors = op_errors(module)
+    errors = verification_errors(module)
     assert [steps.index(op) for op, _ in errors] == failing
     assert all("made visible to the TMA unit" in str(exc) for _, exc in errors)
 

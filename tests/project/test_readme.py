@@ -38,7 +38,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 TOOLS = ("copy-opt", "copy-rules", "copy-demo", "copy-layout", "copy-docs", "xdsl-opt")
 QUICK_START = "python3 -m venv .venv"

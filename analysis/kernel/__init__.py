@@ -1,0 +1,62 @@
+"""The kernel rules: what holds of several ops of one kernel, checked once every op of the
+kernel verified.
+
+An op's verifier looks at its op, its operands (their types and the constants it can fold)
+and what its ancestors say of it (the target, the kernel's block and cluster shape, the role
+it is in). A rule about more than one op of a kernel is checked here, in one walk per fact:
+the SMEM arena's budget (TR6, `smem`); on a barrier group, the bytes a phase expects against
+those its copies deliver, nocomplete arrivals against the group's arrival counts, and
+cp.async arrivals against transaction bytes (TR16, MB2, MB12, `barriers`); the fence between
+the threads' SMEM writes and a TMA store (J16, `fences`); cp.async groups waited for in a
+TMA kernel (A8, `groups`); the named barriers of roles and the block barriers inside roles
+(W11, W8, `roles`); the TMEM columns live at once (J19, `tmem`).
+
+`kernel_errors(module)` gives each failing op with its error, as the op verifiers' errors
+are given (`copy_dialect.verification.op_errors`): `analysis.verify` reports both, in op
+order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+from xdsl.dialects import func, gpu
+from xdsl.ir import Operation
+
+from analysis.kernel import barriers, fences, groups, roles, smem, tmem
+
+KernelError = tuple[Operation, Exception]
+"""An op and the error of a kernel rule it breaks."""
+
+CHECKS: tuple[Callable[[Operation], Iterable[KernelError]], ...] = (
+    smem.check_arena,
+    barriers.check_expected_bytes,
+    barriers.check_nocomplete_arrivals,
+    barriers.check_tracked_cp_async,
+    fences.check_fenced_stores,
+    groups.check_cp_async_waits,
+    roles.check_role_barriers,
+    roles.check_named_barrier_ids,
+    tmem.check_live_columns,
+)
+"""Each kernel rule, as a function of the kernel that yields the failing ops."""
+
+
+def kernels(module: Operation) -> Iterator[Operation]:
+    """The functions of `module` (a kernel's rules hold within the function around its ops,
+    as the op verifiers' `enclosing_kernel` finds it)."""
+    for op in module.walk():
+        if isinstance(op, func.FuncOp | gpu.FuncOp):
+            yield op
+
+
+def kernel_errors(module: Operation, skip: Iterable[Operation] = ()) -> list[KernelError]:
+    """The errors of the kernel rules in `module`'s kernels, but those of `skip` (kernels
+    holding an op whose own verifier failed: their rules read well-formed ops only)."""
+    skipped = {id(k) for k in skip}
+    return [
+        error
+        for kernel in kernels(module)
+        if id(kernel) not in skipped
+        for check in CHECKS
+        for error in check(kernel)
+    ]
