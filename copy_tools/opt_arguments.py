@@ -29,7 +29,7 @@ from copy_tools.opt_pipeline import (
     parse_pipeline_text,
     pass_node,
 )
-from facts.target import TARGETS
+from facts.target import TARGETS, UnknownTarget
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -248,16 +248,11 @@ def check_arguments(
                     message += "; did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
                 raise UsageError(message + f" ({TOOL_NAME} --list-passes lists the passes)")
     if args.gpu_target is not None and args.gpu_target not in TARGETS:
-        raise UsageError(
-            f"unknown GPU target --target '{args.gpu_target}'; expected one of "
-            + ", ".join(TARGETS)
-        )
+        raise UsageError(f"--target: {UnknownTarget(args.gpu_target)}")
     if args.gpu_arch is not None and args.target != "cubin":
         raise UsageError(f"--arch {args.gpu_arch} names the cubin's GPU: use it with -t cubin")
     if args.gpu_arch is not None and args.gpu_arch not in TARGETS:
-        raise UsageError(
-            f"unknown GPU arch --arch '{args.gpu_arch}'; expected one of " + ", ".join(TARGETS)
-        )
+        raise UsageError(f"--arch: {UnknownTarget(args.gpu_arch, 'GPU arch')}")
     if args.target == "cubin" and args.output_file in (None, "-"):
         raise UsageError("-t cubin writes a binary: give an output file with -o FILE.cubin")
     if args.target == "cubin" and args.split_input_file:

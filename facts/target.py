@@ -143,12 +143,29 @@ TARGETS: dict[str, Target] = {
 
 
 
+class UnknownTarget(ValueError):
+    """A name that is no target of the table: the one error for it, wherever a target is
+    named (the IR's `#copy.target`, copy-opt's `--target` and `--arch`, a pass's `target`
+    option, a builder's `target=`, the backend)."""
+
+    def __init__(self, name: str, what: str = "target"):
+        self.name = name
+        super().__init__(f"unknown {what} '{name}': expected one of {', '.join(TARGETS)}")
+
+
+def target_named(name: str, what: str = "target") -> Target:
+    """The target `name` names (`what` says what names it: "target", "GPU arch"); an
+    `UnknownTarget` for a name that is none."""
+    target = TARGETS.get(name)
+    if target is None:
+        raise UnknownTarget(name, what)
+    return target
+
+
 def check_arch(target: str, arch: str) -> None:
     """A ValueError (expected, got, fix) unless PTX for `target` assembles for `arch`."""
-    if arch not in TARGETS:
-        raise ValueError(f"expected an arch of {', '.join(TARGETS)}, got {arch!r}")
-    ptx = TARGETS[target]
-    if ptx.assembles_for(TARGETS[arch]):
+    ptx = target_named(target)
+    if ptx.assembles_for(target_named(arch, "GPU arch")):
         return
     fits = ", ".join(name for name, t in TARGETS.items() if ptx.assembles_for(t))
     why = (
