@@ -670,10 +670,13 @@ def test_ptx_for_another_target_is_verified_for_it():
     ("args", "message"),
     [
         (["-t", "cubin"], "-t cubin writes a binary: give an output file with -o"),
-        (["-t", "ptx", "--target", "sm_75"], "--target: unknown target 'sm_75': expected one of sm_80"),
+        (["-t", "ptx", "--target", "sm_75"], "--target: unknown target 'sm_75': expected one of"),
         (["-t", "cubin", "-o", "x.cubin", "--split-input-file"], "drop --split-input-file"),
         (["-t", "ptx", "--arch", "sm_90"], "--arch sm_90 names the cubin's GPU: use it with -t"),
-        (["-t", "cubin", "-o", "x.cubin", "--arch", "sm_91"], "--arch: unknown GPU arch 'sm_91': expected one of sm_80"),
+        (
+            ["-t", "cubin", "-o", "x.cubin", "--arch", "sm_91"],
+            "--arch: unknown GPU arch 'sm_91': expected one of",
+        ),
     ],
 )
 def test_compile_usage_errors(tmp_path, args, message):
