@@ -1,0 +1,423 @@
+"""Warp-specialized persistent kernels: a producer warp loads each block's tiles into a ring
+of SMEM slots (`full` and `empty` barriers per slot) while consumer warps take them, so that
+loads and stores overlap. `ws_copy` stores the tiles back, `ws_elementwise` maps them
+(`ELEMENTWISE`); the machinery they share with `ws_row_sum` (the tile walks, the producer's
+loop, the ring's stage count and checks) is here too. Launch them on `ws_grid` (one
+persistent block per SM, or a few) or `tiles_grid` (a few tiles per block)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import ceil
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, scf, vector
+from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, VectorType
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from copy_dialect import ops as copy
+from facts.target import TARGETS
+from frontends.kernels.common import (
+    FLOAT_TYPES,
+    _bin,
+    _block_id,
+    _check_2d,
+    _check_consumer_warps,
+    _check_float,
+    _grid_dim,
+    _if,
+    _index,
+    _kernel,
+    _load_slot,
+    _Loop,
+    _parity,
+    _smem,
+    _stages_limit,
+    element_type,
+    grid,
+)
+
+ELEMENTWISE = ("add", "axpb", "cast")
+"""`ws_elementwise` operations: z = x + y, y = a * x + b, y = x converted to `out_dtype`."""
+
+
+def ws_grid(sm_count: int, blocks_per_sm: int = 1) -> tuple[int, int]:
+    """The grid of a persistent warp-specialized kernel: `blocks_per_sm` blocks per SM (the
+    kernels walk their tiles `block + k * grid`)."""
+    return (sm_count * blocks_per_sm, 1)
+
+
+def tiles_grid(shape: Sequence[int], tile: Sequence[int], per_block: int = 1) -> tuple[int, int]:
+    """The grid that gives each block of a warp-specialized kernel `per_block` of its tiles
+    (the last block fewer): with 1, the block scheduler deals out the tiles and each block's
+    ring turns once. On the H200 this launch streamed 4-6% faster than `ws_grid` for
+    `ws_elementwise` and `ws_copy` (benchmarks/RESULTS.md, run 36): many small blocks per
+    SM, each with its own producer, keep more copies in flight than one persistent block.
+    `ws_row_sum` deals out row bands, not tiles: `tiles_grid(shape, (band_rows, shape[1]))`
+    gives each block `per_block` bands."""
+    if per_block < 1:
+        raise ValueError(f"expected per_block >= 1, got {per_block}")
+    cols, rows = grid(shape, tile)
+    return (ceil(rows * cols / per_block), 1)
+
+
+def ws_stages_limit(
+    tile: Sequence[int],
+    inputs: Sequence[str],
+    outputs: Sequence[str] = (),
+    target: str = "sm_90a",
+    out_buffers: int = 2,
+) -> int:
+    """The most ring slots a warp-specialized kernel can give `tile`s of its `inputs` (one
+    ring each, element types by name) next to `out_buffers` output buffers per name in
+    `outputs`, on `target`: everything, with its two barrier groups, must fit the block's
+    SMEM (rule TR6, the verifier's layout), and a barrier group holds at most
+    `MAX_BARRIERS` (rule I1)."""
+    return _stages_limit(tile, inputs, outputs, 2, target, out_buffers)
+
+
+def _ws_stages(
+    stages: int | None,
+    tile: Sequence[int],
+    inputs: Sequence[str],
+    outputs: Sequence[str],
+    target: str,
+    out_buffers: int = 2,
+) -> int:
+    """`stages`, or by default the most that fit up to 4; a ValueError when they do not fit."""
+    limit = ws_stages_limit(tile, inputs, outputs, target, out_buffers)
+    if limit == 0:
+        raise ValueError(
+            f"expected a tile whose ring slots fit the {TARGETS[target].max_smem_bytes} bytes "
+            f"of SMEM of a block on {target}, got {tuple(tile)}; use a smaller tile"
+        )
+    if stages is None:
+        return min(4, limit)
+    if stages > limit:
+        raise ValueError(
+            f"expected at most {limit} stages of {tuple(tile)} tiles (the rings, output "
+            f"buffers and barriers must fit the {TARGETS[target].max_smem_bytes} bytes of SMEM "
+            f"of a block on {target}), got stages={stages}; use stages={limit} or fewer, or a "
+            "smaller tile"
+        )
+    return stages
+
+
+def _check_ws(
+    shape: Sequence[int], tile: Sequence[int], stages: int, dtypes: Sequence[str], target: str
+) -> None:
+    """A ValueError (expected, got, fix) for a target, shape, tile, stage count or element
+    type that no warp-specialized kernel can take."""
+    if target not in TARGETS or not TARGETS[target].has_tma:
+        raise ValueError(
+            f"expected a target with TMA (sm_90a, sm_100a, ...), got {target!r}: warp-"
+            "specialized kernels use TMA loads and stores"
+        )
+    _check_2d(shape, tile)
+    if not 1 <= stages <= copy.MAX_BARRIERS:
+        raise ValueError(f"expected 1 to {copy.MAX_BARRIERS} stages, got stages={stages}")
+    for name in dtypes:
+        if name not in (*FLOAT_TYPES, "i32", "i16", "i8"):
+            raise ValueError(f"expected an element type of f32, bf16, f16, got {name!r}")
+
+
+def _round_robin(b: Builder, total: int) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """The block's index, the grid's block count and how many of `total` work items, dealt
+    round-robin (item bid + k * blocks), the block gets: ceil((total - bid) / blocks), 0 when
+    bid >= total (the unsigned sum wraps below `blocks`)."""
+    bid = _block_id(b)
+    blocks = _grid_dim(b)
+    left = _bin(b, arith.SubiOp, _index(b, total), bid)
+    spare = _bin(b, arith.SubiOp, blocks, 1)
+    return bid, blocks, _bin(b, arith.DivUIOp, _bin(b, arith.AddiOp, left, spare), blocks)
+
+
+class _Persistent:
+    """The tiles of a persistent kernel's block: `bid + k * nblocks` for k < count, row-major
+    over the tile grid of `shape` (the last row and column of tiles may be partial: TMA
+    zero-fills the loads and clips the stores there)."""
+
+    def __init__(self, b: Builder, shape: Sequence[int], tile: Sequence[int]):
+        self.tile = tile
+        self.cols, rows = grid(shape, tile)
+        self.bid, self.blocks, self.count = _round_robin(b, rows * self.cols)
+
+    def origin(self, b: Builder, k: SSAValue) -> tuple[SSAValue, SSAValue]:
+        t = _bin(b, arith.AddiOp, self.bid, _bin(b, arith.MuliOp, k, self.blocks))
+        row = _bin(b, arith.MuliOp, _bin(b, arith.DivUIOp, t, self.cols), self.tile[0])
+        col = _bin(b, arith.MuliOp, _bin(b, arith.RemUIOp, t, self.cols), self.tile[1])
+        return row, col
+
+
+class _Bands:
+    """The tiles of a row-band kernel's block: bands (`tile[0]` rows each) bid, bid + nblocks,
+    ..., each walked over all its column tiles in order, so that one block sums a band. Tile
+    k is column tile k % cols of the block's band k / cols; count = bands x cols."""
+
+    def __init__(self, b: Builder, shape: Sequence[int], tile: Sequence[int]):
+        self.tile = tile
+        self.cols, bands = grid(shape, tile)
+        self.bid, self.blocks, mine = _round_robin(b, bands)
+        self.count = _bin(b, arith.MuliOp, mine, self.cols)
+
+    def band_row(self, b: Builder, k: SSAValue) -> SSAValue:
+        """The first row of the band that tile k belongs to."""
+        nth = _bin(b, arith.DivUIOp, k, self.cols)
+        band = _bin(b, arith.AddiOp, self.bid, _bin(b, arith.MuliOp, nth, self.blocks))
+        return _bin(b, arith.MuliOp, band, self.tile[0])
+
+    def origin(self, b: Builder, k: SSAValue) -> tuple[SSAValue, SSAValue]:
+        col = _bin(b, arith.MuliOp, _bin(b, arith.RemUIOp, k, self.cols), self.tile[1])
+        return self.band_row(b, k), col
+
+
+def _role(ws: copy.WarpSpecializeOp, role: int) -> Builder:
+    """A builder at the end of role `role`'s block of `ws`."""
+    return Builder(InsertPoint.at_end(ws.role_block(role)))
+
+
+def _wait_full(b: Builder, full: SSAValue, slot: SSAValue, k: SSAValue, stages: int) -> None:
+    """The consumers' wait for tile k in its slot: phase k / stages of the slot's `full`."""
+    b.insert(copy.BarrierWaitOp(full, slot, _parity(b, _bin(b, arith.DivUIOp, k, stages))))
+
+
+def _producer(
+    b: Builder,
+    tiles: _Persistent | _Bands,
+    inputs: Sequence[SSAValue],
+    rings: Sequence[SSAValue],
+    full: SSAValue,
+    empty: SSAValue,
+    stages: int,
+    cache_hint: str | None = None,
+) -> None:
+    """The producer's loop: tile k into slot k % stages of every ring, once the consumers
+    released the slot (empty, phase k / stages - 1) from the second lap on; `cache_hint`:
+    the loads' L2 policy."""
+    loop = _Loop(b, tiles.count)
+    lb, k = loop.b, loop.k
+    slot = _bin(lb, arith.RemUIOp, k, stages)
+    lap = _bin(lb, arith.DivUIOp, k, stages)
+    again = lb.insert(arith.CmpiOp(k, _index(lb, stages), "uge")).result
+
+    def wait_empty(tb: Builder) -> None:
+        tb.insert(copy.BarrierWaitOp(empty, slot, _parity(tb, _bin(tb, arith.SubiOp, lap, 1))))
+
+    _if(lb, again, wait_empty)
+    origin = tiles.origin(lb, k)
+    for x, ring in zip(inputs, rings, strict=True):
+        _load_slot(lb, x, ring, origin, slot, full, oob="zeros", l2=cache_hint)
+    loop.close()
+
+
+def ws_copy(
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int] = (64, 128),
+    *,
+    stages: int | None = None,
+    in_flight: int = 1,
+    cache_hints: tuple[str | None, str | None] = (None, None),
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """`y = x` by a warp-specialized persistent kernel (launch it on `ws_grid(sms)`, or a few
+    tiles per block on `tiles_grid(shape, tile)`, the faster on the H200): warp 0,
+    the producer, loads tile k of its block into slot k % stages of a ring as soon as the
+    slot is free; warp 1, the storer, waits for the slot (its `full` barrier), stores it with
+    TMA and, once all but the last `in_flight` stores have read their slots
+    (`wait_group bulk <in_flight> read_only`), releases the slot of store k - in_flight
+    (an elected arrive on its `empty` barrier). Any shape: the edge tiles are clipped.
+    `stages` defaults to the most that fit up to 4 (`ws_stages_limit`); `cache_hints` are the
+    L2 policies of the loads and of the stores (`EVICT_FIRST`, ...)."""
+    _check_ws(shape, tile, 1 if stages is None else stages, [dtype], target)
+    stages = _ws_stages(stages, tile, [dtype], [], target)
+    if not 0 <= in_flight < stages:
+        raise ValueError(
+            f"expected 0 <= in_flight < stages ({stages}), got in_flight={in_flight}: a store "
+            "in flight holds its slot"
+        )
+    elt = element_type(dtype)
+    gmem = MemRefType(elt, list(shape))
+    ring_type = _smem(elt, [stages, *tile])
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        x, y = args
+        tiles = _Persistent(b, shape, tile)
+        ring = b.insert(copy.AllocSmemOp(ring_type)).result
+        full = b.insert(copy.BarrierInitOp(stages, 1)).result
+        empty = b.insert(copy.BarrierInitOp(stages, 1)).result
+        ws = b.insert(copy.WarpSpecializeOp([1, 1]))
+        _producer(_role(ws, 0), tiles, [x], [ring], full, empty, stages, cache_hints[0])
+        sb = _role(ws, 1)
+        loop = _Loop(sb, tiles.count)
+        lb, k = loop.b, loop.k
+        slot = _bin(lb, arith.RemUIOp, k, stages)
+        _wait_full(lb, full, slot, k, stages)
+        row, col = tiles.origin(lb, k)
+        lb.insert(
+            copy.AsyncCopyOp(ring, y, src_indices=[slot], dst_indices=[row, col], l2=cache_hints[1])
+        )
+        lb.insert(copy.CommitGroupOp("bulk"))
+
+        def release(tb: Builder) -> None:
+            tb.insert(copy.WaitGroupOp("bulk", in_flight, read_only=True))
+            done = _bin(tb, arith.SubiOp, k, in_flight)
+            tb.insert(
+                copy.BarrierArriveOp(empty, _bin(tb, arith.RemUIOp, done, stages), issuer="elected")
+            )
+
+        if in_flight:
+            _if(lb, lb.insert(arith.CmpiOp(k, _index(lb, in_flight), "uge")).result, release)
+        else:
+            release(lb)
+        loop.close()
+        sb.insert(copy.WaitGroupOp("bulk", 0))
+
+    return _kernel("ws_copy", [gmem, gmem], body, target=target, block=2 * copy.WARP)
+
+
+def ws_elementwise(
+    op: str,
+    shape: Sequence[int],
+    dtype: str,
+    tile: Sequence[int] = (64, 128),
+    *,
+    out_dtype: str | None = None,
+    stages: int | None = None,
+    consumer_warps: int = 4,
+    out_buffers: int = 2,
+    cache_hints: tuple[str | None, str | None] = (None, None),
+    maxnreg: tuple[int, int] | None = None,
+    target: str = "sm_90a",
+) -> ModuleOp:
+    """An elementwise map by a warp-specialized persistent kernel (launch it on
+    `ws_grid(sms)`, or one tile per block on `tiles_grid(shape, tile)`): `op` is "add"
+    (z = x + y: arguments x, y, z), "axpb" (y = a * x + b: arguments x, y and the f32 scalars
+    a, b) or "cast" (y = x as `out_dtype`: x, y). Warp 0 loads the inputs' tile k into slot
+    k % stages of their rings (one `full` barrier per slot for all inputs); `consumer_warps`
+    warps wait for the slot, compute the tile from SMEM into one of `out_buffers` (1 or 2)
+    output buffers (thread i takes the 16 bytes of elements at i * n, (i + threads) * n, ...
+    with vector loads, n = 16 / element bytes), release the slot (one arrive per warp on its
+    `empty` barrier), fence and store the buffer with TMA; before writing a buffer again they
+    wait until its previous store has read it (with one buffer, the store of the tile
+    before: a block that gets one tile needs no second buffer). bf16 and f16 compute in f32
+    and round to nearest even, as PyTorch does; a * x + b is a rounded product and a rounded
+    sum (`mul.rn`, `add.rn`: never fused into an fma), as numpy computes it in f32. Any
+    shape: edge tiles are zero-filled on load and clipped on store. `stages` defaults to the
+    most that fit up to 4 (`ws_stages_limit`); `cache_hints` are the L2 policies of the loads
+    and of the stores. With `maxnreg` = (producer, consumer) register limits, the producer is
+    a whole warpgroup (4 warps, one of which issues) and each role sets its limit
+    (`setmaxnreg`), as CUTLASS's warp-specialized kernels do; `consumer_warps` must then be a
+    multiple of 4."""
+    if op not in ELEMENTWISE:
+        raise ValueError(f"expected op to be one of {', '.join(ELEMENTWISE)}, got {op!r}")
+    out_name = dtype if out_dtype is None else out_dtype
+    if op == "cast" and out_dtype is None:
+        raise ValueError("expected out_dtype for op='cast' (e.g. 'bf16')")
+    for name in (dtype, out_name):
+        _check_float(name)
+    _check_ws(shape, tile, 1 if stages is None else stages, [dtype, out_name], target)
+    inputs = 2 if op == "add" else 1
+    stages = _ws_stages(stages, tile, [dtype] * inputs, [out_name], target, out_buffers)
+    _check_consumer_warps(consumer_warps)
+    if out_buffers not in (1, 2):
+        raise ValueError(f"expected out_buffers of 1 or 2, got {out_buffers}")
+    producer_warps = 1 if maxnreg is None else copy.WARPGROUP_WARPS
+    if maxnreg is not None and consumer_warps % copy.WARPGROUP_WARPS:
+        raise ValueError(
+            f"expected a multiple of 4 consumer warps with maxnreg (setmaxnreg is per "
+            f"warpgroup), got {consumer_warps}"
+        )
+    elt, out_elt = element_type(dtype), element_type(out_name)
+    f32 = element_type("f32")
+    gmem = MemRefType(elt, list(shape))
+    out_gmem = MemRefType(out_elt, list(shape))
+    ring_type = _smem(elt, [stages, *tile])
+    out_type = _smem(out_elt, [out_buffers, *tile])
+    threads = consumer_warps * copy.WARP
+    elements = tile[0] * tile[1]
+
+    # Each thread takes `lanes` consecutive elements at a time: 16-byte SMEM loads.
+    in_bytes = (copy.bitwidth(elt) or 8) // 8
+    lanes = 16 // in_bytes if tile[1] % (16 // in_bytes) == 0 else 1
+    vf32 = VectorType(f32, [lanes])
+
+    def to_f32(b: Builder, v: SSAValue) -> SSAValue:
+        return v if elt == f32 else b.insert(arith.ExtFOp(v, vf32)).result
+
+    def from_f32(b: Builder, v: SSAValue) -> SSAValue:
+        if out_elt == f32:
+            return v
+        return b.insert(arith.TruncFOp(v, VectorType(out_elt, [lanes]))).result
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> None:
+        xs = list(args[:inputs])
+        z = args[inputs]
+        scalars = args[inputs + 1 :]
+        tiles = _Persistent(b, shape, tile)
+        rings = [b.insert(copy.AllocSmemOp(ring_type)).result for _ in xs]
+        out = b.insert(copy.AllocSmemOp(out_type)).result
+        full = b.insert(copy.BarrierInitOp(stages, inputs)).result
+        empty = b.insert(copy.BarrierInitOp(stages, consumer_warps)).result
+        ws = b.insert(copy.WarpSpecializeOp([producer_warps, consumer_warps], maxnreg))
+        pb = _role(ws, 0)
+        if producer_warps == 1:
+            _producer(pb, tiles, xs, rings, full, empty, stages, cache_hints[0])
+        else:
+            # Only the warpgroup's first warp runs the ring (its elected lane issues): the
+            # others would wait on `empty` unthrottled and could fall two phases behind,
+            # and the join would hang (the protocol analysis's P6), as in CUTLASS.
+            warp = _bin(pb, arith.DivUIOp, ws.role_block(0).args[0], copy.WARP)
+            first = pb.insert(arith.CmpiOp(warp, _index(pb, 0), "eq")).result
+            _if(
+                pb,
+                first,
+                lambda tb: _producer(tb, tiles, xs, rings, full, empty, stages, cache_hints[0]),
+            )
+        cb = _role(ws, 1)
+        t = ws.role_block(1).args[0]
+        splats = [cb.insert(vector.BroadcastOp(v, vf32)).vector for v in scalars]
+        first = _bin(cb, arith.MuliOp, t, lanes)
+        loop = _Loop(cb, tiles.count)
+        lb, k = loop.b, loop.k
+        slot = _bin(lb, arith.RemUIOp, k, stages)
+        buf = _bin(lb, arith.RemUIOp, k, out_buffers) if out_buffers > 1 else _index(lb, 0)
+        _wait_full(lb, full, slot, k, stages)
+        # The store that last read buffer `buf` (tile k - out_buffers) is done reading it.
+        lb.insert(copy.WaitGroupOp("bulk", out_buffers - 1, read_only=True))
+        each = Block(arg_types=[IndexType()])
+        eb = Builder(InsertPoint.at_end(each))
+        i = each.args[0]
+        r = _bin(eb, arith.DivUIOp, i, tile[1])
+        c = _bin(eb, arith.RemUIOp, i, tile[1])
+        vin = VectorType(elt, [lanes])
+        vals = [
+            to_f32(eb, eb.insert(vector.LoadOp(ring, [slot, r, c], vin)).result) for ring in rings
+        ]
+        if op == "add":
+            v = eb.insert(arith.AddfOp(vals[0], vals[1])).result
+        elif op == "axpb":
+            ax = eb.insert(arith.MulfOp(splats[0], vals[0])).result
+            v = eb.insert(arith.AddfOp(ax, splats[1])).result
+        else:
+            v = vals[0]
+        eb.insert(vector.StoreOp(from_f32(eb, v), out, [buf, r, c]))
+        eb.insert(scf.YieldOp())
+        step = _index(lb, threads * lanes)
+        lb.insert(scf.ForOp(first, _index(lb, elements), step, [], Region(each)))
+        lb.insert(copy.BarrierArriveOp(empty, slot, issuer="warps"))
+        lb.insert(copy.FenceAsyncSharedOp())
+        row, col = tiles.origin(lb, k)
+        lb.insert(
+            copy.AsyncCopyOp(out, z, src_indices=[buf], dst_indices=[row, col], l2=cache_hints[1])
+        )
+        lb.insert(copy.CommitGroupOp("bulk"))
+        loop.close()
+        cb.insert(copy.WaitGroupOp("bulk", 0))
+
+    arg_types: list[Attribute] = [gmem] * inputs + [out_gmem]
+    if op == "axpb":
+        arg_types += [f32, f32]
+    block = (producer_warps + consumer_warps) * copy.WARP
+    return _kernel(f"ws_{op}", arg_types, body, target=target, block=block)
