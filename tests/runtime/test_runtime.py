@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from analysis.verify import verify_module
 from copy_tools.universe import make_context
 from frontends import kernels
 from passes.pipeline import compile_module
@@ -132,12 +133,12 @@ def test_a_kernel_that_verifies_fits_the_device_it_targets(spare):
     # The buffer, one 8-byte barrier right after it and the pad: `spare` bytes under the limit.
     buffer = H200.max_smem_optin - 1024 - 8 - spare
     fits = kernel(buffer)
-    fits.verify()
+    verify_module(fits)
     smem = program(fits).abi.kernels["k"].smem_bytes
     assert smem == H200.max_smem_optin - spare
     check_device("sm_90a", smem, H200)
     with pytest.raises(VerifyException, match="alignment pad of the arena"):
-        kernel(buffer + spare + 8).verify()
+        verify_module(kernel(buffer + spare + 8))
 
 
 def test_the_repr_of_programs_and_kernels_is_short():
