@@ -55,7 +55,7 @@ from copy_dialect import portability
 from copy_dialect.roles import kernel_block_threads
 from copy_dialect.smem import SmemAllocation, arena_layout
 from facts.target import Target
-from passes.legalize_common import box_coords, role_barrier, thread_condition
+from passes.legalize_common import appender, box_coords, role_barrier, thread_condition
 from passes.legalize_common import index_constant as _index
 
 PEER_OPS = (copy.PeerStoreOp, copy.PeerCopyOp, copy.PeerArriveOp)
@@ -385,20 +385,12 @@ class _Fold:
             COPY_BYTES // size if COPY_BYTES % size == 0 and box[-1] * size % COPY_BYTES == 0 else 1
         )
         made: list[Operation] = []
-
-        def emit(o: Operation) -> SSAValue:
-            made.append(o)
-            return o.results[0]
-
+        emit = appender(made)
         total = emit(_index(prod(box) // width))
         step = emit(_index(self.threads))
         loop = Block(arg_types=[IndexType()])
         inner: list[Operation] = []
-
-        def put(o: Operation) -> SSAValue:
-            inner.append(o)
-            return o.results[0]
-
+        put = appender(inner)
         coords = box_coords(loop.args[0], box, width, put, lambda v: put(_index(v)))
         if width == 1:
             value = put(memref.LoadOp.get(op.src, [*lead_src, *coords]))

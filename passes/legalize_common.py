@@ -1,8 +1,9 @@
-"""What copy-legalize's rewrites share (passes/legalize.py, and the cluster folding of
-passes/legalize_cluster.py): which threads of a block (or of a role) reach an op and see the
-same values, asked before a copy's thread form goes to every thread of the issuing group and
-before a folded cluster's role meets at its barrier; the threads' row-major walk of a box;
-a role's barrier; index constants."""
+"""What copy-legalize's rewrites share (passes/legalize.py and its `legalize_*` modules, and
+the cluster folding of passes/legalize_cluster.py): which threads of a block (or of a role)
+reach an op and see the same values, asked before a copy's thread form goes to every thread
+of the issuing group and before a folded cluster's role meets at its barrier; the threads'
+row-major walk of a box; a role's barrier; index constants; the ops a rewrite builds
+(`appender`)."""
 
 from __future__ import annotations
 
@@ -104,6 +105,16 @@ def box_coords(
     if width > 1:
         coords[-1] = put(arith.MuliOp(coords[-1], constant(width)))
     return coords
+
+
+def appender(ops: list[Operation]) -> Callable[[Operation], SSAValue]:
+    """A builder's `emit`: appends an op to `ops` and returns its result."""
+
+    def emit(op: Operation) -> SSAValue:
+        ops.append(op)
+        return op.results[0]
+
+    return emit
 
 
 def index_constant(value: int) -> arith.ConstantOp:

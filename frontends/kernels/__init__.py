@@ -111,11 +111,3 @@ __all__ = [
     "grouped_copy",
     "grouped_view_copy",
 ]
-
-# The public functions are this package's, wherever they are defined: `kernels.tma_copy`
-# reports `frontends.kernels` as its module (as it did when the builders were one module).
-for _name in __all__:
-    _obj = globals()[_name]
-    if callable(_obj) and not isinstance(_obj, type):
-        _obj.__module__ = __name__
-del _name, _obj

@@ -22,8 +22,10 @@ has no guard.
 
 The modules, one per op family: `emit` (the llvm builders), `kernel` (the kernel's facts,
 arena, prologue and ABI), `dynamic_shapes` (the sizes of dynamic arrays the kernel reads:
-its size parameters, which the memref and vector lowerings read too), `copies` (TMA and
-cp.async copies, prefetches, tensor maps), `groups` (bulk and cp.async groups, fences),
+its size parameters, which the memref and vector lowerings read too), `copies` (the
+patterns of the copies and prefetches) and a module per implementation of them: `tma` (TMA
+copies and prefetches, their tensor maps), `bulk` (bulk non-tensor copies), `cp_async` and
+`im2col` (both forms of an im2col load); `groups` (bulk and cp.async groups, fences),
 `barriers` (mbarriers and named barriers), `roles` (`copy.warp_specialize`), `smem`, `tmem`,
 `dsmem` (a peer CTA's SMEM), `tensormap` (maps in global memory), and `guards` (the debug
 guards); this one holds the pass.

@@ -12,9 +12,10 @@ op's `llvmBuilder`: a call of the LLVM 22 NVPTX intrinsic where LLVM 22 has one,
 (`call void asm sideeffect`) otherwise and wherever an op carries a predicate (`emit`).
 
 One module per family of upstream's NVVMOps.td: `sreg` (special registers, made from a
-table), `barrier` (barriers and fences), `mbarrier`, `cp_async`, `bulk` (bulk and TMA
-copies, reductions, prefetch), `prefetch` (the tensor-map prefetch), `mapa`, `shfl`
-(warp shuffles), `tcgen05`; `attributes` holds what they share.
+table), `barrier` (barriers and fences), `mbarrier`, `cp_async`, `bulk` (the bulk group and
+the non-tensor bulk copies and prefetch), `bulk_tensor` (the TMA tensor load and store),
+`bulk_reduce` (the TMA reduction), `prefetch` (the tensor-map prefetch and the TMA tensor
+prefetch), `mapa`, `shfl` (warp shuffles), `tcgen05`; `attributes` holds what they share.
 This module assembles them into the `NVVM` dialect.
 
 Deviations from upstream:
@@ -63,13 +64,12 @@ from passes.nvvm.bulk import (
     CpAsyncBulkGlobalSharedCtaOp,
     CpAsyncBulkPrefetchOp,
     CpAsyncBulkSharedClusterGlobalOp,
-    CpAsyncBulkTensorGlobalSharedCtaOp,
-    CpAsyncBulkTensorPrefetchOp,
-    CpAsyncBulkTensorReduceOp,
-    CpAsyncBulkTensorSharedClusterGlobalOp,
     CpAsyncBulkWaitGroupOp,
-    TMAReduxKind,
-    TMAReduxKindAttr,
+)
+from passes.nvvm.bulk_reduce import CpAsyncBulkTensorReduceOp, TMAReduxKind, TMAReduxKindAttr
+from passes.nvvm.bulk_tensor import (
+    CpAsyncBulkTensorGlobalSharedCtaOp,
+    CpAsyncBulkTensorSharedClusterGlobalOp,
 )
 from passes.nvvm.cp_async import (
     CpAsyncCommitGroupOp,
@@ -94,7 +94,7 @@ from passes.nvvm.mbarrier import (
     MBarrierTestWaitParitySharedOp,
     MBarrierTryWaitParitySharedOp,
 )
-from passes.nvvm.prefetch import PrefetchTensorMapOp
+from passes.nvvm.prefetch import CpAsyncBulkTensorPrefetchOp, PrefetchTensorMapOp
 from passes.nvvm.red import RedGlobalOp, RedSharedOp
 from passes.nvvm.shfl import ShflKind, ShflKindAttr, ShflOp
 from passes.nvvm.sreg import (

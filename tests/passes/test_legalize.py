@@ -144,11 +144,9 @@ def test_every_builder_is_listed():
     }  # fmt: skip
     made = {
         n
-        for n in dir(kernels)
+        for n in kernels.__all__
         if callable(f := getattr(kernels, n))
-        and getattr(f, "__module__", "") == kernels.__name__
-        and not n.startswith("_")
-        and "return" in (f.__annotations__ or {})
+        and "return" in (getattr(f, "__annotations__", None) or {})
         and f.__annotations__["return"] in ("ModuleOp", ModuleOp)
     }
     assert made == builders
@@ -544,8 +542,8 @@ def test_im2col_gather_walks_the_pixels_as_tma_does(spatial, seed):
     from xdsl.dialects.builtin import IndexType, MemRefType, f32, i16, i64
     from xdsl.ir import Block
 
-    from passes.convert_copy_to_nvvm.copies import im2col_pixel
     from passes.convert_copy_to_nvvm.emit import Emit
+    from passes.convert_copy_to_nvvm.im2col import im2col_pixel
 
     rng = random.Random(seed * 10 + spatial)
     extents = [rng.randint(1, 9) for _ in range(spatial)]
@@ -682,7 +680,7 @@ def test_a_roles_cp_async_loop_issues_several_chunks_an_iteration():
     """A legalized producer warp issues a whole tile's chunks (32 x 256 f32: 64 per thread):
     its loop issues 8 an iteration, their address arithmetic independent; the block's loops
     and shares that 2 does not divide issue one."""
-    from passes.convert_copy_to_nvvm.copies import unroll_factor
+    from passes.convert_copy_to_nvvm.cp_async import unroll_factor
 
     assert unroll_factor(2048, 32) == 8
     assert unroll_factor(96, 32) == 1  # 3 a thread
