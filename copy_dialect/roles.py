@@ -41,7 +41,7 @@ from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 
 from copy_dialect.errors import CopyVerifyException as Error
-from copy_dialect.verification import copy_op_definition, per_run
+from copy_dialect.verification import check_attribute_names, copy_op_definition, per_run
 from copy_dialect.verify_common import enclosing_kernel, enclosing_target
 
 WARP = 32
@@ -149,6 +149,8 @@ class WarpSpecializeOp(IRDLOperation):
         return op
 
     def verify_(self) -> None:
+        op_def = self.get_irdl_definition()
+        check_attribute_names(self, sorted([*op_def.properties, *op_def.attributes]))
         warps = self.role_warps
         # rule: W2
         if len(self.roles) != len(warps) or not warps or any(w < 1 for w in warps):

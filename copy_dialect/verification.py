@@ -35,6 +35,8 @@ from xdsl.irdl import IRDLOperation, irdl_op_definition
 from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
+from copy_dialect.errors import CopyVerifyException
+
 T = TypeVar("T")
 OpT = TypeVar("OpT", bound=IRDLOperation)
 
@@ -263,18 +265,48 @@ def copy_op_definition(cls: type[OpT]) -> type[OpT]:
     assert not op_def.regions, f"{cls.name} defines regions"
     assert not op_def.successors, f"{cls.name} defines successors"
 
+    inherent = sorted([*op_def.properties, *op_def.attributes])
+
     def verify_(self: IRDLOperation) -> None:
         run = _RUN.get()
         if run is None:
             op_def.verify(self)
+            check_attribute_names(self, inherent)
         elif (key := signature(self)) in run.irdl_checked:
             for trait in op_def.traits:
                 trait.verify(self)
         else:
             op_def.verify(self)
+            check_attribute_names(self, inherent)
             run.irdl_checked.add(key)
         if custom_verify is not None:
             custom_verify(self)
 
     cls.verify_ = verify_  # pyright: ignore[reportAttributeAccessIssue]
     return cls
+
+
+OP_DISCARDABLE = ("copy.target",)
+"""The copy dialect's discardable attributes that any op may carry (the target)."""
+
+
+def check_attribute_names(op: Operation, inherent: list[str]) -> None:
+    """Every attribute of a copy op is used: an inherent one (a property or attribute the op
+    defines, however spelled), a discardable one of another dialect (`dialect.name`, which
+    keeps its own meaning), or one of the copy dialect's that an op may carry; an unknown
+    name, or a copy-dialect attribute the op cannot take, is an error (MLIR's discipline for
+    inherent and discardable attributes)."""
+    for name in op.attributes:
+        dialect, dot, _ = name.partition(".")
+        if dot and dialect != "copy" or name in OP_DISCARDABLE:
+            continue
+        takes = ", ".join(inherent) if inherent else "none"
+        # rule: AT1
+        raise CopyVerifyException(
+            f"unknown attribute '{name}' on {op.name}, whose attributes are: {takes}"
+            if not dot
+            else f"the copy dialect's attribute '{name}' does not apply to {op.name}, whose "
+            f"attributes are: {takes} (and copy.target)",
+            note=f"drop '{name}'"
+            + ("" if dot else f", or prefix it with its dialect's name (mydialect.{name})"),
+        )

@@ -35,3 +35,55 @@ func.func @unknown_target() attributes {copy.target = #copy.target<"sm_75">} {
   copy.fence_async_shared
   func.return
 }
+
+// -----
+
+// An attribute the op does not define is an error, not ignored: copy.barrier_expect_tx has no
+// scope (copy.barrier_arrive has).
+// rule: AT1
+// fix: s|, 16 {scope = #copy<scope cluster>}|, 16|
+func.func @at1_unknown_attribute(%p: i1) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{unknown attribute 'scope' on copy.barrier_expect_tx, whose attributes are: bytes}}
+  // expected-note@+1 {{drop 'scope', or prefix it with its dialect's name (mydialect.scope)}}
+  copy.barrier_expect_tx %bar[%c0], 16 {scope = #copy<scope cluster>} : !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %p : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// copy.cluster is the kernel's (a function attribute), not an op's.
+// rule: AT1
+// fix: s| {copy.cluster = array<i32: 2, 1, 1>}||
+func.func @at1_copy_attribute_on_an_op() attributes {copy.target = #copy.target<"sm_90a">} {
+  // expected-error@+2 {{the copy dialect's attribute 'copy.cluster' does not apply to copy.fence_async_shared, whose attributes are: none (and copy.target)}}
+  // expected-note@+1 {{drop 'copy.cluster'}}
+  copy.fence_async_shared {copy.cluster = array<i32: 2, 1, 1>}
+  func.return
+}
+
+// -----
+
+// An op with regions is held to its attributes too.
+// rule: AT1
+// fix: s| attributes {persistent}||
+func.func @at1_unknown_attribute_on_warp_specialize() attributes {copy.target = #copy.target<"sm_90a">, gpu.known_block_size = array<i32: 64, 1, 1>} {
+  // expected-error@+2 {{unknown attribute 'persistent' on copy.warp_specialize, whose attributes are: maxnreg, warps}}
+  // expected-note@+1 {{drop 'persistent', or prefix it with its dialect's name (mydialect.persistent)}}
+  copy.warp_specialize warps [1, 1] attributes {persistent} {
+  ^bb0(%t: index):
+  }, {
+  ^bb0(%t: index):
+  }
+  func.return
+}
+
+// -----
+
+// A discardable attribute of another dialect keeps its own meaning: no error.
+func.func @other_dialects_attributes_are_kept() attributes {copy.target = #copy.target<"sm_90a">} {
+  copy.fence_async_shared {mydialect.note = "kept", llvm.noinline}
+  func.return
+}
