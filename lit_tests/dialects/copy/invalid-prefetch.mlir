@@ -93,3 +93,17 @@ func.func @k1_prefetch_coordinates(%x: memref<256x256xf32>) {
   copy.prefetch %x[%c0, %c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>
   func.return
 }
+
+// -----
+
+// A raw cache_hint is copy.async_copy's; a prefetch names its L2 policy with l2, and a stray
+// cache_hint is an error, not dropped.
+// rule: AT1
+// fix: s|, cache_hint = 1152921504606846976 : i64||
+func.func @at1_prefetch_cache_hint(%x: memref<4096x4096xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{unknown attribute 'cache_hint' on copy.prefetch, whose attributes are: box, implementation, l2, l2_fraction, l2_promotion, l2_secondary}}
+  // expected-note@+1 {{drop 'cache_hint'}}
+  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>, cache_hint = 1152921504606846976 : i64} : memref<4096x4096xf32>
+  func.return
+}
