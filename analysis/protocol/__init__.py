@@ -12,13 +12,21 @@ used only after their load completes (P11), and that the threads that meet at a 
 barrier are the count it names (P13).
 
 It walks each kernel in program order (`walk`: one agent for the block, and one per role of
-a `copy.warp_specialize`, run at once and scheduled by `run`), with a model of one CTA's
-barriers, groups and buffers whose happens-before is kept in vector clocks (`state`,
-`clocks`), computing the values the protocol depends on (`values`); block-uniform unknowns
-that decide it (a trip count, a branch condition, a barrier_test's result) are chosen by
-the driver (`analysis`, with what every run shares in `facts`), which runs the kernel for
-each choice and, with roles, each role priority. What it cannot prove is a warning that
-says what to add. docs/design.md ("The protocol analysis") says what it models and what not.
+a `copy.warp_specialize`, run at once and scheduled by `run`, sharing `steps`), each op
+followed by the handler the table of `dispatch` names for it: `ops_scf` (scf.if, scf.for,
+scf.while, and the unknowns the driver must choose), `ops_barriers`, `ops_copies`,
+`ops_dsmem`, `ops_tensormaps`, `ops_tmem` and `ops_roles` (warp_specialize, named
+barriers). It keeps a model of one CTA (`state`), one part per concern: the thread classes'
+vector clocks (`clocks`, happens-before), the mbarriers (`mbarriers`) and the waits on them
+(`waits`), the named barriers (`named`), the issuers' bulk and cp.async groups (`groups`),
+SMEM and its races (`smem`), the async copies as issued (`copies`), the tensor maps
+(`tensormaps`), TMEM (`tmem`), and what may not be in flight at the end (`ends`), with the
+records they share in `records`. It computes the values the protocol depends on (`values`);
+block-uniform unknowns that decide it (a trip count, a branch condition, a barrier_test's
+result) are chosen by the driver (`analysis`, with what every run shares in `facts`), which
+runs the kernel for each choice and, with roles, each role priority. What it cannot prove
+is a warning that says what to add (`findings`). docs/design.md ("The protocol analysis")
+says what it models and what not.
 """
 
 import warnings

@@ -12,7 +12,7 @@ from xdsl.ir import Operation, SSAValue
 from analysis.protocol.facts import CopyFacts, Kernel, block_size, equal_values
 from analysis.protocol.findings import ProtocolFinding, warning
 from analysis.protocol.run import Infeasible, Walk, run_kernel, steady
-from analysis.protocol.walk import Choose
+from analysis.protocol.steps import Choose
 from copy_dialect import ops as copy
 from copy_dialect.verify_common import constant_int
 

@@ -7,7 +7,16 @@ knows that component's history: an event stamped `(c, v)` (class c's v-th event)
 before whatever a class does once its clock has `clock[c] >= v`.
 
 An `End` is what a reader must know before it may touch what a record guards: the stamps
-of the accesses, the phase that completes a TMA load, the sync after a wait_group."""
+of the accesses, the phase that completes a TMA load, the sync after a wait_group.
+
+`HappensBefore` keeps the clocks of one CTA's thread classes while the analysis walks its
+kernel: every part of the protocol state (`state`) stamps, syncs and compares through it.
+
+- Threads are in classes, each with a vector clock: outside roles, thread 0 (which issues
+  TMA copies, expect_tx and bulk groups) and the block's other threads; in a role, its
+  first warp (which holds the role's elected thread) and its other warps. A clock says what
+  its class knows happened before: a barrier phase it observed (directly or through
+  others), another class's access, a wait_group's sync."""
 
 from __future__ import annotations
 
@@ -52,3 +61,58 @@ def raise_to(clock: Clock, component: int, value: int) -> Clock:
     if clock[component] < value:
         clock[component] = value
     return clock
+
+
+class HappensBefore:
+    """The thread classes of one CTA and their clocks (a component per class, barrier and
+    named barrier), which classes run now, whether roles run at once, and whether a blocked
+    role may go on."""
+
+    def __init__(self) -> None:
+        self.width = 0
+        self.clocks: dict[int, Clock] = {}
+        self.class_names: dict[int, str] = {}
+        """Each class, for messages: "thread 0 of the block", "the other warps of role 1"."""
+        self.live: list[int] = []
+        """The classes of the threads that run now (the block's, or the roles' that have not
+        ended): a record every one of them knows can no longer race."""
+        self.concurrent = False
+        """Roles run: records outlive the syncs of the one who made them."""
+        self.progress = False
+        """A phase or generation completed, or a role ended: a blocked role may go on."""
+
+    def new_component(self) -> int:
+        self.width += 1
+        return self.width - 1
+
+    def new_class(self, clock: Clock) -> int:
+        c = self.new_component()
+        self.clocks[c] = raise_to(clock.copy(), c, 0)
+        return c
+
+    def stamp(self, c: int) -> Stamp:
+        clock = self.clocks[c]
+        clock[c] += 1
+        return (c, clock[c])
+
+    def stamps(self, classes: tuple[int, ...]) -> End:
+        return tuple(self.stamp(c) for c in classes)
+
+    def sync(self, classes: tuple[int, ...]) -> Stamp:
+        """The classes meet (a block or role barrier): each knows what any knew. Returns the
+        stamp that says "after this sync"."""
+        mark = self.stamp(classes[0])
+        clocks = self.clocks
+        joined = clocks[classes[0]]
+        for c in classes[1:]:
+            joined = join(joined, clocks[c])
+        for c in classes:
+            clocks[c] = joined.copy()
+        return mark
+
+    def knows_all(self, classes: tuple[int, ...], end: End | None) -> bool:
+        return all(knows(self.clocks[c], end) for c in classes)
+
+    def live_clocks(self) -> list[Clock]:
+        """The clocks of the classes that run now."""
+        return [self.clocks[c] for c in self.live]

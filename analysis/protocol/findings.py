@@ -8,6 +8,7 @@ dialect, from the `# rule: ID` comment above the line that makes it."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -53,6 +54,10 @@ class ProtocolFinding(CopyVerifyException):
         """Findings of several runs of one kernel (trip counts, branches, ring slots) are one
         finding when they are of one rule at one op."""
         return (self.severity, id(self.op), self.rules)
+
+
+Report = Callable[[ProtocolFinding], None]
+"""Where the parts of the analysis hand their findings (the run's first error ends it)."""
 
 
 def error(op: Operation, message: str, note: str, *related: Related) -> ProtocolFinding:

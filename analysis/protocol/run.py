@@ -11,11 +11,14 @@ from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import join
+from analysis.protocol.dispatch import STEPS
 from analysis.protocol.facts import Kernel
-from analysis.protocol.findings import ProtocolFinding, Related
-from analysis.protocol.state import Deadlock, Report, State
+from analysis.protocol.findings import ProtocolFinding, Related, Report
+from analysis.protocol.records import Deadlock
+from analysis.protocol.state import State
+from analysis.protocol.steps import Stop
 from analysis.protocol.values import UNIFORM
-from analysis.protocol.walk import Agent, Stop
+from analysis.protocol.walk import Agent
 
 
 class Infeasible(Exception):
@@ -40,7 +43,9 @@ class Walk:
         self.order = order
         """Roles by priority, highest first (the block after them)."""
         self.state = State(report)
-        self.state.pending_cap = kernel.max_pending + 1
+        self.state.group_sets.pending_cap = kernel.max_pending + 1
+        self.dispatch = STEPS
+        """How the agents follow each op (`dispatch`)."""
         self.events: list[tuple[object, ...]] = []
         """What the protocol saw, op by op (ring slots, barriers, parities relative to the
         barrier's phase, branches taken), without GMEM coordinates: the trace the steady-
@@ -52,12 +57,12 @@ class Walk:
         self.ranked: list[Agent] = []
 
     def run(self) -> None:
-        s = self.state
-        classes = (s.new_class([]), s.new_class([]))
+        hb = self.state.hb
+        classes = (hb.new_class([]), hb.new_class([]))
         block = Agent(self, "the block", None, self.kernel.threads, 0, None, classes)
         for arg in self.kernel.fn.args:
             block.env[arg] = UNIFORM
-        s.live = list(block.classes)
+        hb.live = list(block.classes)
         block.steps = block.main()
         self.agents = [block]
         self.ranked = [block]
@@ -108,9 +113,9 @@ class Walk:
         raise Deadlock
 
     def fork(self, roles: list[Agent]) -> None:
-        s = self.state
-        s.concurrent = True
-        s.live = [c for a in roles for c in a.classes]
+        hb = self.state.hb
+        hb.concurrent = True
+        hb.live = [c for a in roles for c in a.classes]
         self.agents += roles
         rank = {r: i for i, r in enumerate(self.order)}
         ranked = sorted(roles, key=lambda a: rank.get(a.role, len(rank) + (a.role or 0)))
@@ -119,16 +124,17 @@ class Walk:
     def join(self, block: Agent, roles: list[Agent], op: Operation) -> None:
         """The roles have ended: what they left in flight (P7), then a block barrier."""
         s = self.state
+        hb = s.hb
         for agent in roles:
-            s.role_end(op, agent.groups)
+            s.ends.role_end(op, agent.groups)
             s.group_sets.remove(agent.groups)
-        joined = s.clocks[block.c0]
+        joined = hb.clocks[block.c0]
         for c in (block.c1, *(c for a in roles for c in a.classes)):
-            joined = join(joined, s.clocks[c])
-        s.clocks[block.c0] = joined
-        s.clocks[block.c1] = joined.copy()
-        s.concurrent = False
-        s.live = list(block.classes)
+            joined = join(joined, hb.clocks[c])
+        hb.clocks[block.c0] = joined
+        hb.clocks[block.c1] = joined.copy()
+        hb.concurrent = False
+        hb.live = list(block.classes)
         s.prune()
         self.agents = [a for a in self.agents if a not in roles]
         self.ranked = [a for a in self.ranked if a not in roles]

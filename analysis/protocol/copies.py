@@ -1,0 +1,113 @@
+"""The async copies as they are issued: what each writes or reads of SMEM (checked against
+what may still touch it, `smem`), the barrier phase it completes on (`mbarriers`) or the
+group it joins (`groups`), and the record of its write that readers must wait for."""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+
+from analysis.protocol.clocks import End, HappensBefore, join
+from analysis.protocol.groups import Groups
+from analysis.protocol.mbarriers import Mbarriers
+from analysis.protocol.records import Fill, Key, Region
+from analysis.protocol.smem import SharedMemory
+
+
+class AsyncCopies:
+    def __init__(self, hb: HappensBefore, smem: SharedMemory, barriers: Mbarriers):
+        self.hb = hb
+        self.smem = smem
+        self.barriers = barriers
+
+    def tma_load(
+        self,
+        op: Operation,
+        region: Region,
+        key: Key,
+        expect: int,
+        nbytes: int,
+        issuer: int,
+        who: str,
+    ) -> End:
+        """The load; returns what completes it (the phase its barrier closes)."""
+        smem, barriers = self.smem, self.barriers
+        smem.refill(op, region, "the TMA load", (issuer,))
+        self.hb.stamp(issuer)
+        if expect:
+            barriers.arrive(op, key, 1, expect, (issuer,), who)
+        phase = barriers.deliver(op, key, nbytes, None if expect else issuer)
+        b = barriers.table[key]
+        # A later phase of the same barrier is known only after this one: the new fill of
+        # the region stands for an earlier one on that barrier.
+        if self.hb.concurrent:
+            smem.fills = [f for f in smem.fills if f.key != key or f.region != region]
+        end = ((b.comp, phase + 1),)
+        smem.fills.append(Fill(op, region, key, phase, end))
+        return end
+
+    def peer_write(
+        self,
+        op: Operation,
+        region: Region,
+        key: Key,
+        nbytes: int,
+        issuers: tuple[int, ...],
+        writer: str,
+    ) -> None:
+        """A DSMEM write (`copy.peer_store`, `copy.peer_copy`) of the classes `issuers`, as
+        this CTA receives it: every CTA of the cluster runs the same program and sends to a
+        permutation of the ranks, so at this point a peer writes `region` of this CTA and
+        completes `nbytes` on barrier `key` (docs/design.md, "Distributed shared memory").
+        The writes of one phase are parts of one transfer: they do not race each other."""
+        smem = self.smem
+        b = self.barriers.table[key]
+        phase = b.closed
+        ours = [f for f in smem.fills if f.key == key and f.phase == phase and f.op is op]
+        if not ours:
+            smem.refill(op, region, writer, issuers)
+        self.hb.stamps(issuers)
+        if not b.unknown:
+            b.delivered += nbytes
+            for c in issuers:
+                b.open = join(b.open, self.hb.clocks[c])
+            self.barriers.close(op, key, b)
+        if not any(f.region == region for f in ours):
+            smem.fills.append(Fill(op, region, key, phase, ((b.comp, phase + 1),)))
+
+    def cp_async(
+        self, op: Operation, region: Region, groups: Groups, issuers: tuple[int, ...]
+    ) -> None:
+        self.smem.refill(op, region, "the cp.async copy", issuers)
+        self.hb.stamps(issuers)
+        groups.cp_open.append(Fill(op, region, None, 0, None))
+
+    def tracked_cp_async(
+        self,
+        op: Operation,
+        region: Region,
+        key: Key,
+        times: int,
+        issuers: tuple[int, ...],
+        who: str,
+        how: str | None,
+    ) -> None:
+        """An mbarrier-tracked cp.async copy (`cp.async.mbarrier.arrive.noinc`): the threads
+        of the classes `issuers` write `region`, and each of the `times` threads arrives once
+        on `key` when its chunks have landed, so the phase its arrivals complete completes
+        the copy: a reader must observe that phase, as for a TMA load. (The arrivals are
+        counted when the copy is issued: the phase cannot complete before them.)"""
+        smem, barriers = self.smem, self.barriers
+        smem.refill(op, region, "the cp.async copy", issuers)
+        barriers.tracked.add(op)
+        b = barriers.table[key]
+        phase = b.closed
+        barriers.arrive(op, key, times, 0, issuers, who, how)
+        if self.hb.concurrent:
+            smem.fills = [f for f in smem.fills if f.key != key or f.region != region]
+        smem.fills.append(Fill(op, region, key, phase, ((b.comp, phase + 1),)))
+
+    def tma_store(self, op: Operation, region: Region, groups: Groups, issuer: int) -> None:
+        self.smem.read(op, region, (issuer,), "the TMA store")
+        self.smem.async_read(op, region, "the TMA store", (issuer,))
+        self.hb.stamp(issuer)
+        groups.bulk_open.append((op, region))

@@ -1,0 +1,72 @@
+"""How an agent follows each op that is more to the protocol than the values it gives: the
+op -> handler table the run hands its agents (`walk.Agent.op`). A handler takes the agent,
+the op and the mask of the threads that reach it, and returns the steps of its walk (a
+generator, for an op that may block or holds a region), or None when it is done at once
+(the agent then computes the op's results, if any, as a generic op's).
+
+The ops not here: the other copy ops (`alloc_smem`) only give values; `func.return`, the
+threads' loads and stores, `gpu.barrier` and the `gpu` ids the agent follows itself; every
+other op is generic (`values`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from xdsl.dialects import scf
+from xdsl.ir import Operation
+
+from analysis.protocol import (
+    ops_barriers,
+    ops_copies,
+    ops_dsmem,
+    ops_roles,
+    ops_scf,
+    ops_tensormaps,
+    ops_tmem,
+)
+from analysis.protocol.steps import Step
+from copy_dialect import ops as copy
+
+STEPS: Mapping[type[Operation], Step] = {
+    # structured control flow (an scf.while only when it holds copy ops)
+    scf.IfOp: ops_scf.if_op,
+    scf.ForOp: ops_scf.for_op,
+    scf.WhileOp: ops_scf.while_op,
+    # mbarriers
+    copy.BarrierInitOp: ops_barriers.barrier_init,
+    copy.BarrierArriveOp: ops_barriers.arrive,
+    copy.BarrierArriveExpectTxOp: ops_barriers.expect_tx,
+    copy.BarrierWaitOp: ops_barriers.wait,
+    copy.BarrierTestOp: ops_barriers.test,
+    copy.BarrierArriveDropOp: ops_barriers.arrive_drop,
+    copy.BarrierExpectTxOp: ops_barriers.expect_tx_only,
+    copy.BarrierCompleteTxOp: ops_barriers.complete_tx,
+    copy.BarrierInvalOp: ops_barriers.barrier_inval,
+    copy.BarrierReinitOp: ops_barriers.barrier_reinit,
+    # async copies and their groups
+    copy.AsyncCopyOp: ops_copies.async_copy,
+    copy.Im2colLoadOp: ops_copies.async_copy,  # a TMA load, as the protocol sees it
+    copy.CommitGroupOp: ops_copies.commit,
+    copy.WaitGroupOp: ops_copies.wait_group,
+    copy.FenceAsyncSharedOp: ops_copies.fence,
+    copy.PrefetchOp: ops_copies.prefetch,
+    # distributed shared memory
+    copy.PeerStoreOp: ops_dsmem.peer_store,
+    copy.PeerCopyOp: ops_dsmem.peer_copy,
+    copy.PeerArriveOp: ops_dsmem.peer_arrive,
+    # tensor maps in global memory
+    copy.TensorMapReplaceOp: ops_tensormaps.tensormap_replace,
+    copy.TensorMapFenceReleaseOp: ops_tensormaps.tensormap_release,
+    copy.TensorMapFenceAcquireOp: ops_tensormaps.tensormap_acquire,
+    # TMEM
+    copy.TmemAllocOp: ops_tmem.tmem_alloc,
+    copy.TmemDeallocOp: ops_tmem.tmem_dealloc,
+    copy.TmemLoadOp: ops_tmem.tmem_load,
+    copy.TmemStoreOp: ops_tmem.tmem_store,
+    copy.TmemWaitOp: ops_tmem.tmem_wait,
+    copy.SmemToTmemOp: ops_tmem.smem_to_tmem,
+    # roles and named barriers
+    copy.WarpSpecializeOp: ops_roles.warp_specialize,
+    copy.NamedBarrierSyncOp: ops_roles.named_sync,
+    copy.NamedBarrierArriveOp: ops_roles.named_arrive,
+}

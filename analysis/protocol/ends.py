@@ -1,0 +1,142 @@
+"""What may not be in flight where a role or the kernel ends (P7, P8, P12): a role's groups
+at the join of the roles, and at the kernel's return its issuer's groups, the TMA loads and
+tracked cp.async copies not yet waited (`smem`), the TMEM stores not yet waited and the TMEM
+not freed (`tmem`)."""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+
+from analysis.protocol.findings import Related, Report, error
+from analysis.protocol.groups import Groups
+from analysis.protocol.records import describe_key
+from analysis.protocol.smem import SharedMemory
+from analysis.protocol.tmem import Tmem
+
+
+class Ends:
+    def __init__(self, report: Report, smem: SharedMemory, tracked: set[Operation], tmem: Tmem):
+        """`tracked`: the cp.async copies that arrive on a barrier (`Mbarriers.tracked`)."""
+        self.report = report
+        self.smem = smem
+        self.tracked = tracked
+        self.tmem = tmem
+
+    def role_end(self, op: Operation, groups: Groups) -> None:
+        """A role ends at the join: the block's wait_groups after it are issued by thread 0,
+        not by the role's elected thread, so the role must leave no group in flight (P7)."""
+        who = groups.who
+        if groups.bulk_open:
+            # rule: P7
+            self.report(
+                error(
+                    op,
+                    f"{who} ends with a TMA store it never committed: after the join, the "
+                    "block's bulk groups are thread 0's, which do not hold it",
+                    f"commit it and wait for it in {who} (copy.commit_group bulk, then "
+                    "copy.wait_group bulk 0 read_only) before the role's end",
+                    Related(groups.bulk_open[0][0], "the store"),
+                )
+            )
+        unread = [s for group in groups.bulk_fifo for s, _ in group]
+        if unread:
+            # rule: P7
+            self.report(
+                error(
+                    op,
+                    f"{who} ends while a TMA store it committed may still read its SMEM: "
+                    "after the join, the block's wait_group is issued by thread 0 and does "
+                    f"not wait for {who}'s groups",
+                    f"wait for the store's group in {who} (copy.wait_group bulk 0 read_only) "
+                    "before the role's end",
+                    Related(unread[0], "the store"),
+                )
+            )
+        cp = [f for f in groups.cp_open + [f for g in groups.cp_fifo for f in g] if not f.reported]
+        if cp:
+            fix = "copy.commit_group cp_async, then " if groups.cp_open else ""
+            # rule: P7
+            self.report(
+                error(
+                    op,
+                    f"{who} ends while a cp.async copy of its threads may still be writing "
+                    "its SMEM: after the join, no wait_group waits for it",
+                    f"{fix}copy.wait_group cp_async 0 in {who} before the role's end",
+                    Related(cp[0].op, "the copy"),
+                )
+            )
+
+    def exit(self, op: Operation, groups: Groups, classes: tuple[int, ...]) -> None:
+        """Nothing may be in flight when the kernel returns (its SMEM is freed)."""
+        unread = [s for s, _ in (*groups.bulk_open, *(s for g in groups.bulk_fifo for s in g))]
+        if groups.bulk_open:
+            # rule: P7
+            self.report(
+                error(
+                    op,
+                    "the kernel returns with a TMA store that was never committed",
+                    "commit it (copy.commit_group bulk) and wait for it (copy.wait_group "
+                    "bulk 0) before the return",
+                    Related(groups.bulk_open[0][0], "the store"),
+                )
+            )
+        elif unread:
+            # rule: P7
+            self.report(
+                error(
+                    op,
+                    "the kernel returns while a committed TMA store may still read its SMEM",
+                    "wait for the store's group (copy.wait_group bulk 0) before the return",
+                    Related(unread[0], "the store"),
+                )
+            )
+        cp = [f for f in groups.cp_open + [f for g in groups.cp_fifo for f in g] if not f.reported]
+        if cp:
+            fix = "copy.commit_group cp_async, then " if groups.cp_open else ""
+            # rule: P7
+            self.report(
+                error(
+                    op,
+                    "the kernel returns while a cp.async copy may still be writing its SMEM",
+                    f"{fix}copy.wait_group cp_async 0 before the return",
+                    Related(cp[0].op, "the copy"),
+                )
+            )
+        smem = self.smem
+        for fill in smem.fills:
+            if fill.reported or fill.key is None:
+                continue
+            if not any(smem.fill_known(fill, (c,)) for c in classes):
+                what = "cp.async copy" if fill.op in self.tracked else "TMA load"
+                # rule: P7
+                self.report(
+                    error(
+                        op,
+                        f"the kernel returns while a {what} may still be writing its SMEM",
+                        f"copy.barrier_wait on {describe_key(fill.key)} for phase "
+                        f"{fill.phase} (parity {fill.phase % 2}) before the return",
+                        Related(fill.op, f"the {what.split()[-1]}"),
+                    )
+                )
+                break
+        for store in self.tmem.stores.values():
+            # rule: P12
+            self.report(
+                error(
+                    op,
+                    "the kernel returns while a tcgen05.st may still be writing TMEM",
+                    "copy.tmem_wait store before the return",
+                    Related(store, "the store"),
+                )
+            )
+        for tmem, alloc in self.tmem.live.items():
+            # rule: P8
+            self.report(
+                error(
+                    op,
+                    "the kernel returns without freeing its TMEM",
+                    f"copy.tmem_dealloc {'%' + tmem.name_hint if tmem.name_hint else 'it'} "
+                    "before the return (TMEM stays allocated to the SM otherwise)",
+                    Related(alloc, "the allocation"),
+                )
+            )

@@ -1,0 +1,323 @@
+"""The mbarriers of one CTA: each barrier group's barriers, their phases' arrivals and
+transaction bytes (P5, MB11), and their life (init, inval, reinit: MB8-MB10). The waits on
+them (`waits`: which phase a wait waits for, what it observes, P6) are a part of it that
+sees each phase complete.
+
+A phase closes when it has all its arrivals and its bytes expected equal its bytes
+delivered; its clock joins what its arrivals and copies knew (and the phase before), and the
+barrier's component of the clocks counts the phases a class knows complete (`records`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.ir import Operation, SSAValue
+
+from analysis.protocol.clocks import Clock, HappensBefore, at, join, raise_to
+from analysis.protocol.findings import Related, Report, error
+from analysis.protocol.records import SNAPSHOT_LAG, Barrier, Fill, Key, describe_key
+from analysis.protocol.waits import PhaseWaits
+
+
+class Mbarriers:
+    def __init__(self, hb: HappensBefore, report: Report):
+        self.hb = hb
+        self.report = report
+        self.table: dict[Key, Barrier] = {}
+        self.groups: dict[SSAValue, tuple[Operation, int]] = {}
+        """Each barrier group: its barrier_init and its size."""
+        self.tracked: set[Operation] = set()
+        """The mbarrier-tracked cp.async copies seen (their threads arrive on a barrier)."""
+        self.waits = PhaseWaits(hb, report, self.table, self.groups, self.tracked)
+
+    # ---- the groups' life ----------------------------------------------------------------
+
+    def init_group(self, op: Operation, group: SSAValue, size: int, count: int) -> None:
+        self.groups[group] = (op, size)
+        for i in range(size):
+            self.table[(group, i)] = Barrier(op, count, self.hb.new_component())
+
+    def known(self, c: int, key: Key) -> int:
+        """The phases of the barrier that class c knows complete."""
+        return at(self.hb.clocks[c], self.table[key].comp)
+
+    def live_barrier(self, op: Operation, key: Key) -> bool:
+        """Whether `key` may be used: not invalidated since its last init (MB8)."""
+        b = self.table[key]
+        if b.invalid is None:
+            return True
+        # rule: MB8
+        self.report(
+            error(
+                op,
+                f"{describe_key(key)} is used after copy.barrier_inval invalidated it: any "
+                "mbarrier operation but init on an invalidated barrier is undefined",
+                "initialize the group again first (copy.barrier_reinit "
+                f"%{key[0].name_hint or 'bars'} arrivals N), or move the copy.barrier_inval "
+                "after the barrier's last use",
+                Related(b.invalid, "the barrier is invalidated here"),
+            )
+        )
+        return False
+
+    def inval_group(
+        self, op: Operation, group: SSAValue, unfinished: Callable[[Key], list[Fill]]
+    ) -> bool:
+        """`copy.barrier_inval` (after its block barrier): each barrier of the group ends. Its
+        open phase must be empty, and no TMA load may still land on it (MB10; `unfinished`:
+        the loads on a barrier that not every running class knows complete)."""
+        found = self.groups.get(group)
+        if found is None:
+            return True
+        for i in range(found[1]):
+            key = (group, i)
+            b = self.table[key]
+            if b.unknown:
+                continue
+            if not self.live_barrier(op, key):
+                return False
+            pending = unfinished(key)
+            if b.arrivals or b.expected or b.delivered or pending:
+                what = (
+                    f"phase {b.closed} has {b.arrivals} of its {b.count} arrivals and "
+                    f"{b.delivered} of {b.expected} bytes"
+                    if b.arrivals or b.expected or b.delivered
+                    else f"no thread has waited for the TMA load of phase {pending[0].phase}, "
+                    "which may still land on it"
+                )
+                related = [Related(f.op, "the copy on it") for f in pending[:1]]
+                related += [Related(a, "an arrival of the open phase") for a, _ in b.arrived]
+                # rule: MB10
+                self.report(
+                    error(
+                        op,
+                        f"copy.barrier_inval invalidates {describe_key(key)} while it is in use: "
+                        + what,
+                        "invalidate a barrier only once its last phase has completed and been "
+                        "waited on (copy.barrier_wait before the copy.barrier_inval)",
+                        *related,
+                    )
+                )
+                return False
+            b.invalid = op
+        return True
+
+    def reinit_group(self, op: Operation, group: SSAValue, count: int) -> bool:
+        """`copy.barrier_reinit` (before its block barrier): each barrier of the invalidated
+        group starts again from phase 0, `count` arrivals a phase (MB9). Its phases go on
+        from the next even one (parity 0), which every thread of the block knows the ones
+        before of: its clock component stays the same."""
+        found = self.groups.get(group)
+        if found is None:
+            return True
+        for i in range(found[1]):
+            key = (group, i)
+            b = self.table[key]
+            # rule: MB9
+            if not b.unknown and b.invalid is None:
+                self.report(
+                    error(
+                        op,
+                        f"copy.barrier_reinit initializes {describe_key(key)}, which is still "
+                        "valid: mbarrier.init on a valid barrier is undefined",
+                        "invalidate the group first (copy.barrier_inval) once its last phase has "
+                        "been waited on",
+                        Related(b.init, "the barrier is initialized here"),
+                    )
+                )
+                return False
+        for i in range(found[1]):
+            key = (group, i)
+            old = self.table[key]
+            start = old.closed + (old.closed & 1)
+            for c in self.hb.live:
+                raise_to(self.hb.clocks[c], old.comp, start)
+            self.table[key] = Barrier(op, count, old.comp, closed=start)
+        return True
+
+    # ---- arrivals and bytes ----------------------------------------------------------------
+
+    def arrive(
+        self,
+        op: Operation,
+        key: Key,
+        times: int,
+        tx: int,
+        contributors: tuple[int, ...],
+        who: str,
+        how: str | None = None,
+    ) -> None:
+        """`times` arrivals (and `tx` bytes expected) by `who`, whose classes `contributors`
+        each have a thread among the arriving ones. `how` says how many arrivals one
+        execution of the op makes (for the fix), when it is not one per thread."""
+        b = self.table[key]
+        if b.unknown:
+            return
+        b.expected += tx
+        left = b.count - b.arrivals
+        # rule: P5
+        if times > left:
+            if how is None:
+                how = (
+                    "barrier_arrive is made by every thread that reaches it: put it under "
+                    "`scf.if` on thread 0"
+                )
+            fix = f"arrive {left} times ({how}), or "
+            if op in self.tracked:
+                fix = f"{how}: "
+            self.report(
+                error(
+                    op,
+                    f"{times} arrivals on {describe_key(key)}, whose phase {b.closed} awaits "
+                    f"{left} more of its {b.count}",
+                    "an arrival beyond the count completes the phase early and counts toward "
+                    f"the next one: {fix}initialize the barrier with arrivals "
+                    f"{b.arrivals + times}",
+                    Related(b.init, "the barrier is initialized here"),
+                )
+            )
+            b.unknown = True
+            return
+        b.arrivals += times
+        for c in contributors:
+            b.open = join(b.open, self.hb.clocks[c])
+        b.arrived.append((op, who))
+        self.close(op, key, b)
+
+    def arrive_drop(
+        self,
+        op: Operation,
+        key: Key,
+        times: int,
+        tx: int,
+        contributors: tuple[int, ...],
+        who: str,
+        how: str | None,
+    ) -> None:
+        """`times` arrivals that also take `times` off the count of every later phase
+        (`mbarrier.arrive_drop`): the phase they arrive on still counts them."""
+        b = self.table[key]
+        if b.unknown:
+            return
+        b.dropped += times
+        self.arrive(op, key, times, tx, contributors, who, how)
+
+    def expect(self, op: Operation, key: Key, nbytes: int, contributors: tuple[int, ...]) -> None:
+        """`copy.barrier_expect_tx`: the open phase expects `nbytes` more, with no arrival."""
+        b = self.table[key]
+        if b.unknown:
+            return
+        b.expected += nbytes
+        for c in contributors:
+            b.open = join(b.open, self.hb.clocks[c])
+
+    def complete_tx(
+        self, op: Operation, key: Key, nbytes: int, contributors: tuple[int, ...]
+    ) -> None:
+        """`copy.barrier_complete_tx`: the threads of `contributors` complete `nbytes` of the
+        open phase (released to its observers, as an arrival's)."""
+        b = self.table[key]
+        if b.unknown:
+            return
+        b.delivered += nbytes
+        for c in contributors:
+            b.open = join(b.open, self.hb.clocks[c])
+        self.close(op, key, b)
+
+    def deliver(self, op: Operation, key: Key, nbytes: int, issuer: int | None) -> int:
+        """A copy's bytes go to the barrier's open phase (`issuer`: the class that issued
+        it, None when its arrival brought its clock already); returns that phase."""
+        b = self.table[key]
+        phase = b.closed
+        if b.unknown:
+            return phase
+        b.delivered += nbytes
+        if issuer is not None:
+            b.open = join(b.open, self.hb.clocks[issuer])
+        self.close(op, key, b)
+        return phase
+
+    def close(self, op: Operation, key: Key, b: Barrier) -> None:
+        """The open phase completes once it has its arrivals and its bytes (after `op`)."""
+        if b.arrivals < b.count:
+            return
+        # rule: P5
+        if b.delivered > b.expected:
+            self.report(
+                error(
+                    op,
+                    f"phase {b.closed} of {describe_key(key)} receives {b.delivered} bytes but "
+                    f"expects {b.expected}",
+                    "its waiters are released before all the data has landed: expect "
+                    f"{b.delivered} bytes (copy.barrier_arrive_expect_tx), or let the copies "
+                    "arrive themselves",
+                    *(Related(a, "an arrival of the phase") for a, _ in b.arrived),
+                )
+            )
+            b.unknown = True
+            return
+        if b.delivered != b.expected:
+            return
+        if self.completes_nocomplete(op, key, b):
+            return
+        phase = b.closed
+        clock = raise_to(join(b.done, b.open) if b.done else b.open, b.comp, phase + 1)
+        self.waits.overtaken(key, b, phase, clock)
+        b.done = clock
+        b.closed += 1
+        b.arrivals = b.expected = b.delivered = 0
+        b.open = []
+        b.last_arrived, b.arrived = b.arrived, []
+        b.count, b.dropped = b.count - b.dropped, 0
+        if b.observed:
+            b.observed = [o for o in b.observed if o.phase >= phase]
+        self.hb.progress = True
+
+    def completes_nocomplete(self, op: Operation, key: Key, b: Barrier) -> bool:
+        """Whether `op`, an arrival with `nocomplete`, completes the phase: undefined (PTX),
+        reported; the barrier is not followed further."""
+        if getattr(op, "nocomplete", None) is None:
+            return False
+        related = [Related(b.init, f"initialized with arrivals {b.count}")]
+        related += [Related(a, "an arrival of the phase") for a, _ in b.arrived if a is not op]
+        # rule: MB11
+        self.report(
+            error(
+                op,
+                f"this nocomplete arrival completes phase {b.closed} of {describe_key(key)}: it "
+                f"brings the phase's {b.count} arrivals with its bytes balanced, which "
+                "mbarrier.arrive.noComplete must not do (undefined behaviour; a phase that "
+                "only nocomplete arrivals can complete never completes, and its waiters hang)",
+                "drop nocomplete from the arrival that may complete the phase (the last one), "
+                "or initialize the barrier with more arrivals",
+                *related,
+            )
+        )
+        b.unknown = True
+        return True
+
+    # ---- the snapshot ----------------------------------------------------------------------
+
+    def holders(self) -> list[Clock]:
+        """The clocks of the phases: the open ones', then the last completed ones'."""
+        barriers = self.table.values()
+        return [b.open for b in barriers] + [b.done for b in barriers]
+
+    def lag(self, holders: list[Clock]) -> tuple[int, ...]:
+        """Whether each clock knows each barrier's last phase, the one before, or less (a
+        class that falls further behind waits for a phase two ahead: the longest run shows
+        it)."""
+        barriers = list(self.table.values())
+        return tuple(
+            max(-SNAPSHOT_LAG, at(h, b.comp) - b.closed) for h in holders for b in barriers
+        )
+
+    def snapshot(self) -> tuple[object, ...]:
+        """The barriers, phases counted from each one's current phase."""
+        return tuple(
+            (b.arrivals, b.expected, b.delivered, b.unknown, len(b.waiting), b.count,
+             b.dropped, b.invalid,
+             tuple((o.op, o.cls, o.phase - b.closed, at(b.open, o.cls) >= o.stamp)
+                   for o in b.observed))
+            for b in self.table.values()
+        )  # fmt: skip

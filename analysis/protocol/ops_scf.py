@@ -1,0 +1,204 @@
+"""How an agent follows structured control flow: `scf.if` by its condition (or, when it is a
+block-uniform unknown, by the branch the driver chose), `scf.for` iteration by iteration
+(its trip count chosen when unknown, the state at each iteration's head kept for the
+steady-state check), `scf.while` while its condition is known (P10 where it cannot follow);
+and how an agent asks the driver to choose an unknown (`choose`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import scf
+from xdsl.ir import Operation, SSAValue
+
+from analysis.protocol.findings import warning
+from analysis.protocol.steps import Choose, Steps, Stop
+from analysis.protocol.values import UNIFORM, VARYING, Value
+from analysis.protocol.walk import Agent
+from copy_dialect.verify_common import constant_int
+
+MAX_ITERATIONS = 4096
+"""Iterations of one loop the analysis follows; a longer loop is reported, not proven."""
+
+
+def choose(
+    agent: Agent, v: SSAValue, options: Sequence[int], loop: scf.ForOp | None = None
+) -> None:
+    """Ask the driver to bind `v`, or the loop bound it is computed from (so that a
+    prologue's `k < count` and the loop agree on `count`); `loop`: the loop whose bound
+    `v` is, when this agent is at it."""
+    canon = agent.kernel.canon
+    bound = loop_bound_of(agent, v)
+    if bound is not None:
+        raise Choose(canon.get(bound, bound), trip_options(agent, bound, loop))
+    raise Choose(canon.get(v, v), options)
+
+
+def loop_bound_of(agent: Agent, v: SSAValue) -> SSAValue | None:
+    stack, seen = [v], set()
+    while stack:
+        cur = stack.pop()
+        if cur in agent.kernel.loop_bounds and cur not in agent.bindings:
+            return cur
+        if cur in seen or cur in agent.bindings or not isinstance(cur.owner, Operation):
+            continue
+        seen.add(cur)
+        if cur.owner.name.startswith("arith."):
+            stack.extend(cur.owner.operands)
+    return None
+
+
+def trip_options(agent: Agent, bound: SSAValue, at: scf.ForOp | None = None) -> list[int]:
+    """The bounds tried: 0 to `trip_counts` iterations of the loop `at` (this agent's), or
+    else of a loop bounded by `bound` (or a value equal to it) whose start and step are
+    constants (another role's loop: its values are not this agent's)."""
+    canon = agent.kernel.canon
+    rep = canon.get(bound, bound)
+    loops = [] if at is None else [at]
+    loops += [
+        op
+        for alias in (rep, *agent.kernel.aliases.get(rep, ()))
+        for op in (u.operation for u in alias.uses)
+        if isinstance(op, scf.ForOp) and op.ub == alias
+    ]
+    for loop in loops:
+        if loop is at:
+            lb, step = agent.value(loop.lb), agent.value(loop.step)
+        else:
+            lb, step = constant_int(loop.lb), constant_int(loop.step)
+        if isinstance(lb, int) and isinstance(step, int) and step > 0:
+            return [lb + n * step for n in range(agent.kernel.trip_counts + 1)]
+    return [0]
+
+
+def if_op(agent: Agent, op: scf.IfOp, mask: int | None) -> Steps:
+    cond = agent.uniform_int(op.cond)
+    if cond is UNIFORM and op in agent.kernel.protocol_ops:
+        choose(agent, op.cond, (1, 0))
+    if op in agent.kernel.protocol_ops:
+        agent.walk.events.append((op, cond))
+    then_mask, else_mask = agent.mask_of(cond, mask)
+    if cond is UNIFORM:
+        then_mask = else_mask = mask
+    results: list[list[Value]] = []
+    for region, m in ((op.true_region, then_mask), (op.false_region, else_mask)):
+        if region.blocks and m != 0:
+            results.append((yield from agent.block(region.blocks[0], m)))
+    for i, r in enumerate(op.results):
+        values = {res[i] for res in results if i < len(res)}
+        agent.env[r] = values.pop() if len(values) == 1 else VARYING
+
+
+def for_op(agent: Agent, op: scf.ForOp, mask: int | None) -> Steps:
+    body = op.body.blocks[0]
+    lb, ub, step = (agent.uniform_int(v) for v in (op.lb, op.ub, op.step))
+    if op not in agent.kernel.protocol_ops:
+        # No copy op inside: one pass with unknown induction values stands for all.
+        varying = any(isinstance(v, tuple) or v is VARYING for v in (lb, ub, step))
+        for arg in body.args:
+            agent.env[arg] = VARYING if varying else UNIFORM
+        yield from agent.block(body, None if varying else mask)
+        for r in op.results:
+            agent.env[r] = VARYING
+        return
+    if ub is UNIFORM:
+        choose(agent, op.ub, (), op)
+    if not all(isinstance(v, int) for v in (lb, ub, step)) or step <= 0:  # type: ignore[operator]
+        # rule: P10
+        agent.report(
+            warning(
+                op,
+                "cannot prove the copies in this loop: its bounds are not known for "
+                "every thread",
+                "give the loop block-uniform bounds (constants, block ids, kernel "
+                "arguments) and a constant step",
+            )
+        )
+        raise Stop
+    assert isinstance(lb, int)
+    assert isinstance(ub, int)
+    assert isinstance(step, int)
+    count = max(0, -(-(ub - lb) // step))
+    if count > MAX_ITERATIONS:
+        # rule: P10
+        agent.report(
+            warning(
+                op,
+                f"cannot prove the copies in this loop: its {count} iterations are more "
+                f"than the {MAX_ITERATIONS} the analysis follows",
+                "split the loop, or check the kernel at run time with --debug-guards",
+            )
+        )
+        raise Stop
+    carried = [agent.value(v) for v in op.iter_args]
+    # Only the run with the most iterations is checked for a steady state (`steady`).
+    walk = agent.walk
+    chosen = op.ub in agent.bindings and count >= agent.kernel.trip_counts
+    heads = walk.heads.setdefault(op, []) if chosen else None
+    frames = agent.frames
+    frame = len(frames)
+    frames.append((op, 0))
+    for i in range(count):
+        frames[frame] = (op, i)
+        if heads is not None:
+            heads.append((walk.snapshot(agent, i), len(walk.events)))
+        agent.env[body.args[0]] = lb + i * step
+        for arg, v in zip(body.args[1:], carried, strict=True):
+            agent.env[arg] = v
+        carried = yield from agent.block(body, mask)
+    frames.pop()
+    for r, v in zip(op.results, carried, strict=True):
+        agent.env[r] = v
+
+
+def while_op(agent: Agent, op: scf.WhileOp, mask: int | None) -> Steps | None:
+    """An `scf.while` that holds copy ops is followed (`follow_while`); another only gives
+    values."""
+    if op not in agent.kernel.protocol_ops:
+        return None
+    return follow_while(agent, op, mask)
+
+
+def follow_while(agent: Agent, op: scf.WhileOp, mask: int | None) -> Steps:
+    """`scf.while` holding copy ops, iteration by iteration while its condition is known
+    (a spin loop on copy.barrier_test ends once the test holds)."""
+    before, after = op.before_region.blocks[0], op.after_region.blocks[0]
+    carried = [agent.value(v) for v in op.arguments]
+    for _ in range(MAX_ITERATIONS):
+        for arg, v in zip(before.args, carried, strict=True):
+            agent.env[arg] = v
+        got = yield from agent.block(before, mask)
+        cond = got[0] if got else VARYING
+        if isinstance(cond, tuple) and len(set(cond)) == 1:
+            cond = cond[0]
+        if not isinstance(cond, int):
+            # rule: P10
+            agent.report(
+                warning(
+                    op,
+                    "cannot prove the copies of this scf.while: its condition is not known "
+                    "(only a condition computed from constants, induction values and "
+                    "copy.barrier_test is followed)",
+                    "write the loop as scf.for with block-uniform bounds, or spin on "
+                    "copy.barrier_test (or use copy.barrier_wait), or check the kernel at run "
+                    "time with --debug-guards",
+                )
+            )
+            raise Stop
+        if not cond:
+            for r, v in zip(op.results, got[1:], strict=True):
+                agent.env[r] = v
+            return
+        for arg, v in zip(after.args, got[1:], strict=True):
+            agent.env[arg] = v
+        carried = yield from agent.block(after, mask)
+    # rule: P10
+    agent.report(
+        warning(
+            op,
+            f"cannot prove the copies of this scf.while: it runs more than the "
+            f"{MAX_ITERATIONS} iterations the analysis follows",
+            "bound the loop, or check the kernel at run time with --debug-guards",
+        )
+    )
+    raise Stop

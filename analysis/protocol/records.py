@@ -1,0 +1,162 @@
+"""The records the parts of the protocol state share (`state`): a barrier and what waits on
+it, an SMEM region and the accesses and async writes of it, the exception that ends a run
+that hangs, and how messages name barriers and who made an access.
+
+The model (docs/design.md, "The protocol analysis"):
+- A barrier of a group counts arrivals and transaction bytes per phase; a phase *closes*
+  when it has `arrivals` arrivals and its bytes expected equal its bytes delivered (it then
+  completes once its copies land). Copies deliver to the phase open when they are issued.
+  A phase's clock joins its arrivals' and copies' clocks (and the phase before); a class
+  that observes the phase (`barrier_wait`) joins it, and then knows the phase (the barrier's
+  component of its clock).
+- SMEM is a set of buffers (`copy.alloc_smem` results), each access a region: the buffer
+  and its known leading indices (a ring slot); unknown indices may alias any slot, and a
+  hazard through them is a warning, not an error. Each access, copy and TMA store read is a
+  record with the stamps (`End`) a later conflicting access must know."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.ir import Operation, SSAValue
+
+from analysis.protocol.clocks import Clock, End
+
+Index = int | None
+Key = tuple[SSAValue, int]
+"""A barrier: its group (a `copy.barrier_init` result) and its index."""
+
+SNAPSHOT_LAG = 1
+"""How far behind a barrier's current phase a clock's knowledge of it is told apart in a
+snapshot: a class that lags further has its wait two phases ahead reported in the run with
+the most iterations (its fills are told apart by `seen` too)."""
+
+
+class Deadlock(Exception):
+    """The walk cannot go on: the kernel hangs at the op reported."""
+
+
+@dataclass(frozen=True)
+class Region:
+    buffer: SSAValue
+    index: tuple[Index, ...]
+
+    def overlap(self, other: Region) -> str:
+        """ "yes", "maybe" (an unknown index may alias) or "no"."""
+        if self.buffer != other.buffer:
+            return "no"
+        maybe = False
+        for a, b in zip(self.index, other.index, strict=False):
+            if a is None or b is None:
+                maybe = True
+            elif a != b:
+                return "no"
+        return "maybe" if maybe else "yes"
+
+    def show(self) -> str:
+        name = f"%{self.buffer.name_hint}" if self.buffer.name_hint else "the SMEM buffer"
+        if not self.index:
+            return name
+        return f"{name}[{', '.join('?' if i is None else str(i) for i in self.index)}]"
+
+    def part(self) -> tuple[object, ...]:
+        """The region in a snapshot."""
+        return (self.buffer, self.index)
+
+
+@dataclass
+class Observation:
+    """A class observed phase `phase` of a barrier by a wait (`op`, by `who`); its clock then
+    read `stamp` in its own component. The next phase must complete after it."""
+
+    cls: int
+    phase: int
+    stamp: int
+    op: Operation
+    who: str
+    at_once: bool = False
+    """A wait on the parity of a phase the class observed already: it returns at once only
+    while the next phase has not completed."""
+
+
+@dataclass
+class Waiter:
+    """Threads blocked in `op` until phase `target` of a barrier completes."""
+
+    op: Operation
+    who: str
+    target: int
+
+
+@dataclass
+class Barrier:
+    init: Operation
+    count: int
+    comp: int
+    """Its component of the clocks: the phases a class knows complete."""
+    closed: int = 0
+    arrivals: int = 0
+    expected: int = 0
+    delivered: int = 0
+    open: Clock = field(default_factory=list)
+    """What the arrivals and copies of the open phase know (joined)."""
+    done: Clock = field(default_factory=list)
+    """The clock of the last completed phase (`closed - 1`): what its observers learn."""
+    observed: list[Observation] = field(default_factory=list)
+    waiting: list[Waiter] = field(default_factory=list)
+    early_wait: tuple[Operation, int] | None = None
+    """The last wait of a parity whose phase had completed already (returned at once)."""
+    unknown: bool = False
+    """An op on the group had an index or count the analysis could not follow."""
+    arrived: list[tuple[Operation, str]] = field(default_factory=list)
+    """The arrivals of the open phase, and who made them."""
+    last_arrived: list[tuple[Operation, str]] = field(default_factory=list)
+    """The arrivals of the phase that completed last."""
+    dropped: int = 0
+    """Arrivals the open phase's arrive_drops take off every later phase's count."""
+    invalid: Operation | None = None
+    """The copy.barrier_inval that ended the barrier (until a copy.barrier_reinit)."""
+
+
+@dataclass
+class Fill:
+    """An async write of SMEM: a TMA load (on `key`, `phase`) or a cp.async copy, by `who`."""
+
+    op: Operation
+    region: Region
+    key: Key | None
+    phase: int
+    end: End | None
+    """What a reader must know: the phase that completes the load, the sync after the
+    wait_group that completes the cp.async group (None while it is in flight)."""
+    reported: bool = False
+    """A race with it was reported: it is not reported again (one error per mistake)."""
+
+
+@dataclass
+class Access:
+    op: Operation
+    region: Region
+    write: bool
+    end: End
+    """The stamps of the classes that made it."""
+    who: str
+
+
+@dataclass
+class StoreRead:
+    """A TMA store whose issuer waited its reads, at `end`; others must know `end`."""
+
+    op: Operation
+    region: Region
+    end: End
+
+
+def describe_key(key: Key) -> str:
+    group, index = key
+    name = f"%{group.name_hint}" if group.name_hint else "the barrier group"
+    return f"barrier {index} of {name}"
+
+
+def describe_ops(ops: list[tuple[Operation, str]]) -> str:
+    return ", ".join(sorted({who for _, who in ops}))

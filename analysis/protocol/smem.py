@@ -1,0 +1,361 @@
+"""What touches SMEM, and the races between them (P1-P4): the async writes that may still be
+landing (TMA loads, DSMEM writes, cp.async copies waited by a role), the threads' accesses,
+their writes not yet fenced for the async proxy, and the TMA stores' reads a role waited.
+Each record keeps the stamps a later conflicting access must know (`records`); a record
+every running class knows is dropped (`prune`).
+
+The copies in flight in the issuers' groups (`groups`) and the barriers' phases
+(`mbarriers`: which phase completes a load, which wait returned at once) are read from
+their parts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.ir import Operation
+
+from analysis.protocol.clocks import Clock, End, HappensBefore, Stamp, knows
+from analysis.protocol.findings import Related, Report, error, warning
+from analysis.protocol.groups import GroupSets
+from analysis.protocol.mbarriers import Mbarriers
+from analysis.protocol.records import Access, Fill, Key, Region, StoreRead, describe_key
+
+
+class SharedMemory:
+    def __init__(
+        self, hb: HappensBefore, report: Report, barriers: Mbarriers, group_sets: GroupSets
+    ):
+        self.hb = hb
+        self.report = report
+        self.barriers = barriers
+        self.group_sets = group_sets
+        self.fills: list[Fill] = []
+        self.reads_done: list[StoreRead] = []
+        self.accesses: dict[tuple[object, ...], Access] = {}
+        """By op, region, kind and classes: a later access of the same kind stands for an
+        earlier one (its stamps are later)."""
+        self.unfenced: list[Access] = []
+        """Threads' SMEM writes no copy.fence_async_shared has yet made visible to the
+        async proxy (TMA, tcgen05.cp)."""
+        self.fenced: list[tuple[Access, End]] = []
+        """Writes a role fenced, and the sync after its fence, not yet known to all."""
+
+    # ---- what is known complete ------------------------------------------------------------
+
+    def known_by(self, fill: Fill, clocks: list[Clock]) -> bool:
+        if fill.key is not None and self.barriers.table[fill.key].unknown:
+            return True
+        end = fill.end
+        return end is not None and all(knows(k, end) for k in clocks)
+
+    def fill_known(self, fill: Fill, classes: tuple[int, ...]) -> bool:
+        clocks = self.hb.clocks
+        return self.known_by(fill, [clocks[c] for c in classes])
+
+    def unfinished_on(self, key: Key) -> list[Fill]:
+        """The loads on barrier `key` that not every running class knows complete."""
+        live = tuple(self.hb.live)
+        return [f for f in self.fills if f.key == key and not self.fill_known(f, live)]
+
+    def prune(self, clocks: list[Clock]) -> None:
+        """Drop the records all of `clocks` know: nothing can race with them."""
+        if self.accesses:
+            self.accesses = {
+                key: a
+                for key, a in self.accesses.items()
+                if not all(knows(k, a.end) for k in clocks)
+            }
+        if self.fills:
+            self.fills = [f for f in self.fills if not self.known_by(f, clocks)]
+        if self.reads_done:
+            self.reads_done = [
+                r for r in self.reads_done if not all(knows(k, r.end) for k in clocks)
+            ]
+        if self.fenced:
+            self.fenced = [f for f in self.fenced if not all(knows(k, f[1]) for k in clocks)]
+
+    def prune_fills(self) -> None:
+        clocks = self.hb.live_clocks()
+        known = self.known_by
+        self.fills = [f for f in self.fills if not known(f, clocks)]
+
+    def block_barrier(self) -> None:
+        """Every thread of the block meets (outside roles): its accesses, fences and waited
+        store reads are known to all."""
+        self.accesses = {}
+        self.fenced = []
+        self.reads_done = []
+        if self.fills:
+            self.prune_fills()
+
+    # ---- reads and writes ------------------------------------------------------------------
+
+    def read(self, op: Operation, region: Region, readers: tuple[int, ...], reader: str) -> None:
+        """`reader` (threads, a TMA store, tcgen05.cp) of the classes `readers` reads
+        `region`."""
+        for fill in [*self.fills, *self.group_sets.cp_in_flight()]:
+            overlap = region.overlap(fill.region)
+            if overlap == "no" or fill.reported or self.fill_known(fill, readers):
+                continue
+            self._unfinished(op, region, fill, reader, overlap)
+            fill.reported = True
+            return
+
+    def _unfinished(self, op: Operation, region: Region, fill: Fill, reader: str, how: str) -> None:
+        filled = "it" if fill.region == region else fill.region.show()
+        what = f"{reader} reads {region.show()} before the copy that fills {filled} completes"
+        related = [Related(fill.op, "the copy that fills it")]
+        if fill.key is None:
+            fix = (
+                "commit the copy (copy.commit_group cp_async) and wait for its group "
+                "(copy.wait_group cp_async 0) before the read"
+            )
+            if fill.end is not None:
+                fix = (
+                    "the role that issued the copy waited for it, but nothing orders this read "
+                    "after that wait: arrive on a barrier after the wait_group and wait on it "
+                    "before the read"
+                )
+        else:
+            b = self.barriers.table[fill.key]
+            parity = fill.phase % 2
+            fix = (
+                f"wait on {describe_key(fill.key)} for phase {fill.phase} "
+                f"(copy.barrier_wait with parity {parity}) before the read"
+            )
+            if b.early_wait is not None:
+                wait_op, q = b.early_wait
+                related.append(
+                    Related(
+                        wait_op,
+                        f"this wait on parity {q} returns at once: the phase of parity {q} "
+                        f"had completed already; the copy arrives on phase {fill.phase}, "
+                        f"parity {parity}",
+                    )
+                )
+                size = self.barriers.groups[fill.key[0]][1]
+                fix = (
+                    f"wait on parity {parity}: flip the parity every lap of the ring of {size} "
+                    f"barriers, (i / {size}) mod 2 (arith.divui, arith.remui, arith.cmpi ne)"
+                )
+        if how == "maybe":
+            # rule: P1
+            maybe = f"cannot prove that {reader} reads {region.show()} only after the copy that "
+            maybe += f"fills {filled} completes"
+            self.report(warning(op, maybe, fix, *related))
+            return
+        # rule: P1
+        self.report(error(op, what, fix, *related))
+
+    def refill(
+        self,
+        op: Operation,
+        region: Region,
+        writer: str,
+        issuers: tuple[int, ...],
+        by_threads: bool = False,
+    ) -> None:
+        """An async copy, or threads (`by_threads`), `writer` of the classes `issuers`, is
+        about to write `region`. (Races between threads are not the copy protocol's: threads
+        after threads are not checked.)"""
+        self._in_flight_reads(op, region, writer, issuers)
+        for access in () if by_threads else self.accesses.values():
+            overlap = region.overlap(access.region)
+            if overlap == "no" or self.hb.knows_all(issuers, access.end):
+                continue
+            how = "write" if access.write else "read"
+            message = (
+                f"{writer} writes {region.show()} while other threads may still access it "
+                f"(threads {how} it before, with no block barrier in between)"
+            )
+            fix = (
+                "put a block barrier between the threads' accesses and the copy "
+                "(copy.fence_async_shared after thread writes, gpu.barrier after reads)"
+            )
+            if self.hb.concurrent:
+                message = (
+                    f"{writer} writes {region.show()} while threads of {access.who} may still "
+                    f"{how} it (nothing orders this copy after their {how})"
+                )
+                fix = (
+                    f"order the copy after the {how}: a role barrier in {access.who} "
+                    "(copy.wait_group or copy.fence_async_shared) when it issues the copy "
+                    f"itself, else an arrive by {access.who} after the {how} (a consumer-release "
+                    "barrier) that the issuer waits on before the copy"
+                )
+            # rule: P3
+            self.report(
+                (warning if overlap == "maybe" else error)(
+                    op, message, fix, Related(access.op, f"the threads {how} it here")
+                )
+            )
+            return
+        for fill in [*self.fills, *self.group_sets.cp_in_flight()]:
+            overlap = region.overlap(fill.region)
+            if overlap == "no" or fill.reported or self.fill_known(fill, issuers):
+                continue
+            fill.reported = True
+            # rule: P3
+            self.report(
+                (warning if overlap == "maybe" else error)(
+                    op,
+                    f"{writer} writes {region.show()} while an earlier copy may still be "
+                    "writing it",
+                    "wait for the earlier copy first (copy.barrier_wait on its phase, or "
+                    "copy.wait_group for its group)"
+                    + (
+                        "; when another role reads the slot, wait on the barrier it arrives on "
+                        "once it is done with the slot (copy.barrier_wait on a consumer-release "
+                        "barrier)"
+                        if self.hb.concurrent
+                        else ""
+                    ),
+                    Related(fill.op, "the earlier copy"),
+                )
+            )
+            return
+
+    def _in_flight_reads(
+        self, op: Operation, region: Region, writer: str, issuers: tuple[int, ...]
+    ) -> None:
+        pending = self.group_sets.stores_in_flight()
+        if self.reads_done:
+            pending += [
+                (r.op, r.region, r.end)
+                for r in self.reads_done
+                if not self.hb.knows_all(issuers, r.end)
+            ]
+        for store, source, end in pending:
+            overlap = region.overlap(source)
+            if overlap == "no":
+                continue
+            fix = (
+                "commit the store and wait until it has read its source "
+                "(copy.commit_group bulk, then copy.wait_group bulk 0 read_only, or a "
+                "count that covers its group) before the write"
+            )
+            if end is not None:
+                fix = (
+                    "the role that issued the store waited for its reads, but nothing orders "
+                    "this write after that wait: let that role arrive on a barrier after its "
+                    "copy.wait_group (a consumer-release barrier) and wait on it before the write"
+                )
+            # rule: P2
+            self.report(
+                (warning if overlap == "maybe" else error)(
+                    op,
+                    f"{writer} writes {region.show()} while a TMA store from it may still be "
+                    "reading it",
+                    fix,
+                    Related(store, "the TMA store that reads it"),
+                )
+            )
+            return
+
+    def thread_access(
+        self, op: Operation, region: Region, write: bool, members: tuple[int, ...], who: str
+    ) -> None:
+        if write:
+            self.refill(op, region, "threads' store", members, by_threads=True)
+        else:
+            self.read(op, region, members, "threads' load")
+        access = Access(op, region, write, self.hb.stamps(members), who)
+        if write:
+            # A later write of the op to the region by the same classes stands for an earlier
+            # one (its stamps are later), so that a loop of thread writes that no fence
+            # follows (a kernel without an async proxy) keeps one record, not one a lap.
+            self.unfenced = [
+                u for u in self.unfenced
+                if (u.op, u.region, tuple(c for c, _ in u.end)) != (op, region, members)
+            ]  # fmt: skip
+            self.unfenced.append(access)
+        key = (op, region, write, members)
+        self.accesses.pop(key, None)
+        self.accesses[key] = access
+
+    def async_read(
+        self, op: Operation, region: Region, reader: str, issuers: tuple[int, ...]
+    ) -> None:
+        """The async proxy reads `region`: threads' writes to it must be fenced, and the read
+        ordered after the fence."""
+        for access in self.unfenced:
+            overlap = region.overlap(access.region)
+            if overlap == "no":
+                continue
+            # rule: P4
+            self.report(
+                (warning if overlap == "maybe" else error)(
+                    op,
+                    f"{reader} reads {region.show()}, which threads wrote with no "
+                    "copy.fence_async_shared since",
+                    "add copy.fence_async_shared after the threads' writes and before the "
+                    "copy (it includes the block barrier)",
+                    Related(access.op, "the threads write it here"),
+                )
+            )
+            return
+        for access, end in self.fenced:
+            overlap = region.overlap(access.region)
+            if overlap == "no" or self.hb.knows_all(issuers, end):
+                continue
+            # rule: P4
+            self.report(
+                (warning if overlap == "maybe" else error)(
+                    op,
+                    f"{reader} reads {region.show()}, which threads of {access.who} wrote and "
+                    "fenced, but nothing orders this read after their fence",
+                    f"let {access.who} arrive on a barrier after its copy.fence_async_shared and "
+                    "wait on it before the copy",
+                    Related(access.op, "the threads write it here"),
+                )
+            )
+            return
+
+    def fence(self, classes: tuple[int, ...], everyone: bool, mark: Stamp) -> None:
+        """`classes` fenced their writes and met at `mark` (`everyone`: the whole block)."""
+        if everyone:
+            self.unfenced = []
+            self.fenced = []
+        else:
+            mine = set(classes)
+            kept = []
+            for access in self.unfenced:
+                if {c for c, _ in access.end} <= mine:
+                    self.fenced = [
+                        f for f in self.fenced
+                        if (f[0].op, f[0].region) != (access.op, access.region)
+                    ]
+                    self.fenced.append((access, (mark,)))
+                else:
+                    kept.append(access)
+            self.unfenced = kept
+
+    def waited(self, reads: list[StoreRead], fills: list[Fill]) -> None:
+        """A role's wait_group completed `reads` and `fills`: others must still learn of it.
+        The same store's later reads, waited later by the same role, stand for its earlier
+        ones."""
+        if reads:
+            later = {(r.op, r.region) for r in reads}
+            self.reads_done = [r for r in self.reads_done if (r.op, r.region) not in later]
+            self.reads_done += reads
+        self.fills += fills
+
+    # ---- the snapshot ----------------------------------------------------------------------
+
+    def snapshot(self, seen: Callable[[End | None], int]) -> tuple[tuple[object, ...], ...]:
+        """The fills (phases counted from their barrier's current one), the accesses, the
+        unfenced and fenced writes and the waited store reads, each with the clocks that
+        know it (`seen`)."""
+        table = self.barriers.table
+        return (
+            tuple(
+                (f.op, f.region.part(), f.key, f.phase - (table[f.key].closed if f.key else 0),
+                 seen(f.end))
+                for f in self.fills
+            ),
+            tuple((a.op, a.region.part(), a.write, seen(a.end)) for a in self.accesses.values()),
+            tuple((a.op, a.region.part(), a.end and tuple(c for c, _ in a.end))
+                  for a in self.unfenced),
+            tuple((a.op, a.region.part(), seen(end)) for a, end in self.fenced),
+            tuple((r.op, r.region.part(), seen(r.end)) for r in self.reads_done),
+        )  # fmt: skip

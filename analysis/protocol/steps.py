@@ -1,0 +1,78 @@
+"""What the walker (`walk`), its op handlers (`ops_*`) and the run (`run`) share: the walk as
+a generator of the places an agent blocks (`Steps`, `Blocked`), the exceptions that end or
+fork a run (`Stop`, `Choose`), the thread masks, and what an agent sees of its run (`Run`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from xdsl.dialects import scf
+from xdsl.ir import Operation, SSAValue
+
+from analysis.protocol.facts import Kernel
+from analysis.protocol.findings import Related, Report
+from analysis.protocol.state import State
+
+WARP = 32
+FIRST_WARP = (1 << WARP) - 1
+"""The lanes of a role's first warp, in the role's thread mask (its elected thread is one)."""
+
+ALL = -1
+"""The mask of every thread of the block; other masks are bit sets of thread ids (of the
+block, or of the role: its thread index %t), None an unknown subset (a thread-dependent
+condition the analysis cannot evaluate)."""
+
+
+class Choose(Exception):
+    """The run needs a value for `value`: the driver runs again for each of `options`."""
+
+    def __init__(self, value: SSAValue, options: Sequence[int]):
+        super().__init__()
+        self.value = value
+        self.options = options
+
+
+class Stop(Exception):
+    """The run ends here: the analysis cannot follow the kernel further (reported)."""
+
+
+@dataclass
+class Blocked:
+    """Where an agent waits: it may go on once `ready()`; `stuck(others)` reports the hang
+    when every agent waits (`others`: notes on where the others wait). `infeasible`: the
+    wait stands for a barrier_test chosen true, and a test that never sees its phase only
+    returns false (the run is not one the kernel can take)."""
+
+    op: Operation
+    ready: Callable[[], bool]
+    stuck: Callable[[list[Related]], None] | None
+    infeasible: bool = False
+    what: str = ""
+    """What it waits for, for the others' hang report."""
+
+
+Steps = Generator[Blocked | None, None, Any]
+
+Step = Callable[[Any, Any, int | None], Steps | None]
+"""How an agent follows an op (`dispatch`): given the agent, the op and the mask of the
+threads that reach it, the steps of its walk (None: done at once)."""
+
+
+class Run(Protocol):
+    """What an agent sees of the run it is in (`run.Walk`)."""
+
+    kernel: Kernel
+    bindings: dict[SSAValue, int]
+    report: Report
+    state: State
+    dispatch: Mapping[type[Operation], Step]
+    events: list[tuple[object, ...]]
+    heads: dict[scf.ForOp, list[tuple[tuple[object, ...], int]]]
+
+    def snapshot(self, agent: Any, i: int) -> tuple[object, ...]: ...
+
+    def fork(self, roles: list[Any]) -> None: ...
+
+    def join(self, block: Any, roles: list[Any], op: Operation) -> None: ...

@@ -1,0 +1,164 @@
+"""The tensor maps in global memory (`copy.tensormap_global`) a kernel rewrites (rules
+TU10-TU12): the copies through each map not yet seen complete, and its last rewrite not yet
+made visible to the TMA unit (release, then acquire)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from xdsl.ir import Operation, SSAValue
+
+from analysis.protocol.clocks import Clock, End, HappensBefore, knows
+from analysis.protocol.findings import Related, Report, error
+from analysis.protocol.groups import Groups
+from analysis.protocol.mbarriers import Mbarriers
+from analysis.protocol.records import Key, describe_key
+
+
+@dataclass
+class MapState:
+    """A tensor map in global memory (`copy.tensormap_global`): the copies through it the
+    analysis has not seen complete, and its last rewrite not yet made visible to the TMA
+    unit (rules TU10-TU12)."""
+
+    loads: dict[tuple[Operation, Key], End] = field(default_factory=dict)
+    """Each load through the map (by op and barrier): what completes its latest issue (a
+    later phase of one barrier completes after the earlier ones)."""
+    stores: dict[Operation, Groups] = field(default_factory=dict)
+    """Each store through the map, and the groups of its issuer (in flight while a group
+    holds it)."""
+    replaced: Operation | None = None
+    """The last `tensormap_replace`, until a `tensormap_fence_acquire` after a release."""
+    released: bool = False
+
+
+def describe_map(tensor_map: SSAValue) -> str:
+    return f"%{tensor_map.name_hint}" if tensor_map.name_hint else "of the copy"
+
+
+class TensorMaps:
+    def __init__(self, hb: HappensBefore, report: Report, barriers: Mbarriers):
+        self.hb = hb
+        self.report = report
+        self.barriers = barriers
+        self.maps: dict[SSAValue, MapState] = {}
+
+    def of(self, tensor_map: SSAValue) -> MapState:
+        return self.maps.setdefault(tensor_map, MapState())
+
+    def copy(
+        self,
+        op: Operation,
+        tensor_map: SSAValue,
+        key: Key | None,
+        end: End | None,
+        groups: Groups,
+    ) -> None:
+        """A copy through `tensor_map` (a load on barrier `key`, completed at `end`, or a
+        store of `groups`): the map must have been acquired since its last rewrite."""
+        m = self.of(tensor_map)
+        if m.replaced is not None:
+            how = (
+                "after tensormap_fence_release but with no tensormap_fence_acquire since"
+                if m.released
+                else "with neither tensormap_fence_release nor tensormap_fence_acquire since"
+            )
+            # rule: TU11
+            self.report(
+                error(
+                    op,
+                    f"Expected the map {describe_map(tensor_map)} to be acquired after it was "
+                    f"rewritten, got a copy through it {how}: the TMA unit may read the old map",
+                    "add copy.tensormap_fence_release after the rewrites and "
+                    f"copy.tensormap_fence_acquire {describe_map(tensor_map)} before the copy",
+                    Related(m.replaced, "the map is rewritten here"),
+                )
+            )
+            m.replaced = None
+        if key is not None and end is not None:
+            m.loads.pop((op, key), None)
+            m.loads[(op, key)] = end
+        elif key is None:
+            m.stores[op] = groups
+
+    def replace(self, op: Operation, tensor_map: SSAValue, issuer: int) -> None:
+        """`issuer` rewrites the map: no copy through it may still be in flight (TU10)."""
+        m = self.of(tensor_map)
+        clock = self.hb.clocks[issuer]
+        for (copy_op, key), end in m.loads.items():
+            if self.barriers.table[key].unknown or knows(clock, end):
+                continue
+            # rule: TU10
+            self.report(
+                error(
+                    op,
+                    f"Expected the copies through the map {describe_map(tensor_map)} to be "
+                    "complete before it is rewritten, got a load through it that may still "
+                    f"be in flight (its {describe_key(key)} phase not observed)",
+                    f"wait on {describe_key(key)} (copy.barrier_wait) before the "
+                    "copy.tensormap_replace, or on a barrier its consumers arrive on after "
+                    "they waited for it",
+                    Related(copy_op, "the load through the map"),
+                )
+            )
+            break
+        for store, groups in m.stores.items():
+            if not any(o is store for o, _ in groups.bulk_open) and not any(
+                o is store for grp in groups.bulk_fifo for o, _ in grp
+            ):
+                continue
+            # rule: TU10
+            self.report(
+                error(
+                    op,
+                    f"Expected the copies through the map {describe_map(tensor_map)} to be "
+                    "complete before it is rewritten, got a store through it that may still "
+                    "be in flight (its bulk group not waited)",
+                    "commit the store (copy.commit_group bulk) and wait for it "
+                    "(copy.wait_group bulk 0) before the copy.tensormap_replace",
+                    Related(store, "the store through the map"),
+                )
+            )
+            break
+        m.loads = {}
+        m.stores = {}
+        m.replaced = op
+        m.released = False
+
+    def release(self, tensor_map: SSAValue) -> None:
+        m = self.of(tensor_map)
+        if m.replaced is not None:
+            m.released = True
+
+    def acquire(self, op: Operation, tensor_map: SSAValue) -> None:
+        m = self.of(tensor_map)
+        if m.replaced is None:
+            return
+        # rule: TU12
+        if not m.released:
+            self.report(
+                error(
+                    op,
+                    f"Expected a tensormap_fence_release of {describe_map(tensor_map)} between "
+                    "its rewrite and this acquire, got none: the acquire orders nothing",
+                    "add copy.tensormap_fence_release after the copy.tensormap_replace ops "
+                    "and before the acquire",
+                    Related(m.replaced, "the map is rewritten here"),
+                )
+            )
+        m.replaced = None
+
+    def prune(self, clocks: list[Clock]) -> None:
+        """Drop the loads all of `clocks` know complete."""
+        for m in self.maps.values():
+            m.loads = {
+                k: end for k, end in m.loads.items() if not all(knows(c, end) for c in clocks)
+            }
+
+    def snapshot(self, seen: Callable[[End | None], int]) -> tuple[object, ...]:
+        return tuple(
+            (v, m.replaced, m.released, tuple((k, seen(e)) for k, e in m.loads.items()),
+             tuple(m.stores))
+            for v, m in self.maps.items()
+        )  # fmt: skip

@@ -1,0 +1,77 @@
+"""Tensor memory (TMEM, tcgen05): the allocations not yet freed, the stores (tcgen05.st) not
+yet waited (P12), and the registers of loads (tcgen05.ld) not yet waited, which no op may
+use (P11)."""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation, SSAValue
+
+from analysis.protocol.findings import Related, Report, error
+
+
+class Tmem:
+    def __init__(self, report: Report):
+        self.report = report
+        self.live: dict[SSAValue, Operation] = {}
+        """Each allocation not yet freed, and its tcgen05.alloc."""
+        self.loads: dict[SSAValue, Operation] = {}
+        """Each register of a tcgen05.ld not yet waited, and its load."""
+        self.stores: dict[SSAValue, Operation] = {}
+        """Each TMEM a tcgen05.st may still write, and its store."""
+
+    def alloc(self, op: Operation, tmem: SSAValue) -> None:
+        self.live[tmem] = op
+
+    def dealloc(self, op: Operation, tmem: SSAValue) -> None:
+        self._stores_done(op, tmem, "frees")
+        self.live.pop(tmem, None)
+
+    def load(self, op: Operation, tmem: SSAValue) -> None:
+        self._stores_done(op, tmem, "reads")
+        for result in op.results:
+            self.loads[result] = op
+
+    def _stores_done(self, op: Operation, tmem: SSAValue, verb: str) -> None:
+        store = self.stores.get(tmem)
+        if store is None:
+            return
+        # rule: P12
+        self.report(
+            error(
+                op,
+                f"this op {verb} TMEM that a tcgen05.st may still be writing",
+                "wait for the store first: copy.tmem_wait store",
+                Related(store, "the store"),
+            )
+        )
+        del self.stores[tmem]
+
+    def store(self, op: Operation, tmem: SSAValue) -> None:
+        self.stores[tmem] = op
+
+    def wait(self, load: bool) -> None:
+        if load:
+            self.loads.clear()
+        else:
+            self.stores.clear()
+
+    def use(self, op: Operation) -> None:
+        """`op` uses its operands: none may be a tcgen05.ld result not yet waited for."""
+        for operand in op.operands:
+            load = self.loads.get(operand)
+            if load is None:
+                continue
+            # rule: P11
+            self.report(
+                error(
+                    op,
+                    "this op uses the registers of a tcgen05.ld before they are loaded",
+                    "wait for the load first: copy.tmem_wait load",
+                    Related(load, "the load"),
+                )
+            )
+            del self.loads[operand]
+
+    def snapshot(self) -> tuple[tuple[SSAValue, ...], tuple[SSAValue, ...]]:
+        """The allocations not yet freed, the stores not yet waited."""
+        return tuple(self.live), tuple(self.stores)

@@ -1,0 +1,271 @@
+"""The waits on mbarriers (P6, and the hangs of P5): which phase a `barrier_wait` on a parity
+waits for, what its threads learn when it returns, and the waits that can never return or
+that a barrier two phases ahead would fool.
+
+`barrier_wait` on parity q, by a class that knows k phases, waits for phase k when
+q == k % 2; otherwise it returns at once (the phase of parity q is the one before). A phase
+may complete only after every wait on the phase before it has returned (in happens-before
+order): else a waiter may miss the parity flip (the barrier runs two phases ahead). The
+barriers' phases (`mbarriers`) tell this part when a phase completes (`overtaken`)."""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation, SSAValue
+
+from analysis.protocol.clocks import Clock, HappensBefore, at, join
+from analysis.protocol.findings import Related, Report, error
+from analysis.protocol.records import (
+    Barrier,
+    Deadlock,
+    Key,
+    Observation,
+    describe_key,
+    describe_ops,
+)
+
+
+class PhaseWaits:
+    def __init__(
+        self,
+        hb: HappensBefore,
+        report: Report,
+        table: dict[Key, Barrier],
+        groups: dict[SSAValue, tuple[Operation, int]],
+        tracked: set[Operation],
+    ):
+        """`table`, `groups` and `tracked` are the barriers' (`Mbarriers`): their barriers,
+        the groups' sizes, and the cp.async copies that arrive on them."""
+        self.hb = hb
+        self.report = report
+        self.table = table
+        self.groups = groups
+        self.tracked = tracked
+
+    def overtaken(self, key: Key, b: Barrier, phase: int, clock: Clock) -> None:
+        """Phase `phase` completes (with `clock`): every wait that observes the phase before
+        must have returned before, in happens-before order; else a waiter can miss that
+        phase and take this one's parity flip for it (P6)."""
+        if phase == 0 or not (b.waiting or b.observed):
+            return
+        late: list[tuple[Operation, str]] = [
+            (w.op, w.who) for w in b.waiting if w.target == phase - 1
+        ]
+        overtaken = [
+            o for o in b.observed if o.phase == phase - 1 and at(clock, o.cls) < o.stamp
+        ]
+        for o in overtaken:
+            if o.at_once:
+                self.names_next(o.op, key, (phase - 1) % 2, phase, o.who)
+        late += [(o.op, o.who) for o in overtaken]
+        if not late:
+            return
+        wait_op, who = late[0]
+        threads = who
+        if overtaken and not b.waiting:
+            threads = self.hb.class_names.get(overtaken[0].cls, who)
+        arrivers = describe_ops(b.arrived) or "its copies"
+        if threads.startswith("the other warps of "):
+            fix = (
+                f"let only the first warp of {who} run this loop (scf.if on %t / 32 == 0 "
+                "around it: the other warps wait for nothing there), or synchronize "
+                f"{who}'s warps after this wait (its barrier: copy.fence_async_shared or "
+                "copy.wait_group), so that every warp that waits has observed phase "
+                f"{phase - 1} before phase {phase} can complete"
+            )
+        elif {w for _, w in b.arrived} <= {who}:
+            fix = (
+                f"synchronize {who} between this wait and the arrivals of phase {phase} (a "
+                "block or role barrier: copy.wait_group or copy.fence_async_shared), so that "
+                f"all its threads have observed phase {phase - 1} before phase {phase} can "
+                "complete"
+            )
+        else:
+            fix = (
+                f"throttle {arrivers}: before it arrives on phase {phase} of "
+                f"{describe_key(key)}, make it wait (copy.barrier_wait) on a barrier that {who} "
+                "arrives on after this wait (a consumer-release barrier per slot)"
+            )
+        # rule: P6
+        self.report(
+            error(
+                wait_op,
+                f"{describe_key(key)} may be two phases ahead of this wait: phase {phase} can "
+                f"complete before {threads} observe phase {phase - 1} here (nothing orders the "
+                f"arrivals of phase {phase} after this wait), and parity {(phase - 1) % 2} then "
+                f"names phase {phase + 1}",
+                fix,
+                *(Related(a, f"{w} arrives on phase {phase} here") for a, w in b.arrived),
+            )
+        )
+        raise Deadlock
+
+    def wait_targets(
+        self,
+        op: Operation,
+        key: Key,
+        parity: int,
+        observers: tuple[int, ...],
+        who: str,
+        role: bool = False,
+    ) -> list[tuple[int, int]]:
+        """For a wait on `parity` by the classes `observers`: the classes that wait for a
+        phase, and the phase (the others return at once). In a role, a wait on the parity
+        of the phase before returns at once only while the next phase has not completed:
+        that phase must not complete before it (it would then wait for the one after)."""
+        b = self.table[key]
+        targets = []
+        comp = b.comp
+        clocks = self.hb.clocks
+        for c in observers:
+            clock = clocks[c]
+            k = clock[comp] if comp < len(clock) else 0
+            if k % 2 != parity:
+                if role and b.closed > k:
+                    self.names_next(op, key, parity, k, who)
+                if b.closed > k:
+                    b.early_wait = (op, parity)
+                elif role and k > 0:
+                    clock[c] += 1
+                    b.observed.append(Observation(c, k - 1, clock[c], op, who, True))
+                continue
+            if b.closed > k + 1:
+                self.check_ahead(op, key, parity, k, who)
+            targets.append((c, k))
+        return targets
+
+    def names_next(self, op: Operation, key: Key, parity: int, k: int, who: str) -> None:
+        """A wait on the parity of phase k - 1 (observed) once phase k has completed: it
+        waits for phase k + 1 (P6)."""
+        size = self.groups[key[0]][1]
+        # rule: P6
+        self.report(
+            error(
+                op,
+                f"this wait on parity {parity} can wait for phase {k + 1} of {describe_key(key)}"
+                f": {who} has observed "
+                + (f"its phases up to {k - 1}, of this parity" if k else "no phase of it yet")
+                + f", and the wait returns at once only while phase {k} has not completed "
+                f"(then parity {parity} names phase {k + 1})",
+                f"wait on parity {k % 2} for phase {k}: flip the parity every lap of the ring "
+                f"of {size} barriers, (i / {size}) mod 2 (arith.divui, arith.remui, arith.cmpi ne)",
+            )
+        )
+        raise Deadlock
+
+    def check_ahead(self, op: Operation, key: Key, parity: int, k: int, who: str) -> None:
+        b = self.table[key]
+        # rule: P6
+        if b.closed > k + 1:
+            others = {w for _, w in b.last_arrived} - {who}
+            related = [
+                Related(a, f"{w} arrives on phase {k + 1} here")
+                for a, w in (b.last_arrived if others and b.closed == k + 2 else [])
+            ]
+            fix = (
+                "a barrier must not run more than one phase ahead of its waiters: add a "
+                f"copy.barrier_wait for phase {k} (parity {parity}) between the arrivals "
+                f"of phase {k} and those of phase {k + 1}"
+            )
+            if others:
+                fix = (
+                    f"throttle {', '.join(sorted(others))}: before it arrives on phase {k + 1} "
+                    f"of {describe_key(key)}, make it wait (copy.barrier_wait) on a barrier that "
+                    f"{who} arrives on after this wait observes phase {k} (a consumer-release "
+                    "barrier per slot)"
+                )
+            self.report(
+                error(
+                    op,
+                    f"{describe_key(key)} may be two phases ahead of this wait: phases {k} "
+                    f"and {k + 1} can both complete before it, and parity {parity} then "
+                    f"names phase {k + 2}, which nothing completes",
+                    fix,
+                    *related,
+                )
+            )
+            raise Deadlock
+
+    def observe(
+        self, op: Operation, key: Key, targets: list[tuple[int, int]], who: str, role: bool
+    ) -> bool:
+        """The classes of `targets` return from the wait: they know the barrier's last phase.
+        A role's observation is remembered: the next phase must complete after it. (Outside
+        roles, the block barriers of the wait_groups keep the block's threads within a phase
+        of each other, docs/design.md; the block's waits are not checked so.) Returns whether
+        the classes learned something (the records they now know can be dropped)."""
+        b = self.table[key]
+        if b.unknown:
+            return False
+        clocks = self.hb.clocks
+        for c, k in targets:
+            if b.closed > k + 1:
+                self.check_ahead(op, key, (k % 2), k, who)
+            clock = join(clocks[c], b.done)
+            clocks[c] = clock
+            clock[c] += 1
+            if role:
+                b.observed.append(Observation(c, k, clock[c], op, who))
+        return True
+
+    def hang(
+        self, op: Operation, key: Key, k: int, others: list[Related], concurrent: bool
+    ) -> None:
+        """The wait `op` for phase k never returns: report why (P5 or P6)."""
+        b = self.table[key]
+        related = [Related(b.init, f"initialized with arrivals {b.count}")]
+        related += [Related(a, f"an arrival on phase {k}") for a, _ in b.arrived]
+        related += others
+        # rule: P5
+        if b.arrivals == b.count:
+            self.report(
+                error(
+                    op,
+                    f"this wait never returns: phase {k} of {describe_key(key)} expects "
+                    f"{b.expected} bytes but its copies deliver {b.delivered}",
+                    f"expect {b.delivered} bytes, or issue the copies that deliver the other "
+                    f"{b.expected - b.delivered} before the wait",
+                    *related,
+                )
+            )
+            raise Deadlock
+        copies = [a for a, _ in b.arrived if a in self.tracked]
+        # rule: P5
+        if copies and b.arrivals < b.count:
+            self.report(
+                error(
+                    op,
+                    f"this wait never returns: phase {k} of {describe_key(key)} counts "
+                    f"{b.count} arrivals, but its cp.async copies make {b.arrivals} (one per "
+                    "issuing thread and copy) and nothing else arrives",
+                    f"initialize the barrier with arrivals {b.arrivals} (one per thread that "
+                    "issues each cp.async copy of a phase), or arrive on it "
+                    f"{b.count - b.arrivals} more times",
+                    *related,
+                )
+            )
+            raise Deadlock
+        tail = "nothing arrives while it waits"
+        fix = (
+            f"arrive on {describe_key(key)} ({b.count - b.arrivals} more) before the "
+            f"wait, or wait on parity {(k + 1) % 2} (the phase before, complete at once)"
+        )
+        if concurrent:
+            tail = "nothing else arrives: every other role is blocked or has ended"
+        if others:
+            blocked = "; ".join(r.text.replace(" is blocked here, at", " waits at") for r in others)
+            fix = (
+                f"arrive on {describe_key(key)} ({b.count - b.arrivals} more) before the wait, "
+                f"from a role that does not wait for this one first ({blocked}): let one of "
+                "the roles arrive before it waits"
+            )
+        # rule: P6
+        self.report(
+            error(
+                op,
+                f"this wait never returns: phase {k} of {describe_key(key)} has {b.arrivals} "
+                f"of its {b.count} arrivals when the wait is reached, and {tail}",
+                fix,
+                *related,
+            )
+        )
+        raise Deadlock
