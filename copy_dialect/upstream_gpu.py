@@ -37,6 +37,10 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+UNIFORM_GPU = frozenset({"gpu.block_id", "gpu.grid_dim", "gpu.block_dim", "gpu.cluster_id"})
+"""gpu ops whose result is the same for every thread of the block (and every role): what
+the protocol analysis and copy-legalize both take as block-uniform."""
+
 
 class ShuffleMode(StrEnum):
     XOR = "xor"

@@ -13,8 +13,8 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
-from analysis.protocol.facts import UNIFORM_GPU
 from copy_dialect import ops as copy
+from copy_dialect.upstream_gpu import UNIFORM_GPU
 
 THREAD_VALUES = ("gpu.thread_id", "gpu.lane_id")
 """Ops whose value differs between the threads of a block."""

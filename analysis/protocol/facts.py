@@ -13,9 +13,7 @@ from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.values import Value
 from copy_dialect import ops as copy
-
-UNIFORM_GPU = frozenset({"gpu.block_id", "gpu.grid_dim", "gpu.block_dim", "gpu.cluster_id"})
-"""gpu ops whose result is the same for every thread of the block (and every role)."""
+from copy_dialect.upstream_gpu import UNIFORM_GPU
 
 
 @dataclass(frozen=True)

@@ -183,6 +183,21 @@ def test_each_package_imports_only_what_the_map_allows(package: str):
     assert violations(package, forbidden(package)) == []
 
 
+def test_the_passes_reach_the_analysis_through_its_entry():
+    """The lowering verifies through `analysis.verify`; a fact both need (which gpu ops are
+    uniform, how many arrivals an op makes) lives in the dialect, not in the analysis."""
+    found = [
+        f"{module} imports {name}"
+        for module in MODULES
+        if layer(module) == PASSES
+        for name in sorted(imported_names(module))
+        if _within(name, ANALYSIS)
+        and name not in (ANALYSIS, f"{ANALYSIS}.verify")
+        and not name.startswith(f"{ANALYSIS}.verify.")
+    ]
+    assert found == []
+
+
 def test_the_map_is_layered():
     """No two packages may import each other: the map has no cycle."""
     for package, allowed in MAY_IMPORT.items():
