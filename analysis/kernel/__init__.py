@@ -9,7 +9,8 @@ those its copies deliver, nocomplete arrivals against the group's arrival counts
 cp.async arrivals against transaction bytes (TR16, MB2, MB12, `barriers`); the fence between
 the threads' SMEM writes and a TMA store (J16, `fences`); cp.async groups waited for in a
 TMA kernel (A8, `groups`); the named barriers of roles and the block barriers inside roles
-(W11, W8, `roles`); the TMEM columns live at once (J19, `tmem`).
+(W11, W8, `roles`); the TMEM columns live at once (J19, `tmem`); function names that are
+PTX identifiers (AT2, `names`).
 
 `kernel_errors(module)` gives each failing op with its error, as the op verifiers' errors
 are given (`copy_dialect.verification.op_errors`): `analysis.verify` reports both, in op
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from xdsl.dialects import func, gpu
 from xdsl.ir import Operation
 
-from analysis.kernel import barriers, fences, groups, roles, smem, tmem
+from analysis.kernel import barriers, fences, groups, names, roles, smem, tmem
 
 KernelError = tuple[Operation, Exception]
 """An op and the error of a kernel rule it breaks."""
@@ -37,6 +38,7 @@ CHECKS: tuple[Callable[[Operation], Iterable[KernelError]], ...] = (
     roles.check_role_barriers,
     roles.check_named_barrier_ids,
     tmem.check_live_columns,
+    names.check_function_name,
 )
 """Each kernel rule, as a function of the kernel that yields the failing ops."""
 

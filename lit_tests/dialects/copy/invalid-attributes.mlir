@@ -87,3 +87,27 @@ func.func @other_dialects_attributes_are_kept() attributes {copy.target = #copy.
   copy.fence_async_shared {mydialect.note = "kept", llvm.noinline}
   func.return
 }
+
+// -----
+
+// A kernel's name is its PTX entry: non-ASCII characters made LLVM's NVPTX backend abort.
+// rule: AT2
+// fix: s|@"kérnel"|@k_rnel|
+// expected-error@+2 {{the function name 'kérnel' is not a PTX identifier}}
+// expected-note@+1 {{rename it, e.g. @k_rnel}}
+func.func @"kérnel"() attributes {copy.target = #copy.target<"sm_90a">} {
+  copy.fence_async_shared
+  func.return
+}
+
+// -----
+
+// A '.' in a kernel's name gave PTX that ptxas cannot parse.
+// rule: AT2
+// fix: s|@"tile.copy"|@tile_copy|
+// expected-error@+2 {{the function name 'tile.copy' is not a PTX identifier}}
+// expected-note@+1 {{rename it, e.g. @tile_copy}}
+func.func @"tile.copy"() attributes {copy.target = #copy.target<"sm_90a">} {
+  copy.fence_async_shared
+  func.return
+}
