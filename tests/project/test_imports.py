@@ -24,6 +24,7 @@ count too.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import textwrap
@@ -196,6 +197,30 @@ def test_the_passes_reach_the_analysis_through_its_entry():
         and not name.startswith(f"{ANALYSIS}.verify.")
     ]
     assert found == []
+
+
+def map_rows() -> dict[str, set[str]]:
+    """docs/design.md's map: for each package row, what its "may import" column allows
+    (`xdsl` for xDSL, the packages it names in backticks; "everything" is every other)."""
+    text = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    table = text.split("## The map", 1)[1].split("\n## ", 1)[0]
+    rows: dict[str, set[str]] = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        folder = cells[0].strip("`").rstrip("/")
+        if len(cells) < 3 or folder not in FOLDERS:
+            continue
+        allowed = cells[-1].split(";")[0].split("(")[0]
+        if allowed.strip() == "everything":
+            rows[folder] = {XDSL, *FOLDERS} - {folder}
+            continue
+        names = set(re.findall(r"`(\w+)`", allowed))
+        rows[folder] = names | ({XDSL} if "xDSL" in allowed and "no xDSL" not in allowed else set())
+    return rows
+
+
+def test_the_tests_enforce_exactly_the_documented_map():
+    assert map_rows() == {package: set(allowed) for package, allowed in MAY_IMPORT.items()}
 
 
 def test_the_map_is_layered():
