@@ -13,18 +13,20 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
-DIALECT = "copy_dialect"
-PASSES = "passes"
-RUNTIME = "runtime"
-TOOLS = "copy_tools"
-PACKAGES = (DIALECT, PASSES, RUNTIME, TOOLS)
-
 ROOT = Path(__file__).resolve().parents[2]
-COPIED = ("copy_dialect", "passes", "runtime", "copy_tools", "examples", "lit_tests")
+SETUPTOOLS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+PACKAGES = sorted({name.split(".")[0] for name in SETUPTOOLS["packages"]})
+"""The top-level import packages the project ships (pyproject.toml's list)."""
+FOLDERS = sorted({SETUPTOOLS.get("package-dir", {}).get(n, n).split("/")[0] for n in PACKAGES})
+COPIED = (*FOLDERS, "examples", "lit_tests")
+"""What the install is built from, and what copy-rules reads (the lit tests)."""
+NOT_SHIPPED = ("tests", "benchmarks", "scripts")
+"""Folders of the repository that hold Python packages of their own but are not shipped."""
 
 
 @pytest.fixture(scope="module")
@@ -94,14 +96,8 @@ def test_the_tools_run(installed, where: str, tmp_path: Path):
 def test_every_package_folder_is_installed():
     """pyproject.toml lists the packages (copy_tools.examples is the folder examples/): each
     folder of the product with an __init__.py must be among them."""
-    import tomllib
-
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    folders = {v: k for k, v in config.get("package-dir", {}).items()}
-    inits = [
-        init.parent.relative_to(ROOT)
-        for top in ("copy_dialect", "passes", "runtime", "copy_tools", "examples")
-        for init in (ROOT / top).rglob("__init__.py")
-    ]
+    folders = {v: k for k, v in SETUPTOOLS.get("package-dir", {}).items()}
+    tops = [p.parent for p in ROOT.glob("*/__init__.py") if p.parent.name not in NOT_SHIPPED]
+    inits = [init.parent.relative_to(ROOT) for top in tops for init in top.rglob("__init__.py")]
     found = {folders.get(str(folder), ".".join(folder.parts)) for folder in inits}
-    assert found == set(config["packages"])
+    assert found == set(SETUPTOOLS["packages"])
