@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from xdsl.utils.exceptions import DiagnosticException
 
-from facts.target import TARGETS, check_arch
+from facts.target import TARGETS, UnknownTarget, check_arch
 
 NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 
@@ -27,8 +27,7 @@ class BackendError(DiagnosticException):
 
 def codegen_options(target: str) -> tuple[str, str]:
     if target not in TARGET_CODEGEN:
-        known = ", ".join(TARGET_CODEGEN)
-        raise BackendError(f"unknown target '{target}'; known targets: {known}")
+        raise BackendError(str(UnknownTarget(target)))
     return TARGET_CODEGEN[target]
 
 

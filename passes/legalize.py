@@ -87,7 +87,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect import ops as copy
 from copy_dialect import portability
-from facts.target import TARGETS, Target
+from facts.target import Target, UnknownTarget, target_named
 from passes.legalize_cluster import fold_cluster, needs_folding
 from passes.legalize_loads import Load, rewrite_group, rewrite_load, tracking_groups
 from passes.legalize_maps import MapValue, check_map_uses, erase_map, map_value
@@ -122,11 +122,11 @@ class CopyLegalizePass(ModulePass):
                 "copy-legalize needs a target: copy-legalize{target=sm_80}, or a module with "
                 'copy.target = #copy.target<"sm_90a">'
             )
-        if name not in TARGETS:
-            raise PassFailedException(
-                f"copy-legalize: expected a target of {', '.join(TARGETS)}, got {name!r}"
-            )
-        legalize(op, TARGETS[name])
+        try:
+            target = target_named(name)
+        except UnknownTarget as exc:
+            raise PassFailedException(f"copy-legalize: {exc}") from None
+        legalize(op, target)
 
 
 def legalize(module: builtin.ModuleOp, target: Target) -> None:

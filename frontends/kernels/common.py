@@ -31,7 +31,7 @@ from xdsl.rewriter import InsertPoint
 from analysis.verify import verify_module
 from copy_dialect import ops as copy
 from copy_dialect.upstream_gpu import ShuffleOp
-from facts.target import TARGETS
+from facts.target import TARGETS, target_named
 
 TMA_BLOCK = 128
 
@@ -285,8 +285,7 @@ def _butterfly(b: Builder, values: Sequence[SSAValue], width: SSAValue) -> list[
 
 
 def _check_target(target: str) -> None:
-    if target not in TARGETS:
-        raise ValueError(f"expected a target of {', '.join(TARGETS)}, got {target!r}")
+    target_named(target)  # an UnknownTarget (a ValueError) for a name that is no target
 
 
 def _check_2d(shape: Sequence[int], tile: Sequence[int], per_dim: str = "per dim") -> None:

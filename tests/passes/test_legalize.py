@@ -338,7 +338,8 @@ def test_module_target_is_the_new_one():
 def test_an_unknown_target_is_an_error():
     from xdsl.utils.exceptions import PassFailedException
 
-    with pytest.raises(PassFailedException, match="expected a target of"):
+    match = "copy-legalize: unknown target 'sm_70': expected one of sm_80"
+    with pytest.raises(PassFailedException, match=match):
         CopyLegalizePass(target="sm_70").apply(make_context(), example("tma_tile_copy.mlir"))
 
 
