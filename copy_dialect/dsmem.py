@@ -79,8 +79,9 @@ MAX_TX_BYTES = hardware.MAX_TX_COUNT
 
 class TxDelivery(OpTrait):
     """An op that completes transaction bytes on a barrier of its own CTA's group, as the
-    verifier's phase sums see it (rules TR16, D10): every CTA of the cluster runs the same
-    program, so what it sends to its peer's barrier is what its own barrier receives."""
+    kernel rules' phase sums see it (rules TR16, D10: `analysis.kernel.barriers`): every
+    CTA of the cluster runs the same program, so what it sends to its peer's barrier is what
+    its own barrier receives."""
 
     def delivery(self, op: Operation) -> tuple[SSAValue, SSAValue | None, int | None]:
         """The barrier group, the index in it, and the bytes one execution delivers (None

@@ -1,5 +1,6 @@
-"""Shared memory: `copy.alloc_smem`, the kernel's SMEM budget (rule TR6) and
-`copy.fence_async_shared`, which makes the threads' SMEM writes visible to TMA."""
+"""Shared memory: `copy.alloc_smem`, the layout of the kernel's SMEM arena (whose budget,
+rule TR6, is a kernel rule: `analysis.kernel.smem`) and `copy.fence_async_shared`, which
+makes the threads' SMEM writes visible to TMA."""
 
 from __future__ import annotations
 

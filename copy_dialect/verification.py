@@ -9,7 +9,7 @@ its error. It is what `passes.pipeline.verify_module` (so `compile_module` and
 once per failing op).
 
 A fact that several ops derive from the same surroundings (the enclosing target, the kernel,
-its SMEM arena, a copy's geometry, a block's barrier phases) is derived through
+a copy's geometry, a value's constant) is derived through
 `per_run(kind, key, derive)`: once per run and `key`. Passes mutate the IR between runs, so
 no fact outlives its run; outside a run (an op verified on its own, xDSL's
 `module.verify()`) every call derives the fact afresh.
