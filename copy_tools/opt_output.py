@@ -52,7 +52,8 @@ def gpu_output(
         return llvm_ir, None
     if fmt == "ptx":
         return backend.compile_ptx(llvm_ir, target), None
-    _, cubin = backend.compile_ptx_and_cubin(llvm_ir, target, arch=gpu_arch)
+    # The arch was checked above: the backend does not check it again.
+    _, cubin = backend.submit_ptx_and_cubin(llvm_ir, target, arch=gpu_arch).result()
     return "", (cubin, kernel_abis(prog, target, gpu_arch).to_json())
 
 

@@ -44,6 +44,7 @@ from passes.backend_targets import (
     NVPTX_TRIPLE,
     TARGET_CODEGEN,
     BackendError,
+    check_assembles,
     codegen_options,
     nvjitlink_arch,
 )
@@ -87,7 +88,8 @@ def compile_ptx_and_cubin(
     """`compile_ptx` (O3), then `compile_cubin` of its PTX, both in the worker: the same PTX,
     cubin and errors as the two calls, with one round trip. `timings`, when given, receives
     the seconds each step took in the worker (for benchmarks/bench_compile.py); `arch`: as
-    compile_cubin's."""
+    compile_cubin's, checked here."""
+    check_assembles(target, arch)
     return submit_ptx_and_cubin(llvm_ir, target, timings=timings, arch=arch).result()
 
 
@@ -101,7 +103,10 @@ def submit_ptx_and_cubin(
     """`compile_ptx_and_cubin`, sent to the worker now and read back by `.result()`: the
     caller works meanwhile, in this thread (a thread that sent the request instead would
     wait for the interpreter's lock, up to its 5 ms switch interval, while the caller
-    computes). The worker serves no other request until `.result()` or `.discard()`."""
+    computes). The worker serves no other request until `.result()` or `.discard()`. `arch`
+    is the caller's to check (`check_assembles`, `facts.target.check_arch`): once per
+    compile, where the compile starts (`passes.pipeline.compile_module` before lowering,
+    copy-opt's `-t cubin` before translating)."""
     return PendingCompile(llvm_ir, target, timings, arch)
 
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from passes.backend_targets import BackendError, nvjitlink_arch
+from passes.backend_targets import BackendError, check_assembles, nvjitlink_arch
 
 
 def compile_cubin(ptx: str, target: str, arch: str | None = None) -> bytes:
     """A cubin (ELF) from PTX for `target`, by nvJitLink in this process: SASS for `arch`
     (a later GPU that runs `target`'s PTX, as CUDA's compute_80 -> sm_90), by default the
     target's own."""
+    check_assembles(target, arch)
     arch = nvjitlink_arch(target, arch)
     try:
         from cuda.bindings import nvjitlink

@@ -32,13 +32,21 @@ def codegen_options(target: str) -> tuple[str, str]:
 
 
 def nvjitlink_arch(target: str, arch: str | None) -> str:
-    """nvJitLink's `-arch` for PTX of `target`: `arch`, checked (`target.check_arch`), or the
-    target's own."""
+    """nvJitLink's `-arch` for PTX of `target`: `arch`'s, or the target's own. Whether `arch`
+    runs `target`'s PTX is checked once per compile, by the entry that takes it
+    (`check_assembles`)."""
     cpu, _ = codegen_options(target)
     if arch is None or arch == target:
         return cpu
+    return codegen_options(arch)[0]
+
+
+def check_assembles(target: str, arch: str | None) -> None:
+    """A BackendError unless `target`'s PTX assembles for `arch` (`facts.target.check_arch`);
+    nothing to check without an `arch`."""
+    if arch is None or arch == target:
+        return
     try:
         check_arch(target, arch)
     except ValueError as exc:
         raise BackendError(str(exc)) from None
-    return TARGET_CODEGEN[arch][0]

@@ -126,7 +126,8 @@ def compile_lowered(
     module: builtin.ModuleOp, target: str, arch: str | None = None
 ) -> Compiled:
     """LLVM IR, PTX and cubin of a lowered module (SASS for `arch`, by default the target's
-    own). The module is verified and its ABI read while the backend's worker process emits
+    own; `arch` checked by the caller, as `compile_module` does before lowering). The module
+    is verified and its ABI read while the backend's worker process emits
     the PTX and links the cubin (the two run at once); a verifier error still wins over the
     backend's, as if verification had come first."""
     from passes import backend, translate_llvm
