@@ -139,9 +139,9 @@ class SharedMemory:
                     f"barriers, (i / {size}) mod 2 (arith.divui, arith.remui, arith.cmpi ne)"
                 )
         if how == "maybe":
-            # rule: P1
             maybe = f"cannot prove that {reader} reads {region.show()} only after the copy that "
             maybe += f"fills {filled} completes"
+            # rule: P1
             self.report(warning(op, maybe, fix, *related))
             return
         # rule: P1
