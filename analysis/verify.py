@@ -21,14 +21,18 @@ def verification_errors(module: Operation) -> list[tuple[Operation, Exception]]:
     with verification_run():
         errors = op_errors(module)
         failed = {id(op) for op, _ in errors}
-        broken = [k for k in kernels(module) if any(id(op) in failed for op in k.walk())]
-        more = [(op, e) for op, e in kernel_errors(module, skip=broken) if id(op) not in failed]
-        if not more:
-            return errors
-        for op, error in more:
+        broken = (
+            [k for k in kernels(module) if any(id(op) in failed for op in k.walk())]
+            if failed
+            else []
+        )
+        count = len(errors)
+        for op, error in kernel_errors(module, skip=broken):
             if id(op) not in failed:
                 failed.add(id(op))
                 errors.append((op, error))
+        if len(errors) == count:
+            return errors
         rank = {id(op): n for n, op in enumerate(post_order(module))}
         return sorted(errors, key=lambda e: rank[id(e[0])])
 

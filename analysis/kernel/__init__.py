@@ -24,11 +24,12 @@ from xdsl.dialects import func, gpu
 from xdsl.ir import Operation
 
 from analysis.kernel import barriers, fences, groups, names, roles, smem, tmem
+from analysis.kernel.kernel import Kernel
 
 KernelError = tuple[Operation, Exception]
 """An op and the error of a kernel rule it breaks."""
 
-CHECKS: tuple[Callable[[Operation], Iterable[KernelError]], ...] = (
+CHECKS: tuple[Callable[[Kernel], Iterable[KernelError]], ...] = (
     smem.check_arena,
     barriers.check_expected_bytes,
     barriers.check_nocomplete_arrivals,
@@ -55,10 +56,9 @@ def kernel_errors(module: Operation, skip: Iterable[Operation] = ()) -> list[Ker
     """The errors of the kernel rules in `module`'s kernels, but those of `skip` (kernels
     holding an op whose own verifier failed: their rules read well-formed ops only)."""
     skipped = {id(k) for k in skip}
-    return [
-        error
-        for kernel in kernels(module)
-        if id(kernel) not in skipped
-        for check in CHECKS
-        for error in check(kernel)
-    ]
+    errors: list[KernelError] = []
+    for op in kernels(module):
+        if id(op) not in skipped:
+            kernel = Kernel.of(op)
+            errors += [error for check in CHECKS for error in check(kernel)]
+    return errors

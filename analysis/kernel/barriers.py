@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Block, Operation, SSAValue
 
+from analysis.kernel.kernel import Kernel
 from copy_dialect.attributes import BarrierType, Implementation
 from copy_dialect.barriers import (
     BarrierArriveExpectTxOp,
@@ -30,7 +31,7 @@ from copy_dialect.mbarriers import BarrierArriveDropOp
 from copy_dialect.verify_common import constant_int
 
 
-def check_expected_bytes(kernel: Operation) -> Iterator[tuple[Operation, Error]]:
+def check_expected_bytes(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """Each `copy.barrier_arrive_expect_tx` of `kernel` expects the bytes its phase's copies
     deliver, where its block tells them."""
     for block in _blocks(kernel):
@@ -49,11 +50,11 @@ def check_expected_bytes(kernel: Operation) -> Iterator[tuple[Operation, Error]]
                 )
 
 
-def check_nocomplete_arrivals(kernel: Operation) -> Iterator[tuple[Operation, Error]]:
+def check_nocomplete_arrivals(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """A nocomplete arrival (`copy.barrier_arrive`, `copy.barrier_arrive_drop`) leaves the
     phase an arrival to go: its count is below every arrival count its group's init and
     reinits give."""
-    for op in kernel.walk():
+    for op in kernel.ops:
         if not isinstance(op, BarrierArriveOp | BarrierArriveDropOp) or op.nocomplete is None:
             continue
         count = 1 if op.count is None else op.count.value.data
@@ -93,21 +94,24 @@ TX_EXPECTING = ("copy.barrier_arrive_expect_tx", "copy.barrier_expect_tx")
 """The ops that give a barrier phase transaction bytes to expect (MB12)."""
 
 
-def check_tracked_cp_async(kernel: Operation) -> Iterator[tuple[Operation, Error]]:
+def check_tracked_cp_async(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """No op gives transaction bytes to a barrier group that cp.async copies arrive on
     (mbarrier-tracked cp.async, `copy.async_copy` or `copy.im2col_load` `impl cp_async`):
     their arrivals carry no bytes."""
-    for op in kernel.walk():
+    expecting: dict[SSAValue, Operation | None] = {}
+    for op in kernel.ops:
         if not isinstance(op, AsyncCopyOp | Im2colLoadOp):
-            continue
-        if op.resolved_implementation() != Implementation.CP_ASYNC:
             continue
         barrier = op.geometry().barrier
         if barrier is None:
             continue
-        user = next((u.operation for u in barrier.uses if u.operation.name in TX_EXPECTING), None)
+        if barrier not in expecting:
+            expecting[barrier] = next(
+                (u.operation for u in barrier.uses if u.operation.name in TX_EXPECTING), None
+            )
+        user = expecting[barrier]
         # rule: MB12
-        if user is not None:
+        if user is not None and op.resolved_implementation() == Implementation.CP_ASYNC:
             yield (
                 op,
                 Error(
@@ -121,10 +125,10 @@ def check_tracked_cp_async(kernel: Operation) -> Iterator[tuple[Operation, Error
             )
 
 
-def _blocks(kernel: Operation) -> Iterator[Block]:
+def _blocks(kernel: Kernel) -> Iterator[Block]:
     """The blocks of `kernel` that hold a `copy.barrier_arrive_expect_tx`."""
     seen: set[int] = set()
-    for op in kernel.walk():
+    for op in kernel.ops:
         if isinstance(op, BarrierArriveExpectTxOp) and op.parent is not None:
             if id(op.parent) not in seen:
                 seen.add(id(op.parent))

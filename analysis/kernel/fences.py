@@ -10,15 +10,16 @@ from collections.abc import Iterator
 from xdsl.dialects import memref
 from xdsl.ir import Block, Operation, SSAValue
 
+from analysis.kernel.kernel import Kernel
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.smem import FenceAsyncSharedOp
 
 
-def check_fenced_stores(kernel: Operation) -> Iterator[tuple[Operation, Error]]:
+def check_fenced_stores(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """Each TMA or bulk store of `kernel` reads SMEM the threads' writes were fenced for."""
     blocks: dict[int, set[AsyncCopyOp]] = {}
-    for op in kernel.walk():
+    for op in kernel.ops:
         if not isinstance(op, AsyncCopyOp) or op.is_load or op.parent is None:
             continue
         impl = op.resolved_implementation()

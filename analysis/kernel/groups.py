@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from xdsl.ir import Operation
 
+from analysis.kernel.kernel import Kernel
 from copy_dialect.attributes import GroupKind, Implementation
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.errors import CopyVerifyException as Error
@@ -14,19 +15,19 @@ from copy_dialect.groups import WaitGroupOp
 from copy_dialect.verify_common import enclosing_target
 
 
-def check_cp_async_waits(kernel: Operation) -> Iterator[tuple[Operation, Error]]:
+def check_cp_async_waits(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """Each cp.async wait of `kernel`, on a target with TMA, waits for cp.async copies of
     the kernel."""
     waits = [
         op
-        for op in kernel.walk()
+        for op in kernel.ops
         if isinstance(op, WaitGroupOp) and op.group.data == GroupKind.CP_ASYNC
     ]
     if not waits:
         return
     uses_cp_async = any(
         isinstance(op, AsyncCopyOp) and op.resolved_implementation() == Implementation.CP_ASYNC
-        for op in kernel.walk()
+        for op in kernel.ops
     )
     for op in waits:
         target = enclosing_target(op)

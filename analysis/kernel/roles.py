@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from xdsl.ir import Operation
 
+from analysis.kernel.kernel import Kernel
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.roles import (
     NamedBarrierArriveOp,
@@ -17,10 +18,10 @@ from copy_dialect.roles import (
 )
 
 
-def check_role_barriers(kernel: Operation) -> Iterator[tuple[Operation, Exception]]:
+def check_role_barriers(kernel: Kernel) -> Iterator[tuple[Operation, Exception]]:
     """No role of a `copy.warp_specialize` of `kernel` holds a `gpu.barrier`: reported at
     the `copy.warp_specialize`, for its first such barrier."""
-    for ws in kernel.walk():
+    for ws in kernel.ops:
         if not isinstance(ws, WarpSpecializeOp):
             continue
         barrier = next(
@@ -34,16 +35,16 @@ def check_role_barriers(kernel: Operation) -> Iterator[tuple[Operation, Exceptio
             yield ws, error
 
 
-def check_named_barrier_ids(kernel: Operation) -> Iterator[tuple[Operation, Error]]:
+def check_named_barrier_ids(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """No named barrier of `kernel` takes an id that `copy.warp_specialize` gives a role
     (1..the most roles of one in the kernel)."""
     named = [
-        op for op in kernel.walk() if isinstance(op, NamedBarrierSyncOp | NamedBarrierArriveOp)
+        op for op in kernel.ops if isinstance(op, NamedBarrierSyncOp | NamedBarrierArriveOp)
     ]
     if not named:
         return
     roles = max(
-        (len(op.roles) for op in kernel.walk() if isinstance(op, WarpSpecializeOp)), default=0
+        (len(op.roles) for op in kernel.ops if isinstance(op, WarpSpecializeOp)), default=0
     )
     for op in named:
         barrier = op.id.value.data

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from xdsl.ir import Operation
 
+from analysis.kernel.kernel import Kernel
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.smem import (
     SMEM_ARENA_ALIGNMENT,
@@ -16,16 +17,16 @@ from copy_dialect.smem import (
 from copy_dialect.verify_common import enclosing_target
 
 
-def check_arena(kernel: Operation) -> Iterator[tuple[Operation, Error]]:
+def check_arena(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """The buffers, barriers and TMEM address slots of `kernel`, laid out as the lowering
     places them, fit the target's SMEM; reported at the kernel's first allocation."""
-    target = enclosing_target(kernel)
+    target = enclosing_target(kernel.op)
     if target is None:
         return
-    first = next((o for o in kernel.walk() if o.has_trait(SmemAllocation)), None)
+    first = next((o for o in kernel.ops if o.has_trait(SmemAllocation)), None)
     if first is None:
         return
-    _, total = arena_layout(kernel)
+    _, total = arena_layout(kernel.op)
     launch = block_smem_bytes(total)
     # rule: TR6
     if launch > target.max_smem_bytes:

@@ -9,14 +9,15 @@ from collections.abc import Iterator
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
+from analysis.kernel.kernel import Kernel
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.tmem import TMEM_COLUMNS, TmemAllocOp, TmemDeallocOp, tmem_columns
 
 
-def check_live_columns(kernel: Operation) -> Iterator[tuple[Operation, Error]]:
+def check_live_columns(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """Each allocation of `kernel` fits beside the columns still allocated before it."""
     live: dict[SSAValue, int] = {}
-    for op in kernel.walk():
+    for op in kernel.ops:
         if isinstance(op, TmemDeallocOp):
             live.pop(op.tmem, None)
         if not isinstance(op, TmemAllocOp):
