@@ -37,7 +37,6 @@ from xdsl.parser import Parser
 from copy_dialect import ops as copy
 from copy_tools.universe import make_context
 from passes import backend, translate_llvm
-from passes.abi import kernel_abis
 from passes.pipeline import compile_module, lowering_passes, verify_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,10 +50,10 @@ def compile_text(text: str) -> None:
 def staged_compile(text: str) -> dict[str, float]:
     """`compile_text`, stage by stage (the steps of `compile_module` and `compile_lowered`, for
     a module that names its target), one after another: seconds per stage. `compile_lowered`
-    verifies the lowered module and reads its ABI while the worker emits the PTX and links
-    the cubin; here they are timed on their own. The worker's own steps are indented: what
-    the worker reports for LLVM and nvJitLink; the round trip (the frames, the worker's
-    wake-up) is the rest of the worker's row."""
+    verifies the lowered module while the worker emits the PTX and links the cubin; here it
+    is timed on its own. The kernels' ABI comes from convert-copy-to-nvvm as it lowers. The
+    worker's own steps are indented: what the worker reports for LLVM and nvJitLink; the
+    round trip (the frames, the worker's wake-up) is the rest of the worker's row."""
     times: dict[str, float] = {}
     start = time.perf_counter()
 
@@ -86,8 +85,6 @@ def staged_compile(text: str) -> dict[str, float]:
     start = time.perf_counter()
     verify_module(module)
     lap("verify_module (lowered), overlapped")
-    kernel_abis(module, target)
-    lap("kernel_abis, overlapped")
     return times
 
 
@@ -116,7 +113,7 @@ def breakdown(repeat: int) -> None:
 
 def critical_path(run: dict[str, float]) -> float:
     """The stages `compile_module` runs one after another (the verification of the lowered
-    module and kernel_abis overlap with the worker; the worker's steps are inside its row)."""
+    module overlaps with the worker; the worker's steps are inside its row)."""
     return sum(
         seconds
         for stage, seconds in run.items()

@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     cubin.write_bytes(compiled.cubin)
     Path(f"{cubin}.json").write_text(compiled.abi.to_json())
 
-    print(f"{path.name} -> {compiled.target}: compiled in {elapsed * 1000:.0f} ms (in process)")
+    target = compiled.target.name
+    print(f"{path.name} -> {target}: compiled in {elapsed * 1000:.0f} ms (in process)")
     for name, kernel in compiled.abi.kernels.items():
         kinds = ", ".join(p.kind for p in kernel.params)
         block = "?" if kernel.block is None else list(kernel.block)

@@ -32,19 +32,22 @@ def gpu_output(
     write instead: (cubin, the kernels' ABI as JSON); `gpu_arch`: the cubin's GPU, where
     it is not the target's own."""
     from copy_dialect.ops import module_target
-    from facts.target import check_arch
+    from facts.target import check_arch, target_named
     from passes import backend, translate_llvm
     from passes.abi import kernel_abis
 
-    target = module_target(prog, gpu_target)
-    if target is None:
+    name = module_target(prog, gpu_target)
+    if name is None:
         raise DiagnosticException(
             f"-t {fmt} needs a GPU target: give the module copy.target = "
             '#copy.target<"sm_90a"> or pass --target sm_90a'
         )
-    if gpu_arch is not None:
+    # Resolved once here and passed on (the arguments were checked to name targets).
+    target = target_named(name)
+    arch = None if gpu_arch is None else target_named(gpu_arch, "GPU arch")
+    if arch is not None:
         try:
-            check_arch(target, gpu_arch)
+            check_arch(target, arch)
         except ValueError as exc:
             raise DiagnosticException(f"--arch {gpu_arch}: {exc}") from None
     llvm_ir = translate_llvm.translate_module(prog)
@@ -53,8 +56,8 @@ def gpu_output(
     if fmt == "ptx":
         return backend.compile_ptx(llvm_ir, target), None
     # The arch was checked above: the backend does not check it again.
-    _, cubin = backend.submit_ptx_and_cubin(llvm_ir, target, arch=gpu_arch).result()
-    return "", (cubin, kernel_abis(prog, target, gpu_arch).to_json())
+    _, cubin = backend.submit_ptx_and_cubin(llvm_ir, target, arch=arch).result()
+    return "", (cubin, kernel_abis(prog, name, gpu_arch).to_json())
 
 
 def read_input(path: str | None) -> tuple[str, bytes]:

@@ -162,21 +162,20 @@ def target_named(name: str, what: str = "target") -> Target:
     return target
 
 
-def check_arch(target: str, arch: str) -> None:
-    """A ValueError (expected, got, fix) unless PTX for `target` assembles for `arch`."""
-    ptx = target_named(target)
-    if ptx.assembles_for(target_named(arch, "GPU arch")):
+def check_arch(target: Target, arch: Target) -> None:
+    """A ValueError (expected, got, fix) unless PTX for `target` assembles for `arch`'s GPU."""
+    if target.assembles_for(arch):
         return
-    fits = ", ".join(name for name, t in TARGETS.items() if ptx.assembles_for(t))
+    fits = ", ".join(name for name, t in TARGETS.items() if target.assembles_for(t))
     why = (
         "arch-specific PTX assembles for its own GPU only"
-        if ptx.suffix == "a"
+        if target.suffix == "a"
         else "PTX assembles for its own GPU or a later one"
     )
     raise ValueError(
-        f"expected an arch that runs {target} PTX ({fits}), got {arch!r}: {why}; compile the "
-        f"IR for {arch} itself (after copy-legalize{{target={arch}}} where it uses what {arch} "
-        "lacks)"
+        f"expected an arch that runs {target.name} PTX ({fits}), got '{arch.name}': {why}; "
+        f"compile the IR for {arch.name} itself (after copy-legalize{{target={arch.name}}} "
+        f"where it uses what {arch.name} lacks)"
     )
 
 

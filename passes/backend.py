@@ -38,14 +38,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from facts.target import Target
 from passes import backend_worker
 from passes.backend_nvjitlink import compile_cubin, rejected
 from passes.backend_targets import (
     NVPTX_TRIPLE,
     TARGET_CODEGEN,
     BackendError,
+    backend_target,
     check_assembles,
-    codegen_options,
     nvjitlink_arch,
 )
 from passes.backend_worker import EXTERN_LLVM_FUNC, read_frame, write_frame
@@ -73,32 +74,34 @@ WORKER_TIMEOUT_S = 300.0
 # --- PTX, through the worker -----------------------------------------------------------------
 
 
-def compile_ptx(llvm_ir: str, target: str, *, opt_level: int = 3) -> str:
+def compile_ptx(llvm_ir: str, target: Target | str, *, opt_level: int = 3) -> str:
     """PTX for `target` from LLVM IR text: parse, verify, optimize (O3), emit, in the worker."""
-    return _request(llvm_ir, target, opt_level)
+    return _request(llvm_ir, backend_target(target), opt_level)
 
 
 def compile_ptx_and_cubin(
     llvm_ir: str,
-    target: str,
+    target: Target | str,
     *,
     timings: dict[str, float] | None = None,
-    arch: str | None = None,
+    arch: Target | str | None = None,
 ) -> tuple[str, bytes]:
     """`compile_ptx` (O3), then `compile_cubin` of its PTX, both in the worker: the same PTX,
     cubin and errors as the two calls, with one round trip. `timings`, when given, receives
     the seconds each step took in the worker (for benchmarks/bench_compile.py); `arch`: as
     compile_cubin's, checked here."""
-    check_assembles(target, arch)
-    return submit_ptx_and_cubin(llvm_ir, target, timings=timings, arch=arch).result()
+    resolved = backend_target(target)
+    gpu = None if arch is None else backend_target(arch, "GPU arch")
+    check_assembles(resolved, gpu)
+    return submit_ptx_and_cubin(llvm_ir, resolved, timings=timings, arch=gpu).result()
 
 
 def submit_ptx_and_cubin(
     llvm_ir: str,
-    target: str,
+    target: Target,
     *,
     timings: dict[str, float] | None = None,
-    arch: str | None = None,
+    arch: Target | None = None,
 ) -> PendingCompile:
     """`compile_ptx_and_cubin`, sent to the worker now and read back by `.result()`: the
     caller works meanwhile, in this thread (a thread that sent the request instead would
@@ -114,16 +117,16 @@ class PendingCompile:
     """A compile_ptx_and_cubin request the worker is working on."""
 
     def __init__(
-        self, llvm_ir: str, target: str, timings: dict[str, float] | None, arch: str | None
+        self, llvm_ir: str, target: Target, timings: dict[str, float] | None, arch: Target | None
     ):
-        cpu, features = codegen_options(target)
         self.target = target
         self.timings = timings
+        self.gpu = arch
         self.arch = nvjitlink_arch(target, arch)
         request = {
             "ir": llvm_ir,
-            "cpu": cpu,
-            "features": features,
+            "cpu": target.llvm_cpu,
+            "features": target.llvm_features,
             "opt": 3,
             "cubin": True,
             "arch": self.arch,
@@ -132,7 +135,7 @@ class PendingCompile:
         self.open = True
         try:
             self.worker = _current_worker()
-            self.log_start = self.worker.send(request, target)
+            self.log_start = self.worker.send(request, target.name)
         except BaseException:
             self._close()
             raise
@@ -141,12 +144,12 @@ class PendingCompile:
         """The PTX and the cubin (or the backend's error)."""
         assert self.open, "the reply was read already"
         try:
-            reply = self.worker.receive(self.log_start, self.target)
+            reply = self.worker.receive(self.log_start, self.target.name)
         finally:
             self._close()
         ptx, cubin = _finish(reply, self.target, self.timings)
         if cubin is None:  # nvJitLink could not be loaded in the worker: its error, from here
-            cubin = compile_cubin(ptx, self.target, self.arch)
+            cubin = compile_cubin(ptx, self.target, self.gpu)
         return ptx, cubin
 
     def discard(self) -> None:
@@ -154,7 +157,7 @@ class PendingCompile:
         if not self.open:
             return
         try:
-            self.worker.receive(self.log_start, self.target)
+            self.worker.receive(self.log_start, self.target.name)
         except Exception:
             pass
         finally:
@@ -166,24 +169,29 @@ class PendingCompile:
             _lock.release()
 
 
-def _request(llvm_ir: str, target: str, opt_level: int) -> str:
-    cpu, features = codegen_options(target)
-    request = {"ir": llvm_ir, "cpu": cpu, "features": features, "opt": opt_level, "cubin": False}
+def _request(llvm_ir: str, target: Target, opt_level: int) -> str:
+    request = {
+        "ir": llvm_ir,
+        "cpu": target.llvm_cpu,
+        "features": target.llvm_features,
+        "opt": opt_level,
+        "cubin": False,
+    }
     with _lock:
         worker = _current_worker()
-        reply = worker.receive(worker.send(request, target), target)
+        reply = worker.receive(worker.send(request, target.name), target.name)
     ptx, _ = _finish(reply, target, None)
     return ptx
 
 
 def _finish(
-    reply: dict[str, Any], target: str, timings: dict[str, float] | None
+    reply: dict[str, Any], target: Target, timings: dict[str, float] | None
 ) -> tuple[str, bytes | None]:
     """The PTX and cubin of a reply, or its error."""
     if timings is not None:
         timings.update(reply.get("times", {}))
     if not reply["ok"]:
-        raise BackendError(f"LLVM rejected the IR for {target}: {reply['error']}")
+        raise BackendError(f"LLVM rejected the IR for {target.name}: {reply['error']}")
     ptx: str = reply["ptx"]
     # A misspelled or unknown `llvm.*` intrinsic is not an error in LLVM: it becomes a call
     # to an external function, which only the PTX assembler rejects.
@@ -191,12 +199,12 @@ def _finish(
     if unknown:
         raise BackendError(
             f"unknown intrinsic {', '.join(unknown)}: LLVM 22's NVPTX backend does not know "
-            f"it for {target} (misspelled, or wrong signature), so it became a call to an "
+            f"it for {target.name} (misspelled, or wrong signature), so it became a call to an "
             "external function"
         )
     if "link_error" in reply:
         error, log = reply["link_error"]
-        raise BackendError(rejected(target, error, log), log)
+        raise BackendError(rejected(target.name, error, log), log)
     linked = reply.get("cubin")
     return ptx, None if linked is None else base64.b64decode(linked)
 

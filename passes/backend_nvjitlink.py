@@ -7,15 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from passes.backend_targets import BackendError, check_assembles, nvjitlink_arch
+from facts.target import Target
+from passes.backend_targets import BackendError, backend_target, check_assembles, nvjitlink_arch
 
 
-def compile_cubin(ptx: str, target: str, arch: str | None = None) -> bytes:
+def compile_cubin(ptx: str, target: Target | str, arch: Target | str | None = None) -> bytes:
     """A cubin (ELF) from PTX for `target`, by nvJitLink in this process: SASS for `arch`
     (a later GPU that runs `target`'s PTX, as CUDA's compute_80 -> sm_90), by default the
     target's own."""
-    check_assembles(target, arch)
-    arch = nvjitlink_arch(target, arch)
+    resolved = backend_target(target)
+    gpu = None if arch is None else backend_target(arch, "GPU arch")
+    check_assembles(resolved, gpu)
+    sass = nvjitlink_arch(resolved, gpu)
     try:
         from cuda.bindings import nvjitlink
     except ImportError as exc:
@@ -23,7 +26,7 @@ def compile_cubin(ptx: str, target: str, arch: str | None = None) -> bytes:
             f"compile_cubin needs nvJitLink: pip install cuda-bindings nvidia-nvjitlink ({exc})"
         ) from None
     try:
-        options = nvjitlink_options(arch)
+        options = nvjitlink_options(sass)
         handle = nvjitlink.create(len(options), options)
     except Exception as exc:  # the library could not be found or loaded
         raise BackendError(f"nvJitLink is not usable: {exc}") from None
@@ -31,7 +34,7 @@ def compile_cubin(ptx: str, target: str, arch: str | None = None) -> bytes:
         return link(nvjitlink, handle, ptx)
     except nvjitlink.nvJitLinkError as exc:
         log = nvjitlink_log(nvjitlink, handle)
-        raise BackendError(rejected(target, str(exc), log), log) from None
+        raise BackendError(rejected(resolved.name, str(exc), log), log) from None
     finally:
         nvjitlink.destroy(handle)
 

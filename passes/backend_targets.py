@@ -1,13 +1,14 @@
 """What the backend reads of the target table (facts.target): LLVM's NVPTX cpu and features
 of each target, the nvJitLink architecture a target's PTX is assembled for, and the error
-the backend raises. The client (`backend`), its worker process (`backend_worker`) and
-nvJitLink (`backend_nvjitlink`) share them."""
+the backend raises. The backend works on `Target` objects; its entries that take a name
+resolve it once (`backend_target`). The client (`backend`), its worker process
+(`backend_worker`) and nvJitLink (`backend_nvjitlink`) share them."""
 
 from __future__ import annotations
 
 from xdsl.utils.exceptions import DiagnosticException
 
-from facts.target import TARGETS, UnknownTarget, check_arch
+from facts.target import TARGETS, Target, UnknownTarget, check_arch, target_named
 
 NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 
@@ -25,23 +26,25 @@ class BackendError(DiagnosticException):
         self.log = log
 
 
-def codegen_options(target: str) -> tuple[str, str]:
-    if target not in TARGET_CODEGEN:
-        raise BackendError(str(UnknownTarget(target)))
-    return TARGET_CODEGEN[target]
+def backend_target(target: Target | str, what: str = "target") -> Target:
+    """The target a backend entry is given, resolved once there (a name: from the target
+    table; `what` names the argument in the error)."""
+    if isinstance(target, Target):
+        return target
+    try:
+        return target_named(target, what)
+    except UnknownTarget as exc:
+        raise BackendError(str(exc)) from None
 
 
-def nvjitlink_arch(target: str, arch: str | None) -> str:
+def nvjitlink_arch(target: Target, arch: Target | None) -> str:
     """nvJitLink's `-arch` for PTX of `target`: `arch`'s, or the target's own. Whether `arch`
     runs `target`'s PTX is checked once per compile, by the entry that takes it
     (`check_assembles`)."""
-    cpu, _ = codegen_options(target)
-    if arch is None or arch == target:
-        return cpu
-    return codegen_options(arch)[0]
+    return (arch or target).llvm_cpu
 
 
-def check_assembles(target: str, arch: str | None) -> None:
+def check_assembles(target: Target, arch: Target | None) -> None:
     """A BackendError unless `target`'s PTX assembles for `arch` (`facts.target.check_arch`);
     nothing to check without an `arch`."""
     if arch is None or arch == target:

@@ -27,8 +27,8 @@ from xdsl.transforms.reconcile_unrealized_casts import (
 
 from analysis.verify import verify_module
 from copy_dialect import ops as copy
-from facts.abi import ModuleAbi
-from facts.target import check_arch
+from facts.abi import KernelAbi, ModuleAbi
+from facts.target import Target, check_arch, target_named
 from passes.abi import kernel_abis
 from passes.convert_arith_to_llvm import ConvertArithToLLVMPass
 from passes.convert_cf_to_llvm import ConvertCfToLLVMPass
@@ -102,6 +102,17 @@ class LowerCopyToLLVMPass(ModulePass):
         for p in self.stages():
             p.apply(ctx, op)
 
+    def lower(self, ctx: Context, op: builtin.ModuleOp, target: Target) -> dict[str, KernelAbi]:
+        """The passes for `target`, resolved by the caller (`compile_module`: once per
+        compile): the ABI of each kernel, by name, as convert-copy-to-nvvm built it."""
+        abis: dict[str, KernelAbi] = {}
+        for p in self.stages():
+            if isinstance(p, ConvertCopyToNVVMPass):
+                abis = p.lower(op, target)
+            else:
+                p.apply(ctx, op)
+        return abis
+
 
 def retarget(module: builtin.ModuleOp, target: str) -> None:
     """Gives the module, and every op in it that names a target, `target`, so that the
@@ -115,7 +126,7 @@ def retarget(module: builtin.ModuleOp, target: str) -> None:
 class Compiled:
     """What compiling a module gives: every stage, and the kernels' ABI."""
 
-    target: str
+    target: Target
     llvm_ir: str
     ptx: str
     cubin: bytes
@@ -123,13 +134,17 @@ class Compiled:
 
 
 def compile_lowered(
-    module: builtin.ModuleOp, target: str, arch: str | None = None
+    module: builtin.ModuleOp,
+    target: Target,
+    arch: Target | None = None,
+    abis: dict[str, KernelAbi] | None = None,
 ) -> Compiled:
     """LLVM IR, PTX and cubin of a lowered module (SASS for `arch`, by default the target's
-    own; `arch` checked by the caller, as `compile_module` does before lowering). The module
-    is verified and its ABI read while the backend's worker process emits
-    the PTX and links the cubin (the two run at once); a verifier error still wins over the
-    backend's, as if verification had come first."""
+    own; `arch` checked by the caller, as `compile_module` does before lowering), with the
+    kernels' ABI: `abis`, as the lowering built them, or else read from the kernels'
+    `copy.abi` (a module lowered elsewhere). The module is verified (and its ABI read) while
+    the backend's worker process emits the PTX and links the cubin (the two run at once); a
+    verifier error still wins over the backend's, as if verification had come first."""
     from passes import backend, translate_llvm
 
     try:
@@ -140,7 +155,11 @@ def compile_lowered(
     pending = backend.submit_ptx_and_cubin(llvm_ir, target, arch=arch)
     try:
         verify_module(module)
-        abi = kernel_abis(module, target, arch)
+        gpu = None if arch is None else arch.name
+        if abis is None:
+            abi = kernel_abis(module, target.name, gpu)
+        else:
+            abi = ModuleAbi(target.name, abis, None if arch == target else gpu)
     except BaseException:
         pending.discard()
         raise
@@ -168,8 +187,11 @@ def compile_module(
         raise ValueError(
             'no target: give the module copy.target = #copy.target<"sm_90a"> or pass target='
         )
-    if arch is not None:
-        check_arch(name, arch)
+    # The target and the arch are resolved here, once per compile, and passed on.
+    resolved = target_named(name)
+    gpu = None if arch is None else target_named(arch, "GPU arch")
+    if gpu is not None:
+        check_arch(resolved, gpu)
     backend.start_worker()  # a worker that is not running yet starts while this lowers
     # Python's cyclic GC pauses meanwhile (as in a verification run): the IR the lowering
     # builds and drops set off collections through every live object, about 0.8 ms a
@@ -180,8 +202,9 @@ def compile_module(
         if target:
             retarget(module, target)
         verify_module(module)
-        LowerCopyToLLVMPass(target=name, debug_guards=debug_guards).apply(ctx, module)
-        return compile_lowered(module, name, arch)
+        lowering = LowerCopyToLLVMPass(target=name, debug_guards=debug_guards)
+        abis = lowering.lower(ctx, module, resolved)
+        return compile_lowered(module, resolved, gpu, abis)
     finally:
         if collecting:
             gc.enable()

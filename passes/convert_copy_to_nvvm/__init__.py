@@ -62,7 +62,9 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect import ops as copy
-from facts.target import TARGETS, Target
+from facts.abi import KernelAbi
+from facts.target import Target, UnknownTarget, target_named
+from passes.abi import abi_attr
 from passes.convert_copy_to_nvvm.barriers import (
     LowerBarrierArrive,
     LowerBarrierArriveDrop,
@@ -164,7 +166,13 @@ class ConvertCopyToNVVMPass(ModulePass):
     `copy.prefetch_tensormaps = false` opts out."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        target = self.resolve_target(op)
+        self.lower(op, self.resolve_target(op))
+
+    def lower(self, op: builtin.ModuleOp, target: Target) -> dict[str, KernelAbi]:
+        """The pass for `target` (`apply` resolves it from the option or the module; the
+        in-process compile, `passes.pipeline.compile_module`, once per compile and passes it
+        on): the ABI of each kernel it lowers, by name, which it also records on the kernel
+        as `copy.abi` for a later copy-opt run (`passes.abi.kernel_abis` reads it there)."""
         for inner in op.walk():
             if inner.dialect_name() == "copy" and enclosing_function(inner) is None:
                 raise fail(inner, "must be inside a func.func kernel to be lowered")
@@ -221,8 +229,10 @@ class ConvertCopyToNVVMPass(ModulePass):
             merge_adjacent_elected(fn, {kernel.leader, *(g.leader for g in kernel.roles.values())})
         # The roles split the block once the ops inside them are lowered for their role.
         apply_patterns(op, [LowerWarpSpecialize(kernels)], dce=False)
+        abis: dict[str, KernelAbi] = {}
         for fn, kernel in kernels.items():
-            fn.attributes["copy.abi"] = kernel_abi(kernel)
+            abi = abis[fn.sym_name.data] = kernel_abi(kernel)
+            fn.attributes["copy.abi"] = abi_attr(abi)
             # Copies need the kernel's tensor-map parameters and SMEM arena: a function
             # that holds them is a kernel entry.
             fn.attributes["gpu.kernel"] = UnitAttr()
@@ -237,6 +247,7 @@ class ConvertCopyToNVVMPass(ModulePass):
             op.body.block.insert_op_before(global_op, op.body.block.first_op)  # type: ignore[arg-type]
         if guards is not None and (guard_ops := guards.module_ops()):
             op.body.block.insert_ops_before(guard_ops, op.body.block.first_op)  # type: ignore[arg-type]
+        return abis
 
     def resolve_target(self, module: builtin.ModuleOp) -> Target:
         name = copy.module_target(module, self.target or None)
@@ -246,11 +257,10 @@ class ConvertCopyToNVVMPass(ModulePass):
                 'copy.target = #copy.target<"sm_90a">, or pass --target sm_90a to '
                 'copy-opt (target=sm_90a to the pass: "convert-copy-to-nvvm{target=sm_90a}")'
             )
-        if name not in TARGETS:
-            raise PassFailedException(
-                f"unknown target '{name}': expected one of {', '.join(TARGETS)}"
-            )
-        return TARGETS[name]
+        try:
+            return target_named(name)
+        except UnknownTarget as exc:
+            raise PassFailedException(str(exc)) from None
 
 
 def merge_adjacent_elected(fn: func.FuncOp, leaders: set[SSAValue]) -> None:

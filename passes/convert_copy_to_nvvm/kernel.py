@@ -40,7 +40,6 @@ from facts.abi import (
 )
 from facts.target import Target
 from passes import nvvm
-from passes.abi import abi_attr
 from passes.convert_copy_to_nvvm.dynamic_shapes import KernelShapes, kernel_shapes
 from passes.convert_copy_to_nvvm.emit import Emit
 from passes.llvm_types import SHARED, cast, ptr
@@ -430,8 +429,8 @@ def append_argument(fn: func.FuncOp, type: Attribute) -> SSAValue:
     return arg
 
 
-def kernel_abi(kernel: Kernel) -> DictionaryAttr:
-    """The facts the runtime needs to launch the kernel (facts.abi), as its attribute."""
+def kernel_abi(kernel: Kernel) -> KernelAbi:
+    """The facts the runtime needs to launch the kernel (facts.abi)."""
     params: list[Param] = []
     for i, t in enumerate(kernel.fn.function_type.inputs.data[: kernel.arguments]):
         if isinstance(t, MemRefType):
@@ -446,14 +445,12 @@ def kernel_abi(kernel: Kernel) -> DictionaryAttr:
     for m in kernel.tensor_maps:
         p = kernel.workspaces[m] if isinstance(m, Operation) else m
         params.append(replace(p, written=m in kernel.written_maps))
-    return abi_attr(
-        KernelAbi(
-            kernel.fn.sym_name.data,
-            tuple(params),
-            copy.block_smem_bytes(kernel.arena_bytes),
-            kernel.cluster,
-            kernel.block_shape,
-        )
+    return KernelAbi(
+        kernel.fn.sym_name.data,
+        tuple(params),
+        copy.block_smem_bytes(kernel.arena_bytes),
+        kernel.cluster,
+        kernel.block_shape,
     )
 
 

@@ -40,10 +40,10 @@ def elf_sm(cubin: bytes) -> int:
 def test_which_gpus_run_which_ptx(target, arch, runs):
     assert TARGETS[target].assembles_for(TARGETS[arch]) is runs
     if runs:
-        check_arch(target, arch)
+        check_arch(TARGETS[target], TARGETS[arch])
     else:
         with pytest.raises(ValueError, match=f"expected an arch that runs {target} PTX"):
-            check_arch(target, arch)
+            check_arch(TARGETS[target], TARGETS[arch])
 
 
 def legalized_copy():
@@ -71,9 +71,7 @@ def test_sm80_code_assembled_for_sm90():
 
 
 def test_the_ptx_is_the_targets():
-    ptx, cubin = backend.compile_ptx_and_cubin(
-        backend_ir(), "sm_80", arch="sm_90"
-    )
+    ptx, cubin = backend.compile_ptx_and_cubin(backend_ir(), "sm_80", arch="sm_90")
     assert ".target sm_80" in ptx
     assert elf_sm(cubin) == 90
     assert elf_sm(backend.compile_cubin(ptx, "sm_80", "sm_86")) == 86

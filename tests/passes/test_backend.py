@@ -224,7 +224,7 @@ def test_nvjitlink_rejection_in_the_worker_is_the_in_process_one():
 
 def test_llvm_errors_through_a_submitted_compile():
     with pytest.raises(BackendError, match="expected type"):
-        backend.submit_ptx_and_cubin("define void @f( {", "sm_90a").result()
+        backend.submit_ptx_and_cubin("define void @f( {", TARGETS["sm_90a"]).result()
     with pytest.raises(BackendError, match=r"unknown intrinsic llvm\.nvvm\.nope"):
         backend.compile_ptx_and_cubin(
             "define ptx_kernel void @k() {\n  call void @llvm.nvvm.nope()\n  ret void\n}\n"
@@ -239,7 +239,7 @@ def test_llvm_errors_through_a_submitted_compile():
 def test_a_discarded_compile_frees_the_worker():
     """A caller that fails while the worker compiles (compile_lowered's verifier error)
     drops the reply; the next request gets its own answer, from another thread too."""
-    pending = backend.submit_ptx_and_cubin(SMALL_KERNEL, "sm_90a")
+    pending = backend.submit_ptx_and_cubin(SMALL_KERNEL, TARGETS["sm_90a"])
     pending.discard()
     pending.discard()  # a second discard does nothing
     results: list[str] = []
