@@ -38,6 +38,7 @@ DIALECT = "copy_dialect"
 ANALYSIS = "analysis"
 PASSES = "passes"
 FRONTENDS = "frontends"
+INTERPRETER = "interpreter"
 RUNTIME = "runtime"
 TOOLS = "copy_tools"
 XDSL = "xdsl"
@@ -49,6 +50,7 @@ FOLDERS = {
     ANALYSIS: ROOT / "analysis",
     PASSES: ROOT / "passes",
     FRONTENDS: ROOT / "frontends",
+    INTERPRETER: ROOT / "interpreter",
     RUNTIME: ROOT / "runtime",
     TOOLS: ROOT / "copy_tools",
 }
@@ -60,8 +62,9 @@ MAY_IMPORT = {
     ANALYSIS: (XDSL, FACTS, DIALECT),
     PASSES: (XDSL, FACTS, DIALECT, ANALYSIS),
     FRONTENDS: (XDSL, FACTS, DIALECT, ANALYSIS),
+    INTERPRETER: (XDSL, FACTS, DIALECT),
     RUNTIME: (FACTS,),
-    TOOLS: (XDSL, FACTS, DIALECT, ANALYSIS, PASSES, FRONTENDS, RUNTIME),
+    TOOLS: (XDSL, FACTS, DIALECT, ANALYSIS, PASSES, FRONTENDS, INTERPRETER, RUNTIME),
 }
 """What each package may import of xDSL and the project (docs/design.md's map); any other
 library (numpy, llvmlite, cuda.bindings, ...) is not a layer and is not restricted here."""

@@ -1,0 +1,286 @@
+"""The machine: the CTAs of a cluster, their agents (the threads of a CTA, or of one role),
+the async copies in flight, and the scheduler that interleaves them.
+
+An agent runs its ops in lockstep over its threads (`mask`: numpy masks for divergence) as a
+Python generator that yields where another agent or a copy may go first: at each copy-dialect
+op and each SMEM access, and where it waits (a `Wait`, resumed once it is ready). The
+scheduler picks who goes next: an agent that can run, or the completion of a copy in flight.
+`Schedule` says how: `round_robin`, `random` (seeded) or `adversarial` (copies complete as
+late as they can, so readers run as early as they can).
+
+All live agents waiting and no copy in flight is a deadlock (P6): each agent's wait is
+reported. A kernel that returns with a copy it never waited for (its completion not seen by
+the agent that returns) leaves it in flight (P7).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.ir import Block, Operation, SSAValue
+
+from interpreter.memory import Smem
+from interpreter.races import Clock, Epoch, Race, join, sees
+from interpreter.values import InterpretError, Value
+
+WARP = 32
+
+
+@dataclass
+class Violation:
+    """A rule a run broke: its id, the op (and the op it conflicts with), the CTA and
+    what happened."""
+
+    rule: str
+    op: Operation
+    message: str
+    cta: tuple[int, int, int]
+    other: Operation | None = None
+
+    def __str__(self) -> str:
+        where = f"CTA {self.cta}"
+        return f"[{self.rule}] {where}: '{self.op.name}' {self.message}"
+
+
+@dataclass
+class Wait:
+    """What a blocked agent waits for: `ready()` says whether it may go on."""
+
+    ready: Callable[[], bool]
+    describe: Callable[[], str]
+    op: Operation
+
+
+Step = Generator["Wait | None", None, None]
+
+
+@dataclass(eq=False)
+class Component:
+    """A component of the vector clocks: an agent, an mbarrier or a group set."""
+
+    name: str
+
+
+class Clocks:
+    """Allocates clock components."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def new(self, name: str) -> int:
+        self.names.append(name)
+        return len(self.names) - 1
+
+
+@dataclass(eq=False)
+class Transfer:
+    """An async copy in flight: `complete()` moves its data and signals its completion."""
+
+    op: Operation
+    cta: Any
+    complete: Callable[[], None]
+    epoch: Epoch
+    """What a thread must have seen for the copy to be over for it."""
+    done: bool = False
+
+
+class Agent:
+    """Threads that run in lockstep: a CTA's (outside roles) or one role's."""
+
+    def __init__(self, cta: Cta, name: str, mask: np.ndarray, env: dict[SSAValue, Value]):
+        self.cta = cta
+        self.name = name
+        self.mask = mask
+        self.env = env
+        self.component = cta.machine.clocks.new(f"{name} of CTA {cta.rank}")
+        self.clock: Clock = {self.component: 1}
+        self.sync = 0
+        """Block or named barriers its threads all met (orders its threads' accesses)."""
+        self.groups = cta.machine.group_set(self)
+        self.wait: Wait | None = None
+        self.done = False
+        self.gen: Iterator[Wait | None] | None = None
+        self.parent: Agent | None = None
+
+    @property
+    def epoch(self) -> Epoch:
+        return (self.component, self.clock[self.component])
+
+    def release(self) -> Clock:
+        """The clock an arrival or a barrier publishes; the agent's own time moves on."""
+        published = dict(self.clock)
+        self.clock[self.component] += 1
+        return published
+
+    def acquire(self, clock: Clock) -> None:
+        join(self.clock, clock)
+
+    def get(self, value: SSAValue) -> Value:
+        try:
+            return self.env[value]
+        except KeyError:
+            raise InterpretError(
+                value.owner, "uses a value the interpreter has not computed"
+            ) from None
+
+    def threads(self) -> np.ndarray:
+        return np.nonzero(self.mask)[0]
+
+    def __repr__(self) -> str:
+        return f"<{self.name} of CTA {self.cta.rank}>"
+
+
+class Cta:
+    """One CTA: its threads, SMEM and mbarriers."""
+
+    def __init__(self, machine: Machine, rank: int, block_id: tuple[int, int, int], threads: int):
+        self.machine = machine
+        self.rank = rank
+        self.block_id = block_id
+        self.threads = threads
+        self.smem = Smem()
+        self.named: dict[int, Any] = {}
+        """The named barriers, by id (interpreter.ops_roles)."""
+        self.thread_ids = np.arange(threads, dtype=np.int64)
+
+
+@dataclass
+class GroupSet:
+    """An agent's bulk and cp.async groups: per kind, the copies of its open group and of
+    the groups it committed, and a clock component per kind whose time n says the first n
+    groups are retired (`read`: the first n bulk groups' SMEM reads are done)."""
+
+    component: dict[str, int]
+    open: dict[str, list[Transfer]] = field(default_factory=lambda: {"bulk": [], "cp_async": []})
+    committed: dict[str, list[list[Transfer]]] = field(
+        default_factory=lambda: {"bulk": [], "cp_async": []}
+    )
+
+
+class Schedule:
+    """How the scheduler interleaves: `mode` is round_robin, random or adversarial."""
+
+    MODES = ("round_robin", "random", "adversarial")
+
+    def __init__(self, mode: str = "random", seed: int = 0):
+        if mode not in self.MODES:
+            raise ValueError(f"unknown schedule '{mode}': expected one of {', '.join(self.MODES)}")
+        self.mode = mode
+        self.rng = random.Random(seed)
+        self.turn = 0
+
+    def pick(self, agents: list[Agent], copies: list[Transfer]) -> Agent | Transfer:
+        if self.mode == "adversarial":
+            if agents:
+                return agents[0]
+            return copies[-1]
+        if self.mode == "round_robin":
+            options: list[Agent | Transfer] = [*agents, *copies[:1]]
+            self.turn += 1
+            return options[self.turn % len(options)]
+        options = [*agents, *copies]
+        return options[self.rng.randrange(len(options))]
+
+
+class Machine:
+    """Runs one cluster's CTAs to the end, collecting the rules they break."""
+
+    def __init__(self, schedule: Schedule, max_steps: int = 10_000_000):
+        self.schedule = schedule
+        self.clocks = Clocks()
+        self.agents: list[Agent] = []
+        self.copies: list[Transfer] = []
+        self.violations: list[Violation] = []
+        self.max_steps = max_steps
+        self.ctas: list[Cta] = []
+
+    def group_set(self, agent: Agent) -> GroupSet:
+        return GroupSet(
+            {
+                kind: self.clocks.new(f"{kind} groups of {agent.name}")
+                for kind in ("bulk", "cp_async", "read")
+            }
+        )
+
+    def report(
+        self, rule: str, op: Operation, message: str, cta: Cta, other: Operation | None = None
+    ) -> None:
+        self.violations.append(Violation(rule, op, message, cta.block_id, other))
+
+    def races(self, races: list[Race], cta: Cta) -> None:
+        for r in races:
+            self.report(r.rule, r.op, r.message, cta, r.other)
+
+    def start(self, agent: Agent, body: Step) -> None:
+        agent.gen = body
+        self.agents.append(agent)
+
+    def run(self) -> None:
+        steps = 0
+        while True:
+            live = [a for a in self.agents if not a.done]
+            runnable = [a for a in live if a.wait is None or a.wait.ready()]
+            pending = [c for c in self.copies if not c.done]
+            if not runnable and not pending:
+                if live:
+                    self.deadlock(live)
+                return
+            steps += 1
+            if steps > self.max_steps:
+                raise InterpretError(None, f"ran {self.max_steps} steps without finishing")
+            choice = self.schedule.pick(runnable, pending)
+            if isinstance(choice, Transfer):
+                choice.done = True
+                choice.complete()
+                continue
+            choice.wait = None
+            try:
+                assert choice.gen is not None
+                choice.wait = next(choice.gen)
+            except StopIteration:
+                choice.done = True
+
+    def deadlock(self, live: list[Agent]) -> None:
+        for agent in live:
+            assert agent.wait is not None
+            self.report(
+                "P6",
+                agent.wait.op,
+                f"never returns: every thread of the CTA waits and no copy is in flight; "
+                f"{agent.name} waits for {agent.wait.describe()}",
+                agent.cta,
+            )
+        for agent in live:
+            agent.done = True
+
+    def copies_left(self, agent: Agent) -> list[Transfer]:
+        """The copies of `agent`'s CTA whose completion `agent` has not seen."""
+        return [c for c in self.copies if c.cta is agent.cta and not sees(agent.clock, c.epoch)]
+
+
+def run_block(agent: Agent, block: Block, mask: np.ndarray) -> Step:
+    """Runs `block`'s ops for the threads of `mask`; the terminator's operands are left in
+    `agent.env` under the terminator (`yielded`)."""
+    from interpreter.dispatch import HANDLERS
+
+    for op in block.ops:
+        handler = HANDLERS.get(type(op))
+        if handler is None:
+            raise InterpretError(
+                op,
+                f"'{op.name}' is not modelled by the interpreter",
+                note="see docs/interpreter.md for the ops it runs",
+            )
+        result = handler(agent, op, mask)
+        if result is not None:
+            yield from result
+
+
+def yielded(agent: Agent, block: Block) -> list[Value]:
+    term = block.last_op
+    assert term is not None
+    return [agent.get(v) for v in term.operands]

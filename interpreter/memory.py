@@ -1,0 +1,109 @@
+"""The memories a kernel addresses: GMEM arrays (the caller's numpy arrays), each CTA's
+SMEM (bytes, laid out as the dialect's layout says: swizzled buffers store element
+(i, j) where `copy_dialect.layout.element_offset` puts it, so a thread that computes the
+wrong address reads the wrong data, as on the GPU), and the refs that name them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import MemRefType
+
+from copy_dialect import layout
+from copy_dialect.memory import bitwidth, smem_alignment, smem_bytes, swizzle_of
+from interpreter.races import AccessLog
+from interpreter.values import storage_dtype
+
+SMEM_BYTES = 232_448
+"""The most SMEM a CTA can have (sm_90 and sm_100: 227 KiB)."""
+
+
+@dataclass(eq=False)
+class GmemRef:
+    """A GMEM array: the caller's (a kernel argument), or a view of one."""
+
+    array: np.ndarray
+    """In storage dtype (bf16: uint16)."""
+    type: MemRefType
+    name: str
+
+    @property
+    def element_type(self) -> Any:
+        return self.type.element_type
+
+
+class Smem:
+    """One CTA's shared memory: its bytes, the next free offset and the access log."""
+
+    def __init__(self) -> None:
+        self.bytes = np.zeros(SMEM_BYTES, dtype=np.uint8)
+        self.top = 0
+        self.log = AccessLog()
+
+    def allocate(self, t: MemRefType) -> SmemRef:
+        swizzle = swizzle_of(t)
+        align = smem_alignment(swizzle)
+        base = -(-self.top // align) * align
+        size = smem_bytes(t.get_shape(), t.element_type, swizzle)
+        if base + size > SMEM_BYTES:
+            raise MemoryError(f"SMEM: {base + size} bytes, more than the {SMEM_BYTES} a CTA has")
+        self.top = base + size
+        return SmemRef(self, base, t)
+
+
+@dataclass(eq=False)
+class SmemRef:
+    """An SMEM buffer of a CTA: its base offset and its memref type (shape, element type,
+    swizzle)."""
+
+    smem: Smem
+    base: int
+    type: MemRefType
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.type.get_shape())
+
+    @property
+    def element_type(self) -> Any:
+        return self.type.element_type
+
+    @property
+    def swizzle(self) -> int:
+        return swizzle_of(self.type)
+
+    @property
+    def bits(self) -> int:
+        return bitwidth(self.element_type) or 8
+
+    def offsets(self, indices: list[Any]) -> Any:
+        """The SMEM byte offsets of elements `indices` (ints or arrays of them)."""
+        return self.base + layout.element_offset(indices, self.shape, self.bits, self.swizzle)
+
+    def slot_offsets(self, slot: tuple[int, ...], box: tuple[int, ...]) -> np.ndarray:
+        """The byte offset of each element of a box at slot `slot` of the leading dims, in
+        the box's row-major order."""
+        grid = np.indices(box).reshape(len(box), -1)
+        indices = [np.full(grid.shape[1], s) for s in slot] + list(grid)
+        return np.asarray(self.offsets(indices), dtype=np.int64)
+
+
+def element_bytes(offsets: np.ndarray, size: int) -> np.ndarray:
+    """Every byte of elements of `size` bytes at `offsets` (sorted by element)."""
+    return (np.asarray(offsets, dtype=np.int64)[:, None] + np.arange(size)).reshape(-1)
+
+
+def read_smem(smem: Smem, offsets: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    raw = smem.bytes[element_bytes(offsets, dtype.itemsize)]
+    return raw.view(dtype).reshape(np.shape(offsets))
+
+
+def write_smem(smem: Smem, offsets: np.ndarray, values: np.ndarray, dtype: np.dtype) -> None:
+    data = np.ascontiguousarray(np.asarray(values, dtype=dtype).reshape(-1)).view(np.uint8)
+    smem.bytes[element_bytes(offsets, dtype.itemsize)] = data
+
+
+def gmem_dtype(ref: GmemRef) -> np.dtype:
+    return storage_dtype(ref.element_type)

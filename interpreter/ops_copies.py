@@ -1,0 +1,265 @@
+"""Async copies: SMEM buffers, TMA and bulk tile loads and stores (reductions included),
+cp.async copies, their groups and the fence between threads and the async proxy.
+
+A copy is issued at its op and completes when the scheduler says: a load then reads its
+GMEM box (elements outside the array read as its OOB fill) and writes the box into the
+SMEM slot where the dialect's layout puts each element (swizzled or not); a store reads its
+SMEM box and writes (or reduces into) the part of the GMEM box inside the array. At issue,
+the SMEM bytes it will write (a load) or read (a store) go into the CTA's access log, with
+the epoch of its completion (interpreter.races), so that any thread access of them that its
+completion is not ordered with is a race, whatever the schedule."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.ir import Operation
+
+from copy_dialect import ops as copy
+from copy_dialect.attributes import Implementation, Issuer, OOBMode, ReductionKind
+from interpreter.machine import Agent, Step, Transfer, Wait
+from interpreter.memory import GmemRef, SmemRef, element_bytes, read_smem, write_smem
+from interpreter.ops_barriers import BarrierGroup, barrier, executions
+from interpreter.ops_roles import block_sync
+from interpreter.ops_std import handles
+from interpreter.races import Access
+from interpreter.values import InterpretError, storage_dtype, uniform
+
+
+@handles(copy.AllocSmemOp)
+def alloc_smem(agent: Agent, op: copy.AllocSmemOp, mask: np.ndarray) -> None:
+    agent.env[op.result] = agent.cta.smem.allocate(op.result.type)
+
+
+@handles(copy.PrefetchOp)
+def prefetch(agent: Agent, op: copy.PrefetchOp, mask: np.ndarray) -> None:
+    return None  # a hint: no effect on memory
+
+
+def box_origin(agent: Agent, op: Operation, values: Any, mask: np.ndarray) -> list[int]:
+    return [int(uniform(agent.get(v), mask, op, "the copy's coordinates")) for v in values]
+
+
+def gmem_box(g: Any, ref: GmemRef, origin: list[int]) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """The GMEM index of each box element (row-major) and whether it lies in the array."""
+    box = g.issued_box
+    n = ref.array.ndim
+    lead = n - len(box)
+    grid = np.indices(box).reshape(len(box), -1)
+    coords = []
+    for d in range(n):
+        if d < lead:
+            coords.append(np.full(grid.shape[1], origin[d], dtype=np.int64))
+        else:
+            coords.append(origin[d] + grid[d - lead])
+    inside = np.ones(grid.shape[1], dtype=bool)
+    for d, c in enumerate(coords):
+        inside &= (c >= 0) & (c < ref.array.shape[d])
+    return tuple(coords), inside
+
+
+def smem_box(agent: Agent, op: Operation, g: Any, mask: np.ndarray) -> tuple[SmemRef, np.ndarray]:
+    ref = agent.get(g.smem)
+    assert isinstance(ref, SmemRef)
+    slot = tuple(box_origin(agent, op, g.smem_indices, mask))
+    box = g.issued_box
+    lead = len(ref.shape) - len(box)
+    slot = slot + (0,) * (lead - len(slot))
+    for d, (s, n) in enumerate(zip(slot, ref.shape, strict=False)):
+        if not 0 <= s < n:
+            raise InterpretError(
+                op, f"names slot {s} of dim {d} of an SMEM buffer of {n}: out of range"
+            )
+    return ref, ref.slot_offsets(slot, box)
+
+
+def log_async(
+    agent: Agent, op: Operation, offsets: np.ndarray, size: int, write: bool, epoch: Any
+) -> None:
+    byte_offsets = np.unique(element_bytes(offsets, size))
+    access = Access(
+        write, True, byte_offsets, None, epoch, agent, agent.sync, op,
+        f"the async copy {'writes' if write else 'reads'}",
+    )  # fmt: skip
+    agent.cta.machine.races(agent.cta.smem.log.check(access, agent.clock), agent.cta)
+
+
+def predicated_off(agent: Agent, g: Any, op: Operation, mask: np.ndarray) -> bool:
+    if g.predicate is None:
+        return False
+    return not bool(uniform(agent.get(g.predicate), mask, op, "the copy's predicate"))
+
+
+UNMODELLED = "is not modelled by the interpreter yet"
+
+
+@handles(copy.AsyncCopyOp)
+def async_copy(agent: Agent, op: copy.AsyncCopyOp, mask: np.ndarray) -> Step:
+    yield None
+    g = op.geometry()
+    if g.collective_dims or g.leader_tracked:
+        raise InterpretError(op, f"a collective or leader-tracked copy {UNMODELLED}")
+    if op.map is not None:
+        raise InterpretError(op, f"a copy through a tensor map made in the kernel {UNMODELLED}")
+    if predicated_off(agent, g, op, mask):
+        return
+    impl = op.resolved_implementation()
+    gref = agent.get(g.gmem)
+    if not isinstance(gref, GmemRef):
+        raise InterpretError(op, f"a copy of this GMEM ref {UNMODELLED}")
+    origin = box_origin(agent, op, g.gmem_indices, mask)
+    sref, offsets = smem_box(agent, op, g, mask)
+    coords, inside = gmem_box(g, gref, origin)
+    dtype = storage_dtype(g.element_type)
+    machine = agent.cta.machine
+    issue = agent.release()
+    if g.is_load:
+        yield from load(agent, op, g, impl, gref, sref, offsets, coords, inside, dtype, issue, mask)
+    else:
+        store(agent, op, g, gref, sref, offsets, coords, inside, dtype, issue)
+    del machine
+
+
+def fill_value(g: Any, dtype: np.dtype) -> Any:
+    if g.oob == OOBMode.NAN:
+        if dtype == np.uint16:  # bf16
+            return np.uint16(0x7FFF)
+        return np.array(np.nan).astype(dtype)
+    return dtype.type(0)
+
+
+def load(
+    agent: Agent,
+    op: Operation,
+    g: Any,
+    impl: Any,
+    gref: GmemRef,
+    sref: SmemRef,
+    offsets: np.ndarray,
+    coords: tuple,
+    inside: np.ndarray,
+    dtype: np.dtype,
+    issue: dict,
+    mask: np.ndarray,
+) -> Step:
+    machine = agent.cta.machine
+    cta = agent.cta
+    cp_async = impl == Implementation.CP_ASYNC
+    if g.barrier is not None:
+        mb = barrier(agent, op, g.barrier, g.barrier_index, mask)
+        epoch = (mb.component, mb.phase + 1)
+        threads = executions(Issuer.THREADS, mask)
+        if not cp_async and op.arrives:
+            mb.arrive(op, 1, issue, g.credited_bytes)
+    else:
+        if not cp_async:
+            raise InterpretError(op, "a TMA load without a barrier cannot complete")
+        mb = None
+        groups = agent.groups
+        epoch = (groups.component["cp_async"], len(groups.committed["cp_async"]) + 1)
+    log_async(agent, op, offsets, dtype.itemsize, True, epoch)
+
+    def complete() -> None:
+        values = np.full(offsets.shape, fill_value(g, dtype), dtype=dtype)
+        safe = tuple(np.where(inside, c, 0) for c in coords)
+        values[inside] = gref.array[safe][inside]
+        write_smem(cta.smem, offsets, values, dtype)
+        if mb is not None:
+            if cp_async:
+                mb.arrive(op, threads, issue)
+            else:
+                mb.complete_tx(op, g.credited_bytes, issue)
+
+    transfer = Transfer(op, cta, complete, epoch)
+    machine.copies.append(transfer)
+    if mb is None:
+        agent.groups.open["cp_async"].append(transfer)
+    yield None
+
+
+def store(
+    agent: Agent,
+    op: Operation,
+    g: Any,
+    gref: GmemRef,
+    sref: SmemRef,
+    offsets: np.ndarray,
+    coords: tuple,
+    inside: np.ndarray,
+    dtype: np.dtype,
+    issue: dict,
+) -> None:
+    cta = agent.cta
+    groups = agent.groups
+    number = len(groups.committed["bulk"]) + 1
+    log_async(agent, op, offsets, dtype.itemsize, False, (groups.component["read"], number))
+    reduction = g.reduction
+
+    def complete() -> None:
+        values = read_smem(cta.smem, offsets, dtype)[inside]
+        target = tuple(c[inside] for c in coords)
+        if reduction is None:
+            gref.array[target] = values
+        else:
+            gref.array[target] = reduce(reduction, gref.array[target], values, op)
+
+    transfer = Transfer(op, cta, complete, (groups.component["bulk"], number))
+    agent.cta.machine.copies.append(transfer)
+    groups.open["bulk"].append(transfer)
+
+
+def reduce(kind: ReductionKind, old: np.ndarray, new: np.ndarray, op: Operation) -> np.ndarray:
+    if kind == ReductionKind.ADD:
+        return old + new
+    if kind in (ReductionKind.MIN, ReductionKind.SMIN, ReductionKind.UMIN):
+        return np.minimum(old, new)
+    if kind in (ReductionKind.MAX, ReductionKind.SMAX, ReductionKind.UMAX):
+        return np.maximum(old, new)
+    if kind == ReductionKind.AND:
+        return old & new
+    if kind == ReductionKind.OR:
+        return old | new
+    if kind == ReductionKind.XOR:
+        return old ^ new
+    raise InterpretError(op, f"the reduction '{kind}' {UNMODELLED}")
+
+
+@handles(copy.CommitGroupOp)
+def commit_group(agent: Agent, op: copy.CommitGroupOp, mask: np.ndarray) -> Step:
+    yield None
+    kind = "bulk" if op.group.data is copy.GroupKind.BULK else "cp_async"
+    groups = agent.groups
+    groups.committed[kind].append(groups.open[kind])
+    groups.open[kind] = []
+
+
+@handles(copy.WaitGroupOp)
+def wait_group(agent: Agent, op: copy.WaitGroupOp, mask: np.ndarray) -> Step:
+    kind = "bulk" if op.group.data is copy.GroupKind.BULK else "cp_async"
+    groups = agent.groups
+    committed = groups.committed[kind]
+    retired = max(0, len(committed) - op.pending.value.data)
+    waited = [t for group in committed[:retired] for t in group]
+    if not all(t.done for t in waited):
+        yield Wait(
+            lambda: all(t.done for t in waited),
+            lambda: f"{len([t for t in waited if not t.done])} {kind} copies to complete",
+            op,
+        )
+    read_only = kind == "bulk" and op.is_read_only
+    for name in ("read",) if read_only else ((kind, "read") if kind == "bulk" else (kind,)):
+        component = groups.component[name]
+        if agent.clock.get(component, 0) < retired:
+            agent.clock[component] = retired
+    yield from block_sync(agent, op, mask)
+
+
+@handles(copy.FenceAsyncSharedOp)
+def fence(agent: Agent, op: copy.FenceAsyncSharedOp, mask: np.ndarray) -> Step:
+    yield None
+    agent.cta.smem.log.fence(agent)
+    yield from block_sync(agent, op, mask)
+
+
+__all__ = ["BarrierGroup"]

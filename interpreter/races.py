@@ -1,0 +1,184 @@
+"""Happens-before and the SMEM access log: what makes a race a race.
+
+Every agent (a CTA's threads outside roles, or one role of `copy.warp_specialize`) has a
+vector clock: a component per agent, per mbarrier of the CTA and per group set (an agent's
+bulk and cp.async groups). An access is stamped with an epoch, one component and a time:
+
+- a thread access with its agent's (the agent's time advances at each release: an arrival,
+  a named barrier, the end of a role);
+- an async copy's write with its completion's: the phase of the mbarrier that tracks it
+  (`(barrier, phase + 1)`: what a wait on that phase acquires), or its group's retirement
+  (`(group set, n)`: what `wait_group` acquires);
+- a TMA store's read of SMEM with its group's read retirement (`wait_group read`).
+
+Access A happens before B when B's clock has reached A's epoch; between threads of one
+agent, when a block or named barrier that they all met lies between them (the agent's
+`sync` count). Two accesses of the same SMEM byte race when one writes, they are by
+different threads or proxies, and neither happens before the other. Threads' writes that
+the async proxy reads must also be fenced (`fence_async_shared`) after them (P4). Races are
+reported with the static analysis's rule ids (P1-P4), at the op of the later access, with
+the earlier one as the conflicting op.
+
+The log keeps each access until a later write that happens after it covers its bytes, or
+every agent has seen it; so a pipeline keeps about one record per stage and buffer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Clock = dict[int, int]
+Epoch = tuple[int, int]
+
+
+def join(into: Clock, other: Clock) -> None:
+    for component, time in other.items():
+        if into.get(component, 0) < time:
+            into[component] = time
+
+
+def sees(clock: Clock, epoch: Epoch) -> bool:
+    return clock.get(epoch[0], 0) >= epoch[1]
+
+
+@dataclass(eq=False)
+class Access:
+    """One op's accesses of SMEM bytes."""
+
+    write: bool
+    asynchronous: bool
+    """By the async proxy (a TMA or bulk copy, a cp.async copy)."""
+    offsets: np.ndarray
+    """The bytes, as offsets in the CTA's SMEM, sorted."""
+    threads: np.ndarray | None
+    """For a thread access: the thread of each byte (same order); None for a copy."""
+    epoch: Epoch
+    agent: Any
+    """The agent that made it (that issued it, for a copy)."""
+    sync: int
+    """The agent's count of block barriers when it made it."""
+    op: Any
+    what: str
+    fenced: bool = False
+    lo: int = field(init=False)
+    hi: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lo = int(self.offsets[0]) if self.offsets.size else 0
+        self.hi = int(self.offsets[-1]) + 1 if self.offsets.size else 0
+
+
+@dataclass(frozen=True)
+class Race:
+    rule: str
+    op: Any
+    other: Any
+    message: str
+
+
+def rule_of(earlier: Access, later: Access) -> str:
+    if earlier.asynchronous and earlier.write and not later.asynchronous and not later.write:
+        return "P1"
+    if earlier.asynchronous and not earlier.write and not later.asynchronous and later.write:
+        return "P2"
+    return "P3"
+
+
+class AccessLog:
+    """The SMEM accesses of one CTA that a later access may still race with."""
+
+    def __init__(self) -> None:
+        self.records: list[Access] = []
+        self.since_prune = 0
+
+    def check(self, access: Access, clock: Clock) -> list[Race]:
+        """The races of `access`, made with `clock` (the accessing agent's, or a copy's at
+        its issue), against the log; then logs it."""
+        races: list[Race] = []
+        superseded: list[Access] = []
+        for earlier in self.records:
+            if earlier.hi <= access.lo or access.hi <= earlier.lo:
+                continue
+            if not (earlier.write or access.write):
+                continue
+            race = self._conflict(earlier, access, clock)
+            if race is not None:
+                races.append(race)
+            elif access.write and np.isin(earlier.offsets, access.offsets).all():
+                superseded.append(earlier)  # a later access races with this write first
+        if superseded:
+            dropped = set(map(id, superseded))
+            self.records = [r for r in self.records if id(r) not in dropped]
+        self.records.append(access)
+        self.since_prune += 1
+        return races
+
+    def _conflict(self, earlier: Access, later: Access, clock: Clock) -> Race | None:
+        common, ei, li = np.intersect1d(
+            earlier.offsets, later.offsets, assume_unique=True, return_indices=True
+        )
+        if common.size == 0:
+            return None
+        if earlier.agent is later.agent and not earlier.asynchronous and not later.asynchronous:
+            # Threads of one agent: ordered by a barrier they all met since, else only
+            # each thread's own accesses are in order.
+            if earlier.sync < later.sync:
+                return None
+            assert earlier.threads is not None
+            assert later.threads is not None
+            differ = earlier.threads[ei] != later.threads[li]
+            if not np.any(differ):
+                return None
+            byte = int(common[np.argmax(differ)])
+            t0 = int(earlier.threads[ei][np.argmax(differ)])
+            t1 = int(later.threads[li][np.argmax(differ)])
+            return Race(
+                "P3",
+                later.op,
+                earlier.op,
+                f"{later.what} SMEM byte {byte} (thread {t1}) that {earlier.what} (thread "
+                f"{t0}) too, with no barrier between them",
+            )
+        if not sees(clock, earlier.epoch):
+            byte = int(common[0])
+            return Race(
+                rule_of(earlier, later),
+                later.op,
+                earlier.op,
+                f"{later.what} SMEM byte {byte} that {earlier.what}, and nothing orders the "
+                "two (no wait, barrier or group retirement between them)",
+            )
+        if later.asynchronous and not earlier.asynchronous and earlier.write and not earlier.fenced:
+            return Race(
+                "P4",
+                later.op,
+                earlier.op,
+                f"{later.what} SMEM byte {int(common[0])} that {earlier.what}, with no "
+                "fence_async_shared between the threads' write and the async proxy's access",
+            )
+        return None
+
+    def fence(self, agent: Any) -> None:
+        """`fence_async_shared` by `agent`: its threads' writes so far are fenced."""
+        for record in self.records:
+            if record.agent is agent and not record.asynchronous:
+                record.fenced = True
+
+    def prune(self, clocks: Iterable[Clock]) -> None:
+        """Drops the accesses every clock has seen (and, for threads' writes, that are
+        fenced or block-synchronized): no later access can race with them."""
+        if self.since_prune < 64:
+            return
+        self.since_prune = 0
+        every = list(clocks)
+        kept = []
+        for record in self.records:
+            seen = all(sees(c, record.epoch) for c in every)
+            settled = record.asynchronous or (record.fenced and record.agent.sync > record.sync)
+            if not (seen and settled):
+                kept.append(record)
+        self.records = kept

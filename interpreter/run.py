@@ -1,0 +1,154 @@
+"""Running a kernel: its arguments bound to the caller's arrays, a machine per cluster of
+the grid, the rules the run broke."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import builtin, func
+from xdsl.dialects.builtin import DenseArrayBase, MemRefType
+
+from copy_dialect.verify_common import kernel_cluster_shape
+from interpreter.machine import Agent, Cta, Machine, Schedule, Violation, run_block
+from interpreter.memory import GmemRef
+from interpreter.values import InterpretError, register_dtype, storage_dtype
+
+
+@dataclass
+class Run:
+    """What a run did: the arrays as the kernel left them and the rules it broke."""
+
+    arrays: list[np.ndarray]
+    violations: list[Violation] = field(default_factory=list)
+
+
+class KernelViolation(Exception):
+    """A run broke rules: each with its id, op, CTA and what happened."""
+
+    def __init__(self, violations: list[Violation]):
+        self.violations = violations
+        lines = "\n".join(f"  {v}" for v in violations[:20])
+        more = f"\n  ... and {len(violations) - 20} more" if len(violations) > 20 else ""
+        super().__init__(f"the kernel broke {len(violations)} rule(s):\n{lines}{more}")
+
+
+def kernel_named(module: builtin.ModuleOp, name: str | None) -> func.FuncOp:
+    kernels = [
+        op for op in module.walk()
+        if isinstance(op, func.FuncOp) and op.body.blocks and "gpu.kernel" in op.attributes
+    ]  # fmt: skip
+    if not kernels:
+        kernels = [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+    if name is not None:
+        kernels = [k for k in kernels if k.sym_name.data == name]
+    if len(kernels) != 1:
+        names = ", ".join(k.sym_name.data for k in kernels) or "none"
+        raise ValueError(
+            f"expected one kernel{f' named {name}' if name else ''}, got {names}: pass kernel="
+        )
+    return kernels[0]
+
+
+def block_threads(kernel: func.FuncOp, block: Sequence[int] | None) -> int:
+    attr = kernel.attributes.get("gpu.known_block_size")
+    if block is None and isinstance(attr, DenseArrayBase):
+        block = tuple(int(v) for v in attr.get_values())
+    if block is None:
+        raise ValueError("the kernel has no gpu.known_block_size: pass block=(threads, 1, 1)")
+    block = tuple(block) + (1,) * (3 - len(tuple(block)))
+    if block[1] != 1 or block[2] != 1:
+        raise ValueError(f"the interpreter runs 1-D blocks, got {block}")
+    return block[0]
+
+
+def bind(kernel: func.FuncOp, arrays: Sequence[Any]) -> list[Any]:
+    params = kernel.function_type.inputs.data
+    if len(arrays) != len(params):
+        raise ValueError(
+            f"expected {len(params)} arguments for @{kernel.sym_name.data}, got {len(arrays)}"
+        )
+    values: list[Any] = []
+    for i, (t, a) in enumerate(zip(params, arrays, strict=False)):
+        if isinstance(t, MemRefType):
+            dtype = storage_dtype(t.element_type)
+            array = np.asarray(a)
+            if array.dtype != dtype:
+                if array.dtype.itemsize != dtype.itemsize:
+                    raise ValueError(
+                        f"argument {i}: expected {t.element_type} elements ({dtype}), got "
+                        f"{array.dtype}"
+                    )
+                array = array.view(dtype)
+            shape = t.get_shape()
+            if len(shape) != array.ndim or any(
+                s >= 0 and s != n for s, n in zip(shape, array.shape, strict=False)
+            ):
+                raise ValueError(
+                    f"argument {i}: expected an array of shape {shape}, got {array.shape}"
+                )
+            values.append(GmemRef(array, t, f"argument {i}"))
+        else:
+            values.append(register_dtype(t).type(a))
+    return values
+
+
+def run(
+    module: builtin.ModuleOp,
+    *arrays: Any,
+    grid: Sequence[int] = (1, 1, 1),
+    block: Sequence[int] | None = None,
+    kernel: str | None = None,
+    schedule: str = "random",
+    seed: int = 0,
+) -> Run:
+    """Runs the kernel on copies of `arrays` (numpy): the arrays it leaves and what it broke."""
+    fn = kernel_named(module, kernel)
+    threads = block_threads(fn, block)
+    grid = tuple(grid) + (1,) * (3 - len(tuple(grid)))
+    cluster = kernel_cluster_shape(fn)
+    if cluster != (1, 1, 1):
+        raise InterpretError(fn, "clusters are not modelled by the interpreter yet")
+    copies = [np.array(a, copy=True) for a in arrays]
+    values = bind(fn, copies)
+    violations: list[Violation] = []
+    sched = Schedule(schedule, seed)
+    old = np.seterr(all="ignore")
+    try:
+        for z, y, x in itertools.product(range(grid[2]), range(grid[1]), range(grid[0])):
+            machine = Machine(sched)
+            machine.grid = grid
+            cta = Cta(machine, 0, (x, y, z), threads)
+            machine.ctas.append(cta)
+            body = fn.body.blocks[0]
+            env = dict(zip(body.args, values, strict=False))
+            root = Agent(cta, "the block", np.ones(threads, dtype=bool), env)
+            machine.start(root, finish(root, body))
+            machine.run()
+            violations += machine.violations
+    finally:
+        np.seterr(**old)
+    return Run(copies, violations)
+
+
+def finish(agent: Agent, body: Any):
+    yield from run_block(agent, body, agent.mask)
+    machine = agent.cta.machine
+    for transfer in machine.copies_left(agent):
+        machine.report(
+            "P7", transfer.op,
+            "is still in flight when the kernel returns: no wait the returning threads "
+            "passed covers it",
+            agent.cta,
+        )  # fmt: skip
+
+
+def interpret(module: builtin.ModuleOp, *arrays: Any, **options: Any) -> list[np.ndarray]:
+    """The arrays as the kernel leaves them; a KernelViolation if it broke a rule."""
+    result = run(module, *arrays, **options)
+    if result.violations:
+        raise KernelViolation(result.violations)
+    return result.arrays

@@ -1,0 +1,131 @@
+"""Values as the interpreter holds them: one numpy value per SSA value, either a numpy
+scalar (the same in every thread: most indices, loop counters, constants) or an array with
+one entry per thread of the CTA (thread ids and what is computed from them). numpy's
+broadcasting mixes the two; a scalar stays a scalar until a thread-dependent value meets it.
+
+Element types map to numpy dtypes. `bf16` has no numpy dtype: in registers it is a float32
+rounded to bf16 after each operation, in memory its 16 bits (`uint16`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+)
+from xdsl.ir import Attribute
+
+Value = Any
+"""A numpy scalar (uniform) or an array of one entry per thread; or, for refs, barrier
+groups and tensor maps, the interpreter's object for it (the same in every thread)."""
+
+
+class InterpretError(Exception):
+    """The interpreter cannot run an op as written (an op or a form it does not model, or a
+    thread-dependent value where it needs one value for all): the op and why."""
+
+    def __init__(self, op: Any, message: str, note: str | None = None):
+        self.op = op
+        self.note = note
+        super().__init__(message)
+
+
+def storage_dtype(t: Attribute) -> np.dtype:
+    """The numpy dtype of an element of type `t` in memory."""
+    if isinstance(t, IntegerType):
+        width = t.width.data
+        if width == 1:
+            return np.dtype(np.bool_)
+        if width in (8, 16, 32, 64):
+            return np.dtype(f"int{width}")
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(t, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(t, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(t, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(t, BFloat16Type):
+        return np.dtype(np.uint16)
+    raise NotImplementedError(f"no numpy dtype for {t}")
+
+
+def register_dtype(t: Attribute) -> np.dtype:
+    """The numpy dtype a value of type `t` has in registers (bf16: float32)."""
+    if isinstance(t, BFloat16Type):
+        return np.dtype(np.float32)
+    return storage_dtype(t)
+
+
+def bf16_to_f32(bits: np.ndarray | np.generic) -> np.ndarray:
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def f32_to_bf16(x: np.ndarray | np.generic) -> np.ndarray:
+    """Round-to-nearest-even, as the hardware's cvt.rn.bf16.f32 (NaN stays NaN)."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32)
+    rounding = ((bits >> 16) & 1) + np.uint32(0x7FFF)
+    out = ((bits + rounding) >> 16).astype(np.uint16)
+    nan = np.isnan(np.asarray(x, dtype=np.float32))
+    return np.where(nan, np.uint16(0x7FC0), out)
+
+
+def to_register(t: Attribute, stored: Any) -> Any:
+    """A value read from memory, as registers hold it."""
+    if isinstance(t, BFloat16Type):
+        return bf16_to_f32(stored)
+    return stored
+
+
+def to_storage(t: Attribute, value: Any) -> Any:
+    """A register value, as memory stores it."""
+    if isinstance(t, BFloat16Type):
+        return f32_to_bf16(value)
+    return np.asarray(value).astype(storage_dtype(t), copy=False)
+
+
+def round_register(t: Attribute, value: Any) -> Any:
+    """A value computed in a wider type, rounded to `t` as the hardware would (bf16)."""
+    if isinstance(t, BFloat16Type):
+        return bf16_to_f32(f32_to_bf16(value))
+    return value
+
+
+def is_uniform(value: Value, mask: np.ndarray) -> bool:
+    """Whether `value` is the same in every thread of `mask`."""
+    if not isinstance(value, np.ndarray) or value.ndim == 0:
+        return True
+    active = value[mask]
+    return active.size == 0 or bool(np.all(active == active[0]))
+
+
+def uniform(value: Value, mask: np.ndarray, op: Any, what: str) -> Any:
+    """The one value `value` has in the threads of `mask`, as a Python scalar; an
+    InterpretError naming `what` when the threads disagree."""
+    if not isinstance(value, np.ndarray) or value.ndim == 0:
+        return value.item() if isinstance(value, np.generic | np.ndarray) else value
+    active = value[mask]
+    if active.size == 0:
+        return value[0].item()
+    first = active[0]
+    if not np.all(active == first):
+        raise InterpretError(
+            op,
+            f"expected {what} to be the same in every thread that reaches it, got "
+            f"{sorted(set(active.tolist()))[:8]}",
+        )
+    return first.item()
+
+
+def lanes(value: Value, threads: int) -> np.ndarray:
+    """`value` as an array with one entry per thread."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return value
+    return np.full(threads, value)
