@@ -147,7 +147,8 @@ def barrier_init(agent: Agent, op: copy.BarrierInitOp, mask: np.ndarray) -> Step
 def arrive(agent: Agent, op: Any, mask: np.ndarray) -> Step:
     yield None
     mb = barrier(agent, op, op.barrier, op.index, mask)
-    n = executions(op.arriving, mask) * op.arrivals
+    each = 1 if op.count is None else op.count.value.data
+    n = executions(op.arriving, mask) * each
     tx = 0
     if isinstance(op, copy.BarrierArriveDropOp) and op.expect_tx is not None:
         tx = op.expect_tx.value.data
