@@ -214,6 +214,11 @@ class BarrierArriveOp(IRDLOperation):
         """Who arrives: each thread (the default), one lane per warp, or the elected one."""
         return Issuer.THREADS if self.issuer is None else self.issuer.data
 
+    @property
+    def arrivals(self) -> int:
+        """Arrivals per arriving thread, warp or elected thread (`count`, 1 without)."""
+        return 1 if self.count is None else self.count.value.data
+
     def verify_(self) -> None:
         check_barrier_index(self.barrier, self.index)
         target = enclosing_target(self)

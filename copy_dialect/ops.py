@@ -9,9 +9,17 @@ passes and the runtime share. Each is defined in the module of its family:
 - `copies` (`tma`, `bulk`, `cp_async`), `im2col`, `prefetch`, `groups`, `barriers`
   (`mbarriers`), `roles` (who issues: warp-specialized roles, named barriers), `smem`,
   `tmem` (`tmem_access`), `dsmem` (a peer CTA's SMEM): the ops;
+- `arrivals`: how many mbarrier arrivals an op makes (the analysis and the passes read it);
 - `dialect`: the `Copy` dialect (its docstring describes the dialect as a whole).
 """
 
+from copy_dialect.arrivals import (
+    ISSUER_ARRIVAL,
+    PER_THREAD_ARRIVAL,
+    Arrivals,
+    arrivals_of,
+    executions,
+)
 from copy_dialect.attributes import (
     MAX_BARRIERS,
     SWIZZLES,
@@ -184,6 +192,7 @@ __all__ = [
     "TMEM_COLUMNS", "TMEM_REGS_PER_NUM", "TMEM_COPY_BYTES", "tmem_columns",
     # distributed shared memory
     "red_async_type", "st_async_type", "RED_ASYNC_TABLE",
-    # who issues
+    # who issues, and the arrivals an op makes
     "enclosing_role", "WARP", "WARPGROUP_WARPS", "REGISTER_FILE",
+    "Arrivals", "arrivals_of", "executions", "ISSUER_ARRIVAL", "PER_THREAD_ARRIVAL",
 ]  # fmt: skip

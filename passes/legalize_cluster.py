@@ -152,7 +152,8 @@ class _Fold:
         self.original: dict[SSAValue, SSAValue] = {}
         """The kernel's buffer or barrier group that each rank's copy stands for."""
         self.senders: dict[SSAValue, int] = {}
-        """Each barrier group (a rank's copy) that receives peer bytes: its senders."""
+        """Each barrier group (a rank's copy) that receives peer bytes: the arrivals its
+        senders make (one each, by the role's elected thread)."""
 
     def place(self, rank: int) -> tuple[int, int, int]:
         """The rank's coordinates in the cluster (x fastest, as `%cluster_ctarank`)."""
@@ -187,7 +188,8 @@ class _Fold:
             init = group.owner
             assert isinstance(init, copy.BarrierInitOp)
             init.arrivals = IntegerAttr(init.arrivals.value.data + senders, i32)
-            # The bytes the group expected are the senders' arrivals now.
+            # The bytes the group expected are the senders' arrivals now; its
+            # arrive_expect_tx becomes an arrival of the same count (the elected thread's).
             for use in list(group.uses):
                 user = use.operation
                 if isinstance(user, copy.BarrierArriveExpectTxOp):
@@ -298,9 +300,11 @@ class _Fold:
                     )
                 done.insert(0, index.owner.clone())
                 index = done[0].results[0]
-            done.append(copy.BarrierArriveOp(bar, index, issuer="elected"))
+            arrive = copy.BarrierArriveOp(bar, index, issuer="elected")
+            done.append(arrive)
             Rewriter.insert_op(done, InsertPoint.after(top))
-            self.senders[bar] = self.senders.get(bar, 0) + 1
+            made = copy.arrivals_of(arrive).made(self.threads)
+            self.senders[bar] = self.senders.get(bar, 0) + made
 
     def send_end(self, op: Operation, then: Block) -> Operation:
         """The op after which the role's threads have made `op`'s writes of one phase: its

@@ -2,8 +2,9 @@
 mbarrier-tracked cp.async copy on the same barrier (`rewrite_load`; an im2col load, the
 cp.async gather of its pixels: `im2col_gather`; through a tensor map rewritten in the
 kernel, from a view of the array the map points at: `legalize_maps`), and each barrier
-group that tracks them counts one arrival per issuing thread (`rewrite_group`), checked
-first to count only the loads' arrivals (`tracking_groups`, rule LG4).
+group that tracks them counts one arrival per issuing thread (`rewrite_group`: the
+arrivals are the dialect's, `copy.arrivals_of`), checked first to count only the loads'
+arrivals (`tracking_groups`, rule LG4).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def tracking_groups(loads: list[Load], issuers: Issuers, target: Target) -> dict
         assert bar is not None  # rule A3
         if not isinstance(bar.owner, copy.BarrierInitOp):
             portability.check_no_form(load, "a TMA load on a barrier group passed in", target)
-        if not load.arrives:
+        if copy.arrivals_of(load) is None:
             portability.check_barrier_users(
                 bar, load, target,
                 "the load leaves its arrival to an explicit arrive_expect_tx (arrive = "
@@ -87,11 +88,13 @@ def rewrite_load(load: Load, view: MapValue | None) -> None:
 
 
 def rewrite_group(group: SSAValue, threads: int) -> None:
-    """Each arrival of the group was a load's: one per issuing thread now. Its expect_tx
-    ops (bytes that no cp.async delivers) go."""
+    """Each arrival of the group was a TMA load's, by its issuer (LG4): its cp.async form,
+    issued by `threads` threads, makes one per thread instead. Its expect_tx ops (bytes
+    that no cp.async delivers) go."""
     init = group.owner
     assert isinstance(init, copy.BarrierInitOp)
-    init.arrivals = IntegerAttr(init.arrivals.value.data * threads, i32)
+    was, now = copy.ISSUER_ARRIVAL.made(threads), copy.PER_THREAD_ARRIVAL.made(threads)
+    init.arrivals = IntegerAttr(init.arrivals.value.data // was * now, i32)
     for use in list(group.uses):
         if isinstance(use.operation, copy.BarrierExpectTxOp):
             Rewriter.erase_op(use.operation)

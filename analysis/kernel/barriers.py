@@ -1,6 +1,7 @@
 """What the ops on one barrier group must agree on: the bytes a phase expects against those
 its copies deliver (rules TR16, D10), a nocomplete arrival against the group's arrival counts
-(MB2), and cp.async arrivals against transaction bytes (MB12).
+(MB2), and cp.async arrivals against transaction bytes (MB12). The arrivals each op makes
+are the dialect's (`copy_dialect.arrivals`).
 
 TR16 holds within one block: `copy.barrier_arrive_expect_tx` counts the bytes of the copies
 between the previous and the next wait on its barrier. What one block cannot tell (dynamic
@@ -15,7 +16,8 @@ from dataclasses import dataclass, field
 from xdsl.ir import Block, Operation, SSAValue
 
 from analysis.kernel.kernel import Kernel
-from copy_dialect.attributes import BarrierType, Implementation
+from copy_dialect.arrivals import PER_THREAD_ARRIVAL, arrivals_of
+from copy_dialect.attributes import BarrierType
 from copy_dialect.barriers import (
     BarrierArriveExpectTxOp,
     BarrierArriveOp,
@@ -57,7 +59,7 @@ def check_nocomplete_arrivals(kernel: Kernel) -> Iterator[tuple[Operation, Error
     for op in kernel.ops:
         if not isinstance(op, BarrierArriveOp | BarrierArriveDropOp) or op.nocomplete is None:
             continue
-        count = 1 if op.count is None else op.count.value.data
+        count = arrivals_of(op).each
         arrivals = group_arrivals(op.barrier)
         # rule: MB2
         if arrivals is not None and count >= arrivals:
@@ -111,7 +113,7 @@ def check_tracked_cp_async(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
             )
         user = expecting[barrier]
         # rule: MB12
-        if user is not None and op.resolved_implementation() == Implementation.CP_ASYNC:
+        if user is not None and arrivals_of(op) == PER_THREAD_ARRIVAL:
             yield (
                 op,
                 Error(
@@ -189,7 +191,7 @@ def phase_bytes(block: Block) -> dict[BarrierArriveExpectTxOp, int | None]:
                 unknown_at[g.barrier] = position
                 continue
             phase = phases.setdefault((g.barrier, at), _Phase(-1))
-            if op.arrives:
+            if arrivals_of(op) is not None:
                 phase.arriving = True
             else:
                 # A collective load credits each CTA's barrier with the whole box.

@@ -24,18 +24,21 @@ class AsyncCopies:
         op: Operation,
         region: Region,
         key: Key,
+        arrivals: int,
         expect: int,
         nbytes: int,
         issuer: int,
         who: str,
     ) -> End:
-        """The load; returns what completes it (the phase its barrier closes)."""
+        """The load, which makes `arrivals` arrivals expecting `expect` bytes (none when it
+        leaves them to an arrive_expect_tx); returns what completes it (the phase its
+        barrier closes)."""
         smem, barriers = self.smem, self.barriers
         smem.refill(op, region, "the TMA load", (issuer,))
         self.hb.stamp(issuer)
-        if expect:
-            barriers.arrive(op, key, 1, expect, (issuer,), who)
-        phase = barriers.deliver(op, key, nbytes, None if expect else issuer)
+        if arrivals:
+            barriers.arrive(op, key, arrivals, expect, (issuer,), who)
+        phase = barriers.deliver(op, key, nbytes, None if arrivals else issuer)
         b = barriers.table[key]
         # A later phase of the same barrier is known only after this one: the new fill of
         # the region stands for an earlier one on that barrier.
@@ -86,14 +89,14 @@ class AsyncCopies:
         op: Operation,
         region: Region,
         key: Key,
-        times: int,
+        arrivals: int,
         issuers: tuple[int, ...],
         who: str,
         how: str | None,
     ) -> None:
         """An mbarrier-tracked cp.async copy (`cp.async.mbarrier.arrive.noinc`): the threads
-        of the classes `issuers` write `region`, and each of the `times` threads arrives once
-        on `key` when its chunks have landed, so the phase its arrivals complete completes
+        of the classes `issuers` write `region`, and make `arrivals` arrivals on `key` (one
+        each) when their chunks have landed, so the phase its arrivals complete completes
         the copy: a reader must observe that phase, as for a TMA load. (The arrivals are
         counted when the copy is issued: the phase cannot complete before them.)"""
         smem, barriers = self.smem, self.barriers
@@ -101,7 +104,7 @@ class AsyncCopies:
         barriers.tracked.add(op)
         b = barriers.table[key]
         phase = b.closed
-        barriers.arrive(op, key, times, 0, issuers, who, how)
+        barriers.arrive(op, key, arrivals, 0, issuers, who, how)
         if self.hb.concurrent:
             smem.fills = [f for f in smem.fills if f.key != key or f.region != region]
         smem.fills.append(Fill(op, region, key, phase, ((b.comp, phase + 1),)))

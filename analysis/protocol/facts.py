@@ -34,6 +34,9 @@ class CopyFacts:
     leader-tracked load)."""
     expect: int
     """Bytes it expects itself when it arrives on its barrier (else 0)."""
+    arrivals: copy.Arrivals | None
+    """The arrivals it makes on its barrier (`copy.arrivals_of`): one by its issuer for a
+    TMA load that arrives, one per issuing thread for a cp.async copy; None for none."""
     map: SSAValue | None = None
     """The tensor map in global memory it issues through (`map(%m : ...)`), if any."""
 
@@ -44,7 +47,7 @@ class CopyFacts:
         impl = op.resolved_implementation()
         tma = (bar is not None or not g.is_load) if impl is None else impl.is_bulk_async
         nbytes = g.credited_bytes if tma else 0
-        arrives = bar is not None and (op.arrive is None or op.arrive.value.data)
+        arrivals = copy.arrivals_of(op)
         return CopyFacts(
             g.smem,
             g.smem_indices,
@@ -54,7 +57,8 @@ class CopyFacts:
             tma,
             g.is_load,
             nbytes,
-            nbytes if arrives else 0,
+            nbytes if arrivals is not None else 0,
+            arrivals,
             op.map if isinstance(op, copy.AsyncCopyOp) else None,
         )
 

@@ -1,7 +1,8 @@
-"""How an agent follows the mbarrier ops: which barrier an op names (P9), how many arrivals
-an op of each issuer makes (`issued`), the arrivals, expected and completed bytes, init,
-inval and reinit (`state.barriers`), and the waits and tests, which block the agent until
-their phase completes (`state.waits`)."""
+"""How an agent follows the mbarrier ops: which barrier an op names (P9), which threads an
+op of each issuer runs for (`issued`; the arrivals they make are the dialect's,
+`copy.arrivals_of`), the arrivals, expected and completed bytes, init, inval and reinit
+(`state.barriers`), and the waits and tests, which block the agent until their phase
+completes (`state.waits`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from analysis.protocol.facts import segments
 from analysis.protocol.findings import Related, error, warning
 from analysis.protocol.ops_scf import choose
 from analysis.protocol.records import Key, Waiter, describe_key
-from analysis.protocol.steps import WARP, Blocked, Steps, Stop
+from analysis.protocol.steps import Blocked, Steps, Stop
 from analysis.protocol.values import VARYING
 from analysis.protocol.walk import Agent
 from copy_dialect import ops as copy
@@ -95,8 +96,7 @@ def barrier_key(agent: Agent, op: Operation, group: SSAValue, index: SSAValue | 
         agent.report(
             error(
                 op,
-                f"barrier index {got} is out of range: the group holds barriers 0 to "
-                f"{size - 1}",
+                f"barrier index {got} is out of range: the group holds barriers 0 to {size - 1}",
                 f"compute the index modulo {size} (arith.remui: the ring's slot), or make the "
                 "group larger",
                 Related(init, "the group"),
@@ -125,9 +125,11 @@ def issued(
     issuer: copy.Issuer,
     words: IssueWords = ACTION,
 ) -> tuple[int, tuple[int, ...], str | None] | None:
-    """How many times an op of `issuer` (threads, warps, elected) acts when the threads
-    of `mask` reach it, the classes that take part, and how it counts (for a fix note,
-    in `words`); None when nothing acts or the analysis cannot tell (reported, P6)."""
+    """The threads an op of `issuer` (threads, warps, elected) runs for when the threads
+    of `mask` reach it (the elected one alone for `elected`: `copy.executions` and
+    `copy.Arrivals.made` count what they do), the classes that take part, and how it
+    counts (for a fix note, in `words`); None when nothing acts or the analysis cannot tell
+    (reported, P6)."""
     hb = agent.state.hb
     if issuer is copy.Issuer.ELECTED:
         if not agent.elected(op, mask):
@@ -154,8 +156,7 @@ def issued(
     threads = agent.threads_in(mask)
     if issuer is copy.Issuer.WARPS:
         agent.whole_warps(op, mask)
-        warps = -(-threads // WARP)
-        return warps, members, words.warps.format(warps)
+        return threads, members, words.warps.format(copy.executions(issuer, threads))
     return threads, members, words.threads(threads, agent.role is not None)
 
 
@@ -176,11 +177,12 @@ def arrive(agent: Agent, op: copy.BarrierArriveOp, mask: int | None) -> None:
     key = barrier_key(agent, op, op.barrier, op.index)
     if key is None:
         return
-    count = 1 if op.count is None else op.count.value.data
-    got = issued(agent, op, mask, key, op.arriving, ARRIVAL)
+    arrivals = copy.arrivals_of(op)
+    got = issued(agent, op, mask, key, arrivals.issuer, ARRIVAL)
     if got is not None:
-        times, members, how = got
-        agent.state.barriers.arrive(op, key, times * count, 0, members, agent.name, how)  # type: ignore[arg-type]
+        threads, members, how = got
+        made = arrivals.made(threads)
+        agent.state.barriers.arrive(op, key, made, 0, members, agent.name, how)  # type: ignore[arg-type]
 
 
 def expect_tx(agent: Agent, op: copy.BarrierArriveExpectTxOp, mask: int | None) -> None:
@@ -188,7 +190,8 @@ def expect_tx(agent: Agent, op: copy.BarrierArriveExpectTxOp, mask: int | None) 
     key = barrier_key(agent, op, op.barrier, op.index)
     if agent.elected(op, mask) and key is not None:
         agent.state.hb.stamp(agent.c0)
-        agent.state.barriers.arrive(op, key, 1, op.bytes.value.data, (agent.c0,), agent.name)  # type: ignore[arg-type]
+        made = copy.arrivals_of(op).made(1)  # the elected thread's
+        agent.state.barriers.arrive(op, key, made, op.bytes.value.data, (agent.c0,), agent.name)  # type: ignore[arg-type]
 
 
 def arrive_drop(agent: Agent, op: copy.BarrierArriveDropOp, mask: int | None) -> None:
@@ -196,14 +199,16 @@ def arrive_drop(agent: Agent, op: copy.BarrierArriveDropOp, mask: int | None) ->
     key = barrier_key(agent, op, op.barrier, op.index)
     if key is None:
         return
-    got = issued(agent, op, mask, key, op.arriving)
+    arrivals = copy.arrivals_of(op)
+    got = issued(agent, op, mask, key, arrivals.issuer)
     if got is None:
         return
-    times, members, how = got
+    threads, members, how = got
     tx = 0 if op.expect_tx is None else op.expect_tx.value.data
     agent.state.barriers.arrive_drop(
-        op, key, times * op.arrivals, times * tx, members, agent.name, how  # type: ignore[arg-type]
-    )
+        op, key, arrivals.made(threads), copy.executions(arrivals.issuer, threads) * tx,
+        members, agent.name, how,  # type: ignore[arg-type]
+    )  # fmt: skip
 
 
 def expect_tx_only(agent: Agent, op: copy.BarrierExpectTxOp, mask: int | None) -> None:
@@ -221,8 +226,9 @@ def complete_tx(agent: Agent, op: copy.BarrierCompleteTxOp, mask: int | None) ->
         return
     got = issued(agent, op, mask, key, op.arriving)
     if got is not None:
-        times, members, _ = got
-        agent.state.barriers.complete_tx(op, key, times * op.bytes.value.data, members)  # type: ignore[arg-type]
+        threads, members, _ = got
+        nbytes = copy.executions(op.arriving, threads) * op.bytes.value.data
+        agent.state.barriers.complete_tx(op, key, nbytes, members)  # type: ignore[arg-type]
 
 
 def barrier_inval(agent: Agent, op: copy.BarrierInvalOp, mask: int | None) -> None:

@@ -37,11 +37,14 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp | copy.Im2colLoadOp, mask: int
         if g.barrier is None:
             s.copies.cp_async(op, region, agent.groups, agent.classes)
             return
+        arrivals = g.arrivals
+        assert arrivals is not None  # a cp.async copy on a barrier arrives on it (MB13)
         key = barrier_key(agent, op, g.barrier, g.barrier_index)
-        got = None if key is None else issued(agent, op, mask, key, copy.Issuer.THREADS, TRACKED)
+        got = None if key is None else issued(agent, op, mask, key, arrivals.issuer, TRACKED)
         if got is not None:
-            times, members, how = got
-            s.copies.tracked_cp_async(op, region, key, times, members, agent.name, how)  # type: ignore[arg-type]
+            threads, members, how = got
+            made = arrivals.made(threads)
+            s.copies.tracked_cp_async(op, region, key, made, members, agent.name, how)  # type: ignore[arg-type]
         return
     if not agent.elected(op, mask):
         return
@@ -54,7 +57,8 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp | copy.Im2colLoadOp, mask: int
     key = barrier_key(agent, op, g.barrier, g.barrier_index)
     if key is None:
         return
-    end = s.copies.tma_load(op, region, key, g.expect, g.bytes, agent.c0, agent.name)  # type: ignore[arg-type]
+    made = 0 if g.arrivals is None else g.arrivals.made(1)  # its issuer's
+    end = s.copies.tma_load(op, region, key, made, g.expect, g.bytes, agent.c0, agent.name)  # type: ignore[arg-type]
     if g.map is not None:
         s.maps.copy(op, g.map, key, end, agent.groups)  # type: ignore[arg-type]
 

@@ -57,9 +57,7 @@ def peer_store(agent: Agent, op: copy.PeerStoreOp, mask: int | None) -> None:
     if key is None:
         return
     if mask is None or agent.n is None:
-        why = (
-            "the threads that reach it are not known" if agent.n else "the block size is unknown"
-        )
+        why = "the threads that reach it are not known" if agent.n else "the block size is unknown"
         # rule: P6
         agent.report(
             warning(
@@ -101,4 +99,5 @@ def peer_arrive(agent: Agent, op: copy.PeerArriveOp, mask: int | None) -> None:
         return
     agent.state.hb.stamp(agent.c0)
     how = "copy.peer_arrive makes one arrival per execution, on the peer's barrier"
-    agent.state.barriers.arrive(op, key, 1, op.tx_bytes, (agent.c0,), agent.name, how)
+    made = copy.arrivals_of(op).made(1)  # the elected thread's
+    agent.state.barriers.arrive(op, key, made, op.tx_bytes, (agent.c0,), agent.name, how)
