@@ -238,6 +238,7 @@ class AsyncCopyOp(IRDLOperation):
             predicate=operands[barrier_at + n_barrier + n_index] if n_predicate else None,
             collective_dims=self.collective_dims,
             leader_tracked=self.leader_tracked is not None,
+            arrives=bool(n_barrier) and (self.arrive is None or bool(self.arrive.value.data)),
             op=self,
         )
 
@@ -272,30 +273,42 @@ class AsyncCopyOp(IRDLOperation):
     @property
     def arrives(self) -> bool:
         """Whether the copy itself arrives on its barrier expecting its bytes."""
-        g = self.geometry()
-        return g.barrier is not None and (self.arrive is None or self.arrive.value.data)
+        return self.geometry().arrives
 
-    def resolved_implementation(self) -> Implementation | None:
+    def resolved_implementation(self, g: CopyGeometry | None = None) -> Implementation | None:
         """The implementation the IR asks for or, when it leaves it open, the target's: TMA
         on sm_90+, where a plain, unswizzled, in-bounds copy of one contiguous GMEM range
         that names no L2 promotion is a bulk copy instead (`bulk.bulk_fits`); cp.async
-        before."""
+        before. `g`: the op's geometry where the caller decoded it already (a lowering
+        does, once per op), else it is decoded here if the choice needs it."""
         if self.implementation is not None:
             return self.implementation.data
-        return per_run("implementation", self, self._default_implementation)
+        return per_run("implementation", self, lambda: self._default_implementation(g))
 
-    def _default_implementation(self) -> Implementation | None:
+    def is_cp_async(self) -> bool:
+        """Whether `resolved_implementation` is cp.async, asked without the geometry (which
+        only tells a bulk copy from a TMA one): for a phase that wants no other fact of the
+        copy, such as the lowering's search for the arrays cp.async copies read."""
+        implementation = (
+            self._target_implementation()
+            if self.implementation is None
+            else self.implementation.data
+        )
+        return implementation == Implementation.CP_ASYNC
+
+    def _target_implementation(self) -> Implementation | None:
         target = enclosing_target(self)
-        if target is None:
-            return None
-        default = Implementation(target.default_implementation)
+        return None if target is None else Implementation(target.default_implementation)
+
+    def _default_implementation(self, g: CopyGeometry | None) -> Implementation | None:
+        default = self._target_implementation()
         # A copy through a map in global memory is a tensor copy (rule TU9), and so is one
         # that names an L2 promotion (a tensor map's).
         if (
             default == Implementation.TMA
             and self.map is None
             and self.l2_promotion is None
-            and bulk.bulk_fits(self.geometry())
+            and bulk.bulk_fits(self.geometry() if g is None else g)
         ):
             return Implementation.BULK
         return default
@@ -360,7 +373,7 @@ class AsyncCopyOp(IRDLOperation):
         check_spaces(self, g)
         check_barrier_operands(self, g)
         check_contiguous_smem(g.smem_type)
-        impl = self.resolved_implementation()
+        impl = self.resolved_implementation(g)
         check_types(self, g, impl)
         check_l2(self, impl)
         if impl == Implementation.TMA:

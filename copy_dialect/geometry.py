@@ -303,6 +303,9 @@ class CopyGeometry(BoxGeometry):
     """The cluster dims a collective copy is shared over, () for none."""
     leader_tracked: bool
     """A leader-tracked copy of a CTA pair (each CTA issues its whole box)."""
+    arrives: bool
+    """The copy itself arrives on its barrier expecting its bytes (`credited_bytes`): it
+    has a barrier and does not leave the arrival to the kernel (`arrive = false`)."""
     op: Operation = field(compare=False, repr=False)
     """The op decoded, whose kernel gives the cluster shape."""
 

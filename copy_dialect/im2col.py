@@ -258,6 +258,7 @@ class Im2colLoadOp(IRDLOperation):
             predicate=None,
             collective_dims=(),
             leader_tracked=False,
+            arrives=self.arrives,
             op=self,
             offsets=tuple(self.offsets),
             lower=tuple(int(v) for v in self.lower.get_values()),

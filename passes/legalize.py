@@ -171,23 +171,28 @@ def legalize(module: builtin.ModuleOp, target: Target) -> None:
             op.attributes["copy.target"] = copy.TargetAttr(target.name)
 
 
-def _cluster_loads(kernel: func.FuncOp, target: Target) -> list[tuple[copy.AsyncCopyOp, bool]]:
-    """The loads of `kernel` whose leader tracking (the bool) or multicast `target` lacks."""
+def _cluster_loads(
+    kernel: func.FuncOp, target: Target
+) -> list[tuple[copy.AsyncCopyOp, copy.CopyGeometry, bool]]:
+    """The loads of `kernel` whose leader tracking (the bool) or multicast `target` lacks,
+    each with its geometry (decoded for those alone)."""
     found = []
     for op in kernel.walk():
-        if not isinstance(op, copy.AsyncCopyOp) or not op.is_load:
+        if not isinstance(op, copy.AsyncCopyOp):
             continue
         drop_leader = op.leader_tracked is not None and not target.has_tcgen05
         if drop_leader or (op.collective is not None and not target.has_multicast):
-            found.append((op, drop_leader))
+            g = op.geometry()
+            if g.is_load:
+                found.append((op, g, drop_leader))
     return found
 
 
 def _check_cluster_features(kernel: func.FuncOp, target: Target) -> None:
     """A leader-tracked load that leaves its arrival to an explicit expect_tx (`arrive =
     false`) cannot become a per-CTA load: those bytes counted the leader's share (LG3)."""
-    for op, drop_leader in _cluster_loads(kernel, target):
-        if drop_leader and not op.arrives:
+    for op, g, drop_leader in _cluster_loads(kernel, target):
+        if drop_leader and not g.arrives:
             portability.check_no_form(
                 op,
                 "a leader-tracked load whose bytes an explicit expect_tx counts (arrive = false)",
@@ -199,17 +204,26 @@ def _drop_cluster_features(kernel: func.FuncOp, target: Target) -> None:
     """On a TMA target without tcgen05 (or multicast): a leader-tracked (or collective) load
     becomes a per-CTA TMA load of the box on the CTA's own barrier, which it arrives on
     expecting its own bytes."""
-    for op, _ in _cluster_loads(kernel, target):
+    for op, _, _ in _cluster_loads(kernel, target):
         op.leader_tracked = None
         op.collective = None
     if not target.has_clusters:
         kernel.attributes.pop("copy.cluster", None)
 
 
-def _is_tma(op: Operation) -> bool:
-    if not isinstance(op, Load):
-        return False
-    return op.resolved_implementation() in TMA_IMPLEMENTATIONS
+def _tma_copies(ops: list[Operation]) -> list[tuple[Load, copy.CopyGeometry]]:
+    """The TMA (and bulk) copies among `ops`, each with its geometry (a cp.async copy is not
+    decoded)."""
+    found: list[tuple[Load, copy.CopyGeometry]] = []
+    for op in ops:
+        if isinstance(op, copy.AsyncCopyOp) and not op.is_cp_async():
+            g = op.geometry()
+            if op.resolved_implementation(g) in TMA_IMPLEMENTATIONS:
+                found.append((op, g))
+        elif isinstance(op, copy.Im2colLoadOp):
+            if op.resolved_implementation() in TMA_IMPLEMENTATIONS:
+                found.append((op, op.geometry()))
+    return found
 
 
 class _Kernel:
@@ -229,14 +243,17 @@ class _Kernel:
     def plan(self) -> Callable[[], None]:
         """Checks the kernel (what it cannot keep raises) and returns its rewrite. Everything
         is decided from the IR as written (its implementations resolve against its own
-        target)."""
+        target). Each TMA copy's geometry is decoded once for the checks, which change no
+        IR; the rewrite decodes a copy's geometry again where it rewrites it, as the
+        rewrites before it (a role split, the barrier groups, the loads) replace values a
+        geometry holds."""
         ops = list(self.kernel.walk())
-        tma = [op for op in ops if _is_tma(op)]
-        loads = [op for op in tma if op.geometry().is_load]
-        stores = [op for op in tma if not op.geometry().is_load]
+        tma = _tma_copies(ops)
+        loads = {op: g for op, g in tma if g.is_load}
+        stores = {op: g for op, g in tma if isinstance(op, copy.AsyncCopyOp) and not g.is_load}
         self.check(ops, loads, stores)
-        groups = tracking_groups(loads, self.issuers, self.target)
-        return lambda: self.rewrite(ops, loads, stores, groups)
+        groups = tracking_groups(list(loads), self.issuers, self.target)
+        return lambda: self.rewrite(ops, list(loads), list(stores), groups)
 
     def rewrite(
         self,
@@ -253,7 +270,7 @@ class _Kernel:
         for init in {value.init: None for value in self.views.values()}:
             erase_map(init)
         for store in stores:
-            index, threads = self.issuers(store)
+            index, threads = self.issuers(store, load=False)
             self.stores.rewrite(store, index, threads)
         for op in ops:
             self.rewrite_other(op)
@@ -268,15 +285,19 @@ class _Kernel:
     # -- what cannot be kept -------------------------------------------------------------
 
     def check(
-        self, ops: list[Operation], loads: list[Load], stores: list[copy.AsyncCopyOp]
+        self,
+        ops: list[Operation],
+        loads: dict[Load, copy.CopyGeometry],
+        stores: dict[copy.AsyncCopyOp, copy.CopyGeometry],
     ) -> None:
+        """What the kernel cannot keep (raises), with the TMA loads and stores each with its
+        geometry."""
         for op in ops:
             if op.name in NO_FORM:
                 portability.check_no_form(op, NO_FORM[op.name], self.target)
             elif isinstance(op, copy.TensorMapGlobalOp):
                 check_map_uses(op, self.target)
-        for copy_op in [*loads, *stores]:
-            g = copy_op.geometry()
+        for copy_op, g in [*loads.items(), *stores.items()]:
             if g.predicate is not None:
                 portability.check_predicate(copy_op, self.target)
             if copy.has_dynamic_layout_stride(g.gmem_type):
@@ -289,18 +310,17 @@ class _Kernel:
                 )
             if isinstance(copy_op, copy.AsyncCopyOp) and copy_op.map is not None:
                 self.views[copy_op] = map_value(copy_op, self.target)
-        for load in loads:
-            portability.check_oob(load, load.geometry().oob, self.target)
+        for load, g in loads.items():
+            portability.check_oob(load, g.oob, self.target)
             if isinstance(load, copy.Im2colLoadOp):
-                portability.check_im2col_chunks(load, load.geometry(), self.target)
-        for store in stores:
-            g = store.geometry()
+                portability.check_im2col_chunks(load, g, self.target)
+        for store, g in stores.items():
             if g.reduction is not None:
                 self.stores.atomics[store] = portability.thread_atomic(
                     store, g.reduction, g.element_type, self.target
                 )
-        for copy_op in [*loads, *stores]:
-            self.issuers(copy_op)
+        for copy_op, g in [*loads.items(), *stores.items()]:
+            self.issuers(copy_op, load=g.is_load)
 
     # -- the rest ----------------------------------------------------------------------------
 

@@ -34,14 +34,15 @@ class Issuers:
         """Roles whose copies only their first k warps reach (`first_warps`): each becomes a
         role of those k warps and an idle role of the others."""
 
-    def __call__(self, op: TmaCopy) -> tuple[SSAValue | None, int]:
+    def __call__(self, op: TmaCopy, *, load: bool = True) -> tuple[SSAValue | None, int]:
         """The thread index and the number of threads of the group that issues `op`'s
         thread form (the block: None and its threads; a role: its index argument and its
-        threads), checked to reach `op` whole (LG3, LG7)."""
+        threads), checked to reach `op` whole (LG3, LG7). `load`: `op` is a load (its
+        geometry's `is_load`, which the caller has), else a store."""
         role = role_of(op)
         if role is None:
             threads = kernel_block_threads(self.kernel)
-            portability.check_threads(op, threads, self.target, op.geometry().is_load)
+            portability.check_threads(op, threads, self.target, load)
             assert threads is not None
             index, top = None, self.kernel.body.block
         else:

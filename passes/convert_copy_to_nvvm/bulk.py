@@ -35,9 +35,9 @@ def bulk_offset(e: Emit, span: copy.BulkSpan, indices: Sequence[SSAValue]) -> Ar
     return offset
 
 
-def bulk_prefetch(op: copy.PrefetchOp, kernel: Kernel) -> list[Operation]:
-    """A bulk prefetch of the box's contiguous range into L2, by the elected thread."""
-    g = op.geometry()
+def bulk_prefetch(op: copy.PrefetchOp, g: copy.BoxGeometry, kernel: Kernel) -> list[Operation]:
+    """A bulk prefetch of the contiguous range of `op`'s box (its geometry `g`) into L2, by
+    the elected thread."""
     span = copy.bulk_span(g)
     body = Emit()
     (gmem,) = lowered([g.gmem], body.ops)
@@ -53,12 +53,11 @@ def bulk_prefetch(op: copy.PrefetchOp, kernel: Kernel) -> list[Operation]:
     return e.ops
 
 
-def bulk_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
-    """A bulk load or store of the box's one contiguous GMEM range, issued by the elected
-    thread: `cp.async.bulk.shared::cluster.global` completing on the barrier (this CTA's
-    share, multicast to its collective group, for a multicast load), or
-    `cp.async.bulk.global.shared::cta.bulk_group`."""
-    g = op.geometry()
+def bulk_copy(op: copy.AsyncCopyOp, g: copy.CopyGeometry, kernel: Kernel) -> list[Operation]:
+    """A bulk load or store of the one contiguous GMEM range of `op`'s box (its geometry
+    `g`), issued by the elected thread: `cp.async.bulk.shared::cluster.global` completing on
+    the barrier (this CTA's share, multicast to its collective group, for a multicast load),
+    or `cp.async.bulk.global.shared::cta.bulk_group`."""
     span = copy.bulk_span(g)
     body = Emit()
     (gmem, smem) = lowered([g.gmem, g.smem], body.ops)
@@ -70,7 +69,7 @@ def bulk_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     size = body.const(span.issued_bytes, i32)
     hint = l2_cache_hint(body, op, kernel)
     if g.is_load:
-        bar = load_barrier(body, op, kernel, g.credited_bytes if op.arrives else None)
+        bar = load_barrier(body, op, kernel, g.credited_bytes if g.arrives else None)
         mask = None
         if g.multicast is not None:
             # This CTA's share: the box's range from `rank` shares on, in GMEM and SMEM alike

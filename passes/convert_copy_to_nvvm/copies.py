@@ -13,6 +13,12 @@ per op, which picks the lowering of the op's implementation:
 - `im2col`: an im2col load, by TMA through an im2col tensor map, or (`impl cp_async`,
   copy-legalize's pre-Hopper form) gathered by the issuing threads with cp.async.
 
+Each pattern decodes its op's geometry (`op.geometry()`) once, where its rewrite starts, and
+hands it to the lowering it picks, which reads every fact of the box from it and decodes
+nothing again. Not earlier: the geometry holds SSA values (the SMEM ref, the barrier group,
+the indices) that the patterns lowering other ops replace, so a geometry decoded before the
+rewrite (a phase over the kernel, `dynamic_shapes.kernel_shapes`) would name stale values.
+
 Under debug guards, the elected thread checks a TMA copy's dynamic coordinates (TR12, TR13)
 and barrier index (P9) before it issues the copy: see `guards`.
 """
@@ -36,10 +42,11 @@ class LowerPrefetch(KernelPattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.PrefetchOp, rewriter: PatternRewriter, /):
         kernel = self.kernel(op)
+        g = op.geometry()
         if op.is_bulk:
-            rewriter.replace(op, bulk_prefetch(op, kernel), [])
+            rewriter.replace(op, bulk_prefetch(op, g, kernel), [])
         else:
-            rewriter.replace(op, tma_prefetch(op, kernel), [])
+            rewriter.replace(op, tma_prefetch(op, g, kernel), [])
 
 
 class LowerAsyncCopy(KernelPattern):
@@ -48,13 +55,14 @@ class LowerAsyncCopy(KernelPattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.AsyncCopyOp, rewriter: PatternRewriter, /):
         kernel = self.kernel(op)
-        implementation = op.resolved_implementation()
+        g = op.geometry()
+        implementation = op.resolved_implementation(g)
         if implementation == copy.Implementation.TMA:
-            rewriter.replace(op, tma_copy(op, kernel), [])
+            rewriter.replace(op, tma_copy(op, g, kernel), [])
         elif implementation == copy.Implementation.BULK:
-            rewriter.replace(op, bulk_copy(op, kernel), [])
+            rewriter.replace(op, bulk_copy(op, g, kernel), [])
         elif implementation == copy.Implementation.CP_ASYNC:
-            rewriter.replace(op, cp_async_copy(op, kernel), [])
+            rewriter.replace(op, cp_async_copy(op, g, kernel), [])
 
 
 class LowerIm2colLoad(KernelPattern):
@@ -64,7 +72,8 @@ class LowerIm2colLoad(KernelPattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.Im2colLoadOp, rewriter: PatternRewriter, /):
         kernel = self.kernel(op)
+        g = op.geometry()
         if op.resolved_implementation() == copy.Implementation.CP_ASYNC:
-            rewriter.replace(op, im2col_cp_async(op, kernel), [])
+            rewriter.replace(op, im2col_cp_async(op, g, kernel), [])
         else:
-            rewriter.replace(op, im2col_tma(op, kernel), [])
+            rewriter.replace(op, im2col_tma(op, g, kernel), [])

@@ -40,12 +40,12 @@ def elements_to_bytes(e: Emit, count: SSAValue, bits: int) -> SSAValue:
     return e.binary(llvm.SDivOp, e.mul(count, bits), 8)
 
 
-def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
-    """A cp.async load: a loop of the block's threads over the box's chunks. Where the GMEM
-    row pitch is dynamic (a dynamic-shape ref: its strides come from the kernel's size
-    parameters), the largest chunk that divides the array's address and its strides is
-    picked at run time, one loop per chunk size the copy may move (`cp_async_chunks`)."""
-    g = op.geometry()
+def cp_async_copy(op: copy.AsyncCopyOp, g: copy.CopyGeometry, kernel: Kernel) -> list[Operation]:
+    """A cp.async load (`op`, of geometry `g`): a loop of the block's threads over the box's
+    chunks. Where the GMEM row pitch is dynamic (a dynamic-shape ref: its strides come from
+    the kernel's size parameters), the largest chunk that divides the array's address and
+    its strides is picked at run time, one loop per chunk size the copy may move
+    (`cp_async_chunks`)."""
     e = Emit()
     sizes, strides = ref_layout(g.gmem, op, e, kernel.sizes)
     # Each chunk divides the box row, every static GMEM stride and a constant innermost
@@ -53,7 +53,7 @@ def cp_async_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
     # guarantees there is one (H2) and that `cache cg` gets 16 bytes (H6). A dynamic
     # innermost coordinate not known to be a multiple of the largest chunk (`%bx * 64 + 2`)
     # takes part in the run-time pick (`copy.inner_aligned`).
-    chunks = cp_async_chunks(op)
+    chunks = cp_async_chunks(op, g)
     assert chunks
     (gmem,) = lowered([g.gmem], e.ops)
     (smem,) = lowered([g.smem], e.ops)
@@ -174,7 +174,7 @@ def unit_loop(box: BoxCopy) -> list[Operation]:
     SMEM, unit u by thread u mod the group's threads; with `oob zeros` a unit outside the
     view's sizes is zero, and read from nowhere. On a barrier, a fence orders each thread's
     stores before its arrival (`cp.async.mbarrier.arrive`, which follows)."""
-    op, g, smem, sizes, group = box.op, box.g, box.smem, box.sizes, box.group
+    g, smem, sizes, group = box.g, box.smem, box.sizes, box.group
     bits = g.element_bits
     unit = max(1, bits // 8)
     unit_type = IntegerType(8 * unit)
@@ -189,7 +189,7 @@ def unit_loop(box: BoxCopy) -> list[Operation]:
     dst = b.byte_offset(smem, b.mul(u, unit))
     read = Emit()
     value = read(llvm.LoadOp(src, unit_type)).results[0]
-    if op.oob_mode == copy.OOBMode.ZEROS:
+    if g.oob == copy.OOBMode.ZEROS:
         # Inside where every outer coordinate is below its size (unsigned: negative is
         # outside too) and the unit's elements are all before the row's end.
         left = b.binary(llvm.SubOp, size_value(sizes, -1, b), position[-1])
@@ -234,7 +234,7 @@ def cp_async_loop(box: BoxCopy, chunk: int) -> list[Operation]:
     chunks_per_row = g.row_bytes // chunk
     elems_per_chunk = chunk * 8 // bits
     total = prod(gmem_box[:-1]) * chunks_per_row
-    zero_fill = op.oob_mode == copy.OOBMode.ZEROS
+    zero_fill = g.oob == copy.OOBMode.ZEROS
 
     def copy_chunk(b: Emit, c: SSAValue) -> None:
         position, src = box.item(b, c, chunks_per_row, elems_per_chunk)

@@ -58,12 +58,12 @@ class KernelShapes:
     """The `PointerParam.align` of each argument that asks for one."""
 
 
-def cp_async_chunks(op: copy.AsyncCopyOp) -> tuple[int, ...]:
-    """The chunk sizes a cp.async copy may move, largest first (`copy.cp_async_chunks`
-    with the op's cache mode): the one the lowering uses, or, for a dynamic row pitch,
-    those it picks from at run time."""
+def cp_async_chunks(op: copy.AsyncCopyOp, g: copy.CopyGeometry) -> tuple[int, ...]:
+    """The chunk sizes a cp.async copy `op` (of geometry `g`) may move, largest first
+    (`copy.cp_async_chunks` with the op's cache mode): the one the lowering uses, or, for a
+    dynamic row pitch, those it picks from at run time."""
     cg = op.cache is not None and op.cache.data == copy.CacheMode.CG
-    return copy.cp_async_chunks(op.geometry(), cg)
+    return copy.cp_async_chunks(g, cg)
 
 
 def kernel_shapes(fn: func.FuncOp) -> KernelShapes:
@@ -127,14 +127,13 @@ def _needs(op: Operation) -> Iterator[tuple[SSAValue, Sequence[int], int | None]
     """The refs `op` addresses, the dims whose sizes it reads, and the smallest chunk a
     cp.async copy moves (None: no cp.async copy)."""
     if isinstance(op, copy.AsyncCopyOp):
-        if op.resolved_implementation() != copy.Implementation.CP_ASYNC or not op.is_load:
+        if (g := _cp_async_load(op)) is None:
             return
-        g = op.geometry()
         t = g.gmem_type
-        needed = list(range(t.get_num_dims())) if op.oob_mode == copy.OOBMode.ZEROS else []
+        needed = list(range(t.get_num_dims())) if g.oob == copy.OOBMode.ZEROS else []
         # Its chunks are aligned to their size, so the array's address must be too: the
         # one chunk of a static pitch, the smallest a dynamic one may pick at run time.
-        chunks = cp_async_chunks(op)
+        chunks = cp_async_chunks(op, g)
         yield g.gmem, [*_stride_dims(t), *needed], chunks[-1] if chunks else None
     elif isinstance(op, memref.LoadOp | memref.StoreOp | memref.AtomicRMWOp):
         yield op.memref, _stride_dims(_memref(op.memref)), None
@@ -144,6 +143,19 @@ def _needs(op: Operation) -> Iterator[tuple[SSAValue, Sequence[int], int | None]
         dim = constant_int(op.index)
         if dim is not None and 0 <= dim < op.source.type.get_num_dims():
             yield op.source, [dim], None
+
+
+def _cp_async_load(op: copy.AsyncCopyOp) -> copy.CopyGeometry | None:
+    """The geometry of `op` if it is a cp.async load, else None (a TMA or bulk copy is not
+    decoded). Decoded for `kernel_shapes` alone, not kept for the copy's rewrite:
+    `kernel_shapes` runs before the kernel's ops are rewritten, and those rewrites replace
+    values a geometry holds (the SMEM ref, the barrier group, the indices), so the copy's
+    pattern decodes its own where its rewrite starts (`copies`); what this phase keeps, the
+    sizes and alignment of the kernel's arrays, is static."""
+    if not op.is_cp_async():
+        return None
+    g = op.geometry()
+    return g if g.is_load else None
 
 
 def _memref(value: SSAValue) -> MemRefType:

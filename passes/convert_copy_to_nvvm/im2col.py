@@ -31,12 +31,11 @@ from passes.convert_copy_to_nvvm.tma import l2_cache_hint, load_barrier, own_win
 from passes.llvm_types import lowered, static_memref
 
 
-def im2col_tma(op: copy.Im2colLoadOp, kernel: Kernel) -> list[Operation]:
-    """An im2col load by TMA, issued by the elected thread through its im2col tensor map
-    (a kernel parameter): it arrives on the barrier expecting the SMEM box's bytes (unless
-    `arrive = false`) and issues the copy with the coordinates and the im2col offsets,
-    innermost first."""
-    g = op.geometry()
+def im2col_tma(op: copy.Im2colLoadOp, g: copy.Im2colGeometry, kernel: Kernel) -> list[Operation]:
+    """An im2col load (`op`, of geometry `g`) by TMA, issued by the elected thread through
+    its im2col tensor map (a kernel parameter): it arrives on the barrier expecting the SMEM
+    box's bytes (unless `arrive = false`) and issues the copy with the coordinates and the
+    im2col offsets, innermost first."""
     dtype = g.tensor_map_type
     assert dtype is not None  # rule C11
     key = Im2colMapParam(
@@ -57,7 +56,7 @@ def im2col_tma(op: copy.Im2colLoadOp, kernel: Kernel) -> list[Operation]:
     smem = body.byte_offset(smem, slot_offset(body, g))
     coordinates = tma_coordinates(body, lowered(g.gmem_indices, body.ops))
     offsets = list(reversed(lowered(g.offsets, body.ops)))
-    bar = load_barrier(body, op, kernel, g.credited_bytes if op.arrives else None)
+    bar = load_barrier(body, op, kernel, g.credited_bytes if g.arrives else None)
     body(
         nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
             dst=smem,
@@ -109,14 +108,16 @@ def im2col_pixel(
     return [e.add(origin[0], steps), *base]
 
 
-def im2col_cp_async(op: copy.Im2colLoadOp, kernel: Kernel) -> list[Operation]:
-    """An im2col load gathered with cp.async by the issuing group's threads: item c of the
-    box's `pixels x chunks per row` is pixel row c / chunks, chunk c % chunks of its
-    channels; the pixel is read at its filter base plus the offsets (unsigned), zero-filled
-    where the pixel or the channels lie outside the array (src-size 0, or the channels left
-    in the row), as the TMA unit zero-fills them. Each thread then arrives once on the
-    barrier (`cp.async.mbarrier.arrive.noinc`) when its chunks have landed."""
-    g = op.geometry()
+def im2col_cp_async(
+    op: copy.Im2colLoadOp, g: copy.Im2colGeometry, kernel: Kernel
+) -> list[Operation]:
+    """An im2col load (`op`, of geometry `g`) gathered with cp.async by the issuing group's
+    threads: item c of the box's `pixels x chunks per row` is pixel row c / chunks, chunk
+    c % chunks of its channels; the pixel is read at its filter base plus the offsets
+    (unsigned), zero-filled where the pixel or the channels lie outside the array (src-size
+    0, or the channels left in the row), as the TMA unit zero-fills them. Each thread then
+    arrives once on the barrier (`cp.async.mbarrier.arrive.noinc`) when its chunks have
+    landed."""
     shape, strides = static_memref(g.gmem_type, op)
     bits = g.element_bits
     # The chunk divides the pixel's channels, every GMEM stride and a constant channel

@@ -38,10 +38,10 @@ PEER_BIT_MASK = 0xFFFFFFFFFEFFFFFF
 """Clears the peer bit of a shared::cluster address: the pair's even (leader) CTA."""
 
 
-def tma_prefetch(op: copy.PrefetchOp, kernel: Kernel) -> list[Operation]:
-    """A TMA prefetch of the box into L2 (`cp.async.bulk.prefetch.tensor`), by the elected
-    thread."""
-    descriptor = tma_descriptor(op.geometry(), kernel, False, op.l2_promotion_bytes)
+def tma_prefetch(op: copy.PrefetchOp, g: copy.BoxGeometry, kernel: Kernel) -> list[Operation]:
+    """A TMA prefetch of `op`'s box (its geometry `g`) into L2
+    (`cp.async.bulk.prefetch.tensor`), by the elected thread."""
+    descriptor = tma_descriptor(g, kernel, False, op.l2_promotion_bytes)
     body = Emit()
     coords = tma_coordinates(body, lowered(op.indices, body.ops))
     hint = l2_cache_hint(body, op, kernel)
@@ -97,9 +97,9 @@ def tma_coordinates(e: Emit, indices: Sequence[SSAValue]) -> list[SSAValue]:
     return [e.resize(i, i32) for i in reversed(indices)]
 
 
-def tma_copy(op: copy.AsyncCopyOp, kernel: Kernel) -> list[Operation]:
-    """A TMA load, store or reduction, issued by the elected thread."""
-    g = op.geometry()
+def tma_copy(op: copy.AsyncCopyOp, g: copy.CopyGeometry, kernel: Kernel) -> list[Operation]:
+    """A TMA load, store or reduction (`op`, of geometry `g`), issued by the elected
+    thread."""
     body = Emit()
     if op.map is None:
         descriptor = tma_descriptor(g, kernel, not g.is_load, op.l2_promotion_bytes)
@@ -152,7 +152,7 @@ def tma_load(
 ) -> None:
     """A TMA load of the box at `indices` into `smem`: this CTA's share of it for a
     multicast load, its part of a leader-tracked one."""
-    expect = g.credited_bytes if op.arrives and op.leader_tracked is None else None
+    expect = g.credited_bytes if g.arrives and op.leader_tracked is None else None
     bar = load_barrier(e, op, kernel, expect)
     mask, group = None, None
     if op.leader_tracked is not None:
@@ -222,7 +222,7 @@ def leader_tracked(
         gmem_dim = g.gmem_dim(axis)
         indices = list(indices)
         indices[gmem_dim] = e.add(indices[gmem_dim], e.mul(index, g.box_shape[axis]))
-    if op.arrives:
+    if g.arrives:
         expect = Emit()
         tx = expect.const(g.credited_bytes, i32)
         expect(nvvm.MBarrierArriveExpectTxSharedOp(bar, tx))
