@@ -49,10 +49,12 @@ from copy_dialect.verify_common import (
     check_barrier_index,
     enclosing_kernel,
     enclosing_target,
+    feature_error,
     kernel_cluster_shape,
-    require_target,
+    retarget_note,
 )
 from facts import hardware
+from facts.target import ARRIVE_COUNTS, CLUSTERS, TRY_WAIT, TX_COUNTS
 
 BARRIER_BYTES = 8
 """An mbarrier is one 8-byte, 8-byte aligned word of SMEM."""
@@ -145,14 +147,16 @@ class BarrierInitOp(IRDLOperation):
         barrier after the init), which needs a target with clusters (A15)."""
         kernel = enclosing_kernel(self)
         target = enclosing_target(self)
-        if kernel is None or target is None or target.has_clusters:
+        if kernel is None or target is None or CLUSTERS.has(target):
             return
         cluster = kernel_cluster_shape(kernel)
         # rule: A15
         if prod(cluster) > 1:
-            raise Error(
-                f"a cluster ({list(cluster)}) needs sm_90 or newer, but the target is "
-                f"{target.name}",
+            raise feature_error(
+                self,
+                CLUSTERS,
+                target,
+                uses=f"in a kernel with the cluster {list(cluster)}",
                 note="drop copy.cluster from the kernel, or target sm_90 or newer",
             )
 
@@ -228,9 +232,17 @@ class BarrierArriveOp(IRDLOperation):
             raise Error(f"count must be at least 1, got {count}", note="drop count to arrive once")
         check_arrival_count(count, "barrier_arrive")
         # rule: A12
-        if target is not None and not target.has_tma and count != 1 and self.nocomplete is None:
-            raise Error(
-                "Only single-thread arrival is supported on pre-Hopper hardware",
+        if (
+            target is not None
+            and not ARRIVE_COUNTS.has(target)
+            and count != 1
+            and self.nocomplete is None
+        ):
+            raise feature_error(
+                self,
+                ARRIVE_COUNTS,
+                target,
+                uses=f"with count {count}",
                 note=f"{target.name} has no mbarrier.arrive count: arrive {count} times, "
                 "arrive nocomplete (if it must not complete the phase), or target sm_90+",
             )
@@ -246,12 +258,18 @@ class BarrierArriveOp(IRDLOperation):
                 "drop nocomplete",
             )
         # rule: I6
-        if self.scope is not None and self.scope.data == BarrierScope.CLUSTER:
-            require_target(
+        if (
+            self.scope is not None
+            and self.scope.data == BarrierScope.CLUSTER
+            and target is not None
+            and not CLUSTERS.has(target)
+        ):
+            raise feature_error(
                 self,
-                target is not None and target.has_clusters,
-                "mbarrier scope cluster",
-                "a target with clusters (sm_90 or newer)",
+                CLUSTERS,
+                target,
+                uses="with scope cluster",
+                note=f"drop scope cluster, or {retarget_note(CLUSTERS)}",
             )
 
 
@@ -290,9 +308,11 @@ class BarrierArriveExpectTxOp(IRDLOperation):
         check_barrier_index(self.barrier, self.index)
         target = enclosing_target(self)
         # rule: A11
-        if target is not None and not target.has_tma:
-            raise Error(
-                "arrive_expect_tx is only supported on Hopper+ hardware",
+        if target is not None and not TX_COUNTS.has(target):
+            raise feature_error(
+                self,
+                TX_COUNTS,
+                target,
                 note=f"{target.name} has no transaction counts: use copy.barrier_arrive",
             )
         expected = self.bytes.value.data
@@ -360,10 +380,12 @@ class BarrierWaitOp(IRDLOperation):
                 )
             target = enclosing_target(self)
             # rule: W13
-            if target is not None and not target.has_tma:
-                raise Error(
-                    f"suspend_hint needs mbarrier.try_wait (sm_90 or newer), but the target is "
-                    f"{target.name}",
+            if target is not None and not TRY_WAIT.has(target):
+                raise feature_error(
+                    self,
+                    TRY_WAIT,
+                    target,
+                    uses="with suspend_hint",
                     note=f"drop suspend_hint: on {target.name} a wait polls test_wait",
                 )
 

@@ -40,9 +40,10 @@ from copy_dialect.verify_common import (
     check_barrier_index,
     constant_int,
     enclosing_target,
+    feature_error,
 )
 from facts import hardware
-from facts.target import MULTICAST_TARGETS, TCGEN05_TARGETS
+from facts.target import BULK_COPIES, CTA_PAIR, MULTICAST, TMA
 
 if TYPE_CHECKING:
     from copy_dialect.copies import AsyncCopyOp
@@ -206,9 +207,12 @@ def check_element_type(op: AsyncCopyOp, g: CopyGeometry, impl: Implementation | 
 def check_implementation(op: AsyncCopyOp, g: CopyGeometry, impl: Implementation | None) -> None:
     target = enclosing_target(op)
     # rule: A1
-    if impl == Implementation.BULK and target is not None and not target.has_tma:
-        raise Error(
-            f"the bulk implementation needs sm_90 or newer, but the target is {target.name}",
+    if impl == Implementation.BULK and target is not None and not BULK_COPIES.has(target):
+        raise feature_error(
+            op,
+            BULK_COPIES,
+            target,
+            uses="with impl bulk",
             note=(
                 "use impl cp_async without the barrier"
                 if g.is_load
@@ -218,7 +222,7 @@ def check_implementation(op: AsyncCopyOp, g: CopyGeometry, impl: Implementation 
             + legalize_hint(target),
         )
     # rule: A1
-    if impl == Implementation.TMA and target is not None and not target.has_tma:
+    if impl == Implementation.TMA and target is not None and not TMA.has(target):
         cp_async = op.cp_async_alternative(g).removeprefix(", or ")
         if not g.is_load:
             note = "cp.async cannot store or reduce: target sm_90 or newer, or store from "
@@ -227,10 +231,8 @@ def check_implementation(op: AsyncCopyOp, g: CopyGeometry, impl: Implementation 
             note = f"{cp_async}, or leave the implementation open to let the target choose"
         else:
             note = (f"{cp_async}, or " if cp_async else "") + "target sm_90 or newer"
-        raise Error(
-            f"the TMA implementation needs sm_90 or newer, but the target is {target.name}",
-            note=note + legalize_hint(target),
-        )
+        note += legalize_hint(target)
+        raise feature_error(op, TMA, target, uses="with impl tma", note=note)
     if impl is None or impl.is_bulk_async:
         return
     # rule: A9
@@ -244,14 +246,14 @@ def check_implementation(op: AsyncCopyOp, g: CopyGeometry, impl: Implementation 
     if op.leader_tracked is not None:
         raise Error(
             "Only the TMA implementation supports leader_tracked copies",
-            note=op.tma_note(g, TCGEN05_TARGETS, target is not None and target.has_tcgen05)
+            note=op.tma_note(g, CTA_PAIR.listed, target is not None and CTA_PAIR.has(target))
             + legalize_hint(target),
         )
     # rule: A4
     if op.collective is not None:
         raise Error(
             "Only the TMA implementation supports collective copies",
-            note=op.tma_note(g, MULTICAST_TARGETS, target is not None and target.has_multicast)
+            note=op.tma_note(g, MULTICAST.listed, target is not None and MULTICAST.has(target))
             + legalize_hint(target),
         )
     # rule: B5

@@ -59,9 +59,11 @@ from copy_dialect.verify_common import (
     constant_int,
     enclosing_kernel,
     enclosing_target,
-    require_target,
+    feature_error,
+    retarget_note,
 )
 from facts import hardware
+from facts.target import DSMEM
 
 BULK_UNIT = 16
 """cp.async.bulk moves a multiple of 16 bytes between 16-byte aligned addresses."""
@@ -95,12 +97,8 @@ def check_peer(op: Operation, peer: SSAValue) -> None:
     inside the cluster."""
     target = enclosing_target(op)
     # rule: DS3
-    require_target(
-        op,
-        target is not None and target.has_clusters,
-        f"'{op.name}' (distributed shared memory)",
-        "a target with clusters (sm_90 or newer)",
-    )
+    if target is not None and not DSMEM.has(target):
+        raise feature_error(op, DSMEM, target, note=retarget_note(DSMEM))
     if enclosing_kernel(op) is None:
         return
     shape = cluster_shape(op)

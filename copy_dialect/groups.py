@@ -21,7 +21,8 @@ from copy_dialect.attributes import GroupKind, GroupKindAttr
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.portability import legalize_hint
 from copy_dialect.verification import copy_op_definition
-from copy_dialect.verify_common import enclosing_target
+from copy_dialect.verify_common import enclosing_target, feature_error
+from facts.target import BULK_GROUPS
 
 
 @copy_op_definition
@@ -102,10 +103,12 @@ class WaitGroupOp(IRDLOperation):
 def verify_group_target(op: Operation, group: GroupKind) -> None:
     target = enclosing_target(op)
     # rule: A1
-    if group == GroupKind.BULK and target is not None and not target.has_tma:
-        raise Error(
-            f"bulk groups (TMA stores and reductions) need sm_90 or newer, but the target is "
-            f"{target.name}",
+    if group == GroupKind.BULK and target is not None and not BULK_GROUPS.has(target):
+        raise feature_error(
+            op,
+            BULK_GROUPS,
+            target,
+            uses="with bulk",
             note="use copy.commit_group cp_async / copy.wait_group cp_async for cp.async loads"
             + legalize_hint(target),
         )

@@ -82,7 +82,9 @@ from copy_dialect.verify_common import (
     check_contiguous_smem,
     constant_int,
     enclosing_target,
+    feature_error,
 )
+from facts.target import TMA
 
 IM2COL_RANKS = (3, 4, 5)
 """The tensor ranks of an im2col map: NWC, NHWC, NDHWC (`cuTensorMapEncodeIm2col`)."""
@@ -298,10 +300,12 @@ class Im2colLoadOp(IRDLOperation):
         impl = self.resolved_implementation()
         target = enclosing_target(self)
         # rule: A1
-        if impl == Implementation.TMA and target is not None and not target.has_tma:
-            raise Error(
-                f"copy.im2col_load uses TMA, which needs sm_90 or newer, but the target is "
-                f"{target.name}",
+        if impl == Implementation.TMA and target is not None and not TMA.has(target):
+            raise feature_error(
+                self,
+                TMA,
+                target,
+                uses="with impl tma" if self.implementation is not None else "",
                 note="target sm_90 or newer, or gather the pixels with cp.async: impl cp_async "
                 "(each issuing thread arrives once on the barrier: count them in its "
                 f"arrivals){legalize_hint(target)}",

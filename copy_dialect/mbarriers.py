@@ -30,17 +30,21 @@ from copy_dialect.barriers import (
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.roles import check_block_wide
 from copy_dialect.verification import copy_op_definition
-from copy_dialect.verify_common import check_barrier_index, enclosing_target
+from copy_dialect.verify_common import check_barrier_index, enclosing_target, feature_error
+from facts.target import ARRIVE_COUNTS, TX_COUNTS
 
 
-def check_tx_target(op: Operation, what: str) -> None:
-    """Transaction counts exist from sm_90 on (MB4)."""
+def check_tx_target(op: Operation, uses: str = "") -> None:
+    """Transaction counts exist from sm_90 on (MB4); `uses` names the option of `op` that
+    needs them, where the op itself does not."""
     target = enclosing_target(op)
     # rule: MB4
-    if target is not None and not target.has_tma:
-        raise Error(
-            f"{what} needs an mbarrier transaction count (sm_90 or newer), but the target is "
-            f"{target.name}",
+    if target is not None and not TX_COUNTS.has(target):
+        raise feature_error(
+            op,
+            TX_COUNTS,
+            target,
+            uses=uses,
             note=f"{target.name} has no transaction counts: arrive with copy.barrier_arrive "
             "once the data is written, or target sm_90+",
         )
@@ -137,10 +141,12 @@ class BarrierArriveDropOp(IRDLOperation):
             return
         target = enclosing_target(self)
         # rule: MB3
-        if target is not None and not target.has_tma and count != 1 and not nocomplete:
-            raise Error(
-                f"mbarrier.arrive_drop with a count needs sm_90 or newer (or .noComplete), "
-                f"but the target is {target.name}",
+        if target is not None and not ARRIVE_COUNTS.has(target) and count != 1 and not nocomplete:
+            raise feature_error(
+                self,
+                ARRIVE_COUNTS,
+                target,
+                uses=f"with count {count}",
                 note=f"arrive_drop {count} times, add nocomplete (if this arrival must not "
                 "complete the phase), or target sm_90+",
             )
@@ -156,7 +162,7 @@ class BarrierArriveDropOp(IRDLOperation):
                 note="mbarrier.arrive_drop.expect_tx has neither: drop count and nocomplete, or "
                 "raise the tx count with copy.barrier_expect_tx and arrive apart",
             )
-        check_tx_target(self, "barrier_arrive_drop with expect_tx")
+        check_tx_target(self, "with expect_tx")
         check_tx_bytes(self.expect_tx.value.data, "expect_tx")
 
 
@@ -195,7 +201,7 @@ class BarrierExpectTxOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_barrier_index(self.barrier, self.index)
-        check_tx_target(self, "barrier_expect_tx")
+        check_tx_target(self)
         check_tx_bytes(self.bytes.value.data, "barrier_expect_tx")
 
 
@@ -253,7 +259,7 @@ class BarrierCompleteTxOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_barrier_index(self.barrier, self.index)
-        check_tx_target(self, "barrier_complete_tx")
+        check_tx_target(self)
         check_tx_bytes(self.bytes.value.data, "barrier_complete_tx")
 
 

@@ -23,7 +23,7 @@ from copy_dialect.geometry import (
     reduction_map_type,
 )
 from copy_dialect.upstream_memref import GenericAtomicRMWOp, wrapping_body
-from facts.target import TCGEN05_TARGETS, Target
+from facts.target import TCGEN05, Target
 
 KEEP = "keep the kernel on a target that has it"
 
@@ -54,8 +54,8 @@ def check_tmem(op: Operation, target: Target) -> None:
         raise legalize_error(
             op,
             f"copy-legalize cannot keep {op.name} on {target.name}: TMEM (tcgen05) exists "
-            f"only on {TCGEN05_TARGETS}, and the pass has no fallback for it",
-            note=f"{KEEP} ({TCGEN05_TARGETS}), or rewrite the TMEM accumulation in registers "
+            f"only on {TCGEN05.listed}, and the pass has no fallback for it",
+            note=f"{KEEP} ({TCGEN05.listed}), or rewrite the TMEM accumulation in registers "
             "or SMEM by hand",
         )
 

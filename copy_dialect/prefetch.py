@@ -55,7 +55,8 @@ from copy_dialect.tma import (
     merged_leading_dims_example,
 )
 from copy_dialect.verification import copy_op_definition
-from copy_dialect.verify_common import enclosing_target
+from copy_dialect.verify_common import enclosing_target, feature_error
+from facts.target import TMA
 
 
 @copy_op_definition
@@ -151,10 +152,11 @@ class PrefetchOp(IRDLOperation):
             )
         target = enclosing_target(self)
         # rule: A1
-        if target is not None and not target.has_tma:
-            raise Error(
-                f"copy.prefetch uses TMA, which needs sm_90 or newer, but the target is "
-                f"{target.name}",
+        if target is not None and not TMA.has(target):
+            raise feature_error(
+                self,
+                TMA,
+                target,
                 note="drop copy.prefetch on this target, or target sm_90 or newer",
             )
         # rule: K1

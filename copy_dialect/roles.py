@@ -42,7 +42,8 @@ from xdsl.traits import NoTerminator
 
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.verification import check_attribute_names, copy_op_definition, per_run
-from copy_dialect.verify_common import enclosing_kernel, enclosing_target
+from copy_dialect.verify_common import enclosing_kernel, enclosing_target, feature_error
+from facts.target import SETMAXNREG
 
 WARP = 32
 WARPGROUP_WARPS = 4
@@ -211,10 +212,12 @@ class WarpSpecializeOp(IRDLOperation):
             return
         target = enclosing_target(self)
         # rule: W4
-        if target is not None and not target.has_setmaxnreg:
-            raise Error(
-                f"maxnreg (setmaxnreg) needs an arch-specific sm_90 or newer target "
-                f"(sm_90a, sm_100a), but the target is {target.name}",
+        if target is not None and not SETMAXNREG.has(target):
+            raise feature_error(
+                self,
+                SETMAXNREG,
+                target,
+                uses="with maxnreg",
                 note="drop maxnreg, or target sm_90a",
             )
         # rule: W5

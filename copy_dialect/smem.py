@@ -28,8 +28,9 @@ from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import SMEM, bitwidth, memory_space, smem_alignment, smem_bytes, swizzle_of
 from copy_dialect.portability import legalize_hint
 from copy_dialect.verification import copy_op_definition
-from copy_dialect.verify_common import check_contiguous_smem, enclosing_target
+from copy_dialect.verify_common import check_contiguous_smem, enclosing_target, feature_error
 from facts import hardware
+from facts.target import FENCE_PROXY_ASYNC
 
 
 class SmemAllocation(OpTrait, ABC):
@@ -190,9 +191,11 @@ class FenceAsyncSharedOp(IRDLOperation):
     def verify_(self) -> None:
         target = enclosing_target(self)
         # rule: A1
-        if target is not None and not target.has_tma:
-            raise Error(
-                f"fence.proxy.async needs sm_90 or newer, but the target is {target.name}",
+        if target is not None and not FENCE_PROXY_ASYNC.has(target):
+            raise feature_error(
+                self,
+                FENCE_PROXY_ASYNC,
+                target,
                 note="drop copy.fence_async_shared: cp.async writes SMEM through the generic "
                 "proxy, no fence is needed there" + legalize_hint(target),
             )

@@ -48,8 +48,14 @@ from copy_dialect.gmem import check_tma_stride
 from copy_dialect.memory import GMEM, bitwidth, memory_space
 from copy_dialect.tma import check_kernel_argument
 from copy_dialect.verification import copy_op_definition
-from copy_dialect.verify_common import constant_int, enclosing_target, value_name
-from facts.target import TENSORMAP_TARGETS
+from copy_dialect.verify_common import (
+    constant_int,
+    enclosing_target,
+    feature_error,
+    retarget_note,
+    value_name,
+)
+from facts.target import TENSORMAP_REPLACE
 
 TENSOR_MAP_BYTES = 128
 """A `CUtensorMap`: 128 bytes, 64-byte aligned (a workspace slot is 128 bytes)."""
@@ -59,12 +65,13 @@ def check_tensormap_target(op: Operation) -> None:
     """`tensormap.replace` and `fence.proxy.tensormap` are PTX ISA 8.3, arch-specific."""
     target = enclosing_target(op)
     # rule: TU1
-    if target is not None and not target.has_tensormap_replace:
-        raise Error(
-            f"Expected a target with tensormap.replace ({TENSORMAP_TARGETS}) for {op.name}, "
-            f"got {target.name}",
-            note=f'set copy.target to one of {TENSORMAP_TARGETS} (#copy.target<"sm_90a">), or '
-            "use the kernel's .param tensor maps (drop map(...) from the copies)",
+    if target is not None and not TENSORMAP_REPLACE.has(target):
+        raise feature_error(
+            op,
+            TENSORMAP_REPLACE,
+            target,
+            note=f'{retarget_note(TENSORMAP_REPLACE)} (#copy.target<"sm_90a">), or use the '
+            "kernel's .param tensor maps (drop map(...) from the copies)",
         )
 
 

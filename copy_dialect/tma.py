@@ -32,9 +32,15 @@ from copy_dialect.geometry import (
 )
 from copy_dialect.memory import bitwidth, padded_stride, smem_alignment, smem_bytes, smem_strides
 from copy_dialect.smem import AllocSmemOp
-from copy_dialect.verify_common import constant_int, enclosing_kernel, enclosing_target, value_name
+from copy_dialect.verify_common import (
+    constant_int,
+    enclosing_kernel,
+    enclosing_target,
+    feature_error,
+    value_name,
+)
 from facts import hardware as hw
-from facts.target import MULTICAST_TARGETS, TCGEN05_TARGETS, Target
+from facts.target import CTA_PAIR, MULTICAST, Target
 
 
 def merged_leading_dims_example(t: MemRefType) -> str:
@@ -227,10 +233,12 @@ def _verify_collective(g: CopyGeometry, partition_axis: int | None) -> None:
         _verify_leader_tracked(g, dims, partition_axis, target)
         return
     # rule: A4
-    if target is not None and not target.has_multicast:
-        raise Error(
-            f"collective (multicast) copies need {MULTICAST_TARGETS}, but the target is "
-            f"{target.name}",
+    if target is not None and not MULTICAST.has(target):
+        raise feature_error(
+            g.op,
+            MULTICAST,
+            target,
+            uses="with collective",
             note=".multicast::cluster is an arch-specific feature: use sm_90a rather than sm_90",
         )
     split = g.multicast
@@ -305,10 +313,12 @@ def _verify_leader_tracked(
             "holds its half",
         )
     # rule: A5, A14
-    if target is not None and not target.has_tcgen05:
-        raise Error(
-            f"leader_tracked copies emit .cta_group::2, which needs {TCGEN05_TARGETS}, "
-            f"but the target is {target.name}",
+    if target is not None and not CTA_PAIR.has(target):
+        raise feature_error(
+            g.op,
+            CTA_PAIR,
+            target,
+            uses="with leader_tracked",
             note="drop leader_tracked for a plain collective copy (multicast), or target sm_100a",
         )
 

@@ -50,8 +50,10 @@ from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import (
     check_contiguous_smem,
     enclosing_target,
+    feature_error,
+    retarget_note,
 )
-from facts.target import TCGEN05_TARGETS
+from facts.target import TCGEN05
 
 TMEM_COLUMNS = 512
 """32-bit columns of tensor memory per SM (128 lanes each)."""
@@ -113,13 +115,8 @@ TMEM_COPY_BYTES = {
 def check_tcgen05(op: Operation) -> None:
     target = enclosing_target(op)
     # rule: A14
-    if target is not None and not target.has_tcgen05:
-        reason = " (consumer Blackwell has no TMEM)" if target.sm >= 120 else ""
-        raise Error(
-            f"'{op.name}' uses tcgen05 (TMEM), which needs {TCGEN05_TARGETS}, "
-            f"but the target is {target.name}{reason}",
-            note=f"set copy.target to one of {TCGEN05_TARGETS}",
-        )
+    if target is not None and not TCGEN05.has(target):
+        raise feature_error(op, TCGEN05, target, note=retarget_note(TCGEN05))
 
 
 def check_tmem_ref(t: MemRefType) -> None:
@@ -220,7 +217,6 @@ class TmemAllocOp(IRDLOperation):
                 "columns of 32 bits: allocate 32, 64, 128, 256 or 512 columns "
                 f"({', '.join(str(c * 32 // bits) for c in (32, 64, 128, 256, 512))} elements)",
             )
-
 
 
 @copy_op_definition

@@ -55,8 +55,9 @@ from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import (
     constant_int,
     enclosing_target,
+    feature_error,
 )
-from facts.target import TMEM_LOAD_REDUCE_TARGETS
+from facts.target import TMEM_LOAD_REDUCE
 
 
 def check_tmem_access(op: TmemLoadOp | TmemStoreOp, vector: VectorType, verb: str) -> None:
@@ -230,7 +231,7 @@ class TmemLoadOp(IRDLOperation):
                 raise Error(
                     f"'{'abs' if has_abs else 'NaN'}' requires 'redOp' to be set",
                     note="abs and nan modify a fused reduction: drop them, or add reduce min|max "
-                "with its result (%v, %r = copy.tmem_load ...)",
+                    "with its result (%v, %r = copy.tmem_load ...)",
                 )
             return
         # rule: J15
@@ -256,10 +257,12 @@ class TmemLoadOp(IRDLOperation):
             )
         target = enclosing_target(self)
         # rule: A14
-        if target is not None and not target.has_tmem_load_reduce:
-            raise Error(
-                f"the fused load-reduce (tcgen05.ld.red) needs {TMEM_LOAD_REDUCE_TARGETS}, "
-                f"but the target is {target.name}",
+        if target is not None and not TMEM_LOAD_REDUCE.has(target):
+            raise feature_error(
+                self,
+                TMEM_LOAD_REDUCE,
+                target,
+                uses="with reduce",
                 note="reduce the loaded registers with arith ops, or target sm_103a",
             )
         # rule: J3

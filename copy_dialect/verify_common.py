@@ -1,6 +1,6 @@
 """What the verifiers of several op families share: the enclosing target and kernel, the
-kernel's cluster shape, integer constants, and the checks of a barrier operand, a target
-feature and a contiguous SMEM ref."""
+kernel's cluster shape, integer constants, the error of a target that lacks a feature, and
+the checks of a barrier operand and a contiguous SMEM ref."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from xdsl.ir import (
 from copy_dialect.attributes import BarrierType, TargetAttr
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.verification import per_run
-from facts.target import Target
+from facts.target import Feature, Target, feature_message
 
 
 def enclosing_target(op: Operation) -> Target | None:
@@ -132,15 +132,21 @@ def value_name(value: SSAValue) -> str:
     return f"%{value.name_hint}" if value.name_hint else "the GMEM operand"
 
 
-def require_target(op: Operation, has: bool, what: str, targets: str) -> None:
-    """Raise the arch-gate error for `what` when the enclosing target lacks it."""
-    target = enclosing_target(op)
-    if target is not None and not has:
-        raise Error(
-            f"{what} needs {targets}, but the target is {target.name}",
-            note=f"set copy.target to {'' if targets.startswith('a ') else 'one of '}{targets}, "
-            f"or do without {what}",
-        )
+def feature_error(
+    op: Operation, feature: Feature, target: Target, note: str, uses: str = ""
+) -> Error:
+    """The error of `op` on a target that lacks `feature`: the one message
+    (facts.target.feature_message: the op, what of it needs the feature, the feature, the
+    targets that have it and the target) with the site's own fix `note`. The site tests
+    `feature.has(target)` under its rule tag and raises this."""
+    return Error(feature_message(op.name, feature, target, uses), note=note)
+
+
+def retarget_note(feature: Feature) -> str:
+    """`set copy.target to one of sm_90a, sm_100a, ...`: the end of a fix note that moves
+    the kernel to a target with `feature`."""
+    targets = feature.targets
+    return f"set copy.target to {'one of ' if len(targets) > 1 else ''}{', '.join(targets)}"
 
 
 def check_barrier_index(barrier: SSAValue, index: SSAValue | None) -> None:

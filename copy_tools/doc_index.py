@@ -14,8 +14,10 @@ from pathlib import Path
 
 from xdsl.irdl import IRDLOperation
 
+from copy_dialect.verify_common import retarget_note
 from copy_tools.rule_coverage import package_folders, tag_ids
 from facts import hardware
+from facts import target as target_facts
 
 EXPR_WIDTH = 40
 """An interpolated expression longer than this shows as `{...}` in a message template."""
@@ -60,7 +62,7 @@ def template(node: ast.expr | None) -> str | None:
 
 def _expr(node: ast.expr) -> str:
     """`{expr}`; a measured constant (`hw.MAX_BOX_DIM`, `hardware.SMEM_ALIGNMENT`) is shown
-    as its value, from facts/hardware.toml."""
+    as its value, from facts/hardware.toml, and `retarget_note(FEATURE)` as its text."""
     if (
         isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
@@ -68,6 +70,13 @@ def _expr(node: ast.expr) -> str:
         and isinstance(getattr(hardware, node.attr, None), int)
     ):
         return str(getattr(hardware, node.attr))
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "retarget_note"
+        and (feature := _feature(node.args[0] if node.args else None)) is not None
+    ):
+        return retarget_note(feature)
     text = ast.unparse(node)
     return f"{{{text}}}" if len(text) <= EXPR_WIDTH and "\n" not in text else "{...}"
 
@@ -84,11 +93,37 @@ def _raise_after(tree: ast.Module, line: int) -> ast.Raise | None:
     return raises[0] if raises else None
 
 
+def _feature_message(call: ast.Call) -> str | None:
+    """The message of `feature_error(op, FEATURE, target, ...)` (the error of a target that
+    lacks a feature): facts.target.feature_message's, with the feature's name and targets
+    filled in and the op, what of it needs the feature, the target and why it lacks the
+    feature as `{expr}`; None for any other call."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "feature_error"):
+        return None
+    feature = _feature(call.args[1] if len(call.args) >= 3 else None)
+    if feature is None:
+        return None
+    op, named, target = (ast.unparse(a) for a in call.args[:3])
+    uses = next((template(k.value) for k in call.keywords if k.arg == "uses"), None)
+    # A stand-in target, named by its expression, that lacks every feature for no reason.
+    stand_in = target_facts.Target(f"{{{target}.name}}", 0, "", 0, 0)
+    message = target_facts.feature_message(f"{{{op}.name}}", feature, stand_in, uses or "")
+    return message + (f"{{{named}.reason({target})}}" if feature.reasons else "")
+
+
+def _feature(node: ast.expr | None) -> target_facts.Feature | None:
+    """The feature of facts.target that `node` names (`TMA`, `CLUSTERS`), if any."""
+    found = getattr(target_facts, node.id, None) if isinstance(node, ast.Name) else None
+    return found if isinstance(found, target_facts.Feature) else None
+
+
 def _message(raised: ast.Raise | None) -> tuple[str | None, str | None]:
     if raised is None or not isinstance(raised.exc, ast.Call):
         return None, None
     call = raised.exc
-    message = template(call.args[0]) if call.args else None
+    message = _feature_message(call)
+    if message is None:
+        message = template(call.args[0]) if call.args else None
     note = next((template(k.value) for k in call.keywords if k.arg == "note"), None)
     return message, note
 

@@ -15,6 +15,10 @@ Feature gates (first target with the feature):
 - tcgen05 / TMEM, `.cta_group::2`: the datacenter Blackwell family sm_100a/f, sm_103a.
   Consumer Blackwell (sm_120) has neither (triton#9852).
 
+The `Target.has_*` properties decide each gate; `FEATURES` names the gates as users know
+them, and `feature_message` is the one message for a target that lacks one (the verifiers
+and the builders raise it).
+
 Codegen (the backend, passes/backend.py): LLVM's NVPTX cpu is the target's name and its
 features select the PTX ISA version. Every pair was compiled by llvmlite 0.50 and its PTX
 linked by nvJitLink 13.5 for the same arch (tests/passes/test_backend.py does it again). LLVM 22
@@ -23,6 +27,7 @@ knows PTX up to 9.0 (`+ptx90`); it ignores `+ptx91` and above with a warning.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -142,6 +147,73 @@ TARGETS: dict[str, Target] = {
 }
 
 
+@dataclass(frozen=True)
+class Feature:
+    """A GPU feature some targets lack, as the messages name it: the name users know it by,
+    the `Target.has_*` property that decides it (the one definition; `has` reads it), and
+    why a target lacks it where the name alone does not say (`reasons`: a GPU generation,
+    sm // 10, and the words)."""
+
+    name: str
+    has: Callable[[Target], bool]
+    reasons: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The targets that have it, in the order of TARGETS."""
+        return tuple(name for name, t in TARGETS.items() if self.has(t))
+
+    @property
+    def listed(self) -> str:
+        """Its targets as the messages list them: `sm_90a, sm_100a, sm_100f, sm_103a`."""
+        return ", ".join(self.targets)
+
+    def reason(self, target: Target) -> str:
+        """Why `target` lacks it, as the end of a message (` (consumer Blackwell has no
+        TMEM)`); '' where the feature's name says enough."""
+        return next((f" ({why})" for gen, why in self.reasons if target.sm // 10 == gen), "")
+
+
+# The features a target may lack, one entry for each name a message gives it. Several
+# share a predicate (TMA, bulk copies, bulk groups, transaction counts, try_wait,
+# fence.proxy.async all came with sm_90) but not a name: each message names the feature
+# the op uses.
+TMA = Feature("TMA", lambda t: t.has_tma)
+BULK_COPIES = Feature("cp.async.bulk", lambda t: t.has_tma)
+BULK_GROUPS = Feature("bulk groups", lambda t: t.has_tma)
+FENCE_PROXY_ASYNC = Feature("fence.proxy.async", lambda t: t.has_tma)
+TX_COUNTS = Feature("mbarrier transaction counts", lambda t: t.has_tma)
+ARRIVE_COUNTS = Feature("mbarrier arrival counts", lambda t: t.has_tma)
+TRY_WAIT = Feature("mbarrier.try_wait", lambda t: t.has_tma)
+CLUSTERS = Feature("clusters", lambda t: t.has_clusters)
+DSMEM = Feature("distributed shared memory", lambda t: t.has_clusters)
+MULTICAST = Feature(".multicast::cluster", lambda t: t.has_multicast)
+TENSORMAP_REPLACE = Feature("tensormap.replace", lambda t: t.has_tensormap_replace)
+SETMAXNREG = Feature("setmaxnreg", lambda t: t.has_setmaxnreg)
+TCGEN05 = Feature(
+    "tcgen05 (TMEM)", lambda t: t.has_tcgen05, ((12, "consumer Blackwell has no TMEM"),)
+)
+CTA_PAIR = Feature(".cta_group::2", lambda t: t.has_tcgen05)
+TMEM_LOAD_REDUCE = Feature("tcgen05.ld.red", lambda t: t.has_tmem_load_reduce)
+
+FEATURES: tuple[Feature, ...] = (
+    TMA, BULK_COPIES, BULK_GROUPS, FENCE_PROXY_ASYNC, TX_COUNTS, ARRIVE_COUNTS, TRY_WAIT,
+    CLUSTERS, DSMEM, MULTICAST, TENSORMAP_REPLACE, SETMAXNREG, TCGEN05, CTA_PAIR,
+    TMEM_LOAD_REDUCE,
+)  # fmt: skip
+
+
+def feature_message(op: str, feature: Feature, target: Target, uses: str = "") -> str:
+    """The one message for a target that lacks `feature`, wherever it is found (a verifier,
+    a builder): `'copy.prefetch' needs a target with TMA (sm_90, ..., sm_120a), but the
+    target is sm_80`. `uses` says what of the op needs the feature where that is not the op
+    itself: `with collective`, `with impl tma`."""
+    needs = f"{uses} needs" if uses else "needs"
+    return (
+        f"'{op}' {needs} a target with {feature.name} ({feature.listed}), but the target is "
+        f"{target.name}{feature.reason(target)}"
+    )
+
 
 class UnknownTarget(ValueError):
     """A name that is no target of the table: the one error for it, wherever a target is
@@ -177,9 +249,3 @@ def check_arch(target: Target, arch: Target) -> None:
         f"compile the IR for {arch.name} itself (after copy-legalize{{target={arch.name}}} "
         f"where it uses what {arch.name} lacks)"
     )
-
-
-TCGEN05_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tcgen05)
-TMEM_LOAD_REDUCE_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tmem_load_reduce)
-MULTICAST_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_multicast)
-TENSORMAP_TARGETS = ", ".join(name for name, t in TARGETS.items() if t.has_tensormap_replace)

@@ -16,7 +16,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
-from facts.target import TARGETS
+from facts.target import CLUSTERS, MULTICAST, TARGETS
 from frontends.kernels.common import (
     TMA_BLOCK,
     _bin,
@@ -24,8 +24,8 @@ from frontends.kernels.common import (
     _bulk_oob,
     _butterfly,
     _check_2d,
+    _check_feature,
     _check_float,
-    _check_target,
     _drain_bulk,
     _false,
     _footprint,
@@ -127,17 +127,19 @@ def _check_broadcast(
     multicast: bool,
     order: str,
     target: str,
+    builder: str,
 ) -> None:
-    """A ValueError (expected, got, fix) for parameters `broadcast_copy` cannot build."""
-    _check_target(target)
-    if multicast and not TARGETS[target].has_multicast:
-        multicast_targets = ", ".join(n for n, t in TARGETS.items() if t.has_multicast)
-        raise ValueError(
-            f"expected a target with .multicast::cluster ({multicast_targets}) for "
-            f"multicast=True, got {target}; use sm_90a, or multicast=False"
+    """A ValueError (expected, got, fix) for parameters `builder` (`broadcast_copy`,
+    `broadcast_row_dot`) cannot build."""
+    if multicast:
+        _check_feature(
+            target,
+            MULTICAST,
+            "copy.async_copy",
+            "use sm_90a, or multicast=False",
+            uses="with collective (multicast=True)",
         )
-    if not TARGETS[target].has_clusters:
-        raise ValueError(f"expected a target with clusters (sm_90 or later), got {target}")
+    _check_feature(target, CLUSTERS, builder, "use sm_90 or newer", f"with cluster={cluster}")
     if order not in BROADCAST_ORDERS:
         raise ValueError(f"expected order of {', '.join(BROADCAST_ORDERS)}, got {order!r}")
     if multicast and order != "cluster":
@@ -220,7 +222,7 @@ def broadcast_copy(
     so the CTAs that need the same tile are a whole x apart in launch order (no L2 reuse when
     x is larger than L2). Tails (M, N not multiples of the tile) are zero-filled on load and
     clipped on store."""
-    _check_broadcast(shape, dtype, tile, cluster, multicast, order, target)
+    _check_broadcast(shape, dtype, tile, cluster, multicast, order, target, "broadcast_copy")
     elt = element_type(dtype)
     x_type = MemRefType(elt, list(shape))
     y_type = MemRefType(elt, [cluster, *shape])
@@ -325,7 +327,7 @@ def broadcast_row_dot(
     the row's (rows past M are not stored). Each y[r, t, i] is so within (tile[1] / 32 + 6)
     * 2**-24 * sum_j |x[i, j] v[r, j]| of the exact sum. Any M, N with rows of a multiple of
     16 bytes; `tile[1]` a multiple of 32."""
-    _check_broadcast(shape, dtype, tile, cluster, multicast, order, target)
+    _check_broadcast(shape, dtype, tile, cluster, multicast, order, target, "broadcast_row_dot")
     _check_float(dtype)
     if tile[1] % copy.WARP:
         raise ValueError(

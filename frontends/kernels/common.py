@@ -31,7 +31,7 @@ from xdsl.rewriter import InsertPoint
 from analysis.verify import verify_module
 from copy_dialect import ops as copy
 from copy_dialect.upstream_gpu import ShuffleOp
-from facts.target import TARGETS, target_named
+from facts.target import TARGETS, Feature, feature_message, target_named
 
 TMA_BLOCK = 128
 
@@ -286,6 +286,15 @@ def _butterfly(b: Builder, values: Sequence[SSAValue], width: SSAValue) -> list[
 
 def _check_target(target: str) -> None:
     target_named(target)  # an UnknownTarget (a ValueError) for a name that is no target
+
+
+def _check_feature(target: str, feature: Feature, op: str, fix: str, uses: str = "") -> None:
+    """A ValueError where `target` lacks `feature`: the verifiers' message for `op` (the copy
+    op the builder would emit, or the builder where no single op needs it), then `fix`; an
+    UnknownTarget for a name that is no target."""
+    lacking = target_named(target)
+    if not feature.has(lacking):
+        raise ValueError(f"{feature_message(op, feature, lacking, uses)}; {fix}")
 
 
 def _check_2d(shape: Sequence[int], tile: Sequence[int], per_dim: str = "per dim") -> None:

@@ -17,13 +17,14 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
-from facts.target import TARGETS
+from facts.target import TARGETS, TMA
 from frontends.kernels.common import (
     FLOAT_TYPES,
     _bin,
     _block_id,
     _check_2d,
     _check_consumer_warps,
+    _check_feature,
     _check_float,
     _grid_dim,
     _if,
@@ -109,11 +110,13 @@ def _check_ws(
 ) -> None:
     """A ValueError (expected, got, fix) for a target, shape, tile, stage count or element
     type that no warp-specialized kernel can take."""
-    if target not in TARGETS or not TARGETS[target].has_tma:
-        raise ValueError(
-            f"expected a target with TMA (sm_90a, sm_100a, ...), got {target!r}: warp-"
-            "specialized kernels use TMA loads and stores"
-        )
+    _check_feature(
+        target,
+        TMA,
+        "copy.async_copy",
+        "warp-specialized kernels load and store with TMA: use sm_90a",
+        uses="with impl tma",
+    )
     _check_2d(shape, tile)
     if not 1 <= stages <= copy.MAX_BARRIERS:
         raise ValueError(f"expected 1 to {copy.MAX_BARRIERS} stages, got stages={stages}")

@@ -101,12 +101,14 @@ def test_small_tiles_and_shares():
         (
             ((256, 256), "f32"),
             {"target": "sm_90"},
-            r"expected a target with .multicast::cluster \(sm_90a.*got sm_90; use sm_90a",
+            r"'copy.async_copy' with collective \(multicast=True\) needs a target with "
+            r"\.multicast::cluster \(sm_90a, .*\), but the target is sm_90; use sm_90a",
         ),
         (
             ((256, 256), "f32"),
             {"multicast": False, "target": "sm_80"},
-            r"expected a target with clusters \(sm_90 or later\), got sm_80",
+            r"'broadcast_copy' with cluster=2 needs a target with clusters \(sm_90, .*\), but the "
+            r"target is sm_80; use sm_90 or newer",
         ),
         (
             ((256, 256), "f32"),

@@ -612,7 +612,7 @@ def test_verify_op_reports_without_dumping_the_module(ctx):
     with pytest.raises(CopyVerifyException) as info:
         verify_op(fence)
     assert not getattr(info.value, "__notes__", None)
-    assert "needs sm_90 or newer" in str(info.value)
+    assert "needs a target with fence.proxy.async (sm_90, " in str(info.value)
 
 
 # --- compiling: -t llvm|ptx|cubin ----------------------------------------------------

@@ -39,8 +39,8 @@ func.func @ds2_kernel_without_a_cluster(%v: vector<4xf32>, %peer: index) attribu
 // fix: s|sm_80|sm_90a|
 func.func @ds3_target_without_clusters(%bar: !copy.barrier<1>, %peer: index) attributes {copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
-  // expected-error@+2 {{'copy.peer_arrive' (distributed shared memory) needs a target with clusters (sm_90 or newer), but the target is sm_80}}
-  // expected-note@+1 {{set copy.target to a target with clusters (sm_90 or newer)}}
+  // expected-error@+2 {{'copy.peer_arrive' needs a target with distributed shared memory (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-note@+1 {{set copy.target to one of sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a}}
   copy.peer_arrive %bar[%c0] peer %peer : !copy.barrier<1>
   func.return
 }
