@@ -21,6 +21,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from copy_tools.diagnostics import Chunk, Diagnostic, SourceFile, SourceLocation
 from copy_tools.opt_errors import NESTING_TOO_DEEP, RECURSION_LIMIT, internal_error
+from copy_tools.opt_verify import op_message
 
 
 class DialectLoadError(DiagnosticException):
@@ -198,7 +199,7 @@ class LocatingParser(Parser):
 
     def _op_message(self, message: str) -> str:
         name = self._op_names[-1] if self._op_names else ""
-        return f"'{name}' op {message}" if name else message
+        return op_message(name, message) if name else message
 
     def _unknown_op_message(self, name: str) -> str:
         dialect, _, _ = name.rpartition(".")

@@ -32,6 +32,15 @@ def _file_location(loc: Attribute) -> SourceLocation | None:
     return None
 
 
+def op_message(name: str, message: object) -> str:
+    """mlir-opt's `'<op>' op <message>`; a message that names its op first (as the API's
+    errors do, where nothing else names it: "'copy.prefetch' needs a target with TMA ...")
+    names it once."""
+    text = str(message)
+    own = f"'{name}' "
+    return f"{own}op {text.removeprefix(own)}"
+
+
 def op_location(op: Operation, fallback: SourceLocation) -> SourceLocation:
     """Where to report a diagnostic about `op`.
 
@@ -73,7 +82,7 @@ def _verify_diagnostics(
         if not isinstance(exc, DiagnosticException):
             diagnostics.extend(internal_error(f"verifier of '{op.name}'", exc, loc))
             continue
-        diagnostics.append(Diagnostic("error", loc, f"'{op.name}' op {exc}"))
+        diagnostics.append(Diagnostic("error", loc, op_message(op.name, exc)))
         note = getattr(exc, "note", None)
         if isinstance(note, str) and note:
             diagnostics.append(Diagnostic("note", loc, note))
@@ -96,7 +105,7 @@ def _verify_diagnostics(
         return internal_error("the protocol analysis", exc, fallback)
     for finding in findings:
         loc = op_location(finding.op, fallback)
-        diagnostics.append(Diagnostic(finding.severity, loc, f"'{finding.op.name}' op {finding}"))
+        diagnostics.append(Diagnostic(finding.severity, loc, op_message(finding.op.name, finding)))
         for related in finding.related:
             diagnostics.append(Diagnostic("note", op_location(related.op, fallback), related.text))
         diagnostics.append(Diagnostic("note", loc, finding.note or ""))

@@ -83,7 +83,7 @@ CORPUS = {
     "unterminated_string.mlir": "1:1: error: End of file reached before closing string literal",
     "verifier_error.mlir": "2:3: error: 'func.return' op Expected arguments to have the same",
     "wrong_operand_type.mlir": "2:1: error: 'arith.addi' op Unexpected attribute f32",
-    "wrong_parent.mlir": "2:3: error: 'func.return' op 'func.return' expects parent op",
+    "wrong_parent.mlir": "2:3: error: 'func.return' op expects parent op",
 }
 
 

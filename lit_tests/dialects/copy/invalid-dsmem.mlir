@@ -27,7 +27,7 @@ func.func @ds2_kernel_without_a_cluster(%v: vector<4xf32>, %peer: index) attribu
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-error@+2 {{'copy.peer_store' writes a peer CTA's SMEM: expected a kernel with a cluster of 2 or more CTAs, got the cluster [1, 1, 1]}}
+  // expected-error@+2 {{'copy.peer_store' op writes a peer CTA's SMEM: expected a kernel with a cluster of 2 or more CTAs, got the cluster [1, 1, 1]}}
   // expected-note@+1 {{give the kernel copy.cluster = array<i32: 2, 1, 1>}}
   copy.peer_store %v, %buf[%c0, %c0] peer %peer, %bar[%c0] : vector<4xf32>, memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   func.return
@@ -39,7 +39,7 @@ func.func @ds2_kernel_without_a_cluster(%v: vector<4xf32>, %peer: index) attribu
 // fix: s|sm_80|sm_90a|
 func.func @ds3_target_without_clusters(%bar: !copy.barrier<1>, %peer: index) attributes {copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
-  // expected-error@+2 {{'copy.peer_arrive' needs a target with distributed shared memory (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.peer_arrive' op needs a target with distributed shared memory (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{set copy.target to one of sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a}}
   copy.peer_arrive %bar[%c0] peer %peer : !copy.barrier<1>
   func.return
@@ -127,7 +127,7 @@ func.func @ds8_vector_store_misaligned(%v: vector<4xf32>, %peer: index) attribut
 func.func @ds9_peer_store_into_gmem(%x: memref<64x64xf32>, %v: vector<4xf32>, %peer: index) attributes {copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-error@+2 {{'copy.peer_store' stores into the peer's copy of its ref: expected an SMEM ref, got memref<64x64xf32>}}
+  // expected-error@+2 {{'copy.peer_store' op stores into the peer's copy of its ref: expected an SMEM ref, got memref<64x64xf32>}}
   // expected-note@+1 {{pass a buffer of copy.alloc_smem (memory space #copy.smem)}}
   copy.peer_store %v, %x[%c0, %c0] peer %peer, %bar[%c0] : vector<4xf32>, memref<64x64xf32>, !copy.barrier<1>
   func.return
