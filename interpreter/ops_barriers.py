@@ -125,7 +125,9 @@ def barrier(agent: Agent, op: Operation, group: Any, index: Any, mask: np.ndarra
 
 
 def executions(issuer: Issuer, mask: np.ndarray) -> int:
-    """How many times an op of `issuer` acts in the threads of `mask`."""
+    """How many times an op of `issuer` acts in the threads of `mask` (`copy.arrivals_of`
+    says who acts for an arrival): once per thread, once per warp that has a thread there
+    (lane 0 of each, once the warp has synchronized), or once."""
     if issuer is Issuer.ELECTED:
         return 1
     threads = np.nonzero(mask)[0]
@@ -147,8 +149,8 @@ def barrier_init(agent: Agent, op: copy.BarrierInitOp, mask: np.ndarray) -> Step
 def arrive(agent: Agent, op: Any, mask: np.ndarray) -> Step:
     yield None
     mb = barrier(agent, op, op.barrier, op.index, mask)
-    each = 1 if op.count is None else op.count.value.data
-    n = executions(op.arriving, mask) * each
+    arrivals = copy.arrivals_of(op)
+    n = executions(arrivals.issuer, mask) * arrivals.each
     tx = 0
     if isinstance(op, copy.BarrierArriveDropOp) and op.expect_tx is not None:
         tx = op.expect_tx.value.data
@@ -161,7 +163,10 @@ def arrive(agent: Agent, op: Any, mask: np.ndarray) -> Step:
 def arrive_expect_tx(agent: Agent, op: copy.BarrierArriveExpectTxOp, mask: np.ndarray) -> Step:
     yield None
     mb = barrier(agent, op, op.barrier, op.index, mask)
-    mb.arrive(op, 1, agent.release(), op.bytes.value.data)
+    arrivals = copy.arrivals_of(op)
+    mb.arrive(
+        op, executions(arrivals.issuer, mask) * arrivals.each, agent.release(), op.bytes.value.data
+    )
 
 
 @handles(copy.BarrierExpectTxOp)

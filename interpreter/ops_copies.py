@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.ir import Operation
 
 from copy_dialect import ops as copy
-from copy_dialect.attributes import Implementation, Issuer, OOBMode, ReductionKind
+from copy_dialect.attributes import Implementation, OOBMode, ReductionKind
 from interpreter.machine import Agent, Step, Transfer, Wait
 from interpreter.memory import GmemRef, SmemRef, element_bytes, read_smem, write_smem
 from interpreter.ops_barriers import BarrierGroup, barrier, executions
@@ -146,12 +146,13 @@ def load(
     machine = agent.cta.machine
     cta = agent.cta
     cp_async = impl == Implementation.CP_ASYNC
+    arrivals = copy.arrivals_of(op)
+    made = 0 if arrivals is None else executions(arrivals.issuer, mask) * arrivals.each
     if g.barrier is not None:
         mb = barrier(agent, op, g.barrier, g.barrier_index, mask)
         epoch = (mb.component, mb.phase + 1)
-        threads = executions(Issuer.THREADS, mask)
-        if not cp_async and op.arrives:
-            mb.arrive(op, 1, issue, g.credited_bytes)
+        if not cp_async and made:  # the issuer arrives, expecting the bytes
+            mb.arrive(op, made, issue, g.credited_bytes)
     else:
         if not cp_async:
             raise InterpretError(op, "a TMA load without a barrier cannot complete")
@@ -166,8 +167,8 @@ def load(
         values[inside] = gref.array[safe][inside]
         write_smem(cta.smem, offsets, values, dtype)
         if mb is not None:
-            if cp_async:
-                mb.arrive(op, threads, issue)
+            if cp_async:  # each thread's arrival is its copy's completion
+                mb.arrive(op, made, issue)
             else:
                 mb.complete_tx(op, g.credited_bytes, issue)
 
