@@ -37,12 +37,14 @@ def verification_errors(module: Operation) -> list[tuple[Operation, Exception]]:
         return sorted(errors, key=lambda e: rank[id(e[0])])
 
 
-def verify_module(module: Operation) -> None:
+def verify_module(module: Operation, *, protocol: bool = True) -> None:
     """Raise the first error (a VerifyException); what the protocol analysis cannot prove is
-    a `ProtocolWarning`."""
+    a `ProtocolWarning`. `protocol=False` leaves the protocol out (the interpreter checks a
+    run's protocol itself)."""
     with verification_run():
         errors = verification_errors(module)
         if errors:
             raise errors[0][1]
         verify_dominance(module)  # type: ignore[arg-type]
-        verify_protocol(module)
+        if protocol:
+            verify_protocol(module)

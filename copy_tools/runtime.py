@@ -1,8 +1,10 @@
-"""The runtime with the compiler in front: `compile` MLIR (text or a module) into a Program.
+"""The runtime with the compiler in front: `compile` MLIR (text or a module) into a Program,
+or `interpret` it on the CPU.
 
     from copy_tools import runtime
     program = runtime.compile(open("examples/tma_tile_copy.mlir").read())
-    program(x, y, grid=(64, 64))
+    program(x, y, grid=(64, 64))             # on the GPU; on the CPU with COPY_INTERPRET=1
+    runtime.interpret(text, x, y, grid=(2, 2))   # on the CPU: the arrays the kernel leaves
 
 Everything else is `runtime`'s, which loads and launches cubins without the
 compiler (and without xDSL).
@@ -10,21 +12,36 @@ compiler (and without xDSL).
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
+import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
+import interpreter
+from analysis.verify import verify_module
 from copy_tools.universe import make_context
 from passes import backend
-from passes.pipeline import compile_module
+from passes.pipeline import compile_module, retarget
 from runtime import (
+    INTERPRET_ENV,
     CudaError,
     Kernel,
     NoDriverError,
     Program,
     check_device,
     gpu_available,
+    interpreting,
     load,
 )
+
+SCHEDULE_ENV = "COPY_INTERPRET_SCHEDULE"
+"""Under COPY_INTERPRET=1: the interpreter's schedule (random, round_robin, adversarial)."""
+SEED_ENV = "COPY_INTERPRET_SEED"
+"""Under COPY_INTERPRET=1: the first seed of the random schedule (default 0)."""
+SCHEDULES_ENV = "COPY_INTERPRET_SCHEDULES"
+"""Under COPY_INTERPRET=1: how many schedules (seeds) each call runs (default 1)."""
 
 
 def compile(  # noqa: A001
@@ -39,15 +56,92 @@ def compile(  # noqa: A001
     what the verifier cannot prove (docs/lowering.md, "Debug guards"), each failing one
     printing its rule id and trapping. `arch`: the GPU to assemble the target's PTX for,
     where it is a later one than the target's (`compile(m, "sm_80", arch="sm_90")` runs
-    sm_80 code on an H100 or H200, as CUDA's compute_80 -> sm_90 does)."""
+    sm_80 code on an H100 or H200, as CUDA's compute_80 -> sm_90 does). The program keeps
+    the IR it was compiled from, to run its kernels on the CPU under COPY_INTERPRET=1."""
     backend.start_worker()  # a worker that is not running yet starts while this parses
     ctx = make_context()
     module = source if isinstance(source, ModuleOp) else Parser(ctx, source).parse_module()
+    ir = module.clone()
+    if target:
+        retarget(ir, target)
     compiled = compile_module(module, ctx, target, debug_guards=debug_guards, arch=arch)
-    return Program(compiled.cubin, compiled.abi)
+    return Program(compiled.cubin, compiled.abi, interpreter=Interpreter(ir))
+
+
+class Interpreter:
+    """A program's kernels run on the CPU from its IR (what a call does under
+    COPY_INTERPRET=1): the schedule and seeds from COPY_INTERPRET_SCHEDULE, _SEED and
+    _SCHEDULES; the results written back into the caller's arrays; a
+    `interpreter.KernelViolation` for the rules a run broke."""
+
+    def __init__(self, module: ModuleOp):
+        self.module = module
+
+    def __call__(
+        self, kernel: str, values: list[Any], grid: tuple[int, ...], block: tuple[int, ...]
+    ) -> None:
+        schedule = os.environ.get(SCHEDULE_ENV, "random")
+        seed = int(os.environ.get(SEED_ENV, "0"))
+        runs = int(os.environ.get(SCHEDULES_ENV, "1"))
+        arrays = run(self.module, values, grid, block, kernel, schedule, seed, runs)
+        for value, result in zip(values, arrays, strict=True):
+            if isinstance(value, np.ndarray):
+                np.copyto(
+                    value.view(result.dtype) if value.dtype != result.dtype else value, result
+                )
+
+
+def run(
+    module: ModuleOp,
+    values: list[Any],
+    grid: Any,
+    block: Any,
+    kernel: str | None,
+    schedule: str,
+    seed: int,
+    schedules: int,
+) -> list[np.ndarray]:
+    """The arrays of the first of `schedules` runs (seeds `seed`, `seed` + 1, ...); a
+    KernelViolation for the first run that breaks a rule."""
+    first: list[np.ndarray] | None = None
+    for s in range(seed, seed + max(1, schedules)):
+        arrays = interpreter.interpret(
+            module, *values, grid=grid, block=block, kernel=kernel, schedule=schedule, seed=s
+        )
+        first = arrays if first is None else first
+    assert first is not None
+    return first
+
+
+def interpret(
+    source: str | ModuleOp | Program,
+    *arrays: Any,
+    grid: Any = (1, 1, 1),
+    block: Any = None,
+    kernel: str | None = None,
+    schedule: str = "random",
+    seed: int = 0,
+    schedules: int = 1,
+) -> list[np.ndarray]:
+    """Runs a kernel of MLIR text, a module or a compiled Program on the CPU, on numpy
+    arrays (copies of them): the arrays as the kernel leaves them. The IR is verified
+    first; `schedules` runs try that many seeds of `schedule` (random, round_robin,
+    adversarial); an `interpreter.KernelViolation` for the rules a run broke. The IR's
+    op rules and kernel rules are verified first; the protocol is what the run checks."""
+    if isinstance(source, Program):
+        if not isinstance(source.interpreter, Interpreter):
+            raise ValueError("expected a program compiled from MLIR, got one loaded from a cubin")
+        module = source.interpreter.module
+    elif isinstance(source, ModuleOp):
+        module = source
+    else:
+        module = Parser(make_context(), source).parse_module()
+    verify_module(module, protocol=False)  # the run checks the protocol
+    return run(module, list(arrays), grid, block, kernel, schedule, seed, schedules)
 
 
 __all__ = [
+    "INTERPRET_ENV",
     "CudaError",
     "Kernel",
     "NoDriverError",
@@ -55,5 +149,7 @@ __all__ = [
     "check_device",
     "compile",
     "gpu_available",
+    "interpret",
+    "interpreting",
     "load",
 ]

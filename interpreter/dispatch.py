@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from interpreter import ops_barriers, ops_copies, ops_roles  # noqa: F401  (they register)
+from interpreter import (  # noqa: F401  (they register their handlers)
+    ops_barriers,
+    ops_cluster,
+    ops_copies,
+    ops_roles,
+    ops_vector,
+)
 from interpreter.ops_std import HANDLERS
 
 __all__ = ["HANDLERS"]

@@ -82,9 +82,12 @@ class Transfer:
 
     op: Operation
     cta: Any
+    """The CTA that issued it."""
     complete: Callable[[], None]
-    epoch: Epoch
-    """What a thread must have seen for the copy to be over for it."""
+    epochs: dict[Any, Epoch]
+    """Each CTA whose SMEM the copy reads or writes, and what a thread of that CTA must have
+    seen for the copy to be over for it (the completion of the barrier phase or group that
+    tracks the copy there): a CTA that returns before that leaves the copy in flight (P7)."""
     done: bool = False
 
 
@@ -137,15 +140,36 @@ class Agent:
 class Cta:
     """One CTA: its threads, SMEM and mbarriers."""
 
-    def __init__(self, machine: Machine, rank: int, block_id: tuple[int, int, int], threads: int):
+    def __init__(
+        self,
+        machine: Machine,
+        rank: int,
+        local: tuple[int, int, int],
+        block_id: tuple[int, int, int],
+        block: tuple[int, int, int],
+    ):
         self.machine = machine
         self.rank = rank
+        """The CTA's rank in its cluster (x fastest)."""
+        self.local = local
+        """Its coordinates in its cluster."""
         self.block_id = block_id
-        self.threads = threads
+        self.objects: dict[SSAValue, Any] = {}
+        """Its SMEM buffers and barrier groups, by the value that names them: what a peer
+        CTA's DSMEM op or a multicast copy finds at the same value's offset here."""
+        self.returned = False
+        self.block = block
+        self.threads = threads = block[0] * block[1] * block[2]
         self.smem = Smem()
         self.named: dict[int, Any] = {}
         """The named barriers, by id (interpreter.ops_roles)."""
         self.thread_ids = np.arange(threads, dtype=np.int64)
+        """Each thread's linear index in the block (x fastest): the warps are its runs of 32."""
+        self.thread_xyz = (
+            self.thread_ids % block[0],
+            self.thread_ids // block[0] % block[1],
+            self.thread_ids // (block[0] * block[1]),
+        )
 
 
 @dataclass
@@ -197,6 +221,10 @@ class Machine:
         self.violations: list[Violation] = []
         self.max_steps = max_steps
         self.ctas: list[Cta] = []
+        self.grid: tuple[int, int, int] = (1, 1, 1)
+        self.cluster: tuple[int, int, int] = (1, 1, 1)
+        self.cluster_barrier: Any = None
+        """The cluster's barrier (`barrier.cluster`), interpreter.ops_cluster's."""
 
     def group_set(self, agent: Agent) -> GroupSet:
         return GroupSet(
@@ -258,8 +286,14 @@ class Machine:
             agent.done = True
 
     def copies_left(self, agent: Agent) -> list[Transfer]:
-        """The copies of `agent`'s CTA whose completion `agent` has not seen."""
-        return [c for c in self.copies if c.cta is agent.cta and not sees(agent.clock, c.epoch)]
+        """The copies that read or write the SMEM of `agent`'s CTA and whose completion
+        `agent` has not seen."""
+        left = []
+        for c in self.copies:
+            epoch = c.epochs.get(agent.cta)
+            if epoch is not None and not sees(agent.clock, epoch):
+                left.append(c)
+        return left
 
 
 def run_block(agent: Agent, block: Block, mask: np.ndarray) -> Step:

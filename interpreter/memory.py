@@ -82,17 +82,26 @@ class SmemRef:
         """The SMEM byte offsets of elements `indices` (ints or arrays of them)."""
         return self.base + layout.element_offset(indices, self.shape, self.bits, self.swizzle)
 
-    def slot_offsets(self, slot: tuple[int, ...], box: tuple[int, ...]) -> np.ndarray:
-        """The byte offset of each element of a box at slot `slot` of the leading dims, in
-        the box's row-major order."""
+    def slot_offsets(
+        self, slot: tuple[int, ...], box: tuple[int, ...], extra: int = 0
+    ) -> np.ndarray:
+        """The byte offset of each element of a box (row-major) that lies `extra` bytes into
+        the slot `slot` of the leading dims, the box dense in its own layout: where a TMA
+        copy puts it (a multicast share lies `r * share bytes` into its slot). The swizzle
+        applies to the whole linear offset, as the hardware's to the address bits."""
+        bits, swizzle = self.bits, self.swizzle
+        strides = (*layout.dim_strides(self.shape, bits, swizzle), bits // 8)
+        linear = sum(s * st for s, st in zip(slot, strides, strict=False)) + extra
+        box_strides = (*layout.dim_strides(box, bits, swizzle), bits // 8)
         grid = np.indices(box).reshape(len(box), -1)
-        indices = [np.full(grid.shape[1], s) for s in slot] + list(grid)
-        return np.asarray(self.offsets(indices), dtype=np.int64)
+        for g, st in zip(grid, box_strides, strict=True):
+            linear = linear + g * st
+        return self.base + np.asarray(layout.swizzled(np.asarray(linear), swizzle), dtype=np.int64)
 
 
 def element_bytes(offsets: np.ndarray, size: int) -> np.ndarray:
     """Every byte of elements of `size` bytes at `offsets` (sorted by element)."""
-    return (np.asarray(offsets, dtype=np.int64)[:, None] + np.arange(size)).reshape(-1)
+    return (np.asarray(offsets, dtype=np.int64).reshape(-1)[:, None] + np.arange(size)).reshape(-1)
 
 
 def read_smem(smem: Smem, offsets: np.ndarray, dtype: np.dtype) -> np.ndarray:

@@ -18,7 +18,7 @@ from xdsl.ir import Operation
 from copy_dialect import ops as copy
 from copy_dialect.attributes import Issuer
 from interpreter.machine import WARP, Agent, Cta, Step, Wait
-from interpreter.ops_roles import block_sync
+from interpreter.ops_cluster import cluster_sync
 from interpreter.ops_std import handles, set_result
 from interpreter.races import Clock, join
 from interpreter.values import InterpretError, uniform
@@ -139,10 +139,9 @@ def executions(issuer: Issuer, mask: np.ndarray) -> int:
 @handles(copy.BarrierInitOp)
 def barrier_init(agent: Agent, op: copy.BarrierInitOp, mask: np.ndarray) -> Step:
     assert isinstance(op.result.type, copy.BarrierType)
-    agent.env[op.result] = BarrierGroup(
-        agent.cta, op, op.result.type.count.data, op.arrivals.value.data
-    )
-    yield from block_sync(agent, op, mask)
+    group = BarrierGroup(agent.cta, op, op.result.type.count.data, op.arrivals.value.data)
+    agent.env[op.result] = agent.cta.objects[op.result] = group
+    yield from cluster_sync(agent, op, mask)
 
 
 @handles(copy.BarrierArriveOp, copy.BarrierArriveDropOp)
@@ -213,7 +212,7 @@ def test(agent: Agent, op: copy.BarrierTestOp, mask: np.ndarray) -> Step:
 
 @handles(copy.BarrierInvalOp)
 def inval(agent: Agent, op: copy.BarrierInvalOp, mask: np.ndarray) -> Step:
-    yield from block_sync(agent, op, mask)
+    yield from cluster_sync(agent, op, mask)
     group = agent.get(op.barrier)
     for mb in group.barriers:
         mb.valid = False
@@ -226,4 +225,4 @@ def reinit(agent: Agent, op: copy.BarrierReinitOp, mask: np.ndarray) -> Step:
         phase_clock = mb.completed
         mb.init(op.arrivals.value.data)
         mb.completed = phase_clock
-    yield from block_sync(agent, op, mask)
+    yield from cluster_sync(agent, op, mask)

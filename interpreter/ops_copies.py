@@ -18,9 +18,10 @@ from xdsl.ir import Operation
 
 from copy_dialect import ops as copy
 from copy_dialect.attributes import Implementation, OOBMode, ReductionKind
-from interpreter.machine import Agent, Step, Transfer, Wait
+from interpreter.machine import Agent, Cta, Step, Transfer, Wait
 from interpreter.memory import GmemRef, SmemRef, element_bytes, read_smem, write_smem
-from interpreter.ops_barriers import BarrierGroup, barrier, executions
+from interpreter.ops_barriers import BarrierGroup, executions
+from interpreter.ops_cluster import collective_group, log_remote, peer_object
 from interpreter.ops_roles import block_sync
 from interpreter.ops_std import handles
 from interpreter.races import Access
@@ -29,7 +30,7 @@ from interpreter.values import InterpretError, storage_dtype, uniform
 
 @handles(copy.AllocSmemOp)
 def alloc_smem(agent: Agent, op: copy.AllocSmemOp, mask: np.ndarray) -> None:
-    agent.env[op.result] = agent.cta.smem.allocate(op.result.type)
+    agent.env[op.result] = agent.cta.objects[op.result] = agent.cta.smem.allocate(op.result.type)
 
 
 @handles(copy.PrefetchOp)
@@ -59,19 +60,16 @@ def gmem_box(g: Any, ref: GmemRef, origin: list[int]) -> tuple[tuple[np.ndarray,
     return tuple(coords), inside
 
 
-def smem_box(agent: Agent, op: Operation, g: Any, mask: np.ndarray) -> tuple[SmemRef, np.ndarray]:
-    ref = agent.get(g.smem)
-    assert isinstance(ref, SmemRef)
+def slot_of(agent: Agent, op: Operation, g: Any, ref: SmemRef, mask: np.ndarray) -> tuple[int, ...]:
     slot = tuple(box_origin(agent, op, g.smem_indices, mask))
-    box = g.issued_box
-    lead = len(ref.shape) - len(box)
+    lead = len(ref.shape) - len(g.box_shape)
     slot = slot + (0,) * (lead - len(slot))
     for d, (s, n) in enumerate(zip(slot, ref.shape, strict=False)):
         if not 0 <= s < n:
             raise InterpretError(
                 op, f"names slot {s} of dim {d} of an SMEM buffer of {n}: out of range"
             )
-    return ref, ref.slot_offsets(slot, box)
+    return slot
 
 
 def log_async(
@@ -98,27 +96,35 @@ UNMODELLED = "is not modelled by the interpreter yet"
 def async_copy(agent: Agent, op: copy.AsyncCopyOp, mask: np.ndarray) -> Step:
     yield None
     g = op.geometry()
-    if g.collective_dims or g.leader_tracked:
-        raise InterpretError(op, f"a collective or leader-tracked copy {UNMODELLED}")
+    if g.leader_tracked:
+        raise InterpretError(op, f"a leader-tracked copy (a CTA pair's) {UNMODELLED}")
     if op.map is not None:
         raise InterpretError(op, f"a copy through a tensor map made in the kernel {UNMODELLED}")
     if predicated_off(agent, g, op, mask):
         return
-    impl = op.resolved_implementation()
     gref = agent.get(g.gmem)
     if not isinstance(gref, GmemRef):
         raise InterpretError(op, f"a copy of this GMEM ref {UNMODELLED}")
     origin = box_origin(agent, op, g.gmem_indices, mask)
-    sref, offsets = smem_box(agent, op, g, mask)
-    coords, inside = gmem_box(g, gref, origin)
+    sref = agent.get(g.smem)
+    assert isinstance(sref, SmemRef)
+    slot = slot_of(agent, op, g, sref, mask)
     dtype = storage_dtype(g.element_type)
-    machine = agent.cta.machine
     issue = agent.release()
-    if g.is_load:
-        yield from load(agent, op, g, impl, gref, sref, offsets, coords, inside, dtype, issue, mask)
-    else:
-        store(agent, op, g, gref, sref, offsets, coords, inside, dtype, issue)
-    del machine
+    if not g.is_load:
+        coords, inside = gmem_box(g, gref, origin)
+        store(agent, op, g, gref, sref.slot_offsets(slot, g.issued_box), coords, inside, dtype)
+        return
+    split = g.multicast
+    destinations, extra = [agent.cta], 0
+    if split is not None:  # this CTA's share of the box, into every CTA of its group
+        destinations, r = collective_group(agent, g.collective_dims)
+        origin[g.gmem_dim(split.dim)] += r * split.share_extent
+        extra = r * g.share_bytes
+    coords, inside = gmem_box(g, gref, origin)
+    yield from load(
+        agent, op, g, gref, slot, extra, destinations, coords, inside, dtype, issue, mask
+    )
 
 
 def fill_value(g: Any, dtype: np.dtype) -> Any:
@@ -133,48 +139,77 @@ def load(
     agent: Agent,
     op: Operation,
     g: Any,
-    impl: Any,
     gref: GmemRef,
-    sref: SmemRef,
-    offsets: np.ndarray,
+    slot: tuple[int, ...],
+    extra: int,
+    destinations: list[Cta],
     coords: tuple,
     inside: np.ndarray,
     dtype: np.dtype,
     issue: dict,
     mask: np.ndarray,
 ) -> Step:
+    """The box (this CTA's share of it) into the slot of each destination CTA, completing
+    its bytes on the barrier there; the issuer's own arrival expects the whole box."""
     machine = agent.cta.machine
-    cta = agent.cta
-    cp_async = impl == Implementation.CP_ASYNC
+    cp_async = op.resolved_implementation() == Implementation.CP_ASYNC
     arrivals = copy.arrivals_of(op)
     made = 0 if arrivals is None else executions(arrivals.issuer, mask) * arrivals.each
-    if g.barrier is not None:
-        mb = barrier(agent, op, g.barrier, g.barrier_index, mask)
-        epoch = (mb.component, mb.phase + 1)
-        if not cp_async and made:  # the issuer arrives, expecting the bytes
-            mb.arrive(op, made, issue, g.credited_bytes)
-    else:
+    nbytes = int(np.prod(g.issued_box)) * dtype.itemsize
+    targets = []
+    for cta in destinations:
+        ref = (
+            agent.get(g.smem)
+            if cta is agent.cta
+            else peer_object(agent, op, cta, g.smem, "SMEM buffer")
+        )
+        offsets = ref.slot_offsets(slot, g.issued_box, extra)
+        mb = None
+        if g.barrier is not None:
+            group = (
+                agent.get(g.barrier)
+                if cta is agent.cta
+                else peer_object(agent, op, cta, g.barrier, "barrier group")
+            )
+            mb = group.at(agent, op, g.barrier_index, mask)
+        targets.append((cta, offsets, mb))
+    own = next(mb for cta, _, mb in targets if cta is agent.cta)  # the issuer is a destination
+    if g.barrier is None:
         if not cp_async:
             raise InterpretError(op, "a TMA load without a barrier cannot complete")
-        mb = None
         groups = agent.groups
         epoch = (groups.component["cp_async"], len(groups.committed["cp_async"]) + 1)
-    log_async(agent, op, offsets, dtype.itemsize, True, epoch)
+    else:
+        assert own is not None
+        epoch = (own.component, own.phase + 1)
+        if not cp_async and made:  # the issuer arrives, expecting the (whole) box's bytes
+            own.arrive(op, made, issue, g.credited_bytes)
+    for cta, offsets, mb in targets:
+        here = epoch if mb is None else (mb.component, mb.phase + 1)
+        if cta is agent.cta:
+            log_async(agent, op, offsets, dtype.itemsize, True, here)
+        else:
+            log_remote(agent, op, cta, offsets, dtype.itemsize, here)
 
     def complete() -> None:
-        values = np.full(offsets.shape, fill_value(g, dtype), dtype=dtype)
+        values = np.full(inside.shape, fill_value(g, dtype), dtype=dtype)
         safe = tuple(np.where(inside, c, 0) for c in coords)
         values[inside] = gref.array[safe][inside]
-        write_smem(cta.smem, offsets, values, dtype)
-        if mb is not None:
+        for cta, offsets, mb in targets:
+            write_smem(cta.smem, offsets, values, dtype)
+            if mb is None:
+                continue
             if cp_async:  # each thread's arrival is its copy's completion
                 mb.arrive(op, made, issue)
             else:
-                mb.complete_tx(op, g.credited_bytes, issue)
+                mb.complete_tx(op, nbytes, issue)
 
-    transfer = Transfer(op, cta, complete, epoch)
+    epochs = {
+        cta: (epoch if mb is None else (mb.component, mb.phase + 1)) for cta, _, mb in targets
+    }
+    transfer = Transfer(op, agent.cta, complete, epochs)
     machine.copies.append(transfer)
-    if mb is None:
+    if g.barrier is None:
         agent.groups.open["cp_async"].append(transfer)
     yield None
 
@@ -184,12 +219,10 @@ def store(
     op: Operation,
     g: Any,
     gref: GmemRef,
-    sref: SmemRef,
     offsets: np.ndarray,
     coords: tuple,
     inside: np.ndarray,
     dtype: np.dtype,
-    issue: dict,
 ) -> None:
     cta = agent.cta
     groups = agent.groups
@@ -205,7 +238,7 @@ def store(
         else:
             gref.array[target] = reduce(reduction, gref.array[target], values, op)
 
-    transfer = Transfer(op, cta, complete, (groups.component["bulk"], number))
+    transfer = Transfer(op, cta, complete, {cta: (groups.component["bulk"], number)})
     agent.cta.machine.copies.append(transfer)
     groups.open["bulk"].append(transfer)
 

@@ -25,6 +25,7 @@ from interpreter.values import (
     InterpretError,
     Value,
     lanes,
+    merge,
     register_dtype,
     round_register,
     storage_dtype,
@@ -194,7 +195,9 @@ def cmpf(agent: Agent, op: arith.CmpfOp, mask: np.ndarray) -> None:
 
 @handles(arith.SelectOp)
 def select(agent: Agent, op: arith.SelectOp, mask: np.ndarray) -> None:
-    set_result(agent, op, np.where(agent.get(op.cond), agent.get(op.lhs), agent.get(op.rhs)))
+    cond = agent.get(op.cond)
+    a, b = agent.get(op.lhs), agent.get(op.rhs)
+    set_result(agent, op, merge(cond, a, b) if np.ndim(cond) else np.where(cond, a, b))
 
 
 @handles(
@@ -262,8 +265,8 @@ def dim_of(op: Operation) -> int:
 
 @handles(gpu.ThreadIdOp)
 def thread_id(agent: Agent, op: Operation, mask: np.ndarray) -> None:
-    d = dim_of(op)
-    set_result(agent, op, agent.cta.thread_ids if d == 0 else np.int64(0))
+    ids = agent.cta.thread_xyz[dim_of(op)]
+    set_result(agent, op, ids if agent.cta.block[dim_of(op)] > 1 else np.int64(0))
 
 
 @handles(gpu.BlockIdOp)
@@ -273,7 +276,7 @@ def block_id(agent: Agent, op: Operation, mask: np.ndarray) -> None:
 
 @handles(gpu.BlockDimOp)
 def block_dim(agent: Agent, op: Operation, mask: np.ndarray) -> None:
-    set_result(agent, op, np.int64(agent.cta.threads if dim_of(op) == 0 else 1))
+    set_result(agent, op, np.int64(agent.cta.block[dim_of(op)]))
 
 
 @handles(gpu.GridDimOp)
@@ -318,7 +321,7 @@ def if_op(agent: Agent, op: scf.IfOp, mask: np.ndarray) -> Step:
     for i, r in enumerate(op.results):
         value: Value = None
         for m, out in zip(taken, outs, strict=False):
-            value = out[i] if value is None else np.where(m, out[i], value)
+            value = out[i] if value is None else merge(m, out[i], value)
         if value is None:
             value = register_dtype(r.type).type(0) if not isinstance(r.type, MemRefType) else None
         agent.env[r] = value
@@ -350,7 +353,7 @@ def for_op(agent: Agent, op: scf.ForOp, mask: np.ndarray) -> Step:
                 agent.env[arg] = value
             yield from run_block(agent, body, active)
             out = yielded(agent, body)
-            carried = [np.where(active, o, c) for o, c in zip(out, carried, strict=False)]
+            carried = [merge(active, o, c) for o, c in zip(out, carried, strict=False)]
             i = np.where(active, i + step, i)
     for r, value in zip(op.results, carried, strict=False):
         agent.env[r] = value
@@ -372,7 +375,7 @@ def while_op(agent: Agent, op: scf.WhileOp, mask: np.ndarray) -> Step:
         passed = [agent.get(v) for v in condition.arguments]
         leaving = active & ~cond
         for k, value in enumerate(passed):
-            results[k] = value if results[k] is None else np.where(leaving, value, results[k])
+            results[k] = value if results[k] is None else merge(leaving, value, results[k])
         active = active & cond
         if not active.any():
             break
@@ -429,23 +432,40 @@ def load(agent: Agent, op: memref.LoadOp, mask: np.ndarray) -> Step | None:
     raise InterpretError(op, "loads from a ref the interpreter does not model")
 
 
+def smem_offsets_of(ref: SmemRef, idx: list[Value], width: int, threads: int) -> np.ndarray:
+    """Each thread's SMEM byte offset of element `idx` (shape (threads,)), or of the `width`
+    consecutive elements along the last dim from it (shape (threads, width))."""
+    if width == 1:
+        return lanes(ref.offsets(idx), threads)
+    last = lanes(idx[-1], threads)
+    rows = [lanes(ref.offsets([*idx[:-1], last + k]), threads) for k in range(width)]
+    return np.stack(rows, axis=1)
+
+
 def smem_load(
-    agent: Agent, op: memref.LoadOp, ref: SmemRef, idx: list[Value], mask: np.ndarray
+    agent: Agent, op: Operation, ref: SmemRef, idx: list[Value], mask: np.ndarray, width: int = 1
 ) -> Step:
+    """Each thread of `mask` reads element `idx` (or `width` elements from it) of `ref`."""
     threads = agent.cta.threads
-    check_smem_index(ref, idx, mask, op)
-    offsets = lanes(ref.offsets(idx), threads)
+    check_smem_index(ref, idx, mask, op, width)
+    offsets = smem_offsets_of(ref, idx, width, threads)
     dtype = storage_dtype(ref.element_type)
     yield None
     active = np.nonzero(mask)[0]
     log_thread_access(agent, op, ref, offsets[active], active, dtype.itemsize, False, "reads")
-    values = np.zeros(threads, dtype=dtype)
+    values = np.zeros(offsets.shape, dtype=dtype)
     values[active] = read_smem(agent.cta.smem, offsets[active], dtype)
     set_result(agent, op, to_register(ref.element_type, values))
 
 
-def check_smem_index(ref: SmemRef, idx: list[Value], mask: np.ndarray, op: Operation) -> None:
+def check_smem_index(
+    ref: SmemRef, idx: list[Value], mask: np.ndarray, op: Operation, width: int = 1
+) -> None:
     check_index(ref.shape, idx, mask, op, "an SMEM buffer")
+    if width > 1:
+        check_index(
+            ref.shape, [*idx[:-1], np.asarray(idx[-1]) + width - 1], mask, op, "an SMEM buffer"
+        )
 
 
 def log_thread_access(
@@ -458,8 +478,9 @@ def log_thread_access(
     write: bool,
     verb: str,
 ) -> None:
-    byte_offsets = (offsets[:, None] + np.arange(size)).reshape(-1)
-    byte_threads = np.repeat(threads, size)
+    per_thread = offsets.size // max(1, threads.size)
+    byte_offsets = (offsets.reshape(-1)[:, None] + np.arange(size)).reshape(-1)
+    byte_threads = np.repeat(threads, per_thread * size)
     order = np.argsort(byte_offsets, kind="stable")
     byte_offsets, byte_threads = byte_offsets[order], byte_threads[order]
     # one entry per byte: the last thread that touches it
@@ -491,16 +512,24 @@ def store(agent: Agent, op: memref.StoreOp, mask: np.ndarray) -> Step | None:
 
 
 def smem_store(
-    agent: Agent, op: memref.StoreOp, ref: SmemRef, idx: list[Value], value: Value, mask: np.ndarray
+    agent: Agent,
+    op: Operation,
+    ref: SmemRef,
+    idx: list[Value],
+    value: Value,
+    mask: np.ndarray,
+    width: int = 1,
 ) -> Step:
+    """Each thread of `mask` writes its `value` (of `width` elements) at `idx` of `ref`."""
     threads = agent.cta.threads
-    check_smem_index(ref, idx, mask, op)
-    offsets = lanes(ref.offsets(idx), threads)
+    check_smem_index(ref, idx, mask, op, width)
+    offsets = smem_offsets_of(ref, idx, width, threads)
     dtype = storage_dtype(ref.element_type)
     yield None
     active = np.nonzero(mask)[0]
     log_thread_access(agent, op, ref, offsets[active], active, dtype.itemsize, True, "writes")
-    write_smem(agent.cta.smem, offsets[active], lanes(value, threads)[active], dtype)
+    values = np.broadcast_to(np.asarray(value), offsets.shape)
+    write_smem(agent.cta.smem, offsets[active].reshape(-1), values[active].reshape(-1), dtype)
 
 
 @handles(memref.DimOp)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ from xdsl.dialects.builtin import DenseArrayBase, MemRefType
 from copy_dialect.verify_common import kernel_cluster_shape
 from interpreter.machine import Agent, Cta, Machine, Schedule, Violation, run_block
 from interpreter.memory import GmemRef
-from interpreter.values import InterpretError, register_dtype, storage_dtype
+from interpreter.values import register_dtype, storage_dtype
 
 
 @dataclass
@@ -53,16 +54,15 @@ def kernel_named(module: builtin.ModuleOp, name: str | None) -> func.FuncOp:
     return kernels[0]
 
 
-def block_threads(kernel: func.FuncOp, block: Sequence[int] | None) -> int:
+def block_shape(kernel: func.FuncOp, block: Sequence[int] | None) -> tuple[int, int, int]:
+    """The block's shape: `block`, else the kernel's gpu.known_block_size."""
     attr = kernel.attributes.get("gpu.known_block_size")
     if block is None and isinstance(attr, DenseArrayBase):
         block = tuple(int(v) for v in attr.get_values())
     if block is None:
         raise ValueError("the kernel has no gpu.known_block_size: pass block=(threads, 1, 1)")
-    block = tuple(block) + (1,) * (3 - len(tuple(block)))
-    if block[1] != 1 or block[2] != 1:
-        raise ValueError(f"the interpreter runs 1-D blocks, got {block}")
-    return block[0]
+    shape = (*tuple(block), 1, 1, 1)[:3]
+    return (int(shape[0]), int(shape[1]), int(shape[2]))
 
 
 def bind(kernel: func.FuncOp, arrays: Sequence[Any]) -> list[Any]:
@@ -107,26 +107,30 @@ def run(
 ) -> Run:
     """Runs the kernel on copies of `arrays` (numpy): the arrays it leaves and what it broke."""
     fn = kernel_named(module, kernel)
-    threads = block_threads(fn, block)
+    shape = block_shape(fn, block)
+    threads = prod(shape)
     grid = tuple(grid) + (1,) * (3 - len(tuple(grid)))
     cluster = kernel_cluster_shape(fn)
-    if cluster != (1, 1, 1):
-        raise InterpretError(fn, "clusters are not modelled by the interpreter yet")
+    if any(g % c for g, c in zip(grid, cluster, strict=True)):
+        raise ValueError(f"expected a grid that is a multiple of the cluster {cluster}, got {grid}")
     copies = [np.array(a, copy=True) for a in arrays]
     values = bind(fn, copies)
     violations: list[Violation] = []
     sched = Schedule(schedule, seed)
     old = np.seterr(all="ignore")
     try:
-        for z, y, x in itertools.product(range(grid[2]), range(grid[1]), range(grid[0])):
+        clusters = [range(g // c) for g, c in zip(grid, cluster, strict=True)]
+        for z, y, x in itertools.product(*reversed(clusters)):
             machine = Machine(sched)
-            machine.grid = grid
-            cta = Cta(machine, 0, (x, y, z), threads)
-            machine.ctas.append(cta)
+            machine.grid, machine.cluster = grid, cluster
             body = fn.body.blocks[0]
-            env = dict(zip(body.args, values, strict=False))
-            root = Agent(cta, "the block", np.ones(threads, dtype=bool), env)
-            machine.start(root, finish(root, body))
+            for rank, (lz, ly, lx) in enumerate(itertools.product(*map(range, reversed(cluster)))):
+                block_id = (x * cluster[0] + lx, y * cluster[1] + ly, z * cluster[2] + lz)
+                cta = Cta(machine, rank, (lx, ly, lz), block_id, shape)
+                machine.ctas.append(cta)
+                env = dict(zip(body.args, values, strict=True))
+                root = Agent(cta, "the block", np.ones(threads, dtype=bool), env)
+                machine.start(root, finish(root, body))
             machine.run()
             violations += machine.violations
     finally:
@@ -136,6 +140,7 @@ def run(
 
 def finish(agent: Agent, body: Any):
     yield from run_block(agent, body, agent.mask)
+    agent.cta.returned = True
     machine = agent.cta.machine
     for transfer in machine.copies_left(agent):
         machine.report(

@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     Float64Type,
     IndexType,
     IntegerType,
+    VectorType,
 )
 from xdsl.ir import Attribute
 
@@ -37,7 +38,9 @@ class InterpretError(Exception):
 
 
 def storage_dtype(t: Attribute) -> np.dtype:
-    """The numpy dtype of an element of type `t` in memory."""
+    """The numpy dtype of an element of type `t` (of a vector's elements) in memory."""
+    if isinstance(t, VectorType):
+        t = t.element_type
     if isinstance(t, IntegerType):
         width = t.width.data
         if width == 1:
@@ -58,7 +61,10 @@ def storage_dtype(t: Attribute) -> np.dtype:
 
 
 def register_dtype(t: Attribute) -> np.dtype:
-    """The numpy dtype a value of type `t` has in registers (bf16: float32)."""
+    """The numpy dtype a value of type `t` (a vector's elements) has in registers (bf16:
+    float32)."""
+    if isinstance(t, VectorType):
+        t = t.element_type
     if isinstance(t, BFloat16Type):
         return np.dtype(np.float32)
     return storage_dtype(t)
@@ -77,8 +83,20 @@ def f32_to_bf16(x: np.ndarray | np.generic) -> np.ndarray:
     return np.where(nan, np.uint16(0x7FC0), out)
 
 
+def element(t: Attribute) -> Attribute:
+    return t.element_type if isinstance(t, VectorType) else t
+
+
+def merge(mask: np.ndarray, a: Any, b: Any) -> Any:
+    """`a` in the threads of `mask`, `b` elsewhere (values of one per thread, or vectors of
+    one row per thread)."""
+    m = mask if np.ndim(a) < 2 and np.ndim(b) < 2 else mask[:, None]
+    return np.where(m, a, b)
+
+
 def to_register(t: Attribute, stored: Any) -> Any:
     """A value read from memory, as registers hold it."""
+    t = element(t)
     if isinstance(t, BFloat16Type):
         return bf16_to_f32(stored)
     return stored
@@ -86,6 +104,7 @@ def to_register(t: Attribute, stored: Any) -> Any:
 
 def to_storage(t: Attribute, value: Any) -> Any:
     """A register value, as memory stores it."""
+    t = element(t)
     if isinstance(t, BFloat16Type):
         return f32_to_bf16(value)
     return np.asarray(value).astype(storage_dtype(t), copy=False)
@@ -93,7 +112,7 @@ def to_storage(t: Attribute, value: Any) -> Any:
 
 def round_register(t: Attribute, value: Any) -> Any:
     """A value computed in a wider type, rounded to `t` as the hardware would (bf16)."""
-    if isinstance(t, BFloat16Type):
+    if isinstance(element(t), BFloat16Type):
         return bf16_to_f32(f32_to_bf16(value))
     return value
 

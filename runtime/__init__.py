@@ -17,14 +17,16 @@ limit, and the arrays' shapes, dtypes, strides and alignment against the kernel.
 from __future__ import annotations
 
 from runtime.driver import CudaError, NoDriverError, gpu_available
-from runtime.kernel import Kernel, Program, check_device, load
+from runtime.kernel import INTERPRET_ENV, Kernel, Program, check_device, interpreting, load
 
 __all__ = [
+    "INTERPRET_ENV",
     "CudaError",
     "Kernel",
     "NoDriverError",
     "Program",
     "check_device",
     "gpu_available",
+    "interpreting",
     "load",
 ]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ctypes
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from math import prod
 from pathlib import Path
@@ -199,6 +201,15 @@ def direct_parameters(
     return found
 
 
+INTERPRET_ENV = "COPY_INTERPRET"
+"""Set to 1, a kernel call runs the kernel on the CPU (the interpreter) instead of the GPU."""
+
+
+def interpreting() -> bool:
+    """Whether kernel calls run on the CPU (`COPY_INTERPRET=1`)."""
+    return os.environ.get(INTERPRET_ENV, "") not in ("", "0")
+
+
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
 """The most blocks a grid has along x, y and z (a larger grid fails with
 CUDA_ERROR_INVALID_VALUE, seen on the H200 for grid y = 65536)."""
@@ -303,7 +314,11 @@ class Kernel:
         stream: Any = None,
     ) -> None:
         """Launches the kernel and waits for it; numpy arrays are copied in and back.
-        Without a CUDA driver or GPU, raises `NoDriverError` (`runtime.gpu_available()`)."""
+        Without a CUDA driver or GPU, raises `NoDriverError` (`runtime.gpu_available()`).
+        Under `COPY_INTERPRET=1`, runs it on the CPU instead (`interpret`)."""
+        if interpreting():
+            self.interpret(*values, grid=grid, block=block)
+            return
         try:
             launch = self.prepare(*values, grid=grid, block=block, stream=stream)
         except NoDriverError as exc:
@@ -313,6 +328,28 @@ class Kernel:
             synchronize()
         finally:
             launch.release()
+
+    def interpret(
+        self, *values: Any, grid: tuple[int, ...], block: tuple[int, ...] | None = None
+    ) -> None:
+        """Runs the kernel on the CPU, on numpy arrays (their results written back), with
+        the same checks of the arguments and the launch as on the GPU: the program's
+        interpreter (`copy_tools.runtime.compile` gives the program one, from its IR)."""
+        hook = self.program.interpreter
+        if hook is None:
+            raise ValueError(
+                f"expected a program with its IR to interpret kernel {self.name} "
+                f"({INTERPRET_ENV}=1), got one loaded from a cubin: compile the MLIR with "
+                "copy_tools.runtime.compile, or unset " + INTERPRET_ENV
+            )
+        grid3, block3, _ = self.check_launch(grid, block)
+        for i, array in enumerate(self.check_arguments(list(values))):
+            if isinstance(array, arr.DeviceArray) and array.host is None:
+                raise ValueError(
+                    f"expected argument {i} of {self.name} to be a numpy array: under "
+                    f"{INTERPRET_ENV}=1 the kernel runs on the CPU, got a device array"
+                )
+        hook(self.name, list(values), grid3, block3)
 
     def prepare(
         self,
@@ -472,6 +509,10 @@ class Program:
 
     cubin: bytes
     abi: ModuleAbi
+    interpreter: Callable[[str, list[Any], tuple[int, ...], tuple[int, ...]], None] | None = None
+    """Runs a kernel (name, arguments, grid, block) on the CPU from the program's IR: what a
+    call does under COPY_INTERPRET=1 (`copy_tools.runtime.compile` sets it; a program loaded
+    from a cubin has none)."""
     _module: Any = None
     _functions: dict[str, Any] = field(default_factory=dict)
 

@@ -1,4 +1,5 @@
-"""Shared fixtures: an xDSL context with every dialect copy-opt knows."""
+"""Shared fixtures: an xDSL context with every dialect copy-opt knows; the GPU tests
+interpreted where there is no GPU."""
 
 from __future__ import annotations
 
@@ -6,6 +7,15 @@ import pytest
 from xdsl.context import Context
 
 from copy_tools.universe import make_context
+from tests import device
+
+
+@pytest.fixture(autouse=True)
+def _gpu_tests_interpreted(request, monkeypatch) -> None:
+    """A test marked `gpu` runs on the CPU under the interpreter where there is no GPU
+    (COPY_INTERPRET=1: each kernel call is interpreted; tests/device.py)."""
+    if not device.GPU and request.node.get_closest_marker("gpu") is not None:
+        monkeypatch.setenv("COPY_INTERPRET", "1")
 
 
 @pytest.fixture

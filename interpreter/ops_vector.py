@@ -1,0 +1,100 @@
+"""Vectors, as the kernels use them: a vector value has one row per thread (numpy shape
+(threads, n)); `vector.load` and `vector.store` move n consecutive elements along a ref's
+last dim (GMEM or SMEM), `vector.broadcast` makes one from a scalar; and `gpu.shuffle`,
+which moves a value between the lanes of a warp."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import vector
+from xdsl.ir import Operation
+
+from copy_dialect.upstream_gpu import ShuffleOp
+from interpreter.machine import WARP, Agent, Step
+from interpreter.memory import GmemRef, SmemRef
+from interpreter.ops_std import (
+    check_index,
+    handles,
+    set_result,
+    smem_load,
+    smem_store,
+)
+from interpreter.values import InterpretError, lanes, to_register, to_storage, uniform
+
+
+def width_of(op: Operation, t: object) -> int:
+    shape = t.get_shape()  # type: ignore[attr-defined]
+    if len(shape) != 1:
+        raise InterpretError(op, f"runs 1-D vectors only, got {t}")
+    return int(shape[0])
+
+
+def gmem_indices(
+    agent: Agent, ref: GmemRef, idx: list, width: int, mask: np.ndarray, op: Operation
+):
+    threads = agent.cta.threads
+    last = lanes(idx[-1], threads)[:, None] + np.arange(width)
+    full = [lanes(i, threads)[:, None] for i in idx[:-1]] + [last]
+    check_index(
+        ref.array.shape, [np.broadcast_to(i, (threads, width))[:, 0] for i in full[:-1]]
+        + [last[:, -1]], mask, op, "a GMEM array",
+    )  # fmt: skip
+    return tuple(np.broadcast_to(np.where(mask[:, None], i, 0), (threads, width)) for i in full)
+
+
+@handles(vector.LoadOp)
+def load(agent: Agent, op: vector.LoadOp, mask: np.ndarray) -> Step | None:
+    ref = agent.get(op.base)
+    idx = [agent.get(v) for v in op.indices]
+    width = width_of(op, op.result.type)
+    if isinstance(ref, SmemRef):
+        return smem_load(agent, op, ref, idx, mask, width)
+    if isinstance(ref, GmemRef):
+        values = ref.array[gmem_indices(agent, ref, idx, width, mask, op)]
+        set_result(agent, op, to_register(ref.element_type, values))
+        return None
+    raise InterpretError(op, "loads from a ref the interpreter does not model")
+
+
+@handles(vector.StoreOp)
+def store(agent: Agent, op: vector.StoreOp, mask: np.ndarray) -> Step | None:
+    ref = agent.get(op.base)
+    idx = [agent.get(v) for v in op.indices]
+    width = width_of(op, op.vector.type)
+    value = to_storage(ref.element_type, agent.get(op.vector))
+    if isinstance(ref, SmemRef):
+        return smem_store(agent, op, ref, idx, value, mask, width)
+    if isinstance(ref, GmemRef):
+        active = np.nonzero(mask)[0]
+        full = gmem_indices(agent, ref, idx, width, mask, op)
+        data = np.broadcast_to(value, (agent.cta.threads, width))
+        ref.array[tuple(i[active] for i in full)] = data[active]
+        return None
+    raise InterpretError(op, "stores to a ref the interpreter does not model")
+
+
+@handles(vector.BroadcastOp)
+def broadcast(agent: Agent, op: vector.BroadcastOp, mask: np.ndarray) -> None:
+    width = width_of(op, op.vector.type)
+    source = lanes(agent.get(op.source), agent.cta.threads)
+    set_result(agent, op, np.repeat(source[:, None], width, axis=1))
+
+
+@handles(ShuffleOp)
+def shuffle(agent: Agent, op: ShuffleOp, mask: np.ndarray) -> None:
+    threads = agent.cta.threads
+    ids = agent.cta.thread_ids
+    offset = lanes(agent.get(op.offset), threads).astype(np.int64)
+    width = int(uniform(agent.get(op.width), mask, op, "the shuffle width"))
+    lane = ids % WARP
+    base = ids - lane % width
+    k = lane % width
+    mode = op.mode.data.value if hasattr(op.mode.data, "value") else str(op.mode.data)
+    source = {"xor": k ^ offset, "up": k - offset, "down": k + offset, "idx": offset}[mode]
+    valid = (source >= 0) & (source < width)
+    index = np.where(valid, base + source, ids)
+    value = lanes(agent.get(op.value), threads)
+    if not np.all(mask[index[mask]]):
+        raise InterpretError(op, "reads a lane that does not execute the shuffle")
+    set_result(agent, op, value[index])
+    set_result(agent, op, valid, 1)

@@ -1,0 +1,55 @@
+"""The interpreter behind the runtime: `runtime.interpret` on MLIR text, a module or a
+program, and `COPY_INTERPRET=1`, under which a program's call runs on the CPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import interpreter
+from copy_tools import runtime
+from frontends import kernels
+
+SHAPE = (130, 72)
+
+
+def data() -> np.ndarray:
+    return np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32)
+
+
+def test_interpret_text_module_and_program():
+    module = kernels.tma_copy(SHAPE, "f32")
+    text = str(module)
+    x = data()
+    grid = kernels.grid(SHAPE, (64, 64))
+    for source in (text, kernels.tma_copy(SHAPE, "f32"), runtime.compile(text)):
+        out = runtime.interpret(source, x, np.zeros_like(x), grid=grid, schedules=3)
+        assert np.array_equal(out[1], x)
+
+
+def test_a_call_runs_on_the_cpu_under_copy_interpret(monkeypatch):
+    monkeypatch.setenv(runtime.INTERPRET_ENV, "1")
+    program = runtime.compile(kernels.tma_copy(SHAPE, "f32"))
+    x = data()
+    y = np.zeros_like(x)
+    program(x, y, grid=kernels.grid(SHAPE, (64, 64)))
+    assert np.array_equal(y, x)
+    # The launch is checked as on the GPU.
+    with pytest.raises(ValueError, match="expected argument 0 of tma_copy of dtype float32"):
+        program(x.astype(np.float16), y, grid=(2, 3))
+
+
+def test_a_program_loaded_from_a_cubin_cannot_be_interpreted(monkeypatch, tmp_path):
+    monkeypatch.setenv(runtime.INTERPRET_ENV, "1")
+    program = runtime.compile(kernels.tma_copy(SHAPE, "f32"))
+    loaded = runtime.Program(program.cubin, program.abi)
+    x = data()
+    with pytest.raises(ValueError, match="expected a program with its IR to interpret"):
+        loaded(x, np.zeros_like(x), grid=(2, 3))
+
+
+def test_a_violation_is_raised_with_its_rule(monkeypatch):
+    text = str(kernels.tma_copy(SHAPE, "f32")).replace("copy.wait_group bulk 0", "")
+    x = data()
+    with pytest.raises(interpreter.KernelViolation, match=r"\[P7\]"):
+        runtime.interpret(text, x, np.zeros_like(x), grid=kernels.grid(SHAPE, (64, 64)))
