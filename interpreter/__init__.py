@@ -2,7 +2,17 @@
 stale reads of its copies while it runs (docs/interpreter.md)."""
 
 from interpreter.machine import Schedule, Violation
-from interpreter.run import KernelViolation, Run, interpret, run
+from interpreter.run import KernelViolation, Run, interpret, kernel_named, random_arguments, run
 from interpreter.values import InterpretError
 
-__all__ = ["InterpretError", "KernelViolation", "Run", "Schedule", "Violation", "interpret", "run"]
+__all__ = [
+    "InterpretError",
+    "KernelViolation",
+    "Run",
+    "Schedule",
+    "Violation",
+    "interpret",
+    "kernel_named",
+    "random_arguments",
+    "run",
+]

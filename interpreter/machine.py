@@ -25,9 +25,11 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from interpreter.memory import Smem
 from interpreter.races import Clock, Epoch, Race, join, sees
-from interpreter.values import InterpretError, Value
+from interpreter.values import InterpretError, RuleBroken, Value
 
 WARP = 32
+SPIN_LIMIT = 1000
+"""Steps of only failing polls, with no copy in flight, after which a run is deadlocked."""
 
 
 @dataclass
@@ -53,6 +55,9 @@ class Wait:
     ready: Callable[[], bool]
     describe: Callable[[], str]
     op: Operation
+    spin: bool = False
+    """A poll that failed (`copy.barrier_test` in a loop): the agent may go on, but it makes
+    no progress until something else does, so the scheduler runs others first."""
 
 
 Step = Generator["Wait | None", None, None]
@@ -101,9 +106,15 @@ class Agent:
         self.env = env
         self.component = cta.machine.clocks.new(f"{name} of CTA {cta.rank}")
         self.clock: Clock = {self.component: 1}
-        self.sync = 0
-        """Block or named barriers its threads all met (orders its threads' accesses)."""
+        self.published = np.zeros(cta.threads, dtype=np.int64)
+        """Per thread, how many times its accesses so far were published to the agent's
+        threads (a barrier they all met, a wait on a phase the thread released into):
+        what orders one thread's SMEM accesses before another's of the same agent."""
         self.groups = cta.machine.group_set(self)
+        self.unwaited: set[SSAValue] = set()
+        """Registers of TMEM loads no `tmem_wait load` has covered (P11 if used)."""
+        self.tmem_stores: list[Operation] = []
+        """TMEM stores no `tmem_wait store` has covered (P12 if TMEM is read or freed)."""
         self.wait: Wait | None = None
         self.done = False
         self.gen: Iterator[Wait | None] | None = None
@@ -121,6 +132,14 @@ class Agent:
 
     def acquire(self, clock: Clock) -> None:
         join(self.clock, clock)
+
+    def publish(self, lanes: np.ndarray | None = None) -> None:
+        """The accesses of the threads of `lanes` (a mask; None: all) are seen by every
+        thread of the agent from now on."""
+        if lanes is None:
+            self.published += 1
+        else:
+            self.published[lanes] += 1
 
     def get(self, value: SSAValue) -> Value:
         try:
@@ -154,6 +173,8 @@ class Cta:
         self.local = local
         """Its coordinates in its cluster."""
         self.block_id = block_id
+        self.tmem: Any = None
+        """Its tensor memory, once it allocates some (interpreter.ops_tmem)."""
         self.objects: dict[SSAValue, Any] = {}
         """Its SMEM buffers and barrier groups, by the value that names them: what a peer
         CTA's DSMEM op or a multicast copy finds at the same value's offset here."""
@@ -197,16 +218,19 @@ class Schedule:
         self.rng = random.Random(seed)
         self.turn = 0
 
-    def pick(self, agents: list[Agent], copies: list[Transfer]) -> Agent | Transfer:
+    def pick(
+        self, agents: list[Agent], copies: list[Transfer], spinning: list[Agent]
+    ) -> Agent | Transfer:
+        """Who goes next: an agent that can run, a copy in flight, or an agent that spins."""
         if self.mode == "adversarial":
             if agents:
                 return agents[0]
-            return copies[-1]
+            return copies[-1] if copies else spinning[0]
         if self.mode == "round_robin":
-            options: list[Agent | Transfer] = [*agents, *copies[:1]]
+            options: list[Agent | Transfer] = [*agents, *spinning, *copies[:1]]
             self.turn += 1
             return options[self.turn % len(options)]
-        options = [*agents, *copies]
+        options = [*agents, *spinning, *copies]
         return options[self.rng.randrange(len(options))]
 
 
@@ -218,11 +242,16 @@ class Machine:
         self.clocks = Clocks()
         self.agents: list[Agent] = []
         self.copies: list[Transfer] = []
+        """Every copy issued (the exit checks read them)."""
+        self.in_flight: list[Transfer] = []
+        """The copies issued and not yet complete, oldest first."""
         self.violations: list[Violation] = []
         self.max_steps = max_steps
         self.ctas: list[Cta] = []
         self.grid: tuple[int, int, int] = (1, 1, 1)
         self.cluster: tuple[int, int, int] = (1, 1, 1)
+        self.stopped = False
+        """A rule broke that the run could not go on past (the exit checks are left out)."""
         self.cluster_barrier: Any = None
         """The cluster's barrier (`barrier.cluster`), interpreter.ops_cluster's."""
 
@@ -233,6 +262,11 @@ class Machine:
                 for kind in ("bulk", "cp_async", "read")
             }
         )
+
+    def issue(self, transfer: Transfer) -> None:
+        """An async copy issued: in flight until the scheduler completes it."""
+        self.copies.append(transfer)
+        self.in_flight.append(transfer)
 
     def report(
         self, rule: str, op: Operation, message: str, cta: Cta, other: Operation | None = None
@@ -248,21 +282,28 @@ class Machine:
         self.agents.append(agent)
 
     def run(self) -> None:
-        steps = 0
+        steps = spins = 0
         while True:
             live = [a for a in self.agents if not a.done]
             runnable = [a for a in live if a.wait is None or a.wait.ready()]
-            pending = [c for c in self.copies if not c.done]
+            spinning = [a for a in runnable if a.wait is not None and a.wait.spin]
+            busy = [a for a in runnable if a.wait is None or not a.wait.spin]
+            pending = self.in_flight
             if not runnable and not pending:
                 if live:
                     self.deadlock(live)
                 return
+            spins = spins + 1 if not busy and not pending else 0
+            if spins > SPIN_LIMIT:  # only polls that fail, and nothing that could change them
+                self.deadlock(live)
+                return
             steps += 1
             if steps > self.max_steps:
                 raise InterpretError(None, f"ran {self.max_steps} steps without finishing")
-            choice = self.schedule.pick(runnable, pending)
+            choice = self.schedule.pick(busy, pending, spinning)
             if isinstance(choice, Transfer):
                 choice.done = True
+                self.in_flight.remove(choice)
                 choice.complete()
                 continue
             choice.wait = None
@@ -271,6 +312,12 @@ class Machine:
                 choice.wait = next(choice.gen)
             except StopIteration:
                 choice.done = True
+            except RuleBroken as broken:  # the cluster's run cannot go on
+                self.report(broken.rule, broken.op, str(broken), choice.cta)
+                for agent in self.agents:
+                    agent.done = True
+                self.stopped = True
+                return
 
     def deadlock(self, live: list[Agent]) -> None:
         for agent in live:
@@ -302,6 +349,13 @@ def run_block(agent: Agent, block: Block, mask: np.ndarray) -> Step:
     from interpreter.dispatch import HANDLERS
 
     for op in block.ops:
+        if agent.unwaited and any(v in agent.unwaited for v in op.operands):
+            agent.cta.machine.report(
+                "P11", op,
+                "uses registers of a copy.tmem_load before copy.tmem_wait load",
+                agent.cta,
+            )  # fmt: skip
+            agent.unwaited.difference_update(op.operands)
         handler = HANDLERS.get(type(op))
         if handler is None:
             raise InterpretError(

@@ -21,7 +21,7 @@ from interpreter.machine import WARP, Agent, Cta, Step, Wait
 from interpreter.ops_cluster import cluster_sync
 from interpreter.ops_std import handles, set_result
 from interpreter.races import Clock, join
-from interpreter.values import InterpretError, uniform
+from interpreter.values import InterpretError, RuleBroken, uniform
 
 
 class Mbarrier:
@@ -40,8 +40,25 @@ class Mbarrier:
         self.phase = 0
         self.open: Clock = {}
         self.completed: Clock = {}
+        self.released: dict[Agent, np.ndarray] = {}
+        """The threads of each agent that released into the open phase (arrived on it, or
+        expected or completed bytes of it)."""
+        self.completed_released: dict[Agent, np.ndarray] = {}
         self.arrived: list[Operation] = []
         self.valid = True
+
+    def release(self, agent: Agent, lanes: np.ndarray) -> None:
+        """The threads of `lanes` of `agent` release their accesses into the open phase."""
+        had = self.released.get(agent)
+        self.released[agent] = lanes.copy() if had is None else had | lanes
+
+    def acquire(self, agent: Agent) -> None:
+        """A wait of `agent` that saw the last phase complete: its clock, and its own
+        threads that released into it published to all its threads."""
+        agent.acquire(self.completed)
+        lanes = self.completed_released.get(agent)
+        if lanes is not None:
+            agent.publish(lanes)
 
     def arrive(self, op: Operation, n: int, clock: Clock, tx: int = 0) -> None:
         if n > self.pending:
@@ -85,7 +102,9 @@ class Mbarrier:
         self.phase += 1
         self.open[self.component] = self.phase
         self.completed = self.open
+        self.completed_released = self.released
         self.open = {}
+        self.released = {}
         self.pending = self.count
         self.arrived = []
 
@@ -106,12 +125,9 @@ class BarrierGroup:
     def at(self, agent: Agent, op: Operation, index: Any, mask: np.ndarray) -> Mbarrier:
         i = 0 if index is None else uniform(agent.get(index), mask, op, "the barrier index")
         if not 0 <= i < len(self.barriers):
-            agent.cta.machine.report(
-                "P9", op,
-                f"names barrier {i} of a group of {len(self.barriers)}: out of range",
-                agent.cta,
-            )  # fmt: skip
-            raise InterpretError(op, f"barrier index {i} is out of range")
+            raise RuleBroken(
+                op, "P9", f"names barrier {i} of a group of {len(self.barriers)}: out of range"
+            )
         return self.barriers[i]
 
 
@@ -136,6 +152,16 @@ def executions(issuer: Issuer, mask: np.ndarray) -> int:
     return len(threads)
 
 
+def releasing(issuer: Issuer, mask: np.ndarray) -> np.ndarray:
+    """The threads whose accesses an op of `issuer` releases: every thread that reaches it
+    (each thread, or each warp's lane 0 after the warp synchronized), or the elected one."""
+    if issuer is not Issuer.ELECTED:
+        return mask
+    one = np.zeros_like(mask)
+    one[np.argmax(mask)] = True
+    return one
+
+
 @handles(copy.BarrierInitOp)
 def barrier_init(agent: Agent, op: copy.BarrierInitOp, mask: np.ndarray) -> Step:
     assert isinstance(op.result.type, copy.BarrierType)
@@ -155,6 +181,7 @@ def arrive(agent: Agent, op: Any, mask: np.ndarray) -> Step:
         tx = op.expect_tx.value.data
     if isinstance(op, copy.BarrierArriveDropOp):
         mb.count -= n  # the later phases'; the open one still counts these arrivals
+    mb.release(agent, releasing(arrivals.issuer, mask))
     mb.arrive(op, n, agent.release(), tx)
 
 
@@ -163,6 +190,7 @@ def arrive_expect_tx(agent: Agent, op: copy.BarrierArriveExpectTxOp, mask: np.nd
     yield None
     mb = barrier(agent, op, op.barrier, op.index, mask)
     arrivals = copy.arrivals_of(op)
+    mb.release(agent, releasing(arrivals.issuer, mask))
     mb.arrive(
         op, executions(arrivals.issuer, mask) * arrivals.each, agent.release(), op.bytes.value.data
     )
@@ -172,6 +200,7 @@ def arrive_expect_tx(agent: Agent, op: copy.BarrierArriveExpectTxOp, mask: np.nd
 def expect_tx(agent: Agent, op: copy.BarrierExpectTxOp, mask: np.ndarray) -> Step:
     yield None
     mb = barrier(agent, op, op.barrier, op.index, mask)
+    mb.release(agent, releasing(Issuer.ELECTED, mask))
     mb.expect(op, op.bytes.value.data, agent.release())
 
 
@@ -179,6 +208,7 @@ def expect_tx(agent: Agent, op: copy.BarrierExpectTxOp, mask: np.ndarray) -> Ste
 def complete_tx(agent: Agent, op: copy.BarrierCompleteTxOp, mask: np.ndarray) -> Step:
     yield None
     mb = barrier(agent, op, op.barrier, op.index, mask)
+    mb.release(agent, releasing(op.arriving, mask))
     mb.complete_tx(op, executions(op.arriving, mask) * op.bytes.value.data, agent.release())
 
 
@@ -196,7 +226,7 @@ def wait(agent: Agent, op: copy.BarrierWaitOp, mask: np.ndarray) -> Step:
             lambda: f"parity {parity} of {mb.describe()}",
             op,
         )
-    agent.acquire(mb.completed)
+    mb.acquire(agent)
     yield None
 
 
@@ -204,10 +234,13 @@ def wait(agent: Agent, op: copy.BarrierWaitOp, mask: np.ndarray) -> Step:
 def test(agent: Agent, op: copy.BarrierTestOp, mask: np.ndarray) -> Step:
     yield None
     mb = barrier(agent, op, op.barrier, op.index, mask)
-    done = mb.phase % 2 != parity_of(agent, op, op.parity, mask)
+    parity = parity_of(agent, op, op.parity, mask)
+    done = mb.phase % 2 != parity
     if done:
-        agent.acquire(mb.completed)
+        mb.acquire(agent)
     set_result(agent, op, np.bool_(done))
+    if not done:  # a poll that failed: the scheduler lets the others go first
+        yield Wait(lambda: True, lambda: f"parity {parity} of {mb.describe()} (polls)", op, True)
 
 
 @handles(copy.BarrierInvalOp)

@@ -18,7 +18,14 @@ from interpreter.memory import SmemRef, element_bytes, read_smem, write_smem
 from interpreter.ops_roles import NamedBarrier, block_sync
 from interpreter.ops_std import handles, smem_offsets_of
 from interpreter.races import Access, join
-from interpreter.values import InterpretError, lanes, storage_dtype, to_storage, uniform
+from interpreter.values import (
+    InterpretError,
+    RuleBroken,
+    lanes,
+    storage_dtype,
+    to_storage,
+    uniform,
+)
 
 
 def clustered(agent: Agent) -> bool:
@@ -49,14 +56,14 @@ def cluster_sync(agent: Agent, op: Operation, mask: np.ndarray) -> Step:
             op,
         )
     agent.acquire(bar.completed)
-    agent.sync += 1
+    agent.publish()
 
 
 def peer_cta(agent: Agent, op: Operation, peer: SSAValue, mask: np.ndarray) -> Cta:
     rank = int(uniform(agent.get(peer), mask, op, "the peer CTA"))
     ctas = agent.cta.machine.ctas
     if not 0 <= rank < len(ctas):
-        raise InterpretError(op, f"names CTA {rank} of a cluster of {len(ctas)}")
+        raise RuleBroken(op, "DS1", f"names CTA {rank} of a cluster of {len(ctas)}: out of range")
     return ctas[rank]
 
 
@@ -82,7 +89,7 @@ def log_remote(
     agent: Agent, op: Operation, cta: Cta, offsets: np.ndarray, size: int, epoch: Any
 ) -> None:
     access = Access(
-        True, True, np.unique(element_bytes(offsets, size)), None, epoch, agent, agent.sync, op,
+        True, True, np.unique(element_bytes(offsets, size)), None, epoch, agent, None, op,
         f"CTA {agent.cta.rank}'s DSMEM write",
     )  # fmt: skip
     agent.cta.machine.races(cta.smem.log.check(access, agent.clock), cta)
@@ -130,7 +137,7 @@ def peer_store(agent: Agent, op: copy.PeerStoreOp, mask: np.ndarray) -> Step:
             write_smem(cta.smem, offsets, reduce(reduction.data, old, data, op), dtype)
         mb.complete_tx(op, nbytes, issue)
 
-    agent.cta.machine.copies.append(Transfer(op, agent.cta, complete, {cta: epoch}))
+    agent.cta.machine.issue(Transfer(op, agent.cta, complete, {cta: epoch}))
 
 
 @handles(copy.PeerCopyOp)
@@ -162,7 +169,7 @@ def peer_copy(agent: Agent, op: copy.PeerCopyOp, mask: np.ndarray) -> Step:
 
     # Its source is the sender's SMEM: the sender learns it is read from the receiver.
     transfer = Transfer(op, agent.cta, complete, {cta: epoch, own: epoch})
-    agent.cta.machine.copies.append(transfer)
+    agent.cta.machine.issue(transfer)
 
 
 @handles(copy.PeerArriveOp)

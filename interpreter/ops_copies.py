@@ -25,7 +25,7 @@ from interpreter.ops_cluster import collective_group, log_remote, peer_object
 from interpreter.ops_roles import block_sync
 from interpreter.ops_std import handles
 from interpreter.races import Access
-from interpreter.values import InterpretError, storage_dtype, uniform
+from interpreter.values import InterpretError, RuleBroken, storage_dtype, uniform
 
 
 @handles(copy.AllocSmemOp)
@@ -66,8 +66,8 @@ def slot_of(agent: Agent, op: Operation, g: Any, ref: SmemRef, mask: np.ndarray)
     slot = slot + (0,) * (lead - len(slot))
     for d, (s, n) in enumerate(zip(slot, ref.shape, strict=False)):
         if not 0 <= s < n:
-            raise InterpretError(
-                op, f"names slot {s} of dim {d} of an SMEM buffer of {n}: out of range"
+            raise RuleBroken(
+                op, "bounds", f"names slot {s} of dim {d} of an SMEM buffer of {n}: out of range"
             )
     return slot
 
@@ -77,7 +77,7 @@ def log_async(
 ) -> None:
     byte_offsets = np.unique(element_bytes(offsets, size))
     access = Access(
-        write, True, byte_offsets, None, epoch, agent, agent.sync, op,
+        write, True, byte_offsets, None, epoch, agent, None, op,
         f"the async copy {'writes' if write else 'reads'}",
     )  # fmt: skip
     agent.cta.machine.races(agent.cta.smem.log.check(access, agent.clock), agent.cta)
@@ -208,7 +208,7 @@ def load(
         cta: (epoch if mb is None else (mb.component, mb.phase + 1)) for cta, _, mb in targets
     }
     transfer = Transfer(op, agent.cta, complete, epochs)
-    machine.copies.append(transfer)
+    machine.issue(transfer)
     if g.barrier is None:
         agent.groups.open["cp_async"].append(transfer)
     yield None
@@ -238,8 +238,10 @@ def store(
         else:
             gref.array[target] = reduce(reduction, gref.array[target], values, op)
 
-    transfer = Transfer(op, cta, complete, {cta: (groups.component["bulk"], number)})
-    agent.cta.machine.copies.append(transfer)
+    # The CTA may return once the store has read its SMEM (wait_group read): its writes
+    # to GMEM complete all the same.
+    transfer = Transfer(op, cta, complete, {cta: (groups.component["read"], number)})
+    agent.cta.machine.issue(transfer)
     groups.open["bulk"].append(transfer)
 
 

@@ -19,7 +19,7 @@ def block_sync(agent: Agent, op: Operation, mask: np.ndarray) -> Step:
     """A barrier of the agent's threads (the block's outside roles, the role's in one): the
     ops that end with one (barrier init and inval, wait_group, the fence) and gpu.barrier."""
     yield None
-    agent.sync += 1
+    agent.publish()
     agent.release()
 
 
@@ -71,7 +71,7 @@ def named_sync(agent: Agent, op: copy.NamedBarrierSyncOp, mask: np.ndarray) -> S
             op,
         )
     agent.acquire(bar.completed)
-    agent.sync += 1
+    agent.publish()
 
 
 @handles(copy.NamedBarrierArriveOp)
@@ -104,7 +104,7 @@ def warp_specialize(agent: Agent, op: copy.WarpSpecializeOp, mask: np.ndarray) -
     )
     for role in roles:
         agent.acquire(role.clock)
-    agent.sync += 1
+    agent.publish()
 
 
 def run_role(role: Agent, block: object) -> Step:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import arith, func, gpu, math, memref, scf
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -23,6 +24,7 @@ from interpreter.memory import GmemRef, SmemRef, read_smem, write_smem
 from interpreter.races import Access
 from interpreter.values import (
     InterpretError,
+    RuleBroken,
     Value,
     lanes,
     merge,
@@ -372,7 +374,7 @@ def while_op(agent: Agent, op: scf.WhileOp, mask: np.ndarray) -> Step:
         condition = before.last_op
         assert isinstance(condition, scf.ConditionOp)
         cond = np.asarray(agent.get(condition.condition), dtype=bool)
-        passed = [agent.get(v) for v in condition.arguments]
+        passed = [agent.get(v) for v in condition.args]
         leaving = active & ~cond
         for k, value in enumerate(passed):
             results[k] = value if results[k] is None else merge(leaving, value, results[k])
@@ -403,8 +405,8 @@ def check_index(shape: Any, idx: list[Value], mask: np.ndarray, op: Operation, w
             bad &= mask
         if np.any(bad):
             first = int(arr[bad][0]) if arr.ndim else int(arr)
-            raise InterpretError(
-                op, f"accesses index {first} of dim {d} of {what} of {n}: out of bounds"
+            raise RuleBroken(
+                op, "bounds", f"accesses index {first} of dim {d} of {what} of {n}: out of bounds"
             )
 
 
@@ -487,7 +489,8 @@ def log_thread_access(
     keep = np.ones(byte_offsets.size, dtype=bool)
     keep[:-1] = byte_offsets[1:] != byte_offsets[:-1]
     access = Access(
-        write, False, byte_offsets[keep], byte_threads[keep], agent.epoch, agent, agent.sync,
+        write, False, byte_offsets[keep], byte_threads[keep], agent.epoch, agent,
+        agent.published[byte_threads[keep]],
         op, f"{agent.name} {verb}",
     )  # fmt: skip
     agent.cta.machine.races(agent.cta.smem.log.check(access, agent.clock), agent.cta)
@@ -530,6 +533,46 @@ def smem_store(
     log_thread_access(agent, op, ref, offsets[active], active, dtype.itemsize, True, "writes")
     values = np.broadcast_to(np.asarray(value), offsets.shape)
     write_smem(agent.cta.smem, offsets[active].reshape(-1), values[active].reshape(-1), dtype)
+
+
+def mixed(
+    agent: Agent, op: Operation, static: Any, dynamic: Any, mask: np.ndarray, what: str
+) -> list[int]:
+    """Static values with the dynamic operands in the DYNAMIC_INDEX slots (one value for
+    every thread)."""
+    values = iter(dynamic)
+    out = []
+    for v in static.get_values():
+        if v == DYNAMIC_INDEX:
+            out.append(int(uniform(agent.get(next(values)), mask, op, what)))
+        else:
+            out.append(int(v))
+    return out
+
+
+@handles(memref.ReinterpretCastOp)
+def reinterpret_cast(agent: Agent, op: memref.ReinterpretCastOp, mask: np.ndarray) -> None:
+    """A view of a GMEM array (a group of a pool, say): numpy's strided view of its
+    elements, checked to lie inside them."""
+    source = agent.get(op.source)
+    if not isinstance(source, GmemRef):
+        raise InterpretError(op, "views only GMEM arrays")
+    (offset,) = mixed(agent, op, op.static_offsets, op.offsets, mask, "the view's offset")
+    sizes = mixed(agent, op, op.static_sizes, op.sizes, mask, "the view's sizes")
+    strides = mixed(agent, op, op.static_strides, op.strides, mask, "the view's strides")
+    flat = source.array.reshape(-1)  # the caller's arrays are contiguous copies
+    last = offset + sum((n - 1) * st for n, st in zip(sizes, strides, strict=True) if n > 0)
+    if offset < 0 or (min(sizes, default=1) > 0 and last >= flat.size):
+        raise InterpretError(
+            op,
+            f"views elements {offset}..{last} of an array of {flat.size}: out of bounds",
+            note="check the view's offset, sizes and strides against the array it views",
+        )
+    item = flat.itemsize
+    view = np.lib.stride_tricks.as_strided(
+        flat[offset:], shape=sizes, strides=[st * item for st in strides], writeable=True
+    )
+    agent.env[op.result] = GmemRef(view, op.result.type, f"a view of {source.name}")
 
 
 @handles(memref.DimOp)

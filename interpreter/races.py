@@ -12,9 +12,11 @@ bulk and cp.async groups). An access is stamped with an epoch, one component and
 - a TMA store's read of SMEM with its group's read retirement (`wait_group read`).
 
 Access A happens before B when B's clock has reached A's epoch; between threads of one
-agent, when a block or named barrier that they all met lies between them (the agent's
-`sync` count). Two accesses of the same SMEM byte race when one writes, they are by
-different threads or proxies, and neither happens before the other. Threads' writes that
+agent, when A's thread has published its accesses to the agent's threads since (each
+thread's count in `Agent.published`: a block or named barrier they all meet publishes every
+thread's, a wait on a barrier phase publishes those of the threads that arrived on, or
+completed bytes of, that phase). Two accesses of the same SMEM byte race when one writes,
+they are by different threads or proxies, and neither happens before the other. Threads' writes that
 the async proxy reads must also be fenced (`fence_async_shared`) after them (P4). Races are
 reported with the static analysis's rule ids (P1-P4), at the op of the later access, with
 the earlier one as the conflicting op.
@@ -59,8 +61,8 @@ class Access:
     epoch: Epoch
     agent: Any
     """The agent that made it (that issued it, for a copy)."""
-    sync: int
-    """The agent's count of block barriers when it made it."""
+    published: np.ndarray | None
+    """For a thread access: each byte's thread's `Agent.published` count when it made it."""
     op: Any
     what: str
     fenced: bool = False
@@ -124,24 +126,24 @@ class AccessLog:
         if common.size == 0:
             return None
         if earlier.agent is later.agent and not earlier.asynchronous and not later.asynchronous:
-            # Threads of one agent: ordered by a barrier they all met since, else only
-            # each thread's own accesses are in order.
-            if earlier.sync < later.sync:
-                return None
+            # Threads of one agent: each thread's accesses are in order; another thread's
+            # only once its thread has published them to the agent since.
             assert earlier.threads is not None
             assert later.threads is not None
-            differ = earlier.threads[ei] != later.threads[li]
-            if not np.any(differ):
+            assert earlier.published is not None
+            writers = earlier.threads[ei]
+            published = earlier.agent.published[writers] > earlier.published[ei]
+            racing = (writers != later.threads[li]) & ~published
+            if not np.any(racing):
                 return None
-            byte = int(common[np.argmax(differ)])
-            t0 = int(earlier.threads[ei][np.argmax(differ)])
-            t1 = int(later.threads[li][np.argmax(differ)])
+            k = int(np.argmax(racing))
             return Race(
                 "P3",
                 later.op,
                 earlier.op,
-                f"{later.what} SMEM byte {byte} (thread {t1}) that {earlier.what} (thread "
-                f"{t0}) too, with no barrier between them",
+                f"{later.what} SMEM byte {int(common[k])} (thread {int(later.threads[li][k])}) "
+                f"that {earlier.what} (thread {int(writers[k])}) too, with no barrier or "
+                "wait between them that orders the two threads",
             )
         if not sees(clock, earlier.epoch):
             byte = int(common[0])
@@ -178,7 +180,10 @@ class AccessLog:
         kept = []
         for record in self.records:
             seen = all(sees(c, record.epoch) for c in every)
-            settled = record.asynchronous or (record.fenced and record.agent.sync > record.sync)
+            settled = record.asynchronous or (
+                record.fenced
+                and bool(np.all(record.agent.published[record.threads] > record.published))
+            )
             if not (seen and settled):
                 kept.append(record)
         self.records = kept

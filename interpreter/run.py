@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import DenseArrayBase, MemRefType
 from copy_dialect.verify_common import kernel_cluster_shape
 from interpreter.machine import Agent, Cta, Machine, Schedule, Violation, run_block
 from interpreter.memory import GmemRef
-from interpreter.values import register_dtype, storage_dtype
+from interpreter.values import InterpretError, register_dtype, storage_dtype
 
 
 @dataclass
@@ -96,6 +96,33 @@ def bind(kernel: func.FuncOp, arrays: Sequence[Any]) -> list[Any]:
     return values
 
 
+def random_arguments(kernel: func.FuncOp, rng: np.random.Generator, size: int = 64) -> list[Any]:
+    """Arguments for `kernel`: a random array per memref parameter (`size` for each dynamic
+    dim), 0 for each scalar (a parity, an index)."""
+    values: list[Any] = []
+    for t in kernel.function_type.inputs.data:
+        if isinstance(t, MemRefType):
+            shape = [d if d >= 0 else size for d in t.get_shape()]
+            try:
+                dtype = storage_dtype(t.element_type)
+            except NotImplementedError:
+                raise InterpretError(
+                    kernel, f"arrays of {t.element_type} are not modelled by the interpreter"
+                ) from None
+            if dtype.kind == "f":
+                values.append(rng.standard_normal(shape).astype(dtype))
+            elif dtype.kind == "b":
+                values.append(rng.integers(0, 2, shape).astype(dtype))
+            else:
+                info = np.iinfo(dtype)
+                values.append(
+                    rng.integers(max(info.min, -1000), min(info.max, 1000), shape).astype(dtype)
+                )
+        else:
+            values.append(0)
+    return values
+
+
 def run(
     module: builtin.ModuleOp,
     *arrays: Any,
@@ -104,8 +131,12 @@ def run(
     kernel: str | None = None,
     schedule: str = "random",
     seed: int = 0,
+    max_steps: int = 10_000_000,
+    clusters: int | None = None,
 ) -> Run:
-    """Runs the kernel on copies of `arrays` (numpy): the arrays it leaves and what it broke."""
+    """Runs the kernel on copies of `arrays` (numpy): the arrays it leaves and what it broke.
+    `clusters`: run only the first that many clusters of the grid (each still sees the
+    whole grid's dims), to check a persistent kernel's protocol quickly."""
     fn = kernel_named(module, kernel)
     shape = block_shape(fn, block)
     threads = prod(shape)
@@ -119,9 +150,10 @@ def run(
     sched = Schedule(schedule, seed)
     old = np.seterr(all="ignore")
     try:
-        clusters = [range(g // c) for g, c in zip(grid, cluster, strict=True)]
-        for z, y, x in itertools.product(*reversed(clusters)):
-            machine = Machine(sched)
+        ranges = [range(g // c) for g, c in zip(grid, cluster, strict=True)]
+        chosen = itertools.product(*reversed(ranges))
+        for z, y, x in itertools.islice(chosen, clusters):
+            machine = Machine(sched, max_steps)
             machine.grid, machine.cluster = grid, cluster
             body = fn.body.blocks[0]
             for rank, (lz, ly, lx) in enumerate(itertools.product(*map(range, reversed(cluster)))):
@@ -142,6 +174,13 @@ def finish(agent: Agent, body: Any):
     yield from run_block(agent, body, agent.mask)
     agent.cta.returned = True
     machine = agent.cta.machine
+    from interpreter.ops_tmem import leaks
+
+    for alloc in leaks(agent.cta):
+        machine.report(
+            "P8", alloc, "allocates TMEM that is still allocated when the kernel returns",
+            agent.cta,
+        )  # fmt: skip
     for transfer in machine.copies_left(agent):
         machine.report(
             "P7", transfer.op,

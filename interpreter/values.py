@@ -37,6 +37,17 @@ class InterpretError(Exception):
         super().__init__(message)
 
 
+class RuleBroken(InterpretError):
+    """A run broke a rule it cannot go on past (an index out of range, a warp's op that not
+    every thread of the warp reached): the run of its cluster stops, with the violation
+    (`rule`: the catalogue id; `bounds` for an access outside an SMEM buffer, a GMEM array
+    or a TMEM allocation, which no rule can see before the kernel runs)."""
+
+    def __init__(self, op: Any, rule: str, message: str):
+        self.rule = rule
+        super().__init__(op, message)
+
+
 def storage_dtype(t: Attribute) -> np.dtype:
     """The numpy dtype of an element of type `t` (of a vector's elements) in memory."""
     if isinstance(t, VectorType):

@@ -1,0 +1,186 @@
+"""Tensor memory (sm_100a): each CTA's 128 lanes x 512 32-bit columns; `copy.tmem_alloc`
+and `copy.tmem_dealloc` (P8: what is allocated is freed before the kernel returns);
+`copy.tmem_load` and `copy.tmem_store` with each shape's map of registers to lanes and
+columns (`copy_dialect.tmem.tmem_fragment`, from the lane of the warp's quarter, (warp % 4)
+x 32); `copy.tmem_wait` (P11: loaded registers are used only after `tmem_wait load`; P12:
+TMEM a store writes is read or freed only after `tmem_wait store`); `copy.smem_to_tmem`
+(tcgen05.cp, 128-lane shapes: row i of the source into lane i)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Operation, SSAValue
+
+from copy_dialect import ops as copy
+from copy_dialect.tmem import TMEM_COLUMNS, TMEM_REGS_PER_NUM, tmem_columns, tmem_fragment
+from interpreter.machine import WARP, Agent, Cta, Step
+from interpreter.memory import SmemRef, read_smem
+from interpreter.ops_std import handles, set_result
+from interpreter.values import InterpretError, RuleBroken, storage_dtype, uniform
+
+LANES = 128
+
+
+@dataclass(eq=False)
+class Tmem:
+    """A CTA's tensor memory and its allocations."""
+
+    cells: np.ndarray = field(default_factory=lambda: np.zeros((LANES, TMEM_COLUMNS), np.uint32))
+    used: np.ndarray = field(default_factory=lambda: np.zeros(TMEM_COLUMNS, bool))
+    live: dict[int, tuple[int, Operation]] = field(default_factory=dict)
+    """Allocations not yet freed: first column -> (columns, the alloc op)."""
+
+
+@dataclass(eq=False)
+class TmemRef:
+    tmem: Tmem
+    column: int
+    columns: int
+    type: MemRefType
+
+
+def tmem_of(cta: Cta) -> Tmem:
+    if cta.tmem is None:
+        cta.tmem = Tmem()
+    return cta.tmem
+
+
+@handles(copy.TmemAllocOp)
+def alloc(agent: Agent, op: copy.TmemAllocOp, mask: np.ndarray) -> Step:
+    yield None
+    tmem = tmem_of(agent.cta)
+    want = tmem_columns(op.result.type)
+    columns = max(32, 1 << (want - 1).bit_length())
+    for start in range(0, TMEM_COLUMNS, columns):
+        if not tmem.used[start : start + columns].any():
+            break
+    else:
+        raise InterpretError(op, f"needs {columns} TMEM columns, and the CTA has no such run free")
+    tmem.used[start : start + columns] = True
+    tmem.live[start] = (columns, op)
+    agent.env[op.result] = TmemRef(tmem, start, columns, op.result.type)
+
+
+@handles(copy.TmemDeallocOp)
+def dealloc(agent: Agent, op: copy.TmemDeallocOp, mask: np.ndarray) -> Step:
+    yield None
+    ref = agent.get(op.tmem)
+    check_stores_waited(agent, op, "frees")
+    if ref.column not in ref.tmem.live:
+        raise InterpretError(op, "frees TMEM that is not allocated (freed twice?)")
+    del ref.tmem.live[ref.column]
+    ref.tmem.used[ref.column : ref.column + ref.columns] = False
+
+
+def cells(
+    agent: Agent, op: Operation, ref: TmemRef, column: SSAValue, mask: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The threads of `mask`, and the lane and column of each of their registers."""
+    shape = op.shape.data
+    regs = op.num.value.data * TMEM_REGS_PER_NUM[shape]
+    offset = 0 if op.offset is None else op.offset.value.data
+    start = int(uniform(agent.get(column), mask, op, "the TMEM column"))
+    threads = np.nonzero(mask)[0]
+    warps = threads // WARP
+    if len(np.unique(warps)) and any(
+        mask[w * WARP : (w + 1) * WARP].sum() != WARP for w in np.unique(warps)
+    ):
+        raise RuleBroken(
+            op, "P10", "is a warp's access, and not every thread of the warp reaches it"
+        )
+    lanes = np.empty((threads.size, regs), np.int64)
+    cols = np.empty((threads.size, regs), np.int64)
+    for i, t in enumerate(threads):
+        base = (t // WARP % 4) * 32
+        for r in range(regs):
+            lane, col = tmem_fragment(shape, int(t % WARP), r, offset)
+            lanes[i, r], cols[i, r] = base + lane, ref.column + start + col
+    if cols.size and (cols.max() >= ref.column + ref.columns or cols.min() < ref.column):
+        raise RuleBroken(
+            op,
+            "bounds",
+            f"accesses TMEM column {int(cols.max()) - ref.column} of an allocation of "
+            f"{ref.columns}",
+        )
+    return threads, lanes, cols
+
+
+def check_stores_waited(agent: Agent, op: Operation, verb: str) -> None:
+    if agent.tmem_stores:
+        agent.cta.machine.report(
+            "P12", op,
+            f"{verb} TMEM that a copy.tmem_store may still write: wait with copy.tmem_wait "
+            "store first",
+            agent.cta, agent.tmem_stores[0],
+        )  # fmt: skip
+        agent.tmem_stores = []
+
+
+@handles(copy.TmemLoadOp)
+def load(agent: Agent, op: copy.TmemLoadOp, mask: np.ndarray) -> Step:
+    yield None
+    ref = agent.get(op.tmem)
+    check_stores_waited(agent, op, "reads")
+    threads, lanes, cols = cells(agent, op, ref, op.column, mask)
+    t = op.result.type
+    dtype = storage_dtype(t)
+    if dtype.itemsize != 4:
+        raise InterpretError(op, f"loads {t}: the interpreter runs 32-bit TMEM registers only")
+    values = np.zeros((agent.cta.threads, lanes.shape[1]), np.uint32)
+    values[threads] = ref.tmem.cells[lanes, cols]
+    set_result(agent, op, values.view(dtype))
+    if op.red is not None and len(op.results) > 1:
+        raise InterpretError(op, "the fused load-reduce is not modelled by the interpreter yet")
+    agent.unwaited.add(op.result)
+
+
+@handles(copy.TmemStoreOp)
+def store(agent: Agent, op: copy.TmemStoreOp, mask: np.ndarray) -> Step:
+    yield None
+    ref = agent.get(op.tmem)
+    threads, lanes, cols = cells(agent, op, ref, op.column, mask)
+    value = np.asarray(agent.get(op.value))
+    if value.dtype.itemsize != 4:
+        raise InterpretError(op, "the interpreter runs 32-bit TMEM registers only")
+    value = np.broadcast_to(value, (agent.cta.threads, lanes.shape[1]))
+    ref.tmem.cells[lanes, cols] = np.ascontiguousarray(value[threads]).view(np.uint32)
+    agent.tmem_stores.append(op)
+
+
+@handles(copy.TmemWaitOp)
+def wait(agent: Agent, op: copy.TmemWaitOp, mask: np.ndarray) -> Step:
+    yield None
+    if str(op.kind.data.value if hasattr(op.kind.data, "value") else op.kind.data) == "load":
+        agent.unwaited.clear()
+    else:
+        agent.tmem_stores = []
+
+
+@handles(copy.SmemToTmemOp)
+def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: np.ndarray) -> Step:
+    yield None
+    if op.multicast is not None:
+        raise InterpretError(op, "a multicast tcgen05.cp is not modelled by the interpreter yet")
+    src = agent.get(op.src)
+    ref = agent.get(op.tmem)
+    assert isinstance(src, SmemRef)
+    rows = src.shape[0]
+    if rows != LANES:
+        raise InterpretError(op, f"copies {rows} rows: the interpreter runs 128-lane copies only")
+    start = int(uniform(agent.get(op.column), mask, op, "the TMEM column"))
+    dtype = storage_dtype(src.element_type)
+    per_row = src.shape[1] * dtype.itemsize // 4
+    grid = np.indices(src.shape).reshape(2, -1)
+    offsets = np.asarray(src.offsets([grid[0], grid[1]]), np.int64)
+    words = read_smem(agent.cta.smem, offsets, dtype).reshape(rows, -1)
+    data = np.ascontiguousarray(words).view(np.uint32).reshape(rows, per_row)
+    column = ref.column + start
+    ref.tmem.cells[:, column : column + per_row] = data
+
+
+def leaks(cta: Cta) -> list[Operation]:
+    """The allocs whose TMEM is still allocated (P8)."""
+    return [] if cta.tmem is None else [op for _, op in cta.tmem.live.values()]
