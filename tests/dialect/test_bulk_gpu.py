@@ -2,8 +2,8 @@
 arrays: 1-D copies with tails of one to many 16-byte chunks (some after a bulk prefetch),
 persistent ring copies of whole rows with 1 to 4 stages (every slot reused, both
 parities), and multicast bulk loads in a cluster of 2, each over f32/f16/bf16/i8 random
-bit patterns (NaN payloads included), bit for bit against numpy. Skipped where there is
-no GPU (test_bulk.py compiles the same kernels)."""
+bit patterns (NaN payloads included), bit for bit against numpy. test_bulk.py compiles the
+same kernels; without a GPU, they run under the interpreter."""
 
 from __future__ import annotations
 
@@ -11,19 +11,15 @@ import numpy as np
 import pytest
 
 from copy_tools import runtime
+from tests import device
 from tests.dialect.test_bulk import MULTICAST, ONE_D, ROWS, multicast, one_d, rows
 
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here"),
-]
+pytestmark = device.marks()
 
 
 def numpy_dtype(name: str) -> np.dtype:
     if name == "bf16":
-        import ml_dtypes
-
-        return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(pytest.importorskip("ml_dtypes").bfloat16)
     return np.dtype({"f32": np.float32, "f16": np.float16, "i8": np.int8}[name])
 
 

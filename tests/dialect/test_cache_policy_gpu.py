@@ -6,8 +6,10 @@ copy, as a reduce-add, and as a reduce-add that prefetches its destination with 
 policy; the warp-specialized copy with made policies used inside its roles; and
 im2col_gather with made policies and each promotion of its im2col map; on odd
 shapes (partial edge tiles), bit for bit against numpy. Every kernel also prefetches its
-tensor maps at its entry (the default). Skipped where there is no GPU
-(test_cache_policy.py compiles the same kernels)."""
+tensor maps at its entry (the default). test_cache_policy.py compiles the same kernels.
+Without a GPU, under the interpreter (policies and promotions change nothing there) on the
+smaller shapes (whole tiles, and partial edge tiles in both dims), which does not model
+im2col loads yet (xfail)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ import pytest
 
 from copy_tools import runtime
 from frontends import kernels
+from interpreter import InterpretError
+from tests import device
 from tests.dialect.test_cache_policy import (
     CASES,
     IM2COL_CASES,
@@ -30,12 +34,10 @@ from tests.dialect.test_cache_policy import (
 from tests.dialect.test_im2col import im2col
 from tests.runtime.test_runtime_gpu import random, same_bits
 
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here"),
-]
+pytestmark = device.marks()
 
-SHAPE = (300, 200)
+SHAPE = device.shapes([(300, 200)], [(129, 68)])[0]
+RUN_SHAPES = device.shapes(SHAPES, [(64, 64), (129, 68)])
 
 
 def run(program, shape, reduce) -> None:
@@ -48,23 +50,26 @@ def run(program, shape, reduce) -> None:
 
 @pytest.mark.parametrize(("load", "store", "reduce"), CASES)
 def test_policy_leaves_results_unchanged(load, store, reduce):
-    run(runtime.compile(module(load, store, reduce)), SHAPE, reduce)
+    run(runtime.compile(module(load, store, reduce, SHAPE)), SHAPE, reduce)
 
 
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("shape", RUN_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize(("load", "store", "reduce"), MADE_CASES)
 def test_made_policy_leaves_results_unchanged(load, store, reduce, shape):
     run(runtime.compile(module(load, store, reduce, shape)), shape, reduce)
 
 
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("shape", RUN_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize(("promotion", "reduce"), PROMOTION_CASES)
 def test_promotion_leaves_results_unchanged(promotion, reduce, shape):
     program = runtime.compile(module("evict_last", "evict_first", reduce, shape, promotion))
     run(program, shape, reduce)
 
 
-@pytest.mark.parametrize(("shape", "hints", "blocks"), WS_CASES)
+@pytest.mark.parametrize(
+    ("shape", "hints", "blocks"),
+    device.shapes(WS_CASES, [((200, 300), WS_CASES[0][1], 3), *WS_CASES[1:]]),
+)
 def test_made_policies_in_roles_leave_results_unchanged(shape, hints, blocks):
     program = runtime.compile(ws_module(shape, hints))
     x = random(shape, "f32", 3)
@@ -73,6 +78,12 @@ def test_made_policies_in_roles_leave_results_unchanged(shape, hints, blocks):
     assert same_bits(y, x)
 
 
+@pytest.mark.xfail(
+    not device.GPU,
+    reason="interpreter: copy.im2col_load (a TMA im2col load) is not modelled",
+    raises=InterpretError,
+    strict=True,
+)
 @pytest.mark.parametrize(("policy", "promotion"), IM2COL_CASES)
 def test_im2col_policy_and_promotion_leave_results_unchanged(policy, promotion):
     conv, module = im2col_module(policy, promotion)

@@ -3,7 +3,11 @@
 whole and partial edge tiles: y's tile of each CTA is the tile of the CTA that sends to it
 (store, bulk) or the sum of its own and that one (reduce), bit for bit against numpy; and
 their copy-legalize'd sm_80 and sm_86 forms, bit for bit against the sm_90a kernel.
-Skipped where there is no GPU (test_dsmem.py compiles the same kernels)."""
+test_dsmem.py compiles the same kernels. Without a GPU, under the interpreter, on the
+smaller shapes (whole tiles, and partial edge tiles in rows and columns; the legalized forms
+on the latter); the legalized forms stop at memref.assume_alignment there, which the
+interpreter does not model yet (xfail: they run first, so that it stops before the
+original's run)."""
 
 from __future__ import annotations
 
@@ -16,6 +20,8 @@ from xdsl.parser import Parser
 from copy_tools import runtime
 from copy_tools.universe import make_context
 from frontends import kernels
+from interpreter import InterpretError
+from tests import device
 from tests.dialect.test_dsmem import (
     CASES,
     CLUSTER_Y,
@@ -31,9 +37,20 @@ from tests.dialect.test_dsmem import (
 from tests.passes.test_legalize_gpu import on_h200
 from tests.runtime.test_runtime_gpu import numpy_dtype, same_bits
 
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here"),
+pytestmark = device.marks()
+
+RUN_SHAPES = device.shapes(SHAPES, [(64, 128), (100, 120)])
+LEGAL_SHAPES = device.shapes(SHAPES, [(100, 120)])
+ASSUME_ALIGNMENT = pytest.mark.xfail(
+    not device.GPU,
+    reason="interpreter: memref.assume_alignment (copy-legalize's promise of a 16-byte "
+    "aligned array) is not modelled",
+    raises=InterpretError,
+    strict=True,
+)
+AS_WRITTEN_AND_FOLDED = [
+    pytest.param(None, id="sm_90a"),
+    *(pytest.param(t, marks=ASSUME_ALIGNMENT, id=t) for t in LEGAL_TARGETS),
 ]
 
 
@@ -58,7 +75,7 @@ def expected(x: np.ndarray, shape, cluster: int, reduce: bool, tile=TILE) -> np.
     return y[: shape[0], : shape[1]]
 
 
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("shape", RUN_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize(("mode", "dtype", "cluster"), CASES)
 def test_exchange(mode, dtype, cluster, shape):
     full = columns(shape, cluster)
@@ -71,8 +88,9 @@ def test_exchange(mode, dtype, cluster, shape):
     assert same_bits(y, want)
 
 
+@ASSUME_ALIGNMENT
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("shape", LEGAL_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize(("mode", "dtype", "cluster"), CASES)
 def test_legalized_exchange_returns_the_same_bytes(mode, dtype, cluster, shape, target):
     """copy-legalize's sm_80 and sm_86 forms (each cluster folded into one block of a role
@@ -84,16 +102,17 @@ def test_legalized_exchange_returns_the_same_bytes(mode, dtype, cluster, shape, 
     full = columns(shape, cluster)
     grid = kernels.exchange_grid(full, TILE, cluster)
     x = values(full, dtype, seed=zlib.crc32(f"legal{mode}{dtype}{cluster}{shape}".encode()))
-    original = np.zeros_like(x)
-    runtime.compile(module(mode, dtype, cluster, shape))(x, original, grid=grid)
     y = np.zeros_like(x)
     on_h200(legalized(built, target))(x, y, grid=grid)
+    original = np.zeros_like(x)
+    runtime.compile(module(mode, dtype, cluster, shape))(x, original, grid=grid)
     with np.errstate(over="ignore"):
         want = expected(x, full, cluster, mode == "reduce")
     assert same_bits(original, want)
     assert same_bits(y, original)
 
 
+@ASSUME_ALIGNMENT
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
 @pytest.mark.parametrize("shape", [(64, 1024), (67, 1000)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_legalized_exchange_in_clusters_of_8(shape, target):
@@ -109,7 +128,7 @@ def test_legalized_exchange_in_clusters_of_8(shape, target):
     assert same_bits(y, expected(x, shape, 8, False, tile))
 
 
-@pytest.mark.parametrize("target", [None, *LEGAL_TARGETS], ids=lambda t: t or "sm_90a")
+@pytest.mark.parametrize("target", AS_WRITTEN_AND_FOLDED)
 def test_phase_loop_returns_the_exchanged_rows(target):
     """test_dsmem.PHASE_LOOP (two phases of a pair's exchange in one loop), as written and
     folded: each pair of 16-column blocks of x's first 128 rows swapped into y, the other
@@ -125,7 +144,7 @@ def test_phase_loop_returns_the_exchanged_rows(target):
     assert same_bits(y, want)
 
 
-@pytest.mark.parametrize("target", [None, *LEGAL_TARGETS], ids=lambda t: t or "sm_90a")
+@pytest.mark.parametrize("target", AS_WRITTEN_AND_FOLDED)
 def test_cluster_along_y_returns_the_exchanged_rows(target):
     """test_dsmem.CLUSTER_Y (a pair along y), as written and folded on a grid of (1, 16)."""
     x = values((256, 256), "f32", seed=zlib.crc32(b"cluster along y"))

@@ -7,6 +7,11 @@ extent a multiple of 16 bytes, but not of the box, so the boxes are clipped) lea
 sentinel untouched and the tensor exact; an illegal one (a dynamic extent that is not a
 multiple of 16 bytes) is refused with a ValueError before the launch and writes nothing.
 
+The device buffers (`__cuda_array_interface__`, PyTorch) need a GPU. A numpy buffer runs
+everywhere (without a GPU, under the interpreter): its view is copied in and back, so it
+checks the tensor and the refusal, but an overrun past the view cannot show in it (the
+sentinel after the tensor is checked all the same).
+
 `test_kernels_compile` needs no GPU: it compiles every kernel the GPU tests launch.
 """
 
@@ -24,13 +29,21 @@ import pytest
 from copy_tools import runtime
 from frontends import kernels
 from runtime.driver import call, device, synchronize
+from tests import device as test_device
 
 TARGET = "sm_90a"
 NUMPY = {"f32": np.float32, "f16": np.float16, "i8": np.int8}
 SPARE = 256
 """Sentinel bytes after the tensor in its buffer."""
 
-needs_gpu = pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here")
+ON_DEVICE = pytest.mark.skipif(
+    not test_device.GPU, reason="no CUDA driver or GPU here, and a device buffer needs one"
+)
+KINDS = [
+    pytest.param("cuda_array_interface", marks=ON_DEVICE),
+    pytest.param("torch", marks=ON_DEVICE),
+    "numpy",
+]
 
 
 def store_1d(n: int | None, dtype: str, box: int, reduce: str | None = None) -> str:
@@ -136,11 +149,29 @@ class TorchBuffer:
         del self.tensor
 
 
+class NumpyBuffer:
+    """A host buffer: the view is a numpy view of its first elements (the runtime copies it
+    in and back, or the interpreter runs on it)."""
+
+    def __init__(self, host: np.ndarray):
+        self.array = host.copy()
+
+    def view(self, shape: tuple[int, ...]) -> Any:
+        return self.array[: prod(shape)].reshape(shape)
+
+    def read(self) -> np.ndarray:
+        return self.array.copy()
+
+    def free(self) -> None:
+        pass
+
+
 @contextmanager
 def device_buffer(kind: str, host: np.ndarray) -> Iterator[Any]:
     if kind == "torch":
         pytest.importorskip("torch")
-    buffer = TorchBuffer(host) if kind == "torch" else CudaBuffer(host)
+    buffers = {"torch": TorchBuffer, "cuda_array_interface": CudaBuffer, "numpy": NumpyBuffer}
+    buffer = buffers[kind](host)
     try:
         yield buffer
     finally:
@@ -187,8 +218,7 @@ def test_kernels_compile():
 
 
 @pytest.mark.gpu
-@needs_gpu
-@pytest.mark.parametrize("kind", ["cuda_array_interface", "torch"])
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
 @pytest.mark.parametrize(("n", "dtype", "box"), LEGAL_1D, ids=str)
 def test_legal_1d_store_stays_inside(n, dtype, box, dynamic, kind):
@@ -198,16 +228,14 @@ def test_legal_1d_store_stays_inside(n, dtype, box, dynamic, kind):
 
 
 @pytest.mark.gpu
-@needs_gpu
-@pytest.mark.parametrize("kind", ["cuda_array_interface", "torch"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_legal_1d_reduction_stays_inside(kind):
     program = runtime.compile(store_1d(20, "f32", 16, reduce="add"))
     run_and_check(program, (20,), "f32", (2,), kind, seed=31, reduce=True)
 
 
 @pytest.mark.gpu
-@needs_gpu
-@pytest.mark.parametrize("kind", ["cuda_array_interface", "torch"])
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
 @pytest.mark.parametrize(("shape", "dtype", "tile"), LEGAL_2D, ids=str)
 def test_legal_2d_store_stays_inside(shape, dtype, tile, dynamic, kind):
@@ -217,8 +245,7 @@ def test_legal_2d_store_stays_inside(shape, dtype, tile, dynamic, kind):
 
 
 @pytest.mark.gpu
-@needs_gpu
-@pytest.mark.parametrize("kind", ["cuda_array_interface", "torch"])
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize(("n", "dtype"), ILLEGAL_1D, ids=str)
 def test_overrunning_dynamic_store_is_refused_before_launch(n, dtype, kind):
     program = runtime.compile(store_1d(None, dtype, box_of(dtype)))
@@ -227,20 +254,21 @@ def test_overrunning_dynamic_store_is_refused_before_launch(n, dtype, kind):
     with device_buffer(kind, before.copy()) as buffer:
         with pytest.raises(ValueError, match=r"expected argument 1 of store_1d, which a TMA"):
             program(x, buffer.view((n,)), grid=(1,))
-        synchronize()
+        if kind != "numpy":
+            synchronize()
         after = buffer.read()
     assert same_bits(after, before), "the refused launch wrote to the buffer"
 
 
 @pytest.mark.gpu
-@needs_gpu
-def test_overrunning_dynamic_2d_store_is_refused_before_launch():
+@pytest.mark.parametrize("kind", [KINDS[0], "numpy"])
+def test_overrunning_dynamic_2d_store_is_refused_before_launch(kind):
     # 3 floats a row: the extent, not the 12-byte row stride, is what the error names.
     program = runtime.compile(kernels.tma_copy((0, 0), "f32", (16, 16), dynamic=True))
     shape = (5, 3)
     x = random_bits(20, "f32", 6).reshape(5, 4)  # a legal source: only y is wrong
     before = buffer_for(shape, "f32", seed=5)
-    with device_buffer("cuda_array_interface", before.copy()) as buffer:
+    with device_buffer(kind, before.copy()) as buffer:
         with pytest.raises(ValueError, match=r"argument 1 .* multiple of 16 bytes, got 3 elem"):
             program(x, buffer.view(shape), grid=(1, 1))
         after = buffer.read()

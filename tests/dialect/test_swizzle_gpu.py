@@ -1,7 +1,8 @@
 """On a GPU (an H200 here): threads read what TMA wrote into swizzled SMEM, and TMA stores
 what threads wrote there, bit for bit, for every swizzle x {f32, f16, i8} x inner width
 {16 B, half span, span} and a two-slot ring (kernels in swizzle_kernels.py; test_swizzle.py
-compiles them where there is no GPU). Skipped, with the reason, where there is no GPU."""
+compiles them where there is no GPU). Without a GPU, under the interpreter, which places
+each element where the swizzle puts it."""
 
 from __future__ import annotations
 
@@ -12,12 +13,10 @@ import numpy as np
 import pytest
 
 from copy_tools import runtime
+from tests import device
 from tests.dialect.swizzle_kernels import Config, configs, module
 
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here"),
-]
+pytestmark = device.marks()
 
 NUMPY = {"f32": np.float32, "f16": np.float16, "i8": np.int8}
 UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32}

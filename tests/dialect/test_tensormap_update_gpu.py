@@ -5,8 +5,9 @@ block per tile that walks the groups, waiting for each load before it re-points)
 every group of several group lists (odd rows and columns, groups smaller than a tile) bit
 for bit, leaves the pool's padding and the space past the groups untouched, and gives the
 same result when the launch is issued again (each launch starts from the host-encoded
-map). Skipped where there is no GPU (test_tensormap_update.py compiles the same
-kernels)."""
+map). test_tensormap_update.py compiles the same kernels. Without a GPU, the copies run
+under the interpreter, which does not model tensor maps rewritten in the kernel yet (xfail);
+the relaunch of a prepared launch needs a GPU."""
 
 from __future__ import annotations
 
@@ -15,13 +16,12 @@ import pytest
 
 from copy_tools import runtime
 from frontends import kernels
+from interpreter import InterpretError
+from tests import device
 from tests.dialect.test_tensormap_update import CASES, TILE, case, module
 from tests.runtime.test_runtime_gpu import random, same_bits
 
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here"),
-]
+pytestmark = device.marks()
 
 SENTINEL = np.float32(-7.0)
 
@@ -37,6 +37,13 @@ def expected(src: np.ndarray, table) -> np.ndarray:
     return want
 
 
+@pytest.mark.xfail(
+    not device.GPU,
+    reason="interpreter: copy.tensormap_global and copy.tensormap_replace (a tensor map "
+    "rewritten in the kernel) are not modelled",
+    raises=InterpretError,
+    strict=True,
+)
 @pytest.mark.parametrize("persistent", [False, True], ids=["per_group", "persistent"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_grouped_copy_bit_exact(name, persistent):
@@ -55,6 +62,11 @@ def test_grouped_copy_bit_exact(name, persistent):
     assert same_bits(dst, expected(src, table))
 
 
+@pytest.mark.skipif(
+    not device.GPU,
+    reason="no CUDA driver or GPU here, and the interpreter runs whole calls, not a prepared "
+    "launch issued again",
+)
 def test_grouped_copy_relaunch_starts_from_the_host_map():
     name = "mixed"
     table, capacity, biggest = case(name)

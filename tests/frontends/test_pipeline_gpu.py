@@ -5,7 +5,11 @@ stage) and grids from one block to more blocks than tiles.
 Each launch runs in a child process under a watchdog: a kernel that hangs fails its test
 after LAUNCH_TIMEOUT_S (the child, and the GPU context with it, is killed; the next test gets
 a fresh child) instead of stalling the suite. Every kernel is also compiled here without a
-GPU (`test_every_case_compiles`), so that only the launches are left to the GPU."""
+GPU (`test_every_case_compiles`), so that only the launches are left to the GPU.
+
+Without a GPU, the launches run in this process under the interpreter (a hang is its P6
+violation, not a stall), on smaller shapes of the same tiles (SMALL_KERNELS: 4 to 20 tiles,
+so that one block walks several laps of the smaller rings) and 1, 2, 3 and 6 stages."""
 
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import pytest
 from copy_tools import runtime
 from facts.abi import ModuleAbi
 from frontends import kernels
+from tests import device
 
 LAUNCH_TIMEOUT_S = 20.0
 """A correct launch takes milliseconds; the first in a child also loads the module."""
@@ -38,18 +43,28 @@ KERNELS = {
     "f16-256x512-32x64": ((256, 512), "f16", (32, 64), (3, 100)),
     "bf16-192x256-64x64": ((192, 256), "bf16", (64, 64), (1, 13)),
 }
+SMALL_KERNELS = {
+    # The interpreted twins: the same tiles on a few of them, grids of one block, a few, and
+    # more blocks than tiles.
+    "i16-300x192-100x48": ((300, 192), "i16", (100, 48), (1, 5)),
+    "i16-320x192-64x48": ((320, 192), "i16", (64, 48), (1, 7)),
+    "i16-300x256-100x64": ((300, 256), "i16", (100, 64), (1, 5, 16)),
+    "f32-128x96-64x32": ((128, 96), "f32", (64, 32), (1, 5)),
+    "f16-96x128-32x64": ((96, 128), "f16", (32, 64), (3, 8)),
+    "bf16-128x128-64x64": ((128, 128), "bf16", (64, 64), (1, 3)),
+}
 STAGES = range(1, 7)
 CASES = [
     pytest.param(name, stages, grid, id=f"{name}-s{stages}-g{grid}")
-    for name, (_, _, _, grids) in KERNELS.items()
-    for stages in STAGES
+    for name, (_, _, _, grids) in device.shapes(KERNELS, SMALL_KERNELS).items()
+    for stages in device.shapes(STAGES, [1, 2, 3, 6])
     for grid in grids
 ]
 
 
 @cache
 def compiled(name: str, stages: int) -> runtime.Program:
-    shape, dtype, tile, _ = KERNELS[name]
+    shape, dtype, tile, _ = {**KERNELS, **SMALL_KERNELS}[name]
     return runtime.compile(kernels.tma_copy_pipelined(shape, dtype, tile, stages=stages))
 
 
@@ -169,16 +184,18 @@ def test_every_case_compiles(name, stages):
 
 @pytest.mark.parametrize(("name", "stages", "grid"), CASES)
 @pytest.mark.gpu
-@pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here")
 def test_pipelined_copy_is_bit_exact(watchdog, name, stages, grid):
-    shape, dtype, _, _ = KERNELS[name]
+    shape, dtype, _, _ = {**KERNELS, **SMALL_KERNELS}[name]
     x = random_bits(shape, dtype, seed=zlib.crc32(f"{name}-{stages}-{grid}".encode()))
     y = x.copy()
     unsigned(y)[...] = ~unsigned(x)  # poisoned: every element differs from x
     program = compiled(name, stages)
-    try:
-        y = watchdog.call(launch, program.cubin, program.abi, x, y, (grid,))
-    except Hung as exc:
-        pytest.fail(f"{name} with {stages} stages on {grid} blocks hangs: {exc}")
+    if not device.GPU:
+        program(x, y, grid=(grid,))  # interpreted: a hang is a P6 KernelViolation
+    else:
+        try:
+            y = watchdog.call(launch, program.cubin, program.abi, x, y, (grid,))
+        except Hung as exc:
+            pytest.fail(f"{name} with {stages} stages on {grid} blocks hangs: {exc}")
     wrong = int(np.count_nonzero(unsigned(y) != unsigned(x)))
     assert wrong == 0, f"{wrong} of {x.size} elements differ"

@@ -14,7 +14,9 @@ Two checks per launch, each its own test:
 
 Launches run in a child process under the watchdog of test_pipeline_gpu (a hang fails its
 test instead of stalling the suite). y starts as NaN, so a row never written fails both.
-The CPU side (tests/frontends/test_ws_row_sum.py) compiles every case here without a GPU."""
+The CPU side (tests/frontends/test_ws_row_sum.py) compiles every case here without a GPU.
+Without a GPU, the launches run in this process under the interpreter (a hang is its P6
+violation), on the smaller cases of SMALL_CASES (the same tiles, warps and stages)."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ import pytest
 
 from copy_tools import runtime
 from frontends import kernels
+from tests import device
 from tests.frontends.test_pipeline_gpu import Hung, Watchdog
 
 
@@ -67,6 +70,22 @@ CASES = [
     Case("f32-3x4-2x32-s1", (3, 4), "f32", (2, 32), 1, 4, (1, 4)),
 ]
 
+SMALL_CASES = [
+    # The interpreted twins of CASES. 4 bands (the last of 8 rows), 2 column tiles (the
+    # last of 72 columns): fewer bands than blocks on 5, all on one, 2 on each of 2.
+    Case("f32-200x200-64x128", (200, 200), "f32", (64, 128), 4, 4, (5, 1, 2)),
+    # 4 bands: one band per block on 4 blocks; on 8, half the blocks have none.
+    Case("f32-256x256-64x128", (256, 256), "f32", (64, 128), 4, 4, (4, 8)),
+    # 6 bands on 4 blocks (2, 2, 1, 1), 2 stages.
+    Case("f32-384x256-64x128-s2", (384, 256), "f32", (64, 128), 2, 4, (4,)),
+    # 125-row bands over 4 consumer warps; 3 bands, the last of 10 rows.
+    Case("f32-260x256-125x128-s3", (260, 256), "f32", (125, 128), 3, 4, (2,)),
+    Case("bf16-130x264-64x128", (130, 264), "bf16", (64, 128), 4, 4, (3,)),
+    Case("f16-130x264-10x64-w3-s2", (130, 264), "f16", (10, 64), 2, 3, (3, 16)),
+    Case("f32-300x96-125x32-w5-s1", (300, 96), "f32", (125, 32), 1, 5, (2, 1)),
+    Case("f32-3x4-2x32-s1", (3, 4), "f32", (2, 32), 1, 4, (1, 4)),
+]
+
 U = 2.0**-24
 """The unit roundoff of f32."""
 
@@ -78,7 +97,7 @@ def numpy_dtype(name: str) -> Any:
 
 
 def case_named(name: str) -> Case:
-    return next(c for c in CASES if c.id == name)
+    return next(c for c in [*CASES, *SMALL_CASES] if c.id == name)
 
 
 @cache
@@ -111,9 +130,13 @@ _RESULTS: dict[tuple[str, int], np.ndarray] = {}
 def row_sums(watchdog: Watchdog, name: str, blocks: int) -> np.ndarray:
     key = (name, blocks)
     if key not in _RESULTS:
+        x = inputs(name)  # first: a bf16 case without ml_dtypes skips before compiling
         p = program(name)
-        x = inputs(name)
         y = np.full(x.shape[0], np.nan, dtype=np.float32)
+        if not device.GPU:
+            p(x, y, grid=kernels.ws_grid(blocks))  # interpreted: a hang is a P6 violation
+            _RESULTS[key] = y
+            return y
         try:
             _RESULTS[key] = watchdog.call(launch, p.cubin, p.abi, x, y, kernels.ws_grid(blocks))
         except Hung as exc:
@@ -143,12 +166,13 @@ def watchdog():
     dog.close()
 
 
-PARAMS = [pytest.param(c.id, g, id=f"{c.id}-g{g}") for c in CASES for g in c.grids]
-
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here"),
+PARAMS = [
+    pytest.param(c.id, g, id=f"{c.id}-g{g}")
+    for c in device.shapes(CASES, SMALL_CASES)
+    for g in c.grids
 ]
+
+pytestmark = device.marks()
 
 
 @pytest.mark.parametrize(("name", "blocks"), PARAMS)

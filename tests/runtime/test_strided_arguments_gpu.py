@@ -1,9 +1,9 @@
-"""On a GPU (an H200 here): kernels whose GMEM arguments have a strided layout (rows padded to
-a pitch, `strided<[pitch, 1]>`) run on views of padded arrays, numpy (copied in as the span
-they cover, copied back element by element) and PyTorch (in place): a cp.async copy, thread
-accesses and TMA copies, each matching numpy bit for bit, and leaving every element of the
-padded arrays outside the views (the padding, filled with a sentinel) untouched. Skipped,
-with the reason, where there is no GPU."""
+"""On a GPU (an H200 here), or on the CPU under the interpreter: kernels whose GMEM
+arguments have a strided layout (rows padded to a pitch, `strided<[pitch, 1]>`) run on views
+of padded arrays, numpy (copied in as the span they cover, copied back element by element)
+and PyTorch (in place, on a GPU only): a cp.async copy, thread accesses and TMA copies, each
+matching numpy bit for bit, and leaving every element of the padded arrays outside the views
+(the padding, filled with a sentinel) untouched."""
 
 from __future__ import annotations
 
@@ -13,12 +13,10 @@ import numpy as np
 import pytest
 
 from copy_tools import runtime
+from tests import device
 from tests.runtime.test_runtime_gpu import random, same_bits
 
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(not runtime.gpu_available(), reason="no CUDA driver or GPU here"),
-]
+pytestmark = device.marks()
 
 TARGET = "sm_90a"
 ROWS, COLS = 130, 60
@@ -166,7 +164,18 @@ def launch(name: str, kind: str, start: int) -> tuple[np.ndarray, np.ndarray, np
 
 
 @pytest.mark.parametrize("start", [0, 4], ids=lambda n: f"start{n}")
-@pytest.mark.parametrize("kind", ["numpy", "torch"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "numpy",
+        pytest.param(
+            "torch",
+            marks=pytest.mark.skipif(
+                not device.GPU, reason="PyTorch views on the device need a GPU"
+            ),
+        ),
+    ],
+)
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_a_strided_argument_takes_a_view_of_a_padded_array(name, kind, start):
     values, x_padded, y_padded = launch(name, kind, start)
