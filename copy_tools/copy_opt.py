@@ -50,6 +50,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from copy_tools import opt_interpret
 from copy_tools.diagnostics import (
     SPLIT_MARKER,
     Chunk,
@@ -155,6 +156,7 @@ class CopyOptMain(xDSLOptMain):
             sys.stdout.write(list_passes(self.available_passes))
             raise SystemExit(0)
         check_arguments(self.args, self.available_targets, self.available_passes)
+        opt_interpret.check_arguments(self.args)
         self.ctx.allow_unregistered = self.args.allow_unregistered_dialect
         self.timing = Timing() if self.args.mlir_timing else None
         self.printing = IRPrinting(
@@ -177,6 +179,7 @@ class CopyOptMain(xDSLOptMain):
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
         add_arguments(arg_parser)
+        opt_interpret.add_arguments(arg_parser)
 
     def register_all_targets(self):
         super().register_all_targets()
@@ -278,6 +281,11 @@ class CopyOptMain(xDSLOptMain):
         self._last_leaf = next(reversed(list(leaves(self.pipeline.nodes))), None)
         result.diagnostics.extend(self._run_nodes(self.pipeline.nodes, [module], module, ()))
         if result.has_errors:
+            return result
+        if self.args.interpret:
+            diagnostics, report = opt_interpret.interpret(module, self.args, fallback)
+            result.diagnostics.extend(diagnostics)
+            result.output = report
             return result
         output: list[str] = []
 

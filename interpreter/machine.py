@@ -250,6 +250,9 @@ class Machine:
         self.ctas: list[Cta] = []
         self.grid: tuple[int, int, int] = (1, 1, 1)
         self.cluster: tuple[int, int, int] = (1, 1, 1)
+        self.maps: dict[Any, dict[int, Any]] = {}
+        """The tensor-map workspaces in global memory, by the op that names them: shared by
+        every cluster of a run (`interpreter.ops_tensormap`)."""
         self.stopped = False
         """A rule broke that the run could not go on past (the exit checks are left out)."""
         self.cluster_barrier: Any = None

@@ -28,10 +28,40 @@ class GmemRef:
     """In storage dtype (bf16: uint16)."""
     type: MemRefType
     name: str
+    flat: np.ndarray | None = None
+    """The caller's array it lies in, flat (itself for an argument): what a tensor map's
+    global address points into."""
+    offset: int = 0
+    """Its first element's index in `flat`."""
+
+    def __post_init__(self) -> None:
+        if self.flat is None:
+            self.flat = self.array.reshape(-1)  # the caller's arrays are contiguous copies
 
     @property
     def element_type(self) -> Any:
         return self.type.element_type
+
+    def address(self, indices: list[int]) -> int:
+        """The index in `flat` of element `indices`."""
+        item = self.array.itemsize
+        return self.offset + sum(
+            i * s // item for i, s in zip(indices, self.array.strides, strict=True)
+        )
+
+
+def strided_view(
+    flat: np.ndarray, offset: int, sizes: list[int], strides: list[int]
+) -> np.ndarray | None:
+    """The view of `flat` from element `offset` with `sizes` and element `strides`; None
+    where it would reach outside `flat`."""
+    last = offset + sum((n - 1) * st for n, st in zip(sizes, strides, strict=True) if n > 0)
+    if offset < 0 or (min(sizes, default=1) > 0 and (last >= flat.size or last < 0)):
+        return None
+    item = flat.itemsize
+    return np.lib.stride_tricks.as_strided(
+        flat[offset:], shape=sizes, strides=[st * item for st in strides], writeable=True
+    )
 
 
 class Smem:

@@ -24,6 +24,7 @@ from interpreter.ops_barriers import BarrierGroup, executions
 from interpreter.ops_cluster import collective_group, log_remote, peer_object
 from interpreter.ops_roles import block_sync
 from interpreter.ops_std import handles
+from interpreter.ops_tensormap import map_array, track
 from interpreter.races import Access
 from interpreter.values import InterpretError, RuleBroken, storage_dtype, uniform
 
@@ -98,11 +99,10 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp, mask: np.ndarray) -> Step:
     g = op.geometry()
     if g.leader_tracked:
         raise InterpretError(op, f"a leader-tracked copy (a CTA pair's) {UNMODELLED}")
-    if op.map is not None:
-        raise InterpretError(op, f"a copy through a tensor map made in the kernel {UNMODELLED}")
     if predicated_off(agent, g, op, mask):
         return
-    gref = agent.get(g.gmem)
+    tmap = None if op.map is None else agent.get(op.map)
+    gref = agent.get(g.gmem) if tmap is None else map_array(agent, op, tmap)
     if not isinstance(gref, GmemRef):
         raise InterpretError(op, f"a copy of this GMEM ref {UNMODELLED}")
     origin = box_origin(agent, op, g.gmem_indices, mask)
@@ -114,6 +114,7 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp, mask: np.ndarray) -> Step:
     if not g.is_load:
         coords, inside = gmem_box(g, gref, origin)
         store(agent, op, g, gref, sref.slot_offsets(slot, g.issued_box), coords, inside, dtype)
+        track(tmap, agent.cta.machine.copies[-1])
         return
     split = g.multicast
     destinations, extra = [agent.cta], 0
@@ -125,6 +126,7 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp, mask: np.ndarray) -> Step:
     yield from load(
         agent, op, g, gref, slot, extra, destinations, coords, inside, dtype, issue, mask
     )
+    track(tmap, agent.cta.machine.copies[-1])
 
 
 def fill_value(g: Any, dtype: np.dtype) -> Any:
@@ -193,8 +195,8 @@ def load(
 
     def complete() -> None:
         values = np.full(inside.shape, fill_value(g, dtype), dtype=dtype)
-        safe = tuple(np.where(inside, c, 0) for c in coords)
-        values[inside] = gref.array[safe][inside]
+        if inside.any():  # (an array of no elements has none to read)
+            values[inside] = gref.array[tuple(c[inside] for c in coords)]
         for cta, offsets, mb in targets:
             write_smem(cta.smem, offsets, values, dtype)
             if mb is None:

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 
 from interpreter.machine import Agent, Step, run_block, yielded
-from interpreter.memory import GmemRef, SmemRef, read_smem, write_smem
+from interpreter.memory import GmemRef, SmemRef, read_smem, strided_view, write_smem
 from interpreter.races import Access
 from interpreter.values import (
     InterpretError,
@@ -560,19 +560,18 @@ def reinterpret_cast(agent: Agent, op: memref.ReinterpretCastOp, mask: np.ndarra
     (offset,) = mixed(agent, op, op.static_offsets, op.offsets, mask, "the view's offset")
     sizes = mixed(agent, op, op.static_sizes, op.sizes, mask, "the view's sizes")
     strides = mixed(agent, op, op.static_strides, op.strides, mask, "the view's strides")
-    flat = source.array.reshape(-1)  # the caller's arrays are contiguous copies
-    last = offset + sum((n - 1) * st for n, st in zip(sizes, strides, strict=True) if n > 0)
-    if offset < 0 or (min(sizes, default=1) > 0 and last >= flat.size):
-        raise InterpretError(
-            op,
-            f"views elements {offset}..{last} of an array of {flat.size}: out of bounds",
-            note="check the view's offset, sizes and strides against the array it views",
-        )
-    item = flat.itemsize
-    view = np.lib.stride_tricks.as_strided(
-        flat[offset:], shape=sizes, strides=[st * item for st in strides], writeable=True
+    assert source.flat is not None
+    start = source.offset + offset
+    view = strided_view(source.flat, start, sizes, strides)
+    if view is None:
+        raise RuleBroken(
+            op, "bounds",
+            f"views elements from {start} with sizes {sizes} and strides {strides} of an "
+            f"array of {source.flat.size}: out of bounds",
+        )  # fmt: skip
+    agent.env[op.result] = GmemRef(
+        view, op.result.type, f"a view of {source.name}", source.flat, start
     )
-    agent.env[op.result] = GmemRef(view, op.result.type, f"a view of {source.name}")
 
 
 @handles(memref.DimOp)

@@ -148,12 +148,14 @@ def run(
     values = bind(fn, copies)
     violations: list[Violation] = []
     sched = Schedule(schedule, seed)
+    maps: dict[Any, dict[int, Any]] = {}  # global memory: every cluster's
     old = np.seterr(all="ignore")
     try:
         ranges = [range(g // c) for g, c in zip(grid, cluster, strict=True)]
         chosen = itertools.product(*reversed(ranges))
         for z, y, x in itertools.islice(chosen, clusters):
             machine = Machine(sched, max_steps)
+            machine.maps = maps
             machine.grid, machine.cluster = grid, cluster
             body = fn.body.blocks[0]
             for rank, (lz, ly, lx) in enumerate(itertools.product(*map(range, reversed(cluster)))):
