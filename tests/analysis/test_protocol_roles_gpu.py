@@ -8,8 +8,7 @@ CPU twin (test_protocol_roles.py) compiles the same kernels.
 Interpreted (no GPU), each kernel copies the first 16th of its tiles (its `%total`
 constant cut to a 16th: the first 64 rows of x; one block walks 2 or 4 laps of its ring),
 on grids of 1, 3 and 20 blocks (the last with blocks that have no tile): those rows must be
-x's bits, and every other row of y left as it was. The spin-loop kernel's scf.while fails
-in the interpreter yet (xfail)."""
+x's bits, and every other row of y left as it was."""
 
 from __future__ import annotations
 
@@ -29,14 +28,6 @@ SHAPE = (1024, 1024)
 SHARE = 1 if device.GPU else 16
 """The kernels copy 1 / SHARE of their tiles (their rows of x, from the first)."""
 TOTAL = re.compile(r"%total = arith.constant (\d+) : index")
-SCF_WHILE = pytest.mark.xfail(
-    not device.GPU,
-    reason="interpreter: scf.while reads its scf.condition's forwarded values as "
-    "`.arguments`, which xDSL names `.args` (AttributeError)",
-    raises=AttributeError,
-    strict=True,
-)
-NAMES = [pytest.param(n, marks=SCF_WHILE) if n == "ws_copy_spin" else n for n in KERNELS]
 
 
 @cache
@@ -49,7 +40,7 @@ def compiled(name: str) -> runtime.Program:
 
 
 @pytest.mark.parametrize("blocks", device.shapes([1, 3, 132], [1, 3, 20]))
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", KERNELS)
 def test_protocol_roles_kernel_copies(name, blocks):
     program = compiled(name)
     rng = np.random.default_rng(blocks)

@@ -6,9 +6,8 @@ pool's padding and the space between and past the groups untouched: 16-byte alig
 (16-byte chunks), pitches of 8 bytes' alignment (8-byte chunks), odd offsets and pitches
 (4-byte chunks, or, for 2-byte elements, the element loop), groups smaller than a tile; on
 a cp.async group and on an mbarrier. sm_80 and sm_86 PTX runs assembled for sm_90
-(`runtime.compile(..., arch="sm_90")`). test_gmem_views.py compiles the same kernels.
-Without a GPU, under the interpreter, which does not model memref.reinterpret_cast yet
-(xfail)."""
+(`runtime.compile(..., arch="sm_90")`). test_gmem_views.py compiles the same kernels;
+without a GPU, they run under the interpreter."""
 
 from __future__ import annotations
 
@@ -19,22 +18,12 @@ import pytest
 
 from copy_tools import runtime
 from frontends import kernels
-from interpreter import InterpretError
 from tests import device
 from tests.dialect.test_gmem_views import TILE, VIEW_CASES, biggest, view_table
 from tests.runtime.test_runtime_gpu import DYNAMIC_CP_ASYNC as TARGET_DTYPES
 from tests.runtime.test_runtime_gpu import poisoned, random, same_bits
 
-pytestmark = [
-    *device.marks(),
-    pytest.mark.xfail(
-        not device.GPU,
-        reason="interpreter: memref.reinterpret_cast (a GMEM view made in the kernel) is not "
-        "modelled",
-        raises=InterpretError,
-        strict=True,
-    ),
-]
+pytestmark = device.marks()
 
 
 def expected(src: np.ndarray, dst: np.ndarray, table) -> np.ndarray:

@@ -9,9 +9,8 @@ against numpy at several sizes (odd and tail ones included):
 - inval and reinit of a barrier, whose second life waits on parity 0 again, with a
   nocomplete arrival: y = x.
 
-The CPU twin (test_mbarrier_ops.py) proves and compiles the same kernels. Without a GPU,
-under the interpreter, which orders one agent's threads only by block and named barriers
-yet, not by a phase whose bytes they complete (complete_tx: xfail)."""
+The CPU twin (test_mbarrier_ops.py) proves and compiles the same kernels; without a GPU,
+they run under the interpreter."""
 
 from __future__ import annotations
 
@@ -19,7 +18,6 @@ import numpy as np
 import pytest
 
 from copy_tools import runtime
-from interpreter import KernelViolation
 from tests import device
 from tests.dialect.mbarrier_kernels import (
     TILE_ROWS,
@@ -40,14 +38,6 @@ from tests.runtime.test_runtime_gpu import random, same_bits
 pytestmark = device.marks()
 
 
-@pytest.mark.xfail(
-    not device.GPU,
-    reason="interpreter: threads of one agent are ordered only by block and named barriers, "
-    "not by an mbarrier phase they complete (copy.barrier_complete_tx) and then wait on: a "
-    "false P3 on the neighbour's SMEM element",
-    raises=KernelViolation,
-    strict=True,
-)
 @pytest.mark.parametrize("issuer", ["threads", "warps"])
 @pytest.mark.parametrize("n", COMPLETE_TX_SIZES)
 def test_complete_tx_releases_thread_writes(n, issuer):
