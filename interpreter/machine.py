@@ -247,6 +247,9 @@ class Machine:
         """The copies issued and not yet complete, oldest first."""
         self.violations: list[Violation] = []
         self.max_steps = max_steps
+        self.max_ops = 100 * max_steps
+        """Ops run, at most (a loop that never yields, a trip count too large)."""
+        self.ops = 0
         self.ctas: list[Cta] = []
         self.grid: tuple[int, int, int] = (1, 1, 1)
         self.cluster: tuple[int, int, int] = (1, 1, 1)
@@ -351,7 +354,11 @@ def run_block(agent: Agent, block: Block, mask: np.ndarray) -> Step:
     `agent.env` under the terminator (`yielded`)."""
     from interpreter.dispatch import HANDLERS
 
+    machine = agent.cta.machine
     for op in block.ops:
+        machine.ops += 1
+        if machine.ops > machine.max_ops:
+            raise InterpretError(op, f"ran {machine.max_ops} ops without finishing")
         if agent.unwaited and any(v in agent.unwaited for v in op.operands):
             agent.cta.machine.report(
                 "P11", op,

@@ -134,6 +134,15 @@ def element_bytes(offsets: np.ndarray, size: int) -> np.ndarray:
     return (np.asarray(offsets, dtype=np.int64).reshape(-1)[:, None] + np.arange(size)).reshape(-1)
 
 
+def units(offsets: np.ndarray, size: int, unit: int) -> np.ndarray:
+    """The `unit`-byte units (sorted, unique) that elements of `size` bytes at `offsets`
+    touch."""
+    flat = np.asarray(offsets, dtype=np.int64).reshape(-1)
+    if size > unit:
+        flat = (flat[:, None] + np.arange(0, size, unit)).reshape(-1)
+    return np.unique(flat // unit)
+
+
 def read_smem(smem: Smem, offsets: np.ndarray, dtype: np.dtype) -> np.ndarray:
     raw = smem.bytes[element_bytes(offsets, dtype.itemsize)]
     return raw.view(dtype).reshape(np.shape(offsets))

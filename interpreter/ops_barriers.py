@@ -21,7 +21,7 @@ from interpreter.machine import WARP, Agent, Cta, Step, Wait
 from interpreter.ops_cluster import cluster_sync
 from interpreter.ops_std import handles, set_result
 from interpreter.races import Clock, join
-from interpreter.values import InterpretError, RuleBroken, uniform
+from interpreter.values import RuleBroken, uniform
 
 
 class Mbarrier:
@@ -136,7 +136,7 @@ def barrier(agent: Agent, op: Operation, group: Any, index: Any, mask: np.ndarra
     assert isinstance(value, BarrierGroup)
     mb = value.at(agent, op, index, mask)
     if not mb.valid:
-        raise InterpretError(op, f"uses {mb.name} after copy.barrier_inval and before a reinit")
+        raise RuleBroken(op, "MB8", f"uses {mb.name} after copy.barrier_inval and before a reinit")
     return mb
 
 

@@ -14,7 +14,7 @@ from xdsl.ir import Operation, SSAValue
 
 from copy_dialect import ops as copy
 from interpreter.machine import Agent, Cta, Step, Transfer, Wait
-from interpreter.memory import SmemRef, element_bytes, read_smem, write_smem
+from interpreter.memory import SmemRef, read_smem, units, write_smem
 from interpreter.ops_roles import NamedBarrier, block_sync
 from interpreter.ops_std import handles, smem_offsets_of
 from interpreter.races import Access, join
@@ -86,11 +86,18 @@ def peer_barrier(
 
 
 def log_remote(
-    agent: Agent, op: Operation, cta: Cta, offsets: np.ndarray, size: int, epoch: Any
+    agent: Agent,
+    op: Operation,
+    cta: Cta,
+    offsets: np.ndarray,
+    size: int,
+    epoch: Any,
+    unit: int = 4,
 ) -> None:
+    """A write into `cta`'s SMEM by this CTA's copy or DSMEM op, in the units it moves."""
     access = Access(
-        True, True, np.unique(element_bytes(offsets, size)), None, epoch, agent, None, op,
-        f"CTA {agent.cta.rank}'s DSMEM write",
+        True, True, units(offsets, size, unit), None, epoch, agent, None, op,
+        f"CTA {agent.cta.rank}'s DSMEM write", unit=unit,
     )  # fmt: skip
     agent.cta.machine.races(cta.smem.log.check(access, agent.clock), cta)
 
@@ -157,7 +164,7 @@ def peer_copy(agent: Agent, op: copy.PeerCopyOp, mask: np.ndarray) -> Step:
     epoch = (mb.component, mb.phase + 1)
     from interpreter.ops_copies import log_async
 
-    log_async(agent, op, src_offsets, dtype.itemsize, False, epoch)
+    log_async(agent, op, src_offsets, dtype.itemsize, False, epoch)  # a bulk copy: 16 bytes
     log_remote(agent, op, cta, dst_offsets, dtype.itemsize, epoch)
     issue = agent.release()
     nbytes = dst_offsets.size * dtype.itemsize

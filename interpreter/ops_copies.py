@@ -19,7 +19,7 @@ from xdsl.ir import Operation
 from copy_dialect import ops as copy
 from copy_dialect.attributes import Implementation, OOBMode, ReductionKind
 from interpreter.machine import Agent, Cta, Step, Transfer, Wait
-from interpreter.memory import GmemRef, SmemRef, element_bytes, read_smem, write_smem
+from interpreter.memory import GmemRef, SmemRef, read_smem, units, write_smem
 from interpreter.ops_barriers import BarrierGroup, executions
 from interpreter.ops_cluster import collective_group, log_remote, peer_object
 from interpreter.ops_roles import block_sync
@@ -74,12 +74,19 @@ def slot_of(agent: Agent, op: Operation, g: Any, ref: SmemRef, mask: np.ndarray)
 
 
 def log_async(
-    agent: Agent, op: Operation, offsets: np.ndarray, size: int, write: bool, epoch: Any
+    agent: Agent,
+    op: Operation,
+    offsets: np.ndarray,
+    size: int,
+    write: bool,
+    epoch: Any,
+    unit: int = 16,
 ) -> None:
-    byte_offsets = np.unique(element_bytes(offsets, size))
+    """The SMEM an async copy will write or read, in the units it moves (16 bytes for TMA
+    and bulk copies, 4 for cp.async's smallest chunk)."""
     access = Access(
-        write, True, byte_offsets, None, epoch, agent, None, op,
-        f"the async copy {'writes' if write else 'reads'}",
+        write, True, units(offsets, size, unit), None, epoch, agent, None, op,
+        f"the async copy {'writes' if write else 'reads'}", unit=unit,
     )  # fmt: skip
     agent.cta.machine.races(agent.cta.smem.log.check(access, agent.clock), agent.cta)
 
@@ -188,10 +195,11 @@ def load(
             own.arrive(op, made, issue, g.credited_bytes)
     for cta, offsets, mb in targets:
         here = epoch if mb is None else (mb.component, mb.phase + 1)
+        unit = 4 if cp_async else 16
         if cta is agent.cta:
-            log_async(agent, op, offsets, dtype.itemsize, True, here)
+            log_async(agent, op, offsets, dtype.itemsize, True, here, unit)
         else:
-            log_remote(agent, op, cta, offsets, dtype.itemsize, here)
+            log_remote(agent, op, cta, offsets, dtype.itemsize, here, unit)
 
     def complete() -> None:
         values = np.full(inside.shape, fill_value(g, dtype), dtype=dtype)

@@ -78,7 +78,9 @@ def constant(agent: Agent, op: arith.ConstantOp, mask: np.ndarray) -> None:
     if isinstance(value, IntegerAttr | FloatAttr):
         set_result(agent, op, value.value.data)
         return
-    raise InterpretError(op, f"runs scalar constants only, got {value}")
+    raise InterpretError(
+        op, f"a constant {value} is not modelled by the interpreter (scalars only)"
+    )
 
 
 BINARY: dict[type[Operation], Callable[[Value, Value], Value]] = {
@@ -209,10 +211,16 @@ def select(agent: Agent, op: arith.SelectOp, mask: np.ndarray) -> None:
 def convert(agent: Agent, op: Operation, mask: np.ndarray) -> None:
     x = agent.get(op.operands[0])
     t = result_type(op)
-    if isinstance(op, arith.TruncIOp):
-        x = np.asarray(x).astype(register_dtype(t))
-    elif isinstance(op, arith.FPToSIOp | arith.FPToUIOp):
+    if isinstance(op, arith.FPToSIOp | arith.FPToUIOp):
         x = np.trunc(x)
+    if (
+        isinstance(t, IntegerType)
+        and t.width.data == 1
+        and isinstance(op, arith.IndexCastOp | arith.TruncIOp)
+    ):
+        x = (np.asarray(x).astype(np.int64) & 1).astype(bool)  # truncation keeps bit 0
+    elif isinstance(op, arith.TruncIOp | arith.IndexCastOp) and isinstance(t, IntegerType):
+        x = np.asarray(x).astype(np.int64).astype(register_dtype(t))  # wraps, as truncation
     set_result(agent, op, x)
 
 
@@ -431,7 +439,7 @@ def load(agent: Agent, op: memref.LoadOp, mask: np.ndarray) -> Step | None:
         return None
     if isinstance(ref, SmemRef):
         return smem_load(agent, op, ref, idx, mask)
-    raise InterpretError(op, "loads from a ref the interpreter does not model")
+    raise InterpretError(op, "a load from this ref is not modelled by the interpreter")
 
 
 def smem_offsets_of(ref: SmemRef, idx: list[Value], width: int, threads: int) -> np.ndarray:
@@ -511,7 +519,7 @@ def store(agent: Agent, op: memref.StoreOp, mask: np.ndarray) -> Step | None:
         return None
     if isinstance(ref, SmemRef):
         return smem_store(agent, op, ref, idx, value, mask)
-    raise InterpretError(op, "stores to a ref the interpreter does not model")
+    raise InterpretError(op, "a store to this ref is not modelled by the interpreter")
 
 
 def smem_store(
@@ -556,7 +564,9 @@ def reinterpret_cast(agent: Agent, op: memref.ReinterpretCastOp, mask: np.ndarra
     elements, checked to lie inside them."""
     source = agent.get(op.source)
     if not isinstance(source, GmemRef):
-        raise InterpretError(op, "views only GMEM arrays")
+        raise InterpretError(
+            op, "a view of anything but a GMEM array is not modelled by the interpreter"
+        )
     (offset,) = mixed(agent, op, op.static_offsets, op.offsets, mask, "the view's offset")
     sizes = mixed(agent, op, op.static_sizes, op.sizes, mask, "the view's sizes")
     strides = mixed(agent, op, op.static_strides, op.strides, mask, "the view's strides")

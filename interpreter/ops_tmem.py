@@ -128,7 +128,9 @@ def load(agent: Agent, op: copy.TmemLoadOp, mask: np.ndarray) -> Step:
     t = op.result.type
     dtype = storage_dtype(t)
     if dtype.itemsize != 4:
-        raise InterpretError(op, f"loads {t}: the interpreter runs 32-bit TMEM registers only")
+        raise InterpretError(
+            op, f"a TMEM load of {t} is not modelled by the interpreter (32-bit registers only)"
+        )
     values = np.zeros((agent.cta.threads, lanes.shape[1]), np.uint32)
     values[threads] = ref.tmem.cells[lanes, cols]
     set_result(agent, op, values.view(dtype))
@@ -144,7 +146,9 @@ def store(agent: Agent, op: copy.TmemStoreOp, mask: np.ndarray) -> Step:
     threads, lanes, cols = cells(agent, op, ref, op.column, mask)
     value = np.asarray(agent.get(op.value))
     if value.dtype.itemsize != 4:
-        raise InterpretError(op, "the interpreter runs 32-bit TMEM registers only")
+        raise InterpretError(
+            op, "a TMEM store of other than 32-bit registers is not modelled by the interpreter"
+        )
     value = np.broadcast_to(value, (agent.cta.threads, lanes.shape[1]))
     ref.tmem.cells[lanes, cols] = np.ascontiguousarray(value[threads]).view(np.uint32)
     agent.tmem_stores.append(op)
@@ -169,7 +173,9 @@ def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: np.ndarray) -> Step:
     assert isinstance(src, SmemRef)
     rows = src.shape[0]
     if rows != LANES:
-        raise InterpretError(op, f"copies {rows} rows: the interpreter runs 128-lane copies only")
+        raise InterpretError(
+            op, f"a tcgen05.cp of {rows} rows is not modelled by the interpreter (128 lanes only)"
+        )
     start = int(uniform(agent.get(op.column), mask, op, "the TMEM column"))
     dtype = storage_dtype(src.element_type)
     per_row = src.shape[1] * dtype.itemsize // 4

@@ -25,7 +25,7 @@ from interpreter.values import InterpretError, lanes, to_register, to_storage, u
 def width_of(op: Operation, t: object) -> int:
     shape = t.get_shape()  # type: ignore[attr-defined]
     if len(shape) != 1:
-        raise InterpretError(op, f"runs 1-D vectors only, got {t}")
+        raise InterpretError(op, f"{t} is not modelled by the interpreter (1-D vectors only)")
     return int(shape[0])
 
 
@@ -53,7 +53,7 @@ def load(agent: Agent, op: vector.LoadOp, mask: np.ndarray) -> Step | None:
         values = ref.array[gmem_indices(agent, ref, idx, width, mask, op)]
         set_result(agent, op, to_register(ref.element_type, values))
         return None
-    raise InterpretError(op, "loads from a ref the interpreter does not model")
+    raise InterpretError(op, "a load from this ref is not modelled by the interpreter")
 
 
 @handles(vector.StoreOp)
@@ -70,7 +70,7 @@ def store(agent: Agent, op: vector.StoreOp, mask: np.ndarray) -> Step | None:
         data = np.broadcast_to(value, (agent.cta.threads, width))
         ref.array[tuple(i[active] for i in full)] = data[active]
         return None
-    raise InterpretError(op, "stores to a ref the interpreter does not model")
+    raise InterpretError(op, "a store to this ref is not modelled by the interpreter")
 
 
 @handles(vector.BroadcastOp)

@@ -55,7 +55,7 @@ class Access:
     asynchronous: bool
     """By the async proxy (a TMA or bulk copy, a cp.async copy)."""
     offsets: np.ndarray
-    """The bytes, as offsets in the CTA's SMEM, sorted."""
+    """The bytes, as offsets in the CTA's SMEM in `unit`s, sorted and unique."""
     threads: np.ndarray | None
     """For a thread access: the thread of each byte (same order); None for a copy."""
     epoch: Epoch
@@ -66,12 +66,22 @@ class Access:
     op: Any
     what: str
     fenced: bool = False
+    unit: int = 1
+    """Bytes per offset: 1 for threads' accesses; 4 or 16 for a copy's (the chunks a cp.async
+    or a TMA copy moves are whole 4- or 16-byte units), which keeps its sets small."""
     lo: int = field(init=False)
     hi: int = field(init=False)
 
     def __post_init__(self) -> None:
-        self.lo = int(self.offsets[0]) if self.offsets.size else 0
-        self.hi = int(self.offsets[-1]) + 1 if self.offsets.size else 0
+        u = self.unit
+        self.lo = int(self.offsets[0]) * u if self.offsets.size else 0
+        self.hi = (int(self.offsets[-1]) + 1) * u if self.offsets.size else 0
+
+    def in_units(self, unit: int) -> np.ndarray:
+        """Its offsets in units of `unit` (coarser than its own, or its own)."""
+        if unit == self.unit:
+            return self.offsets
+        return np.unique(self.offsets * self.unit // unit)
 
 
 @dataclass(frozen=True)
@@ -88,6 +98,16 @@ def rule_of(earlier: Access, later: Access) -> str:
     if earlier.asynchronous and not earlier.write and not later.asynchronous and later.write:
         return "P2"
     return "P3"
+
+
+def covers(later: Access, earlier: Access) -> bool:
+    """Whether `later` accesses every byte `earlier` does (units nest: 1 | 4 | 16)."""
+    eu, lu = earlier.unit, later.unit
+    if lu >= eu:
+        needed = earlier.offsets * eu // lu
+    else:
+        needed = (earlier.offsets[:, None] * (eu // lu) + np.arange(eu // lu)).reshape(-1)
+    return bool(np.isin(needed, later.offsets).all())
 
 
 class AccessLog:
@@ -110,7 +130,7 @@ class AccessLog:
             race = self._conflict(earlier, access, clock)
             if race is not None:
                 races.append(race)
-            elif access.write and np.isin(earlier.offsets, access.offsets).all():
+            elif access.write and covers(access, earlier):
                 superseded.append(earlier)  # a later access races with this write first
         if superseded:
             dropped = set(map(id, superseded))
@@ -120,11 +140,14 @@ class AccessLog:
         return races
 
     def _conflict(self, earlier: Access, later: Access, clock: Clock) -> Race | None:
+        unit = max(earlier.unit, later.unit)
         common, ei, li = np.intersect1d(
-            earlier.offsets, later.offsets, assume_unique=True, return_indices=True
-        )
+            earlier.in_units(unit), later.in_units(unit), assume_unique=True,
+            return_indices=True,
+        )  # fmt: skip
         if common.size == 0:
             return None
+        common = common * unit
         if earlier.agent is later.agent and not earlier.asynchronous and not later.asynchronous:
             # Threads of one agent: each thread's accesses are in order; another thread's
             # only once its thread has published them to the agent since.

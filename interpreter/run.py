@@ -96,6 +96,10 @@ def bind(kernel: func.FuncOp, arrays: Sequence[Any]) -> list[Any]:
     return values
 
 
+MAX_ELEMENTS = 1 << 24
+"""The largest array `random_arguments` makes (64 MiB of f32)."""
+
+
 def random_arguments(kernel: func.FuncOp, rng: np.random.Generator, size: int = 64) -> list[Any]:
     """Arguments for `kernel`: a random array per memref parameter (`size` for each dynamic
     dim), 0 for each scalar (a parity, an index)."""
@@ -103,6 +107,11 @@ def random_arguments(kernel: func.FuncOp, rng: np.random.Generator, size: int = 
     for t in kernel.function_type.inputs.data:
         if isinstance(t, MemRefType):
             shape = [d if d >= 0 else size for d in t.get_shape()]
+            if prod(shape) > MAX_ELEMENTS:
+                raise InterpretError(
+                    kernel, f"an array of {t} is not modelled by the interpreter (too large: "
+                    f"more than {MAX_ELEMENTS} elements)",
+                )  # fmt: skip
             try:
                 dtype = storage_dtype(t.element_type)
             except NotImplementedError:
