@@ -6,8 +6,7 @@ every group of several group lists (odd rows and columns, groups smaller than a 
 for bit, leaves the pool's padding and the space past the groups untouched, and gives the
 same result when the launch is issued again (each launch starts from the host-encoded
 map). test_tensormap_update.py compiles the same kernels. Without a GPU, the copies run
-under the interpreter, which does not model tensor maps rewritten in the kernel yet (xfail);
-the relaunch of a prepared launch needs a GPU."""
+under the interpreter; the relaunch of a prepared launch needs a GPU."""
 
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ import pytest
 
 from copy_tools import runtime
 from frontends import kernels
-from interpreter import InterpretError
 from tests import device
 from tests.dialect.test_tensormap_update import CASES, TILE, case, module
 from tests.runtime.test_runtime_gpu import random, same_bits
@@ -37,13 +35,6 @@ def expected(src: np.ndarray, table) -> np.ndarray:
     return want
 
 
-@pytest.mark.xfail(
-    not device.GPU,
-    reason="interpreter: copy.tensormap_global and copy.tensormap_replace (a tensor map "
-    "rewritten in the kernel) are not modelled",
-    raises=InterpretError,
-    strict=True,
-)
 @pytest.mark.parametrize("persistent", [False, True], ids=["per_group", "persistent"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_grouped_copy_bit_exact(name, persistent):

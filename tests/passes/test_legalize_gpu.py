@@ -9,9 +9,9 @@ and sm_86 SASS.
 Without a GPU, both forms run under the interpreter, on the smaller cases of each table's
 SMALL_ twin (the same tiles, stages, warps and dtypes; tails kept) and, for the examples,
 on their first 2 x 2 blocks. Where the interpreter lacks an op the kernel needs
-(memref.assume_alignment, memref.atomic_rmw, the inc and dec reductions, an im2col load, a
-tensor map rewritten in the kernel), the case is an xfail that names it; the tests run the
-legalized form first, so that such an xfail stops before the original's run."""
+(memref.assume_alignment, memref.atomic_rmw, the inc and dec reductions, an im2col load),
+the case is an xfail that names it; the tests run the legalized form first, so that such an
+xfail stops before the original's run."""
 
 from __future__ import annotations
 
@@ -53,7 +53,6 @@ ASSUME_ALIGNMENT = gap("memref.assume_alignment (copy-legalize's 16-byte promise
 ATOMIC_RMW = gap("memref.atomic_rmw (the sm_80 form of a TMA reduction)")
 INC_DEC = gap("the TMA reductions inc and dec, or memref.generic_atomic_rmw (their sm_80 form),")
 IM2COL = gap("copy.im2col_load (a TMA im2col load)")
-TENSORMAP = gap("copy.tensormap_global / copy.tensormap_replace (a map rewritten in the kernel)")
 
 
 def names(table: dict, gaps: dict[str, pytest.MarkDecorator]) -> list:
@@ -579,7 +578,6 @@ def test_legalized_im2col_with_an_l2_policy_returns_the_same_bytes(target):
     assert np.array_equal(bits(y), bits(im2col(x, conv)))
 
 
-@TENSORMAP
 @pytest.mark.parametrize("persistent", [False, True], ids=["per_group", "persistent"])
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
 @pytest.mark.parametrize("name", ["three_odd", "mixed"])
