@@ -258,9 +258,13 @@ def store(
 def reduce(kind: ReductionKind, old: np.ndarray, new: np.ndarray, op: Operation) -> np.ndarray:
     if kind == ReductionKind.ADD:
         return old + new
-    if kind in (ReductionKind.MIN, ReductionKind.SMIN, ReductionKind.UMIN):
+    if kind in (ReductionKind.UMIN, ReductionKind.UMAX):  # signless ints compared unsigned
+        u = f"uint{old.dtype.itemsize * 8}"
+        pick = np.minimum if kind == ReductionKind.UMIN else np.maximum
+        return pick(old.view(u), new.view(u)).view(old.dtype)
+    if kind in (ReductionKind.MIN, ReductionKind.SMIN):
         return np.minimum(old, new)
-    if kind in (ReductionKind.MAX, ReductionKind.SMAX, ReductionKind.UMAX):
+    if kind in (ReductionKind.MAX, ReductionKind.SMAX):
         return np.maximum(old, new)
     if kind == ReductionKind.AND:
         return old & new
@@ -268,6 +272,13 @@ def reduce(kind: ReductionKind, old: np.ndarray, new: np.ndarray, op: Operation)
         return old | new
     if kind == ReductionKind.XOR:
         return old ^ new
+    if kind in (ReductionKind.INC, ReductionKind.DEC):  # PTX's wrapping inc and dec (u32)
+        o, n = old.view(np.uint32), new.view(np.uint32)
+        if kind == ReductionKind.INC:
+            out = np.where(o >= n, np.uint32(0), o + np.uint32(1))
+        else:
+            out = np.where((o == 0) | (o > n), n, o - np.uint32(1))
+        return out.astype(np.uint32).view(old.dtype)
     raise InterpretError(op, f"the reduction '{kind}' {UNMODELLED}")
 
 

@@ -5,9 +5,7 @@ whole and partial edge tiles: y's tile of each CTA is the tile of the CTA that s
 their copy-legalize'd sm_80 and sm_86 forms, bit for bit against the sm_90a kernel.
 test_dsmem.py compiles the same kernels. Without a GPU, under the interpreter, on the
 smaller shapes (whole tiles, and partial edge tiles in rows and columns; the legalized forms
-on the latter); the legalized forms stop at memref.assume_alignment there, which the
-interpreter does not model yet (xfail: they run first, so that it stops before the
-original's run)."""
+on the latter)."""
 
 from __future__ import annotations
 
@@ -20,7 +18,6 @@ from xdsl.parser import Parser
 from copy_tools import runtime
 from copy_tools.universe import make_context
 from frontends import kernels
-from interpreter import InterpretError
 from tests import device
 from tests.dialect.test_dsmem import (
     CASES,
@@ -41,16 +38,9 @@ pytestmark = device.marks()
 
 RUN_SHAPES = device.shapes(SHAPES, [(64, 128), (100, 120)])
 LEGAL_SHAPES = device.shapes(SHAPES, [(100, 120)])
-ASSUME_ALIGNMENT = pytest.mark.xfail(
-    not device.GPU,
-    reason="interpreter: memref.assume_alignment (copy-legalize's promise of a 16-byte "
-    "aligned array) is not modelled",
-    raises=InterpretError,
-    strict=True,
-)
 AS_WRITTEN_AND_FOLDED = [
     pytest.param(None, id="sm_90a"),
-    *(pytest.param(t, marks=ASSUME_ALIGNMENT, id=t) for t in LEGAL_TARGETS),
+    *(pytest.param(t, id=t) for t in LEGAL_TARGETS),
 ]
 
 
@@ -88,7 +78,6 @@ def test_exchange(mode, dtype, cluster, shape):
     assert same_bits(y, want)
 
 
-@ASSUME_ALIGNMENT
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
 @pytest.mark.parametrize("shape", LEGAL_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize(("mode", "dtype", "cluster"), CASES)
@@ -112,7 +101,6 @@ def test_legalized_exchange_returns_the_same_bytes(mode, dtype, cluster, shape, 
     assert same_bits(y, original)
 
 
-@ASSUME_ALIGNMENT
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
 @pytest.mark.parametrize("shape", [(64, 1024), (67, 1000)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_legalized_exchange_in_clusters_of_8(shape, target):

@@ -195,3 +195,92 @@ def test_the_fixed_kernel_is_clean_under_many_schedules():
 def test_a_broken_kernel_breaks_its_rule(rule):
     found = run_all(parse(BROKEN[rule], rule), range(3))
     assert rule in found, found
+
+
+# --- the range rules and the named barriers ---------------------------------------------------
+
+RING = """
+builtin.module attributes {{copy.target = #copy.target<"sm_90a">}} {{
+  func.func @k(%x: memref<256x64xf32>, %y: memref<256x64xf32>, %n: index)
+      attributes {{gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %cs = arith.constant {stages} : index
+    %c64 = arith.constant 64 : index
+    %t = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+    %ring = copy.alloc_smem : memref<3x64x64xf32, #copy.smem>
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    scf.for %k = %c0 to %n step %c1 {{
+      %s = arith.remui %k, %cs : index
+      %lap = arith.divui %k, %c2 : index
+      %pm = arith.remui %lap, %c2 : index
+      %p = arith.cmpi ne, %pm, %c0 : index
+      %row = arith.muli %k, %c64 : index
+      copy.async_copy %x[%row, %c0] to %ring[%s] barrier %bars[%s]
+        : memref<256x64xf32> to memref<3x64x64xf32, #copy.smem>, !copy.barrier<2>
+      copy.barrier_wait %bars[%s], %p : !copy.barrier<2>
+      %v = memref.load %ring[%s, %c0, %t] : memref<3x64x64xf32, #copy.smem>
+      memref.store %v, %y[%row, %t] : memref<256x64xf32>
+      "gpu.barrier"() : () -> ()
+    }}
+    func.return
+  }}
+}}
+"""
+
+
+def test_a_barrier_index_out_of_range_is_p9_and_the_fixed_ring_is_clean():
+    x = data((256, 64))
+    broken = Parser(make_context(), RING.format(stages=3)).parse_module()  # slot 2 of 2
+    run = interpreter.run(broken, x, np.zeros_like(x), 4)
+    assert {v.rule for v in run.violations} == {"P9"}, [str(v) for v in run.violations]
+    fixed = Parser(make_context(), RING.format(stages=2)).parse_module()
+    expected = np.zeros_like(x)
+    expected[::64] = x[::64]  # each trip copies the first row of its tile
+    for seed in range(34):
+        for schedule in ("random", "adversarial", "round_robin"):
+            run = interpreter.run(fixed, x, np.zeros_like(x), 4, schedule=schedule, seed=seed)
+            assert run.violations == [], [str(v) for v in run.violations]
+            assert np.array_equal(run.arrays[1], expected)
+
+
+NAMED = """
+builtin.module attributes {{copy.target = #copy.target<"sm_90a">}} {{
+  func.func @k(%y: memref<64xf32>)
+      attributes {{gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>}} {{
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    %buf = copy.alloc_smem : memref<64xf32, #copy.smem>
+    copy.warp_specialize warps [2, 2] {{
+    ^bb0(%t: index):
+      memref.store %one, %buf[%t] : memref<64xf32, #copy.smem>
+      copy.named_barrier_arrive 1, {count}
+    }}, {{
+    ^bb0(%t: index):
+      copy.named_barrier_sync 1, {count}
+      %v = memref.load %buf[%t] : memref<64xf32, #copy.smem>
+      memref.store %v, %y[%t] : memref<64xf32>
+    }}
+    func.return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize(("count", "rules"), [(128, set()), (96, {"P13"}), (64, {"P3"})])
+def test_named_barrier_counts(count, rules):
+    """The producers' arrival orders their writes before the consumers' reads (128: both
+    roles meet); 96, short of the 128 threads that reach the generation, breaks P13; at 64,
+    each role completes a generation alone, and the consumers' reads race the producers'
+    writes (P3)."""
+    module = Parser(make_context(), NAMED.format(count=count)).parse_module()
+    found = set()
+    for seed in range(5):
+        for schedule in ("random", "adversarial", "round_robin"):
+            run = interpreter.run(module, np.zeros(64, np.float32), schedule=schedule, seed=seed)
+            found |= {v.rule for v in run.violations}
+            if not rules:
+                assert np.array_equal(run.arrays[0], np.ones(64, np.float32))
+    assert rules <= found, found
+    assert rules or not found, found

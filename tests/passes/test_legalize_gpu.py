@@ -8,10 +8,9 @@ and sm_86 SASS.
 
 Without a GPU, both forms run under the interpreter, on the smaller cases of each table's
 SMALL_ twin (the same tiles, stages, warps and dtypes; tails kept) and, for the examples,
-on their first 2 x 2 blocks. Where the interpreter lacks an op the kernel needs
-(memref.assume_alignment, memref.atomic_rmw, the inc and dec reductions, an im2col load),
-the case is an xfail that names it; the tests run the legalized form first, so that such an
-xfail stops before the original's run."""
+on their first 2 x 2 blocks. Where the interpreter lacks an op the kernel needs (an im2col
+load), the case is an xfail that names it; the tests run the legalized form first, so that
+such an xfail stops before the original's run."""
 
 from __future__ import annotations
 
@@ -49,9 +48,6 @@ def gap(what: str) -> pytest.MarkDecorator:
     )
 
 
-ASSUME_ALIGNMENT = gap("memref.assume_alignment (copy-legalize's 16-byte promise)")
-ATOMIC_RMW = gap("memref.atomic_rmw (the sm_80 form of a TMA reduction)")
-INC_DEC = gap("the TMA reductions inc and dec, or memref.generic_atomic_rmw (their sm_80 form),")
 IM2COL = gap("copy.im2col_load (a TMA im2col load)")
 
 
@@ -218,7 +214,6 @@ def run(module: ModuleOp, case: Case, x: np.ndarray) -> np.ndarray:
     return y
 
 
-@ASSUME_ALIGNMENT
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
 @pytest.mark.parametrize("name", sorted(device.shapes(CASES, SMALL_CASES)))
 def test_legalized_kernel_returns_the_same_bytes(name, target):
@@ -312,7 +307,7 @@ def _wrapping_operands(rng, shape) -> tuple[np.ndarray, np.ndarray]:
     "name",
     names(
         device.shapes(REDUCTIONS, SMALL_REDUCTIONS),
-        {n: INC_DEC if n.startswith(("inc", "dec")) else ATOMIC_RMW for n in SMALL_REDUCTIONS},
+        {},
     ),
 )
 def test_legalized_reduction_returns_the_same_bytes(name, target):
@@ -360,7 +355,7 @@ PER_BLOCK = {
     "name",
     names(
         EXAMPLES,
-        {n: ATOMIC_RMW if n == "reduce_add.mlir" else ASSUME_ALIGNMENT for n in EXAMPLES},
+        {},
     ),
 )
 def test_legalized_example_returns_the_same_bytes(name, target):
@@ -436,7 +431,6 @@ SMALL_WS_ELEMENTWISE = {
 
 
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
-@ASSUME_ALIGNMENT
 @pytest.mark.parametrize("name", sorted(device.shapes(WS_ELEMENTWISE, SMALL_WS_ELEMENTWISE)))
 def test_legalized_ws_elementwise_returns_the_same_bytes(name, target):
     table = {**WS_ELEMENTWISE, **SMALL_WS_ELEMENTWISE}
@@ -517,7 +511,7 @@ SMALL_SHAPES = {
 
 
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
-@pytest.mark.parametrize("name", names(DYNAMIC, {"reduce_add_f32": ATOMIC_RMW}))
+@pytest.mark.parametrize("name", names(DYNAMIC, {}))
 def test_legalized_dynamic_kernel_serves_every_shape(name, target):
     """The sm_90a kernel of ?x? arrays and its legalized form (cp.async reading the sizes
     the runtime passes, thread stores or atomics clipped to them), each compiled once,
@@ -563,7 +557,7 @@ def test_legalized_im2col_returns_the_same_bytes(case, target):
     assert np.array_equal(bits(legal), bits(im2col(x, conv)))
 
 
-@ASSUME_ALIGNMENT
+@IM2COL
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
 def test_legalized_im2col_with_an_l2_policy_returns_the_same_bytes(target):
     """The load's L2 policy (a property of its tensor map) goes with the map."""
@@ -667,7 +661,6 @@ H200 faults), so their legalized forms, valid sm_80 kernels, are checked against
 alone."""
 
 
-@ASSUME_ALIGNMENT
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
 @pytest.mark.parametrize("name", sorted(ORIGINS))
 def test_store_with_an_origin_checked_at_run_time_returns_the_same_bytes(name, target):
