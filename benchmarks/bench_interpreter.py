@@ -49,7 +49,8 @@ def cases() -> list[tuple[str, Callable[[], object], Callable[[], list], tuple[i
          lambda: [f32((65536,)), np.zeros(65536, np.float32)], (16, 1)),
         ("multicast_copy 256x256", lambda: k.multicast_copy(s, "f32"),
          lambda: [f32((8, 32, 256)), np.zeros((8, 32, 256), np.float32)], (8, 4)),
-        ("tma_copy_pipelined 3 stages 512x256", lambda: k.tma_copy_pipelined((512, 256), "f32", (64, 64), stages=3),
+        ("tma_copy_pipelined 3 stages 512x256",
+         lambda: k.tma_copy_pipelined((512, 256), "f32", (64, 64), stages=3),
          lambda: [f32((512, 256)), np.zeros((512, 256), np.float32)], (4,)),
         ("ws_copy 2 stages 256x256", lambda: k.ws_copy(s, "f32", (64, 128), stages=2),
          lambda: [f32(s), np.zeros(s, np.float32)], k.ws_grid(4)),
@@ -58,7 +59,8 @@ def cases() -> list[tuple[str, Callable[[], object], Callable[[], list], tuple[i
         ("ws_row_sum 256x256", lambda: k.ws_row_sum(s, "f32", stages=2),
          lambda: [f32(s), np.zeros(256, np.float32)], k.ws_grid(4)),
         ("dsmem_exchange store 128x256", lambda: k.dsmem_exchange((128, 256), "f32"),
-         lambda: [f32((128, 256)), np.zeros((128, 256), np.float32)], k.exchange_grid((128, 256), (64, 64))),
+         lambda: [f32((128, 256)), np.zeros((128, 256), np.float32)],
+         k.exchange_grid((128, 256), (64, 64))),
     ]  # fmt: skip
 
 
