@@ -98,12 +98,7 @@ def interpret(
 
     diagnostics: list[Diagnostic] = []
     lines: list[str] = []
-    kernels = [
-        op for op in module.walk()
-        if isinstance(op, func.FuncOp) and op.body.blocks
-        and any(o.dialect_name() == "copy" for o in op.walk())
-    ]  # fmt: skip
-    for fn in kernels:
+    for fn in interpreter.copy_kernels(module):
         name = fn.sym_name.data
         grid = grid_of(args.interpret_grid) or kernel_cluster_shape(fn)
         values = arguments(fn, args.interpret_inputs)

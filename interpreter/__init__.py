@@ -2,7 +2,15 @@
 stale reads of its copies while it runs (docs/interpreter.md)."""
 
 from interpreter.machine import Schedule, Violation
-from interpreter.run import KernelViolation, Run, interpret, kernel_named, random_arguments, run
+from interpreter.run import (
+    KernelViolation,
+    Run,
+    copy_kernels,
+    interpret,
+    kernel_named,
+    random_arguments,
+    run,
+)
 from interpreter.values import InterpretError
 
 __all__ = [
@@ -11,6 +19,7 @@ __all__ = [
     "Run",
     "Schedule",
     "Violation",
+    "copy_kernels",
     "interpret",
     "kernel_named",
     "random_arguments",

@@ -63,13 +63,6 @@ class Wait:
 Step = Generator["Wait | None", None, None]
 
 
-@dataclass(eq=False)
-class Component:
-    """A component of the vector clocks: an agent, an mbarrier or a group set."""
-
-    name: str
-
-
 class Clocks:
     """Allocates clock components."""
 
@@ -256,8 +249,6 @@ class Machine:
         self.maps: dict[Any, dict[int, Any]] = {}
         """The tensor-map workspaces in global memory, by the op that names them: shared by
         every cluster of a run (`interpreter.ops_tensormap`)."""
-        self.stopped = False
-        """A rule broke that the run could not go on past (the exit checks are left out)."""
         self.cluster_barrier: Any = None
         """The cluster's barrier (`barrier.cluster`), interpreter.ops_cluster's."""
 
@@ -320,9 +311,8 @@ class Machine:
                 choice.done = True
             except RuleBroken as broken:  # the cluster's run cannot go on
                 self.report(broken.rule, broken.op, str(broken), choice.cta)
-                for agent in self.agents:
+                for agent in self.agents:  # the exit checks are left out
                     agent.done = True
-                self.stopped = True
                 return
 
     def deadlock(self, live: list[Agent]) -> None:

@@ -13,15 +13,14 @@ import numpy as np
 from xdsl.ir import Operation, SSAValue
 
 from copy_dialect import ops as copy
-from interpreter.machine import Agent, Cta, Step, Transfer, Wait
+from interpreter.machine import Agent, Cta, Step, Transfer
 from interpreter.memory import SmemRef, read_smem, units, write_smem
 from interpreter.ops_roles import NamedBarrier, block_sync
 from interpreter.ops_std import handles, smem_offsets_of
-from interpreter.races import Access, join
+from interpreter.races import Access
 from interpreter.values import (
     InterpretError,
     RuleBroken,
-    lanes,
     storage_dtype,
     to_storage,
     uniform,
@@ -43,20 +42,7 @@ def cluster_sync(agent: Agent, op: Operation, mask: np.ndarray) -> Step:
     if machine.cluster_barrier is None:
         machine.cluster_barrier = NamedBarrier(threads=len(machine.ctas))
     bar = machine.cluster_barrier
-    join(bar.open, agent.release())
-    bar.arrived += 1
-    generation = bar.generation
-    if bar.arrived >= bar.threads:
-        bar.generation += 1
-        bar.completed, bar.open, bar.arrived = bar.open, {}, 0
-    if bar.generation == generation:
-        yield Wait(
-            lambda: bar.generation > generation,
-            lambda: f"the cluster barrier ({bar.arrived} of {bar.threads} CTAs)",
-            op,
-        )
-    agent.acquire(bar.completed)
-    agent.publish()
+    yield from bar.meet(agent, op, bar.arrive(agent, 1), "the cluster barrier, CTAs")
 
 
 def peer_cta(agent: Agent, op: Operation, peer: SSAValue, mask: np.ndarray) -> Cta:
@@ -211,6 +197,3 @@ def collective_group(agent: Agent, dims: tuple[int, ...]) -> tuple[list[Cta], in
 
     group.sort(key=index)
     return group, index(me)
-
-
-__all__ = ["cluster_sync", "collective_group", "lanes"]

@@ -11,6 +11,7 @@ completion is not ordered with is a race, whatever the schedule."""
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from copy_dialect import ops as copy
 from copy_dialect.attributes import Implementation, OOBMode, ReductionKind
 from interpreter.machine import Agent, Cta, Step, Transfer, Wait
 from interpreter.memory import GmemRef, SmemRef, read_smem, units, write_smem
-from interpreter.ops_barriers import BarrierGroup, executions
+from interpreter.ops_barriers import executions
 from interpreter.ops_cluster import collective_group, log_remote, peer_object
 from interpreter.ops_roles import block_sync
 from interpreter.ops_std import handles
@@ -120,8 +121,8 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp, mask: np.ndarray) -> Step:
     issue = agent.release()
     if not g.is_load:
         coords, inside = gmem_box(g, gref, origin)
-        store(agent, op, g, gref, sref.slot_offsets(slot, g.issued_box), coords, inside, dtype)
-        track(tmap, agent.cta.machine.copies[-1])
+        offsets = sref.slot_offsets(slot, g.issued_box)
+        track(tmap, store(agent, op, g, gref, offsets, coords, inside, dtype))
         return
     split = g.multicast
     destinations, extra = [agent.cta], 0
@@ -130,10 +131,10 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp, mask: np.ndarray) -> Step:
         origin[g.gmem_dim(split.dim)] += r * split.share_extent
         extra = r * g.share_bytes
     coords, inside = gmem_box(g, gref, origin)
-    yield from load(
+    transfer = yield from load(
         agent, op, g, gref, slot, extra, destinations, coords, inside, dtype, issue, mask
     )
-    track(tmap, agent.cta.machine.copies[-1])
+    track(tmap, transfer)
 
 
 def fill_value(g: Any, dtype: np.dtype) -> Any:
@@ -157,7 +158,7 @@ def load(
     dtype: np.dtype,
     issue: dict,
     mask: np.ndarray,
-) -> Step:
+) -> Generator[None, None, Transfer]:
     """The box (this CTA's share of it) into the slot of each destination CTA, completing
     its bytes on the barrier there; the issuer's own arrival expects the whole box."""
     machine = agent.cta.machine
@@ -222,6 +223,7 @@ def load(
     if g.barrier is None:
         agent.groups.open["cp_async"].append(transfer)
     yield None
+    return transfer
 
 
 def store(
@@ -233,7 +235,7 @@ def store(
     coords: tuple,
     inside: np.ndarray,
     dtype: np.dtype,
-) -> None:
+) -> Transfer:
     cta = agent.cta
     groups = agent.groups
     number = len(groups.committed["bulk"]) + 1
@@ -253,6 +255,7 @@ def store(
     transfer = Transfer(op, cta, complete, {cta: (groups.component["read"], number)})
     agent.cta.machine.issue(transfer)
     groups.open["bulk"].append(transfer)
+    return transfer
 
 
 def reduce(kind: ReductionKind, old: np.ndarray, new: np.ndarray, op: Operation) -> np.ndarray:
@@ -317,6 +320,3 @@ def fence(agent: Agent, op: copy.FenceAsyncSharedOp, mask: np.ndarray) -> Step:
     yield None
     agent.cta.smem.log.fence(agent)
     yield from block_sync(agent, op, mask)
-
-
-__all__ = ["BarrierGroup"]

@@ -25,11 +25,35 @@ def block_sync(agent: Agent, op: Operation, mask: np.ndarray) -> Step:
 
 @dataclass
 class NamedBarrier:
+    """A barrier that completes a generation once `threads` have arrived (a named barrier's
+    threads, or the cluster barrier's CTAs): the clocks of its arrivals, joined."""
+
     threads: int = 0
     arrived: int = 0
     generation: int = 0
     open: Clock = field(default_factory=dict)
     completed: Clock = field(default_factory=dict)
+
+    def arrive(self, agent: Agent, count: int) -> int:
+        """`count` arrivals by `agent` (its clock released); the generation they are of."""
+        join(self.open, agent.release())
+        self.arrived += count
+        generation = self.generation
+        if self.arrived >= self.threads:
+            self.generation += 1
+            self.completed, self.open, self.arrived = self.open, {}, 0
+        return generation
+
+    def meet(self, agent: Agent, op: Operation, generation: int, what: str) -> Step:
+        """Waits until `generation` completes, then acquires it: the agent's threads met."""
+        if self.generation == generation:
+            yield Wait(
+                lambda: self.generation > generation,
+                lambda: f"{what} ({self.arrived} of {self.threads})",
+                op,
+            )
+        agent.acquire(self.completed)
+        agent.publish()
 
 
 def named(
@@ -42,36 +66,21 @@ def named(
         bar.threads = threads
     active = np.nonzero(mask)[0]
     warps = len(np.unique(active // WARP)) * WARP
-    join(bar.open, agent.release())
-    bar.arrived += warps
-    generation = bar.generation
-    if bar.arrived > bar.threads:
+    if bar.arrived + warps > bar.threads:
         agent.cta.machine.report(
             "P13", op,
-            f"brings named barrier {op.id.value.data} to {bar.arrived} threads, more than "
-            f"the {bar.threads} it counts",
+            f"brings named barrier {op.id.value.data} to {bar.arrived + warps} threads, more "
+            f"than the {bar.threads} it counts",
             agent.cta,
         )  # fmt: skip
-    if bar.arrived >= bar.threads:
-        bar.generation += 1
-        bar.completed = bar.open
-        bar.open = {}
-        bar.arrived = 0
-    return bar, generation
+    return bar, bar.arrive(agent, warps)
 
 
 @handles(copy.NamedBarrierSyncOp)
 def named_sync(agent: Agent, op: copy.NamedBarrierSyncOp, mask: np.ndarray) -> Step:
     yield None
     bar, generation = named(agent, op, mask)
-    if bar.generation == generation:
-        yield Wait(
-            lambda: bar.generation > generation,
-            lambda: f"named barrier {op.id.value.data} ({bar.arrived} of {bar.threads} threads)",
-            op,
-        )
-    agent.acquire(bar.completed)
-    agent.publish()
+    yield from bar.meet(agent, op, generation, f"named barrier {op.id.value.data}, threads")
 
 
 @handles(copy.NamedBarrierArriveOp)

@@ -4,7 +4,7 @@ SMEM element accesses), gpu (ids, dims, the block barrier) and func.return."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any
 
 import numpy as np
@@ -12,7 +12,6 @@ from xdsl.dialects import arith, func, gpu, math, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     FloatAttr,
-    IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -456,16 +455,31 @@ def smem_load(
     agent: Agent, op: Operation, ref: SmemRef, idx: list[Value], mask: np.ndarray, width: int = 1
 ) -> Step:
     """Each thread of `mask` reads element `idx` (or `width` elements from it) of `ref`."""
-    threads = agent.cta.threads
-    check_smem_index(ref, idx, mask, op, width)
-    offsets = smem_offsets_of(ref, idx, width, threads)
-    dtype = storage_dtype(ref.element_type)
-    yield None
-    active = np.nonzero(mask)[0]
-    log_thread_access(agent, op, ref, offsets[active], active, dtype.itemsize, False, "reads")
+    offsets, active, dtype = yield from smem_access(agent, op, ref, idx, mask, width, False)
     values = np.zeros(offsets.shape, dtype=dtype)
     values[active] = read_smem(agent.cta.smem, offsets[active], dtype)
     set_result(agent, op, to_register(ref.element_type, values))
+
+
+def smem_access(
+    agent: Agent,
+    op: Operation,
+    ref: SmemRef,
+    idx: list[Value],
+    mask: np.ndarray,
+    width: int,
+    write: bool,
+) -> Generator[None, None, tuple[np.ndarray, np.ndarray, np.dtype]]:
+    """A thread access of `ref` checked, made a scheduling point and logged: each thread's
+    offsets, the active threads and the element dtype."""
+    check_smem_index(ref, idx, mask, op, width)
+    offsets = smem_offsets_of(ref, idx, width, agent.cta.threads)
+    dtype = storage_dtype(ref.element_type)
+    yield None
+    active = np.nonzero(mask)[0]
+    verb = "writes" if write else "reads"
+    log_thread_access(agent, op, ref, offsets[active], active, dtype.itemsize, write, verb)
+    return offsets, active, dtype
 
 
 def check_smem_index(
@@ -532,13 +546,7 @@ def smem_store(
     width: int = 1,
 ) -> Step:
     """Each thread of `mask` writes its `value` (of `width` elements) at `idx` of `ref`."""
-    threads = agent.cta.threads
-    check_smem_index(ref, idx, mask, op, width)
-    offsets = smem_offsets_of(ref, idx, width, threads)
-    dtype = storage_dtype(ref.element_type)
-    yield None
-    active = np.nonzero(mask)[0]
-    log_thread_access(agent, op, ref, offsets[active], active, dtype.itemsize, True, "writes")
+    offsets, active, dtype = yield from smem_access(agent, op, ref, idx, mask, width, True)
     values = np.broadcast_to(np.asarray(value), offsets.shape)
     write_smem(agent.cta.smem, offsets[active].reshape(-1), values[active].reshape(-1), dtype)
 
@@ -592,4 +600,4 @@ def dim(agent: Agent, op: memref.DimOp, mask: np.ndarray) -> None:
     set_result(agent, op, np.int64(shape[d]))
 
 
-__all__ = ["HANDLERS", "handles", "set_result", "IndexType"]
+__all__ = ["HANDLERS", "handles", "set_result"]

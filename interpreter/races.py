@@ -21,13 +21,13 @@ the async proxy reads must also be fenced (`fence_async_shared`) after them (P4)
 reported with the static analysis's rule ids (P1-P4), at the op of the later access, with
 the earlier one as the conflicting op.
 
-The log keeps each access until a later write that happens after it covers its bytes, or
-every agent has seen it; so a pipeline keeps about one record per stage and buffer.
+The log keeps each access until a later write that happens after it covers its bytes; so a
+pipeline keeps about one record per stage and buffer (a buffer only read, again and again,
+keeps every read: a later write must be checked against each).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,7 +115,6 @@ class AccessLog:
 
     def __init__(self) -> None:
         self.records: list[Access] = []
-        self.since_prune = 0
 
     def check(self, access: Access, clock: Clock) -> list[Race]:
         """The races of `access`, made with `clock` (the accessing agent's, or a copy's at
@@ -136,7 +135,6 @@ class AccessLog:
             dropped = set(map(id, superseded))
             self.records = [r for r in self.records if id(r) not in dropped]
         self.records.append(access)
-        self.since_prune += 1
         return races
 
     def _conflict(self, earlier: Access, later: Access, clock: Clock) -> Race | None:
@@ -192,21 +190,3 @@ class AccessLog:
         for record in self.records:
             if record.agent is agent and not record.asynchronous:
                 record.fenced = True
-
-    def prune(self, clocks: Iterable[Clock]) -> None:
-        """Drops the accesses every clock has seen (and, for threads' writes, that are
-        fenced or block-synchronized): no later access can race with them."""
-        if self.since_prune < 64:
-            return
-        self.since_prune = 0
-        every = list(clocks)
-        kept = []
-        for record in self.records:
-            seen = all(sees(c, record.epoch) for c in every)
-            settled = record.asynchronous or (
-                record.fenced
-                and bool(np.all(record.agent.published[record.threads] > record.published))
-            )
-            if not (seen and settled):
-                kept.append(record)
-        self.records = kept

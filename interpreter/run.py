@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import DenseArrayBase, MemRefType
 from copy_dialect.verify_common import kernel_cluster_shape
 from interpreter.machine import Agent, Cta, Machine, Schedule, Violation, run_block
 from interpreter.memory import GmemRef
+from interpreter.ops_tmem import leaks
 from interpreter.values import InterpretError, register_dtype, storage_dtype
 
 
@@ -35,6 +36,15 @@ class KernelViolation(Exception):
         lines = "\n".join(f"  {v}" for v in violations[:20])
         more = f"\n  ... and {len(violations) - 20} more" if len(violations) > 20 else ""
         super().__init__(f"the kernel broke {len(violations)} rule(s):\n{lines}{more}")
+
+
+def copy_kernels(module: builtin.ModuleOp) -> list[func.FuncOp]:
+    """The functions of `module` with a body that hold copy ops, in order."""
+    return [
+        op for op in module.walk()
+        if isinstance(op, func.FuncOp) and op.body.blocks
+        and any(o.dialect_name() == "copy" for o in op.walk())
+    ]  # fmt: skip
 
 
 def kernel_named(module: builtin.ModuleOp, name: str | None) -> func.FuncOp:
@@ -185,8 +195,6 @@ def finish(agent: Agent, body: Any):
     yield from run_block(agent, body, agent.mask)
     agent.cta.returned = True
     machine = agent.cta.machine
-    from interpreter.ops_tmem import leaks
-
     for alloc in leaks(agent.cta):
         machine.report(
             "P8", alloc, "allocates TMEM that is still allocated when the kernel returns",

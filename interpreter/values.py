@@ -128,14 +128,6 @@ def round_register(t: Attribute, value: Any) -> Any:
     return value
 
 
-def is_uniform(value: Value, mask: np.ndarray) -> bool:
-    """Whether `value` is the same in every thread of `mask`."""
-    if not isinstance(value, np.ndarray) or value.ndim == 0:
-        return True
-    active = value[mask]
-    return active.size == 0 or bool(np.all(active == active[0]))
-
-
 def uniform(value: Value, mask: np.ndarray, op: Any, what: str) -> Any:
     """The one value `value` has in the threads of `mask`, as a Python scalar; an
     InterpretError naming `what` when the threads disagree."""

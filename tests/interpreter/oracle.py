@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import builtin, func
+from xdsl.dialects import builtin
 from xdsl.parser import Parser
 
 import interpreter
@@ -92,18 +92,10 @@ def analyse(module: builtin.ModuleOp) -> tuple[str, set[str]] | None:
     return "proved", set()
 
 
-def kernels_of(module: builtin.ModuleOp) -> list[func.FuncOp]:
-    return [
-        op for op in module.walk()
-        if isinstance(op, func.FuncOp) and op.body.blocks
-        and any(o.dialect_name() == "copy" for o in op.walk())
-    ]  # fmt: skip
-
-
 def interpret(case: Case, module: builtin.ModuleOp) -> tuple[str, set[str], str]:
     rules: set[str] = set()
     details: list[str] = []
-    for fn in kernels_of(module):
+    for fn in interpreter.copy_kernels(module):
         rng = np.random.default_rng(0)
         cluster = kernel_cluster_shape(fn)
         # A large grid, of which one cluster runs: persistent loops take few trips.
@@ -140,7 +132,7 @@ def judge(case: Case) -> Verdict | None:
     except Exception:
         return None
     verdict = analyse(module)
-    if verdict is None or not kernels_of(module):
+    if verdict is None or not interpreter.copy_kernels(module):
         return None
     result = Verdict(case, verdict[0], verdict[1])
     result.run, result.run_rules, result.detail = interpret(case, module)
