@@ -11,6 +11,7 @@ from interpreter import (  # noqa: F401  (they register their handlers)
     ops_tensormap,
     ops_tmem,
     ops_vector,
+    ops_views,
 )
 from interpreter.ops_std import HANDLERS
 
