@@ -17,15 +17,26 @@ limit, and the arrays' shapes, dtypes, strides and alignment against the kernel.
 from __future__ import annotations
 
 from runtime.driver import CudaError, NoDriverError, gpu_available
-from runtime.kernel import INTERPRET_ENV, Kernel, Program, check_device, interpreting, load
+from runtime.kernel import (
+    INTERPRET_ENV,
+    InterpreterMismatch,
+    Kernel,
+    Program,
+    check_device,
+    comparing,
+    interpreting,
+    load,
+)
 
 __all__ = [
     "INTERPRET_ENV",
     "CudaError",
+    "InterpreterMismatch",
     "Kernel",
     "NoDriverError",
     "Program",
     "check_device",
+    "comparing",
     "gpu_available",
     "interpreting",
     "load",

@@ -10,6 +10,8 @@ from math import prod
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from facts.abi import (
     KernelAbi,
     ModuleAbi,
@@ -202,12 +204,24 @@ def direct_parameters(
 
 
 INTERPRET_ENV = "COPY_INTERPRET"
-"""Set to 1, a kernel call runs the kernel on the CPU (the interpreter) instead of the GPU."""
+"""Set to 1, a kernel call runs the kernel on the CPU (the interpreter) instead of the GPU;
+set to `compare`, it runs on both, on the same inputs, and their results must agree bit for
+bit (`InterpreterMismatch`)."""
 
 
 def interpreting() -> bool:
-    """Whether kernel calls run on the CPU (`COPY_INTERPRET=1`)."""
-    return os.environ.get(INTERPRET_ENV, "") not in ("", "0")
+    """Whether kernel calls run on the CPU instead of the GPU (`COPY_INTERPRET=1`)."""
+    return os.environ.get(INTERPRET_ENV, "") not in ("", "0", "compare")
+
+
+def comparing() -> bool:
+    """Whether kernel calls run on the GPU and the interpreter both
+    (`COPY_INTERPRET=compare`)."""
+    return os.environ.get(INTERPRET_ENV, "") == "compare"
+
+
+class InterpreterMismatch(AssertionError):
+    """Under `COPY_INTERPRET=compare`, the GPU and the interpreter left an array differently."""
 
 
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
@@ -315,10 +329,24 @@ class Kernel:
     ) -> None:
         """Launches the kernel and waits for it; numpy arrays are copied in and back.
         Without a CUDA driver or GPU, raises `NoDriverError` (`runtime.gpu_available()`).
-        Under `COPY_INTERPRET=1`, runs it on the CPU instead (`interpret`)."""
+        Under `COPY_INTERPRET=1`, runs it on the CPU instead (`interpret`); under
+        `COPY_INTERPRET=compare`, on both (`compare`)."""
         if interpreting():
             self.interpret(*values, grid=grid, block=block)
             return
+        if comparing() and self.program.interpreter is not None:
+            self.compare(*values, grid=grid, block=block, stream=stream)
+            return
+        self.launch(*values, grid=grid, block=block, stream=stream)
+
+    def launch(
+        self,
+        *values: Any,
+        grid: tuple[int, ...],
+        block: tuple[int, ...] | None = None,
+        stream: Any = None,
+    ) -> None:
+        """Launches the kernel on the GPU and waits for it."""
         try:
             launch = self.prepare(*values, grid=grid, block=block, stream=stream)
         except NoDriverError as exc:
@@ -328,6 +356,34 @@ class Kernel:
             synchronize()
         finally:
             launch.release()
+
+    def compare(
+        self,
+        *values: Any,
+        grid: tuple[int, ...],
+        block: tuple[int, ...] | None = None,
+        stream: Any = None,
+    ) -> None:
+        """Runs the kernel on the GPU, and on the CPU on copies of the same numpy inputs;
+        raises `InterpreterMismatch` naming the first array and element where they differ.
+        A call with a device array only launches (the interpreter takes numpy arrays)."""
+        if not all(isinstance(v, np.ndarray) or np.isscalar(v) for v in values):
+            self.launch(*values, grid=grid, block=block, stream=stream)
+            return
+        copies = [v.copy() if isinstance(v, np.ndarray) else v for v in values]
+        self.launch(*values, grid=grid, block=block, stream=stream)
+        self.interpret(*copies, grid=grid, block=block)
+        for i, (gpu, cpu) in enumerate(zip(values, copies, strict=True)):
+            if not isinstance(gpu, np.ndarray):
+                continue
+            got, want = (np.ascontiguousarray(a).reshape(-1).view(np.uint8) for a in (gpu, cpu))
+            differ = np.flatnonzero(got != want)
+            if differ.size:
+                raise InterpreterMismatch(
+                    f"kernel {self.name}, argument {i} ({gpu.dtype}{list(gpu.shape)}): the GPU "
+                    f"and the interpreter differ at {differ.size} bytes, the first at byte "
+                    f"{int(differ[0])} (grid {grid}, block {block})"
+                )
 
     def interpret(
         self, *values: Any, grid: tuple[int, ...], block: tuple[int, ...] | None = None

@@ -1,5 +1,6 @@
 """Shared fixtures: an xDSL context with every dialect copy-opt knows; the GPU tests
-interpreted where there is no GPU."""
+interpreted where there is no GPU (compared with the interpreter on a GPU under
+COPY_INTERPRET=compare: tests/device.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ def _gpu_tests_interpreted(request, monkeypatch) -> None:
     (COPY_INTERPRET=1: each kernel call is interpreted; tests/device.py)."""
     if not device.GPU and request.node.get_closest_marker("gpu") is not None:
         monkeypatch.setenv("COPY_INTERPRET", "1")
+    if device.COMPARING and request.node.get_closest_marker("not_interpreted") is not None:
+        monkeypatch.setenv("COPY_INTERPRET", "0")  # only the GPU runs it
 
 
 @pytest.fixture

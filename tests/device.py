@@ -5,6 +5,10 @@ smaller shapes a test gives for it, bit-exact all the same.
     pytestmark = device.marks()                    # runs on a GPU or interpreted
     pytestmark = device.marks(interpreted="...")   # needs a GPU: why the interpreter cannot
     SHAPES = device.shapes([(1000, 1000)], [(130, 264)])
+
+Under `COPY_INTERPRET=compare` on a GPU, each kernel call runs on the GPU and the interpreter
+both, at the interpreted shapes, and their results must agree bit for bit (the interpreter's
+semantics checked against the hardware's); a module the interpreter cannot run only launches.
 """
 
 from __future__ import annotations
@@ -18,6 +22,13 @@ from copy_tools import runtime
 GPU = runtime.gpu_available()
 """Whether the tests have a GPU (else the gpu-marked ones run interpreted, where they can)."""
 
+COMPARING = GPU and runtime.comparing()
+"""Whether each kernel call runs on the GPU and the interpreter both (`COPY_INTERPRET=compare`)."""
+
+INTERPRETED = not GPU or COMPARING
+"""Whether kernel calls go through the interpreter (alone, or beside the GPU): the tests
+then take their smaller shapes and grids."""
+
 
 def marks(interpreted: str | None = None) -> list[Any]:
     """A GPU test module's marks: `gpu`, and a skip where there is no GPU and the
@@ -26,6 +37,7 @@ def marks(interpreted: str | None = None) -> list[Any]:
         return [pytest.mark.gpu]
     return [
         pytest.mark.gpu,
+        pytest.mark.not_interpreted(interpreted),
         pytest.mark.skipif(
             not GPU, reason=f"no CUDA driver or GPU here, and the interpreter {interpreted}"
         ),
@@ -33,5 +45,6 @@ def marks(interpreted: str | None = None) -> list[Any]:
 
 
 def shapes(on_gpu: list[Any], interpreted: list[Any]) -> list[Any]:
-    """The parameters of a test: those for the GPU, or the smaller ones it interprets."""
-    return on_gpu if GPU else interpreted
+    """The parameters of a test: those for the GPU, or the smaller ones it interprets
+    (also on a GPU, when comparing the two)."""
+    return interpreted if INTERPRETED else on_gpu

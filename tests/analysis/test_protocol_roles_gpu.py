@@ -25,7 +25,7 @@ from tests.analysis.test_protocol_roles import KERNELS, kernel_source
 pytestmark = device.marks()
 
 SHAPE = (1024, 1024)
-SHARE = 1 if device.GPU else 16
+SHARE = 16 if device.INTERPRETED else 1
 """The kernels copy 1 / SHARE of their tiles (their rows of x, from the first)."""
 TOTAL = re.compile(r"%total = arith.constant (\d+) : index")
 

@@ -79,7 +79,7 @@ def test_made_policies_in_roles_leave_results_unchanged(shape, hints, blocks):
 
 
 @pytest.mark.xfail(
-    not device.GPU,
+    device.INTERPRETED,
     reason="interpreter: copy.im2col_load (a TMA im2col load) is not modelled",
     raises=InterpretError,
     strict=True,

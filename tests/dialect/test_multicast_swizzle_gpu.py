@@ -62,7 +62,7 @@ def kernel(elt: str, cols: int, swizzle: int, rows: int = ROWS, columns: int = C
 @pytest.mark.gpu
 @pytest.mark.parametrize(("elt", "dtype", "cols", "swizzle"), CASES, ids=lambda v: str(v))
 def test_multicast_shares_of_narrow_swizzled_rows(elt, dtype, cols, swizzle):
-    rows, columns = (ROWS, COLS) if device.GPU else SMALL
+    rows, columns = SMALL if device.INTERPRETED else (ROWS, COLS)
     rng = np.random.default_rng(cols * swizzle)
     bits = rng.integers(0, 256, size=(rows // 32, 32, columns * np.dtype(dtype).itemsize))
     x = bits.astype(np.uint8).view(dtype)

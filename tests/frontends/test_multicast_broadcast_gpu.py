@@ -50,7 +50,7 @@ TURNS = [((2, "f32"), (4, "f16")), ((2, "f16"), (4, "bf16")), ((2, "bf16"), (4, 
 def combinations(cases) -> list:
     """The parameters (variant, (shape, tile), cluster, dtype): on a GPU, every combination;
     interpreted, SMALL_CASES' each variant and shape twice, on its turn's pairs."""
-    if device.GPU:
+    if not device.INTERPRETED:
         return [(v, c, k, d) for v in VARIANTS for c in cases for k in (2, 4) for d in DTYPES]
     return [
         (v, c, *pair)

@@ -53,3 +53,32 @@ def test_a_violation_is_raised_with_its_rule(monkeypatch):
     x = data()
     with pytest.raises(interpreter.KernelViolation, match=r"\[P7\]"):
         runtime.interpret(text, x, np.zeros_like(x), grid=kernels.grid(SHAPE, (64, 64)))
+
+
+@pytest.mark.parametrize("gpu_wrong", [False, True])
+def test_compare_runs_both_and_names_where_they_differ(monkeypatch, gpu_wrong):
+    """`COPY_INTERPRET=compare` launches, then interprets copies of the same inputs, and
+    compares every array bit for bit. The GPU stands in here as a numpy copy (`launch`),
+    right or with one element's bits flipped."""
+
+    def launch(self, x, y, **_):
+        y[...] = x
+        if gpu_wrong:
+            y.view(np.uint32)[5, 7] ^= 1
+
+    monkeypatch.setenv(runtime.INTERPRET_ENV, "compare")
+    monkeypatch.setattr(runtime.Kernel, "launch", launch)
+    program = runtime.compile(kernels.tma_copy(SHAPE, "f32"))
+    x = data()
+    y = np.zeros_like(x)
+    grid = kernels.grid(SHAPE, (64, 64))
+    if not gpu_wrong:
+        program(x, y, grid=grid)
+        assert np.array_equal(y, x)
+        return
+    with pytest.raises(
+        runtime.InterpreterMismatch,
+        match=r"argument 1 .* differ at 1 bytes, the "
+        r"first at byte 1468",
+    ):
+        program(x, y, grid=grid)

@@ -8,9 +8,9 @@ and sm_86 SASS.
 
 Without a GPU, both forms run under the interpreter, on the smaller cases of each table's
 SMALL_ twin (the same tiles, stages, warps and dtypes; tails kept) and, for the examples,
-on their first 2 x 2 blocks. Where the interpreter lacks an op the kernel needs (an im2col
-load), the case is an xfail that names it; the tests run the legalized form first, so that
-such an xfail stops before the original's run."""
+on their first 2 x 2 blocks. Where the interpreter lacks an op the kernel needs, the case is
+an xfail that names it (`gap`); the tests run the legalized form first, so that such an
+xfail stops before the original's run."""
 
 from __future__ import annotations
 
@@ -41,14 +41,11 @@ pytestmark = device.marks()
 def gap(what: str) -> pytest.MarkDecorator:
     """An xfail where the interpreter runs the test: it stops at an op it does not model."""
     return pytest.mark.xfail(
-        not device.GPU,
+        device.INTERPRETED,
         reason=f"interpreter: {what} is not modelled",
         raises=InterpretError,
         strict=True,
     )
-
-
-IM2COL = gap("copy.im2col_load (a TMA im2col load)")
 
 
 def names(table: dict, gaps: dict[str, pytest.MarkDecorator]) -> list:
@@ -362,7 +359,7 @@ def test_legalized_example_returns_the_same_bytes(name, target):
     from pathlib import Path
 
     shape, grid, reduction = EXAMPLES[name]
-    if not device.GPU:
+    if device.INTERPRETED:
         grid = (2, 2)  # the elements of the first 2 x 2 blocks, checked below
     text = (Path(__file__).resolve().parents[2] / "examples" / name).read_text()
     rng = np.random.default_rng(zlib.crc32(name.encode()))
@@ -380,7 +377,7 @@ def test_legalized_example_returns_the_same_bytes(name, target):
     legal, original = results
     assert np.array_equal(bits(legal), bits(original))
     expected = o + x if reduction else x
-    if device.GPU:
+    if not device.INTERPRETED:
         assert np.array_equal(bits(legal), bits(expected))
         return
     written = ~same_elements(legal, before)
@@ -536,7 +533,6 @@ def test_legalized_dynamic_kernel_serves_every_shape(name, target):
         assert np.array_equal(bits(results[0]), bits(o + x if reduce else x)), shape
 
 
-@IM2COL
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
 @pytest.mark.parametrize("case", IM2COL_CASES, ids=case_id)
 def test_legalized_im2col_returns_the_same_bytes(case, target):
@@ -557,7 +553,6 @@ def test_legalized_im2col_returns_the_same_bytes(case, target):
     assert np.array_equal(bits(legal), bits(im2col(x, conv)))
 
 
-@IM2COL
 @pytest.mark.parametrize("target", LEGAL_TARGETS)
 def test_legalized_im2col_with_an_l2_policy_returns_the_same_bytes(target):
     """The load's L2 policy (a property of its tensor map) goes with the map."""

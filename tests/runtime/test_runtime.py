@@ -183,9 +183,10 @@ def test_a_launch_without_a_gpu_raises_one_clear_error(monkeypatch):
     assert "runtime.gpu_available()" in message
     assert "python -m copy_dialect" in message
     assert message.count("gpu_available") == 1
-    # Raised at the boundary: no frame of the driver calls, nor a chained cause.
+    # Raised at the boundary (the call, and the launch it makes): no frame of the driver
+    # calls, nor a chained cause.
     frames = [f.name for f in traceback.extract_tb(info.value.__traceback__)]
-    assert frames[-1] == "__call__"
+    assert frames[-2:] == ["__call__", "launch"]
     assert not {"prepare", "_prepare", "facts", "device", "call"} & set(frames)
     assert info.value.__cause__ is None
     assert info.value.__suppress_context__
