@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# What runs on the GPU machine (see benchmarks/RESULTS.md): the GPU tests, compute-sanitizer
-# on the TMA and multicast kernels, then the benchmarks. Assumes the project and xDSL are
-# importable (the device tool's wheels).
+# What runs on the GPU machine (see benchmarks/RESULTS.md): the GPU tests, the same tests with
+# every kernel call also interpreted and compared bit for bit (COPY_INTERPRET=compare),
+# compute-sanitizer on the TMA and multicast kernels, then the benchmarks. Assumes the project
+# and xDSL are importable (the device tool's wheels). WORKERS=N runs the tests in N processes
+# (pytest-xdist); SKIP_TESTS=1, SKIP_SANITIZER=1 and SKIP_BENCH=1 leave a part out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
@@ -9,11 +11,20 @@ python3 -c "import sys, xdsl, llvmlite, cuda.bindings; print(sys.version.split()
 echo "== pytest -m gpu"
 # Every GPU test file (plain `pytest`, not `python -m pytest`: the installed wheel, not the
 # source folders, must be imported). Extra arguments select tests: scripts/gpu_run.sh -k swizzle
-pytest -m gpu -q -rfE -p no:cacheprovider "${@:-tests}" 2>&1 | tee "${OUT:-/tmp}/pytest_gpu.log" | tail -25
+workers=()
+[ "${WORKERS:-1}" -gt 1 ] && workers=(-n "$WORKERS")
+if [ "${SKIP_TESTS:-0}" != 1 ]; then
+  pytest -m gpu -q -rfE -p no:cacheprovider "${workers[@]}" "${@:-tests}" 2>&1 \
+    | tee "${OUT:-/tmp}/pytest_gpu.log" | tail -25
+  echo "== COPY_INTERPRET=compare pytest -m gpu (each call on the GPU and the interpreter)"
+  COPY_INTERPRET=compare pytest -m gpu -q -rfE -p no:cacheprovider "${workers[@]}" "${@:-tests}" \
+    2>&1 | tee "${OUT:-/tmp}/pytest_compare.log" | tail -25
+fi
+[ "${SKIP_SANITIZER:-0}" = 1 ] && tools=() || tools=("memcheck" "memcheck --report-api-errors no" "racecheck")
 # memcheck twice: with the default API-error reporting (cuda.bindings' import probes
 # cuGetProcAddress for entry points the driver lacks: host API errors, not the project's), and
 # with --report-api-errors no, which leaves the kernels' memory errors only.
-for tool in "memcheck" "memcheck --report-api-errors no" "racecheck"; do
+for tool in "${tools[@]}"; do
   for kernel in tma multicast pipelined1 pipelined3 examples/tma_tile_copy.mlir examples/multicast_copy.mlir; do
     echo "== compute-sanitizer --tool $tool: $kernel"
     # shellcheck disable=SC2086
