@@ -7,6 +7,7 @@ from interpreter import (  # noqa: F401  (they register their handlers)
     ops_barriers,
     ops_cluster,
     ops_copies,
+    ops_im2col,
     ops_roles,
     ops_tensormap,
     ops_tmem,

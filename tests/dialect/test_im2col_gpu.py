@@ -2,8 +2,7 @@
 TMA im2col loads (padding through the bounding box, stride through the traversal stride,
 dilation through the offsets), for every case test_im2col.py compiles: strides 1 and 2,
 paddings 0 to 2, dilations 1 and 2, odd H and W, C of 8, 16 and 64, f16 and f32, bit for bit
-against numpy's im2col. Without a GPU, under the interpreter, which does not model im2col
-loads yet (xfail)."""
+against numpy's im2col. Without a GPU, under the interpreter (bit for bit too)."""
 
 from __future__ import annotations
 
@@ -12,22 +11,12 @@ import pytest
 
 from copy_tools import runtime
 from frontends import kernels
-from interpreter import InterpretError
 from tests import device
 from tests.dialect.test_im2col import CASES, case_id, im2col, module, setup
 from tests.runtime.test_runtime_gpu import random, same_bits
 
 pytestmark = device.marks()
 
-NO_IM2COL = pytest.mark.xfail(
-    not device.GPU,
-    reason="interpreter: copy.im2col_load (a TMA im2col load) is not modelled",
-    raises=InterpretError,
-    strict=True,
-)
-
-
-@NO_IM2COL
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_im2col_gather_matches_numpy(case):
     conv, options = setup(case)
@@ -41,7 +30,6 @@ def test_im2col_gather_matches_numpy(case):
     assert same_bits(y, want)
 
 
-@NO_IM2COL
 def test_im2col_gather_with_an_l2_policy():
     """An L2 policy changes where lines live, never what the load returns."""
     conv = kernels.conv2d((2, 9, 7, 16), 3, stride=2, padding=1, dilation=2)
