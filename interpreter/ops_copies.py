@@ -4,7 +4,9 @@ cp.async copies, their groups and the fence between threads and the async proxy.
 A copy is issued at its op and completes when the scheduler says: a load then reads its
 GMEM box (elements outside the array read as its OOB fill) and writes the box into the
 SMEM slot where the dialect's layout puts each element (swizzled or not); a store reads its
-SMEM box and writes (or reduces into) the part of the GMEM box inside the array. At issue,
+SMEM box and writes (or reduces into) the part of the GMEM box inside the array. A
+leader-tracked load of a CTA pair (`pair_load`) writes each CTA's box into its own SMEM and
+completes its bytes on the pair leader's barrier. At issue,
 the SMEM bytes it will write (a load) or read (a store) go into the CTA's access log, with
 the epoch of its completion (interpreter.races), so that any thread access of them that its
 completion is not ordered with is a race, whatever the schedule."""
@@ -105,8 +107,8 @@ UNMODELLED = "is not modelled by the interpreter yet"
 def async_copy(agent: Agent, op: copy.AsyncCopyOp, mask: np.ndarray) -> Step:
     yield None
     g = op.geometry()
-    if g.leader_tracked:
-        raise InterpretError(op, f"a leader-tracked copy (a CTA pair's) {UNMODELLED}")
+    if g.leader_tracked and not g.is_load:
+        raise InterpretError(op, f"a leader-tracked store {UNMODELLED}")
     if predicated_off(agent, g, op, mask):
         return
     tmap = None if op.map is None else agent.get(op.map)
@@ -123,6 +125,10 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp, mask: np.ndarray) -> Step:
         coords, inside = gmem_box(g, gref, origin)
         offsets = sref.slot_offsets(slot, g.issued_box)
         track(tmap, store(agent, op, g, gref, offsets, coords, inside, dtype))
+        return
+    if g.leader_tracked:
+        transfer = yield from pair_load(agent, op, g, gref, origin, slot, dtype, issue, mask)
+        track(tmap, transfer)
         return
     split = g.multicast
     destinations, extra = [agent.cta], 0
@@ -222,6 +228,56 @@ def load(
     machine.issue(transfer)
     if g.barrier is None:
         agent.groups.open["cp_async"].append(transfer)
+    yield None
+    return transfer
+
+
+def pair_load(
+    agent: Agent,
+    op: Operation,
+    g: Any,
+    gref: GmemRef,
+    origin: list[int],
+    slot: tuple[int, ...],
+    dtype: np.dtype,
+    issue: dict,
+    mask: np.ndarray,
+) -> Generator[None, None, Transfer]:
+    """A leader-tracked load of a CTA pair (`.cta_group::2`): this CTA's box (`partitioned
+    d`: its part, index i of the pair starting i box extents along d; `replicated`: the
+    whole box) into its own SMEM, its bytes completing on the barrier of the pair's leader
+    (the even rank: the lowering clears the peer bit of the barrier's address). Only the
+    leader arrives, expecting both CTAs' boxes; the peer's own barrier gets nothing."""
+    _, index = collective_group(agent, g.collective_dims)
+    leader = agent.cta.machine.ctas[agent.cta.rank & ~1]
+    axis = g.op.leader_tracked.partition_axis
+    if axis is not None:
+        origin[g.gmem_dim(axis)] += index * g.box_shape[axis]
+    coords, inside = gmem_box(g, gref, origin)
+    offsets = agent.get(g.smem).slot_offsets(slot, g.issued_box)
+    group = (
+        agent.get(g.barrier)
+        if leader is agent.cta
+        else peer_object(agent, op, leader, g.barrier, "barrier group")
+    )
+    mb = group.at(agent, op, g.barrier_index, mask)
+    arrivals = copy.arrivals_of(op)
+    if leader is agent.cta and arrivals is not None:
+        mb.arrive(op, executions(arrivals.issuer, mask) * arrivals.each, issue, g.credited_bytes)
+    epoch = (mb.component, mb.phase + 1)
+    log_async(agent, op, offsets, dtype.itemsize, True, epoch)
+    nbytes = int(np.prod(g.issued_box)) * dtype.itemsize
+    own = agent.cta
+
+    def complete() -> None:
+        values = np.full(inside.shape, fill_value(g, dtype), dtype=dtype)
+        if inside.any():
+            values[inside] = gref.array[tuple(c[inside] for c in coords)]
+        write_smem(own.smem, offsets, values, dtype)
+        mb.complete_tx(op, nbytes, issue)
+
+    transfer = Transfer(op, own, complete, {own: epoch})
+    agent.cta.machine.issue(transfer)
     yield None
     return transfer
 
