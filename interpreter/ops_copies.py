@@ -21,6 +21,7 @@ from xdsl.ir import Operation
 
 from copy_dialect import ops as copy
 from copy_dialect.attributes import Implementation, OOBMode, ReductionKind
+from facts.hardware import STORE_CHUNK_BYTES
 from interpreter.machine import Agent, Cta, Step, Transfer, Wait
 from interpreter.memory import GmemRef, SmemRef, read_smem, units, write_smem
 from interpreter.ops_barriers import executions
@@ -297,14 +298,16 @@ def store(
     number = len(groups.committed["bulk"]) + 1
     log_async(agent, op, offsets, dtype.itemsize, False, (groups.component["read"], number))
     reduction = g.reduction
+    over, addresses = overrun(agent, op, gref, coords, dtype)
 
     def complete() -> None:
-        values = read_smem(cta.smem, offsets, dtype)[inside]
+        box = read_smem(cta.smem, offsets, dtype)
         target = tuple(c[inside] for c in coords)
         if reduction is None:
-            gref.array[target] = values
+            gref.array[target] = box[inside]
+            gref.flat[addresses] = box[over]  # the rest of the last 16-byte chunk (TR19)
         else:
-            gref.array[target] = reduce(reduction, gref.array[target], values, op)
+            gref.array[target] = reduce(reduction, gref.array[target], box[inside], op)
 
     # The CTA may return once the store has read its SMEM (wait_group read): its writes
     # to GMEM complete all the same.
@@ -312,6 +315,48 @@ def store(
     agent.cta.machine.issue(transfer)
     groups.open["bulk"].append(transfer)
     return transfer
+
+
+def overrun(
+    agent: Agent, op: Operation, gref: GmemRef, coords: tuple, dtype: np.dtype
+) -> tuple[np.ndarray, np.ndarray]:
+    """TR19: a TMA store writes whole 16-byte chunks of the innermost dim, so into a tensor
+    whose innermost extent is not a multiple of 16 bytes it also writes the box's elements
+    from the extent to the chunk's end, into the memory after each innermost row it reaches
+    (measured on an H200). The verifier refuses static extents and the runtime the arrays
+    it launches with; a dynamic extent run here directly, or a map's dims rewritten in the
+    kernel, still reach it. Reported at issue; the box elements written past the extent
+    and their indices in the caller's buffer (those inside it) are returned, for a plain
+    store to write (a reduction's overrun was not measured: reported only)."""
+    none = np.zeros(coords[0].shape, dtype=bool), np.zeros(0, dtype=np.int64)
+    if op.resolved_implementation() != Implementation.TMA or gref.array.ndim == 0:
+        return none
+    extent, chunk = gref.array.shape[-1], max(1, STORE_CHUNK_BYTES // dtype.itemsize)
+    end = -(-extent // chunk) * chunk
+    last = coords[-1]
+    over = (last >= extent) & (last < end)
+    for c, n in zip(coords[:-1], gref.array.shape[:-1], strict=True):
+        over &= (c >= 0) & (c < n)
+    if not over.any():
+        return none
+    agent.cta.machine.report(
+        "TR19", op,
+        f"stores into a tensor whose innermost extent is {extent} elements "
+        f"({extent * dtype.itemsize} bytes), not a multiple of {STORE_CHUNK_BYTES} bytes: TMA "
+        f"writes whole {STORE_CHUNK_BYTES}-byte chunks, so the box's {end - extent} elements "
+        "after the extent overwrite the memory after each innermost row it reaches (pad the "
+        f"innermost extent to a multiple of {chunk} elements)",
+        agent.cta,
+    )  # fmt: skip
+    indices = [c[over] for c in coords]
+    addresses = gref.offset + sum(
+        i * (s // dtype.itemsize) for i, s in zip(indices, gref.array.strides, strict=True)
+    )
+    assert gref.flat is not None
+    inside = (addresses >= 0) & (addresses < gref.flat.size)
+    mask = over.copy()
+    mask[np.nonzero(over)[0][~inside]] = False
+    return mask, np.asarray(addresses[inside], dtype=np.int64)
 
 
 def reduce(kind: ReductionKind, old: np.ndarray, new: np.ndarray, op: Operation) -> np.ndarray:
