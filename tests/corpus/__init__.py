@@ -217,3 +217,79 @@ KERNELS += (
         expected=lambda a: {2: tiles_expected(a[0], a[1], a[2], whole_row_tile)},
     ),
 )
+
+
+def padded_k(x: np.ndarray) -> np.ndarray:
+    """`x` with its K columns padded with zeros to a multiple of 64 (TMA's zero fill)."""
+    k = -(-x.shape[1] // 64) * 64
+    return np.pad(x, ((0, 0), (0, k - x.shape[1])))
+
+
+KERNELS += (
+    Kernel(
+        "gemm_dynamic_k",
+        ("dynamic K",),
+        _gemm_args(128, 256, 456),
+        grid=(2, 1),
+        expected=lambda a: {
+            2: tiles_expected(padded_k(a[0]), padded_k(a[1]), a[2], whole_row_tile)
+        },
+    ),
+)
+
+
+def _split_k_args(rng):
+    return [
+        small_ints(rng, (512, 1024)),
+        small_ints(rng, (512, 1024)),
+        small_ints(rng, (512, 512), np.float32),
+    ]
+
+
+def split_k_expected(a, b, c, tiles: list[tuple[int, int]]) -> np.ndarray:
+    """C plus the stand-in's tiles (tile row, tile column): the splits' partial sums add to
+    the whole K's."""
+    out = c.copy()
+    for tm, tn in tiles:
+        m0, n0 = 128 * tm, 128 * tn
+        out[m0 : m0 + 128, n0 : n0 + 128] += whole_row_tile(a, b, m0, n0)
+    return out
+
+
+KERNELS += (
+    Kernel(
+        "gemm_split_k",
+        ("split-K reduce",),
+        _split_k_args,
+        grid=(2, 1, 4),
+        expected=lambda a: {2: split_k_expected(a[0], a[1], a[2], [(0, 0), (0, 1)])},
+    ),
+)
+
+
+def _tiles(a, b, c, tiles):
+    out = c.copy()
+    for tm, tn in tiles:
+        m0, n0 = 128 * tm, 128 * tn
+        out[m0 : m0 + 128, n0 : n0 + 128] = whole_row_tile(a, b, m0, n0)
+    return out
+
+
+KERNELS += (
+    Kernel(
+        "gemm_multicast_cluster2",
+        ("cluster-2 multicast",),
+        _gemm_cooperative_args,
+        grid=(8, 8),
+        clusters=2,
+        expected=lambda a: {2: _tiles(*a, [(0, n) for n in range(4)])},
+    ),
+    Kernel(
+        "gemm_multicast_cluster4",
+        ("cluster-4 multicast",),
+        _gemm_cooperative_args,
+        grid=(8, 8),
+        clusters=1,
+        expected=lambda a: {2: _tiles(*a, [(m, n) for m in range(2) for n in range(2)])},
+    ),
+)

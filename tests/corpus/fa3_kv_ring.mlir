@@ -11,7 +11,7 @@
 // next block's QK^T with the current block's PV: wait K[n], read it, release it; then wait
 // V[n - 1], read it, release it; the last V block after the loop. Each slot's empty barrier
 // counts the 8 consumer warps. The epilogue: each consumer warpgroup writes its 64 rows of
-// O to SMEM and fences; the 256 consumer threads meet at named barrier 2; consumer
+// O to SMEM and fences; the 256 consumer threads meet at named barrier 4; consumer
 // warpgroup 0's elected thread stores the 128x64 O tile with TMA and waits for the store to
 // read SMEM before exiting.
 //
@@ -158,7 +158,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
         vector.store %acc, %smem_o[%r, %col] : memref<128x64xf32, #copy.smem>, vector<8xf32>
       }
       copy.fence_async_shared
-      copy.named_barrier_sync 2, 256
+      copy.named_barrier_sync 4, 256
       copy.async_copy %smem_o to %O[%q0, %c0] : memref<128x64xf32, #copy.smem> to memref<?x64xf32>
       copy.commit_group bulk
       copy.wait_group bulk 0 read_only
@@ -237,7 +237,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
         vector.store %acc, %smem_o[%r, %col] : memref<128x64xf32, #copy.smem>, vector<8xf32>
       }
       copy.fence_async_shared
-      copy.named_barrier_sync 2, 256
+      copy.named_barrier_sync 4, 256
     }
     func.return
   }
