@@ -34,6 +34,14 @@ class Fields:
     dims: tuple[int, ...]
     strides: tuple[int, ...]
 
+    def __eq__(self, other: object) -> bool:
+        """The same array (the object, not its elements) and the same fields."""
+        return (
+            isinstance(other, Fields)
+            and self.flat is other.flat
+            and (self.offset, self.dims, self.strides) == (other.offset, other.dims, other.strides)
+        )
+
 
 @dataclass(eq=False)
 class TensorMap:
