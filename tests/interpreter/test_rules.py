@@ -14,8 +14,9 @@ What the interpreter does not catch, by design (docs/interpreter.md, "What it ch
   model);
 - a named barrier that counts more threads than ever reach it (P13's hang): it hangs, and
   the interpreter reports the hang, P6, at the bar.sync;
-- MB8 on a copy that names an invalidated barrier: the interpreter checks the waits, tests
-  and arrivals, so the kernel below is caught at its next wait.
+- MB8 on a copy that names an invalidated barrier: the interpreter checks the arrivals,
+  expect_tx and complete_tx, waits and tests, so the kernel below is caught at its next
+  wait, not at the copy.
 """
 
 from __future__ import annotations
