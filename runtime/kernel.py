@@ -220,6 +220,18 @@ def comparing() -> bool:
     return os.environ.get(INTERPRET_ENV, "") == "compare"
 
 
+def twin(a: np.ndarray) -> np.ndarray:
+    """A copy of `a` with its strides: a view into a padded array is copied with the array
+    it views (the kernel's layout checks see the same strides)."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root is a or not root.flags.c_contiguous:
+        return a.copy()
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return np.ndarray(a.shape, a.dtype, root.copy(), offset, a.strides)
+
+
 class InterpreterMismatch(AssertionError):
     """Under `COPY_INTERPRET=compare`, the GPU and the interpreter left an array differently."""
 
@@ -370,7 +382,7 @@ class Kernel:
         if not all(isinstance(v, np.ndarray) or np.isscalar(v) for v in values):
             self.launch(*values, grid=grid, block=block, stream=stream)
             return
-        copies = [v.copy() if isinstance(v, np.ndarray) else v for v in values]
+        copies = [twin(v) if isinstance(v, np.ndarray) else v for v in values]
         self.launch(*values, grid=grid, block=block, stream=stream)
         self.interpret(*copies, grid=grid, block=block)
         for i, (gpu, cpu) in enumerate(zip(values, copies, strict=True)):

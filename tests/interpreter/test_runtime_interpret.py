@@ -82,3 +82,17 @@ def test_compare_runs_both_and_names_where_they_differ(monkeypatch, gpu_wrong):
         r"first at byte 1468",
     ):
         program(x, y, grid=grid)
+
+
+def test_compare_copies_a_view_with_its_strides():
+    """The interpreter's inputs keep the caller's layout: a view into a padded array is
+    copied with the array it views, not made contiguous."""
+    from runtime.kernel import twin
+
+    padded = np.arange(130 * 68, dtype=np.float32).reshape(130, 68)
+    view = padded[:, 4:64]
+    copied = twin(view)
+    assert copied.strides == view.strides
+    assert np.array_equal(copied, view)
+    assert not np.shares_memory(copied, padded)
+    assert np.array_equal(twin(padded.T), padded.T)
