@@ -247,8 +247,10 @@ def pair_load(
     """A leader-tracked load of a CTA pair (`.cta_group::2`): this CTA's box (`partitioned
     d`: its part, index i of the pair starting i box extents along d; `replicated`: the
     whole box) into its own SMEM, its bytes completing on the barrier of the pair's leader
-    (the even rank: the lowering clears the peer bit of the barrier's address). Only the
-    leader arrives, expecting both CTAs' boxes; the peer's own barrier gets nothing."""
+    (the even rank: the lowering clears the peer bit of the barrier's address). As the
+    lowering, the CTA of collective index 0 arrives on its own barrier, expecting both CTAs'
+    boxes (the leader, where the collective axis is the pair's); the peer's own barrier
+    gets nothing."""
     _, index = collective_group(agent, g.collective_dims)
     leader = agent.cta.machine.ctas[agent.cta.rank & ~1]
     axis = g.op.leader_tracked.partition_axis
@@ -263,8 +265,9 @@ def pair_load(
     )
     mb = group.at(agent, op, g.barrier_index, mask)
     arrivals = copy.arrivals_of(op)
-    if leader is agent.cta and arrivals is not None:
-        mb.arrive(op, executions(arrivals.issuer, mask) * arrivals.each, issue, g.credited_bytes)
+    if index == 0 and arrivals is not None:
+        mine = agent.get(g.barrier).at(agent, op, g.barrier_index, mask)
+        mine.arrive(op, executions(arrivals.issuer, mask) * arrivals.each, issue, g.credited_bytes)
     epoch = (mb.component, mb.phase + 1)
     log_async(agent, op, offsets, dtype.itemsize, True, epoch)
     nbytes = int(np.prod(g.issued_box)) * dtype.itemsize
