@@ -372,7 +372,9 @@ class TensorMapFenceReleaseOp(_TensorMapFenceOp):
 class TensorMapFenceAcquireOp(_TensorMapFenceOp):
     """
     Acquires the map for the TMA unit (`fence.proxy.tensormap::generic.acquire.gpu [map],
-    128`): copies through it after this see the fields the replaces released.
+    128`): copies through it after this see the fields the replaces released. The fence is
+    the issuing thread's: it covers the copies of the block or role that runs it (its
+    elected thread), so each role that copies through a rewritten map acquires it (TU11).
     ```mlir
     copy.tensormap_fence_acquire %m : !copy.tensormap<64x64xf32>
     ```

@@ -4,9 +4,12 @@ strides), `copy.tensormap_replace` (a field of the generic proxy's copy of the m
 release and acquire fences that make the TMA unit see the rewrite, and the copies through
 the map (`map(...)`), which read and write the array the TMA unit's map describes.
 
-A copy through a map rewritten and not yet fenced (release, then acquire) breaks TU11 and
-uses the map as the TMA unit last saw it; an acquire after a rewrite with no release breaks
-TU12; a rewrite while a copy through the map may be in flight breaks TU10."""
+The acquire is a fence of the thread that runs it (the elected thread of the block or of a
+role, as for the copies): each agent sees the map as of its own last acquire (as of the
+launch before one). A copy through a map rewritten and not yet fenced (release, then acquire)
+by the agent that issues it breaks TU11, even when another agent acquired the rewrite, and
+uses the map as that agent's TMA copies last saw it; an acquire after a rewrite with no
+release breaks TU12; a rewrite while a copy through the map may be in flight breaks TU10."""
 
 from __future__ import annotations
 
@@ -49,9 +52,16 @@ class TensorMap:
     written: Fields
     """The generic proxy's copy (what tensormap_replace rewrites)."""
     released: Fields
-    visible: Fields
-    """The TMA unit's."""
+    launched: Fields
+    """The map as the launch wrote it: what a copy of an agent that never acquired it sees."""
+    visible: dict[Agent, Fields] = field(default_factory=dict)
+    """The TMA unit's, per agent: as of the agent's last acquire (the fence is per thread)."""
+    acquired: dict[Agent, Operation] = field(default_factory=dict)
+    """Each agent's last acquire, for the message of a copy by another agent."""
     copies: list[Transfer] = field(default_factory=list)
+
+    def seen_by(self, agent: Agent) -> Fields:
+        return self.visible.get(agent, self.launched)
 
 
 def map_of(agent: Agent, op: Operation) -> TensorMap:
@@ -128,20 +138,34 @@ def acquire(agent: Agent, op: copy.TensorMapFenceAcquireOp, mask: np.ndarray) ->
             "(copy.tensormap_fence_release first)",
             agent.cta,
         )  # fmt: skip
-    tmap.visible = tmap.released
+    tmap.visible[agent] = tmap.released
+    tmap.acquired[agent] = op
 
 
 def map_array(agent: Agent, op: Operation, tmap: TensorMap) -> GmemRef:
-    """The array a copy through `tmap` reads or writes: the TMA unit's map of it (TU11 where
-    the generic proxy's differs)."""
-    if tmap.written != tmap.visible:
-        agent.cta.machine.report(
-            "TU11", op,
-            "copies through a tensor map rewritten since the TMA unit last acquired it "
-            "(copy.tensormap_fence_release, then copy.tensormap_fence_acquire)",
-            agent.cta,
-        )  # fmt: skip
-    f = tmap.visible
+    """The array a copy through `tmap` reads or writes: the TMA unit's map of it as `agent`,
+    which issues the copy, last acquired it (TU11 where the generic proxy's differs)."""
+    f = tmap.seen_by(agent)
+    if tmap.written != f:
+        others = [
+            (a, acq) for a, acq in tmap.acquired.items()
+            if a is not agent and tmap.visible[a] == tmap.written
+        ]  # fmt: skip
+        if others:
+            agent.cta.machine.report(
+                "TU11", op,
+                f"copies through a tensor map that {others[0][0].name} acquired after its "
+                f"rewrite but {agent.name}, which issues the copy, did not: the acquire fence "
+                "is per thread (copy.tensormap_fence_acquire in the agent that copies)",
+                agent.cta, others[0][1],
+            )  # fmt: skip
+        else:
+            agent.cta.machine.report(
+                "TU11", op,
+                "copies through a tensor map rewritten since the TMA unit last acquired it "
+                "(copy.tensormap_fence_release, then copy.tensormap_fence_acquire)",
+                agent.cta,
+            )  # fmt: skip
     view = strided_view(f.flat, f.offset, list(f.dims), list(f.strides))
     if view is None:
         raise RuleBroken(

@@ -51,7 +51,7 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp | copy.Im2colLoadOp, mask: int
     if not g.load:
         s.copies.tma_store(op, region, agent.groups, agent.c0)
         if g.map is not None:
-            s.maps.copy(op, g.map, None, None, agent.groups)
+            s.maps.copy(op, g.map, None, None, agent.groups, agent.c0, agent.issuer)
         return
     assert g.barrier is not None
     key = barrier_key(agent, op, g.barrier, g.barrier_index)
@@ -60,7 +60,7 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp | copy.Im2colLoadOp, mask: int
     made = 0 if g.arrivals is None else g.arrivals.made(1)  # its issuer's
     end = s.copies.tma_load(op, region, key, made, g.expect, g.bytes, agent.c0, agent.name)  # type: ignore[arg-type]
     if g.map is not None:
-        s.maps.copy(op, g.map, key, end, agent.groups)  # type: ignore[arg-type]
+        s.maps.copy(op, g.map, key, end, agent.groups, agent.c0, agent.issuer)  # type: ignore[arg-type]
 
 
 def commit(agent: Agent, op: copy.CommitGroupOp, mask: int | None) -> None:

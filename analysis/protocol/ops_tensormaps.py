@@ -1,7 +1,7 @@
 """How an agent follows the ops that rewrite a tensor map in global memory and make the
 rewrite visible to the TMA unit (`copy.tensormap_replace`, `copy.tensormap_fence_release`,
 `copy.tensormap_fence_acquire`), which its elected thread issues; `state.maps` checks them
-(TU10-TU12)."""
+(TU10-TU12). The acquire counts for the thread class that runs it (`agent.c0`) only."""
 
 from __future__ import annotations
 
@@ -25,4 +25,4 @@ def tensormap_release(agent: Agent, op: copy.TensorMapFenceReleaseOp, mask: int 
 def tensormap_acquire(agent: Agent, op: copy.TensorMapFenceAcquireOp, mask: int | None) -> None:
     agent.event(op)
     if agent.elected(op, mask):
-        agent.state.maps.acquire(op, op.map)
+        agent.state.maps.acquire(op, op.map, agent.c0, agent.issuer)

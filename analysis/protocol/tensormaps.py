@@ -1,6 +1,12 @@
 """The tensor maps in global memory (`copy.tensormap_global`) a kernel rewrites (rules
 TU10-TU12): the copies through each map not yet seen complete, and its last rewrite not yet
-made visible to the TMA unit (release, then acquire)."""
+made visible to the TMA unit (release, then acquire).
+
+The acquire (`fence.proxy.tensormap::generic.acquire`) is a fence of the thread that runs
+it: it orders that thread's later copies through the map, no one else's. So a rewrite is
+acquired per thread class (the elected thread of the block or of a role, which issues both
+the acquire and the copies), and a copy whose issuer has not acquired the map since its
+last rewrite breaks TU11 even when another thread has."""
 
 from __future__ import annotations
 
@@ -29,8 +35,11 @@ class MapState:
     """Each store through the map, and the groups of its issuer (in flight while a group
     holds it)."""
     replaced: Operation | None = None
-    """The last `tensormap_replace`, until a `tensormap_fence_acquire` after a release."""
+    """The last `tensormap_replace`, until the map is rewritten again."""
     released: bool = False
+    acquired: dict[int, tuple[Operation, str]] = field(default_factory=dict)
+    """The thread classes that acquired the map since its last rewrite: the acquire each
+    ran and who that class is (the fence is per thread)."""
 
 
 def describe_map(tensor_map: SSAValue) -> str:
@@ -54,33 +63,60 @@ class TensorMaps:
         key: Key | None,
         end: End | None,
         groups: Groups,
+        issuer: int,
+        who: str,
     ) -> None:
         """A copy through `tensor_map` (a load on barrier `key`, completed at `end`, or a
-        store of `groups`): the map must have been acquired since its last rewrite."""
+        store of `groups`) that thread class `issuer` (`who`) issues: that class must have
+        acquired the map since its last rewrite."""
         m = self.of(tensor_map)
-        if m.replaced is not None:
-            how = (
-                "after tensormap_fence_release but with no tensormap_fence_acquire since"
-                if m.released
-                else "with neither tensormap_fence_release nor tensormap_fence_acquire since"
-            )
-            # rule: TU11
-            self.report(
-                error(
-                    op,
-                    f"Expected the map {describe_map(tensor_map)} to be acquired after it was "
-                    f"rewritten, got a copy through it {how}: the TMA unit may read the old map",
-                    "add copy.tensormap_fence_release after the rewrites and "
-                    f"copy.tensormap_fence_acquire {describe_map(tensor_map)} before the copy",
-                    Related(m.replaced, "the map is rewritten here"),
-                )
-            )
-            m.replaced = None
+        if m.replaced is not None and issuer not in m.acquired:
+            self.unacquired(op, tensor_map, m, who)
+            m.acquired[issuer] = (op, who)
         if key is not None and end is not None:
             m.loads.pop((op, key), None)
             m.loads[(op, key)] = end
         elif key is None:
             m.stores[op] = groups
+
+    def unacquired(self, op: Operation, tensor_map: SSAValue, m: MapState, who: str) -> None:
+        """TU11 at copy `op`, which `who` issues through `tensor_map`, rewritten at
+        `m.replaced` and not acquired by `who` since."""
+        assert m.replaced is not None
+        name = describe_map(tensor_map)
+        if m.acquired:
+            other, by = next(iter(m.acquired.values()))
+            # rule: TU11
+            self.report(
+                error(
+                    op,
+                    f"Expected the thread that issues this copy ({who}) to acquire the map "
+                    f"{name} after its rewrite, got an acquire by {by} only: the acquire "
+                    "fence orders the copies of the thread that runs it, and the TMA unit may "
+                    "read the old map for this one",
+                    f"add copy.tensormap_fence_acquire {name} just before the copy, in the "
+                    f"same block or role, so that {who} runs it",
+                    Related(other, f"the map is acquired here, by {by}"),
+                    Related(m.replaced, "the map is rewritten here"),
+                )
+            )
+            return
+        how = (
+            "after tensormap_fence_release but with no tensormap_fence_acquire since"
+            if m.released
+            else "with neither tensormap_fence_release nor tensormap_fence_acquire since"
+        )
+        # rule: TU11
+        self.report(
+            error(
+                op,
+                f"Expected the map {name} to be acquired after it was "
+                f"rewritten, got a copy through it {how}: the TMA unit may read the old map",
+                "add copy.tensormap_fence_release after the rewrites and "
+                f"copy.tensormap_fence_acquire {name} before the copy",
+                Related(m.replaced, "the map is rewritten here"),
+            )
+        )
 
     def replace(self, op: Operation, tensor_map: SSAValue, issuer: int) -> None:
         """`issuer` rewrites the map: no copy through it may still be in flight (TU10)."""
@@ -125,15 +161,18 @@ class TensorMaps:
         m.stores = {}
         m.replaced = op
         m.released = False
+        m.acquired = {}
 
     def release(self, tensor_map: SSAValue) -> None:
         m = self.of(tensor_map)
         if m.replaced is not None:
             m.released = True
 
-    def acquire(self, op: Operation, tensor_map: SSAValue) -> None:
+    def acquire(self, op: Operation, tensor_map: SSAValue, issuer: int, who: str) -> None:
+        """Thread class `issuer` (`who`) acquires the map: its own later copies through it
+        see the released rewrite."""
         m = self.of(tensor_map)
-        if m.replaced is None:
+        if m.replaced is None or issuer in m.acquired:
             return
         # rule: TU12
         if not m.released:
@@ -147,7 +186,7 @@ class TensorMaps:
                     Related(m.replaced, "the map is rewritten here"),
                 )
             )
-        m.replaced = None
+        m.acquired[issuer] = (op, who)
 
     def prune(self, clocks: list[Clock]) -> None:
         """Drop the loads all of `clocks` know complete."""
@@ -158,7 +197,7 @@ class TensorMaps:
 
     def snapshot(self, seen: Callable[[End | None], int]) -> tuple[object, ...]:
         return tuple(
-            (v, m.replaced, m.released, tuple((k, seen(e)) for k, e in m.loads.items()),
-             tuple(m.stores))
+            (v, m.replaced, m.released, tuple(sorted(m.acquired)),
+             tuple((k, seen(e)) for k, e in m.loads.items()), tuple(m.stores))
             for v, m in self.maps.items()
         )  # fmt: skip

@@ -186,6 +186,13 @@ class Agent:
             found.append(self.c1)
         return tuple(found)
 
+    @property
+    def issuer(self) -> str:
+        """Who issues the ops of the elected thread for this agent, for messages."""
+        if self.role is None:
+            return "thread 0 of the block"
+        return f"the elected thread of {self.name}"
+
     def elected(self, op: Operation, mask: int | None) -> bool:
         """Ops the elected thread issues: reached by it? (P10) Outside roles the elected
         thread is thread 0; in a role it is a lane of the role's first warp that elect.sync

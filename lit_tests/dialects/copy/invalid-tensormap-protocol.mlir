@@ -3,9 +3,10 @@
 // Kernels that rewrite a tensor map in global memory wrongly, one mistake per chunk, named
 // after the rule it breaks (`// rule:` gives the id in copy_dialect/rules.toml): a rewrite
 // while a copy through the map may still be in flight (cutlass#3165's class of bug), a
-// copy through a rewritten map without the release/acquire pair, an acquire with no
+// copy through a rewritten map without the release/acquire pair or whose issuing thread
+// did not run the acquire (the fence is per thread), an acquire with no
 // release. The error is at the op, the copy or rewrite it concerns is a note. The checks:
-// analysis/protocol/state.py (`map_*`) and walk.py. `// fix: s|OLD|NEW|` lines give
+// analysis/protocol/tensormaps.py. `// fix: s|OLD|NEW|` lines give
 // the edit the note describes; tests/tools/test_fix_notes.py applies them and checks that the
 // result verifies, protocol included.
 
@@ -172,6 +173,75 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
         copy.wait_group bulk 0 read_only
         copy.barrier_arrive %empty[%c0] issuer elected : !copy.barrier<1>
       }
+      copy.wait_group bulk 0
+    }
+    func.return
+  }
+}
+
+// -----
+
+// rule: TU11
+// fix: s|      copy.async_copy %x|      copy.tensormap_fence_acquire %mx : !copy.tensormap<8x64xf32> copy.async_copy %x|
+// The block's thread 0 re-points the map and acquires it, but the producer role's elected
+// thread issues the load: the acquire fence is per thread, so that thread may still use the
+// map as the TMA unit saw it before the rewrite.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @tu11_map_acquired_by_another_thread(%x: memref<?x?xf32>, %pool: memref<65536xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c512 = arith.constant 512 : index
+    %false = arith.constant false
+    %buf = copy.alloc_smem : memref<8x64xf32, #copy.smem>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %mx = copy.tensormap_global %x slot %c0 of 1 : memref<?x?xf32> -> !copy.tensormap<8x64xf32>
+    // expected-note@+1 {{the map is rewritten here}}
+    copy.tensormap_replace %mx global_address to %pool[%c512] : !copy.tensormap<8x64xf32>, memref<65536xf32>
+    copy.tensormap_fence_release %mx : !copy.tensormap<8x64xf32>
+    // expected-note@+1 {{the map is acquired here, by thread 0 of the block}}
+    copy.tensormap_fence_acquire %mx : !copy.tensormap<8x64xf32>
+    copy.warp_specialize warps [1, 1] {
+    ^bb0(%t: index):
+      // expected-error@+2 {{Expected the thread that issues this copy (the elected thread of role 0) to acquire the map %mx after its rewrite, got an acquire by thread 0 of the block only: the acquire fence orders the copies of the thread that runs it, and the TMA unit may read the old map for this one}}
+      // expected-note@+1 {{add copy.tensormap_fence_acquire %mx just before the copy, in the same block or role, so that the elected thread of role 0 runs it}}
+      copy.async_copy %x[%c0, %c0] to %buf barrier %full[%c0] map(%mx : !copy.tensormap<8x64xf32>) : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+    }, {
+    ^bb0(%t: index):
+      copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+      %v = memref.load %buf[%c0, %c0] : memref<8x64xf32, #copy.smem>
+    }
+    func.return
+  }
+}
+
+// -----
+
+// rule: TU11
+// fix: s|      copy.async_copy %ring|      copy.tensormap_fence_acquire %my : !copy.tensormap<8x64xf32> copy.async_copy %ring|
+// The loader role re-points the store map %my and acquires it; the storer role, whose
+// elected thread issues the store through it, does not.
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @tu11_store_map_acquired_by_the_other_role(%x: memref<?x?xf32>, %y: memref<?x?xf32>, %pool: memref<65536xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c512 = arith.constant 512 : index
+    %false = arith.constant false
+    %ring = copy.alloc_smem : memref<8x64xf32, #copy.smem>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %my = copy.tensormap_global %y slot %c0 of 1 : memref<?x?xf32> -> !copy.tensormap<8x64xf32>
+    copy.warp_specialize warps [1, 1] {
+    ^bb0(%t: index):
+      // expected-note@+1 {{the map is rewritten here}}
+      copy.tensormap_replace %my global_address to %pool[%c512] : !copy.tensormap<8x64xf32>, memref<65536xf32>
+      copy.tensormap_fence_release %my : !copy.tensormap<8x64xf32>
+      // expected-note@+1 {{the map is acquired here, by the elected thread of role 0}}
+      copy.tensormap_fence_acquire %my : !copy.tensormap<8x64xf32>
+      copy.async_copy %x[%c0, %c0] to %ring barrier %full[%c0] : memref<?x?xf32> to memref<8x64xf32, #copy.smem>, !copy.barrier<1>
+    }, {
+    ^bb0(%t: index):
+      copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+      // expected-error@+2 {{Expected the thread that issues this copy (the elected thread of role 1) to acquire the map %my after its rewrite, got an acquire by the elected thread of role 0 only: the acquire fence orders the copies of the thread that runs it, and the TMA unit may read the old map for this one}}
+      // expected-note@+1 {{add copy.tensormap_fence_acquire %my just before the copy, in the same block or role, so that the elected thread of role 1 runs it}}
+      copy.async_copy %ring to %y[%c0, %c0] map(%my : !copy.tensormap<8x64xf32>) : memref<8x64xf32, #copy.smem> to memref<?x?xf32>
+      copy.commit_group bulk
       copy.wait_group bulk 0
     }
     func.return
