@@ -5,9 +5,10 @@ what real kernel it models and its protocol.
 `KERNELS` gives, per file, what the tests need to run it under the interpreter: the kinds
 of kernel it stands for, small arguments, the grid, how many clusters to run, and the numpy
 model of what it writes. The consumers' math is not in the dialect yet (no wgmma), so each
-kernel's consumers read their SMEM slots with vector loads and sum what they read; the
-models below compute the same sums (the inputs are small integers, so f32 sums are exact
-in any order).
+kernel's consumers read their SMEM slots with memref loads (one element of each 16-byte
+unit of a row: the column 8q + t mod 8 for thread t; the lowering takes no vector access of
+swizzled SMEM) and sum what they read; the models below compute the same sums (the inputs
+are small integers, so f32 sums are exact in any order).
 """
 
 from __future__ import annotations
@@ -70,21 +71,40 @@ def small_ints(rng: np.random.Generator, shape: tuple[int, ...], dtype=np.float1
 # --- the models ---------------------------------------------------------------------------
 
 
-def gemm_rows(a: np.ndarray, b: np.ndarray, m0: int, n0: int, rows: int) -> np.ndarray:
-    """The accumulator rows of a consumer warpgroup of the GEMM stand-in: thread t reads A row
-    m0 + t / 2, columns 32 (t mod 2) .. + 32 of each 64-wide k-block, and B row n0 + t, all
-    its columns, summing 8-wide vectors; it writes its vector to the 8 column groups of its
-    half row (64 (t mod 2) + 8c). Returns the `rows` x 128 tile of C."""
-    k = a.shape[1]
-    sa = a[m0 : m0 + rows].astype(np.float32).reshape(rows, k // 64, 2, 4, 8).sum(axis=(1, 3))
-    sb = b[n0 : n0 + 2 * rows].astype(np.float32).reshape(2 * rows, k // 8, 8).sum(axis=1)
-    acc = sa.reshape(2 * rows, 8) + sb  # thread t: row t / 2, half t mod 2
-    return np.tile(acc.reshape(rows, 2, 1, 8), (1, 1, 8, 1)).reshape(rows, 128)
+def lane_sums(x: np.ndarray, rows: slice, lanes: np.ndarray, first: int, width: int) -> np.ndarray:
+    """Per row of `x[rows]` (one per thread), the f32 sum over every 64-wide k-block of the
+    elements the thread reads: columns first + 8q + lane for 8q < width, where `lanes` gives
+    each row's thread's t mod 8."""
+    block = x[rows].astype(np.float32)
+    blocks = block.reshape(block.shape[0], -1, 64)  # (rows, k-blocks, 64)
+    cols = first + np.arange(0, width, 8)[None, :] + lanes[:, None]  # (rows, width / 8)
+    picked = np.take_along_axis(blocks, cols[:, None, :].repeat(blocks.shape[1], 1), axis=2)
+    return picked.sum(axis=(1, 2))
+
+
+def half_row_sums(x: np.ndarray, rows: np.ndarray, width: int) -> np.ndarray:
+    """Thread t's sum over the k-blocks of row `rows[t]`, columns width (t mod 2) + 8q +
+    t mod 8 for 8q < width: the threads of a warpgroup two to a row, each half of it."""
+    t = np.arange(len(rows))
+    picked = x[rows].astype(np.float32).reshape(len(rows), -1, 64)
+    cols = width * (t[:, None] % 2) + np.arange(0, width, 8)[None, :] + t[:, None] % 8
+    return np.take_along_axis(picked, cols[:, None, :].repeat(picked.shape[1], 1), 2).sum((1, 2))
+
+
+def gemm_rows(a: np.ndarray, b: np.ndarray, m0: int, n0: int, w: int) -> np.ndarray:
+    """The 64 x 128 rows of C consumer warpgroup w of the cooperative GEMM writes: thread t
+    reads A row m0 + 64w + t / 2, columns 32 (t mod 2) + 8q + t mod 8, and B row n0 + t,
+    columns 8q + t mod 8; its sum fills columns 64 (t mod 2) .. + 64 of its row."""
+    t = np.arange(128)
+    rows = m0 + 64 * w + t // 2
+    sa = half_row_sums(a, rows, 32)
+    sb = lane_sums(b, slice(n0, n0 + 128), t % 8, 0, 64)
+    return np.repeat((sa + sb).reshape(64, 2), 64, axis=1)
 
 
 def gemm_tile(a: np.ndarray, b: np.ndarray, m0: int, n0: int) -> np.ndarray:
-    """A 128x128 tile of C: two warpgroups of 64 rows, each reading the whole B slot."""
-    return np.concatenate([gemm_rows(a, b, m0 + 64 * w, n0, 64) for w in range(2)])
+    """A 128x128 tile of the cooperative GEMM: two warpgroups of 64 rows."""
+    return np.concatenate([gemm_rows(a, b, m0, n0, w) for w in range(2)])
 
 
 def gemm_expected(
@@ -124,12 +144,11 @@ KERNELS: tuple[Kernel, ...] = (
 
 def whole_row_tile(a: np.ndarray, b: np.ndarray, m0: int, n0: int) -> np.ndarray:
     """A 128x128 tile of C when one warpgroup computes it: thread t reads A row m0 + t and B
-    row n0 + t, all 64 columns of each k-block, summing 8-wide vectors, and writes its vector
-    to the 16 column groups of row t."""
-    k = a.shape[1]
-    sa = a[m0 : m0 + 128].astype(np.float32).reshape(128, k // 8, 8).sum(axis=1)
-    sb = b[n0 : n0 + 128].astype(np.float32).reshape(128, k // 8, 8).sum(axis=1)
-    return np.tile(sa + sb, (1, 16))
+    row n0 + t, columns 8q + t mod 8 of each k-block; its sum fills row t."""
+    t = np.arange(128)
+    acc = lane_sums(a, slice(m0, m0 + 128), t % 8, 0, 64)
+    acc += lane_sums(b, slice(n0, n0 + 128), t % 8, 0, 64)
+    return np.repeat(acc[:, None], 128, axis=1)
 
 
 def tiles_expected(a, b, c, tile_fn) -> np.ndarray:
@@ -152,31 +171,32 @@ KERNELS += (
     Kernel(
         "gemm_pingpong",
         ("pingpong GEMM", "persistent grid-stride"),
-        _gemm_args(256, 512, 512),
-        grid=(2,),
+        _gemm_args(256, 256, 512),
+        grid=(1,),
         expected=lambda a: {2: tiles_expected(a[0], a[1], a[2], whole_row_tile)},
     ),
 )
 
 
 def fa3_expected(q, k, v, o, heads: int) -> np.ndarray:
-    """O of the FA3 stand-in: thread t of consumer warpgroup w sums Q row 64w + t / 2, half
-    t mod 2 (4 vectors), and K row t and V row t of every key block (8 vectors each); its
-    vector fills the 4 column groups of its half row."""
+    """O of the FA3 stand-in: thread t of consumer warpgroup w reads Q row 64w + t / 2,
+    columns 32 (t mod 2) + 8q + t mod 8, and K row t and V row t of every key block, columns
+    8q + t mod 8; its sum fills columns 32 (t mod 2) .. + 32 of its row."""
     out = o.copy()
     sq, sk = q.shape[0] // heads, k.shape[0] // heads
+    t = np.arange(128)
     for h in range(heads):
-        kv = k[h * sk : (h + 1) * sk].astype(np.float32) + v[h * sk : (h + 1) * sk]
-        per_t = kv.reshape(sk // 128, 128, 8, 8).sum(axis=(0, 2))  # (t, 8)
+        # K and V rows of every key block of the head, as 64-wide "k-blocks" of thread t.
+        kv = np.zeros(128, np.float32)
+        for x in (k, v):
+            rows = x[h * sk : (h + 1) * sk].reshape(sk // 128, 128, 64).transpose(1, 0, 2)
+            kv += lane_sums(rows.reshape(128, -1), slice(0, 128), t % 8, 0, 64)
         for mb in range(sq // 128):
             q0 = h * sq + mb * 128
-            tile = q[q0 : q0 + 128].astype(np.float32).reshape(128, 2, 4, 8).sum(axis=2)
-            acc = tile.reshape(256, 8)  # thread index 128w + t -> row (128w + t) / 2 ...
-            rows = []
             for w in range(2):
-                a = acc[128 * w : 128 * w + 128] + per_t  # thread t of warpgroup w
-                rows.append(np.tile(a.reshape(64, 2, 1, 8), (1, 1, 4, 1)).reshape(64, 64))
-            out[q0 : q0 + 128] = np.concatenate(rows)
+                rows = q0 + 64 * w + t // 2
+                acc = (half_row_sums(q, rows, 32) + kv).reshape(64, 2)
+                out[q0 + 64 * w : q0 + 64 * w + 64] = np.repeat(acc, 32, axis=1)
     return out
 
 
@@ -291,5 +311,92 @@ KERNELS += (
         grid=(8, 8),
         clusters=1,
         expected=lambda a: {2: _tiles(*a, [(m, n) for m in range(2) for n in range(2)])},
+    ),
+)
+
+
+def _pair_args(rng):
+    return [
+        small_ints(rng, (512, 512)),
+        small_ints(rng, (256, 512)),
+        np.zeros((512, 256), np.float32),
+    ]
+
+
+def pair_expected(a, b, c) -> np.ndarray:
+    """The leaders' 128x128 tiles (rows 256 p .. + 128, columns 0 .. + 128); the peers write
+    nothing in the stand-in."""
+    out = c.copy()
+    for m0 in range(0, a.shape[0], 256):
+        out[m0 : m0 + 128, :128] = whole_row_tile(a, b, m0, 0)
+    return out
+
+
+KERNELS += (
+    Kernel(
+        "gemm_2cta_pair",
+        ("2-CTA leader-tracked",),
+        _pair_args,
+        grid=(2, 2),
+        expected=lambda a: {2: pair_expected(*a)},
+    ),
+)
+
+
+def _ring_args(rng):
+    return [small_ints(rng, (64 * 8, 64), np.float32), np.zeros((64 * 2, 64), np.float32)]
+
+
+def ring_expected(x, y) -> np.ndarray:
+    """Each cluster's 4 partial tiles summed."""
+    return x.reshape(-1, 4, 64, 64).sum(axis=1).reshape(y.shape)
+
+
+KERNELS += (
+    Kernel(
+        "dsmem_allreduce_ring",
+        ("DSMEM ring",),
+        _ring_args,
+        grid=(8,),
+        expected=lambda a: {1: ring_expected(*a)},
+    ),
+)
+
+
+def _scaled_args(rng):
+    m, n = 256, 256
+    return [
+        small_ints(rng, (m, 512)),
+        small_ints(rng, (n, 512)),
+        small_ints(rng, (8, m), np.float32),
+        np.zeros((m, n), np.float32),
+    ]
+
+
+def scaled_expected(a, b, sfa, c) -> np.ndarray:
+    """The stand-in of the scaled GEMM: per k-block, thread t's sum of A row t and B row t
+    (columns 8q + t mod 8), times the scale of row t, summed over the k-blocks."""
+    out = c.copy()
+    t = np.arange(128)
+    kb = a.shape[1] // 64
+    for m0 in range(0, c.shape[0], 128):
+        for n0 in range(0, c.shape[1], 128):
+            acc = np.zeros(128, np.float32)
+            for k in range(kb):
+                cols = slice(64 * k, 64 * k + 64)
+                part = lane_sums(a[:, cols], slice(m0, m0 + 128), t % 8, 0, 64)
+                part += lane_sums(b[:, cols], slice(n0, n0 + 128), t % 8, 0, 64)
+                acc += part * sfa[k, m0 : m0 + 128]
+            out[m0 : m0 + 128, n0 : n0 + 128] = np.repeat(acc[:, None], 128, axis=1)
+    return out
+
+
+KERNELS += (
+    Kernel(
+        "gemm_fp8_scaled",
+        ("persistent grid-stride",),
+        _scaled_args,
+        grid=(2,),
+        expected=lambda a: {3: scaled_expected(*a)},
     ),
 )

@@ -18,9 +18,12 @@
 // The key length is known at run time (K's rows / heads); at least one key block
 // (the prologue reads K[0], as FA3's does).
 //
-// The math stand-in: thread t of consumer warpgroup w reads Q row 64w + t / 2, columns
-// 32 (t mod 2) .. + 32, and of each key block K row t and V row t (8 vectors each), summing
-// them into one vector<8xf32>, which it writes to the 4 column groups of its half row of O.
+// The math stand-in (no wgmma in the dialect yet): thread t of consumer warpgroup w reads
+// one element of each 16-byte unit of Q row 64w + t / 2, columns 32 (t mod 2) .. + 32, and,
+// of each key block, of K row t and V row t (columns 8q + t mod 8, memref.load of the
+// swizzled slots: the lowering takes no vector access of swizzled SMEM), sums them in f32
+// and writes the sum to columns 32 (t mod 2) .. + 32 of its row of O.
+// tests/corpus/__init__.py holds the numpy model.
 //
 // Launch: grid (seqlen_q / 128, heads), 384 threads. Q is (heads * seqlen_q) x 64, K and V
 // (heads * seqlen_k) x 64, O (heads * seqlen_q) x 64.
@@ -36,8 +39,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %c128 = arith.constant 128 : index
     %true = arith.constant true
     %false = arith.constant false
-    %f0 = arith.constant 0.0 : f32
-    %zero = vector.broadcast %f0 : f32 to vector<8xf32>
+    %zero = arith.constant 0.0 : f32
     %m_block = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
     %head = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
     %m_blocks = "gpu.grid_dim"() <{dimension = #gpu<dim x>}> : () -> index
@@ -61,6 +63,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %v_empty = copy.barrier_init arrivals 8 : !copy.barrier<2>
     copy.warp_specialize warps [4, 4, 4] maxnreg [24, 240, 240] {
     ^bb0(%t: index):
+      %lane8 = arith.remui %t, %c8 : index
       %warp = arith.divui %t, %c32 : index
       %is_dma = arith.cmpi eq, %warp, %c0 : index
       scf.if %is_dma {
@@ -81,42 +84,46 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       }
     }, {
     ^bb0(%t: index):
+      %lane8 = arith.remui %t, %c8 : index
       // Consumer warpgroup 0: rows 0-63 of the Q tile; it stores O.
       %half = arith.remui %t, %c2 : index
       %r = arith.divui %t, %c2 : index
       %cq = arith.muli %half, %c32 : index
       copy.barrier_wait %q_full[%c0], %false : !copy.barrier<1>
-      %accq = scf.for %j = %c0 to %c4 step %c1 iter_args(%x = %zero) -> (vector<8xf32>) {
+      %accq = scf.for %j = %c0 to %c4 step %c1 iter_args(%x = %zero) -> (f32) {
         %j8 = arith.muli %j, %c8 : index
         %col = arith.addi %cq, %j8 : index
-        %v = vector.load %smem_q[%r, %col] : memref<128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-        %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-        %y = arith.addf %x, %w : vector<8xf32>
-        scf.yield %y : vector<8xf32>
+        %colx = arith.addi %col, %lane8 : index
+        %v = memref.load %smem_q[%r, %colx] : memref<128x64xf16, #copy.smem<swizzle = 128>>
+        %w = arith.extf %v : f16 to f32
+        %y = arith.addf %x, %w : f32
+        scf.yield %y : f32
       }
       // S = Q K[0]^T
       copy.barrier_wait %k_full[%c0], %false : !copy.barrier<2>
-      %acc0 = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %accq) -> (vector<8xf32>) {
+      %acc0 = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %accq) -> (f32) {
         %col = arith.muli %j, %c8 : index
-        %v = vector.load %smem_k[%c0, %t, %col] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-        %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-        %y = arith.addf %x, %w : vector<8xf32>
-        scf.yield %y : vector<8xf32>
+        %colx = arith.addi %col, %lane8 : index
+        %v = memref.load %smem_k[%c0, %t, %colx] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+        %w = arith.extf %v : f16 to f32
+        %y = arith.addf %x, %w : f32
+        scf.yield %y : f32
       }
       copy.barrier_arrive %k_empty[%c0] issuer warps : !copy.barrier<2>
-      %acc1 = scf.for %n = %c1 to %n_blocks step %c1 iter_args(%sum = %acc0) -> (vector<8xf32>) {
+      %acc1 = scf.for %n = %c1 to %n_blocks step %c1 iter_args(%sum = %acc0) -> (f32) {
         // S = Q K[n]^T, issued before the PV of block n - 1.
         %s = arith.remui %n, %c2 : index
         %lap = arith.divui %n, %c2 : index
         %lp = arith.remui %lap, %c2 : index
         %phase = arith.cmpi ne, %lp, %c0 : index
         copy.barrier_wait %k_full[%s], %phase : !copy.barrier<2>
-        %sk = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (vector<8xf32>) {
+        %sk = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (f32) {
           %col = arith.muli %j, %c8 : index
-          %v = vector.load %smem_k[%s, %t, %col] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-          %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-          %y = arith.addf %x, %w : vector<8xf32>
-          scf.yield %y : vector<8xf32>
+          %colx = arith.addi %col, %lane8 : index
+          %v = memref.load %smem_k[%s, %t, %colx] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+          %w = arith.extf %v : f16 to f32
+          %y = arith.addf %x, %w : f32
+          scf.yield %y : f32
         }
         copy.barrier_arrive %k_empty[%s] issuer warps : !copy.barrier<2>
         // O += P V[n - 1]
@@ -126,15 +133,16 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
         %lpv = arith.remui %lapv, %c2 : index
         %phasev = arith.cmpi ne, %lpv, %c0 : index
         copy.barrier_wait %v_full[%sv], %phasev : !copy.barrier<2>
-        %svv = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %sk) -> (vector<8xf32>) {
+        %svv = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %sk) -> (f32) {
           %col = arith.muli %j, %c8 : index
-          %v = vector.load %smem_v[%sv, %t, %col] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-          %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-          %y = arith.addf %x, %w : vector<8xf32>
-          scf.yield %y : vector<8xf32>
+          %colx = arith.addi %col, %lane8 : index
+          %v = memref.load %smem_v[%sv, %t, %colx] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+          %w = arith.extf %v : f16 to f32
+          %y = arith.addf %x, %w : f32
+          scf.yield %y : f32
         }
         copy.barrier_arrive %v_empty[%sv] issuer warps : !copy.barrier<2>
-        scf.yield %svv : vector<8xf32>
+        scf.yield %svv : f32
       }
       // The last PV.
       %last = arith.subi %n_blocks, %c1 : index
@@ -143,19 +151,21 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       %lpl = arith.remui %lapl, %c2 : index
       %phasel = arith.cmpi ne, %lpl, %c0 : index
       copy.barrier_wait %v_full[%sl], %phasel : !copy.barrier<2>
-      %acc = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %acc1) -> (vector<8xf32>) {
+      %acc = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %acc1) -> (f32) {
         %col = arith.muli %j, %c8 : index
-        %v = vector.load %smem_v[%sl, %t, %col] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-        %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-        %y = arith.addf %x, %w : vector<8xf32>
-        scf.yield %y : vector<8xf32>
+        %colx = arith.addi %col, %lane8 : index
+        %v = memref.load %smem_v[%sl, %t, %colx] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+        %w = arith.extf %v : f16 to f32
+        %y = arith.addf %x, %w : f32
+        scf.yield %y : f32
       }
       copy.barrier_arrive %v_empty[%sl] issuer warps : !copy.barrier<2>
       // Epilogue: O through SMEM; warpgroup 0 stores the tile once both halves are fenced.
       scf.for %c = %c0 to %c4 step %c1 {
         %c8c = arith.muli %c, %c8 : index
         %col = arith.addi %cq, %c8c : index
-        vector.store %acc, %smem_o[%r, %col] : memref<128x64xf32, #copy.smem>, vector<8xf32>
+        %accv = vector.broadcast %acc : f32 to vector<8xf32>
+        vector.store %accv, %smem_o[%r, %col] : memref<128x64xf32, #copy.smem>, vector<8xf32>
       }
       copy.fence_async_shared
       copy.named_barrier_sync 4, 256
@@ -164,41 +174,45 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       copy.wait_group bulk 0 read_only
     }, {
     ^bb0(%t: index):
+      %lane8 = arith.remui %t, %c8 : index
       // Consumer warpgroup 1: rows 64-127 of the Q tile.
       %half = arith.remui %t, %c2 : index
       %r0 = arith.divui %t, %c2 : index
       %r = arith.addi %r0, %c64 : index
       %cq = arith.muli %half, %c32 : index
       copy.barrier_wait %q_full[%c0], %false : !copy.barrier<1>
-      %accq = scf.for %j = %c0 to %c4 step %c1 iter_args(%x = %zero) -> (vector<8xf32>) {
+      %accq = scf.for %j = %c0 to %c4 step %c1 iter_args(%x = %zero) -> (f32) {
         %j8 = arith.muli %j, %c8 : index
         %col = arith.addi %cq, %j8 : index
-        %v = vector.load %smem_q[%r, %col] : memref<128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-        %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-        %y = arith.addf %x, %w : vector<8xf32>
-        scf.yield %y : vector<8xf32>
+        %colx = arith.addi %col, %lane8 : index
+        %v = memref.load %smem_q[%r, %colx] : memref<128x64xf16, #copy.smem<swizzle = 128>>
+        %w = arith.extf %v : f16 to f32
+        %y = arith.addf %x, %w : f32
+        scf.yield %y : f32
       }
       copy.barrier_wait %k_full[%c0], %false : !copy.barrier<2>
-      %acc0 = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %accq) -> (vector<8xf32>) {
+      %acc0 = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %accq) -> (f32) {
         %col = arith.muli %j, %c8 : index
-        %v = vector.load %smem_k[%c0, %t, %col] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-        %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-        %y = arith.addf %x, %w : vector<8xf32>
-        scf.yield %y : vector<8xf32>
+        %colx = arith.addi %col, %lane8 : index
+        %v = memref.load %smem_k[%c0, %t, %colx] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+        %w = arith.extf %v : f16 to f32
+        %y = arith.addf %x, %w : f32
+        scf.yield %y : f32
       }
       copy.barrier_arrive %k_empty[%c0] issuer warps : !copy.barrier<2>
-      %acc1 = scf.for %n = %c1 to %n_blocks step %c1 iter_args(%sum = %acc0) -> (vector<8xf32>) {
+      %acc1 = scf.for %n = %c1 to %n_blocks step %c1 iter_args(%sum = %acc0) -> (f32) {
         %s = arith.remui %n, %c2 : index
         %lap = arith.divui %n, %c2 : index
         %lp = arith.remui %lap, %c2 : index
         %phase = arith.cmpi ne, %lp, %c0 : index
         copy.barrier_wait %k_full[%s], %phase : !copy.barrier<2>
-        %sk = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (vector<8xf32>) {
+        %sk = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (f32) {
           %col = arith.muli %j, %c8 : index
-          %v = vector.load %smem_k[%s, %t, %col] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-          %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-          %y = arith.addf %x, %w : vector<8xf32>
-          scf.yield %y : vector<8xf32>
+          %colx = arith.addi %col, %lane8 : index
+          %v = memref.load %smem_k[%s, %t, %colx] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+          %w = arith.extf %v : f16 to f32
+          %y = arith.addf %x, %w : f32
+          scf.yield %y : f32
         }
         copy.barrier_arrive %k_empty[%s] issuer warps : !copy.barrier<2>
         %n1 = arith.subi %n, %c1 : index
@@ -207,15 +221,16 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
         %lpv = arith.remui %lapv, %c2 : index
         %phasev = arith.cmpi ne, %lpv, %c0 : index
         copy.barrier_wait %v_full[%sv], %phasev : !copy.barrier<2>
-        %svv = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %sk) -> (vector<8xf32>) {
+        %svv = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %sk) -> (f32) {
           %col = arith.muli %j, %c8 : index
-          %v = vector.load %smem_v[%sv, %t, %col] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-          %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-          %y = arith.addf %x, %w : vector<8xf32>
-          scf.yield %y : vector<8xf32>
+          %colx = arith.addi %col, %lane8 : index
+          %v = memref.load %smem_v[%sv, %t, %colx] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+          %w = arith.extf %v : f16 to f32
+          %y = arith.addf %x, %w : f32
+          scf.yield %y : f32
         }
         copy.barrier_arrive %v_empty[%sv] issuer warps : !copy.barrier<2>
-        scf.yield %svv : vector<8xf32>
+        scf.yield %svv : f32
       }
       %last = arith.subi %n_blocks, %c1 : index
       %sl = arith.remui %last, %c2 : index
@@ -223,18 +238,20 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       %lpl = arith.remui %lapl, %c2 : index
       %phasel = arith.cmpi ne, %lpl, %c0 : index
       copy.barrier_wait %v_full[%sl], %phasel : !copy.barrier<2>
-      %acc = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %acc1) -> (vector<8xf32>) {
+      %acc = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %acc1) -> (f32) {
         %col = arith.muli %j, %c8 : index
-        %v = vector.load %smem_v[%sl, %t, %col] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-        %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-        %y = arith.addf %x, %w : vector<8xf32>
-        scf.yield %y : vector<8xf32>
+        %colx = arith.addi %col, %lane8 : index
+        %v = memref.load %smem_v[%sl, %t, %colx] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+        %w = arith.extf %v : f16 to f32
+        %y = arith.addf %x, %w : f32
+        scf.yield %y : f32
       }
       copy.barrier_arrive %v_empty[%sl] issuer warps : !copy.barrier<2>
       scf.for %c = %c0 to %c4 step %c1 {
         %c8c = arith.muli %c, %c8 : index
         %col = arith.addi %cq, %c8c : index
-        vector.store %acc, %smem_o[%r, %col] : memref<128x64xf32, #copy.smem>, vector<8xf32>
+        %accv = vector.broadcast %acc : f32 to vector<8xf32>
+        vector.store %accv, %smem_o[%r, %col] : memref<128x64xf32, #copy.smem>, vector<8xf32>
       }
       copy.fence_async_shared
       copy.named_barrier_sync 4, 256

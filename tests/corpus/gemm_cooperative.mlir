@@ -10,16 +10,17 @@
 // A and B boxes on full[s], and issues both TMA loads with no arrival of their own.
 // Warpgroups 1 and 2 are the consumers (setmaxnreg 232), splitting the tile's M: each waits
 // on full[s] (consumer_wait, parity (k / 4) mod 2), reads its 64 rows of the A slot and the
-// whole B slot (the wgmma's SMEM operands; modelled as vector loads, the accumulator kept in
+// whole B slot (the wgmma's SMEM operands; modelled as memref loads, the accumulator kept in
 // registers), and releases the slot (consumer_release: one arrival per consumer warp, so
 // empty counts 8). The epilogue: each consumer warpgroup writes its 64x128 half of the
 // accumulator tile into SMEM, fences it for the async proxy and stores it with TMA, then
 // waits for the store to have read SMEM before the CTA exits.
 //
-// The math stand-in (no wgmma in the dialect yet): thread t of consumer warpgroup w reads
-// A row 64w + t / 2, columns 32 (t mod 2) .. + 32 and B row t, all 64 columns, of each
-// k-block, summing them into one vector<8xf32>; it writes that vector to its row's 8
-// columns groups 64 (t mod 2) + 8c. tests/analysis/test_corpus.py holds the numpy model.
+// The math stand-in (no wgmma in the dialect yet): thread t of consumer warpgroup w reads,
+// of each k-block, one element of each 16-byte unit of A row 64w + t / 2, columns 32 (t mod
+// 2) .. + 32, and of B row t (columns 8q + t mod 8, memref.load of the swizzled slots: the
+// lowering takes no vector access of swizzled SMEM), sums them in f32 and writes the sum to
+// columns 64 (t mod 2) .. + 64 of its row. tests/corpus/__init__.py holds the numpy model.
 //
 // Launch: grid (N / 128, M / 128), 384 threads.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
@@ -33,8 +34,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %c64 = arith.constant 64 : index
     %c128 = arith.constant 128 : index
     %true = arith.constant true
-    %f0 = arith.constant 0.0 : f32
-    %zero = vector.broadcast %f0 : f32 to vector<8xf32>
+    %zero = arith.constant 0.0 : f32
     %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
     %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
     %m0 = arith.muli %by, %c128 : index
@@ -48,6 +48,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %empty = copy.barrier_init arrivals 8 : !copy.barrier<4>
     copy.warp_specialize warps [4, 4, 4] maxnreg [40, 232, 232] {
     ^bb0(%t: index):
+      %lane8 = arith.remui %t, %c8 : index
       // Producer warpgroup: warp 0 issues the loads, the other three idle.
       %warp = arith.divui %t, %c32 : index
       %is_dma = arith.cmpi eq, %warp, %c0 : index
@@ -68,41 +69,45 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       }
     }, {
     ^bb0(%t: index):
+      %lane8 = arith.remui %t, %c8 : index
       // Consumer warpgroup 0: rows 0-63 of the tile.
       %half = arith.remui %t, %c2 : index
       %ra = arith.divui %t, %c2 : index
       %ca = arith.muli %half, %c32 : index
-      %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (vector<8xf32>) {
+      %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (f32) {
         %s = arith.remui %k, %c4 : index
         %lap = arith.divui %k, %c4 : index
         %lp = arith.remui %lap, %c2 : index
         %phase = arith.cmpi ne, %lp, %c0 : index
         copy.barrier_wait %full[%s], %phase : !copy.barrier<4>
-        %sa = scf.for %j = %c0 to %c4 step %c1 iter_args(%x = %sum) -> (vector<8xf32>) {
+        %sa = scf.for %j = %c0 to %c4 step %c1 iter_args(%x = %sum) -> (f32) {
           %j8 = arith.muli %j, %c8 : index
           %col = arith.addi %ca, %j8 : index
-          %v = vector.load %smem_a[%s, %ra, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-          %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-          %y = arith.addf %x, %w : vector<8xf32>
-          scf.yield %y : vector<8xf32>
+          %colx = arith.addi %col, %lane8 : index
+          %v = memref.load %smem_a[%s, %ra, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+          %w = arith.extf %v : f16 to f32
+          %y = arith.addf %x, %w : f32
+          scf.yield %y : f32
         }
-        %sb = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (vector<8xf32>) {
+        %sb = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (f32) {
           %col = arith.muli %j, %c8 : index
-          %v = vector.load %smem_b[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-          %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-          %y = arith.addf %x, %w : vector<8xf32>
-          scf.yield %y : vector<8xf32>
+          %colx = arith.addi %col, %lane8 : index
+          %v = memref.load %smem_b[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+          %w = arith.extf %v : f16 to f32
+          %y = arith.addf %x, %w : f32
+          scf.yield %y : f32
         }
         // consumer_release
         copy.barrier_arrive %empty[%s] issuer warps : !copy.barrier<4>
-        scf.yield %sb : vector<8xf32>
+        scf.yield %sb : f32
       }
       // Epilogue: the accumulator through SMEM, then one TMA store of the half tile.
       %cc = arith.muli %half, %c64 : index
       scf.for %c = %c0 to %c8 step %c1 {
         %c8c = arith.muli %c, %c8 : index
         %col = arith.addi %cc, %c8c : index
-        vector.store %acc, %smem_c[%c0, %ra, %col] : memref<2x64x128xf32, #copy.smem>, vector<8xf32>
+        %accv = vector.broadcast %acc : f32 to vector<8xf32>
+        vector.store %accv, %smem_c[%c0, %ra, %col] : memref<2x64x128xf32, #copy.smem>, vector<8xf32>
       }
       copy.fence_async_shared
       copy.async_copy %smem_c[%c0] to %C[%m0, %n0] : memref<2x64x128xf32, #copy.smem> to memref<1024x1024xf32>
@@ -110,40 +115,44 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       copy.wait_group bulk 0 read_only
     }, {
     ^bb0(%t: index):
+      %lane8 = arith.remui %t, %c8 : index
       // Consumer warpgroup 1: rows 64-127 of the tile.
       %half = arith.remui %t, %c2 : index
       %r = arith.divui %t, %c2 : index
       %ra = arith.addi %r, %c64 : index
       %ca = arith.muli %half, %c32 : index
-      %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (vector<8xf32>) {
+      %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (f32) {
         %s = arith.remui %k, %c4 : index
         %lap = arith.divui %k, %c4 : index
         %lp = arith.remui %lap, %c2 : index
         %phase = arith.cmpi ne, %lp, %c0 : index
         copy.barrier_wait %full[%s], %phase : !copy.barrier<4>
-        %sa = scf.for %j = %c0 to %c4 step %c1 iter_args(%x = %sum) -> (vector<8xf32>) {
+        %sa = scf.for %j = %c0 to %c4 step %c1 iter_args(%x = %sum) -> (f32) {
           %j8 = arith.muli %j, %c8 : index
           %col = arith.addi %ca, %j8 : index
-          %v = vector.load %smem_a[%s, %ra, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-          %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-          %y = arith.addf %x, %w : vector<8xf32>
-          scf.yield %y : vector<8xf32>
+          %colx = arith.addi %col, %lane8 : index
+          %v = memref.load %smem_a[%s, %ra, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+          %w = arith.extf %v : f16 to f32
+          %y = arith.addf %x, %w : f32
+          scf.yield %y : f32
         }
-        %sb = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (vector<8xf32>) {
+        %sb = scf.for %j = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (f32) {
           %col = arith.muli %j, %c8 : index
-          %v = vector.load %smem_b[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-          %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-          %y = arith.addf %x, %w : vector<8xf32>
-          scf.yield %y : vector<8xf32>
+          %colx = arith.addi %col, %lane8 : index
+          %v = memref.load %smem_b[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+          %w = arith.extf %v : f16 to f32
+          %y = arith.addf %x, %w : f32
+          scf.yield %y : f32
         }
         copy.barrier_arrive %empty[%s] issuer warps : !copy.barrier<4>
-        scf.yield %sb : vector<8xf32>
+        scf.yield %sb : f32
       }
       %cc = arith.muli %half, %c64 : index
       scf.for %c = %c0 to %c8 step %c1 {
         %c8c = arith.muli %c, %c8 : index
         %col = arith.addi %cc, %c8c : index
-        vector.store %acc, %smem_c[%c1, %r, %col] : memref<2x64x128xf32, #copy.smem>, vector<8xf32>
+        %accv = vector.broadcast %acc : f32 to vector<8xf32>
+        vector.store %accv, %smem_c[%c1, %r, %col] : memref<2x64x128xf32, #copy.smem>, vector<8xf32>
       }
       copy.fence_async_shared
       %m1 = arith.addi %m0, %c64 : index

@@ -9,13 +9,16 @@
 // zeros). Prologue: thread 0 issues the loads of the first 4 k-blocks that exist, each
 // slot's A and B loads arriving on full[s] (arrivals 2, each expecting its own bytes). Step
 // k: every thread waits on full[k mod 4] (parity (k / 4) mod 2) and reads both slots (the
-// wgmma operands, vector loads here); a block barrier (gpu.barrier) then orders every
+// wgmma operands; memref loads here); a block barrier (gpu.barrier) then orders every
 // thread's reads before thread 0 refills the slot with k-block k + 4, if it exists. The
 // epilogue writes the 128x128 tile to SMEM, fences, stores it with TMA and waits for the
 // store to have read SMEM.
 //
-// The math stand-in: thread t reads A row t and B row t of each k-block (8 vectors each),
-// summing them into one vector<8xf32>, and writes it to the 16 column groups of row t.
+// The math stand-in (no wgmma in the dialect yet): thread t reads, of each k-block, one
+// element of each 16-byte unit of A row t and of B row t (columns 8q + t mod 8, memref.load
+// of the swizzled slots: the lowering takes no vector access of swizzled SMEM), sums them
+// in f32 and writes the sum to the whole row t of the tile. tests/corpus/__init__.py holds
+// the numpy model.
 //
 // Launch: grid (N / 128, M / 128), 128 threads.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
@@ -29,9 +32,9 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %c63 = arith.constant 63 : index
     %c64 = arith.constant 64 : index
     %c128 = arith.constant 128 : index
-    %f0 = arith.constant 0.0 : f32
-    %zero = vector.broadcast %f0 : f32 to vector<8xf32>
+    %zero = arith.constant 0.0 : f32
     %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %lane8 = arith.remui %t, %c8 : index
     %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
     %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
     %m0 = arith.muli %by, %c128 : index
@@ -52,25 +55,27 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
         copy.async_copy %B[%n0, %k0] to %smem_b[%k] barrier %full[%k] : memref<?x?xf16> to memref<4x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<4>
       }
     }
-    %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (vector<8xf32>) {
+    %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (f32) {
       %s = arith.remui %k, %c4 : index
       %lap = arith.divui %k, %c4 : index
       %lp = arith.remui %lap, %c2 : index
       %phase = arith.cmpi ne, %lp, %c0 : index
       copy.barrier_wait %full[%s], %phase : !copy.barrier<4>
-      %sa = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (vector<8xf32>) {
+      %sa = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (f32) {
         %col = arith.muli %q, %c8 : index
-        %v = vector.load %smem_a[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-        %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-        %y = arith.addf %x, %w : vector<8xf32>
-        scf.yield %y : vector<8xf32>
+        %colx = arith.addi %col, %lane8 : index
+        %v = memref.load %smem_a[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+        %w = arith.extf %v : f16 to f32
+        %y = arith.addf %x, %w : f32
+        scf.yield %y : f32
       }
-      %sb = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (vector<8xf32>) {
+      %sb = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (f32) {
         %col = arith.muli %q, %c8 : index
-        %v = vector.load %smem_b[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-        %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-        %y = arith.addf %x, %w : vector<8xf32>
-        scf.yield %y : vector<8xf32>
+        %colx = arith.addi %col, %lane8 : index
+        %v = memref.load %smem_b[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+        %w = arith.extf %v : f16 to f32
+        %y = arith.addf %x, %w : f32
+        scf.yield %y : f32
       }
       // Every thread has read slot s: refill it with k-block k + 4.
       "gpu.barrier"() : () -> ()
@@ -81,11 +86,12 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
         copy.async_copy %A[%m0, %k0] to %smem_a[%s] barrier %full[%s] : memref<?x?xf16> to memref<4x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<4>
         copy.async_copy %B[%n0, %k0] to %smem_b[%s] barrier %full[%s] : memref<?x?xf16> to memref<4x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<4>
       }
-      scf.yield %sb : vector<8xf32>
+      scf.yield %sb : f32
     }
     scf.for %c = %c0 to %c16 step %c1 {
       %col = arith.muli %c, %c8 : index
-      vector.store %acc, %smem_c[%t, %col] : memref<128x128xf32, #copy.smem>, vector<8xf32>
+      %accv = vector.broadcast %acc : f32 to vector<8xf32>
+      vector.store %accv, %smem_c[%t, %col] : memref<128x128xf32, #copy.smem>, vector<8xf32>
     }
     copy.fence_async_shared
     copy.async_copy %smem_c to %C[%m0, %n0] : memref<128x128xf32, #copy.smem> to memref<?x?xf32>

@@ -10,14 +10,17 @@
 // full[s] (the whole A and B boxes, half of each delivered by a peer's multicast) and
 // issues its half of the A box multicast along the cluster's x (collective dim 0) and its
 // half of the B box multicast along its y (dim 1). The consumer warpgroup waits on
-// full[s], reads both slots (the wgmma operands, vector loads here), meets at named
+// full[s], reads both slots (the wgmma operands; memref loads here), meets at named
 // barrier 3 and releases the slot on its own empty[s] and on those of its row peer (which
 // writes its A slot) and its column peer (which writes its B slot); empty[s] so counts 3.
 // After its loop the producer waits for the release of every slot (load_tail). The
 // epilogue stores the tile with TMA.
 //
-// The math stand-in: thread t reads A row t and B row t of each k-block (8 vectors each),
-// summing them into one vector<8xf32>, and writes it to the 16 column groups of row t.
+// The math stand-in (no wgmma in the dialect yet): thread t reads, of each k-block, one
+// element of each 16-byte unit of A row t and of B row t (columns 8q + t mod 8, memref.load
+// of the swizzled slots: the lowering takes no vector access of swizzled SMEM), sums them
+// in f32 and writes the sum to the whole row t of the tile. tests/corpus/__init__.py holds
+// the numpy model.
 //
 // Launch: grid (N / 128, M / 128), cluster (2, 2, 1), 256 threads.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
@@ -33,8 +36,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %c64 = arith.constant 64 : index
     %c128 = arith.constant 128 : index
     %true = arith.constant true
-    %f0 = arith.constant 0.0 : f32
-    %zero = vector.broadcast %f0 : f32 to vector<8xf32>
+    %zero = arith.constant 0.0 : f32
     %k_tiles = arith.constant 8 : index
     %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
     %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
@@ -56,6 +58,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %empty = copy.barrier_init arrivals 3 : !copy.barrier<4>
     copy.warp_specialize warps [4, 4] maxnreg [40, 232] {
     ^bb0(%t: index):
+      %lane8 = arith.remui %t, %c8 : index
       %warp = arith.divui %t, %c32 : index
       %is_dma = arith.cmpi eq, %warp, %c0 : index
       scf.if %is_dma {
@@ -85,25 +88,28 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       }
     }, {
     ^bb0(%t: index):
-      %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (vector<8xf32>) {
+      %lane8 = arith.remui %t, %c8 : index
+      %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (f32) {
         %s = arith.remui %k, %c4 : index
         %lap = arith.divui %k, %c4 : index
         %lp = arith.remui %lap, %c2 : index
         %phase = arith.cmpi ne, %lp, %c0 : index
         copy.barrier_wait %full[%s], %phase : !copy.barrier<4>
-        %sa = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (vector<8xf32>) {
+        %sa = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (f32) {
           %col = arith.muli %q, %c8 : index
-          %v = vector.load %smem_a[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-          %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-          %y = arith.addf %x, %w : vector<8xf32>
-          scf.yield %y : vector<8xf32>
+          %colx = arith.addi %col, %lane8 : index
+          %v = memref.load %smem_a[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+          %w = arith.extf %v : f16 to f32
+          %y = arith.addf %x, %w : f32
+          scf.yield %y : f32
         }
-        %sb = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (vector<8xf32>) {
+        %sb = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (f32) {
           %col = arith.muli %q, %c8 : index
-          %v = vector.load %smem_b[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-          %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-          %y = arith.addf %x, %w : vector<8xf32>
-          scf.yield %y : vector<8xf32>
+          %colx = arith.addi %col, %lane8 : index
+          %v = memref.load %smem_b[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+          %w = arith.extf %v : f16 to f32
+          %y = arith.addf %x, %w : f32
+          scf.yield %y : f32
         }
         // consumer_release: the warpgroup is done with slot s; release it in this CTA and
         // in every CTA whose multicast writes it.
@@ -111,11 +117,12 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
         copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<4>
         copy.peer_arrive %empty[%s] peer %row_peer : !copy.barrier<4>
         copy.peer_arrive %empty[%s] peer %col_peer : !copy.barrier<4>
-        scf.yield %sb : vector<8xf32>
+        scf.yield %sb : f32
       }
       scf.for %c = %c0 to %c16 step %c1 {
         %col = arith.muli %c, %c8 : index
-        vector.store %acc, %smem_c[%t, %col] : memref<128x128xf32, #copy.smem>, vector<8xf32>
+        %accv = vector.broadcast %acc : f32 to vector<8xf32>
+        vector.store %accv, %smem_c[%t, %col] : memref<128x128xf32, #copy.smem>, vector<8xf32>
       }
       copy.fence_async_shared
       copy.async_copy %smem_c to %C[%m0, %n0] : memref<128x128xf32, #copy.smem> to memref<1024x1024xf32>

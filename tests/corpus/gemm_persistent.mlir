@@ -10,13 +10,16 @@
 // 4-stage ring (it counts k-blocks over all the CTA's tiles; wait on empty[s], the
 // producer's phase starting at 1), expects the A and B boxes' 32768 bytes on full[s] and
 // issues both loads. Warpgroup 1 is the consumer: it waits on full[s] (parity (it / 4) mod
-// 2), reads both slots (the wgmma operands, vector loads here) and releases the slot (4 warp
+// 2), reads both slots (the wgmma operands; memref loads here) and releases the slot (4 warp
 // arrivals on empty[s]). Its epilogue overlaps the next tile's mainloop: before rewriting
 // the 128x128 staging buffer it waits until the previous tile's TMA store has read it
 // (wait_group read_only), then writes, fences and stores; it drains the stores at the end.
 //
-// The math stand-in: thread t reads A row t and B row t of each k-block (8 vectors each),
-// summing them into one vector<8xf32>, and writes it to the 16 column groups of row t.
+// The math stand-in (no wgmma in the dialect yet): thread t reads, of each k-block, one
+// element of each 16-byte unit of A row t and of B row t (columns 8q + t mod 8, memref.load
+// of the swizzled slots: the lowering takes no vector access of swizzled SMEM), sums them
+// in f32 and writes the sum to the whole row t of the tile. tests/corpus/__init__.py holds
+// the numpy model.
 //
 // Launch: grid (G) with G at most the tile count (one CTA per SM), 256 threads.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
@@ -31,8 +34,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %c64 = arith.constant 64 : index
     %c128 = arith.constant 128 : index
     %true = arith.constant true
-    %f0 = arith.constant 0.0 : f32
-    %zero = vector.broadcast %f0 : f32 to vector<8xf32>
+    %zero = arith.constant 0.0 : f32
     %k_tiles = arith.constant 8 : index
     %M = memref.dim %A, %c0 : memref<?x512xf16>
     %N = memref.dim %B, %c0 : memref<?x512xf16>
@@ -48,6 +50,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %empty = copy.barrier_init arrivals 4 : !copy.barrier<4>
     copy.warp_specialize warps [4, 4] maxnreg [40, 232] {
     ^bb0(%t: index):
+      %lane8 = arith.remui %t, %c8 : index
       %warp = arith.divui %t, %c32 : index
       %is_dma = arith.cmpi eq, %warp, %c0 : index
       scf.if %is_dma {
@@ -75,40 +78,44 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       }
     }, {
     ^bb0(%t: index):
+      %lane8 = arith.remui %t, %c8 : index
       %done = scf.for %tile = %bid to %tiles step %nb iter_args(%it0 = %c0) -> (index) {
         %tm = arith.divui %tile, %tiles_n : index
         %tn = arith.remui %tile, %tiles_n : index
         %m0 = arith.muli %tm, %c128 : index
         %n0 = arith.muli %tn, %c128 : index
-        %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (vector<8xf32>) {
+        %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (f32) {
           %it = arith.addi %it0, %k : index
           %s = arith.remui %it, %c4 : index
           %lap = arith.divui %it, %c4 : index
           %lp = arith.remui %lap, %c2 : index
           %phase = arith.cmpi ne, %lp, %c0 : index
           copy.barrier_wait %full[%s], %phase : !copy.barrier<4>
-          %sa = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (vector<8xf32>) {
+          %sa = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (f32) {
             %col = arith.muli %q, %c8 : index
-            %v = vector.load %smem_a[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-            %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-            %y = arith.addf %x, %w : vector<8xf32>
-            scf.yield %y : vector<8xf32>
+            %colx = arith.addi %col, %lane8 : index
+            %v = memref.load %smem_a[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+            %w = arith.extf %v : f16 to f32
+            %y = arith.addf %x, %w : f32
+            scf.yield %y : f32
           }
-          %sb = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (vector<8xf32>) {
+          %sb = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (f32) {
             %col = arith.muli %q, %c8 : index
-            %v = vector.load %smem_b[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-            %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-            %y = arith.addf %x, %w : vector<8xf32>
-            scf.yield %y : vector<8xf32>
+            %colx = arith.addi %col, %lane8 : index
+            %v = memref.load %smem_b[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+            %w = arith.extf %v : f16 to f32
+            %y = arith.addf %x, %w : f32
+            scf.yield %y : f32
           }
           copy.barrier_arrive %empty[%s] issuer warps : !copy.barrier<4>
-          scf.yield %sb : vector<8xf32>
+          scf.yield %sb : f32
         }
         // The previous tile's store has read the staging buffer.
         copy.wait_group bulk 0 read_only
         scf.for %c = %c0 to %c16 step %c1 {
           %col = arith.muli %c, %c8 : index
-          vector.store %acc, %smem_c[%t, %col] : memref<128x128xf32, #copy.smem>, vector<8xf32>
+          %accv = vector.broadcast %acc : f32 to vector<8xf32>
+          vector.store %accv, %smem_c[%t, %col] : memref<128x128xf32, #copy.smem>, vector<8xf32>
         }
         copy.fence_async_shared
         copy.async_copy %smem_c to %C[%m0, %n0] : memref<128x128xf32, #copy.smem> to memref<?x?xf32>

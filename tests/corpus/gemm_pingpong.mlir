@@ -11,7 +11,7 @@
 // two consumer warpgroups take the CTA's tiles in turn (warpgroup w the tiles 2i + w), each
 // a whole 128x128 tile: it skips the other's k-blocks in the ring (the pipeline state
 // advanced by k_tiles per foreign tile), waits on full[s], reads its A and B slots (the
-// wgmma operands, vector loads here) and releases the slot (4 warp arrivals on empty[s]).
+// wgmma operands; memref loads here) and releases the slot (4 warp arrivals on empty[s]).
 // Their math and their epilogues alternate through two ordered sequences (CUTLASS's
 // OrderedSequenceBarrier): math_order[w] lets warpgroup w start its mainloop once the other
 // finished its previous one, epi_order[w] likewise for the epilogues; warpgroup 0 goes
@@ -19,9 +19,11 @@
 // 64-row subtiles through the warpgroup's own 64x128 SMEM buffer: before rewriting the
 // buffer it waits until the previous TMA store has read it (wait_group read_only).
 //
-// The math stand-in: thread t reads A row t and B row t of each k-block (8 vectors each),
-// summing them into one vector<8xf32>; it writes that vector to all 16 column groups of row
-// t of the tile. tests/corpus/__init__.py holds the numpy model.
+// The math stand-in (no wgmma in the dialect yet): thread t reads, of each k-block, one
+// element of each 16-byte unit of A row t and of B row t (columns 8q + t mod 8, memref.load
+// of the swizzled slots: the lowering takes no vector access of swizzled SMEM), sums them
+// in f32 and writes the sum to the whole row t of the tile. tests/corpus/__init__.py holds
+// the numpy model.
 //
 // Launch: grid (G), 384 threads.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
@@ -36,8 +38,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %c64 = arith.constant 64 : index
     %c128 = arith.constant 128 : index
     %true = arith.constant true
-    %f0 = arith.constant 0.0 : f32
-    %zero = vector.broadcast %f0 : f32 to vector<8xf32>
+    %zero = arith.constant 0.0 : f32
     %k_tiles = arith.constant 8 : index
     %M = memref.dim %A, %c0 : memref<?x512xf16>
     %N = memref.dim %B, %c0 : memref<?x512xf16>
@@ -60,6 +61,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %epi_order = copy.barrier_init arrivals 4 : !copy.barrier<2>
     copy.warp_specialize warps [4, 4, 4] maxnreg [40, 232, 232] {
     ^bb0(%t: index):
+      %lane8 = arith.remui %t, %c8 : index
       %warp = arith.divui %t, %c32 : index
       %is_dma = arith.cmpi eq, %warp, %c0 : index
       scf.if %is_dma {
@@ -88,6 +90,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       }
     }, {
     ^bb0(%t: index):
+      %lane8 = arith.remui %t, %c8 : index
       // Consumer warpgroup 0: the CTA's tiles 0, 2, 4, ...
       %mine1 = arith.addi %count, %c1 : index
       %mine = arith.divui %mine1, %c2 : index
@@ -104,29 +107,31 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
         // math_order.wait(): warpgroup 0 goes first (the phase before phase 0 has parity 1).
         copy.barrier_wait %math_order[%c0], %order : !copy.barrier<2>
         %base = arith.muli %j, %k_tiles : index
-        %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (vector<8xf32>) {
+        %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (f32) {
           %it = arith.addi %base, %k : index
           %s = arith.remui %it, %c4 : index
           %lap = arith.divui %it, %c4 : index
           %lp = arith.remui %lap, %c2 : index
           %phase = arith.cmpi ne, %lp, %c0 : index
           copy.barrier_wait %full[%s], %phase : !copy.barrier<4>
-          %sa = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (vector<8xf32>) {
+          %sa = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (f32) {
             %col = arith.muli %q, %c8 : index
-            %v = vector.load %smem_a[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-            %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-            %y = arith.addf %x, %w : vector<8xf32>
-            scf.yield %y : vector<8xf32>
+            %colx = arith.addi %col, %lane8 : index
+            %v = memref.load %smem_a[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+            %w = arith.extf %v : f16 to f32
+            %y = arith.addf %x, %w : f32
+            scf.yield %y : f32
           }
-          %sb = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (vector<8xf32>) {
+          %sb = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (f32) {
             %col = arith.muli %q, %c8 : index
-            %v = vector.load %smem_b[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-            %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-            %y = arith.addf %x, %w : vector<8xf32>
-            scf.yield %y : vector<8xf32>
+            %colx = arith.addi %col, %lane8 : index
+            %v = memref.load %smem_b[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+            %w = arith.extf %v : f16 to f32
+            %y = arith.addf %x, %w : f32
+            scf.yield %y : f32
           }
           copy.barrier_arrive %empty[%s] issuer warps : !copy.barrier<4>
-          scf.yield %sb : vector<8xf32>
+          scf.yield %sb : f32
         }
         // math_order.arrive(): the other warpgroup's mainloop may start.
         copy.barrier_arrive %math_order[%c1] issuer warps : !copy.barrier<2>
@@ -140,7 +145,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
           scf.if %writes {
             scf.for %c = %c0 to %c16 step %c1 {
               %col = arith.muli %c, %c8 : index
-              vector.store %acc, %smem_c[%c0, %r, %col] : memref<2x64x128xf32, #copy.smem>, vector<8xf32>
+              %accv = vector.broadcast %acc : f32 to vector<8xf32>
+              vector.store %accv, %smem_c[%c0, %r, %col] : memref<2x64x128xf32, #copy.smem>, vector<8xf32>
             }
           }
           copy.fence_async_shared
@@ -154,6 +160,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       copy.wait_group bulk 0 read_only
     }, {
     ^bb0(%t: index):
+      %lane8 = arith.remui %t, %c8 : index
       // Consumer warpgroup 1: the CTA's tiles 1, 3, 5, ...
       %mine = arith.divui %count, %c2 : index
       scf.for %i = %c0 to %mine step %c1 {
@@ -169,29 +176,31 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
         %order = arith.cmpi ne, %ip, %c0 : index
         copy.barrier_wait %math_order[%c1], %order : !copy.barrier<2>
         %base = arith.muli %j, %k_tiles : index
-        %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (vector<8xf32>) {
+        %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (f32) {
           %it = arith.addi %base, %k : index
           %s = arith.remui %it, %c4 : index
           %lap = arith.divui %it, %c4 : index
           %lp = arith.remui %lap, %c2 : index
           %phase = arith.cmpi ne, %lp, %c0 : index
           copy.barrier_wait %full[%s], %phase : !copy.barrier<4>
-          %sa = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (vector<8xf32>) {
+          %sa = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (f32) {
             %col = arith.muli %q, %c8 : index
-            %v = vector.load %smem_a[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-            %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-            %y = arith.addf %x, %w : vector<8xf32>
-            scf.yield %y : vector<8xf32>
+            %colx = arith.addi %col, %lane8 : index
+            %v = memref.load %smem_a[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+            %w = arith.extf %v : f16 to f32
+            %y = arith.addf %x, %w : f32
+            scf.yield %y : f32
           }
-          %sb = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (vector<8xf32>) {
+          %sb = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (f32) {
             %col = arith.muli %q, %c8 : index
-            %v = vector.load %smem_b[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-            %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-            %y = arith.addf %x, %w : vector<8xf32>
-            scf.yield %y : vector<8xf32>
+            %colx = arith.addi %col, %lane8 : index
+            %v = memref.load %smem_b[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+            %w = arith.extf %v : f16 to f32
+            %y = arith.addf %x, %w : f32
+            scf.yield %y : f32
           }
           copy.barrier_arrive %empty[%s] issuer warps : !copy.barrier<4>
-          scf.yield %sb : vector<8xf32>
+          scf.yield %sb : f32
         }
         copy.barrier_arrive %math_order[%c0] issuer warps : !copy.barrier<2>
         copy.barrier_wait %epi_order[%c1], %order : !copy.barrier<2>
@@ -203,7 +212,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
           scf.if %writes {
             scf.for %c = %c0 to %c16 step %c1 {
               %col = arith.muli %c, %c8 : index
-              vector.store %acc, %smem_c[%c1, %r, %col] : memref<2x64x128xf32, #copy.smem>, vector<8xf32>
+              %accv = vector.broadcast %acc : f32 to vector<8xf32>
+              vector.store %accv, %smem_c[%c1, %r, %col] : memref<2x64x128xf32, #copy.smem>, vector<8xf32>
             }
           }
           copy.fence_async_shared

@@ -9,15 +9,17 @@
 // runs the loop): for each of the split's k-blocks it acquires slot k mod 4 of the 4-stage
 // ring (empty[s], the producer's phase starting at 1), expects the A and B boxes' 32768
 // bytes on full[s] and issues both loads. Warpgroup 1 is the consumer: it waits on full[s]
-// (parity (k / 4) mod 2), reads both slots (the wgmma operands, vector loads here) and
+// (parity (k / 4) mod 2), reads both slots (the wgmma operands; memref loads here) and
 // releases the slot (4 warp arrivals on empty[s]). The epilogue writes the partial tile to
 // SMEM, fences, and reduces it into C with a TMA reduce-add store; the CTA waits for the
 // store to have read SMEM before it exits. The split count is gridDim.z, known at run
 // time; it divides the k-block count.
 //
-// The math stand-in: thread t reads A row t and B row t of each k-block (8 vectors each),
-// summing them into one vector<8xf32>, and writes it to the 16 column groups of row t; the
-// splits' partial tiles add up to the whole tile's.
+// The math stand-in (no wgmma in the dialect yet): thread t reads, of each k-block, one
+// element of each 16-byte unit of A row t and of B row t (columns 8q + t mod 8, memref.load
+// of the swizzled slots: the lowering takes no vector access of swizzled SMEM), sums them
+// in f32 and writes the sum to the whole row t of the tile. The splits' partial tiles add
+// up to the whole tile's. tests/corpus/__init__.py holds the numpy model.
 //
 // Launch: grid (N / 128, M / 128, S), 256 threads.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
@@ -32,8 +34,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %c64 = arith.constant 64 : index
     %c128 = arith.constant 128 : index
     %true = arith.constant true
-    %f0 = arith.constant 0.0 : f32
-    %zero = vector.broadcast %f0 : f32 to vector<8xf32>
+    %zero = arith.constant 0.0 : f32
     // 1024 / 64 k-blocks, split S ways.
     %k_blocks = arith.constant 16 : index
     %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
@@ -51,6 +52,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %empty = copy.barrier_init arrivals 4 : !copy.barrier<4>
     copy.warp_specialize warps [4, 4] maxnreg [40, 232] {
     ^bb0(%t: index):
+      %lane8 = arith.remui %t, %c8 : index
       %warp = arith.divui %t, %c32 : index
       %is_dma = arith.cmpi eq, %warp, %c0 : index
       scf.if %is_dma {
@@ -70,32 +72,36 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       }
     }, {
     ^bb0(%t: index):
-      %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (vector<8xf32>) {
+      %lane8 = arith.remui %t, %c8 : index
+      %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%sum = %zero) -> (f32) {
         %s = arith.remui %k, %c4 : index
         %lap = arith.divui %k, %c4 : index
         %lp = arith.remui %lap, %c2 : index
         %phase = arith.cmpi ne, %lp, %c0 : index
         copy.barrier_wait %full[%s], %phase : !copy.barrier<4>
-        %sa = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (vector<8xf32>) {
+        %sa = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sum) -> (f32) {
           %col = arith.muli %q, %c8 : index
-          %v = vector.load %smem_a[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-          %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-          %y = arith.addf %x, %w : vector<8xf32>
-          scf.yield %y : vector<8xf32>
+          %colx = arith.addi %col, %lane8 : index
+          %v = memref.load %smem_a[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+          %w = arith.extf %v : f16 to f32
+          %y = arith.addf %x, %w : f32
+          scf.yield %y : f32
         }
-        %sb = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (vector<8xf32>) {
+        %sb = scf.for %q = %c0 to %c8 step %c1 iter_args(%x = %sa) -> (f32) {
           %col = arith.muli %q, %c8 : index
-          %v = vector.load %smem_b[%s, %t, %col] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>, vector<8xf16>
-          %w = arith.extf %v : vector<8xf16> to vector<8xf32>
-          %y = arith.addf %x, %w : vector<8xf32>
-          scf.yield %y : vector<8xf32>
+          %colx = arith.addi %col, %lane8 : index
+          %v = memref.load %smem_b[%s, %t, %colx] : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+          %w = arith.extf %v : f16 to f32
+          %y = arith.addf %x, %w : f32
+          scf.yield %y : f32
         }
         copy.barrier_arrive %empty[%s] issuer warps : !copy.barrier<4>
-        scf.yield %sb : vector<8xf32>
+        scf.yield %sb : f32
       }
       scf.for %c = %c0 to %c16 step %c1 {
         %col = arith.muli %c, %c8 : index
-        vector.store %acc, %smem_c[%t, %col] : memref<128x128xf32, #copy.smem>, vector<8xf32>
+        %accv = vector.broadcast %acc : f32 to vector<8xf32>
+        vector.store %accv, %smem_c[%t, %col] : memref<128x128xf32, #copy.smem>, vector<8xf32>
       }
       copy.fence_async_shared
       copy.async_copy %smem_c to %C[%m0, %n0] reduce add : memref<128x128xf32, #copy.smem> to memref<512x512xf32>
