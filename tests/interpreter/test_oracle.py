@@ -38,6 +38,13 @@ KNOWN_UNSOUND: dict[str, str] = {
         "of both CTAs land on the leader's barrier, and the peer's gets no arrival and no "
         "byte: CTA 1 hangs (P6); the analysis credits each CTA's own barrier (N)"
     ),
+    "fuzz/9/275": "the same: a leader-tracked load's peer waits on its own barrier (P6)",
+    "fuzz/9/510": "the same: a leader-tracked load's peer waits on its own barrier (P6)",
+    "fuzz/9/1037": "the same: a leader-tracked load's peer waits on its own barrier (P6)",
+    "fuzz/9/1078": (
+        "the same, with arrive = false: the peer's own barrier expects bytes that land on the "
+        "leader's (P6)"
+    ),
     "fuzz/9/1195": (
         "an SMEM slot index from a kernel argument out of the buffer's range: no rule bounds "
         "a computed slot index as P9 bounds a barrier index (N)"
