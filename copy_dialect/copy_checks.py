@@ -35,7 +35,7 @@ from copy_dialect.memory import (
     padded_stride,
 )
 from copy_dialect.portability import legalize_hint
-from copy_dialect.tma import check_tma_dtype
+from copy_dialect.tma import check_coordinate_range, check_tma_dtype
 from copy_dialect.verify_common import (
     check_barrier_index,
     constant_int,
@@ -322,6 +322,7 @@ def check_constant_coordinates(
     coords = [constant_int(i) for i in g.gmem_indices]
     bits = g.element_bits
     if impl == Implementation.TMA:
+        check_coordinate_range(g.gmem_indices)
         inner = coords[-1] if coords else None
         multiple = hardware.COORDINATE_BYTES_MULTIPLE
         # rule: TR12

@@ -322,6 +322,8 @@ class Im2colLoadOp(IRDLOperation):
         tma.check_tma_dtype(g.element_type)
         tma.check_tma_row(g)
         check_gmem_layout(g, g.gmem_type, Implementation.TMA, "")
+        if impl == Implementation.TMA:
+            tma.check_coordinate_range(g.gmem_indices, "TMA im2col load")
         tma.check_kernel_argument(self, g.gmem)
         tma.verify_copy_box(g, None)
         tma.verify_smem_alignment(g)

@@ -49,6 +49,7 @@ from copy_dialect.l2_policy import (
 )
 from copy_dialect.memory import GMEM, memory_space
 from copy_dialect.tma import (
+    check_coordinate_range,
     check_kernel_argument,
     check_tma_box,
     check_tma_dtype,
@@ -187,6 +188,7 @@ class PrefetchOp(IRDLOperation):
             + (f": reshape the array{merged_leading_dims_example(src_type)}" if rank > 5 else ""),
             size_note="prefetch 1 to 256 elements per dimension",
         )
+        check_coordinate_range(self.indices, "TMA prefetch")
         check_kernel_argument(self, self.src)
 
     def _verify_in_bounds(self, g: BoxGeometry) -> None:

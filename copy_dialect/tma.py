@@ -52,6 +52,37 @@ def merged_leading_dims_example(t: MemRefType) -> str:
     return f", e.g. to {merged} (merging leading dims)"
 
 
+COORDINATE_RANGE = range(-(2**31), 2**31)
+"""A TMA coordinate is a signed 32-bit value (`cp.async.bulk.tensor`,
+`cp.reduce.async.bulk.tensor` and `cp.async.bulk.prefetch.tensor` take .s32 coordinates)."""
+
+
+def check_coordinate_range(indices: Sequence[SSAValue], what: str = "TMA copy") -> None:
+    """The constant coordinates of a TMA op fit in .s32 (K4); the lowering keeps the low 32
+    bits of each, so one outside would address another element silently. The debug guards
+    check dynamic ones at run time."""
+    low, high = COORDINATE_RANGE.start, COORDINATE_RANGE.stop - 1
+    for i, index in enumerate(indices):
+        c = constant_int(index)
+        # rule: K4
+        if c is not None and c not in COORDINATE_RANGE:
+            wrapped = (c - low) % 2**32 + low
+            note = (
+                "a tensor map cannot reach that far along one dim: pass the kernel a view of "
+                f"the array that starts at index {c} of dim {i} (on the host, a slice), and "
+                "index it from 0 there"
+                if c > high
+                else f"the box lies wholly before the array (a load reads only the OOB fill): "
+                f"start it at {low} or more"
+            )
+            raise Error(
+                f"Expected the coordinates of a {what} in the signed 32-bit range "
+                f"[{low}, {high}], got {c} at index {i}: the instruction takes .s32 "
+                f"coordinates, and {c} would address {wrapped}",
+                note=note,
+            )
+
+
 def check_tma_dtype(elt: Attribute) -> None:
     # rule: C11
     if not tma_supports_dtype(elt):

@@ -11,15 +11,20 @@
 // NONE-NOT: globaltimer
 // NONE-NOT: alloca
 
-// Dynamic coordinates and barrier index: the elected thread checks the load's innermost
-// coordinate (TR12) and barrier index (P9), the store's innermost coordinate (TR12) and every
-// coordinate (TR13); every thread checks the wait's index (P9) and waits at most 250 ms (P6).
+// Dynamic coordinates and barrier index: the elected thread checks that every coordinate
+// of the load and the store fits in .s32 (K4), the load's innermost coordinate (TR12) and
+// barrier index (P9), the store's innermost coordinate (TR12) and every coordinate (TR13);
+// every thread checks the wait's index (P9) and waits at most 250 ms (P6).
 
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK: llvm.mlir.global private constant @[[LOAD_K4_0:__copy_guard_[0-9]+]]("copy-dialect guard K4: the TMA coordinate %lld at index 0 is outside the signed 32-bit range [-2147483648, 2147483647]: the instruction would address %lld at {{.*}}debug-guards.mlir:{{[0-9]+}}:5\0A\00")
+  // CHECK: llvm.mlir.global private constant @[[LOAD_K4_1:__copy_guard_[0-9]+]]("copy-dialect guard K4: the TMA coordinate %lld at index 1 is outside
   // CHECK: llvm.mlir.global private constant @[[LOAD_TR12:__copy_guard_[0-9]+]]("copy-dialect guard TR12: the innermost TMA coordinate must be a multiple of 16 bytes, got %lld (%lld bytes) at {{.*}}debug-guards.mlir:{{[0-9]+}}:5\0A\00")
   // CHECK: llvm.mlir.global private constant @[[LOAD_P9:__copy_guard_[0-9]+]]("copy-dialect guard P9: barrier index %lld is out of bounds
   // CHECK: llvm.mlir.global private constant @[[WAIT_P9:__copy_guard_[0-9]+]]("copy-dialect guard P9:
   // CHECK: llvm.mlir.global private constant @[[WAIT_P6:__copy_guard_[0-9]+]]("copy-dialect guard P6:
+  // CHECK: llvm.mlir.global private constant @[[STORE_K4_0:__copy_guard_[0-9]+]]("copy-dialect guard K4: the TMA coordinate %lld at index 0
+  // CHECK: llvm.mlir.global private constant @[[STORE_K4_1:__copy_guard_[0-9]+]]("copy-dialect guard K4: the TMA coordinate %lld at index 1
   // CHECK: llvm.mlir.global private constant @[[STORE_TR12:__copy_guard_[0-9]+]]("copy-dialect guard TR12:
   // CHECK: llvm.mlir.global private constant @[[STORE_TR13_0:__copy_guard_[0-9]+]]("copy-dialect guard TR13: TMA store coordinates must be >= 0, got %lld at index 0
   // CHECK: llvm.mlir.global private constant @[[STORE_TR13_1:__copy_guard_[0-9]+]]("copy-dialect guard TR13: TMA store coordinates must be >= 0, got %lld at index 1
@@ -29,10 +34,24 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   func.func @dynamic(%x: memref<256x256xf32>, %y: memref<256x256xf32>, %i: index, %j: index, %s: index, %p: i1) {
     %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
     %bar = copy.barrier_init arrivals 1 : !copy.barrier<2>
-    // The load, in the elected thread's branch: TR12 on (j * 4) & 15, then P9 on s >= 2.
+    // The load, in the elected thread's branch: K4 on i and j (i + 2^31 > 2^32 - 1,
+    // unsigned; the message prints the low 32 bits the instruction would take), TR12 on
+    // (j * 4) & 15, then P9 on s >= 2.
     // CHECK: scf.if %[[LEADER:.*]] {
-    // CHECK: %[[J:.*]] = builtin.unrealized_conversion_cast %j : index to i64
-    // CHECK-NEXT: %[[FOUR:.*]] = llvm.mlir.constant(4) : i64
+    // CHECK: %[[I:.*]] = builtin.unrealized_conversion_cast %i : index to i64
+    // CHECK-NEXT: %[[J:.*]] = builtin.unrealized_conversion_cast %j : index to i64
+    // CHECK-NEXT: %[[HALF:.*]] = llvm.mlir.constant(2147483648) : i64
+    // CHECK-NEXT: %[[SHIFTED:.*]] = llvm.add %[[I]], %[[HALF]] : i64
+    // CHECK-NEXT: %[[MAX:.*]] = llvm.mlir.constant(4294967295) : i64
+    // CHECK-NEXT: %[[WIDE:.*]] = llvm.icmp "ugt" %[[SHIFTED]], %[[MAX]] : i64
+    // CHECK-NEXT: %[[LOW32:.*]] = llvm.trunc %[[I]] : i64 to i32
+    // CHECK-NEXT: scf.if %[[WIDE]] {
+    // CHECK-NEXT: llvm.store %[[I]], %[[BUF]] {alignment = 8 : i64} : i64, !llvm.ptr
+    // CHECK-NEXT: llvm.sext %[[LOW32]] : i32 to i64
+    // CHECK: llvm.mlir.addressof @[[LOAD_K4_0]]
+    // CHECK: llvm.icmp "ugt"
+    // CHECK: llvm.mlir.addressof @[[LOAD_K4_1]]
+    // CHECK: %[[FOUR:.*]] = llvm.mlir.constant(4) : i64
     // CHECK-NEXT: %[[JB:.*]] = llvm.mul %[[J]], %[[FOUR]] : i64
     // CHECK-NEXT: %[[M15:.*]] = llvm.mlir.constant(15) : i64
     // CHECK-NEXT: %[[LOW:.*]] = llvm.and %[[JB]], %[[M15]] : i64
@@ -53,6 +72,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // CHECK-NEXT: llvm.mlir.addressof @[[LOAD_P9]]
     // CHECK: nvvm.mbarrier.arrive.expect_tx.shared
     // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+    // MSG: copy-dialect guard K4: the TMA coordinate %lld at index 0 is outside the signed 32-bit range [-2147483648, 2147483647]: the instruction would address %lld at {{.*}}debug-guards.mlir:[[# @LINE + 3]]:5
+    // MSG: copy-dialect guard K4: the TMA coordinate %lld at index 1 {{.*}} at {{.*}}debug-guards.mlir:[[# @LINE + 2]]:5
     // MSG: copy-dialect guard TR12: {{.*}} at {{.*}}debug-guards.mlir:[[# @LINE + 1]]:5
     copy.async_copy %x[%i, %j] to %buf barrier %bar[%s] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<2>
     // The wait, by every thread: P9, then the bounded try_wait loop; a timeout prints the
@@ -68,8 +89,10 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // MSG: copy-dialect guard P9: barrier index %lld is out of bounds of !copy.barrier<2> (barriers 0 to 1) at {{.*}}debug-guards.mlir:[[# @LINE + 2]]:5
     // MSG: copy-dialect guard P6: barrier_wait on barrier %lld of !copy.barrier<2> with parity %lld did not complete within 250 ms: no arrival completes that phase (deadlock) at {{.*}}debug-guards.mlir:[[# @LINE + 1]]:5
     copy.barrier_wait %bar[%s], %p : !copy.barrier<2>
-    // The store: TR12, then TR13 on each coordinate (signed: i < 0).
+    // The store: K4 on each coordinate, TR12, then TR13 on each coordinate (signed: i < 0).
     // CHECK: scf.if %[[LEADER]] {
+    // CHECK: llvm.mlir.addressof @[[STORE_K4_0]]
+    // CHECK: llvm.mlir.addressof @[[STORE_K4_1]]
     // CHECK: llvm.mlir.addressof @[[STORE_TR12]]
     // CHECK: llvm.icmp "slt" %{{.*}}, %{{.*}} : i64
     // CHECK: llvm.mlir.addressof @[[STORE_TR13_0]]
@@ -88,7 +111,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // The LLVM IR has the format strings as private constants and declares vprintf; a failing
 // guard prints and traps.
-// IR: @[[G:__copy_guard_0]] = private constant [{{[0-9]+}} x i8] c"copy-dialect guard TR12: the innermost TMA coordinate must be a multiple of 16 bytes, got %lld (%lld bytes) at {{.*}}debug-guards.mlir:{{[0-9]+}}:5\0A\00", align 1
+// IR: @[[G:__copy_guard_0]] = private constant [{{[0-9]+}} x i8] c"copy-dialect guard K4: the TMA coordinate %lld at index 0 is outside the signed 32-bit range [-2147483648, 2147483647]: the instruction would address %lld at {{.*}}debug-guards.mlir:{{[0-9]+}}:5\0A\00", align 1
 // IR: define ptx_kernel void @dynamic(
 // IR: %[[ARGS:[0-9]+]] = alloca [2 x i64], i32 1, align 8
 // IR: call i32 @vprintf(ptr @[[G]], ptr %[[ARGS]])
@@ -99,7 +122,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // -----
 
-// Constant coordinates and indices are proven by the verifier (TR12, TR13, I2): no guard but
+// Constant coordinates and indices are proven by the verifier (K4, TR12, TR13, I2): no guard but
 // the bounded wait. A dynamic index of barrier_arrive (every thread) and of
 // barrier_arrive_expect_tx (the elected thread) is checked (P9).
 
@@ -156,6 +179,25 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
     // CHECK-NOT: nvvm.mbarrier.test_wait.parity.shared
     // MSG: copy-dialect guard P6: barrier_wait on barrier %lld of !copy.barrier<1> with parity %lld {{.*}} at {{.*}}debug-guards.mlir:[[# @LINE + 1]]:5
     copy.barrier_wait %bar, %p : !copy.barrier<1>
+    func.return
+  }
+}
+
+// -----
+
+// A TMA prefetch checks its dynamic coordinates too (K4); its constant one gets no guard.
+
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  // CHECK: llvm.mlir.global private constant @[[PREFETCH_K4:__copy_guard_[0-9]+]]("copy-dialect guard K4: the TMA coordinate %lld at index 0 is outside the signed 32-bit range
+  // CHECK-NOT: copy-dialect guard K4: the TMA coordinate %lld at index 1
+  // CHECK-LABEL: func.func @prefetch_dynamic(
+  func.func @prefetch_dynamic(%x: memref<256x256xf32>, %i: index) {
+    %c0 = arith.constant 0 : index
+    // CHECK: llvm.icmp "ugt"
+    // CHECK: llvm.mlir.addressof @[[PREFETCH_K4]]
+    // CHECK: nvvm.cp.async.bulk.tensor.prefetch
+    // MSG: copy-dialect guard K4: {{.*}} at {{.*}}debug-guards.mlir:[[# @LINE + 1]]:5
+    copy.prefetch %x[%i, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>
     func.return
   }
 }

@@ -5,11 +5,13 @@ prove because the value is only known at run time, each reported with the id of 
 - TR12: the innermost coordinate of a TMA copy (load, store, reduction), in bytes, is a
   multiple of 16;
 - TR13: the coordinates of a TMA store or reduction are >= 0;
+- K4: the coordinates of a TMA copy, im2col load or prefetch fit in .s32 (the lowering keeps
+  the low 32 bits of each);
 - P9: a barrier index is in the group (`async_copy`, `barrier_arrive`,
   `barrier_arrive_expect_tx`, `barrier_wait`);
 - P6: a `barrier_wait` completes within WAIT_TIMEOUT_NS; a phase that does not is a deadlock.
 
-The verifier proves TR12, TR13 and the index bound (I2) for compile-time constants, so those
+The verifier proves TR12, TR13, K4 and the index bound (I2) for compile-time constants, so those
 values get no guard; every `barrier_wait` is bounded. A guard is evaluated by the thread that
 issues the op (the elected thread for TMA copies and `barrier_arrive_expect_tx`, every thread
 that reaches a `barrier_arrive` or `barrier_wait`). When it fails, the thread prints (CUDA's
@@ -75,9 +77,10 @@ class Guards:
     def coordinates(
         self, e: Emit, fn: func.FuncOp, g: copy.CopyGeometry, coords: Sequence[SSAValue]
     ) -> None:
-        """TR12 and TR13 for the dynamic coordinates of a TMA copy: `coords` are the lowered
-        `g.gmem_indices` (i64), as the op gives them."""
+        """K4, TR12 and TR13 for the dynamic coordinates of a TMA copy: `coords` are the
+        lowered `g.gmem_indices` (i64), as the op gives them."""
         op = g.op
+        self.coordinate_range(e, fn, op, g.gmem_indices, coords)
         # TMA element types are whole bytes (C11).
         assert g.element_bits % 8 == 0
         if constant_int(g.gmem_indices[-1]) is None:
@@ -96,6 +99,27 @@ class Guards:
                 negative = e.icmp("slt", coord, 0)
                 what = f"TMA store coordinates must be >= 0, got %lld at index {i}"
                 self.check(e, fn, op, "TR13", negative, what, [coord])
+
+    def coordinate_range(
+        self,
+        e: Emit,
+        fn: func.FuncOp,
+        op: Operation,
+        indices: Sequence[SSAValue],
+        coords: Sequence[SSAValue],
+    ) -> None:
+        """K4 for the dynamic coordinates of a TMA op: each lowered index (i64) fits in the
+        instruction's .s32 coordinate (`coord + 2^31` unsigned <= 2^32 - 1)."""
+        for i, (index, coord) in enumerate(zip(indices, coords, strict=True)):
+            if constant_int(index) is None:
+                shifted = e.add(coord, 2**31)
+                outside = e.icmp("ugt", shifted, 2**32 - 1)
+                what = (
+                    f"the TMA coordinate %lld at index {i} is outside the signed 32-bit range "
+                    "[-2147483648, 2147483647]: the instruction would address %lld"
+                )
+                wrapped = e.resize(coord, i32)
+                self.check(e, fn, op, "K4", outside, what, [coord, wrapped])
 
     def bulk_bounds(
         self,

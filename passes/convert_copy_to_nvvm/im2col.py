@@ -54,7 +54,10 @@ def im2col_tma(op: copy.Im2colLoadOp, g: copy.Im2colGeometry, kernel: Kernel) ->
     body = Emit()
     (smem,) = lowered([g.smem], body.ops)
     smem = body.byte_offset(smem, slot_offset(body, g))
-    coordinates = tma_coordinates(body, lowered(g.gmem_indices, body.ops))
+    indices = lowered(g.gmem_indices, body.ops)
+    if kernel.guards is not None:
+        kernel.guards.coordinate_range(body, kernel.fn, op, g.gmem_indices, indices)
+    coordinates = tma_coordinates(body, indices)
     offsets = list(reversed(lowered(g.offsets, body.ops)))
     bar = load_barrier(body, op, kernel, g.credited_bytes if g.arrives else None)
     body(

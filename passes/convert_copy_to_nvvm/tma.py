@@ -43,7 +43,10 @@ def tma_prefetch(op: copy.PrefetchOp, g: copy.BoxGeometry, kernel: Kernel) -> li
     (`cp.async.bulk.prefetch.tensor`), by the elected thread."""
     descriptor = tma_descriptor(g, kernel, False, op.l2_promotion_bytes)
     body = Emit()
-    coords = tma_coordinates(body, lowered(op.indices, body.ops))
+    indices = lowered(op.indices, body.ops)
+    if kernel.guards is not None:
+        kernel.guards.coordinate_range(body, kernel.fn, op, op.indices, indices)
+    coords = tma_coordinates(body, indices)
     hint = l2_cache_hint(body, op, kernel)
     body(
         nvvm.CpAsyncBulkTensorPrefetchOp(

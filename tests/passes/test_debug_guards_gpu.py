@@ -1,4 +1,4 @@
-"""The debug guards on a GPU (an H200): each guard (TR12, TR13, P9, P6) fires with its rule id
+"""The debug guards on a GPU (an H200): each guard (K4, TR12, TR13, P9, P6) fires with its rule id
 and the op's location where its check fails, and stays silent where it holds (the result
 equals numpy's); a kernel that waits on a phase nothing completes ends with P6's message
 within a second of its launch instead of hanging.
@@ -62,6 +62,7 @@ VALID = {"li": 64, "lj": 128, "si": 0, "sj": 64, "slot": 0, "parity": False}
 
 SILENT = {
     # rule: arguments at the edge of what its check allows
+    "K4": {"li": 2**31 - 1},  # the last row a .s32 coordinate names (out of x: zero-filled)
     "TR12": {"lj": 4},  # 16 bytes
     "TR13": {"li": -32, "si": 0, "sj": 0},  # a load may start out of bounds (zero-filled)
     "P9": {"slot": 1},  # the group's last barrier
@@ -70,6 +71,13 @@ SILENT = {
 
 FIRING = {
     # rule: (the arguments that break it, what its message says, the lines it may name)
+    # Row 2^32 + 64: without the guard the load's .s32 coordinate is 64, and it reads row 64.
+    "K4": (
+        {"li": 2**32 + 64},
+        "the TMA coordinate 4294967360 at index 0 is outside the signed 32-bit range "
+        "[-2147483648, 2147483647]: the instruction would address 64",
+        (LOAD_LINE,),
+    ),
     "TR12": (
         {"lj": 1},
         "the innermost TMA coordinate must be a multiple of 16 bytes, got 1 (4 bytes)",
@@ -152,10 +160,12 @@ def expected(x: np.ndarray, args: dict[str, int | bool]) -> np.ndarray:
     """y after the kernel: the tile at (li, lj) of x (zero outside x) stored at (si, sj)
     (inside y), zeros elsewhere."""
     li, lj, si, sj = (int(args[k]) for k in ("li", "lj", "si", "sj"))
-    padded = np.zeros((SHAPE[0] + 2 * TILE, SHAPE[1] + 2 * TILE), x.dtype)
-    padded[TILE:-TILE, TILE:-TILE] = x
+    rows, cols = np.arange(li, li + TILE), np.arange(lj, lj + TILE)
+    r, c = (rows >= 0) & (rows < SHAPE[0]), (cols >= 0) & (cols < SHAPE[1])
+    tile = np.zeros((TILE, TILE), x.dtype)
+    tile[np.ix_(r, c)] = x[np.ix_(rows[r], cols[c])]
     y = np.zeros_like(x)
-    y[si : si + TILE, sj : sj + TILE] = padded[li + TILE : li + 2 * TILE, lj + TILE : lj + 2 * TILE]
+    y[si : si + TILE, sj : sj + TILE] = tile
     return y
 
 

@@ -1104,6 +1104,54 @@ func.func @tr13_negative_store_coordinate(%x: memref<256x256xf32>) attributes {c
 
 // -----
 
+// rule: K4
+// fix: s|%big = arith.constant 4294967360 : index|%big = arith.constant 0 : index|
+// A load at row 2^32 + 64: the coordinate is .s32, the lowering keeps its low 32 bits, and
+// the load would read row 64.
+func.func @k4_load_coordinate_beyond_32_bits(%x: memref<?x64xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %big = arith.constant 4294967360 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected the coordinates of a TMA copy in the signed 32-bit range [-2147483648, 2147483647], got 4294967360 at index 0: the instruction takes .s32 coordinates, and 4294967360 would address 64}}
+  // expected-note@+1 {{a tensor map cannot reach that far along one dim: pass the kernel a view of the array that starts at index 4294967360 of dim 0 (on the host, a slice), and index it from 0 there}}
+  copy.async_copy %x[%big, %c0] to %buf barrier %bar[%c0] : memref<?x64xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: K4
+// fix: s|%far = arith.constant -2147483652 : index|%far = arith.constant -2147483648 : index|
+// A load whose innermost coordinate is below -2^31 (a multiple of 16 bytes, TR12's rule).
+func.func @k4_load_coordinate_below_32_bits(%x: memref<?x64xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %far = arith.constant -2147483652 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected the coordinates of a TMA copy in the signed 32-bit range [-2147483648, 2147483647], got -2147483652 at index 1: the instruction takes .s32 coordinates, and -2147483652 would address 2147483644}}
+  // expected-note@+1 {{the box lies wholly before the array (a load reads only the OOB fill): start it at -2147483648 or more}}
+  copy.async_copy %x[%c0, %far] to %buf barrier %bar[%c0] : memref<?x64xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: K4
+// fix: s|%big = arith.constant 2147483648 : index|%big = arith.constant 0 : index|
+// A store at row 2^31: the first row a .s32 coordinate cannot name.
+func.func @k4_store_coordinate_beyond_32_bits(%x: memref<?x64xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %big = arith.constant 2147483648 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{Expected the coordinates of a TMA copy in the signed 32-bit range [-2147483648, 2147483647], got 2147483648 at index 0: the instruction takes .s32 coordinates, and 2147483648 would address -2147483648}}
+  // expected-note@+1 {{pass the kernel a view of the array that starts at index 2147483648 of dim 0}}
+  copy.async_copy %buf to %x[%big, %c0] : memref<64x64xf32, #copy.smem> to memref<?x64xf32>
+  func.return
+}
+
+// -----
+
 // rule: TR15
 // fix: s|oob nan|oob zeros|
 func.func @tr15_nan_fill_of_integers(%x: memref<256x256xi32>) attributes {copy.target = #copy.target<"sm_90a">} {

@@ -351,3 +351,20 @@ func.func @mb13_im2col_cp_async_no_arrival(%x: memref<2x9x9x16xf16>) attributes 
   copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// rule: K4
+// fix: s|%big = arith.constant 4294967297 : index|%big = arith.constant 0 : index|
+// Image 2^32 + 1: the coordinate is .s32, and the load would read image 1.
+func.func @k4_im2col_coordinate_beyond_32_bits(%x: memref<?x9x9x16xf16>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %big = arith.constant 4294967297 : index
+  %t = arith.constant 0 : i16
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected the coordinates of a TMA im2col load in the signed 32-bit range [-2147483648, 2147483647], got 4294967297 at index 0: the instruction takes .s32 coordinates, and 4294967297 would address 1}}
+  // expected-note@+1 {{pass the kernel a view of the array that starts at index 4294967297 of dim 0 (on the host, a slice), and index it from 0 there}}
+  copy.im2col_load %x[%big, %c0, %c0, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<?x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}

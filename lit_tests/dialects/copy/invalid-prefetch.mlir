@@ -96,6 +96,19 @@ func.func @k1_prefetch_coordinates(%x: memref<256x256xf32>) {
 
 // -----
 
+// rule: K4
+// fix: s|%big = arith.constant 4294967360 : index|%big = arith.constant 0 : index|
+func.func @k4_prefetch_coordinate_beyond_32_bits(%x: memref<?x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %big = arith.constant 4294967360 : index
+  // expected-error@+2 {{Expected the coordinates of a TMA prefetch in the signed 32-bit range [-2147483648, 2147483647], got 4294967360 at index 0: the instruction takes .s32 coordinates, and 4294967360 would address 64}}
+  // expected-note@+1 {{pass the kernel a view of the array that starts at index 4294967360 of dim 0 (on the host, a slice), and index it from 0 there}}
+  copy.prefetch %x[%big, %c0] {box = array<i64: 64, 64>} : memref<?x256xf32>
+  func.return
+}
+
+// -----
+
 // A raw cache_hint is copy.async_copy's; a prefetch names its L2 policy with l2, and a stray
 // cache_hint is an error, not dropped.
 // rule: AT1
