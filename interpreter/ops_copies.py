@@ -30,7 +30,14 @@ from interpreter.ops_roles import block_sync
 from interpreter.ops_std import handles
 from interpreter.ops_tensormap import map_array, track
 from interpreter.races import Access
-from interpreter.values import InterpretError, RuleBroken, storage_dtype, uniform
+from interpreter.values import (
+    InterpretError,
+    RuleBroken,
+    bf16_to_f32,
+    f32_to_bf16,
+    storage_dtype,
+    uniform,
+)
 
 
 @handles(copy.AllocSmemOp)
@@ -363,6 +370,12 @@ def overrun(
 
 
 def reduce(kind: ReductionKind, old: np.ndarray, new: np.ndarray, op: Operation) -> np.ndarray:
+    """`old` combined with `new` elementwise, in their storage dtype. bf16 (stored as its 16
+    bits) is combined in f32 and rounded to nearest even: one rounding, as the hardware's
+    bf16 add (an f32 sum of two bf16 values is exact or rounds innocuously)."""
+    if old.dtype == np.uint16:  # bf16
+        wide = reduce(kind, bf16_to_f32(old), bf16_to_f32(new), op)
+        return f32_to_bf16(wide)
     if kind == ReductionKind.ADD:
         return old + new
     if kind in (ReductionKind.UMIN, ReductionKind.UMAX):  # signless ints compared unsigned
