@@ -52,13 +52,17 @@ def compile(  # noqa: A001
     *,
     debug_guards: bool = False,
     arch: str | None = None,
+    verify: bool = True,
 ) -> Program:
     """Compiles MLIR text or a module (copy dialect) for `target` (default: its copy.target)
     into a Program whose kernels can be called; `debug_guards`: with device-side checks of
     what the verifier cannot prove (docs/lowering.md, "Debug guards"), each failing one
     printing its rule id and trapping. `arch`: the GPU to assemble the target's PTX for,
     where it is a later one than the target's (`compile(m, "sm_80", arch="sm_90")` runs
-    sm_80 code on an H100 or H200, as CUDA's compute_80 -> sm_90 does). The program keeps
+    sm_80 code on an H100 or H200, as CUDA's compute_80 -> sm_90 does). `verify=False`
+    skips the protocol analysis (rules P1-P13, TU10-TU12), by far the costliest part of a
+    compile, for a kernel already proven (an autotuner compiling configurations of one
+    kernel); the op verifiers, the kernel rules and dominance still run. The program keeps
     the IR it was compiled from, to run its kernels on the CPU under COPY_INTERPRET=1."""
     backend.start_worker()  # a worker that is not running yet starts while this parses
     ctx = make_context()
@@ -66,7 +70,9 @@ def compile(  # noqa: A001
     ir = module.clone()
     if target:
         retarget(ir, target)
-    compiled = compile_module(module, ctx, target, debug_guards=debug_guards, arch=arch)
+    compiled = compile_module(
+        module, ctx, target, debug_guards=debug_guards, arch=arch, verify_protocol=verify
+    )
     return Program(compiled.cubin, compiled.abi, interpreter=Interpreter(ir))
 
 

@@ -138,23 +138,26 @@ def compile_lowered(
     target: Target,
     arch: Target | None = None,
     abis: dict[str, KernelAbi] | None = None,
+    *,
+    verify_protocol: bool = True,
 ) -> Compiled:
     """LLVM IR, PTX and cubin of a lowered module (SASS for `arch`, by default the target's
     own; `arch` checked by the caller, as `compile_module` does before lowering), with the
     kernels' ABI: `abis`, as the lowering built them, or else read from the kernels'
     `copy.abi` (a module lowered elsewhere). The module is verified (and its ABI read) while
     the backend's worker process emits the PTX and links the cubin (the two run at once); a
-    verifier error still wins over the backend's, as if verification had come first."""
+    verifier error still wins over the backend's, as if verification had come first.
+    `verify_protocol=False` leaves the protocol analysis out of that verification."""
     from passes import backend, translate_llvm
 
     try:
         llvm_ir = translate_llvm.translate_module(module)
     except Exception:
-        verify_module(module)
+        verify_module(module, protocol=verify_protocol)
         raise
     pending = backend.submit_ptx_and_cubin(llvm_ir, target, arch=arch)
     try:
-        verify_module(module)
+        verify_module(module, protocol=verify_protocol)
         gpu = None if arch is None else arch.name
         if abis is None:
             abi = kernel_abis(module, target.name, gpu)
@@ -174,12 +177,15 @@ def compile_module(
     *,
     debug_guards: bool = False,
     arch: str | None = None,
+    verify_protocol: bool = True,
 ) -> Compiled:
     """Lowers `module` in place and compiles it for `target` (default: its copy.target);
     `debug_guards`: with convert-copy-to-nvvm's device-side checks; `arch`: the GPU the
     cubin's SASS is for, where it is not the target's own (PTX for sm_80 assembled for
     sm_90: `target.check_arch` says which). The module is verified before and after the
-    lowering."""
+    lowering; `verify_protocol=False` skips the protocol analysis of whole kernels (rules
+    P1-P13, TU10-TU12: the costly part), as copy-opt's --no-verify-protocol does, while every
+    op verifier, the kernel rules and dominance still run."""
     from passes import backend
 
     name = copy.module_target(module, target)
@@ -201,10 +207,10 @@ def compile_module(
     try:
         if target:
             retarget(module, target)
-        verify_module(module)
+        verify_module(module, protocol=verify_protocol)
         lowering = LowerCopyToLLVMPass(target=name, debug_guards=debug_guards)
         abis = lowering.lower(ctx, module, resolved)
-        return compile_lowered(module, resolved, gpu, abis)
+        return compile_lowered(module, resolved, gpu, abis, verify_protocol=verify_protocol)
     finally:
         if collecting:
             gc.enable()
