@@ -69,13 +69,17 @@ def test_it_passes_the_op_verifiers_and_kernel_rules(kernel: Kernel):
     verify_module(parsed(kernel.name), protocol=False)
 
 
-@pytest.mark.parametrize("schedule", SCHEDULES)
-@pytest.mark.parametrize("kernel", KERNELS, ids=ids)
+RUNS = [
+    pytest.param(k, schedule, id=f"{k.name}-{schedule}")
+    for k in KERNELS
+    for schedule in (("adversarial",) if k.slow else SCHEDULES)
+]
+"""One run per schedule (the kernels ran clean under 10 seeds of each when written); the
+slow kernels under the adversarial schedule only."""
+
+
+@pytest.mark.parametrize(("kernel", "schedule"), RUNS)
 def test_it_runs_clean_and_bit_exact(kernel: Kernel, schedule: str):
-    """One run per schedule (the kernels ran clean under 10 seeds of each when written);
-    the slow kernels only under the adversarial schedule."""
-    if kernel.slow and schedule != "adversarial":
-        pytest.skip("slow under the interpreter: the adversarial schedule only")
     arguments = kernel.arguments(np.random.default_rng(0))
     run = interpreter.run(
         parsed(kernel.name),

@@ -14,7 +14,7 @@ are small integers, so f32 sums are exact in any order).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +53,6 @@ class Kernel:
     expected: Callable[[list], dict[int, np.ndarray]]
     clusters: int | None = None
     slow: bool = False
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def path(self) -> Path:
@@ -174,6 +173,7 @@ KERNELS += (
         _gemm_args(256, 256, 512),
         grid=(1,),
         expected=lambda a: {2: tiles_expected(a[0], a[1], a[2], whole_row_tile)},
+        slow=True,
     ),
 )
 
@@ -228,6 +228,7 @@ KERNELS += (
         _gemm_args(256, 384, 512),
         grid=(2,),
         expected=lambda a: {2: tiles_expected(a[0], a[1], a[2], whole_row_tile)},
+        slow=True,
     ),
     Kernel(
         "gemm_persistent_while",
@@ -235,6 +236,7 @@ KERNELS += (
         _gemm_args(256, 384, 512),
         grid=(4,),
         expected=lambda a: {2: tiles_expected(a[0], a[1], a[2], whole_row_tile)},
+        slow=True,
     ),
 )
 
@@ -283,6 +285,7 @@ KERNELS += (
         _split_k_args,
         grid=(2, 1, 4),
         expected=lambda a: {2: split_k_expected(a[0], a[1], a[2], [(0, 0), (0, 1)])},
+        slow=True,
     ),
 )
 
@@ -398,5 +401,6 @@ KERNELS += (
         _scaled_args,
         grid=(2,),
         expected=lambda a: {3: scaled_expected(*a)},
+        slow=True,
     ),
 )
