@@ -21,7 +21,7 @@ from copy_tools.universe import make_context
 from tests.corpus import HERE, KERNELS, KINDS, Kernel
 
 TODAY = {
-    "gemm_pingpong": "P10 warning: 'cannot prove the copies of this loop for more than 20 "
+    "gemm_pingpong": "P10 warning: 'cannot prove the copies of this loop for more than N "
     "iterations: it reaches no steady state the analysis can repeat'",
     "fa3_kv_ring": "P6 error: 'this wait never returns: phase 0 of barrier 0 of %k_full has 0 "
     "of its 1 arrivals': a key-block count of 0 is tried (no fact says n_blocks >= 1)",
