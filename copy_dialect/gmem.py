@@ -51,8 +51,8 @@ def check_gmem_layout(
                 "async_copy requires all GMEM strides except the last one to be a "
                 "multiple of 16 bytes",
                 note=f"the rows of {gmem_type} are {row_stride} bytes apart: pad them to "
-                f"{padded} elements, a multiple of 16 bytes (strided<[{padded}, 1]>)"
-                + cp_async_alternative,
+                f"{padded} elements, a multiple of 16 bytes "
+                f"({padded_rows(gmem_type, padded)})" + cp_async_alternative,
             )
         return
     # rule: B10
@@ -63,6 +63,19 @@ def check_gmem_layout(
             "with unit innermost stride",
         )
     strides = [s.data if isinstance(s, IntAttr) else None for s in layout.strides]
+    rank = gmem_type.get_num_dims()
+    # rule: B10
+    if len(strides) != rank:
+        extent = gmem_type.get_shape()[-1] if rank else 0
+        row = None
+        if impl == Implementation.TMA and extent >= 0:  # rows a multiple of 16 bytes (C1)
+            row = padded_stride(extent, g.element_type, 16)
+        raise Error(
+            f"Expected one stride per dim in the layout of {gmem_type} ({rank}), got "
+            f"{len(strides)}",
+            note="give every dim its stride, outermost first, e.g. the row-major "
+            f"{row_major(gmem_type, row)}",
+        )
     if strides and strides[-1] != 1:
         found = "?" if strides[-1] is None else strides[-1]
         if impl == Implementation.CP_ASYNC:
@@ -91,6 +104,30 @@ def check_gmem_layout(
                 f"{padded_stride(stride, gmem_type.element_type, 16)} elements, a multiple of "
                 "16 bytes",
             )
+
+
+def row_major(gmem_type: MemRefType, row: int | None = None) -> MemRefType:
+    """`gmem_type` with the strided layout of its row-major order, its rows (the innermost
+    dim) `row` elements apart (default: the innermost extent): each outer stride is the next
+    one's times that dim's extent, `?` where a dynamic extent enters it."""
+    shape = gmem_type.get_shape()
+    n = len(shape)
+    strides: list[int | None] = [1] * n
+    if n >= 2:
+        first = shape[-1] if row is None else row
+        strides[n - 2] = None if first == DYNAMIC_INDEX else first
+        for k in range(n - 3, -1, -1):
+            inner, extent = strides[k + 1], shape[k + 1]
+            strides[k] = None if inner is None or extent == DYNAMIC_INDEX else inner * extent
+    layout = StridedLayoutAttr(strides)
+    return MemRefType(gmem_type.element_type, shape, layout, gmem_type.memory_space)
+
+
+def padded_rows(gmem_type: MemRefType, padded: int) -> MemRefType:
+    """The layout the C1 note suggests for a row-major ref whose rows are not a multiple of 16
+    bytes apart: rows `padded` elements apart, every outer stride scaled with them, one stride
+    per dim (a 2-stride layout of a 3-D ref does not describe it)."""
+    return row_major(gmem_type, padded)
 
 
 def check_layout_offset(gmem_type: MemRefType) -> None:

@@ -1258,6 +1258,38 @@ func.func @c1_contiguous_rows_not_16_bytes(%x: memref<100x300xf16>) attributes {
 // -----
 
 // rule: C1
+// fix: s|memref<4x8x3xf32>|memref<4x8x3xf32, strided<[32, 4, 1]>>|
+// fix: s|memref<4x8x3xf32>|memref<4x8x3xf32, strided<[32, 4, 1]>>|
+// A 3-D ref: the note's layout has a stride per dim, the outer one scaled with the rows.
+func.func @c1_contiguous_rows_not_16_bytes_3d(%x: memref<4x8x3xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<8x4xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{async_copy requires all GMEM strides except the last one to be a multiple of 16 bytes}}
+  // expected-note@+1 {{the rows of memref<4x8x3xf32> are 12 bytes apart: pad them to 4 elements, a multiple of 16 bytes (memref<4x8x3xf32, strided<[32, 4, 1]>>)}}
+  copy.async_copy %x[%c0, %c0, %c0] to %buf barrier %bar[%c0] : memref<4x8x3xf32> to memref<8x4xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: B10
+// fix: s|strided<[4, 1]>|strided<[32, 4, 1]>|
+// fix: s|strided<[4, 1]>|strided<[32, 4, 1]>|
+// A layout of 2 strides on a 3-D ref (what the C1 note above used to suggest).
+func.func @b10_fewer_strides_than_dims(%x: memref<4x8x3xf32, strided<[4, 1]>>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<8x4xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected one stride per dim in the layout of memref<4x8x3xf32, strided<[4, 1]>> (3), got 2}}
+  // expected-note@+1 {{give every dim its stride, outermost first, e.g. the row-major memref<4x8x3xf32, strided<[32, 4, 1]>>}}
+  copy.async_copy %x[%c0, %c0, %c0] to %buf barrier %bar[%c0] : memref<4x8x3xf32, strided<[4, 1]>> to memref<8x4xf32, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: C1
 // fix: s|strided<[300, 1]>|strided<[304, 1]>|
 // fix: s|strided<[300, 1]>|strided<[304, 1]>|
 func.func @c1_store_rows_not_16_bytes(%x: memref<100x296xf16, strided<[300, 1]>>) attributes {copy.target = #copy.target<"sm_90a">} {
