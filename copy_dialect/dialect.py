@@ -64,6 +64,7 @@ from copy_dialect.barriers import (
 )
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.dsmem import PeerArriveOp, PeerCopyOp, PeerStoreOp
+from copy_dialect.effects import EffectAttr
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.im2col import Im2colLoadOp
 from copy_dialect.mbarriers import (
@@ -148,6 +149,7 @@ Copy = Dialect(
         TmemCopyMulticastAttr,
         TensorMapType,
         TensorMapFieldAttr,
+        EffectAttr,
     ],
 )
 

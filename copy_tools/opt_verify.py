@@ -11,6 +11,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from analysis.dominance import non_dominating_uses
 from analysis.protocol import check_protocol
 from analysis.verify import verification_errors
+from copy_dialect.effects import op_name
 from copy_dialect.verification import verification_run
 from copy_tools.diagnostics import Diagnostic, SourceLocation
 from copy_tools.opt_errors import internal_error
@@ -82,7 +83,7 @@ def _verify_diagnostics(
         if not isinstance(exc, DiagnosticException):
             diagnostics.extend(internal_error(f"verifier of '{op.name}'", exc, loc))
             continue
-        diagnostics.append(Diagnostic("error", loc, op_message(op.name, exc)))
+        diagnostics.append(Diagnostic("error", loc, op_message(op_name(op), exc)))
         note = getattr(exc, "note", None)
         if isinstance(note, str) and note:
             diagnostics.append(Diagnostic("note", loc, note))
@@ -105,7 +106,8 @@ def _verify_diagnostics(
         return internal_error("the protocol analysis", exc, fallback)
     for finding in findings:
         loc = op_location(finding.op, fallback)
-        diagnostics.append(Diagnostic(finding.severity, loc, op_message(finding.op.name, finding)))
+        message = op_message(op_name(finding.op), finding)
+        diagnostics.append(Diagnostic(finding.severity, loc, message))
         for related in finding.related:
             diagnostics.append(Diagnostic("note", op_location(related.op, fallback), related.text))
         diagnostics.append(Diagnostic("note", loc, finding.note or ""))

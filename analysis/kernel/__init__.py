@@ -10,7 +10,8 @@ cp.async arrivals against transaction bytes (TR16, MB2, MB12, `barriers`); the f
 the threads' SMEM writes and a TMA store (J16, `fences`); cp.async groups waited for in a
 TMA kernel (A8, `groups`); the named barriers of roles and the block barriers inside roles
 (W11, W8, `roles`); the TMEM columns live at once (J19, `tmem`); function names that are
-PTX identifiers (AT2, `names`).
+PTX identifiers (AT2, `names`); the SMEM effects ops declare (`copy.effects`), on SMEM
+operands of ops the protocol analysis does not own (FX1, `effects`).
 
 `kernel_errors(module)` gives each failing op with its error, as the op verifiers' errors
 are given (`copy_dialect.verification.op_errors`): `analysis.verify` reports both, in op
@@ -23,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from xdsl.dialects import func, gpu
 from xdsl.ir import Operation
 
-from analysis.kernel import barriers, fences, groups, names, roles, smem, tmem
+from analysis.kernel import barriers, effects, fences, groups, names, roles, smem, tmem
 from analysis.kernel.kernel import Kernel
 
 KernelError = tuple[Operation, Exception]
@@ -40,6 +41,7 @@ CHECKS: tuple[Callable[[Kernel], Iterable[KernelError]], ...] = (
     roles.check_named_barrier_ids,
     tmem.check_live_columns,
     names.check_function_name,
+    effects.check_effect_declarations,
 )
 """Each kernel rule, as a function of the kernel that yields the failing ops."""
 

@@ -35,6 +35,7 @@ from xdsl.ir import Operation
 
 from analysis.protocol.analysis import check_kernel, check_protocol
 from analysis.protocol.findings import ProtocolFinding, Related
+from copy_dialect.effects import op_name
 
 
 class ProtocolWarning(UserWarning):
@@ -58,8 +59,9 @@ def verify_protocol(module: Operation) -> None:
 def render(finding: ProtocolFinding) -> str:
     """A finding as one text: the message, the ops it names, the fix, and the choice of
     trip counts or branches it was found for."""
-    lines = [f"'{finding.op.name}' op {finding}"]
-    lines += [f"  note: '{r.op.name}' op: {r.text}" for r in finding.related]
+    own = f"'{op_name(finding.op)}' "
+    lines = [f"{own}op {str(finding).removeprefix(own)}"]
+    lines += [f"  note: '{op_name(r.op)}' op: {r.text}" for r in finding.related]
     lines.append(f"  note: {finding.note}")
     if finding.context:
         lines.append(f"  note: {finding.context}")

@@ -114,3 +114,13 @@ class AsyncCopies:
         self.smem.async_read(op, region, "the TMA store", (issuer,))
         self.hb.stamp(issuer)
         groups.bulk_open.append((op, region))
+
+    def grouped_read(
+        self, op: Operation, region: Region, groups: Groups, issuers: tuple[int, ...], what: str
+    ) -> None:
+        """An op's asynchronous read of `region` that its issuer's bulk group tracks (declared
+        `async_read ... until wait_group`): checked and kept as a TMA store's."""
+        self.smem.read(op, region, issuers, what)
+        self.smem.async_read(op, region, what, issuers)
+        self.hb.stamps(issuers)
+        groups.bulk_open.append((op, region))

@@ -6,7 +6,8 @@ generator, for an op that may block or holds a region), or None when it is done 
 
 The ops not here: the other copy ops (`alloc_smem`) only give values; `func.return`, the
 threads' loads and stores, `gpu.barrier` and the `gpu` ids the agent follows itself; every
-other op is generic (`values`)."""
+other op is generic (`values`), but an op that takes SMEM and whose effects the analysis
+does not own (`facts.Kernel.foreign`): the agent follows it with `FOREIGN`."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from xdsl.dialects import scf
 from xdsl.ir import Operation
 
 from analysis.protocol import (
+    foreign,
     ops_barriers,
     ops_copies,
     ops_dsmem,
@@ -70,3 +72,7 @@ STEPS: Mapping[type[Operation], Step] = {
     copy.NamedBarrierSyncOp: ops_roles.named_sync,
     copy.NamedBarrierArriveOp: ops_roles.named_arrive,
 }
+
+FOREIGN: Step = foreign.foreign_op
+"""How an agent follows an op that takes SMEM and that no entry of `STEPS`, nor the agent
+itself, owns: by the effects it declares or its traits name (`foreign`)."""

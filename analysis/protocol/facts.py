@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase
 from xdsl.ir import Operation, SSAValue
+from xdsl.traits import MemoryEffectKind, get_effects
 
 from analysis.protocol.values import Value
+from analysis.smem_values import Origin, smem_values
 from copy_dialect import ops as copy
+from copy_dialect.effects import EffectKind, declared_effects
 from copy_dialect.upstream_gpu import UNIFORM_GPU
 
 
@@ -114,6 +118,12 @@ class Kernel:
     def threads(self) -> int | None:
         return None if self.block is None else self.block[0] * self.block[1] * self.block[2]
 
+    @cached_property
+    def foreign(self) -> dict[Operation, Foreign]:
+        """The ops that take SMEM and whose effects the analysis does not own, with their
+        effects (`foreign_ops`), decoded on first use, once per kernel."""
+        return foreign_ops(self.fn)
+
 
 def block_size(fn: func.FuncOp) -> tuple[int, int, int] | None:
     attr = fn.attributes.get("gpu.known_block_size")
@@ -161,3 +171,48 @@ def equal_values(
         if rep is not v and v not in groups[rep]:
             groups[rep].append(v)
     return canon, {rep: tuple(vs) for rep, vs in groups.items() if len(vs) > 1}
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """What an op the analysis does not own does with the SMEM it takes: its `effects` (a
+    kind, the operand, where it points), from its `copy.effects` declaration or else its
+    xDSL traits; `unknown`: the SMEM operands whose effects neither says (a warning)."""
+
+    effects: tuple[tuple[EffectKind, int, Origin], ...]
+    unknown: tuple[tuple[int, Origin], ...]
+
+
+TRAIT_KINDS = {MemoryEffectKind.READ: EffectKind.READ, MemoryEffectKind.WRITE: EffectKind.WRITE}
+
+
+def foreign_ops(fn: func.FuncOp) -> dict[Operation, Foreign]:
+    """Each foreign op of the kernel that takes SMEM (`analysis.smem_values`), decoded: a
+    declaration names its effects (on SMEM operands: the kernel rule FX1 checked them);
+    else xDSL's memory-effect traits, on the value they name or on every SMEM operand;
+    else they are unknown."""
+    values = smem_values(fn)
+    found: dict[Operation, Foreign] = {}
+    for op, operands in values.users.items():
+        origins = {n: values.origins[op.operands[n]] for n in operands}
+        declared = declared_effects(op)
+        if declared is not None:
+            effects = tuple(
+                (e.effect, e.index, origins[e.index]) for e in declared if e.index in origins
+            )
+            found[op] = Foreign(effects, ())
+            continue
+        traits = get_effects(op)
+        if traits is None:
+            found[op] = Foreign((), tuple(origins.items()))
+            continue
+        effects = []
+        for e in sorted(traits, key=lambda e: e.kind.value):
+            kind = TRAIT_KINDS.get(e.kind)
+            if kind is None:
+                continue
+            for n, origin in origins.items():
+                if e.value is None or e.value is op.operands[n]:
+                    effects.append((kind, n, origin))
+        found[op] = Foreign(tuple(effects), ())
+    return found

@@ -11,7 +11,7 @@ from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import join
-from analysis.protocol.dispatch import STEPS
+from analysis.protocol.dispatch import FOREIGN, STEPS
 from analysis.protocol.facts import Kernel
 from analysis.protocol.findings import ProtocolFinding, Related, Report
 from analysis.protocol.records import Deadlock
@@ -46,6 +46,8 @@ class Walk:
         self.state.group_sets.pending_cap = kernel.max_pending + 1
         self.dispatch = STEPS
         """How the agents follow each op (`dispatch`)."""
+        self.foreign = FOREIGN
+        """How they follow an op that takes SMEM and whose effects they do not own."""
         self.events: list[tuple[object, ...]] = []
         """What the protocol saw, op by op (ring slots, barriers, parities relative to the
         barrier's phase, branches taken), without GMEM coordinates: the trace the steady-

@@ -19,6 +19,7 @@ from analysis.protocol.findings import Related, Report, error, warning
 from analysis.protocol.groups import GroupSets
 from analysis.protocol.mbarriers import Mbarriers
 from analysis.protocol.records import Access, Fill, Key, Region, StoreRead, describe_key
+from copy_dialect.effects import op_name
 
 
 class SharedMemory:
@@ -229,11 +230,19 @@ class SharedMemory:
             overlap = region.overlap(source)
             if overlap == "no":
                 continue
+            tma = store.name.startswith("copy.")
+            reader = "a TMA store from it" if tma else f"'{op_name(store)}' (an async read)"
             fix = (
-                "commit the store and wait until it has read its source "
+                f"commit the {'store' if tma else 'read'} and wait until it has read its source "
                 "(copy.commit_group bulk, then copy.wait_group bulk 0 read_only, or a "
                 "count that covers its group) before the write"
             )
+            if end is None and self.hb.concurrent and role_of(store) is not role_of(op):
+                fix = (
+                    f"the {'store' if tma else 'read'} is another role's: in that role, release "
+                    "the slot (the copy.barrier_arrive on the barrier this write waits on) only "
+                    "after a copy.wait_group bulk that covers its group (read_only suffices)"
+                )
             if end is not None:
                 fix = (
                     "the role that issued the store waited for its reads, but nothing orders "
@@ -244,21 +253,28 @@ class SharedMemory:
             self.report(
                 (warning if overlap == "maybe" else error)(
                     op,
-                    f"{writer} writes {region.show()} while a TMA store from it may still be "
-                    "reading it",
+                    f"{writer} writes {region.show()} while {reader} may still be reading it",
                     fix,
-                    Related(store, "the TMA store that reads it"),
+                    Related(store, f"the {'TMA store' if tma else 'op'} that reads it"),
                 )
             )
             return
 
     def thread_access(
-        self, op: Operation, region: Region, write: bool, members: tuple[int, ...], who: str
+        self,
+        op: Operation,
+        region: Region,
+        write: bool,
+        members: tuple[int, ...],
+        who: str,
+        what: str = "",
     ) -> None:
+        """Threads of the classes `members` (`who`) read or write `region` (`what`: the op,
+        when it is not a load or store)."""
         if write:
-            self.refill(op, region, "threads' store", members, by_threads=True)
+            self.refill(op, region, what or "threads' store", members, by_threads=True)
         else:
-            self.read(op, region, members, "threads' load")
+            self.read(op, region, members, what or "threads' load")
         access = Access(op, region, write, self.hb.stamps(members), who)
         if write:
             # A later write of the op to the region by the same classes stands for an earlier
@@ -359,3 +375,16 @@ class SharedMemory:
             tuple((a.op, a.region.part(), seen(end)) for a, end in self.fenced),
             tuple((r.op, r.region.part(), seen(r.end)) for r in self.reads_done),
         )  # fmt: skip
+
+
+def role_of(op: Operation) -> object:
+    """The role region of copy.warp_specialize `op` is in (None outside roles)."""
+    region = op.parent_region()
+    while region is not None:
+        parent = region.parent_op()
+        if parent is None:
+            return None
+        if parent.name == "copy.warp_specialize":
+            return region
+        region = parent.parent_region()
+    return None

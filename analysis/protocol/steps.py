@@ -68,6 +68,7 @@ class Run(Protocol):
     report: Report
     state: State
     dispatch: Mapping[type[Operation], Step]
+    foreign: Step
     events: list[tuple[object, ...]]
     heads: dict[scf.ForOp, list[tuple[tuple[object, ...], int]]]
 

@@ -32,11 +32,8 @@ from analysis.protocol.groups import Groups
 from analysis.protocol.records import Region
 from analysis.protocol.steps import ALL, FIRST_WARP, Blocked, Run, Steps, Stop
 from analysis.protocol.values import UNIFORM, VARYING, Unknown, Value, plan
+from analysis.smem_values import THREAD_READS, THREAD_WRITES
 from copy_dialect.memory import SMEM, memory_space
-
-THREAD_READS = {"memref.load": 0, "vector.load": 0, "vector.transfer_read": 0}
-THREAD_WRITES = {"memref.store": 1, "vector.store": 1, "vector.transfer_write": 1}
-"""Ops by which threads access memory, and the operand that is the memref."""
 
 TERMINATORS = frozenset({scf.YieldOp, scf.ConditionOp})
 
@@ -344,6 +341,8 @@ class Agent:
             dim = "xyz".index(str(op.properties["dimension"].data))
             self.env[op.results[0]] = self.kernel.block[dim]
         else:
+            if op in self.kernel.foreign:
+                self.walk.foreign(self, op, mask)
             self.generic(op)
         return None
 

@@ -58,7 +58,7 @@ from copy_tools.rule_coverage import tag_ids
 ROOT = Path(__file__).resolve().parents[2]
 LIT = ROOT / "lit_tests"
 DRIVER_TESTS = LIT / "copy-opt"
-PROTOCOL_RULES = frozenset({"MB8", "MB9", "MB10", "MB11", "TU10", "TU11", "TU12"})
+PROTOCOL_RULES = frozenset({"MB8", "MB9", "MB10", "MB11", "TU10", "TU11", "TU12", "FX1"})
 """The protocol analysis' rules whose ids are not P..: their chunks are kernels too."""
 
 FIX_LINE = re.compile(r"^[ \t]*// fix:(.*)$", re.MULTILINE)
