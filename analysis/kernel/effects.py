@@ -29,22 +29,26 @@ def check_effect_declarations(kernel: Kernel) -> Iterator[tuple[Operation, Error
         attr = op.attributes.get(EFFECTS)
         if attr is None:
             continue
-        if not isinstance(attr, ArrayAttr) or not all(
-            isinstance(e, EffectAttr) for e in attr.data
-        ):
+        if not isinstance(attr, ArrayAttr) or not all(isinstance(e, EffectAttr) for e in attr.data):
             # rule: FX1
-            yield op, Error(
-                f"{EFFECTS} on {op_name(op)} is not a list of #copy.effect",
-                note=f"write {SYNTAX}",
+            yield (
+                op,
+                Error(
+                    f"{EFFECTS} on {op_name(op)} is not a list of #copy.effect",
+                    note=f"write {SYNTAX}",
+                ),
             )
             continue
         if owned(op) and not op.name.startswith("copy."):
             # (A copy op's own verifier rejects the attribute: AT1.)
             # rule: FX1
-            yield op, Error(
-                f"the protocol analysis knows the SMEM effects of {op_name(op)}: it takes no "
-                f"{EFFECTS}",
-                note=f"drop {EFFECTS}",
+            yield (
+                op,
+                Error(
+                    f"the protocol analysis knows the SMEM effects of {op_name(op)}: it takes no "
+                    f"{EFFECTS}",
+                    note=f"drop {EFFECTS}",
+                ),
             )
             continue
         if values is None:
@@ -54,10 +58,14 @@ def check_effect_declarations(kernel: Kernel) -> Iterator[tuple[Operation, Error
             n = effect.index
             if n >= len(op.operands):
                 # rule: FX1
-                yield op, Error(
-                    f"{EFFECTS} declares a {effect.kind.data} of operand {n}, but {op_name(op)} "
-                    f"has {len(op.operands)} operand{'s' if len(op.operands) != 1 else ''}",
-                    note="name an operand by its position, from 0",
+                yield (
+                    op,
+                    Error(
+                        f"{EFFECTS} declares a {effect.kind.data} of operand {n}, but "
+                        f"{op_name(op)} has {len(op.operands)} "
+                        f"operand{'s' if len(op.operands) != 1 else ''}",
+                        note="name an operand by its position, from 0",
+                    ),
                 )
                 break
             if op.operands[n] not in values.origins:
@@ -69,11 +77,14 @@ def check_effect_declarations(kernel: Kernel) -> Iterator[tuple[Operation, Error
                     else "it takes no SMEM value"
                 )
                 # rule: FX1
-                yield op, Error(
-                    f"{EFFECTS} declares a {effect.kind.data} of operand {n} of {op_name(op)}, "
-                    "which is not SMEM (a copy.alloc_smem buffer, or a view, pointer or "
-                    f"descriptor computed from one): {where}",
-                    note="declare the effects on SMEM operands only"
-                    + (f" (operand {smem[0]})" if smem else f"; drop {EFFECTS}"),
+                yield (
+                    op,
+                    Error(
+                        f"{EFFECTS} declares a {effect.kind.data} of operand {n} of {op_name(op)}, "
+                        "which is not SMEM (a copy.alloc_smem buffer, or a view, pointer or "
+                        f"descriptor computed from one): {where}",
+                        note="declare the effects on SMEM operands only"
+                        + (f" (operand {smem[0]})" if smem else f"; drop {EFFECTS}"),
+                    ),
                 )
                 break
