@@ -8,8 +8,7 @@ im2col_gather with made policies and each promotion of its im2col map; on odd
 shapes (partial edge tiles), bit for bit against numpy. Every kernel also prefetches its
 tensor maps at its entry (the default). test_cache_policy.py compiles the same kernels.
 Without a GPU, under the interpreter (policies and promotions change nothing there) on the
-smaller shapes (whole tiles, and partial edge tiles in both dims), which does not model
-im2col loads yet (xfail)."""
+smaller shapes (whole tiles, and partial edge tiles in both dims)."""
 
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ import pytest
 
 from copy_tools import runtime
 from frontends import kernels
-from interpreter import InterpretError
 from tests import device
 from tests.dialect.test_cache_policy import (
     CASES,
@@ -78,12 +76,6 @@ def test_made_policies_in_roles_leave_results_unchanged(shape, hints, blocks):
     assert same_bits(y, x)
 
 
-@pytest.mark.xfail(
-    device.INTERPRETED,
-    reason="interpreter: copy.im2col_load (a TMA im2col load) is not modelled",
-    raises=InterpretError,
-    strict=True,
-)
 @pytest.mark.parametrize(("policy", "promotion"), IM2COL_CASES)
 def test_im2col_policy_and_promotion_leave_results_unchanged(policy, promotion):
     conv, module = im2col_module(policy, promotion)
