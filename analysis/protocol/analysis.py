@@ -10,11 +10,11 @@ from xdsl.dialects import func, scf
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.facts import CopyFacts, Kernel, block_size, equal_values
-from analysis.protocol.findings import ProtocolFinding, warning
+from analysis.protocol.findings import ProtocolFinding, Related, warning
+from analysis.protocol.periods import LoopShape, Shape, loop_shape
 from analysis.protocol.run import Infeasible, Walk, run_kernel, steady
 from analysis.protocol.steps import Choose
 from copy_dialect import ops as copy
-from copy_dialect.verify_common import constant_int
 
 MAX_RUNS = 512
 """Runs (choices of trip counts and branches) per kernel before the analysis gives up."""
@@ -22,13 +22,6 @@ MAX_RUNS = 512
 MAX_TRIP_COUNTS = 48
 
 MAX_PERMUTED_ROLES = 3
-
-MAX_LAP = 32
-"""The longest lap of iterations the steady-state check looks for."""
-
-PERIODIC = frozenset({"arith.remui", "arith.divui", "arith.remsi", "arith.divsi"})
-"""Ops on a loop's induction variable by a constant that make its iterations repeat with
-that period (a ring slot, a lap, a band of column tiles)."""
 
 
 def protocol_ops(fn: func.FuncOp) -> frozenset[Operation]:
@@ -47,9 +40,9 @@ def protocol_ops(fn: func.FuncOp) -> frozenset[Operation]:
 def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     """What every run of the kernel shares, in one pass over the ops that hold copy ops."""
     loops: list[SSAValue] = []
-    moduli: set[int] = set()
     conds: list[SSAValue] = []
     geometry: dict[Operation, CopyFacts] = {}
+    shapes: dict[scf.ForOp, LoopShape] = {}
     ring, pending, roles = 1, 0, 0
     for op in holders:
         kind = type(op)
@@ -57,7 +50,7 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
             geometry[op] = CopyFacts.of(op)  # type: ignore[arg-type]
         elif kind is scf.ForOp:
             loops.append(op.ub)  # type: ignore[attr-defined]
-            moduli |= periods(op)  # type: ignore[arg-type]
+            shapes[op] = loop_shape(op, holders)  # type: ignore[arg-type]
         elif kind is scf.IfOp:
             conds.append(op.cond)  # type: ignore[attr-defined]
         elif kind is copy.BarrierInitOp:
@@ -71,32 +64,32 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     # The iterations a loop's state reaches across: a barrier group's ring, or the groups a
     # wait_group leaves in flight (a committed store waited `pending` iterations later).
     depth = max(ring, pending + 1)
-    lap = lcm(depth, *moduli)
-    lap = lap if lap <= MAX_LAP else depth
-    trips = 4 * depth + 4 if lap == depth else max(4 * depth + 4, 2 * depth + 3 * lap)
-    if roles:
-        # The roles settle into their lap after two rings (the producer's first lap waits
-        # for nothing, its second for the first releases): two laps after that, then the end.
-        trips = max(trips, 3 * depth + 2 * lap)
-    trips = min(trips, MAX_TRIP_COUNTS)
+    lap = max((lcm(depth, s.shape.period) for s in shapes.values()), default=depth)
+    trips = max((walked(depth, s, roles > 0) for s in shapes.values()), default=0)
+    trips = min(max(trips, 4 * depth + 4), MAX_TRIP_COUNTS)
     predicates = [g.predicate for g in geometry.values() if g.predicate is not None]
     canon, aliases = equal_values([*loops, *conds, *predicates])
     return Kernel(
         fn, block_size(fn), frozenset(loops), trips, depth, lap, pending, holders, {}, geometry,
-        {}, canon, aliases, roles,
+        {}, canon, aliases, roles, shapes,
     )  # fmt: skip
 
 
-def periods(loop: scf.ForOp) -> set[int]:
-    """The constants a loop's induction variable is taken modulo or divided by."""
-    found = set()
-    for use in loop.body.blocks[0].args[0].uses:
-        op = use.operation
-        if op.name in PERIODIC and use.index == 0:
-            c = constant_int(op.operands[1])
-            if c is not None and c > 1:
-                found.add(c)
-    return found
+def walked(depth: int, shape: LoopShape, roles: bool) -> int:
+    """The iterations the longest run of a loop walks: enough for its first iterations
+    (to `start`), then laps and its last iterations: four rings; with a longer lap, two
+    rings and three laps; with roles, which settle into their lap after two rings (the
+    producer's first lap waits for nothing, its second for the first releases), two laps
+    after three rings. A loop that carries a position of its own (`LoopShape.state`: a
+    slot and a phase, as CUTLASS's PipelineState) may need two rings a lap."""
+    s = shape.shape
+    lap = lcm(depth, s.period)
+    if shape.state:  # a carried phase that flips once a ring: a lap of two rings
+        lap = lcm(lap, 2 * depth)
+    trips = 4 * depth + 4 if lap == depth else max(4 * depth + 4, 2 * depth + 3 * lap)
+    if roles:
+        trips = max(trips, 3 * depth + 2 * lap)
+    return s.start + trips + max(0, s.tail - depth)
 
 
 def priority_orders(roles: int) -> list[tuple[int, ...]]:
@@ -122,13 +115,36 @@ def describe(bindings: dict[SSAValue, int], kernel: Kernel) -> str:
 
 def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
     """For the run with the most iterations of each loop whose trip count was chosen: a
-    warning unless the loop reached a steady state (`walk.steady`): then the counts
-    tried stand for every count."""
+    warning unless the loop reached a steady state (`steady`) that what the protocol reads
+    in it repeats with (`periods`): then the counts tried stand for every count."""
     found = []
-    for loop in walk.heads:
-        if len(walk.heads[loop]) < kernel.trip_counts:
+    for loop, heads in walk.heads.items():
+        if len(heads) < kernel.trip_counts:
             continue
-        if not steady(walk, loop, kernel.ring, kernel.lap):
+        shape = kernel.loops[loop]
+        tail = max(kernel.ring, shape.shape.tail)
+        if shape.opaque:
+            reason = shape.opaque[0]
+            # rule: P10
+            found.append(
+                warning(
+                    loop,
+                    "cannot prove the copies of this loop for every trip count: "
+                    f"{reason.why}, which the steady-state proof cannot repeat",
+                    "compute ring slots, parities and conditions from the induction variable "
+                    "with arith ops (i mod S, (i / S) mod 2, a comparison with a constant or "
+                    "with the loop's bound), or check the kernel at run time with "
+                    "--debug-guards",
+                    *([Related(reason.op, "here")] if reason.op is not None else []),
+                )
+            )
+            continue
+        s = shape.shape
+        lap = lcm(kernel.ring, s.period)
+        if s.start + 2 * lap + tail > len(heads):
+            found.append(too_long(loop, s, lap, tail, len(heads)))
+            continue
+        if not steady(walk, loop, tail, s.period, s.start):
             # rule: P10
             found.append(
                 warning(
@@ -142,6 +158,36 @@ def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
                 )
             )
     return found
+
+
+def too_long(loop: scf.ForOp, s: Shape, lap: int, tail: int, walked: int) -> ProtocolFinding:
+    """The warning for a loop whose proof needs more iterations than the analysis walks:
+    a lap of `lap` twice, after iteration `s.start`, before the last `tail`."""
+    if s.start + 2 * lap + tail - walked <= s.start and s.starter is not None:
+        what, op, note = (
+            f"'{s.starter.name}' holds the same value only from iteration {s.start} on",
+            s.starter,
+            "settles late",
+        )
+    elif s.witness is not None:
+        what, op, note = (
+            f"'{s.witness.name}' repeats every {s.period} iterations",
+            s.witness,
+            "repeats with this period",
+        )
+    else:
+        what, op, note = f"what it reads repeats every {s.period} iterations", None, ""
+    # rule: P10
+    return warning(
+        loop,
+        f"cannot prove the copies of this loop for every trip count: {what}, and the proof "
+        f"needs two laps of {lap} iterations from iteration {s.start} on and {tail} after "
+        f"them, more than the {walked} the analysis walks",
+        "write the loop as a nest (an outer loop over tiles around the loop over k-blocks), "
+        "so that each loop repeats within a few iterations, or check the kernel at run time "
+        "with --debug-guards",
+        *([Related(op, note)] if op is not None else []),
+    )
 
 
 def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:

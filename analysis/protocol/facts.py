@@ -8,11 +8,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DenseArrayBase
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import MemoryEffectKind, get_effects
 
+from analysis.protocol.periods import LoopShape
 from analysis.protocol.values import Value
 from analysis.smem_values import Origin, smem_values
 from copy_dialect import ops as copy
@@ -92,9 +93,8 @@ class Kernel:
     """The iterations at a loop's end that may see its end: the largest barrier group, or
     one more than the largest `pending` of a wait_group, whichever is more."""
     lap: int
-    """The longest lap the steady-state check looks for: the ring, or the least common
-    multiple of it and the periods of the loops' induction variables (i mod 8: a band of
-    column tiles)."""
+    """The longest lap a loop needs: the least common multiple of the ring and the period
+    of what the protocol reads in the loop (i mod 8: a band of column tiles)."""
     max_pending: int
     """The largest `pending` count of the kernel's wait_groups."""
     protocol_ops: frozenset[Operation]
@@ -113,6 +113,9 @@ class Kernel:
     """Each value `canon` maps to, with the values that map to it."""
     roles: int
     """The most roles of a copy.warp_specialize in the kernel (0 without)."""
+    loops: dict[scf.ForOp, LoopShape]
+    """How the protocol in each loop that holds copy ops depends on the iteration
+    (`periods`): what its steady-state proof needs."""
 
     @property
     def threads(self) -> int | None:

@@ -135,11 +135,13 @@ def for_op(agent: Agent, op: scf.ForOp, mask: int | None) -> Steps:
     walk = agent.walk
     chosen = op.ub in agent.bindings and count >= agent.kernel.trip_counts
     heads = walk.heads.setdefault(op, []) if chosen else None
-    frames = agent.frames
+    frames, state = agent.frames, agent.kernel.loops[op].state
     frame = len(frames)
     frames.append((op, 0))
+    agent.carried.append(())
     for i in range(count):
         frames[frame] = (op, i)
+        agent.carried[frame] = tuple(carried[k] for k in state)
         if heads is not None:
             heads.append((walk.snapshot(agent, i), len(walk.events)))
         agent.env[body.args[0]] = lb + i * step
@@ -147,6 +149,7 @@ def for_op(agent: Agent, op: scf.ForOp, mask: int | None) -> Steps:
             agent.env[arg] = v
         carried = yield from agent.block(body, mask)
     frames.pop()
+    agent.carried.pop()
     for r, v in zip(op.results, carried, strict=True):
         agent.env[r] = v
 

@@ -143,15 +143,17 @@ class Walk:
 
     def snapshot(self, agent: Agent, i: int) -> tuple[object, ...]:
         """The state at the head of iteration i of `agent`'s innermost loop, with where every
-        other agent is (its op, its innermost loop's iteration counted from i)."""
+        other agent is (its op, its innermost loop's iteration counted from i), and the
+        values every agent's loops carry (`periods`: those that are not counters)."""
         where = []
         for other in self.agents:
+            carried = tuple(other.carried)  # what each loop carries that is not a counter
             if other is agent:
-                where.append(tuple(other.frames[:-1]))
+                where.append((tuple(other.frames[:-1]), carried))
                 continue
             frames = tuple(other.frames[:-1])
             inner = other.frames[-1:] and ((other.frames[-1][0], other.frames[-1][1] - i),)
-            where.append((other.at, other.done, other.blocked is not None, frames, inner))
+            where.append((other.at, other.done, other.blocked is not None, frames, inner, carried))
         return (self.state.snapshot(), tuple(where))
 
 
@@ -175,23 +177,24 @@ def run_kernel(
     return walk
 
 
-def steady(walk: Walk, loop: scf.ForOp, tail: int, longest: int | None = None) -> bool:
-    """Whether the loop reached a steady state in this run: a lap of P iterations (P up to
-    `longest`, by default `tail`) that leaves the state at the loop's head as it found it
-    and sees the same events as the lap after it, both before the last `tail` iterations
-    (whose conditions see the end of the loop). The trip counts the driver did not try then
-    behave like those it did, with more such laps: the induction step of the proof. With roles, the
-    state includes where the other roles are and the events theirs: the lap repeats for the
-    whole CTA."""
+def steady(walk: Walk, loop: scf.ForOp, tail: int, period: int = 1, start: int = 0) -> bool:
+    """Whether the loop reached a steady state in this run: a lap of P iterations (P a
+    multiple of `period`, from iteration `start` on) that leaves the state at the loop's
+    head as it found it and sees the same events as the lap after it, both before the last
+    `tail` iterations (whose conditions see the end of the loop). What the protocol reads
+    in the loop repeats with such a lap (`periods`), so the trip counts the driver did not
+    try behave like those it did, with more such laps: the induction step of the proof.
+    With roles, the state includes where the other roles are and the events theirs: the
+    lap repeats for the whole CTA."""
     heads = walk.heads.get(loop, [])
-    marks = [start for _, start in heads] + [len(walk.events)]
+    marks = [mark for _, mark in heads] + [len(walk.events)]
     last = len(heads) - tail
-    for period in range(1, (longest or tail) + 1):
-        for k in range(0, last - 2 * period + 1):
-            if heads[k][0] != heads[k + period][0]:
+    for lap in range(period, (last - start) // 2 + 1, period):
+        for k in range(start, last - 2 * lap + 1):
+            if heads[k][0] != heads[k + lap][0]:
                 continue
-            lap = walk.events[marks[k] : marks[k + period]]
-            after = walk.events[marks[k + period] : marks[k + 2 * period]]
-            if lap == after and heads[k + period][0] == heads[k + 2 * period][0]:
+            first = walk.events[marks[k] : marks[k + lap]]
+            after = walk.events[marks[k + lap] : marks[k + 2 * lap]]
+            if first == after and heads[k + lap][0] == heads[k + 2 * lap][0]:
                 return True
     return False

@@ -91,6 +91,9 @@ class Agent:
         self.env: dict[SSAValue, Value] = {}
         self.groups: Groups = self.state.group_sets.issuer(name)
         self.frames: list[tuple[scf.ForOp, int]] = []
+        self.carried: list[tuple[Value, ...]] = []
+        """Per frame: the values its loop carries into this iteration that the protocol
+        reads and that are not counters (`periods.LoopShape.state`)."""
         self.at: Operation | None = None
         self.done = False
         self.blocked: Blocked | None = None

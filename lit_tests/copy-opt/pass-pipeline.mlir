@@ -55,7 +55,7 @@ func.func @f(%a: i32) -> i32 {
 // GPU-ONLY-NEXT:   %0 = arith.addi %a, %a : i32
 // GPU-ONLY-NEXT:   %1 = arith.muli %0, %0 : i32
 
-// OPTIONS: llvm.mlir.global private constant @__copy_guard_0("copy-dialect guard TR12:
+// OPTIONS: llvm.mlir.global private constant @__copy_guard_{{[0-9]+}}("copy-dialect guard TR12:
 // NO-PREFETCH-NOT: prefetch
 
 // Errors: one `copy-opt: error:` line, exit status 1.

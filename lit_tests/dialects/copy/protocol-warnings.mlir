@@ -87,7 +87,7 @@ func.func @p10_loop_longer_than_the_analysis_follows(%x: memref<256x256xf32>) at
 // -----
 
 // rule: P10
-func.func @p10_loop_with_no_steady_state(%x: memref<256x256xf32>, %count: index) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+func.func @p10_loop_slot_grows_with_the_iteration(%x: memref<256x256xf32>, %count: index) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %false = arith.constant false
@@ -95,14 +95,43 @@ func.func @p10_loop_with_no_steady_state(%x: memref<256x256xf32>, %count: index)
   %rows = copy.alloc_smem : memref<64x8x64xf32, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // Each iteration fills the next row block: a new SMEM region every time.
-  // expected-warning@+3 {{cannot prove the copies of this loop for more than 8 iterations: it reaches no steady state the}}
-  // expected-note@+2 {{compute ring slots and parities from the induction variable (i mod S, (i / S) mod 2), or check the kernel at}}
+  // expected-warning@+3 {{cannot prove the copies of this loop for every trip count: 'copy.async_copy' reads a value that grows with the iteration}}
+  // expected-note@+2 {{compute ring slots, parities and conditions from the induction variable with arith ops}}
   // expected-note@+1 {{found for %count = 8}}
   %last = scf.for %i = %c0 to %count step %c1 iter_args(%p = %false) -> (i1) {
+    // expected-note@+1 {{here}}
     copy.async_copy %x[%c0, %c0] to %rows[%i] barrier %bar[%c0] : memref<256x256xf32> to memref<64x8x64xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %bar[%c0], %p : !copy.barrier<1>
     %q = arith.xori %p, %true : i1
     scf.yield %q : i1
+  }
+  func.return
+}
+
+// -----
+
+// rule: P10
+func.func @p10_loop_with_no_steady_state(%x: memref<256x256xf32>, %count: index) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %false = arith.constant false
+  %true = arith.constant true
+  %rows = copy.alloc_smem : memref<4x8x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // The slot is k mod 4 of a k the loop doubles: slots 1, 2, 0, 0, ... but k itself,
+  // which the loop carries, never comes back to a value it had.
+  // expected-warning@+3 {{cannot prove the copies of this loop for more than 8 iterations: it reaches no steady state the}}
+  // expected-note@+2 {{compute ring slots and parities from the induction variable (i mod S, (i / S) mod 2), or check the kernel at}}
+  // expected-note@+1 {{found for %count = 8}}
+  %last:2 = scf.for %i = %c0 to %count step %c1 iter_args(%p = %false, %k = %c1) -> (i1, index) {
+    %s = arith.remui %k, %c4 : index
+    copy.async_copy %x[%c0, %c0] to %rows[%s] barrier %bar[%c0] : memref<256x256xf32> to memref<4x8x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %p : !copy.barrier<1>
+    %q = arith.xori %p, %true : i1
+    %k2 = arith.muli %k, %c2 : index
+    scf.yield %q, %k2 : i1, index
   }
   func.return
 }
