@@ -63,7 +63,7 @@ from copy_dialect.barriers import (
     BarrierWaitOp,
 )
 from copy_dialect.copies import AsyncCopyOp
-from copy_dialect.dsmem import PeerArriveOp, PeerCopyOp, PeerStoreOp
+from copy_dialect.dsmem import ClusterSyncOp, PeerArriveOp, PeerCopyOp, PeerStoreOp
 from copy_dialect.effects import EffectAttr
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.im2col import Im2colLoadOp
@@ -123,6 +123,7 @@ Copy = Dialect(
         PeerStoreOp,
         PeerCopyOp,
         PeerArriveOp,
+        ClusterSyncOp,
         TensorMapGlobalOp,
         TensorMapReplaceOp,
         TensorMapFenceReleaseOp,

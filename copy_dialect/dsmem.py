@@ -12,6 +12,10 @@ offsets). The writes complete transaction bytes on the peer's barrier
 
 There is no multicast form here: `cp.async.bulk.shared::cluster.shared::cta` and `st.async`
 name one destination CTA, so no op of this module takes a CTA mask.
+
+`copy.cluster_sync` is the cluster's barrier (`barrier.cluster.arrive` and `wait`): every
+thread of every CTA of the cluster arrives, and a wait returns once they all have, knowing
+what they did before a (non-relaxed) arrive.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     Signedness,
+    UnitAttr,
     VectorType,
     i64,
 )
@@ -63,7 +68,7 @@ from copy_dialect.verify_common import (
     retarget_note,
 )
 from facts import hardware
-from facts.target import DSMEM
+from facts.target import CLUSTERS, DSMEM
 
 BULK_UNIT = 16
 """cp.async.bulk moves a multiple of 16 bytes between 16-byte aligned addresses."""
@@ -490,4 +495,71 @@ class PeerArriveOp(IRDLOperation):
                 f"expect_tx must be in [0, 2**20), got {tx} bytes",
                 note="the mbarrier tx-count has 20 bits: split the transfer over several phases "
                 f"(expect_tx {MAX_TX_BYTES // 1024} or less each, say 1024)",
+            )
+
+
+@copy_op_definition
+class ClusterSyncOp(IRDLOperation):
+    """
+    The cluster's barrier: every thread of every CTA of the cluster arrives
+    (`barrier.cluster.arrive`), then waits until all have (`barrier.cluster.wait`); after the
+    wait a thread knows what every thread of the cluster did before its arrive (release and
+    acquire at cluster scope). `arrive` or `wait` alone is half of it (a thread arrives,
+    does other work, then waits); `relaxed` arrives without the release
+    (`.relaxed`: the wait learns nothing of the arriver's memory ops); `aligned`
+    (`.aligned`) promises that every thread of each warp executes the same instruction.
+
+    ```mlir
+    copy.cluster_sync
+    copy.cluster_sync arrive relaxed aligned
+    copy.cluster_sync wait aligned
+    ```
+    """
+
+    name = "copy.cluster_sync"
+
+    arrive = opt_prop_def(UnitAttr)
+    wait = opt_prop_def(UnitAttr)
+    relaxed = opt_prop_def(UnitAttr)
+    aligned = opt_prop_def(UnitAttr)
+
+    assembly_format = (
+        "(`arrive` $arrive^)? (`wait` $wait^)? (`relaxed` $relaxed^)? (`aligned` $aligned^)? "
+        "attr-dict"
+    )
+
+    def __init__(
+        self, *, arrive: bool = False, wait: bool = False, relaxed: bool = False,
+        aligned: bool = False,
+    ):  # fmt: skip
+        flags = {"arrive": arrive, "wait": wait, "relaxed": relaxed, "aligned": aligned}
+        super().__init__(properties={k: UnitAttr() for k, on in flags.items() if on})
+
+    @property
+    def arrives(self) -> bool:
+        return self.wait is None or self.arrive is not None
+
+    @property
+    def waits(self) -> bool:
+        return self.arrive is None or self.wait is not None
+
+    def verify_(self) -> None:
+        target = enclosing_target(self)
+        # rule: CL2
+        if target is not None and not CLUSTERS.has(target):
+            raise feature_error(self, CLUSTERS, target, note=retarget_note(CLUSTERS))
+        # rule: CL1
+        if self.arrive is not None and self.wait is not None:
+            raise Error(
+                "expected 'arrive', 'wait' or neither (both halves), got 'arrive wait'",
+                note="drop 'arrive wait': copy.cluster_sync alone is the whole barrier "
+                "(barrier.cluster.arrive, then barrier.cluster.wait)",
+            )
+        # rule: CL1
+        if self.relaxed is not None and not self.arrives:
+            raise Error(
+                "'relaxed' qualifies the arrive, but this op only waits: "
+                "barrier.cluster.wait has no relaxed form",
+                note="drop 'relaxed' (copy.cluster_sync wait), or make it the arrive "
+                "(copy.cluster_sync arrive relaxed)",
             )

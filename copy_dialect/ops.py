@@ -73,6 +73,7 @@ from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.dialect import Copy
 from copy_dialect.dsmem import (
     RED_ASYNC_TABLE,
+    ClusterSyncOp,
     PeerArriveOp,
     PeerCopyOp,
     PeerStoreOp,
@@ -165,7 +166,8 @@ __all__ = [
     "BarrierReinitOp",
     "WarpSpecializeOp", "NamedBarrierSyncOp", "NamedBarrierArriveOp", "FenceAsyncSharedOp",
     "AllocSmemOp", "TmemAllocOp", "TmemDeallocOp", "TmemLoadOp", "TmemStoreOp", "TmemWaitOp",
-    "SmemToTmemOp", "PeerStoreOp", "PeerCopyOp", "PeerArriveOp", "TensorMapGlobalOp",
+    "SmemToTmemOp", "PeerStoreOp", "PeerCopyOp", "PeerArriveOp", "ClusterSyncOp",
+    "TensorMapGlobalOp",
     "TensorMapReplaceOp", "TensorMapFenceReleaseOp", "TensorMapFenceAcquireOp", "Copy",
     # attributes, types and enums
     "TargetAttr", "SmemSpaceAttr", "TmemSpaceAttr", "LeaderTrackedAttr", "BarrierType",

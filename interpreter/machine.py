@@ -259,6 +259,9 @@ class Machine:
         every cluster of a run (`interpreter.ops_tensormap`)."""
         self.cluster_barrier: Any = None
         """The cluster's barrier (`barrier.cluster`), interpreter.ops_cluster's."""
+        self.cluster_arrivals: dict[Any, int] = {}
+        """The agents that arrived on the cluster barrier (`copy.cluster_sync arrive`) and
+        have not waited yet: the generation of their arrive."""
         self.reach: dict[Operation, str | None] = {}
         """Who must reach each op run so far (`reach_of`, P10)."""
 

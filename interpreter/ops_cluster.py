@@ -31,6 +31,14 @@ def clustered(agent: Agent) -> bool:
     return prod(agent.cta.machine.cluster) > 1
 
 
+def cluster_barrier(agent: Agent) -> NamedBarrier:
+    """The cluster's barrier (`barrier.cluster`), which counts every thread of every CTA."""
+    machine = agent.cta.machine
+    if machine.cluster_barrier is None:
+        machine.cluster_barrier = NamedBarrier(threads=len(machine.ctas) * agent.cta.threads)
+    return machine.cluster_barrier
+
+
 def cluster_sync(agent: Agent, op: Operation, mask: np.ndarray) -> Step:
     """The block's barrier, or in a cluster the cluster's (`barrier.cluster.arrive` and
     `wait`): every CTA's threads meet."""
@@ -38,11 +46,29 @@ def cluster_sync(agent: Agent, op: Operation, mask: np.ndarray) -> Step:
         yield from block_sync(agent, op, mask)
         return
     yield None
-    machine = agent.cta.machine
-    if machine.cluster_barrier is None:
-        machine.cluster_barrier = NamedBarrier(threads=len(machine.ctas))
-    bar = machine.cluster_barrier
-    yield from bar.meet(agent, op, bar.arrive(agent, 1), "the cluster barrier, CTAs")
+    bar = cluster_barrier(agent)
+    generation = bar.arrive(agent, int(mask.sum()))
+    yield from bar.meet(agent, op, generation, "the cluster barrier, threads")
+
+
+@handles(copy.ClusterSyncOp)
+def cluster_sync_op(agent: Agent, op: copy.ClusterSyncOp, mask: np.ndarray) -> Step:
+    """`copy.cluster_sync`: the threads that reach it arrive on the cluster's barrier (a
+    relaxed arrive releases nothing) and/or wait for the generation of their last arrive."""
+    yield None
+    bar = cluster_barrier(agent)
+    pending = agent.cta.machine.cluster_arrivals
+    if op.arrives:
+        if agent in pending:
+            raise RuleBroken(
+                op, "P13", "arrives on the cluster barrier again before waiting for its last arrive"
+            )
+        pending[agent] = bar.arrive(agent, int(mask.sum()), release=op.relaxed is None)
+    if op.waits:
+        generation = pending.pop(agent, None)
+        if generation is None:
+            raise RuleBroken(op, "P13", "waits on the cluster barrier without an arrive before it")
+        yield from bar.meet(agent, op, generation, "the cluster barrier, threads")
 
 
 def peer_cta(agent: Agent, op: Operation, peer: SSAValue, mask: np.ndarray) -> Cta:

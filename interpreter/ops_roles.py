@@ -34,9 +34,11 @@ class NamedBarrier:
     open: Clock = field(default_factory=dict)
     completed: Clock = field(default_factory=dict)
 
-    def arrive(self, agent: Agent, count: int) -> int:
-        """`count` arrivals by `agent` (its clock released); the generation they are of."""
-        join(self.open, agent.release())
+    def arrive(self, agent: Agent, count: int, release: bool = True) -> int:
+        """`count` arrivals by `agent` (its clock released, unless not `release`); the
+        generation they are of."""
+        if release:
+            join(self.open, agent.release())
         self.arrived += count
         generation = self.generation
         if self.arrived >= self.threads:

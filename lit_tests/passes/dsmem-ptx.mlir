@@ -44,6 +44,14 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     copy.peer_arrive %bars[%c1] peer %peer : !copy.barrier<2>
     copy.barrier_wait %bars[%c0], %false : !copy.barrier<2>
     copy.barrier_wait %bars[%c1], %false : !copy.barrier<2>
+    // copy.cluster_sync: barrier.cluster.arrive (release by default, or .relaxed), then wait.
+    // CHECK: barrier.cluster.arrive;
+    // CHECK-NEXT: barrier.cluster.wait;
+    copy.cluster_sync
+    // CHECK-NEXT: barrier.cluster.arrive.relaxed.aligned;
+    copy.cluster_sync arrive relaxed aligned
+    // CHECK-NEXT: barrier.cluster.wait.aligned;
+    copy.cluster_sync wait aligned
     func.return
   }
 }

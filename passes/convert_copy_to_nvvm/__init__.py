@@ -79,7 +79,12 @@ from passes.convert_copy_to_nvvm.barriers import (
     LowerNamedBarrier,
 )
 from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerIm2colLoad, LowerPrefetch
-from passes.convert_copy_to_nvvm.dsmem import LowerPeerArrive, LowerPeerCopy, LowerPeerStore
+from passes.convert_copy_to_nvvm.dsmem import (
+    LowerClusterSync,
+    LowerPeerArrive,
+    LowerPeerCopy,
+    LowerPeerStore,
+)
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
 from passes.convert_copy_to_nvvm.groups import (
     LowerCommitGroup,
@@ -216,6 +221,7 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerPeerStore(kernels),
                 LowerPeerCopy(kernels),
                 LowerPeerArrive(kernels),
+                LowerClusterSync(),
             ],
             # The prologue's values get their uses only as the copies are rewritten.
             dce=False,

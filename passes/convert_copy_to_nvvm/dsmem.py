@@ -24,8 +24,8 @@ from collections.abc import Sequence
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntegerType, MemRefType, i32
-from xdsl.ir import SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from copy_dialect import layout
 from copy_dialect import ops as copy
@@ -161,3 +161,19 @@ class LowerPeerArrive(KernelPattern):
         e = Emit()
         kernel.group(op).elected(e, body.ops)
         rewriter.replace(op, e.ops, [])
+
+
+class LowerClusterSync(RewritePattern):
+    """`copy.cluster_sync` -> `barrier.cluster.arrive{.relaxed}{.aligned}` and/or
+    `barrier.cluster.wait{.aligned}`, executed by every thread that reaches it."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.ClusterSyncOp, rewriter: PatternRewriter, /):
+        aligned = op.aligned is not None
+        ops: list[Operation] = []
+        if op.arrives:
+            arrive = nvvm.ClusterArriveRelaxedOp if op.relaxed is not None else nvvm.ClusterArriveOp
+            ops.append(arrive(aligned=aligned))
+        if op.waits:
+            ops.append(nvvm.ClusterWaitOp(aligned=aligned))
+        rewriter.replace(op, ops, [])

@@ -51,6 +51,7 @@ from passes.nvvm.attributes import (
 from passes.nvvm.barrier import (
     Barrier0Op,
     ClusterArriveOp,
+    ClusterArriveRelaxedOp,
     ClusterWaitOp,
     FenceMbarrierInitOp,
     FenceProxyOp,
@@ -157,6 +158,7 @@ NVVM = Dialect(
         *SREGS.values(),
         Barrier0Op,
         ClusterArriveOp,
+        ClusterArriveRelaxedOp,
         ClusterWaitOp,
         FenceMbarrierInitOp,
         FenceProxyOp,
@@ -230,6 +232,7 @@ __all__ = [
     "CTAGroupKind",
     "CTAGroupKindAttr",
     "ClusterArriveOp",
+    "ClusterArriveRelaxedOp",
     "ClusterCtaRankOp",
     "ClusterDimBlocksXOp",
     "ClusterDimBlocksYOp",

@@ -91,6 +91,19 @@ class ClusterArriveOp(_ClusterBarrierOp):
 
 
 @irdl_op_definition
+class ClusterArriveRelaxedOp(_ClusterBarrierOp):
+    """`barrier.cluster.arrive.relaxed{.aligned}` (sm_90): an arrival without release
+    semantics (as upstream's `nvvm.cluster.arrive.relaxed`).
+
+    ```mlir
+    nvvm.cluster.arrive.relaxed {aligned}
+    ```
+    """
+
+    name = "nvvm.cluster.arrive.relaxed"
+
+
+@irdl_op_definition
 class ClusterWaitOp(_ClusterBarrierOp):
     """`barrier.cluster.wait{.aligned}` (sm_90): waits for every CTA of the cluster to arrive.
 

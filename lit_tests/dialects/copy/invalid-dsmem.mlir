@@ -161,3 +161,37 @@ func.func @tr17_peer_expect_tx_too_large(%peer: index) attributes {copy.cluster 
   copy.peer_arrive %bar[%c0] peer %peer expect_tx 1048576 : !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// rule: CL1
+// fix: s|copy.cluster_sync arrive wait|copy.cluster_sync|
+func.func @cl1_cluster_sync_arrive_and_wait() attributes {copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  // expected-error@+2 {{expected 'arrive', 'wait' or neither (both halves), got 'arrive wait'}}
+  // expected-note@+1 {{drop 'arrive wait': copy.cluster_sync alone is the whole barrier}}
+  copy.cluster_sync arrive wait
+  func.return
+}
+
+// -----
+
+// rule: CL1
+// fix: s|copy.cluster_sync wait relaxed|copy.cluster_sync wait|
+func.func @cl1_cluster_sync_relaxed_wait() attributes {copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  copy.cluster_sync arrive
+  // expected-error@+2 {{'relaxed' qualifies the arrive, but this op only waits: barrier.cluster.wait has no relaxed form}}
+  // expected-note@+1 {{drop 'relaxed' (copy.cluster_sync wait)}}
+  copy.cluster_sync wait relaxed
+  func.return
+}
+
+// -----
+
+// rule: CL2
+// fix: s|sm_80|sm_90a|
+func.func @cl2_cluster_sync_without_clusters() attributes {copy.target = #copy.target<"sm_80">} {
+  // expected-error@+2 {{'copy.cluster_sync' op needs a target with clusters (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-note@+1 {{set copy.target to one of sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a}}
+  copy.cluster_sync
+  func.return
+}

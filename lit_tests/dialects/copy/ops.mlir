@@ -256,6 +256,16 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     copy.peer_arrive %bars[%c1] peer %peer : !copy.barrier<2>
     copy.barrier_wait %bars[%c0], %false : !copy.barrier<2>
     copy.barrier_wait %bars[%c1], %false : !copy.barrier<2>
+    // The cluster's barrier: whole, then split into a relaxed arrive and a wait.
+    // CHECK: copy.cluster_sync{{$}}
+    // CHECK-GENERIC: "copy.cluster_sync"() : () -> ()
+    copy.cluster_sync
+    // CHECK: copy.cluster_sync arrive relaxed aligned
+    // CHECK-GENERIC: "copy.cluster_sync"() <{arrive, relaxed, aligned}> : () -> ()
+    copy.cluster_sync arrive relaxed aligned
+    // CHECK: copy.cluster_sync wait aligned
+    // CHECK-GENERIC: "copy.cluster_sync"() <{wait, aligned}> : () -> ()
+    copy.cluster_sync wait aligned
     func.return
   }
 }
