@@ -334,6 +334,17 @@ def _verify_leader_tracked(
             f"{prod(cluster)}.",
             note="set copy.cluster = array<i32: 2, 1, 1> (or 1, 2, 1 / 1, 1, 2) on the kernel",
         )
+    pair = next(d for d in range(len(cluster)) if cluster[d] == 2)
+    # rule: D2
+    if cluster[dims[0]] != 2:
+        raise Error(
+            f"the collective axis {dims[0]} of a leader-tracked copy has extent "
+            f"{cluster[dims[0]]} in the cluster {list(cluster)}: expected the pair's axis, "
+            "of extent 2",
+            note=f"use collective = array<i64: {pair}> (the cluster dim that holds the pair); "
+            "with an axis of extent 1 both CTAs take themselves for the leader and each "
+            "waits for both boxes",
+        )
     axis = partition_axis
     box = g.box_shape
     # rule: D4

@@ -27,12 +27,6 @@ KNOWN_UNSOUND: dict[str, str] = {
     "fuzz/9/769": "the same: a TMEM store past its allocation",
     "fuzz/9/922": "the same: a TMEM store past its allocation",
     "fuzz/9/1001": "the same: a TMEM load past its allocation",
-    "fuzz/9/48": (
-        "a leader-tracked copy over collective axis 1 in a cluster of (2, 1, 1): each CTA is "
-        "index 0 of its group along that axis, so both arrive on their own barrier expecting "
-        "both boxes, while both boxes land on the even CTA's barrier (the peer bit): CTA 1 "
-        "hangs (P6); D2 bounds the cluster's size, not the axis's extent (N)"
-    ),
     "fuzz/9/78": (
         "a leader-tracked load of a CTA pair whose peer waits on its own barrier: the bytes "
         "of both CTAs land on the leader's barrier, and the peer's gets no arrival and no "

@@ -627,6 +627,20 @@ func.func @d2_leader_tracked_cluster_of_4(%x: memref<256x256xf16>) attributes {c
 
 // -----
 
+// rule: D2
+// fix: s|collective = array<i64: 1>|collective = array<i64: 0>|
+func.func @d2_leader_tracked_axis_of_extent_1(%x: memref<256x256xf16>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{the collective axis 1 of a leader-tracked copy has extent 1 in the cluster [2, 1, 1]: expected the pair's axis, of extent 2}}
+  // expected-note@+1 {{use collective = array<i64: 0> (the cluster dim that holds the pair)}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <partitioned 0> {collective = array<i64: 1>} : memref<256x256xf16> to memref<64x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
 // rule: D3
 // fix: s|<partitioned 0> :|<partitioned 0> {collective = array<i64: 0>} :|
 func.func @d3_leader_tracked_without_collective(%x: memref<256x256xf16>) attributes {copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
