@@ -35,17 +35,34 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from xdsl.dialects import arith, func, gpu, memref, scf
-from xdsl.dialects.builtin import BoolAttr, IntegerAttr, ModuleOp, UnitAttr
-from xdsl.ir import Block, Operation, Region
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.parser import Parser
-from xdsl.rewriter import InsertPoint, Rewriter
 
 from analysis.protocol import ProtocolFinding, check_protocol, render
 from copy_dialect import ops as copy
 from copy_tools.diagnostics import SourceFile, split_chunks
 from copy_tools.universe import make_context
 from frontends import kernels
+from tests.analysis.mutations import (
+    ancestors,
+    arrives_as,
+    by_thread,
+    delete,
+    expect_tx,
+    fewer_groups,
+    flip_parity,
+    full_bulk_waits,
+    issuer,
+    no_arrive,
+    one_more_arrival,
+    ops_of,
+    reads_only,
+    role_of,
+    tma_loads,
+    tma_ops,
+)
 
 ROLES = Path(__file__).resolve().parents[2] / "lit_tests/dialects/copy/protocol-roles.mlir"
 
@@ -71,6 +88,7 @@ PIPELINES = [
 ]
 """Shapes, dtypes and tiles of tma_copy_pipelined and the stage counts each admits
 (`kernels.pipeline_stages_limit`: 3 slots of 128x128 f32 fit sm_90a's SMEM)."""
+
 
 def role_kernels() -> dict[str, Callable[[], ModuleOp]]:
     """The chunks of protocol-roles.mlir, by kernel name."""
@@ -154,147 +172,6 @@ def test_shipped_kernel_has_no_finding(name):
 
 
 # --- mutations ------------------------------------------------------------------------
-
-
-def tma_loads(module: ModuleOp) -> list[Operation]:
-    """The TMA loads that arrive on their barrier, one per place in the kernel: the
-    prologue loads of a ring after the first are the same op for another slot."""
-    places: dict[tuple[str, ...], Operation] = {}
-    for op in module.walk():
-        if isinstance(op, copy.AsyncCopyOp) and op.barrier is not None and op.arrives:
-            places.setdefault(tuple(p.name for p in ancestors(op)), op)
-    return list(places.values())
-
-
-def ancestors(op: Operation) -> list[Operation]:
-    found = []
-    while (op := op.parent_op()) is not None:
-        found.append(op)
-    return found
-
-
-def full_bulk_waits(module: ModuleOp) -> list[Operation]:
-    return [
-        op
-        for op in module.walk()
-        if isinstance(op, copy.WaitGroupOp)
-        and op.group.data == copy.GroupKind.BULK
-        and not op.is_read_only
-    ]
-
-
-def ops_of(kind: type[Operation]) -> Callable[[ModuleOp], list[Operation]]:
-    return lambda module: [op for op in module.walk() if isinstance(op, kind)]
-
-
-def delete(op: Operation) -> None:
-    Rewriter.erase_op(op)
-
-
-def flip_parity(op: Operation) -> None:
-    assert isinstance(op, copy.BarrierWaitOp)
-    true = arith.ConstantOp.from_int_and_width(1, 1)
-    flipped = arith.XOrIOp(op.parity, true.result)
-    Rewriter.insert_op([true, flipped], InsertPoint.before(op))
-    op.operands = [o if o is not op.parity else flipped.result for o in op.operands]
-
-
-def fewer_groups(op: Operation) -> None:
-    assert isinstance(op, copy.WaitGroupOp)
-    op.properties["pending"] = IntegerAttr(op.pending.value.data + 1, op.pending.type)
-
-
-def reads_only(op: Operation) -> None:
-    assert isinstance(op, copy.WaitGroupOp)
-    op.properties["read_only"] = UnitAttr()
-
-
-def no_arrive(op: Operation) -> None:
-    assert isinstance(op, copy.AsyncCopyOp)
-    op.properties["arrive"] = BoolAttr.from_bool(False)
-
-
-def one_more_arrival(op: Operation) -> None:
-    assert isinstance(op, copy.BarrierInitOp)
-    op.properties["arrivals"] = IntegerAttr(op.arrivals.value.data + 1, op.arrivals.type)
-
-
-def expect_tx(delta: int) -> Callable[[Operation], None]:
-    """The load's own arrival replaced by a barrier_arrive_expect_tx before it, of its box
-    bytes + `delta` (a leader-tracked load would count both CTAs' boxes)."""
-
-    def mutate(op: Operation) -> None:
-        assert isinstance(op, copy.AsyncCopyOp)
-        assert op.barrier is not None
-        expect = copy.BarrierArriveExpectTxOp(
-            op.barrier, op.barrier_index, bytes=op.box_bytes + delta
-        )
-        Rewriter.insert_op(expect, InsertPoint.before(op))
-        op.properties["arrive"] = BoolAttr.from_bool(False)
-
-    return mutate
-
-
-def tma_ops(module: ModuleOp) -> list[Operation]:
-    """The ops thread 0 issues for the block: TMA copies and bulk commits."""
-    return [
-        op
-        for op in module.walk()
-        if isinstance(op, copy.AsyncCopyOp)
-        and (op.barrier is not None or not op.geometry().is_load)
-        or isinstance(op, copy.CommitGroupOp)
-        and op.group.data == copy.GroupKind.BULK
-    ]
-
-
-def role_of(op: Operation) -> tuple[copy.WarpSpecializeOp, Block] | None:
-    """The copy.warp_specialize role that holds `op`, and its body."""
-    for a in ancestors(op):
-        if isinstance(a, copy.WarpSpecializeOp):
-            body = next(r.blocks[0] for r in a.roles if r.blocks[0].is_ancestor(op))
-            return a, body
-    return None
-
-
-def by_thread(t: int) -> Callable[[Operation], None]:
-    """The op moved under `scf.if` on thread id x == t (in a role: its thread index %t)."""
-
-    def mutate(op: Operation) -> None:
-        role = role_of(op)
-        ops: list[Operation] = []
-        if role is None:
-            tid = gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))
-            ops.append(tid)
-            index = tid.result
-        else:
-            index = role[1].args[0]
-        which = arith.ConstantOp(IntegerAttr.from_index_int_value(t))
-        cond = arith.CmpiOp(index, which, "eq")
-        branch = scf.IfOp(cond, [], Region(Block()))
-        Rewriter.insert_op([*ops, which, cond, branch], InsertPoint.before(op))
-        op.detach()
-        branch.true_region.block.add_ops([op, scf.YieldOp()])
-
-    return mutate
-
-
-def issuer(who: str) -> Callable[[Operation], None]:
-    """The arrival made by another issuer."""
-
-    def mutate(op: Operation) -> None:
-        assert isinstance(op, copy.BarrierArriveOp)
-        op.properties["issuer"] = copy.IssuerAttr(copy.Issuer(who))
-
-    return mutate
-
-
-def arrives_as(who: str) -> Callable[[ModuleOp], list[Operation]]:
-    """The barrier_arrives of the kernel made by another issuer than `who`."""
-    return lambda module: [
-        op
-        for op in module.walk()
-        if isinstance(op, copy.BarrierArriveOp) and op.arriving != copy.Issuer(who)
-    ]
 
 
 @dataclass(frozen=True)
