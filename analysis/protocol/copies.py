@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from xdsl.ir import Operation
 
-from analysis.protocol.clocks import End, HappensBefore, join
+from analysis.protocol.clocks import Clock, End, HappensBefore, join
 from analysis.protocol.groups import Groups
 from analysis.protocol.mbarriers import Mbarriers
 from analysis.protocol.records import Fill, Key, Region
@@ -45,7 +45,7 @@ class AsyncCopies:
         if self.hb.concurrent:
             smem.fills = [f for f in smem.fills if f.key != key or f.region != region]
         end = ((b.comp, phase + 1),)
-        smem.fills.append(Fill(op, region, key, phase, end))
+        smem.fills.append(Fill(op, region, key, phase, end, issued=self.issued(issuer)))
         return end
 
     def peer_write(
@@ -107,7 +107,12 @@ class AsyncCopies:
         barriers.arrive(op, key, arrivals, 0, issuers, who, how)
         if self.hb.concurrent:
             smem.fills = [f for f in smem.fills if f.key != key or f.region != region]
-        smem.fills.append(Fill(op, region, key, phase, ((b.comp, phase + 1),)))
+        fill = Fill(op, region, key, phase, ((b.comp, phase + 1),), issued=self.issued(issuers[0]))
+        smem.fills.append(fill)
+
+    def issued(self, issuer: int) -> Clock | None:
+        """With roles, the issuer's clock as it issues a copy (`Fill.issued`)."""
+        return self.hb.clocks[issuer].copy() if self.hb.concurrent else None
 
     def tma_store(self, op: Operation, region: Region, groups: Groups, issuer: int) -> None:
         self.smem.read(op, region, (issuer,), "the TMA store")

@@ -5,13 +5,15 @@ not freed (`tmem`)."""
 
 from __future__ import annotations
 
-from xdsl.ir import Operation
+from xdsl.dialects import arith, scf
+from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.findings import Related, Report, error
 from analysis.protocol.groups import Groups
-from analysis.protocol.records import describe_key
+from analysis.protocol.records import Fill, describe_key
 from analysis.protocol.smem import SharedMemory
 from analysis.protocol.tmem import Tmem
+from copy_dialect import ops as copy
 
 
 class Ends:
@@ -108,6 +110,8 @@ class Ends:
                 continue
             if not any(smem.fill_known(fill, (c,)) for c in classes):
                 what = "cp.async copy" if fill.op in self.tracked else "TMA load"
+                if self.issued_past_the_end(op, fill, what):
+                    break
                 # rule: P7
                 self.report(
                     error(
@@ -140,3 +144,78 @@ class Ends:
                     Related(alloc, "the allocation"),
                 )
             )
+
+    def issued_past_the_end(self, ret: Operation, fill: Fill, what: str) -> bool:
+        """A copy still landing at the return that a loop issued for a later iteration (the
+        loop waits on its barrier group): issued in the last iteration, which no iteration
+        follows to wait for it (P7, reported at the copy, with its condition when an
+        `arith.cmpi` against the loop's bound decides it)."""
+        assert fill.key is not None
+        loop = waiting_loop(fill.op, fill.key[0])
+        if loop is None:
+            return False
+        region = fill.region.show()
+        related = [Related(ret, f"the kernel returns while it may still be writing {region}")]
+        fix = (
+            "issue it only when an iteration that waits for it follows (a condition false in "
+            f"the loop's last iteration), or wait for it after the loop (copy.barrier_wait on "
+            f"{describe_key(fill.key)} for phase {fill.phase}, parity {fill.phase % 2})"
+        )
+        found = bound_test(fill.op, loop)
+        if found is not None:
+            cmp, name, strict = found
+            related.insert(0, Related(cmp, "this condition holds in the loop's last iteration"))
+            fix = (
+                f"issue it only for an iteration that runs: compare with arith.cmpi {strict}, "
+                f"not {name}, so that the condition is false in the last iteration"
+            )
+        # rule: P7
+        self.report(
+            error(
+                fill.op,
+                f"this {what}, issued in the loop's last iteration, is never waited for: the "
+                f"loop waits on {describe_key(fill.key)} (copy.barrier_wait) in the "
+                "iterations after a load, and none follows the last, so the kernel returns "
+                f"while it may still be writing {region}",
+                fix,
+                *related,
+            )
+        )
+        return True
+
+
+def waiting_loop(copy_op: Operation, group: SSAValue) -> scf.ForOp | None:
+    """The innermost scf.for around `copy_op` whose body waits on barrier group `group`."""
+    loop = copy_op.parent_op()
+    while loop is not None:
+        if isinstance(loop, scf.ForOp) and any(
+            isinstance(w, copy.BarrierWaitOp) and w.barrier == group for w in loop.body.walk()
+        ):
+            return loop
+        loop = loop.parent_op()
+    return None
+
+
+STRICT = {"sle": "slt", "ule": "ult"}
+STRICT_SWAPPED = {"sge": "sgt", "uge": "ugt"}
+
+
+def bound_test(copy_op: Operation, loop: scf.ForOp) -> tuple[arith.CmpiOp, str, str] | None:
+    """The `arith.cmpi` of an scf.if around `copy_op` (inside `loop`) that compares with the
+    loop's upper bound and also holds at it (`x <= ub`, `ub >= x`), its predicate and the
+    strict one."""
+    parent = copy_op.parent_op()
+    while parent is not None and parent is not loop:
+        if isinstance(parent, scf.IfOp) and isinstance(parent.cond.owner, arith.CmpiOp):
+            cmp = parent.cond.owner
+            name = PREDICATES[cmp.predicate.value.data]
+            if cmp.rhs == loop.ub and name in STRICT:
+                return cmp, name, STRICT[name]
+            if cmp.lhs == loop.ub and name in STRICT_SWAPPED:
+                return cmp, name, STRICT_SWAPPED[name]
+        parent = parent.parent_op()
+    return None
+
+
+PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+"""arith.cmpi's predicates, by their number."""

@@ -14,9 +14,24 @@ from collections.abc import Callable
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import Clock, HappensBefore, at, join, raise_to
+from analysis.protocol.facts import CopyFacts
 from analysis.protocol.findings import Related, Report, error
-from analysis.protocol.records import SNAPSHOT_LAG, Barrier, Fill, Key, describe_key
+from analysis.protocol.records import (
+    SNAPSHOT_LAG,
+    Barrier,
+    Closer,
+    Fill,
+    Key,
+    Release,
+    describe_key,
+    learned_since,
+)
 from analysis.protocol.waits import PhaseWaits
+from copy_dialect import ops as copy
+
+RELEASES_KEPT = 8
+"""The arrivals kept per class for `release_before` (a copy ordered after an older one of
+the class's arrivals is not told apart)."""
 
 
 class Mbarriers:
@@ -28,6 +43,8 @@ class Mbarriers:
         """Each barrier group: its barrier_init and its size."""
         self.tracked: set[Operation] = set()
         """The mbarrier-tracked cp.async copies seen (their threads arrive on a barrier)."""
+        self.releases: dict[int, list[Release]] = {}
+        """Each class's last barrier_arrives (with roles), latest last."""
         self.waits = PhaseWaits(hb, report, self.table, self.groups, self.tracked)
 
     # ---- the groups' life ----------------------------------------------------------------
@@ -153,7 +170,12 @@ class Mbarriers:
         b = self.table[key]
         if b.unknown:
             return
+        if op in self.tracked and self.spills(op, b, contributors[0]):
+            self.short_count(op, key, b, times)
+            return
         b.expected += tx
+        if tx:
+            b.expecters.append(op)
         left = b.count - b.arrivals
         # rule: P5
         if times > left:
@@ -182,7 +204,28 @@ class Mbarriers:
         for c in contributors:
             b.open = join(b.open, self.hb.clocks[c])
         b.arrived.append((op, who))
-        self.close(op, key, b)
+        self.close(op, key, b, contributors[0] if op in self.tracked else None)
+
+    def released(self, op: Operation, key: Key, classes: tuple[int, ...]) -> None:
+        """A copy.barrier_arrive by `classes` (with roles): a copy issued after its phase
+        completes may overwrite what they read before it, not what they read after."""
+        if not self.hb.concurrent:
+            return
+        for c in classes:
+            clock = self.hb.clocks[c]
+            mine = self.releases.setdefault(c, [])
+            mine.append(Release(op, key, clock[c], clock.copy()))
+            del mine[:-RELEASES_KEPT]
+
+    def release_before(self, c: int, then: Clock, issuer: Clock) -> Release | None:
+        """The arrival by class c that `issuer` knows, when c learned nothing between it and
+        `then` (c's clock at an access): c released what it then accessed before accessing
+        it, and a copy `issuer` orders after the release can overwrite it (P3)."""
+        known = at(issuer, c)
+        for release in reversed(self.releases.get(c, ())):
+            if release.stamp <= known:
+                return None if learned_since(release.clock, then, c) else release
+        return None
 
     def arrive_drop(
         self,
@@ -208,6 +251,7 @@ class Mbarriers:
         if b.unknown:
             return
         b.expected += nbytes
+        b.expecters.append(op)
         for c in contributors:
             b.open = join(b.open, self.hb.clocks[c])
 
@@ -231,14 +275,83 @@ class Mbarriers:
         phase = b.closed
         if b.unknown:
             return phase
+        if issuer is not None and self.spills(op, b, issuer):
+            self.short_bytes(op, key, b, nbytes)
+            return phase
         b.delivered += nbytes
         if issuer is not None:
             b.open = join(b.open, self.hb.clocks[issuer])
-        self.close(op, key, b)
+        self.close(op, key, b, issuer)
         return phase
 
-    def close(self, op: Operation, key: Key, b: Barrier) -> None:
-        """The open phase completes once it has its arrivals and its bytes (after `op`)."""
+    def spills(self, op: Operation, b: Barrier, c: int) -> bool:
+        """Whether a copy of class c lands in a phase nothing has arrived on or expected
+        yet, right after a copy c issued completed the phase before, c having learned
+        nothing in between: the two were issued for one phase, which completed early."""
+        closer = b.closed_by
+        return (
+            closer is not None
+            and closer.cls == c
+            and closer.op is not op
+            and not (b.arrivals or b.expected or b.delivered)
+            and not learned_since(closer.clock, self.hb.clocks[c], c)
+        )
+
+    def short_bytes(self, op: Operation, key: Key, b: Barrier, nbytes: int) -> None:
+        """A copy's bytes spill into the next phase (`spills`): the phase's expect_tx is
+        short of the bytes its copies deliver (P5), reported there."""
+        closer = b.closed_by
+        assert closer is not None
+        phase = b.closed - 1
+        expected = b.last_expected
+        total = expected + nbytes + bytes_after(op)
+        wrong = closer.expecters[-1] if closer.expecters else op
+        related = [Related(closer.op, f"this copy's bytes complete phase {phase}")]
+        related.append(Related(op, f"this copy's {nbytes} bytes land in phase {phase + 1}"))
+        if wrong is op:
+            related = related[:1]
+        # rule: P5
+        self.report(
+            error(
+                wrong,
+                f"phase {phase} of {describe_key(key)} expects {expected} bytes, but the copies "
+                f"issued for it deliver {total}: the phase completes before the last of them "
+                "lands, and its bytes go to the next phase",
+                f"expect {total} bytes (the sum of the copies' boxes) in this "
+                f"{op_word(wrong)}, or issue the remaining copies on a phase that expects them",
+                *related,
+            )
+        )
+        b.unknown = True
+
+    def short_count(self, op: Operation, key: Key, b: Barrier, times: int) -> None:
+        """A tracked cp.async copy's arrivals spill into the next phase (`spills`): the
+        barrier counts fewer arrivals than the phase's copies make (P5), reported at the
+        barrier_init."""
+        closer = b.closed_by
+        assert closer is not None
+        phase = b.closed - 1
+        count = b.count
+        total = count + times * (1 + copies_after(op))
+        # rule: P5
+        self.report(
+            error(
+                b.init,
+                f"{describe_key(key)} counts {count} arrivals a phase, but the cp.async copies "
+                f"issued for phase {phase} make {total} (one per issuing thread and copy): "
+                f"the phase completes with the first {count}, before the copies that follow "
+                "have landed, and their arrivals go to the next phase",
+                f"initialize the barrier with arrivals {total} (one per thread that issues "
+                "each cp.async copy of a phase)",
+                Related(closer.op, f"these arrivals complete phase {phase}"),
+                Related(op, f"these {times} arrivals land in phase {phase + 1}"),
+            )
+        )
+        b.unknown = True
+
+    def close(self, op: Operation, key: Key, b: Barrier, by: int | None = None) -> None:
+        """The open phase completes once it has its arrivals and its bytes (after `op`, a
+        copy of class `by` when a copy's bytes or arrivals complete it)."""
         if b.arrivals < b.count:
             return
         # rule: P5
@@ -265,6 +378,11 @@ class Mbarriers:
         self.waits.overtaken(key, b, phase, clock)
         b.done = clock
         b.closed += 1
+        b.closed_by = None
+        if by is not None:
+            b.closed_by = Closer(op, by, self.hb.clocks[by].copy(), tuple(b.expecters))
+        b.last_expected = b.expected
+        b.expecters = []
         b.arrivals = b.expected = b.delivered = 0
         b.open = []
         b.last_arrived, b.arrived = b.arrived, []
@@ -321,3 +439,37 @@ class Mbarriers:
                    for o in b.observed))
             for b in self.table.values()
         )  # fmt: skip
+
+
+# ---- the copies issued with one (the notes of P5) -------------------------------------------
+
+
+def issued_after(op: Operation) -> list[Operation]:
+    """The copies that follow `op` in its block on the same barrier, up to the next other op
+    on the barrier's group: issued for the same phase as `op`."""
+    facts = CopyFacts.of(op)  # type: ignore[arg-type]
+    same = []
+    after = op.next_op
+    while after is not None:
+        if isinstance(after, copy.AsyncCopyOp | copy.Im2colLoadOp):
+            other = CopyFacts.of(after)
+            if (other.barrier, other.barrier_index) == (facts.barrier, facts.barrier_index):
+                same.append(after)
+                after = after.next_op
+                continue
+        if facts.barrier in after.operands:
+            break
+        after = after.next_op
+    return same
+
+
+def bytes_after(op: Operation) -> int:
+    return sum(CopyFacts.of(c).bytes for c in issued_after(op))  # type: ignore[arg-type]
+
+
+def copies_after(op: Operation) -> int:
+    return len(issued_after(op))
+
+
+def op_word(op: Operation) -> str:
+    return op.name

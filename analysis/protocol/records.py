@@ -116,6 +116,36 @@ class Barrier:
     """Arrivals the open phase's arrive_drops take off every later phase's count."""
     invalid: Operation | None = None
     """The copy.barrier_inval that ended the barrier (until a copy.barrier_reinit)."""
+    expecters: list[Operation] = field(default_factory=list)
+    """The ops that expect the open phase's bytes (an arrive_expect_tx, an expect_tx)."""
+    closed_by: Closer | None = None
+    """The copy that completed the last phase, when a copy did."""
+    last_expected: int = 0
+    """The bytes the last completed phase expected."""
+
+
+@dataclass(frozen=True)
+class Closer:
+    """A copy that completed a phase: its issuer's class, that class's clock then, and the
+    ops that expected the phase's bytes. A copy the same class issues next, knowing nothing
+    more, was meant for the same phase: if it lands in the next one, the phase's count or
+    its bytes are short (P5)."""
+
+    op: Operation
+    cls: int
+    clock: Clock
+    expecters: tuple[Operation, ...]
+
+
+@dataclass(frozen=True)
+class Release:
+    """An arrival of a class (`op`, a copy.barrier_arrive), its stamp and its clock then:
+    what a copy ordered after it may overwrite is what the class was done with (P3)."""
+
+    op: Operation
+    key: Key
+    stamp: int
+    clock: Clock
 
 
 @dataclass
@@ -131,6 +161,9 @@ class Fill:
     wait_group that completes the cp.async group (None while it is in flight)."""
     reported: bool = False
     """A race with it was reported: it is not reported again (one error per mistake)."""
+    issued: Clock | None = None
+    """Its issuer's clock when it was issued (with roles): which releases it is ordered
+    after."""
 
 
 @dataclass
@@ -141,6 +174,8 @@ class Access:
     end: End
     """The stamps of the classes that made it."""
     who: str
+    seen: tuple[Clock, ...] = ()
+    """With roles, the clock of each class of `end` when it made the access."""
 
 
 @dataclass
@@ -156,6 +191,12 @@ def describe_key(key: Key) -> str:
     group, index = key
     name = f"%{group.name_hint}" if group.name_hint else "the barrier group"
     return f"barrier {index} of {name}"
+
+
+def learned_since(then: Clock, now: Clock, c: int) -> bool:
+    """Whether class c, whose clock was `then` and is `now`, learned anything in between
+    (beyond its own events): a wait that returned, a sync."""
+    return any(v > (then[x] if x < len(then) else 0) for x, v in enumerate(now) if x != c)
 
 
 def describe_ops(ops: list[tuple[Operation, str]]) -> str:

@@ -18,7 +18,15 @@ from analysis.protocol.clocks import Clock, End, HappensBefore, Stamp, knows
 from analysis.protocol.findings import Related, Report, error, warning
 from analysis.protocol.groups import GroupSets
 from analysis.protocol.mbarriers import Mbarriers
-from analysis.protocol.records import Access, Fill, Key, Region, StoreRead, describe_key
+from analysis.protocol.records import (
+    Access,
+    Fill,
+    Key,
+    Region,
+    Release,
+    StoreRead,
+    describe_key,
+)
 from copy_dialect.effects import op_name
 
 
@@ -98,9 +106,37 @@ class SharedMemory:
             overlap = region.overlap(fill.region)
             if overlap == "no" or fill.reported or self.fill_known(fill, readers):
                 continue
-            self._unfinished(op, region, fill, reader, overlap)
             fill.reported = True
+            if overlap == "yes" and fill.issued is not None:
+                clocks = self.hb.clocks
+                for c in readers:
+                    release = self.barriers.release_before(c, clocks[c], fill.issued)
+                    if release is not None:
+                        self._released_early(release, fill.region, op, False, fill.op)
+                        return
+            self._unfinished(op, region, fill, reader, overlap)
             return
+
+    def _released_early(
+        self, release: Release, region: Region, access: Operation, write: bool, refill: Operation
+    ) -> None:
+        """The threads that make `access` released `region` (`release`) before it, and
+        `refill`, a copy ordered after the release, may write it while they access it."""
+        how = "write" if write else "read"
+        # rule: P3
+        self.report(
+            error(
+                release.op,
+                f"this arrival on {describe_key(release.key)} comes before the threads that "
+                f"make it {how} {region.show()}: a copy ordered after the arrival may refill "
+                f"{region.show()} while they {how} it",
+                f"move this {release.op.name} after the threads' last {how} of "
+                f"{region.show()} ({op_name(access)}): release a slot only once its threads "
+                "are done with it",
+                Related(access, f"the threads {how} {region.show()} here, after the release"),
+                Related(refill, "the copy ordered after the release, which may refill it"),
+            )
+        )
 
     def _unfinished(self, op: Operation, region: Region, fill: Fill, reader: str, how: str) -> None:
         filled = "it" if fill.region == region else fill.region.show()
@@ -164,6 +200,13 @@ class SharedMemory:
             overlap = region.overlap(access.region)
             if overlap == "no" or self.hb.knows_all(issuers, access.end):
                 continue
+            if overlap == "yes" and access.seen:
+                issuer = self.hb.clocks[issuers[0]]
+                for (c, _), seen in zip(access.end, access.seen, strict=True):
+                    release = self.barriers.release_before(c, seen, issuer)
+                    if release is not None:
+                        self._released_early(release, region, access.op, access.write, op)
+                        return
             how = "write" if access.write else "read"
             message = (
                 f"{writer} writes {region.show()} while other threads may still access it "
@@ -276,6 +319,8 @@ class SharedMemory:
         else:
             self.read(op, region, members, what or "threads' load")
         access = Access(op, region, write, self.hb.stamps(members), who)
+        if self.hb.concurrent:
+            access.seen = tuple(self.hb.clocks[c].copy() for c in members)
         if write:
             # A later write of the op to the region by the same classes stands for an earlier
             # one (its stamps are later), so that a loop of thread writes that no fence

@@ -10,6 +10,7 @@ barriers' phases (`mbarriers`) tell this part when a phase completes (`overtaken
 
 from __future__ import annotations
 
+from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import Clock, HappensBefore, at, join
@@ -258,6 +259,16 @@ class PhaseWaits:
                 f"from a role that does not wait for this one first ({blocked}): let one of "
                 "the roles arrive before it waits"
             )
+            if first_lap(op, k):
+                size = self.groups[key[0]][1]
+                fix = (
+                    f"the loop's first wait on {describe_key(key)} waits for phase 0, which "
+                    "the other roles complete only after this one goes on: a producer's "
+                    "acquire of a slot no one has used must return at once, so its parity "
+                    f"starts at 1 and flips every lap: wait on ((i / {size}) mod 2) xor 1 "
+                    "(arith.xori of the consumer's parity with true), as CUTLASS's "
+                    "producer_acquire does"
+                )
         # rule: P6
         self.report(
             error(
@@ -269,3 +280,17 @@ class PhaseWaits:
             )
         )
         raise Deadlock
+
+
+def first_lap(op: Operation, k: int) -> bool:
+    """Whether `op`, a wait for phase `k` of its barrier, is the first wait of a loop whose
+    parity the loop computes (a ring's acquire, lap parity (i / S) mod 2)."""
+    parity = getattr(op, "parity", None)
+    if k != 0 or not isinstance(parity, SSAValue) or not isinstance(parity.owner, Operation):
+        return False
+    loop = op.parent_op()
+    while loop is not None and not isinstance(loop, scf.ForOp):
+        if loop.name == "copy.warp_specialize":
+            return False
+        loop = loop.parent_op()
+    return loop is not None and loop.is_ancestor(parity.owner)

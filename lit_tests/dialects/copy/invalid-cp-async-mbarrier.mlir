@@ -147,3 +147,58 @@ func.func @p3_refill_without_release(%x: memref<1024x64xf32>, %y: memref<1024x64
   }
   func.return
 }
+
+// -----
+
+// The producer warp issues two cp.async copies a phase (A and B), 32 threads each: 64
+// arrivals, but full counts 32: the A copy completes the phase, and the B copy's arrivals
+// complete the next one.
+// rule: P5
+// fix: s|%full = copy.barrier_init arrivals 32|%full = copy.barrier_init arrivals 64|
+func.func @p5_cp_async_count_short_of_two_copies(%a: memref<1024x64xf32>, %b: memref<1024x64xf32>, %y: memref<1024x64xf32>, %count: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %true = arith.constant true
+  %ra = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
+  %rb = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
+  // expected-error@+3 {{barrier 0 of %full counts 32 arrivals a phase, but the cp.async copies issued for phase 0 make 64 (one per}}
+  // expected-note@+2 {{initialize the barrier with arrivals 64 (one per thread that issues each cp.async copy of a phase)}}
+  // expected-note@+1 {{found for %count = 1}}
+  %full = copy.barrier_init arrivals 32 : !copy.barrier<2>
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi ne, %lm, %c0 : index
+      %acquire = arith.xori %lp, %true : i1
+      copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
+      %row = arith.muli %k, %c64 : index
+      // expected-note@+1 {{these arrivals complete phase 0}}
+      copy.async_copy %a[%row, %c0] to %ra[%s] barrier %full[%s] impl cp_async : memref<1024x64xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+      // expected-note@+1 {{these 32 arrivals land in phase 1}}
+      copy.async_copy %b[%row, %c0] to %rb[%s] barrier %full[%s] impl cp_async : memref<1024x64xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi ne, %lm, %c0 : index
+      copy.barrier_wait %full[%s], %lp : !copy.barrier<2>
+      %v = memref.load %ra[%s, %c0, %t] : memref<2x64x64xf32, #copy.smem>
+      %w = memref.load %rb[%s, %c0, %t] : memref<2x64x64xf32, #copy.smem>
+      %u = arith.addf %v, %w : f32
+      %row = arith.muli %k, %c64 : index
+      memref.store %u, %y[%row, %t] : memref<1024x64xf32>
+      copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+    }
+  }
+  func.return
+}
+

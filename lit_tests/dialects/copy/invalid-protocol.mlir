@@ -1269,3 +1269,191 @@ func.func @p2_im2col_ring_reloads_a_slot_its_store_still_reads(%x: memref<2x9x9x
   copy.wait_group bulk 0
   func.return
 }
+
+// -----
+
+// rule: P3
+// The consumer releases its slot (arrives on empty[s]) before it reads it: the producer's
+// next load into the slot may land while the threads still read it.
+// fix: s|copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>||
+// fix: s|memref.store %v, %y[%k, %t] : memref<256x64xf32>|memref.store %v, %y[%k, %t] : memref<256x64xf32> copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>|
+func.func @p3_consumer_releases_its_slot_before_the_read(%x: memref<256x64xf32>, %y: memref<256x64xf32>, %count: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %true = arith.constant true
+  %ring = copy.alloc_smem : memref<2x32x64xf32, #copy.smem>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi ne, %lm, %c0 : index
+      %acquire = arith.xori %lp, %true : i1
+      copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
+      // expected-note@+1 {{the copy ordered after the release, which may refill it}}
+      copy.async_copy %x[%c0, %c0] to %ring[%s] barrier %full[%s] : memref<256x64xf32> to memref<2x32x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi ne, %lm, %c0 : index
+      copy.barrier_wait %full[%s], %lp : !copy.barrier<2>
+      // expected-error@+3 {{this arrival on barrier 0 of %empty comes before the threads that make it read %ring[0]: a copy ordered after}}
+      // expected-note@+2 {{move this copy.barrier_arrive after the threads' last read of %ring[0] (memref.load): release a slot only}}
+      // expected-note@+1 {{found for %count = 3}}
+      copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+      // expected-note@+1 {{the threads read %ring[0] here, after the release}}
+      %v = memref.load %ring[%s, %c0, %t] : memref<2x32x64xf32, #copy.smem>
+      memref.store %v, %y[%k, %t] : memref<256x64xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// rule: P5
+// The producer expects the bytes of one of the two loads it issues on full[s]: the phase
+// completes when the A tile lands, and the B tile's bytes go to the next phase.
+// fix: s|copy.barrier_arrive_expect_tx %full[%s], 8192|copy.barrier_arrive_expect_tx %full[%s], 16384|
+func.func @p5_expect_tx_short_of_two_loads(%a: memref<256x64xf32>, %b: memref<256x64xf32>, %y: memref<256x64xf32>, %count: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %true = arith.constant true
+  %ra = copy.alloc_smem : memref<2x32x64xf32, #copy.smem>
+  %rb = copy.alloc_smem : memref<2x32x64xf32, #copy.smem>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi ne, %lm, %c0 : index
+      %acquire = arith.xori %lp, %true : i1
+      copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
+      // expected-error@+3 {{phase 0 of barrier 0 of %full expects 8192 bytes, but the copies issued for it deliver 16384: the phase}}
+      // expected-note@+2 {{expect 16384 bytes (the sum of the copies' boxes) in this copy.barrier_arrive_expect_tx, or issue the}}
+      // expected-note@+1 {{found for %count = 1}}
+      copy.barrier_arrive_expect_tx %full[%s], 8192 : !copy.barrier<2>
+      // expected-note@+1 {{this copy's bytes complete phase 0}}
+      copy.async_copy %a[%c0, %c0] to %ra[%s] barrier %full[%s] {arrive = false} : memref<256x64xf32> to memref<2x32x64xf32, #copy.smem>, !copy.barrier<2>
+      // expected-note@+1 {{this copy's 8192 bytes land in phase 1}}
+      copy.async_copy %b[%c0, %c0] to %rb[%s] barrier %full[%s] {arrive = false} : memref<256x64xf32> to memref<2x32x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi ne, %lm, %c0 : index
+      copy.barrier_wait %full[%s], %lp : !copy.barrier<2>
+      %v = memref.load %ra[%s, %c0, %t] : memref<2x32x64xf32, #copy.smem>
+      %w = memref.load %rb[%s, %c0, %t] : memref<2x32x64xf32, #copy.smem>
+      %u = arith.addf %v, %w : f32
+      memref.store %u, %y[%k, %t] : memref<256x64xf32>
+      copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// rule: P6
+// The producer acquires a slot with the consumer's parity: its first wait on empty[0] waits
+// for a release that comes only after the consumer has read the slot it has yet to fill.
+// fix: s|copy.barrier_wait %empty[%s], %lp|%acquire = arith.xori %lp, %true : i1 copy.barrier_wait %empty[%s], %acquire|
+func.func @p6_producer_acquires_with_the_consumer_parity(%x: memref<256x64xf32>, %y: memref<256x64xf32>, %count: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %true = arith.constant true
+  %ring = copy.alloc_smem : memref<2x32x64xf32, #copy.smem>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  // expected-note@+1 {{initialized with arrivals 1}}
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi ne, %lm, %c0 : index
+      // expected-error@+3 {{this wait never returns: phase 0 of barrier 0 of %empty has 0 of its 1 arrivals when the wait is reached, and}}
+      // expected-note@+2 {{the loop's first wait on barrier 0 of %empty waits for phase 0, which the other roles complete only after}}
+      // expected-note@+1 {{found for %count = 1}}
+      copy.barrier_wait %empty[%s], %lp : !copy.barrier<2>
+      copy.async_copy %x[%c0, %c0] to %ring[%s] barrier %full[%s] : memref<256x64xf32> to memref<2x32x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %count step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lm = arith.remui %lap, %c2 : index
+      %lp = arith.cmpi ne, %lm, %c0 : index
+      // expected-note@+1 {{role 1 is blocked here, at copy.barrier_wait on barrier 0 of %full (phase 0)}}
+      copy.barrier_wait %full[%s], %lp : !copy.barrier<2>
+      %v = memref.load %ring[%s, %c0, %t] : memref<2x32x64xf32, #copy.smem>
+      memref.store %v, %y[%k, %t] : memref<256x64xf32>
+      copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// rule: P7
+// A double-buffered loop prefetches tile i + 1 while %next <= %n: in the last iteration it
+// loads a tile no iteration waits for.
+// fix: s|arith.cmpi ule, %next, %n|arith.cmpi ult, %next, %n|
+func.func @p7_prefetch_one_past_the_last_iteration(%x: memref<1024x64xf32>, %y: memref<1024x64xf32>, %n: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %ring = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  %any = arith.cmpi ugt, %n, %c0 : index
+  scf.if %any {
+    copy.async_copy %x[%c0, %c0] to %ring[%c0] barrier %full[%c0] : memref<1024x64xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %s = arith.remui %i, %c2 : index
+    %next = arith.addi %i, %c1 : index
+    // expected-note@+1 {{this condition holds in the loop's last iteration}}
+    %more = arith.cmpi ule, %next, %n : index
+    scf.if %more {
+      %ns = arith.remui %next, %c2 : index
+      %row = arith.muli %next, %c64 : index
+      // expected-error@+3 {{this TMA load, issued in the loop's last iteration, is never waited for: the loop waits on barrier 1 of %full}}
+      // expected-note@+2 {{issue it only for an iteration that runs: compare with arith.cmpi ult, not ule, so that the condition is}}
+      // expected-note@+1 {{found for %n = 1}}
+      copy.async_copy %x[%row, %c0] to %ring[%ns] barrier %full[%ns] : memref<1024x64xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+    %lap = arith.divui %i, %c2 : index
+    %lm = arith.remui %lap, %c2 : index
+    %lp = arith.cmpi ne, %lm, %c0 : index
+    copy.barrier_wait %full[%s], %lp : !copy.barrier<2>
+    %v = memref.load %ring[%s, %c0, %t] : memref<2x64x64xf32, #copy.smem>
+    %r = arith.muli %i, %c64 : index
+    memref.store %v, %y[%r, %t] : memref<1024x64xf32>
+    "gpu.barrier"() : () -> ()
+  }
+  // expected-note@+1 {{the kernel returns while it may still be writing %ring[1]}}
+  func.return
+}
+
