@@ -178,6 +178,20 @@ class Mbarriers:
             b.expecters.append(op)
         left = b.count - b.arrivals
         # rule: P5
+        if times > left and op in self.tracked:
+            # rule: P5
+            self.report(
+                error(
+                    b.init,
+                    f"{describe_key(key)} counts {b.count} arrivals a phase, but a cp.async copy "
+                    f"on it makes {times} (one per issuing thread): phase {b.closed} completes "
+                    f"with the first {left}, and the others count toward the next one",
+                    f"{how}: initialize the barrier with arrivals {b.arrivals + times}",
+                    Related(op, f"this copy makes {times} arrivals on phase {b.closed}"),
+                )
+            )
+            b.unknown = True
+            return
         if times > left:
             if how is None:
                 how = (
@@ -185,8 +199,6 @@ class Mbarriers:
                     "`scf.if` on thread 0"
                 )
             fix = f"arrive {left} times ({how}), or "
-            if op in self.tracked:
-                fix = f"{how}: "
             self.report(
                 error(
                     op,
@@ -354,17 +366,26 @@ class Mbarriers:
         copy of class `by` when a copy's bytes or arrivals complete it)."""
         if b.arrivals < b.count:
             return
-        # rule: P5
         if b.delivered > b.expected:
+            # The op that set the phase's bytes is wrong, not the copy that exceeds them.
+            wrong = b.expecters[-1] if b.expecters else op
+            where = "(copy.barrier_arrive_expect_tx)"
+            related = []
+            if wrong is not op:
+                where = f"in this {wrong.name}"
+                related.append(Related(op, f"this brings the phase to {b.delivered} bytes"))
+            related += [
+                Related(a, "an arrival of the phase") for a, _ in b.arrived if a is not wrong
+            ]
+            # rule: P5
             self.report(
                 error(
-                    op,
+                    wrong,
                     f"phase {b.closed} of {describe_key(key)} receives {b.delivered} bytes but "
                     f"expects {b.expected}",
                     "its waiters are released before all the data has landed: expect "
-                    f"{b.delivered} bytes (copy.barrier_arrive_expect_tx), or let the copies "
-                    "arrive themselves",
-                    *(Related(a, "an arrival of the phase") for a, _ in b.arrived),
+                    f"{b.delivered} bytes {where}, or let the copies arrive themselves",
+                    *related,
                 )
             )
             b.unknown = True

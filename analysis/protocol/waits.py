@@ -216,32 +216,39 @@ class PhaseWaits:
         related = [Related(b.init, f"initialized with arrivals {b.count}")]
         related += [Related(a, f"an arrival on phase {k}") for a, _ in b.arrived]
         related += others
-        # rule: P5
+        waits = Related(op, "this wait never returns")
         if b.arrivals == b.count:
+            # The op that set the phase's bytes is wrong (or a copy is missing), not the wait.
+            wrong = b.expecters[-1] if b.expecters else op
+            related = [r for r in related if r.op is not wrong]
+            # rule: P5
             self.report(
                 error(
-                    op,
-                    f"this wait never returns: phase {k} of {describe_key(key)} expects "
-                    f"{b.expected} bytes but its copies deliver {b.delivered}",
+                    wrong,
+                    f"phase {k} of {describe_key(key)} expects {b.expected} bytes but its "
+                    f"copies deliver {b.delivered}: it never completes",
                     f"expect {b.delivered} bytes, or issue the copies that deliver the other "
                     f"{b.expected - b.delivered} before the wait",
+                    *([waits] if wrong is not op else []),
                     *related,
                 )
             )
             raise Deadlock
         copies = [a for a, _ in b.arrived if a in self.tracked]
-        # rule: P5
         if copies and b.arrivals < b.count:
+            # The count the barrier was initialized with is wrong, not the wait.
+            # rule: P5
             self.report(
                 error(
-                    op,
-                    f"this wait never returns: phase {k} of {describe_key(key)} counts "
-                    f"{b.count} arrivals, but its cp.async copies make {b.arrivals} (one per "
-                    "issuing thread and copy) and nothing else arrives",
+                    b.init,
+                    f"{describe_key(key)} counts {b.count} arrivals a phase, but the cp.async "
+                    f"copies of phase {k} make {b.arrivals} (one per issuing thread and copy) "
+                    "and nothing else arrives: it never completes",
                     f"initialize the barrier with arrivals {b.arrivals} (one per thread that "
                     "issues each cp.async copy of a phase), or arrive on it "
                     f"{b.count - b.arrivals} more times",
-                    *related,
+                    waits,
+                    *related[1:],
                 )
             )
             raise Deadlock

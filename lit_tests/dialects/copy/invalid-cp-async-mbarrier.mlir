@@ -48,10 +48,11 @@ func.func @p5_cp_async_arrivals_beyond_the_count(%x: memref<256x256xf32>, %y: me
   %c0 = arith.constant 0 : index
   %false = arith.constant false
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
-  // expected-note@+1 {{the barrier is initialized here}}
-  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-error@+2 {{128 arrivals on barrier 0 of %bar, whose phase 0 awaits 1 more of its 1}}
+  // The count is wrong: the error is at the barrier_init, the copy's arrivals a note.
+  // expected-error@+2 {{barrier 0 of %bar counts 1 arrivals a phase, but a cp.async copy on it makes 128 (one per issuing thread): phase 0 completes with the first 1}}
   // expected-note@+1 {{a cp.async copy on a barrier makes one arrival per issuing thread, 128 here: initialize the barrier with arrivals 128}}
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{this copy makes 128 arrivals on phase 0}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] impl cp_async : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
   %v = memref.load %buf[%c0, %c0] : memref<64x64xf32, #copy.smem>
@@ -70,14 +71,15 @@ func.func @p5_cp_async_arrivals_short_of_the_count(%x: memref<256x256xf32>, %y: 
   %false = arith.constant false
   %buf = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
   %c1 = arith.constant 1 : index
-  // expected-note@+1 {{initialized with arrivals 256}}
+  // The count is wrong: the error is at the barrier_init, the wait that hangs a note.
+  // expected-error@+2 {{barrier 0 of %bar counts 256 arrivals a phase, but the cp.async copies of phase 0 make 128 (one per issuing thread and copy) and nothing else arrives: it never completes}}
+  // expected-note@+1 {{initialize the barrier with arrivals 128 (one per thread that issues each cp.async copy of a phase), or arrive on it 128 more times}}
   %bar = copy.barrier_init arrivals 256 : !copy.barrier<1>
   // expected-note@+1 {{an arrival on phase 0}}
   copy.async_copy %x[%c0, %c0] to %buf[%c0] barrier %bar[%c0] impl cp_async : memref<256x256xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<1>
   // expected-note@+1 {{an arrival on phase 0}}
   copy.async_copy %x[%c0, %c64] to %buf[%c1] barrier %bar[%c0] impl cp_async : memref<256x256xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<1>
-  // expected-error@+2 {{this wait never returns: phase 0 of barrier 0 of %bar counts 256 arrivals, but its cp.async copies make 128 (one per issuing thread and copy) and nothing else arrives}}
-  // expected-note@+1 {{initialize the barrier with arrivals 128 (one per thread that issues each cp.async copy of a phase), or arrive on it 128 more times}}
+  // expected-note@+1 {{this wait never returns}}
   copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
   %v = memref.load %buf[%c0, %c0, %c0] : memref<2x64x64xf32, #copy.smem>
   memref.store %v, %y[%c0, %c0] : memref<256x256xf32>

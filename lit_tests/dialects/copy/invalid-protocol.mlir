@@ -350,12 +350,13 @@ func.func @p5_expect_tx_short_of_a_copy_in_a_branch(%x: memref<256x256xf32>, %us
   %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
   %half = copy.alloc_smem : memref<32x64xf32, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-note@+1 {{an arrival of the phase}}
+  // The expect_tx is wrong for one branch: the error is there, the copy that exceeds it a note.
+  // expected-error@+3 {{phase 0 of barrier 0 of %bar receives 16384 bytes but expects 8192}}
+  // expected-note@+2 {{its waiters are released before all the data has landed: expect 16384 bytes in this copy.barrier_arrive_expect_tx,}}
+  // expected-note@+1 {{found for %use true}}
   copy.barrier_arrive_expect_tx %bar[%c0], 8192 : !copy.barrier<1>
   scf.if %use {
-    // expected-error@+3 {{phase 0 of barrier 0 of %bar receives 16384 bytes but expects 8192}}
-    // expected-note@+2 {{its waiters are released before all the data has landed: expect 16384 bytes (copy.barrier_arrive_expect_tx),}}
-    // expected-note@+1 {{found for %use true}}
+    // expected-note@+1 {{this brings the phase to 16384 bytes}}
     copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] {arrive = false} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   } else {
     copy.async_copy %x[%c0, %c0] to %half barrier %bar[%c0] {arrive = false} : memref<256x256xf32> to memref<32x64xf32, #copy.smem>, !copy.barrier<1>
@@ -376,13 +377,14 @@ func.func @p5_multicast_expects_more_than_the_box(%x: memref<1024x1024xf32>) att
   // expected-note@+1 {{initialized with arrivals 1}}
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // Each CTA of the pair issues half of the box; each receives the whole box: 16384 bytes.
-  // expected-note@+1 {{an arrival on phase 0}}
+  // The error is at the expect_tx whose count is wrong; the wait that hangs is a note.
+  // expected-error@+2 {{phase 0 of barrier 0 of %bar expects 32768 bytes but its copies deliver 16384: it never completes}}
+  // expected-note@+1 {{expect 16384 bytes, or issue the copies that deliver the other 16384 before the wait}}
   copy.barrier_arrive_expect_tx %bar[%c0], 32768 : !copy.barrier<1>
   scf.if %true {
     copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] {arrive = false, collective = array<i64: 0>} : memref<1024x1024xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   }
-  // expected-error@+2 {{this wait never returns: phase 0 of barrier 0 of %bar expects 32768 bytes but its}}
-  // expected-note@+1 {{expect 16384 bytes, or issue the copies that deliver the other 16384 before the wait}}
+  // expected-note@+1 {{this wait never returns}}
   copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
   func.return
 }
@@ -699,12 +701,12 @@ func.func @p5_leader_tracked_load_expects_one_cta_box(%x: memref<512x512xf16>) a
   %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem<swizzle = 128>>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // The leader's barrier counts the boxes of both CTAs of the pair.
-  // expected-note@+1 {{an arrival of the phase}}
+  // expected-error@+2 {{phase 0 of barrier 0 of %bar receives 16384 bytes but expects 8192}}
+  // expected-note@+1 {{its waiters are released before all the data has landed: expect 16384 bytes in this copy.barrier_arrive_expect_tx,}}
   copy.barrier_arrive_expect_tx %bar[%c0], 8192 : !copy.barrier<1>
   %true = arith.constant true
   scf.if %true {
-    // expected-error@+2 {{phase 0 of barrier 0 of %bar receives 16384 bytes but expects 8192}}
-    // expected-note@+1 {{its waiters are released before all the data has landed: expect 16384 bytes (copy.barrier_arrive_expect_tx),}}
+    // expected-note@+1 {{this brings the phase to 16384 bytes}}
     copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <partitioned 0> {arrive = false, collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
   }
   copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>

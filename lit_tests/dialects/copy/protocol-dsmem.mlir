@@ -186,11 +186,11 @@ func.func @p5_peer_sends_more_than_expected(%x: memref<256x256xf32>) attributes 
   %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
   copy.async_copy %x[%c0, %c0] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<4x128xf32, #copy.smem>, !copy.barrier<1>
   copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
-  // expected-note@+1 {{an arrival of the phase}}
+  // expected-error@+2 {{phase 0 of barrier 0 of %full receives 2048 bytes but expects 1024}}
+  // expected-note@+1 {{expect 2048 bytes in this copy.barrier_arrive_expect_tx}}
   copy.barrier_arrive_expect_tx %full[%c0], 1024 : !copy.barrier<1>
   %v = vector.load %mine[%r, %c] : memref<4x128xf32, #copy.smem>, vector<4xf32>
-  // expected-error@+2 {{phase 0 of barrier 0 of %full receives 2048 bytes but expects 1024}}
-  // expected-note@+1 {{expect 2048 bytes (copy.barrier_arrive_expect_tx)}}
+  // expected-note@+1 {{this brings the phase to 2048 bytes}}
   copy.peer_store %v, %recv[%r, %c] peer %peer, %full[%c0] : vector<4xf32>, memref<4x128xf32, #copy.smem>, !copy.barrier<1>
   copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
   func.return
