@@ -33,6 +33,7 @@ from xdsl.ir import (
     Dialect,
 )
 
+from copy_dialect.assume import AssumeOp
 from copy_dialect.attributes import (
     BarrierScopeAttr,
     BarrierType,
@@ -128,6 +129,7 @@ Copy = Dialect(
         TensorMapReplaceOp,
         TensorMapFenceReleaseOp,
         TensorMapFenceAcquireOp,
+        AssumeOp,
     ],
     [
         TargetAttr,

@@ -20,6 +20,7 @@ from copy_dialect.arrivals import (
     arrivals_of,
     executions,
 )
+from copy_dialect.assume import AssumeOp
 from copy_dialect.attributes import (
     MAX_BARRIERS,
     SWIZZLES,
@@ -168,7 +169,8 @@ __all__ = [
     "AllocSmemOp", "TmemAllocOp", "TmemDeallocOp", "TmemLoadOp", "TmemStoreOp", "TmemWaitOp",
     "SmemToTmemOp", "PeerStoreOp", "PeerCopyOp", "PeerArriveOp", "ClusterSyncOp",
     "TensorMapGlobalOp",
-    "TensorMapReplaceOp", "TensorMapFenceReleaseOp", "TensorMapFenceAcquireOp", "Copy",
+    "TensorMapReplaceOp", "TensorMapFenceReleaseOp", "TensorMapFenceAcquireOp", "AssumeOp",
+    "Copy",
     # attributes, types and enums
     "TargetAttr", "SmemSpaceAttr", "TmemSpaceAttr", "LeaderTrackedAttr", "BarrierType",
     "Implementation", "ImplementationAttr", "ReductionKind", "ReductionKindAttr", "OOBMode",

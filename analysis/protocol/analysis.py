@@ -25,10 +25,11 @@ MAX_PERMUTED_ROLES = 3
 
 
 def protocol_ops(fn: func.FuncOp) -> frozenset[Operation]:
-    """The copy ops of `fn` and every op that holds one."""
+    """The copy ops of `fn` and every op that holds one (a `copy.assume` states a fact, it
+    takes no part in the protocol)."""
     found: set[Operation] = set()
     for op in fn.walk():
-        if op.name.startswith("copy."):
+        if op.name.startswith("copy.") and not isinstance(op, copy.AssumeOp):
             parent = op.parent_op()
             while parent is not None and parent is not fn and parent not in found:
                 found.add(parent)

@@ -177,8 +177,8 @@ class Mbarriers:
         if tx:
             b.expecters.append(op)
         left = b.count - b.arrivals
-        # rule: P5
         if times > left and op in self.tracked:
+            # The count is wrong (a copy's arrivals are one per issuing thread), not the copy.
             # rule: P5
             self.report(
                 error(
@@ -199,6 +199,7 @@ class Mbarriers:
                     "`scf.if` on thread 0"
                 )
             fix = f"arrive {left} times ({how}), or "
+            # rule: P5
             self.report(
                 error(
                     op,

@@ -160,8 +160,9 @@ UNREAD = (
     copy.TensorMapReplaceOp,
     copy.TensorMapFenceReleaseOp,
     copy.TensorMapFenceAcquireOp,
+    copy.AssumeOp,
 )
-"""Copy ops whose integer operands are addresses or map fields, not the protocol's."""
+"""Copy ops whose integer operands are addresses, map fields or facts, not the protocol's."""
 
 
 def gmem_coordinates(op: Operation) -> tuple[SSAValue, ...]:

@@ -27,8 +27,8 @@ patterns of the copies and prefetches) and a module per implementation of them: 
 copies and prefetches, their tensor maps), `bulk` (bulk non-tensor copies), `cp_async` and
 `im2col` (both forms of an im2col load); `groups` (bulk and cp.async groups, fences),
 `barriers` (mbarriers and named barriers), `roles` (`copy.warp_specialize`), `smem`, `tmem`,
-`dsmem` (a peer CTA's SMEM), `tensormap` (maps in global memory), and `guards` (the debug
-guards); this one holds the pass.
+`dsmem` (a peer CTA's SMEM), `tensormap` (maps in global memory), `assume` (facts: dropped,
+or checked), and `guards` (the debug guards); this one holds the pass.
 
 Who issues what (the semantics the verifier's rules assume): the issuing group of an op is
 the block, or inside `copy.warp_specialize` the role that holds it (`roles`: each role's body
@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, llvm, scf
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, UnitAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -65,6 +65,7 @@ from copy_dialect import ops as copy
 from facts.abi import KernelAbi
 from facts.target import Target, UnknownTarget, target_named
 from passes.abi import abi_attr
+from passes.convert_copy_to_nvvm.assume import LowerAssume
 from passes.convert_copy_to_nvvm.barriers import (
     LowerBarrierArrive,
     LowerBarrierArriveDrop,
@@ -154,6 +155,12 @@ def prefetches_tensormaps(fn: func.FuncOp) -> bool:
     return not (isinstance(attr, IntegerAttr) and attr.value.data == 0)
 
 
+def kernel_op(op: Operation) -> bool:
+    """Whether `op` makes its function a kernel: a copy op other than `copy.assume` (a fact
+    about a value, which a device function may state too)."""
+    return op.dialect_name() == "copy" and not isinstance(op, copy.AssumeOp)
+
+
 @dataclass(frozen=True)
 class ConvertCopyToNVVMPass(ModulePass):
     """Lowers the `copy` dialect to `nvvm` for the module's target (or `target`)."""
@@ -164,7 +171,8 @@ class ConvertCopyToNVVMPass(ModulePass):
     """Overrides the module's `copy.target` (sm_80, sm_90a, sm_100a, ...)."""
 
     debug_guards: bool = False
-    """Emits the device-side checks of `guards` (TR12, TR13, P9, and P6's bounded waits)."""
+    """Emits the device-side checks of `guards` (TR12, TR13, P9, AS3, and P6's bounded
+    waits)."""
 
     prefetch_tensormaps: bool = True
     """The elected thread prefetches each tensor map at the kernel's entry; a kernel with
@@ -184,7 +192,7 @@ class ConvertCopyToNVVMPass(ModulePass):
         guards = Guards() if self.debug_guards else None
         kernels: dict[func.FuncOp, Kernel] = {}
         for fn in op.walk():
-            if isinstance(fn, func.FuncOp) and any(o.dialect_name() == "copy" for o in fn.walk()):
+            if isinstance(fn, func.FuncOp) and any(kernel_op(o) for o in fn.walk()):
                 check_roles(fn)
                 kernels[fn] = open_kernel(target, fn, guards)
         apply_patterns(
@@ -222,6 +230,7 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerPeerCopy(kernels),
                 LowerPeerArrive(kernels),
                 LowerClusterSync(),
+                LowerAssume(guards),
             ],
             # The prologue's values get their uses only as the copies are rewritten.
             dce=False,

@@ -9,13 +9,14 @@ prove because the value is only known at run time, each reported with the id of 
   the low 32 bits of each);
 - P9: a barrier index is in the group (`async_copy`, `barrier_arrive`,
   `barrier_arrive_expect_tx`, `barrier_wait`);
-- P6: a `barrier_wait` completes within WAIT_TIMEOUT_NS; a phase that does not is a deadlock.
+- P6: a `barrier_wait` completes within WAIT_TIMEOUT_NS; a phase that does not is a deadlock;
+- AS3: the fact a `copy.assume` states of a value holds (its range, its divisor).
 
 The verifier proves TR12, TR13, K4 and the index bound (I2) for compile-time constants, so those
 values get no guard; every `barrier_wait` is bounded. A guard is evaluated by the thread that
 issues the op (the elected thread for TMA copies and `barrier_arrive_expect_tx`, every thread
-that reaches a `barrier_arrive` or `barrier_wait`). When it fails, the thread prints (CUDA's
-`vprintf`) `copy-dialect guard <RULE>: <what> at <file>:<line>:<col>` with the run-time
+that reaches a `barrier_arrive`, `barrier_wait` or `assume`). When it fails, the thread
+prints (CUDA's `vprintf`) `copy-dialect guard <RULE>: <what> at <file>:<line>:<col>` with the run-time
 values, then traps: the launch fails instead of faulting later or hanging.
 
 `Guards` is the module's part of it: one constant format string per message, the `vprintf`
@@ -185,6 +186,27 @@ class Guards:
             f"{WAIT_TIMEOUT_NS // 1_000_000} ms: no arrival completes that phase (deadlock)"
         )
         self.check(e, fn, op, "P6", timed_out, what, [index, phase])
+
+    def assumption(self, e: Emit, fn: func.FuncOp, op: copy.AssumeOp, value: SSAValue) -> None:
+        """AS3: the fact `op` states holds of `value`, its operand lowered (an index as i64),
+        read as the fact reads it (signed; an i1 as 0 or 1)."""
+        assert isinstance(t := value.type, IntegerType)
+        wide = e.resize(value, i64, signed=t.width.data > 1)
+        broken: list[SSAValue] = []
+        if op.lo is not None:
+            broken.append(e.icmp("slt", wide, op.lo))
+        if op.hi is not None:
+            broken.append(e.icmp("sgt", wide, op.hi))
+        if op.step > 1:
+            broken.append(e.icmp("ne", e.binary(llvm.SRemOp, wide, op.step), 0))
+        if not broken:
+            return
+        failed = broken[0]
+        for other in broken[1:]:
+            failed = e.binary(llvm.OrOp, failed, other)
+        name = op.subject().replace("%", "%%")
+        what = f"the assumption {name} {op.fact()} does not hold: {name} is %lld"
+        self.check(e, fn, op, "AS3", failed, what, [wide])
 
     # The report.
 

@@ -453,3 +453,32 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+
+// -----
+
+// Assumptions (issue N, item 1): a lower bound, an upper bound, a range, a divisor, a range
+// with a divisor, of index and integer values; a loop's induction variable in its body.
+builtin.module {
+  // CHECK-LABEL: func.func @assumptions(
+  func.func @assumptions(%n: index, %k: index, %m: i32, %flag: i1) {
+    // CHECK: copy.assume %{{.*}} ge 1 : index
+    // CHECK-GENERIC: "copy.assume"(%{{.*}}) <{lower = 1 : i64}> : (index) -> ()
+    copy.assume %n ge 1 : index
+    // CHECK: copy.assume %{{.*}} le -1 : i32
+    // CHECK-GENERIC: "copy.assume"(%{{.*}}) <{upper = -1 : i64}> : (i32) -> ()
+    copy.assume %m le -1 : i32
+    // CHECK: copy.assume %{{.*}} in [64, 4096] multiple_of 64 : index
+    // CHECK-GENERIC: "copy.assume"(%{{.*}}) <{lower = 64 : i64, upper = 4096 : i64, divisor = 64 : i64}> : (index) -> ()
+    copy.assume %k in [64, 4096] multiple_of 64 : index
+    // CHECK: copy.assume %{{.*}} in [1, 1] : i1
+    copy.assume %flag in [1, 1] : i1
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    scf.for %i = %c0 to %k step %c8 {
+      // CHECK: copy.assume %{{.*}} multiple_of 8 : index
+      // CHECK-GENERIC: "copy.assume"(%{{.*}}) <{divisor = 8 : i64}> : (index) -> ()
+      copy.assume %i multiple_of 8 : index
+    }
+    func.return
+  }
+}
