@@ -1,7 +1,7 @@
 """One-op mutations of every corpus kernel, judged by the kernel rules, the protocol analysis
 and the interpreter (tests/analysis/corpus_mutations.py says how each mutant is judged).
 
-    python scripts/mutations.py [--jobs N] [--kernel NAME ...] [--json FILE]
+    python scripts/mutations.py [--jobs N] [--kernel NAME ...] [--slow-stride N] [--json FILE]
 
 Prints the conditions, the table (analysis verdict x interpreter verdict) for the kernels the
 analysis proves unmutated and for those it does not (there the interpreter alone judges a
@@ -33,8 +33,9 @@ from tests.analysis.test_corpus_mutations import KNOWN_UNSOUND  # noqa: E402
 from tests.corpus import KERNELS  # noqa: E402
 
 FAST_SCHEDULES = cm.SCHEDULES
-SLOW_SCHEDULES = (("adversarial", 0), ("random", 0))
-"""The kernels marked slow in tests/corpus (a second or more a run) run under two."""
+SLOW_SCHEDULES = (("adversarial", 0),)
+"""The kernels marked slow in tests/corpus (a second or more a run) run under the
+adversarial schedule only, as in tests/analysis/test_corpus.py."""
 
 
 def schedules(kernel: str):
@@ -65,20 +66,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--kernel", action="append", help="only these kernels")
+    parser.add_argument(
+        "--slow-stride", type=int, default=1,
+        help="judge every N-th mutant of the slow kernels only (pingpong: 10-15 s each)",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, help="write every verdict here")
     args = parser.parse_args()
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+    commit = (
+        subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+        or "(not a git checkout)"
+    )
     dirty = subprocess.run(
         ["git", "status", "--porcelain", "--", "analysis", "interpreter", "copy_dialect"],
         cwd=ROOT, capture_output=True, text=True,
     ).stdout.strip()  # fmt: skip
     cases = [c for c in cm.cases() if not args.kernel or c[0] in args.kernel]
+    slow = [c for c in cases if cm.kernel_named(c[0]).slow]
+    cases = [c for c in cases if not cm.kernel_named(c[0]).slow] + slow[:: args.slow_stride]
     print(
         f"commit {commit}{' + uncommitted changes to the analysis' if dirty else ''}; "
         f"Python {platform.python_version()}; {len(cases)} mutants of "
-        f"{len({c[0] for c in cases})} corpus kernels; {len(cm.MUTATIONS)} operators; "
+        f"{len({c[0] for c in cases})} corpus kernels; {len(cm.MUTATIONS)} operators"
+        f"{f' (every {args.slow_stride}th of the slow kernels)' if args.slow_stride > 1 else ''}; "
         f"interpreter: the kernel's small arguments (tests/corpus), schedules "
         f"{', '.join(f'{s}/{n}' for s, n in FAST_SCHEDULES)} (the slow kernels: "
         f"{', '.join(f'{s}/{n}' for s, n in SLOW_SCHEDULES)}); {args.jobs} job(s)\n"
@@ -86,7 +97,11 @@ def main() -> None:
     base = baseline()
     start = time.perf_counter()
     with Pool(args.jobs) as pool:
-        verdicts = list(pool.imap(judge, cases, chunksize=1))
+        verdicts = []
+        for n, v in enumerate(pool.imap(judge, cases, chunksize=1), 1):
+            verdicts.append(v)
+            if n % 50 == 0:
+                print(f"{n} mutants, {time.perf_counter() - start:.0f} s", file=sys.stderr)
     elapsed = time.perf_counter() - start
     proven = [v for v in verdicts if base[v.kernel] == "proved"]
     other = [v for v in verdicts if base[v.kernel] != "proved"]
