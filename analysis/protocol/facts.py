@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import DenseArrayBase
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import MemoryEffectKind, get_effects
 
+from analysis.protocol.assumptions import Assumptions
 from analysis.protocol.periods import LoopShape
 from analysis.protocol.values import Value
 from analysis.smem_values import Origin, smem_values
@@ -126,6 +127,12 @@ class Kernel:
         """The ops that take SMEM and whose effects the analysis does not own, with their
         effects (`foreign_ops`), decoded on first use, once per kernel."""
         return foreign_ops(self.fn)
+
+    @cached_property
+    def assumptions(self) -> Assumptions:
+        """The facts the kernel's `copy.assume` ops state, which the driver's choices keep
+        to (`assumptions`), collected on first use, once per kernel."""
+        return Assumptions.of(self.fn)
 
 
 def block_size(fn: func.FuncOp) -> tuple[int, int, int] | None:

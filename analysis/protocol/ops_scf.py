@@ -26,12 +26,14 @@ def choose(
 ) -> None:
     """Ask the driver to bind `v`, or the loop bound it is computed from (so that a
     prologue's `k < count` and the loop agree on `count`); `loop`: the loop whose bound
-    `v` is, when this agent is at it."""
+    `v` is, when this agent is at it. Options that break a `copy.assume` fact about the
+    value are not tried (`assumptions`)."""
     canon = agent.kernel.canon
     bound = loop_bound_of(agent, v)
     if bound is not None:
         raise Choose(canon.get(bound, bound), trip_options(agent, bound, loop))
-    raise Choose(canon.get(v, v), options)
+    rep = canon.get(v, v)
+    raise Choose(rep, agent.kernel.assumptions.options(rep, options))
 
 
 def loop_bound_of(agent: Agent, v: SSAValue) -> SSAValue | None:
@@ -51,7 +53,8 @@ def loop_bound_of(agent: Agent, v: SSAValue) -> SSAValue | None:
 def trip_options(agent: Agent, bound: SSAValue, at: scf.ForOp | None = None) -> list[int]:
     """The bounds tried: 0 to `trip_counts` iterations of the loop `at` (this agent's), or
     else of a loop bounded by `bound` (or a value equal to it) whose start and step are
-    constants (another role's loop: its values are not this agent's)."""
+    constants (another role's loop: its values are not this agent's); those the facts
+    about `bound` allow (`assumptions.Assumptions.trips`)."""
     canon = agent.kernel.canon
     rep = canon.get(bound, bound)
     loops = [] if at is None else [at]
@@ -67,8 +70,8 @@ def trip_options(agent: Agent, bound: SSAValue, at: scf.ForOp | None = None) -> 
         else:
             lb, step = constant_int(loop.lb), constant_int(loop.step)
         if isinstance(lb, int) and isinstance(step, int) and step > 0:
-            return [lb + n * step for n in range(agent.kernel.trip_counts + 1)]
-    return [0]
+            return agent.kernel.assumptions.trips(rep, lb, step, agent.kernel.trip_counts)
+    return agent.kernel.assumptions.trips(rep, 0, 1, 0)
 
 
 def if_op(agent: Agent, op: scf.IfOp, mask: int | None) -> Steps:

@@ -23,8 +23,6 @@ from tests.corpus import HERE, KERNELS, KINDS, Kernel
 TODAY = {
     "gemm_pingpong": "P10 warning: 'cannot prove the copies of this loop for more than N "
     "iterations: it reaches no steady state the analysis can repeat'",
-    "fa3_kv_ring": "P6 error: 'this wait never returns: phase 0 of barrier 0 of %k_full has 0 "
-    "of its 1 arrivals': a key-block count of 0 is tried (no fact says n_blocks >= 1)",
     "gemm_persistent": "P10 warning: 'cannot prove the copies in this loop: its bounds are not "
     "known for every thread' (for tile = blockIdx.x; tile < tiles; tile += gridDim.x)",
     "gemm_persistent_while": "P10 warning: 'cannot prove the copies of this scf.while: its "

@@ -16,7 +16,9 @@
 // read SMEM before exiting.
 //
 // The key length is known at run time (K's rows / heads); at least one key block
-// (the prologue reads K[0], as FA3's does).
+// (the prologue reads K[0], as FA3's does), which the kernel states with
+// `copy.assume %n_blocks ge 1` (the protocol analysis then tries no empty key loop;
+// --debug-guards and the interpreter check it).
 //
 // The math stand-in (no wgmma in the dialect yet): thread t of consumer warpgroup w reads
 // one element of each 16-byte unit of Q row 64w + t / 2, columns 32 (t mod 2) .. + 32, and,
@@ -47,6 +49,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %rows_k = memref.dim %K, %c0 : memref<?x64xf16>
     %seqlen_k = arith.divui %rows_k, %heads : index
     %n_blocks = arith.divui %seqlen_k, %c128 : index
+    copy.assume %n_blocks ge 1 : index
     %seqlen_q = arith.muli %m_blocks, %c128 : index
     %q_head = arith.muli %head, %seqlen_q : index
     %q_off = arith.muli %m_block, %c128 : index
