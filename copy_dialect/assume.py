@@ -16,6 +16,8 @@ in every thread that runs it.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, IntegerType, i64
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, operand_def, opt_prop_def
@@ -67,6 +69,12 @@ class AssumeOp(IRDLOperation):
     """
 
     name = "copy.assume"
+
+    SYNTAX: ClassVar[str] = (
+        "$value ((`ge` $lower | `le` $upper | `in` `[` $lower `,` $upper `]`))? "
+        "(`multiple_of` $divisor)? attr-dict `:` type($value)"
+    )
+    """The custom form (`parse`, `print`), in the notation of an assembly format."""
 
     value = operand_def(Attribute)
 

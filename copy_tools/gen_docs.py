@@ -65,6 +65,7 @@ TITLES = {
     "tmem": "Tensor memory (tcgen05)",
     "dsmem": "Distributed shared memory",
     "tensormap": "Tensor maps in global memory",
+    "assume": "Assumptions",
 }
 
 
@@ -168,7 +169,8 @@ def op_section(
     docs = field_docs(op)
     lines = [f"## `{op.name}` ({op.__name__})", ""]
     lines += [inspect.cleandoc(op.__doc__ or "").strip(), ""]
-    lines += ["### Syntax", "", "```", f"{op.name} {definition.assembly_format or ''}", "```", ""]
+    syntax = definition.assembly_format or getattr(op, "SYNTAX", "")
+    lines += ["### Syntax", "", "```", f"{op.name} {syntax}", "```", ""]
     operands = [
         (
             f"`{name}`",
