@@ -34,6 +34,36 @@ RELEASES_KEPT = 8
 the class's arrivals is not told apart)."""
 
 
+class Releases:
+    """Each class's last barrier_arrives (with roles), latest last: which of them a copy is
+    ordered after (P3, `SharedMemory`)."""
+
+    def __init__(self, hb: HappensBefore):
+        self.hb = hb
+        self.table: dict[int, list[Release]] = {}
+
+    def released(self, op: Operation, key: Key, classes: tuple[int, ...]) -> None:
+        """A copy.barrier_arrive by `classes` (with roles): a copy issued after its phase
+        completes may overwrite what they read before it, not what they read after."""
+        if not self.hb.concurrent:
+            return
+        for c in classes:
+            clock = self.hb.clocks[c]
+            mine = self.table.setdefault(c, [])
+            mine.append(Release(op, key, clock[c], clock.copy()))
+            del mine[:-RELEASES_KEPT]
+
+    def release_before(self, c: int, then: Clock, issuer: Clock) -> Release | None:
+        """The arrival by class c that `issuer` knows, when c learned nothing between it and
+        `then` (c's clock at an access): c released what it then accessed before accessing
+        it, and a copy `issuer` orders after the release can overwrite it (P3)."""
+        known = at(issuer, c)
+        for release in reversed(self.table.get(c, ())):
+            if release.stamp <= known:
+                return None if learned_since(release.clock, then, c) else release
+        return None
+
+
 class Mbarriers:
     def __init__(self, hb: HappensBefore, report: Report):
         self.hb = hb
@@ -43,8 +73,7 @@ class Mbarriers:
         """Each barrier group: its barrier_init and its size."""
         self.tracked: set[Operation] = set()
         """The mbarrier-tracked cp.async copies seen (their threads arrive on a barrier)."""
-        self.releases: dict[int, list[Release]] = {}
-        """Each class's last barrier_arrives (with roles), latest last."""
+        self.releases = Releases(hb)
         self.waits = PhaseWaits(hb, report, self.table, self.groups, self.tracked)
 
     # ---- the groups' life ----------------------------------------------------------------
@@ -171,7 +200,7 @@ class Mbarriers:
         if b.unknown:
             return
         if op in self.tracked and self.spills(op, b, contributors[0]):
-            self.short_count(op, key, b, times)
+            short_count(self.report, op, key, b, times)
             return
         b.expected += tx
         if tx:
@@ -218,27 +247,6 @@ class Mbarriers:
             b.open = join(b.open, self.hb.clocks[c])
         b.arrived.append((op, who))
         self.close(op, key, b, contributors[0] if op in self.tracked else None)
-
-    def released(self, op: Operation, key: Key, classes: tuple[int, ...]) -> None:
-        """A copy.barrier_arrive by `classes` (with roles): a copy issued after its phase
-        completes may overwrite what they read before it, not what they read after."""
-        if not self.hb.concurrent:
-            return
-        for c in classes:
-            clock = self.hb.clocks[c]
-            mine = self.releases.setdefault(c, [])
-            mine.append(Release(op, key, clock[c], clock.copy()))
-            del mine[:-RELEASES_KEPT]
-
-    def release_before(self, c: int, then: Clock, issuer: Clock) -> Release | None:
-        """The arrival by class c that `issuer` knows, when c learned nothing between it and
-        `then` (c's clock at an access): c released what it then accessed before accessing
-        it, and a copy `issuer` orders after the release can overwrite it (P3)."""
-        known = at(issuer, c)
-        for release in reversed(self.releases.get(c, ())):
-            if release.stamp <= known:
-                return None if learned_since(release.clock, then, c) else release
-        return None
 
     def arrive_drop(
         self,
@@ -289,7 +297,7 @@ class Mbarriers:
         if b.unknown:
             return phase
         if issuer is not None and self.spills(op, b, issuer):
-            self.short_bytes(op, key, b, nbytes)
+            short_bytes(self.report, op, key, b, nbytes)
             return phase
         b.delivered += nbytes
         if issuer is not None:
@@ -309,58 +317,6 @@ class Mbarriers:
             and not (b.arrivals or b.expected or b.delivered)
             and not learned_since(closer.clock, self.hb.clocks[c], c)
         )
-
-    def short_bytes(self, op: Operation, key: Key, b: Barrier, nbytes: int) -> None:
-        """A copy's bytes spill into the next phase (`spills`): the phase's expect_tx is
-        short of the bytes its copies deliver (P5), reported there."""
-        closer = b.closed_by
-        assert closer is not None
-        phase = b.closed - 1
-        expected = b.last_expected
-        total = expected + nbytes + bytes_after(op)
-        wrong = closer.expecters[-1] if closer.expecters else op
-        related = [Related(closer.op, f"this copy's bytes complete phase {phase}")]
-        related.append(Related(op, f"this copy's {nbytes} bytes land in phase {phase + 1}"))
-        if wrong is op:
-            related = related[:1]
-        # rule: P5
-        self.report(
-            error(
-                wrong,
-                f"phase {phase} of {describe_key(key)} expects {expected} bytes, but the copies "
-                f"issued for it deliver {total}: the phase completes before the last of them "
-                "lands, and its bytes go to the next phase",
-                f"expect {total} bytes (the sum of the copies' boxes) in this "
-                f"{op_word(wrong)}, or issue the remaining copies on a phase that expects them",
-                *related,
-            )
-        )
-        b.unknown = True
-
-    def short_count(self, op: Operation, key: Key, b: Barrier, times: int) -> None:
-        """A tracked cp.async copy's arrivals spill into the next phase (`spills`): the
-        barrier counts fewer arrivals than the phase's copies make (P5), reported at the
-        barrier_init."""
-        closer = b.closed_by
-        assert closer is not None
-        phase = b.closed - 1
-        count = b.count
-        total = count + times * (1 + copies_after(op))
-        # rule: P5
-        self.report(
-            error(
-                b.init,
-                f"{describe_key(key)} counts {count} arrivals a phase, but the cp.async copies "
-                f"issued for phase {phase} make {total} (one per issuing thread and copy): "
-                f"the phase completes with the first {count}, before the copies that follow "
-                "have landed, and their arrivals go to the next phase",
-                f"initialize the barrier with arrivals {total} (one per thread that issues "
-                "each cp.async copy of a phase)",
-                Related(closer.op, f"these arrivals complete phase {phase}"),
-                Related(op, f"these {times} arrivals land in phase {phase + 1}"),
-            )
-        )
-        b.unknown = True
 
     def close(self, op: Operation, key: Key, b: Barrier, by: int | None = None) -> None:
         """The open phase completes once it has its arrivals and its bytes (after `op`, a
@@ -463,7 +419,61 @@ class Mbarriers:
         )  # fmt: skip
 
 
-# ---- the copies issued with one (the notes of P5) -------------------------------------------
+# ---- a phase that completes before the copies issued for it (P5) --------------------------
+
+
+def short_bytes(report: Report, op: Operation, key: Key, b: Barrier, nbytes: int) -> None:
+    """A copy's bytes spill into the next phase (`spills`): the phase's expect_tx is
+    short of the bytes its copies deliver (P5), reported there."""
+    closer = b.closed_by
+    assert closer is not None
+    phase = b.closed - 1
+    expected = b.last_expected
+    total = expected + nbytes + bytes_after(op)
+    wrong = closer.expecters[-1] if closer.expecters else op
+    related = [Related(closer.op, f"this copy's bytes complete phase {phase}")]
+    related.append(Related(op, f"this copy's {nbytes} bytes land in phase {phase + 1}"))
+    if wrong is op:
+        related = related[:1]
+    # rule: P5
+    report(
+        error(
+            wrong,
+            f"phase {phase} of {describe_key(key)} expects {expected} bytes, but the copies "
+            f"issued for it deliver {total}: the phase completes before the last of them "
+            "lands, and its bytes go to the next phase",
+            f"expect {total} bytes (the sum of the copies' boxes) in this "
+            f"{wrong.name}, or issue the remaining copies on a phase that expects them",
+            *related,
+        )
+    )
+    b.unknown = True
+
+
+def short_count(report: Report, op: Operation, key: Key, b: Barrier, times: int) -> None:
+    """A tracked cp.async copy's arrivals spill into the next phase (`spills`): the
+    barrier counts fewer arrivals than the phase's copies make (P5), reported at the
+    barrier_init."""
+    closer = b.closed_by
+    assert closer is not None
+    phase = b.closed - 1
+    count = b.count
+    total = count + times * (1 + copies_after(op))
+    # rule: P5
+    report(
+        error(
+            b.init,
+            f"{describe_key(key)} counts {count} arrivals a phase, but the cp.async copies "
+            f"issued for phase {phase} make {total} (one per issuing thread and copy): "
+            f"the phase completes with the first {count}, before the copies that follow "
+            "have landed, and their arrivals go to the next phase",
+            f"initialize the barrier with arrivals {total} (one per thread that issues "
+            "each cp.async copy of a phase)",
+            Related(closer.op, f"these arrivals complete phase {phase}"),
+            Related(op, f"these {times} arrivals land in phase {phase + 1}"),
+        )
+    )
+    b.unknown = True
 
 
 def issued_after(op: Operation) -> list[Operation]:
@@ -491,7 +501,3 @@ def bytes_after(op: Operation) -> int:
 
 def copies_after(op: Operation) -> int:
     return len(issued_after(op))
-
-
-def op_word(op: Operation) -> str:
-    return op.name

@@ -183,7 +183,7 @@ def arrive(agent: Agent, op: copy.BarrierArriveOp, mask: int | None) -> None:
         threads, members, how = got
         made = arrivals.made(threads)
         agent.state.barriers.arrive(op, key, made, 0, members, agent.name, how)  # type: ignore[arg-type]
-        agent.state.barriers.released(op, key, members)  # type: ignore[arg-type]
+        agent.state.barriers.releases.released(op, key, members)  # type: ignore[arg-type]
 
 
 def expect_tx(agent: Agent, op: copy.BarrierArriveExpectTxOp, mask: int | None) -> None:

@@ -110,7 +110,7 @@ class SharedMemory:
             if overlap == "yes" and fill.issued is not None:
                 clocks = self.hb.clocks
                 for c in readers:
-                    release = self.barriers.release_before(c, clocks[c], fill.issued)
+                    release = self.barriers.releases.release_before(c, clocks[c], fill.issued)
                     if release is not None:
                         self._released_early(release, fill.region, op, False, fill.op)
                         return
@@ -203,7 +203,7 @@ class SharedMemory:
             if overlap == "yes" and access.seen:
                 issuer = self.hb.clocks[issuers[0]]
                 for (c, _), seen in zip(access.end, access.seen, strict=True):
-                    release = self.barriers.release_before(c, seen, issuer)
+                    release = self.barriers.releases.release_before(c, seen, issuer)
                     if release is not None:
                         self._released_early(release, region, access.op, access.write, op)
                         return
