@@ -16,8 +16,8 @@ The verifier proves TR12, TR13, K4 and the index bound (I2) for compile-time con
 values get no guard; every `barrier_wait` is bounded. A guard is evaluated by the thread that
 issues the op (the elected thread for TMA copies and `barrier_arrive_expect_tx`, every thread
 that reaches a `barrier_arrive`, `barrier_wait` or `assume`). When it fails, the thread
-prints (CUDA's `vprintf`) `copy-dialect guard <RULE>: <what> at <file>:<line>:<col>` with the run-time
-values, then traps: the launch fails instead of faulting later or hanging.
+prints (CUDA's `vprintf`) `copy-dialect guard <RULE>: <what> at <file>:<line>:<col>` with
+the run-time values, then traps: the launch fails instead of faulting later or hanging.
 
 `Guards` is the module's part of it: one constant format string per message, the `vprintf`
 declaration, and one argument buffer (an `alloca` at the kernel's entry) per kernel.
