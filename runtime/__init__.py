@@ -17,16 +17,8 @@ limit, and the arrays' shapes, dtypes, strides and alignment against the kernel.
 from __future__ import annotations
 
 from runtime.driver import CudaError, NoDriverError, gpu_available
-from runtime.kernel import (
-    INTERPRET_ENV,
-    InterpreterMismatch,
-    Kernel,
-    Program,
-    check_device,
-    comparing,
-    interpreting,
-    load,
-)
+from runtime.interpreting import INTERPRET_ENV, InterpreterMismatch, comparing, interpreting
+from runtime.kernel import Kernel, Program, check_device, load
 
 __all__ = [
     "INTERPRET_ENV",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ctypes
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from math import prod
@@ -25,6 +24,7 @@ from facts.abi import (
 from facts.target import TARGETS
 from runtime import arrays as arr
 from runtime.driver import DeviceFacts, NoDriverError, call, facts, no_gpu, synchronize
+from runtime.interpreting import INTERPRET_ENV, check_same, comparing, interpreting, twin
 from runtime.tensor_map import (
     TENSOR_MAP_BYTES,
     check_tensor_map_array,
@@ -203,39 +203,6 @@ def direct_parameters(
     return found
 
 
-INTERPRET_ENV = "COPY_INTERPRET"
-"""Set to 1, a kernel call runs the kernel on the CPU (the interpreter) instead of the GPU;
-set to `compare`, it runs on both, on the same inputs, and their results must agree bit for
-bit (`InterpreterMismatch`)."""
-
-
-def interpreting() -> bool:
-    """Whether kernel calls run on the CPU instead of the GPU (`COPY_INTERPRET=1`)."""
-    return os.environ.get(INTERPRET_ENV, "") not in ("", "0", "compare")
-
-
-def comparing() -> bool:
-    """Whether kernel calls run on the GPU and the interpreter both
-    (`COPY_INTERPRET=compare`)."""
-    return os.environ.get(INTERPRET_ENV, "") == "compare"
-
-
-def twin(a: np.ndarray) -> np.ndarray:
-    """A copy of `a` with its strides: a view into a padded array is copied with the array
-    it views (the kernel's layout checks see the same strides)."""
-    root = a
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    if root is a or not root.flags.c_contiguous:
-        return a.copy()
-    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-    return np.ndarray(a.shape, a.dtype, root.copy(), offset, a.strides)
-
-
-class InterpreterMismatch(AssertionError):
-    """Under `COPY_INTERPRET=compare`, the GPU and the interpreter left an array differently."""
-
-
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
 """The most blocks a grid has along x, y and z (a larger grid fails with
 CUDA_ERROR_INVALID_VALUE, seen on the H200 for grid y = 65536)."""
@@ -377,25 +344,15 @@ class Kernel:
         stream: Any = None,
     ) -> None:
         """Runs the kernel on the GPU, and on the CPU on copies of the same numpy inputs;
-        raises `InterpreterMismatch` naming the first array and element where they differ.
-        A call with a device array only launches (the interpreter takes numpy arrays)."""
+        raises `InterpreterMismatch` naming the first array and byte where they differ. A
+        call with a device array only launches (the interpreter takes numpy arrays)."""
         if not all(isinstance(v, np.ndarray) or np.isscalar(v) for v in values):
             self.launch(*values, grid=grid, block=block, stream=stream)
             return
         copies = [twin(v) if isinstance(v, np.ndarray) else v for v in values]
         self.launch(*values, grid=grid, block=block, stream=stream)
         self.interpret(*copies, grid=grid, block=block)
-        for i, (gpu, cpu) in enumerate(zip(values, copies, strict=True)):
-            if not isinstance(gpu, np.ndarray):
-                continue
-            got, want = (np.ascontiguousarray(a).reshape(-1).view(np.uint8) for a in (gpu, cpu))
-            differ = np.flatnonzero(got != want)
-            if differ.size:
-                raise InterpreterMismatch(
-                    f"kernel {self.name}, argument {i} ({gpu.dtype}{list(gpu.shape)}): the GPU "
-                    f"and the interpreter differ at {differ.size} bytes, the first at byte "
-                    f"{int(differ[0])} (grid {grid}, block {block})"
-                )
+        check_same(self.name, values, copies, f"grid {grid}, block {block}")
 
     def interpret(
         self, *values: Any, grid: tuple[int, ...], block: tuple[int, ...] | None = None

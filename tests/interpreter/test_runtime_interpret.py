@@ -87,7 +87,7 @@ def test_compare_runs_both_and_names_where_they_differ(monkeypatch, gpu_wrong):
 def test_compare_copies_a_view_with_its_strides():
     """The interpreter's inputs keep the caller's layout: a view into a padded array is
     copied with the array it views, not made contiguous."""
-    from runtime.kernel import twin
+    from runtime.interpreting import twin
 
     padded = np.arange(130 * 68, dtype=np.float32).reshape(130, 68)
     view = padded[:, 4:64]
