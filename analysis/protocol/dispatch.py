@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from xdsl.dialects import scf
+from xdsl.dialects import func, scf
 from xdsl.ir import Operation
 
 from analysis.protocol import (
     foreign,
     ops_barriers,
+    ops_cluster,
     ops_copies,
     ops_dsmem,
     ops_roles,
@@ -56,6 +57,7 @@ STEPS: Mapping[type[Operation], Step] = {
     copy.PeerStoreOp: ops_dsmem.peer_store,
     copy.PeerCopyOp: ops_dsmem.peer_copy,
     copy.PeerArriveOp: ops_dsmem.peer_arrive,
+    copy.ClusterSyncOp: ops_cluster.cluster_sync,
     # tensor maps in global memory
     copy.TensorMapReplaceOp: ops_tensormaps.tensormap_replace,
     copy.TensorMapFenceReleaseOp: ops_tensormaps.tensormap_release,
@@ -72,6 +74,18 @@ STEPS: Mapping[type[Operation], Step] = {
     copy.NamedBarrierSyncOp: ops_roles.named_sync,
     copy.NamedBarrierArriveOp: ops_roles.named_arrive,
 }
+
+CLUSTER_STEPS: Mapping[type[Operation], Step] = {
+    **STEPS,
+    copy.BarrierInitOp: ops_cluster.clustered_init,
+    copy.BarrierInvalOp: ops_cluster.clustered_inval,
+    copy.BarrierReinitOp: ops_cluster.clustered_reinit,
+    copy.AsyncCopyOp: ops_cluster.cluster_copy,
+    func.ReturnOp: ops_cluster.kernel_return,
+}
+"""The table of a run that models the cluster rank by rank (`cluster`): the barrier ops
+that end with the cluster barrier, the loads whose bytes cross CTAs, and the return (no
+peer's write or arrival may reach a CTA after it)."""
 
 FOREIGN: Step = foreign.foreign_op
 """How an agent follows an op that takes SMEM and that no entry of `STEPS`, nor the agent

@@ -14,6 +14,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.traits import MemoryEffectKind, get_effects
 
 from analysis.protocol.assumptions import Assumptions
+from analysis.protocol.cluster import ClusterFacts, cluster_facts
 from analysis.protocol.periods import LoopShape
 from analysis.protocol.values import Value
 from analysis.smem_values import Origin, smem_values
@@ -121,6 +122,12 @@ class Kernel:
     @property
     def threads(self) -> int | None:
         return None if self.block is None else self.block[0] * self.block[1] * self.block[2]
+
+    @cached_property
+    def cluster(self) -> ClusterFacts:
+        """The CTAs of the cluster the runs model, and what each rank knows from its
+        position (`cluster.cluster_facts`), once per kernel."""
+        return cluster_facts(self.fn)
 
     @cached_property
     def foreign(self) -> dict[Operation, Foreign]:

@@ -1,6 +1,9 @@
 """How an agent follows the DSMEM ops (`copy_dialect.dsmem`): the peer's barrier each one
-completes on, as this CTA receives it (P6 where the analysis cannot tell), and the peer
-writes and arrivals it stands for (`state.copies`, `state.barriers`)."""
+completes on (P6 where the analysis cannot tell), and the peer writes and arrivals it makes
+(`state.copies`, `state.barriers`). With the cluster modelled rank by rank (`cluster`), they
+land in the state of the CTA the peer rank names, checked against that CTA's clocks (a
+write into a buffer the peer may still read, P3; a CTA that returned, P7); with one CTA
+standing for all, a CTA receives what it sends (the symmetric reading)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,8 @@ from xdsl.ir import Operation, SSAValue
 from analysis.protocol.findings import warning
 from analysis.protocol.ops_barriers import barrier_key
 from analysis.protocol.records import describe_key
+from analysis.protocol.state import State
+from analysis.protocol.steps import Stop
 from analysis.protocol.walk import Agent
 from copy_dialect import ops as copy
 
@@ -42,6 +47,39 @@ def peer_key(
     return key  # type: ignore[return-value]
 
 
+def peer_target(
+    agent: Agent, op: Operation, barrier: SSAValue, index: SSAValue | None, peer: SSAValue
+) -> tuple[State, tuple[SSAValue, int]] | None:
+    """The state of the CTA a DSMEM op lands in and the barrier it completes on there: the
+    peer CTA itself when the cluster is modelled rank by rank, else this CTA (`peer_key`)."""
+    if agent.walk.cluster.facts.ranks == 1:
+        key = peer_key(agent, op, barrier, index, peer)
+        return None if key is None else (agent.state, key)
+    key = barrier_key(agent, op, barrier, index)
+    if key is None:
+        return None
+    rank = agent.uniform_int(peer)
+    if not isinstance(rank, int):
+        # rule: P6
+        agent.report(
+            warning(
+                op,
+                f"cannot prove the phases of {describe_key(key)} in the peer CTA: its rank is "  # type: ignore[arg-type]
+                "not known for each CTA of the cluster",
+                "compute the peer from gpu.block_id with arith ops (rank ^ 1 with rank = "
+                "block_id x % 2, (rank + 1) % n in a ring)",
+            )
+        )
+        for state in agent.walk.states:
+            if key in state.barriers.table:
+                state.barriers.table[key].unknown = True  # type: ignore[index]
+        return None
+    where = describe_key(key)  # type: ignore[arg-type]
+    if not agent.walk.cluster.target(op, agent.rank, rank, f"'{op.name}'", where):
+        raise Stop
+    return agent.walk.states[rank], key  # type: ignore[return-value]
+
+
 def peer_store(agent: Agent, op: copy.PeerStoreOp, mask: int | None) -> None:
     # The threads' stores fill the ref together: the region is the slot that the leading
     # block-uniform indices pick (the whole ref when the first varies by thread).
@@ -53,9 +91,10 @@ def peer_store(agent: Agent, op: copy.PeerStoreOp, mask: int | None) -> None:
         known.append(v)
     region = agent.region(op.ref, known)
     agent.event(op, region)
-    key = peer_key(agent, op, op.barrier, op.barrier_index, op.peer)
-    if key is None:
+    found = peer_target(agent, op, op.barrier, op.barrier_index, op.peer)
+    if found is None:
         return
+    there, key = found
     if mask is None or agent.n is None:
         why = "the threads that reach it are not known" if agent.n else "the block size is unknown"
         # rule: P6
@@ -68,11 +107,13 @@ def peer_store(agent: Agent, op: copy.PeerStoreOp, mask: int | None) -> None:
                 "known (a block-uniform loop, a condition on the thread id)",
             )
         )
-        agent.state.barriers.table[key].unknown = True
+        there.barriers.table[key].unknown = True
         return
     nbytes = agent.threads_in(mask) * op.value_bytes
     what = "the peer's red.async" if op.reduction is not None else "the peer's st.async"
-    agent.state.copies.peer_write(op, region, key, nbytes, agent.members(mask), what)
+    if there is not agent.state:
+        what = f"CTA {agent.rank}'s {'red' if op.reduction is not None else 'st'}.async"
+    there.copies.peer_write(op, region, key, nbytes, agent.members(mask), what)
 
 
 def peer_copy(agent: Agent, op: copy.PeerCopyOp, mask: int | None) -> None:
@@ -81,23 +122,29 @@ def peer_copy(agent: Agent, op: copy.PeerCopyOp, mask: int | None) -> None:
     agent.event(op, src, dst)
     if not agent.elected(op, mask):
         return
-    key = peer_key(agent, op, op.barrier, op.barrier_index, op.peer)
+    found = peer_target(agent, op, op.barrier, op.barrier_index, op.peer)
     s = agent.state
     s.smem.read(op, src, (agent.c0,), "the peer copy")
     s.smem.async_read(op, src, "the peer copy", (agent.c0,))
-    if key is None:
+    if found is None:
         return
-    s.copies.peer_write(op, dst, key, op.delivered_bytes, (agent.c0,), "the peer's bulk copy")
+    there, key = found
+    what = "the peer's bulk copy" if there is s else f"CTA {agent.rank}'s bulk copy"
+    there.copies.peer_write(op, dst, key, op.delivered_bytes, (agent.c0,), what)
 
 
 def peer_arrive(agent: Agent, op: copy.PeerArriveOp, mask: int | None) -> None:
     agent.operand_event(op)
     if not agent.elected(op, mask):
         return
-    key = peer_key(agent, op, op.barrier, op.barrier_index, op.peer)
-    if key is None:
+    found = peer_target(agent, op, op.barrier, op.barrier_index, op.peer)
+    if found is None:
         return
-    agent.state.hb.stamp(agent.c0)
+    there, key = found
+    stamp = agent.state.hb.stamp(agent.c0)
     how = "copy.peer_arrive makes one arrival per execution, on the peer's barrier"
     made = copy.arrivals_of(op).made(1)  # the elected thread's
-    agent.state.barriers.arrive(op, key, made, op.tx_bytes, (agent.c0,), agent.name, how)
+    there.barriers.arrive(op, key, made, op.tx_bytes, (agent.c0,), agent.name, how)
+    if there is not agent.state:
+        rank = agent.walk.states.index(there)
+        agent.walk.cluster.arrival(op, agent.rank, rank, (stamp,), agent.name)

@@ -137,7 +137,7 @@ def for_op(agent: Agent, op: scf.ForOp, mask: int | None) -> Steps:
     # Only the run with the most iterations is checked for a steady state (`steady`).
     walk = agent.walk
     chosen = op.ub in agent.bindings and count >= agent.kernel.trip_counts
-    heads = walk.heads.setdefault(op, []) if chosen else None
+    heads = walk.heads.setdefault(op, []) if chosen and not agent.rank else None  # CTA 0's
     frames, state = agent.frames, agent.kernel.loops[op].state
     frame = len(frames)
     frames.append((op, 0))

@@ -11,7 +11,8 @@ from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import join
-from analysis.protocol.dispatch import FOREIGN, STEPS
+from analysis.protocol.cluster import Cluster
+from analysis.protocol.dispatch import CLUSTER_STEPS, FOREIGN, STEPS
 from analysis.protocol.facts import Kernel
 from analysis.protocol.findings import ProtocolFinding, Related, Report
 from analysis.protocol.records import Deadlock
@@ -42,9 +43,14 @@ class Walk:
         self.report = report
         self.order = order
         """Roles by priority, highest first (the block after them)."""
+        facts = kernel.cluster
         self.state = State(report)
-        self.state.group_sets.pending_cap = kernel.max_pending + 1
-        self.dispatch = STEPS
+        self.states = [self.state] + [State(report, self.state.hb) for _ in range(facts.ranks - 1)]
+        """One state per CTA the run models (`cluster`), sharing one HappensBefore."""
+        for state in self.states:
+            state.group_sets.pending_cap = kernel.max_pending + 1
+        self.cluster = Cluster(facts, self.state.hb, report)
+        self.dispatch = STEPS if facts.ranks == 1 else CLUSTER_STEPS
         """How the agents follow each op (`dispatch`)."""
         self.foreign = FOREIGN
         """How they follow an op that takes SMEM and whose effects they do not own."""
@@ -60,14 +66,16 @@ class Walk:
 
     def run(self) -> None:
         hb = self.state.hb
-        classes = (hb.new_class([]), hb.new_class([]))
-        block = Agent(self, "the block", None, self.kernel.threads, 0, None, classes)
-        for arg in self.kernel.fn.args:
-            block.env[arg] = UNIFORM
-        hb.live = list(block.classes)
-        block.steps = block.main()
-        self.agents = [block]
-        self.ranked = [block]
+        for rank in range(len(self.states)):
+            classes = (hb.new_class([]), hb.new_class([]))
+            block = Agent(self, "the block", None, self.kernel.threads, 0, None, classes, rank)
+            for arg in self.kernel.fn.args:
+                block.env[arg] = UNIFORM
+            hb.live += block.classes
+            block.steps = block.main()
+            self.agents.append(block)
+        self.ranked = list(self.agents)
+        hb.concurrent = len(self.states) > 1  # the CTAs of a cluster run at once
         self.schedule()
 
     def schedule(self) -> None:
@@ -117,7 +125,11 @@ class Walk:
     def fork(self, roles: list[Agent]) -> None:
         hb = self.state.hb
         hb.concurrent = True
-        hb.live = [c for a in roles for c in a.classes]
+        block = roles[0].parent
+        assert block is not None
+        hb.live = [c for c in hb.live if c not in block.classes] + [
+            c for a in roles for c in a.classes
+        ]
         self.agents += roles
         rank = {r: i for i, r in enumerate(self.order)}
         ranked = sorted(roles, key=lambda a: rank.get(a.role, len(rank) + (a.role or 0)))
@@ -125,7 +137,7 @@ class Walk:
 
     def join(self, block: Agent, roles: list[Agent], op: Operation) -> None:
         """The roles have ended: what they left in flight (P7), then a block barrier."""
-        s = self.state
+        s = block.state
         hb = s.hb
         for agent in roles:
             s.ends.role_end(op, agent.groups)
@@ -135,8 +147,10 @@ class Walk:
             joined = join(joined, hb.clocks[c])
         hb.clocks[block.c0] = joined
         hb.clocks[block.c1] = joined.copy()
-        hb.concurrent = False
-        hb.live = list(block.classes)
+        hb.concurrent = len(self.states) > 1
+        hb.live = [c for c in hb.live if all(c not in a.classes for a in roles)] + list(
+            block.classes
+        )
         s.prune()
         self.agents = [a for a in self.agents if a not in roles]
         self.ranked = [a for a in self.ranked if a not in roles]
@@ -154,7 +168,7 @@ class Walk:
             frames = tuple(other.frames[:-1])
             inner = other.frames[-1:] and ((other.frames[-1][0], other.frames[-1][1] - i),)
             where.append((other.at, other.done, other.blocked is not None, frames, inner, carried))
-        return (self.state.snapshot(), tuple(where))
+        return (tuple(s.snapshot() for s in self.states), tuple(where))
 
 
 def run_kernel(

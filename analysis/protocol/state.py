@@ -38,9 +38,10 @@ from analysis.protocol.tmem import Tmem
 
 
 class State:
-    def __init__(self, report: Report):
+    def __init__(self, report: Report, hb: HappensBefore | None = None):
+        """`hb`: the clocks of the cluster's other CTAs, when the run models several."""
         self.report = report
-        self.hb = hb = HappensBefore()
+        self.hb = hb = HappensBefore() if hb is None else hb
         self.barriers = Mbarriers(hb, report)
         self.waits = self.barriers.waits
         self.named = NamedBarriers(hb, report)

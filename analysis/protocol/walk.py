@@ -59,12 +59,19 @@ class Agent:
         offset: int,
         parent: Agent | None,
         classes: tuple[int, int],
+        rank: int = 0,
     ):
         self.walk = walk
         self.kernel = walk.kernel
         self.bindings = walk.bindings
-        self.state = walk.state
-        self.tmem = walk.state.tmem
+        self.rank = parent.rank if parent is not None else rank
+        """The CTA of the cluster it runs in (`cluster`: 0 when one CTA stands for all)."""
+        self.fixed = walk.kernel.cluster.fixed[self.rank]
+        """The values the CTA's position in the cluster decides (`cluster.rank_values`)."""
+        if len(walk.states) > 1:
+            name = f"{name} of CTA {self.rank}"
+        self.state = walk.states[self.rank]
+        self.tmem = self.state.tmem
         """The TMEM part of the state (every op is checked against its loads, P11)."""
         self.dispatch = walk.dispatch
         self.report = walk.report
@@ -102,6 +109,10 @@ class Agent:
     # ---- values --------------------------------------------------------------------------
 
     def value(self, v: SSAValue) -> Value:
+        if self.fixed:
+            got = self.fixed.get(v)
+            if got is not None:
+                return got
         got = self.bindings.get(v)
         if got is not None:
             return got

@@ -29,9 +29,6 @@ TODAY = {
     "condition is not known' (tile < tiles)",
     "gemm_fp8_scaled": "P10 warning: 'cannot prove the copies in this loop: its bounds are not "
     "known for every thread' (the grid-stride tile loop)",
-    "gemm_2cta_pair": "P6 error: 'barrier 0 of %empty may be two phases ahead of this wait': "
-    "the cluster is mirrored, so the leader's release of the peer's slot counts as a second "
-    "arrival on its own empty[s]",
 }
 """What the protocol analysis says today of the kernels it cannot prove (issue N, items
 1-3). Each is a false finding: the interpreter runs the kernel clean."""

@@ -9,16 +9,6 @@ import pytest
 from tests.interpreter import oracle
 
 KNOWN_UNSOUND: dict[str, str] = {
-    "lit/ops.mlir#0": (
-        "@multicast: each CTA's second multicast load writes the peer's buffer while the "
-        "peer's first may still land there (P3, across CTAs); the analysis mirrors one CTA "
-        "for the cluster instead of modelling each (issue N)"
-    ),
-    "lit/ops.mlir#5": (
-        "@dsmem: the peer is a kernel argument; with every CTA naming the same peer, one "
-        "barrier gets two arrivals and the other none (P5, P6); the analysis assumes the "
-        "peers pair up (issue N: the cluster modelled, a peer it cannot compute warned)"
-    ),
     "fuzz/9/386": (
         "a TMEM store past its allocation's columns: no rule bounds a TMEM access by its "
         "allocation (N)"
@@ -27,18 +17,6 @@ KNOWN_UNSOUND: dict[str, str] = {
     "fuzz/9/769": "the same: a TMEM store past its allocation",
     "fuzz/9/922": "the same: a TMEM store past its allocation",
     "fuzz/9/1001": "the same: a TMEM load past its allocation",
-    "fuzz/9/78": (
-        "a leader-tracked load of a CTA pair whose peer waits on its own barrier: the bytes "
-        "of both CTAs land on the leader's barrier, and the peer's gets no arrival and no "
-        "byte: CTA 1 hangs (P6); the analysis credits each CTA's own barrier (N)"
-    ),
-    "fuzz/9/275": "the same: a leader-tracked load's peer waits on its own barrier (P6)",
-    "fuzz/9/510": "the same: a leader-tracked load's peer waits on its own barrier (P6)",
-    "fuzz/9/1037": "the same: a leader-tracked load's peer waits on its own barrier (P6)",
-    "fuzz/9/1078": (
-        "the same, with arrive = false: the peer's own barrier expects bytes that land on the "
-        "leader's (P6)"
-    ),
     "fuzz/9/1195": (
         "an SMEM slot index from a kernel argument out of the buffer's range: no rule bounds "
         "a computed slot index as P9 bounds a barrier index (N)"

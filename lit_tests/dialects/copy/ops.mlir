@@ -86,6 +86,9 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     }
     %p = arith.constant true
     copy.barrier_wait %bar[%c0], %p : !copy.barrier<1>
+    // The next multicast writes the peer's %buf too: the peer must be done with its first
+    // fill (the cluster's barrier orders every CTA's wait before any CTA's next load).
+    copy.cluster_sync
     // One explicit expect_tx for a copy that does not arrive itself: 128 x 64 x 2 bytes (the
     // whole box, although each CTA of the pair issues half of it).
     // CHECK: copy.barrier_arrive_expect_tx %{{.*}}, 16384 : !copy.barrier<1>
@@ -132,14 +135,26 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     // CHECK: copy.async_copy %{{.*}} to %{{.*}} barrier %{{.*}}[%{{.*}}] leader_tracked <partitioned 0> {collective = array<i64: 0>}
     // CHECK-GENERIC: leader_tracked = #copy.leader_tracked<partitioned 0>
     copy.async_copy %x[%c0, %i] to %buf barrier %bar[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
-    // The leader's barrier counts both CTAs' boxes.
+    // The leader's barrier counts both CTAs' boxes: the leader (the even CTA) waits on it,
+    // the peer's own barrier gets no byte; the cluster's barrier then tells the peer its box
+    // has landed.
     %false = arith.constant false
-    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    %c2 = arith.constant 2 : index
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    scf.if %leader {
+      copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    }
+    copy.cluster_sync
     // CHECK: copy.async_copy %{{.*}} to %{{.*}} barrier %{{.*}}[%{{.*}}] leader_tracked <replicated> {collective = array<i64: 0>}
     // CHECK-GENERIC: leader_tracked = #copy.leader_tracked<replicated>
     copy.async_copy %x[%c0, %i] to %buf barrier %bar[%c0] leader_tracked <replicated> {collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
     %true = arith.constant true
-    copy.barrier_wait %bar[%c0], %true : !copy.barrier<1>
+    scf.if %leader {
+      copy.barrier_wait %bar[%c0], %true : !copy.barrier<1>
+    }
+    copy.cluster_sync
     func.return
   }
 

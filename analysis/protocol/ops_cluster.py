@@ -1,0 +1,235 @@
+"""How an agent follows what crosses the CTAs of a cluster modelled rank by rank
+(`cluster`): the cluster barrier (`copy.cluster_sync`, and the one that ends a clustered
+barrier_init, inval or reinit), multicast and leader-tracked loads, and the return of a CTA
+(no peer's write or arrival may reach it after). The DSMEM ops are `ops_dsmem`'s."""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.ir import Operation
+
+from analysis.protocol.clocks import join
+from analysis.protocol.findings import Related, error, warning
+from analysis.protocol.ops_barriers import barrier_init, barrier_inval, barrier_key, barrier_reinit
+from analysis.protocol.ops_copies import async_copy
+from analysis.protocol.ops_scf import choose
+from analysis.protocol.records import Fill, describe_key
+from analysis.protocol.steps import Blocked, Steps, Stop
+from analysis.protocol.values import UNIFORM
+from analysis.protocol.walk import Agent
+from copy_dialect import ops as copy
+
+# ---- the cluster barrier -------------------------------------------------------------------
+
+
+def cluster_arrive(agent: Agent, op: Operation, mask: int | None, release: bool) -> None:
+    cluster = agent.walk.cluster
+    key = id(agent)
+    if key in cluster.pending:
+        # rule: P13
+        agent.report(
+            error(
+                op,
+                "arrives on the cluster barrier again before waiting for its last arrive: "
+                "barrier.cluster.arrive twice without a wait is undefined",
+                "copy.cluster_sync wait between the two arrives (or use copy.cluster_sync, "
+                "which arrives and waits)",
+            )
+        )
+        raise Stop
+    g = cluster.arrived.get(key, 0)
+    cluster.arrived[key] = g + 1
+    cluster.pending[key] = g
+    hb = agent.state.hb
+    gen = cluster.generation(g)
+    for c in agent.classes:
+        hb.stamp(c)
+        if release:
+            gen.clock = join(gen.clock, hb.clocks[c])
+    threads = agent.kernel.threads
+    gen.arrived += 1 if threads is None else agent.threads_in(mask if mask is not None else -1)
+    gen.arrivers.append((op, agent.name))
+    hb.progress = True
+
+
+def cluster_total(agent: Agent) -> int:
+    threads = agent.kernel.threads
+    return agent.walk.cluster.facts.ranks * (1 if threads is None else threads)
+
+
+def cluster_wait(agent: Agent, op: Operation) -> Steps:
+    cluster = agent.walk.cluster
+    g = cluster.pending.pop(id(agent), None)
+    if g is None:
+        # rule: P13
+        agent.report(
+            error(
+                op,
+                "waits on the cluster barrier without an arrive before it: the wait is for "
+                "the generation of the thread's last arrive",
+                "copy.cluster_sync arrive before this wait (or use copy.cluster_sync, which "
+                "arrives and waits)",
+            )
+        )
+        raise Stop
+    gen = cluster.generation(g)
+    total = cluster_total(agent)
+    if gen.arrived < total:
+
+        def stuck(others: list[Related]) -> None:
+            # rule: P6
+            agent.report(
+                error(
+                    op,
+                    f"this wait on the cluster barrier never returns: generation {g} has "
+                    f"{gen.arrived} of the {total} threads of the cluster's CTAs arriving",
+                    "make every thread of every CTA arrive (copy.cluster_sync outside "
+                    "conditions on the rank or the thread, in every role that runs)",
+                    *others,
+                )
+            )
+
+        yield Blocked(
+            op, lambda: gen.arrived >= total, stuck, what=f"the cluster barrier (generation {g})"
+        )
+    hb = agent.state.hb
+    for c in agent.classes:
+        hb.clocks[c] = join(hb.clocks[c], gen.clock)
+    for state in agent.walk.states:
+        state.prune()
+
+
+def cluster_sync(agent: Agent, op: copy.ClusterSyncOp, mask: int | None) -> Steps | None:
+    agent.event(op)
+    if agent.kernel.threads is None and agent.role is not None:
+        # rule: P6
+        agent.report(
+            warning(
+                op,
+                "cannot prove the cluster barrier: the block size is unknown, so the threads "
+                "that arrive here are not known",
+                "give the kernel gpu.known_block_size",
+            )
+        )
+        raise Stop
+    agent.whole_group(op, mask, "is the cluster barrier, which every thread arrives on")
+    if op.arrives:
+        cluster_arrive(agent, op, mask, op.relaxed is None)
+    if op.waits:
+        return cluster_wait(agent, op)
+    return None
+
+
+def whole_sync(agent: Agent, op: Operation, mask: int | None) -> Steps:
+    """The cluster barrier a clustered barrier_init, inval or reinit ends with (their
+    lowering: barrier.cluster.arrive and wait, aligned)."""
+    cluster_arrive(agent, op, mask, True)
+    yield from cluster_wait(agent, op)
+
+
+def clustered_init(agent: Agent, op: copy.BarrierInitOp, mask: int | None) -> Steps:
+    barrier_init(agent, op, mask)
+    yield from whole_sync(agent, op, mask)
+
+
+def clustered_inval(agent: Agent, op: copy.BarrierInvalOp, mask: int | None) -> Steps:
+    yield from whole_sync(agent, op, mask)
+    barrier_inval(agent, op, mask)
+
+
+def clustered_reinit(agent: Agent, op: copy.BarrierReinitOp, mask: int | None) -> Steps:
+    barrier_reinit(agent, op, mask)
+    yield from whole_sync(agent, op, mask)
+
+
+# ---- loads whose bytes cross CTAs ----------------------------------------------------------
+
+
+def cluster_copy(agent: Agent, op: copy.AsyncCopyOp, mask: int | None) -> None:
+    """A multicast or leader-tracked load, rank by rank (`cluster`); another copy as one
+    CTA's (`ops_copies.async_copy`)."""
+    facts = agent.walk.cluster.facts
+    how = facts.collective.get(op)
+    if how is None:
+        async_copy(agent, op, mask)
+        return
+    g = agent.kernel.geometry.get(op)
+    if g is None:
+        from analysis.protocol.facts import CopyFacts
+
+        g = agent.kernel.geometry[op] = CopyFacts.of(op)
+    if g.predicate is not None:
+        p = agent.uniform_int(g.predicate)
+        if p is UNIFORM:
+            choose(agent, g.predicate, (1, 0))
+        if isinstance(p, tuple):
+            p = p[0]
+        if p == 0:
+            return
+    region = agent.region(g.smem, g.smem_indices)
+    index = None if g.barrier_index is None else agent.uniform_int(g.barrier_index)
+    agent.event(op, region, index)
+    if not agent.elected(op, mask):
+        return
+    assert g.barrier is not None
+    key = barrier_key(agent, op, g.barrier, g.barrier_index)
+    if key is None:
+        return
+    walk, rank, issuer = agent.walk, agent.rank, agent.c0
+    s = agent.state
+    s.hb.stamp(issuer)
+    made = 0 if g.arrivals is None else g.arrivals.made(1)
+    group = facts.group(rank, how.dims)
+    if how.pair:
+        leader = rank & ~1
+        s.smem.refill(op, region, "the leader-tracked load", (issuer,))
+        if group.index(rank) == 0 and made:
+            s.barriers.arrive(op, key, made, g.expect, (issuer,), agent.name)  # type: ignore[arg-type]
+        if not walk.cluster.target(op, rank, leader, "the leader-tracked load"):
+            raise Stop
+        there = walk.states[leader].barriers
+        phase = there.deliver(op, key, how.share, issuer)  # type: ignore[arg-type]
+        end = ((there.table[key].comp, phase + 1),)  # type: ignore[index]
+        s.smem.fills.append(Fill(op, region, key, phase, end))  # type: ignore[arg-type]
+        walk.cluster.pair_fills.add(op)
+        return
+    if made:
+        s.barriers.arrive(op, key, made, g.expect, (issuer,), agent.name)  # type: ignore[arg-type]
+    for r in group:
+        if not walk.cluster.target(op, rank, r, "the multicast load"):
+            raise Stop
+        what = "the multicast load" if r == rank else f"CTA {rank}'s multicast load"
+        walk.states[r].copies.peer_write(op, region, key, how.share, (issuer,), what)  # type: ignore[arg-type]
+
+
+# ---- the return ----------------------------------------------------------------------------
+
+
+def kernel_return(agent: Agent, op: func.ReturnOp, mask: int | None) -> None:
+    """The CTA returns: nothing of its own in flight (`ends`), no load of its SMEM that
+    completes on the leader's barrier unknown to it, no peer's arrival that may come later
+    (`Cluster.exit`)."""
+    s = agent.state
+    cluster = agent.walk.cluster
+    for fill in s.smem.fills:
+        if fill.op not in cluster.pair_fills or fill.reported or fill.key is None:
+            continue
+        if any(s.smem.fill_known(fill, (c,)) for c in agent.classes):
+            continue
+        fill.reported = True
+        # rule: P7
+        agent.report(
+            error(
+                op,
+                f"CTA {agent.rank} returns while its leader-tracked load may still be writing "
+                f"its SMEM: the load completes on the leader's {describe_key(fill.key)} "
+                "(CTA {0}), which this CTA never waits on".format(agent.rank & ~1),
+                "make the leader tell this CTA that the phase completed (after its wait, a "
+                "copy.peer_arrive on a barrier of this CTA, which this CTA waits on before the "
+                "return); a wait on this CTA's own barrier never returns: no byte reaches it",
+                Related(fill.op, "the load"),
+            )
+        )
+        break
+    s.ends.exit(op, agent.groups, agent.classes)
+    cluster.exit(op, agent.rank, agent.classes)
