@@ -3,18 +3,20 @@ worth choosing, and the runs over every choice; findings of all runs, once each.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import permutations
 from math import lcm
 
 from xdsl.dialects import func, scf
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from analysis.protocol.facts import CopyFacts, Kernel, block_size, equal_values
+from analysis.protocol.facts import CopyFacts, Kernel, LoopCount, block_size, equal_values
 from analysis.protocol.findings import ProtocolFinding, Related, warning
-from analysis.protocol.periods import LoopShape, Shape, loop_shape
+from analysis.protocol.periods import INVARIANT, LoopShape, Shape, loop_shape
 from analysis.protocol.run import Infeasible, Walk, run_kernel, steady
 from analysis.protocol.steps import Choose
 from copy_dialect import ops as copy
+from copy_dialect.verify_common import constant_int
 
 MAX_RUNS = 512
 """Runs (choices of trip counts and branches) per kernel before the analysis gives up."""
@@ -43,7 +45,7 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     loops: list[SSAValue] = []
     conds: list[SSAValue] = []
     geometry: dict[Operation, CopyFacts] = {}
-    shapes: dict[scf.ForOp, LoopShape] = {}
+    shapes: dict[Operation, LoopShape] = {}
     ring, pending, roles = 1, 0, 0
     for op in holders:
         kind = type(op)
@@ -51,6 +53,8 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
             geometry[op] = CopyFacts.of(op)  # type: ignore[arg-type]
         elif kind is scf.ForOp:
             loops.append(op.ub)  # type: ignore[attr-defined]
+            shapes[op] = loop_shape(op, holders)  # type: ignore[arg-type]
+        elif kind is scf.WhileOp:
             shapes[op] = loop_shape(op, holders)  # type: ignore[arg-type]
         elif kind is scf.IfOp:
             conds.append(op.cond)  # type: ignore[attr-defined]
@@ -72,8 +76,68 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     canon, aliases = equal_values([*loops, *conds, *predicates])
     return Kernel(
         fn, block_size(fn), frozenset(loops), trips, depth, lap, pending, holders, {}, geometry,
-        {}, canon, aliases, roles, shapes,
+        {}, canon, aliases, roles, shapes, strided_counts(shapes),
     )  # fmt: skip
+
+
+def strided_counts(loops: Iterable[Operation]) -> dict[Operation, LoopCount]:
+    """The loops whose trip count the driver chooses itself: each `scf.for` whose start or
+    step is not a constant (a grid-stride loop over tiles) and each `scf.while` (a loop over
+    a work counter), with its choice: one for the loops computed alike (the same start,
+    bound and step; the same test of the same values carried the same way), as every
+    role's tile loop."""
+    chosen = [
+        loop
+        for loop in loops
+        if isinstance(loop, scf.WhileOp)
+        or (
+            isinstance(loop, scf.ForOp)
+            and (constant_int(loop.lb) is None or constant_int(loop.step) is None)
+        )
+    ]
+    canon, _ = equal_values([v for loop in chosen for v in loop.operands])
+    first: dict[object, LoopCount] = {}
+    counts = {}
+    for loop in chosen:
+        counts[loop] = first.setdefault(signature(loop, canon), LoopCount(loop))
+    return counts
+
+
+def signature(loop: Operation, canon: dict[SSAValue, SSAValue]) -> object:
+    """What a loop computes its trip count from, with its own block arguments as positions
+    and the values from outside it as their canonical representatives."""
+    memo: dict[SSAValue, object] = {}
+
+    def of(v: SSAValue) -> object:
+        if v in memo:
+            return memo[v]
+        memo[v] = ("cycle",)
+        owner = v.block.parent_op() if isinstance(v, BlockArgument) else v.owner
+        inside = owner is loop or (isinstance(owner, Operation) and loop.is_ancestor(owner))
+        if not inside:
+            found: object = canon.get(v, v)
+        elif isinstance(v, BlockArgument):
+            found = ("arg", loop.regions.index(v.block.parent), v.index)
+        else:
+            op = v.owner
+            props = tuple(sorted((k, str(p)) for k, p in op.properties.items()))
+            found = (op.name, props, tuple(of(o) for o in op.operands))
+        memo[v] = found
+        return found
+
+    if isinstance(loop, scf.ForOp):
+        return ("for", of(loop.lb), of(loop.ub), of(loop.step))
+    assert isinstance(loop, scf.WhileOp)
+    before = loop.before_region.blocks[0].last_op
+    after = loop.after_region.blocks[0].last_op
+    assert before is not None
+    assert after is not None
+    return (
+        "while",
+        tuple(of(v) for v in loop.arguments),
+        tuple(of(v) for v in before.operands),
+        tuple(of(v) for v in after.operands),
+    )
 
 
 def walked(depth: int, shape: LoopShape, roles: bool) -> int:
@@ -106,6 +170,9 @@ def priority_orders(roles: int) -> list[tuple[int, ...]]:
 def describe(bindings: dict[SSAValue, int], kernel: Kernel) -> str:
     parts = []
     for value, chosen in bindings.items():
+        if isinstance(value, LoopCount):
+            parts.append(value.describe(chosen))
+            continue
         name = f"%{value.name_hint}" if value.name_hint else "a value"
         if value in kernel.loop_bounds:
             parts.append(f"{name} = {chosen}")
@@ -114,16 +181,35 @@ def describe(bindings: dict[SSAValue, int], kernel: Kernel) -> str:
     return "found for " + ", ".join(parts) if parts else ""
 
 
+def unequal_counts(bindings: dict[SSAValue, int]) -> str | None:
+    """When the run chose different trip counts for loops computed differently (two roles'
+    tile loops that step differently, say), how each computes its count: a hang or race
+    found then may come from the roles walking different tiles."""
+    counts = [(key, n) for key, n in bindings.items() if isinstance(key, LoopCount)]
+    if len({n for _, n in counts}) < 2:
+        return None
+    loops = "; ".join(f"{key.where()}loop over %{key.name_hint} takes {n} ({key.how()})"
+                      for key, n in counts)  # fmt: skip
+    return (
+        f"here {loops}: if the loops walk the same tiles, compute their starts, tests and "
+        "steps alike"
+    )
+
+
 def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
     """For the run with the most iterations of each loop whose trip count was chosen: a
     warning unless the loop reached a steady state (`steady`) that what the protocol reads
     in it repeats with (`periods`): then the counts tried stand for every count."""
     found = []
+    # The roles' loops run at once, so each loop's lap must repeat what every loop reads.
+    every = INVARIANT
+    for shape in kernel.loops.values():
+        every = every.join(shape.shape)
     for loop, heads in walk.heads.items():
         if len(heads) < kernel.trip_counts:
             continue
         shape = kernel.loops[loop]
-        tail = max(kernel.ring, shape.shape.tail)
+        tail = max(kernel.ring, every.tail)
         if shape.opaque:
             reason = shape.opaque[0]
             # rule: P10
@@ -140,7 +226,7 @@ def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
                 )
             )
             continue
-        s = shape.shape
+        s = every
         lap = lcm(kernel.ring, s.period)
         if s.start + 2 * lap + tail > len(heads):
             found.append(too_long(loop, s, lap, tail, len(heads)))
@@ -235,9 +321,12 @@ def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
         if order == 0 and not any(f.severity == "error" for f in this_run):
             work.extend((bindings, o) for o in range(len(orders) - 1, 0, -1))
         this_run += unsteady_loops(walk, kernel)
+        differ = unequal_counts(bindings)
         for finding in this_run:
             if finding.key not in found:
                 finding.context = describe(bindings, kernel)
+                if differ and finding.severity == "error":
+                    finding.note = f"{finding.note}; {differ}"
                 found[finding.key] = finding
     return list(found.values())
 

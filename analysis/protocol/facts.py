@@ -115,9 +115,14 @@ class Kernel:
     """Each value `canon` maps to, with the values that map to it."""
     roles: int
     """The most roles of a copy.warp_specialize in the kernel (0 without)."""
-    loops: dict[scf.ForOp, LoopShape]
+    loops: dict[Operation, LoopShape]
     """How the protocol in each loop that holds copy ops depends on the iteration
     (`periods`): what its steady-state proof needs."""
+    counts: dict[Operation, LoopCount]
+    """The loops whose start or step is block-uniform but not known (a grid-stride loop,
+    `for tile = block_id to n step grid_dim`), and the `scf.while` loops (`while tile <
+    tiles`): their trip count is chosen, one for every loop computed alike (every role's
+    tile loop takes the same count)."""
 
     @property
     def threads(self) -> int | None:
@@ -140,6 +145,58 @@ class Kernel:
         """The facts the kernel's `copy.assume` ops state, which the driver's choices keep
         to (`assumptions`), collected on first use, once per kernel."""
         return Assumptions.of(self.fn)
+
+
+@dataclass(frozen=True)
+class LoopCount:
+    """The trip count of a grid-stride loop, as a choice of the driver: named by the first
+    loop with its bounds."""
+
+    loop: Operation
+    """An scf.for or an scf.while."""
+
+    @property
+    def name_hint(self) -> str | None:
+        block = self.loop.regions[0].blocks[0]
+        return block.args[0].name_hint if block.args else None
+
+    def describe(self, chosen: int) -> str:
+        name = f"%{self.name_hint}" if self.name_hint else "its induction variable"
+        return f"{chosen} iterations of {self.where()}loop over {name}"
+
+    def where(self) -> str:
+        """`role N's ` when the loop is in a role of copy.warp_specialize, else `the `."""
+        op: Operation | None = self.loop
+        while op is not None:
+            parent = op.parent_op()
+            if isinstance(parent, copy.WarpSpecializeOp):
+                region = op.parent_region()
+                return f"role {list(parent.regions).index(region)}'s "  # type: ignore[arg-type]
+            op = parent
+        return "the "
+
+    def how(self) -> str:
+        """How the loop computes its trip count: its bounds, or the ops of its while's
+        after region that compute what it carries to the next test."""
+        if isinstance(self.loop, scf.ForOp):
+            lb, ub, step = (name_of(v) for v in (self.loop.lb, self.loop.ub, self.loop.step))
+            return f"from {lb} to {ub} step {step}"
+        assert isinstance(self.loop, scf.WhileOp)
+        last = self.loop.after_region.blocks[0].last_op
+        ops = [v.owner for v in (last.operands if last else ()) if isinstance(v.owner, Operation)]
+        return (
+            ", ".join(
+                f"{name_of(op.results[0])} = {op.name} "
+                + ", ".join(name_of(o) for o in op.operands)
+                for op in ops
+                if op.results
+            )
+            or "its test"
+        )
+
+
+def name_of(v: SSAValue) -> str:
+    return f"%{v.name_hint}" if v.name_hint else "a value"
 
 
 def block_size(fn: func.FuncOp) -> tuple[int, int, int] | None:

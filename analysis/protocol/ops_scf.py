@@ -6,11 +6,12 @@ and how an agent asks the driver to choose an unknown (`choose`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
+from analysis.protocol.facts import LoopCount
 from analysis.protocol.findings import warning
 from analysis.protocol.steps import Choose, Steps, Stop
 from analysis.protocol.values import UNIFORM, VARYING, Value
@@ -104,6 +105,9 @@ def for_op(agent: Agent, op: scf.ForOp, mask: int | None) -> Steps:
         for r in op.results:
             agent.env[r] = VARYING
         return
+    strided = agent.kernel.counts.get(op)
+    if strided is not None and all(isinstance(v, int) or v is UNIFORM for v in (lb, ub, step)):
+        return (yield from strided_for(agent, op, mask, strided))
     if ub is UNIFORM:
         choose(agent, op.ub, (), op)
     if not all(isinstance(v, int) for v in (lb, ub, step)) or step <= 0:  # type: ignore[operator]
@@ -111,8 +115,7 @@ def for_op(agent: Agent, op: scf.ForOp, mask: int | None) -> Steps:
         agent.report(
             warning(
                 op,
-                "cannot prove the copies in this loop: its bounds are not known for "
-                "every thread",
+                "cannot prove the copies in this loop: its bounds are not known for every thread",
                 "give the loop block-uniform bounds (constants, block ids, kernel "
                 "arguments) and a constant step",
             )
@@ -133,10 +136,35 @@ def for_op(agent: Agent, op: scf.ForOp, mask: int | None) -> Steps:
             )
         )
         raise Stop
-    carried = [agent.value(v) for v in op.iter_args]
-    # Only the run with the most iterations is checked for a steady state (`steady`).
-    walk = agent.walk
     chosen = op.ub in agent.bindings and count >= agent.kernel.trip_counts
+    yield from iterate(agent, op, mask, count, lambda i: lb + i * step, chosen)
+
+
+def strided_for(agent: Agent, op: scf.ForOp, mask: int | None, key: LoopCount) -> Steps:
+    """A loop whose start or step is block-uniform but not known (`for tile = block_id to
+    n step grid_dim`): its trip count is chosen (0 .. `trip_counts`, the same for every loop
+    with the same bounds), its induction values are block-uniform unknowns."""
+    count = agent.bindings.get(key)
+    if count is None:
+        raise Choose(key, list(range(agent.kernel.trip_counts + 1)))
+    chosen = count >= agent.kernel.trip_counts
+    yield from iterate(agent, op, mask, count, lambda _: UNIFORM, chosen)
+
+
+def iterate(
+    agent: Agent,
+    op: scf.ForOp,
+    mask: int | None,
+    count: int,
+    induction: Callable[[int], Value],
+    chosen: bool,
+) -> Steps:
+    """`count` iterations of the loop's body, the i-th with the induction value
+    `induction(i)`; `chosen`: this is the run with the most iterations of a loop whose trip
+    count was chosen, whose heads the steady-state check compares."""
+    body = op.body.blocks[0]
+    carried = [agent.value(v) for v in op.iter_args]
+    walk = agent.walk
     heads = walk.heads.setdefault(op, []) if chosen and not agent.rank else None  # CTA 0's
     frames, state = agent.frames, agent.kernel.loops[op].state
     frame = len(frames)
@@ -147,7 +175,7 @@ def for_op(agent: Agent, op: scf.ForOp, mask: int | None) -> Steps:
         agent.carried[frame] = tuple(carried[k] for k in state)
         if heads is not None:
             heads.append((walk.snapshot(agent, i), len(walk.events)))
-        agent.env[body.args[0]] = lb + i * step
+        agent.env[body.args[0]] = induction(i)
         for arg, v in zip(body.args[1:], carried, strict=True):
             agent.env[arg] = v
         carried = yield from agent.block(body, mask)
@@ -177,6 +205,9 @@ def follow_while(agent: Agent, op: scf.WhileOp, mask: int | None) -> Steps:
         cond = got[0] if got else VARYING
         if isinstance(cond, tuple) and len(set(cond)) == 1:
             cond = cond[0]
+        if cond is UNIFORM and op in agent.kernel.counts:
+            yield from counted_while(agent, op, mask, carried, got)
+            return
         if not isinstance(cond, int):
             # rule: P10
             agent.report(
@@ -208,3 +239,44 @@ def follow_while(agent: Agent, op: scf.WhileOp, mask: int | None) -> Steps:
         )
     )
     raise Stop
+
+
+def counted_while(
+    agent: Agent, op: scf.WhileOp, mask: int | None, carried: list[Value], got: list[Value]
+) -> Steps:
+    """An `scf.while` whose condition is block-uniform but not known (a tile loop over a
+    work counter, `while tile < tiles`): the number of iterations is chosen as a grid-stride
+    loop's trip count (the same for every loop computed alike), the condition taken as
+    holding that many times. `got`: what the before region gave in the first test."""
+    key = agent.kernel.counts[op]
+    count = agent.bindings.get(key)
+    if count is None:
+        raise Choose(key, list(range(agent.kernel.trip_counts + 1)))
+    before, after = op.before_region.blocks[0], op.after_region.blocks[0]
+    walk = agent.walk
+    chosen = count >= agent.kernel.trip_counts and not agent.rank  # CTA 0's
+    heads = walk.heads.setdefault(op, []) if chosen else None
+    frames, state = agent.frames, agent.kernel.loops[op].state
+    frame = len(frames)
+    frames.append((op, 0))  # type: ignore[arg-type]
+    agent.carried.append(())
+    for i in range(count):
+        frames[frame] = (op, i)  # type: ignore[assignment]
+        agent.carried[frame] = tuple(carried[k] for k in state)
+        if heads is not None:
+            heads.append((walk.snapshot(agent, i), len(walk.events)))
+        if i > 0:
+            for arg, v in zip(before.args, carried, strict=True):
+                agent.env[arg] = v
+            got = yield from agent.block(before, mask)
+        for arg, v in zip(after.args, got[1:], strict=True):
+            agent.env[arg] = v
+        carried = yield from agent.block(after, mask)
+    frames.pop()
+    agent.carried.pop()
+    if count > 0:
+        for arg, v in zip(before.args, carried, strict=True):
+            agent.env[arg] = v
+        got = yield from agent.block(before, mask)
+    for r, v in zip(op.results, got[1:], strict=True):
+        agent.env[r] = v

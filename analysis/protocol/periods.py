@@ -107,7 +107,7 @@ PURE_PREFIXES = ("arith.",)
 ACCESSES = ("memref.load", "memref.store", "vector.load", "vector.store", "memref.subview")
 
 
-def loop_shape(loop: scf.ForOp, holders: frozenset[Operation]) -> LoopShape:
+def loop_shape(loop: scf.ForOp | scf.WhileOp, holders: frozenset[Operation]) -> LoopShape:
     """The shape of everything the protocol reads in `loop` (`holders`: the ops that hold
     copy ops, whose conditions and bounds it follows)."""
     forms = Forms(loop)
@@ -137,7 +137,7 @@ def reads(loop: scf.ForOp, holders: frozenset[Operation]) -> list[tuple[SSAValue
     ops, the operands of copy ops (not the GMEM coordinates of copies, prefetches and tensor
     map updates), and the indices of SMEM accesses."""
     found: list[tuple[SSAValue, Operation, bool]] = []
-    for op in loop.body.walk():
+    for op in (o for region in loop.regions for o in region.walk()):
         if isinstance(op, scf.IfOp):
             if op in holders:
                 found.append((op.cond, op, False))
@@ -165,6 +165,12 @@ UNREAD = (
 """Copy ops whose integer operands are addresses, map fields or facts, not the protocol's."""
 
 
+def forwarded(loop: scf.WhileOp) -> tuple[SSAValue, ...]:
+    """The values an scf.while's test passes to its after region (and out)."""
+    last = loop.before_region.blocks[0].last_op
+    return tuple(last.operands[1:]) if last is not None else ()
+
+
 def gmem_coordinates(op: Operation) -> tuple[SSAValue, ...]:
     if isinstance(op, copy.AsyncCopyOp):
         return op.geometry().gmem_indices
@@ -182,14 +188,18 @@ def smem(v: SSAValue) -> bool:
 
 
 class Forms:
-    """The form of each value in one loop's body, memoized."""
+    """The form of each value in one loop's body, memoized. The loop is an `scf.for` (j
+    its iteration, `i = lb + j step` its induction variable) or an `scf.while` (the values
+    it carries from one test of its condition to the next)."""
 
-    def __init__(self, loop: scf.ForOp):
+    def __init__(self, loop: scf.ForOp | scf.WhileOp):
         self.loop = loop
-        self.body = loop.body.blocks[0]
+        self.body = loop.regions[0].blocks[0]
+        """The block whose arguments the loop carries (the for's body, the while's before
+        region)."""
         self.memo: dict[SSAValue, Form] = {}
         self.state: set[int] = set()
-        """The iter_args read that are not counters: compared at the head."""
+        """The carried values read that are not counters: compared at the head."""
 
     def of(self, v: SSAValue) -> Form:
         got = self.memo.get(v)
@@ -199,13 +209,12 @@ class Forms:
         return got
 
     def inside(self, v: SSAValue) -> bool:
-        """Whether `v` is defined in the loop's body (else it is the same every iteration)."""
-        block = v.block if isinstance(v, BlockArgument) else v.owner.parent_block()
-        while block is not None:
-            if block is self.body:
+        """Whether `v` is defined in the loop (else it is the same every iteration)."""
+        op = v.block.parent_op() if isinstance(v, BlockArgument) else v.owner
+        while isinstance(op, Operation):
+            if op is self.loop:
                 return True
-            parent = block.parent_op()
-            block = parent.parent_block() if parent is not None else None
+            op = op.parent_op()
         return False
 
     def compute(self, v: SSAValue) -> Form:
@@ -232,37 +241,59 @@ class Forms:
 
     def argument(self, v: BlockArgument) -> Form:
         block = v.block
-        if block is not self.body:
-            owner = block.parent_op()
-            if isinstance(owner, scf.ForOp) and v.index > 0:  # an inner loop's carried value
-                k = v.index - 1
-                yielded = block.last_op.operands[k] if block.last_op else None
-                form = self.of(owner.iter_args[k])
-                return both(form, self.of(yielded), owner) if yielded is not None else form
-            return INVARIANT  # an inner loop's induction variable, a role's thread index
-        if v.index == 0:
-            lb, step = constant_int(self.loop.lb), constant_int(self.loop.step)
-            return Lin(step, lb if step is not None else None)
-        k = v.index - 1
-        counter = self.counter(k)
-        if counter is not None:
-            return counter
-        self.state.add(k)
-        return INVARIANT
+        owner = block.parent_op()
+        if owner is self.loop:
+            if isinstance(owner, scf.WhileOp) and block is not self.body:
+                return self.of(forwarded(owner)[v.index])  # after region: what was tested
+            if isinstance(owner, scf.ForOp) and v.index == 0:
+                lb, step = constant_int(owner.lb), constant_int(owner.step)
+                return Lin(step, lb if step is not None else None)
+            k = v.index - 1 if isinstance(owner, scf.ForOp) else v.index
+            counter = self.counter(k)
+            if counter is not None:
+                return counter
+            self.state.add(k)
+            return INVARIANT
+        if isinstance(owner, scf.ForOp) and v.index > 0:  # an inner loop's carried value
+            k = v.index - 1
+            yielded = block.last_op.operands[k] if block.last_op else None
+            form = self.of(owner.iter_args[k])
+            return both(form, self.of(yielded), owner) if yielded is not None else form
+        if isinstance(owner, scf.WhileOp):  # an inner while's carried or tested value
+            if block is not owner.before_region.blocks[0]:
+                return self.of(forwarded(owner)[v.index])
+            last = owner.after_region.blocks[0].last_op
+            form = self.of(owner.arguments[v.index])
+            return both(form, self.of(last.operands[v.index]), owner) if last else form
+        return INVARIANT  # an inner loop's induction variable, a role's thread index
 
     def counter(self, k: int) -> Lin | None:
         """A carried value that grows by the same amount each iteration (x + c)."""
-        arg = self.body.args[k + 1]
-        last = self.body.last_op
-        if last is None or not isinstance(last.operands[k].owner, Operation):
+        loop = self.loop
+        if isinstance(loop, scf.ForOp):
+            arg, yielded, init = self.body.args[k + 1], loop.body.blocks[0].last_op, None
+            start = loop.iter_args[k]
+            grows = yielded.operands[k] if yielded is not None else None
+        else:
+            # the while's after region adds c to the value the test forwarded: x + c
+            arg, start = self.body.args[k], loop.arguments[k]
+            last = loop.after_region.blocks[0].last_op
+            grows = last.operands[k] if last is not None else None
+            tested = forwarded(loop)
+            after = loop.after_region.blocks[0].args
+            init = next((after[p] for p, f in enumerate(tested) if f is arg), None)
+            if init is None:
+                return None
+        if grows is None or not isinstance(grows.owner, Operation):
             return None
-        add = last.operands[k].owner
-        if add.name != "arith.addi" or arg not in add.operands:
+        add = grows.owner
+        base = arg if init is None else init
+        if add.name != "arith.addi" or base not in add.operands:
             return None
-        other = add.operands[1] if add.operands[0] is arg else add.operands[0]
+        other = add.operands[1] if add.operands[0] is base else add.operands[0]
         if self.inside(other) and (self.reaches(other, arg) or not fixed(self.of(other))):
             return None
-        return Lin(constant_int(other), constant_int(self.loop.iter_args[k]))
+        return Lin(constant_int(other), constant_int(start))
 
     def reaches(self, v: SSAValue, arg: SSAValue) -> bool:
         """Whether `v` is computed from `arg` in the loop's body."""
@@ -325,8 +356,9 @@ class Forms:
             # floor((a j + b) / c) > const from this j on: every predicate is then fixed.
             start = max(0, -(-((const + 1) * lin.c - lin.b) // lin.a))
             return Shape(1, start, 0, None, op)
-        offset = self.bound_offset(other)
+        offset = self.bound_offset(other) if isinstance(self.loop, scf.ForOp) else None
         if offset is not None and lin.c == 1 and lin.a == 1 and lin.b is not None:
+            assert isinstance(self.loop, scf.ForOp)
             lb = constant_int(self.loop.lb)
             step = constant_int(self.loop.step)
             if lb is not None and step == 1:
@@ -341,6 +373,7 @@ class Forms:
 
     def bound_offset(self, v: SSAValue) -> int | None:
         """d when `v` is the loop's upper bound plus the constant d."""
+        assert isinstance(self.loop, scf.ForOp)
         if v is self.loop.ub:
             return 0
         owner = v.owner

@@ -157,17 +157,21 @@ class Walk:
 
     def snapshot(self, agent: Agent, i: int) -> tuple[object, ...]:
         """The state at the head of iteration i of `agent`'s innermost loop, with where every
-        other agent is (its op, its innermost loop's iteration counted from i), and the
-        values every agent's loops carry (`periods`: those that are not counters)."""
+        other agent is (its op, and the iteration of each of its loops, counted from the
+        iteration of `agent`'s loop at the same depth where it has one: a role one tile
+        ahead in its tile loop, at the third k-block of its k loop), and the values every
+        agent's loops carry (`periods`: those that are not counters)."""
         where = []
         for other in self.agents:
             carried = tuple(other.carried)  # what each loop carries that is not a counter
             if other is agent:
                 where.append((tuple(other.frames[:-1]), carried))
                 continue
-            frames = tuple(other.frames[:-1])
-            inner = other.frames[-1:] and ((other.frames[-1][0], other.frames[-1][1] - i),)
-            where.append((other.at, other.done, other.blocked is not None, frames, inner, carried))
+            frames = tuple(
+                (loop, it - agent.frames[d][1] if d < len(agent.frames) else it)
+                for d, (loop, it) in enumerate(other.frames)
+            )
+            where.append((other.at, other.done, other.blocked is not None, frames, carried))
         return (tuple(s.snapshot() for s in self.states), tuple(where))
 
 

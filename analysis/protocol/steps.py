@@ -4,7 +4,7 @@ fork a run (`Stop`, `Choose`), the thread masks, and what an agent sees of its r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -26,9 +26,10 @@ condition the analysis cannot evaluate)."""
 
 
 class Choose(Exception):
-    """The run needs a value for `value`: the driver runs again for each of `options`."""
+    """The run needs a value for `value` (an SSA value, or a grid-stride loop's
+    `facts.LoopCount`): the driver runs again for each of `options`."""
 
-    def __init__(self, value: SSAValue, options: Sequence[int]):
+    def __init__(self, value: Hashable, options: Sequence[int]):
         super().__init__()
         self.value = value
         self.options = options

@@ -23,12 +23,6 @@ from tests.corpus import HERE, KERNELS, KINDS, Kernel
 TODAY = {
     "gemm_pingpong": "P10 warning: 'cannot prove the copies of this loop for more than N "
     "iterations: it reaches no steady state the analysis can repeat'",
-    "gemm_persistent": "P10 warning: 'cannot prove the copies in this loop: its bounds are not "
-    "known for every thread' (for tile = blockIdx.x; tile < tiles; tile += gridDim.x)",
-    "gemm_persistent_while": "P10 warning: 'cannot prove the copies of this scf.while: its "
-    "condition is not known' (tile < tiles)",
-    "gemm_fp8_scaled": "P10 warning: 'cannot prove the copies in this loop: its bounds are not "
-    "known for every thread' (the grid-stride tile loop)",
 }
 """What the protocol analysis says today of the kernels it cannot prove (issue N, items
 1-3). Each is a false finding: the interpreter runs the kernel clean."""

@@ -146,9 +146,9 @@ def test_the_prefetch_of_the_next_iteration_is_proven():
 
 def test_a_prefetch_one_past_the_end_is_caught():
     """i + 1 <= n issues a load in the last iteration that nothing waits for (P7, at the
-    return)."""
+    copy, the comparison and the return its notes)."""
     found = findings(PREFETCH.format(pred="sle"))
-    assert [(s, op) for s, op, _ in found] == [("error", "func.return")], found
+    assert [(s, op) for s, op, _ in found] == [("error", "copy.async_copy")], found
 
 
 # A ring position the loop carries, as CUTLASS's PipelineState: the slot wraps to 0 after

@@ -150,3 +150,141 @@ func.func @p10_copies_in_unstructured_control_flow(%x: memref<256x256xf32>, %c: 
 ^bb2:
   func.return
 }
+
+// -----
+
+// A persistent loop flattened into one, 64 k-blocks a tile: its epilogue comes once every
+// 64 iterations, beyond the iterations the analysis walks (a mistake in it would show only
+// at iteration 63). Not a proof: a warning naming the condition.
+// rule: P10
+func.func @p10_period_longer_than_the_walk(%a: memref<?x64xf32>, %c: memref<?x64xf32>, %n: index, %m: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %cl = arith.constant 64 : index
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %ring = copy.alloc_smem : memref<4x64x64xf32, #copy.smem>
+  %out = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>
+  // expected-warning@+3 {{cannot prove the copies of this loop for every trip count: 'arith.remui' repeats every 64 iterations, and the proof needs two laps of 64 iterations}}
+  // expected-note@+2 {{write the loop as a nest (an outer loop over tiles around the loop over k-blocks)}}
+  // expected-note@+1 {{found for %n = 48}}
+  scf.for %i = %c0 to %n step %c1 {
+    %s = arith.remui %i, %c4 : index
+    %lap = arith.divui %i, %c4 : index
+    %pm = arith.remui %lap, %c2 : index
+    %p = arith.cmpi ne, %pm, %c0 : index
+    %row = arith.muli %i, %c64 : index
+    copy.async_copy %a[%row, %c0] to %ring[%s] barrier %bars[%s] : memref<?x64xf32> to memref<4x64x64xf32, #copy.smem>, !copy.barrier<4>
+    copy.barrier_wait %bars[%s], %p : !copy.barrier<4>
+    %v = memref.load %ring[%s, %c0, %t] : memref<4x64x64xf32, #copy.smem>
+    memref.store %v, %out[%c0, %t] : memref<64x64xf32, #copy.smem>
+    "gpu.barrier"() : () -> ()
+    // expected-note@+1 {{repeats with this period}}
+    %kb = arith.remui %i, %cl : index
+    %km = arith.subi %cl, %c1 : index
+    %epilogue = arith.cmpi eq, %kb, %km : index
+    scf.if %epilogue {
+      copy.fence_async_shared
+      "gpu.barrier"() : () -> ()
+      copy.async_copy %out to %c[%row, %c0] : memref<64x64xf32, #copy.smem> to memref<?x64xf32>
+      copy.commit_group bulk
+      copy.wait_group bulk 0 read_only
+    }
+  }
+  copy.wait_group bulk 0
+  func.return
+}
+
+
+// -----
+
+// The epilogue only at iteration 100, beyond the iterations walked.
+// rule: P10
+func.func @p10_condition_settles_beyond_the_walk(%a: memref<?x64xf32>, %c: memref<?x64xf32>, %n: index, %m: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %cl = arith.constant 100 : index
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %ring = copy.alloc_smem : memref<4x64x64xf32, #copy.smem>
+  %out = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>
+  // expected-warning@+3 {{cannot prove the copies of this loop for every trip count: 'arith.cmpi' holds the same value only from iteration 101 on}}
+  // expected-note@+2 {{write the loop as a nest}}
+  // expected-note@+1 {{found for %n = 48}}
+  scf.for %i = %c0 to %n step %c1 {
+    %s = arith.remui %i, %c4 : index
+    %lap = arith.divui %i, %c4 : index
+    %pm = arith.remui %lap, %c2 : index
+    %p = arith.cmpi ne, %pm, %c0 : index
+    %row = arith.muli %i, %c64 : index
+    copy.async_copy %a[%row, %c0] to %ring[%s] barrier %bars[%s] : memref<?x64xf32> to memref<4x64x64xf32, #copy.smem>, !copy.barrier<4>
+    copy.barrier_wait %bars[%s], %p : !copy.barrier<4>
+    %v = memref.load %ring[%s, %c0, %t] : memref<4x64x64xf32, #copy.smem>
+    memref.store %v, %out[%c0, %t] : memref<64x64xf32, #copy.smem>
+    "gpu.barrier"() : () -> ()
+    // expected-note@+1 {{settles late}}
+    %epilogue = arith.cmpi eq, %i, %cl : index
+    scf.if %epilogue {
+      copy.fence_async_shared
+      "gpu.barrier"() : () -> ()
+      copy.async_copy %out to %c[%row, %c0] : memref<64x64xf32, #copy.smem> to memref<?x64xf32>
+      copy.commit_group bulk
+      copy.wait_group bulk 0 read_only
+    }
+  }
+  copy.wait_group bulk 0
+  func.return
+}
+
+
+// -----
+
+// A condition on i * %m == %n: the driver would bind a block-uniform unknown once for the
+// whole run, as if every iteration took the same branch.
+// rule: P10
+func.func @p10_condition_on_an_unknown_in_the_loop(%a: memref<?x64xf32>, %c: memref<?x64xf32>, %n: index, %m: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %cl = arith.constant 0 : index
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %ring = copy.alloc_smem : memref<4x64x64xf32, #copy.smem>
+  %out = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>
+  // expected-warning@+3 {{cannot prove the copies of this loop for every trip count: 'arith.cmpi' compares a value that grows with the iteration with one the analysis does not know before the run}}
+  // expected-note@+2 {{compute ring slots, parities and conditions from the induction variable with arith ops}}
+  // expected-note@+1 {{found for %n = 32, %epilogue true}}
+  scf.for %i = %c0 to %n step %c1 {
+    %s = arith.remui %i, %c4 : index
+    %lap = arith.divui %i, %c4 : index
+    %pm = arith.remui %lap, %c2 : index
+    %p = arith.cmpi ne, %pm, %c0 : index
+    %row = arith.muli %i, %c64 : index
+    copy.async_copy %a[%row, %c0] to %ring[%s] barrier %bars[%s] : memref<?x64xf32> to memref<4x64x64xf32, #copy.smem>, !copy.barrier<4>
+    copy.barrier_wait %bars[%s], %p : !copy.barrier<4>
+    %v = memref.load %ring[%s, %c0, %t] : memref<4x64x64xf32, #copy.smem>
+    memref.store %v, %out[%c0, %t] : memref<64x64xf32, #copy.smem>
+    "gpu.barrier"() : () -> ()
+    %x = arith.muli %i, %m : index
+    // expected-note@+1 {{here}}
+    %epilogue = arith.cmpi eq, %x, %n : index
+    scf.if %epilogue {
+      copy.fence_async_shared
+      "gpu.barrier"() : () -> ()
+      copy.async_copy %out to %c[%row, %c0] : memref<64x64xf32, #copy.smem> to memref<?x64xf32>
+      copy.commit_group bulk
+      copy.wait_group bulk 0 read_only
+    }
+  }
+  copy.wait_group bulk 0
+  func.return
+}
+
