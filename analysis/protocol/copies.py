@@ -66,11 +66,15 @@ class AsyncCopies:
         b = self.barriers.table[key]
         phase = b.closed
         ours = [f for f in smem.fills if f.key == key and f.phase == phase and f.op is op]
+        first = Fill(op, region, key, phase, ((b.comp, phase + 1),))
+        if not (ours or b.unknown or phase) and smem.read_before_first_fill(first, issuers):
+            return
         if not ours:
             smem.refill(op, region, writer, issuers)
         self.hb.stamps(issuers)
         if not b.unknown:
             b.delivered += nbytes
+            b.senders.append(op)
             for c in issuers:
                 b.open = join(b.open, self.hb.clocks[c])
             self.barriers.close(op, key, b)

@@ -285,6 +285,7 @@ class Mbarriers:
         if b.unknown:
             return
         b.delivered += nbytes
+        b.senders.append(op)
         for c in contributors:
             b.open = join(b.open, self.hb.clocks[c])
         self.close(op, key, b)
@@ -300,6 +301,7 @@ class Mbarriers:
             short_bytes(self.report, op, key, b, nbytes)
             return phase
         b.delivered += nbytes
+        b.senders.append(op)
         if issuer is not None:
             b.open = join(b.open, self.hb.clocks[issuer])
         self.close(op, key, b, issuer)
@@ -328,9 +330,12 @@ class Mbarriers:
             wrong = b.expecters[-1] if b.expecters else op
             where = "(copy.barrier_arrive_expect_tx)"
             related = []
-            if wrong is not op:
+            # The copy whose bytes went past the expectation (the last one, unless the
+            # expectation came after every copy: a peer's bytes may land first).
+            sender = op if wrong is not op else next(iter(b.senders[-1:]), None)
+            if sender is not None and sender is not wrong:
                 where = f"in this {wrong.name}"
-                related.append(Related(op, f"this brings the phase to {b.delivered} bytes"))
+                related.append(Related(sender, f"this brings the phase to {b.delivered} bytes"))
             related += [
                 Related(a, "an arrival of the phase") for a, _ in b.arrived if a is not wrong
             ]
@@ -361,6 +366,7 @@ class Mbarriers:
             b.closed_by = Closer(op, by, self.hb.clocks[by].copy(), tuple(b.expecters))
         b.last_expected = b.expected
         b.expecters = []
+        b.senders = []
         b.arrivals = b.expected = b.delivered = 0
         b.open = []
         b.last_arrived, b.arrived = b.arrived, []

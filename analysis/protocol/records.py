@@ -118,6 +118,8 @@ class Barrier:
     """The copy.barrier_inval that ended the barrier (until a copy.barrier_reinit)."""
     expecters: list[Operation] = field(default_factory=list)
     """The ops that expect the open phase's bytes (an arrive_expect_tx, an expect_tx)."""
+    senders: list[Operation] = field(default_factory=list)
+    """The ops that delivered the open phase's bytes (copies, complete_tx), in order."""
     closed_by: Closer | None = None
     """The copy that completed the last phase, when a copy did."""
     last_expected: int = 0

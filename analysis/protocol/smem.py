@@ -259,6 +259,22 @@ class SharedMemory:
             )
             return
 
+    def read_before_first_fill(self, fill: Fill, issuers: tuple[int, ...]) -> bool:
+        """A peer's DSMEM write `fill` (the first phase of its barrier) lands in this CTA's
+        `fill.region`, which threads of this CTA read before and the writer does not know:
+        with no phase before, they read it before the write completes (P1 at their read,
+        whose fix is the wait), not a reuse of data they had waited for (P3). Reported, and
+        True, when so."""
+        for access in self.accesses.values():
+            if access.write or fill.region.overlap(access.region) != "yes":
+                continue
+            if self.hb.knows_all(issuers, access.end):
+                continue
+            fill.reported = True
+            self._unfinished(access.op, access.region, fill, "threads' load", "yes")
+            return True
+        return False
+
     def _in_flight_reads(
         self, op: Operation, region: Region, writer: str, issuers: tuple[int, ...]
     ) -> None:

@@ -174,6 +174,20 @@ class PhaseWaits:
                     f"{who} arrives on after this wait observes phase {k} (a consumer-release "
                     "barrier per slot)"
                 )
+            remote = [a for a, _ in b.last_arrived if a.name == "copy.peer_arrive"]
+            if remote and b.closed == k + 2:
+                # A peer's arrival completed the second phase: several CTAs arrive on this
+                # CTA's barrier for one phase (a peer rank that is not a permutation).
+                related = [
+                    Related(a, f"{w} arrives on phase {k + 1} here") for a, w in b.last_arrived
+                ]
+                fix = (
+                    f"each phase of {describe_key(key)} counts {b.count} arrival(s), and the "
+                    "CTAs' copy.peer_arrive ops bring more: send to a permutation of the ranks "
+                    "(%peer = arith.xori %rank, 1 with %rank = arith.remui of gpu.block_id x "
+                    "by 2 in a pair, (rank + 1) % n in a ring), or count every sender's arrival "
+                    "in the barrier_init"
+                )
             self.report(
                 error(
                     op,

@@ -152,12 +152,13 @@ func.func @p1_read_before_the_peer_store_lands(%x: memref<256x256xf32>, %y: memr
   copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
   copy.barrier_arrive_expect_tx %full[%c0], 2048 : !copy.barrier<1>
   %v = vector.load %mine[%r, %c] : memref<4x128xf32, #copy.smem>, vector<4xf32>
-  // With the cluster modelled rank by rank, CTA 0 reads first and CTA 1's store into that
-  // buffer is not ordered after the read (the same missing wait, seen from the writer).
-  // expected-error@+2 {{CTA 1's st.async writes %recv while threads of the block of CTA 0 may still read it}}
-  // expected-note@+1 {{order the copy after the read}}
+  // With the cluster modelled rank by rank, CTA 0 may read before CTA 1's store is issued:
+  // the read comes before the first phase of %full, so it is the read's error (P1: the
+  // missing wait), not a reuse of the buffer by the store (P3).
+  // expected-note@+1 {{the copy that fills it}}
   copy.peer_store %v, %recv[%r, %c] peer %peer, %full[%c0] : vector<4xf32>, memref<4x128xf32, #copy.smem>, !copy.barrier<1>
-  // expected-note@+1 {{the threads read it here}}
+  // expected-error@+2 {{threads' load reads %recv[?, ?] before the copy that fills %recv completes}}
+  // expected-note@+1 {{wait on barrier 0 of %full for phase 0 (copy.barrier_wait with parity 0) before the read}}
   %got = vector.load %recv[%r, %c] : memref<4x128xf32, #copy.smem>, vector<4xf32>
   copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
   vector.store %got, %y[%r, %c] : memref<256x256xf32>, vector<4xf32>
@@ -227,15 +228,23 @@ func.func @p1_bulk_copy_of_a_tile_still_loading(%x: memref<256x256xf32>) attribu
 
 // -----
 
+// A constant peer rank: both CTAs arrive on CTA 1's %done, CTA 0's gets nothing. With the
+// cluster modelled rank by rank the analysis follows each CTA: CTA 1's barrier completes
+// phases 0 and 1 (count 1, two arrivals), so its wait on parity 0 may name phase 2; CTA 0's
+// wait never returns either. The interpreter (copy-opt --interpret, grid 2) reports both
+// hangs (P6), CTA 1's under the schedules where both arrivals come before its wait.
 // rule: P6
+// fix: s|%done = copy.barrier_init|%bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index %c2 = arith.constant 2 : index %rank = arith.remui %bx, %c2 : index %peer = arith.xori %rank, %c1 : index %done = copy.barrier_init|
+// fix: s|peer %c1|peer %peer|
 func.func @p6_constant_peer_rank(%x: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %false = arith.constant false
   %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-warning@+2 {{cannot prove the phases of barrier 0 of %done: the peer rank is the constant 1, so every CTA of the cluster writes CTA 1 and the others receive nothing}}
-  // expected-note@+1 {{compute the peer from the CTA's rank as a permutation (rank ^ 1 in a pair, (rank + 1) % n in a ring)}}
+  // expected-note@+1 {{the block of CTA 1 arrives on phase 1 here}}
   copy.peer_arrive %done[%c0] peer %c1 : !copy.barrier<1>
+  // expected-error@+2 {{barrier 0 of %done may be two phases ahead of this wait}}
+  // expected-note@+1 {{each phase of barrier 0 of %done counts 1 arrival(s), and the CTAs' copy.peer_arrive ops bring more: send to a permutation of the ranks}}
   copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
   func.return
 }
