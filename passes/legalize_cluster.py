@@ -272,8 +272,9 @@ class _Fold:
                         op,
                         "an arrival on a peer CTA's barrier that expects bytes (expect_tx)",
                         self.target,
-                        note="drop expect_tx from the arrival and leave the bytes to the "
-                        "peer's own barrier_arrive_expect_tx",
+                        note=f"drop expect_tx from the arrival and expect its {op.tx_bytes} "
+                        "bytes in the peer CTA itself (copy.barrier_expect_tx, or its own "
+                        "barrier_arrive_expect_tx)",
                     )
                 Rewriter.replace_op(
                     op, copy.BarrierArriveOp(bar, op.barrier_index, issuer="elected")
