@@ -78,9 +78,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func
+from xdsl.dialects import builtin, func, scf
 from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
@@ -146,6 +146,8 @@ def legalize(module: builtin.ModuleOp, target: Target) -> None:
                 twin = kernel.clone()
                 Rewriter.insert_op(twin, InsertPoint.after(kernel))
                 folded.append((kernel, twin))
+                if not target.has_tcgen05:
+                    mirror_leader_waits(twin)
                 fold_cluster(twin, target)
                 kernel = twin
             if not target.has_tma:
@@ -161,6 +163,9 @@ def legalize(module: builtin.ModuleOp, target: Target) -> None:
         kernel.detach()
         kernel.erase(safe_erase=False)
     kernels = [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    if not target.has_tcgen05:
+        for kernel in kernels:
+            mirror_leader_waits(kernel)
     for plan in plans:
         plan()
     if target.has_tma:
@@ -198,6 +203,41 @@ def _check_cluster_features(kernel: func.FuncOp, target: Target) -> None:
                 "a leader-tracked load whose bytes an explicit expect_tx counts (arrive = false)",
                 target,
             )
+
+
+def mirror_leader_waits(kernel: func.FuncOp) -> None:
+    """A leader-tracked load completes both CTAs' boxes on the leader's barrier, so a kernel
+    written for it waits on that barrier in the leader alone (a branch of an `scf.if` on the
+    rank) and tells the peer by a handshake (a `copy.peer_arrive`, or the cluster barrier);
+    the peer never waits on its own barrier, which no byte reaches. Its per-CTA form (each
+    CTA loads its box on its own barrier, arriving expecting its own bytes, so every CTA's
+    barrier goes through the same phases) lands the peer's box on the peer's barrier: each
+    wait on such a barrier that is a branch's op gets a copy at the start of the other
+    branch (unless it waits there already), so the CTAs that take it wait for their own box.
+    Waits elsewhere are left: the protocol analysis of the result reports what stays open."""
+    barriers = {
+        op.barrier
+        for op in kernel.walk()
+        if isinstance(op, copy.AsyncCopyOp) and op.leader_tracked is not None and op.barrier
+    }
+    for wait in [op for op in kernel.walk() if isinstance(op, copy.BarrierWaitOp)]:
+        block = wait.parent_block()
+        branch = None if block is None else block.parent_op()
+        if wait.barrier not in barriers or not isinstance(branch, scf.IfOp) or branch.results:
+            continue
+        owners = [v.owner for v in wait.operands if isinstance(v.owner, Operation)]
+        if any(branch.is_ancestor(o) for o in owners):
+            continue
+        other = branch.false_region if block.parent is branch.true_region else branch.true_region
+        if not other.blocks:
+            other.add_block(Block([scf.YieldOp()]))
+        first = other.blocks[0]
+        same = [
+            o for o in first.ops
+            if isinstance(o, copy.BarrierWaitOp) and o.operands == wait.operands
+        ]  # fmt: skip
+        if not same and first.first_op is not None:
+            Rewriter.insert_op(wait.clone(), InsertPoint.before(first.first_op))
 
 
 def _drop_cluster_features(kernel: func.FuncOp, target: Target) -> None:

@@ -22,21 +22,41 @@ func.func @collective(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known
 
 // -----
 
-// Seed 3 (leader_tracked needs TMA): written for sm_100a, the leader-tracked load becomes a
-// per-CTA cp.async load on the CTA's own barrier; the leader's accounting (its barrier
-// credited with both CTAs' boxes) goes.
+// Seed 3 (leader_tracked needs TMA): written for sm_100a as CUTLASS writes a 2-SM load, the
+// leader (the even CTA) alone waits on the barrier both boxes land on, then tells its peer
+// (a remote arrive on the peer's %ready). (This test's kernel used to wait on %bar in both
+// CTAs: on sm_100a no byte reaches the peer's barrier and its wait hangs, as the interpreter
+// shows.) The remote arrive folds the cluster into one block, a role per CTA; the
+// leader-tracked load becomes each role's cp.async load on its own barrier, and the pass
+// copies the leader's wait into the peer's branch, where its box now lands.
 // CHECK-LABEL: func.func @leader_tracked
 // CHECK-SAME: copy.target = #copy.target<"sm_80">
 // CHECK-NOT: leader_tracked
 // CHECK: copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] impl cp_async oob zeros : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
-// CHECK-NEXT: copy.barrier_wait %bar[%c0], %phase
+// CHECK-NEXT: scf.if %leader {
+// CHECK-NEXT: copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+// CHECK: } else {
+// CHECK-NEXT: copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+// CHECK-NEXT: copy.barrier_wait %ready[%c0], %phase : !copy.barrier<1>
 func.func @leader_tracked(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_100a">, copy.cluster = array<i32: 2, 1, 1>} {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
   %phase = arith.constant false
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %rank = arith.remui %bx, %c2 : index
+  %peer = arith.xori %rank, %c1 : index
+  %leader = arith.cmpi eq, %rank, %c0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %ready = copy.barrier_init arrivals 1 : !copy.barrier<1>
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
-  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  scf.if %leader {
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    copy.peer_arrive %ready[%c0] peer %peer : !copy.barrier<1>
+  } else {
+    copy.barrier_wait %ready[%c0], %phase : !copy.barrier<1>
+  }
   func.return
 }
 
