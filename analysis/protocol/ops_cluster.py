@@ -185,6 +185,8 @@ def cluster_copy(agent: Agent, op: copy.AsyncCopyOp, mask: int | None) -> None:
         s.smem.refill(op, region, "the leader-tracked load", (issuer,))
         if group.index(rank) == 0 and made:
             s.barriers.arrive(op, key, made, g.expect, (issuer,), agent.name)  # type: ignore[arg-type]
+        elif rank != leader:
+            s.barriers.waits.pair_loads.setdefault(key, op)  # type: ignore[arg-type]
         if not walk.cluster.target(op, rank, leader, "the leader-tracked load"):
             raise Stop
         there = walk.states[leader].barriers

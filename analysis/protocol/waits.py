@@ -41,6 +41,9 @@ class PhaseWaits:
         self.table = table
         self.groups = groups
         self.tracked = tracked
+        self.pair_loads: dict[Key, Operation] = {}
+        """Per barrier of this CTA, a leader-tracked load this CTA issued as the pair's peer:
+        its bytes complete on the leader's barrier, never on this one."""
 
     def overtaken(self, key: Key, b: Barrier, phase: int, clock: Clock) -> None:
         """Phase `phase` completes (with `clock`): every wait that observes the phase before
@@ -273,6 +276,18 @@ class PhaseWaits:
         )
         if concurrent:
             tail = "nothing else arrives: every other role is blocked or has ended"
+        load = self.pair_loads.get(key)
+        if load is not None and not b.arrivals:
+            # The peer of a leader-tracked pair waits on its own barrier (issue N, item 2).
+            what = "this CTA's leader-tracked load: its bytes land on the leader's barrier"
+            related.append(Related(load, what))
+            fix = (
+                f"this CTA is the peer of a leader-tracked pair: the pair's bytes land on the "
+                f"leader's {describe_key(key)}, never on this CTA's, so wait on it in the "
+                "leader only (scf.if on the rank, rank = gpu.block_id x % 2 == 0) and let the "
+                "leader tell this CTA after its wait: a copy.peer_arrive on a barrier this CTA "
+                "waits on, or copy.cluster_sync in both CTAs after the leader's wait"
+            )
         if others:
             blocked = "; ".join(r.text.replace(" is blocked here, at", " waits at") for r in others)
             fix = (

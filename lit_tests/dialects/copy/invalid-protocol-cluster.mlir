@@ -8,16 +8,18 @@
 // The peer CTA (rank 1) waits on its own barrier, which no byte reaches: both CTAs' boxes
 // complete on the leader's.
 // rule: P6
-// fix: none -- the peer learns of the leader's phase only from a handshake the leader sends (a peer_arrive after its wait), an edit of several ops
+// fix: s|%bar = copy.barrier_init|%c2 = arith.constant 2 : index %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index %rank = arith.remui %bx, %c2 : index %leader = arith.cmpi eq, %rank, %c0 : index %bar = copy.barrier_init|
+// fix: s|copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>|scf.if %leader { copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> } copy.cluster_sync|
 func.func @p6_leader_tracked_peer_waits_on_its_own_barrier(%x: memref<512x512xf16>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_100a">} {
   %c0 = arith.constant 0 : index
   %false = arith.constant false
   %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem<swizzle = 128>>
   // expected-note@+1 {{initialized with arrivals 1}}
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{this CTA's leader-tracked load: its bytes land on the leader's barrier}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
   // expected-error@+2 {{this wait never returns: phase 0 of barrier 0 of %bar has 0 of its 1 arrivals when the wait is reached}}
-  // expected-note@+1 {{arrive on barrier 0 of %bar}}
+  // expected-note@+1 {{this CTA is the peer of a leader-tracked pair: the pair's bytes land on the leader's barrier 0 of %bar, never on this CTA's, so wait on it in the leader only}}
   copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
   func.return
 }
