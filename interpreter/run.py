@@ -6,13 +6,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from math import prod
+from math import lcm, prod
 from typing import Any
 
 import numpy as np
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import DenseArrayBase, MemRefType
 
+from copy_dialect import ops as copy
 from copy_dialect.verify_common import kernel_cluster_shape
 from interpreter.machine import Agent, Cta, Machine, Schedule, Violation, run_block
 from interpreter.memory import GmemRef
@@ -112,7 +113,8 @@ MAX_ELEMENTS = 1 << 24
 
 def random_arguments(kernel: func.FuncOp, rng: np.random.Generator, size: int = 64) -> list[Any]:
     """Arguments for `kernel`: a random array per memref parameter (`size` for each dynamic
-    dim), 0 for each scalar (a parity, an index)."""
+    dim), and for each scalar (a parity, an index) 0 or the least value its `copy.assume`
+    facts allow."""
     values: list[Any] = []
     for t in kernel.function_type.inputs.data:
         if isinstance(t, MemRefType):
@@ -138,8 +140,28 @@ def random_arguments(kernel: func.FuncOp, rng: np.random.Generator, size: int = 
                     rng.integers(max(info.min, -1000), min(info.max, 1000), shape).astype(dtype)
                 )
         else:
-            values.append(0)
+            values.append(assumed(kernel, len(values)))
     return values
+
+
+def assumed(kernel: func.FuncOp, index: int) -> int:
+    """A scalar argument's value: 0, or the least value the kernel's `copy.assume` facts
+    about the argument allow (the author's claim, which the launch must meet)."""
+    arg = kernel.body.blocks[0].args[index]
+    lo, hi, step = None, None, 1
+    for use in arg.uses:
+        op = use.operation
+        if isinstance(op, copy.AssumeOp):
+            if op.lower is not None:
+                lo = max(lo, op.lower.value.data) if lo is not None else op.lower.value.data
+            if op.upper is not None:
+                hi = min(hi, op.upper.value.data) if hi is not None else op.upper.value.data
+            if op.divisor is not None:
+                step = lcm(step, op.divisor.value.data)
+    value = max(0, lo) if lo is not None else 0
+    value = min(value, hi) if hi is not None else value
+    up = -(-value // step) * step
+    return up if hi is None or up <= hi else (value // step) * step
 
 
 def run(

@@ -12,7 +12,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from analysis.protocol.facts import CopyFacts, Kernel, LoopCount, block_size, equal_values
 from analysis.protocol.findings import ProtocolFinding, Related, warning
-from analysis.protocol.periods import INVARIANT, LoopShape, Shape, loop_shape
+from analysis.protocol.periods import LoopShape, Shape, loop_shape
 from analysis.protocol.run import Infeasible, Walk, run_kernel, steady
 from analysis.protocol.steps import Choose
 from copy_dialect import ops as copy
@@ -47,7 +47,7 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     geometry: dict[Operation, CopyFacts] = {}
     shapes: dict[Operation, LoopShape] = {}
     ring, pending, roles = 1, 0, 0
-    for op in holders:
+    for op in (op for op in fn.walk() if op in holders):  # in program order: deterministic
         kind = type(op)
         if kind is copy.AsyncCopyOp or kind is copy.Im2colLoadOp:
             geometry[op] = CopyFacts.of(op)  # type: ignore[arg-type]
@@ -69,13 +69,12 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     # The iterations a loop's state reaches across: a barrier group's ring, or the groups a
     # wait_group leaves in flight (a committed store waited `pending` iterations later).
     depth = max(ring, pending + 1)
-    lap = max((lcm(depth, s.shape.period) for s in shapes.values()), default=depth)
-    trips = max((walked(depth, s, roles > 0) for s in shapes.values()), default=0)
-    trips = min(max(trips, 4 * depth + 4), MAX_TRIP_COUNTS)
+    loop_depths(shapes, holders, ring, pending, roles > 0)
+    trips = max((s.trips for s in shapes.values()), default=min(4 * depth + 4, MAX_TRIP_COUNTS))
     predicates = [g.predicate for g in geometry.values() if g.predicate is not None]
     canon, aliases = equal_values([*loops, *conds, *predicates])
     return Kernel(
-        fn, block_size(fn), frozenset(loops), trips, depth, lap, pending, holders, {}, geometry,
+        fn, block_size(fn), frozenset(loops), trips, pending, holders, {}, geometry,
         {}, canon, aliases, roles, shapes, strided_counts(shapes),
     )  # fmt: skip
 
@@ -140,6 +139,62 @@ def signature(loop: Operation, canon: dict[SSAValue, SSAValue]) -> object:
     )
 
 
+def loop_depths(
+    shapes: dict[Operation, LoopShape],
+    holders: frozenset[Operation],
+    ring: int,
+    pending: int,
+    roles: bool,
+) -> None:
+    """Each loop's depth (the ring in its own iterations, counted by the ops on barriers: a
+    tile loop around a k loop of 8 advances a ring of 4 by two laps a tile, so its state
+    repeats after one tile; the groups a wait_group leaves in flight), the shape
+    its lap must repeat (its own, joined with the loops at its nesting depth that neither
+    holds nor is held by it: the other roles' loops, which run beside it), and the
+    iterations the driver walks it."""
+    nesting = {loop: len(enclosing(loop, shapes)) for loop in shapes}
+    for loop, shape in shapes.items():
+        inner = min(
+            (advance(op, loop) for op in holders if op is not loop and loop.is_ancestor(op)
+             and any(isinstance(v.type, copy.BarrierType) for v in op.operands)),
+            default=1,
+        )  # fmt: skip
+        shape.depth = max(-(-ring // max(inner, 1)), pending + 1)
+        shape.lap = shape.shape
+        for other, theirs in shapes.items():
+            if (
+                nesting[other] == nesting[loop]
+                and not other.is_ancestor(loop)
+                and not loop.is_ancestor(other)
+            ):
+                shape.lap = shape.lap.join(theirs.shape)
+        shape.trips = min(max(walked(shape.depth, shape, roles), 4 * shape.depth + 4),
+                          MAX_TRIP_COUNTS)  # fmt: skip
+
+
+def enclosing(op: Operation, loops: dict[Operation, LoopShape]) -> list[Operation]:
+    """The loops of `loops` that hold `op`."""
+    found, parent = [], op.parent_op()
+    while parent is not None:
+        if parent in loops:
+            found.append(parent)
+        parent = parent.parent_op()
+    return found
+
+
+def advance(op: Operation, loop: Operation) -> int:
+    """How many times `op` runs in one iteration of `loop` at least: the product of the
+    constant trip counts of the scf.for loops between them (1 for any other loop)."""
+    times, parent = 1, op.parent_op()
+    while parent is not None and parent is not loop:
+        if isinstance(parent, scf.ForOp):
+            lb, ub, step = (constant_int(v) for v in (parent.lb, parent.ub, parent.step))
+            if lb is not None and ub is not None and step:
+                times *= max(1, -(-(ub - lb) // step))
+        parent = parent.parent_op()
+    return times
+
+
 def walked(depth: int, shape: LoopShape, roles: bool) -> int:
     """The iterations the longest run of a loop walks: enough for its first iterations
     (to `start`), then laps and its last iterations: four rings; with a longer lap, two
@@ -147,7 +202,7 @@ def walked(depth: int, shape: LoopShape, roles: bool) -> int:
     producer's first lap waits for nothing, its second for the first releases), two laps
     after three rings. A loop that carries a position of its own (`LoopShape.state`: a
     slot and a phase, as CUTLASS's PipelineState) may need two rings a lap."""
-    s = shape.shape
+    s = shape.lap
     lap = lcm(depth, s.period)
     if shape.state:  # a carried phase that flips once a ring: a lap of two rings
         lap = lcm(lap, 2 * depth)
@@ -201,15 +256,11 @@ def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
     warning unless the loop reached a steady state (`steady`) that what the protocol reads
     in it repeats with (`periods`): then the counts tried stand for every count."""
     found = []
-    # The roles' loops run at once, so each loop's lap must repeat what every loop reads.
-    every = INVARIANT
-    for shape in kernel.loops.values():
-        every = every.join(shape.shape)
     for loop, heads in walk.heads.items():
-        if len(heads) < kernel.trip_counts:
-            continue
         shape = kernel.loops[loop]
-        tail = max(kernel.ring, every.tail)
+        if len(heads) < kernel.trips_of(loop):
+            continue
+        tail = max(shape.depth, shape.lap.tail)
         if shape.opaque:
             reason = shape.opaque[0]
             # rule: P10
@@ -226,8 +277,8 @@ def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
                 )
             )
             continue
-        s = every
-        lap = lcm(kernel.ring, s.period)
+        s = shape.lap
+        lap = lcm(shape.depth, s.period)
         if s.start + 2 * lap + tail > len(heads):
             found.append(too_long(loop, s, lap, tail, len(heads)))
             continue
@@ -236,7 +287,7 @@ def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
             found.append(
                 warning(
                     loop,
-                    f"cannot prove the copies of this loop for more than {kernel.trip_counts} "
+                    f"cannot prove the copies of this loop for more than {len(heads)} "
                     "iterations: it reaches no steady state the analysis can repeat (a lap "
                     "of iterations that leaves the barriers, groups and buffers as it found "
                     "them)",

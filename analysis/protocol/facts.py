@@ -91,12 +91,8 @@ class Kernel:
     block: tuple[int, int, int] | None
     loop_bounds: frozenset[SSAValue]
     trip_counts: int
-    ring: int
-    """The iterations at a loop's end that may see its end: the largest barrier group, or
-    one more than the largest `pending` of a wait_group, whichever is more."""
-    lap: int
-    """The longest lap a loop needs: the least common multiple of the ring and the period
-    of what the protocol reads in the loop (i mod 8: a band of column tiles)."""
+    """The most iterations the driver walks a loop that is not one of `loops` (each of
+    those has its own, `trips_of`)."""
     max_pending: int
     """The largest `pending` count of the kernel's wait_groups."""
     protocol_ops: frozenset[Operation]
@@ -123,6 +119,13 @@ class Kernel:
     `for tile = block_id to n step grid_dim`), and the `scf.while` loops (`while tile <
     tiles`): their trip count is chosen, one for every loop computed alike (every role's
     tile loop takes the same count)."""
+
+    def trips_of(self, loop: Operation) -> int:
+        """The most iterations the driver walks `loop` (those of the first loop computed
+        alike, for loops that share a chosen count)."""
+        count = self.counts.get(loop)
+        shape = self.loops.get(count.loop if count is not None else loop)
+        return shape.trips if shape is not None else self.trip_counts
 
     @property
     def threads(self) -> int | None:

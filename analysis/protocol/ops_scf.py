@@ -65,13 +65,14 @@ def trip_options(agent: Agent, bound: SSAValue, at: scf.ForOp | None = None) -> 
         for op in (u.operation for u in alias.uses)
         if isinstance(op, scf.ForOp) and op.ub == alias
     ]
+    trips = max((agent.kernel.trips_of(loop) for loop in loops), default=0)
     for loop in loops:
         if loop is at:
             lb, step = agent.value(loop.lb), agent.value(loop.step)
         else:
             lb, step = constant_int(loop.lb), constant_int(loop.step)
         if isinstance(lb, int) and isinstance(step, int) and step > 0:
-            return agent.kernel.assumptions.trips(rep, lb, step, agent.kernel.trip_counts)
+            return agent.kernel.assumptions.trips(rep, lb, step, trips)
     return agent.kernel.assumptions.trips(rep, 0, 1, 0)
 
 
@@ -136,7 +137,7 @@ def for_op(agent: Agent, op: scf.ForOp, mask: int | None) -> Steps:
             )
         )
         raise Stop
-    chosen = op.ub in agent.bindings and count >= agent.kernel.trip_counts
+    chosen = op.ub in agent.bindings and count >= agent.kernel.trips_of(op)
     yield from iterate(agent, op, mask, count, lambda i: lb + i * step, chosen)
 
 
@@ -146,8 +147,8 @@ def strided_for(agent: Agent, op: scf.ForOp, mask: int | None, key: LoopCount) -
     with the same bounds), its induction values are block-uniform unknowns."""
     count = agent.bindings.get(key)
     if count is None:
-        raise Choose(key, list(range(agent.kernel.trip_counts + 1)))
-    chosen = count >= agent.kernel.trip_counts
+        raise Choose(key, list(range(agent.kernel.trips_of(op) + 1)))
+    chosen = count >= agent.kernel.trips_of(op)
     yield from iterate(agent, op, mask, count, lambda _: UNIFORM, chosen)
 
 
@@ -251,10 +252,10 @@ def counted_while(
     key = agent.kernel.counts[op]
     count = agent.bindings.get(key)
     if count is None:
-        raise Choose(key, list(range(agent.kernel.trip_counts + 1)))
+        raise Choose(key, list(range(agent.kernel.trips_of(op) + 1)))
     before, after = op.before_region.blocks[0], op.after_region.blocks[0]
     walk = agent.walk
-    chosen = count >= agent.kernel.trip_counts and not agent.rank  # CTA 0's
+    chosen = count >= agent.kernel.trips_of(op) and not agent.rank  # CTA 0's
     heads = walk.heads.setdefault(op, []) if chosen else None
     frames, state = agent.frames, agent.kernel.loops[op].state
     frame = len(frames)

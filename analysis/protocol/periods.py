@@ -96,6 +96,14 @@ class LoopShape:
     shape: Shape = INVARIANT
     state: tuple[int, ...] = ()
     opaque: list[Opaque] = field(default_factory=list)
+    depth: int = 1
+    """The iterations of this loop its state reaches across (`analysis.loop_depths`: the
+    ring, in this loop's iterations)."""
+    trips: int = 0
+    """The most iterations the driver walks it (`analysis.walked`)."""
+    lap: Shape = INVARIANT
+    """What its lap must repeat: its own shape joined with those of the loops that run
+    beside it (the other roles' loops at its depth)."""
 
 
 CASTS = frozenset(
