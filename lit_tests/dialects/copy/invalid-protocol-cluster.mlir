@@ -66,3 +66,84 @@ func.func @p6_cluster_sync_in_one_cta(%w: f32) attributes {gpu.known_block_size 
   }
   func.return
 }
+
+// -----
+
+// A DSMEM ring of 4 (tests/corpus/dsmem_allreduce_ring.mlir reduced) without its wait on
+// %empty: slot 0 is written again at step 2, while the next CTA may still read what step 0
+// put there; its release (the peer_arrive at step 1) is never waited on.
+// rule: P3
+// fix: s|    copy.peer_store|    %acquire = arith.xori %phase, %true : i1 copy.barrier_wait %empty[%slot], %acquire : !copy.barrier<2> copy.peer_store|
+func.func @p3_ring_store_into_a_slot_the_next_cta_still_reads(%w: f32) attributes {gpu.known_block_size = array<i32: 32, 1, 1>, copy.cluster = array<i32: 4, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %true = arith.constant true
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %rank = arith.remui %bx, %c4 : index
+  %r1 = arith.addi %rank, %c1 : index
+  %next = arith.remui %r1, %c4 : index
+  %r3 = arith.addi %rank, %c3 : index
+  %prev = arith.remui %r3, %c4 : index
+  %recv = copy.alloc_smem : memref<2x32xf32, #copy.smem>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  scf.for %s = %c0 to %c3 step %c1 {
+    %slot = arith.remui %s, %c2 : index
+    %lap = arith.divui %s, %c2 : index
+    %lp = arith.remui %lap, %c2 : index
+    %phase = arith.cmpi ne, %lp, %c0 : index
+    // expected-error@+2 {{CTA 1's st.async writes %recv[0] while threads of the block of CTA 2 may still read it (nothing orders this copy after their read)}}
+    // expected-note@+1 {{else an arrive by the block of CTA 2 after the read (a consumer-release barrier) that the issuer waits on before the copy}}
+    copy.peer_store %w, %recv[%slot, %t] peer %next, %full[%slot] : f32, memref<2x32xf32, #copy.smem>, !copy.barrier<2>
+    %ack = arith.cmpi eq, %s, %c1 : index
+    scf.if %ack {
+      "gpu.barrier"() : () -> ()
+      copy.peer_arrive %empty[%c0] peer %prev : !copy.barrier<2>
+    }
+    copy.barrier_arrive_expect_tx %full[%slot], 128 : !copy.barrier<2>
+    copy.barrier_wait %full[%slot], %phase : !copy.barrier<2>
+    // expected-note@+1 {{the threads read it here}}
+    %r = memref.load %recv[%slot, %t] : memref<2x32xf32, #copy.smem>
+  }
+  func.return
+}
+
+// -----
+
+// A multicast ring of one slot (tests/corpus/gemm_multicast_cluster2.mlir reduced) whose
+// %empty counts only the local release: the peer's multicast refills this CTA's slot while
+// this CTA may still be reading it (or receiving its own earlier load).
+// rule: P3
+// fix: none -- the note asks for a wait on a consumer-release barrier, which the producer has; the fix is the peer's release (copy.peer_arrive on %empty after the read, and arrivals 2), which the note does not name
+func.func @p3_multicast_into_a_slot_the_peer_has_not_released(%A: memref<512x512xf16>) attributes {gpu.known_block_size = array<i32: 64, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %true = arith.constant true
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem<swizzle = 128>>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  scf.for %k = %c0 to %c2 step %c1 {
+    %phase = arith.cmpi ne, %k, %c0 : index
+    %acquire = arith.xori %phase, %true : i1
+    copy.barrier_wait %empty[%c0], %acquire : !copy.barrier<1>
+    copy.barrier_arrive_expect_tx %full[%c0], 8192 : !copy.barrier<1>
+    %k0 = arith.muli %k, %c64 : index
+    // expected-error@+3 {{CTA 0's multicast load writes %buf while an earlier copy may still be writing it}}
+    // expected-note@+2 {{the earlier copy}}
+    // expected-note@+1 {{wait for the earlier copy first (copy.barrier_wait on its phase, or copy.wait_group for its group)}}
+    copy.async_copy %A[%c0, %k0] to %buf barrier %full[%c0] {arrive = false, collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    copy.barrier_wait %full[%c0], %phase : !copy.barrier<1>
+    %v = memref.load %buf[%t, %c0] : memref<64x64xf16, #copy.smem<swizzle = 128>>
+    "gpu.barrier"() : () -> ()
+    copy.barrier_arrive %empty[%c0] issuer elected : !copy.barrier<1>
+  }
+  copy.barrier_wait %empty[%c0], %true : !copy.barrier<1>
+  func.return
+}
