@@ -200,6 +200,8 @@ def sm_90a() -> tuple[list[Kernel], list[str]]:
     k.add(
         nvvm.ClusterArriveOp(),
         nvvm.ClusterArriveOp(aligned=True),
+        nvvm.ClusterArriveRelaxedOp(),
+        nvvm.ClusterArriveRelaxedOp(aligned=True),
         nvvm.ClusterWaitOp(),
         nvvm.ClusterWaitOp(aligned=True),
         nvvm.FenceMbarrierInitOp(),
