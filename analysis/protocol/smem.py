@@ -15,7 +15,7 @@ from collections.abc import Callable
 from xdsl.ir import Operation
 
 from analysis.protocol.clocks import Clock, End, HappensBefore, Stamp, knows
-from analysis.protocol.findings import Related, Report, error, warning
+from analysis.protocol.findings import ProtocolFinding, Related, Report, error, warning
 from analysis.protocol.groups import GroupSets
 from analysis.protocol.mbarriers import Mbarriers
 from analysis.protocol.records import (
@@ -112,31 +112,10 @@ class SharedMemory:
                 for c in readers:
                     release = self.barriers.releases.release_before(c, clocks[c], fill.issued)
                     if release is not None:
-                        self._released_early(release, fill.region, op, False, fill.op)
+                        self.report(released_early(release, fill.region, op, False, fill.op))
                         return
             self._unfinished(op, region, fill, reader, overlap)
             return
-
-    def _released_early(
-        self, release: Release, region: Region, access: Operation, write: bool, refill: Operation
-    ) -> None:
-        """The threads that make `access` released `region` (`release`) before it, and
-        `refill`, a copy ordered after the release, may write it while they access it."""
-        how = "write" if write else "read"
-        # rule: P3
-        self.report(
-            error(
-                release.op,
-                f"this arrival on {describe_key(release.key)} comes before the threads that "
-                f"make it {how} {region.show()}: a copy ordered after the arrival may refill "
-                f"{region.show()} while they {how} it",
-                f"move this {release.op.name} after the threads' last {how} of "
-                f"{region.show()} ({op_name(access)}): release a slot only once its threads "
-                "are done with it",
-                Related(access, f"the threads {how} {region.show()} here, after the release"),
-                Related(refill, "the copy ordered after the release, which may refill it"),
-            )
-        )
 
     def _unfinished(self, op: Operation, region: Region, fill: Fill, reader: str, how: str) -> None:
         filled = "it" if fill.region == region else fill.region.show()
@@ -205,7 +184,7 @@ class SharedMemory:
                 for (c, _), seen in zip(access.end, access.seen, strict=True):
                     release = self.barriers.releases.release_before(c, seen, issuer)
                     if release is not None:
-                        self._released_early(release, region, access.op, access.write, op)
+                        self.report(released_early(release, region, access.op, access.write, op))
                         return
             how = "write" if access.write else "read"
             message = (
@@ -239,24 +218,7 @@ class SharedMemory:
             if overlap == "no" or fill.reported or self.fill_known(fill, issuers):
                 continue
             fill.reported = True
-            # rule: P3
-            self.report(
-                (warning if overlap == "maybe" else error)(
-                    op,
-                    f"{writer} writes {region.show()} while an earlier copy may still be "
-                    "writing it",
-                    "wait for the earlier copy first (copy.barrier_wait on its phase, or "
-                    "copy.wait_group for its group)"
-                    + (
-                        "; when another role reads the slot, wait on the barrier it arrives on "
-                        "once it is done with the slot (copy.barrier_wait on a consumer-release "
-                        "barrier)"
-                        if self.hb.concurrent
-                        else ""
-                    ),
-                    Related(fill.op, "the earlier copy"),
-                )
-            )
+            self.report(overwritten(op, region, writer, fill, overlap, self.hb.concurrent))
             return
 
     def read_before_first_fill(self, fill: Fill, issuers: tuple[int, ...]) -> bool:
@@ -449,3 +411,48 @@ def role_of(op: Operation) -> object:
             return region
         region = parent.parent_region()
     return None
+
+
+# ---- findings shared by the checks ----------------------------------------------------------
+
+
+def released_early(
+    release: Release, region: Region, access: Operation, write: bool, refill: Operation
+) -> ProtocolFinding:
+    """The threads that make `access` released `region` (`release`) before it, and
+    `refill`, a copy ordered after the release, may write it while they access it."""
+    how = "write" if write else "read"
+    # rule: P3
+    return error(
+        release.op,
+        f"this arrival on {describe_key(release.key)} comes before the threads that "
+        f"make it {how} {region.show()}: a copy ordered after the arrival may refill "
+        f"{region.show()} while they {how} it",
+        f"move this {release.op.name} after the threads' last {how} of "
+        f"{region.show()} ({op_name(access)}): release a slot only once its threads "
+        "are done with it",
+        Related(access, f"the threads {how} {region.show()} here, after the release"),
+        Related(refill, "the copy ordered after the release, which may refill it"),
+    )
+
+
+def overwritten(
+    op: Operation, region: Region, writer: str, fill: Fill, overlap: str, concurrent: bool
+) -> ProtocolFinding:
+    """`writer` (`op`) writes `region` while `fill`, an earlier copy, may still be writing
+    it (`overlap`: "yes" or "maybe"); `concurrent`: the kernel has roles."""
+    # rule: P3
+    return (warning if overlap == "maybe" else error)(
+        op,
+        f"{writer} writes {region.show()} while an earlier copy may still be writing it",
+        "wait for the earlier copy first (copy.barrier_wait on its phase, or "
+        "copy.wait_group for its group)"
+        + (
+            "; when another role reads the slot, wait on the barrier it arrives on "
+            "once it is done with the slot (copy.barrier_wait on a consumer-release "
+            "barrier)"
+            if concurrent
+            else ""
+        ),
+        Related(fill.op, "the earlier copy"),
+    )
