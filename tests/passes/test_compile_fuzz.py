@@ -415,9 +415,24 @@ def loaded(k: Kernel, target: str, b: Box, buf: str) -> None:
         thread_load(k, b, buf)  # before the wait (rule P1)
     if not k.mistake():
         q = parity(k, 0)
-        k.op("barrier_wait", f"copy.barrier_wait {load.bars}[{index}], {q} : {load.bar_type}")
-        if readable and k.chance(0.15):
-            thread_load(k, b, buf)
+        wait = f"copy.barrier_wait {load.bars}[{index}], {q} : {load.bar_type}"
+        if load.kind == "tma_load_leader_tracked":
+            # The pair's boxes complete on the leader's (even rank's) barrier: the leader
+            # waits, then the cluster syncs (a peer waiting on its own barrier hangs, P6).
+            dim = "x" if k.cluster[0] > 1 else "y"
+            block = k.value(
+                "bid", f'"gpu.block_id"() <{{dimension = #gpu<dim {dim}>}}> : () -> index'
+            )
+            rank = k.value("rank", f"arith.remui {block}, {k.const(2)} : index")
+            leader = k.value("leader", f"arith.cmpi eq, {rank}, {k.const(0)} : index")
+            k.begin(f"scf.if {leader}")
+            k.op("barrier_wait", wait)
+            k.end()
+            k.op("cluster_sync", "copy.cluster_sync")
+        else:
+            k.op("barrier_wait", wait)
+            if readable and k.chance(0.15):
+                thread_load(k, b, buf)
     if predicate:
         k.end()
 
