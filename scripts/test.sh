@@ -11,4 +11,6 @@ copy-rules --missing
 echo "== lit"
 lit -sv lit_tests
 echo "== pytest"
-python -m pytest -q -ra tests
+# One worker per core (pytest-xdist): the CPU suite, the GPU tests interpreted among it, takes
+# about twice as long in one process.
+python -m pytest -q -ra -n auto tests

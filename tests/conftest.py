@@ -28,17 +28,26 @@ def ctx() -> Context:
 
 _REPORTS: list[tuple[str, list[str]]] = []
 
+REPORT = "copy-report"
+"""The user property a test's titled block of lines travels in (to the controller, under
+pytest-xdist)."""
+
 
 @pytest.fixture
-def report():
+def report(request):
     """Adds a titled block of lines to the terminal summary (a test's counts, shown even
-    without -s)."""
+    without -s, and from pytest-xdist's workers)."""
 
     def add(title: str, lines: list[str]) -> None:
-        _REPORTS.append((title, lines))
+        request.node.user_properties.append((REPORT, (title, lines)))
         print("\n".join([title, *lines]))
 
     return add
+
+
+def pytest_runtest_logreport(report) -> None:
+    if report.when == "call":
+        _REPORTS.extend(value for key, value in report.user_properties if key == REPORT)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
