@@ -11,11 +11,9 @@ from xdsl.ir import Operation
 from analysis.protocol.clocks import join
 from analysis.protocol.findings import Related, error, warning
 from analysis.protocol.ops_barriers import barrier_init, barrier_inval, barrier_key, barrier_reinit
-from analysis.protocol.ops_copies import async_copy
-from analysis.protocol.ops_scf import choose
+from analysis.protocol.ops_copies import async_copy, issue
 from analysis.protocol.records import Fill, describe_key
 from analysis.protocol.steps import Blocked, Steps, Stop
-from analysis.protocol.values import UNIFORM
 from analysis.protocol.walk import Agent
 from copy_dialect import ops as copy
 
@@ -153,22 +151,10 @@ def cluster_copy(agent: Agent, op: copy.AsyncCopyOp, mask: int | None) -> None:
     if how is None:
         async_copy(agent, op, mask)
         return
-    g = agent.kernel.geometry.get(op)
-    if g is None:
-        from analysis.protocol.facts import CopyFacts
-
-        g = agent.kernel.geometry[op] = CopyFacts.of(op)
-    if g.predicate is not None:
-        p = agent.uniform_int(g.predicate)
-        if p is UNIFORM:
-            choose(agent, g.predicate, (1, 0))
-        if isinstance(p, tuple):
-            p = p[0]
-        if p == 0:
-            return
-    region = agent.region(g.smem, g.smem_indices)
-    index = None if g.barrier_index is None else agent.uniform_int(g.barrier_index)
-    agent.event(op, region, index)
+    issued_copy = issue(agent, op)
+    if issued_copy is None:
+        return
+    g, region = issued_copy
     if not agent.elected(op, mask):
         return
     assert g.barrier is not None

@@ -8,13 +8,18 @@ from __future__ import annotations
 from analysis.protocol.facts import CopyFacts
 from analysis.protocol.ops_barriers import TRACKED, barrier_key, issued
 from analysis.protocol.ops_scf import choose
+from analysis.protocol.records import Region
 from analysis.protocol.values import UNIFORM
 from analysis.protocol.walk import Agent
 from copy_dialect import ops as copy
 
 
-def async_copy(agent: Agent, op: copy.AsyncCopyOp | copy.Im2colLoadOp, mask: int | None) -> None:
-    s = agent.state
+def issue(
+    agent: Agent, op: copy.AsyncCopyOp | copy.Im2colLoadOp
+) -> tuple[CopyFacts, Region] | None:
+    """What every copy does first: its facts (decoded once per kernel), its predicate (None
+    when it is false: the copy is not issued; chosen when block-uniform and unknown), its
+    SMEM region, and its event in the run's trace."""
     g = agent.kernel.geometry.get(op)
     if g is None:
         g = agent.kernel.geometry[op] = CopyFacts.of(op)
@@ -25,10 +30,19 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp | copy.Im2colLoadOp, mask: int
         if isinstance(p, tuple):
             p = p[0]
         if p == 0:
-            return
+            return None
     region = agent.region(g.smem, g.smem_indices)
     index = None if g.barrier_index is None else agent.uniform_int(g.barrier_index)
     agent.event(op, region, index)
+    return g, region
+
+
+def async_copy(agent: Agent, op: copy.AsyncCopyOp | copy.Im2colLoadOp, mask: int | None) -> None:
+    s = agent.state
+    issued_copy = issue(agent, op)
+    if issued_copy is None:
+        return
+    g, region = issued_copy
     if not g.tma:
         agent.whole_group(
             op, mask, "is a cp.async copy the block's threads share",
