@@ -352,9 +352,7 @@ class AsyncCopyOp(IRDLOperation):
         encoding, or the raw `cache_hint` the verifier accepted; the CachePolicy that the
         kernel makes with createpolicy (a fraction, a secondary priority, evict_unchanged);
         None for none."""
-        if self.l2 is not None:
-            return policy_value(self.l2, self.l2_fraction, self.l2_secondary)
-        return None if self.cache_hint is None else self.cache_hint.value.data
+        return policy_value(self.l2, self.l2_fraction, self.l2_secondary, self.cache_hint)
 
     @property
     def l2_promotion_bytes(self) -> int:

@@ -13,9 +13,7 @@ from xdsl.dialects.builtin import (
 )
 
 from copy_dialect.attributes import (
-    L2_POLICY_ENCODING,
     Implementation,
-    L2Policy,
     OOBMode,
 )
 from copy_dialect.cp_async import verify_tracked
@@ -23,6 +21,7 @@ from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry
 from copy_dialect.gmem import check_gmem_layout
 from copy_dialect.l2_policy import (
+    verify_cache_hint,
     verify_cache_policy,
     verify_l2_promotion,
 )
@@ -51,25 +50,7 @@ if TYPE_CHECKING:
 
 def check_l2(op: AsyncCopyOp, impl: Implementation | None) -> None:
     """The L2 cache policy: one spelling, a valid policy, on a copy that takes one."""
-    names = ", ".join(f"l2 {p}" for p in L2Policy)
-    # rule: L2
-    if op.l2 is not None and op.cache_hint is not None:
-        raise Error(
-            f"Expected one L2 cache policy, got l2 {op.l2.data} and cache_hint = "
-            f"{op.cache_hint.value.data:#x}",
-            note="drop the cache_hint attribute: l2 names the policy",
-        )
-    if op.cache_hint is not None:
-        raw = op.cache_hint.value.data
-        # rule: L1
-        if raw not in L2_POLICY_ENCODING.values():
-            raise Error(
-                f"Expected cache_hint to be an L2 cache policy, got {raw:#x}, which is "
-                "none of the policies createpolicy makes ("
-                + ", ".join(f"{p} {v:#x}" for p, v in L2_POLICY_ENCODING.items())
-                + ")",
-                note=f"drop the cache_hint attribute and name the policy: {names}",
-            )
+    verify_cache_hint(op.l2, op.cache_hint)
     verify_cache_policy(op.l2, op.l2_fraction, op.l2_secondary)
     # rule: L3
     if impl == Implementation.CP_ASYNC and (op.l2 is not None or op.cache_hint is not None):

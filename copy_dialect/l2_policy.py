@@ -1,7 +1,8 @@
 """The L2 facts of a TMA copy or prefetch, shared by `copy.async_copy` and `copy.prefetch`:
 its cache policy (`l2 <primary> fraction <f> secondary <priority>`, PTX's
-`createpolicy.fractional`) and its tensor map's L2 promotion (`l2_promotion`), with their
-rules (L4-L9) and what the lowering reads of them."""
+`createpolicy.fractional`, or a raw `cache_hint`, one of the documented encodings) and its
+tensor map's L2 promotion (`l2_promotion`), with their rules (L1, L2, L4-L9) and what the
+lowering reads of them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f32
 from xdsl.ir import Attribute
 
 from copy_dialect.attributes import (
+    L2_POLICY_ENCODING,
     L2_PROMOTIONS,
     L2_SECONDARY_POLICIES,
     CachePolicy,
@@ -84,6 +86,29 @@ def verify_cache_policy(
             )
 
 
+def verify_cache_hint(l2: L2PolicyAttr | None, cache_hint: IntegerAttr | None) -> None:
+    """A raw `cache_hint` is the op's one policy (L2) and a documented encoding (L1)."""
+    if cache_hint is None:
+        return
+    raw = cache_hint.value.data
+    # rule: L2
+    if l2 is not None:
+        raise Error(
+            f"Expected one L2 cache policy, got l2 {l2.data} and cache_hint = {raw:#x}",
+            note="drop the cache_hint attribute: l2 names the policy",
+        )
+    # rule: L1
+    if raw not in L2_POLICY_ENCODING.values():
+        names = ", ".join(f"l2 {p}" for p in L2Policy)
+        raise Error(
+            f"Expected cache_hint to be an L2 cache policy, got {raw:#x}, which is "
+            "none of the policies createpolicy makes ("
+            + ", ".join(f"{p} {v:#x}" for p, v in L2_POLICY_ENCODING.items())
+            + ")",
+            note=f"drop the cache_hint attribute and name the policy: {names}",
+        )
+
+
 def promotion_bytes(attr: IntegerAttr | None) -> int:
     """The L2 promotion of the op's tensor map in bytes (0: none)."""
     return DEFAULT_L2_PROMOTION if attr is None else attr.value.data
@@ -125,11 +150,15 @@ def policy_properties(l2: L2Policy | str | CachePolicy | None) -> dict[str, Attr
 
 
 def policy_value(
-    l2: L2PolicyAttr | None, fraction: FloatAttr | None, secondary: L2PolicyAttr | None
+    l2: L2PolicyAttr | None,
+    fraction: FloatAttr | None,
+    secondary: L2PolicyAttr | None,
+    cache_hint: IntegerAttr | None = None,
 ) -> int | CachePolicy | None:
     """The cache-policy operand of the op's TMA instruction: the documented constant of a
-    named policy, or the CachePolicy the kernel makes with createpolicy; None for none."""
+    named policy (or the raw `cache_hint` the verifier accepted), or the CachePolicy the
+    kernel makes with createpolicy; None for none."""
     policy = cache_policy(l2, fraction, secondary)
     if policy is None:
-        return None
+        return None if cache_hint is None else cache_hint.value.data
     return policy if policy.constant is None else policy.constant

@@ -44,6 +44,7 @@ from copy_dialect.l2_policy import (
     policy_properties,
     policy_value,
     promotion_bytes,
+    verify_cache_hint,
     verify_cache_policy,
     verify_l2_promotion,
 )
@@ -64,8 +65,9 @@ from facts.target import TMA
 class PrefetchOp(IRDLOperation):
     """
     Prefetches a box of a GMEM array into L2 (TMA `cp.async.bulk.prefetch.tensor`), with
-    the L2 cache policy `l2` if given (its `fraction` and `secondary` priority, and the
-    tensor map's `l2_promotion`, as on copy.async_copy). With `impl bulk`, a box of
+    the L2 cache policy `l2` if given (its `fraction` and `secondary` priority, or a raw
+    `cache_hint`, and the tensor map's `l2_promotion`, as on copy.async_copy), lowered to
+    the instruction's `.L2::cache_hint`. With `impl bulk`, a box of
     whole rows is prefetched as its one contiguous byte range (`cp.async.bulk.prefetch.L2`,
     no tensor map; the rules of a bulk copy's GMEM side, BK1, BK2 and BK4, apply).
 
@@ -85,6 +87,8 @@ class PrefetchOp(IRDLOperation):
     l2_fraction = opt_prop_def(FloatAttr[Float32Type])
     l2_secondary = opt_prop_def(L2PolicyAttr)
     l2_promotion = opt_prop_def(IntegerAttr[I64])
+    cache_hint = opt_prop_def(IntegerAttr[I64])
+    """A raw L2 cache policy (one of the documented encodings), as on copy.async_copy."""
 
     irdl_options = (ParsePropInAttrDict(),)
 
@@ -102,6 +106,7 @@ class PrefetchOp(IRDLOperation):
         implementation: Implementation | str | None = None,
         l2: L2Policy | str | CachePolicy | None = None,
         l2_promotion: int | None = None,
+        cache_hint: int | None = None,
     ):
         super().__init__(
             operands=[src, indices],
@@ -110,6 +115,7 @@ class PrefetchOp(IRDLOperation):
                 "implementation": enum_attr(ImplementationAttr, Implementation, implementation),
                 **policy_properties(l2),
                 "l2_promotion": None if l2_promotion is None else IntegerAttr(l2_promotion, i64),
+                "cache_hint": None if cache_hint is None else IntegerAttr(cache_hint, i64),
             },
         )
 
@@ -119,9 +125,9 @@ class PrefetchOp(IRDLOperation):
         return self.implementation is not None and self.implementation.data == Implementation.BULK
 
     def l2_policy_value(self) -> int | CachePolicy | None:
-        """The L2 cache-policy operand of the prefetch: a named policy's encoding, the
-        CachePolicy the kernel makes with createpolicy, None for none."""
-        return policy_value(self.l2, self.l2_fraction, self.l2_secondary)
+        """The L2 cache-policy operand of the prefetch: a named policy's encoding or the raw
+        `cache_hint`, the CachePolicy the kernel makes with createpolicy, None for none."""
+        return policy_value(self.l2, self.l2_fraction, self.l2_secondary, self.cache_hint)
 
     @property
     def l2_promotion_bytes(self) -> int:
@@ -174,6 +180,7 @@ class PrefetchOp(IRDLOperation):
                 "no prefetch",
                 note="use impl bulk for a box of whole rows, or drop impl for a TMA prefetch",
             )
+        verify_cache_hint(self.l2, self.cache_hint)
         verify_cache_policy(self.l2, self.l2_fraction, self.l2_secondary)
         verify_l2_promotion(self.l2_promotion, impl)
         if impl == Implementation.BULK:

@@ -109,14 +109,40 @@ func.func @k4_prefetch_coordinate_beyond_32_bits(%x: memref<?x256xf32>) {
 
 // -----
 
-// A raw cache_hint is copy.async_copy's; a prefetch names its L2 policy with l2, and a stray
-// cache_hint is an error, not dropped.
+// An attribute of copy.async_copy that a prefetch has no use for (it writes no SMEM) is an
+// error, not ignored.
 // rule: AT1
-// fix: s|, cache_hint = 1152921504606846976 : i64||
-func.func @at1_prefetch_cache_hint(%x: memref<4096x4096xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+// fix: s|, bypass_l1||
+func.func @at1_prefetch_bypass_l1(%x: memref<4096x4096xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
-  // expected-error@+2 {{unknown attribute 'cache_hint' on copy.prefetch, whose attributes are: box, implementation, l2, l2_fraction, l2_promotion, l2_secondary}}
-  // expected-note@+1 {{drop 'cache_hint'}}
-  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>, cache_hint = 1152921504606846976 : i64} : memref<4096x4096xf32>
+  // expected-error@+2 {{unknown attribute 'bypass_l1' on copy.prefetch, whose attributes are: box, cache_hint, implementation, l2, l2_fraction, l2_promotion, l2_secondary}}
+  // expected-note@+1 {{drop 'bypass_l1'}}
+  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>, bypass_l1} : memref<4096x4096xf32>
+  func.return
+}
+
+// -----
+
+// A prefetch's raw cache_hint (it reaches the PTX's .L2::cache_hint: cache-hint-ptx.mlir) is
+// one of the policies createpolicy makes, as a copy's.
+// rule: L1
+// fix: s|cache_hint = 7 : i64|cache_hint = 1508705875169116160 : i64|
+func.func @l1_prefetch_raw_cache_hint_not_a_policy(%x: memref<4096x4096xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{Expected cache_hint to be an L2 cache policy, got 0x7, which is none of the policies createpolicy makes (evict_normal 0x1000000000000000, evict_first 0x12f0000000000000, evict_last 0x14f0000000000000)}}
+  // expected-note@+1 {{drop the cache_hint attribute and name the policy: l2 evict_normal, l2 evict_first, l2 evict_last, l2 evict_unchanged}}
+  copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>, cache_hint = 7 : i64} : memref<4096x4096xf32>
+  func.return
+}
+
+// -----
+
+// rule: L2
+// fix: s|, cache_hint = 1364590687093260288 : i64||
+func.func @l2_prefetch_named_and_raw_policy(%x: memref<4096x4096xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  // expected-error@+2 {{Expected one L2 cache policy, got l2 evict_last and cache_hint = 0x12f0000000000000}}
+  // expected-note@+1 {{drop the cache_hint attribute: l2 names the policy}}
+  copy.prefetch %x[%c0, %c0] l2 evict_last {box = array<i64: 64, 64>, cache_hint = 1364590687093260288 : i64} : memref<4096x4096xf32>
   func.return
 }
