@@ -15,7 +15,8 @@ With `impl cp_async` (what copy-legalize makes of it before sm_90) the same pixe
 gathered by the issuing threads with cp.async into a plain SMEM box, zero-filled where the
 TMA unit zero-fills, each thread arriving once on the barrier (IC12, H2, L3, MB12, MB13).
 
-The rules are those of `cuTensorMapEncodeIm2col` and of the PTX `.im2col` mode (IC1..IC11),
+The rules are those of `cuTensorMapEncodeIm2col` and of the PTX `.im2col` mode (IC1..IC11,
+IC13: the channel coordinate on a 16-byte boundary),
 and the tiled maps' rules where the two share them (`copy_dialect.tma`): the element type
 (C11), 16-byte rows (C4), the GMEM layout (B10, C1, C2), the kernel argument (B11), the
 swizzle span (C5), the array's extents (C8) and the SMEM slot's alignment (TR10, TR11).
@@ -84,6 +85,7 @@ from copy_dialect.verify_common import (
     enclosing_target,
     feature_error,
 )
+from facts import hardware
 from facts.target import TMA
 
 IM2COL_RANKS = (3, 4, 5)
@@ -324,6 +326,7 @@ class Im2colLoadOp(IRDLOperation):
         check_gmem_layout(g, g.gmem_type, Implementation.TMA, "")
         if impl == Implementation.TMA:
             tma.check_coordinate_range(g.gmem_indices, "TMA im2col load")
+            self._verify_channel_coordinate(g)
         tma.check_kernel_argument(self, g.gmem)
         tma.verify_copy_box(g, None)
         tma.verify_smem_alignment(g)
@@ -497,6 +500,27 @@ class Im2colLoadOp(IRDLOperation):
                     note=f"a tensor map strides 1 to {MAX_TRAVERSAL_STRIDE} elements: for a "
                     "larger convolution stride, subsample the input first",
                 )
+
+    def _verify_channel_coordinate(self, g: Im2colGeometry) -> None:
+        """A constant channel coordinate (the innermost, C) starts the box on a 16-byte
+        boundary, as TR12 holds a tiled copy's innermost coordinate (IC13); the debug
+        guards check a dynamic one at run time."""
+        channel = constant_int(g.gmem_indices[-1]) if g.gmem_indices else None
+        if channel is None:
+            return
+        multiple = hardware.COORDINATE_BYTES_MULTIPLE
+        size = g.element_bits // 8
+        # rule: IC13
+        if channel * size % multiple:
+            step = max(1, multiple // size)
+            raise Error(
+                f"Expected the channel coordinate of a TMA im2col load to be a multiple of "
+                f"{multiple} bytes, got {channel} ({channel * size} bytes of "
+                f"{g.element_type})",
+                note=f"start the channel block at a multiple of {step} elements (e.g. "
+                f"{channel - channel % step}); a channel block that starts elsewhere is an "
+                "illegal instruction, as a tiled copy's innermost coordinate (TR12)",
+            )
 
     def _verify_constant_offsets(self, g: Im2colGeometry) -> None:
         rank = g.gmem_type.get_num_dims()

@@ -146,7 +146,9 @@ def check_no_form(op: Operation, what: str, target: Target, note: str = "") -> N
 def check_im2col_chunks(op: Operation, g: CopyGeometry, target: Target) -> None:
     """The cp.async gather of an im2col load copies 4-, 8- or 16-byte chunks of a pixel's
     channels, aligned to their size: a constant channel coordinate off a 4-byte boundary
-    has none (the TMA unit reads from any element)."""
+    has none. A TMA load that verifies has none such (IC13 puts the channel coordinate, C4
+    and C1 the row and the strides, on 16 bytes): the check stays for what the verifier
+    does not see."""
     if cp_async_chunk_bytes(g) is None:
         check_no_form(
             op,

@@ -243,10 +243,12 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // -----
 
-// An im2col load whose channels start at f16 element 3 (6 bytes into the pixel): the TMA
-// unit reads from any element, cp.async copies aligned 4-, 8- or 16-byte chunks.
-// rule: LG3
-// fix: s|%c3 = arith.constant 3 : index|%c3 = arith.constant 4 : index|
+// An im2col load whose channels start at f16 element 3 (6 bytes into the pixel) had no
+// cp.async form (LG3: cp.async copies aligned 4-, 8- or 16-byte chunks); it is no TMA load
+// either: the verifier rejects it before the pass runs (IC13, issue S), as TR12 a tiled
+// copy's innermost coordinate.
+// rule: IC13
+// fix: s|%c3 = arith.constant 3 : index|%c3 = arith.constant 8 : index|
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   func.func @im2col_unaligned_channels(%x: memref<2x9x9x16xf16>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
@@ -255,8 +257,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %phase = arith.constant false
     %buf = copy.alloc_smem : memref<64x8xf16, #copy.smem>
     %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-    // expected-error@+2 {{'copy.im2col_load' op copy-legalize cannot keep an im2col load whose channels start off a 4-byte boundary (cp.async copies 4, 8 or 16 aligned bytes) on sm_80: it has no pre-Hopper form the pass can produce}}
-    // expected-note@+1 {{start the channel block at a multiple of 4 bytes, or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
+    // expected-error@+2 {{'copy.im2col_load' op Expected the channel coordinate of a TMA im2col load to be a multiple of 16 bytes, got 3 (6 bytes of f16)}}
+    // expected-note@+1 {{start the channel block at a multiple of 8 elements (e.g. 0); a channel block that starts elsewhere is an illegal instruction, as a tiled copy's innermost coordinate (TR12)}}
     copy.im2col_load %x[%c0, %c0, %c0, %c3] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x8xf16, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
     func.return

@@ -5,6 +5,8 @@ prove because the value is only known at run time, each reported with the id of 
 - TR12: the innermost coordinate of a TMA copy (load, store, reduction), in bytes, is a
   multiple of 16;
 - TR13: the coordinates of a TMA store or reduction are >= 0;
+- IC13: the channel coordinate of a TMA im2col load (its innermost), in bytes, is a
+  multiple of 16;
 - K4: the coordinates of a TMA copy, im2col load or prefetch fit in .s32 (the lowering keeps
   the low 32 bits of each);
 - P9: a barrier index is in the group (`async_copy`, `barrier_arrive`,
@@ -12,12 +14,13 @@ prove because the value is only known at run time, each reported with the id of 
 - P6: a `barrier_wait` completes within WAIT_TIMEOUT_NS; a phase that does not is a deadlock;
 - AS3: the fact a `copy.assume` states of a value holds (its range, its divisor).
 
-The verifier proves TR12, TR13, K4 and the index bound (I2) for compile-time constants, so those
-values get no guard; every `barrier_wait` is bounded. A guard is evaluated by the thread that
-issues the op (the elected thread for TMA copies and `barrier_arrive_expect_tx`, every thread
-that reaches a `barrier_arrive`, `barrier_wait` or `assume`). When it fails, the thread
-prints (CUDA's `vprintf`) `copy-dialect guard <RULE>: <what> at <file>:<line>:<col>` with
-the run-time values, then traps: the launch fails instead of faulting later or hanging.
+The verifier proves TR12, TR13, IC13, K4 and the index bound (I2) for compile-time
+constants, so those values get no guard; every `barrier_wait` is bounded. A guard is
+evaluated by the thread that issues the op (the elected thread for TMA copies and
+`barrier_arrive_expect_tx`, every thread that reaches a `barrier_arrive`, `barrier_wait` or
+`assume`). When it fails, the thread prints (CUDA's `vprintf`) `copy-dialect guard <RULE>:
+<what> at <file>:<line>:<col>` with the run-time values, then traps: the launch fails
+instead of faulting later or hanging.
 
 `Guards` is the module's part of it: one constant format string per message, the `vprintf`
 declaration, and one argument buffer (an `alloca` at the kernel's entry) per kernel.
@@ -82,17 +85,8 @@ class Guards:
         lowered `g.gmem_indices` (i64), as the op gives them."""
         op = g.op
         self.coordinate_range(e, fn, op, g.gmem_indices, coords)
-        # TMA element types are whole bytes (C11).
-        assert g.element_bits % 8 == 0
-        if constant_int(g.gmem_indices[-1]) is None:
-            inner = coords[-1]
-            inner_bytes = e.mul(inner, g.element_bits // 8)
-            # `& 15` is Python's `% 16` (the verifier's) for negative values too.
-            misaligned = e.icmp("ne", e.binary(llvm.AndOp, inner_bytes, 15), 0)
-            what = (
-                "the innermost TMA coordinate must be a multiple of 16 bytes, got %lld (%lld bytes)"
-            )
-            self.check(e, fn, op, "TR12", misaligned, what, [inner, inner_bytes])
+        what = "the innermost TMA coordinate must be a multiple of 16 bytes, got %lld (%lld bytes)"
+        self.inner_alignment(e, fn, g, coords, "TR12", what)
         if g.is_load:
             return
         for i, (index, coord) in enumerate(zip(g.gmem_indices, coords, strict=True)):
@@ -100,6 +94,39 @@ class Guards:
                 negative = e.icmp("slt", coord, 0)
                 what = f"TMA store coordinates must be >= 0, got %lld at index {i}"
                 self.check(e, fn, op, "TR13", negative, what, [coord])
+
+    def im2col_channel(
+        self, e: Emit, fn: func.FuncOp, g: copy.Im2colGeometry, coords: Sequence[SSAValue]
+    ) -> None:
+        """IC13 for the dynamic channel coordinate (the innermost) of a TMA im2col load:
+        `coords` are the lowered `g.gmem_indices` (i64)."""
+        what = (
+            "the channel coordinate of a TMA im2col load must be a multiple of 16 bytes, got "
+            "%lld (%lld bytes)"
+        )
+        self.inner_alignment(e, fn, g, coords, "IC13", what)
+
+    def inner_alignment(
+        self,
+        e: Emit,
+        fn: func.FuncOp,
+        g: copy.CopyGeometry,
+        coords: Sequence[SSAValue],
+        rule: str,
+        what: str,
+    ) -> None:
+        """The innermost coordinate of a TMA copy or im2col load, if dynamic, times the
+        element size is a multiple of 16 bytes (TR12, IC13); `what` prints the coordinate
+        and its bytes."""
+        if constant_int(g.gmem_indices[-1]) is not None:
+            return
+        # TMA element types are whole bytes (C11).
+        assert g.element_bits % 8 == 0
+        inner = coords[-1]
+        inner_bytes = e.mul(inner, g.element_bits // 8)
+        # `& 15` is Python's `% 16` (the verifier's) for negative values too.
+        misaligned = e.icmp("ne", e.binary(llvm.AndOp, inner_bytes, 15), 0)
+        self.check(e, fn, g.op, rule, misaligned, what, [inner, inner_bytes])
 
     def coordinate_range(
         self,

@@ -212,6 +212,47 @@ func.func @ic11_offset_past_8_bits(%x: memref<2x9x9x16xf16>) {
 
 // -----
 
+// The channel coordinate is the innermost: 3 f16 elements are 6 bytes, which the equivalent
+// tiled copy breaks as TR12 (issue S: it verified).
+// rule: IC13
+// fix: s|%c3 = arith.constant 3 : index|%c3 = arith.constant 8 : index|
+func.func @ic13_channel_coordinate_6_bytes(%x: memref<2x9x9x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %m1 = arith.constant -1 : index
+  %t = arith.constant 1 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected the channel coordinate of a TMA im2col load to be a multiple of 16 bytes, got 3 (6 bytes of f16)}}
+  // expected-note@+1 {{start the channel block at a multiple of 8 elements (e.g. 0); a channel block that starts elsewhere is an illegal instruction, as a tiled copy's innermost coordinate (TR12)}}
+  copy.im2col_load %x[%c0, %m1, %m1, %c3] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x32xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// A negative channel coordinate is held to it too (the TMA unit fills what lies before the
+// array, from a 16-byte boundary): -2 f32 elements are -8 bytes.
+// rule: IC13
+// fix: s|%m2 = arith.constant -2 : index|%m2 = arith.constant -4 : index|
+func.func @ic13_negative_channel_coordinate(%x: memref<4x33x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %m2 = arith.constant -2 : index
+  %t = arith.constant 0 : i16
+  %phase = arith.constant false
+  %buf = copy.alloc_smem : memref<64x16xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected the channel coordinate of a TMA im2col load to be a multiple of 16 bytes, got -2 (-8 bytes of f32)}}
+  // expected-note@+1 {{start the channel block at a multiple of 4 elements (e.g. -4)}}
+  copy.im2col_load %x[%c0, %c0, %m2] offsets [%t] to %buf barrier %bar[%c0] {lower = array<i64: -2>, upper = array<i64: 0>} : memref<4x33x16xf32> to memref<64x16xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
 // rule: C4
 // fix: s|memref<64x12xf16, #copy.smem>|memref<64x16xf16, #copy.smem>|
 // fix: s|memref<64x12xf16, #copy.smem>|memref<64x16xf16, #copy.smem>|

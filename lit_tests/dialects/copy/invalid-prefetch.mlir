@@ -126,7 +126,7 @@ func.func @at1_prefetch_bypass_l1(%x: memref<4096x4096xf32>) attributes {copy.ta
 // A prefetch's raw cache_hint (it reaches the PTX's .L2::cache_hint: cache-hint-ptx.mlir) is
 // one of the policies createpolicy makes, as a copy's.
 // rule: L1
-// fix: s|cache_hint = 7 : i64|cache_hint = 1508705875169116160 : i64|
+// fix: s|{box = array<i64: 64, 64>, cache_hint = 7 : i64}|l2 evict_last {box = array<i64: 64, 64>}|
 func.func @l1_prefetch_raw_cache_hint_not_a_policy(%x: memref<4096x4096xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   // expected-error@+2 {{Expected cache_hint to be an L2 cache policy, got 0x7, which is none of the policies createpolicy makes (evict_normal 0x1000000000000000, evict_first 0x12f0000000000000, evict_last 0x14f0000000000000)}}
