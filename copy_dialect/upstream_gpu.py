@@ -4,6 +4,13 @@
   the warp reductions of the builders need (`kernels.ws_row_sum`); `convert-gpu-to-nvvm`
   lowers it to `nvvm.shfl.sync` (PTX `shfl.sync.<mode>.b32`).
 
+- the custom forms of the id ops and the barrier, as upstream prints them: `gpu.thread_id x`,
+  `gpu.block_id y`, `gpu.block_dim z`, `gpu.grid_dim x`,
+  `gpu.global_id x`, `gpu.lane_id`, `gpu.barrier` (xDSL 0.75 parses and prints only their
+  generic forms). The syntax is installed on xDSL's own op classes (`custom_syntax`), not on
+  subclasses: the lowering, the analysis and the interpreter look these ops up by their exact
+  class, and the passes build them with xDSL's constructors.
+
 `GPU` is xDSL's `gpu` dialect plus these ops and their attributes, under the same name:
 copy-opt and `copy_tools.make_context` register it in place of xDSL's (the xDSL universe
 cannot give one dialect name two definitions), so plain `xdsl-opt` does not parse
@@ -11,7 +18,8 @@ cannot give one dialect name two definitions), so plain `xdsl-opt` does not pars
 
 Deviations from upstream:
 - the shuffled value is an `i32` or an `f32`, the types `shfl.sync` moves (MLIR also takes
-  64-bit and vector values, which its lowering does not split for NVVM either).
+  64-bit and vector values, which its lowering does not split for NVVM either);
+- the id ops have no `upper_bound` (nor `gpu.lane_id`): xDSL's classes have no such property.
 """
 
 from __future__ import annotations
@@ -105,6 +113,32 @@ class ShuffleOp(IRDLOperation):
                 f"expected a 32-bit value to shuffle (i32 or f32, what shfl.sync moves), got {t}: "
                 "shuffle it as i32 or f32 values"
             )
+
+
+def custom_syntax(cls: type[IRDLOperation], assembly_format: str) -> None:
+    """Gives xDSL's op class `cls` the custom syntax `assembly_format`, as `irdl_op_definition`
+    does for a class that declares one (the generic form still parses)."""
+    from xdsl.irdl.declarative_assembly_format import FormatProgram
+
+    program = FormatProgram.from_str(assembly_format, cls.get_irdl_definition())
+    cls.parse = classmethod(lambda c, parser: program.parse(parser, c))  # type: ignore[method-assign]
+    cls.print = lambda self, printer: program.print(printer, self)  # type: ignore[method-assign]
+
+
+CUSTOM_SYNTAX: dict[type[IRDLOperation], str] = {
+    gpu.ThreadIdOp: "$dimension attr-dict",
+    gpu.BlockIdOp: "$dimension attr-dict",
+    gpu.BlockDimOp: "$dimension attr-dict",
+    gpu.GridDimOp: "$dimension attr-dict",
+    gpu.GlobalIdOp: "$dimension attr-dict",
+    gpu.LaneIdOp: "attr-dict",
+    gpu.BarrierOp: "attr-dict",
+}
+"""The custom forms of upstream's `GPU_IndexOp`s, `gpu.lane_id` and `gpu.barrier`
+(GPUOps.td's `$dimension (`upper_bound` $upper_bound^)? attr-dict`, less the bound)."""
+
+for _cls, _format in CUSTOM_SYNTAX.items():
+    custom_syntax(_cls, _format)
 
 
 GPU = Dialect(

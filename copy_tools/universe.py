@@ -43,7 +43,15 @@ def _memref():
     return MEMREF
 
 
-UPSTREAM = {"gpu": _gpu, "memref": _memref}
+def _llvm():
+    """xDSL's `llvm` dialect with the upstream ops it lacks (`llvm.extractelement`,
+    `llvm.intr.maximum`, `llvm.intr.minimum`)."""
+    from copy_dialect.upstream_llvm import LLVM
+
+    return LLVM
+
+
+UPSTREAM = {"gpu": _gpu, "memref": _memref, "llvm": _llvm}
 """xDSL's dialects that the project registers with the upstream ops they lack."""
 
 
@@ -56,8 +64,9 @@ def _pass(module: str, cls: str):
 def dialect_factories() -> tuple[tuple[str, Callable[[], Dialect]], ...]:
     """Every registered dialect's name and factory, read from the installed packages' entry
     points once per process (the scan costs about 2 ms; a context is made per compile).
-    `gpu` and `memref` are xDSL's with the upstream ops they lack (`copy_dialect.upstream_gpu`,
-    `copy_dialect.upstream_memref`): a universe cannot define a dialect name twice, so the
+    `gpu`, `memref` and `llvm` are xDSL's with the upstream ops they lack
+    (`copy_dialect.upstream_gpu`, `copy_dialect.upstream_memref`,
+    `copy_dialect.upstream_llvm`): a universe cannot define a dialect name twice, so the
     substitution happens here, for copy-opt and `make_context` alike."""
     found = Universe.get_multiverse().all_dialects
     return tuple((name, UPSTREAM.get(name, f)) for name, f in found.items())
@@ -96,6 +105,7 @@ COPY_UNIVERSE = Universe(
         "convert-copy-to-nvvm": _pass("convert_copy_to_nvvm", "ConvertCopyToNVVMPass"),
         "convert-func-to-llvm": _pass("convert_func_to_llvm", "ConvertFuncToLLVMPass"),
         "convert-gpu-to-nvvm": _pass("convert_gpu_to_nvvm", "ConvertGpuToNVVMPass"),
+        "convert-math-to-llvm": _pass("convert_math_to_llvm", "ConvertMathToLLVMPass"),
         "convert-memref-to-llvm": _pass("convert_memref_to_llvm", "ConvertMemrefToLLVMPass"),
         "copy-legalize": _pass("legalize", "CopyLegalizePass"),
         "convert-vector-to-llvm": _pass("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),

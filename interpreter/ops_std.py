@@ -80,6 +80,22 @@ def constant(agent: Agent, op: arith.ConstantOp, mask: np.ndarray) -> None:
     )
 
 
+def maximumf(a: Value, b: Value) -> Value:
+    """IEEE 754-2019 `maximum` (`arith.maximumf`, PTX `max.NaN`): NaN if either is NaN, and
+    +0.0 above -0.0 (numpy's `maximum` returns its first operand of two equal zeros)."""
+    r = np.maximum(a, b)
+    both_zero = (np.asarray(a) == 0) & (np.asarray(b) == 0)
+    return np.where(both_zero, np.where(np.signbit(a) & np.signbit(b), a, np.abs(a)), r)
+
+
+def minimumf(a: Value, b: Value) -> Value:
+    """IEEE 754-2019 `minimum` (`arith.minimumf`, PTX `min.NaN`): NaN if either is NaN, and
+    -0.0 below +0.0."""
+    r = np.minimum(a, b)
+    both_zero = (np.asarray(a) == 0) & (np.asarray(b) == 0)
+    return np.where(both_zero, np.where(np.signbit(a) | np.signbit(b), -np.abs(a), a), r)
+
+
 BINARY: dict[type[Operation], Callable[[Value, Value], Value]] = {
     arith.AddiOp: np.add,
     arith.SubiOp: np.subtract,
@@ -93,8 +109,8 @@ BINARY: dict[type[Operation], Callable[[Value, Value], Value]] = {
     arith.DivfOp: np.divide,
     arith.MaxSIOp: np.maximum,
     arith.MinSIOp: np.minimum,
-    arith.MaximumfOp: np.maximum,
-    arith.MinimumfOp: np.minimum,
+    arith.MaximumfOp: maximumf,
+    arith.MinimumfOp: minimumf,
     arith.MaxnumfOp: np.fmax,
     arith.MinnumfOp: np.fmin,
 }

@@ -1,6 +1,8 @@
 """Vectors, as the kernels use them: a vector value has one row per thread (numpy shape
 (threads, n)); `vector.load` and `vector.store` move n consecutive elements along a ref's
-last dim (GMEM or SMEM), `vector.broadcast` makes one from a scalar; and `gpu.shuffle`,
+last dim (GMEM or SMEM), `vector.broadcast` makes one from a scalar, `vector.extract` and
+`vector.insert` read and replace one element (at a static or per-thread position); and
+`gpu.shuffle`,
 which moves a value between the lanes of a warp."""
 
 from __future__ import annotations
@@ -78,6 +80,39 @@ def broadcast(agent: Agent, op: vector.BroadcastOp, mask: np.ndarray) -> None:
     width = width_of(op, op.vector.type)
     source = lanes(agent.get(op.source), agent.cta.threads)
     set_result(agent, op, np.repeat(source[:, None], width, axis=1))
+
+
+def _position(
+    agent: Agent, op: vector.ExtractOp | vector.InsertOp, width: int, mask: np.ndarray
+) -> np.ndarray:
+    """Each thread's position of the element a 1-D `vector.extract`/`insert` names."""
+    (position,) = op.get_mixed_position()
+    threads = agent.cta.threads
+    at = lanes(position if isinstance(position, int) else agent.get(position), threads)
+    at = np.asarray(at, dtype=np.int64)
+    if np.any(((at < 0) | (at >= width)) & mask):
+        raise InterpretError(op, f"a position outside the vector's {width} elements")
+    return np.where(mask, at, 0)
+
+
+@handles(vector.ExtractOp)
+def extract(agent: Agent, op: vector.ExtractOp, mask: np.ndarray) -> None:
+    width = width_of(op, op.vector.type)
+    value = np.asarray(agent.get(op.vector))
+    rows = np.broadcast_to(value, (agent.cta.threads, width))
+    set_result(agent, op, rows[np.arange(agent.cta.threads), _position(agent, op, width, mask)])
+
+
+@handles(vector.InsertOp)
+def insert(agent: Agent, op: vector.InsertOp, mask: np.ndarray) -> None:
+    width = width_of(op, op.dest.type)
+    threads = agent.cta.threads
+    rows = np.array(np.broadcast_to(agent.get(op.dest), (threads, width)))
+    at = _position(agent, op, width, mask)
+    rows[np.arange(threads), at] = np.where(
+        mask, lanes(agent.get(op.source), threads), rows[np.arange(threads), at]
+    )
+    set_result(agent, op, rows)
 
 
 @handles(ShuffleOp)

@@ -13,7 +13,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from copy_dialect import upstream_llvm
 from passes import llvm_build
+from passes.convert_math_to_llvm import fast_math
 from passes.llvm_types import lowered, replace_with_casts, to_llvm_type
 from passes.rewrite import apply_patterns
 
@@ -45,6 +47,16 @@ MIN_MAX = {
     arith.MaxUIOp: "ugt",
 }
 """arith min/max as `select(icmp(pred, a, b), a, b)`."""
+
+FLOAT_MIN_MAX = {
+    arith.MaximumfOp: upstream_llvm.MaximumOp,
+    arith.MinimumfOp: upstream_llvm.MinimumOp,
+    arith.MaxnumfOp: llvm.VectorFMaxOp,
+    arith.MinnumfOp: llvm.VectorFMinOp,
+}
+"""arith's float min/max as ArithToLLVM lowers them: `maximumf`/`minimumf` (NaN if either is
+NaN) to `llvm.intr.maximum`/`minimum` (PTX `max.NaN.f32`), `maxnumf`/`minnumf` (the number if
+one is NaN) to `llvm.intr.maxnum`/`minnum` (PTX `max.f32`)."""
 
 
 class ConvertConstant(RewritePattern):
@@ -94,6 +106,23 @@ class ConvertMinMax(RewritePattern):
         select = llvm.SelectOp(cmp, lhs, rhs)
         ops += [cmp, select]
         replace_with_casts(rewriter, op, ops, select.results)
+
+
+class ConvertFloatMinMax(RewritePattern):
+    """`arith.maximumf` and friends -> their llvm intrinsic, with the op's fast-math flags."""
+
+    OP_TYPES = tuple(FLOAT_MIN_MAX)
+    """The ops it acts on (`passes.rewrite` tries it on no other)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        cls = FLOAT_MIN_MAX.get(type(op))
+        if cls is None:
+            return
+        ops: list[Operation] = []
+        lhs, rhs = lowered(op.operands, ops)
+        new = cls(lhs, rhs, fast_math(op))
+        ops.append(new)
+        replace_with_casts(rewriter, op, ops, new.results)
 
 
 class ConvertCmpi(RewritePattern):
@@ -179,6 +208,7 @@ class ConvertArithToLLVMPass(ModulePass):
                 ConvertConstant(),  # arith.constant
                 ConvertBinary(),  # arith.addi, subi, muli, ...
                 ConvertMinMax(),  # arith.minsi, maxsi, minui, maxui
+                ConvertFloatMinMax(),  # arith.maximumf, minimumf, maxnumf, minnumf
                 ConvertCmpi(),  # arith.cmpi
                 ConvertSelect(),  # arith.select
                 ConvertIntegerCast(),  # arith.index_cast, extui, extsi, trunci

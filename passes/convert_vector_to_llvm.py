@@ -1,6 +1,7 @@
 """Lowers the 1-D `vector` ops threads use on their tiles: `vector.load` and `vector.store`
-(one wide `ld`/`st`, e.g. `ld.shared.v4.f32`) and `vector.broadcast` of a
-scalar (a splat).
+(one wide `ld`/`st`, e.g. `ld.shared.v4.f32`), `vector.broadcast` of a
+scalar (a splat), and `vector.extract` / `vector.insert` of one element of a 1-D vector
+(`extractelement` / `insertelement`, the position static or an index).
 
 A wide access is only as aligned as its address is known to be: the alignment given to LLVM
 is the largest power of two that provably divides the byte offset (`known_multiple` of each
@@ -23,8 +24,9 @@ from xdsl.dialects.builtin import (
     MemRefType,
     VectorType,
     i32,
+    i64,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -32,9 +34,10 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from copy_dialect import layout
+from copy_dialect import layout, upstream_llvm
 from copy_dialect import ops as copy
 from copy_dialect.verify_common import known_multiple
+from passes import llvm_build
 from passes.convert_copy_to_nvvm.emit import fail
 from passes.convert_memref_to_llvm import element_pointer
 from passes.llvm_types import lowered, replace_with_casts, to_llvm_type
@@ -144,10 +147,62 @@ class ConvertBroadcast(RewritePattern):
         replace_with_casts(rewriter, op, ops, splat.results)
 
 
+def _position(op: vector.ExtractOp | vector.InsertOp, ops: list[Operation]) -> SSAValue:
+    """The i64 position of the element a 1-D `vector.extract`/`insert` names."""
+    (position,) = op.get_mixed_position()
+    if isinstance(position, int):
+        ops.append(const := llvm_build.constant(position, i64))
+        return const.result
+    (value,) = lowered([position], ops)
+    return value
+
+
+def _check_element(op: Operation, vtype: Attribute, element: Attribute) -> None:
+    if not isinstance(vtype, VectorType) or vtype.get_num_dims() != 1:
+        raise fail(op, f"only the element of a 1-D vector is lowered, got {vtype}")
+    if isinstance(element, VectorType):
+        raise fail(op, f"only one element is lowered, got {element}")
+
+
+class ConvertExtract(RewritePattern):
+    """`vector.extract %v[i]` of a 1-D vector -> `llvm.extractelement`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: vector.ExtractOp, rewriter: PatternRewriter, /):
+        _check_element(op, op.vector.type, op.result.type)
+        ops: list[Operation] = []
+        (source,) = lowered([op.vector], ops)
+        new = upstream_llvm.ExtractElementOp(source, _position(op, ops))
+        ops.append(new)
+        replace_with_casts(rewriter, op, ops, new.results)
+
+
+class ConvertInsert(RewritePattern):
+    """`vector.insert %s, %v[i]` into a 1-D vector -> `llvm.insertelement`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: vector.InsertOp, rewriter: PatternRewriter, /):
+        _check_element(op, op.dest.type, op.source.type)
+        ops: list[Operation] = []
+        scalar, dest = lowered([op.source, op.dest], ops)
+        new = llvm.InsertElementOp(dest, scalar, _position(op, ops))
+        ops.append(new)
+        replace_with_casts(rewriter, op, ops, new.results)
+
+
 class ConvertVectorToLLVMPass(ModulePass):
-    """Lowers `vector.load`, `vector.store` and `vector.broadcast` to `llvm`."""
+    """Lowers the 1-D `vector` ops (load, store, broadcast, extract, insert)."""
 
     name = "convert-vector-to-llvm"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        apply_patterns(op, [ConvertVectorLoad(), ConvertVectorStore(), ConvertBroadcast()])
+        apply_patterns(
+            op,
+            [
+                ConvertVectorLoad(),  # vector.load
+                ConvertVectorStore(),  # vector.store
+                ConvertBroadcast(),  # vector.broadcast
+                ConvertExtract(),  # vector.extract
+                ConvertInsert(),  # vector.insert
+            ],
+        )

@@ -35,6 +35,7 @@ from passes.convert_cf_to_llvm import ConvertCfToLLVMPass
 from passes.convert_copy_to_nvvm import ConvertCopyToNVVMPass
 from passes.convert_func_to_llvm import ConvertFuncToLLVMPass
 from passes.convert_gpu_to_nvvm import ConvertGpuToNVVMPass
+from passes.convert_math_to_llvm import ConvertMathToLLVMPass
 from passes.convert_memref_to_llvm import ConvertMemrefToLLVMPass
 from passes.convert_vector_to_llvm import ConvertVectorToLLVMPass
 from passes.rewrite import apply_patterns
@@ -52,6 +53,7 @@ def lowering_passes(
         _ConvertScfToCf(),
         ConvertMemrefToLLVMPass(),
         ConvertGpuToNVVMPass(),
+        ConvertMathToLLVMPass(),
         ConvertArithToLLVMPass(),
         ConvertCfToLLVMPass(),
         ConvertFuncToLLVMPass(),

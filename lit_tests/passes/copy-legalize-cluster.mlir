@@ -26,7 +26,7 @@
 // CHECK-NEXT: %full_1 = copy.barrier_init arrivals 2
 // CHECK-NEXT: copy.warp_specialize warps [4, 4] {
 // CHECK-NEXT: ^bb0(%tid: index):
-// CHECK-NEXT: %[[BX:.*]] = "gpu.block_id"() <{dimension = #gpu<dim x>}>
+// CHECK-NEXT: %[[BX:.*]] = gpu.block_id x
 // CHECK-NEXT: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[R:.*]] = arith.remui %[[BX]], %[[C2]] : index
@@ -42,7 +42,7 @@
 // CHECK-NEXT: copy.barrier_wait %full[%c0], %false
 // CHECK: ^bb0(%tid_1: index):
 // CHECK: %false_1 = arith.constant false
-// CHECK-NEXT: %[[BX1:.*]] = "gpu.block_id"() <{dimension = #gpu<dim x>}>
+// CHECK-NEXT: %[[BX1:.*]] = gpu.block_id x
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %bx_1 = arith.addi %[[BX1]], %[[ONE]] : index
 // CHECK: copy.async_copy %x[%c0_1, %col_1] to %mine_1 barrier %loaded_1
@@ -205,7 +205,7 @@ func.func @exchange_by_bulk_copy(%x: memref<256x256xf32>, %y: memref<256x256xf32
 // CHECK-LABEL: func.func @exchange_along_y
 // CHECK: copy.warp_specialize warps [4, 4] {
 // CHECK-NEXT: ^bb0(%tid: index):
-// CHECK-NEXT: %[[BY:.*]] = "gpu.block_id"() <{dimension = #gpu<dim y>}>
+// CHECK-NEXT: %[[BY:.*]] = gpu.block_id y
 // CHECK-NEXT: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[R:.*]] = arith.remui %[[BY]], %[[C2]] : index
@@ -213,7 +213,7 @@ func.func @exchange_by_bulk_copy(%x: memref<256x256xf32>, %y: memref<256x256xf32
 // CHECK-NEXT: scf.if %[[LEAD]] {
 // CHECK: ^bb0(%tid_1: index):
 // CHECK: %false_1 = arith.constant false
-// CHECK-NEXT: %[[BY1:.*]] = "gpu.block_id"() <{dimension = #gpu<dim y>}>
+// CHECK-NEXT: %[[BY1:.*]] = gpu.block_id y
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %bx_1 = arith.addi %[[BY1]], %[[ONE]] : index
 // CHECK: vector.store %v_1, %recv[%r_1, %c_1]

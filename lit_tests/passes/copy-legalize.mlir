@@ -18,7 +18,7 @@
 // CHECK: %bar = copy.barrier_init arrivals 128 : !copy.barrier<1>
 // CHECK-NEXT: copy.async_copy %x[%row, %col] to %tile barrier %bar[%c0] impl cp_async oob zeros : memref<1000x1000xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
 // CHECK-NEXT: copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
-// CHECK-NEXT: %[[TID:.*]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+// CHECK-NEXT: %[[TID:.*]] = gpu.thread_id x
 // CHECK-NEXT: %[[STEP:.*]] = arith.constant 128 : index
 // CHECK-NEXT: %[[TOTAL:.*]] = arith.constant 1024 : index
 // CHECK-NEXT: %[[ROW_VECTORS:.*]] = arith.constant 16 : index

@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
+from copy_dialect import upstream_llvm
 from passes.translate_llvm.spelling import Unsupported, quote, symbol
 
 if TYPE_CHECKING:
@@ -117,6 +118,8 @@ _FLOAT_INTRINSICS = {
     llvm.VectorFMinOp: "llvm.minnum",
     llvm.FPowOp: "llvm.pow",
     llvm.FMAOp: "llvm.fma",
+    upstream_llvm.MaximumOp: "llvm.maximum",
+    upstream_llvm.MinimumOp: "llvm.minimum",
 }
 # Ordered vector reductions: op -> LLVM name, overloaded on the vector type.
 _VECTOR_REDUCTIONS = {
@@ -366,6 +369,11 @@ def _insertvalue(t: FunctionTranslator, op: llvm.InsertValueOp) -> None:
 @_handles(llvm.InsertElementOp)
 def _insertelement(t: FunctionTranslator, op: llvm.InsertElementOp) -> None:
     t.define(op, f"insertelement {t.typed(op.vector)}, {t.typed(op.value)}, {t.typed(op.index)}")
+
+
+@_handles(upstream_llvm.ExtractElementOp)
+def _extractelement(t: FunctionTranslator, op: upstream_llvm.ExtractElementOp) -> None:
+    t.define(op, f"extractelement {t.typed(op.vector)}, {t.typed(op.position)}")
 
 
 @_handles(llvm.ShuffleVectorOp)

@@ -1,0 +1,73 @@
+"""The thread-level ops of issue 31 (the math and float arith ops, `vector.insert/extract`,
+`copy.ldmatrix`/`copy.stmatrix`, swizzled vector accesses): every kernel of their positive
+lit tests, for each target that accepts it, through the whole pipeline to PTX that nvJitLink
+assembles into a cubin and, where a `ptxas` is on PATH, that ptxas assembles too (a second
+opinion on the PTX: nvJitLink and ptxas are separate front ends)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import VerifyException
+
+from copy_tools.universe import make_context
+from passes import backend
+from passes.pipeline import compile_module, retarget
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGETS = ("sm_80", "sm_90a", "sm_100a", "sm_120a")
+LIT_TESTS = [
+    ROOT / "lit_tests" / "passes" / "math-ptx.mlir",
+]
+ELF_MAGIC = b"\x7fELF"
+
+
+def kernels(path: Path) -> list[str]:
+    """The `// -----` chunks of a lit test that hold a kernel."""
+    return [c for c in path.read_text().split("// -----") if "gpu.kernel" in c]
+
+
+def valid_for(text: str, target: str):
+    """The module retargeted to `target`, or None if it does not verify there."""
+    module = Parser(make_context(), text).parse_module()
+    retarget(module, target)
+    try:
+        module.verify()
+    except VerifyException:
+        return None
+    return module
+
+
+CASES = [
+    pytest.param(path, i, target, id=f"{path.stem}-{i}-{target}")
+    for path in LIT_TESTS
+    for i in range(len(kernels(path)))
+    for target in TARGETS
+]
+
+
+@pytest.mark.parametrize(("path", "index", "target"), CASES)
+def test_assembles(path: Path, index: int, target: str, tmp_path: Path):
+    module = valid_for(kernels(path)[index], target)
+    if module is None:
+        pytest.skip(f"kernel {index} of {path.name} is not valid for {target}")
+    compiled = compile_module(module, make_context(), target)
+    assert compiled.cubin.startswith(ELF_MAGIC)
+    assert ".extern .func" not in compiled.ptx
+    if backend.ptxas_available():
+        source = tmp_path / "k.ptx"
+        source.write_text(compiled.ptx)
+        out = subprocess.run(
+            ["ptxas", f"-arch={target}", str(source), "-o", str(tmp_path / "k.cubin")],
+            capture_output=True,
+            text=True,
+        )
+        assert out.returncode == 0, out.stderr
+
+
+def test_each_lit_test_has_kernels():
+    for path in LIT_TESTS:
+        assert kernels(path), path
