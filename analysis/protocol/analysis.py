@@ -4,6 +4,7 @@ worth choosing, and the runs over every choice; findings of all runs, once each.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from itertools import permutations
 from math import lcm
 
@@ -12,8 +13,8 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from analysis.protocol.facts import CopyFacts, Kernel, LoopCount, block_size, equal_values
 from analysis.protocol.findings import ProtocolFinding, Related, warning
-from analysis.protocol.periods import LoopShape, Shape, loop_shape
-from analysis.protocol.run import Infeasible, Walk, run_kernel, steady
+from analysis.protocol.periods import LoopShape, Shape, count_shape, loop_shape
+from analysis.protocol.run import Infeasible, Walk, run_kernel, steady, steady_lap
 from analysis.protocol.steps import Choose
 from copy_dialect import ops as copy
 from copy_dialect.verify_common import constant_int
@@ -328,6 +329,123 @@ def too_long(loop: scf.ForOp, s: Shape, lap: int, tail: int, walked: int) -> Pro
     )
 
 
+class Deferred:
+    """The trip counts of a choice other than its longest, tried after the runs of the
+    longest: those its loops' steady state does not already stand for."""
+
+    def __init__(
+        self,
+        bindings: dict[SSAValue, int],
+        choice: CountChoice,
+        options: list[int],
+        order: int,
+        outer: tuple[Deferred, ...],
+    ):
+        self.bindings = bindings
+        self.choice = choice
+        self.longest = options[-1]
+        self.options = options[:-1]
+        """Consecutive: a count the lap leads to from a longer one is one of them."""
+        self.order = order
+        self.outer = outer
+        """The deferrals whose longest choice this one's runs belong to."""
+        self.fewer: int | None = 0
+        """The option from which on every option repeats one below it (None: a run of the
+        longest did not settle)."""
+        self.seen = False
+
+    def settled(self, walk: Walk, kernel: Kernel) -> None:
+        """A run of the longest option ended: from which option on its loops repeat. Run n
+        is run T's until the last `tail` iterations of a loop of the choice or a read of n
+        that differs (none from n = `shape.start` on, `CountChoice`), so from head n - tail
+        it starts in the state run T had there; from iteration k + P on run T's heads
+        repeat with its lap P (`steady_lap`), and what the protocol reads of n repeats
+        with P: run n then behaves as run n - P, down to an option below the threshold.
+        The state at a head holds every agent's (`Walk.snapshot`), so the loops walked to
+        the longest count stand for the others of the choice (the consumer's loop from 1
+        to n that ends an iteration earlier)."""
+        shape = self.choice.shape
+        walked = False
+        for loop in self.choice.loops:
+            looped = kernel.loops[loop]
+            heads = walk.heads.get(loop)  # type: ignore[call-overload]
+            if heads is None or len(heads) != self.choice.trips(loop, self.longest):
+                continue  # not walked to its longest (its start is 1, the count n - 1)
+            walked = True
+            tail = max(looped.depth, looped.lap.tail)
+            found = steady_lap(walk, loop, tail, looped.lap.period, looped.lap.start)
+            if found is None or found[1] % shape.period:
+                self.fewer = None
+                continue
+            k, lap = found
+            if self.fewer is not None:
+                first = self.choice.option(loop, k + lap + tail)
+                # n - P must be an option too, and read n as n does
+                self.fewer = max(self.fewer, first, shape.start + lap, self.options[0] + lap)
+        if not walked:
+            self.fewer = None
+        self.seen = True
+
+    def kept(self) -> list[int]:
+        """The options still to run: every one when a run of the longest did not settle,
+        else those below `fewer`."""
+        if not self.seen or self.fewer is None:
+            return self.options
+        return [o for o in self.options if o < self.fewer]
+
+
+@dataclass
+class CountChoice:
+    """A choice of the driver that is a trip count: a grid-stride or work-counter loop's
+    count (`LoopCount`), or the upper bound n of scf.for loops with constant starts and a
+    step of 1; `loops`: those it counts; `shape`: how the rest of what the protocol reads
+    depends on it (`periods.count_shape`)."""
+
+    value: object
+    counted: bool
+    loops: list[Operation]
+    shape: Shape
+
+    def trips(self, loop: Operation, option: int) -> int:
+        if self.counted:
+            return option
+        assert isinstance(loop, scf.ForOp)
+        lb = constant_int(loop.lb)
+        assert lb is not None  # count_choice
+        return max(0, option - lb)
+
+    def option(self, loop: Operation, trips: int) -> int:
+        if self.counted:
+            return trips
+        assert isinstance(loop, scf.ForOp)
+        lb = constant_int(loop.lb)
+        assert lb is not None
+        return lb + trips
+
+
+def count_choice(kernel: Kernel, value: object) -> CountChoice | None:
+    """`value` as a trip-count choice, or None when it is not one whose runs the steady
+    state can stand for (they are then all tried)."""
+    if isinstance(value, LoopCount):
+        loops = [loop for loop, key in kernel.counts.items() if key is value]
+        return CountChoice(value, True, loops, Shape())
+    if not isinstance(value, SSAValue) or value not in kernel.loop_bounds:
+        return None
+    chosen = {value, *kernel.aliases.get(value, ())}
+    loops: list[scf.ForOp] = []
+    for alias in chosen:
+        for use in alias.uses:
+            op = use.operation
+            if isinstance(op, scf.ForOp) and use.index == 1 and op in kernel.loops:
+                if constant_int(op.lb) is None or constant_int(op.step) != 1:
+                    return None
+                loops.append(op)
+    if not loops:
+        return None
+    shape = count_shape(kernel.fn, chosen, loops, kernel.protocol_ops)
+    return None if shape is None else CountChoice(value, False, list(loops), shape)
+
+
 def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
     holders = protocol_ops(fn)
     if not holders:
@@ -343,11 +461,21 @@ def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
         ]
     kernel = kernel_facts(fn, holders)
     orders = priority_orders(kernel.roles)
-    found: dict[tuple[object, ...], ProtocolFinding] = {}
-    work: list[tuple[dict[SSAValue, int], int]] = [({}, 0)]
+    found: dict[tuple[object, ...], tuple[int, ProtocolFinding]] = {}
+    # The runs to do: (bindings, priority order, the deferrals whose longest choice the
+    # bindings take), and deferrals. A trip count is tried at its longest first: the runs
+    # of the others follow, and only those the longest's steady state does not stand for.
+    work: list[tuple[dict[SSAValue, int], int, tuple[Deferred, ...]] | Deferred] = [({}, 0, ())]
+    choices: dict[object, CountChoice | None] = {}
     runs = 0
     while work:
-        bindings, order = work.pop()
+        item = work.pop()
+        if isinstance(item, Deferred):
+            value = item.choice.value
+            work.extend(({**item.bindings, value: o}, item.order, item.outer)  # type: ignore[dict-item]
+                        for o in reversed(item.kept()))  # fmt: skip
+            continue
+        bindings, order, longest = item
         runs += 1
         if runs > MAX_RUNS:
             # rule: P10
@@ -357,29 +485,50 @@ def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
                 "combinations of trip counts and branch conditions",
                 "split the kernel, or check it at run time with --debug-guards",
             )
-            found.setdefault(finding.key, finding)
+            found.setdefault(finding.key, (0, finding))
             break
         this_run: list[ProtocolFinding] = []
         try:
             walk = run_kernel(kernel, bindings, this_run.append, orders[order])
         except Choose as choice:
-            work.extend(({**bindings, choice.value: o}, order) for o in reversed(choice.options))
+            options = list(choice.options)
+            if choice.value not in choices:
+                choices[choice.value] = count_choice(kernel, choice.value)
+            counting = choices[choice.value]
+            if (
+                counting is not None
+                and len(options) > 2
+                and options == list(range(options[0], options[-1] + 1))
+            ):
+                deferred = Deferred(bindings, counting, options, order, longest)
+                work.append(deferred)
+                work.append(({**bindings, choice.value: options[-1]}, order,  # type: ignore[dict-item]
+                             (*longest, deferred)))  # fmt: skip
+            else:
+                work.extend(({**bindings, choice.value: o}, order, longest)  # type: ignore[dict-item]
+                            for o in reversed(options))  # fmt: skip
             continue
         except Infeasible:
             continue
+        for deferred in longest:
+            deferred.settled(walk, kernel)
         # The other priority orders look for what this one could not see; a mistake it
         # found is reported once, as it found it.
         if order == 0 and not any(f.severity == "error" for f in this_run):
-            work.extend((bindings, o) for o in range(len(orders) - 1, 0, -1))
+            work.extend((bindings, o, longest) for o in range(len(orders) - 1, 0, -1))
         this_run += unsteady_loops(walk, kernel)
         differ = unequal_counts(bindings)
+        size = sum(n for key, n in bindings.items()
+                   if isinstance(key, LoopCount) or key in kernel.loop_bounds)  # fmt: skip
         for finding in this_run:
-            if finding.key not in found:
+            # Each finding as the run with the fewest iterations found it (the first of
+            # those: branches as the driver tries them, taken first).
+            if finding.key not in found or size < found[finding.key][0]:
                 finding.context = describe(bindings, kernel)
                 if differ and finding.severity == "error":
                     finding.note = f"{finding.note}; {differ}"
-                found[finding.key] = finding
-    return list(found.values())
+                found[finding.key] = (size, finding)
+    return [finding for _, finding in found.values()]
 
 
 def check_protocol(module: Operation) -> list[ProtocolFinding]:

@@ -196,23 +196,34 @@ def run_kernel(
 
 
 def steady(walk: Walk, loop: scf.ForOp, tail: int, period: int = 1, start: int = 0) -> bool:
-    """Whether the loop reached a steady state in this run: a lap of P iterations (P a
-    multiple of `period`, from iteration `start` on) that leaves the state at the loop's
-    head as it found it and sees the same events as the lap after it, both before the last
-    `tail` iterations (whose conditions see the end of the loop). What the protocol reads
-    in the loop repeats with such a lap (`periods`), so the trip counts the driver did not
-    try behave like those it did, with more such laps: the induction step of the proof.
-    With roles, the state includes where the other roles are and the events theirs: the
-    lap repeats for the whole CTA."""
-    heads = walk.heads.get(loop, [])
+    """Whether the loop reached a steady state in this run (`steady_lap`)."""
+    return steady_lap(walk, loop, tail, period, start) is not None
+
+
+def steady_lap(
+    walk: Walk, loop: Operation, tail: int, period: int = 1, start: int = 0
+) -> tuple[int, int] | None:
+    """The steady state the loop reached in this run, as (k, P), the earliest it settles:
+    a lap of P iterations (P a multiple of `period`, from iteration k >= `start` on) that
+    leaves the state at the loop's head as it found it and sees the same events as the lap
+    after it, both before the last `tail` iterations (whose conditions see the end of the
+    loop); None when it reached none. What the protocol reads in the loop repeats with such
+    a lap (`periods`), so the trip counts the driver did not try behave like those it did,
+    with more such laps: the induction step of the proof. With roles, the state includes
+    where the other roles are and the events theirs: the lap repeats for the whole CTA."""
+    heads = walk.heads.get(loop, [])  # type: ignore[call-overload]
     marks = [mark for _, mark in heads] + [len(walk.events)]
     last = len(heads) - tail
+    best: tuple[int, int] | None = None
     for lap in range(period, (last - start) // 2 + 1, period):
         for k in range(start, last - 2 * lap + 1):
+            if best is not None and k + lap >= sum(best):
+                break
             if heads[k][0] != heads[k + lap][0]:
                 continue
             first = walk.events[marks[k] : marks[k + lap]]
             after = walk.events[marks[k + lap] : marks[k + 2 * lap]]
             if first == after and heads[k + lap][0] == heads[k + 2 * lap][0]:
-                return True
-    return False
+                best = (k, lap)
+                break
+    return best

@@ -1,0 +1,211 @@
+"""The driver tries a chosen trip count at its longest first, and then only the counts the
+longest run's steady state does not stand for (analysis/protocol/analysis.py, `Deferred`):
+run n is run T's until the loop's last iterations, and from the lap's start on run n
+behaves as run n - P. That holds only where the rest of what the protocol reads of n
+repeats with the lap too (periods.py, `count_shape`): a prologue's `k < n` from n = k + 1
+on, an epilogue's slot `(n - 1) mod S` every S; a value a loop of the choice yields after its
+last iteration, or a comparison of n with an unknown, leaves every count to be tried.
+
+The pruning must change no verdict: on the corpus and its one-op mutants, the findings
+(severity, rule and op) are the same with the pruning as with every count tried."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from xdsl.dialects import scf
+from xdsl.parser import Parser
+
+import analysis.protocol.analysis as driver
+from analysis.protocol import check_protocol
+from analysis.protocol.analysis import protocol_ops
+from analysis.protocol.periods import Shape, count_shape
+from copy_tools.universe import make_context
+from tests.analysis import corpus_mutations as cm
+from tests.corpus import KERNELS
+
+HEAD = """
+builtin.module attributes {{copy.target = #copy.target<"sm_90a">}} {{
+  func.func @k(%a: memref<?x64xf32>, %n: index, %m: index)
+      attributes {{gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c64 = arith.constant 64 : index
+    %t = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+    %ring = copy.alloc_smem : memref<4x64x64xf32, #copy.smem>
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>
+{prologue}
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%x = %c0) -> (index) {{
+      %s = arith.remui %i, %c4 : index
+      %lap = arith.divui %i, %c4 : index
+      %pm = arith.remui %lap, %c2 : index
+      %p = arith.cmpi ne, %pm, %c0 : index
+      %row = arith.muli %i, %c64 : index
+      copy.async_copy %a[%row, %c0] to %ring[%s] barrier %bars[%s]
+        : memref<?x64xf32> to memref<4x64x64xf32, #copy.smem>, !copy.barrier<4>
+      copy.barrier_wait %bars[%s], %p : !copy.barrier<4>
+      %v = memref.load %ring[%s, %c0, %t] : memref<4x64x64xf32, #copy.smem>
+      "gpu.barrier"() : () -> ()
+      %y = arith.addi %x, %c1 : index
+      scf.yield %y : index
+    }}
+{epilogue}
+    func.return
+  }}
+}}
+"""
+
+PROLOGUE = """
+    scf.for %k = %c0 to %c4 step %c1 {
+      %exists = arith.cmpi ult, %k, %n : index
+      scf.if %exists {
+        "gpu.barrier"() : () -> ()
+        copy.fence_async_shared
+      }
+    }"""
+"""A prologue over the ring's 4 slots, each under `k < n`: the same for every n >= 4."""
+
+LAST_SLOT = """
+    %last = arith.subi %n, %c1 : index
+    %sl = arith.remui %last, %c4 : index
+    %lapl = arith.divui %last, %c4 : index
+    %lpl = arith.remui %lapl, %c2 : index
+    %pl = arith.cmpi ne, %lpl, %c0 : index
+    scf.if %pl {
+      copy.fence_async_shared
+    }"""
+"""An epilogue reading the last iteration's parity, (n - 1) / 4 mod 2: a period of 8."""
+
+CARRIED = """
+    %done = arith.cmpi ult, %r, %c4 : index
+    scf.if %done {
+      copy.fence_async_shared
+    }"""
+"""An epilogue reading what the loop yields after its last iteration: not followed."""
+
+UNKNOWN = """
+    %more = arith.cmpi ult, %n, %m : index
+    scf.if %more {
+      copy.fence_async_shared
+    }"""
+"""n compared with another unknown: not a function of n alone."""
+
+
+def shape_of(prologue: str = "", epilogue: str = "") -> Shape | None:
+    module = Parser(
+        make_context(), HEAD.format(prologue=prologue, epilogue=epilogue)
+    ).parse_module()
+    fn = next(op for op in module.walk() if op.name == "func.func")
+    n = fn.body.blocks[0].args[1]
+    loops = [op for op in fn.walk() if isinstance(op, scf.ForOp) and op.ub is n]
+    return count_shape(fn, {n}, loops, protocol_ops(fn))
+
+
+def test_a_loop_alone_depends_on_its_count_only_through_its_bound():
+    assert shape_of() == Shape()
+
+
+def test_a_prologue_under_k_lt_n_is_fixed_from_n_past_its_last_k():
+    got = shape_of(prologue=PROLOGUE)
+    assert got is not None
+    assert (got.period, got.start) == (1, 4)
+
+
+def test_an_epilogue_reading_the_last_parity_repeats_with_its_period():
+    got = shape_of(epilogue=LAST_SLOT)
+    assert got is not None
+    assert got.period == 8
+
+
+@pytest.mark.parametrize("epilogue", [CARRIED, UNKNOWN], ids=["carried", "unknown"])
+def test_a_read_the_forms_cannot_follow_leaves_every_count_tried(epilogue: str):
+    assert shape_of(epilogue=epilogue) is None
+
+
+# --- the pruning changes no verdict --------------------------------------------------------
+
+
+def verdict(module) -> list[tuple[str, tuple[str, ...], int]]:
+    """The findings as (severity, rules, the op's place in the module)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = check_protocol(module)
+    place = {op: i for i, op in enumerate(module.walk())}
+    return sorted((f.severity, tuple(f.rules), place[f.op]) for f in found)
+
+
+def every_count(monkeypatch) -> None:
+    """The driver without the pruning: every count of every choice tried."""
+    monkeypatch.setattr(driver, "count_choice", lambda kernel, value: None)
+
+
+PRUNED = ("gemm_dynamic_k", "gemm_split_k", "fa3_kv_ring", "gemm_persistent",
+          "gemm_persistent_while", "gemm_fp8_scaled")  # fmt: skip
+"""The corpus kernels whose choices the pruning cuts (a bound read as a count, a
+grid-stride or work-counter loop)."""
+
+
+def counts_tried(module) -> int:
+    runs = []
+    original = driver.run_kernel
+
+    def counting(*args, **kwargs):
+        runs.append(args[1])
+        return original(*args, **kwargs)
+
+    driver.run_kernel = counting
+    try:
+        verdict(module)
+    finally:
+        driver.run_kernel = original
+    return len(runs)
+
+
+@pytest.mark.parametrize("name", PRUNED)
+def test_the_pruning_cuts_the_runs_of_the_corpus_kernels(name: str, monkeypatch):
+    kernel = cm.kernel_named(name)
+    pruned = counts_tried(cm.parse(kernel))
+    every_count(monkeypatch)
+    assert pruned < counts_tried(cm.parse(kernel))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.name)
+def test_the_pruning_changes_no_verdict_on_the_corpus(kernel, monkeypatch):
+    pruned = verdict(cm.parse(kernel))
+    every_count(monkeypatch)
+    assert pruned == verdict(cm.parse(kernel))
+
+
+def mutants() -> list[tuple[str, str, int]]:
+    """The one-op mutants of the kernels the pruning cuts."""
+    return [case for case in cm.cases() if case[0] in PRUNED]
+
+
+@pytest.mark.parametrize("case", mutants(), ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}")
+def test_the_pruning_changes_no_verdict_on_the_mutants(case, monkeypatch):
+    kernel_name, mutation, index = case
+
+    def mutant():
+        module = cm.parse(cm.kernel_named(kernel_name))
+        m = cm.mutation_named(mutation)
+        m.apply(m.targets(module)[index])
+        return module
+
+    pruned = verdict(mutant())
+    every_count(monkeypatch)
+    every = verdict(mutant())
+    if cut_off(every) or cut_off(pruned):
+        # More than MAX_RUNS combinations: each stops at the cut, where what it has found
+        # depends on the runs before it; both say the kernel is not proven.
+        assert cut_off(every)
+        assert cut_off(pruned)
+        return
+    assert pruned == every
+
+
+def cut_off(found: list[tuple[str, tuple[str, ...], int]]) -> bool:
+    """Whether the driver gave up after MAX_RUNS runs (its P10 warning at the function)."""
+    return ("warning", ("P10",), 1) in found
