@@ -111,3 +111,44 @@ func.func @"tile.copy"() attributes {copy.target = #copy.target<"sm_90a">} {
   copy.fence_async_shared
   func.return
 }
+
+// -----
+
+// The PTX ISA allows a leading '%', but LLVM's NVPTX backend aborted on it ("Symbol name with
+// unsupported characters").
+// rule: AT2
+// fix: s|@"%kernel"|@_kernel|
+// expected-error@+2 {{the function name '%kernel' is not a PTX identifier: PTX names a symbol with a letter, then letters, digits, '_' and '$' (or '_' or '$' first, then one of those), and not WARP_SZ}}
+// expected-note@+1 {{rename it, e.g. @_kernel}}
+func.func @"%kernel"() attributes {copy.target = #copy.target<"sm_90a">} {
+  copy.fence_async_shared
+  func.return
+}
+
+// -----
+
+// WARP_SZ is PTX's predefined identifier: ptxas cannot parse it as an entry's name.
+// rule: AT2
+// fix: s|@WARP_SZ|@k_WARP_SZ|
+// expected-error@+2 {{the function name 'WARP_SZ' is not a PTX identifier}}
+// expected-note@+1 {{rename it, e.g. @k_WARP_SZ}}
+func.func @WARP_SZ() attributes {copy.target = #copy.target<"sm_90a">} {
+  copy.fence_async_shared
+  func.return
+}
+
+// -----
+
+// A global a kernel uses is emitted under its name too: a non-ASCII one made LLVM abort.
+// rule: AT2
+// fix: s|@"glöb"(0|@gl_b(0|
+// fix: s|addressof @"glöb"|addressof @gl_b|
+llvm.mlir.global external @"glöb"(0 : i32) {addr_space = 1 : i32} : i32
+func.func @store_to_global() attributes {copy.target = #copy.target<"sm_90a">} {
+  // expected-error@+2 {{the symbol 'glöb' that llvm.mlir.addressof refers to is not a PTX identifier}}
+  // expected-note@+1 {{rename it and its definition, e.g. @gl_b: it is emitted under its name in the PTX}}
+  %p = llvm.mlir.addressof @"glöb" : !llvm.ptr<1>
+  %c = arith.constant 1 : i32
+  llvm.store %c, %p : i32, !llvm.ptr<1>
+  func.return
+}
