@@ -56,6 +56,7 @@ from copy_dialect.attributes import (
     enum_attr,
 )
 from copy_dialect.copy_checks import (
+    check_applicable,
     check_barrier_operands,
     check_constant_coordinates,
     check_l2,
@@ -374,6 +375,7 @@ class AsyncCopyOp(IRDLOperation):
         impl = self.resolved_implementation(g)
         check_types(self, g, impl)
         check_l2(self, impl)
+        check_applicable(self, g, impl)
         if impl == Implementation.TMA:
             tma.verify_copy(
                 g,

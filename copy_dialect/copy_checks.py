@@ -62,6 +62,36 @@ def check_l2(op: AsyncCopyOp, impl: Implementation | None) -> None:
     verify_l2_promotion(op.l2_promotion, impl)
 
 
+def check_applicable(op: AsyncCopyOp, g: CopyGeometry, impl: Implementation | None) -> None:
+    """The options that only one form of copy has are not given to another, where they
+    would be dropped (AT3): `cache` is cp.async's cache operator, `swizzle` a TMA copy's
+    tensor-map swizzle, `arrive` whether a copy arrives on its barrier."""
+    if impl is not None and impl != Implementation.CP_ASYNC and op.cache is not None:
+        # rule: AT3
+        raise Error(
+            f"Expected no cache mode on a {impl} copy, got cache {op.cache.data}: the cache "
+            "mode is cp.async's cache operator (.ca, .cg), which the copy would drop",
+            note=f"drop cache {op.cache.data}, or use impl cp_async",
+        )
+    if impl is not None and impl != Implementation.TMA and op.swizzle is not None:
+        # rule: AT3
+        raise Error(
+            f"Expected no swizzle attribute on a {impl} copy, got swizzle = "
+            f"{op.swizzle.value.data}: it states a TMA copy's tensor-map swizzle, and a {impl} "
+            "copy has no tensor map",
+            note=f"drop swizzle = {op.swizzle.value.data} (the SMEM buffer's type, "
+            "#copy.smem<swizzle = N>, is its layout)",
+        )
+    if g.barrier is None and op.arrive is not None:
+        arrive = "true" if op.arrive.value.data else "false"
+        # rule: AT3
+        raise Error(
+            f"Expected no arrive attribute on a copy without a barrier, got arrive = {arrive}: "
+            "it says whether the copy arrives on its barrier",
+            note=f"drop arrive = {arrive}",
+        )
+
+
 def check_spaces(op: AsyncCopyOp, g: CopyGeometry) -> None:
     src_type, dst_type = (g.gmem_type, g.smem_type) if g.is_load else (g.smem_type, g.gmem_type)
     src_space, dst_space = memory_space(src_type), memory_space(dst_type)

@@ -227,8 +227,10 @@ def cp_async_loop(box: BoxCopy, chunk: int) -> list[Operation]:
     `unroll_factor` chunks, whose address arithmetic is independent."""
     op, g, gmem, smem, sizes, group = box.op, box.g, box.gmem, box.smem, box.sizes, box.group
     bits, gmem_box = g.element_bits, g.gmem_box
-    if op.cache is not None and op.cache.data == copy.CacheMode.CG:
-        modifier = "cg"
+    # An explicit cache mode is kept (`cache ca` on 16-byte chunks was emitted as .cg, issue
+    # S); without one, 16-byte chunks bypass L1 (.cg), smaller ones cannot (.ca).
+    if op.cache is not None:
+        modifier = op.cache.data.value
     else:
         modifier = "cg" if chunk == 16 else "ca"
     chunks_per_row = g.row_bytes // chunk

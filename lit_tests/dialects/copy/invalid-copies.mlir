@@ -1343,3 +1343,51 @@ func.func @d13_collective_dim_not_a_cluster_dim(%x: memref<256x256xf32>) attribu
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 3>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// A cache mode on a TMA copy was accepted and dropped (issue S): it is cp.async's.
+// rule: AT3
+// fix: s| cache cg||
+func.func @at3_cache_on_a_tma_copy(%x: memref<4096x4096xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected no cache mode on a tma copy, got cache cg: the cache mode is cp.async's cache operator (.ca, .cg), which the copy would drop}}
+  // expected-note@+1 {{drop cache cg, or use impl cp_async}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] cache cg : memref<4096x4096xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// A swizzle on a cp.async copy was accepted and dropped, whatever its value: cp.async has no
+// tensor map.
+// rule: AT3
+// fix: s| {swizzle = 128 : i64}||
+func.func @at3_swizzle_on_a_cp_async_copy(%x: memref<1000x256xf16>, %i: index) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<32x256xf16, #copy.smem>
+  // expected-error@+2 {{Expected no swizzle attribute on a cp_async copy, got swizzle = 128: it states a TMA copy's tensor-map swizzle, and a cp_async copy has no tensor map}}
+  // expected-note@+1 {{drop swizzle = 128 (the SMEM buffer's type, #copy.smem<swizzle = N>, is its layout)}}
+  copy.async_copy %x[%i, %c0] to %buf oob promise_in_bounds {swizzle = 128 : i64} : memref<1000x256xf16> to memref<32x256xf16, #copy.smem>
+  func.return
+}
+
+// -----
+
+// A store has no barrier: an arrive on it was dropped.
+// rule: AT3
+// fix: s| {arrive = false}||
+func.func @at3_arrive_on_a_store(%y: memref<4096x4096xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-error@+2 {{Expected no arrive attribute on a copy without a barrier, got arrive = false: it says whether the copy arrives on its barrier}}
+  // expected-note@+1 {{drop arrive = false}}
+  copy.async_copy %buf to %y[%c0, %c0] {arrive = false} : memref<64x64xf32, #copy.smem> to memref<4096x4096xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  func.return
+}
