@@ -33,9 +33,21 @@ from copy_dialect.effects import declared_effects
 from copy_dialect.memory import SMEM, memory_space
 from copy_dialect.verification import per_run
 
-THREAD_READS = {"memref.load": 0, "vector.load": 0, "vector.transfer_read": 0}
-THREAD_WRITES = {"memref.store": 1, "vector.store": 1, "vector.transfer_write": 1}
-"""Ops by which threads access memory, and the operand that is the memref."""
+THREAD_READS = {
+    "memref.load": 0,
+    "vector.load": 0,
+    "vector.transfer_read": 0,
+    "copy.ldmatrix": 0,
+}
+THREAD_WRITES = {
+    "memref.store": 1,
+    "vector.store": 1,
+    "vector.transfer_write": 1,
+    "copy.stmatrix": 1,
+}
+"""Ops by which threads access memory, and the operand that is the memref (its indices
+follow it). `copy.ldmatrix`/`copy.stmatrix` are threads' reads and writes of SMEM too: each
+thread of a warp reads or writes the 16-byte row at its indices (copy_dialect.matrix)."""
 
 OWNED = frozenset({"func.return", "scf.if", "scf.for", "scf.while", "scf.yield", "scf.condition"})
 """Ops besides the copy ops and the threads' accesses whose use of an SMEM value the protocol

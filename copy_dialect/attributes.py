@@ -204,6 +204,23 @@ class TmemWaitKind(StrEnum):
     STORE = auto()
 
 
+class MatrixShape(StrEnum):
+    """ldmatrix/stmatrix matrix shapes: m8n8 (16-bit elements), m16n16 (ldmatrix, 8-bit),
+    m16n8 (stmatrix, 8-bit)."""
+
+    M8N8 = "m8n8"
+    M16N16 = "m16n16"
+    M16N8 = "m16n8"
+
+
+class MatrixFormat(StrEnum):
+    """The packed sources an 8-bit ldmatrix widens to bytes (`.b8x16.<format>`): 16 6-bit
+    elements and 32 bits of padding, or 16 4-bit elements and 64 bits of padding, a row."""
+
+    B6X16_P32 = "b6x16_p32"
+    B4X16_P64 = "b4x16_p64"
+
+
 class TmemCopyShape(StrEnum):
     """tcgen05.cp shapes (rows x bits)."""
 
@@ -281,6 +298,16 @@ class TmemWaitKindAttr(EnumAttribute[TmemWaitKind], SpacedOpaqueSyntaxAttribute)
 
 
 @irdl_attr_definition
+class MatrixShapeAttr(EnumAttribute[MatrixShape], SpacedOpaqueSyntaxAttribute):
+    name = "copy.matrix_shape"
+
+
+@irdl_attr_definition
+class MatrixFormatAttr(EnumAttribute[MatrixFormat], SpacedOpaqueSyntaxAttribute):
+    name = "copy.matrix_format"
+
+
+@irdl_attr_definition
 class TmemCopyShapeAttr(EnumAttribute[TmemCopyShape], SpacedOpaqueSyntaxAttribute):
     name = "copy.tmem_copy_shape"
 
@@ -305,6 +332,8 @@ ENUM_ATTRIBUTES = (
     TmemWaitKindAttr,
     TmemCopyShapeAttr,
     TmemCopyMulticastAttr,
+    MatrixShapeAttr,
+    MatrixFormatAttr,
 )
 """The dialect's enum attributes: each one's docstring (what `help()` shows) lists its
 values, from its enum, so that the two cannot disagree."""

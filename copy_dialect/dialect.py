@@ -43,6 +43,8 @@ from copy_dialect.attributes import (
     IssuerAttr,
     L2PolicyAttr,
     LeaderTrackedAttr,
+    MatrixFormatAttr,
+    MatrixShapeAttr,
     OOBModeAttr,
     ReductionKindAttr,
     SmemSpaceAttr,
@@ -68,6 +70,7 @@ from copy_dialect.dsmem import ClusterSyncOp, PeerArriveOp, PeerCopyOp, PeerStor
 from copy_dialect.effects import EffectAttr
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.im2col import Im2colLoadOp
+from copy_dialect.matrix import LdmatrixOp, StmatrixOp
 from copy_dialect.mbarriers import (
     BarrierArriveDropOp,
     BarrierCompleteTxOp,
@@ -120,6 +123,8 @@ Copy = Dialect(
         TmemLoadOp,
         TmemStoreOp,
         TmemWaitOp,
+        LdmatrixOp,
+        StmatrixOp,
         SmemToTmemOp,
         PeerStoreOp,
         PeerCopyOp,
@@ -150,6 +155,8 @@ Copy = Dialect(
         TmemWaitKindAttr,
         TmemCopyShapeAttr,
         TmemCopyMulticastAttr,
+        MatrixShapeAttr,
+        MatrixFormatAttr,
         TensorMapType,
         TensorMapFieldAttr,
         EffectAttr,

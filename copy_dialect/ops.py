@@ -8,7 +8,8 @@ passes and the runtime share. Each is defined in the module of its family:
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
 - `copies` (`tma`, `bulk`, `cp_async`), `im2col`, `prefetch`, `groups`, `barriers`
   (`mbarriers`), `roles` (who issues: warp-specialized roles, named barriers), `smem`,
-  `tmem` (`tmem_access`), `dsmem` (a peer CTA's SMEM): the ops;
+  `tmem` (`tmem_access`), `dsmem` (a peer CTA's SMEM), `matrix` (ldmatrix, stmatrix): the
+  ops;
 - `arrivals`: how many mbarrier arrivals an op makes (the analysis and the passes read it);
 - `dialect`: the `Copy` dialect (its docstring describes the dialect as a whole).
 """
@@ -39,6 +40,10 @@ from copy_dialect.attributes import (
     L2Policy,
     L2PolicyAttr,
     LeaderTrackedAttr,
+    MatrixFormat,
+    MatrixFormatAttr,
+    MatrixShape,
+    MatrixShapeAttr,
     OOBMode,
     OOBModeAttr,
     ReductionKind,
@@ -96,6 +101,7 @@ from copy_dialect.geometry import (
 )
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.im2col import Im2colGeometry, Im2colLoadOp
+from copy_dialect.matrix import LdmatrixOp, StmatrixOp
 from copy_dialect.mbarriers import (
     BarrierArriveDropOp,
     BarrierCompleteTxOp,
@@ -170,6 +176,7 @@ __all__ = [
     "SmemToTmemOp", "PeerStoreOp", "PeerCopyOp", "PeerArriveOp", "ClusterSyncOp",
     "TensorMapGlobalOp",
     "TensorMapReplaceOp", "TensorMapFenceReleaseOp", "TensorMapFenceAcquireOp", "AssumeOp",
+    "LdmatrixOp", "StmatrixOp",
     "Copy",
     # attributes, types and enums
     "TargetAttr", "SmemSpaceAttr", "TmemSpaceAttr", "LeaderTrackedAttr", "BarrierType",
@@ -180,6 +187,7 @@ __all__ = [
     "TmemReduceAttr",
     "TmemWaitKind", "TmemWaitKindAttr", "TmemCopyShape", "TmemCopyShapeAttr",
     "TmemCopyMulticast", "TmemCopyMulticastAttr", "SWIZZLES", "swizzle_period",
+    "MatrixShape", "MatrixShapeAttr", "MatrixFormat", "MatrixFormatAttr",
     "TensorMapType", "TensorMapField", "TensorMapFieldAttr", "TENSOR_MAP_BYTES",
     # geometry and tensor maps
     "BoxGeometry", "CopyGeometry", "Im2colGeometry", "MulticastSplit", "multicast_split_dim",

@@ -14,6 +14,11 @@ Feature gates (first target with the feature):
   kernel): PTX ISA 8.3 on the arch-specific targets sm_90a, sm_100a/f, sm_103a.
 - tcgen05 / TMEM, `.cta_group::2`: the datacenter Blackwell family sm_100a/f, sm_103a.
   Consumer Blackwell (sm_120) has neither (triton#9852).
+- `ldmatrix` (m8n8 .b16): every target of the table (PTX: sm_75); `stmatrix` (m8n8 .b16):
+  sm_90. The 8-bit forms (`ldmatrix.m16n16 .b8`, its `.b8x16.b6x16_p32`/`.b4x16_p64`
+  decompressing sources, `stmatrix.m16n8 .b8`): the arch- and family-specific Blackwell
+  targets sm_100a/f, sm_103a, sm_120a (PTX ISA 8.6; LLVM 22 cannot select them for sm_90a
+  or sm_120).
 
 The `Target.has_*` properties decide each gate; `FEATURES` names the gates as users know
 them, and `feature_message` is the one message for a target that lacks one (the verifiers
@@ -105,6 +110,16 @@ class Target:
         it for sm_100a)."""
         return self.sm == 103 and self.suffix in ("a", "f")
 
+    @property
+    def has_stmatrix(self) -> bool:
+        return self.sm >= 90
+
+    @property
+    def has_matrix_b8(self) -> bool:
+        """The 8-bit ldmatrix/stmatrix forms (m16n16 / m16n8 `.b8`): sm_100a/f, sm_103a,
+        sm_120a."""
+        return self.sm >= 100 and self.suffix in ("a", "f")
+
     def assembles_for(self, arch: Target) -> bool:
         """Whether PTX written for this target can be assembled into `arch`'s SASS (CUDA's
         compute_80 -> sm_90 path: nvJitLink's `-arch`): portable PTX for any later GPU,
@@ -195,11 +210,13 @@ TCGEN05 = Feature(
 )
 CTA_PAIR = Feature(".cta_group::2", lambda t: t.has_tcgen05)
 TMEM_LOAD_REDUCE = Feature("tcgen05.ld.red", lambda t: t.has_tmem_load_reduce)
+STMATRIX = Feature("stmatrix", lambda t: t.has_stmatrix)
+MATRIX_B8 = Feature("8-bit ldmatrix/stmatrix", lambda t: t.has_matrix_b8)
 
 FEATURES: tuple[Feature, ...] = (
     TMA, BULK_COPIES, BULK_GROUPS, FENCE_PROXY_ASYNC, TX_COUNTS, ARRIVE_COUNTS, TRY_WAIT,
     CLUSTERS, DSMEM, MULTICAST, TENSORMAP_REPLACE, SETMAXNREG, TCGEN05, CTA_PAIR,
-    TMEM_LOAD_REDUCE,
+    TMEM_LOAD_REDUCE, STMATRIX, MATRIX_B8,
 )  # fmt: skip
 
 

@@ -412,6 +412,8 @@ REACH: dict[type[Operation], str] = {
     gpu.BarrierOp: GROUP,
     copy.TmemLoadOp: WARPS,
     copy.TmemStoreOp: WARPS,
+    copy.LdmatrixOp: WARPS,
+    copy.StmatrixOp: WARPS,
 }
 """The ops whose issuer is the same for every op of the kind."""
 
@@ -421,8 +423,8 @@ def reach_of(op: Operation) -> str | None:
     bulk copies, prefetches, expect_tx, bulk commits, peer copies, tensor-map rewrites and
     tcgen05.cp are issued by the group's elected thread; cp.async copies and their commits,
     wait_group, fence_async_shared, barrier init, inval and reinit, TMEM alloc and dealloc,
-    named barriers and gpu.barrier are met by every thread of the group; tcgen05.ld/st by
-    whole warps; an arrival by who `copy.arrivals_of` says arrives."""
+    named barriers and gpu.barrier are met by every thread of the group; tcgen05.ld/st,
+    ldmatrix and stmatrix by whole warps; an arrival by who `copy.arrivals_of` says arrives."""
     if isinstance(op, copy.AsyncCopyOp | copy.Im2colLoadOp):
         return GROUP if op.resolved_implementation() == Implementation.CP_ASYNC else ELECTED
     if isinstance(op, copy.CommitGroupOp):

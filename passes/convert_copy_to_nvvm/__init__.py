@@ -101,6 +101,7 @@ from passes.convert_copy_to_nvvm.kernel import (
     kernel_abi,
     open_kernel,
 )
+from passes.convert_copy_to_nvvm.matrix import LowerLdmatrix, LowerStmatrix
 from passes.convert_copy_to_nvvm.roles import LowerWarpSpecialize
 from passes.convert_copy_to_nvvm.smem import LowerAllocSmem
 from passes.convert_copy_to_nvvm.tensormap import (
@@ -230,6 +231,8 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerPeerCopy(kernels),
                 LowerPeerArrive(kernels),
                 LowerClusterSync(),
+                LowerLdmatrix(),
+                LowerStmatrix(),
                 LowerAssume(guards),
             ],
             # The prologue's values get their uses only as the copies are rewritten.

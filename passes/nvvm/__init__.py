@@ -15,7 +15,8 @@ One module per family of upstream's NVVMOps.td: `sreg` (special registers, made 
 table), `barrier` (barriers and fences), `mbarrier`, `cp_async`, `bulk` (the bulk group and
 the non-tensor bulk copies and prefetch), `bulk_tensor` (the TMA tensor load and store),
 `bulk_reduce` (the TMA reduction), `prefetch` (the tensor-map prefetch and the TMA tensor
-prefetch), `mapa`, `shfl` (warp shuffles), `tcgen05`; `attributes` holds what they share.
+prefetch), `mapa`, `shfl` (warp shuffles), `matrix` (ldmatrix, stmatrix), `tcgen05`;
+`attributes` holds what they share.
 This module assembles them into the `NVVM` dialect.
 
 Deviations from upstream:
@@ -81,6 +82,15 @@ from passes.nvvm.cp_async import (
     LoadCacheModifierAttr,
 )
 from passes.nvvm.mapa import MapaSharedClusterOp
+from passes.nvvm.matrix import (
+    LdMatrixOp,
+    LdStMatrixEltType,
+    LdStMatrixEltTypeAttr,
+    LdStMatrixShapeAttr,
+    MMALayout,
+    MMALayoutAttr,
+    StMatrixOp,
+)
 from passes.nvvm.mbarrier import (
     MBarrierArriveDropExpectTxOp,
     MBarrierArriveDropNocompleteOp,
@@ -192,6 +202,8 @@ NVVM = Dialect(
         PrefetchTensorMapOp,
         MapaSharedClusterOp,
         ShflOp,
+        LdMatrixOp,
+        StMatrixOp,
         Tcgen05AllocOp,
         Tcgen05DeallocOp,
         Tcgen05RelinquishAllocPermitOp,
@@ -212,6 +224,9 @@ NVVM = Dialect(
         Tcgen05CpMulticastAttr,
         Tcgen05CpSrcFormatAttr,
         Tcgen05LdStShapeAttr,
+        MMALayoutAttr,
+        LdStMatrixShapeAttr,
+        LdStMatrixEltTypeAttr,
     ],
 )
 
@@ -266,6 +281,13 @@ __all__ = [
     "GridDimYOp",
     "GridDimZOp",
     "LaneIdOp",
+    "LdMatrixOp",
+    "LdStMatrixEltType",
+    "LdStMatrixEltTypeAttr",
+    "LdStMatrixShapeAttr",
+    "MMALayout",
+    "MMALayoutAttr",
+    "StMatrixOp",
     "LoadCacheModifier",
     "LoadCacheModifierAttr",
     "MBarrierArriveDropExpectTxOp",

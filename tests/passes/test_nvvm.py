@@ -18,7 +18,7 @@ from collections.abc import Callable
 import pytest
 from xdsl.dialects import arith, test
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, UnitAttr, VectorType, i1, i16, i32, i64
-from xdsl.dialects.llvm import LLVMPointerType
+from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -50,6 +50,8 @@ class FakeEmitter:
             return f"i{type.width.data}"
         if isinstance(type, VectorType):
             return f"<{type.get_shape()[0]} x {self.type(type.element_type)}>"
+        if isinstance(type, LLVMStructType):
+            return "{" + ", ".join(self.type(t) for t in type.types.data) + "}"
         assert isinstance(type, LLVMPointerType)
         space = nvvm.addr_space(type)
         return "ptr" if space == 0 else f"ptr addrspace({space})"
@@ -152,6 +154,8 @@ def sm_80() -> tuple[list[Kernel], list[str]]:
         nvvm.RedGlobalOp("max", "s64", gmem, k["hint"]),
         nvvm.RedGlobalOp("xor", "b32", gmem, i),
         nvvm.RedSharedOp("add", "u32", smem, i),
+        nvvm.LdMatrixOp(smem, num=4),
+        nvvm.LdMatrixOp(smem, num=1, layout="col"),
     )
     expected = [
         "%tid.x",
@@ -186,6 +190,8 @@ def sm_80() -> tuple[list[Kernel], list[str]]:
         "red.global.max.s64 [%rd",
         "red.global.xor.b32 [%rd",
         "red.shared.add.u32 [%rd",
+        "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r",
+        "ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r",
     ]
     return [k], expected
 
@@ -280,6 +286,8 @@ def sm_90a() -> tuple[list[Kernel], list[str]]:
         ),  # fmt: skip
         nvvm.CpAsyncBulkPrefetchOp(k["gmem"], i),
         nvvm.CpAsyncBulkPrefetchOp(k["gmem"], i, l2_cache_hint=hint),
+        nvvm.StMatrixOp(smem, [i, i, i, i], layout="col"),
+        nvvm.StMatrixOp(smem, [i]),
     )
     expected = [
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [",
@@ -337,6 +345,8 @@ def sm_90a() -> tuple[list[Kernel], list[str]]:
         "cp.async.bulk.wait_group 1",
         "mapa.shared::cluster.u64",
         "mapa.u64",
+        "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%rd",
+        "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%rd",
     ]
     return [k], expected
 
@@ -395,7 +405,18 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
             group="cta_2",
         ),
     )
+    smem = k["smem"]
+    k.add(
+        nvvm.LdMatrixOp(smem, num=2, layout="col", shape=(16, 16), elt="b8"),
+        nvvm.LdMatrixOp(smem, num=1, layout="col", shape=(16, 16), elt="b8x16.b6x16_p32"),
+        nvvm.LdMatrixOp(smem, num=1, shape=(8, 16), elt="b8x16.b4x16_p64"),
+        nvvm.StMatrixOp(smem, [k["i"]] * 2, layout="col", shape=(16, 8), elt="b8"),
+    )
     expected = [
+        "ldmatrix.sync.aligned.m16n16.x2.trans.shared.b8 {%r",
+        "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8x16.b6x16_p32 {%r",
+        "ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b4x16_p64 {%r",
+        "stmatrix.sync.aligned.m16n8.x2.trans.shared.b8 [%rd",
         "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
         "tcgen05.alloc.cta_group::1.sync.aligned.b32",
         "tcgen05.dealloc.cta_group::1",
@@ -629,6 +650,38 @@ INVALID: list[tuple[Callable[[Kernel], Operation], str]] = [
     (
         lambda k: nvvm.Tcgen05StOp(k["tmem"], k["v2"], "shape_16x256b"),
         "invalid input length 2 for shape shape_16x256b",
+    ),
+    (
+        lambda k: nvvm.LdMatrixOp(k["smem"], num=3),
+        "expected num attribute to be 1, 2 or 4 for 8x8 matrix",
+    ),
+    (
+        lambda k: nvvm.LdMatrixOp(k["smem"], num=1, shape=(16, 16), elt="b8"),
+        "expected layout to be col for 16x16 matrix",
+    ),
+    (
+        lambda k: nvvm.LdMatrixOp(k["smem"], num=1, elt="b8"),
+        "expected element type to be b16 for 8x8 matrix",
+    ),
+    (
+        lambda k: nvvm.LdMatrixOp.create(
+            operands=[k["smem"]],
+            properties=nvvm.LdMatrixOp(k["smem"], num=4).properties,
+            result_types=[i32],
+        ),
+        "expected destination type is a structure of 4 elements of type i32",
+    ),
+    (
+        lambda k: nvvm.StMatrixOp(k["smem"], [k["i"]] * 3),
+        "expected num attribute to be 1, 2 or 4",
+    ),
+    (
+        lambda k: nvvm.StMatrixOp(k["smem"], [k["i"]], shape=(16, 8), elt="b8"),
+        "expected layout to be col for 16x8 matrix",
+    ),
+    (
+        lambda k: nvvm.StMatrixOp(k["smem"], [k["i"]], shape=(16, 16)),
+        "expected shape to be 8x8 or 16x8",
     ),
 ]
 

@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TARGETS = ("sm_80", "sm_90a", "sm_100a", "sm_120a")
 LIT_TESTS = [
     ROOT / "lit_tests" / "passes" / "math-ptx.mlir",
+    ROOT / "lit_tests" / "dialects" / "copy" / "matrix.mlir",
+    ROOT / "lit_tests" / "passes" / "matrix-ptx.mlir",
 ]
 ELF_MAGIC = b"\x7fELF"
 
