@@ -44,9 +44,9 @@ def model(x: np.ndarray) -> np.ndarray:
     s = butterfly(e, lambda a, b: a + b)
     inv = f(1) / np.sqrt(s)
     p = e * inv
-    l = np.exp2(np.abs(p))
-    fused = l * p + x
-    r = np.fmin(np.fmax(ieee_minimum(fused, x).astype(f), p), l)
+    two = np.exp2(np.abs(p))
+    fused = two * p + x
+    r = np.fmin(np.fmax(ieee_minimum(fused, x).astype(f), p), two)
     odd = np.arange(32) % 2 == 1
     # vector [r, 0], then p at lane % 2, then element 0 + element 1
     first = np.where(odd, r, p)
