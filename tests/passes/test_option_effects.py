@@ -49,6 +49,23 @@ TMEM_LOAD_4 = (
     "%w = copy.tmem_load %acc[%col] shape shape_32x32b num 4 : memref<128x128xf32, "
     "#copy.tmem> -> vector<4xf32>"
 )
+LDMATRIX = (
+    "%r = copy.ldmatrix %h[%lane, %col] num 2 : memref<32x64xf16, #copy.smem> -> vector<4xf16>\n"
+    "    vector.store %r, %outh[%lane, %c0] : memref<32x8xf16>, vector<4xf16>"
+)
+LDMATRIX_B8 = (
+    "%b = copy.ldmatrix %s[%lane, %col] shape m16n16 num 1 trans : memref<32x64xi8, "
+    "#copy.smem<swizzle = 64>> -> vector<8xi8>\n"
+    "    vector.store %b, %outb[%lane, %c0] : memref<32x16xi8>, vector<8xi8>"
+)
+LDMATRIX_B16 = (
+    "%b = copy.ldmatrix %h[%lane, %col] num 1 : memref<32x64xf16, #copy.smem> -> vector<2xf16>\n"
+    "    vector.store %b, %outh[%lane, %c0] : memref<32x8xf16>, vector<2xf16>"
+)
+STMATRIX_B8 = (
+    "copy.stmatrix %w, %s[%lane, %col] shape m16n8 num 4 trans : vector<4xi32>, "
+    "memref<32x64xi8, #copy.smem<swizzle = 64>>"
+)
 SMEM_TO_TMEM = (
     "%tile = copy.alloc_smem : memref<128x8xf32, #copy.smem<swizzle = 32>>\n"
     "    copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b : memref<128x8xf32, "
@@ -298,6 +315,29 @@ OPTIONS = [
            why="tensormap.replace.global_stride instead of global_dim"),
     Option("copy.tensormap_replace", "dim", "tensormap", "global_dim[0]", "global_dim[1]",
            why="tensormap.replace's ord"),
+    # warp-collective matrix loads and stores
+    Option("copy.ldmatrix", "num", "matrix", LDMATRIX,
+           LDMATRIX.replace("num 2", "num 4").replace("<4xf16>", "<8xf16>"),
+           why="ldmatrix's .x4 (the result's registers)"),
+    Option("copy.ldmatrix", "trans", "matrix", "num 2 : memref<32x64xf16",
+           "num 2 trans : memref<32x64xf16", why="ldmatrix.trans"),
+    Option("copy.ldmatrix", "format", "matrix", "shape m16n16 num 1 trans :",
+           "shape m16n16 num 1 trans format b4x16_p64 :", why="ldmatrix's .b8x16.b4x16_p64"),
+    Option("copy.ldmatrix", "shape", "matrix", LDMATRIX_B8, LDMATRIX_B8,
+           why="ldmatrix.m16n16 .b8 instead of the default m8n8 .b16 (the shape goes with the "
+           "buffer's element width: an 8-bit buffer here, a 16-bit one in the default form)",
+           default=LDMATRIX_B16),
+    Option("copy.stmatrix", "num", "matrix",
+           "copy.stmatrix %v, %h[%lane, %col] num 2 : vector<4xf16>",
+           "copy.stmatrix %w, %h[%lane, %col] num 4 : vector<4xi32>",
+           why="stmatrix's .x4 (the value's registers)"),
+    Option("copy.stmatrix", "trans", "matrix", "copy.stmatrix %v, %h[%lane, %col] num 2 :",
+           "copy.stmatrix %v, %h[%lane, %col] num 2 trans :", why="stmatrix.trans"),
+    Option("copy.stmatrix", "shape", "matrix", STMATRIX_B8, STMATRIX_B8,
+           why="stmatrix.m16n8 .b8 instead of the default m8n8 .b16 (the shape goes with the "
+           "buffer's element width)",
+           default="copy.stmatrix %w, %h[%lane, %col] num 4 trans : vector<4xi32>, "
+           "memref<32x64xf16, #copy.smem>"),
     # assumptions
     Option("copy.assume", "lower", "tma", "%n ge 1 :", "%n ge 2 :", NONE,
            "a fact the verifier and the analysis use; without --debug-guards it lowers to nothing "
