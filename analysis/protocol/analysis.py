@@ -13,7 +13,14 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from analysis.protocol.facts import CopyFacts, Kernel, LoopCount, block_size, equal_values
 from analysis.protocol.findings import ProtocolFinding, Related, warning
-from analysis.protocol.periods import LoopShape, Shape, count_shape, loop_shape
+from analysis.protocol.periods import (
+    LoopShape,
+    Shape,
+    count_shape,
+    loop_shape,
+    pace_of,
+    scaled,
+)
 from analysis.protocol.run import Infeasible, Walk, run_kernel, steady, steady_lap
 from analysis.protocol.steps import Choose
 from copy_dialect import ops as copy
@@ -155,6 +162,8 @@ def loop_depths(
     iterations the driver walks it."""
     nesting = {loop: len(enclosing(loop, shapes)) for loop in shapes}
     for loop, shape in shapes.items():
+        shape.pace = pace_of(loop)
+    for loop, shape in shapes.items():
         inner = min(
             (advance(op, loop) for op in holders if op is not loop and loop.is_ancestor(op)
              and any(isinstance(v.type, copy.BarrierType) for v in op.operands)),
@@ -168,7 +177,10 @@ def loop_depths(
                 and not other.is_ancestor(loop)
                 and not loop.is_ancestor(other)
             ):
-                shape.lap = shape.lap.join(theirs.shape)
+                if shape.paced_with(theirs):  # a consumer of every other tile: in its units
+                    shape.lap = shape.lap.join(scaled(theirs.shape, shape.pace[1], theirs.pace[1]))
+                else:
+                    shape.lap = shape.lap.join(theirs.shape)
         shape.trips = min(max(walked(shape.depth, shape, roles), 4 * shape.depth + 4),
                           MAX_TRIP_COUNTS)  # fmt: skip
 
@@ -374,7 +386,7 @@ class Deferred:
             walked = True
             tail = max(looped.depth, looped.lap.tail)
             found = steady_lap(walk, loop, tail, looped.lap.period, looped.lap.start)
-            if found is None or found[1] % shape.period:
+            if found is None or any(found[1] % p for p in (shape.period, *self.choice.paces)):
                 self.fewer = None
                 continue
             k, lap = found
@@ -405,6 +417,9 @@ class CountChoice:
     counted: bool
     loops: list[Operation]
     shape: Shape
+    paces: tuple[int, ...] = ()
+    """The c of the loops that run floor((n + b) / c) iterations: a lap must shift their
+    counts by whole iterations."""
 
     def trips(self, loop: Operation, option: int) -> int:
         if self.counted:
@@ -442,8 +457,15 @@ def count_choice(kernel: Kernel, value: object) -> CountChoice | None:
                 loops.append(op)
     if not loops:
         return None
+    # the loops that run floor((n + b) / c) iterations (a pingpong consumer's share)
+    paced = [loop for loop, shape in kernel.loops.items()
+             if shape.pace[0] in chosen and loop not in loops]  # fmt: skip
+    loops += paced  # type: ignore[arg-type]
     shape = count_shape(kernel.fn, chosen, loops, kernel.protocol_ops)
-    return None if shape is None else CountChoice(value, False, list(loops), shape)
+    if shape is None:
+        return None
+    paces = tuple(kernel.loops[loop].pace[1] for loop in paced)
+    return CountChoice(value, False, list(loops), shape, paces)
 
 
 def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:

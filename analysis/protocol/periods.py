@@ -104,6 +104,14 @@ class LoopShape:
     lap: Shape = INVARIANT
     """What its lap must repeat: its own shape joined with those of the loops that run
     beside it (the other roles' loops at its depth)."""
+    pace: tuple[SSAValue | None, int] = (None, 1)
+    """(n, c) when the loop runs floor((n + b) / c) iterations from a constant start by 1:
+    its iteration i is about c i of a loop to n (`pace_of`: a pingpong consumer that takes
+    every other tile of the producer's loop runs at c = 2); (None, 1) otherwise."""
+
+    def paced_with(self, other: LoopShape) -> bool:
+        """Whether both loops count the same n (their iterations compare as i c)."""
+        return self.pace[0] is not None and self.pace[0] is other.pace[0]
 
 
 CASTS = frozenset(
@@ -137,6 +145,37 @@ def loop_shape(loop: scf.ForOp | scf.WhileOp, holders: frozenset[Operation]) -> 
         shape.shape = shape.shape.join(form)
     shape.state = tuple(sorted(forms.state))
     return shape
+
+
+def pace_of(loop: Operation) -> tuple[SSAValue | None, int]:
+    """(n, c) when `loop` is an scf.for from a constant by 1 to floor((n + b) / c), b and c
+    constants (`LoopShape.pace`)."""
+    if not isinstance(loop, scf.ForOp) or constant_int(loop.step) != 1:
+        return (None, 1)
+    if constant_int(loop.lb) is None or constant_int(loop.ub) is not None:
+        return (None, 1)
+    v, c = near(loop.ub), 1
+    owner = v.owner
+    if isinstance(owner, Operation) and owner.name in ("arith.divui", "arith.divsi"):
+        d = constant_int(owner.operands[1])
+        if d is not None and d > 0:
+            v, c = near(owner.operands[0]), d
+    return (v, c)
+
+
+def scaled(shape: Shape, mine: int, theirs: int) -> Shape:
+    """`shape`, of a loop whose iteration is `theirs` units of a count, in the iterations
+    of a loop whose iteration is `mine` units: a lap must span whole periods of theirs."""
+    if mine == theirs:
+        return shape
+    span = lcm(shape.period * theirs, mine)
+    return Shape(
+        span // mine,
+        -(-shape.start * theirs // mine),
+        -(-shape.tail * theirs // mine),
+        shape.witness,
+        shape.starter,
+    )
 
 
 def reads(loop: scf.ForOp, holders: frozenset[Operation]) -> list[tuple[SSAValue, Operation, bool]]:
@@ -481,7 +520,8 @@ class CountForms(Forms):
                 continue
             iv = loop.body.blocks[0].args[0]
             sides = [near(o) for o in op.operands]
-            if any(s is iv for s in sides) and any(s in self.chosen for s in sides):
+            bound = near(loop.ub)
+            if any(s is iv for s in sides) and any(s in self.chosen or s is bound for s in sides):
                 return True
         return False
 
@@ -538,7 +578,8 @@ def count_shape(
     fn: Operation, chosen: set[SSAValue], loops: list[scf.ForOp], holders: frozenset[Operation]
 ) -> Shape | None:
     """How what the protocol reads depends on the upper bound n of `loops` (`CountForms`),
-    or None when it is not a function of n mod a period from some n on."""
+    or None when it is not a function of n mod a period from some n on. A loop's bound
+    (n, or floor((n + b) / c) for a loop at its own pace) is its count, not a read."""
     forms = CountForms(chosen, loops)
     found = INVARIANT
     for value, reader, _ in reads(fn, holders):

@@ -168,11 +168,24 @@ class Walk:
                 where.append((tuple(other.frames[:-1]), carried))
                 continue
             frames = tuple(
-                (loop, it - agent.frames[d][1] if d < len(agent.frames) else it)
+                (loop, self.behind(agent, d, loop, it) if d < len(agent.frames) else it)
                 for d, (loop, it) in enumerate(other.frames)
             )
             where.append((other.at, other.done, other.blocked is not None, frames, carried))
         return (tuple(s.snapshot() for s in self.states), tuple(where))
+
+
+    def behind(self, agent: Agent, d: int, loop: Operation, it: int) -> int:
+        """Iteration `it` of another agent's `loop`, counted from `agent`'s iteration of its
+        loop at depth d: in the units of their count where both count the same n at
+        different paces (`LoopShape.pace`: a pingpong consumer's tile i is the producer's
+        2i + w), else in iterations."""
+        mine, at = agent.frames[d]
+        loops = self.kernel.loops
+        ours, theirs = loops.get(mine), loops.get(loop)
+        if ours is not None and theirs is not None and ours.paced_with(theirs):
+            return it * theirs.pace[1] - at * ours.pace[1]
+        return it - at
 
 
 def run_kernel(
