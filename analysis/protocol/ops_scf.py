@@ -165,25 +165,46 @@ def iterate(
     count was chosen, whose heads the steady-state check compares."""
     body = op.body.blocks[0]
     carried = [agent.value(v) for v in op.iter_args]
-    walk = agent.walk
-    heads = walk.heads.setdefault(op, []) if chosen and not agent.rank else None  # CTA 0's
-    frames, state = agent.frames, agent.kernel.loops[op].state
-    frame = len(frames)
-    frames.append((op, 0))
-    agent.carried.append(())
+    frame = Frame(agent, op, chosen)
     for i in range(count):
-        frames[frame] = (op, i)
-        agent.carried[frame] = tuple(carried[k] for k in state)
-        if heads is not None:
-            heads.append((walk.snapshot(agent, i), len(walk.events)))
+        frame.head(i, carried)
         agent.env[body.args[0]] = induction(i)
         for arg, v in zip(body.args[1:], carried, strict=True):
             agent.env[arg] = v
         carried = yield from agent.block(body, mask)
-    frames.pop()
-    agent.carried.pop()
+    frame.close()
     for r, v in zip(op.results, carried, strict=True):
         agent.env[r] = v
+
+
+class Frame:
+    """A loop an agent is in: its iteration and the values it carries that are not
+    counters (`periods.LoopShape.state`), kept on the agent for the state the steady-state
+    check compares; with `chosen` (the run with the most iterations of a loop whose trip
+    count was chosen, CTA 0's), the state at the head of each iteration (`Walk.snapshot`)
+    and where its events start."""
+
+    def __init__(self, agent: Agent, op: Operation, chosen: bool):
+        self.agent = agent
+        self.op = op
+        self.state = agent.kernel.loops[op].state
+        walk = agent.walk
+        self.heads = walk.heads.setdefault(op, []) if chosen and not agent.rank else None
+        self.index = len(agent.frames)
+        agent.frames.append((op, 0))  # type: ignore[arg-type]
+        agent.carried.append(())
+
+    def head(self, i: int, carried: list[Value]) -> None:
+        agent = self.agent
+        agent.frames[self.index] = (self.op, i)  # type: ignore[assignment]
+        agent.carried[self.index] = tuple(carried[k] for k in self.state)
+        if self.heads is not None:
+            walk = agent.walk
+            self.heads.append((walk.snapshot(agent, i), len(walk.events)))
+
+    def close(self) -> None:
+        self.agent.frames.pop()
+        self.agent.carried.pop()
 
 
 def while_op(agent: Agent, op: scf.WhileOp, mask: int | None) -> Steps | None:
@@ -254,18 +275,9 @@ def counted_while(
     if count is None:
         raise Choose(key, list(range(agent.kernel.trips_of(op) + 1)))
     before, after = op.before_region.blocks[0], op.after_region.blocks[0]
-    walk = agent.walk
-    chosen = count >= agent.kernel.trips_of(op) and not agent.rank  # CTA 0's
-    heads = walk.heads.setdefault(op, []) if chosen else None
-    frames, state = agent.frames, agent.kernel.loops[op].state
-    frame = len(frames)
-    frames.append((op, 0))  # type: ignore[arg-type]
-    agent.carried.append(())
+    frame = Frame(agent, op, count >= agent.kernel.trips_of(op))
     for i in range(count):
-        frames[frame] = (op, i)  # type: ignore[assignment]
-        agent.carried[frame] = tuple(carried[k] for k in state)
-        if heads is not None:
-            heads.append((walk.snapshot(agent, i), len(walk.events)))
+        frame.head(i, carried)
         if i > 0:
             for arg, v in zip(before.args, carried, strict=True):
                 agent.env[arg] = v
@@ -273,8 +285,7 @@ def counted_while(
         for arg, v in zip(after.args, got[1:], strict=True):
             agent.env[arg] = v
         carried = yield from agent.block(after, mask)
-    frames.pop()
-    agent.carried.pop()
+    frame.close()
     if count > 0:
         for arg, v in zip(before.args, carried, strict=True):
             agent.env[arg] = v
