@@ -32,8 +32,6 @@ fragments. Which elements a thread holds is the PTX ISA's fragment layout
 
 from __future__ import annotations
 
-from math import gcd
-
 from xdsl.dialects.builtin import (
     I32,
     IndexType,
@@ -69,7 +67,7 @@ from copy_dialect.verify_common import (
     constant_int,
     enclosing_target,
     feature_error,
-    known_multiple,
+    offset_multiple,
     retarget_note,
 )
 from facts.target import MATRIX_B8, STMATRIX
@@ -217,16 +215,7 @@ class MatrixOp(IRDLOperation):
                 f"{shape[-1]}-element row",
                 note=f"start the row at a column of at most {row // elem - ROW_BYTES // elem}",
             )
-        if swizzle == layout.UNSWIZZLED:
-            byte_strides = [None if s is None else s * elem for s in strides]
-        else:
-            byte_strides = [*layout.dim_strides(shape, bits, swizzle), elem]
-        multiple = 0
-        for index, stride in zip(self.indices, byte_strides, strict=True):
-            if stride is None:
-                multiple = 1
-                break
-            multiple = gcd(multiple, known_multiple(index) * stride)
+        multiple = offset_multiple(t, self.indices)
         if multiple % ROW_BYTES == 0:
             return
         unit = ROW_BYTES // elem

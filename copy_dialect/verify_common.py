@@ -4,6 +4,7 @@ the checks of a barrier operand and a contiguous SMEM ref."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import gcd, prod
 
 from xdsl.dialects import arith, func, gpu, scf
@@ -21,8 +22,10 @@ from xdsl.ir import (
     SSAValue,
 )
 
+from copy_dialect import layout
 from copy_dialect.attributes import BarrierType, TargetAttr
 from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.memory import SMEM, bitwidth, element_strides, memory_space, swizzle_of
 from copy_dialect.verification import per_run
 from facts.target import Feature, Target, feature_message
 
@@ -126,6 +129,45 @@ def _known_multiple(value: SSAValue) -> int:
         if value is owner.args[0]:
             return gcd(known_multiple(loop.lb), known_multiple(loop.step))
     return 1
+
+
+def offset_multiple(t: MemRefType, indices: Sequence[SSAValue]) -> int:
+    """The largest number of bytes that the offset of element `indices` of a ref of type `t`
+    is known to be a multiple of (0: any), from each index's `known_multiple` times its dim's
+    byte stride: in swizzled SMEM the layout's strides before the swizzle (rows padded to the
+    span, `copy_dialect.layout`), elsewhere the ref's element strides (1 where a stride is
+    dynamic). The swizzle moves whole 16-byte units, so an offset that is a multiple of 16
+    here is one of the swizzled layout too. The matrix copies' row rule and the wide thread
+    accesses (their alignment, and whether they stay in one unit) ask here."""
+    shape = t.get_shape()
+    bits = bitwidth(t.element_type) or 8
+    elem = max(bits // 8, 1)
+    swizzle = swizzle_of(t)
+    if memory_space(t) == SMEM and swizzle != layout.UNSWIZZLED:
+        strides: list[int | None] = [*layout.dim_strides(shape, bits, swizzle), elem]
+    else:
+        element = element_strides(t)
+        if element is None:
+            return 1
+        strides = [None if s is None else s * elem for s in element]
+    multiple = 0
+    for index, stride in zip(indices, strides, strict=True):
+        if stride is None:
+            return 1
+        multiple = gcd(multiple, known_multiple(index) * stride)
+    return multiple
+
+
+def unit_problem(t: MemRefType, indices: Sequence[SSAValue], size: int) -> str | None:
+    """Why an access of `size` bytes at `indices` of swizzled SMEM may not stay inside one
+    16-byte unit (the swizzle keeps a unit's bytes together and moves units apart), or None
+    where it provably does: `size` divides 16 and the offset is a known multiple of it."""
+    if size > layout.UNIT_BYTES or layout.UNIT_BYTES % size:
+        return f"{size} bytes do not fit one 16-byte unit"
+    multiple = offset_multiple(t, indices)
+    if multiple % size:
+        return f"its offset is known to be a multiple of {multiple} bytes only, not of {size}"
+    return None
 
 
 def value_name(value: SSAValue) -> str:

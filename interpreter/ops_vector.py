@@ -44,12 +44,20 @@ def gmem_indices(
     return tuple(np.broadcast_to(np.where(mask[:, None], i, 0), (threads, width)) for i in full)
 
 
+def _one_lane(agent: Agent, op: vector.LoadOp, load: Step) -> Step:
+    """`load` (a scalar SMEM load), its result made a vector of one lane."""
+    yield from load  # type: ignore[misc]
+    agent.env[op.result] = np.reshape(agent.env[op.result], (-1, 1))
+
+
 @handles(vector.LoadOp)
 def load(agent: Agent, op: vector.LoadOp, mask: np.ndarray) -> Step | None:
     ref = agent.get(op.base)
     idx = [agent.get(v) for v in op.indices]
     width = width_of(op, op.result.type)
     if isinstance(ref, SmemRef):
+        if width == 1:  # smem_load's one element is a scalar per thread: a row of one here
+            return _one_lane(agent, op, smem_load(agent, op, ref, idx, mask))
         return smem_load(agent, op, ref, idx, mask, width)
     if isinstance(ref, GmemRef):
         values = ref.array[gmem_indices(agent, ref, idx, width, mask, op)]
@@ -65,6 +73,8 @@ def store(agent: Agent, op: vector.StoreOp, mask: np.ndarray) -> Step | None:
     width = width_of(op, op.vector.type)
     value = to_storage(ref.element_type, agent.get(op.vector))
     if isinstance(ref, SmemRef):
+        if width == 1 and np.ndim(value) == 2:
+            value = value[:, 0]
         return smem_store(agent, op, ref, idx, value, mask, width)
     if isinstance(ref, GmemRef):
         active = np.nonzero(mask)[0]

@@ -11,7 +11,8 @@ the threads' SMEM writes and a TMA store (J16, `fences`); cp.async groups waited
 TMA kernel (A8, `groups`); the named barriers of roles and the block barriers inside roles
 (W11, W8, `roles`); the TMEM columns live at once (J19, `tmem`); function names that are
 PTX identifiers (AT2, `names`); the SMEM effects ops declare (`copy.effects`), on SMEM
-operands of ops the protocol analysis does not own (FX1, `effects`).
+operands of ops the protocol analysis does not own (FX1, `effects`); the wide thread
+accesses of swizzled SMEM inside one 16-byte unit (SV1, `vectors`).
 
 `kernel_errors(module)` gives each failing op with its error, as the op verifiers' errors
 are given (`copy_dialect.verification.op_errors`): `analysis.verify` reports both, in op
@@ -24,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from xdsl.dialects import func, gpu
 from xdsl.ir import Operation
 
-from analysis.kernel import barriers, effects, fences, groups, names, roles, smem, tmem
+from analysis.kernel import barriers, effects, fences, groups, names, roles, smem, tmem, vectors
 from analysis.kernel.kernel import Kernel
 
 KernelError = tuple[Operation, Exception]
@@ -42,6 +43,7 @@ CHECKS: tuple[Callable[[Kernel], Iterable[KernelError]], ...] = (
     tmem.check_live_columns,
     names.check_function_name,
     effects.check_effect_declarations,
+    vectors.check_swizzled_vectors,
 )
 """Each kernel rule, as a function of the kernel that yields the failing ops."""
 

@@ -23,6 +23,7 @@ LIT_TESTS = [
     ROOT / "lit_tests" / "passes" / "math-ptx.mlir",
     ROOT / "lit_tests" / "dialects" / "copy" / "matrix.mlir",
     ROOT / "lit_tests" / "passes" / "matrix-ptx.mlir",
+    ROOT / "lit_tests" / "passes" / "swizzled-vector-ptx.mlir",
 ]
 ELF_MAGIC = b"\x7fELF"
 
