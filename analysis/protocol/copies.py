@@ -56,6 +56,7 @@ class AsyncCopies:
         nbytes: int,
         issuers: tuple[int, ...],
         writer: str,
+        remote: bool = True,
     ) -> None:
         """A DSMEM write (`copy.peer_store`, `copy.peer_copy`) of the classes `issuers`, as
         this CTA receives it: every CTA of the cluster runs the same program and sends to a
@@ -70,7 +71,7 @@ class AsyncCopies:
         if not (ours or b.unknown or phase) and smem.read_before_first_fill(first, issuers):
             return
         if not ours:
-            smem.refill(op, region, writer, issuers)
+            smem.refill(op, region, writer, issuers, remote=remote)
         self.hb.stamps(issuers)
         if not b.unknown:
             b.delivered += nbytes

@@ -187,7 +187,7 @@ def cluster_copy(agent: Agent, op: copy.AsyncCopyOp, mask: int | None) -> None:
         if not walk.cluster.target(op, rank, r, "the multicast load"):
             raise Stop
         what = "the multicast load" if r == rank else f"CTA {rank}'s multicast load"
-        walk.states[r].copies.peer_write(op, region, key, how.share, (issuer,), what)  # type: ignore[arg-type]
+        walk.states[r].copies.peer_write(op, region, key, how.share, (issuer,), what, r != rank)  # type: ignore[arg-type]
 
 
 # ---- the return ----------------------------------------------------------------------------

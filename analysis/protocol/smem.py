@@ -170,10 +170,12 @@ class SharedMemory:
         writer: str,
         issuers: tuple[int, ...],
         by_threads: bool = False,
+        remote: bool = False,
     ) -> None:
         """An async copy, or threads (`by_threads`), `writer` of the classes `issuers`, is
-        about to write `region`. (Races between threads are not the copy protocol's: threads
-        after threads are not checked.)"""
+        about to write `region`; `remote`: another CTA's (a multicast share, a DSMEM write),
+        whose issuer only a release sent to it can hold back. (Races between threads are
+        not the copy protocol's: threads after threads are not checked.)"""
         self._in_flight_reads(op, region, writer, issuers)
         for access in () if by_threads else self.accesses.values():
             overlap = region.overlap(access.region)
@@ -206,6 +208,8 @@ class SharedMemory:
                     f"itself, else an arrive by {access.who} after the {how} (a consumer-release "
                     "barrier) that the issuer waits on before the copy"
                 )
+            if remote:
+                fix = remote_release(writer, region)
             # rule: P3
             self.report(
                 (warning if overlap == "maybe" else error)(
@@ -218,7 +222,7 @@ class SharedMemory:
             if overlap == "no" or fill.reported or self.fill_known(fill, issuers):
                 continue
             fill.reported = True
-            self.report(overwritten(op, region, writer, fill, overlap, self.hb.concurrent))
+            self.report(overwritten(op, region, writer, fill, overlap, self.hb.concurrent, remote))
             return
 
     def read_before_first_fill(self, fill: Fill, issuers: tuple[int, ...]) -> bool:
@@ -437,14 +441,18 @@ def released_early(
 
 
 def overwritten(
-    op: Operation, region: Region, writer: str, fill: Fill, overlap: str, concurrent: bool
+    op: Operation,
+    region: Region,
+    writer: str,
+    fill: Fill,
+    overlap: str,
+    concurrent: bool,
+    remote: bool = False,
 ) -> ProtocolFinding:
     """`writer` (`op`) writes `region` while `fill`, an earlier copy, may still be writing
-    it (`overlap`: "yes" or "maybe"); `concurrent`: the kernel has roles."""
-    # rule: P3
-    return (warning if overlap == "maybe" else error)(
-        op,
-        f"{writer} writes {region.show()} while an earlier copy may still be writing it",
+    it (`overlap`: "yes" or "maybe"); `concurrent`: the kernel has roles; `remote`: the
+    writer is another CTA's."""
+    fix = (
         "wait for the earlier copy first (copy.barrier_wait on its phase, or "
         "copy.wait_group for its group)"
         + (
@@ -453,6 +461,25 @@ def overwritten(
             "barrier)"
             if concurrent
             else ""
-        ),
+        )
+    )
+    # rule: P3
+    return (warning if overlap == "maybe" else error)(
+        op,
+        f"{writer} writes {region.show()} while an earlier copy may still be writing it",
+        remote_release(writer, region) if remote else fix,
         Related(fill.op, "the earlier copy"),
+    )
+
+
+def remote_release(writer: str, region: Region) -> str:
+    """The fix for another CTA's copy (`writer`) into `region` of this CTA before this CTA
+    released it: the release must reach the sender."""
+    return (
+        f"{writer} is held back only by what its sending CTA waits on: the sender must "
+        f"wait (copy.barrier_wait before the copy) on a barrier this CTA arrives on after "
+        f"its last use of {region.show()}; where this CTA releases it only locally, arrive "
+        "in the sender too (copy.peer_arrive ... peer <its rank>, beside the local "
+        "copy.barrier_arrive) and count one release per CTA in that barrier's arrivals (a "
+        "multicast ring's empty barrier: the consumers of every receiving CTA)"
     )

@@ -97,7 +97,7 @@ func.func @p3_ring_store_into_a_slot_the_next_cta_still_reads(%w: f32) attribute
     %lp = arith.remui %lap, %c2 : index
     %phase = arith.cmpi ne, %lp, %c0 : index
     // expected-error@+2 {{CTA 1's st.async writes %recv[0] while threads of the block of CTA 2 may still read it (nothing orders this copy after their read)}}
-    // expected-note@+1 {{else an arrive by the block of CTA 2 after the read (a consumer-release barrier) that the issuer waits on before the copy}}
+    // expected-note@+1 {{the sender must wait (copy.barrier_wait before the copy) on a barrier this CTA arrives on after its last use of %recv[0]}}
     copy.peer_store %w, %recv[%slot, %t] peer %next, %full[%slot] : f32, memref<2x32xf32, #copy.smem>, !copy.barrier<2>
     %ack = arith.cmpi eq, %s, %c1 : index
     scf.if %ack {
@@ -118,7 +118,8 @@ func.func @p3_ring_store_into_a_slot_the_next_cta_still_reads(%w: f32) attribute
 // %empty counts only the local release: the peer's multicast refills this CTA's slot while
 // this CTA may still be reading it (or receiving its own earlier load).
 // rule: P3
-// fix: none -- the note asks for a wait on a consumer-release barrier, which the producer has; the fix is the peer's release (copy.peer_arrive on %empty after the read, and arrivals 2), which the note does not name
+// fix: s|%empty = copy.barrier_init arrivals 1|%bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index %rank = arith.remui %bx, %c2 : index %peer = arith.xori %rank, %c1 : index %empty = copy.barrier_init arrivals 2|
+// fix: s|copy.barrier_arrive %empty[%c0] issuer elected : !copy.barrier<1>|copy.barrier_arrive %empty[%c0] issuer elected : !copy.barrier<1> copy.peer_arrive %empty[%c0] peer %peer : !copy.barrier<1>|
 func.func @p3_multicast_into_a_slot_the_peer_has_not_released(%A: memref<512x512xf16>) attributes {gpu.known_block_size = array<i32: 64, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -137,7 +138,7 @@ func.func @p3_multicast_into_a_slot_the_peer_has_not_released(%A: memref<512x512
     %k0 = arith.muli %k, %c64 : index
     // expected-error@+3 {{CTA 0's multicast load writes %buf while an earlier copy may still be writing it}}
     // expected-note@+2 {{the earlier copy}}
-    // expected-note@+1 {{wait for the earlier copy first (copy.barrier_wait on its phase, or copy.wait_group for its group)}}
+    // expected-note@+1 {{where this CTA releases it only locally, arrive in the sender too (copy.peer_arrive ... peer <its rank>, beside the local copy.barrier_arrive) and count one release per CTA in that barrier's arrivals}}
     copy.async_copy %A[%c0, %k0] to %buf barrier %full[%c0] {arrive = false, collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
     copy.barrier_wait %full[%c0], %phase : !copy.barrier<1>
     %v = memref.load %buf[%t, %c0] : memref<64x64xf16, #copy.smem<swizzle = 128>>
