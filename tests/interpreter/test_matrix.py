@@ -121,47 +121,59 @@ def data(dtype: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
     return values
 
 
-@pytest.mark.parametrize("swizzle", [16, 64, 128])
-@pytest.mark.parametrize(("op", "shape", "num", "trans"), FORMS, ids=str)
-def test_fragment_is_the_isa_layout(op, shape, num, trans, swizzle):
-    dtype = {"m8n8": "f16" if num != 2 else "bf16"}.get(shape, "i8")
-    if swizzle == 128 and dtype == "i8":
-        pytest.skip("a 64-byte row of i8 has no 128-byte swizzle span")
+def dtype_of(shape: str, num: int) -> str:
+    """The element type a form is tested with (bf16 for x2, to cover both 16-bit floats)."""
+    return {"m8n8": "f16" if num != 2 else "bf16"}.get(shape, "i8")
+
+
+def case(op: str, shape: str, num: int, trans: bool, swizzle: int):
+    """The kernel of a form, its two arrays (the buffer's source, the registers) and the
+    arrays the numpy model says the kernel leaves (as bytes)."""
+    dtype = dtype_of(shape, num)
     item = np.dtype(DTYPES[dtype]).itemsize
     per = 16 // item
     regs = num * REGS[shape]
     n = regs * 4 // item
     src = data(dtype, (THREADS, COLUMNS), 1)
     registers = data(dtype, (THREADS, n), 2)
-    module = Parser(make_context(), kernel(op, shape, num, trans, dtype, swizzle)).parse_module()
     lane = np.arange(32)
     column = ((lane * 3) % (COLUMNS // per)) * per
     naddr = num * ROWS[shape]
-    run = interpreter.run(module, src.copy(), registers.copy(), grid=(1, 1))
-    assert run.violations == [], [str(v) for v in run.violations]
-    got_src, got_regs = run.arrays
     rows = model_rows(src, column, naddr)
-    if op == "ldmatrix":
-        expected = np.zeros((THREADS, 4 * regs), np.uint8)
-        for w in range(WARPS):
-            for t in range(32):
-                for b in range(4 * regs):
-                    r, k = model_fragment(shape, num, trans, t, b // 4, b % 4)
-                    expected[w * 32 + t, b] = rows[w, r, k]
-        assert np.array_equal(np.ascontiguousarray(got_regs).view(np.uint8), expected)
-    else:
-        reg_bytes = np.ascontiguousarray(registers).view(np.uint8).reshape(THREADS, -1)
-        for w in range(WARPS):
-            for t in range(32):
-                for b in range(4 * regs):
-                    r, k = model_fragment(shape, num, trans, t, b // 4, b % 4)
+    reg_bytes = np.ascontiguousarray(registers).view(np.uint8).reshape(THREADS, -1).copy()
+    src_bytes = np.ascontiguousarray(src).view(np.uint8).copy()
+    for w in range(WARPS):
+        for t in range(32):
+            for b in range(4 * regs):
+                r, k = model_fragment(shape, num, trans, t, b // 4, b % 4)
+                if op == "ldmatrix":
+                    reg_bytes[w * 32 + t, b] = rows[w, r, k]
+                else:
                     rows[w, r, k] = reg_bytes[w * 32 + t, b]
-        expected = src.copy()
+    if op == "stmatrix":
         for w in range(WARPS):
             for s in range(naddr):
-                view = expected[w * 32 + s, column[s] : column[s] + per]
-                view[...] = rows[w, s].view(DTYPES[dtype])
-        assert np.array_equal(np.ascontiguousarray(got_src).view(np.uint8), expected.view(np.uint8))
+                start = column[s] * item
+                src_bytes[w * 32 + s, start : start + 16] = rows[w, s]
+    text = kernel(op, shape, num, trans, dtype, swizzle)
+    return text, [src, registers], [src_bytes, reg_bytes]
+
+
+def as_bytes(array: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(array).view(np.uint8).reshape(array.shape[0], -1)
+
+
+@pytest.mark.parametrize("swizzle", [16, 64, 128])
+@pytest.mark.parametrize(("op", "shape", "num", "trans"), FORMS, ids=str)
+def test_fragment_is_the_isa_layout(op, shape, num, trans, swizzle):
+    if swizzle == 128 and dtype_of(shape, num) == "i8":
+        pytest.skip("a 64-byte row of i8 has no 128-byte swizzle span")
+    text, arrays, expected = case(op, shape, num, trans, swizzle)
+    module = Parser(make_context(), text).parse_module()
+    run = interpreter.run(module, *(a.copy() for a in arrays), grid=(1, 1))
+    assert run.violations == [], [str(v) for v in run.violations]
+    for got, want in zip(run.arrays, expected, strict=True):
+        assert np.array_equal(as_bytes(got), want)
 
 
 def test_a_warp_that_only_partly_reaches_ldmatrix_stops():

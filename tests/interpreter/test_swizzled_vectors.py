@@ -72,27 +72,39 @@ CASES = [
 COLS = {"f32": 32, "f16": 64, "i8": 128}
 
 
-@pytest.mark.parametrize(("dtype", "lanes", "swizzle"), CASES, ids=str)
-def test_unit_accesses_are_bit_exact(dtype, lanes, swizzle):
-    cols, k = COLS[dtype], 3
+K = 3
+"""The column shift of the kernel's accesses (thread t reads unit (t + K) mod units)."""
+
+
+def case(dtype: str, lanes: int, swizzle: int):
+    """The kernel of a case, its arrays (source, out, back) and the arrays numpy says the
+    kernel leaves: out[t] = the `lanes` elements of row t + 1 at the thread's column, back =
+    the source with those written over row t at that column."""
+    cols = COLS[dtype]
     rng = np.random.default_rng(5)
     src = rng.integers(0, 256, (ROWS, cols * np.dtype(DTYPES[dtype]).itemsize), np.uint8)
     src = src.view(DTYPES[dtype])
     if dtype == "f16":
         src = (src.view(np.uint16) & np.uint16(0xBFFF)).view(np.float16)  # finite only
-    module = Parser(make_context(), kernel(dtype, cols, lanes, swizzle, k)).parse_module()
     out = np.zeros((ROWS, lanes), DTYPES[dtype])
-    run = interpreter.run(module, src.copy(), out, np.zeros_like(src), grid=(1, 1))
-    assert run.violations == [], [str(v) for v in run.violations]
-    got_out, got_back = run.arrays[1], run.arrays[2]
     tid = np.arange(ROWS)
-    col = ((tid + k) % (cols // lanes)) * lanes
+    col = ((tid + K) % (cols // lanes)) * lanes
     expected = np.stack([src[(t + 1) % ROWS, c : c + lanes] for t, c in zip(tid, col, strict=True)])
-    assert np.array_equal(got_out.view(np.uint8), expected.view(np.uint8))
     back = src.copy()
     for t, c in zip(tid, col, strict=True):
         back[t, c : c + lanes] = expected[t]
-    assert np.array_equal(got_back.view(np.uint8), back.view(np.uint8))
+    text = kernel(dtype, cols, lanes, swizzle, K)
+    return text, [src, out, np.zeros_like(src)], [src, expected, back]
+
+
+@pytest.mark.parametrize(("dtype", "lanes", "swizzle"), CASES, ids=str)
+def test_unit_accesses_are_bit_exact(dtype, lanes, swizzle):
+    text, arrays, expected = case(dtype, lanes, swizzle)
+    module = Parser(make_context(), text).parse_module()
+    run = interpreter.run(module, *(a.copy() for a in arrays), grid=(1, 1))
+    assert run.violations == [], [str(v) for v in run.violations]
+    for got, want in zip(run.arrays, expected, strict=True):
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
 @pytest.mark.parametrize("swizzle", [32, 64, 128])
