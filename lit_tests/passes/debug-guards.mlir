@@ -204,15 +204,18 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // -----
 
-// A TMA im2col load checks its dynamic channel coordinate (IC13: (c * 2) & 15 for f16) and
-// its dynamic coordinates (K4); the constant batch and spatial coordinates get no guard.
+// A TMA im2col load checks its dynamic channel coordinate (IC13: (c * 2) & 15 for f16), its
+// dynamic coordinates (K4) and its dynamic im2col offsets (IC11: a rank-4 map's are 8-bit, so
+// zext(o) > 255 fails); the constant batch and spatial coordinates and offset get no guard.
 
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   // CHECK: llvm.mlir.global private constant @[[IM2COL_K4:__copy_guard_[0-9]+]]("copy-dialect guard K4: the TMA coordinate %lld at index 3 is outside
   // CHECK: llvm.mlir.global private constant @[[IM2COL_IC13:__copy_guard_[0-9]+]]("copy-dialect guard IC13: the channel coordinate of a TMA im2col load must be a multiple of 16 bytes, got %lld (%lld bytes) at {{.*}}debug-guards.mlir:{{[0-9]+}}:5\0A\00")
+  // CHECK: llvm.mlir.global private constant @[[IM2COL_IC11:__copy_guard_[0-9]+]]("copy-dialect guard IC11: the im2col offset %lld at spatial dim 1 is outside [0, 255], the range of a rank-4 map at {{.*}}debug-guards.mlir:{{[0-9]+}}:5\0A\00")
   // CHECK-NOT: copy-dialect guard K4: the TMA coordinate %lld at index 0
+  // CHECK-NOT: copy-dialect guard IC11: the im2col offset %lld at spatial dim 0
   // CHECK-LABEL: func.func @im2col_dynamic_channel(
-  func.func @im2col_dynamic_channel(%x: memref<2x9x9x64xf16>, %c: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+  func.func @im2col_dynamic_channel(%x: memref<2x9x9x64xf16>, %c: index, %o: i16) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
     %m1 = arith.constant -1 : index
     %t = arith.constant 0 : i16
@@ -223,9 +226,12 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // CHECK: llvm.mlir.addressof @[[IM2COL_K4]]
     // CHECK: llvm.and %{{.*}}, %{{.*}} : i64
     // CHECK: llvm.mlir.addressof @[[IM2COL_IC13]]
+    // CHECK: llvm.icmp "ugt"
+    // CHECK: llvm.mlir.addressof @[[IM2COL_IC11]]
     // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} im2col[
-    // MSG: copy-dialect guard IC13: {{.*}} at {{.*}}debug-guards.mlir:[[# @LINE + 1]]:5
-    copy.im2col_load %x[%c0, %m1, %m1, %c] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x64xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
+    // MSG: copy-dialect guard IC13: {{.*}} at {{.*}}debug-guards.mlir:[[# @LINE + 2]]:5
+    // MSG: copy-dialect guard IC11: {{.*}} at {{.*}}debug-guards.mlir:[[# @LINE + 1]]:5
+    copy.im2col_load %x[%c0, %m1, %m1, %c] offsets [%t, %o] to %buf barrier %bar[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x64xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
     func.return
   }

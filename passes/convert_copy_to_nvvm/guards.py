@@ -7,6 +7,7 @@ prove because the value is only known at run time, each reported with the id of 
 - TR13: the coordinates of a TMA store or reduction are >= 0;
 - IC13: the channel coordinate of a TMA im2col load (its innermost), in bytes, is a
   multiple of 16;
+- IC11: the im2col offsets of a TMA im2col load of rank 4 or 5 fit their map's precision;
 - K4: the coordinates of a TMA copy, im2col load or prefetch fit in .s32 (the lowering keeps
   the low 32 bits of each);
 - P9: a barrier index is in the group (`async_copy`, `barrier_arrive`,
@@ -14,7 +15,7 @@ prove because the value is only known at run time, each reported with the id of 
 - P6: a `barrier_wait` completes within WAIT_TIMEOUT_NS; a phase that does not is a deadlock;
 - AS3: the fact a `copy.assume` states of a value holds (its range, its divisor).
 
-The verifier proves TR12, TR13, IC13, K4 and the index bound (I2) for compile-time
+The verifier proves TR12, TR13, IC13, IC11, K4 and the index bound (I2) for compile-time
 constants, so those values get no guard; every `barrier_wait` is bounded. A guard is
 evaluated by the thread that issues the op (the elected thread for TMA copies and
 `barrier_arrive_expect_tx`, every thread that reaches a `barrier_arrive`, `barrier_wait` or
@@ -36,6 +37,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntegerType, StringAttr, i32, 
 from xdsl.ir import Operation, SSAValue
 
 from copy_dialect import ops as copy
+from copy_dialect.im2col import offset_range
 from copy_dialect.verify_common import constant_int
 from passes.convert_copy_to_nvvm.barriers import TRY_WAIT_TICKS
 from passes.convert_copy_to_nvvm.emit import Emit
@@ -105,6 +107,27 @@ class Guards:
             "%lld (%lld bytes)"
         )
         self.inner_alignment(e, fn, g, coords, "IC13", what)
+
+    def im2col_offsets(
+        self, e: Emit, fn: func.FuncOp, g: copy.Im2colGeometry, offsets: Sequence[SSAValue]
+    ) -> None:
+        """IC11 for the dynamic im2col offsets of a TMA im2col load (`offsets`: the lowered
+        `g.offsets`, i16): each, as unsigned 16 bits, within its map's precision ([0, 255]
+        for rank 4, [0, 31] for rank 5; a rank-3 map takes every 16-bit value)."""
+        rank = g.gmem_type.get_num_dims()
+        _, high = offset_range(rank)
+        if high >= 0xFFFF:
+            return
+        for i, (offset, value) in enumerate(zip(g.offsets, offsets, strict=True)):
+            if constant_int(offset) is not None:
+                continue
+            unsigned = e.resize(value, i64)
+            outside = e.icmp("ugt", unsigned, high)
+            what = (
+                f"the im2col offset %lld at spatial dim {i} is outside [0, {high}], the range of "
+                f"a rank-{rank} map"
+            )
+            self.check(e, fn, g.op, "IC11", outside, what, [unsigned])
 
     def inner_alignment(
         self,

@@ -59,7 +59,10 @@ def im2col_tma(op: copy.Im2colLoadOp, g: copy.Im2colGeometry, kernel: Kernel) ->
         kernel.guards.coordinate_range(body, kernel.fn, op, g.gmem_indices, indices)
         kernel.guards.im2col_channel(body, kernel.fn, g, indices)
     coordinates = tma_coordinates(body, indices)
-    offsets = list(reversed(lowered(g.offsets, body.ops)))
+    offsets = list(lowered(g.offsets, body.ops))
+    if kernel.guards is not None:
+        kernel.guards.im2col_offsets(body, kernel.fn, g, offsets)
+    offsets.reverse()
     bar = load_barrier(body, op, kernel, g.credited_bytes if g.arrives else None)
     body(
         nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(

@@ -91,10 +91,11 @@ BUILDERS = {
     "swizzled": (lambda: kernels.tma_copy((256, 256), "bf16", (64, 64), swizzle=128), TMA),
     "cp_async": (lambda: kernels.cp_async_copy((256, 256), "f32", target="sm_80"), set()),
     "multicast": (lambda: kernels.multicast_copy((256, 256), "f32"), TMA),
-    # The im2col load's channel block comes from the loop (IC13); its output is a TMA store.
+    # The im2col load's channel block (IC13) and filter tap (its offsets, IC11: 8 bits for an
+    # NHWC map) come from the loops; its output is a TMA store.
     "im2col": (
         lambda: kernels.im2col_gather(kernels.conv2d((2, 9, 7, 64), 3, padding=1), "f16"),
-        TMA | {"IC13"},
+        TMA | {"IC13", "IC11"},
     ),
     # The persistent ring indexes its barriers with the loop's slot: P9 too.
     **{
