@@ -102,6 +102,15 @@ def tmem_fragment(shape: TmemShape, thread: int, register: int, offset: int = 0)
     return t % 16, r + offset * (t // 16)
 
 
+def tmem_span(shape: TmemShape, num: int, offset: int = 0) -> int:
+    """The 32-bit columns a tcgen05.ld/st of `shape` x `num` reaches from its address's
+    column: one past the largest column of its fragment (`tmem_fragment`)."""
+    regs = num * TMEM_REGS_PER_NUM[shape]
+    return 1 + max(
+        tmem_fragment(shape, t, r, offset)[1] for t in range(32) for r in range(regs)
+    )
+
+
 TMEM_COPY_BYTES = {
     TmemCopyShape.S128X256B: 128 * 32,
     TmemCopyShape.S4X256B: 4 * 32,

@@ -50,6 +50,7 @@ from copy_dialect.tmem import (
     check_tcgen05,
     check_tmem_ref,
     tmem_columns,
+    tmem_span,
 )
 from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import (
@@ -96,6 +97,7 @@ def check_tmem_access(op: TmemLoadOp | TmemStoreOp, vector: VectorType, verb: st
         )
     if op.offset is not None:
         check_half_offset(op, op.offset.value.data, num)
+    check_columns(op, shape, num)
     # rule: J5
     if vector.get_num_dims() != 1 or vector.get_shape()[0] != regs:
         raise Error(
@@ -109,6 +111,34 @@ def check_tmem_access(op: TmemLoadOp | TmemStoreOp, vector: VectorType, verb: st
         raise Error(
             f"tcgen05 moves 32-bit registers, got elements of type {vector.element_type}",
             note="use f32, i32 or another 32-bit element type",
+        )
+
+
+def check_columns(op: TmemLoadOp | TmemStoreOp, shape: TmemShape, num: int) -> None:
+    """The columns the access reaches (`tmem_span` from its column) lie in the ref: all of
+    them when the column is a constant, else at least as many as it spans."""
+    assert isinstance(t := op.tmem.type, MemRefType)
+    columns = tmem_columns(t)
+    offset = 0 if op.offset is None else op.offset.value.data
+    span = tmem_span(shape, num, offset)
+    start = constant_int(op.column)
+    # rule: J23
+    if span > columns or (start is not None and not 0 <= start <= columns - span):
+        at = "" if start is None else f" from column {start}"
+        if span <= columns:
+            where = f"start it at a column in [0, {columns - span}]"
+        else:
+            room = columns - start if start is not None and 0 <= start < columns else columns
+            fit = room * num // span if shape != TmemShape.S16X32BX2 else 0
+            where = f"use a num that spans at most the ref's {room} columns{at}"
+            if fit:
+                fits = 1 << (fit.bit_length() - 1)
+                where += f" (num {fits}, {fits * TMEM_REGS_PER_NUM[shape]} registers a thread)"
+            where += ", or a wider ref"
+        raise Error(
+            f"{shape} x {num} reaches {span} TMEM columns{at}, past the {columns} columns "
+            "of the ref",
+            note=f"{where}: TMEM past an allocation belongs to another (or to none)",
         )
 
 

@@ -12,15 +12,6 @@ KNOWN_UNSOUND: dict[str, str] = {
     # (The fuzz generator changed at 1fef215: its leader-tracked loads wait in the leader
     # only, so the kernels behind each fuzz index changed too; this is scripts/oracle.py's
     # list at 7e60ca4.)
-    "fuzz/9/320": (
-        "a TMEM store past its allocation's columns: no rule bounds a TMEM access by its "
-        "allocation (N)"
-    ),
-    "fuzz/9/377": "the same: a TMEM store past its allocation",
-    "fuzz/9/400": "the same: a TMEM store past its allocation",
-    "fuzz/9/442": "the same: a TMEM store past its allocation",
-    "fuzz/9/915": "the same: a TMEM store past its allocation",
-    "fuzz/9/989": "the same: a TMEM load past its allocation",
     "fuzz/9/425": (
         "every thread arrives twice on a barrier of 256 arrivals, then waits on parity 1: the "
         "last thread's arrival completes phase 0 before its own wait, which then waits for "

@@ -475,3 +475,47 @@ func.func @a14_load_reduce_on_sm100a(%col: index) attributes {copy.target = #cop
   %v, %r = copy.tmem_load %t[%col] shape shape_32x32b num 4 reduce max : memref<128x64xf32, #copy.tmem> -> vector<4xf32>, f32
   func.return
 }
+
+// -----
+
+// A tcgen05.st of 16x256b x 16 spans 128 columns: from column 32 it runs past the 64 columns
+// of its ref, into TMEM another allocation (or none) owns.
+// rule: J23
+// fix: s|copy.tmem_store %v, %t[%c32] shape shape_16x256b num 16 : vector<64xf32>|copy.tmem_store %w, %t[%c32] shape shape_16x256b num 4 : vector<16xf32>|
+func.func @j23_store_past_the_ref(%v: vector<64xf32>, %w: vector<16xf32>) attributes {copy.target = #copy.target<"sm_100a">} {
+  %c32 = arith.constant 32 : index
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{shape_16x256b x 16 reaches 128 TMEM columns from column 32, past the 64 columns of the ref}}
+  // expected-note@+1 {{use a num that spans at most the ref's 32 columns from column 32 (num 4, 16 registers a thread), or a wider ref}}
+  copy.tmem_store %v, %t[%c32] shape shape_16x256b num 16 : vector<64xf32>, memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// From column 48, a tcgen05.st of 32x32b x 32 (32 columns) runs 16 columns past the ref.
+// rule: J23
+// fix: s|%c48 = arith.constant 48|%c48 = arith.constant 32|
+func.func @j23_store_from_too_far(%v: vector<32xf32>) attributes {copy.target = #copy.target<"sm_100a">} {
+  %c32 = arith.constant 32 : index
+  %c48 = arith.constant 48 : index
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{shape_32x32b x 32 reaches 32 TMEM columns from column 48, past the 64 columns of the ref}}
+  // expected-note@+1 {{start it at a column in [0, 32]}}
+  copy.tmem_store %v, %t[%c48] shape shape_32x32b num 32 : vector<32xf32>, memref<128x64xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// A tcgen05.ld of 16x128b x 64 spans 256 columns, more than its 128-column ref holds from any
+// column.
+// rule: J23
+// fix: s|shape shape_16x128b num 64 : memref<128x128xf32, #copy.tmem> -> vector<128xf32>|shape shape_16x128b num 32 : memref<128x128xf32, #copy.tmem> -> vector<64xf32>|
+func.func @j23_load_wider_than_the_ref(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+  // expected-error@+2 {{shape_16x128b x 64 reaches 256 TMEM columns, past the 128 columns of the ref}}
+  // expected-note@+1 {{use a num that spans at most the ref's 128 columns (num 32, 64 registers a thread), or a wider ref}}
+  %v = copy.tmem_load %t[%col] shape shape_16x128b num 64 : memref<128x128xf32, #copy.tmem> -> vector<128xf32>
+  func.return
+}
