@@ -169,7 +169,7 @@ class Kernel:
             for (v, t), name in self.consts.items()
         ]
         body = [f"    {line}" for line in self.prelude + self.body]
-        bare = re.fullmatch(r"[A-Za-z_][\w$.]*", self.name)
+        bare = re.fullmatch(r"[A-Za-z_][\w$.]*", self.name, re.ASCII)
         symbol = self.name if bare else f'"{self.name}"'
         return "\n".join(
             [
