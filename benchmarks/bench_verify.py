@@ -2,7 +2,7 @@
 for each kernel, how long the protocol analysis takes to verify it and how long the lowering
 takes to compile it to PTX without verification, in the same run.
 
-    python benchmarks/bench_verify.py [--repeat N] [--no-processes] [KERNEL ...]
+    python benchmarks/bench_verify.py [--repeat N] [--no-processes] [--large OPS] [KERNEL ...]
 
 Prints markdown tables with the conditions (machine, Python, xDSL, date, commit). Per kernel:
 its ops; in-process medians of N runs after one warm-up: `check_protocol` (the protocol
@@ -14,6 +14,12 @@ processes (one run each, imports included), `copy-opt FILE` (verification), `cop
 --no-verify-protocol FILE` (the same without the protocol) and `copy-opt --no-verify-protocol
 -t ptx FILE` (the lowering to PTX without the protocol); and the analysis's verdict today
 (clean, or the first finding's severity, rule and message).
+
+`--large OPS` adds a table for a kernel of about OPS ops written straight (no loop: a 4-slot
+ring of TMA loads, each waited on, read by every thread and released by a block barrier,
+unrolled), the size issue N asks to verify in under 5 s: its parse, `verify_module` (one
+run: the op verifiers, kernel rules, dominance and the protocol) and `check_protocol`
+alone, one run each.
 """
 
 from __future__ import annotations
@@ -137,12 +143,61 @@ def conditions(repeat: int) -> str:
     )
 
 
+def straight_kernel(ops: int) -> str:
+    """A kernel of about `ops` ops with no loop: 7 ops a copy (its slot, parity and row as
+    constants, the TMA load, the wait, a thread read, a block barrier) through a ring of
+    4 slots."""
+    lines = [
+        'builtin.module attributes {copy.target = #copy.target<"sm_90a">} {',
+        "  func.func @straight(%a: memref<?x64xf32>) attributes {gpu.kernel, "
+        "gpu.known_block_size = array<i32: 64, 1, 1>} {",
+        "    %c0 = arith.constant 0 : index",
+        '    %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index',
+        "    %ring = copy.alloc_smem : memref<4x64x64xf32, #copy.smem>",
+        "    %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>",
+    ]
+    ring = "memref<4x64x64xf32, #copy.smem>"
+    for i in range(max(1, (ops - 8) // 7)):
+        lines += [
+            f"    %s{i} = arith.constant {i % 4} : index",
+            f"    %p{i} = arith.constant {'true' if i // 4 % 2 else 'false'}",
+            f"    %r{i} = arith.constant {i * 64} : index",
+            f"    copy.async_copy %a[%r{i}, %c0] to %ring[%s{i}] barrier %bars[%s{i}] : "
+            f"memref<?x64xf32> to {ring}, !copy.barrier<4>",
+            f"    copy.barrier_wait %bars[%s{i}], %p{i} : !copy.barrier<4>",
+            f"    %v{i} = memref.load %ring[%s{i}, %c0, %t] : {ring}",
+            '    "gpu.barrier"() : () -> ()',
+        ]
+    lines += ["    func.return", "  }", "}"]
+    return "\n".join(lines)
+
+
+def large_table(ops: int) -> None:
+    text = straight_kernel(ops)
+    start = time.perf_counter()
+    module = parse(text)
+    parsed = time.perf_counter() - start
+    count = sum(1 for _ in module.walk())
+    start = time.perf_counter()
+    quiet_verify(module)
+    verified = time.perf_counter() - start
+    start = time.perf_counter()
+    findings = quiet_protocol(module)
+    protocol = time.perf_counter() - start
+    print("\n| kernel | ops | parse (s) | verify_module (s) | check_protocol (s) | verdict |")
+    print("|---|---|---|---|---|---|")
+    print(f"| straight ring, unrolled | {count} | {parsed:.2f} | {verified:.2f} | "
+          f"{protocol:.2f} | {verdict(findings)} |")  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
         "--no-processes", action="store_true", help="leave out the copy-opt process columns"
     )
+    parser.add_argument("--large", type=int, default=0, metavar="OPS",
+                        help="also time a straight kernel of about OPS ops")  # fmt: skip
     parser.add_argument("kernels", nargs="*", help="corpus kernels by name (default: all)")
     args = parser.parse_args()
     chosen = [k for k in KERNELS if not args.kernels or k.name in args.kernels]
@@ -181,6 +236,8 @@ def main() -> int:
         cells.append(verdict(findings))
         print("| " + " | ".join(cells) + " |")
     print("\nratio: verify_module / lowering to PTX (issue N asks for at most 1 on every kernel).")
+    if args.large:
+        large_table(args.large)
     return 0
 
 

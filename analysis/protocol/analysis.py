@@ -11,16 +11,10 @@ from math import lcm
 from xdsl.dialects import func, scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
+from analysis.protocol.counts import count_shape, pace_of, scaled
 from analysis.protocol.facts import CopyFacts, Kernel, LoopCount, block_size, equal_values
 from analysis.protocol.findings import ProtocolFinding, Related, warning
-from analysis.protocol.periods import (
-    LoopShape,
-    Shape,
-    count_shape,
-    loop_shape,
-    pace_of,
-    scaled,
-)
+from analysis.protocol.periods import LoopShape, Shape, loop_shape
 from analysis.protocol.run import Infeasible, Walk, run_kernel, steady, steady_lap
 from analysis.protocol.steps import Choose
 from copy_dialect import ops as copy

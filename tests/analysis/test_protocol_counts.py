@@ -20,7 +20,8 @@ from xdsl.parser import Parser
 import analysis.protocol.analysis as driver
 from analysis.protocol import check_protocol
 from analysis.protocol.analysis import protocol_ops
-from analysis.protocol.periods import Shape, count_shape
+from analysis.protocol.counts import count_shape
+from analysis.protocol.periods import Shape
 from copy_tools.universe import make_context
 from tests.analysis import corpus_mutations as cm
 from tests.corpus import KERNELS

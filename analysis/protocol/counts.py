@@ -1,0 +1,207 @@
+"""How the protocol depends on a trip count the driver chooses, beyond the loops it counts:
+the premise on which the runs of a few counts stand for the others (`analysis.Deferred`).
+
+- `count_shape`: what the protocol reads of the count n outside its loops (a prologue's
+  `k < n`, an epilogue's slot `(n - 1) mod S`), as `periods.Forms` with n as the variable:
+  a `Shape` in n (fixed from some n on, repeating with a period), or None;
+- `pace_of` and `scaled`: loops that count the same n at different paces (CUTLASS's pingpong
+  consumers, floor((n + 1) / 2) tiles each), whose iterations compare in the units of n."""
+
+from __future__ import annotations
+
+from math import lcm
+
+from xdsl.dialects import scf
+from xdsl.ir import BlockArgument, Operation, SSAValue
+
+from analysis.protocol.periods import INVARIANT, Form, Forms, Lin, Opaque, Shape, reads
+from copy_dialect.verify_common import constant_int
+
+
+def pace_of(loop: Operation) -> tuple[SSAValue | None, int]:
+    """(n, c) when `loop` is an scf.for from a constant by 1 to floor((n + b) / c), b and c
+    constants (`LoopShape.pace`)."""
+    if not isinstance(loop, scf.ForOp) or constant_int(loop.step) != 1:
+        return (None, 1)
+    if constant_int(loop.lb) is None or constant_int(loop.ub) is not None:
+        return (None, 1)
+    v, c = near(loop.ub), 1
+    owner = v.owner
+    if isinstance(owner, Operation) and owner.name in ("arith.divui", "arith.divsi"):
+        d = constant_int(owner.operands[1])
+        if d is not None and d > 0:
+            v, c = near(owner.operands[0]), d
+    return (v, c)
+
+
+def scaled(shape: Shape, mine: int, theirs: int) -> Shape:
+    """`shape`, of a loop whose iteration is `theirs` units of a count, in the iterations
+    of a loop whose iteration is `mine` units: a lap must span whole periods of theirs."""
+    if mine == theirs:
+        return shape
+    span = lcm(shape.period * theirs, mine)
+    return Shape(
+        span // mine,
+        -(-shape.start * theirs // mine),
+        -(-shape.tail * theirs // mine),
+        shape.witness,
+        shape.starter,
+    )
+
+
+class CountForms(Forms):
+    """The form of each value as a function of a trip count the driver chooses: the upper
+    bound n of `loops` (scf.for loops with constant starts and a step of 1), taken by the
+    values `chosen` (n and the values equal to it). What the protocol reads outside those
+    loops, and reads of n inside them, must be a `Shape` in n for the runs of a few counts
+    to stand for the others (`count_shape`): a prologue's `k < n` is fixed from n = k + 1
+    on, an epilogue's slot `(n - 1) mod S` repeats every S. A comparison of a loop's
+    induction variable with n (`i + 1 < n`) is that loop's tail, its own shape's."""
+
+    def __init__(self, chosen: set[SSAValue], loops: list[scf.ForOp]):
+        self.chosen = chosen
+        self.loops = loops
+        self.loop = None  # type: ignore[assignment]
+        self.memo = {}
+        self.state = set()
+        self.depends: dict[SSAValue, bool] = {}
+
+    def of(self, v: SSAValue) -> Form:
+        if not self.reads_count(v):
+            return INVARIANT
+        return super().of(v)
+
+    def reads_count(self, v: SSAValue) -> bool:
+        """Whether `v` is computed from n: from a value equal to it, or from what a loop
+        of the choice yields after its last iteration."""
+        got = self.depends.get(v)
+        if got is None:
+            self.depends[v] = False  # a cycle through a carried value adds nothing
+            got = self.depends[v] = self.computes(v)
+        return got
+
+    def computes(self, v: SSAValue) -> bool:
+        if v in self.chosen:
+            return True
+        if isinstance(v, BlockArgument):
+            owner = v.block.parent_op()
+            if isinstance(owner, scf.ForOp):
+                if v.index == 0:
+                    return self.reads_count(owner.lb) or self.reads_count(owner.step)
+                yielded = v.block.last_op
+                return self.reads_count(owner.iter_args[v.index - 1]) or (
+                    yielded is not None and self.reads_count(yielded.operands[v.index - 1])
+                )
+            return owner is not None and any(self.reads_count(o) for o in owner.operands)
+        op = v.owner
+        assert isinstance(op, Operation)
+        if op in self.loops:
+            return True
+        return any(self.reads_count(o) for o in op.operands) or any(
+            self.reads_count(o)
+            for region in op.regions
+            for inner in region.walk()
+            for o in inner.operands
+            if not op.is_ancestor(definer(o))
+        )
+
+    def compute(self, v: SSAValue) -> Form:
+        if v in self.chosen:
+            return Lin(1, 0)
+        if isinstance(v, BlockArgument) or (isinstance(v.owner, Operation) and v.owner.regions
+                                            and not isinstance(v.owner, scf.IfOp)):  # fmt: skip
+            return Opaque(None, "a loop's value computed from the trip count")
+        return super().compute(v)
+
+    def inside(self, v: SSAValue) -> bool:
+        return True
+
+    def compare(self, op: Operation, x: Form, y: Form, consts: list[int | None]) -> Form:
+        if self.tail_of(op):
+            return INVARIANT
+        # n against a value of known range (a prologue's `k < n`, k in 0 .. S): as against
+        # its largest value
+        side = 1 if isinstance(x, Lin) else 0
+        most = largest(op.operands[side])
+        if most is not None:
+            consts = [most, most]
+        return super().compare(op, x, y, consts)
+
+    def tail_of(self, op: Operation) -> bool:
+        """Whether `op` compares the induction variable of a loop of the choice, inside it,
+        with n plus a constant: a condition of that loop's last iterations."""
+        for loop in self.loops:
+            if not loop.is_ancestor(op):
+                continue
+            iv = loop.body.blocks[0].args[0]
+            sides = [near(o) for o in op.operands]
+            bound = near(loop.ub)
+            if any(s is iv for s in sides) and any(s in self.chosen or s is bound for s in sides):
+                return True
+        return False
+
+    def bound_offset(self, v: SSAValue) -> int | None:
+        return None
+
+
+def definer(v: SSAValue) -> Operation:
+    """The op that defines `v`, or holds the block whose argument it is."""
+    if isinstance(v, BlockArgument):
+        parent = v.block.parent_op()
+        assert parent is not None
+        return parent
+    assert isinstance(v.owner, Operation)
+    return v.owner
+
+
+def largest(v: SSAValue) -> int | None:
+    """The largest value `v` takes: a constant, the induction variable of a loop with
+    constant bounds, either plus a constant; None when not known."""
+    known = constant_int(v)
+    if known is not None:
+        return known
+    if isinstance(v, BlockArgument):
+        loop = v.block.parent_op()
+        if isinstance(loop, scf.ForOp) and v.index == 0:
+            lb, ub, step = (constant_int(b) for b in (loop.lb, loop.ub, loop.step))
+            if lb is not None and ub is not None and step and step > 0 and ub > lb:
+                return lb + (ub - lb - 1) // step * step
+        return None
+    owner = v.owner
+    if isinstance(owner, Operation) and owner.name in ("arith.addi", "arith.subi"):
+        a, b = owner.operands
+        c = constant_int(b)
+        base = largest(a)
+        if c is not None and base is not None:
+            return base + c if owner.name == "arith.addi" else base - c
+    return None
+
+
+def near(v: SSAValue) -> SSAValue:
+    """`v`, or x when `v` is x plus or minus a constant."""
+    owner = v.owner
+    if isinstance(owner, Operation) and owner.name in ("arith.addi", "arith.subi"):
+        a, b = owner.operands
+        if constant_int(b) is not None:
+            return a
+        if owner.name == "arith.addi" and constant_int(a) is not None:
+            return b
+    return v
+
+
+def count_shape(
+    fn: Operation, chosen: set[SSAValue], loops: list[scf.ForOp], holders: frozenset[Operation]
+) -> Shape | None:
+    """How what the protocol reads depends on the upper bound n of `loops` (`CountForms`),
+    or None when it is not a function of n mod a period from some n on. A loop's bound
+    (n, or floor((n + b) / c) for a loop at its own pace) is its count, not a read."""
+    forms = CountForms(chosen, loops)
+    found = INVARIANT
+    for value, reader, _ in reads(fn, holders):
+        if reader in loops and value is reader.operands[1]:  # the loop's bound: its count
+            continue
+        form = forms.of(value)
+        if not isinstance(form, Shape):
+            return None
+        found = found.join(form)
+    return found
