@@ -37,6 +37,10 @@ from copy_dialect.memory import SMEM, memory_space
 
 TERMINATORS = frozenset({scf.YieldOp, scf.ConditionOp})
 
+MATRIX_COPIES = {"copy.ldmatrix": "the warp's ldmatrix", "copy.stmatrix": "the warp's stmatrix"}
+"""The warp-collective SMEM accesses, as findings name them (threads' loads and stores
+otherwise)."""
+
 
 class Classes:
     """Which thread classes (0: thread 0, 1: the others) a set of the block's threads holds
@@ -335,14 +339,15 @@ class Agent:
                 # What the handler left: the results of a copy op, of a loop with no copy op.
                 self.generic(op)
             return steps
-        if op.name.startswith("copy."):
+        if op.name in THREAD_READS or op.name in THREAD_WRITES:
+            # memref and vector accesses, and the warp's copy.ldmatrix / copy.stmatrix
+            self.thread_access(op, mask)
+        elif op.name.startswith("copy."):
             # The copy ops no handler follows (`alloc_smem`) only give values.
             if op.results:
                 self.generic(op)
         elif kind is func.ReturnOp:
             self.state.ends.exit(op, self.groups, self.classes)
-        elif op.name in THREAD_READS or op.name in THREAD_WRITES:
-            self.thread_access(op, mask)
         elif op.name == "gpu.barrier":
             self.whole_group(op, mask, "is a block barrier")
             self.sync()
@@ -382,7 +387,8 @@ class Agent:
         if isinstance(ref.type, MemRefType) and memory_space(ref.type) == SMEM:
             indices = op.operands[(2 if write else 1) :]
             region = self.region(ref, indices)
-            self.state.smem.thread_access(op, region, write, self.members(mask), self.name)
+            what = MATRIX_COPIES.get(op.name, "")
+            self.state.smem.thread_access(op, region, write, self.members(mask), self.name, what)
         self.generic(op)
 
     # ---- what the protocol saw ----------------------------------------------------------
