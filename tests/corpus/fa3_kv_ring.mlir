@@ -23,7 +23,7 @@
 // The math stand-in (no wgmma in the dialect yet): thread t of consumer warpgroup w reads
 // one element of each 16-byte unit of Q row 64w + t / 2, columns 32 (t mod 2) .. + 32, and,
 // of each key block, of K row t and V row t (columns 8q + t mod 8, memref.load of the
-// swizzled slots: the lowering takes no vector access of swizzled SMEM), sums them in f32
+// swizzled slots), sums them in f32
 // and writes the sum to columns 32 (t mod 2) .. + 32 of its row of O.
 // tests/corpus/__init__.py holds the numpy model.
 //

@@ -18,8 +18,7 @@
 //
 // The math stand-in (no wgmma in the dialect yet): thread t of consumer warpgroup w reads,
 // of each k-block, one element of each 16-byte unit of A row 64w + t / 2, columns 32 (t mod
-// 2) .. + 32, and of B row t (columns 8q + t mod 8, memref.load of the swizzled slots: the
-// lowering takes no vector access of swizzled SMEM), sums them in f32 and writes the sum to
+// 2) .. + 32, and of B row t (columns 8q + t mod 8, memref.load of the swizzled slots), sums them in f32 and writes the sum to
 // columns 64 (t mod 2) .. + 64 of its row. tests/corpus/__init__.py holds the numpy model.
 //
 // Launch: grid (N / 128, M / 128), 384 threads.

@@ -18,8 +18,7 @@
 // stores; it drains the stores at the end.
 //
 // The math stand-in: thread t sums, of each k-block, one element of each 16-byte unit of A
-// row t and of B row t (columns 8q + t mod 8, memref.load of the swizzled slots: the
-// lowering takes no vector access of swizzled SMEM) in f32, multiplies the sum by the scale
+// row t and of B row t (columns 8q + t mod 8, memref.load of the swizzled slots) in f32, multiplies the sum by the scale
 // of row t and adds it to its accumulator, which it writes to the whole row t of the tile.
 //
 // Launch: grid (G) with G at most the tile count (one CTA per SM), 256 threads.

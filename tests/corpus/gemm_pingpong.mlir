@@ -21,7 +21,7 @@
 //
 // The math stand-in (no wgmma in the dialect yet): thread t reads, of each k-block, one
 // element of each 16-byte unit of A row t and of B row t (columns 8q + t mod 8, memref.load
-// of the swizzled slots: the lowering takes no vector access of swizzled SMEM), sums them
+// of the swizzled slots), sums them
 // in f32 and writes the sum to the whole row t of the tile. tests/corpus/__init__.py holds
 // the numpy model.
 //
