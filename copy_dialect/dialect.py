@@ -66,6 +66,7 @@ from copy_dialect.barriers import (
     BarrierWaitOp,
 )
 from copy_dialect.copies import AsyncCopyOp
+from copy_dialect.descriptors import MatrixDescriptorOp, MatrixMajorAttr
 from copy_dialect.dsmem import ClusterSyncOp, PeerArriveOp, PeerCopyOp, PeerStoreOp
 from copy_dialect.effects import EffectAttr
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
@@ -125,6 +126,7 @@ Copy = Dialect(
         TmemWaitOp,
         LdmatrixOp,
         StmatrixOp,
+        MatrixDescriptorOp,
         SmemToTmemOp,
         PeerStoreOp,
         PeerCopyOp,
@@ -156,10 +158,10 @@ Copy = Dialect(
         TmemCopyShapeAttr,
         TmemCopyMulticastAttr,
         MatrixShapeAttr,
+        MatrixMajorAttr,
         MatrixFormatAttr,
         TensorMapType,
         TensorMapFieldAttr,
         EffectAttr,
     ],
 )
-

@@ -76,6 +76,7 @@ from copy_dialect.barriers import (
 )
 from copy_dialect.bulk import BULK_ALIGN, BulkSpan, bulk_span
 from copy_dialect.copies import AsyncCopyOp
+from copy_dialect.descriptors import MatrixDescriptorOp, MatrixMajor, MatrixMajorAttr
 from copy_dialect.dialect import Copy
 from copy_dialect.dsmem import (
     RED_ASYNC_TABLE,
@@ -176,7 +177,7 @@ __all__ = [
     "SmemToTmemOp", "PeerStoreOp", "PeerCopyOp", "PeerArriveOp", "ClusterSyncOp",
     "TensorMapGlobalOp",
     "TensorMapReplaceOp", "TensorMapFenceReleaseOp", "TensorMapFenceAcquireOp", "AssumeOp",
-    "LdmatrixOp", "StmatrixOp",
+    "LdmatrixOp", "StmatrixOp", "MatrixDescriptorOp",
     "Copy",
     # attributes, types and enums
     "TargetAttr", "SmemSpaceAttr", "TmemSpaceAttr", "LeaderTrackedAttr", "BarrierType",
@@ -187,7 +188,8 @@ __all__ = [
     "TmemReduceAttr",
     "TmemWaitKind", "TmemWaitKindAttr", "TmemCopyShape", "TmemCopyShapeAttr",
     "TmemCopyMulticast", "TmemCopyMulticastAttr", "SWIZZLES", "swizzle_period",
-    "MatrixShape", "MatrixShapeAttr", "MatrixFormat", "MatrixFormatAttr",
+    "MatrixShape", "MatrixShapeAttr", "MatrixMajor", "MatrixMajorAttr", "MatrixFormat",
+    "MatrixFormatAttr",
     "TensorMapType", "TensorMapField", "TensorMapFieldAttr", "TENSOR_MAP_BYTES",
     # geometry and tensor maps
     "BoxGeometry", "CopyGeometry", "Im2colGeometry", "MulticastSplit", "multicast_split_dim",

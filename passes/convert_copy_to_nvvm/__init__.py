@@ -80,6 +80,7 @@ from passes.convert_copy_to_nvvm.barriers import (
     LowerNamedBarrier,
 )
 from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerIm2colLoad, LowerPrefetch
+from passes.convert_copy_to_nvvm.descriptors import LowerMatrixDescriptor
 from passes.convert_copy_to_nvvm.dsmem import (
     LowerClusterSync,
     LowerPeerArrive,
@@ -233,6 +234,7 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerClusterSync(),
                 LowerLdmatrix(),
                 LowerStmatrix(),
+                LowerMatrixDescriptor(),
                 LowerAssume(guards),
             ],
             # The prologue's values get their uses only as the copies are rewritten.

@@ -338,6 +338,10 @@ OPTIONS = [
            "buffer's element width)",
            default="copy.stmatrix %w, %h[%lane, %col] num 4 trans : vector<4xi32>, "
            "memref<32x64xf16, #copy.smem>"),
+    # tensor-core operand descriptors
+    Option("copy.matrix_descriptor", "major", "descriptor", "major k :", "major mn :",
+           why="the descriptor's LBO: 16 bytes (unused) for K-major, the next atom along N "
+           "(64 rows of 128 bytes) for MN-major"),
     # assumptions
     Option("copy.assume", "lower", "tma", "%n ge 1 :", "%n ge 2 :", NONE,
            "a fact the verifier and the analysis use; without --debug-guards it lowers to nothing "
