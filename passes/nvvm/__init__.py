@@ -15,7 +15,8 @@ One module per family of upstream's NVVMOps.td: `sreg` (special registers, made 
 table), `barrier` (barriers and fences), `mbarrier`, `cp_async`, `bulk` (the bulk group and
 the non-tensor bulk copies and prefetch), `bulk_tensor` (the TMA tensor load and store),
 `bulk_reduce` (the TMA reduction), `prefetch` (the tensor-map prefetch and the TMA tensor
-prefetch), `mapa`, `shfl` (warp shuffles), `matrix` (ldmatrix, stmatrix), `tcgen05`;
+prefetch), `mapa`, `shfl` (warp shuffles), `matrix` (ldmatrix, stmatrix), `wgmma` (warpgroup MMA:
+fence, mma_async, commit, wait), `tcgen05`;
 `attributes` holds what they share.
 This module assembles them into the `NVVM` dialect.
 
@@ -161,6 +162,17 @@ from passes.nvvm.tcgen05 import (
     Tcgen05WaitKindAttr,
     Tcgen05WaitOp,
 )
+from passes.nvvm.wgmma import (
+    MMAIntOverflowAttr,
+    MMAShapeAttr,
+    WgmmaFenceAlignedOp,
+    WgmmaGroupSyncAlignedOp,
+    WgmmaMmaAsyncOp,
+    WGMMAScaleInAttr,
+    WGMMAScaleOutAttr,
+    WGMMATypeAttr,
+    WgmmaWaitGroupSyncOp,
+)
 
 NVVM = Dialect(
     "nvvm",
@@ -204,6 +216,10 @@ NVVM = Dialect(
         ShflOp,
         LdMatrixOp,
         StMatrixOp,
+        WgmmaFenceAlignedOp,
+        WgmmaGroupSyncAlignedOp,
+        WgmmaWaitGroupSyncOp,
+        WgmmaMmaAsyncOp,
         Tcgen05AllocOp,
         Tcgen05DeallocOp,
         Tcgen05RelinquishAllocPermitOp,
@@ -227,6 +243,11 @@ NVVM = Dialect(
         MMALayoutAttr,
         LdStMatrixShapeAttr,
         LdStMatrixEltTypeAttr,
+        MMAShapeAttr,
+        WGMMATypeAttr,
+        WGMMAScaleInAttr,
+        WGMMAScaleOutAttr,
+        MMAIntOverflowAttr,
     ],
 )
 
@@ -339,6 +360,10 @@ __all__ = [
     "WarpDimOp",
     "WarpIdOp",
     "WarpSizeOp",
+    "WgmmaFenceAlignedOp",
+    "WgmmaGroupSyncAlignedOp",
+    "WgmmaMmaAsyncOp",
+    "WgmmaWaitGroupSyncOp",
     "addr_space",
     "ptr",
     "read_sreg",

@@ -17,7 +17,17 @@ from collections.abc import Callable
 
 import pytest
 from xdsl.dialects import arith, test
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, UnitAttr, VectorType, i1, i16, i32, i64
+from xdsl.dialects.builtin import (
+    Float32Type,
+    IntegerAttr,
+    IntegerType,
+    UnitAttr,
+    VectorType,
+    i1,
+    i16,
+    i32,
+    i64,
+)
 from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
@@ -52,6 +62,8 @@ class FakeEmitter:
             return f"<{type.get_shape()[0]} x {self.type(type.element_type)}>"
         if isinstance(type, LLVMStructType):
             return "{" + ", ".join(self.type(t) for t in type.types.data) + "}"
+        if isinstance(type, Float32Type):
+            return "float"
         assert isinstance(type, LLVMPointerType)
         space = nvvm.addr_space(type)
         return "ptr" if space == 0 else f"ptr addrspace({space})"
@@ -88,6 +100,7 @@ PARAMS: dict[str, Attribute] = {
     "desc": i64,
     "v2": VectorType(i32, [2]),
     "v4": VectorType(i32, [4]),
+    "acc": nvvm.wgmma.accumulator_type(8, nvvm.wgmma.WGMMAType.F32),
     "out": ptr(),
 }
 
@@ -288,8 +301,39 @@ def sm_90a() -> tuple[list[Kernel], list[str]]:
         nvvm.CpAsyncBulkPrefetchOp(k["gmem"], i, l2_cache_hint=hint),
         nvvm.StMatrixOp(smem, [i, i, i, i], layout="col"),
         nvvm.StMatrixOp(smem, [i]),
+        nvvm.WgmmaFenceAlignedOp(),
+        nvvm.WgmmaMmaAsyncOp(k["desc"], k["desc"], k["acc"], shape=(64, 8, 16)),
+        nvvm.WgmmaMmaAsyncOp(
+            k["desc"],
+            k["desc"],
+            k["acc"],
+            shape=(64, 8, 8),
+            types=("tf32", "tf32", "f32"),
+            scale_d="zero",
+            scales=("neg", "one"),
+        ),
+        nvvm.WgmmaMmaAsyncOp(
+            k["desc"],
+            k["desc"],
+            k["acc"],
+            shape=(64, 8, 16),
+            types=("bf16", "bf16", "f32"),
+            layouts=("col", "row"),
+        ),
+        nvvm.WgmmaGroupSyncAlignedOp(),
+        nvvm.WgmmaWaitGroupSyncOp(1),
     )
     expected = [
+        "wgmma.fence.sync.aligned;",
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r",
+        ", p, 1, 1, 0, 0;",
+        "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%r",
+        "setp.ne.b32 p, 0, 0;",
+        ", p, -1, 1;",
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%r",
+        ", p, 1, 1, 1, 1;",
+        "wgmma.commit_group.sync.aligned;",
+        "wgmma.wait_group.sync.aligned 1;",
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [",
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
         ".L2::cache_hint [",
