@@ -26,6 +26,14 @@ matrix, and the swizzle's repeat). In 16-byte units, the canonical layouts CUTLA
 | mn | 32/64/128 | ([atoms,] K, S bytes) | the next atom of MN: K * S | 8 K rows: 8 * S |
 | mn | none | (atoms, K, 16 bytes) | 8 K rows: 128 | the next 16 bytes of MN: K * 16 |
 
+With `tcgen05`, the op yields the sm_100a form that `tcgen05.mma` and `tcgen05.cp` read
+(upstream NVVMOps.td, `nvvm.tcgen05.mma_smem_desc`; CUTLASS's `UMMA::SmemDescriptor`): the
+same address, LBO, SBO and base offset, the fixed version bits 46-48 = 0b001, LBO mode
+(bit 52) 0 (relative offsets), and a 3-bit layout at 61-63: 0 none, 2 128B, 4 64B, 6 32B
+(1, 128B with 32-byte atoms, is not made). tcgen05.mma transposes A and B through its
+instruction descriptor for kind::f16, tf32, f8f6f4 and i8, so `major mn` takes every type
+of `ELEMENT_TYPES` there.
+
 One instruction reads 32 bytes of K (k16 of f16/bf16, k8 of tf32, k32 of 8-bit types): a
 kernel steps along K within the tile by adding the step's bytes >> 4 to the descriptor
 (CUTLASS's `DescriptorIterator`), which stays inside the 14-bit address field.
@@ -35,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import I64, IndexType, MemRefType, NoneAttr, f16, i64
+from xdsl.dialects.builtin import I64, IndexType, MemRefType, NoneAttr, UnitAttr, f16, i64
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Attribute, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
@@ -43,6 +51,7 @@ from xdsl.irdl import (
     ParsePropInAttrDict,
     irdl_attr_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     var_operand_def,
@@ -83,7 +92,12 @@ MN_MAJOR_BITS = 16
 LAYOUT_TYPE = {layout.UNSWIZZLED: 0, 128: 1, 64: 2, 32: 3}
 """The descriptor's 2-bit layout field of each swizzle."""
 
+TCGEN05_LAYOUT = {layout.UNSWIZZLED: 0, 128: 2, 64: 4, 32: 6}
+"""The sm_100a descriptor's 3-bit layout field of each swizzle."""
+
 START_BIT, LEADING_BIT, STRIDE_BIT, BASE_BIT, LAYOUT_BIT = 0, 16, 32, 49, 62
+TCGEN05_VERSION_BIT, TCGEN05_LAYOUT_BIT = 46, 61
+"""The sm_100a form's fixed version (0b001 in bits 46-48) and its layout field."""
 ADDRESS_MASK = 0x3FFFF
 """The address bits a field keeps before the shift by 4 (14 bits of 16-byte units)."""
 
@@ -100,15 +114,20 @@ class Descriptor:
     leading: int
     stride: int
     swizzle: int
+    tcgen05: bool = False
 
     @property
     def constant_bits(self) -> int:
-        """Every bit but the address: LBO, SBO, base offset 0, layout."""
-        return (
-            encode(self.leading) << LEADING_BIT
-            | encode(self.stride) << STRIDE_BIT
-            | LAYOUT_TYPE[self.swizzle] << LAYOUT_BIT
-        )
+        """Every bit but the address: LBO, SBO, base offset 0, the layout (and, for
+        tcgen05, the version)."""
+        offsets = encode(self.leading) << LEADING_BIT | encode(self.stride) << STRIDE_BIT
+        if self.tcgen05:
+            return (
+                offsets
+                | 1 << TCGEN05_VERSION_BIT
+                | TCGEN05_LAYOUT[self.swizzle] << TCGEN05_LAYOUT_BIT
+            )
+        return offsets | LAYOUT_TYPE[self.swizzle] << LAYOUT_BIT
 
     def encoded(self, address: int) -> int:
         """The descriptor of the tile at SMEM byte address `address`."""
@@ -139,7 +158,7 @@ def row_bytes(swizzle: int) -> int:
     return swizzle if swizzle != layout.UNSWIZZLED else layout.UNIT_BYTES
 
 
-def descriptor(t: MemRefType, major: MatrixMajor) -> Descriptor:
+def descriptor(t: MemRefType, major: MatrixMajor, tcgen05: bool = False) -> Descriptor:
     """The fields of the descriptor of a tile of `t`'s layout (a verified op's)."""
     shape, bits, swizzle = t.get_shape(), bitwidth(t.element_type) or 8, swizzle_of(t)
     # pitch: the bytes between rows; block: between blocks of the tile's rows (the next
@@ -148,10 +167,10 @@ def descriptor(t: MemRefType, major: MatrixMajor) -> Descriptor:
     group = GROUP_ROWS * pitch
     if major == MatrixMajor.K:
         leading = layout.UNIT_BYTES if swizzle != layout.UNSWIZZLED else block
-        return Descriptor(leading, group, swizzle)
+        return Descriptor(leading, group, swizzle, tcgen05)
     if swizzle != layout.UNSWIZZLED:
-        return Descriptor(block, group, swizzle)
-    return Descriptor(group, block, swizzle)
+        return Descriptor(block, group, swizzle, tcgen05)
+    return Descriptor(group, block, swizzle, tcgen05)
 
 
 @copy_op_definition
@@ -162,7 +181,7 @@ class MatrixDescriptorOp(IRDLOperation):
     one swizzle atom (`major k`: rows of M or N along K; `major mn`: rows of K along M or N,
     16-bit types). The address is the slot's; the offsets and the swizzle come from the
     buffer's type (module docstring). The descriptor is an integer: a kernel steps along K
-    by adding bytes >> 4.
+    by adding bytes >> 4. With `tcgen05`, the sm_100a form that `tcgen05.mma` reads.
 
     ```mlir
     %a = copy.alloc_smem : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
@@ -176,12 +195,14 @@ class MatrixDescriptorOp(IRDLOperation):
     smem = operand_def(MemRefType)
     indices = var_operand_def(IndexType)
     major = prop_def(MatrixMajorAttr)
+    tcgen05 = opt_prop_def(UnitAttr)
     result = result_def(I64)
 
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
-        "$smem `[` $indices `]` `major` $major attr-dict `:` type($smem) `->` type($result)"
+        "$smem `[` $indices `]` `major` $major (`tcgen05` $tcgen05^)? attr-dict `:` type($smem) "
+        "`->` type($result)"
     )
 
     def __init__(
@@ -190,10 +211,14 @@ class MatrixDescriptorOp(IRDLOperation):
         indices: list[SSAValue] | list[Operation],
         *,
         major: MatrixMajor | str = MatrixMajor.K,
+        tcgen05: bool = False,
     ):
         super().__init__(
             operands=[smem, indices],
-            properties={"major": MatrixMajorAttr(MatrixMajor(major))},
+            properties={
+                "major": MatrixMajorAttr(MatrixMajor(major)),
+                "tcgen05": UnitAttr() if tcgen05 else None,
+            },
             result_types=[i64],
         )
 
@@ -204,7 +229,7 @@ class MatrixDescriptorOp(IRDLOperation):
     @property
     def descriptor(self) -> Descriptor:
         assert isinstance(t := self.smem.type, MemRefType)
-        return descriptor(t, self.matrix_major)
+        return descriptor(t, self.matrix_major, self.tcgen05 is not None)
 
     def verify_(self) -> None:
         assert isinstance(t := self.smem.type, MemRefType)
@@ -230,10 +255,11 @@ class MatrixDescriptorOp(IRDLOperation):
                 "before they are stored, or in registers)",
             )
         # rule: MD2
-        if major == MatrixMajor.MN and bits != MN_MAJOR_BITS:
+        if major == MatrixMajor.MN and bits != MN_MAJOR_BITS and self.tcgen05 is None:
             raise Error(
-                f"major mn (a transposed operand) needs 16-bit elements, got {element}",
-                note="use major k: store the tile with K innermost",
+                f"major mn (a transposed operand) of wgmma needs 16-bit elements, got {element}",
+                note="use major k: store the tile with K innermost (or tcgen05, on sm_100a, "
+                "whose MMA transposes 8- and 32-bit operands too)",
             )
         self._verify_tile(t, major, bits)
 

@@ -41,3 +41,23 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+
+// -----
+
+// The sm_100a form (tcgen05): K-major 128B, LBO 16 (1 << 16), SBO 1024 (64 << 32), version
+// 1 << 46, layout 2 << 61: 0x4000404000010000.
+// NVVM-LABEL: func.func @tcgen05_descriptor
+// NVVM: llvm.mlir.constant(4611756662049538048) : i64
+// CHECK: .target sm_100a
+// CHECK: .entry tcgen05_descriptor(
+// CHECK: bfe.u64 {{.*}}, 4, 14;
+// CHECK: or.b64 {{.*}}, 4611756662049538048;
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @tcgen05_descriptor(%out: memref<1xi64>, %slot: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %a = copy.alloc_smem : memref<4x128x64xbf16, #copy.smem<swizzle = 128>>
+    %d = copy.matrix_descriptor %a[%slot] major k tcgen05 : memref<4x128x64xbf16, #copy.smem<swizzle = 128>> -> i64
+    memref.store %d, %out[%c0] : memref<1xi64>
+    func.return
+  }
+}

@@ -98,6 +98,13 @@ def test_bits_are_the_ptx_matrix_descriptor_format():
     assert value >> 62 == 1  # bits 62-63: 128B swizzle
     assert {s: Descriptor(16, 128, s).constant_bits >> 62 for s in (16, 128, 64, 32)} == {
         16: 0, 128: 1, 64: 2, 32: 3}  # fmt: skip
+    # The sm_100a form: version 0b001 at 46-48, the 3-bit layout at 61-63 (none 0, 128B 2,
+    # 64B 4, 32B 6: upstream's nvvm.tcgen05.mma_smem_desc).
+    t = Descriptor(leading=4096, stride=1024, swizzle=64, tcgen05=True).encoded(0x400)
+    assert ((t >> 46) & 0x7, (t >> 52) & 1, t >> 61) == (1, 0, 4)  # version, LBO mode, 64B
+    assert (t & 0x3FFF, (t >> 16) & 0x3FFF, (t >> 32) & 0x3FFF) == (0x40, 256, 64)
+    assert {s: Descriptor(16, 128, s, True).constant_bits >> 61 for s in (16, 128, 64, 32)} == {
+        16: 0, 128: 2, 64: 4, 32: 6}  # fmt: skip
     # CUTLASS's K-major 128B f16 tile of 64 rows: LBO 1, SBO 64 (16-byte units).
     k128 = descriptor(_ref((4, 64, 64), "f16", 128), MatrixMajor.K)
     assert (k128.leading, k128.stride) == (16, 1024)

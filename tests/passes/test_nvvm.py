@@ -727,6 +727,25 @@ INVALID: list[tuple[Callable[[Kernel], Operation], str]] = [
         lambda k: nvvm.StMatrixOp(k["smem"], [k["i"]], shape=(16, 16)),
         "expected shape to be 8x8 or 16x8",
     ),
+    (
+        lambda k: nvvm.WgmmaMmaAsyncOp(k["desc"], k["desc"], k["acc"], shape=(64, 8, 8)),
+        "shape 'k' must be 16 for input type f16",
+    ),
+    (
+        lambda k: nvvm.WgmmaMmaAsyncOp(k["desc"], k["desc"], k["acc"], shape=(64, 16, 16)),
+        "expected the accumulator",
+    ),
+    (
+        lambda k: nvvm.WgmmaMmaAsyncOp(
+            k["desc"],
+            k["desc"],
+            k["acc"],
+            shape=(64, 8, 32),
+            types=("e4m3", "e4m3", "f32"),
+            layouts=("col", "col"),
+        ),  # fmt: skip
+        "requires transpose. However, this is only supported for: f16 and bf16",
+    ),
 ]
 
 

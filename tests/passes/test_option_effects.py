@@ -342,6 +342,9 @@ OPTIONS = [
     Option("copy.matrix_descriptor", "major", "descriptor", "major k :", "major mn :",
            why="the descriptor's LBO: 16 bytes (unused) for K-major, the next atom along N "
            "(64 rows of 128 bytes) for MN-major"),
+    Option("copy.matrix_descriptor", "tcgen05", "descriptor", "major k :", "major k tcgen05 :",
+           why="the sm_100a form: version bits 46-48 and the layout at 61-63 (128B: 2 << 61 "
+           "instead of 1 << 62)"),
     # assumptions
     Option("copy.assume", "lower", "tma", "%n ge 1 :", "%n ge 2 :", NONE,
            "a fact the verifier and the analysis use; without --debug-guards it lowers to nothing "

@@ -25,6 +25,9 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %du = copy.matrix_descriptor %u[] major k : memref<2x64x4xf32, #copy.smem> -> i64
     // CHECK-NEXT: copy.matrix_descriptor %{{.*}}[%{{.*}}] major mn : memref<2x4x16x8xf16, #copy.smem> -> i64
     %dv = copy.matrix_descriptor %v[%slot] major mn : memref<2x4x16x8xf16, #copy.smem> -> i64
+    // CHECK-NEXT: copy.matrix_descriptor %{{.*}}[%{{.*}}] major mn tcgen05 : memref<2x64x32xf8E4M3FN, #copy.smem<swizzle = 32>> -> i64
+    // CHECK-GENERIC: "copy.matrix_descriptor"(%{{.*}}, %{{.*}}) <{major = #copy<matrix_major mn>, tcgen05}>
+    %dt = copy.matrix_descriptor %c[%slot] major mn tcgen05 : memref<2x64x32xf8E4M3FN, #copy.smem<swizzle = 32>> -> i64
     func.return
   }
 }

@@ -32,7 +32,7 @@ func.func @md2_f64(%i: index) attributes {copy.target = #copy.target<"sm_90a">} 
 // fix: s|major mn|major k|
 func.func @md2_transposed_fp8(%i: index) attributes {copy.target = #copy.target<"sm_90a">} {
   %s = copy.alloc_smem : memref<2x64x128xf8E4M3FN, #copy.smem<swizzle = 128>>
-  // expected-error@+2 {{major mn (a transposed operand) needs 16-bit elements, got f8E4M3FN}}
+  // expected-error@+2 {{major mn (a transposed operand) of wgmma needs 16-bit elements, got f8E4M3FN}}
   // expected-note@+1 {{use major k}}
   %d = copy.matrix_descriptor %s[%i] major mn : memref<2x64x128xf8E4M3FN, #copy.smem<swizzle = 128>> -> i64
   func.return
