@@ -311,12 +311,13 @@ def _ops(root: Operation) -> Iterator[Operation]:
     while stack:
         op = stack.pop()
         yield op
-        stack.extend(
-            child
-            for region in reversed(op.regions)
-            for block in reversed(list(region.blocks))
-            for child in reversed(list(block.ops))
-        )
+        if op.regions:
+            stack.extend(
+                child
+                for region in reversed(op.regions)
+                for block in reversed(list(region.blocks))
+                for child in reversed(list(block.ops))
+            )
 
 
 def non_dominating_uses(root: Operation) -> list[NonDominatingUse]:

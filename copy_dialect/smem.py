@@ -48,13 +48,16 @@ class AllocSmemFootprint(SmemAllocation):
         return op.size_bytes, op.byte_alignment
 
 
-def arena_layout(kernel: Operation) -> tuple[dict[Operation, int], int]:
+def arena_layout(
+    kernel: Operation, ops: Iterable[Operation] | None = None
+) -> tuple[dict[Operation, int], int]:
     """Where each op of `kernel` that takes SMEM (an `SmemAllocation`: buffers, barrier
     groups, TMEM address slots) lies in the kernel's arena, in walk order, and the arena's
-    end: the one layout that rule TR6 checks and the lowering places."""
+    end: the one layout that rule TR6 checks and the lowering places. `ops`: the kernel's
+    ops in walk order where the caller has them (at least those that take SMEM)."""
     offsets: dict[Operation, int] = {}
     end = 0
-    for op in kernel.walk():
+    for op in kernel.walk() if ops is None else ops:
         if (allocation := op.get_trait(SmemAllocation)) is not None:
             size, align = allocation.footprint(op)
             offsets[op] = _placed(end, align)

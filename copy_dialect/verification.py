@@ -14,12 +14,14 @@ a copy's geometry, a value's constant) is derived through
 no fact outlives its run; outside a run (an op verified on its own, xDSL's
 `module.verify()`) every call derives the fact afresh.
 
-`copy_op_definition` defines an op of the dialect (`irdl_op_definition`) whose IRDL checks
-(operand, result, property and attribute constraints) a run makes once per op signature
-(op class, operand and result types, properties, attributes, the number of regions and
-successors): they depend on nothing
-else, and were most of the cost of verifying a large module. The op's traits and its own
-`verify_` run for every op.
+An op's IRDL checks (operand, result, property and attribute constraints) a run makes once
+per op signature (op class, operand and result types, properties, attributes, the number of
+regions and successors), for every op whose definition has no regions or successors: they
+depend on nothing else, and were most of the cost of verifying a large module. The op's
+traits and its own `verify_` run for every op. `copy_op_definition` defines an op of the
+dialect (`irdl_op_definition`) this way; `verify_op` does the same for the ops of other
+dialects (`arith.constant`, `memref.load`, `gpu.barrier`: `irdl_verifier`), without changing
+their classes.
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from functools import cache
+from typing import Any, NamedTuple, TypeVar
 
-from xdsl.ir import ErasedSSAValue, Operation, Region
-from xdsl.irdl import IRDLOperation, irdl_op_definition
+from xdsl.ir import Attribute, ErasedSSAValue, Operation, Region
+from xdsl.irdl import IRDLOperation, OpDef, irdl_op_definition
 from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
@@ -50,6 +53,10 @@ class VerificationRun:
         through the run)."""
         self.irdl_checked: set[Signature] = set()
         """The op signatures whose IRDL checks passed in this run."""
+        self.types: dict[Attribute, int] = {}
+        """A number for each type (by value) that a `Signature` of the run read."""
+        self.type_numbers: dict[int, int] = {}
+        """The number of each type object (by identity) that a `Signature` of the run read."""
         self.passed: set[tuple[object, ...]] = set()
         """The (checks, signature, parent op, operands) that passed (`checked_like`)."""
 
@@ -165,7 +172,63 @@ def verify_op(op: Operation) -> None:
                 f"Operation {op.name} terminates block in multi-block region but is not a "
                 "terminator"
             )
-    op.verify_()
+    run = _RUN.get()
+    verifier = irdl_verifier(type(op)) if run is not None and not op.regions else None
+    if verifier is None:
+        op.verify_()
+        return
+    op_def, custom_verify = verifier
+    try:
+        key = Signature(op, run)
+    except TypeError:  # an attribute that cannot be hashed: no signature, every check
+        op.verify_()
+        return
+    if key in run.irdl_checked:
+        for trait in op_def.traits:
+            trait.verify(op)
+    else:
+        op_def.verify(op)
+        run.irdl_checked.add(key)
+    if custom_verify is not None:
+        custom_verify(op)
+
+
+class IrdlVerifier(NamedTuple):
+    """What the `verify_` that `irdl_op_definition` gives an op class runs: the class's IRDL
+    checks (`op_def.verify`, traits included), then its own verifier, if any."""
+
+    op_def: OpDef
+    custom_verify: Callable[[Operation], None] | None
+
+
+@cache
+def irdl_verifier(cls: type[Operation]) -> IrdlVerifier | None:
+    """The `IrdlVerifier` of an op class whose IRDL checks depend on the op's `Signature`
+    alone (its definition has no regions or successors), so that a run makes them once per
+    signature; None for any other class (verified by its own `verify_`): one that is not an
+    IRDL op, defines regions or successors, is a `copy_op_definition` (which memoises its
+    IRDL checks itself), or whose `verify_` is not the one xdsl 0.75's `irdl_op_definition`
+    makes (read from that function's closure: its `op_def` and `custom_verify`)."""
+    if not issubclass(cls, IRDLOperation):
+        return None
+    verify = cls.__dict__.get("verify_")
+    code = getattr(verify, "__code__", None)
+    if (
+        code is None
+        or getattr(verify, "__qualname__", "") != "get_accessors_from_op_def.<locals>.verify_"
+        or verify.__closure__ is None
+    ):
+        return None
+    cells = dict(zip(code.co_freevars, (c.cell_contents for c in verify.__closure__), strict=True))
+    op_def = cells.get("op_def")
+    if op_def is not cls.get_irdl_definition() or set(cells) - {"op_def", "custom_verify"}:
+        return None
+    if op_def.regions or op_def.successors:
+        return None
+    custom_verify = cells.get("custom_verify")
+    if custom_verify is Operation.verify_:  # xDSL's default: no verifier
+        custom_verify = None
+    return IrdlVerifier(op_def, custom_verify)
 
 
 def _check_no_empty_blocks(op: Operation) -> None:
@@ -193,17 +256,25 @@ class Signature:
     """What an op's IRDL checks read: its class, operand and result types, properties,
     attributes and the number of its regions and successors (hashed once).
 
-    Operand types are keyed by identity: all uses of an SSA value share its type object, and
-    the IR, with every type in it, lives unchanged through a run. (Equal types of different
-    values only make different signatures.) The rest is compared by value."""
+    Everything is compared by value: equal types of different values make one signature
+    (each value has a type object of its own, so keying types by identity would make nearly
+    every op's signature its own). In a run, a type is keyed by its number in the run
+    (`VerificationRun.types`), found by the type object's identity after its first use (the
+    IR, with every type object in it, lives unchanged through a run): a type is hashed
+    once per object, not once per use."""
 
     __slots__ = ("key", "hash")
 
-    def __init__(self, op: Operation) -> None:
+    def __init__(self, op: Operation, run: VerificationRun | None = None) -> None:
+        operand_types = op.operand_types
+        result_types = op.result_types
+        if run is not None:
+            operand_types = _type_numbers(operand_types, run)
+            result_types = _type_numbers(result_types, run)
         self.key = (
             type(op),
-            tuple(map(id, op.operand_types)),
-            op.result_types,
+            operand_types,
+            result_types,
             tuple(op.properties.items()),
             tuple(op.attributes.items()),
             len(op.regions),
@@ -216,6 +287,18 @@ class Signature:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Signature) and self.hash == other.hash and self.key == other.key
+
+
+def _type_numbers(types: tuple[Attribute, ...], run: VerificationRun) -> tuple[int, ...]:
+    """The numbers of `types` in `run` (equal types, equal numbers)."""
+    numbers = run.type_numbers
+    found = []
+    for t in types:
+        number = numbers.get(id(t))
+        if number is None:
+            number = numbers[id(t)] = run.types.setdefault(t, len(run.types))
+        found.append(number)
+    return tuple(found)
 
 
 def checked_like(op: Operation, checks: str) -> bool:
@@ -241,7 +324,7 @@ def _like(op: Operation, checks: str) -> tuple[object, ...]:
 
 def signature(op: Operation) -> Signature:
     """The op's `Signature`, once per run."""
-    return per_run("signature", op, lambda: Signature(op))
+    return per_run("signature", op, lambda: Signature(op, _RUN.get()))
 
 
 def copy_op_definition(cls: type[OpT]) -> type[OpT]:

@@ -56,8 +56,8 @@ def check_nocomplete_arrivals(kernel: Kernel) -> Iterator[tuple[Operation, Error
     """A nocomplete arrival (`copy.barrier_arrive`, `copy.barrier_arrive_drop`) leaves the
     phase an arrival to go: its count is below every arrival count its group's init and
     reinits give."""
-    for op in kernel.ops:
-        if not isinstance(op, BarrierArriveOp | BarrierArriveDropOp) or op.nocomplete is None:
+    for op in kernel.instances(BarrierArriveOp, BarrierArriveDropOp):
+        if op.nocomplete is None:
             continue
         count = arrivals_of(op).each
         arrivals = group_arrivals(op.barrier)
@@ -101,9 +101,7 @@ def check_tracked_cp_async(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     (mbarrier-tracked cp.async, `copy.async_copy` or `copy.im2col_load` `impl cp_async`):
     their arrivals carry no bytes."""
     expecting: dict[SSAValue, Operation | None] = {}
-    for op in kernel.ops:
-        if not isinstance(op, AsyncCopyOp | Im2colLoadOp):
-            continue
+    for op in kernel.instances(AsyncCopyOp, Im2colLoadOp):
         barrier = op.geometry().barrier
         if barrier is None:
             continue
@@ -130,8 +128,8 @@ def check_tracked_cp_async(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
 def _blocks(kernel: Kernel) -> Iterator[Block]:
     """The blocks of `kernel` that hold a `copy.barrier_arrive_expect_tx`."""
     seen: set[int] = set()
-    for op in kernel.ops:
-        if isinstance(op, BarrierArriveExpectTxOp) and op.parent is not None:
+    for op in kernel.instances(BarrierArriveExpectTxOp):
+        if op.parent is not None:
             if id(op.parent) not in seen:
                 seen.add(id(op.parent))
                 yield op.parent

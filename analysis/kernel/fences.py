@@ -19,8 +19,8 @@ from copy_dialect.smem import FenceAsyncSharedOp
 def check_fenced_stores(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """Each TMA or bulk store of `kernel` reads SMEM the threads' writes were fenced for."""
     blocks: dict[int, set[AsyncCopyOp]] = {}
-    for op in kernel.ops:
-        if not isinstance(op, AsyncCopyOp) or op.is_load or op.parent is None:
+    for op in kernel.instances(AsyncCopyOp):
+        if op.is_load or op.parent is None:
             continue
         impl = op.resolved_implementation()
         if impl is None or not impl.is_bulk_async:

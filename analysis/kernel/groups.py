@@ -18,16 +18,12 @@ from copy_dialect.verify_common import enclosing_target
 def check_cp_async_waits(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """Each cp.async wait of `kernel`, on a target with TMA, waits for cp.async copies of
     the kernel."""
-    waits = [
-        op
-        for op in kernel.ops
-        if isinstance(op, WaitGroupOp) and op.group.data == GroupKind.CP_ASYNC
-    ]
+    waits = [op for op in kernel.instances(WaitGroupOp) if op.group.data == GroupKind.CP_ASYNC]
     if not waits:
         return
     uses_cp_async = any(
-        isinstance(op, AsyncCopyOp) and op.resolved_implementation() == Implementation.CP_ASYNC
-        for op in kernel.ops
+        op.resolved_implementation() == Implementation.CP_ASYNC
+        for op in kernel.instances(AsyncCopyOp)
     )
     for op in waits:
         target = enclosing_target(op)

@@ -21,9 +21,7 @@ from copy_dialect.roles import (
 def check_role_barriers(kernel: Kernel) -> Iterator[tuple[Operation, Exception]]:
     """No role of a `copy.warp_specialize` of `kernel` holds a `gpu.barrier`: reported at
     the `copy.warp_specialize`, for its first such barrier."""
-    for ws in kernel.ops:
-        if not isinstance(ws, WarpSpecializeOp):
-            continue
+    for ws in kernel.instances(WarpSpecializeOp):
         barrier = next(
             (op for region in ws.roles for op in region.walk() if op.name == "gpu.barrier"), None
         )
@@ -38,14 +36,10 @@ def check_role_barriers(kernel: Kernel) -> Iterator[tuple[Operation, Exception]]
 def check_named_barrier_ids(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """No named barrier of `kernel` takes an id that `copy.warp_specialize` gives a role
     (1..the most roles of one in the kernel)."""
-    named = [
-        op for op in kernel.ops if isinstance(op, NamedBarrierSyncOp | NamedBarrierArriveOp)
-    ]
+    named = kernel.instances(NamedBarrierSyncOp, NamedBarrierArriveOp)
     if not named:
         return
-    roles = max(
-        (len(op.roles) for op in kernel.ops if isinstance(op, WarpSpecializeOp)), default=0
-    )
+    roles = max((len(op.roles) for op in kernel.instances(WarpSpecializeOp)), default=0)
     for op in named:
         barrier = op.id.value.data
         # rule: W11

@@ -23,10 +23,11 @@ def check_arena(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     target = enclosing_target(kernel.op)
     if target is None:
         return
-    first = next((o for o in kernel.ops if o.has_trait(SmemAllocation)), None)
-    if first is None:
+    allocations = kernel.with_trait(SmemAllocation)
+    if not allocations:
         return
-    _, total = arena_layout(kernel.op)
+    first = allocations[0]
+    _, total = arena_layout(kernel.op, allocations)
     launch = block_smem_bytes(total)
     # rule: TR6
     if launch > target.max_smem_bytes:

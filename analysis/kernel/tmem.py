@@ -17,7 +17,7 @@ from copy_dialect.tmem import TMEM_COLUMNS, TmemAllocOp, TmemDeallocOp, tmem_col
 def check_live_columns(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """Each allocation of `kernel` fits beside the columns still allocated before it."""
     live: dict[SSAValue, int] = {}
-    for op in kernel.ops:
+    for op in kernel.instances(TmemAllocOp, TmemDeallocOp):
         if isinstance(op, TmemDeallocOp):
             live.pop(op.tmem, None)
         if not isinstance(op, TmemAllocOp):

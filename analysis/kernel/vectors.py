@@ -22,7 +22,7 @@ from copy_dialect.verify_common import unit_problem
 
 def check_swizzled_vectors(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """Each vector access of swizzled SMEM stays inside one 16-byte unit."""
-    for op in kernel.ops:
+    for op in kernel.instances(vector.LoadOp, vector.StoreOp):
         if isinstance(op, vector.LoadOp):
             ref, vtype = op.base, op.result.type
         elif isinstance(op, vector.StoreOp):
