@@ -15,7 +15,7 @@ from analysis.protocol.counts import count_shape, pace_of, scaled
 from analysis.protocol.facts import CopyFacts, Kernel, LoopCount, block_size, equal_values
 from analysis.protocol.findings import ProtocolFinding, Related, warning
 from analysis.protocol.periods import LoopShape, Shape, loop_shape
-from analysis.protocol.run import Infeasible, Walk, run_kernel, steady, steady_lap
+from analysis.protocol.run import Infeasible, Walk, run_kernel, steady_lap
 from analysis.protocol.steps import Choose
 from copy_dialect import ops as copy
 from copy_dialect.verify_common import constant_int
@@ -260,7 +260,7 @@ def unequal_counts(bindings: dict[SSAValue, int]) -> str | None:
 
 def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
     """For the run with the most iterations of each loop whose trip count was chosen: a
-    warning unless the loop reached a steady state (`steady`) that what the protocol reads
+    warning unless the loop reached a steady state (`steady_lap`) that what the protocol reads
     in it repeats with (`periods`): then the counts tried stand for every count."""
     found = []
     for loop, heads in walk.heads.items():
@@ -289,7 +289,7 @@ def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
         if s.start + 2 * lap + tail > len(heads):
             found.append(too_long(loop, s, lap, tail, len(heads)))
             continue
-        if not steady(walk, loop, tail, s.period, s.start):
+        if steady_lap(walk, loop, tail, s.period, s.start) is None:
             # rule: P10
             found.append(
                 warning(
@@ -405,7 +405,7 @@ class CountChoice:
     """A choice of the driver that is a trip count: a grid-stride or work-counter loop's
     count (`LoopCount`), or the upper bound n of scf.for loops with constant starts and a
     step of 1; `loops`: those it counts; `shape`: how the rest of what the protocol reads
-    depends on it (`periods.count_shape`)."""
+    depends on it (`counts.count_shape`)."""
 
     value: object
     counted: bool

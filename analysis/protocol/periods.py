@@ -2,7 +2,7 @@
 proof, derived once per kernel.
 
 The driver walks a loop whose trip count is unknown for a few trip counts, and takes a lap
-of iterations that leaves the state at the loop's head as it found it (`run.steady`) as the
+of iterations that leaves the state at the loop's head as it found it (`run.steady_lap`) as the
 proof that every longer count behaves like those it walked. That holds only when what the
 protocol reads in the loop repeats with the lap too. So each value the protocol reads in a
 loop's body (branch conditions, barrier indices, parities, ring slots, SMEM indices, inner

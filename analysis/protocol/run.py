@@ -208,11 +208,6 @@ def run_kernel(
     return walk
 
 
-def steady(walk: Walk, loop: scf.ForOp, tail: int, period: int = 1, start: int = 0) -> bool:
-    """Whether the loop reached a steady state in this run (`steady_lap`)."""
-    return steady_lap(walk, loop, tail, period, start) is not None
-
-
 def steady_lap(
     walk: Walk, loop: Operation, tail: int, period: int = 1, start: int = 0
 ) -> tuple[int, int] | None:
