@@ -16,7 +16,7 @@ table), `barrier` (barriers and fences), `mbarrier`, `cp_async`, `bulk` (the bul
 the non-tensor bulk copies and prefetch), `bulk_tensor` (the TMA tensor load and store),
 `bulk_reduce` (the TMA reduction), `prefetch` (the tensor-map prefetch and the TMA tensor
 prefetch), `mapa`, `shfl` (warp shuffles), `matrix` (ldmatrix, stmatrix), `wgmma` (warpgroup MMA:
-fence, mma_async, commit, wait), `tcgen05`;
+fence, mma_async, commit, wait), `tcgen05`, `tcgen05_mma` (tcgen05.mma, tcgen05.commit);
 `attributes` holds what they share.
 This module assembles them into the `NVVM` dialect.
 
@@ -162,6 +162,14 @@ from passes.nvvm.tcgen05 import (
     Tcgen05WaitKindAttr,
     Tcgen05WaitOp,
 )
+from passes.nvvm.tcgen05_mma import (
+    Tcgen05CommitOp,
+    Tcgen05MMACollectorOp,
+    Tcgen05MMACollectorOpAttr,
+    Tcgen05MMAKind,
+    Tcgen05MMAKindAttr,
+    Tcgen05MMAOp,
+)
 from passes.nvvm.wgmma import (
     MMAIntOverflowAttr,
     MMAShapeAttr,
@@ -227,6 +235,8 @@ NVVM = Dialect(
         Tcgen05CpOp,
         Tcgen05LdOp,
         Tcgen05StOp,
+        Tcgen05MMAOp,
+        Tcgen05CommitOp,
     ],
     [
         ProxyKindAttr,
@@ -240,6 +250,8 @@ NVVM = Dialect(
         Tcgen05CpMulticastAttr,
         Tcgen05CpSrcFormatAttr,
         Tcgen05LdStShapeAttr,
+        Tcgen05MMAKindAttr,
+        Tcgen05MMACollectorOpAttr,
         MMALayoutAttr,
         LdStMatrixShapeAttr,
         LdStMatrixEltTypeAttr,
@@ -340,6 +352,12 @@ __all__ = [
     "TMAReduxKindAttr",
     "TMEM_REGS",
     "Tcgen05AllocOp",
+    "Tcgen05CommitOp",
+    "Tcgen05MMACollectorOp",
+    "Tcgen05MMACollectorOpAttr",
+    "Tcgen05MMAKind",
+    "Tcgen05MMAKindAttr",
+    "Tcgen05MMAOp",
     "Tcgen05CpMulticast",
     "Tcgen05CpMulticastAttr",
     "Tcgen05CpOp",
