@@ -71,6 +71,7 @@ from copy_dialect.dsmem import ClusterSyncOp, PeerArriveOp, PeerCopyOp, PeerStor
 from copy_dialect.effects import EffectAttr
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.im2col import Im2colLoadOp
+from copy_dialect.instruction_descriptor import MmaInstructionDescriptorOp, MmaKindAttr
 from copy_dialect.matrix import LdmatrixOp, StmatrixOp
 from copy_dialect.mbarriers import (
     BarrierArriveDropOp,
@@ -127,6 +128,7 @@ Copy = Dialect(
         LdmatrixOp,
         StmatrixOp,
         MatrixDescriptorOp,
+        MmaInstructionDescriptorOp,
         SmemToTmemOp,
         PeerStoreOp,
         PeerCopyOp,
@@ -160,6 +162,7 @@ Copy = Dialect(
         MatrixShapeAttr,
         MatrixMajorAttr,
         MatrixFormatAttr,
+        MmaKindAttr,
         TensorMapType,
         TensorMapFieldAttr,
         EffectAttr,

@@ -102,6 +102,7 @@ from copy_dialect.geometry import (
 )
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.im2col import Im2colGeometry, Im2colLoadOp
+from copy_dialect.instruction_descriptor import MmaInstructionDescriptorOp, MmaKind, MmaKindAttr
 from copy_dialect.matrix import LdmatrixOp, StmatrixOp
 from copy_dialect.mbarriers import (
     BarrierArriveDropOp,
@@ -177,7 +178,7 @@ __all__ = [
     "SmemToTmemOp", "PeerStoreOp", "PeerCopyOp", "PeerArriveOp", "ClusterSyncOp",
     "TensorMapGlobalOp",
     "TensorMapReplaceOp", "TensorMapFenceReleaseOp", "TensorMapFenceAcquireOp", "AssumeOp",
-    "LdmatrixOp", "StmatrixOp", "MatrixDescriptorOp",
+    "LdmatrixOp", "StmatrixOp", "MatrixDescriptorOp", "MmaInstructionDescriptorOp",
     "Copy",
     # attributes, types and enums
     "TargetAttr", "SmemSpaceAttr", "TmemSpaceAttr", "LeaderTrackedAttr", "BarrierType",
@@ -189,7 +190,7 @@ __all__ = [
     "TmemWaitKind", "TmemWaitKindAttr", "TmemCopyShape", "TmemCopyShapeAttr",
     "TmemCopyMulticast", "TmemCopyMulticastAttr", "SWIZZLES", "swizzle_period",
     "MatrixShape", "MatrixShapeAttr", "MatrixMajor", "MatrixMajorAttr", "MatrixFormat",
-    "MatrixFormatAttr",
+    "MatrixFormatAttr", "MmaKind", "MmaKindAttr",
     "TensorMapType", "TensorMapField", "TensorMapFieldAttr", "TENSOR_MAP_BYTES",
     # geometry and tensor maps
     "BoxGeometry", "CopyGeometry", "Im2colGeometry", "MulticastSplit", "multicast_split_dim",

@@ -80,7 +80,10 @@ from passes.convert_copy_to_nvvm.barriers import (
     LowerNamedBarrier,
 )
 from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerIm2colLoad, LowerPrefetch
-from passes.convert_copy_to_nvvm.descriptors import LowerMatrixDescriptor
+from passes.convert_copy_to_nvvm.descriptors import (
+    LowerMatrixDescriptor,
+    LowerMmaInstructionDescriptor,
+)
 from passes.convert_copy_to_nvvm.dsmem import (
     LowerClusterSync,
     LowerPeerArrive,
@@ -235,6 +238,7 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerLdmatrix(),
                 LowerStmatrix(),
                 LowerMatrixDescriptor(),
+                LowerMmaInstructionDescriptor(),
                 LowerAssume(guards),
             ],
             # The prologue's values get their uses only as the copies are rewritten.

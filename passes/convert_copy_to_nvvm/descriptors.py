@@ -2,7 +2,10 @@
 `((addr & 0x3FFFF) >> 4) | fields`, the fields (leading and stride byte offsets, base offset,
 swizzle) one i64 constant of the buffer's type (`copy_dialect.descriptors`). The address is
 the slot's `!llvm.ptr<3>` (the leading dims the indices pick, as a DSMEM or TMA slot),
-converted to its 32-bit shared-window offset."""
+converted to its 32-bit shared-window offset.
+
+`copy.mma_instruction_descriptor` lowers to one i32 constant: every field of the tcgen05.mma
+instruction descriptor is a property (`copy_dialect.instruction_descriptor`)."""
 
 from __future__ import annotations
 
@@ -28,3 +31,12 @@ class LowerMatrixDescriptor(RewritePattern):
         start = e.binary(llvm.LShrOp, masked, 4)
         result = e.binary(llvm.OrOp, start, op.descriptor.constant_bits)
         replace_with_casts(rewriter, op, e.ops, [result])
+
+
+class LowerMmaInstructionDescriptor(RewritePattern):
+    """`copy.mma_instruction_descriptor` -> `llvm.mlir.constant` of the encoded fields."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.MmaInstructionDescriptorOp, rewriter: PatternRewriter, /):
+        e = Emit()
+        replace_with_casts(rewriter, op, e.ops, [e.const(op.fields.encoded, i32)])
