@@ -51,7 +51,27 @@ def knows(clock: Clock, end: End | None) -> bool:
     if end is None:
         return False
     n = len(clock)
-    return all(c < n and clock[c] >= v for c, v in end)
+    for c, v in end:
+        if c >= n or clock[c] < v:
+            return False
+    return True
+
+
+def common(clocks: list[Clock]) -> Clock | None:
+    """What every clock of `clocks` knows (None for no clocks: then everything is):
+    `known_to(common(clocks), end)` is `all(knows(k, end) for k in clocks)`, at the cost of
+    one `knows` per end."""
+    if not clocks:
+        return None
+    found = clocks[0]
+    for k in clocks[1:]:
+        found = meet(found, k)
+    return found
+
+
+def known_to(clock: Clock | None, end: End | None) -> bool:
+    """`knows`, with None (`common` of no clocks) knowing everything."""
+    return clock is None or knows(clock, end)
 
 
 def raise_to(clock: Clock, component: int, value: int) -> Clock:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from xdsl.ir import Operation
 
-from analysis.protocol.clocks import Clock, End, HappensBefore, Stamp, knows
+from analysis.protocol.clocks import Clock, End, HappensBefore, Stamp, common, known_to
 from analysis.protocol.findings import ProtocolFinding, Related, Report, error, warning
 from analysis.protocol.groups import GroupSets
 from analysis.protocol.mbarriers import Mbarriers
@@ -52,10 +52,14 @@ class SharedMemory:
     # ---- what is known complete ------------------------------------------------------------
 
     def known_by(self, fill: Fill, clocks: list[Clock]) -> bool:
+        return self.known_to(fill, common(clocks))
+
+    def known_to(self, fill: Fill, known: Clock | None) -> bool:
+        """Whether the clock `known` (`clocks.common`) knows `fill` complete."""
         if fill.key is not None and self.barriers.table[fill.key].unknown:
             return True
         end = fill.end
-        return end is not None and all(knows(k, end) for k in clocks)
+        return end is not None and known_to(known, end)
 
     def fill_known(self, fill: Fill, classes: tuple[int, ...]) -> bool:
         clocks = self.hb.clocks
@@ -68,25 +72,21 @@ class SharedMemory:
 
     def prune(self, clocks: list[Clock]) -> None:
         """Drop the records all of `clocks` know: nothing can race with them."""
+        known = common(clocks)
         if self.accesses:
             self.accesses = {
-                key: a
-                for key, a in self.accesses.items()
-                if not all(knows(k, a.end) for k in clocks)
+                key: a for key, a in self.accesses.items() if not known_to(known, a.end)
             }
         if self.fills:
-            self.fills = [f for f in self.fills if not self.known_by(f, clocks)]
+            self.fills = [f for f in self.fills if not self.known_to(f, known)]
         if self.reads_done:
-            self.reads_done = [
-                r for r in self.reads_done if not all(knows(k, r.end) for k in clocks)
-            ]
+            self.reads_done = [r for r in self.reads_done if not known_to(known, r.end)]
         if self.fenced:
-            self.fenced = [f for f in self.fenced if not all(knows(k, f[1]) for k in clocks)]
+            self.fenced = [f for f in self.fenced if not known_to(known, f[1])]
 
     def prune_fills(self) -> None:
-        clocks = self.hb.live_clocks()
-        known = self.known_by
-        self.fills = [f for f in self.fills if not known(f, clocks)]
+        known = common(self.hb.live_clocks())
+        self.fills = [f for f in self.fills if not self.known_to(f, known)]
 
     def block_barrier(self) -> None:
         """Every thread of the block meets (outside roles): its accesses, fences and waited
@@ -229,8 +229,10 @@ class SharedMemory:
         """A peer's DSMEM write `fill` (the first phase of its barrier) lands in this CTA's
         `fill.region`, which threads of this CTA read before and the writer does not know:
         with no phase before, they read it before the write completes (P1 at their read,
-        whose fix is the wait), not a reuse of data they had waited for (P3). Reported, and
-        True, when so."""
+        whose fix is the wait), not a reuse of data they had waited for (P3). The same for
+        a TMA store (or a declared async read) of this CTA that read it, in flight or
+        waited but not known to the writer: it sent what was there before the write.
+        Reported, and True, when so."""
         for access in self.accesses.values():
             if access.write or fill.region.overlap(access.region) != "yes":
                 continue
@@ -238,6 +240,18 @@ class SharedMemory:
                 continue
             fill.reported = True
             self._unfinished(access.op, access.region, fill, "threads' load", "yes")
+            return True
+        pending = self.group_sets.stores_in_flight()
+        pending += [(r.op, r.region, r.end) for r in self.reads_done]
+        for store, source, end in pending:
+            if fill.region.overlap(source) != "yes":
+                continue
+            if end is not None and self.hb.knows_all(issuers, end):
+                continue
+            fill.reported = True
+            tma = store.name.startswith("copy.")
+            reader = "the TMA store" if tma else f"'{op_name(store)}' (an async read)"
+            self._unfinished(store, source, fill, reader, "yes")
             return True
         return False
 

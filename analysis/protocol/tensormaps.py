@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Operation, SSAValue
 
-from analysis.protocol.clocks import Clock, End, HappensBefore, knows
+from analysis.protocol.clocks import Clock, End, HappensBefore, common, known_to, knows
 from analysis.protocol.findings import Related, Report, error
 from analysis.protocol.groups import Groups
 from analysis.protocol.mbarriers import Mbarriers
@@ -190,10 +190,9 @@ class TensorMaps:
 
     def prune(self, clocks: list[Clock]) -> None:
         """Drop the loads all of `clocks` know complete."""
+        known = common(clocks)
         for m in self.maps.values():
-            m.loads = {
-                k: end for k, end in m.loads.items() if not all(knows(c, end) for c in clocks)
-            }
+            m.loads = {k: end for k, end in m.loads.items() if not known_to(known, end)}
 
     def snapshot(self, seen: Callable[[End | None], int]) -> tuple[object, ...]:
         return tuple(

@@ -79,9 +79,30 @@ def test_exchange_rejects_what_it_cannot_build():
         kernels.dsmem_exchange((64, 128), "bf16", TILE, mode="store")
 
 
-RECEIVE_WAIT_RULES = {"store": ("P7",), "reduce": ("P7",), "bulk": ("P2",)}
-"""The rule the protocol analysis now gives each mode of the exchange without its receive
-wait. Neither is the kernel's first hazard: see the test's docstring."""
+RECEIVE_WAIT_RULES = {"store": ("P7",), "reduce": ("P7",), "bulk": ("P1",)}
+"""The rule the protocol analysis gives each mode of the exchange without its receive wait
+(see the test's docstring)."""
+
+
+def without_receive_wait(mode: str, before_return: bool):
+    """The exchange of `mode` with its wait for what it receives dropped, or moved to just
+    before the return (`before_return`: after the TMA store that sends the received tile)."""
+    dtype = "i32" if mode == "reduce" else "f32"
+    built = module(mode, dtype, 2, SHAPES[0])
+    inits = [op for op in built.walk() if isinstance(op, copy.BarrierInitOp)]
+    full = inits[1].result
+    (wait,) = [
+        op for op in built.walk() if isinstance(op, copy.BarrierWaitOp) and op.barrier is full
+    ]
+    wait.detach()
+    if before_return:
+        (ret,) = [op for op in built.walk() if isinstance(op, func.ReturnOp)]
+        block = ret.parent_block()
+        assert block is not None
+        block.insert_op_before(wait, ret)
+    else:
+        wait.erase()
+    return built
 
 
 @pytest.mark.parametrize("mode", ["store", "reduce", "bulk"])
@@ -93,28 +114,27 @@ def test_exchange_without_the_receive_wait_races(mode):
     writes, unordered); the adversarial schedule also finds the peer's write reaching a
     CTA that returned (P7).
 
-    Under the per-rank cluster model (1f39f7b) the analysis no longer reports the read
-    before the fill (P1, 'before the copy that fills'): smem.read_before_first_fill looks
-    only at threads' loads, not at a TMA store's read. It now reports, for store and
-    reduce, P7 (real, but not the first hazard: its fix, a wait anywhere before the
-    return, leaves the store reading the tile before it lands), and for bulk, P2 'CTA 1's
-    bulk copy writes the SMEM buffer while a TMA store from it may still be reading it'
-    (misleading: its fix orders the write after the store's read, the reverse of the
-    missing wait). Pinned to those rule ids until the analysis reports the store's read
-    (P1) again."""
-    dtype = "i32" if mode == "reduce" else "f32"
-    built = module(mode, dtype, 2, SHAPES[0])
-    inits = [op for op in built.walk() if isinstance(op, copy.BarrierInitOp)]
-    full = inits[1].result
-    (wait,) = [
-        op for op in built.walk() if isinstance(op, copy.BarrierWaitOp) and op.barrier is full
-    ]
-    wait.detach()
-    wait.erase()
+    The analysis reports, for bulk, P1 at the TMA store (it reads the tile before the
+    peer's copy that fills it, `smem.read_before_first_fill`); for store and reduce, where
+    the walk runs CTA 0 to its return before CTA 1 sends, P7 first: real, and its fix (a
+    wait before the return) leads to the P1 at the store (the next test)."""
+    with pytest.raises(CopyVerifyException) as caught:
+        verify_module(without_receive_wait(mode, before_return=False))
+    assert caught.value.rules == RECEIVE_WAIT_RULES[mode]
+
+
+@pytest.mark.parametrize("mode", ["store", "reduce", "bulk"])
+def test_receive_wait_after_the_store_is_p1_at_the_store(mode):
+    """The receive wait moved after the TMA store that sends the received tile: the store
+    reads it before the peer's write lands, P1 at the store with the wait as the fix (it
+    was P2 at the peer's write, with a fix that ordered the write after the store's read,
+    the reverse of the missing wait)."""
+    built = without_receive_wait(mode, before_return=True)
     with pytest.raises(CopyVerifyException) as caught:
         verify_module(built)
-    # Not the first hazard (a P1 at the TMA store): the rule the analysis gives now.
-    assert caught.value.rules == RECEIVE_WAIT_RULES[mode]
+    assert caught.value.rules == ("P1",)
+    assert "the TMA store reads" in str(caught.value)
+    assert "(copy.barrier_wait with parity 0) before the read" in (caught.value.note or "")
 
 
 LEGAL_TARGETS = ("sm_80", "sm_86")

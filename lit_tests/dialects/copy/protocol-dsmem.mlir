@@ -167,6 +167,41 @@ func.func @p1_read_before_the_peer_store_lands(%x: memref<256x256xf32>, %y: memr
 
 // -----
 
+// rule: P1
+// fix: s|  copy.fence_async_shared|  copy.barrier_wait %full[%c0], %false : !copy.barrier<1> copy.fence_async_shared|
+func.func @p1_tma_store_of_the_received_tile_before_it_lands(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %false = arith.constant false
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %rank = arith.remui %bx, %c2 : index
+  %peer = arith.xori %rank, %c1 : index
+  %col = arith.muli %bx, %c64 : index
+  %mine = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+  copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
+  // expected-note@+1 {{the copy that fills it}}
+  copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.fence_async_shared
+  // The store of the received tile is issued before the wait for it: it sends what %recv
+  // held before the peer's copy (P1 at the store; the waits before the return come too late).
+  // expected-error@+2 {{the TMA store reads %recv before the copy that fills it completes}}
+  // expected-note@+1 {{wait on barrier 0 of %full for phase 0 (copy.barrier_wait with parity 0) before the read}}
+  copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
 // rule: P5
 // fix: s|copy.barrier_arrive_expect_tx %full[%c0], 1024|copy.barrier_arrive_expect_tx %full[%c0], 2048|
 func.func @p5_peer_sends_more_than_expected(%x: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
