@@ -449,6 +449,20 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
             group="cta_2",
         ),
     )
+    mma, commit = nvvm.Tcgen05MMAOp, nvvm.Tcgen05CommitOp
+    k.add(
+        mma(tmem, desc, desc, k["i"], k["p"]),
+        mma(tmem, tmem, desc, k["i"], k["p"], kind="tf32", collector="fill"),
+        mma(tmem, desc, desc, k["i"], k["p"], kind="f16", scale_input_d=const(3)),
+        mma(tmem, tmem, desc, k["i"], k["p"], kind="f8f6f4", a_shift=True, disable_output_lane=v4),
+        mma(tmem, desc, desc, k["i"], k["p"], kind="i8", collector="lastuse"),
+        commit(k["bar"]),
+        commit(k["bar"], multicast_mask=k["mask"]),
+    )
+    k2.add(
+        mma(k2["tmem"], k2["desc"], k2["desc"], k2["i"], k2["p"], group="cta_2"),
+        commit(k2["slot"], group="cta_2"),
+    )
     smem = k["smem"]
     k.add(
         nvvm.LdMatrixOp(smem, num=2, layout="col", shape=(16, 16), elt="b8"),
@@ -482,6 +496,14 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
         "tcgen05.cp.cta_group::1.64x128b.warpx2::02_13",
         "tcgen05.cp.cta_group::1.32x128b.warpx4.b8x16.b6x16_p32",
         "complete_tx::bytes.cta_group::1",
+        "tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [%r",
+        "tcgen05.mma.cta_group::1.kind::tf32.collector::a::fill [%r",
+        "tcgen05.mma.cta_group::1.kind::f8f6f4.ashift.collector::a::discard [%r",
+        "tcgen05.mma.cta_group::1.kind::i8.collector::a::lastuse [%r",
+        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r",
+        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64",
+        "tcgen05.mma.cta_group::2.kind::f16",
+        "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.b64 [%rd",
         "tcgen05.alloc.cta_group::2",
         "tcgen05.dealloc.cta_group::2",
         "tcgen05.relinquish_alloc_permit.cta_group::2",
