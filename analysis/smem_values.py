@@ -7,15 +7,17 @@ An SMEM buffer is a `copy.alloc_smem` result (or a kernel argument in SMEM). Wha
 from one without touching memory points into it: its views (`memref.subview`, casts,
 reshapes), the pointers and indices taken from it (`memref.extract_aligned_pointer_as_index`,
 `builtin.unrealized_conversion_cast` to `!llvm.ptr<3>`, `llvm.ptrtoint`), the arithmetic
-on them, and the results of an op that declares it accesses nothing (`copy.effects = []`: a
-descriptor); an op is known not to touch memory when xDSL's traits say so
-(`xdsl.traits.get_effects` is empty). The values carried through `scf.for`, `scf.if` and
-`scf.yield` follow.
+on them, the SMEM matrix descriptor of a slot (`copy.matrix_descriptor`, and the descriptors
+a kernel steps along K inside the tile by `arith.addi`/`arith.ori` of a constant), and the
+results of an op that declares it accesses nothing (`copy.effects = []`: a descriptor); an
+op is known not to touch memory when xDSL's traits say so (`xdsl.traits.get_effects` is
+empty). The values carried through `scf.for`, `scf.if` and `scf.yield` follow.
 
 Each such value has an `Origin`: its buffer and, where a view picks one, the ring slot
 (the leading indices whose extent the view takes as 1). Every other op that takes one is a
 *user*: the ops the analysis owns (the copy ops, the threads' loads and stores, structured
-control flow, `func.return`) follow their own rules; the others are foreign ops, whose
+control flow, `func.return`, the tensor-core ops that read through descriptors) follow
+their own rules; the others are foreign ops, whose
 effects come from their `copy.effects` declaration, else from their xDSL traits, else are
 unknown (a warning, FX1)."""
 
@@ -23,14 +25,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.dialects import memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import get_effects
 
 from copy_dialect.effects import declared_effects
-from copy_dialect.memory import SMEM, memory_space
+from copy_dialect.memory import SMEM, bitwidth, memory_space
 from copy_dialect.verification import per_run
 
 THREAD_READS = {
@@ -49,9 +52,28 @@ THREAD_WRITES = {
 follow it). `copy.ldmatrix`/`copy.stmatrix` are threads' reads and writes of SMEM too: each
 thread of a warp reads or writes the 16-byte row at its indices (copy_dialect.matrix)."""
 
-OWNED = frozenset({"func.return", "scf.if", "scf.for", "scf.while", "scf.yield", "scf.condition"})
+TENSOR_CORE_READS = {"nvvm.wgmma.mma_async": (0, 1)}
+"""The tensor-core ops that read SMEM through descriptors, and those operands (a wgmma's A and
+B): the protocol analysis follows them (`protocol.ops_mma`)."""
+
+OWNED = frozenset(
+    {
+        "func.return",
+        "scf.if",
+        "scf.for",
+        "scf.while",
+        "scf.yield",
+        "scf.condition",
+        *TENSOR_CORE_READS,
+    }
+)
 """Ops besides the copy ops and the threads' accesses whose use of an SMEM value the protocol
 analysis follows itself."""
+
+DESCRIPTOR_STEPS = {"arith.addi": -1, "arith.ori": 0x3FFF}
+"""How a descriptor steps inside its tile (CUTLASS's `DescriptorIterator`): adding a constant
+to its address field (bits 0-13, in 16-byte units), or or-ing one into it (which moves the
+address by at most the constant's address bits): the mask of the constant that moves it."""
 
 SAME_ADDRESS = frozenset(
     {
@@ -83,11 +105,15 @@ class Origin:
 
     buffer: SSAValue
     slot: Slot
+    room: int | None = None
+    """For an SMEM matrix descriptor: the 16-byte units of its tile from the address it holds
+    to the tile's end (a step of fewer keeps it in the slot); None for other values, or a
+    tile whose size is not known."""
 
     def somewhere(self) -> Origin:
         """The same buffer, at an offset not known: a slot, if any, not known either."""
         if not self.buffer_has_slots():
-            return self
+            return Origin(self.buffer, self.slot) if self.room is not None else self
         return Origin(self.buffer, (None,))
 
     def buffer_has_slots(self) -> bool:
@@ -144,6 +170,8 @@ def derive(fn: Operation) -> SmemValues:
             op, index = use.operation, use.index
             if isinstance(op, scf.YieldOp | scf.ForOp):
                 carried(op, index, origin, add)
+            elif op.name == "copy.matrix_descriptor" and index == 0:
+                add(op.results[0], descriptor_origin(op, origin))
             elif owned(op):
                 continue
             elif not passes_on(op):
@@ -172,11 +200,56 @@ def passes_on(op: Operation) -> bool:
 def result_origin(op: Operation, origin: Origin, operand: SSAValue) -> Origin:
     if isinstance(op, memref.SubviewOp) and op.source is operand:
         return subview_origin(op, origin)
+    if origin.room is not None and op.name in DESCRIPTOR_STEPS:
+        return descriptor_step(op, origin, operand)
     if op.name in SAME_ADDRESS or declared_effects(op) == ():
         return origin
     if op.name == "memref.extract_aligned_pointer_as_index" and not origin.slot:
         return origin
     return origin.somewhere()
+
+
+def descriptor_origin(op: Operation, origin: Origin) -> Origin:
+    """The descriptor `copy.matrix_descriptor %buffer[indices]` yields: the tile the trailing
+    dims after the indices make, in the slot the leading indices pick (within a view of a
+    slot: that slot)."""
+    t = op.operands[0].type
+    indices = tuple(op.operands[1:])
+    room = None
+    if isinstance(t, MemRefType):
+        tile = t.get_shape()[len(indices) :]
+        bits = bitwidth(t.element_type)
+        if all(d >= 0 for d in tile) and bits:
+            room = prod(tile) * bits // 128
+    if origin.slot:
+        return Origin(origin.buffer, origin.slot, room)
+    rank = len(t.get_shape()) if isinstance(t, MemRefType) else 0
+    return Origin(origin.buffer, indices[: max(rank - 1, 0)], room)
+
+
+def descriptor_step(op: Operation, origin: Origin, operand: SSAValue) -> Origin:
+    """A descriptor stepped by a constant (`DESCRIPTOR_STEPS`) stays in its slot while the
+    step is less than the room left in the tile; else it may point anywhere in the buffer."""
+    other = [v for v in op.operands if v is not operand]
+    step = constant_int(other[0]) if len(other) == 1 else None
+    if step is not None and DESCRIPTOR_STEPS[op.name] >= 0:
+        step &= DESCRIPTOR_STEPS[op.name]
+    assert origin.room is not None
+    if step is None or not 0 <= step < origin.room:
+        return Origin(origin.buffer, origin.somewhere().slot)
+    return Origin(origin.buffer, origin.slot, origin.room - step)
+
+
+def constant_int(v: SSAValue) -> int | None:
+    """The value of an integer constant (`arith.constant`, `llvm.mlir.constant`)."""
+    owner = v.owner
+    if not isinstance(owner, Operation) or owner.name not in CONSTANTS:
+        return None
+    value = owner.properties.get("value") or owner.attributes.get("value")
+    return value.value.data if isinstance(value, IntegerAttr) else None
+
+
+CONSTANTS = frozenset({"arith.constant", "llvm.mlir.constant"})
 
 
 def subview_origin(op: memref.SubviewOp, origin: Origin) -> Origin:

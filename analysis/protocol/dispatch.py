@@ -22,6 +22,7 @@ from analysis.protocol import (
     ops_cluster,
     ops_copies,
     ops_dsmem,
+    ops_mma,
     ops_roles,
     ops_scf,
     ops_tensormaps,
@@ -30,7 +31,31 @@ from analysis.protocol import (
 from analysis.protocol.steps import Step
 from copy_dialect import ops as copy
 
-STEPS: Mapping[type[Operation], Step] = {
+
+class OpTable(dict[type[Operation], Step]):
+    """Handlers by op class, and by op name for the ops of the NVVM dialect, which lives with
+    the lowering (`passes.nvvm`) that the analysis does not import: a class not in the table
+    is looked up once by its name, and remembered either way."""
+
+    def __init__(self, by_class: Mapping[type[Operation], Step], by_name: Mapping[str, Step]):
+        super().__init__(by_class)
+        self.by_name = dict(by_name)
+        self.others: set[type[Operation]] = set()
+
+    def __contains__(self, kind: object) -> bool:
+        if dict.__contains__(self, kind):
+            return True
+        if kind in self.others or not isinstance(kind, type):
+            return False
+        step = self.by_name.get(getattr(kind, "name", ""))
+        if step is None:
+            self.others.add(kind)
+            return False
+        self[kind] = step
+        return True
+
+
+BY_CLASS: Mapping[type[Operation], Step] = {
     # structured control flow (an scf.while only when it holds copy ops)
     scf.IfOp: ops_scf.if_op,
     scf.ForOp: ops_scf.for_op,
@@ -75,14 +100,24 @@ STEPS: Mapping[type[Operation], Step] = {
     copy.NamedBarrierArriveOp: ops_roles.named_arrive,
 }
 
-CLUSTER_STEPS: Mapping[type[Operation], Step] = {
-    **STEPS,
-    copy.BarrierInitOp: ops_cluster.clustered_init,
-    copy.BarrierInvalOp: ops_cluster.clustered_inval,
-    copy.BarrierReinitOp: ops_cluster.clustered_reinit,
-    copy.AsyncCopyOp: ops_cluster.cluster_copy,
-    func.ReturnOp: ops_cluster.kernel_return,
+BY_NAME: Mapping[str, Step] = {
+    # tensor cores: their reads through SMEM descriptors
+    **ops_mma.STEPS,
 }
+
+STEPS: Mapping[type[Operation], Step] = OpTable(BY_CLASS, BY_NAME)
+
+CLUSTER_STEPS: Mapping[type[Operation], Step] = OpTable(
+    {
+        **BY_CLASS,
+        copy.BarrierInitOp: ops_cluster.clustered_init,
+        copy.BarrierInvalOp: ops_cluster.clustered_inval,
+        copy.BarrierReinitOp: ops_cluster.clustered_reinit,
+        copy.AsyncCopyOp: ops_cluster.cluster_copy,
+        func.ReturnOp: ops_cluster.kernel_return,
+    },
+    BY_NAME,
+)
 """The table of a run that models the cluster rank by rank (`cluster`): the barrier ops
 that end with the cluster barrier, the loads whose bytes cross CTAs, and the return (no
 peer's write or arrival may reach a CTA after it)."""

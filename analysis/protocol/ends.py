@@ -1,5 +1,6 @@
 """What may not be in flight where a role or the kernel ends (P7, P8, P12): a role's groups
-at the join of the roles, and at the kernel's return its issuer's groups, the TMA loads and
+(its stores, cp.async copies and tensor-core reads, `mma.at_end`) at the join of the roles,
+and at the kernel's return its issuer's groups, the TMA loads and
 tracked cp.async copies not yet waited (`smem`), the TMEM stores not yet waited and the TMEM
 not freed (`tmem`)."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 from xdsl.dialects import arith, scf
 from xdsl.ir import Operation, SSAValue
 
+from analysis.protocol import mma
 from analysis.protocol.findings import Related, Report, error
 from analysis.protocol.groups import Groups
 from analysis.protocol.records import Fill, describe_key
@@ -28,6 +30,9 @@ class Ends:
         """A role ends at the join: the block's wait_groups after it are issued by thread 0,
         not by the role's elected thread, so the role must leave no group in flight (P7)."""
         who = groups.who
+        found = mma.at_end(groups, op, f"{who} ends")
+        if found is not None:
+            self.report(found)
         if groups.bulk_open:
             # rule: P7
             self.report(
@@ -70,6 +75,9 @@ class Ends:
 
     def exit(self, op: Operation, groups: Groups, classes: tuple[int, ...]) -> None:
         """Nothing may be in flight when the kernel returns (its SMEM is freed)."""
+        found = mma.at_end(groups, op, "the kernel returns")
+        if found is not None:
+            self.report(found)
         unread = [s for s, _ in (*groups.bulk_open, *(s for g in groups.bulk_fifo for s in g))]
         if groups.bulk_open:
             # rule: P7

@@ -1,32 +1,112 @@
-"""The bulk and cp.async groups of each issuer (the block, or a role): the TMA stores and
-cp.async copies each has issued, committed (`copy.commit_group`) and not yet waited
-(`copy.wait_group`), oldest first. What a wait completes while roles run goes on as records
-of SMEM (`smem`): the stores' reads and the copies' writes others must still learn of."""
+"""The groups of each issuer (the block, or a role): the TMA stores and cp.async copies its
+elected thread and its threads have issued, committed (`copy.commit_group`) and not yet
+waited (`copy.wait_group`), and the tensor-core reads of its warpgroup (`nvvm.wgmma.mma_async`
+through descriptors), committed by `nvvm.wgmma.commit.group.sync.aligned` and retired by
+`nvvm.wgmma.wait.group.sync.aligned`, oldest first. The bulk groups and the wgmma groups are
+two kinds of one machine, `ReadGroups`: reads join the open group, a commit closes it, a wait
+of N completes all but the newest N committed groups, and a read never committed is never
+completed. What a wait completes while roles run goes on as records of SMEM (`smem`): the
+reads and the copies' writes others must still learn of."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from xdsl.ir import Operation
 
-from analysis.protocol.clocks import End, HappensBefore, Stamp
+from analysis.protocol.clocks import End, HappensBefore, Stamp, raise_to
 from analysis.protocol.records import Fill, Region, StoreRead
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class MmaRead:
+    """A tensor-core op's asynchronous read of `region` through a descriptor (`op`: a wgmma,
+    or a foreign op that declares `async_read N until wgmma_wait_group`), issued when the
+    classes of `issued` had those stamps."""
+
+    op: Operation
+    region: Region
+    issued: End
+
+
+@dataclass
+class RetiredRead(StoreRead):
+    """A tensor-core read its issuer's wgmma wait retired (at `end`: its completion, which
+    every class that waited knows); `issued`: as `MmaRead.issued`."""
+
+    issued: End = ()
+
+
+@dataclass
+class ReadGroups(Generic[T]):
+    """One kind of group of asynchronous reads of one issuer: the reads issued since the last
+    commit (`open`), the committed groups that may still read SMEM, oldest first (`fifo`),
+    and how many committed groups older than those are done reading but not writing
+    (`read`: a bulk group's stores after a `read_only` wait; a count, kept apart so that a
+    long kernel's groups cost nothing)."""
+
+    open: list[T] = field(default_factory=list)
+    fifo: list[list[T]] = field(default_factory=list)
+    read: int = 0
+
+    def commit(self) -> None:
+        self.fifo.append(self.open)
+        self.open = []
+
+    def wait(self, pending: int, read_only: bool) -> list[T]:
+        """All but the newest `pending` committed groups complete their reads (and, unless
+        `read_only`, their writes): the reads that completed now, oldest first."""
+        total = self.read + len(self.fifo)
+        done = max(0, total - pending)
+        reads = max(0, done - self.read)
+        waited = [r for g in self.fifo[:reads] for r in g]
+        del self.fifo[:reads]
+        self.read = max(self.read, done)
+        if not read_only:
+            self.read -= done
+        return waited
+
+    def in_flight(self) -> list[T]:
+        """The reads not yet completed: the open group's and the committed ones'."""
+        return [*self.open, *(r for g in self.fifo for r in g)]
+
+    def snapshot(self, part: Callable[[T], object], cap: int) -> tuple[object, ...]:
+        return (
+            tuple(part(r) for r in self.open),
+            tuple(tuple(part(r) for r in g) for g in self.fifo),
+            min(self.read, cap),
+        )
 
 
 @dataclass
 class Groups:
-    """The bulk and cp.async groups of one issuer (the block, or a role): its elected
-    thread's bulk groups and its threads' cp.async groups."""
+    """The groups of one issuer (the block, or a role): its elected thread's bulk groups, its
+    threads' cp.async groups and its warpgroup's wgmma groups."""
 
     who: str
-    bulk_open: list[tuple[Operation, Region]] = field(default_factory=list)
-    bulk_read: int = 0
-    """Committed bulk groups whose reads are done but not their writes: always the
-    oldest, so a count (kept apart so that a long kernel's groups cost nothing)."""
-    bulk_fifo: list[list[tuple[Operation, Region]]] = field(default_factory=list)
-    """Committed bulk groups that may still read SMEM, oldest first."""
+    bulk: ReadGroups[tuple[Operation, Region]] = field(default_factory=ReadGroups)
+    """The TMA stores (and reads declared `until wait_group`) and their sources."""
     cp_open: list[Fill] = field(default_factory=list)
     cp_fifo: list[list[Fill]] = field(default_factory=list)
+    mma: ReadGroups[MmaRead] = field(default_factory=ReadGroups)
+    """The tensor-core reads through descriptors."""
+    mma_clock: Stamp | None = None
+    """Its wgmma waits' component of the clocks and the count of those that retired a read:
+    a class that knows the count knows every read retired by then (every class that waited
+    does, and whoever learns from it)."""
+
+    @property
+    def bulk_open(self) -> list[tuple[Operation, Region]]:
+        return self.bulk.open
+
+    @property
+    def bulk_fifo(self) -> list[list[tuple[Operation, Region]]]:
+        """Committed bulk groups that may still read SMEM, oldest first."""
+        return self.bulk.fifo
 
 
 class GroupSets:
@@ -50,8 +130,7 @@ class GroupSets:
 
     def commit(self, groups: Groups, bulk: bool) -> None:
         if bulk:
-            groups.bulk_fifo.append(groups.bulk_open)
-            groups.bulk_open = []
+            groups.bulk.commit()
         else:
             groups.cp_fifo.append(groups.cp_open)
             groups.cp_open = []
@@ -63,19 +142,10 @@ class GroupSets:
         `mark`. While roles run, returns what the wait completed that others must still
         learn of (they know it once they know `mark`): the stores' reads, the copies."""
         if bulk:
-            total = groups.bulk_read + len(groups.bulk_fifo)
-            done = max(0, total - pending)
-            reads = max(0, done - groups.bulk_read)
-            waited = []
-            if self.hb.concurrent:
-                waited = [
-                    StoreRead(op, r, (mark,)) for g in groups.bulk_fifo[:reads] for op, r in g
-                ]
-            del groups.bulk_fifo[:reads]
-            groups.bulk_read = max(groups.bulk_read, done)
-            if not read_only:
-                groups.bulk_read -= done
-            return waited, []
+            waited = groups.bulk.wait(pending, read_only)
+            if not self.hb.concurrent:
+                return [], []
+            return [StoreRead(op, r, (mark,)) for op, r in waited], []
         keep = max(0, len(groups.cp_fifo) - pending)
         landed = []
         if self.hb.concurrent:
@@ -85,6 +155,22 @@ class GroupSets:
                     landed.append(fill)
         groups.cp_fifo = groups.cp_fifo[keep:]
         return [], landed
+
+    def mma_wait(self, groups: Groups, pending: int, classes: tuple[int, ...]) -> list[StoreRead]:
+        """The warpgroup of `groups` (its `classes`) waits until at most `pending` of its
+        committed wgmma groups are in flight (`wgmma.wait_group`: no block barrier, each
+        thread waits for the warpgroup's groups). While roles run, returns the reads it
+        retired, which a class knows once it knows the completion the waiters observed."""
+        retired = groups.mma.wait(pending, read_only=False)
+        if not retired or not self.hb.concurrent:
+            return []
+        comp, count = groups.mma_clock or (self.hb.new_component(), 0)
+        count += 1
+        groups.mma_clock = (comp, count)
+        for c in classes:
+            raise_to(self.hb.clocks[c], comp, count)
+        end = ((comp, count),)
+        return [RetiredRead(r.op, r.region, end, r.issued) for r in retired]
 
     def cp_in_flight(self) -> list[Fill]:
         """The cp.async copies of every issuer not yet waited."""
@@ -96,22 +182,35 @@ class GroupSets:
         ]
 
     def stores_in_flight(self) -> list[tuple[Operation, Region, End | None]]:
-        """The TMA stores of every issuer that may still read SMEM, and their sources."""
+        """The TMA stores of every issuer that may still read SMEM, and their sources, then
+        the tensor-core reads no wgmma wait has retired."""
         return [
-            (store, source, None)
-            for g in self.sets
-            if g.bulk_open or g.bulk_fifo
-            for store, source in (*g.bulk_open, *(s for group in g.bulk_fifo for s in group))
+            *(
+                (store, source, None)
+                for g in self.sets
+                if g.bulk.open or g.bulk.fifo
+                for store, source in g.bulk.in_flight()
+            ),
+            *((r.op, r.region, None) for r in self.mma_in_flight()),
         ]
 
+    def mma_in_flight(self) -> list[MmaRead]:
+        """The tensor-core reads of every issuer that no wgmma wait has retired."""
+        return [r for g in self.sets if g.mma.open or g.mma.fifo for r in g.mma.in_flight()]
+
     def snapshot(self) -> tuple[object, ...]:
+        def store(s: tuple[Operation, Region]) -> object:
+            return (s[0], s[1].part())
+
+        def mma(r: MmaRead) -> object:
+            return (r.op, r.region.part())
+
         return tuple(
             (
-                tuple((op, r.part()) for op, r in g.bulk_open),
-                tuple(tuple((op, r.part()) for op, r in grp) for grp in g.bulk_fifo),
-                min(g.bulk_read, self.pending_cap),
+                g.bulk.snapshot(store, self.pending_cap),
                 tuple(f.op for f in g.cp_open),
                 tuple(tuple(f.op for f in grp) for grp in g.cp_fifo),
+                g.mma.snapshot(mma, 0),
             )
             for g in self.sets
         )
