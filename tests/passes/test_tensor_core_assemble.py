@@ -4,7 +4,8 @@ pipeline to PTX that nvJitLink assembles into a cubin and, where a `ptxas` is on
 ptxas assembles too (`ptxas -v` also says whether a wgmma was serialized).
 
 A descriptor is integer arithmetic, so its kernels assemble for every target; `wgmma` is
-sm_90a only (PTX: `wgmma` needs `sm_90a`)."""
+sm_90a only (PTX: `wgmma` needs `sm_90a`); `tcgen05.mma` and `tcgen05.commit` assemble for
+every tcgen05 target (sm_100a, sm_100f, sm_103a), kind::i8 for sm_100a alone."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from copy_dialect.instruction_descriptor import MMA_I8
 from copy_tools.universe import make_context
+from facts.target import TCGEN05
 from passes import backend
 from passes.pipeline import compile_module
 from tests.passes.test_thread_ops_assemble import ELF_MAGIC, TARGETS, kernels, valid_for
@@ -23,6 +26,8 @@ LIT_TESTS = {
     ROOT / "lit_tests" / "passes" / "descriptor-ptx.mlir": TARGETS,
     ROOT / "lit_tests" / "dialects" / "copy" / "descriptor.mlir": TARGETS,
     ROOT / "lit_tests" / "passes" / "wgmma-ptx.mlir": ("sm_90a",),
+    ROOT / "lit_tests" / "passes" / "tcgen05-mma-ptx.mlir": TCGEN05.targets,
+    ROOT / "lit_tests" / "passes" / "tcgen05-mma-i8-ptx.mlir": MMA_I8.targets,
 }
 
 CASES = [
