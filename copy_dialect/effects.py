@@ -12,6 +12,9 @@ operands asynchronously).
 "nv.mma"(%a, %b) {copy.effects = [#copy.effect<async_read 0 until wait_group>,
                                   #copy.effect<read 1>]}
     : (memref<64x64xf16, #copy.smem>, !llvm.ptr<3>) -> ()
+%d = llvm.inline_asm has_side_effects "wgmma.mma_async...", "..." %da, %db
+    {copy.effects = [#copy.effect<async_read 0 until wgmma_wait_group>,
+                     #copy.effect<async_read 1 until wgmma_wait_group>]} : (i64, i64) -> ...
 ```
 
 - `read N`, `write N`: the threads that reach the op read or write the SMEM operand N
@@ -19,6 +22,10 @@ operands asynchronously).
 - `async_read N until wait_group`: the op reads it after it returns, until its issuer's
   `copy.wait_group bulk` completes the bulk group it joins (as a TMA store: committed by
   `copy.commit_group bulk`, P2, P4, P7);
+- `async_read N until wgmma_wait_group`: the op reads it after it returns, until the
+  `nvvm.wgmma.wait.group.sync.aligned` of its warpgroup that retires the wgmma group it
+  joins (as `nvvm.wgmma.mma_async` reads through its descriptors: committed by
+  `nvvm.wgmma.commit.group.sync.aligned`; P1, P2, P4, P7);
 - `copy.effects = []`: the op does not access the memory its operands point into (it computes
   an address or a descriptor: its results are derived from the SMEM, as a view's).
 
@@ -54,12 +61,16 @@ class Until(StrEnum):
     NONE = ""
     WAIT_GROUP = "wait_group"
     """The issuer's `copy.wait_group bulk` that completes the bulk group the read joined."""
+    WGMMA_WAIT_GROUP = "wgmma_wait_group"
+    """The warpgroup's `nvvm.wgmma.wait.group.sync.aligned` that retires the wgmma group the
+    read joined."""
 
 
 @irdl_attr_definition
 class EffectAttr(ParametrizedAttribute):
     """One SMEM effect of an op on one of its operands: `#copy.effect<read 0>`,
-    `#copy.effect<write 1>`, `#copy.effect<async_read 0 until wait_group>`."""
+    `#copy.effect<write 1>`, `#copy.effect<async_read 0 until wait_group>`,
+    `#copy.effect<async_read 0 until wgmma_wait_group>`."""
 
     name = "copy.effect"
 
@@ -114,7 +125,9 @@ class EffectAttr(ParametrizedAttribute):
                 "an async_read needs the wait that ends it"
                 + (f", not '{self.until.data}'" if self.until.data else ""),
                 note=f"write #copy.effect<async_read {self.operand.data} until wait_group> "
-                "(the issuer's copy.wait_group bulk that completes the bulk group it joins)",
+                "(the issuer's copy.wait_group bulk that completes the bulk group it joins) or "
+                f"#copy.effect<async_read {self.operand.data} until wgmma_wait_group> (the "
+                "nvvm.wgmma.wait.group.sync.aligned that retires the wgmma group it joins)",
             )
         if self.kind.data != EffectKind.ASYNC_READ and self.until.data:
             # rule: FX1

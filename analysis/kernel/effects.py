@@ -17,7 +17,8 @@ from copy_dialect.errors import CopyVerifyException as Error
 
 SYNTAX = (
     "copy.effects = [#copy.effect<read N>, #copy.effect<write N>, "
-    "#copy.effect<async_read N until wait_group>] (N: the operand), or [] for none"
+    "#copy.effect<async_read N until wait_group>, "
+    "#copy.effect<async_read N until wgmma_wait_group>] (N: the operand), or [] for none"
 )
 
 
