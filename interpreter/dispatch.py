@@ -10,6 +10,7 @@ from interpreter import (  # noqa: F401  (they register their handlers)
     ops_copies,
     ops_im2col,
     ops_matrix,
+    ops_mma,
     ops_roles,
     ops_tensormap,
     ops_tmem,

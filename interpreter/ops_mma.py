@@ -1,0 +1,365 @@
+"""Tensor-core ops: `copy.matrix_descriptor` (the 64-bit SMEM matrix descriptor, the bits the
+lowering makes), the warpgroup MMA of sm_90a (`nvvm.wgmma.fence.aligned`, `.mma_async`,
+`.commit.group.sync.aligned`, `.wait.group.sync.aligned N`) and the LLVM struct ops that
+hold its accumulator (`llvm.mlir.zero`, `llvm.mlir.undef`, `llvm.extractvalue`,
+`llvm.insertvalue`).
+
+A struct is `Registers`: one row of fields per thread. `mma_async` is the warpgroup's: each
+warpgroup of the threads that reach it (all 128 threads of each, or P10) decodes its two
+descriptors from their bits alone (`interpreter.mma.operand_offsets`: a wrong descriptor
+reads the wrong bytes), and issues an asynchronous MMA that the scheduler completes like a
+copy in flight, in issue order per agent: at completion it reads A and B from SMEM as the
+bytes are then, and writes D into the result's registers (`interpreter.mma.mma`, the
+accumulator's fragment layout `accumulator_fragment`). Its SMEM read is logged at issue as
+the async proxy's (interpreter.races), until the `wait.group` that retires its group, so a
+thread store or a TMA load into those bytes that the retirement does not happen before is
+a race (P2, P3), and threads' writes it reads must be fenced (P4). Groups are per agent
+(the warpgroups of an agent run in lockstep): `commit` closes the open group, `wait N`
+waits until at most the newest N are pending and retires the rest (a clock component per
+agent, as the bulk groups').
+
+Reading the result of an mma (`llvm.extractvalue`, `llvm.insertvalue`) before the wait that
+retires it is reported (rule `wgmma`: its registers are undefined on the GPU until then),
+and the read gets what the registers hold (NaN where the MMA has not completed); passing
+it on as another mma_async's accumulator is not a use (the ISA orders accumulators of
+same-shape MMAs). An mma_async whose accumulator the threads wrote (zero, insertvalue)
+with no `wgmma.fence` since is reported under `wgmma` too. An MMA that no wait retires
+before the kernel returns is P7.
+
+A from registers (`wgmma.mma_async` with an A fragment) is not expressible in the op
+(upstream's `nvvm.wgmma.mma_async` takes two descriptors), so it is not modelled.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import llvm
+from xdsl.dialects.llvm import LLVMStructType
+from xdsl.ir import Operation
+
+from copy_dialect import ops as copy
+from interpreter import mma
+from interpreter.machine import Agent, Step, Transfer, Wait, describe_threads
+from interpreter.memory import SMEM_BYTES, SmemRef, units
+from interpreter.ops_std import check_index, handles, indices, set_result
+from interpreter.races import Access, Epoch, sees
+from interpreter.values import InterpretError, RuleBroken, lanes, register_dtype
+from passes.nvvm.matrix import MMALayout
+from passes.nvvm.wgmma import (
+    MMAIntOverflow,
+    WgmmaFenceAlignedOp,
+    WgmmaGroupSyncAlignedOp,
+    WgmmaMmaAsyncOp,
+    WGMMAScaleIn,
+    WGMMAScaleOut,
+    WgmmaWaitGroupSyncOp,
+)
+
+RULE = "wgmma"
+"""The rule id of the accumulator's misuses, which no catalogue rule covers."""
+
+
+# --- copy.matrix_descriptor ------------------------------------------------------------------
+
+
+@handles(copy.MatrixDescriptorOp)
+def matrix_descriptor(agent: Agent, op: copy.MatrixDescriptorOp, mask: np.ndarray) -> None:
+    ref = agent.get(op.smem)
+    if not isinstance(ref, SmemRef):
+        raise InterpretError(op, "a descriptor of this ref is not modelled by the interpreter")
+    idx = indices(agent, op, op.indices)
+    check_index(ref.shape[: len(idx)], idx, mask, op, "an SMEM buffer")
+    start = ref.offsets([*idx, *([0] * (len(ref.shape) - len(idx)))])
+    address = np.asarray(start, dtype=np.int64).astype(np.uint64)
+    value = np.uint64(op.descriptor.constant_bits) | (
+        (address & np.uint64(0x3FFFF)) >> np.uint64(4)
+    )
+    set_result(agent, op, np.asarray(value, dtype=np.uint64).view(np.int64))
+
+
+# --- registers -------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Issued:
+    """An mma_async in flight: its transfer and the group retirement that covers it."""
+
+    op: WgmmaMmaAsyncOp
+    epoch: Epoch
+    shape: tuple[int, int, int]
+    compute: Callable[[], None]
+    """Reads A and B from SMEM and writes D into the result's registers."""
+    transfer: Transfer | None = None
+
+
+@dataclass(eq=False)
+class Registers:
+    """An LLVM struct of scalars: one row of fields per thread of the CTA."""
+
+    values: np.ndarray
+    fence: int = -1
+    """The agent's count of wgmma.fence when threads wrote it (-1: an mma's result)."""
+    mma: Issued | None = None
+    """The mma_async that writes it (its result)."""
+    reported: bool = False
+
+
+@dataclass
+class Groups:
+    """An agent's wgmma groups: the MMAs of its open group, of each committed group, and
+    those issued and not complete (in issue order); the clock component whose time n says
+    the first n groups are retired; its wgmma.fence count."""
+
+    component: int
+    open: list[Issued] = field(default_factory=list)
+    committed: list[list[Issued]] = field(default_factory=list)
+    pending: list[Issued] = field(default_factory=list)
+    fences: int = 0
+
+
+GROUPS: weakref.WeakKeyDictionary[Agent, Groups] = weakref.WeakKeyDictionary()
+
+
+def groups_of(agent: Agent) -> Groups:
+    found = GROUPS.get(agent)
+    if found is None:
+        component = agent.cta.machine.clocks.new(f"wgmma groups of {agent.name}")
+        found = GROUPS[agent] = Groups(component)
+    return found
+
+
+def struct_fields(t: object, op: Operation) -> tuple[int, np.dtype]:
+    if not isinstance(t, LLVMStructType) or not t.types.data:
+        raise InterpretError(op, f"a value of type {t} is not modelled by the interpreter")
+    kinds = {register_dtype(x) for x in t.types.data}
+    if len(kinds) != 1:
+        raise InterpretError(op, f"a struct of mixed types {t} is not modelled by the interpreter")
+    return len(t.types.data), kinds.pop()
+
+
+@handles(llvm.ZeroOp, llvm.UndefOp)
+def zero(agent: Agent, op: Operation, mask: np.ndarray) -> None:
+    n, dtype = struct_fields(op.results[0].type, op)
+    values = np.zeros((agent.cta.threads, n), dtype)
+    agent.env[op.results[0]] = Registers(values, groups_of(agent).fences)
+
+
+def used(agent: Agent, op: Operation, regs: Registers) -> None:
+    """A thread reads `regs`: before the wait that retires the mma writing them, a
+    violation."""
+    if regs.mma is None or regs.reported or sees(agent.clock, regs.mma.epoch):
+        return
+    regs.reported = True
+    agent.cta.machine.report(
+        RULE, op,
+        "reads the accumulator of an nvvm.wgmma.mma_async before the "
+        "nvvm.wgmma.wait.group.sync.aligned that retires its group: its registers are "
+        "undefined until then (wait for the group first)",
+        agent.cta, regs.mma.op,
+    )  # fmt: skip
+
+
+def registers(agent: Agent, op: Operation, value: object) -> Registers:
+    regs = agent.get(value)  # type: ignore[arg-type]
+    if not isinstance(regs, Registers):
+        raise InterpretError(op, "a struct the interpreter has not computed")
+    return regs
+
+
+@handles(llvm.ExtractValueOp)
+def extract_value(agent: Agent, op: llvm.ExtractValueOp, mask: np.ndarray) -> None:
+    regs = registers(agent, op, op.container)
+    used(agent, op, regs)
+    (position,) = op.position.get_values()
+    set_result(agent, op, regs.values[:, position].copy())
+
+
+@handles(llvm.InsertValueOp)
+def insert_value(agent: Agent, op: llvm.InsertValueOp, mask: np.ndarray) -> None:
+    regs = registers(agent, op, op.container)
+    used(agent, op, regs)
+    (position,) = op.position.get_values()
+    values = regs.values.copy()
+    new = lanes(agent.get(op.value), agent.cta.threads)
+    values[mask, position] = new[mask]
+    agent.env[op.res] = Registers(values, groups_of(agent).fences)
+
+
+# --- the warpgroup ops -----------------------------------------------------------------------
+
+
+def warpgroups(agent: Agent, op: Operation, mask: np.ndarray) -> list[int]:
+    """The warpgroups that run `op`: each must reach it whole (P10 otherwise: the op is
+    .sync.aligned over the warpgroup's 128 threads)."""
+    threads = np.nonzero(mask)[0]
+    found = []
+    for g in np.unique(threads // mma.WARPGROUP):
+        lo = int(g) * mma.WARPGROUP
+        if lo + mma.WARPGROUP > agent.cta.threads or not mask[lo : lo + mma.WARPGROUP].all():
+            some = threads[threads // mma.WARPGROUP == g]
+            raise RuleBroken(
+                op, "P10",
+                f"is a warpgroup's op that all 128 threads of each warpgroup execute, and of "
+                f"warpgroup {int(g)} (threads {lo}-{lo + mma.WARPGROUP - 1}) only "
+                f"{describe_threads(some)} {'reaches' if some.size == 1 else 'reach'} it",
+            )  # fmt: skip
+        found.append(int(g))
+    return found
+
+
+@handles(WgmmaFenceAlignedOp)
+def fence(agent: Agent, op: WgmmaFenceAlignedOp, mask: np.ndarray) -> Step:
+    warpgroups(agent, op, mask)
+    yield None
+    groups_of(agent).fences += 1
+
+
+@handles(WgmmaGroupSyncAlignedOp)
+def commit(agent: Agent, op: WgmmaGroupSyncAlignedOp, mask: np.ndarray) -> Step:
+    warpgroups(agent, op, mask)
+    yield None
+    groups = groups_of(agent)
+    groups.committed.append(groups.open)
+    groups.open = []
+
+
+@handles(WgmmaWaitGroupSyncOp)
+def wait(agent: Agent, op: WgmmaWaitGroupSyncOp, mask: np.ndarray) -> Step:
+    warpgroups(agent, op, mask)
+    yield None
+    groups = groups_of(agent)
+    retired = max(0, len(groups.committed) - op.group.value.data)
+    waited = [m.transfer for group in groups.committed[:retired] for m in group if m.transfer]
+    if not all(t.done for t in waited):
+        yield Wait(
+            lambda: all(t.done for t in waited),
+            lambda: f"{len([t for t in waited if not t.done])} wgmma.mma_async to complete",
+            op,
+        )
+    if agent.clock.get(groups.component, 0) < retired:
+        agent.clock[groups.component] = retired
+
+
+def descriptor(agent: Agent, op: Operation, value: object, group: int) -> int:
+    """The descriptor warpgroup `group` gives (the same in its 128 threads)."""
+    v = agent.get(value)  # type: ignore[arg-type]
+    if isinstance(v, np.ndarray) and v.ndim:
+        mine = v[group * mma.WARPGROUP : (group + 1) * mma.WARPGROUP]
+        if not np.all(mine == mine[0]):
+            raise InterpretError(
+                op, f"expected one descriptor in all threads of warpgroup {group}, got "
+                f"{sorted({int(x) & (2**64 - 1) for x in mine})[:4]} (hex: the GPU's is undefined)",
+            )  # fmt: skip
+        v = mine[0]
+    return int(v) & (2**64 - 1)
+
+
+def operand(
+    agent: Agent, op: WgmmaMmaAsyncOp, which: str, rows: int, k: int, group: int
+) -> tuple[np.ndarray, str]:
+    """The SMEM address of each element of operand A (rows 64) or B (rows N) of
+    warpgroup `group`, and its type."""
+    kind = (op.typeA if which == "A" else op.typeB).data.value
+    layout = (op.layoutA if which == "A" else op.layoutB).data
+    k_major = layout == (MMALayout.ROW if which == "A" else MMALayout.COL)
+    value = op.descriptorA if which == "A" else op.descriptorB
+    desc = descriptor(agent, op, value, group)
+    try:
+        offsets = mma.operand_offsets(desc, k_major, rows, k, mma.ELEMENT_BITS[kind])
+    except (mma.DecodeError, KeyError) as e:
+        raise InterpretError(op, f"operand {which}: {e}") from None
+    size = mma.ELEMENT_BITS[kind] // 8
+    if offsets.min() < 0 or offsets.max() + size > SMEM_BYTES:
+        raise RuleBroken(
+            op, "bounds",
+            f"operand {which}'s descriptor {desc:#018x} reaches SMEM byte "
+            f"{int(offsets.max())}, outside the CTA's {SMEM_BYTES}",
+        )  # fmt: skip
+    return offsets, kind
+
+
+@handles(WgmmaMmaAsyncOp)
+def mma_async(agent: Agent, op: WgmmaMmaAsyncOp, mask: np.ndarray) -> Step:
+    found = warpgroups(agent, op, mask)
+    yield None
+    machine, groups = agent.cta.machine, groups_of(agent)
+    shape = op.shape.mnk
+    m, n, k = shape
+    acc = registers(agent, op, op.inouts)
+    check_accumulator(agent, op, acc, groups, shape)
+    reads = {g: (operand(agent, op, "A", m, k, g), operand(agent, op, "B", n, k, g)) for g in found}
+    epoch = (groups.component, len(groups.committed) + 1)
+    touched = np.concatenate(
+        [units(o, mma.ELEMENT_BITS[kind] // 8, 16) for pair in reads.values() for o, kind in pair]
+    )
+    access = Access(
+        False, True, np.unique(touched), None, epoch, agent, None, op,
+        "the wgmma.mma_async reads (through its descriptors)", unit=16,
+    )  # fmt: skip
+    machine.races(agent.cta.smem.log.check(access, agent.clock), agent.cta)
+    dtype = register_dtype(op.res.type.types.data[0])
+    out = Registers(np.full((agent.cta.threads, n // 2), np.nan if dtype.kind == "f" else 0, dtype))
+    scale_d = op.scaleD.data == WGMMAScaleOut.ONE
+    signs = [-1 if s.data == WGMMAScaleIn.NEG else 1 for s in (op.scaleA, op.scaleB)]
+    integer = op.typeD.data.value == "s32"
+    satfinite = op.satfinite is not None and op.satfinite.data == MMAIntOverflow.SATFINITE
+    rows, cols = mma.accumulator_fragment(n)
+    smem = agent.cta.smem.bytes
+
+    def compute() -> None:
+        for g, ((oa, ka), (ob, kb)) in reads.items():
+            a = mma.read_operand(smem, oa, ka) * signs[0]
+            b = mma.read_operand(smem, ob, kb) * signs[1]
+            threads = slice(g * mma.WARPGROUP, (g + 1) * mma.WARPGROUP)
+            d = None
+            if scale_d:
+                d = np.zeros((m, n), dtype)
+                d[rows, cols] = acc.values[threads]
+            result = mma.mma(a, b, d, integer, satfinite)
+            out.values[threads] = result[rows, cols]
+
+    item = Issued(op, epoch, shape, compute)
+    item.transfer = Transfer(op, agent.cta, lambda: complete(agent, item), {agent.cta: epoch})
+    out.mma = item
+    machine.issue(item.transfer)
+    groups.open.append(item)
+    groups.pending.append(item)
+    agent.env[op.res] = out
+
+
+def complete(agent: Agent, item: Issued) -> None:
+    """The scheduler completes `item`: the agent's earlier MMAs complete first, in issue
+    order (an accumulator chain reads its predecessor's result)."""
+    groups, machine = groups_of(agent), agent.cta.machine
+    while groups.pending:
+        first = groups.pending.pop(0)
+        if first is not item:
+            assert first.transfer is not None
+            first.transfer.done = True
+            machine.in_flight.remove(first.transfer)
+        first.compute()
+        if first is item:
+            return
+
+
+def check_accumulator(
+    agent: Agent, op: WgmmaMmaAsyncOp, acc: Registers, groups: Groups, shape: tuple
+) -> None:
+    """The accumulator an mma_async takes: another same-shape MMA's result (ordered by the
+    hardware), or registers the threads wrote before a wgmma.fence."""
+    if acc.mma is not None:
+        if acc.mma.shape != shape and not sees(agent.clock, acc.mma.epoch):
+            used(agent, op, acc)
+        return
+    if acc.fence >= groups.fences:
+        agent.cta.machine.report(
+            RULE, op,
+            "takes accumulator registers the threads wrote with no nvvm.wgmma.fence.aligned "
+            "since: the MMA may read them before the writes (put the fence after the last "
+            "write and before the first mma_async)",
+            agent.cta,
+        )  # fmt: skip
