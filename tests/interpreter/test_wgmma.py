@@ -172,20 +172,23 @@ def struct(n: int, element: str) -> str:
     return f"!llvm.struct<({', '.join([element] * (n // 2))})>"
 
 
-def operand_fill(name: str, arg: str, shape: tuple[int, ...], smem: str, element: str) -> str:
+def operand_fill(
+    name: str, arg: str, shape: tuple[int, ...], smem: str, element: str, c: str = "%c"
+) -> str:
     """Every thread copies rows tid, tid + threads.. of GMEM `arg` (the buffer flattened to
-    rows x cols) into SMEM `name`, element by element."""
+    rows x cols) into SMEM `name`, element by element (`c`: the prefix of the index
+    constants it uses, `%nthreads` the block's threads)."""
     rows, cols = int(np.prod(shape[:-1])), shape[-1]
     lines = [
-        f"    scf.for %{name}r = %tid to %c{rows} step %nthreads {{",
-        f"      scf.for %{name}j = %c0 to %c{cols} step %c1 {{",
+        f"    scf.for %{name}r = %tid to {c}{rows} step %nthreads {{",
+        f"      scf.for %{name}j = {c}0 to {c}{cols} step {c}1 {{",
         f"        %{name}x = memref.load %{arg}[%{name}r, %{name}j] "
         f": memref<{rows}x{cols}x{element}>",
     ]
     idx, rest = [], f"%{name}r"
     for d, n in enumerate(reversed(shape[:-1])):
-        lines.append(f"        %{name}i{d} = arith.remui {rest}, %c{n} : index")
-        lines.append(f"        %{name}q{d} = arith.divui {rest}, %c{n} : index")
+        lines.append(f"        %{name}i{d} = arith.remui {rest}, {c}{n} : index")
+        lines.append(f"        %{name}q{d} = arith.divui {rest}, {c}{n} : index")
         idx.insert(0, f"%{name}i{d}")
         rest = f"%{name}q{d}"
     lines += [
@@ -442,3 +445,191 @@ def test_mma_is_bit_exact_with_the_model(case):
     ga, gb, acc, _ = arrays(case)
     want = model(case, ga, gb, acc, 1)
     assert np.array_equal(result.arrays[3].view(np.uint8), want.view(np.uint8)), case
+
+
+# --- what a run reports ------------------------------------------------------------------------
+
+BASE = Case()
+"""f16, m64n64k16 over a 128B-swizzled K-major slot: 4 K steps."""
+SA = "memref<2x64x64xf16, #copy.smem<swizzle = 128>>"
+S = struct(64, "f32")
+
+
+def one_step(middle: str = "", after: str = "", fence: bool = True) -> str:
+    """The first K step only: fence, mma, commit, `middle`, wait 0, `after`."""
+    mma = (
+        f"    %r = nvvm.wgmma.mma_async %da, %db, %s32, <m = 64, n = 64, k = 16>, "
+        f"D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>] : {S} -> {S}"
+    )
+    return (
+        ("    nvvm.wgmma.fence.aligned\n" if fence else "")
+        + mma
+        + "\n    nvvm.wgmma.commit.group.sync.aligned\n"
+        + middle
+        + "    nvvm.wgmma.wait.group.sync.aligned 0\n"
+        + after
+    )
+
+
+def first_step_model(case: Case = BASE, slot: int = 1, shift: int = 0) -> np.ndarray:
+    """The registers after the first K step (A's K columns from `shift`)."""
+    ga, gb, acc, _ = arrays(case)
+    a = logical(case, "A", ga, slot)[:, shift : shift + 16]
+    b = logical(case, "B", gb, slot)[:, :16]
+    d = np.zeros((64, 64), np.float32)
+    rows, cols = mma.accumulator_fragment(64)
+    d[rows, cols] = acc
+    for k in range(16):
+        d = (d + a[:, k, None] * b[None, :, k]).astype(np.float32)
+    return d[rows, cols]
+
+
+def test_a_descriptor_one_unit_off_reads_the_shifted_columns():
+    """%da + 1 starts 16 bytes into each row: the GPU reads A's columns 8..23."""
+    text = kernel(BASE, one_step()).replace(
+        "%r = nvvm.wgmma.mma_async %da,",
+        "%c1_i64 = arith.constant 1 : i64\n    %off = arith.addi %da, %c1_i64 : i64\n"
+        "    %r = nvvm.wgmma.mma_async %off,",
+    )
+    result = run(BASE, text)
+    assert result.violations == []
+    assert np.array_equal(result.arrays[3], first_step_model(shift=8))
+    assert not np.array_equal(result.arrays[3], first_step_model())
+
+
+@pytest.mark.parametrize("schedule", ["random", "round_robin", "adversarial"])
+def test_the_kernels_run_clean_under_every_schedule(schedule):
+    for seed in range(3):
+        result = run(Case(n=64, swizzle=64, warpgroups=2), schedule=schedule, seed=seed)
+        assert result.violations == [], [str(v) for v in result.violations]
+
+
+def test_a_slot_rewritten_before_the_wait_races_and_reads_the_new_data():
+    store = (
+        "    %row = arith.remui %tid, %c64 : index\n"
+        "    %h = arith.constant 2.0 : f16\n"
+        f"    memref.store %h, %sa[%aslot, %row, %c0] : {SA}\n"
+    )
+    result = run(BASE, kernel(BASE, one_step(middle=store)), schedule="adversarial")
+    races = [v for v in result.violations if v.rule == "P2"]
+    assert races, [str(v) for v in result.violations]
+    assert races[0].op.name == "memref.store"
+    assert races[0].other is not None
+    assert races[0].other.name == "nvvm.wgmma.mma_async"
+    assert "wgmma.mma_async reads" in races[0].message
+    # the MMA completes at the wait, after the store: the GPU could read either
+    assert not np.array_equal(result.arrays[3], first_step_model())
+    fixed = run(BASE, kernel(BASE, one_step(after=store)), schedule="adversarial")
+    assert fixed.violations == []
+    assert np.array_equal(fixed.arrays[3], first_step_model())
+
+
+def test_a_tma_load_into_the_slot_before_the_wait_races():
+    load = (
+        "    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>\n"
+        f"    copy.async_copy %ga[%c0, %c0] to %sa[%aslot] barrier %bar[%c0] : "
+        f"memref<128x64xf16> to {SA}, !copy.barrier<1>\n"
+    )
+    waited = (
+        "    %false = arith.constant false\n"
+        "    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>\n"
+    )
+    result = run(BASE, kernel(BASE, one_step(middle=load, after=waited)))
+    races = [v for v in result.violations if v.rule == "P3"]
+    assert races, [str(v) for v in result.violations]
+    assert races[0].op.name == "copy.async_copy"
+    assert races[0].other is not None
+    assert races[0].other.name == "nvvm.wgmma.mma_async"
+
+
+def test_threads_writes_need_the_async_fence():
+    text = kernel(BASE).replace("    copy.fence_async_shared\n", "    gpu.barrier\n")
+    result = run(BASE, text)
+    assert {v.rule for v in result.violations} == {"P4"}
+    assert result.violations[0].op.name == "nvvm.wgmma.mma_async"
+
+
+def test_the_accumulator_before_its_wait_is_reported():
+    early = f"    %early = llvm.extractvalue %r[0] : {S}\n"
+    result = run(BASE, kernel(BASE, one_step(middle=early)), schedule="adversarial")
+    assert [v.rule for v in result.violations] == ["wgmma"]
+    v = result.violations[0]
+    assert v.op.name == "llvm.extractvalue"
+    assert "before the nvvm.wgmma.wait" in v.message
+    # in the pipelined loop (wait 1) the accumulator only passes between MMAs: no report
+    assert run(BASE).violations == []
+
+
+def test_registers_written_after_the_fence_are_reported():
+    text = kernel(BASE, one_step()).replace(
+        "    nvvm.wgmma.fence.aligned\n", ""
+    )  # the accumulator's insertvalues, then no fence
+    result = run(BASE, text)
+    assert [v.rule for v in result.violations] == ["wgmma"]
+    assert "no nvvm.wgmma.fence.aligned" in result.violations[0].message
+
+
+def test_an_mma_never_waited_for_is_in_flight_at_return():
+    text = kernel(BASE, one_step().replace("    nvvm.wgmma.wait.group.sync.aligned 0\n", ""))
+    text = text.replace(
+        f"    %e0 = llvm.extractvalue %r[0] : {S}", f"    %e0 = llvm.extractvalue %s1[0] : {S}"
+    )
+    result = run(BASE, text)
+    assert "P7" in {v.rule for v in result.violations}, [str(v) for v in result.violations]
+
+
+def test_a_warpgroup_that_partly_reaches_the_mma_stops():
+    step = (
+        one_step()
+        .replace(
+            "    %r = nvvm.wgmma.mma_async",
+            "    %low = arith.cmpi ult, %tid, %c64 : index\n"
+            f"    %r = scf.if %low -> ({S}) {{\n    %q = nvvm.wgmma.mma_async",
+        )
+        .replace(
+            "    nvvm.wgmma.commit.group",
+            f"    scf.yield %q : {S}\n    }} else {{\n    scf.yield %s32 : {S}\n    }}\n"
+            "    nvvm.wgmma.commit.group",
+        )
+    )
+    result = run(BASE, kernel(BASE, step))
+    assert [v.rule for v in result.violations] == ["P10"]
+    assert (
+        "of warpgroup 0 (threads 0-127) only threads 0-63 reach it" in result.violations[0].message
+    )
+
+
+def test_the_lit_kernel_runs_on_loaded_slots():
+    """lit_tests/passes/wgmma-ptx.mlir (two m64n128k16 steps along K on slot %slot of A and
+    B, the second through descriptors + 2), its slots filled from GMEM first."""
+    text = (ROOT / "lit_tests/passes/wgmma-ptx.mlir").read_text()
+    sa = "memref<2x64x64xf16, #copy.smem<swizzle = 128>>"
+    sb = "memref<2x128x64xf16, #copy.smem<swizzle = 128>>"
+    fill = "\n".join(
+        [
+            "    %nthreads = arith.constant 128 : index",
+            *(f"    %f{c} = arith.constant {c} : index" for c in (0, 1, 2, 64, 128, 256)),
+            operand_fill("a", "ga", (2, 64, 64), sa, "f16", "%f"),
+            operand_fill("b", "gb", (2, 128, 64), sb, "f16", "%f"),
+            "    copy.fence_async_shared",
+        ]
+    )
+    params = "%out: memref<128x64xf32>, %slot: index"
+    text = text.replace(params, f"{params}, %ga: memref<128x64xf16>, %gb: memref<256x64xf16>")
+    text = text.replace(
+        "    %da = copy.matrix_descriptor", fill + "\n    %da = copy.matrix_descriptor"
+    )
+    module = Parser(make_context(), text).parse_module()
+    case = Case(n=128)
+    ga, gb, _, _ = arrays(case)
+    result = interpreter.run(module, np.zeros((128, 64), np.float32), 1, ga, gb)
+    assert result.violations == [], [str(v) for v in result.violations]
+    a, b = logical(case, "A", ga, 1)[:, :32], logical(case, "B", gb, 1)[:, :32]
+    d = np.zeros((64, 128), np.float32)
+    for k in range(32):
+        d = (d + a[:, k, None] * b[None, :, k]).astype(np.float32)
+    rows, cols = mma.accumulator_fragment(128)
+    want = np.zeros((128, 64), np.float32)
+    want[:, 0], want[:, 63] = d[rows[:, 0], cols[:, 0]], d[rows[:, 63], cols[:, 63]]
+    assert np.array_equal(result.arrays[0], want)
+    assert np.abs(want).max() > 1
