@@ -167,11 +167,11 @@ class MmaInstructionDescriptorOp(IRDLOperation):
     saturate and sparse flags; the module docstring gives the bit layout.
 
     ```mlir
+    %d = copy.tmem_alloc : memref<128x256xf32, #copy.tmem>
     %idesc = copy.mma_instruction_descriptor kind f16 m 128 n 256 a bf16 b bf16 d f32 : i32
-    nvvm.tcgen05.mma %d, %adesc, %bdesc, %idesc, %acc
-      {kind = #nvvm.tcgen05_mma_kind<f16>, ctaGroup = #nvvm.cta_group<cta_1>}
-      : (!llvm.ptr<6>, i64, i64, i32, i1)
     ```
+
+    `nvvm.tcgen05.mma %d, %adesc, %bdesc, %idesc, %enable_input_d {kind = ...}` reads it.
     """
 
     name = "copy.mma_instruction_descriptor"
