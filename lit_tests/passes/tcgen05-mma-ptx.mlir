@@ -119,3 +119,84 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     func.return
   }
 }
+
+// -----
+
+// cta_group::2: an M = 256 MMA over the CTA pair of a 2x1x1 cluster, at the nvvm level for
+// TMEM (copy.tmem_alloc allocates for one CTA, and ptxas rejects a kernel that mixes
+// cta_group::1 and ::2): warp 0 of each CTA allocates 128 columns for the pair, thread 0 of
+// each CTA initializes its mbarrier, the cluster syncs, thread 0 of CTA 0 issues the MMA and
+// commits it to the mbarriers of both CTAs (multicast mask 0b11), each warp reads its 32
+// lanes of its CTA's half of D, the pair deallocates after a cluster sync.
+// The instruction descriptor: D f32, N 128 (16 << 17), M 256 (16 << 24).
+// CHECK: .entry mma_pair(
+// CHECK: .reqnctapercluster 2, 1, 1
+// CHECK: tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32
+// CHECK: tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;
+// CHECK: mov.b32 [[IDESC:%r[0-9]+]], 270532624;
+// CHECK: tcgen05.mma.cta_group::2.kind::f16.collector::a::discard [%r{{[0-9]+}}], %rd{{[0-9]+}}, %rd{{[0-9]+}}, [[IDESC]], %p{{[0-9]+}};
+// CHECK: tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%rd{{[0-9]+}}], %rs{{[0-9]+}};
+// CHECK: tcgen05.ld.sync.aligned.32x32b.x4.b32
+// CHECK: tcgen05.dealloc.cta_group::2.sync.aligned.b32
+// CHECK-NOT: .extern .func
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @mma_pair(%out: memref<128x4xi32>, %slot: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %c16_i32 = arith.constant 16 : i32
+    %c32_i32 = arith.constant 32 : i32
+    %ncols = arith.constant 128 : i32
+    %ticks = arith.constant 1000000 : i32
+    %both = arith.constant 3 : i16
+    %a = copy.alloc_smem : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+    %b = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
+    %addr = copy.alloc_smem : memref<1xi32, #copy.smem>
+    %word = copy.alloc_smem : memref<1xi64, #copy.smem>
+    %slot_ptr = builtin.unrealized_conversion_cast %addr : memref<1xi32, #copy.smem> to !llvm.ptr<3>
+    %bar = builtin.unrealized_conversion_cast %word : memref<1xi64, #copy.smem> to !llvm.ptr<3>
+    %da = copy.matrix_descriptor %a[%slot] major k tcgen05 : memref<2x128x64xf16, #copy.smem<swizzle = 128>> -> i64
+    %db = copy.matrix_descriptor %b[%slot] major k tcgen05 : memref<2x64x64xf16, #copy.smem<swizzle = 128>> -> i64
+    %idesc = copy.mma_instruction_descriptor kind f16 m 256 n 128 a f16 b f16 d f32 cta_group 2 : i32
+    %warp = arith.divui %tid, %c32 : index
+    %warp0 = arith.cmpi eq, %warp, %c0 : index
+    %leader = arith.cmpi eq, %tid, %c0 : index
+    scf.if %warp0 {
+      nvvm.tcgen05.alloc %slot_ptr, %ncols {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i32
+      nvvm.tcgen05.relinquish_alloc_permit {group = #nvvm.cta_group<cta_2>}
+    }
+    scf.if %leader {
+      nvvm.mbarrier.init.shared %bar, %c1_i32 : !llvm.ptr<3>, i32
+      nvvm.fence.mbarrier.init
+    }
+    copy.cluster_sync
+    %taddr = memref.load %addr[%c0] : memref<1xi32, #copy.smem>
+    %d = llvm.inttoptr %taddr : i32 to !llvm.ptr<6>
+    %rank = nvvm.read.ptx.sreg.cluster.ctarank : i32
+    %first = arith.cmpi eq, %rank, %c0_i32 : i32
+    %issuer = arith.andi %first, %leader : i1
+    scf.if %issuer {
+      %false = arith.constant false
+      nvvm.tcgen05.mma %d, %da, %db, %idesc, %false {kind = #nvvm.tcgen05_mma_kind<f16>, ctaGroup = #nvvm.cta_group<cta_2>} : (!llvm.ptr<6>, i64, i64, i32, i1)
+      nvvm.tcgen05.commit %bar, multicast_mask = %both {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i16
+    }
+    nvvm.mbarrier.try_wait.parity.shared %bar, %c0_i32, %ticks : !llvm.ptr<3>, i32, i32
+    llvm.inline_asm has_side_effects "tcgen05.fence::after_thread_sync;", "" : () -> ()
+    // Warp w reads TMEM lanes 32 w .. 32 w + 31 of its CTA's half of D (lane in bits 16-31).
+    %w32 = arith.index_cast %warp : index to i32
+    %lane0 = arith.muli %w32, %c32_i32 : i32
+    %lane = arith.shli %lane0, %c16_i32 : i32
+    %waddr = arith.addi %taddr, %lane : i32
+    %wd = llvm.inttoptr %waddr : i32 to !llvm.ptr<6>
+    %v = nvvm.tcgen05.ld %wd {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<4xi32>
+    nvvm.tcgen05.wait <load>
+    vector.store %v, %out[%tid, %c0] : memref<128x4xi32>, vector<4xi32>
+    copy.cluster_sync
+    scf.if %warp0 {
+      nvvm.tcgen05.dealloc %d, %ncols {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<6>, i32
+    }
+    func.return
+  }
+}
