@@ -1,5 +1,5 @@
 """The async copies as they are issued: what each writes or reads of SMEM (checked against
-what may still touch it, `smem`, and the tensor-core reads not yet retired, `mma`), the
+what may still touch it, `smem`, tensor-core reads included), the
 barrier phase it completes on (`mbarriers`) or the group it joins (`groups`), and the record
 of its write that readers must wait for; and the tensor-core reads through descriptors as
 they are issued."""
@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from xdsl.ir import Operation
 
-from analysis.protocol import mma
 from analysis.protocol.clocks import Clock, End, HappensBefore, join
-from analysis.protocol.groups import Groups, GroupSets, MmaRead
+from analysis.protocol.groups import Groups, MmaRead
 from analysis.protocol.mbarriers import Mbarriers
 from analysis.protocol.records import Fill, Key, Region
 from analysis.protocol.smem import SharedMemory
@@ -21,19 +20,6 @@ class AsyncCopies:
         self.hb = hb
         self.smem = smem
         self.barriers = barriers
-        self.group_sets: GroupSets = smem.group_sets
-
-    def unread(self, op: Operation, region: Region, writer: str, issuers: tuple[int, ...]) -> None:
-        """`writer` (`op`) is about to write `region`: no tensor-core read of it may still go
-        on (P2, `mma.hazard`)."""
-        if not (self.group_sets.mma_in_flight() or self.smem.reads_done):
-            return
-        found = mma.hazard(
-            self.hb, self.barriers.releases, self.group_sets, self.smem.reads_done,
-            op, region, writer, issuers,
-        )  # fmt: skip
-        if found is not None:
-            self.smem.report(found)
 
     def tma_load(
         self,
@@ -50,7 +36,6 @@ class AsyncCopies:
         leaves them to an arrive_expect_tx); returns what completes it (the phase its
         barrier closes)."""
         smem, barriers = self.smem, self.barriers
-        self.unread(op, region, "the TMA load", (issuer,))
         smem.refill(op, region, "the TMA load", (issuer,))
         self.hb.stamp(issuer)
         if arrivals:
@@ -88,7 +73,6 @@ class AsyncCopies:
         if not (ours or b.unknown or phase) and smem.read_before_first_fill(first, issuers):
             return
         if not ours:
-            self.unread(op, region, writer, issuers)
             smem.refill(op, region, writer, issuers, remote=remote)
         self.hb.stamps(issuers)
         if not b.unknown:
@@ -103,7 +87,6 @@ class AsyncCopies:
     def cp_async(
         self, op: Operation, region: Region, groups: Groups, issuers: tuple[int, ...]
     ) -> None:
-        self.unread(op, region, "the cp.async copy", issuers)
         self.smem.refill(op, region, "the cp.async copy", issuers)
         self.hb.stamps(issuers)
         groups.cp_open.append(Fill(op, region, None, 0, None))
@@ -124,7 +107,6 @@ class AsyncCopies:
         the copy: a reader must observe that phase, as for a TMA load. (The arrivals are
         counted when the copy is issued: the phase cannot complete before them.)"""
         smem, barriers = self.smem, self.barriers
-        self.unread(op, region, "the cp.async copy", issuers)
         smem.refill(op, region, "the cp.async copy", issuers)
         barriers.tracked.add(op)
         b = barriers.table[key]

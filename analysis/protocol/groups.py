@@ -182,16 +182,12 @@ class GroupSets:
         ]
 
     def stores_in_flight(self) -> list[tuple[Operation, Region, End | None]]:
-        """The TMA stores of every issuer that may still read SMEM, and their sources, then
-        the tensor-core reads no wgmma wait has retired."""
+        """The TMA stores of every issuer that may still read SMEM, and their sources."""
         return [
-            *(
-                (store, source, None)
-                for g in self.sets
-                if g.bulk.open or g.bulk.fifo
-                for store, source in g.bulk.in_flight()
-            ),
-            *((r.op, r.region, None) for r in self.mma_in_flight()),
+            (store, source, None)
+            for g in self.sets
+            if g.bulk.open or g.bulk.fifo
+            for store, source in g.bulk.in_flight()
         ]
 
     def mma_in_flight(self) -> list[MmaRead]:

@@ -4,9 +4,9 @@ the slots its descriptors point into from its issue until the
 `nvvm.wgmma.wait.group.sync.aligned` that retires its group (`groups.ReadGroups`, the
 wgmma kind). An async copy or a DSMEM write into such a slot before that is P2, reported at
 the hand-off that let the writer go (the reader's `copy.barrier_arrive`, when the writer is
-ordered after it) or else at the write; a role or a kernel that ends with such a read is P7.
-The threads' own stores into a slot under a wgmma read are checked by `smem` as it checks a
-TMA store's pending read."""
+ordered after it) or else at the write (an async copy, a DSMEM write, threads' stores:
+`smem.SharedMemory.refill` asks `hazard` first); a role or a kernel that ends with such a
+read is P7."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from analysis.protocol.findings import ProtocolFinding, Related, error, warning
 from analysis.protocol.groups import Groups, GroupSets, MmaRead, RetiredRead
 from analysis.protocol.mbarriers import Releases
 from analysis.protocol.records import Region, Release, StoreRead, describe_key
-from analysis.protocol.smem import role_of
 from copy_dialect.effects import op_name
+from copy_dialect.roles import enclosing_role
 
 WAIT = "nvvm.wgmma.wait.group.sync.aligned"
 COMMIT = "nvvm.wgmma.commit.group.sync.aligned"
@@ -44,6 +44,8 @@ def hazard(
     """`writer` (`op`, by the classes `issuers`) is about to write `region`: the finding if
     a tensor-core read of it may still go on (not retired, or retired at a wait the writer
     is not ordered after)."""
+    if not reads_done and not any(g.mma.open or g.mma.fifo for g in group_sets.sets):
+        return None
     found: list[tuple[MmaRead | RetiredRead, str]] = []
     for r in group_sets.mma_in_flight():
         overlap = region.overlap(r.region)
@@ -81,7 +83,7 @@ def hazard(
             f"after that wait: let that role arrive on a barrier after its {WAIT} (a "
             "consumer-release barrier) and wait on it before the write"
         )
-    elif hb.concurrent and role_of(read.op) is not role_of(op):
+    elif hb.concurrent and enclosing_role(read.op) != enclosing_role(op):
         fix = (
             f"the read is another role's: in that role, {retire} before the copy.barrier_arrive "
             "that releases the slot, and wait on that barrier before the write"

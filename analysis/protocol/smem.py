@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from xdsl.ir import Operation
 
+from analysis.protocol import mma
 from analysis.protocol.clocks import Clock, End, HappensBefore, Stamp, common, known_to
 from analysis.protocol.findings import ProtocolFinding, Related, Report, error, warning
 from analysis.protocol.groups import GroupSets
@@ -258,6 +259,13 @@ class SharedMemory:
     def _in_flight_reads(
         self, op: Operation, region: Region, writer: str, issuers: tuple[int, ...]
     ) -> None:
+        tensor_core = mma.hazard(
+            self.hb, self.barriers.releases, self.group_sets, self.reads_done,
+            op, region, writer, issuers,
+        )  # fmt: skip
+        if tensor_core is not None:
+            self.report(tensor_core)
+            return
         pending = self.group_sets.stores_in_flight()
         if self.reads_done:
             pending += [
