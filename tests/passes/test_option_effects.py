@@ -44,6 +44,7 @@ TMA_LOAD = "barrier %bar[%c0] : memref<4096x4096xf32> to"
 TMA_STORE = "%tile to %y[%c0, %c0] :"
 PREFETCH = "{box = array<i64: 64, 64>}"
 IM2COL_LOAD = "upper = array<i64: -1, -1>}"
+IDESC = "kind f8f6f4 m 128 n 128 a f8E4M3FN b f8E4M3FN d f32 :"
 TMEM_LOAD = "shape shape_32x32b num 4 : memref"
 TMEM_LOAD_4 = (
     "%w = copy.tmem_load %acc[%col] shape shape_32x32b num 4 : memref<128x128xf32, "
@@ -345,6 +346,39 @@ OPTIONS = [
     Option("copy.matrix_descriptor", "tcgen05", "descriptor", "major k :", "major k tcgen05 :",
            why="the sm_100a form: version bits 46-48 and the layout at 61-63 (128B: 2 << 61 "
            "instead of 1 << 62)"),
+    # tcgen05.mma instruction descriptors
+    Option("copy.mma_instruction_descriptor", "kind", "instruction_descriptor", IDESC,
+           "kind f16 m 128 n 128 a f16 b f16 d f32 :", NONE,
+           "the kind is the MMA's (.kind::f16), no field of the descriptor: it says how the A/B "
+           "format bits read (f16 and e4m3 are both 0) and which types verify"),
+    Option("copy.mma_instruction_descriptor", "m", "instruction_descriptor", "m 128", "m 64",
+           why="M >> 4 in bits 24-28"),
+    Option("copy.mma_instruction_descriptor", "n", "instruction_descriptor", "n 128", "n 256",
+           why="N >> 3 in bits 17-22"),
+    Option("copy.mma_instruction_descriptor", "a", "instruction_descriptor", "a f8E4M3FN",
+           "a f8E5M2", why="A's format in bits 7-9 (e5m2: 1)"),
+    Option("copy.mma_instruction_descriptor", "b", "instruction_descriptor", "b f8E4M3FN",
+           "b f6E2M3FN", why="B's format in bits 10-12 (e2m3: 3)"),
+    Option("copy.mma_instruction_descriptor", "d", "instruction_descriptor", "d f32", "d f16",
+           why="D's format in bits 4-5 (f16 0, f32 1)"),
+    Option("copy.mma_instruction_descriptor", "cta_group", "instruction_descriptor", "d f32 :",
+           "d f32 cta_group 2 :", NONE,
+           "the CTA group is the MMA's (.cta_group::2), no field of the descriptor: it decides "
+           "which M and N verify (M 256 over a pair is encoded as M)"),
+    Option("copy.mma_instruction_descriptor", "a_major", "instruction_descriptor", "d f32 :",
+           "d f32 a_major mn :", why="A MN-major: bit 15"),
+    Option("copy.mma_instruction_descriptor", "b_major", "instruction_descriptor", "d f32 :",
+           "d f32 b_major mn :", why="B MN-major: bit 16"),
+    Option("copy.mma_instruction_descriptor", "negate_a", "instruction_descriptor", "d f32 :",
+           "d f32 negate_a :", why="negate A: bit 13"),
+    Option("copy.mma_instruction_descriptor", "negate_b", "instruction_descriptor", "d f32 :",
+           "d f32 negate_b :", why="negate B: bit 14"),
+    Option("copy.mma_instruction_descriptor", "saturate", "instruction_descriptor", IDESC,
+           "kind i8 m 128 n 128 a si8 b si8 d i32 saturate :",
+           why="saturate (kind i8): bit 3",
+           default="kind i8 m 128 n 128 a si8 b si8 d i32 :"),
+    Option("copy.mma_instruction_descriptor", "sparse", "instruction_descriptor", "d f32 :",
+           "d f32 sparse :", why="sparse (tcgen05.mma.sp): bit 2"),
     # assumptions
     Option("copy.assume", "lower", "tma", "%n ge 1 :", "%n ge 2 :", NONE,
            "a fact the verifier and the analysis use; without --debug-guards it lowers to nothing "
