@@ -189,6 +189,32 @@ def insert_value(agent: Agent, op: llvm.InsertValueOp, mask: np.ndarray) -> None
     agent.env[op.res] = Registers(values, groups_of(agent).fences)
 
 
+@handles(llvm.InlineAsmOp)
+def inline_asm(agent: Agent, op: llvm.InlineAsmOp, mask: np.ndarray) -> None:
+    """An empty asm whose outputs are tied to its inputs ("=f,...,0,1,..."): CUTLASS's
+    `warpgroup_fence_operand`, which keeps LLVM from moving the registers' uses across it
+    and emits no instruction. Its result is its inputs (a struct of them, or one value);
+    any other asm is not modelled."""
+    constraints = op.constraints.data.split(",")
+    outputs = [c for c in constraints if c.startswith("=")]
+    tied = [c for c in constraints if not c.startswith("=")]
+    identity = tied == [str(i) for i in range(len(outputs))]
+    if op.asm_string.data.strip() or op.res is None or not identity:
+        raise InterpretError(
+            op,
+            "an llvm.inline_asm other than an empty one whose outputs are tied to its inputs "
+            "is not modelled by the interpreter",
+        )
+    inputs = [lanes(agent.get(v), agent.cta.threads) for v in op.operands_]
+    if not isinstance(op.res.type, LLVMStructType):
+        set_result(agent, op, agent.get(op.operands_[0]))
+        return
+    n, dtype = struct_fields(op.res.type, op)
+    if n != len(inputs):
+        raise InterpretError(op, f"expected {n} inputs tied to the struct's fields")
+    agent.env[op.res] = Registers(np.stack(inputs, axis=1).astype(dtype, copy=False))
+
+
 # --- the warpgroup ops -----------------------------------------------------------------------
 
 

@@ -633,3 +633,31 @@ def test_the_lit_kernel_runs_on_loaded_slots():
     want[:, 0], want[:, 63] = d[rows[:, 0], cols[:, 0]], d[rows[:, 63], cols[:, 63]]
     assert np.array_equal(result.arrays[0], want)
     assert np.abs(want).max() > 1
+
+
+def test_the_accumulator_passes_through_an_empty_tied_asm():
+    """CUTLASS's warpgroup_fence_operand (frontends' fence_operand): an empty llvm.inline_asm
+    whose outputs are tied to the registers is their identity; other asm stops the run."""
+    parts = [f"    %x{j} = llvm.extractvalue %r[{j}] : {S}" for j in range(32)]
+    ties = ",".join(["=f"] * 32 + [str(j) for j in range(32)])
+    operands = ", ".join(f"%x{j}" for j in range(32))
+    parts.append(
+        f'    %rf = llvm.inline_asm has_side_effects "", "{ties}" {operands} '
+        f": ({', '.join(['f32'] * 32)}) -> {S}"
+    )
+    text = kernel(BASE).replace(
+        "    %e0 = llvm.extractvalue %r[0]",
+        "\n".join(parts) + "\n    %e0 = llvm.extractvalue %r[0]",
+    )
+    text = text.replace("llvm.extractvalue %r[", "llvm.extractvalue %rf[").replace(
+        "%x0 = llvm.extractvalue %rf[", "%x0 = llvm.extractvalue %r["
+    )
+    for j in range(1, 32):
+        text = text.replace(f"%x{j} = llvm.extractvalue %rf[", f"%x{j} = llvm.extractvalue %r[")
+    result = run(BASE, text)
+    assert result.violations == []
+    ga, gb, acc, _ = arrays(BASE)
+    assert np.array_equal(result.arrays[3], model(BASE, ga, gb, acc, 1))
+    other = text.replace('has_side_effects ""', 'has_side_effects "mov.b32 $0, $0;"')
+    with pytest.raises(interpreter.InterpretError, match="inline_asm"):
+        run(BASE, other)
