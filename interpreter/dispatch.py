@@ -12,6 +12,7 @@ from interpreter import (  # noqa: F401  (they register their handlers)
     ops_matrix,
     ops_mma,
     ops_roles,
+    ops_tcgen05,
     ops_tensormap,
     ops_tmem,
     ops_vector,

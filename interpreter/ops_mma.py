@@ -189,12 +189,19 @@ def insert_value(agent: Agent, op: llvm.InsertValueOp, mask: np.ndarray) -> None
     agent.env[op.res] = Registers(values, groups_of(agent).fences)
 
 
+FENCES = ("tcgen05.fence::after_thread_sync;", "tcgen05.fence::before_thread_sync;")
+"""Asm the interpreter runs as no-ops: tcgen05's fences order its async operations around
+a thread synchronization, which the interpreter's happens-before already takes."""
+
+
 @handles(llvm.InlineAsmOp)
 def inline_asm(agent: Agent, op: llvm.InlineAsmOp, mask: np.ndarray) -> None:
     """An empty asm whose outputs are tied to its inputs ("=f,...,0,1,..."): CUTLASS's
     `warpgroup_fence_operand`, which keeps LLVM from moving the registers' uses across it
-    and emits no instruction. Its result is its inputs (a struct of them, or one value);
-    any other asm is not modelled."""
+    and emits no instruction. Its result is its inputs (a struct of them, or one value).
+    tcgen05's fences (`FENCES`) are no-ops; any other asm is not modelled."""
+    if op.asm_string.data.strip() in FENCES and op.res is None and not op.operands_:
+        return None
     constraints = op.constraints.data.split(",")
     outputs = [c for c in constraints if c.startswith("=")]
     tied = [c for c in constraints if not c.startswith("=")]

@@ -1,0 +1,342 @@
+"""The tcgen05 MMA of sm_100a in the interpreter: `nvvm.tcgen05.mma` and `nvvm.tcgen05.commit`,
+with what their kernels name them through: the pointers a memref is
+(`builtin.unrealized_conversion_cast` of an SMEM buffer to `!llvm.ptr<3>`, of a TMEM
+allocation to `!llvm.ptr<6>`: the interpreter's ref itself), the mbarriers of an SMEM word
+(`nvvm.mbarrier.init.shared`, `nvvm.fence.mbarrier.init`, the parity waits
+`nvvm.mbarrier.try_wait.parity.shared` / `test_wait`), and the instruction descriptor
+(`copy.mma_instruction_descriptor`: its 32 bits).
+
+Each thread that reaches `tcgen05.mma` issues one MMA (it is a single thread's instruction:
+kernels issue it under `scf.if` of one thread). The MMA reads its instruction descriptor's
+bits (kind's types, D's type, M, N, majors, negation; M 128 of one CTA only), A and B
+through their SMEM descriptors' bits (`interpreter.mma.operand_offsets`, the tcgen05 form)
+or A from TMEM (row r in lane r, its K elements' bytes in the lane's consecutive 32-bit
+columns from the pointer's), and D in TMEM (row r in lane r, column j at the pointer's
+column + j). It completes asynchronously, like a copy in flight, in issue order per agent:
+at completion it reads SMEM (and A's TMEM) and writes D: `enable_input_d` false gives
+A x B, else D * 2^-scale_input_d + A x B (the arithmetic of `interpreter.mma.mma`), and
+the lanes `disable_output_lane` names keep their D. Its SMEM read is logged at issue as the
+async proxy's, retired by the thread's next `tcgen05.commit`: the commit arrives once on its
+mbarrier when every MMA the agent issued before it completes, publishing their completion,
+so a refill of the slots that no wait on that barrier orders after is a race (P2, P3) and
+an MMA no wait covers at the return is P7. TMEM is not race-checked: a `copy.tmem_load` of
+D before that wait reads what TMEM holds then. Not modelled (the run stops): M 64, CTA
+pairs (`cta_group::2`), multicast commits, an f16 D, sparse MMAs, kind f8f6f4 with 6- or
+4-bit types.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import builtin, llvm
+from xdsl.ir import Operation
+
+from copy_dialect.instruction_descriptor import MmaInstructionDescriptorOp
+from interpreter import mma
+from interpreter.machine import Agent, Cta, Step, Transfer, Wait
+from interpreter.memory import SMEM_BYTES, SmemRef, units
+from interpreter.ops_barriers import Mbarrier
+from interpreter.ops_std import handles, set_result
+from interpreter.ops_tmem import LANES, TmemRef
+from interpreter.races import Access
+from interpreter.values import InterpretError, RuleBroken, uniform
+from passes.nvvm.attributes import CTAGroupKind
+from passes.nvvm.barrier import FenceMbarrierInitOp
+from passes.nvvm.mbarrier import (
+    MBarrierInitSharedOp,
+    MBarrierTestWaitParitySharedOp,
+    MBarrierTryWaitParitySharedOp,
+)
+from passes.nvvm.tcgen05_mma import Tcgen05CommitOp, Tcgen05MMAOp
+
+UNMODELLED = "is not modelled by the interpreter"
+
+
+# --- pointers, mbarriers, the instruction descriptor -------------------------------------------
+
+
+@handles(builtin.UnrealizedConversionCastOp)
+def cast(agent: Agent, op: builtin.UnrealizedConversionCastOp, mask: np.ndarray) -> None:
+    if len(op.inputs) == 1 and len(op.outputs) == 1:
+        ref = agent.get(op.inputs[0])
+        if isinstance(op.outputs[0].type, llvm.LLVMPointerType) and isinstance(
+            ref, SmemRef | TmemRef
+        ):
+            agent.env[op.outputs[0]] = ref  # a memref is its pointer
+            return
+    raise InterpretError(
+        op, f"a cast other than of an SMEM or TMEM memref to a pointer {UNMODELLED}"
+    )
+
+
+BARRIERS: weakref.WeakKeyDictionary[Cta, dict[int, Mbarrier]] = weakref.WeakKeyDictionary()
+
+
+def smem_word(agent: Agent, op: Operation, value: object) -> SmemRef:
+    ref = agent.get(value)  # type: ignore[arg-type]
+    if not isinstance(ref, SmemRef):
+        raise InterpretError(op, f"an mbarrier at this pointer {UNMODELLED} (an SMEM buffer's)")
+    return ref
+
+
+def raw_barrier(agent: Agent, op: Operation, value: object) -> Mbarrier:
+    ref = smem_word(agent, op, value)
+    found = BARRIERS.get(agent.cta, {}).get(ref.base)
+    if found is None:
+        raise InterpretError(
+            op, f"uses the mbarrier at SMEM byte {ref.base}, which no nvvm.mbarrier.init.shared "
+            "initialized (before a barrier that orders it)",
+        )  # fmt: skip
+    return found
+
+
+@handles(MBarrierInitSharedOp)
+def mbarrier_init(agent: Agent, op: MBarrierInitSharedOp, mask: np.ndarray) -> Step:
+    yield None
+    if op.predicate is not None:
+        mask = mask & np.broadcast_to(np.asarray(agent.get(op.predicate), bool), mask.shape)
+    if not mask.any():
+        return
+    ref = smem_word(agent, op, op.addr)
+    count = int(uniform(agent.get(op.count), mask, op, "the arrival count"))
+    bars = BARRIERS.setdefault(agent.cta, {})
+    bars[ref.base] = Mbarrier(agent.cta, f"the mbarrier at SMEM byte {ref.base}", count)
+
+
+@handles(FenceMbarrierInitOp)
+def fence_mbarrier_init(agent: Agent, op: FenceMbarrierInitOp, mask: np.ndarray) -> None:
+    return None  # orders the init for the cluster's async proxy: the init is already there
+
+
+@handles(MBarrierTryWaitParitySharedOp, MBarrierTestWaitParitySharedOp)
+def mbarrier_wait(agent: Agent, op: Operation, mask: np.ndarray) -> Step:
+    mb = raw_barrier(agent, op, op.operands[0])
+    parity = int(uniform(agent.get(op.operands[1]), mask, op, "the parity")) & 1
+    if mb.phase % 2 == parity:
+        yield Wait(
+            lambda: mb.phase % 2 != parity, lambda: f"parity {parity} of {mb.describe()}", op
+        )
+    mb.acquire(agent)
+    yield None
+
+
+@handles(MmaInstructionDescriptorOp)
+def instruction_descriptor(agent: Agent, op: MmaInstructionDescriptorOp, mask: np.ndarray) -> None:
+    set_result(agent, op, np.uint32(op.fields.encoded).view(np.int32))
+
+
+# --- the instruction descriptor's bits -------------------------------------------------------
+
+KIND_TYPES = {
+    "f16": {0: "f16", 1: "bf16"},
+    "tf32": {2: "tf32"},
+    "f8f6f4": {0: "e4m3", 1: "e5m2"},
+    "i8": {0: "u8", 1: "s8"},
+}
+"""The 3-bit A/B formats of each kind that the interpreter multiplies."""
+
+
+@dataclass(frozen=True)
+class Instruction:
+    a: str
+    b: str
+    integer: bool
+    saturate: bool
+    negate: tuple[bool, bool]
+    k_major: tuple[bool, bool]
+    m: int
+    n: int
+
+
+def instruction(op: Tcgen05MMAOp, idesc: int) -> Instruction:
+    """The fields of instruction descriptor `idesc` (PTX ISA, "Instruction descriptor")."""
+    kind = op.kind.data.value
+    formats = KIND_TYPES.get(kind, {})
+    a, b = (idesc >> 7) & 7, (idesc >> 10) & 7
+    d = (idesc >> 4) & 3
+    if a not in formats or b not in formats:
+        raise InterpretError(op, f"kind {kind} with A/B formats {a}/{b} {UNMODELLED}")
+    if d not in (1, 2) or (d == 2) != (kind == "i8"):
+        raise InterpretError(op, f"D format {d} with kind {kind} {UNMODELLED} (f32 or s32 D)")
+    if idesc >> 2 & 1:
+        raise InterpretError(op, f"a sparse MMA {UNMODELLED}")
+    m, n = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
+    if m != LANES:
+        raise InterpretError(op, f"an MMA of M = {m} {UNMODELLED} (M = 128 of one CTA)")
+    return Instruction(
+        formats[a], formats[b], d == 2, bool(idesc >> 3 & 1),
+        (bool(idesc >> 13 & 1), bool(idesc >> 14 & 1)),
+        (not idesc >> 15 & 1, not idesc >> 16 & 1), m, n,
+    )  # fmt: skip
+
+
+# --- the MMA and its commit --------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Issued:
+    compute: Callable[[], None]
+    transfer: Transfer | None = None
+    after: list[Callable[[], None]] = field(default_factory=list)
+    """What completes with it (a commit's arrival)."""
+
+
+@dataclass
+class Async:
+    """An agent's tcgen05 async operations: the clock component whose time n says the
+    operations before its n-th commit are complete; its commits; those not complete."""
+
+    component: int
+    commits: int = 0
+    pending: list[Issued] = field(default_factory=list)
+
+
+STATE: weakref.WeakKeyDictionary[Agent, Async] = weakref.WeakKeyDictionary()
+
+
+def state_of(agent: Agent) -> Async:
+    found = STATE.get(agent)
+    if found is None:
+        component = agent.cta.machine.clocks.new(f"tcgen05 commits of {agent.name}")
+        found = STATE[agent] = Async(component)
+    return found
+
+
+def lane_value(agent: Agent, value: object, t: int) -> object:
+    v = agent.get(value)  # type: ignore[arg-type]
+    return (
+        v[t] if isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == agent.cta.threads else v
+    )
+
+
+def smem_operand(op: Operation, desc: int, k_major: bool, rows: int, kind: str) -> np.ndarray:
+    bits = mma.ELEMENT_BITS[kind]
+    try:
+        offsets = mma.operand_offsets(desc, k_major, rows, 256 // bits, bits, tcgen05=True)
+    except mma.DecodeError as e:
+        raise InterpretError(op, str(e)) from None
+    if offsets.min() < 0 or offsets.max() + bits // 8 > SMEM_BYTES:
+        raise RuleBroken(op, "bounds", f"descriptor {desc:#018x} reaches outside the CTA's SMEM")
+    return offsets
+
+
+def tmem_columns(op: Operation, ref: TmemRef, columns: int, what: str) -> slice:
+    if columns > ref.columns:
+        raise RuleBroken(
+            op, "bounds", f"{what} takes {columns} TMEM columns of an allocation of {ref.columns}"
+        )
+    return slice(ref.column, ref.column + columns)
+
+
+@handles(Tcgen05MMAOp)
+def tcgen05_mma(agent: Agent, op: Tcgen05MMAOp, mask: np.ndarray) -> Step:
+    yield None
+    if op.ctaGroup.data != CTAGroupKind.CTA_1:
+        raise InterpretError(op, f"an MMA of a CTA pair {UNMODELLED}")
+    for t in np.nonzero(mask)[0]:
+        issue(agent, op, int(t))
+
+
+def issue(agent: Agent, op: Tcgen05MMAOp, t: int) -> None:
+    """The MMA thread `t` issues."""
+    state, machine = state_of(agent), agent.cta.machine
+    idesc = int(lane_value(agent, op.idesc, t)) & 0xFFFFFFFF
+    ins = instruction(op, idesc)
+    k = 256 // mma.ELEMENT_BITS[ins.a]
+    d = agent.get(op.matrixD)
+    if not isinstance(d, TmemRef):
+        raise InterpretError(op, "D must be a TMEM allocation's pointer")
+    d_cols = tmem_columns(op, d, ins.n, "D")
+    offsets = {
+        "B": smem_operand(op, int(lane_value(agent, op.matrixB, t)), ins.k_major[1], ins.n, ins.b)
+    }
+    a_ref = agent.get(op.matrixA)
+    a_cols = None
+    if op.a_in_tmem:
+        if not isinstance(a_ref, TmemRef):
+            raise InterpretError(op, "A in TMEM must be a TMEM allocation's pointer")
+        a_cols = tmem_columns(op, a_ref, k * mma.ELEMENT_BITS[ins.a] // 32, "A")
+    else:
+        desc = int(lane_value(agent, op.matrixA, t))
+        offsets["A"] = smem_operand(op, desc, ins.k_major[0], ins.m, ins.a)
+    epoch = (state.component, state.commits + 1)
+    touched = np.concatenate([units(o, 1, 16) for o in offsets.values()])
+    access = Access(
+        False, True, np.unique(touched), None, epoch, agent, None, op,
+        "the tcgen05.mma reads (through its descriptors)", unit=16,
+    )  # fmt: skip
+    machine.races(agent.cta.smem.log.check(access, agent.clock), agent.cta)
+    enable = bool(lane_value(agent, op.enableInputD, t))
+    scale = 0 if op.scaleInputD is None else int(lane_value(agent, op.scaleInputD, t))
+    keep = np.zeros(LANES, bool)
+    if op.disableOutputLane is not None:
+        words = np.asarray(lane_value(agent, op.disableOutputLane, t)).astype(np.int64)
+        keep = ((words[np.arange(LANES) // 32] >> (np.arange(LANES) % 32)) & 1).astype(bool)
+    smem, dtype = agent.cta.smem.bytes, np.int32 if ins.integer else np.float32
+    signs = [-1 if n else 1 for n in ins.negate]
+
+    def compute() -> None:
+        if a_cols is None:
+            a = mma.read_operand(smem, offsets["A"], ins.a)
+        else:
+            assert isinstance(a_ref, TmemRef)
+            raw = np.ascontiguousarray(a_ref.tmem.cells[:, a_cols]).view(np.uint8)
+            a = mma.elements(raw.reshape(LANES, k, -1), ins.a)
+        b = mma.read_operand(smem, offsets["B"], ins.b)
+        old = d.tmem.cells[:, d_cols].view(dtype)
+        acc = None
+        if enable:
+            acc = old if ins.integer else old * np.float32(2.0**-scale)
+        out = mma.mma(a * signs[0], b * signs[1], acc, ins.integer, ins.saturate)
+        d.tmem.cells[:, d_cols] = np.where(keep[:, None], old, out).view(np.uint32)
+
+    item = Issued(compute)
+    item.transfer = Transfer(op, agent.cta, lambda: complete(agent, item), {agent.cta: epoch})
+    machine.issue(item.transfer)
+    state.pending.append(item)
+
+
+def complete(agent: Agent, item: Issued) -> None:
+    """The scheduler completes `item`: the agent's earlier MMAs first, in issue order."""
+    state, machine = state_of(agent), agent.cta.machine
+    while state.pending:
+        first = state.pending.pop(0)
+        if first is not item:
+            assert first.transfer is not None
+            first.transfer.done = True
+            machine.in_flight.remove(first.transfer)
+        first.compute()
+        for then in first.after:
+            then()
+        if first is item:
+            return
+
+
+@handles(Tcgen05CommitOp)
+def commit(agent: Agent, op: Tcgen05CommitOp, mask: np.ndarray) -> Step:
+    yield None
+    if op.multicastMask is not None or (
+        op.group is not None and op.group.data != CTAGroupKind.CTA_1
+    ):
+        raise InterpretError(op, f"a multicast or CTA-pair commit {UNMODELLED}")
+    state = state_of(agent)
+    for t in np.nonzero(mask)[0]:
+        mb = raw_barrier(agent, op, op.addr)
+        state.commits += 1
+        one = np.zeros_like(mask)
+        one[t] = True
+        mb.release(agent, one)
+        clock = agent.release()
+        clock[state.component] = max(clock.get(state.component, 0), state.commits)
+
+        def arrive(mb: Mbarrier = mb, clock: dict = clock) -> None:
+            mb.arrive(op, 1, clock)
+
+        if state.pending:
+            state.pending[-1].after.append(arrive)
+        else:
+            arrive()
