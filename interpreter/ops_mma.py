@@ -102,7 +102,8 @@ class Registers:
 
     values: np.ndarray
     fence: int = -1
-    """The agent's count of wgmma.fence when threads wrote it (-1: an mma's result)."""
+    """The agent's count of wgmma.fence when threads wrote it (-1: no thread wrote it: an
+    mma's result, or an identity asm's)."""
     mma: Issued | None = None
     """The mma_async that writes it (its result)."""
     reported: bool = False

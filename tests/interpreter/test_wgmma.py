@@ -164,7 +164,10 @@ def test_accumulator_fragment_is_the_isa_figure():
 # --- kernels -----------------------------------------------------------------------------------
 
 TYPES = {"f16": ("f16", np.float16), "bf16": ("bf16", np.uint16), "tf32": ("f32", np.float32),
-         "s8": ("i8", np.int8), "u8": ("i8", np.int8)}  # fmt: skip
+         "s8": ("i8", np.int8), "u8": ("i8", np.int8), "e4m3": ("i8", np.int8),
+         "e5m2": ("i8", np.int8)}  # fmt: skip
+"""Each operand type's buffer element (f8 operands in i8 buffers: the interpreter stores no
+f8 element, and the MMA reads bytes) and numpy storage."""
 SLOTS = 2
 
 
@@ -215,7 +218,7 @@ class Case:
 
     @property
     def bits(self) -> int:
-        return {"tf32": 32, "s8": 8, "u8": 8}.get(self.dtype, 16)
+        return {"tf32": 32, "s8": 8, "u8": 8, "e4m3": 8, "e5m2": 8}.get(self.dtype, 16)
 
     @property
     def k(self) -> int:
@@ -347,6 +350,10 @@ def values(case: Case, shape: tuple[int, ...], seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     if case.dtype in ("s8", "u8"):
         return rng.integers(-128, 128, size=shape).astype(np.int8)
+    if case.dtype in ("e4m3", "e5m2"):  # finite codes only (no NaN, no infinity)
+        codes = rng.integers(0, 256, size=shape).astype(np.uint8)
+        top = 0x7E if case.dtype == "e4m3" else 0x7B
+        return np.where((codes & 0x7F) > top, codes & 0xB8, codes).astype(np.uint8).view(np.int8)
     x = rng.standard_normal(shape).astype(np.float32)
     if case.dtype == "f16":
         return x.astype(np.float16)
@@ -363,7 +370,21 @@ def as_numbers(case: Case, x: np.ndarray) -> np.ndarray:
         return (x.astype(np.uint32) << 16).view(np.float32)
     if case.dtype == "tf32":
         return (x.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+    if case.dtype in ("e4m3", "e5m2"):
+        return f8(x.view(np.uint8), 4 if case.dtype == "e4m3" else 5)
     return (x.view(np.uint8) if case.dtype == "u8" else x).astype(np.int64)
+
+
+def f8(codes: np.ndarray, exponent: int) -> np.ndarray:
+    """The values of 8-bit float codes (1 sign, `exponent`, 7 - `exponent` mantissa bits,
+    bias 2^(e-1) - 1; subnormal at exponent 0), finite codes only."""
+    mantissa = 7 - exponent
+    bias = (1 << (exponent - 1)) - 1
+    c = codes.astype(np.int64)
+    e, m = (c >> mantissa) & ((1 << exponent) - 1), c & ((1 << mantissa) - 1)
+    scale = np.where(e == 0, 2.0 ** (1 - bias - mantissa), 2.0 ** (e - bias - mantissa))
+    value = np.where(e == 0, m, m + (1 << mantissa)) * scale
+    return np.where(c & 0x80, -value, value).astype(np.float32)
 
 
 def logical(case: Case, which: str, array: np.ndarray, slot: int) -> np.ndarray:
@@ -434,6 +455,8 @@ CASES = [
     Case("f16", 64, 128, warpgroups=2),
     *[Case("tf32", 64, s) for s in (16, 32, 128)],
     Case("s8", 64, 128),
+    Case("e4m3", 64, 128),
+    Case("e5m2", 128, 32, first_zero=True),
     Case("u8", 32, 64, first_zero=True),
 ]
 
