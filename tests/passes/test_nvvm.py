@@ -100,6 +100,7 @@ PARAMS: dict[str, Attribute] = {
     "desc": i64,
     "v2": VectorType(i32, [2]),
     "v4": VectorType(i32, [4]),
+    "v8": VectorType(i32, [8]),
     "acc": nvvm.wgmma.accumulator_type(8, nvvm.wgmma.WGMMAType.F32),
     "out": ptr(),
 }
