@@ -2,7 +2,8 @@
 lowering makes), the warpgroup MMA of sm_90a (`nvvm.wgmma.fence.aligned`, `.mma_async`,
 `.commit.group.sync.aligned`, `.wait.group.sync.aligned N`) and the LLVM struct ops that
 hold its accumulator (`llvm.mlir.zero`, `llvm.mlir.undef`, `llvm.extractvalue`,
-`llvm.insertvalue`).
+`llvm.insertvalue`, and the empty `llvm.inline_asm` whose outputs are tied to its inputs,
+CUTLASS's `warpgroup_fence_operand`).
 
 A struct is `Registers`: one row of fields per thread. `mma_async` is the warpgroup's: each
 warpgroup of the threads that reach it (all 128 threads of each, or P10) decodes its two
