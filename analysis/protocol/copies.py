@@ -144,13 +144,19 @@ class AsyncCopies:
         groups: Groups,
         issuers: tuple[int, ...],
         what: str,
+        tcgen05: bool = False,
     ) -> None:
         """A tensor-core op's asynchronous reads of `regions` through descriptors (a wgmma's A
         and B): each read only once its fill is complete (P1) and threads' writes fenced
         (P4), then in flight in the issuer's open wgmma group until a wgmma wait retires
-        it (`groups.GroupSets.mma_wait`)."""
+        it (`groups.GroupSets.mma_wait`); a tcgen05.mma's (`tcgen05`) until the barrier
+        phase of the tcgen05.commit that tracks it (`groups.GroupSets.tc_commit`)."""
         for region in regions:
             self.smem.read(op, region, issuers, what)
             self.smem.async_read(op, region, what, issuers)
         issued = self.hb.stamps(issuers)
-        groups.mma.open += [MmaRead(op, region, issued) for region in regions]
+        reads = [MmaRead(op, region, issued) for region in regions]
+        if tcgen05:
+            groups.tc_open += reads
+        else:
+            groups.mma.open += reads

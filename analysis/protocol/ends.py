@@ -30,7 +30,7 @@ class Ends:
         """A role ends at the join: the block's wait_groups after it are issued by thread 0,
         not by the role's elected thread, so the role must leave no group in flight (P7)."""
         who = groups.who
-        found = mma.at_end(groups, op, f"{who} ends")
+        found = mma.at_end(groups, op, f"{who} ends", self.smem.hb)
         if found is not None:
             self.report(found)
         if groups.bulk_open:
@@ -75,7 +75,7 @@ class Ends:
 
     def exit(self, op: Operation, groups: Groups, classes: tuple[int, ...]) -> None:
         """Nothing may be in flight when the kernel returns (its SMEM is freed)."""
-        found = mma.at_end(groups, op, "the kernel returns")
+        found = mma.at_end(groups, op, "the kernel returns", self.smem.hb, classes)
         if found is not None:
             self.report(found)
         unread = [s for s, _ in (*groups.bulk_open, *(s for g in groups.bulk_fifo for s in g))]

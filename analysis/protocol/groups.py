@@ -2,7 +2,9 @@
 elected thread and its threads have issued, committed (`copy.commit_group`) and not yet
 waited (`copy.wait_group`), and the tensor-core reads of its warpgroup (`nvvm.wgmma.mma_async`
 through descriptors), committed by `nvvm.wgmma.commit.group.sync.aligned` and retired by
-`nvvm.wgmma.wait.group.sync.aligned`, oldest first. The bulk groups and the wgmma groups are
+`nvvm.wgmma.wait.group.sync.aligned`, oldest first; and its threads' `nvvm.tcgen05.mma`
+reads, which a `nvvm.tcgen05.commit` hands to an mbarrier (they end with the phase its
+arrival completes). The bulk groups and the wgmma groups are
 two kinds of one machine, `ReadGroups`: reads join the open group, a commit closes it, a wait
 of N completes all but the newest N committed groups, and a read never committed is never
 completed. What a wait completes while roles run goes on as records of SMEM (`smem`): the
@@ -16,7 +18,7 @@ from typing import Generic, TypeVar
 
 from xdsl.ir import Operation
 
-from analysis.protocol.clocks import End, HappensBefore, Stamp, raise_to
+from analysis.protocol.clocks import End, HappensBefore, Stamp, knows, raise_to
 from analysis.protocol.records import Fill, Region, StoreRead
 
 T = TypeVar("T")
@@ -39,6 +41,13 @@ class RetiredRead(StoreRead):
     every class that waited knows); `issued`: as `MmaRead.issued`."""
 
     issued: End = ()
+    later: End | None = None
+    """For a tcgen05.mma read: the end of its issuer's latest commit, which completes it too
+    (a commit tracks every prior tcgen05 operation of its thread)."""
+
+    def ends(self) -> tuple[End, ...]:
+        """The ends that complete the read: knowing one is enough."""
+        return (self.end,) if self.later is None else (self.end, self.later)
 
 
 @dataclass
@@ -98,6 +107,11 @@ class Groups:
     """Its wgmma waits' component of the clocks and the count of those that retired a read:
     a class that knows the count knows every read retired by then (every class that waited
     does, and whoever learns from it)."""
+    tc_open: list[MmaRead] = field(default_factory=list)
+    """Its threads' tcgen05.mma reads no tcgen05.commit tracks yet."""
+    tc_done: list[RetiredRead] = field(default_factory=list)
+    """Its tcgen05.mma reads a tcgen05.commit tracks: each ends with the barrier phase the
+    commit's arrival completes (`end`), which a writer must know."""
 
     @property
     def bulk_open(self) -> list[tuple[Operation, Region]]:
@@ -125,8 +139,42 @@ class GroupSets:
         return groups
 
     def remove(self, groups: Groups) -> None:
-        """An issuer (a role) has ended."""
+        """An issuer (a role) has ended. Its tcgen05.mma reads that a commit tracks go on
+        until their barrier phase, which the block may wait for after the join: the block
+        (the first issuer) keeps them."""
         self.sets.remove(groups)
+        if groups.tc_done and self.sets:
+            self.tc_keep(self.sets[0], groups.tc_done)
+
+    def tc_commit(self, groups: Groups, end: End) -> None:
+        """A tcgen05.commit of the issuer of `groups` tracks its reads so far: they end with
+        `end` (the phase its arrival completes)."""
+        for r in groups.tc_done:
+            r.later = end
+        done = [RetiredRead(r.op, r.region, end, r.issued) for r in groups.tc_open]
+        groups.tc_open = []
+        self.tc_keep(groups, done)
+
+    def tc_keep(self, groups: Groups, done: list[RetiredRead]) -> None:
+        """Keep `done`, dropping what every running class knows, and the earlier reads of
+        the same op and region that end on the same barrier (a later phase of it is known
+        only after the earlier one)."""
+        live = self.hb.live_clocks()
+        later = {(r.op, r.region, r.end[0][0]) for r in done}
+        groups.tc_done = [
+            r
+            for r in groups.tc_done
+            if (r.op, r.region, r.end[0][0]) not in later and not all(knows(k, r.end) for k in live)
+        ] + done
+
+    def tc_in_flight(self) -> list[MmaRead]:
+        """The tcgen05.mma reads of every issuer that no commit tracks yet."""
+        return [r for g in self.sets for r in g.tc_open]
+
+    def tc_tracked(self) -> list[tuple[RetiredRead, tuple[End, ...]]]:
+        """The tcgen05.mma reads of every issuer that a commit tracks, each with the ends
+        that complete it (`RetiredRead.ends`)."""
+        return [(r, r.ends()) for g in self.sets for r in g.tc_done]
 
     def commit(self, groups: Groups, bulk: bool) -> None:
         if bulk:
@@ -207,6 +255,8 @@ class GroupSets:
                 tuple(f.op for f in g.cp_open),
                 tuple(tuple(f.op for f in grp) for grp in g.cp_fifo),
                 g.mma.snapshot(mma, 0),
+                tuple(mma(r) for r in g.tc_open),
+                tuple((r.op, r.region.part()) for r in g.tc_done),
             )
             for g in self.sets
         )

@@ -1,42 +1,54 @@
-"""How an agent follows the warpgroup MMA ops (sm_90a, upstream NVVM's spelling): a wgmma
-reads the SMEM its descriptors point into (`analysis.smem_values`: a `copy.matrix_descriptor`
-of a ring slot, and the descriptors a kernel steps along K by adding a constant) from its
-issue until the wait that retires its group; the commit closes the warpgroup's open group;
-the wait retires all but the newest N committed groups (PTX ISA, `wgmma.commit_group`,
-`wgmma.wait_group`). The state keeps and checks the reads (`copies.mma_read`, `mma`).
+"""How an agent follows the tensor-core MMA ops (upstream NVVM's spelling) that read SMEM
+through descriptors (`analysis.smem_values`: a `copy.matrix_descriptor` of a ring slot, and
+the descriptors a kernel steps along K by adding a constant). The state keeps and checks
+the reads (`copies.mma_read`, `mma`).
 
-The ops are matched by name: they live with the lowering (`passes.nvvm.wgmma`), which the
-analysis does not import. Each is `.sync.aligned`: every thread of each warp executes it
-(P10)."""
+- sm_90a: a wgmma reads the slots from its issue until the wait that retires its group;
+  the commit closes the warpgroup's open group; the wait retires all but the newest N
+  committed groups (PTX ISA, `wgmma.commit_group`, `wgmma.wait_group`). Each is
+  `.sync.aligned`: every thread of each warp executes it (P10).
+- sm_100a: a tcgen05.mma, issued by the thread that reaches it, reads the slots until the
+  mbarrier that a later `nvvm.tcgen05.commit` of the thread names receives the commit's
+  arrival (`.mbarrier::arrive::one`: one per thread that executes it, made once the thread's
+  prior tcgen05 operations are complete): a reader of the barrier's phase knows the reads
+  done. The barrier is one the analysis follows when the commit's pointer is a
+  `copy.barrier_init` group cast to `!llvm.ptr<3>` (its barrier 0; `llvm.getelementptr` of
+  i64 by the index for another), as the lowering lays the group out; else the reads' end
+  is not known (a warning at the commit). CUTLASS's sm100 consumer releases a slot that way:
+  its commit arrives on the slot's empty barrier.
+
+The ops are matched by name: they live with the lowering (`passes.nvvm`), which the analysis
+does not import."""
 
 from __future__ import annotations
 
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import IntegerType, i64
+from xdsl.dialects.llvm import GEP_USE_SSA_VAL
+from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.findings import warning
 from analysis.protocol.foreign import region_of
 from analysis.protocol.mma import reader
-from analysis.protocol.records import Region
+from analysis.protocol.records import Key, Region
 from analysis.protocol.walk import Agent
-from analysis.smem_values import smem_values
-
-DESCRIPTORS = (0, 1)
-"""The operands of `nvvm.wgmma.mma_async` that are SMEM matrix descriptors (A and B; the
-accumulator is registers)."""
+from analysis.smem_values import TENSOR_CORE_READS, smem_values
+from copy_dialect import ops as copy
 
 
-def mma_async(agent: Agent, op: Operation, mask: int | None) -> None:
-    agent.whole_warps(op, mask)
+def descriptor_regions(agent: Agent, op: Operation) -> list[Region]:
+    """The slots a tensor-core op reads through its descriptor operands (an i64: an operand
+    in TMEM is not SMEM); a descriptor the analysis cannot place is a warning."""
     origins = smem_values(agent.kernel.fn).origins
     regions: list[Region] = []
-    for n in DESCRIPTORS:
-        origin = origins.get(op.operands[n])
-        if origin is None:
+    for n in TENSOR_CORE_READS[op.name]:
+        v = op.operands[n]
+        origin = origins.get(v)
+        if origin is None and isinstance(v.type, IntegerType):
             # rule: P2
             agent.report(
                 warning(
                     op,
-                    f"cannot prove what SMEM this wgmma reads through operand {n}: the "
+                    f"cannot prove what SMEM this op reads through operand {n}: the "
                     "descriptor is not computed from copy.matrix_descriptor (or a view or "
                     "pointer of a copy.alloc_smem buffer), so its slot's refills are not "
                     "checked against the read",
@@ -44,8 +56,14 @@ def mma_async(agent: Agent, op: Operation, mask: int | None) -> None:
                     "(step along K by arith.addi of a constant)",
                 )
             )
-            continue
-        regions.append(region_of(agent, origin))
+        if origin is not None:
+            regions.append(region_of(agent, origin))
+    return regions
+
+
+def mma_async(agent: Agent, op: Operation, mask: int | None) -> None:
+    agent.whole_warps(op, mask)
+    regions = descriptor_regions(agent, op)
     agent.event(op, *(r.index for r in regions))
     s = agent.state
     s.copies.mma_read(op, regions, agent.groups, agent.members(mask), reader(op))
@@ -74,10 +92,76 @@ def wait(agent: Agent, op: Operation, mask: int | None) -> None:
         s.smem.waited(retired, [])
 
 
+def tcgen05_mma(agent: Agent, op: Operation, mask: int | None) -> None:
+    regions = descriptor_regions(agent, op)
+    agent.event(op, *(r.index for r in regions))
+    s = agent.state
+    s.copies.mma_read(op, regions, agent.groups, agent.members(mask), reader(op), tcgen05=True)
+
+
+def tcgen05_commit(agent: Agent, op: Operation, mask: int | None) -> None:
+    """The threads that execute it arrive once each on its barrier when their tcgen05.mma
+    reads are done: the arrival is counted now (its phase cannot complete before it), with
+    what they know now; the reads end with that phase."""
+    s = agent.state
+    key = commit_barrier(agent, op.operands[0])
+    agent.event(op, None if key is None else key[1])
+    if key is None:
+        if agent.groups.tc_open:
+            # rule: P2
+            agent.report(
+                warning(
+                    op,
+                    "cannot prove when the tcgen05.mma reads this commit tracks end: it "
+                    "arrives on an mbarrier the protocol analysis does not follow, so the "
+                    "refills of their slots are not checked against them",
+                    "commit on a copy.barrier_init barrier: its group cast to !llvm.ptr<3> "
+                    "(builtin.unrealized_conversion_cast %bars : !copy.barrier<N> to "
+                    "!llvm.ptr<3>, barrier 0; llvm.getelementptr of i64 by the index for "
+                    "another), and wait on it with copy.barrier_wait",
+                )
+            )
+        agent.groups.tc_open = []
+        return
+    members = agent.members(mask)
+    threads = 1 if mask is None else agent.threads_in(mask)
+    s.hb.stamps(members)
+    b = s.barriers.table[key]
+    phase = b.closed
+    how = "nvvm.tcgen05.commit makes one arrival per thread that executes it"
+    s.barriers.arrive(op, key, threads, 0, members, agent.name, how)
+    s.group_sets.tc_commit(agent.groups, ((b.comp, phase + 1),))
+
+
+def commit_barrier(agent: Agent, ptr: SSAValue) -> Key | None:
+    """The barrier a tcgen05.commit's pointer names, when it is a `copy.barrier_init` group
+    cast to a pointer (barrier 0), or that plus a known index in i64 (`llvm.getelementptr`)."""
+    index: int | None = 0
+    owner = ptr.owner
+    if isinstance(owner, Operation) and owner.name == "llvm.getelementptr":
+        raw = tuple(owner.properties["rawConstantIndices"].iter_values())  # type: ignore[attr-defined]
+        if owner.properties.get("elem_type") != i64 or len(raw) != 1:
+            return None
+        got = agent.uniform_int(owner.operands[1]) if raw[0] == GEP_USE_SSA_VAL else raw[0]
+        index = got if isinstance(got, int) else None
+        owner = owner.operands[0].owner
+    if not (
+        isinstance(owner, Operation)
+        and owner.name == "builtin.unrealized_conversion_cast"
+        and isinstance(owner.operands[0].type, copy.BarrierType)
+        and index is not None
+    ):
+        return None
+    key = (owner.operands[0], index)
+    return key if key in agent.state.barriers.table else None
+
+
 STEPS = {
     "nvvm.wgmma.mma_async": mma_async,
     "nvvm.wgmma.fence.aligned": fence,
     "nvvm.wgmma.commit.group.sync.aligned": commit,
     "nvvm.wgmma.wait.group.sync.aligned": wait,
+    "nvvm.tcgen05.mma": tcgen05_mma,
+    "nvvm.tcgen05.commit": tcgen05_commit,
 }
 """The handlers by op name (`dispatch.OpTable`)."""

@@ -16,7 +16,7 @@ from xdsl.parser import Parser
 from analysis.protocol import check_protocol
 from analysis.smem_values import smem_values
 from copy_tools.universe import make_context
-from tests.analysis.wgmma_kernels import kernel
+from tests.analysis.wgmma_kernels import kernel, tcgen05_kernel
 
 STAGES = [2, 3, 4, 5, 6]
 
@@ -96,3 +96,21 @@ def test_a_descriptor_points_into_its_slot_while_it_steps_inside_the_tile():
     # bits 62-63) at most.
     assert (values["d4"].slot, values["d4"].room) == ((s,), 512 - 64)
     assert values["d5"].slot == (None,)
+
+
+@pytest.mark.parametrize("stages", STAGES)
+def test_tcgen05_mainloop_releasing_through_the_commit_is_proven(stages):
+    assert findings(tcgen05_kernel(stages)) == []
+
+
+@pytest.mark.parametrize("stages", STAGES)
+def test_tcgen05_release_before_the_commit_is_p2_at_the_release(stages):
+    (found,) = findings(tcgen05_kernel(stages, "release_before_commit"))
+    severity, rules, op, message = found
+    assert (severity, rules, op) == ("error", "P2", "copy.barrier_arrive")
+    assert "the tcgen05.mma (nvvm.tcgen05.mma) may still be reading it" in message
+    found = findings(tcgen05_kernel(stages, "no_commit"))
+    assert [(s, r, o) for s, r, o, _ in found] == [
+        ("error", "P2", "copy.barrier_arrive"),
+        ("error", "P7", "copy.warp_specialize"),
+    ]
