@@ -14,8 +14,8 @@ The builders live in one module per kernel family, all re-exported here: `tiles`
 per block: TMA, cp.async, bulk), `broadcast` (tiles shared by a cluster: multicast and
 broadcast), `pipelines` (the pipelined persistent TMA copy), `warp_specialized` and
 `row_sum` (warp-specialized persistent kernels), `dsmem` (exchanges between the CTAs of a
-cluster), `im2col` (convolution gathers) and `grouped` (variable-shape groups in one pool);
-`common` holds what they share.
+cluster), `im2col` (convolution gathers), `grouped` (variable-shape groups in one pool) and
+`gemm` (a warp-specialized GEMM on wgmma, sm_90a); `common` holds what they share.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from frontends.kernels.common import (
     grid,
 )
 from frontends.kernels.dsmem import EXCHANGE_MODES, dsmem_exchange, exchange_grid, exchange_sources
+from frontends.kernels.gemm import SCHEDULES, gemm, gemm_grid
 from frontends.kernels.grouped import (
     GROUP_FIELDS,
     grouped_copy,
@@ -110,4 +111,8 @@ __all__ = [
     "grouped_grid",
     "grouped_copy",
     "grouped_view_copy",
+    # gemm
+    "SCHEDULES",
+    "gemm",
+    "gemm_grid",
 ]
