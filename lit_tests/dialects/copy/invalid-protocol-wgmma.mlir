@@ -4,10 +4,11 @@
 // (nvvm.wgmma.mma_async, or an op that declares #copy.effect<async_read N until
 // wgmma_wait_group>) reads the slots its descriptors (copy.matrix_descriptor) point into
 // until the nvvm.wgmma.wait.group.sync.aligned that retires its group; handing a slot back
-// before that (P2, at the release) or ending with the read in flight (P7) is an error. The
-// kernels are tests/analysis/wgmma_kernels.py's; the checks analysis/protocol/mma.py and
-// ops_mma.py. `// fix: s|OLD|NEW|` lines give the edit the note describes
-// (tests/tools/test_fix_notes.py).
+// before that (P2, at the release), writing it (P2, at the write) or ending with the read in
+// flight (P7) is an error. A tcgen05.mma (sm_100a) reads them until the phase of the mbarrier
+// a later nvvm.tcgen05.commit arrives on. The kernels are tests/analysis/wgmma_kernels.py's;
+// the checks analysis/protocol/mma.py and ops_mma.py. `// fix: s|OLD|NEW|` lines give the
+// edit the note describes (tests/tools/test_fix_notes.py).
 
 // The consumer releases slot s (arrives on empty[s]) before the wait that retires its wgmmas:
 // the producer, which waits on empty[s], may load the next k-block into the slot while the
@@ -367,6 +368,114 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       %e = llvm.extractvalue %acc[0] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
       memref.store %e, %C[%t, %c0] : memref<128x64xf32>
     }
+    func.return
+  }
+}
+
+// -----
+
+// The threads write a slot the committed wgmma may still read (an epilogue reusing it).
+// rule: P2
+// fix: s|    memref.store %h|    nvvm.wgmma.wait.group.sync.aligned 0 memref.store %h|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @threads_store_before_the_wait(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %true = arith.constant true
+    %t = gpu.thread_id x
+    %smem_a = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
+    %smem_b = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
+    %full = copy.barrier_init arrivals 2 : !copy.barrier<1>
+    copy.async_copy %A[%c0, %c0] to %smem_a[%c0] barrier %full[%c0] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    copy.async_copy %B[%c0, %c0] to %smem_b[%c0] barrier %full[%c0] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    %da = copy.matrix_descriptor %smem_a[%c0] major k : memref<2x64x64xf16, #copy.smem<swizzle = 128>> -> i64
+    %db = copy.matrix_descriptor %smem_b[%c0] major k : memref<2x64x64xf16, #copy.smem<swizzle = 128>> -> i64
+    %zero = llvm.mlir.zero : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+    nvvm.wgmma.fence.aligned
+    // expected-note@+1 {{the tensor-core read of it}}
+    %d0 = nvvm.wgmma.mma_async %da, %db, %zero, <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+    nvvm.wgmma.commit.group.sync.aligned
+    %h = arith.constant 0.0 : f16
+    // expected-error@+2 {{threads' store writes %smem_a[0, 0, 0] while the wgmma (nvvm.wgmma.mma_async) may still be reading it}}
+    // expected-note@+1 {{retire its group (nvvm.wgmma.wait.group.sync.aligned 0, or a count below the groups committed after it) before the write}}
+    memref.store %h, %smem_a[%c0, %c0, %c0] : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
+    nvvm.wgmma.wait.group.sync.aligned 0
+    func.return
+  }
+}
+
+// -----
+
+// sm_100a: the MMA warp releases slot s with copy.barrier_arrive right after issuing its
+// tcgen05.mma, whose reads end only when a tcgen05.commit's mbarrier arrival says so; the
+// producer may refill the slot while the MMA reads it. CUTLASS commits on empty[s] instead.
+// rule: P2
+// fix: s|        copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>||
+// fix: s|i64, i64, i32, i1)|i64, i64, i32, i1) %si = arith.index_cast %s : index to i64 %slot_empty = llvm.getelementptr %empty_ptr[%si] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i64 nvvm.tcgen05.commit %slot_empty : !llvm.ptr<3>|
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @tcgen05_s2_release_before_commit(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %k_tiles = arith.divui %K, %c64 : index
+    %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+    %smem_a = copy.alloc_smem : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+    %smem_b = copy.alloc_smem : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+    %full = copy.barrier_init arrivals 2 : !copy.barrier<2>
+    %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %d = builtin.unrealized_conversion_cast %acc : memref<128x128xf32, #copy.tmem> to !llvm.ptr<6>
+    %empty_ptr = builtin.unrealized_conversion_cast %empty : !copy.barrier<2> to !llvm.ptr<3>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
+    %idesc = copy.mma_instruction_descriptor kind f16 m 128 n 128 a f16 b f16 d f32 : i32
+    copy.warp_specialize warps [1, 1] {
+    ^bb0(%t: index):
+      scf.for %k = %c0 to %k_tiles step %c1 {
+        %s = arith.remui %k, %c2 : index
+        %lap = arith.divui %k, %c2 : index
+        %again = arith.cmpi uge, %k, %c2 : index
+        scf.if %again {
+          %prev = arith.subi %lap, %c1 : index
+          %pm = arith.remui %prev, %c2 : index
+          %pp = arith.cmpi ne, %pm, %c0 : index
+          copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+        }
+        %k0 = arith.muli %k, %c64 : index
+        // expected-note@+1 {{the TMA load, ordered after the arrival, may overwrite %smem_a[0] while it is read}}
+        copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+        copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+      }
+    }, {
+    ^bb0(%t: index):
+      %lead = arith.cmpi eq, %t, %c0 : index
+      scf.for %k = %c0 to %k_tiles step %c1 {
+        %s = arith.remui %k, %c2 : index
+        %lap = arith.divui %k, %c2 : index
+        %lm = arith.remui %lap, %c2 : index
+        %lp = arith.cmpi ne, %lm, %c0 : index
+        copy.barrier_wait %full[%s], %lp : !copy.barrier<2>
+        %da = copy.matrix_descriptor %smem_a[%s] major k tcgen05 : memref<2x128x64xf16, #copy.smem<swizzle = 128>> -> i64
+        %db = copy.matrix_descriptor %smem_b[%s] major k tcgen05 : memref<2x128x64xf16, #copy.smem<swizzle = 128>> -> i64
+        %accumulate = arith.cmpi ne, %k, %c0 : index
+        scf.if %lead {
+          // expected-note@+1 {{the tensor-core read of %smem_a[0], not yet retired at the arrival}}
+          nvvm.tcgen05.mma %d, %da, %db, %idesc, %accumulate {kind = #nvvm.tcgen05_mma_kind<f16>, ctaGroup = #nvvm.cta_group<cta_1>} : (!llvm.ptr<6>, i64, i64, i32, i1)
+        }
+        // expected-error@+3 {{this arrival on barrier 0 of %empty hands %smem_a[0] back while the tcgen05.mma (nvvm.tcgen05.mma) may still be reading it: the tensor core reads its descriptor's SMEM until the barrier phase its nvvm.tcgen05.commit arrives on completes}}
+        // expected-note@+2 {{release the slot with the MMA's end: nvvm.tcgen05.commit on barrier 0 of %empty in place of this copy.barrier_arrive (its arrival comes once the MMA has read the slot; count it in the barrier's arrivals)}}
+        // expected-note@+1 {{found for %k_tiles = 3}}
+        copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+      }
+      scf.if %lead {
+        nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3>
+      }
+      copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+    }
+    copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
     func.return
   }
 }

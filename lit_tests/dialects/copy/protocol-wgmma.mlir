@@ -3,8 +3,9 @@
 // Kernels whose consumers read their ring slots with wgmma through SMEM descriptors
 // (copy.matrix_descriptor), proven by the protocol analysis with no finding: each slot is
 // released (or refilled) only after the nvvm.wgmma.wait.group.sync.aligned that retires the
-// wgmma reading it. invalid-protocol-wgmma.mlir holds their mistakes;
-// tests/analysis/test_protocol_wgmma.py runs the mainloop for rings of 2 to 6 stages.
+// wgmma reading it, or, for tcgen05.mma, through the nvvm.tcgen05.commit that tracks it.
+// invalid-protocol-wgmma.mlir holds their mistakes; tests/analysis/test_protocol_wgmma.py runs
+// the mainloops for rings of 2 to 6 stages.
 
 // CUTLASS's sm90 consumer mainloop on a ring of 4 stages: wait on full[s], wgmma.fence, four
 // m64n64k16 wgmmas along K on the slot's descriptors (plus 2 each step), commit, wait.group 1
@@ -242,6 +243,76 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
       %e = llvm.extractvalue %acc[0] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
       memref.store %e, %C[%t, %c0] : memref<128x64xf32>
     }
+    func.return
+  }
+}
+
+// -----
+
+// sm_100a, as CUTLASS's sm100 mainloop: the MMA warp's elected lane issues a tcgen05.mma on
+// the slot's descriptors and releases the slot with nvvm.tcgen05.commit on empty[s] (the group
+// cast to a pointer, plus s), whose arrival comes once the MMA has read it; after the loop it
+// commits to %done and waits on it before the TMEM is freed.
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @tcgen05_s4(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %k_tiles = arith.divui %K, %c64 : index
+    %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+    %smem_a = copy.alloc_smem : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+    %smem_b = copy.alloc_smem : memref<4x128x64xf16, #copy.smem<swizzle = 128>>
+    %full = copy.barrier_init arrivals 2 : !copy.barrier<4>
+    %empty = copy.barrier_init arrivals 1 : !copy.barrier<4>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %d = builtin.unrealized_conversion_cast %acc : memref<128x128xf32, #copy.tmem> to !llvm.ptr<6>
+    %empty_ptr = builtin.unrealized_conversion_cast %empty : !copy.barrier<4> to !llvm.ptr<3>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
+    %idesc = copy.mma_instruction_descriptor kind f16 m 128 n 128 a f16 b f16 d f32 : i32
+    copy.warp_specialize warps [1, 1] {
+    ^bb0(%t: index):
+      scf.for %k = %c0 to %k_tiles step %c1 {
+        %s = arith.remui %k, %c4 : index
+        %lap = arith.divui %k, %c4 : index
+        %again = arith.cmpi uge, %k, %c4 : index
+        scf.if %again {
+          %prev = arith.subi %lap, %c1 : index
+          %pm = arith.remui %prev, %c2 : index
+          %pp = arith.cmpi ne, %pm, %c0 : index
+          copy.barrier_wait %empty[%s], %pp : !copy.barrier<4>
+        }
+        %k0 = arith.muli %k, %c64 : index
+        copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<4x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<4>
+        copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<4x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<4>
+      }
+    }, {
+    ^bb0(%t: index):
+      %lead = arith.cmpi eq, %t, %c0 : index
+      scf.for %k = %c0 to %k_tiles step %c1 {
+        %s = arith.remui %k, %c4 : index
+        %lap = arith.divui %k, %c4 : index
+        %lm = arith.remui %lap, %c2 : index
+        %lp = arith.cmpi ne, %lm, %c0 : index
+        copy.barrier_wait %full[%s], %lp : !copy.barrier<4>
+        %da = copy.matrix_descriptor %smem_a[%s] major k tcgen05 : memref<4x128x64xf16, #copy.smem<swizzle = 128>> -> i64
+        %db = copy.matrix_descriptor %smem_b[%s] major k tcgen05 : memref<4x128x64xf16, #copy.smem<swizzle = 128>> -> i64
+        %accumulate = arith.cmpi ne, %k, %c0 : index
+        scf.if %lead {
+          nvvm.tcgen05.mma %d, %da, %db, %idesc, %accumulate {kind = #nvvm.tcgen05_mma_kind<f16>, ctaGroup = #nvvm.cta_group<cta_1>} : (!llvm.ptr<6>, i64, i64, i32, i1)
+          %si = arith.index_cast %s : index to i64
+          %slot_empty = llvm.getelementptr %empty_ptr[%si] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i64
+          nvvm.tcgen05.commit %slot_empty : !llvm.ptr<3>
+        }
+      }
+      scf.if %lead {
+        nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3>
+      }
+      copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+    }
+    copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
     func.return
   }
 }
