@@ -43,6 +43,45 @@ class CopyVerifyException(VerifyException):
         return ()
 
 
+class CopyDiagnosticError(CopyVerifyException):
+    """The one error the Python entry points raise for IR that fails to parse, verify,
+    legalize or compile (`copy_tools.runtime.compile`, `.verify_module`, `.interpret`, the
+    builders of `frontends.kernels`): `str(exc)` is the text copy-opt prints for it, in
+    mlir-opt's form: `FILE:LINE:COL: error: ...`, the source line with a caret under the
+    column, then every note (the fix among them), each at its own location.
+
+    The first error's parts: `message` (the error alone, `'<op>' op ...`), `note` (its
+    fix: the check's own note, else the first note), `location` (`(file, line, col)`,
+    None where nothing is known) and `rules` (the catalogue ids of the check that raised
+    it). `diagnostics` are all of them, `(severity, (file, line, col), message)` each, in
+    copy-opt's order."""
+
+    def __init__(
+        self,
+        text: str,
+        diagnostics: tuple[tuple[str, tuple[str, int, int], str], ...],
+        rules: tuple[str, ...] = (),
+        note: str | None = None,
+    ):
+        errors = [d for d in diagnostics if d[0] == "error"]
+        first = errors[0] if errors else ("error", ("<unknown>", 0, 0), text)
+        following = diagnostics[diagnostics.index(first) + 1 :] if errors else ()
+        notes = [m for severity, _, m in following[:1] if severity == "note"]
+        super().__init__(first[2], note if note is not None else (notes[0] if notes else None))
+        self.message = first[2]
+        self.location: tuple[str, int, int] | None = None if not errors else first[1]
+        self.diagnostics = diagnostics
+        self.text = text
+        self._rules = rules
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        return self._rules
+
+
 CHECKING_PACKAGES = ("copy_dialect", "analysis", "passes")
 """The packages whose code checks rules: the op verifiers, the kernel analysis and
 copy-legalize (the tags copy-rules reads are there)."""

@@ -8,6 +8,13 @@ or `interpret` it on the CPU.
 
 Everything else is `runtime`'s, which loads and launches cubins without the
 compiler (and without xDSL).
+
+A parse, verification, legalize or compile error raises one `CopyDiagnosticError` (a
+`CopyVerifyException`) whose text is copy-opt's for the same IR: `FILE:LINE:COL: error:`,
+the source line with a caret, every note and the fix. Text is named `<string>` (or `name=`);
+a module built with `frontends.locations`' builders is reported at the Python lines that
+made its ops. `verify_module` raises the same for a module. A bad argument to these
+functions (a target, a flag) raises `ArgumentError` (a ValueError).
 """
 
 from __future__ import annotations
@@ -16,16 +23,20 @@ import os
 from typing import Any
 
 import numpy as np
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException
 
 import interpreter
-from analysis.verify import verify_module
+from copy_dialect.errors import CopyDiagnosticError
+from copy_tools.python_diagnostics import STRING_NAME, Sources, failure, parse, verify
 from copy_tools.universe import make_context
+from facts.target import TARGETS
 from passes import backend
 from passes.pipeline import compile_module, retarget
 from runtime import (
     INTERPRET_ENV,
+    ArgumentError,
     CudaError,
     InterpreterMismatch,
     Kernel,
@@ -53,6 +64,7 @@ def compile(  # noqa: A001
     debug_guards: bool = False,
     arch: str | None = None,
     verify: bool = True,
+    name: str = STRING_NAME,
 ) -> Program:
     """Compiles MLIR text or a module (copy dialect) for `target` (default: its copy.target)
     into a Program whose kernels can be called; `debug_guards`: with device-side checks of
@@ -63,17 +75,58 @@ def compile(  # noqa: A001
     skips the protocol analysis (rules P1-P13, TU10-TU12), by far the costliest part of a
     compile, for a kernel already proven (an autotuner compiling configurations of one
     kernel); the op verifiers, the kernel rules and dominance still run. The program keeps
-    the IR it was compiled from, to run its kernels on the CPU under COPY_INTERPRET=1."""
+    the IR it was compiled from, to run its kernels on the CPU under COPY_INTERPRET=1.
+    `name`: the file name errors in the text are reported in. Errors: a
+    `CopyDiagnosticError` for the IR, an `ArgumentError` for the arguments."""
+    check_compile_arguments(source, target, arch, name)
     backend.start_worker()  # a worker that is not running yet starts while this parses
     ctx = make_context()
-    module = source if isinstance(source, ModuleOp) else Parser(ctx, source).parse_module()
+    module, sources = module_of(ctx, source, name)
     ir = module.clone()
     if target:
         retarget(ir, target)
-    compiled = compile_module(
-        module, ctx, target, debug_guards=debug_guards, arch=arch, verify_protocol=verify
-    )
+    try:
+        compiled = compile_module(
+            module, ctx, target, debug_guards=debug_guards, arch=arch, verify_protocol=verify
+        )
+    except DiagnosticException as exc:
+        raise failure(exc, ir, sources, protocol=verify, stage="compiling") from None
     return Program(compiled.cubin, compiled.abi, interpreter=Interpreter(ir))
+
+
+def verify_module(module: ModuleOp, *, protocol: bool = True) -> None:
+    """Verifies a module as `compile` does (every op, the kernel rules, dominance and, with
+    `protocol`, the copy protocol); raises the CopyDiagnosticError copy-opt would print."""
+    if not isinstance(module, ModuleOp):
+        raise ArgumentError(
+            f"expected an xDSL builtin.ModuleOp to verify, got {type(module).__name__}; "
+            "fix: parse the text with runtime.compile, or wrap the ops in ModuleOp([...])"
+        )
+    verify(module, protocol=protocol)
+
+
+def module_of(ctx: Context, source: str | ModuleOp, name: str) -> tuple[ModuleOp, Sources]:
+    """The module to compile, and the texts its errors are shown in."""
+    if isinstance(source, ModuleOp):
+        return source, Sources()
+    return parse(ctx, source, name)
+
+
+def check_compile_arguments(source: Any, target: Any, arch: Any, name: Any) -> None:
+    """`compile`'s arguments: MLIR text or a module, a known target and arch, a name."""
+    if not isinstance(source, str | ModuleOp):
+        raise ArgumentError(
+            f"expected MLIR text (str) or an xDSL ModuleOp to compile, got "
+            f"{type(source).__name__}; fix: pass the text (open(path).read()) or the module"
+        )
+    for what, value in (("target", target), ("arch", arch)):
+        if value is not None and (not isinstance(value, str) or value not in TARGETS):
+            raise ArgumentError(
+                f"expected {what} to be one of {sorted(TARGETS)} or None, got {value!r}; "
+                f"fix: pass a target name such as 'sm_90a'"
+            )
+    if not isinstance(name, str) or not name:
+        raise ArgumentError(f"expected name to be a file name (str), got {name!r}")
 
 
 class Interpreter:
@@ -140,16 +193,18 @@ def interpret(
         if not isinstance(source.interpreter, Interpreter):
             raise ValueError("expected a program compiled from MLIR, got one loaded from a cubin")
         module = source.interpreter.module
-    elif isinstance(source, ModuleOp):
-        module = source
+        verify(module, protocol=False)
     else:
-        module = Parser(make_context(), source).parse_module()
-    verify_module(module, protocol=False)  # the run checks the protocol
+        check_compile_arguments(source, None, None, STRING_NAME)
+        module, sources = module_of(make_context(), source, STRING_NAME)
+        verify(module, protocol=False, sources=sources)  # the run checks the protocol
     return run(module, list(arrays), grid, block, kernel, schedule, seed, schedules)
 
 
 __all__ = [
     "INTERPRET_ENV",
+    "ArgumentError",
+    "CopyDiagnosticError",
     "CudaError",
     "InterpreterMismatch",
     "Kernel",
@@ -162,4 +217,5 @@ __all__ = [
     "interpret",
     "interpreting",
     "load",
+    "verify_module",
 ]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime.driver import call
+from runtime.errors import ArgumentError
 
 DTYPE_NAMES = {
     "f16": "float16",
@@ -140,7 +141,7 @@ def device_array(obj: Any, name: str) -> DeviceArray:
     """`obj` as a device array (a numpy array is copied to the device)."""
     if hasattr(obj, "data_ptr") and hasattr(obj, "is_cuda"):  # PyTorch
         if not obj.is_cuda:
-            raise ValueError(f"expected {name} on the GPU or a numpy array, got a CPU tensor")
+            raise ArgumentError(f"expected {name} on the GPU or a numpy array, got a CPU tensor")
         itemsize = obj.element_size()
         dtype = str(obj.dtype).removeprefix("torch.")
         shape = tuple(obj.shape)
@@ -156,7 +157,7 @@ def device_array(obj: Any, name: str) -> DeviceArray:
         typestr = interface["typestr"]
         dtype = TYPESTR_NAMES.get(typestr)
         if dtype is None:
-            raise ValueError(f"expected {name} of a numeric dtype, got typestr {typestr!r}")
+            raise ArgumentError(f"expected {name} of a numeric dtype, got typestr {typestr!r}")
         itemsize = int(typestr[2:])
         shape = tuple(interface["shape"])
         strides = interface.get("strides") or _contiguous_strides(shape, itemsize)
@@ -164,12 +165,14 @@ def device_array(obj: Any, name: str) -> DeviceArray:
     import numpy as np
 
     if not isinstance(obj, np.ndarray):
-        raise ValueError(
+        raise ArgumentError(
             f"expected {name} to be a numpy array or a device array (DLPack or "
             f"__cuda_array_interface__), got {type(obj).__name__}"
         )
     if not obj.flags.writeable:
-        raise ValueError(f"expected {name} to be writeable: the kernel's results are copied back")
+        raise ArgumentError(
+            f"expected {name} to be writeable: the kernel's results are copied back"
+        )
     return DeviceArray(0, obj.shape, obj.strides, obj.dtype.name, obj.itemsize, obj)
 
 
@@ -200,7 +203,7 @@ def _from_dlpack(obj: Any, name: str) -> Any:
         except ImportError:
             continue
         return lib.from_dlpack(obj)
-    raise ValueError(
+    raise ArgumentError(
         f"expected {name} with __cuda_array_interface__, or DLPack with CuPy or PyTorch "
         "installed to read it"
     )

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from math import prod
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +20,11 @@ from facts.abi import (
     TensorMapParam,
     TensorMapWorkspaceParam,
 )
-from facts.target import TARGETS
 from runtime import arrays as arr
-from runtime.driver import DeviceFacts, NoDriverError, call, facts, no_gpu, synchronize
+from runtime.checks import check_arguments, check_device, check_launch
+from runtime.checks import padded_shape as padded_shape  # where callers import it from
+from runtime.driver import NoDriverError, call, facts, no_gpu, synchronize
+from runtime.errors import ArgumentError
 from runtime.interpreting import INTERPRET_ENV, check_same, comparing, interpreting, twin
 from runtime.tensor_map import (
     TENSOR_MAP_BYTES,
@@ -63,127 +64,6 @@ SCALAR_TYPES = {
 }
 
 
-def check_device(target: str, smem_bytes: int, facts: DeviceFacts) -> None:
-    """The device can run code for `target` with that much shared memory."""
-    t = TARGETS[target]
-    major, minor = divmod(t.sm, 10)
-    have = facts.compute_capability
-    if t.suffix in ("a", "f"):
-        fits = have == (major, minor) if t.suffix == "a" else have[0] == major
-    else:
-        fits = have[0] == major and have[1] >= minor
-    if not fits:
-        raise ValueError(
-            f"expected a GPU that runs {target} code (compute capability {major}.{minor}"
-            f"{'' if t.suffix == 'a' else ' or a later minor'}), got {facts.name} with "
-            f"compute capability {have[0]}.{have[1]}; recompile with --target for it"
-        )
-    if smem_bytes > facts.max_smem_optin:
-        raise ValueError(
-            f"expected at most {facts.max_smem_optin} bytes of shared memory per block on "
-            f"{facts.name}, got a kernel that needs {smem_bytes}"
-        )
-
-
-def check_layout(array: arr.DeviceArray, param: PointerParam, name: str) -> arr.DeviceArray:
-    """The array's strides against the argument's layout, which the kernel addresses it with:
-    a row-major argument takes a contiguous array, one of a strided layout
-    (`PointerParam.strides`) an array of exactly those strides (a view of a padded array),
-    but where the layout's stride is `?` (the array's own, which only a tensor map reads).
-    Returned with the layout's strides (they differ only in dims of size 1, which no address
-    depends on), so that a tensor map encoded from it describes the layout."""
-    if param.strides is None:
-        if not array.contiguous:
-            raise ValueError(row_major_error(array, name))
-        return array
-    want = tuple(None if s < 0 else s * array.itemsize for s in param.strides)
-    if not array.strides_match(want):
-        raise ValueError(strides_error(array, param, name))
-    strides = tuple(have if w is None else w for w, have in zip(want, array.strides, strict=True))
-    return replace(array, strides=strides)
-
-
-def row_major_error(array: arr.DeviceArray, name: str) -> str:
-    """Why a non-contiguous array does not fit a row-major argument, and the fixes."""
-    fix = "np.ascontiguousarray(...)" if array.host is not None else "a contiguous copy"
-    elements = element_strides(array)
-    layout = ""
-    if elements is not None and all(s > 0 for s in elements):
-        layout = f", or give the kernel's argument the layout strided<{list(elements)}>"
-    return (
-        f"expected {name} to be C-contiguous (row-major, the kernel's layout), got strides "
-        f"{array.strides} bytes; pass {fix}{layout}"
-    )
-
-
-def strides_error(array: arr.DeviceArray, param: PointerParam, name: str) -> str:
-    """Why an array does not fit a strided argument, and the padded array whose view would."""
-    want = tuple("?" if s < 0 else s for s in param.strides or ())
-    shown = "(" + ", ".join(map(str, want)) + ("," if len(want) == 1 else "") + ")"
-    elements = element_strides(array)
-    got = f"{elements} elements" if elements is not None else f"{array.strides} bytes"
-    padded = padded_shape(array.shape, param.strides or ())
-    if padded is None:
-        fix = "pass an array of those strides (a view of a larger array)"
-    else:
-        sliced = zip(array.shape, padded, strict=True)
-        view = ", ".join(":" if d == p else f":{d}" for d, p in sliced)
-        fix = f"pass a view of a {padded} array, e.g. padded[{view}]"
-    return (
-        f"expected {name} with strides {shown} elements (its layout {param.layout}), got "
-        f"{got}; {fix}"
-    )
-
-
-def element_strides(array: arr.DeviceArray) -> tuple[int, ...] | None:
-    """The array's strides in elements, None where one is not a whole number of them."""
-    if any(s % array.itemsize for s in array.strides):
-        return None
-    return tuple(s // array.itemsize for s in array.strides)
-
-
-def padded_shape(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The row-major array of which an array of `shape` at these element strides is the
-    leading corner (each stride a multiple of the next, the innermost 1), None where there is
-    none."""
-    if not strides or strides[-1] != 1 or any(s < 1 for s in strides):
-        return None
-    pairs = list(zip(strides, strides[1:], strict=False))
-    if any(outer % inner for outer, inner in pairs):
-        return None
-    padded = (shape[0], *(outer // inner for outer, inner in pairs))
-    return padded if all(p >= d for p, d in zip(padded, shape, strict=True)) else None
-
-
-def check_chunk_alignment(array: arr.DeviceArray, param: PointerParam, name: str) -> None:
-    """A cp.async copy moves chunks aligned to their size: of a static array the one the
-    compiler picked, of a dynamic one the largest that divides the array's address and row
-    pitches, picked at run time. The smallest it may move, `align` bytes
-    (`PointerParam.align`), must divide them (a device view that starts mid-chunk would
-    fault). The kernel computes the pitches from the sizes
-    (a contiguous array's strides) or takes its layout's; a host array's device copy is
-    allocated aligned."""
-    align = param.align
-    if param.strides is None:
-        pitches = [prod(array.shape[i + 1 :]) * array.itemsize for i in range(len(array.shape) - 1)]
-    else:
-        pitches = [s * array.itemsize for s in param.strides[:-1]]
-    if any(p % align for p in pitches):
-        inner = array.shape[-1]
-        padded = -(-inner * array.itemsize // align) * align // array.itemsize
-        raise ValueError(
-            f"expected {name} whose rows are a multiple of {align} bytes apart (the smallest "
-            f"chunk the kernel's cp.async copies of it move), got strides of {pitches} bytes "
-            f"({inner} elements of {array.dtype} a row); pad the innermost dimension to "
-            f"{padded} elements"
-        )
-    if array.pointer % align:
-        raise ValueError(
-            f"expected {name} at an address aligned to {align} bytes (the smallest chunk the "
-            f"kernel's cp.async copies of it move), got {array.pointer:#x}"
-        )
-
-
 def direct_parameters(
     abi: KernelAbi, described: list[arr.DeviceArray | Any]
 ) -> dict[int, tuple[Any, Any]]:
@@ -201,11 +81,6 @@ def direct_parameters(
         elif isinstance(param, SizeParam):
             found[i] = (described[param.arg].shape[param.dim], ctypes.c_int64)
     return found
-
-
-GRID_LIMITS = (2**31 - 1, 65535, 65535)
-"""The most blocks a grid has along x, y and z (a larger grid fails with
-CUDA_ERROR_INVALID_VALUE, seen on the H200 for grid y = 65536)."""
 
 
 @dataclass(repr=False)
@@ -239,65 +114,15 @@ class Kernel:
 
     def check_arguments(self, values: list[Any]) -> list[arr.DeviceArray | Any]:
         """The caller's arguments against the ABI; arrays are described, not yet uploaded."""
-        if len(values) != len(self.arguments):
-            raise ValueError(
-                f"expected {len(self.arguments)} arguments for kernel {self.name}, "
-                f"got {len(values)}"
-            )
-        described: list[arr.DeviceArray | Any] = []
-        for i, (value, param) in enumerate(zip(values, self.arguments, strict=True)):
-            name = f"argument {i} of {self.name}"
-            if isinstance(param, ScalarParam):
-                described.append(value)
-                continue
-            array = arr.device_array(value, name)
-            shape = param.shape
-            matches = len(array.shape) == len(shape) and all(
-                want < 0 or want == have for want, have in zip(shape, array.shape, strict=True)
-            )
-            if not matches:
-                shown = tuple("?" if d < 0 else d for d in shape)
-                raise ValueError(f"expected {name} of shape {shown}, got {array.shape}")
-            accepted = arr.accepted_dtypes(param.element)
-            if array.dtype not in accepted:
-                raise ValueError(
-                    f"expected {name} of dtype {' or '.join(sorted(accepted)) or param.element}"
-                    f" (the kernel's {param.element}), got {array.dtype}"
-                )
-            array = check_layout(array, param, name)
-            if param.align > 1:
-                check_chunk_alignment(array, param, name)
-            described.append(array)
+        described = check_arguments(self.abi, self.name, values)
         for tensor_map in self.abi.tensor_maps:
             name = f"argument {tensor_map.arg} of {self.name}"
             check_tensor_map_array(described[tensor_map.arg], tensor_map, name)
         return described
 
-    def check_launch(self, grid: tuple[int, ...], block: tuple[int, ...] | None) -> tuple:
-        grid3 = (tuple(grid) + (1, 1, 1))[:3]
-        fixed = self.abi.block
-        if block is None and fixed is None:
-            raise ValueError(f"expected a block shape for kernel {self.name} (block=(x, y, z))")
-        block3 = (tuple(block or fixed) + (1, 1, 1))[:3]
-        if fixed is not None and list(block3) != list(fixed):
-            raise ValueError(
-                f"expected block {tuple(fixed)} for kernel {self.name} (its "
-                f"gpu.known_block_size), got {block3}"
-            )
-        cluster = self.abi.cluster
-        if any(g % c for g, c in zip(grid3, cluster, strict=True)):
-            raise ValueError(
-                f"expected a grid that is a multiple of the cluster {cluster}, got {grid3}"
-            )
-        if any(g < 1 for g in grid3) or any(b < 1 for b in block3):
-            raise ValueError(f"expected positive grid and block, got {grid3} and {block3}")
-        if any(g > limit for g, limit in zip(grid3, GRID_LIMITS, strict=True)):
-            raise ValueError(
-                f"expected a grid of at most {GRID_LIMITS} blocks per dimension (the CUDA "
-                f"limits), got {grid3}; for {self.name}, use larger tiles, put the blocks "
-                "along x, or a persistent kernel"
-            )
-        return grid3, block3, cluster
+    def check_launch(self, grid: Any, block: Any) -> tuple:
+        """(grid, block, cluster) of a launch, checked (`runtime.checks.check_launch`)."""
+        return check_launch(self.abi, self.name, grid, block)
 
     def __call__(
         self,
@@ -362,7 +187,7 @@ class Kernel:
         interpreter (`copy_tools.runtime.compile` gives the program one, from its IR)."""
         hook = self.program.interpreter
         if hook is None:
-            raise ValueError(
+            raise ArgumentError(
                 f"expected a program with its IR to interpret kernel {self.name} "
                 f"({INTERPRET_ENV}=1), got one loaded from a cubin: compile the MLIR with "
                 "copy_tools.runtime.compile, or unset " + INTERPRET_ENV
@@ -370,7 +195,7 @@ class Kernel:
         grid3, block3, _ = self.check_launch(grid, block)
         for i, array in enumerate(self.check_arguments(list(values))):
             if isinstance(array, arr.DeviceArray) and array.host is None:
-                raise ValueError(
+                raise ArgumentError(
                     f"expected argument {i} of {self.name} to be a numpy array: under "
                     f"{INTERPRET_ENV}=1 the kernel runs on the CPU, got a device array"
                 )
@@ -397,9 +222,11 @@ class Kernel:
         block: tuple[int, ...] | None,
         stream: Any,
     ) -> Launch:
+        # Everything the caller gave is checked before CUDA is touched: the same error with
+        # or without a GPU; then the device.
         grid3, block3, cluster = self.check_launch(grid, block)
-        check_device(self.program.abi.runs_on, self.abi.smem_bytes, facts())
         described = self.check_arguments(list(values))
+        check_device(self.program.abi.runs_on, self.abi.smem_bytes, facts())
         for a in described:
             if isinstance(a, arr.DeviceArray):
                 arr.upload(a)
@@ -563,12 +390,12 @@ class Program:
         kernels = self.kernels
         if name is None:
             if len(kernels) != 1:
-                raise ValueError(
+                raise ArgumentError(
                     f"expected a kernel name, the module has {len(kernels)}: {sorted(kernels)}"
                 )
             return next(iter(kernels.values()))
         if name not in kernels:
-            raise ValueError(f"expected one of the kernels {sorted(kernels)}, got {name!r}")
+            raise ArgumentError(f"expected one of the kernels {sorted(kernels)}, got {name!r}")
         return kernels[name]
 
     def __call__(self, *values: Any, **launch: Any) -> None:
@@ -591,5 +418,7 @@ def load(path: str | Path) -> Program:
         cubin = path.read_bytes()
         abi = ModuleAbi.from_json(abi_path.read_text())
     except OSError as exc:
-        raise ValueError(f"expected a cubin and its ABI at {path} and {abi_path}: {exc}") from None
+        raise ArgumentError(
+            f"expected a cubin and its ABI at {path} and {abi_path}: {exc}"
+        ) from None
     return Program(cubin, abi)

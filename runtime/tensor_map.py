@@ -12,6 +12,7 @@ from facts import hardware as hw
 from facts.abi import Im2colMapParam, TensorMapParam, TensorMapWorkspaceParam
 from runtime.arrays import DeviceArray
 from runtime.driver import call
+from runtime.errors import ArgumentError
 
 SWIZZLES = {16: "NONE", 32: "32B", 64: "64B", 128: "128B"}
 
@@ -28,7 +29,7 @@ def check_written_extent(array: DeviceArray, name: str) -> None:
     if row % hw.STORE_CHUNK_BYTES:
         chunk = max(1, hw.STORE_CHUNK_BYTES // array.itemsize)
         padded = -(-extent // chunk) * chunk
-        raise ValueError(
+        raise ArgumentError(
             f"expected {name}, which a TMA store or reduction writes, to have an innermost "
             f"extent of a multiple of 16 bytes, got {extent} elements of {array.itemsize} "
             f"bytes ({row} bytes): TMA writes whole 16-byte chunks and would overwrite the "
@@ -45,13 +46,13 @@ def check_tensor_map_array(array: DeviceArray, param: TensorMapParam, name: str)
     extent of a multiple of 16 bytes (checked before the strides: its fix mends them too)."""
     rank = param.rank
     if len(array.shape) != rank:
-        raise ValueError(f"expected {name} of rank {rank} for its tensor map, got {array.shape}")
+        raise ArgumentError(f"expected {name} of rank {rank} for its tensor map, got {array.shape}")
     if array.pointer % hw.GLOBAL_ADDRESS_ALIGNMENT:
-        raise ValueError(
+        raise ArgumentError(
             f"expected {name}'s address to be 16-byte aligned for TMA, got {array.pointer:#x}"
         )
     if array.strides[-1] != array.itemsize:
-        raise ValueError(
+        raise ArgumentError(
             f"expected {name}'s innermost stride to be one element ({array.itemsize} bytes) "
             f"for TMA, got {array.strides[-1]} bytes"
         )
@@ -59,13 +60,13 @@ def check_tensor_map_array(array: DeviceArray, param: TensorMapParam, name: str)
         check_written_extent(array, name)
     for i, stride in enumerate(array.strides[:-1]):
         if stride % hw.GLOBAL_STRIDE_MULTIPLE or not 0 <= stride < hw.MAX_GLOBAL_STRIDE:
-            raise ValueError(
+            raise ArgumentError(
                 f"expected {name}'s byte strides to be non-negative multiples of 16 below "
                 f"2**40 for TMA, got {stride} at dim {i} (strides {array.strides})"
             )
     for i, size in enumerate(array.shape):
         if not 1 <= size <= hw.MAX_GLOBAL_DIM:
-            raise ValueError(f"expected {name}'s dims in [1, 2**32] for TMA, got {size} at {i}")
+            raise ArgumentError(f"expected {name}'s dims in [1, 2**32] for TMA, got {size} at {i}")
 
 
 def encode(array: DeviceArray, param: TensorMapParam) -> Any:
@@ -143,9 +144,9 @@ def map_bytes(tensor_map: Any) -> bytes:
 def workspace_image(initial: bytes, param: TensorMapWorkspaceParam) -> bytes:
     """What a workspace holds at launch: the initial map in each of its slots."""
     if len(initial) != TENSOR_MAP_BYTES:
-        raise ValueError(
+        raise ArgumentError(
             f"expected a tensor map of {TENSOR_MAP_BYTES} bytes, got {len(initial)} bytes"
         )
     if param.slots < 1:
-        raise ValueError(f"expected a workspace of at least one slot, got {param.slots}")
+        raise ArgumentError(f"expected a workspace of at least one slot, got {param.slots}")
     return initial * param.slots
