@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from copy_dialect import layout
 from copy_dialect.attributes import TmemShape
 from copy_dialect.tmem import TMEM_LANES, TMEM_REGS_PER_NUM, tmem_fragment
+from copy_tools.cli import guarded
 from copy_tools.figure import Figure, FigureError, Line, Rect, Text, check_picture, palette
 
 TOOL = "copy-layout"
@@ -580,6 +581,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `copy-layout`; returns the exit status (no traceback: `cli.guarded`)."""
+    return guarded(TOOL, lambda: _main(argv))
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = parse_args(argv)
     try:
         return run(args)

@@ -18,6 +18,7 @@ from pathlib import Path
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
+from copy_tools.cli import guarded
 from copy_tools.universe import make_context
 
 DEFAULT_EXAMPLE = Path(str(resources.files("copy_tools.examples") / "tma_tile_copy.mlir"))
@@ -138,11 +139,8 @@ def interpret(source) -> int:
 
 
 def run() -> int:
-    try:
-        return main()
-    except BrokenPipeError:  # e.g. `copy-demo | head`
-        sys.stderr.close()
-        return 0
+    """Entry point of `copy-demo` (no traceback, `copy-demo | head` included: `cli.guarded`)."""
+    return guarded("copy-demo", main)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from xdsl.irdl import (
 from xdsl.irdl.constraints import AnyOf, BaseAttr, RangeLengthConstraint, RangeOf
 
 from copy_dialect.dialect import Copy
+from copy_tools.cli import guarded
 from copy_tools.doc_index import Function, checks_of, index_source, op_methods
 from copy_tools.rule_coverage import find_root, scan
 
@@ -421,6 +422,11 @@ def stale(out_dir: Path, root: Path) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `copy-docs`; returns the exit status (no traceback: `cli.guarded`)."""
+    return guarded(PROG, lambda: _main(argv))
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("-o", "--output", type=Path, help="folder (default: docs/reference)")
     parser.add_argument("--root", type=Path, help="project root (default: found from the cwd)")

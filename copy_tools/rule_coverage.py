@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from copy_dialect.errors import RULE_ID, RULE_TAG
+from copy_tools.cli import guarded
 
 PROG = "copy-rules"
 _SPLIT = re.compile(r"^\s*//\s*-----\s*$")
@@ -204,7 +205,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `copy-rules`; returns the exit status."""
+    """Entry point of `copy-rules`; returns the exit status (no traceback: `cli.guarded`)."""
+    return guarded(PROG, lambda: _main(argv))
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _Parser(prog=PROG, description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--root", type=Path, help="project root (default: found from the cwd)")
     parser.add_argument("--rules", type=Path, help="rules file (default: the package's rules.toml)")

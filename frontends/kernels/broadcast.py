@@ -17,6 +17,7 @@ from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
 from facts.target import CLUSTERS, MULTICAST, TARGETS
+from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     TMA_BLOCK,
     _bin,
@@ -40,8 +41,10 @@ from frontends.kernels.common import (
     element_type,
     grid,
 )
+from frontends.locations import LocatingBuilder
 
 
+@checked(shape=2, tile=2)
 def multicast_copy(
     shape: Sequence[int],
     dtype: str,
@@ -112,6 +115,7 @@ same tile of x in one cluster (consecutive blocks); `rank_major` makes the rank 
 index of the launch, so the CTAs that need the same tile are a whole x apart."""
 
 
+@checked(shape=2, tile=2)
 def broadcast_grid(shape: Sequence[int], tile: Sequence[int], cluster: int = 2) -> tuple[int, int]:
     """Blocks of `broadcast_copy`: `cluster` CTAs per tile of x, (cluster x tile columns,
     tile rows)."""
@@ -198,6 +202,7 @@ def _broadcast_name(stem: str, multicast: bool, order: str) -> str:
     return name if order == "cluster" else f"{name}_{order}"
 
 
+@checked(shape=2, tile=2)
 def broadcast_copy(
     shape: Sequence[int],
     dtype: str,
@@ -295,6 +300,7 @@ def _shared_tile(
     return _SharedTile(rank, tile_col, row, col, buf)
 
 
+@checked(shape=2, tile=2)
 def broadcast_row_dot(
     shape: Sequence[int],
     dtype: str = "f32",
@@ -371,7 +377,7 @@ def broadcast_row_dot(
         # their sums independent of each other, so that their loads, products and shuffles
         # overlap: one row at a time waits on its chain of adds and shuffles.
         loop = Block(arg_types=[IndexType()])
-        lb = Builder(InsertPoint.at_end(loop))
+        lb = LocatingBuilder(InsertPoint.at_end(loop))
         rows = [_bin(lb, arith.AddiOp, loop.args[0], j * warps) for j in range(together)]
         sums = [zero] * together
         for c, w in zip(columns, weights, strict=True):

@@ -28,10 +28,14 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint
 
-from analysis.verify import verify_module
 from copy_dialect import ops as copy
 from copy_dialect.upstream_gpu import ShuffleOp
+from copy_tools.python_diagnostics import verify
 from facts.target import TARGETS, Feature, feature_message, target_named
+from frontends.kernels.checks import check_dtype, checked
+from frontends.locations import LocatingBuilder, helper_module
+
+helper_module(__name__)  # an op its helpers make is located at the family's line
 
 TMA_BLOCK = 128
 
@@ -48,10 +52,18 @@ _XYZ = (gpu.DimensionEnum.X, gpu.DimensionEnum.Y, gpu.DimensionEnum.Z)
 
 
 def element_type(name: str) -> Attribute:
-    """`"f32"`, `"bf16"`, `"i32"` ... as an xDSL type (builtin types need no dialect)."""
-    return Parser(Context(), name).parse_type()
+    """`"f32"`, `"bf16"`, `"i32"` ... as an xDSL type (builtin types need no dialect); an
+    `ArgumentError` for a name that is no element type (`checks.check_dtype`)."""
+    if isinstance(name, str) and name.isidentifier():
+        try:
+            return Parser(Context(), name).parse_type()
+        except Exception:  # a name that is no type: the check below says which to write
+            pass
+    check_dtype(name)
+    raise AssertionError("unreachable: check_dtype raised")
 
 
+@checked(shape=2, tile=2)
 def grid(shape: Sequence[int], tile: Sequence[int]) -> tuple[int, int]:
     """Blocks covering a 2-D `shape` with `tile`s: (tile columns, tile rows)."""
     return (ceil(shape[1] / tile[1]), ceil(shape[0] / tile[0]))
@@ -69,7 +81,7 @@ def _kernel(
     """The kernel `name` of a module for `target`: `body` fills its entry block (arguments of
     `arg_types`), launched on `block` threads (and clusters of `cluster`); verified."""
     entry = Block(arg_types=arg_types)
-    builder = Builder(InsertPoint.at_end(entry))
+    builder = LocatingBuilder(InsertPoint.at_end(entry))
     body(builder, entry.args)
     builder.insert(func.ReturnOp())
     fn = func.FuncOp(name, FunctionType.from_lists(arg_types, []), Region(entry))
@@ -79,8 +91,9 @@ def _kernel(
         fn.attributes["copy.cluster"] = DenseArrayBase.from_list(i32, list(cluster))
     module = ModuleOp([fn])
     module.attributes["copy.target"] = copy.TargetAttr(target)
-    # A builder's kernel is proven as the user's would be: its ops and its protocol.
-    verify_module(module)
+    # A builder's kernel is proven as the user's would be: its ops and its protocol (an
+    # error is a CopyDiagnosticError at the builder's line that made the op).
+    verify(module)
     return module
 
 
@@ -144,7 +157,7 @@ class _Loop:
     def __init__(self, b: Builder, count: SSAValue):
         self.block = Block(arg_types=[IndexType()])
         self.k = self.block.args[0]
-        self.b = Builder(InsertPoint.at_end(self.block))
+        self.b = LocatingBuilder(InsertPoint.at_end(self.block))
         self.outer = b
         self.count = count
 
@@ -156,7 +169,7 @@ class _Loop:
 
 def _if(b: Builder, cond: SSAValue, fill: Callable[[Builder], None]) -> None:
     then = Block()
-    tb = Builder(InsertPoint.at_end(then))
+    tb = LocatingBuilder(InsertPoint.at_end(then))
     fill(tb)
     tb.insert(scf.YieldOp())
     b.insert(scf.IfOp(cond, [], Region(then)))
@@ -194,7 +207,7 @@ def _store_inside(
     the tile, lies inside `bounds` (rows, cols)."""
     tid = _thread_id(b)
     loop = Block(arg_types=[IndexType()])
-    lb = Builder(InsertPoint.at_end(loop))
+    lb = LocatingBuilder(InsertPoint.at_end(loop))
     r = _bin(lb, arith.DivUIOp, loop.args[0], tile[1])
     c = _bin(lb, arith.RemUIOp, loop.args[0], tile[1])
     row = _bin(lb, arith.AddiOp, origin[0], r)

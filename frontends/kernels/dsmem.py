@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp, VectorType
 from xdsl.ir import SSAValue
 
 from copy_dialect import ops as copy
+from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     TMA_BLOCK,
     _bin,
@@ -34,6 +35,7 @@ EXCHANGE_MODES = ("store", "reduce", "bulk")
 `red.async add` (one element per thread) or the bulk SMEM -> SMEM copy."""
 
 
+@checked(shape=2, tile=2)
 def exchange_grid(shape: Sequence[int], tile: Sequence[int], cluster: int = 2) -> tuple[int, int]:
     """The launch grid of `dsmem_exchange`: one block per tile; the tile columns are a
     multiple of the cluster (a cluster is `cluster` neighbouring tiles of a row)."""
@@ -46,6 +48,7 @@ def exchange_grid(shape: Sequence[int], tile: Sequence[int], cluster: int = 2) -
     return cols, rows
 
 
+@checked(shape=2, tile=2)
 def exchange_sources(shape: Sequence[int], tile: Sequence[int], cluster: int = 2) -> list[int]:
     """For each tile column, the tile column whose tile `dsmem_exchange` delivers to it: CTA
     r of a cluster sends to (r + 1) % n, so it receives the tile of (r - 1) % n."""
@@ -77,6 +80,7 @@ def _check_exchange(
     return width
 
 
+@checked(shape=2, tile=2)
 def dsmem_exchange(
     shape: Sequence[int],
     dtype: str,

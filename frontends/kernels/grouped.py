@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import SSAValue
 
 from copy_dialect import ops as copy
+from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     _XYZ,
     CP_ASYNC_BLOCK,
@@ -63,6 +64,7 @@ def grouped_layout(shapes: Sequence[tuple[int, int]], dtype: str) -> list[tuple[
     return table
 
 
+@checked(max_shape=2, tile=2)
 def grouped_grid(
     max_shape: Sequence[int], tile: Sequence[int], groups: int, persistent: bool = False
 ) -> tuple[int, ...]:
@@ -87,6 +89,7 @@ def _group_origin(
     return _bin(b, arith.MuliOp, dims[1], tile[0]), _bin(b, arith.MuliOp, dims[0], tile[1])
 
 
+@checked(max_shape=2, tile=2)
 def grouped_copy(
     groups: int,
     capacity: int,
@@ -146,6 +149,7 @@ def grouped_copy(
     )
 
 
+@checked(tile=2)
 def grouped_view_copy(
     groups: int,
     capacity: int,

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp, i16
 from xdsl.ir import SSAValue
 
 from copy_dialect import ops as copy
+from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     TMA_BLOCK,
     _bin,
@@ -81,6 +82,7 @@ class Conv2d:
         )
 
 
+@checked(shape=4)
 def conv2d(
     shape: Sequence[int],
     filter: int | Sequence[int],
@@ -95,12 +97,14 @@ def conv2d(
     return Conv2d((n, h, w, c), _pair(filter), _pair(stride), _pair(padding), _pair(dilation))
 
 
+@checked()
 def im2col_grid(conv: Conv2d, pixels: int = 64, channels: int | None = None) -> tuple[int, ...]:
     """Blocks of `im2col_gather`: (pixel tiles, filter taps, channel blocks)."""
     block = conv.shape[3] if channels is None else channels
     return (ceil(conv.matrix[0] / pixels), conv.filter[0] * conv.filter[1], conv.shape[3] // block)
 
 
+@checked()
 def im2col_gather(
     conv: Conv2d,
     dtype: str,

@@ -14,6 +14,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
+from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     TMA_BLOCK,
     _block_id,
@@ -30,8 +31,10 @@ from frontends.kernels.common import (
     element_type,
     grid,
 )
+from frontends.locations import LocatingBuilder
 
 
+@checked(tile=2)
 def pipeline_stages_limit(tile: Sequence[int], dtype: str, target: str = "sm_90a") -> int:
     """The most ring slots `tma_copy_pipelined` can give `tile`s of `dtype` on `target`: the
     ring and its barriers must fit the block's SMEM (rule TR6, the verifier's layout) and one
@@ -66,6 +69,7 @@ def _check_stages(stages: int, tile: Sequence[int], dtype: str, target: str) -> 
         )
 
 
+@checked(shape=2, tile=2)
 def tma_copy_pipelined(
     shape: Sequence[int],
     dtype: str,
@@ -138,7 +142,7 @@ def tma_copy_pipelined(
             _if(b, b.insert(arith.CmpiOp(k, count, "ult")).result, lambda tb, k=k: load(tb, k, k))
 
         loop = Block(arg_types=[IndexType()])
-        lb = Builder(InsertPoint.at_end(loop))
+        lb = LocatingBuilder(InsertPoint.at_end(loop))
         k = loop.args[0]
         slot = lb.insert(arith.RemUIOp(k, s)).result
         lap = lb.insert(arith.DivUIOp(k, s)).result

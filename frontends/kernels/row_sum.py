@@ -16,6 +16,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
+from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     _bin,
     _butterfly,
@@ -36,12 +37,14 @@ from frontends.kernels.warp_specialized import (
     _wait_full,
     _ws_stages,
 )
+from frontends.locations import LocatingBuilder
 
 ROW_SUM_MAX_ROWS_PER_WARP = 64
 """`ws_row_sum`: each consumer lane keeps one f32 partial sum per row its warp owns, in
 registers; more than this many would spill them."""
 
 
+@checked()
 def balanced_band_rows(rows: int, blocks: int, limit: int = 256, multiple: int = 1) -> int:
     """The band height (a multiple of `multiple`, at most `limit`: a TMA box dim) that
     spreads `rows` rows over `blocks` persistent blocks best: bands go round-robin to the
@@ -100,6 +103,7 @@ def _check_row_sum(
     return _ws_stages(stages, tile, [dtype], [], target)
 
 
+@checked(shape=2, tile=2)
 def ws_row_sum(
     shape: Sequence[int],
     dtype: str = "f32",
@@ -163,7 +167,7 @@ def ws_row_sum(
         zero = cb.insert(arith.ConstantOp(FloatAttr(0.0, f32))).result
 
         loop = Block(arg_types=[IndexType(), *([f32] * per_warp)])
-        lb = Builder(InsertPoint.at_end(loop))
+        lb = LocatingBuilder(InsertPoint.at_end(loop))
         k, sums = loop.args[0], list(loop.args[1:])
         slot = _bin(lb, arith.RemUIOp, k, stages)
         column = _bin(lb, arith.RemUIOp, k, tiles.cols)
@@ -175,7 +179,7 @@ def ws_row_sum(
 
         # Lane l adds columns l, l + 32, ... of each of the warp's rows of the tile.
         cols = Block(arg_types=[IndexType(), *([f32] * per_warp)])
-        colb = Builder(InsertPoint.at_end(cols))
+        colb = LocatingBuilder(InsertPoint.at_end(cols))
         c = cols.args[0]
         added = []
         for r, s in zip(read, cols.args[1:], strict=True):

@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import SSAValue
 
 from copy_dialect import ops as copy
+from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     CP_ASYNC_BLOCK,
     TMA_BLOCK,
@@ -31,6 +32,7 @@ from frontends.kernels.common import (
 )
 
 
+@checked(shape=2, tile=2)
 def tma_copy(
     shape: Sequence[int],
     dtype: str,
@@ -84,6 +86,7 @@ def tma_copy(
     return _kernel(name, [gmem, gmem], body, target=target, block=TMA_BLOCK)
 
 
+@checked(shape=2, tile=2)
 def cp_async_copy(
     shape: Sequence[int],
     dtype: str,
@@ -123,6 +126,7 @@ def cp_async_copy(
     return _kernel("cp_async_copy", [gmem, gmem], body, target=target, block=CP_ASYNC_BLOCK)
 
 
+@checked(tile=1)
 def bulk_copy(
     n: int,
     dtype: str,

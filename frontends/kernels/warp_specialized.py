@@ -18,6 +18,7 @@ from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
 from facts.target import TARGETS, TMA
+from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     FLOAT_TYPES,
     _bin,
@@ -38,17 +39,20 @@ from frontends.kernels.common import (
     element_type,
     grid,
 )
+from frontends.locations import LocatingBuilder
 
 ELEMENTWISE = ("add", "axpb", "cast")
 """`ws_elementwise` operations: z = x + y, y = a * x + b, y = x converted to `out_dtype`."""
 
 
+@checked()
 def ws_grid(sm_count: int, blocks_per_sm: int = 1) -> tuple[int, int]:
     """The grid of a persistent warp-specialized kernel: `blocks_per_sm` blocks per SM (the
     kernels walk their tiles `block + k * grid`)."""
     return (sm_count * blocks_per_sm, 1)
 
 
+@checked(shape=2, tile=2)
 def tiles_grid(shape: Sequence[int], tile: Sequence[int], per_block: int = 1) -> tuple[int, int]:
     """The grid that gives each block of a warp-specialized kernel `per_block` of its tiles
     (the last block fewer): with 1, the block scheduler deals out the tiles and each block's
@@ -63,6 +67,7 @@ def tiles_grid(shape: Sequence[int], tile: Sequence[int], per_block: int = 1) ->
     return (ceil(rows * cols / per_block), 1)
 
 
+@checked(tile=2)
 def ws_stages_limit(
     tile: Sequence[int],
     inputs: Sequence[str],
@@ -177,7 +182,7 @@ class _Bands:
 
 def _role(ws: copy.WarpSpecializeOp, role: int) -> Builder:
     """A builder at the end of role `role`'s block of `ws`."""
-    return Builder(InsertPoint.at_end(ws.role_block(role)))
+    return LocatingBuilder(InsertPoint.at_end(ws.role_block(role)))
 
 
 def _wait_full(b: Builder, full: SSAValue, slot: SSAValue, k: SSAValue, stages: int) -> None:
@@ -214,6 +219,7 @@ def _producer(
     loop.close()
 
 
+@checked(shape=2, tile=2)
 def ws_copy(
     shape: Sequence[int],
     dtype: str,
@@ -280,6 +286,7 @@ def ws_copy(
     return _kernel("ws_copy", [gmem, gmem], body, target=target, block=2 * copy.WARP)
 
 
+@checked(shape=2, tile=2)
 def ws_elementwise(
     op: str,
     shape: Sequence[int],
@@ -390,7 +397,7 @@ def ws_elementwise(
         # The store that last read buffer `buf` (tile k - out_buffers) is done reading it.
         lb.insert(copy.WaitGroupOp("bulk", out_buffers - 1, read_only=True))
         each = Block(arg_types=[IndexType()])
-        eb = Builder(InsertPoint.at_end(each))
+        eb = LocatingBuilder(InsertPoint.at_end(each))
         i = each.args[0]
         r = _bin(eb, arith.DivUIOp, i, tile[1])
         c = _bin(eb, arith.RemUIOp, i, tile[1])

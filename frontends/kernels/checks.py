@@ -1,0 +1,148 @@
+"""The builders' argument checks, shared by every kernel family: `@checked(shape=2, tile=2)`
+checks a builder's arguments by their names before it builds anything, each failure an
+`ArgumentError` (a ValueError: `runtime.ArgumentError`) with what was expected, what was
+got and the fix.
+
+- `shape`, `max_shape` and `tile`: a sequence of as many ints as the rank the decorator
+  gives, each at least 1 (a rank of 1 also takes a plain int);
+- `dtype`, `out_dtype`: an element type's name (`"f32"`, `"bf16"`, ...; a numpy dtype
+  names the one to write);
+- counts (`stages`, `cluster`, `n`, `groups`, `pixels`, ...): an int of at least 1, or None
+  where the builder picks one;
+- `target`: a target name of `facts.target`; `swizzle`: 16, 32, 64 or 128 bytes; flags: bools.
+
+What depends on more than one argument (a tile that fits SMEM, a type a family supports)
+the builders check themselves, and the verifier checks the kernel they build.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from facts.target import TARGETS, UnknownTarget
+from runtime.errors import ArgumentError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+ELEMENT_TYPES = (
+    "f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "si32", "si64", "ui8", "ui16",
+    "ui32", "ui64",
+)  # fmt: skip
+"""The element types an array argument may have (`runtime.arrays.DTYPE_NAMES`)."""
+
+NUMPY_NAMES = {
+    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64", "int8": "i8",
+    "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "ui8", "uint16": "ui16",
+    "uint32": "ui32", "uint64": "ui64",
+}  # fmt: skip
+
+COUNTS = (
+    "stages", "cluster", "n", "groups", "capacity", "in_flight", "consumer_warps",
+    "out_buffers", "sm_count", "blocks_per_sm", "per_block", "pixels", "channels", "rows",
+    "blocks", "limit", "multiple",
+)  # fmt: skip
+FLAGS = ("dynamic", "prefetch", "prefetch_destination", "multicast", "persistent", "barrier")
+SWIZZLES = (16, 32, 64, 128)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_sizes(value: Any, name: str, rank: int) -> tuple[int, ...]:
+    """`value` as `rank` sizes of at least 1 (a plain int where `rank` is 1)."""
+    sizes = (value,) if rank == 1 and _is_int(value) else value
+    try:
+        sizes = tuple(sizes)
+    except TypeError:
+        sizes = None
+    example = ", ".join(["64"] * rank) + ("," if rank == 1 else "")
+    if sizes is None or len(sizes) != rank or not all(_is_int(s) for s in sizes):
+        raise ArgumentError(
+            f"expected a {rank}-D {name} of positive extents, got {value!r}; fix: pass "
+            f"{rank} int{'s' if rank > 1 else ''}, e.g. {name}=({example})"
+        )
+    if any(s < 1 for s in sizes):
+        raise ArgumentError(
+            f"expected a {rank}-D {name} of positive extents, got {sizes}; fix: give each "
+            "dimension one element or more (a builder's shapes are static, not dynamic)"
+        )
+    return sizes
+
+
+def check_dtype(value: Any, name: str = "dtype") -> str:
+    """An element type's name; a numpy dtype or an unknown name says which to write."""
+    if isinstance(value, str) and value in ELEMENT_TYPES:
+        return value
+    fix = f"pass one of {', '.join(repr(t) for t in ELEMENT_TYPES)}"
+    try:
+        import numpy as np
+
+        numpy_name = np.dtype(value).name if not isinstance(value, str) else None
+    except TypeError:
+        numpy_name = None
+    if numpy_name in NUMPY_NAMES:
+        fix = f"pass {name}={NUMPY_NAMES[numpy_name]!r} (the IR's name of {numpy_name})"
+    shown = repr(value) if isinstance(value, str) else getattr(value, "__name__", repr(value))
+    raise ArgumentError(f"expected {name} to be an element type's name, got {shown}; fix: {fix}")
+
+
+def check_count(value: Any, name: str) -> None:
+    if value is not None and (not _is_int(value) or value < 1):
+        raise ArgumentError(
+            f"expected {name} to be an int of at least 1, got {value!r}; fix: pass a "
+            "positive int (or leave it out for the builder's default)"
+        )
+
+
+def check_target(value: Any, name: str = "target") -> None:
+    if not isinstance(value, str) or value not in TARGETS:
+        raise ArgumentError(f"{UnknownTarget(str(value), name)}; fix: pass one of those names")
+
+
+def check_argument(name: str, value: Any, ranks: dict[str, int]) -> None:
+    """The check of the builders' argument `name` (none for names not listed above)."""
+    if name in ranks:
+        check_sizes(value, name, ranks[name])
+    elif name in ("dtype", "out_dtype"):
+        if value is not None or name == "dtype":
+            check_dtype(value, name)
+    elif name in COUNTS:
+        check_count(value, name)
+    elif name == "target":
+        check_target(value)
+    elif name == "swizzle" and value not in SWIZZLES or name == "swizzle" and not _is_int(value):
+        raise ArgumentError(
+            f"expected swizzle to be one of {SWIZZLES} bytes (16: none), got {value!r}; fix: "
+            "pass the swizzle span in bytes"
+        )
+    elif name in FLAGS and not isinstance(value, bool):
+        raise ArgumentError(f"expected {name} to be True or False, got {value!r}")
+
+
+def checked(**ranks: int) -> Callable[[F], F]:
+    """A builder whose arguments are checked by name first (`ranks`: how many sizes each of
+    its shape-like arguments has)."""
+
+    def wrap(builder: F) -> F:
+        signature = inspect.signature(builder)
+
+        @functools.wraps(builder)
+        def checked_builder(*args: Any, **kwargs: Any) -> Any:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise ArgumentError(
+                    f"expected the arguments {builder.__name__}{signature}, got {exc}"
+                ) from None
+            bound.apply_defaults()
+            for name, value in bound.arguments.items():
+                check_argument(name, value, ranks)
+            return builder(*args, **kwargs)
+
+        return checked_builder  # type: ignore[return-value]
+
+    return wrap
