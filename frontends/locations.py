@@ -22,6 +22,7 @@ is unknown inside a located op is reported at the enclosing op's (as copy-opt do
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sys
 import threading
 from collections.abc import Iterator
@@ -62,9 +63,9 @@ def frame_position(frame: FrameType) -> tuple[str, int, int]:
     """(file, line, column) of the expression a frame is running; columns are 1-based."""
     line, col = frame.f_lineno, 1
     index = frame.f_lasti // 2
-    positions = list(frame.f_code.co_positions())
-    if 0 <= index < len(positions):
-        start_line, _, start_col, _ = positions[index]
+    for start_line, _, start_col, _ in itertools.islice(
+        frame.f_code.co_positions(), index, index + 1
+    ):
         if start_line is not None:
             line = start_line
         if start_col is not None:
@@ -116,6 +117,7 @@ def stamp(op: Operation) -> None:
         op.location = location
 
 
+@dataclass
 class LocatingBuilder(Builder):
     """xDSL's `Builder` that gives each op it inserts the caller's location (`stamp`)."""
 
