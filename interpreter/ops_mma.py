@@ -9,15 +9,16 @@ A struct is `Registers`: one row of fields per thread. `mma_async` is the warpgr
 warpgroup of the threads that reach it (all 128 threads of each, or P10) decodes its two
 descriptors from their bits alone (`interpreter.mma.operand_offsets`: a wrong descriptor
 reads the wrong bytes), and issues an asynchronous MMA that the scheduler completes like a
-copy in flight, in issue order per agent: at completion it reads A and B from SMEM as the
+copy in flight, in issue order per warpgroup: at completion it reads A and B from SMEM as the
 bytes are then, and writes D into the result's registers (`interpreter.mma.mma`, the
 accumulator's fragment layout `accumulator_fragment`). Its SMEM read is logged at issue as
 the async proxy's (interpreter.races), until the `wait.group` that retires its group, so a
 thread store or a TMA load into those bytes that the retirement does not happen before is
-a race (P2, P3), and threads' writes it reads must be fenced (P4). Groups are per agent
-(the warpgroups of an agent run in lockstep): `commit` closes the open group, `wait N`
-waits until at most the newest N are pending and retires the rest (a clock component per
-agent, as the bulk groups').
+a race (P2, P3), and threads' writes it reads must be fenced (P4). Groups are per
+warpgroup (of an agent): `commit` closes the warpgroup's open group, `wait N` waits until
+at most its newest N are pending and retires the rest (a clock component per warpgroup, as
+the bulk groups' per agent; happens-before stays per agent, as everywhere in the
+interpreter).
 
 Reading the result of an mma (`llvm.extractvalue`, `llvm.insertvalue`) before the wait that
 retires it is reported (rule `wgmma`: its registers are undefined on the GPU until then),
@@ -44,7 +45,7 @@ from xdsl.ir import Operation
 
 from copy_dialect import ops as copy
 from interpreter import mma
-from interpreter.machine import Agent, Step, Transfer, Wait, describe_threads
+from interpreter.machine import Agent, Machine, Step, Transfer, Wait, describe_threads
 from interpreter.memory import SMEM_BYTES, SmemRef, units
 from interpreter.ops_std import check_index, handles, indices, set_result
 from interpreter.races import Access, Epoch, sees
@@ -102,19 +103,19 @@ class Registers:
     """An LLVM struct of scalars: one row of fields per thread of the CTA."""
 
     values: np.ndarray
-    fence: int = -1
-    """The agent's count of wgmma.fence when threads wrote it (-1: no thread wrote it: an
-    mma's result, or an identity asm's)."""
-    mma: Issued | None = None
-    """The mma_async that writes it (its result)."""
+    fence: dict[int, int] | None = None
+    """Per warpgroup, its count of wgmma.fence when threads wrote the registers (None: no
+    thread wrote them: an mma's result, or an identity asm's)."""
+    mma: dict[int, Issued] = field(default_factory=dict)
+    """Per warpgroup, the mma_async that writes its rows (of an mma's result)."""
     reported: bool = False
 
 
 @dataclass
 class Groups:
-    """An agent's wgmma groups: the MMAs of its open group, of each committed group, and
-    those issued and not complete (in issue order); the clock component whose time n says
-    the first n groups are retired; its wgmma.fence count."""
+    """A warpgroup's wgmma groups (of one agent): the MMAs of its open group, of each
+    committed group, and those issued and not complete (in issue order); the clock
+    component whose time n says the first n groups are retired; its wgmma.fence count."""
 
     component: int
     open: list[Issued] = field(default_factory=list)
@@ -123,15 +124,22 @@ class Groups:
     fences: int = 0
 
 
-GROUPS: weakref.WeakKeyDictionary[Agent, Groups] = weakref.WeakKeyDictionary()
+GROUPS: weakref.WeakKeyDictionary[Agent, dict[int, Groups]] = weakref.WeakKeyDictionary()
 
 
-def groups_of(agent: Agent) -> Groups:
-    found = GROUPS.get(agent)
+def groups_of(agent: Agent, group: int) -> Groups:
+    """Warpgroup `group`'s wgmma groups, in `agent`."""
+    mine = GROUPS.setdefault(agent, {})
+    found = mine.get(group)
     if found is None:
-        component = agent.cta.machine.clocks.new(f"wgmma groups of {agent.name}")
-        found = GROUPS[agent] = Groups(component)
+        name = f"wgmma groups of warpgroup {group} of {agent.name}"
+        found = mine[group] = Groups(agent.cta.machine.clocks.new(name))
     return found
+
+
+def fences_now(agent: Agent) -> dict[int, int]:
+    """Each warpgroup's wgmma.fence count so far (in `agent`)."""
+    return {g: groups.fences for g, groups in GROUPS.get(agent, {}).items()}
 
 
 def struct_fields(t: object, op: Operation) -> tuple[int, np.dtype]:
@@ -147,22 +155,27 @@ def struct_fields(t: object, op: Operation) -> tuple[int, np.dtype]:
 def zero(agent: Agent, op: Operation, mask: np.ndarray) -> None:
     n, dtype = struct_fields(op.results[0].type, op)
     values = np.zeros((agent.cta.threads, n), dtype)
-    agent.env[op.results[0]] = Registers(values, groups_of(agent).fences)
+    agent.env[op.results[0]] = Registers(values, fences_now(agent))
 
 
-def used(agent: Agent, op: Operation, regs: Registers) -> None:
-    """A thread reads `regs`: before the wait that retires the mma writing them, a
-    violation."""
-    if regs.mma is None or regs.reported or sees(agent.clock, regs.mma.epoch):
+def used(agent: Agent, op: Operation, regs: Registers, mask: np.ndarray) -> None:
+    """The threads of `mask` read `regs`: before the wait that retires the mma writing
+    their warpgroup's rows, a violation."""
+    if not regs.mma or regs.reported:
         return
-    regs.reported = True
-    agent.cta.machine.report(
-        RULE, op,
-        "reads the accumulator of an nvvm.wgmma.mma_async before the "
-        "nvvm.wgmma.wait.group.sync.aligned that retires its group: its registers are "
-        "undefined until then (wait for the group first)",
-        agent.cta, regs.mma.op,
-    )  # fmt: skip
+    for g in np.unique(np.nonzero(mask)[0] // mma.WARPGROUP):
+        item = regs.mma.get(int(g))
+        if item is None or sees(agent.clock, item.epoch):
+            continue
+        regs.reported = True
+        agent.cta.machine.report(
+            RULE, op,
+            "reads the accumulator of an nvvm.wgmma.mma_async before the "
+            f"nvvm.wgmma.wait.group.sync.aligned that retires its group (warpgroup {int(g)}): "
+            "its registers are undefined until then (wait for the group first)",
+            agent.cta, item.op,
+        )  # fmt: skip
+        return
 
 
 def registers(agent: Agent, op: Operation, value: object) -> Registers:
@@ -175,7 +188,7 @@ def registers(agent: Agent, op: Operation, value: object) -> Registers:
 @handles(llvm.ExtractValueOp)
 def extract_value(agent: Agent, op: llvm.ExtractValueOp, mask: np.ndarray) -> None:
     regs = registers(agent, op, op.container)
-    used(agent, op, regs)
+    used(agent, op, regs, mask)
     (position,) = op.position.get_values()
     set_result(agent, op, regs.values[:, position].copy())
 
@@ -183,12 +196,12 @@ def extract_value(agent: Agent, op: llvm.ExtractValueOp, mask: np.ndarray) -> No
 @handles(llvm.InsertValueOp)
 def insert_value(agent: Agent, op: llvm.InsertValueOp, mask: np.ndarray) -> None:
     regs = registers(agent, op, op.container)
-    used(agent, op, regs)
+    used(agent, op, regs, mask)
     (position,) = op.position.get_values()
     values = regs.values.copy()
     new = lanes(agent.get(op.value), agent.cta.threads)
     values[mask, position] = new[mask]
-    agent.env[op.res] = Registers(values, groups_of(agent).fences)
+    agent.env[op.res] = Registers(values, fences_now(agent))
 
 
 FENCES = ("tcgen05.fence::after_thread_sync;", "tcgen05.fence::before_thread_sync;")
@@ -248,35 +261,42 @@ def warpgroups(agent: Agent, op: Operation, mask: np.ndarray) -> list[int]:
 
 @handles(WgmmaFenceAlignedOp)
 def fence(agent: Agent, op: WgmmaFenceAlignedOp, mask: np.ndarray) -> Step:
-    warpgroups(agent, op, mask)
+    found = warpgroups(agent, op, mask)
     yield None
-    groups_of(agent).fences += 1
+    for g in found:
+        groups_of(agent, g).fences += 1
 
 
 @handles(WgmmaGroupSyncAlignedOp)
 def commit(agent: Agent, op: WgmmaGroupSyncAlignedOp, mask: np.ndarray) -> Step:
-    warpgroups(agent, op, mask)
+    found = warpgroups(agent, op, mask)
     yield None
-    groups = groups_of(agent)
-    groups.committed.append(groups.open)
-    groups.open = []
+    for g in found:
+        groups = groups_of(agent, g)
+        groups.committed.append(groups.open)
+        groups.open = []
 
 
 @handles(WgmmaWaitGroupSyncOp)
 def wait(agent: Agent, op: WgmmaWaitGroupSyncOp, mask: np.ndarray) -> Step:
-    warpgroups(agent, op, mask)
+    found = warpgroups(agent, op, mask)
     yield None
-    groups = groups_of(agent)
-    retired = max(0, len(groups.committed) - op.group.value.data)
-    waited = [m.transfer for group in groups.committed[:retired] for m in group if m.transfer]
+    retired: dict[int, int] = {}
+    waited: list[Transfer] = []
+    for g in found:
+        groups = groups_of(agent, g)
+        retired[g] = max(0, len(groups.committed) - op.group.value.data)
+        waited += [m.transfer for grp in groups.committed[: retired[g]] for m in grp if m.transfer]
     if not all(t.done for t in waited):
         yield Wait(
             lambda: all(t.done for t in waited),
             lambda: f"{len([t for t in waited if not t.done])} wgmma.mma_async to complete",
             op,
         )
-    if agent.clock.get(groups.component, 0) < retired:
-        agent.clock[groups.component] = retired
+    for g, n in retired.items():
+        component = groups_of(agent, g).component
+        if agent.clock.get(component, 0) < n:
+            agent.clock[component] = n
 
 
 def descriptor(agent: Agent, op: Operation, value: object, group: int) -> int:
@@ -321,55 +341,66 @@ def operand(
 def mma_async(agent: Agent, op: WgmmaMmaAsyncOp, mask: np.ndarray) -> Step:
     found = warpgroups(agent, op, mask)
     yield None
-    machine, groups = agent.cta.machine, groups_of(agent)
     shape = op.shape.mnk
     m, n, k = shape
     acc = registers(agent, op, op.inouts)
-    check_accumulator(agent, op, acc, groups, shape)
-    reads = {g: (operand(agent, op, "A", m, k, g), operand(agent, op, "B", n, k, g)) for g in found}
+    check_accumulator(agent, op, acc, found, shape, mask)
+    dtype = register_dtype(op.res.type.types.data[0])
+    out = Registers(np.full((agent.cta.threads, n // 2), np.nan if dtype.kind == "f" else 0, dtype))
+    for g in found:
+        reads = (operand(agent, op, "A", m, k, g), operand(agent, op, "B", n, k, g))
+        out.mma[g] = issue(agent, op, g, reads, acc, out)
+    agent.env[op.res] = out
+
+
+def issue(
+    agent: Agent,
+    op: WgmmaMmaAsyncOp,
+    g: int,
+    reads: tuple[tuple[np.ndarray, str], tuple[np.ndarray, str]],
+    acc: Registers,
+    out: Registers,
+) -> Issued:
+    """Warpgroup `g`'s MMA: its SMEM read logged until its group retires, in flight until
+    the scheduler completes it (then it reads A and B and writes its rows of `out`)."""
+    machine, groups = agent.cta.machine, groups_of(agent, g)
+    m, n, _ = shape = op.shape.mnk
     epoch = (groups.component, len(groups.committed) + 1)
-    touched = np.concatenate(
-        [units(o, mma.ELEMENT_BITS[kind] // 8, 16) for pair in reads.values() for o, kind in pair]
-    )
+    touched = np.concatenate([units(o, mma.ELEMENT_BITS[kind] // 8, 16) for o, kind in reads])
     access = Access(
         False, True, np.unique(touched), None, epoch, agent, None, op,
         "the wgmma.mma_async reads (through its descriptors)", unit=16,
     )  # fmt: skip
     machine.races(agent.cta.smem.log.check(access, agent.clock), agent.cta)
-    dtype = register_dtype(op.res.type.types.data[0])
-    out = Registers(np.full((agent.cta.threads, n // 2), np.nan if dtype.kind == "f" else 0, dtype))
     scale_d = op.scaleD.data == WGMMAScaleOut.ONE
     signs = [-1 if s.data == WGMMAScaleIn.NEG else 1 for s in (op.scaleA, op.scaleB)]
     integer = op.typeD.data.value == "s32"
     satfinite = op.satfinite is not None and op.satfinite.data == MMAIntOverflow.SATFINITE
     rows, cols = mma.accumulator_fragment(n)
-    smem = agent.cta.smem.bytes
+    smem, threads = agent.cta.smem.bytes, slice(g * mma.WARPGROUP, (g + 1) * mma.WARPGROUP)
+    (oa, ka), (ob, kb) = reads
 
     def compute() -> None:
-        for g, ((oa, ka), (ob, kb)) in reads.items():
-            a = mma.read_operand(smem, oa, ka) * signs[0]
-            b = mma.read_operand(smem, ob, kb) * signs[1]
-            threads = slice(g * mma.WARPGROUP, (g + 1) * mma.WARPGROUP)
-            d = None
-            if scale_d:
-                d = np.zeros((m, n), dtype)
-                d[rows, cols] = acc.values[threads]
-            result = mma.mma(a, b, d, integer, satfinite)
-            out.values[threads] = result[rows, cols]
+        a = mma.read_operand(smem, oa, ka) * signs[0]
+        b = mma.read_operand(smem, ob, kb) * signs[1]
+        d = None
+        if scale_d:
+            d = np.zeros((m, n), out.values.dtype)
+            d[rows, cols] = acc.values[threads]
+        out.values[threads] = mma.mma(a, b, d, integer, satfinite)[rows, cols]
 
     item = Issued(op, epoch, shape, compute)
-    item.transfer = Transfer(op, agent.cta, lambda: complete(agent, item), {agent.cta: epoch})
-    out.mma = item
+    done = {agent.cta: epoch}
+    item.transfer = Transfer(op, agent.cta, lambda: complete(groups, machine, item), done)
     machine.issue(item.transfer)
     groups.open.append(item)
     groups.pending.append(item)
-    agent.env[op.res] = out
+    return item
 
 
-def complete(agent: Agent, item: Issued) -> None:
-    """The scheduler completes `item`: the agent's earlier MMAs complete first, in issue
+def complete(groups: Groups, machine: Machine, item: Issued) -> None:
+    """The scheduler completes `item`: its warpgroup's earlier MMAs complete first, in issue
     order (an accumulator chain reads its predecessor's result)."""
-    groups, machine = groups_of(agent), agent.cta.machine
     while groups.pending:
         first = groups.pending.pop(0)
         if first is not item:
@@ -382,19 +413,24 @@ def complete(agent: Agent, item: Issued) -> None:
 
 
 def check_accumulator(
-    agent: Agent, op: WgmmaMmaAsyncOp, acc: Registers, groups: Groups, shape: tuple
-) -> None:
+    agent: Agent, op: WgmmaMmaAsyncOp, acc: Registers, found: list[int], shape: tuple,
+    mask: np.ndarray,
+) -> None:  # fmt: skip
     """The accumulator an mma_async takes: another same-shape MMA's result (ordered by the
-    hardware), or registers the threads wrote before a wgmma.fence."""
-    if acc.mma is not None:
-        if acc.mma.shape != shape and not sees(agent.clock, acc.mma.epoch):
-            used(agent, op, acc)
+    hardware), or registers the threads wrote before a wgmma.fence of their warpgroup."""
+    if acc.mma:
+        if any(i.shape != shape for i in acc.mma.values()):
+            used(agent, op, acc, mask)
         return
-    if acc.fence >= groups.fences:
-        agent.cta.machine.report(
-            RULE, op,
-            "takes accumulator registers the threads wrote with no nvvm.wgmma.fence.aligned "
-            "since: the MMA may read them before the writes (put the fence after the last "
-            "write and before the first mma_async)",
-            agent.cta,
-        )  # fmt: skip
+    if acc.fence is None:
+        return
+    for g in found:
+        if acc.fence.get(g, 0) >= groups_of(agent, g).fences:
+            agent.cta.machine.report(
+                RULE, op,
+                "takes accumulator registers the threads wrote with no nvvm.wgmma.fence.aligned "
+                f"since (warpgroup {g}): the MMA may read them before the writes (put the fence "
+                "after the last write and before the first mma_async)",
+                agent.cta,
+            )  # fmt: skip
+            return

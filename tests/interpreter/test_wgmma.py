@@ -684,3 +684,33 @@ def test_the_accumulator_passes_through_an_empty_tied_asm():
     other = text.replace('has_side_effects ""', 'has_side_effects "mov.b32 $0, $0;"')
     with pytest.raises(interpreter.InterpretError, match="inline_asm"):
         run(BASE, other)
+
+
+def test_groups_are_each_warpgroups_own():
+    """Two warpgroups of one block: a wait that only warpgroup 0 reaches retires only its
+    own group, so warpgroup 1's registers are still undefined; a wait in each is clean."""
+    case = Case(n=64, swizzle=128, warpgroups=2)
+    only0 = one_step().replace(
+        "    nvvm.wgmma.wait.group.sync.aligned 0\n",
+        "    %is0 = arith.cmpi eq, %wg, %c0 : index\n"
+        "    scf.if %is0 {\n    nvvm.wgmma.wait.group.sync.aligned 0\n    }\n",
+    )
+    result = run(case, kernel(case, only0))
+    early = [v for v in result.violations if v.rule == "wgmma"]
+    assert early, [str(v) for v in result.violations]
+    assert "(warpgroup 1)" in early[0].message
+    each = only0.replace(
+        "    }\n", "    } else {\n    nvvm.wgmma.wait.group.sync.aligned 0\n    }\n"
+    )
+    clean = run(case, kernel(case, each))
+    assert clean.violations == [], [str(v) for v in clean.violations]
+    ga, gb, acc, _ = arrays(case)
+    rows, cols = mma.accumulator_fragment(64)
+    b = logical(case, "B", gb, 1)[:, :16]
+    for g in (0, 1):  # warpgroup g's A is slot (1 + g) % 2
+        a = logical(case, "A", ga, (1 + g) % 2)[:, :16]
+        d = np.zeros((64, 64), np.float32)
+        d[rows, cols] = acc[128 * g : 128 * (g + 1)]
+        for k in range(16):
+            d = (d + a[:, k, None] * b[None, :, k]).astype(np.float32)
+        assert np.array_equal(clean.arrays[3][128 * g : 128 * (g + 1)], d[rows, cols])
