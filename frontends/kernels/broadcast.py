@@ -42,6 +42,7 @@ from frontends.kernels.common import (
     grid,
 )
 from frontends.locations import LocatingBuilder
+from runtime.errors import ArgumentError
 
 
 @checked(shape=2, tile=2)
@@ -61,7 +62,7 @@ def multicast_copy(
     elt = element_type(dtype)
     half = tile[0] // 2
     if shape[0] % tile[0]:
-        raise ValueError(f"expected rows ({shape[0]}) that are a multiple of {tile[0]}")
+        raise ArgumentError(f"expected rows ({shape[0]}) that are a multiple of {tile[0]}")
     oob = _bulk_oob(shape, tile, implementation)
     # The array seen as (row halves, half rows, columns), so that a CTA stores its half.
     gmem = MemRefType(elt, [shape[0] // half, half, shape[1]])
@@ -145,30 +146,30 @@ def _check_broadcast(
         )
     _check_feature(target, CLUSTERS, builder, "use sm_90 or newer", f"with cluster={cluster}")
     if order not in BROADCAST_ORDERS:
-        raise ValueError(f"expected order of {', '.join(BROADCAST_ORDERS)}, got {order!r}")
+        raise ArgumentError(f"expected order of {', '.join(BROADCAST_ORDERS)}, got {order!r}")
     if multicast and order != "cluster":
-        raise ValueError(
+        raise ArgumentError(
             f"expected order='cluster' for multicast=True, got order={order!r}: a multicast "
             "is shared by the CTAs of one cluster, so they must need the same tile; use "
             "multicast=False for the rank-major order"
         )
     if not 2 <= cluster <= 8:
-        raise ValueError(
+        raise ArgumentError(
             f"expected a cluster of 2 to 8 CTAs (the portable cluster sizes), got {cluster}"
         )
     _check_2d(shape, tile, "elements per dim")
     bits = copy.bitwidth(element_type(dtype))
     if bits is None or bits % 8:
-        raise ValueError(f"expected an element type of whole bytes, got {dtype}")
+        raise ArgumentError(f"expected an element type of whole bytes, got {dtype}")
     size = bits // 8
     if tile[1] * size % 16:
-        raise ValueError(
+        raise ArgumentError(
             f"expected tile rows of a multiple of 16 bytes (a TMA box row), got {tile[1]} "
             f"{dtype} ({tile[1] * size} bytes); use {-(-tile[1] * size // 16) * 16 // size} "
             "columns"
         )
     if shape[1] * size % 16:
-        raise ValueError(
+        raise ArgumentError(
             f"expected rows of x and y of a multiple of 16 bytes (TMA strides, rule TR19), got "
             f"{shape[1]} {dtype} ({shape[1] * size} bytes); pad the columns to "
             f"{-(-shape[1] * size // 16) * 16 // size}"
@@ -176,13 +177,13 @@ def _check_broadcast(
     if multicast:
         share = tile[0] // cluster
         if tile[0] % cluster:
-            raise ValueError(
+            raise ArgumentError(
                 f"expected tile rows divisible by the cluster ({cluster}) for multicast=True "
                 f"(each CTA loads 1/{cluster} of the rows), got {tile[0]}; use "
                 f"{-(-tile[0] // cluster) * cluster} rows"
             )
         if share * tile[1] * size % copy.smem_alignment(16):
-            raise ValueError(
+            raise ArgumentError(
                 f"expected each CTA's share of the tile ({share}x{tile[1]} {dtype}) to be a "
                 f"multiple of {copy.smem_alignment(16)} bytes (TMA's SMEM alignment), got "
                 f"{share * tile[1] * size} bytes; use more tile rows or columns"
@@ -190,7 +191,7 @@ def _check_broadcast(
     # One slot of the tile and its barrier.
     needed = _footprint(tile, [dtype], [], 1, 1)
     if needed > TARGETS[target].max_smem_bytes:
-        raise ValueError(
+        raise ArgumentError(
             f"expected a tile that fits {_smem_budget(target)}, got a {tuple(tile)} {dtype} "
             f"tile ({needed} bytes with its barrier); use a smaller tile"
         )
@@ -336,7 +337,7 @@ def broadcast_row_dot(
     _check_broadcast(shape, dtype, tile, cluster, multicast, order, target, "broadcast_row_dot")
     _check_float(dtype)
     if tile[1] % copy.WARP:
-        raise ValueError(
+        raise ArgumentError(
             f"expected tile[1] to be a multiple of 32 (lane l of a warp multiplies columns "
             f"l, l + 32, ... of each tile row), got tile {tuple(tile)}; use tile[1] = "
             f"{min(256, tile[1] + (-tile[1]) % 32)}"

@@ -40,7 +40,7 @@ NUMPY_NAMES = {
 }  # fmt: skip
 
 COUNTS = (
-    "stages", "cluster", "n", "groups", "capacity", "in_flight", "consumer_warps",
+    "stages", "cluster", "n", "groups", "capacity", "consumer_warps",
     "out_buffers", "sm_count", "blocks_per_sm", "per_block", "pixels", "channels", "rows",
     "blocks", "limit", "multiple",
 )  # fmt: skip
@@ -90,8 +90,11 @@ def check_dtype(value: Any, name: str = "dtype") -> str:
     raise ArgumentError(f"expected {name} to be an element type's name, got {shown}; fix: {fix}")
 
 
-def check_count(value: Any, name: str) -> None:
-    if value is not None and (not _is_int(value) or value < 1):
+def check_count(value: Any, name: str, own: bool = False) -> None:
+    """An int of at least 1 (or None); `own`: any int, the builder checks its range."""
+    if value is None or _is_int(value) and (own or value >= 1):
+        return
+    if not _is_int(value) or value < 1:
         raise ArgumentError(
             f"expected {name} to be an int of at least 1, got {value!r}; fix: pass a "
             "positive int (or leave it out for the builder's default)"
@@ -103,15 +106,24 @@ def check_target(value: Any, name: str = "target") -> None:
         raise ArgumentError(f"{UnknownTarget(str(value), name)}; fix: pass one of those names")
 
 
-def check_argument(name: str, value: Any, ranks: dict[str, int]) -> None:
-    """The check of the builders' argument `name` (none for names not listed above)."""
+def check_argument(
+    name: str, value: Any, ranks: dict[str, int], own: tuple[str, ...] = (), dynamic: bool = False
+) -> None:
+    """The check of the builders' argument `name` (none for names not listed above); `own`
+    names the counts whose range the builder checks itself (with its own message); with
+    `dynamic`, a shape's sizes are not the kernel's (any ints of the rank do)."""
     if name in ranks:
-        check_sizes(value, name, ranks[name])
+        if dynamic and name == "shape":
+            check_sizes(tuple(1 if _is_int(v) else v for v in _items(value)), name, ranks[name])
+        else:
+            check_sizes(value, name, ranks[name])
     elif name in ("dtype", "out_dtype"):
         if value is not None or name == "dtype":
             check_dtype(value, name)
     elif name in COUNTS:
-        check_count(value, name)
+        check_count(value, name, own=name in own)
+    elif name == "in_flight" and (not _is_int(value) or value < 0):
+        raise ArgumentError(f"expected in_flight to be an int of at least 0, got {value!r}")
     elif name == "target":
         check_target(value)
     elif name == "swizzle" and value not in SWIZZLES or name == "swizzle" and not _is_int(value):
@@ -123,9 +135,16 @@ def check_argument(name: str, value: Any, ranks: dict[str, int]) -> None:
         raise ArgumentError(f"expected {name} to be True or False, got {value!r}")
 
 
-def checked(**ranks: int) -> Callable[[F], F]:
+def _items(value: Any) -> tuple[Any, ...]:
+    try:
+        return tuple(value)
+    except TypeError:
+        return (value,)
+
+
+def checked(own: tuple[str, ...] = (), **ranks: int) -> Callable[[F], F]:
     """A builder whose arguments are checked by name first (`ranks`: how many sizes each of
-    its shape-like arguments has)."""
+    its shape-like arguments has; `own`: the counts whose range it checks itself)."""
 
     def wrap(builder: F) -> F:
         signature = inspect.signature(builder)
@@ -139,8 +158,9 @@ def checked(**ranks: int) -> Callable[[F], F]:
                     f"expected the arguments {builder.__name__}{signature}, got {exc}"
                 ) from None
             bound.apply_defaults()
+            dynamic = bound.arguments.get("dynamic") is True
             for name, value in bound.arguments.items():
-                check_argument(name, value, ranks)
+                check_argument(name, value, ranks, own, dynamic)
             return builder(*args, **kwargs)
 
         return checked_builder  # type: ignore[return-value]

@@ -34,6 +34,7 @@ from copy_tools.python_diagnostics import verify
 from facts.target import TARGETS, Feature, feature_message, target_named
 from frontends.kernels.checks import check_dtype, checked
 from frontends.locations import LocatingBuilder, helper_module
+from runtime.errors import ArgumentError
 
 helper_module(__name__)  # an op its helpers make is located at the family's line
 
@@ -307,28 +308,30 @@ def _check_feature(target: str, feature: Feature, op: str, fix: str, uses: str =
     UnknownTarget for a name that is no target."""
     lacking = target_named(target)
     if not feature.has(lacking):
-        raise ValueError(f"{feature_message(op, feature, lacking, uses)}; {fix}")
+        raise ArgumentError(f"{feature_message(op, feature, lacking, uses)}; {fix}")
 
 
 def _check_2d(shape: Sequence[int], tile: Sequence[int], per_dim: str = "per dim") -> None:
     """A 2-D `shape` of positive extents and a 2-D `tile` that is a TMA box (1 to 256
     `per_dim`, the words of the message)."""
     if len(shape) != 2 or any(d < 1 for d in shape):
-        raise ValueError(f"expected a 2-D shape of positive extents, got {tuple(shape)}")
+        raise ArgumentError(f"expected a 2-D shape of positive extents, got {tuple(shape)}")
     if len(tile) != 2 or any(not 1 <= d <= 256 for d in tile):
-        raise ValueError(
+        raise ArgumentError(
             f"expected a 2-D tile of 1 to 256 {per_dim} (a TMA box), got {tuple(tile)}"
         )
 
 
 def _check_float(dtype: str) -> None:
     if dtype not in FLOAT_TYPES:
-        raise ValueError(f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {dtype!r}")
+        raise ArgumentError(
+            f"expected a float element type ({', '.join(FLOAT_TYPES)}), got {dtype!r}"
+        )
 
 
 def _check_consumer_warps(consumer_warps: int) -> None:
     if not 1 <= consumer_warps <= 16:
-        raise ValueError(f"expected 1 to 16 consumer warps, got {consumer_warps}")
+        raise ArgumentError(f"expected 1 to 16 consumer warps, got {consumer_warps}")
 
 
 def _bulk_oob(shape: Sequence[int], tile: Sequence[int], implementation: str | None) -> str | None:
@@ -337,7 +340,7 @@ def _bulk_oob(shape: Sequence[int], tile: Sequence[int], implementation: str | N
     if implementation != "bulk":
         return None
     if tile[-1] != shape[-1]:
-        raise ValueError(
+        raise ArgumentError(
             f"expected tiles of whole rows ({shape[-1]} elements) for bulk copies, got "
             f"{tuple(tile)}"
         )

@@ -29,6 +29,7 @@ from frontends.kernels.common import (
     element_type,
     grid,
 )
+from runtime.errors import ArgumentError
 
 EXCHANGE_MODES = ("store", "reduce", "bulk")
 """How `dsmem_exchange` moves a tile into the peer: `st.async` (vectors of 16 bytes),
@@ -41,7 +42,7 @@ def exchange_grid(shape: Sequence[int], tile: Sequence[int], cluster: int = 2) -
     multiple of the cluster (a cluster is `cluster` neighbouring tiles of a row)."""
     cols, rows = grid(shape, tile)
     if cols % cluster:
-        raise ValueError(
+        raise ArgumentError(
             f"expected a number of tile columns ({cols}) that is a multiple of the cluster "
             f"({cluster})"
         )
@@ -61,18 +62,18 @@ def _check_exchange(
 ) -> int:
     """The elements one thread moves per st.async (1 for the other modes)."""
     if mode not in EXCHANGE_MODES:
-        raise ValueError(f"expected a mode in {EXCHANGE_MODES}, got {mode!r}")
+        raise ArgumentError(f"expected a mode in {EXCHANGE_MODES}, got {mode!r}")
     if cluster not in (2, 4, 8):
-        raise ValueError(f"expected a cluster of 2, 4 or 8 CTAs, got {cluster}")
+        raise ArgumentError(f"expected a cluster of 2, 4 or 8 CTAs, got {cluster}")
     exchange_grid(shape, tile, cluster)
     bits = copy.bitwidth(element_type(dtype)) or 0
     if mode == "reduce" and dtype not in ("i32", "ui32", "si32"):
-        raise ValueError(f"the reduce mode adds 32-bit integers (red.async add), got {dtype}")
+        raise ArgumentError(f"the reduce mode adds 32-bit integers (red.async add), got {dtype}")
     if mode == "store" and bits not in (32, 64):
-        raise ValueError(f"st.async stores 32- or 64-bit elements, got {dtype}")
+        raise ArgumentError(f"st.async stores 32- or 64-bit elements, got {dtype}")
     width = 16 * 8 // bits if mode == "store" else 1
     if tile[1] % width or (tile[0] * tile[1] // width) % TMA_BLOCK:
-        raise ValueError(
+        raise ArgumentError(
             f"expected a tile of a multiple of {TMA_BLOCK * width} elements with rows of a "
             f"multiple of {width} (each of {TMA_BLOCK} threads moves {width} at a time), got "
             f"{list(tile)}"

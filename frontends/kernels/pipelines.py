@@ -32,6 +32,7 @@ from frontends.kernels.common import (
     grid,
 )
 from frontends.locations import LocatingBuilder
+from runtime.errors import ArgumentError
 
 
 @checked(tile=2)
@@ -48,28 +49,28 @@ def _check_stages(stages: int, tile: Sequence[int], dtype: str, target: str) -> 
     limit = pipeline_stages_limit(tile, dtype, target)
     budget = _smem_budget(target)
     if limit == 0:
-        raise ValueError(
+        raise ArgumentError(
             f"expected a tile whose SMEM slot fits {budget}, got a {tuple(tile)} tile of "
             f"{dtype}; use a smaller tile"
         )
     if stages < 1:
-        raise ValueError(
+        raise ArgumentError(
             f"expected at least 1 pipeline stage, got stages={stages}; use stages=1 to {limit}"
         )
     if stages > limit == copy.MAX_BARRIERS:
-        raise ValueError(
+        raise ArgumentError(
             f"expected at most {limit} pipeline stages (one !copy.barrier group holds at most "
             f"{limit} barriers), got stages={stages}; use stages={limit} or fewer"
         )
     if stages > limit:
-        raise ValueError(
+        raise ArgumentError(
             f"expected at most {limit} pipeline stages of {tuple(tile)} {dtype} tiles (the ring "
             f"and its barriers must fit {budget}), got stages={stages}; use stages={limit} or "
             "fewer, or a smaller tile"
         )
 
 
-@checked(shape=2, tile=2)
+@checked(own=("stages", "consumer_warps"), shape=2, tile=2)
 def tma_copy_pipelined(
     shape: Sequence[int],
     dtype: str,
@@ -95,7 +96,7 @@ def tma_copy_pipelined(
     `implementation="bulk"`, the tiles are whole rows (tile[1] == shape[1]) and the loads
     and stores are non-tensor bulk copies that promise to stay in bounds."""
     if shape[0] % tile[0] or shape[1] % tile[1]:
-        raise ValueError(f"expected a shape that is a multiple of the tile {tuple(tile)}")
+        raise ArgumentError(f"expected a shape that is a multiple of the tile {tuple(tile)}")
     _check_stages(stages, tile, dtype, target)
     oob = _bulk_oob(shape, tile, implementation)
     pending = min(1, stages - 1)

@@ -38,6 +38,7 @@ from frontends.kernels.warp_specialized import (
     _ws_stages,
 )
 from frontends.locations import LocatingBuilder
+from runtime.errors import ArgumentError
 
 ROW_SUM_MAX_ROWS_PER_WARP = 64
 """`ws_row_sum`: each consumer lane keeps one f32 partial sum per row its warp owns, in
@@ -75,27 +76,27 @@ def _check_row_sum(
     _check_consumer_warps(consumer_warps)
     size = copy.bitwidth(element_type(dtype)) // 8
     if tile[1] % copy.WARP:
-        raise ValueError(
+        raise ArgumentError(
             f"expected tile[1] to be a multiple of 32 (lane l of a consumer warp sums columns "
             f"l, l + 32, ... of each tile row), got tile {tuple(tile)}; use tile[1] = "
             f"{min(256, max(32, tile[1] + (-tile[1]) % 32))}"
         )
     if shape[1] * size % 16:
-        raise ValueError(
+        raise ArgumentError(
             f"expected rows of a multiple of 16 bytes (TMA's row stride), got {shape[1]} x "
             f"{dtype} = {shape[1] * size} bytes per row; pad the columns to a multiple of "
             f"{16 // size} with zeros (they add nothing to the sums)"
         )
     rows = ceil(tile[0] / consumer_warps)
     if rows > ROW_SUM_MAX_ROWS_PER_WARP:
-        raise ValueError(
+        raise ArgumentError(
             f"expected at most {ROW_SUM_MAX_ROWS_PER_WARP} tile rows per consumer warp (each "
             f"lane keeps one partial sum per row in registers), got {rows} ({tile[0]} rows, "
             f"{consumer_warps} warps); use more consumer warps or a smaller tile[0]"
         )
     slot = tile[0] * tile[1] * size
     if slot % 128:
-        raise ValueError(
+        raise ArgumentError(
             f"expected a tile of a multiple of 128 bytes (each ring slot is a TMA destination, "
             f"128-byte aligned), got {tuple(tile)} x {dtype} = {slot} bytes; use an even "
             "tile[0] or a tile[1] that is a multiple of 64"
@@ -103,7 +104,7 @@ def _check_row_sum(
     return _ws_stages(stages, tile, [dtype], [], target)
 
 
-@checked(shape=2, tile=2)
+@checked(own=("stages", "consumer_warps"), shape=2, tile=2)
 def ws_row_sum(
     shape: Sequence[int],
     dtype: str = "f32",

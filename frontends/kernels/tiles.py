@@ -30,6 +30,7 @@ from frontends.kernels.common import (
     _tile_origin,
     element_type,
 )
+from runtime.errors import ArgumentError
 
 
 @checked(shape=2, tile=2)
@@ -145,7 +146,7 @@ def bulk_copy(
     tail = n % tile
     for part in (tile, tail):
         if part * bits % 128:
-            raise ValueError(
+            raise ArgumentError(
                 f"expected parts of a multiple of 16 bytes, got {part} {dtype} elements "
                 f"({part * bits / 8:g} bytes): choose n and tile accordingly"
             )

@@ -40,6 +40,7 @@ from frontends.kernels.common import (
     grid,
 )
 from frontends.locations import LocatingBuilder
+from runtime.errors import ArgumentError
 
 ELEMENTWISE = ("add", "axpb", "cast")
 """`ws_elementwise` operations: z = x + y, y = a * x + b, y = x converted to `out_dtype`."""
@@ -62,7 +63,7 @@ def tiles_grid(shape: Sequence[int], tile: Sequence[int], per_block: int = 1) ->
     `ws_row_sum` deals out row bands, not tiles: `tiles_grid(shape, (band_rows, shape[1]))`
     gives each block `per_block` bands."""
     if per_block < 1:
-        raise ValueError(f"expected per_block >= 1, got {per_block}")
+        raise ArgumentError(f"expected per_block >= 1, got {per_block}")
     cols, rows = grid(shape, tile)
     return (ceil(rows * cols / per_block), 1)
 
@@ -94,14 +95,14 @@ def _ws_stages(
     """`stages`, or by default the most that fit up to 4; a ValueError when they do not fit."""
     limit = ws_stages_limit(tile, inputs, outputs, target, out_buffers)
     if limit == 0:
-        raise ValueError(
+        raise ArgumentError(
             f"expected a tile whose ring slots fit the {TARGETS[target].max_smem_bytes} bytes "
             f"of SMEM of a block on {target}, got {tuple(tile)}; use a smaller tile"
         )
     if stages is None:
         return min(4, limit)
     if stages > limit:
-        raise ValueError(
+        raise ArgumentError(
             f"expected at most {limit} stages of {tuple(tile)} tiles (the rings, output "
             f"buffers and barriers must fit the {TARGETS[target].max_smem_bytes} bytes of SMEM "
             f"of a block on {target}), got stages={stages}; use stages={limit} or fewer, or a "
@@ -124,10 +125,10 @@ def _check_ws(
     )
     _check_2d(shape, tile)
     if not 1 <= stages <= copy.MAX_BARRIERS:
-        raise ValueError(f"expected 1 to {copy.MAX_BARRIERS} stages, got stages={stages}")
+        raise ArgumentError(f"expected 1 to {copy.MAX_BARRIERS} stages, got stages={stages}")
     for name in dtypes:
         if name not in (*FLOAT_TYPES, "i32", "i16", "i8"):
-            raise ValueError(f"expected an element type of f32, bf16, f16, got {name!r}")
+            raise ArgumentError(f"expected an element type of f32, bf16, f16, got {name!r}")
 
 
 def _round_robin(b: Builder, total: int) -> tuple[SSAValue, SSAValue, SSAValue]:
@@ -219,7 +220,7 @@ def _producer(
     loop.close()
 
 
-@checked(shape=2, tile=2)
+@checked(own=("stages", "consumer_warps"), shape=2, tile=2)
 def ws_copy(
     shape: Sequence[int],
     dtype: str,
@@ -242,7 +243,7 @@ def ws_copy(
     _check_ws(shape, tile, 1 if stages is None else stages, [dtype], target)
     stages = _ws_stages(stages, tile, [dtype], [], target)
     if not 0 <= in_flight < stages:
-        raise ValueError(
+        raise ArgumentError(
             f"expected 0 <= in_flight < stages ({stages}), got in_flight={in_flight}: a store "
             "in flight holds its slot"
         )
@@ -286,7 +287,7 @@ def ws_copy(
     return _kernel("ws_copy", [gmem, gmem], body, target=target, block=2 * copy.WARP)
 
 
-@checked(shape=2, tile=2)
+@checked(own=("stages", "consumer_warps"), shape=2, tile=2)
 def ws_elementwise(
     op: str,
     shape: Sequence[int],
@@ -321,10 +322,10 @@ def ws_elementwise(
     (`setmaxnreg`), as CUTLASS's warp-specialized kernels do; `consumer_warps` must then be a
     multiple of 4."""
     if op not in ELEMENTWISE:
-        raise ValueError(f"expected op to be one of {', '.join(ELEMENTWISE)}, got {op!r}")
+        raise ArgumentError(f"expected op to be one of {', '.join(ELEMENTWISE)}, got {op!r}")
     out_name = dtype if out_dtype is None else out_dtype
     if op == "cast" and out_dtype is None:
-        raise ValueError("expected out_dtype for op='cast' (e.g. 'bf16')")
+        raise ArgumentError("expected out_dtype for op='cast' (e.g. 'bf16')")
     for name in (dtype, out_name):
         _check_float(name)
     _check_ws(shape, tile, 1 if stages is None else stages, [dtype, out_name], target)
@@ -332,10 +333,10 @@ def ws_elementwise(
     stages = _ws_stages(stages, tile, [dtype] * inputs, [out_name], target, out_buffers)
     _check_consumer_warps(consumer_warps)
     if out_buffers not in (1, 2):
-        raise ValueError(f"expected out_buffers of 1 or 2, got {out_buffers}")
+        raise ArgumentError(f"expected out_buffers of 1 or 2, got {out_buffers}")
     producer_warps = 1 if maxnreg is None else copy.WARPGROUP_WARPS
     if maxnreg is not None and consumer_warps % copy.WARPGROUP_WARPS:
-        raise ValueError(
+        raise ArgumentError(
             f"expected a multiple of 4 consumer warps with maxnreg (setmaxnreg is per "
             f"warpgroup), got {consumer_warps}"
         )
