@@ -20,7 +20,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_80">} {
       attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
     %buf = copy.alloc_smem : memref<16x64xf32, #copy.smem>
-    copy.async_copy %x[%c0, %c0] to %buf oob zeros : memref<?x?xf32> to memref<16x64xf32, #copy.smem>
+    copy.async_copy %x[%c0, %c0] to %buf oob zeros
+        : memref<?x?xf32> to memref<16x64xf32, #copy.smem>
     copy.commit_group cp_async
     copy.wait_group cp_async 0
     func.return
