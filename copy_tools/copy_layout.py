@@ -575,6 +575,8 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
         for path, _ in pictures:
             figure.write(path)
+    except BrokenPipeError:  # the reader went away: `cli.guarded` ends quietly
+        raise
     except (FigureError, OSError) as exc:
         raise LayoutError(str(exc)) from None
     return 0
