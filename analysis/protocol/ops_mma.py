@@ -26,13 +26,16 @@ from xdsl.dialects.builtin import IntegerType, i64
 from xdsl.dialects.llvm import GEP_USE_SSA_VAL
 from xdsl.ir import Operation, SSAValue
 
-from analysis.protocol.findings import warning
+from analysis.protocol.findings import error, warning
 from analysis.protocol.foreign import region_of
 from analysis.protocol.mma import reader
 from analysis.protocol.records import Key, Region
+from analysis.protocol.steps import ALL, Stop
 from analysis.protocol.walk import Agent
 from analysis.smem_values import TENSOR_CORE_READS, smem_values
 from copy_dialect import ops as copy
+
+WARPGROUP = 128
 
 
 def descriptor_regions(agent: Agent, op: Operation) -> list[Region]:
@@ -62,7 +65,7 @@ def descriptor_regions(agent: Agent, op: Operation) -> list[Region]:
 
 
 def mma_async(agent: Agent, op: Operation, mask: int | None) -> None:
-    agent.whole_warps(op, mask)
+    whole_warpgroups(agent, op, mask)
     regions = descriptor_regions(agent, op)
     agent.event(op, *(r.index for r in regions))
     s = agent.state
@@ -72,17 +75,17 @@ def mma_async(agent: Agent, op: Operation, mask: int | None) -> None:
 def fence(agent: Agent, op: Operation, mask: int | None) -> None:
     """`wgmma.fence`: orders the warpgroup's register accesses before the next wgmma (the
     threads' SMEM writes need copy.fence_async_shared, P4, as for a TMA store)."""
-    agent.whole_warps(op, mask)
+    whole_warpgroups(agent, op, mask)
 
 
 def commit(agent: Agent, op: Operation, mask: int | None) -> None:
-    agent.whole_warps(op, mask)
+    whole_warpgroups(agent, op, mask)
     agent.event(op)
     agent.groups.mma.commit()
 
 
 def wait(agent: Agent, op: Operation, mask: int | None) -> None:
-    agent.whole_warps(op, mask)
+    whole_warpgroups(agent, op, mask)
     pending = op.properties["group"]
     n = pending.value.data  # type: ignore[attr-defined]
     agent.event(op, n)
@@ -90,6 +93,54 @@ def wait(agent: Agent, op: Operation, mask: int | None) -> None:
     retired = s.group_sets.mma_wait(agent.groups, n, agent.observers(mask))
     if retired:
         s.smem.waited(retired, [])
+
+
+def whole_warpgroups(agent: Agent, op: Operation, mask: int | None) -> None:
+    """A wgmma op is a warpgroup's: the four warps 4g..4g+3 of the block (threads 128g..)
+    execute it together, so the threads that reach it must be whole such warpgroups (P10):
+    a role of warps that does not start at a multiple of 4 warps of the block splits them."""
+    agent.whole_warps(op, mask)
+    n = agent.n if agent.role is not None else threads_of(agent)
+    if n is None or mask is None:
+        return
+    bits = (1 << n) - 1 if mask == ALL else mask & ((1 << n) - 1)
+    reached = {agent.offset + t for t in range(n) if bits >> t & 1}
+    touched = {t // WARPGROUP for t in reached}
+    split = sorted(
+        g for g in touched if any(g * WARPGROUP + i not in reached for i in range(WARPGROUP))
+    )
+    if not split:
+        return
+    g = split[0]
+    where = f"{agent.name} (threads {agent.offset}-{agent.offset + n - 1} of the block)"
+    # rule: P10
+    agent.report(
+        error(
+            op,
+            f"{op.name} is a warpgroup's op (the block's warps 4g..4g+3 execute it together), "
+            f"but of warpgroup {g} (threads {g * WARPGROUP}-{g * WARPGROUP + WARPGROUP - 1}) "
+            f"only some threads reach it: {where}",
+            "give the roles before this one whole warpgroups (a producer role of 4 warps, as "
+            "CUTLASS's producer warpgroup), so that this role's warps start at a multiple of "
+            f"4{grown(agent)}, and issue the wgmma from all 128 threads of each of its "
+            "warpgroups",
+        )
+    )
+    raise Stop
+
+
+def grown(agent: Agent) -> str:
+    """The block size once the roles before `agent` are padded to whole warpgroups."""
+    block = threads_of(agent)
+    pad = -agent.offset % WARPGROUP
+    if agent.role is None or block is None or not pad:
+        return ""
+    return f" (the block then {block + pad} threads: gpu.known_block_size = {block + pad})"
+
+
+def threads_of(agent: Agent) -> int | None:
+    block = agent.kernel.block
+    return None if block is None else block[0] * block[1] * block[2]
 
 
 def tcgen05_mma(agent: Agent, op: Operation, mask: int | None) -> None:

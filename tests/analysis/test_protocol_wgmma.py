@@ -114,3 +114,14 @@ def test_tcgen05_release_before_the_commit_is_p2_at_the_release(stages):
         ("error", "P2", "copy.barrier_arrive"),
         ("error", "P7", "copy.warp_specialize"),
     ]
+
+
+def test_a_consumer_that_is_not_a_warpgroup_of_the_block_is_p10():
+    # With a producer role of one warp, the consumer's warps 1-4 straddle warpgroups 0 and 1.
+    # (The wait after the loop is reported too, for the trip count 0.)
+    found = findings(kernel(4, 1, producer_warps=1))
+    assert [(s, r, o) for s, r, o, _ in found] == [
+        ("error", "P10", "nvvm.wgmma.fence.aligned"),
+        ("error", "P10", "nvvm.wgmma.wait.group.sync.aligned"),
+    ]
+    assert "of warpgroup 0 (threads 0-127) only some threads reach it" in found[0][3]

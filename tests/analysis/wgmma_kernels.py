@@ -3,15 +3,17 @@ SMEM descriptors, as CUTLASS's sm90 kernels do (`collective/sm90_mma_tma_gmma_ss
 written for the protocol analysis's tests (test_protocol_wgmma.py) and the lit kernels
 protocol-wgmma.mlir and invalid-protocol-wgmma.mlir; `tcgen05_kernel` is the sm_100a form.
 
-Role 0 (one warp) is the TMA producer: for each k-block k it waits on empty[k mod S] (from
-the second lap on) and loads A (64x64 f16) and B (64x64 f16, K-major, 128B-swizzled) into slot
-k mod S, both loads arriving on full[k mod S]. Role 1 (one warpgroup) is the consumer: it
-waits on full[k mod S], takes the slots' descriptors, issues `steps` m64n64k16 wgmmas along K
-(the descriptors plus 2, 32 bytes >> 4, per step), commits them as one group and waits until
-at most `depth` groups are in flight; it then releases the slot whose group that wait
-retired: slot k mod S for depth 0, slot (k - depth) mod S otherwise, and after the loop,
-once `wgmma.wait_group 0` retired every group, the slots of the last `depth` k-blocks. The
-trip count is K / 64 for a kernel argument K, so the analysis proves every count.
+Role 0 (a warpgroup, as CUTLASS's producer warpgroup: the consumer's warps must be a
+warpgroup of the block, warps 4..7) is the TMA producer: for each k-block k it waits on
+empty[k mod S] (from the second lap on) and loads A (64x64 f16) and B (64x64 f16, K-major,
+128B-swizzled) into slot k mod S, both loads arriving on full[k mod S]. Role 1 (one
+warpgroup) is the consumer: it waits on full[k mod S], takes the slots' descriptors, issues
+`steps` m64n64k16 wgmmas along K (the descriptors plus 2, 32 bytes >> 4, per step), commits
+them as one group and waits until at most `depth` groups are in flight; it then releases
+the slot whose group that wait retired: slot k mod S for depth 0, slot (k - depth) mod S
+otherwise, and after the loop, once `wgmma.wait_group 0` retired every group, the slots of
+the last `depth` k-blocks. The trip count is K / 64 for a kernel argument K, so the
+analysis proves every count.
 
 `bug` makes one mistake: `release_before_wait` (the release before the group's wait),
 `release_newest` (the wait of `depth` groups, then the release of slot k, whose group is the
@@ -27,8 +29,15 @@ ACC = "!llvm.struct<(" + ", ".join(["f32"] * (N // 2)) + ")>"
 BUGS = ("release_before_wait", "release_newest", "no_commit", "exit", "declared")
 
 
-def kernel(stages: int = 4, depth: int = 1, bug: str | None = None, steps: int = 4) -> str:
-    """The kernel's text (one module)."""
+def kernel(
+    stages: int = 4,
+    depth: int = 1,
+    bug: str | None = None,
+    steps: int = 4,
+    producer_warps: int = 4,
+) -> str:
+    """The kernel's text (one module). `producer_warps`: the producer role's warps (4, a
+    warpgroup, as CUTLASS's; else the consumer's warps are not a warpgroup of the block)."""
     s = stages
     ta = f"memref<{s}x64x64xf16, #copy.smem<swizzle = 128>>"
     tb = f"memref<{s}x{N}x64xf16, #copy.smem<swizzle = 128>>"
@@ -38,18 +47,24 @@ def kernel(stages: int = 4, depth: int = 1, bug: str | None = None, steps: int =
         'builtin.module attributes {copy.target = #copy.target<"sm_90a">} {',
         f"  func.func @{name}(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, "
         "%C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size "
-        "= array<i32: 160, 1, 1>} {",
+        f"= array<i32: {32 * (producer_warps + 4)}, 1, 1>}} {{",
     ]
     w = lines.append
-    for c in sorted({0, 1, 2, s, depth, 64}):
+    for c in sorted({0, 1, 2, s, depth, 32, 64}):
         w(f"    %c{c} = arith.constant {c} : index")
     w("    %k_tiles = arith.divui %K, %c64 : index")
     w(f"    %smem_a = copy.alloc_smem : {ta}")
     w(f"    %smem_b = copy.alloc_smem : {tb}")
     w(f"    %full = copy.barrier_init arrivals 2 : {bar}")
     w(f"    %empty = copy.barrier_init arrivals 4 : {bar}")
-    w("    copy.warp_specialize warps [1, 4] {")
+    w(f"    copy.warp_specialize warps [{producer_warps}, 4] {{")
     w("    ^bb0(%t: index):")
+    # Only the producer warpgroup's first warp runs the loop (CUTLASS's producer warp): the
+    # other warps would wait on empty[s] for nothing, and could lag two phases behind.
+    w("      %producer_warp = arith.divui %t, %c32 : index")
+    w("      %first_warp = arith.cmpi eq, %producer_warp, %c0 : index")
+    w("      scf.if %first_warp {")
+    producer = len(lines)
     w("      scf.for %k = %c0 to %k_tiles step %c1 {")
     w(f"        %s = arith.remui %k, %c{s} : index")
     w(f"        %lap = arith.divui %k, %c{s} : index")
@@ -66,6 +81,8 @@ def kernel(stages: int = 4, depth: int = 1, bug: str | None = None, steps: int =
             f"        copy.async_copy %{m}[%c0, %k0] to %smem_{m.lower()}[%s] barrier "
             f"%full[%s] : memref<1024x1024xf16> to {t}, {bar}"
         )
+    w("      }")
+    lines[producer:] = ["  " + line for line in lines[producer:]]
     w("      }")
     w("    }, {")
     w("    ^bb0(%t: index):")

@@ -404,3 +404,20 @@ KERNELS += (
         slow=True,
     ),
 )
+
+
+def wgmma_expected(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """C = A B^T, K padded with TMA's zeros: the tensor cores' f32 sums of small integers,
+    exact in any order."""
+    return padded_k(a).astype(np.float32) @ padded_k(b).astype(np.float32).T + c
+
+
+KERNELS += (
+    Kernel(
+        "gemm_wgmma",
+        ("dynamic K",),
+        _gemm_args(128, 128, 456),
+        grid=(2, 2),
+        expected=lambda a: {2: wgmma_expected(*a)},
+    ),
+)

@@ -16,32 +16,37 @@
 // rule: P2
 // fix: s|        copy.barrier_arrive %empty[%s] issuer warps|        nvvm.wgmma.wait.group.sync.aligned 0 copy.barrier_arrive %empty[%s] issuer warps|
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
-  func.func @ws_wgmma_s2_d0_release_before_wait(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
+  func.func @ws_wgmma_s2_d0_release_before_wait(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
+    %c32 = arith.constant 32 : index
     %c64 = arith.constant 64 : index
     %k_tiles = arith.divui %K, %c64 : index
     %smem_a = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
     %smem_b = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
     %full = copy.barrier_init arrivals 2 : !copy.barrier<2>
     %empty = copy.barrier_init arrivals 4 : !copy.barrier<2>
-    copy.warp_specialize warps [1, 4] {
+    copy.warp_specialize warps [4, 4] {
     ^bb0(%t: index):
-      scf.for %k = %c0 to %k_tiles step %c1 {
-        %s = arith.remui %k, %c2 : index
-        %lap = arith.divui %k, %c2 : index
-        %again = arith.cmpi uge, %k, %c2 : index
-        scf.if %again {
-          %prev = arith.subi %lap, %c1 : index
-          %pm = arith.remui %prev, %c2 : index
-          %pp = arith.cmpi ne, %pm, %c0 : index
-          copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+      %producer_warp = arith.divui %t, %c32 : index
+      %first_warp = arith.cmpi eq, %producer_warp, %c0 : index
+      scf.if %first_warp {
+        scf.for %k = %c0 to %k_tiles step %c1 {
+          %s = arith.remui %k, %c2 : index
+          %lap = arith.divui %k, %c2 : index
+          %again = arith.cmpi uge, %k, %c2 : index
+          scf.if %again {
+            %prev = arith.subi %lap, %c1 : index
+            %pm = arith.remui %prev, %c2 : index
+            %pp = arith.cmpi ne, %pm, %c0 : index
+            copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+          }
+          %k0 = arith.muli %k, %c64 : index
+          // expected-note@+1 {{the TMA load, ordered after the arrival, may overwrite %smem_a[0] while it is read}}
+          copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+          copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
         }
-        %k0 = arith.muli %k, %c64 : index
-        // expected-note@+1 {{the TMA load, ordered after the arrival, may overwrite %smem_a[0] while it is read}}
-        copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
-        copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
       }
     }, {
     ^bb0(%t: index):
@@ -90,32 +95,37 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // rule: P2
 // fix: s|nvvm.wgmma.wait.group.sync.aligned 1|nvvm.wgmma.wait.group.sync.aligned 0|
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
-  func.func @ws_wgmma_s2_d1_release_newest(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
+  func.func @ws_wgmma_s2_d1_release_newest(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
+    %c32 = arith.constant 32 : index
     %c64 = arith.constant 64 : index
     %k_tiles = arith.divui %K, %c64 : index
     %smem_a = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
     %smem_b = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
     %full = copy.barrier_init arrivals 2 : !copy.barrier<2>
     %empty = copy.barrier_init arrivals 4 : !copy.barrier<2>
-    copy.warp_specialize warps [1, 4] {
+    copy.warp_specialize warps [4, 4] {
     ^bb0(%t: index):
-      scf.for %k = %c0 to %k_tiles step %c1 {
-        %s = arith.remui %k, %c2 : index
-        %lap = arith.divui %k, %c2 : index
-        %again = arith.cmpi uge, %k, %c2 : index
-        scf.if %again {
-          %prev = arith.subi %lap, %c1 : index
-          %pm = arith.remui %prev, %c2 : index
-          %pp = arith.cmpi ne, %pm, %c0 : index
-          copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+      %producer_warp = arith.divui %t, %c32 : index
+      %first_warp = arith.cmpi eq, %producer_warp, %c0 : index
+      scf.if %first_warp {
+        scf.for %k = %c0 to %k_tiles step %c1 {
+          %s = arith.remui %k, %c2 : index
+          %lap = arith.divui %k, %c2 : index
+          %again = arith.cmpi uge, %k, %c2 : index
+          scf.if %again {
+            %prev = arith.subi %lap, %c1 : index
+            %pm = arith.remui %prev, %c2 : index
+            %pp = arith.cmpi ne, %pm, %c0 : index
+            copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+          }
+          %k0 = arith.muli %k, %c64 : index
+          // expected-note@+1 {{the TMA load, ordered after the arrival, may overwrite %smem_a[0] while it is read}}
+          copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+          copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
         }
-        %k0 = arith.muli %k, %c64 : index
-        // expected-note@+1 {{the TMA load, ordered after the arrival, may overwrite %smem_a[0] while it is read}}
-        copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
-        copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
       }
     }, {
     ^bb0(%t: index):
@@ -164,10 +174,11 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // rule: P2, P7
 // fix: s|        nvvm.wgmma.wait.group.sync.aligned 0|        nvvm.wgmma.commit.group.sync.aligned nvvm.wgmma.wait.group.sync.aligned 0|
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
-  func.func @ws_wgmma_s2_d0_no_commit(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
+  func.func @ws_wgmma_s2_d0_no_commit(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
+    %c32 = arith.constant 32 : index
     %c64 = arith.constant 64 : index
     %k_tiles = arith.divui %K, %c64 : index
     %smem_a = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
@@ -177,22 +188,26 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // expected-error@+3 {{role 1 ends while the wgmma (nvvm.wgmma.mma_async) may still read %smem_a[0] (it was never committed, so no wait retires it)}}
     // expected-note@+2 {{nvvm.wgmma.commit.group.sync.aligned, then nvvm.wgmma.wait.group.sync.aligned 0 before the end}}
     // expected-note@+1 {{found for %k_tiles = 1}}
-    copy.warp_specialize warps [1, 4] {
+    copy.warp_specialize warps [4, 4] {
     ^bb0(%t: index):
-      scf.for %k = %c0 to %k_tiles step %c1 {
-        %s = arith.remui %k, %c2 : index
-        %lap = arith.divui %k, %c2 : index
-        %again = arith.cmpi uge, %k, %c2 : index
-        scf.if %again {
-          %prev = arith.subi %lap, %c1 : index
-          %pm = arith.remui %prev, %c2 : index
-          %pp = arith.cmpi ne, %pm, %c0 : index
-          copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+      %producer_warp = arith.divui %t, %c32 : index
+      %first_warp = arith.cmpi eq, %producer_warp, %c0 : index
+      scf.if %first_warp {
+        scf.for %k = %c0 to %k_tiles step %c1 {
+          %s = arith.remui %k, %c2 : index
+          %lap = arith.divui %k, %c2 : index
+          %again = arith.cmpi uge, %k, %c2 : index
+          scf.if %again {
+            %prev = arith.subi %lap, %c1 : index
+            %pm = arith.remui %prev, %c2 : index
+            %pp = arith.cmpi ne, %pm, %c0 : index
+            copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+          }
+          %k0 = arith.muli %k, %c64 : index
+          // expected-note@+1 {{the TMA load, ordered after the arrival, may overwrite %smem_a[0] while it is read}}
+          copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+          copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
         }
-        %k0 = arith.muli %k, %c64 : index
-        // expected-note@+1 {{the TMA load, ordered after the arrival, may overwrite %smem_a[0] while it is read}}
-        copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
-        copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
       }
     }, {
     ^bb0(%t: index):
@@ -314,32 +329,37 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // rule: P2
 // fix: s|        copy.barrier_arrive %empty[%s] issuer warps|        nvvm.wgmma.wait.group.sync.aligned 0 copy.barrier_arrive %empty[%s] issuer warps|
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
-  func.func @ws_wgmma_s2_d0_declared(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
+  func.func @ws_wgmma_s2_d0_declared(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
+    %c32 = arith.constant 32 : index
     %c64 = arith.constant 64 : index
     %k_tiles = arith.divui %K, %c64 : index
     %smem_a = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
     %smem_b = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
     %full = copy.barrier_init arrivals 2 : !copy.barrier<2>
     %empty = copy.barrier_init arrivals 4 : !copy.barrier<2>
-    copy.warp_specialize warps [1, 4] {
+    copy.warp_specialize warps [4, 4] {
     ^bb0(%t: index):
-      scf.for %k = %c0 to %k_tiles step %c1 {
-        %s = arith.remui %k, %c2 : index
-        %lap = arith.divui %k, %c2 : index
-        %again = arith.cmpi uge, %k, %c2 : index
-        scf.if %again {
-          %prev = arith.subi %lap, %c1 : index
-          %pm = arith.remui %prev, %c2 : index
-          %pp = arith.cmpi ne, %pm, %c0 : index
-          copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+      %producer_warp = arith.divui %t, %c32 : index
+      %first_warp = arith.cmpi eq, %producer_warp, %c0 : index
+      scf.if %first_warp {
+        scf.for %k = %c0 to %k_tiles step %c1 {
+          %s = arith.remui %k, %c2 : index
+          %lap = arith.divui %k, %c2 : index
+          %again = arith.cmpi uge, %k, %c2 : index
+          scf.if %again {
+            %prev = arith.subi %lap, %c1 : index
+            %pm = arith.remui %prev, %c2 : index
+            %pp = arith.cmpi ne, %pm, %c0 : index
+            copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+          }
+          %k0 = arith.muli %k, %c64 : index
+          // expected-note@+1 {{the TMA load, ordered after the arrival, may overwrite %smem_a[0] while it is read}}
+          copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+          copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
         }
-        %k0 = arith.muli %k, %c64 : index
-        // expected-note@+1 {{the TMA load, ordered after the arrival, may overwrite %smem_a[0] while it is read}}
-        copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
-        copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
       }
     }, {
     ^bb0(%t: index):
@@ -365,6 +385,98 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
         scf.yield %d : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
       }
       nvvm.wgmma.wait.group.sync.aligned 0
+      %e = llvm.extractvalue %acc[0] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+      memref.store %e, %C[%t, %c0] : memref<128x64xf32>
+    }
+    func.return
+  }
+}
+
+// -----
+
+// A wgmma is a warpgroup's: warps 4g..4g+3 of the block execute it together. With a producer
+// role of one warp, the consumer's warps 1-4 straddle two warpgroups.
+// rule: P10
+// fix: s|warps [1, 4]|warps [4, 4]|
+// fix: s|i32: 160, 1, 1|i32: 256, 1, 1|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @ws_wgmma_s2_d1(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %k_tiles = arith.divui %K, %c64 : index
+    %smem_a = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
+    %smem_b = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
+    %full = copy.barrier_init arrivals 2 : !copy.barrier<2>
+    %empty = copy.barrier_init arrivals 4 : !copy.barrier<2>
+    copy.warp_specialize warps [1, 4] {
+    ^bb0(%t: index):
+      %producer_warp = arith.divui %t, %c32 : index
+      %first_warp = arith.cmpi eq, %producer_warp, %c0 : index
+      scf.if %first_warp {
+        scf.for %k = %c0 to %k_tiles step %c1 {
+          %s = arith.remui %k, %c2 : index
+          %lap = arith.divui %k, %c2 : index
+          %again = arith.cmpi uge, %k, %c2 : index
+          scf.if %again {
+            %prev = arith.subi %lap, %c1 : index
+            %pm = arith.remui %prev, %c2 : index
+            %pp = arith.cmpi ne, %pm, %c0 : index
+            copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+          }
+          %k0 = arith.muli %k, %c64 : index
+          copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+          copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+        }
+      }
+    }, {
+    ^bb0(%t: index):
+      %zero = llvm.mlir.zero : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+      %two = arith.constant 2 : i64
+      %acc = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%d = %zero) -> (!llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>) {
+        %s = arith.remui %k, %c2 : index
+        %lap = arith.divui %k, %c2 : index
+        %lm = arith.remui %lap, %c2 : index
+        %lp = arith.cmpi ne, %lm, %c0 : index
+        copy.barrier_wait %full[%s], %lp : !copy.barrier<2>
+        %da0 = copy.matrix_descriptor %smem_a[%s] major k : memref<2x64x64xf16, #copy.smem<swizzle = 128>> -> i64
+        %db0 = copy.matrix_descriptor %smem_b[%s] major k : memref<2x64x64xf16, #copy.smem<swizzle = 128>> -> i64
+        // expected-error@+3 {{nvvm.wgmma.fence.aligned is a warpgroup's op (the block's warps 4g..4g+3 execute it together), but of warpgroup 0 (threads 0-127) only some threads reach it: role 1 (threads 32-159 of the block)}}
+        // expected-note@+2 {{give the roles before this one whole warpgroups (a producer role of 4 warps, as CUTLASS's producer warpgroup), so that this role's warps start at a multiple of 4 (the block then 256 threads: gpu.known_block_size = 256), and issue the wgmma from all 128 threads of each of its warpgroups}}
+        // expected-note@+1 {{found for %k_tiles = 1}}
+        nvvm.wgmma.fence.aligned
+        %d0 = nvvm.wgmma.mma_async %da0, %db0, %d, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+        %da1 = arith.addi %da0, %two : i64
+        %db1 = arith.addi %db0, %two : i64
+        %d1 = nvvm.wgmma.mma_async %da1, %db1, %d0, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+        %da2 = arith.addi %da1, %two : i64
+        %db2 = arith.addi %db1, %two : i64
+        %d2 = nvvm.wgmma.mma_async %da2, %db2, %d1, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+        %da3 = arith.addi %da2, %two : i64
+        %db3 = arith.addi %db2, %two : i64
+        %d3 = nvvm.wgmma.mma_async %da3, %db3, %d2, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+        nvvm.wgmma.commit.group.sync.aligned
+        nvvm.wgmma.wait.group.sync.aligned 1
+        %old = arith.cmpi uge, %k, %c1 : index
+        scf.if %old {
+          %pk = arith.subi %k, %c1 : index
+          %ps = arith.remui %pk, %c2 : index
+          copy.barrier_arrive %empty[%ps] issuer warps : !copy.barrier<2>
+        }
+        scf.yield %d3 : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+      }
+      // expected-error@+3 {{nvvm.wgmma.wait.group.sync.aligned is a warpgroup's op (the block's warps 4g..4g+3 execute it together), but of warpgroup 0 (threads 0-127) only some threads reach it: role 1 (threads 32-159 of the block)}}
+      // expected-note@+2 {{give the roles before this one whole warpgroups (a producer role of 4 warps, as CUTLASS's producer warpgroup), so that this role's warps start at a multiple of 4 (the block then 256 threads: gpu.known_block_size = 256), and issue the wgmma from all 128 threads of each of its warpgroups}}
+      // expected-note@+1 {{found for %k_tiles = 0}}
+      nvvm.wgmma.wait.group.sync.aligned 0
+      %held1 = arith.cmpi uge, %k_tiles, %c1 : index
+      scf.if %held1 {
+        %lk1 = arith.subi %k_tiles, %c1 : index
+        %ls1 = arith.remui %lk1, %c2 : index
+        copy.barrier_arrive %empty[%ls1] issuer warps : !copy.barrier<2>
+      }
       %e = llvm.extractvalue %acc[0] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
       memref.store %e, %C[%t, %c0] : memref<128x64xf32>
     }

@@ -12,32 +12,37 @@
 // (one group in flight), release the slot of the k-block before; after the loop wait.group 0
 // and release the last slot. The trip count is K / 64 for a kernel argument K.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
-  func.func @ws_wgmma_s4_d1(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
+  func.func @ws_wgmma_s4_d1(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
     %c4 = arith.constant 4 : index
+    %c32 = arith.constant 32 : index
     %c64 = arith.constant 64 : index
     %k_tiles = arith.divui %K, %c64 : index
     %smem_a = copy.alloc_smem : memref<4x64x64xf16, #copy.smem<swizzle = 128>>
     %smem_b = copy.alloc_smem : memref<4x64x64xf16, #copy.smem<swizzle = 128>>
     %full = copy.barrier_init arrivals 2 : !copy.barrier<4>
     %empty = copy.barrier_init arrivals 4 : !copy.barrier<4>
-    copy.warp_specialize warps [1, 4] {
+    copy.warp_specialize warps [4, 4] {
     ^bb0(%t: index):
-      scf.for %k = %c0 to %k_tiles step %c1 {
-        %s = arith.remui %k, %c4 : index
-        %lap = arith.divui %k, %c4 : index
-        %again = arith.cmpi uge, %k, %c4 : index
-        scf.if %again {
-          %prev = arith.subi %lap, %c1 : index
-          %pm = arith.remui %prev, %c2 : index
-          %pp = arith.cmpi ne, %pm, %c0 : index
-          copy.barrier_wait %empty[%s], %pp : !copy.barrier<4>
+      %producer_warp = arith.divui %t, %c32 : index
+      %first_warp = arith.cmpi eq, %producer_warp, %c0 : index
+      scf.if %first_warp {
+        scf.for %k = %c0 to %k_tiles step %c1 {
+          %s = arith.remui %k, %c4 : index
+          %lap = arith.divui %k, %c4 : index
+          %again = arith.cmpi uge, %k, %c4 : index
+          scf.if %again {
+            %prev = arith.subi %lap, %c1 : index
+            %pm = arith.remui %prev, %c2 : index
+            %pp = arith.cmpi ne, %pm, %c0 : index
+            copy.barrier_wait %empty[%s], %pp : !copy.barrier<4>
+          }
+          %k0 = arith.muli %k, %c64 : index
+          copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<4x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<4>
+          copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<4x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<4>
         }
-        %k0 = arith.muli %k, %c64 : index
-        copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<4x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<4>
-        copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<4x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<4>
       }
     }, {
     ^bb0(%t: index):
@@ -90,32 +95,37 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // The simpler consumer: wait.group 0, then release the slot just read.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
-  func.func @ws_wgmma_s4_d0(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
+  func.func @ws_wgmma_s4_d0(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
     %c4 = arith.constant 4 : index
+    %c32 = arith.constant 32 : index
     %c64 = arith.constant 64 : index
     %k_tiles = arith.divui %K, %c64 : index
     %smem_a = copy.alloc_smem : memref<4x64x64xf16, #copy.smem<swizzle = 128>>
     %smem_b = copy.alloc_smem : memref<4x64x64xf16, #copy.smem<swizzle = 128>>
     %full = copy.barrier_init arrivals 2 : !copy.barrier<4>
     %empty = copy.barrier_init arrivals 4 : !copy.barrier<4>
-    copy.warp_specialize warps [1, 4] {
+    copy.warp_specialize warps [4, 4] {
     ^bb0(%t: index):
-      scf.for %k = %c0 to %k_tiles step %c1 {
-        %s = arith.remui %k, %c4 : index
-        %lap = arith.divui %k, %c4 : index
-        %again = arith.cmpi uge, %k, %c4 : index
-        scf.if %again {
-          %prev = arith.subi %lap, %c1 : index
-          %pm = arith.remui %prev, %c2 : index
-          %pp = arith.cmpi ne, %pm, %c0 : index
-          copy.barrier_wait %empty[%s], %pp : !copy.barrier<4>
+      %producer_warp = arith.divui %t, %c32 : index
+      %first_warp = arith.cmpi eq, %producer_warp, %c0 : index
+      scf.if %first_warp {
+        scf.for %k = %c0 to %k_tiles step %c1 {
+          %s = arith.remui %k, %c4 : index
+          %lap = arith.divui %k, %c4 : index
+          %again = arith.cmpi uge, %k, %c4 : index
+          scf.if %again {
+            %prev = arith.subi %lap, %c1 : index
+            %pm = arith.remui %prev, %c2 : index
+            %pp = arith.cmpi ne, %pm, %c0 : index
+            copy.barrier_wait %empty[%s], %pp : !copy.barrier<4>
+          }
+          %k0 = arith.muli %k, %c64 : index
+          copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<4x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<4>
+          copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<4x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<4>
         }
-        %k0 = arith.muli %k, %c64 : index
-        copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<4x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<4>
-        copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<4x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<4>
       }
     }, {
     ^bb0(%t: index):
@@ -194,31 +204,36 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // An inline-asm wgmma that declares its reads until the wgmma wait, released after that wait.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
-  func.func @ws_wgmma_s2_d0_declared_after_the_wait(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
+  func.func @ws_wgmma_s2_d0_declared_after_the_wait(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<128x64xf32>, %K: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
+    %c32 = arith.constant 32 : index
     %c64 = arith.constant 64 : index
     %k_tiles = arith.divui %K, %c64 : index
     %smem_a = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
     %smem_b = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
     %full = copy.barrier_init arrivals 2 : !copy.barrier<2>
     %empty = copy.barrier_init arrivals 4 : !copy.barrier<2>
-    copy.warp_specialize warps [1, 4] {
+    copy.warp_specialize warps [4, 4] {
     ^bb0(%t: index):
-      scf.for %k = %c0 to %k_tiles step %c1 {
-        %s = arith.remui %k, %c2 : index
-        %lap = arith.divui %k, %c2 : index
-        %again = arith.cmpi uge, %k, %c2 : index
-        scf.if %again {
-          %prev = arith.subi %lap, %c1 : index
-          %pm = arith.remui %prev, %c2 : index
-          %pp = arith.cmpi ne, %pm, %c0 : index
-          copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+      %producer_warp = arith.divui %t, %c32 : index
+      %first_warp = arith.cmpi eq, %producer_warp, %c0 : index
+      scf.if %first_warp {
+        scf.for %k = %c0 to %k_tiles step %c1 {
+          %s = arith.remui %k, %c2 : index
+          %lap = arith.divui %k, %c2 : index
+          %again = arith.cmpi uge, %k, %c2 : index
+          scf.if %again {
+            %prev = arith.subi %lap, %c1 : index
+            %pm = arith.remui %prev, %c2 : index
+            %pp = arith.cmpi ne, %pm, %c0 : index
+            copy.barrier_wait %empty[%s], %pp : !copy.barrier<2>
+          }
+          %k0 = arith.muli %k, %c64 : index
+          copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+          copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
         }
-        %k0 = arith.muli %k, %c64 : index
-        copy.async_copy %A[%c0, %k0] to %smem_a[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
-        copy.async_copy %B[%c0, %k0] to %smem_b[%s] barrier %full[%s] : memref<1024x1024xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
       }
     }, {
     ^bb0(%t: index):
