@@ -12,8 +12,8 @@ from math import ceil
 from xdsl.dialects.builtin import MemRefType
 
 from copy_dialect import ops as copy
-from facts.target import CLUSTERS, MULTICAST, TARGETS, TMA
-from frontends.kernels.common import _check_feature, _smem, element_type
+from facts.target import TARGETS
+from frontends.kernels.common import _smem, element_type
 
 SCHEDULES = ("cooperative", "pingpong")
 """How the two consumer warpgroups share the work: both on every tile (its M split), or
@@ -136,7 +136,6 @@ def check_arguments(
     target: str,
 ) -> None:
     """A ValueError (expected, got, fix) for each argument `gemm` cannot build a kernel of."""
-    _check_feature(target, TMA, "copy.async_copy", "the GEMM loads with TMA: use sm_90a")
     if target != "sm_90a":
         raise _fail(
             "target sm_90a (wgmma.mma_async exists only there; sm_100a has tcgen05.mma)",
@@ -153,9 +152,6 @@ def check_arguments(
         raise _fail(f"schedule one of {', '.join(SCHEDULES)}", repr(schedule), "use 'cooperative'")
     if cluster not in (1, 2):
         raise _fail("cluster 1 or 2", repr(cluster), "use cluster=2 to multicast A to a pair")
-    if cluster == 2:
-        _check_feature(target, CLUSTERS, "gemm", "use sm_90a", "with cluster=2")
-        _check_feature(target, MULTICAST, "copy.async_copy", "use sm_90a", "with collective")
     M, N, K = shape
     if K % 8:
         raise _fail(
