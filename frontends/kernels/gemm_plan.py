@@ -1,4 +1,4 @@
-"""What `kernels.gemm` derives from its arguments: the checks (a ValueError with expected,
+"""What `kernels.gemm` derives from its arguments: the checks (an ArgumentError, a ValueError, with expected,
 got and fix for each argument it cannot build a kernel of), the plan of the kernel (its
 warpgroups' rows, the rings' and C's SMEM types, the arrivals that release a slot) and its
 SMEM footprint."""
@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import MemRefType
 from copy_dialect import ops as copy
 from facts.target import TARGETS
 from frontends.kernels.common import _smem, element_type
+from runtime.errors import ArgumentError
 
 SCHEDULES = ("cooperative", "pingpong")
 """How the two consumer warpgroups share the work: both on every tile (its M split), or
@@ -122,8 +123,9 @@ def smem_footprint(plan: Plan) -> int:
     return copy.block_smem_bytes(copy.smem_footprint(parts))
 
 
-def _fail(expected: str, got: str, fix: str) -> ValueError:
-    return ValueError(f"expected {expected}, got {got}; {fix}")
+def _fail(expected: str, got: str, fix: str) -> ArgumentError:
+    """The error of an argument `gemm` cannot take (a ValueError)."""
+    return ArgumentError(f"expected {expected}, got {got}; {fix}")
 
 
 def check_arguments(
