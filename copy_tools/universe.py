@@ -30,10 +30,19 @@ def _nvvm():
 
 
 def _gpu():
-    """xDSL's `gpu` dialect with the upstream ops it lacks (`gpu.shuffle`)."""
+    """xDSL's `gpu` dialect with the upstream ops it lacks (`gpu.shuffle`), and the
+    `#gpu.address_space` attribute upstream's `nvgpu` types name."""
     from copy_dialect.upstream_gpu import GPU
+    from copy_dialect.upstream_nvgpu import AddressSpaceAttr
 
-    return GPU
+    return Dialect("gpu", list(GPU.operations), [*GPU.attributes, AddressSpaceAttr])
+
+
+def _nvgpu():
+    """Upstream MLIR's `nvgpu` data-movement ops (`convert-nvgpu-to-copy` raises them)."""
+    from copy_dialect.upstream_nvgpu import NVGPU
+
+    return NVGPU
 
 
 def _memref():
@@ -98,7 +107,7 @@ def _template_context() -> Context:
 
 
 COPY_UNIVERSE = Universe(
-    all_dialects={"copy": _copy, "nvvm": _nvvm},
+    all_dialects={"copy": _copy, "nvvm": _nvvm, "nvgpu": _nvgpu},
     all_passes={
         "convert-arith-to-llvm": _pass("convert_arith_to_llvm", "ConvertArithToLLVMPass"),
         "convert-cf-to-llvm": _pass("convert_cf_to_llvm", "ConvertCfToLLVMPass"),
@@ -107,6 +116,7 @@ COPY_UNIVERSE = Universe(
         "convert-gpu-to-nvvm": _pass("convert_gpu_to_nvvm", "ConvertGpuToNVVMPass"),
         "convert-math-to-llvm": _pass("convert_math_to_llvm", "ConvertMathToLLVMPass"),
         "convert-memref-to-llvm": _pass("convert_memref_to_llvm", "ConvertMemrefToLLVMPass"),
+        "convert-nvgpu-to-copy": _pass("convert_nvgpu_to_copy", "ConvertNVGPUToCopyPass"),
         "copy-legalize": _pass("legalize", "CopyLegalizePass"),
         "convert-vector-to-llvm": _pass("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),
         "lower-copy-to-llvm": _pass("pipeline", "LowerCopyToLLVMPass"),

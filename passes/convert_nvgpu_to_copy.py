@@ -1,0 +1,522 @@
+"""`convert-nvgpu-to-copy`: raises upstream MLIR's `nvgpu` data movement into the copy
+dialect, so that the catalogue's verifiers and the protocol analysis check IR that
+compilers built on MLIR emit (`copy_dialect.upstream_nvgpu` parses it).
+
+Each copy op keeps the location of the nvgpu op it comes from: a diagnostic points at the
+nvgpu op's line. The mapping (docs/frontends.md has the table):
+
+- `tma.async.load %d[c...], %b[%i] to %buf` -> `copy.async_copy %g[c reversed] to %buf
+  barrier %b[%i] impl tma {arrive = false}` (the map's oob fill and L2 promotion too),
+  where `%g` is the GMEM tensor of the map `%d`; `predicate = %p` -> `if %p`; a swizzled
+  map's SMEM buffer is retyped `#copy.smem<swizzle = S>` (copy keeps the layout there);
+- `tma.async.store %buf to %d[c...]` -> `copy.async_copy %buf to %g[c reversed] impl tma`;
+- `tma.create.descriptor %x box[...]` -> `memref.cast %x` to a ranked GMEM memref (the box
+  must be the descriptor's tensor shape); a descriptor argument becomes a GMEM memref argument
+  (`memref<?x?xT>`): the copy dialect derives the tensor map from the tensor it names;
+- `tma.prefetch.descriptor`, `tma.fence.descriptor` -> nothing: the copy lowering prefetches
+  each map at the kernel's entry, and its maps are kernel parameters, never rewritten;
+- `mbarrier.create` with its `mbarrier.init`s -> `copy.barrier_init arrivals N` (one constant
+  count for the whole group); an `!nvgpu.mbarrier.group` argument becomes `!copy.barrier<N>`;
+- `mbarrier.arrive` (token unused), `mbarrier.arrive.nocomplete` -> `copy.barrier_arrive`
+  (`count N nocomplete`); `mbarrier.arrive.expect_tx` -> `copy.barrier_arrive_expect_tx`
+  (under `scf.if` for a predicate); `mbarrier.try_wait.parity` -> `copy.barrier_wait`
+  (constant ticks: `suspend_hint`);
+- `device_async_copy %s[...], %d[...], n` -> `copy.async_copy %s[...] to <the n elements of
+  %d> impl cp_async` (`{bypassL1}`: `cache cg`); `device_async_create_group` ->
+  `copy.commit_group cp_async`; `device_async_wait {numGroups = n}` -> `copy.wait_group
+  cp_async n`.
+
+Coordinates: nvgpu passes a TMA op's coordinates to PTX as they are, innermost dimension
+first (`cp.async.bulk.tensor`'s order); `copy.async_copy` indexes GMEM outermost first, so
+they are reversed.
+
+What has no copy equivalent is an error at the nvgpu op that says so: a token-based
+`mbarrier.test.wait` (copy tests a phase by its parity), an `mbarrier.arrive` whose token is
+used, a non-constant or mixed init count, a `multicast_mask` (copy names the cluster dims
+that share a load), a partial `device_async_copy` (`srcElements`), an init of a group passed
+in as an argument.
+
+`fragments=true` marks every function that is not a kernel (no `gpu.kernel`, no known block
+size) with `copy.fragment`: the protocol analysis then checks its ops but not the rules of a
+kernel's exit (P7, P8, P12: what is in flight at the return continues in the caller).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, memref, scf
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IntegerAttr,
+    MemRefType,
+    NoneAttr,
+    StridedLayoutAttr,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import Rewriter
+
+from copy_dialect import ops as copy
+from copy_dialect import upstream_nvgpu as nvgpu
+from copy_dialect.errors import CopyVerifyException as Error
+
+SWIZZLE_BYTES = {"none": None, "swizzle_32b": 32, "swizzle_64b": 64, "swizzle_128b": 128}
+L2_PROMOTION = {"none": 0, "l2promo_64b": 64, "l2promo_128b": 128, "l2promo_256b": 256}
+OOB = {"zero": "zeros", "nan": "nan"}
+
+
+def unsupported(op: Operation, message: str, note: str) -> Error:
+    """An error at the nvgpu op: what it does that the copy dialect cannot say."""
+    error = Error(f"'{op.name}' op {message}", note=note)
+    error.op = op  # type: ignore[attr-defined]
+    return error
+
+
+def constant(value: SSAValue) -> int | None:
+    """The integer `value` is, when an `arith.constant` makes it."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def located(op: Operation, new: Operation) -> Operation:
+    new.location = op.location
+    return new
+
+
+def gmem_type(desc: nvgpu.TensorMapDescriptorType) -> MemRefType:
+    """The GMEM tensor a map describes, as the copy dialect names it: as many dims as the
+    box, each of unknown size."""
+    return MemRefType(desc.tensor.element_type, [DYNAMIC_INDEX] * len(desc.tensor.shape))
+
+
+def descriptor_type(value: SSAValue, op: Operation) -> nvgpu.TensorMapDescriptorType:
+    if not isinstance(t := value.type, nvgpu.TensorMapDescriptorType):
+        raise unsupported(op, f"expected a tensor map descriptor, got {t}", "pass one")
+    return t
+
+
+# ===----------------------------------------------------------------------=== #
+# TMA
+# ===----------------------------------------------------------------------=== #
+
+
+def map_properties(desc: nvgpu.TensorMapDescriptorType) -> dict[str, object]:
+    """The copy properties a map's parameters give (those a plain copy takes by default are
+    left out)."""
+    found: dict[str, object] = {"implementation": "tma"}
+    if desc.keyword("oob") != "zero":
+        found["oob"] = OOB[desc.keyword("oob")]
+    promotion = L2_PROMOTION[desc.keyword("l2promo")]
+    if promotion != 128:
+        found["l2_promotion"] = promotion
+    return found
+
+
+def check_interleave(op: Operation, desc: nvgpu.TensorMapDescriptorType) -> None:
+    if desc.keyword("interleave") != "none":
+        raise unsupported(
+            op,
+            f"the map's interleave = {desc.keyword('interleave')} has no copy equivalent",
+            "use interleave = none: copy.async_copy moves tiled boxes",
+        )
+
+
+def swizzled(buffer: SSAValue, desc: nvgpu.TensorMapDescriptorType) -> SSAValue:
+    """The SMEM buffer of a copy through a swizzled map, retyped to carry the swizzle
+    (`#copy.smem<swizzle = S>`: the copy dialect keeps a buffer's layout in its type, where
+    nvgpu keeps it in the map); an SMEM type of the copy dialect is left as written."""
+    swizzle = SWIZZLE_BYTES[desc.keyword("swizzle")]
+    t = buffer.type
+    if swizzle is None or not isinstance(t, MemRefType):
+        return buffer
+    if isinstance(t.memory_space, copy.SmemSpaceAttr):
+        return buffer
+    new = MemRefType(t.element_type, t.shape, t.layout, copy.SmemSpaceAttr(swizzle))
+    return Rewriter.replace_value_with_new_type(buffer, new)
+
+
+class ConvertTmaAsyncLoadOp(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: nvgpu.TmaAsyncLoadOp, rewriter: PatternRewriter, /):
+        desc = descriptor_type(op.tensorMapDescriptor, op)
+        check_interleave(op, desc)
+        if op.multicastMask is not None:
+            raise unsupported(
+                op,
+                "a multicast_mask has no copy equivalent",
+                "name the cluster dims that share the load (copy.async_copy's collective = "
+                "array<i64: 0>) in the copy dialect",
+            )
+        new = copy.AsyncCopyOp(
+            op.tensorMapDescriptor,
+            swizzled(op.dst, desc),
+            src_indices=list(reversed(op.coordinates)),
+            barrier=op.barriers,
+            barrier_index=op.mbarId,
+            predicate=op.predicate,
+            arrive=False,
+            **map_properties(desc),  # type: ignore[arg-type]
+        )
+        rewriter.replace(op, located(op, new), [])
+
+
+class ConvertTmaAsyncStoreOp(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: nvgpu.TmaAsyncStoreOp, rewriter: PatternRewriter, /):
+        desc = descriptor_type(op.tensorMapDescriptor, op)
+        check_interleave(op, desc)
+        properties = map_properties(desc)
+        properties.pop("oob", None)
+        new = copy.AsyncCopyOp(
+            swizzled(op.src, desc),
+            op.tensorMapDescriptor,
+            dst_indices=list(reversed(op.coordinates)),
+            predicate=op.predicate,
+            **properties,  # type: ignore[arg-type]
+        )
+        rewriter.replace(op, located(op, new), [])
+
+
+class EraseTmaDescriptorOp(RewritePattern):
+    """The prefetch and the fence of a map: the copy lowering prefetches every map at the
+    kernel's entry, and a map is a kernel parameter the kernel never rewrites."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: nvgpu.TmaPrefetchOp | nvgpu.TmaFenceOp, rewriter: PatternRewriter, /
+    ):
+        rewriter.erase(op)
+
+
+class ConvertTmaCreateDescriptorOp(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: nvgpu.TmaCreateDescriptorOp, rewriter: PatternRewriter, /):
+        desc = descriptor_type(op.tensorMap, op)
+        box = [constant(b) for b in op.boxDimensions]
+        shape = list(desc.tensor.get_shape())
+        if box != shape:
+            shown = ", ".join("?" if b is None else str(b) for b in box)
+            raise unsupported(
+                op,
+                f"the box [{shown}] is not the descriptor's tensor shape {shape}",
+                "give the box as constants equal to the descriptor's tensor = memref<...> "
+                "shape: the copy dialect takes the box from the SMEM buffer",
+            )
+        cast = memref.CastOp.get(op.tensor, gmem_type(desc))
+        rewriter.replace(op, located(op, cast))
+
+
+# ===----------------------------------------------------------------------=== #
+# mbarriers
+# ===----------------------------------------------------------------------=== #
+
+
+def token_unused(op: Operation) -> None:
+    if op.results[0].uses:
+        raise unsupported(
+            op,
+            "the arrival's token is used: a token-based phase has no copy equivalent",
+            "wait on the phase by its parity (nvgpu.mbarrier.try_wait.parity, "
+            "copy.barrier_wait %b[%i], %parity) and leave the token unused",
+        )
+
+
+def constant_operand(op: Operation, value: SSAValue, what: str, fix: str) -> int:
+    found = constant(value)
+    if found is None:
+        raise unsupported(op, f"the {what} is not a constant", fix)
+    return found
+
+
+class ConvertMBarrierArriveOp(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self,
+        op: nvgpu.MBarrierArriveOp | nvgpu.MBarrierArriveNoCompleteOp,
+        rewriter: PatternRewriter,
+        /,
+    ):
+        token_unused(op)
+        count = None
+        if isinstance(op, nvgpu.MBarrierArriveNoCompleteOp):
+            count = constant_operand(
+                op, op.count, "arrival count", "give the count as an arith.constant"
+            )
+        new = copy.BarrierArriveOp(
+            op.barriers, op.mbarId, count=count, nocomplete=count is not None
+        )
+        rewriter.replace(op, located(op, new), [])
+
+
+class ConvertMBarrierTestWaitOp(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: nvgpu.MBarrierTestWaitOp, rewriter: PatternRewriter, /):
+        raise unsupported(
+            op,
+            "a test of the phase an arrival's token names has no copy equivalent",
+            "test the phase by its parity (copy.barrier_test %b[%i], %parity), as "
+            "mbarrier.test_wait.parity does",
+        )
+
+
+class ConvertMBarrierArriveExpectTxOp(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: nvgpu.MBarrierArriveExpectTxOp, rewriter: PatternRewriter, /):
+        tx = constant_operand(
+            op, op.txcount, "transaction count", "give the byte count as an arith.constant"
+        )
+        arrive = located(op, copy.BarrierArriveExpectTxOp(op.barriers, op.mbarId, bytes=tx))
+        if op.predicate is None:
+            rewriter.replace(op, arrive, [])
+            return
+        branch = scf.IfOp(op.predicate, [], [arrive, scf.YieldOp()])
+        rewriter.replace(op, located(op, branch), [])
+
+
+class ConvertMBarrierTryWaitParityOp(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: nvgpu.MBarrierTryWaitParityOp, rewriter: PatternRewriter, /):
+        hint = constant(op.ticks)
+        new = copy.BarrierWaitOp(op.barriers, op.mbarId, op.phaseParity, suspend_hint=hint)
+        rewriter.replace(op, located(op, new), [])
+
+
+def group_inits(group: SSAValue) -> list[nvgpu.MBarrierInitOp]:
+    return [u.operation for u in group.uses if isinstance(u.operation, nvgpu.MBarrierInitOp)]
+
+
+def init_count(inits: list[nvgpu.MBarrierInitOp]) -> int:
+    """The one constant arrival count the group's inits give."""
+    counts = {
+        constant_operand(
+            i,
+            i.count,
+            "arrival count",
+            "give the count as an arith.constant: "
+            "copy.barrier_init takes one constant count for the group",
+        )
+        for i in inits
+    }
+    if len(counts) > 1:
+        raise unsupported(
+            inits[-1],
+            f"the group's barriers are initialized with different counts {sorted(counts)}",
+            "split the group in groups of one count: copy.barrier_init gives every "
+            "barrier of a group the same count",
+        )
+    return counts.pop()
+
+
+class ConvertMBarrierCreateOp(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: nvgpu.MBarrierCreateOp, rewriter: PatternRewriter, /):
+        group = op.barriers.type
+        assert isinstance(group, nvgpu.MBarrierGroupType)
+        space = group.memory_space
+        if not (isinstance(space, nvgpu.AddressSpaceAttr) and space.is_workgroup) and not (
+            isinstance(space, IntegerAttr) and space.value.data == 3
+        ):
+            raise unsupported(
+                op,
+                f"an mbarrier group in {space} has no copy equivalent",
+                "place it in SMEM: memorySpace = #gpu.address_space<workgroup>",
+            )
+        inits = group_inits(op.barriers)
+        if not inits:
+            raise unsupported(
+                op,
+                "the group is never initialized (no nvgpu.mbarrier.init)",
+                "initialize it: copy.barrier_init allocates and initializes a group at once",
+            )
+        arrivals = init_count(inits)
+        for init in inits:
+            rewriter.erase(init)
+        new = copy.BarrierInitOp(group.num_barriers.data, arrivals)
+        rewriter.replace(op, located(op, new))
+
+
+class RejectArgumentInitOp(RewritePattern):
+    """An init left once the groups made here are raised: one of a group passed in."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: nvgpu.MBarrierInitOp, rewriter: PatternRewriter, /):
+        raise unsupported(
+            op,
+            "an init of an mbarrier group passed in as an argument has no copy equivalent",
+            "create and initialize the group in the kernel (nvgpu.mbarrier.create, then "
+            "nvgpu.mbarrier.init): copy.barrier_init does both",
+        )
+
+
+# ===----------------------------------------------------------------------=== #
+# cp.async
+# ===----------------------------------------------------------------------=== #
+
+
+def chunk(op: nvgpu.DeviceAsyncCopyOp) -> memref.SubviewOp:
+    """The `dstElements` elements of `dst` the copy writes, as a 1-D view."""
+    dst = op.dst.type
+    assert isinstance(dst, MemRefType)
+    n = op.dstElements.value.data
+    rank = len(dst.shape)
+    layout = StridedLayoutAttr([1], DYNAMIC_INDEX)
+    result = MemRefType(dst.element_type, [n], layout, dst.memory_space)
+    return memref.SubviewOp(
+        op.dst,
+        list(op.dstIndices),
+        [],
+        [],
+        [DYNAMIC_INDEX] * rank,
+        [1] * (rank - 1) + [n],
+        [1] * rank,
+        result,
+    )
+
+
+class ConvertDeviceAsyncCopyOp(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: nvgpu.DeviceAsyncCopyOp, rewriter: PatternRewriter, /):
+        if op.srcElements is not None:
+            raise unsupported(
+                op,
+                "a partial copy (srcElements, the rest zero-filled) has no copy equivalent",
+                "copy whole chunks; copy.async_copy fills a box's out-of-bounds part "
+                "with zeros by itself (oob zeros)",
+            )
+        view = located(op, chunk(op))
+        new = copy.AsyncCopyOp(
+            op.src,
+            view,
+            src_indices=list(op.srcIndices),
+            implementation="cp_async",
+            cache="cg" if op.bypassL1 is not None else None,
+        )
+        rewriter.insert_op(view)
+        rewriter.replace(op, located(op, new), [])
+
+
+class ConvertDeviceAsyncCreateGroupOp(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: nvgpu.DeviceAsyncCreateGroupOp, rewriter: PatternRewriter, /):
+        if any(not isinstance(u.operation, nvgpu.DeviceAsyncWaitOp) for u in op.asyncToken.uses):
+            return
+        rewriter.replace(op, located(op, copy.CommitGroupOp("cp_async")), [])
+
+
+class ConvertDeviceAsyncWaitOp(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: nvgpu.DeviceAsyncWaitOp, rewriter: PatternRewriter, /):
+        pending = 0 if op.numGroups is None else op.numGroups.value.data
+        rewriter.replace(op, located(op, copy.WaitGroupOp("cp_async", pending)), [])
+
+
+# ===----------------------------------------------------------------------=== #
+# Function arguments, memory spaces, the pass
+# ===----------------------------------------------------------------------=== #
+
+
+def raised_type(t: Attribute) -> Attribute:
+    """A descriptor argument's GMEM tensor, a group argument's barrier group, and a memref
+    in `#gpu.address_space<workgroup>` in memory space 3."""
+    if isinstance(t, nvgpu.TensorMapDescriptorType):
+        return gmem_type(t)
+    if isinstance(t, nvgpu.MBarrierGroupType):
+        return copy.BarrierType(t.num_barriers.data)
+    if isinstance(t, MemRefType) and isinstance(t.memory_space, nvgpu.AddressSpaceAttr):
+        space = t.memory_space.value.data
+        memory = IntegerAttr(3, 64) if space == 1 else NoneAttr()
+        return MemRefType(t.element_type, t.shape, t.layout, memory)
+    return t
+
+
+def raise_values(module: builtin.ModuleOp) -> None:
+    """Retypes the block arguments and the results of ops that hold raised types (the
+    function signatures with them)."""
+    for op in module.walk():
+        for block in (b for r in op.regions for b in r.blocks):
+            for arg in list(block.args):
+                if (new := raised_type(arg.type)) != arg.type:
+                    Rewriter.replace_value_with_new_type(arg, new)
+        for result in list(op.results):
+            if (new := raised_type(result.type)) != result.type:
+                Rewriter.replace_value_with_new_type(result, new)
+        if isinstance(op, func.FuncOp):
+            ft = op.function_type
+            inputs = (
+                [a.type for a in op.body.blocks[0].args]
+                if op.body.blocks
+                else [raised_type(t) for t in ft.inputs.data]
+            )
+            outputs = [raised_type(t) for t in ft.outputs.data]
+            op.function_type = builtin.FunctionType.from_lists(inputs, outputs)
+
+
+def is_kernel(fn: func.FuncOp) -> bool:
+    names = fn.attributes.keys() | fn.properties.keys()
+    return "gpu.kernel" in names or any(n.startswith("gpu.known_block_size") for n in names)
+
+
+@dataclass(frozen=True)
+class ConvertNVGPUToCopyPass(ModulePass):
+    """Raises nvgpu's TMA, mbarrier and cp.async ops into the copy dialect."""
+
+    name = "convert-nvgpu-to-copy"
+
+    fragments: bool = False
+    """Mark each function that is not a kernel `copy.fragment`: the protocol analysis skips
+    the rules of a kernel's exit there."""
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        # Users first (a token's, a map's): their patterns read the nvgpu types.
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [
+                    ConvertTmaAsyncLoadOp(),
+                    ConvertTmaAsyncStoreOp(),
+                    EraseTmaDescriptorOp(),
+                    ConvertMBarrierArriveOp(),
+                    ConvertMBarrierTestWaitOp(),
+                    ConvertMBarrierArriveExpectTxOp(),
+                    ConvertMBarrierTryWaitParityOp(),
+                    ConvertDeviceAsyncCopyOp(),
+                    ConvertDeviceAsyncCreateGroupOp(),
+                    ConvertDeviceAsyncWaitOp(),
+                ]
+            ),
+            walk_reverse=True,
+            apply_recursively=False,
+        ).rewrite_module(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [ConvertMBarrierCreateOp(), ConvertTmaCreateDescriptorOp()]
+            ),
+            apply_recursively=False,
+        ).rewrite_module(op)
+        PatternRewriteWalker(RejectArgumentInitOp(), apply_recursively=False).rewrite_module(op)
+        raise_values(op)
+        if self.fragments:
+            for fn in op.walk():
+                if isinstance(fn, func.FuncOp) and not is_kernel(fn):
+                    fn.attributes["copy.fragment"] = UnitAttr()
+        for left in op.walk():
+            if left.name.startswith("nvgpu."):
+                raise unsupported(
+                    left,
+                    "has no copy equivalent",
+                    "convert-nvgpu-to-copy raises nvgpu's TMA, mbarrier and device_async ops",
+                )
+
+
+__all__ = ["ConvertNVGPUToCopyPass"]
