@@ -74,7 +74,11 @@ class Ends:
             )
 
     def exit(self, op: Operation, groups: Groups, classes: tuple[int, ...]) -> None:
-        """Nothing may be in flight when the kernel returns (its SMEM is freed)."""
+        """Nothing may be in flight when the kernel returns (its SMEM is freed). A fragment's
+        return (`copy.fragment`: a function that is not a kernel, convert-nvgpu-to-copy's
+        `fragments=true`) is not a kernel's end: what is in flight goes on in its caller."""
+        if "copy.fragment" in op.parent_op().attributes:  # type: ignore[union-attr]
+            return
         found = mma.at_end(groups, op, "the kernel returns", self.smem.hb, classes)
         if found is not None:
             self.report(found)
