@@ -82,7 +82,7 @@ def bench_shape(shape, configs, args, sms, add) -> None:
             module = kernels.gemm(
                 m, n, k, "bf16", args.out, tile, cluster=cluster, schedule=schedule
             )
-            grid = kernels.gemm_grid(m, n, tile, sms=sms, cluster=cluster)
+            grid = kernels.gemm_grid(m, n, tile, sms=sms, cluster=cluster, schedule=schedule)
             launch = runtime.compile(module, verify=False).kernel().prepare(a, b, c, grid=grid)
         except Exception as exc:
             add(shape, label, None, "failed", f"{type(exc).__name__}: {exc}"[:200], None)

@@ -75,11 +75,15 @@ def gemm_grid(
     *,
     sms: int | None = None,
     cluster: int = 1,
+    schedule: str = "cooperative",
 ) -> tuple[int, int]:
     """The grid of `gemm`'s persistent kernel: one block per output tile (a pair of them
-    per cluster of 2), or at most `sms` blocks (each walks its tiles `b + k * grid`)."""
+    per cluster of 2; "pingpong": two tiles per block, one per consumer warpgroup), or at
+    most `sms` blocks (each walks its tiles `b + k * grid`)."""
     rows, cols = ceil(M / tile[0]), ceil(N / tile[1])
     units = rows * ceil(cols / cluster)
+    if schedule == "pingpong":
+        units = ceil(units / 2)
     if sms is not None:
         units = min(units, max(1, sms // cluster))
     return (units * cluster, 1)

@@ -173,5 +173,19 @@ def test_interpreted_bit_exact(shape, options, sms, monkeypatch):
     tile = options.get("tile", (128, 128, 64))
     a, b = operands(shape, dtype, seed=sum(shape))
     c = np.zeros(shape[:2], numpy_dtype(out))
-    program(a, b, c, grid=kernels.gemm_grid(shape[0], shape[1], tile, sms=sms))
+    schedule = options.get("schedule", "cooperative")
+    grid = kernels.gemm_grid(shape[0], shape[1], tile, sms=sms, schedule=schedule)
+    program(a, b, c, grid=grid)
     assert same_bits(c, model(a, b, tile[2], out))
+
+
+def test_grid():
+    """One block per tile, a pair per cluster of 2 (an odd tile column's pair has a block
+    whose tiles lie past N: its loads are zero-filled, its stores clipped away), two tiles
+    per block for pingpong, at most `sms` blocks."""
+    assert kernels.gemm_grid(4096, 4096) == (1024, 1)
+    assert kernels.gemm_grid(4096, 4096, schedule="pingpong") == (512, 1)
+    assert kernels.gemm_grid(4096, 4096, sms=132) == (132, 1)
+    assert kernels.gemm_grid(4096, 4096, sms=132, cluster=2) == (132, 1)
+    assert kernels.gemm_grid(130, 384, cluster=2) == (8, 1)
+    assert kernels.gemm_grid(64, 64, (128, 256, 64), sms=132) == (1, 1)

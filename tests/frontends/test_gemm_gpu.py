@@ -49,7 +49,9 @@ def test_gemm(shape, options, sms):
     b = rng.standard_normal((N, K)).astype(numpy_dtype(dtype))
     c = np.full((M, N), np.nan, numpy_dtype(out))
     cluster = options.get("cluster", 1)
-    program(a, b, c, grid=kernels.gemm_grid(M, N, tile, sms=sms, cluster=cluster))
+    schedule = options.get("schedule", "cooperative")
+    grid = kernels.gemm_grid(M, N, tile, sms=sms, cluster=cluster, schedule=schedule)
+    program(a, b, c, grid=grid)
     af, bf = a.astype(np.float32), b.astype(np.float32)
     ref = af @ bf.T
     bound = K * 2.0**-22 * (np.abs(af) @ np.abs(bf).T)
