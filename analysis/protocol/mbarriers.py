@@ -246,7 +246,10 @@ class Mbarriers:
         for c in contributors:
             b.open = join(b.open, self.hb.clocks[c])
         b.arrived.append((op, who))
+        closed = b.closed
         self.close(op, key, b, contributors[0] if op in self.tracked else None)
+        if b.closed > closed and not b.last_expected:
+            b.completer = (op, who)
 
     def arrive_drop(
         self,
@@ -362,6 +365,7 @@ class Mbarriers:
         b.done = clock
         b.closed += 1
         b.closed_by = None
+        b.completer = None
         if by is not None:
             b.closed_by = Closer(op, by, self.hb.clocks[by].copy(), tuple(b.expecters))
         b.last_expected = b.expected

@@ -122,6 +122,9 @@ class Barrier:
     """The ops that delivered the open phase's bytes (copies, complete_tx), in order."""
     closed_by: Closer | None = None
     """The copy that completed the last phase, when a copy did."""
+    completer: tuple[Operation, str] | None = None
+    """The thread arrival that completed the last phase, and its agent, when one did (not
+    a copy's bytes)."""
     last_expected: int = 0
     """The bytes the last completed phase expected."""
 

@@ -126,6 +126,11 @@ class PhaseWaits:
             if k % 2 != parity:
                 if role and b.closed > k:
                     self.names_next(op, key, parity, k, who)
+                if b.closed == k + 1 and b.completer is not None and b.completer[1] == who:
+                    # The block's own arrival completed phase k before this wait: the thread
+                    # that made the last one waits for phase k + 1 (the threads are not one
+                    # class here: nothing holds the others back).
+                    self.names_next(op, key, parity, k, who, b.completer[0])
                 if b.closed > k:
                     b.early_wait = (op, parity)
                 elif role and k > 0:
@@ -137,10 +142,30 @@ class PhaseWaits:
             targets.append((c, k))
         return targets
 
-    def names_next(self, op: Operation, key: Key, parity: int, k: int, who: str) -> None:
+    def names_next(
+        self, op: Operation, key: Key, parity: int, k: int, who: str, own: Operation | None = None
+    ) -> None:
         """A wait on the parity of phase k - 1 (observed) once phase k has completed: it
-        waits for phase k + 1 (P6)."""
+        waits for phase k + 1 (P6). `own`: the waiter's own arrival that completed phase k
+        before the wait (the thread that made it then waits for phase k + 1)."""
         size = self.groups[key[0]][1]
+        fix = (
+            f"wait on parity {k % 2} for phase {k}: flip the parity every lap of the ring of "
+            f"{size} barriers, (i / {size}) mod 2 (arith.divui, arith.remui, arith.cmpi ne)"
+        )
+        related = []
+        if own is not None:
+            fix = (
+                f"wait on parity {k % 2} (arith.constant {'true' if k % 2 else 'false'}) for "
+                f"phase {k}, which {who}'s own arrivals complete: every thread then waits for it"
+            )
+            related.append(
+                Related(
+                    own,
+                    f"{who}'s arrival here completes phase {k} before the wait: the thread "
+                    f"that makes the last one waits for phase {k + 1}",
+                )
+            )
         # rule: P6
         self.report(
             error(
@@ -150,8 +175,8 @@ class PhaseWaits:
                 + (f"its phases up to {k - 1}, of this parity" if k else "no phase of it yet")
                 + f", and the wait returns at once only while phase {k} has not completed "
                 f"(then parity {parity} names phase {k + 1})",
-                f"wait on parity {k % 2} for phase {k}: flip the parity every lap of the ring "
-                f"of {size} barriers, (i / {size}) mod 2 (arith.divui, arith.remui, arith.cmpi ne)",
+                fix,
+                *related,
             )
         )
         raise Deadlock
@@ -165,10 +190,13 @@ class PhaseWaits:
                 Related(a, f"{w} arrives on phase {k + 1} here")
                 for a, w in (b.last_arrived if others and b.closed == k + 2 else [])
             ]
+            after = (k + 1) % 2
             fix = (
                 "a barrier must not run more than one phase ahead of its waiters: add a "
                 f"copy.barrier_wait for phase {k} (parity {parity}) between the arrivals "
-                f"of phase {k} and those of phase {k + 1}"
+                f"of phase {k} and those of phase {k + 1}, and make this wait the one for "
+                f"phase {k + 1} (parity {after}: arith.constant {'true' if after else 'false'}; "
+                f"once phase {k + 1} completes, parity {parity} names phase {k + 2})"
             )
             if others:
                 fix = (

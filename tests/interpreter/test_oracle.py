@@ -12,14 +12,6 @@ KNOWN_UNSOUND: dict[str, str] = {
     # (The fuzz generator changed at 1fef215: its leader-tracked loads wait in the leader
     # only, so the kernels behind each fuzz index changed too; this is scripts/oracle.py's
     # list at 7e60ca4.)
-    "fuzz/9/425": (
-        "every thread arrives twice on a barrier of 256 arrivals, then waits on parity 1: the "
-        "last thread's arrival completes phase 0 before its own wait, which then waits for "
-        "phase 1 (P6); the analysis takes the block's threads as one class, the stated limit "
-        "'a phase completing before the block's other threads have observed the phase "
-        "before is not checked' (N)"
-    ),
-    "fuzz/9/835": "the same: the block's own arrivals complete the phase its wait skips",
     **{
         f"lit/protocol-wgmma.mlir#{i}": (
             "the consumer role is warps 1-4 (warp_specialize warps [1, 4]), which is not a "

@@ -410,6 +410,27 @@ func.func @p5_every_thread_arrives_on_a_count_of_1(%x: memref<256x256xf32>) attr
 
 // -----
 
+// Every thread arrives, then waits on the parity of the phase before (meant to return at
+// once): the thread whose arrival completes phase 0 reaches its wait after it, and parity 1
+// then names phase 1, which nothing completes.
+// rule: P6
+// fix: s|  copy.barrier_wait %bar[%c0], %true|  %phase0 = arith.constant false copy.barrier_wait %bar[%c0], %phase0|
+func.func @p6_block_arrives_then_waits_on_the_phase_before(%x: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %true = arith.constant true
+  %false = arith.constant false
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %bar = copy.barrier_init arrivals 128 : !copy.barrier<1>
+  // expected-note@+1 {{the block's arrival here completes phase 0 before the wait: the thread that makes the last one waits for phase 1}}
+  copy.barrier_arrive %bar[%c0] : !copy.barrier<1>
+  // expected-error@+2 {{this wait on parity 1 can wait for phase 1 of barrier 0 of %bar: the block has observed no phase of it yet, and the wait returns at once only while phase 0 has not completed}}
+  // expected-note@+1 {{wait on parity 0 (arith.constant false) for phase 0, which the block's own arrivals complete: every thread then waits for it}}
+  copy.barrier_wait %bar[%c0], %true : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
 // rule: P6
 // fix: s|copy.barrier_init arrivals 2|copy.barrier_init arrivals 1|
 func.func @p6_wait_on_a_phase_short_of_arrivals(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
@@ -470,6 +491,8 @@ func.func @p1_ring_of_4_waits_on_the_parity_of_the_lap_before(%x: memref<4096x64
 // -----
 
 // rule: P6
+// fix: s|  %false = arith.constant false|  %false = arith.constant false %true = arith.constant true|
+// fix: s|  copy.barrier_wait %bar[%c0], %false|  copy.barrier_wait %bar[%c0], %true|
 // fix: s|  copy.barrier_arrive %bar[%c0] count 1|  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> copy.barrier_arrive %bar[%c0] count 1|
 func.func @p6_barrier_two_phases_ahead_of_its_wait() attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
