@@ -1,7 +1,7 @@
-"""What `kernels.gemm` derives from its arguments: the checks (an ArgumentError, a ValueError, with expected,
-got and fix for each argument it cannot build a kernel of), the plan of the kernel (its
-warpgroups' rows, the rings' and C's SMEM types, the arrivals that release a slot) and its
-SMEM footprint."""
+"""What `kernels.gemm` derives from its arguments: the checks (an ArgumentError, a
+ValueError, with expected, got and fix for each argument it cannot build a kernel of), the
+plan of the kernel (its warpgroups' rows, the rings' and C's SMEM types, the arrivals that
+release a slot) and its SMEM footprint."""
 
 from __future__ import annotations
 

@@ -95,15 +95,14 @@ class Roles:
 
     def slot(self, b: Builder, p: SSAValue) -> tuple[SSAValue, SSAValue]:
         """Ring position p's slot and lap."""
-        return _bin(b, arith.RemUIOp, p, self.plan.stages), _bin(
-            b, arith.DivUIOp, p, self.plan.stages
-        )
+        stages = self.plan.stages
+        return _bin(b, arith.RemUIOp, p, stages), _bin(b, arith.DivUIOp, p, stages)
 
 
 def producer(b: Builder, k: Roles, t: SSAValue) -> None:
     """Warp 0 of the producer warpgroup: ring position p = j * k_tiles + kb takes the A and
-    B tiles of K-block kb of the block's tile j, once the slot's previous use was released
-    (from the second lap on)."""
+    B tiles of K-block kb of the block's tile j (each load arriving on the slot's `full`
+    barrier with its bytes), once the consumers released the slot's previous use."""
     plan, stages = k.plan, k.plan.stages
     kt = plan.k_tiles
 
