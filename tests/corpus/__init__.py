@@ -4,11 +4,11 @@ what real kernel it models and its protocol.
 
 `KERNELS` gives, per file, what the tests need to run it under the interpreter: the kinds
 of kernel it stands for, small arguments, the grid, how many clusters to run, and the numpy
-model of what it writes. The consumers' math is not in the dialect yet (no wgmma), so each
-kernel's consumers read their SMEM slots with memref loads (one element of each 16-byte
-unit of a row: the column 8q + t mod 8 for thread t; the lowering takes no vector access of
-swizzled SMEM) and sum what they read; the models below compute the same sums (the inputs
-are small integers, so f32 sums are exact in any order).
+model of what it writes. The kernels written before the dialect had wgmma stand in for
+their consumers' math: they read their SMEM slots with memref loads (one element of each
+16-byte unit of a row: the column 8q + t mod 8 for thread t) and sum what they read; the
+models below compute the same sums (the inputs are small integers, so f32 sums are exact in
+any order). `gemm_wgmma` does the math: wgmma on the slots' descriptors, A B^T.
 """
 
 from __future__ import annotations
