@@ -15,11 +15,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects import scf
+from xdsl.utils.exceptions import VerifyException
 
+from analysis.verify import verify_module
 from copy_tools import runtime
 from copy_tools.universe import make_context
 from frontends import kernels
 from passes import backend
+from passes.nvvm.wgmma import WgmmaWaitGroupSyncOp
 from passes.pipeline import compile_module
 from tests.runtime.test_runtime_gpu import numpy_dtype
 
@@ -81,6 +85,29 @@ VERIFIED = [
 def test_verifies_without_warning(shape, options):
     _, found = built(*shape, **options)
     assert found == []
+
+
+def test_early_release_is_caught():
+    """The proof covers the tensor-core reads: the built kernel with each consumer's
+    `wait.group 1` moved after the release of the previous slot hands a slot back while
+    its wgmma may still read it (P2)."""
+    module, _ = built(M, N, K)
+    waits = [
+        op
+        for op in module.walk()
+        if isinstance(op, WgmmaWaitGroupSyncOp) and op.group.value.data == 1
+    ]
+    assert len(waits) == 2  # one per consumer warpgroup
+    for wait in waits:
+        release = wait.next_op
+        while not isinstance(release, scf.IfOp):
+            release = release.next_op
+        wait.detach()
+        block = release.parent_block()
+        assert block is not None
+        block.insert_op_after(wait, release)
+    with pytest.raises(VerifyException, match="may still be reading it"):
+        verify_module(module)
 
 
 @pytest.mark.xfail(
