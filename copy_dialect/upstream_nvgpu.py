@@ -255,15 +255,17 @@ class DeviceAsyncCreateGroupOp(IRDLOperation):
 @irdl_op_definition
 class DeviceAsyncWaitOp(IRDLOperation):
     """Waits until at most `numGroups` groups are pending (0 when left out):
-    `nvgpu.device_async_wait %g {numGroups = 1 : i32}`."""
+    `nvgpu.device_async_wait %g {numGroups = 1 : i32}`, `nvgpu.device_async_wait`."""
 
     name = "nvgpu.device_async_wait"
 
-    asyncDependencies = operand_def(DeviceAsyncTokenType)
+    asyncDependencies = opt_operand_def(DeviceAsyncTokenType)
+    """The group's token: optional since upstream's commit that made the wait count-based
+    (`nvgpu.device_async_wait {numGroups = 1 : i32}`); older IR names it."""
     numGroups = opt_prop_def(IntegerAttr[I32])
 
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$asyncDependencies attr-dict"
+    assembly_format = "($asyncDependencies^)? attr-dict"
 
 
 # ===----------------------------------------------------------------------=== #

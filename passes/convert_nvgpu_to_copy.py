@@ -21,8 +21,9 @@ nvgpu op's line. The mapping (docs/frontends.md has the table):
   (`count N nocomplete`); `mbarrier.arrive.expect_tx` -> `copy.barrier_arrive_expect_tx`
   (under `scf.if` for a predicate); `mbarrier.try_wait.parity` -> `copy.barrier_wait`
   (constant ticks: `suspend_hint`);
-- `device_async_copy %s[...], %d[...], n` -> `copy.async_copy %s[...] to <the n elements of
-  %d> impl cp_async` (`{bypassL1}`: `cache cg`); `device_async_create_group` ->
+- `device_async_copy %s[...], %d[%slot, 0...], n` -> `copy.async_copy %s[...] to
+  %d[%slot] impl cp_async` (`{bypassL1}`: `cache cg`) where the n elements are a whole slot
+  (trailing dims from 0); a thread's own chunk elsewhere is an error; `device_async_create_group` ->
   `copy.commit_group cp_async`; `device_async_wait {numGroups = n}` -> `copy.wait_group
   cp_async n`.
 
@@ -44,6 +45,7 @@ kernel's exit (P7, P8, P12: what is in flight at the return continues in the cal
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref, scf
@@ -52,7 +54,6 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     NoneAttr,
-    StridedLayoutAttr,
     UnitAttr,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -169,7 +170,7 @@ class ConvertTmaAsyncLoadOp(RewritePattern):
             arrive=False,
             **map_properties(desc),  # type: ignore[arg-type]
         )
-        rewriter.replace(op, located(op, new), [])
+        rewriter.replace(op, located(op, new), [None] * len(op.results))
 
 
 class ConvertTmaAsyncStoreOp(RewritePattern):
@@ -186,7 +187,7 @@ class ConvertTmaAsyncStoreOp(RewritePattern):
             predicate=op.predicate,
             **properties,  # type: ignore[arg-type]
         )
-        rewriter.replace(op, located(op, new), [])
+        rewriter.replace(op, located(op, new), [None] * len(op.results))
 
 
 class EraseTmaDescriptorOp(RewritePattern):
@@ -257,7 +258,7 @@ class ConvertMBarrierArriveOp(RewritePattern):
         new = copy.BarrierArriveOp(
             op.barriers, op.mbarId, count=count, nocomplete=count is not None
         )
-        rewriter.replace(op, located(op, new), [])
+        rewriter.replace(op, located(op, new), [None] * len(op.results))
 
 
 class ConvertMBarrierTestWaitOp(RewritePattern):
@@ -279,10 +280,10 @@ class ConvertMBarrierArriveExpectTxOp(RewritePattern):
         )
         arrive = located(op, copy.BarrierArriveExpectTxOp(op.barriers, op.mbarId, bytes=tx))
         if op.predicate is None:
-            rewriter.replace(op, arrive, [])
+            rewriter.replace(op, arrive, [None] * len(op.results))
             return
         branch = scf.IfOp(op.predicate, [], [arrive, scf.YieldOp()])
-        rewriter.replace(op, located(op, branch), [])
+        rewriter.replace(op, located(op, branch), [None] * len(op.results))
 
 
 class ConvertMBarrierTryWaitParityOp(RewritePattern):
@@ -290,7 +291,7 @@ class ConvertMBarrierTryWaitParityOp(RewritePattern):
     def match_and_rewrite(self, op: nvgpu.MBarrierTryWaitParityOp, rewriter: PatternRewriter, /):
         hint = constant(op.ticks)
         new = copy.BarrierWaitOp(op.barriers, op.mbarId, op.phaseParity, suspend_hint=hint)
-        rewriter.replace(op, located(op, new), [])
+        rewriter.replace(op, located(op, new), [None] * len(op.results))
 
 
 def group_inits(group: SSAValue) -> list[nvgpu.MBarrierInitOp]:
@@ -365,23 +366,37 @@ class RejectArgumentInitOp(RewritePattern):
 # ===----------------------------------------------------------------------=== #
 
 
-def chunk(op: nvgpu.DeviceAsyncCopyOp) -> memref.SubviewOp:
-    """The `dstElements` elements of `dst` the copy writes, as a 1-D view."""
+def slot_indices(op: nvgpu.DeviceAsyncCopyOp) -> list[SSAValue]:
+    """The indices of the SMEM slot the copy fills: the copy must write whole trailing dims
+    of `dst` (their indices constant 0, `dstElements` their element count), as
+    `copy.async_copy` fills a slot of a multi-buffer with the block's threads."""
+    for ref, given, side in (
+        (op.src, op.srcIndices, "source"),
+        (op.dst, op.dstIndices, "destination"),
+    ):
+        rank = len(ref.type.get_shape())  # type: ignore[attr-defined]
+        if len(given) != rank:
+            raise unsupported(
+                op,
+                f"expected {rank} {side} indices (one per dim of {ref.type}), got {len(given)}",
+                f"index every dim of the {side}",
+            )
     dst = op.dst.type
     assert isinstance(dst, MemRefType)
+    shape = list(dst.get_shape())
     n = op.dstElements.value.data
-    rank = len(dst.shape)
-    layout = StridedLayoutAttr([1], DYNAMIC_INDEX)
-    result = MemRefType(dst.element_type, [n], layout, dst.memory_space)
-    return memref.SubviewOp(
-        op.dst,
-        list(op.dstIndices),
-        [],
-        [],
-        [DYNAMIC_INDEX] * rank,
-        [1] * (rank - 1) + [n],
-        [1] * rank,
-        result,
+    indices = list(op.dstIndices)
+    for k in range(len(shape) - 1, -1, -1):
+        if any(constant(i) != 0 for i in indices[k:]):
+            break
+        if prod(shape[k:]) == n:
+            return indices[:k]
+    raise unsupported(
+        op,
+        f"a copy of {n} elements at a thread's own place in %dst (not a whole slot of "
+        f"{dst}) has no copy equivalent",
+        "copy.async_copy impl cp_async copies whole SMEM slots with the block's threads: "
+        "index the slot's leading dims, its trailing dims at 0, and copy its element count",
     )
 
 
@@ -395,16 +410,23 @@ class ConvertDeviceAsyncCopyOp(RewritePattern):
                 "copy whole chunks; copy.async_copy fills a box's out-of-bounds part "
                 "with zeros by itself (oob zeros)",
             )
-        view = located(op, chunk(op))
+        users = {u.operation.name for u in op.asyncToken.uses}
+        if users - {nvgpu.DeviceAsyncCreateGroupOp.name}:
+            raise unsupported(
+                op,
+                f"the copy's token is used by {', '.join(sorted(users))}: only "
+                "nvgpu.device_async_create_group has a copy equivalent",
+                "commit the copy with nvgpu.device_async_create_group and wait for its group",
+            )
         new = copy.AsyncCopyOp(
             op.src,
-            view,
+            op.dst,
             src_indices=list(op.srcIndices),
+            dst_indices=slot_indices(op),
             implementation="cp_async",
             cache="cg" if op.bypassL1 is not None else None,
         )
-        rewriter.insert_op(view)
-        rewriter.replace(op, located(op, new), [])
+        rewriter.replace(op, located(op, new), [None] * len(op.results))
 
 
 class ConvertDeviceAsyncCreateGroupOp(RewritePattern):
@@ -412,14 +434,16 @@ class ConvertDeviceAsyncCreateGroupOp(RewritePattern):
     def match_and_rewrite(self, op: nvgpu.DeviceAsyncCreateGroupOp, rewriter: PatternRewriter, /):
         if any(not isinstance(u.operation, nvgpu.DeviceAsyncWaitOp) for u in op.asyncToken.uses):
             return
-        rewriter.replace(op, located(op, copy.CommitGroupOp("cp_async")), [])
+        rewriter.replace(op, located(op, copy.CommitGroupOp("cp_async")), [None] * len(op.results))
 
 
 class ConvertDeviceAsyncWaitOp(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: nvgpu.DeviceAsyncWaitOp, rewriter: PatternRewriter, /):
         pending = 0 if op.numGroups is None else op.numGroups.value.data
-        rewriter.replace(op, located(op, copy.WaitGroupOp("cp_async", pending)), [])
+        rewriter.replace(
+            op, located(op, copy.WaitGroupOp("cp_async", pending)), [None] * len(op.results)
+        )
 
 
 # ===----------------------------------------------------------------------=== #
