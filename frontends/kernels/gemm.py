@@ -19,10 +19,11 @@ threads are three warpgroups (`copy.warp_specialize warps [4, 4, 4] maxnreg [40,
   `nvvm.wgmma.mma_async` m64nNk16 steps on `copy.matrix_descriptor`s of the slots (K-major,
   stepping K by 32 bytes), commit them, `wait.group 1` and release the slot of the previous
   K-block (its reads are then retired); after the K loop, `wait.group 0` and the release of
-  the last slot. "cooperative": both take every tile, warpgroup w its rows 64w.. of a
-  128-row tile (tile[0] / 2 each); "pingpong": they take the block's tiles in turn
-  (warpgroup w tiles 2i + w), each a whole tile, so that one's epilogue overlaps the
-  other's mainloop.
+  the last slot. "cooperative": both take every tile, warpgroup w its rows
+  w * tile[0] / 2 .. (in m64 blocks); "pingpong": they take the block's tiles in turn
+  (warpgroup w tiles 2i + w), each a whole tile, their mainloops and their epilogues in
+  turns (CUTLASS's ordered sequence barriers), so that one's epilogue overlaps the other's
+  mainloop.
 - the epilogue: the accumulator, converted to C's type, goes into the warpgroup's swizzled
   SMEM tile (`copy.stmatrix` x4 for 16-bit C, 8-byte vector stores for f32), then TMA
   stores of its column blocks (one swizzle atom wide); before rewriting the tile the
@@ -104,7 +105,8 @@ def gemm(
 ) -> ModuleOp:
     """C = A * B^T (A: M x K, B: N x K, both row-major, i.e. K-major; C: M x N) by a
     warp-specialized persistent kernel on wgmma (module docstring); arguments (A, B, C).
-    Launch it on `gemm_grid(M, N, tile, sms=..., cluster=cluster)` blocks.
+    Launch it on `gemm_grid(M, N, tile, sms=..., cluster=cluster, schedule=schedule)`
+    blocks.
 
     `dtype`: bf16 or f16 operands; `out`: C's type (bf16, f16 or f32; f32 accumulation
     either way, rounded to nearest even once). `tile`: (M, N, K) of a block's output tile
