@@ -39,7 +39,15 @@ in as an argument.
 
 `fragments=true` marks every function that is not a kernel (no `gpu.kernel`, no known block
 size) with `copy.fragment`: the protocol analysis then checks its ops but not the rules of a
-kernel's exit (P7, P8, P12: what is in flight at the return continues in the caller).
+kernel's exit (P7, P8, P12: what is in flight at the return continues in the caller);
+`nvvm.read.ptx.sreg.tid.{x,y,z}` becomes `gpu.thread_id`, which the analysis follows;
+`block-size=128` also gives such a function the block it runs in (`gpu.known_block_size`),
+which the analysis needs to tell which thread runs a thread-guarded op.
+
+An `mbarrier.arrive.expect_tx` with a byte count is the block's one arrival with those bytes
+(`copy.barrier_arrive_expect_tx`, which copy issues from the elected thread: the protocol
+analysis checks that one thread reaches it); one with 0 bytes is each executing thread's
+plain arrival (`copy.barrier_arrive`).
 """
 
 from __future__ import annotations
@@ -48,13 +56,15 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, memref, scf
+from xdsl.dialects import arith, builtin, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    DenseArrayBase,
     IntegerAttr,
     MemRefType,
     NoneAttr,
     UnitAttr,
+    i32,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -278,7 +288,14 @@ class ConvertMBarrierArriveExpectTxOp(RewritePattern):
         tx = constant_operand(
             op, op.txcount, "transaction count", "give the byte count as an arith.constant"
         )
-        arrive = located(op, copy.BarrierArriveExpectTxOp(op.barriers, op.mbarId, bytes=tx))
+        # An arrival with bytes is the block's one (copy issues it from the elected thread);
+        # one with none is the arrival of each thread that executes it.
+        arrive = located(
+            op,
+            copy.BarrierArriveExpectTxOp(op.barriers, op.mbarId, bytes=tx)
+            if tx
+            else copy.BarrierArriveOp(op.barriers, op.mbarId),
+        )
         if op.predicate is None:
             rewriter.replace(op, arrive, [None] * len(op.results))
             return
@@ -446,6 +463,20 @@ class ConvertDeviceAsyncWaitOp(RewritePattern):
         )
 
 
+class ConvertThreadIdRegisterOp(RewritePattern):
+    """`nvvm.read.ptx.sreg.tid.x : i32` (what upstream's nvgpu tests read the thread index
+    with) -> `gpu.thread_id x` cast to i32: the protocol analysis follows gpu.thread_id to
+    tell which threads take a branch."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        prefix = "nvvm.read.ptx.sreg.tid."
+        if not op.name.startswith(prefix):
+            return
+        tid = located(op, gpu.ThreadIdOp(gpu.DimensionAttr(op.name.removeprefix(prefix))))
+        cast = located(op, arith.IndexCastOp(tid, op.results[0].type))
+        rewriter.replace(op, [tid, cast])
+
+
 # ===----------------------------------------------------------------------=== #
 # Function arguments, memory spaces, the pass
 # ===----------------------------------------------------------------------=== #
@@ -502,6 +533,11 @@ class ConvertNVGPUToCopyPass(ModulePass):
     """Mark each function that is not a kernel `copy.fragment`: the protocol analysis skips
     the rules of a kernel's exit there."""
 
+    block_size: int = 0
+    """With `fragments`, the threads of the block a fragment runs in (its
+    `gpu.known_block_size`, x): the analysis needs it to tell which thread runs a
+    thread-guarded op; 0 leaves it unknown."""
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         # Users first (a token's, a map's): their patterns read the nvgpu types.
         PatternRewriteWalker(
@@ -517,6 +553,7 @@ class ConvertNVGPUToCopyPass(ModulePass):
                     ConvertDeviceAsyncCopyOp(),
                     ConvertDeviceAsyncCreateGroupOp(),
                     ConvertDeviceAsyncWaitOp(),
+                    ConvertThreadIdRegisterOp(),
                 ]
             ),
             walk_reverse=True,
@@ -534,6 +571,9 @@ class ConvertNVGPUToCopyPass(ModulePass):
             for fn in op.walk():
                 if isinstance(fn, func.FuncOp) and not is_kernel(fn):
                     fn.attributes["copy.fragment"] = UnitAttr()
+                    if self.block_size:
+                        block = DenseArrayBase.from_list(i32, [self.block_size, 1, 1])
+                        fn.attributes["gpu.known_block_size"] = block
         for left in op.walk():
             if left.name.startswith("nvgpu."):
                 raise unsupported(

@@ -35,6 +35,10 @@ DATA_MOVEMENT = tuple(op.name for op in NVGPU.operations)
 TARGET = '#copy.target<"sm_90a">'
 """Each function is checked for sm_90a (TMA, mbarrier transaction counts and cp.async)."""
 
+BLOCK = 128
+"""The block a function runs in (convert-nvgpu-to-copy's `block-size`): upstream's tests
+initialize their mbarriers for 128 threads."""
+
 FUNC = re.compile(r"^\s*func\.func\s+(?:private\s+)?@([\w$.-]+)")
 ALIAS = re.compile(r"^![\w$.-]+\s*=")
 
@@ -56,9 +60,13 @@ class Function:
     line: int
     """The line of `func.func` in the upstream file (1-based)."""
 
+    nth: int = 1
+    """Which function of that name in the file (upstream's files repeat a few)."""
+
     @property
     def key(self) -> str:
-        return f"{Path(self.file).name}::{self.name}"
+        suffix = f"#{self.nth}" if self.nth > 1 else ""
+        return f"{Path(self.file).name}::{self.name}{suffix}"
 
 
 def functions(root: Path, file: str) -> list[Function]:
@@ -87,7 +95,8 @@ def functions(root: Path, file: str) -> list[Function]:
             named = sorted(g for g in globals_ if _symbol(g) in "\n".join(body))
             module = f"builtin.module attributes {{copy.target = {TARGET}}} {{"
             text = "\n".join([*aliases, module, *named, *body, "}"])
-            found.append(Function(file, match.group(1), text, start + 1))
+            nth = 1 + sum(f.name == match.group(1) for f in found)
+            found.append(Function(file, match.group(1), text, start + 1, nth))
     return found
 
 
@@ -117,7 +126,7 @@ def outcome(function: Function) -> str:
     except Exception as error:  # noqa: BLE001 (any parse failure is this stage's outcome)
         return f"import: {_last_line(error)}"
     try:
-        ConvertNVGPUToCopyPass(fragments=True).apply(ctx, module)
+        ConvertNVGPUToCopyPass(fragments=True, block_size=BLOCK).apply(ctx, module)
     except Exception as error:  # noqa: BLE001
         return f"raise: {_short(error)}"
     errors = verification_errors(module)

@@ -1,0 +1,129 @@
+"""Upstream MLIR's nvgpu tests as inputs nobody here wrote (issue 32, item 5): every function
+of the files in SOURCES.md that holds TMA, mbarrier or device_async ops is imported, raised
+by convert-nvgpu-to-copy (fragments, block of 128), verified op by op and checked by the
+protocol analysis; the outcome of each is pinned, and the summary prints the table
+(docs/frontends.md has the same). The files come from an llvm-project checkout named by
+COPY_LLVM_PROJECT: without it the tests skip."""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+
+import pytest
+
+from tests.upstream_nvgpu.corpus import FILES, Function, functions, llvm_project, outcome
+
+EXPECTED: dict[str, str] = {
+    # nvgpu-to-nvvm.mlir: lowering tests, one op family per function
+    "nvgpu-to-nvvm.mlir::async_cp": "raise: a thread's own chunk",
+    "nvgpu-to-nvvm.mlir::async_cp_i4": "raise: token used elsewhere",
+    "nvgpu-to-nvvm.mlir::async_cp_zfill_f32_align4": "raise: partial copy (srcElements)",
+    "nvgpu-to-nvvm.mlir::async_cp_zfill_f32_align1": "raise: partial copy (srcElements)",
+    "nvgpu-to-nvvm.mlir::mbarrier": "raise: token-based test.wait",
+    "nvgpu-to-nvvm.mlir::mbarrier_nocomplete": "raise: token-based test.wait",
+    "nvgpu-to-nvvm.mlir::mbarrier_wait": "raise: token-based test.wait",
+    "nvgpu-to-nvvm.mlir::mbarrier_txcount": "protocol: P5",
+    "nvgpu-to-nvvm.mlir::mbarrier_txcount_pred": "protocol: P5",
+    "nvgpu-to-nvvm.mlir::async_tma_load": "verify: C5,TR8",
+    "nvgpu-to-nvvm.mlir::async_tma_load_gpu_address_space": "pass",
+    "nvgpu-to-nvvm.mlir::async_tma_load_pred": "verify: C5,TR8",
+    "nvgpu-to-nvvm.mlir::async_tma_load_multicast": "raise: multicast_mask",
+    "nvgpu-to-nvvm.mlir::async_tma_store": "verify: C5,TR8",
+    "nvgpu-to-nvvm.mlir::async_tma_store_predicate": "verify: C5,TR8",
+    "nvgpu-to-nvvm.mlir::create_tensor_map": "import: memref.cast (no xDSL custom form)",
+    "nvgpu-to-nvvm.mlir::tma_prefetch": "pass",
+    "nvgpu-to-nvvm.mlir::tma_fence": "pass",
+    "nvgpu-to-nvvm.mlir::async_tma_load#2": "import: memref.global (no xDSL custom form)",
+    # roundtrip.mlir
+    "roundtrip.mlir::async_cp": "raise: a thread's own chunk",
+    # invalid.mlir: upstream's verifier rejects each
+    "invalid.mlir::async_cp_memory_space": "raise: a thread's own chunk",
+    "invalid.mlir::async_cp_memref_type": "raise: a thread's own chunk",
+    "invalid.mlir::async_cp_num_src_indices": "raise: index count",
+    "invalid.mlir::async_cp_num_dst_indices": "raise: index count",
+    "invalid.mlir::async_cp_num_src_stride": "raise: a thread's own chunk",
+    "invalid.mlir::async_cp_num_dst_stride": "raise: a thread's own chunk",
+    "invalid.mlir::async_cp_zfill_f32_align1": "raise: partial copy (srcElements)",
+    # optimize-shared-memory.mlir
+    "optimize-shared-memory.mlir::optimize_128x32xf16_32x128xf16": "import: nvgpu.ldmatrix",
+    "optimize-shared-memory.mlir::optimize_64x16xf32_16x64xf32": "import: nvgpu.ldmatrix",
+    "optimize-shared-memory.mlir::small_column_size_f64": "raise: a thread's own chunk",
+    "optimize-shared-memory.mlir::too_small_column_size_f16": "import: nvgpu.ldmatrix",
+    "optimize-shared-memory.mlir::abort_if_subview": "import: nvgpu.ldmatrix",
+}
+"""Each function's outcome: the first stage that rejects it and why (its rule ids where the
+stage is a catalogue check), or pass."""
+
+REASONS = {
+    "at a thread's own place": "a thread's own chunk",
+    "token is used by": "token used elsewhere",
+    "a partial copy": "partial copy (srcElements)",
+    "a test of the phase an arrival's token names": "token-based test.wait",
+    "multicast_mask": "multicast_mask",
+    "source indices": "index count",
+    "destination indices": "index count",
+    "memref.cast does not have a custom format": "memref.cast (no xDSL custom form)",
+    "memref.global does not have a custom format": "memref.global (no xDSL custom form)",
+    "nvgpu.ldmatrix is not registered": "nvgpu.ldmatrix",
+}
+"""The reasons of the import and raise stages, by a phrase of their message."""
+
+
+def label(found: str) -> str:
+    """The outcome with an import or raise message put as its reason."""
+    stage, _, rest = found.partition(": ")
+    if stage in ("import", "raise"):
+        reasons = [r for phrase, r in REASONS.items() if phrase in rest]
+        return f"{stage}: {reasons[0] if reasons else rest}"
+    return found
+
+
+STAGES = ("import", "raise", "verify", "protocol")
+
+
+def _corpus() -> list[Function]:
+    root = llvm_project()
+    if root is None:
+        return []
+    return [f for file in FILES for f in functions(root, file)]
+
+
+CORPUS = _corpus()
+needs_corpus = pytest.mark.skipif(
+    not CORPUS, reason="COPY_LLVM_PROJECT names no llvm-project checkout (SOURCES.md)"
+)
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict[str, str]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the analysis's warnings are not outcomes
+        return {f.key: label(outcome(f)) for f in CORPUS}
+
+
+@needs_corpus
+def test_every_function_is_found() -> None:
+    assert sorted(f.key for f in CORPUS) == sorted(EXPECTED)
+
+
+@needs_corpus
+def test_outcomes_pinned(outcomes: dict[str, str], report) -> None:
+    passed_stage = Counter()
+    for found in outcomes.values():
+        stage = found.partition(":")[0]
+        reached = STAGES.index(stage) if stage in STAGES else len(STAGES)
+        for n in range(reached):
+            passed_stage[STAGES[n]] += 1
+    total = len(outcomes)
+    lines = [
+        f"functions holding nvgpu data movement: {total}",
+        f"imported {passed_stage['import']}, raised {passed_stage['raise']}, "
+        f"verified op by op {passed_stage['verify']}, "
+        f"passed the protocol analysis {passed_stage['protocol']}",
+        "",
+        f"{'outcome':<56} functions",
+    ]
+    lines += [f"{o:<56} {n}" for o, n in sorted(Counter(outcomes.values()).items())]
+    report("upstream nvgpu corpus (convert-nvgpu-to-copy)", lines)
+    assert outcomes == EXPECTED
