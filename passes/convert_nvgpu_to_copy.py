@@ -167,8 +167,8 @@ class ConvertTmaAsyncLoadOp(RewritePattern):
             raise unsupported(
                 op,
                 "a multicast_mask has no copy equivalent",
-                "name the cluster dims that share the load (copy.async_copy's collective = "
-                "array<i64: 0>) in the copy dialect",
+                "drop the multicast_mask: in the copy dialect a load names the cluster dims "
+                "that share it (copy.async_copy's collective = array<i64: 0>)",
             )
         new = copy.AsyncCopyOp(
             op.tensorMapDescriptor,
@@ -240,7 +240,8 @@ def token_unused(op: Operation) -> None:
             op,
             "the arrival's token is used: a token-based phase has no copy equivalent",
             "wait on the phase by its parity (nvgpu.mbarrier.try_wait.parity, "
-            "copy.barrier_wait %b[%i], %parity) and leave the token unused",
+            "copy.barrier_wait %b[%i], %parity) and leave the token unused: nothing may "
+            "read the nvgpu.mbarrier.token",
         )
 
 
@@ -312,29 +313,29 @@ class ConvertMBarrierTryWaitParityOp(RewritePattern):
 
 
 def group_inits(group: SSAValue) -> list[nvgpu.MBarrierInitOp]:
-    return [u.operation for u in group.uses if isinstance(u.operation, nvgpu.MBarrierInitOp)]
+    """The inits of `group`, in program order."""
+    users = {id(u.operation) for u in group.uses}
+    scope = group.owner.parent_op() if isinstance(group.owner, Operation) else None
+    ops = scope.walk() if scope is not None else (u.operation for u in group.uses)
+    return [o for o in ops if isinstance(o, nvgpu.MBarrierInitOp) and id(o) in users]
 
 
 def init_count(inits: list[nvgpu.MBarrierInitOp]) -> int:
     """The one constant arrival count the group's inits give."""
-    counts = {
-        constant_operand(
-            i,
-            i.count,
-            "arrival count",
-            "give the count as an arith.constant: "
-            "copy.barrier_init takes one constant count for the group",
-        )
-        for i in inits
-    }
-    if len(counts) > 1:
-        raise unsupported(
-            inits[-1],
-            f"the group's barriers are initialized with different counts {sorted(counts)}",
-            "split the group in groups of one count: copy.barrier_init gives every "
-            "barrier of a group the same count",
-        )
-    return counts.pop()
+    fix = (
+        "give the count as an arith.constant: copy.barrier_init takes one constant count "
+        "for the group"
+    )
+    counts = [constant_operand(i, i.count, "arrival count", fix) for i in inits]
+    for init, count in zip(inits, counts, strict=True):
+        if count != counts[0]:
+            raise unsupported(
+                init,
+                f"the group's barriers are initialized with different counts {sorted(set(counts))}",
+                "split the group in groups of one count: copy.barrier_init gives every "
+                "barrier of a group the same count",
+            )
+    return counts[0]
 
 
 class ConvertMBarrierCreateOp(RewritePattern):
@@ -421,11 +422,12 @@ class ConvertDeviceAsyncCopyOp(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: nvgpu.DeviceAsyncCopyOp, rewriter: PatternRewriter, /):
         if op.srcElements is not None:
+            hint = op.srcElements.name_hint
             raise unsupported(
                 op,
                 "a partial copy (srcElements, the rest zero-filled) has no copy equivalent",
-                "copy whole chunks; copy.async_copy fills a box's out-of-bounds part "
-                "with zeros by itself (oob zeros)",
+                f"drop the srcElements operand{f' %{hint}' if hint else ''} and copy whole "
+                "slots: copy.async_copy fills a box's out-of-bounds part with zeros itself",
             )
         users = {u.operation.name for u in op.asyncToken.uses}
         if users - {nvgpu.DeviceAsyncCreateGroupOp.name}:
@@ -472,7 +474,9 @@ class ConvertThreadIdRegisterOp(RewritePattern):
         prefix = "nvvm.read.ptx.sreg.tid."
         if not op.name.startswith(prefix):
             return
-        tid = located(op, gpu.ThreadIdOp(gpu.DimensionAttr(op.name.removeprefix(prefix))))
+        tid = located(
+            op, gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum(op.name.removeprefix(prefix))))
+        )
         cast = located(op, arith.IndexCastOp(tid, op.results[0].type))
         rewriter.replace(op, [tid, cast])
 
