@@ -5,14 +5,18 @@ that retires their group, and releasing a slot before that is P2 at the release.
 As a property over CUTLASS's sm90 consumer mainloop (`wgmma_kernels`): for rings of 2 to 6
 stages and one or no wgmma group kept in flight, with the trip count a kernel argument, the
 correct kernel has no finding at all, and each mistake is exactly one error, at the op whose
-edit fixes it. Then the descriptors as SMEM values (`analysis.smem_values`): the slot a
+edit fixes it, and the interpreter (the analysis's oracle, which runs the wgmmas and logs
+their reads) agrees: the correct kernels run clean, each mistake races or leaves a read in
+flight. Then the descriptors as SMEM values (`analysis.smem_values`): the slot a
 descriptor points into, kept while the kernel steps along K inside the tile."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from xdsl.parser import Parser
 
+import interpreter
 from analysis.protocol import check_protocol
 from analysis.smem_values import smem_values
 from copy_tools.universe import make_context
@@ -125,3 +129,25 @@ def test_a_consumer_that_is_not_a_warpgroup_of_the_block_is_p10():
         ("error", "P10", "nvvm.wgmma.wait.group.sync.aligned"),
     ]
     assert "of warpgroup 0 (threads 0-127) only some threads reach it" in found[0][3]
+
+
+ORACLE = [
+    *((stages, depth, None) for stages in STAGES for depth in (0, 1)),
+    *((stages, 1, bug) for stages in (2, 5) for bug in ("release_before_wait", "release_newest")),
+    (3, 0, "no_commit"),
+    (4, 1, "exit"),
+]
+
+
+@pytest.mark.parametrize(("stages", "depth", "bug"), ORACLE, ids=str)
+def test_the_interpreter_agrees(stages, depth, bug):
+    """Run for 2S + 1 k-blocks (every slot refilled, the ring wrapped twice): violations
+    exactly where the analysis reports an error."""
+    text = kernel(stages, depth, bug)
+    rng = np.random.default_rng(0)
+    a, b = (rng.integers(-4, 5, (1024, 1024)).astype(np.float16) for _ in range(2))
+    c = np.zeros((128, 64), np.float32)
+    module = Parser(make_context(), text).parse_module()
+    run = interpreter.run(module, a, b, c, 64 * (2 * stages + 1), grid=(1,), seed=0)
+    errors = [f for f in findings(text) if f[0] == "error"]
+    assert bool(run.violations) == bool(errors), [str(v) for v in run.violations]
