@@ -195,3 +195,32 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+!tmap = !nvgpu.tensormap.descriptor<tensor = memref<64x32xf32, 3>, swizzle = none, l2promo = none, oob = zero, interleave = interleave_16b>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+// fix: s|interleave = interleave_16b|interleave = none|
+func.func @interleaved(%in: !tmap, %buf: memref<64x32xf32, 3>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = nvgpu.mbarrier.create -> !bars
+  nvgpu.mbarrier.init %b[%c0], %c1 : !bars
+  // expected-error@+2 {{pass 'convert-nvgpu-to-copy' failed: 'nvgpu.tma.async.load' op the map's interleave = interleave_16b has no copy equivalent}}
+  // expected-note@+1 {{use interleave = none: copy.async_copy moves tiled boxes}}
+  nvgpu.tma.async.load %in[%c0, %c0], %b[%c0] to %buf : !tmap, !bars -> memref<64x32xf32, 3>
+  return
+}
+
+// -----
+
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+// fix: none -- the group's count is its creator's: copy.barrier_init allocates and initializes at once
+func.func @argument_init(%b: !bars) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error@+2 {{pass 'convert-nvgpu-to-copy' failed: 'nvgpu.mbarrier.init' op an init of an mbarrier group passed in as an argument has no copy equivalent}}
+  // expected-note@+1 {{create and initialize the group in the kernel (nvgpu.mbarrier.create, then nvgpu.mbarrier.init): copy.barrier_init does both}}
+  nvgpu.mbarrier.init %b[%c0], %c1 : !bars
+  return
+}
