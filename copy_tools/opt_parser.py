@@ -8,6 +8,7 @@ original file. Exceptions raised while building an op become ParseErrors at the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -74,6 +75,13 @@ def chunk_location(source: SourceFile, chunk: Chunk, pos: int) -> SourceLocation
     return source.location(chunk.start + pos)
 
 
+STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
+"""xDSL's string-literal pattern (xdsl 0.75.0, `MLIRLexer._unescaped_characters_regex`)
+without its nested `+` inside `*`: the same strings, but an unterminated one fails in linear
+time. xDSL's backtracks exponentially in the length of the line (a stray `"` before 45
+characters and a newline took minutes, found by tests/frontends/test_api_fuzz.py)."""
+
+
 class LocatingParser(Parser):
     """xDSL's MLIR parser that gives each op the FileLineColLoc of its first token.
 
@@ -85,6 +93,7 @@ class LocatingParser(Parser):
 
     def __init__(self, ctx: Context, source: SourceFile, chunk: Chunk):
         super().__init__(ctx, chunk.text, source.name)
+        self.lexer._unescaped_characters_regex = STRING_LITERAL  # pyright: ignore
         self._source = source
         self._chunk = chunk
         self._filename = StringAttr(source.name)

@@ -91,6 +91,8 @@ def compile(  # noqa: A001
         )
     except DiagnosticException as exc:
         raise failure(exc, ir, sources, protocol=verify, stage="compiling") from None
+    except ValueError as exc:  # the target, the arch or their pairing (facts.target)
+        raise ArgumentError(str(exc)) from None
     return Program(compiled.cubin, compiled.abi, interpreter=Interpreter(ir))
 
 

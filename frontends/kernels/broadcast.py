@@ -61,6 +61,11 @@ def multicast_copy(
     are non-tensor bulk copies that promise to stay in bounds."""
     elt = element_type(dtype)
     half = tile[0] // 2
+    if tile[0] % 2:
+        raise ArgumentError(
+            f"expected an even number of tile rows (each CTA of the pair stores half), got "
+            f"{tile[0]}; fix: pass tile=({tile[0] + 1}, {tile[1]})"
+        )
     if shape[0] % tile[0]:
         raise ArgumentError(f"expected rows ({shape[0]}) that are a multiple of {tile[0]}")
     oob = _bulk_oob(shape, tile, implementation)

@@ -90,14 +90,41 @@ def check_dtype(value: Any, name: str = "dtype") -> str:
     raise ArgumentError(f"expected {name} to be an element type's name, got {shown}; fix: {fix}")
 
 
-def check_count(value: Any, name: str, own: bool = False) -> None:
-    """An int of at least 1 (or None); `own`: any int, the builder checks its range."""
-    if value is None or _is_int(value) and (own or value >= 1):
+def check_count(value: Any, name: str, own: bool = False, optional: bool = False) -> None:
+    """An int of at least 1 (None where `optional`); `own`: any int, the builder checks its
+    range."""
+    if value is None and optional or _is_int(value) and (own or value >= 1):
         return
     if not _is_int(value) or value < 1:
         raise ArgumentError(
             f"expected {name} to be an int of at least 1, got {value!r}; fix: pass a "
             "positive int (or leave it out for the builder's default)"
+        )
+
+
+def check_cache_hint(value: Any, name: str) -> None:
+    """None, an L2 policy's name (`"evict_first"`, ...) or a `copy.CachePolicy`."""
+    from copy_dialect.attributes import L2Policy
+
+    if value is None or type(value).__name__ == "CachePolicy":
+        return
+    if not isinstance(value, str) or value not in {p.value for p in L2Policy}:
+        names = ", ".join(repr(p.value) for p in L2Policy)
+        raise ArgumentError(
+            f"expected each of {name} to be None, one of {names} or a copy.CachePolicy, got "
+            f"{value!r}"
+        )
+
+
+def check_choice(value: Any, name: str) -> None:
+    """An `implementation` or a `reduce` kind: one of copy.async_copy's names for it."""
+    from copy_dialect.attributes import Implementation, ReductionKind
+
+    kinds = Implementation if name == "implementation" else ReductionKind
+    names = [k.value for k in kinds]
+    if not isinstance(value, str) or value not in names:
+        raise ArgumentError(
+            f"expected {name} to be None or one of {', '.join(map(repr, names))}, got {value!r}"
         )
 
 
@@ -107,7 +134,12 @@ def check_target(value: Any, name: str = "target") -> None:
 
 
 def check_argument(
-    name: str, value: Any, ranks: dict[str, int], own: tuple[str, ...] = (), dynamic: bool = False
+    name: str,
+    value: Any,
+    ranks: dict[str, int],
+    own: tuple[str, ...] = (),
+    dynamic: bool = False,
+    default: Any = None,
 ) -> None:
     """The check of the builders' argument `name` (none for names not listed above); `own`
     names the counts whose range the builder checks itself (with its own message); with
@@ -121,7 +153,7 @@ def check_argument(
         if value is not None or name == "dtype":
             check_dtype(value, name)
     elif name in COUNTS:
-        check_count(value, name, own=name in own)
+        check_count(value, name, own=name in own, optional=default is None)
     elif name == "in_flight" and (not _is_int(value) or value < 0):
         raise ArgumentError(f"expected in_flight to be an int of at least 0, got {value!r}")
     elif name == "target":
@@ -130,6 +162,51 @@ def check_argument(
         raise ArgumentError(
             f"expected swizzle to be one of {SWIZZLES} bytes (16: none), got {value!r}; fix: "
             "pass the swizzle span in bytes"
+        )
+    elif name in ("cache_hint", "cache_hints"):
+        hints = (value,) if name == "cache_hint" else _items(value)
+        if name == "cache_hints" and len(hints) != 2:
+            raise ArgumentError(
+                f"expected cache_hints to be a pair (the load's, the store's), got {value!r}"
+            )
+        for hint in hints:
+            check_cache_hint(hint, name)
+    elif name in ("implementation", "reduce") and value is not None:
+        check_choice(value, name)
+    elif name in ("filter", "stride", "dilation", "padding"):
+        pair = (value, value) if _is_int(value) else _items(value)
+        if len(pair) != 2 or not all(_is_int(v) for v in pair):
+            raise ArgumentError(
+                f"expected {name} to be an int or a pair of ints (H, W), got {value!r}"
+            )
+        least = 0 if name == "padding" else 1
+        if any(v < least for v in pair):
+            raise ArgumentError(f"expected {name} of at least {least}, got {value!r}")
+    elif name in ("inputs", "outputs"):
+        for i, dtype in enumerate(_items(value) if not isinstance(value, str) else (0,)):
+            check_dtype(dtype, f"{name}[{i}]")
+    elif (
+        name == "l2_promotion"
+        and value not in (None, 0, 64, 128, 256)
+        or (name == "l2_promotion" and isinstance(value, bool))
+    ):
+        raise ArgumentError(
+            f"expected l2_promotion to be None, 0, 64, 128 or 256 bytes, got {value!r}"
+        )
+    elif name == "maxnreg" and value is not None:
+        pair = _items(value)
+        if len(pair) != 2 or not all(_is_int(v) and v > 0 for v in pair):
+            raise ArgumentError(
+                f"expected maxnreg to be None or a pair of positive ints (the producer's and "
+                f"the consumers' registers per thread), got {value!r}"
+            )
+    elif name == "shapes":
+        for i, shape in enumerate(_items(value)):
+            check_sizes(shape, f"shapes[{i}]", 2)
+    elif name == "conv" and type(value).__name__ != "Conv2d":
+        raise ArgumentError(
+            f"expected conv to be a Conv2d, got {type(value).__name__}; fix: make it with "
+            "kernels.conv2d(shape, filter, ...)"
         )
     elif name in FLAGS and not isinstance(value, bool):
         raise ArgumentError(f"expected {name} to be True or False, got {value!r}")
@@ -160,7 +237,8 @@ def checked(own: tuple[str, ...] = (), **ranks: int) -> Callable[[F], F]:
             bound.apply_defaults()
             dynamic = bound.arguments.get("dynamic") is True
             for name, value in bound.arguments.items():
-                check_argument(name, value, ranks, own, dynamic)
+                default = signature.parameters[name].default
+                check_argument(name, value, ranks, own, dynamic, default)
             return builder(*args, **kwargs)
 
         return checked_builder  # type: ignore[return-value]

@@ -50,6 +50,7 @@ GROUP_FIELDS = 4
 pitch (elements)."""
 
 
+@checked()
 def grouped_layout(shapes: Sequence[tuple[int, int]], dtype: str) -> list[tuple[int, ...]]:
     """The table of `grouped_copy` for groups of `shapes` packed one after the other in a pool:
     (offset, rows, cols, pitch) per group, each group's rows padded to a pitch of a multiple

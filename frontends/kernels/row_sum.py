@@ -57,6 +57,11 @@ def balanced_band_rows(rows: int, blocks: int, limit: int = 256, multiple: int =
     def busiest(h: int) -> int:
         return ceil(ceil(rows / h) / blocks) * h
 
+    if multiple > limit:
+        raise ArgumentError(
+            f"expected multiple <= limit, got multiple={multiple}, limit={limit}: no band "
+            "height is a multiple of it within the limit"
+        )
     heights = range(multiple, min(limit, max(rows, multiple)) + 1, multiple)
     return min(heights, key=lambda h: (busiest(h), -h))
 

@@ -215,6 +215,19 @@ def test_a_parse_error_names_the_given_file():
         runtime.compile("%x = ", name="tile.mlir")
 
 
+def test_a_stray_quote_is_a_parse_error_at_once():
+    # xDSL's string-literal pattern backtracks exponentially on an unterminated string
+    # (found by test_api_fuzz.py); copy-opt's parser uses a linear one.
+    bad = TEXT.replace("%phase = arith.constant false", '%phase = arith.co"nstant false', 1)
+    with pytest.raises(CopyDiagnosticError, match="closing string literal"):
+        runtime.compile(bad)
+
+
+def test_a_module_without_a_target_is_an_argument_error():
+    with pytest.raises(runtime.ArgumentError, match="no target"):
+        runtime.compile(TEXT.replace('attributes {copy.target = #copy.target<"sm_90a">} ', ""))
+
+
 def test_a_verifier_error_in_text_has_the_note_and_the_fix():
     bad = TEXT.replace("#copy.smem>", "#copy.smem<swizzle = 128>>")
     with pytest.raises(CopyDiagnosticError) as info:
