@@ -3,51 +3,33 @@ dialect, so that the catalogue's verifiers and the protocol analysis check IR th
 compilers built on MLIR emit (`copy_dialect.upstream_nvgpu` parses it).
 
 Each copy op keeps the location of the nvgpu op it comes from: a diagnostic points at the
-nvgpu op's line. The mapping (docs/frontends.md has the table):
+nvgpu op's line. docs/nvgpu.md has the op mapping; in short:
 
-- `tma.async.load %d[c...], %b[%i] to %buf` -> `copy.async_copy %g[c reversed] to %buf
-  barrier %b[%i] impl tma {arrive = false}` (the map's oob fill and L2 promotion too),
-  where `%g` is the GMEM tensor of the map `%d`; `predicate = %p` -> `if %p`; a swizzled
-  map's SMEM buffer is retyped `#copy.smem<swizzle = S>` (copy keeps the layout there);
-- `tma.async.store %buf to %d[c...]` -> `copy.async_copy %buf to %g[c reversed] impl tma`;
-- `tma.create.descriptor %x box[...]` -> `memref.cast %x` to a ranked GMEM memref (the box
-  must be the descriptor's tensor shape); a descriptor argument becomes a GMEM memref argument
-  (`memref<?x?xT>`): the copy dialect derives the tensor map from the tensor it names;
-- `tma.prefetch.descriptor`, `tma.fence.descriptor` -> nothing: the copy lowering prefetches
-  each map at the kernel's entry, and its maps are kernel parameters, never rewritten;
-- `mbarrier.create` with its `mbarrier.init`s -> `copy.barrier_init arrivals N` (one constant
-  count for the whole group); an `!nvgpu.mbarrier.group` argument becomes `!copy.barrier<N>`;
-- `mbarrier.arrive` (token unused), `mbarrier.arrive.nocomplete` -> `copy.barrier_arrive`
-  (`count N nocomplete`); `mbarrier.arrive.expect_tx` -> `copy.barrier_arrive_expect_tx`
-  (under `scf.if` for a predicate); `mbarrier.try_wait.parity` -> `copy.barrier_wait`
-  (constant ticks: `suspend_hint`);
-- `device_async_copy %s[...], %d[%slot, 0...], n` -> `copy.async_copy %s[...] to
-  %d[%slot] impl cp_async` (`{bypassL1}`: `cache cg`) where the n elements are a whole slot
-  (trailing dims from 0); a thread's own chunk elsewhere is an error; `device_async_create_group` ->
-  `copy.commit_group cp_async`; `device_async_wait {numGroups = n}` -> `copy.wait_group
-  cp_async n`.
+- a TMA load or store through a map becomes `copy.async_copy ... impl tma` on the GMEM tensor
+  the map describes (a descriptor argument becomes that tensor, `memref<?x?xT>`; a
+  `tma.create.descriptor` a `memref.cast`), the map's swizzle goes into the SMEM buffer's
+  type, its oob fill and L2 promotion onto the copy; nvgpu gives coordinates innermost
+  first (`cp.async.bulk.tensor`'s order), copy outermost first, so they are reversed;
+- `tma.prefetch.descriptor` and `tma.fence.descriptor` go: the copy lowering prefetches each
+  map at the kernel's entry, and its maps are kernel parameters, never rewritten;
+- an `mbarrier.create` and its inits become `copy.barrier_init` (one constant count), the
+  arrivals `copy.barrier_arrive` (`count N nocomplete`), `arrive.expect_tx` with bytes the
+  block's one `copy.barrier_arrive_expect_tx` (which copy issues from one thread: the nvgpu
+  op must be guarded, by its predicate or an `scf.if`), with 0 bytes each executing
+  thread's plain arrival, `try_wait.parity` `copy.barrier_wait` (constant ticks: the hint);
+- a `device_async_copy` of a whole SMEM slot becomes `copy.async_copy ... impl cp_async`,
+  its group and wait `copy.commit_group` / `copy.wait_group cp_async`;
+- `nvvm.read.ptx.sreg.tid.{x,y,z}` becomes `gpu.thread_id`, which the analysis follows.
 
-Coordinates: nvgpu passes a TMA op's coordinates to PTX as they are, innermost dimension
-first (`cp.async.bulk.tensor`'s order); `copy.async_copy` indexes GMEM outermost first, so
-they are reversed.
-
-What has no copy equivalent is an error at the nvgpu op that says so: a token-based
-`mbarrier.test.wait` (copy tests a phase by its parity), an `mbarrier.arrive` whose token is
-used, a non-constant or mixed init count, a `multicast_mask` (copy names the cluster dims
-that share a load), a partial `device_async_copy` (`srcElements`), an init of a group passed
-in as an argument.
+What has no copy equivalent (a token-based `mbarrier.test.wait`, a used token, a
+`multicast_mask`, `srcElements`, a thread's own cp.async chunk, mixed or non-constant init
+counts, ...) is an error at the nvgpu op that says so.
 
 `fragments=true` marks every function that is not a kernel (no `gpu.kernel`, no known block
 size) with `copy.fragment`: the protocol analysis then checks its ops but not the rules of a
 kernel's exit (P7, P8, P12: what is in flight at the return continues in the caller);
-`nvvm.read.ptx.sreg.tid.{x,y,z}` becomes `gpu.thread_id`, which the analysis follows;
 `block-size=128` also gives such a function the block it runs in (`gpu.known_block_size`),
 which the analysis needs to tell which thread runs a thread-guarded op.
-
-An `mbarrier.arrive.expect_tx` with a byte count is the block's one arrival with those bytes
-(`copy.barrier_arrive_expect_tx`, which copy issues from the elected thread: the protocol
-analysis checks that one thread reaches it); one with 0 bytes is each executing thread's
-plain arrival (`copy.barrier_arrive`).
 """
 
 from __future__ import annotations
@@ -291,6 +273,14 @@ class ConvertMBarrierArriveExpectTxOp(RewritePattern):
         )
         # An arrival with bytes is the block's one (copy issues it from the elected thread);
         # one with none is the arrival of each thread that executes it.
+        if tx and op.predicate is None and not isinstance(op.parent_op(), scf.IfOp):
+            raise unsupported(
+                op,
+                f"every thread that executes it arrives expecting {tx} bytes: the copy "
+                "dialect's arrival with bytes is the block's one",
+                "guard it so that one thread arrives with the bytes (predicate = %p, %p "
+                "true for gpu.thread_id x == 0) and the others with 0 bytes",
+            )
         arrive = located(
             op,
             copy.BarrierArriveExpectTxOp(op.barriers, op.mbarId, bytes=tx)

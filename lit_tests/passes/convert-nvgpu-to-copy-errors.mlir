@@ -224,3 +224,21 @@ func.func @argument_init(%b: !bars) {
   nvgpu.mbarrier.init %b[%c0], %c1 : !bars
   return
 }
+
+// -----
+
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+// fix: s|%tx : !bars|%tx, predicate = %leader : !bars|
+func.func @unguarded_expect_tx() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %tx = arith.constant 4096 : index
+  %tid = gpu.thread_id x
+  %leader = arith.cmpi eq, %tid, %c0 : index
+  %b = nvgpu.mbarrier.create -> !bars
+  nvgpu.mbarrier.init %b[%c0], %c1 : !bars
+  // expected-error@+2 {{pass 'convert-nvgpu-to-copy' failed: 'nvgpu.mbarrier.arrive.expect_tx' op every thread that executes it arrives expecting 4096 bytes: the copy dialect's arrival with bytes is the block's one}}
+  // expected-note@+1 {{guard it so that one thread arrives with the bytes (predicate = %p, %p true for gpu.thread_id x == 0) and the others with 0 bytes}}
+  nvgpu.mbarrier.arrive.expect_tx %b[%c0], %tx : !bars
+  return
+}
