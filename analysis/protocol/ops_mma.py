@@ -32,16 +32,28 @@ from analysis.protocol.mma import reader
 from analysis.protocol.records import Key, Region
 from analysis.protocol.steps import ALL, Stop
 from analysis.protocol.walk import Agent
-from analysis.smem_values import TENSOR_CORE_READS, smem_values
+from analysis.smem_values import TENSOR_CORE_READS, Origin, smem_values
 from copy_dialect import ops as copy
 
 WARPGROUP = 128
 
 
+_ORIGINS: list[tuple[object, dict[SSAValue, Origin]]] = []
+"""The SMEM values of the kernel the analysis checks now (`origins_of`)."""
+
+
+def origins_of(agent: Agent) -> dict[SSAValue, Origin]:
+    """`smem_values(fn).origins`, once per kernel check: outside a verification run
+    (`check_protocol` called on its own) `smem_values` derives them at each call."""
+    if not _ORIGINS or _ORIGINS[0][0] is not agent.kernel:
+        _ORIGINS[:] = [(agent.kernel, smem_values(agent.kernel.fn).origins)]
+    return _ORIGINS[0][1]
+
+
 def descriptor_regions(agent: Agent, op: Operation) -> list[Region]:
     """The slots a tensor-core op reads through its descriptor operands (an i64: an operand
     in TMEM is not SMEM); a descriptor the analysis cannot place is a warning."""
-    origins = smem_values(agent.kernel.fn).origins
+    origins = origins_of(agent)
     regions: list[Region] = []
     for n in TENSOR_CORE_READS[op.name]:
         v = op.operands[n]
@@ -103,6 +115,8 @@ def whole_warpgroups(agent: Agent, op: Operation, mask: int | None) -> None:
     n = agent.n if agent.role is not None else threads_of(agent)
     if n is None or mask is None:
         return
+    if (mask == ALL or mask == agent.full) and agent.offset % WARPGROUP == n % WARPGROUP == 0:
+        return  # every thread of whole warpgroups
     bits = (1 << n) - 1 if mask == ALL else mask & ((1 << n) - 1)
     reached = {agent.offset + t for t in range(n) if bits >> t & 1}
     touched = {t // WARPGROUP for t in reached}
