@@ -216,7 +216,7 @@ class DeviceAsyncCopyOp(IRDLOperation):
     the rest zero-filled):
 
     ```mlir
-    %t = nvgpu.device_async_copy %src[%i, %j], %dst[%k, %i, %j], 4 {bypassL1}
+    %t = nvgpu.device_async_copy %src[%i, %j], %dst[%k, %i, %j], 4 bypassL1
         : memref<128x128xf32> to memref<3x16x128xf32, 3>
     ```
     """
@@ -235,8 +235,14 @@ class DeviceAsyncCopyOp(IRDLOperation):
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (
         "$src `[` $srcIndices `]` `,` $dst `[` $dstIndices `]` `,` $dstElements "
-        "(`,` $srcElements^)? attr-dict `:` type($src) `to` type($dst)"
+        "(`,` $srcElements^)? (`bypassL1` $bypassL1^)? attr-dict `:` type($src) `to` type($dst)"
     )
+
+    @property
+    def bypasses_l1(self) -> bool:
+        """`bypassL1`: upstream prints it as a keyword now, in the attribute dictionary
+        before (`{bypassL1}`, which parses as a discardable attribute here)."""
+        return self.bypassL1 is not None or "bypassL1" in self.attributes
 
 
 @irdl_op_definition

@@ -433,7 +433,7 @@ class ConvertDeviceAsyncCopyOp(RewritePattern):
             src_indices=list(op.srcIndices),
             dst_indices=slot_indices(op),
             implementation="cp_async",
-            cache="cg" if op.bypassL1 is not None else None,
+            cache="cg" if op.bypasses_l1 else None,
         )
         rewriter.replace(op, located(op, new), [None] * len(op.results))
 

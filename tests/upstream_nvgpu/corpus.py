@@ -26,6 +26,8 @@ FILES = (
     "mlir/test/Dialect/NVGPU/roundtrip.mlir",
     "mlir/test/Dialect/NVGPU/invalid.mlir",
     "mlir/test/Dialect/NVGPU/optimize-shared-memory.mlir",
+    "mlir/test/Dialect/NVGPU/fold-memref-alias-ops.mlir",
+    "mlir/test/Dialect/NVGPU/canonicalization.mlir",
 )
 """The upstream files whose functions hold TMA, mbarrier or device_async ops."""
 
@@ -39,7 +41,7 @@ BLOCK = 128
 """The block a function runs in (convert-nvgpu-to-copy's `block-size`): upstream's tests
 initialize their mbarriers for 128 threads."""
 
-FUNC = re.compile(r"^\s*func\.func\s+(?:private\s+)?@([\w$.-]+)")
+FUNC = re.compile(r"^\s*(?:func\.func|gpu\.func)\s+(?:private\s+)?@([\w$.-]+)")
 ALIAS = re.compile(r"^![\w$.-]+\s*=")
 
 
@@ -86,7 +88,7 @@ def functions(root: Path, file: str) -> list[Function]:
         while n < len(lines):
             code = _code(lines[n])
             depth += code.count("{") - code.count("}")
-            opened = opened or "{" in code
+            opened = opened or code.rstrip().endswith("{")  # the body's region, not an attr-dict
             n += 1
             if opened and depth <= 0:
                 break

@@ -51,6 +51,16 @@ EXPECTED: dict[str, str] = {
     "optimize-shared-memory.mlir::small_column_size_f64": "raise: a thread's own chunk",
     "optimize-shared-memory.mlir::too_small_column_size_f16": "import: nvgpu.ldmatrix",
     "optimize-shared-memory.mlir::abort_if_subview": "import: nvgpu.ldmatrix",
+    # fold-memref-alias-ops.mlir
+    "fold-memref-alias-ops.mlir::fold_nvgpu_device_async_copy_zero_sub_idx": (
+        "raise: a thread's own chunk"
+    ),
+    "fold-memref-alias-ops.mlir::fold_src_nvgpu_device_async_copy": "raise: a thread's own chunk",
+    "fold-memref-alias-ops.mlir::fold_src_fold_dest_nvgpu_device_async_copy": (
+        "raise: a thread's own chunk"
+    ),
+    # canonicalization.mlir: a gpu.func kernel
+    "canonicalization.mlir::main_kernel": "import: gpu.func (no xDSL custom form)",
 }
 """Each function's outcome: the first stage that rejects it and why (its rule ids where the
 stage is a catalogue check), or pass."""
@@ -65,6 +75,7 @@ REASONS = {
     "destination indices": "index count",
     "memref.cast does not have a custom format": "memref.cast (no xDSL custom form)",
     "memref.global does not have a custom format": "memref.global (no xDSL custom form)",
+    "gpu.func does not have a custom format": "gpu.func (no xDSL custom form)",
     "nvgpu.ldmatrix is not registered": "nvgpu.ldmatrix",
 }
 """The reasons of the import and raise stages, by a phrase of their message."""

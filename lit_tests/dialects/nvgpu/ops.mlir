@@ -14,8 +14,8 @@ func.func @ops(%src: memref<128x128xf32>, %dst: memref<3x16x128xf32, 3>, %i: ind
   // CHECK: %{{.*}} = nvgpu.device_async_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], 4 : memref<128x128xf32> to memref<3x16x128xf32, 3 : i64>
   // CHECK-GENERIC: "nvgpu.device_async_copy"(%{{.*}}) <{dstElements = 4 : index, operandSegmentSizes = array<i32: 1, 3, 1, 2, 0>}>
   %0 = nvgpu.device_async_copy %src[%i, %i], %dst[%i, %i, %i], 4 : memref<128x128xf32> to memref<3x16x128xf32, 3>
-  // CHECK: %{{.*}} = nvgpu.device_async_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], 4, %{{.*}} {bypassL1} : memref<128x128xf32> to memref<3x16x128xf32, 3 : i64>
-  %1 = nvgpu.device_async_copy %src[%i, %i], %dst[%i, %i, %i], 4, %i {bypassL1}: memref<128x128xf32> to memref<3x16x128xf32, 3>
+  // CHECK: %{{.*}} = nvgpu.device_async_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], 4, %{{.*}} bypassL1 : memref<128x128xf32> to memref<3x16x128xf32, 3 : i64>
+  %1 = nvgpu.device_async_copy %src[%i, %i], %dst[%i, %i, %i], 4, %i bypassL1 : memref<128x128xf32> to memref<3x16x128xf32, 3>
   // CHECK: %[[G:.*]] = nvgpu.device_async_create_group %{{.*}}, %{{.*}}
   // CHECK-GENERIC: "nvgpu.device_async_create_group"(%{{.*}}, %{{.*}}) : (!nvgpu.device.async.token, !nvgpu.device.async.token) -> !nvgpu.device.async.token
   %g = nvgpu.device_async_create_group %0, %1
