@@ -1,11 +1,8 @@
-"""The one error for a bad argument to the runtime's, the compiler's or the builders' Python
-entry points."""
+"""The runtime's error for a bad argument (`facts.errors.ArgumentError`, shared with the
+compiler's and the builders' entry points): what was expected, what was got, the fix."""
 
 from __future__ import annotations
 
+from facts.errors import ArgumentError
 
-class ArgumentError(ValueError):
-    """A bad argument to a public entry point (`runtime.compile`, a Program or Kernel call,
-    `frontends.kernels`' builders): what was expected, what was got, and the fix. Raised
-    before anything touches CUDA, so the same error appears with or without a GPU. A
-    ValueError, so `except ValueError` keeps catching it."""
+__all__ = ["ArgumentError"]

@@ -16,6 +16,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
+from facts.errors import ArgumentError
 from facts.target import CLUSTERS, MULTICAST, TARGETS
 from frontends.kernels.checks import checked
 from frontends.kernels.common import (
@@ -42,7 +43,6 @@ from frontends.kernels.common import (
     grid,
 )
 from frontends.locations import LocatingBuilder
-from runtime.errors import ArgumentError
 
 
 @checked(shape=2, tile=2)

@@ -22,8 +22,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from facts.errors import ArgumentError
 from facts.target import TARGETS, UnknownTarget
-from runtime.errors import ArgumentError
 
 F = TypeVar("F", bound=Callable[..., Any])
 

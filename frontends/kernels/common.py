@@ -28,13 +28,13 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint
 
+from analysis.verify import verify_module
 from copy_dialect import ops as copy
 from copy_dialect.upstream_gpu import ShuffleOp
-from copy_tools.python_diagnostics import verify
+from facts.errors import ArgumentError
 from facts.target import TARGETS, Feature, feature_message, target_named
 from frontends.kernels.checks import check_dtype, checked
 from frontends.locations import LocatingBuilder, helper_module
-from runtime.errors import ArgumentError
 
 helper_module(__name__)  # an op its helpers make is located at the family's line
 
@@ -92,9 +92,9 @@ def _kernel(
         fn.attributes["copy.cluster"] = DenseArrayBase.from_list(i32, list(cluster))
     module = ModuleOp([fn])
     module.attributes["copy.target"] = copy.TargetAttr(target)
-    # A builder's kernel is proven as the user's would be: its ops and its protocol (an
-    # error is a CopyDiagnosticError at the builder's line that made the op).
-    verify(module)
+    # A builder's kernel is proven as the user's would be: its ops and its protocol (its
+    # ops carry the builder's lines: `copy_tools.runtime.verify_module` reports there).
+    verify_module(module)
     return module
 
 

@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp, VectorType
 from xdsl.ir import SSAValue
 
 from copy_dialect import ops as copy
+from facts.errors import ArgumentError
 from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     TMA_BLOCK,
@@ -29,7 +30,6 @@ from frontends.kernels.common import (
     element_type,
     grid,
 )
-from runtime.errors import ArgumentError
 
 EXCHANGE_MODES = ("store", "reduce", "bulk")
 """How `dsmem_exchange` moves a tile into the peer: `st.async` (vectors of 16 bytes),

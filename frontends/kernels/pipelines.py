@@ -14,6 +14,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
+from facts.errors import ArgumentError
 from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     TMA_BLOCK,
@@ -32,7 +33,6 @@ from frontends.kernels.common import (
     grid,
 )
 from frontends.locations import LocatingBuilder
-from runtime.errors import ArgumentError
 
 
 @checked(tile=2)

@@ -16,6 +16,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
+from facts.errors import ArgumentError
 from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     _bin,
@@ -38,7 +39,6 @@ from frontends.kernels.warp_specialized import (
     _ws_stages,
 )
 from frontends.locations import LocatingBuilder
-from runtime.errors import ArgumentError
 
 ROW_SUM_MAX_ROWS_PER_WARP = 64
 """`ws_row_sum`: each consumer lane keeps one f32 partial sum per row its warp owns, in

@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import SSAValue
 
 from copy_dialect import ops as copy
+from facts.errors import ArgumentError
 from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     CP_ASYNC_BLOCK,
@@ -30,7 +31,6 @@ from frontends.kernels.common import (
     _tile_origin,
     element_type,
 )
-from runtime.errors import ArgumentError
 
 
 @checked(shape=2, tile=2)

@@ -17,6 +17,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
+from facts.errors import ArgumentError
 from facts.target import TARGETS, TMA
 from frontends.kernels.checks import checked
 from frontends.kernels.common import (
@@ -40,7 +41,6 @@ from frontends.kernels.common import (
     grid,
 )
 from frontends.locations import LocatingBuilder
-from runtime.errors import ArgumentError
 
 ELEMENTWISE = ("add", "axpb", "cast")
 """`ws_elementwise` operations: z = x + y, y = a * x + b, y = x converted to `out_dtype`."""
