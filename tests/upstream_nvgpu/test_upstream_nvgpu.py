@@ -138,3 +138,83 @@ def test_outcomes_pinned(outcomes: dict[str, str], report) -> None:
     lines += [f"{o:<56} {n}" for o, n in sorted(Counter(outcomes.values()).items())]
     report("upstream nvgpu corpus (convert-nvgpu-to-copy)", lines)
     assert outcomes == EXPECTED
+
+
+HARNESS_INPUT = """\
+// A file written here in the form of upstream's tests (aliases between functions, a
+// function in a nested module, CHECK lines that name ops no input holds).
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy
+func.func @no_data_movement(%x: index) -> index {
+  return %x : index
+}
+func.func @unknown_op(%s: memref<8x8xf16, 3>, %i: index) -> vector<1x2xf16> {
+  %b = nvgpu.mbarrier.create -> !bars
+  %m = nvgpu.ldmatrix %s[%i, %i] {numTiles = 1 : i32, transpose = false}
+      : memref<8x8xf16, 3> -> vector<1x2xf16>
+  return %m : vector<1x2xf16>
+}
+TMAP_ALIAS
+module @nested {
+  func.func @token_test(%i: index) {
+    %b = nvgpu.mbarrier.create -> !bars
+    nvgpu.mbarrier.init %b[%i], %i : !bars
+    %t = nvgpu.mbarrier.arrive %b[%i] : !bars -> !nvgpu.mbarrier.token
+    %d = nvgpu.mbarrier.test.wait %b[%i], %t : !bars, !nvgpu.mbarrier.token
+    return
+  }
+}
+func.func @box_over_256(%in: !tmap, %buf: memref<512x32xf32, 3>)
+    attributes { copy.note = "an attribute dictionary on its own lines" }
+{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = nvgpu.mbarrier.create -> !bars
+  nvgpu.mbarrier.init %b[%c0], %c1 : !bars
+  nvgpu.tma.async.load %in[%c0, %c0], %b[%c0] to %buf : !tmap, !bars -> memref<512x32xf32, 3>
+  return
+}
+func.func @never_completes() {
+  %c0 = arith.constant 0 : index
+  %c256 = arith.constant 256 : index
+  %false = arith.constant false
+  %b = nvgpu.mbarrier.create -> !bars
+  nvgpu.mbarrier.init %b[%c0], %c256 : !bars
+  %t = nvgpu.mbarrier.arrive %b[%c0] : !bars -> !nvgpu.mbarrier.token
+  nvgpu.mbarrier.try_wait.parity %b[%c0], %false, %c0 : !bars
+  return
+}
+func.func @whole_slot(%x: memref<64x4xf32>, %buf: memref<2x4xf32, 3>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %0 = nvgpu.device_async_copy %x[%c0, %c0], %buf[%c1, %c0], 4
+      : memref<64x4xf32> to memref<2x4xf32, 3>
+  %g = nvgpu.device_async_create_group %0
+  nvgpu.device_async_wait %g {numGroups = 0 : i32}
+  return
+}
+""".replace(
+    "TMAP_ALIAS",
+    "!tmap = !nvgpu.tensormap.descriptor<tensor = memref<512x32xf32, 3>, swizzle = none, "
+    "l2promo = none, oob = zero, interleave = none>",
+)
+
+
+def test_the_harness_on_a_file_written_here(tmp_path) -> None:
+    """Each stage rejects its function (an unknown op; a token-based test; a box over 256;
+    a wait on a phase 128 threads of the 256 it counts arrive on), and a function that gets
+    through passes: the cutting
+    out (aliases, nested modules, a multi-line attribute dictionary, CHECK lines left out)
+    and the four stages, on input written here (this runs without COPY_LLVM_PROJECT)."""
+    (tmp_path / "x.mlir").write_text(HARNESS_INPUT)
+    found = functions(tmp_path, "x.mlir")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = {f.key: label(outcome(f)) for f in found}
+    assert got == {
+        "x.mlir::unknown_op": "import: nvgpu.ldmatrix",
+        "x.mlir::token_test": "raise: token-based test.wait",
+        "x.mlir::box_over_256": "verify: C7,TR5",
+        "x.mlir::never_completes": "protocol: P6",
+        "x.mlir::whole_slot": "pass",
+    }
