@@ -202,10 +202,10 @@ func.func @whole_slot(%x: memref<64x4xf32>, %buf: memref<2x4xf32, 3>) {
 
 def test_the_harness_on_a_file_written_here(tmp_path) -> None:
     """Each stage rejects its function (an unknown op; a token-based test; a box over 256;
-    a wait on a phase 128 threads of the 256 it counts arrive on), and a function that gets
-    through passes: the cutting
-    out (aliases, nested modules, a multi-line attribute dictionary, CHECK lines left out)
-    and the four stages, on input written here (this runs without COPY_LLVM_PROJECT)."""
+    a wait on a phase that 128 of the 256 threads it counts arrive on) and a function that
+    gets through passes: the cutting out (aliases, a nested module, a multi-line attribute
+    dictionary, CHECK lines left out) and the four stages, on input written here (this runs
+    without COPY_LLVM_PROJECT)."""
     (tmp_path / "x.mlir").write_text(HARNESS_INPUT)
     found = functions(tmp_path, "x.mlir")
     with warnings.catch_warnings():
