@@ -48,6 +48,7 @@ from runtime import (
     interpreting,
     load,
 )
+from runtime.checks import launch_shape
 
 SCHEDULE_ENV = "COPY_INTERPRET_SCHEDULE"
 """Under COPY_INTERPRET=1: the interpreter's schedule (random, round_robin, adversarial)."""
@@ -193,14 +194,39 @@ def interpret(
     op rules and kernel rules are verified first; the protocol is what the run checks."""
     if isinstance(source, Program):
         if not isinstance(source.interpreter, Interpreter):
-            raise ValueError("expected a program compiled from MLIR, got one loaded from a cubin")
+            raise ArgumentError(
+                "expected a program compiled from MLIR, got one loaded from a cubin; fix: "
+                "interpret the MLIR it was compiled from"
+            )
         module = source.interpreter.module
         verify(module, protocol=False)
     else:
         check_compile_arguments(source, None, None, STRING_NAME)
         module, sources = module_of(make_context(), source, STRING_NAME)
         verify(module, protocol=False, sources=sources)  # the run checks the protocol
+    check_interpret_arguments(grid, block, kernel, schedule, seed, schedules)
     return run(module, list(arrays), grid, block, kernel, schedule, seed, schedules)
+
+
+SCHEDULES = ("random", "round_robin", "adversarial")
+
+
+def check_interpret_arguments(
+    grid: Any, block: Any, kernel: Any, schedule: Any, seed: Any, schedules: Any
+) -> None:
+    """`interpret`'s launch and schedule arguments (the arrays: the interpreter's own
+    checks against the kernel, the same as a Program call's)."""
+    name = kernel if isinstance(kernel, str) else "the kernel"
+    launch_shape(grid, "grid", name)
+    if block is not None:
+        launch_shape(block, "block", name)
+    if kernel is not None and not isinstance(kernel, str):
+        raise ArgumentError(f"expected kernel to be a kernel's name or None, got {kernel!r}")
+    if schedule not in SCHEDULES:
+        raise ArgumentError(f"expected schedule to be one of {SCHEDULES}, got {schedule!r}")
+    for what, value, least in (("seed", seed, 0), ("schedules", schedules, 1)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise ArgumentError(f"expected {what} to be an int of at least {least}, got {value!r}")
 
 
 __all__ = [

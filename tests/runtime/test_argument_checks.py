@@ -203,3 +203,21 @@ def test_compile_checks_its_arguments(args, kwargs, match):
 def test_verify_module_takes_a_module():
     with pytest.raises(ArgumentError, match="expected an xDSL builtin.ModuleOp"):
         compiler.verify_module(SCALAR_KERNEL)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"grid": "ab"}, "1 to 3 positive ints"),
+        ({"grid": (0, 1)}, "at least 1"),
+        ({"block": 1.5}, "block for kernel"),
+        ({"schedule": "fastest"}, "expected schedule to be one of"),
+        ({"seed": -1}, "expected seed to be an int of at least 0"),
+        ({"schedules": 0}, "expected schedules to be an int of at least 1"),
+        ({"kernel": 3}, "expected kernel to be a kernel's name"),
+    ],
+)
+def test_interpret_checks_its_arguments(kwargs, match):
+    x = f32(256, 256)
+    with pytest.raises(ArgumentError, match=match):
+        compiler.interpret(kernels.tma_copy((256, 256), "f32"), x, x.copy(), **kwargs)
