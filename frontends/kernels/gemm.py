@@ -62,6 +62,7 @@ from frontends.kernels.gemm_plan import (
     OUT_TYPES,
     SCHEDULES,
     WARPGROUP,
+    check_grid_arguments,
     plan_of,
 )
 from frontends.kernels.gemm_roles import Consumer, Roles, Work, fence_operand, producer, turns
@@ -81,6 +82,7 @@ def gemm_grid(
     """The grid of `gemm`'s persistent kernel: one block per output tile (a pair of them
     per cluster of 2; "pingpong": two tiles per block, one per consumer warpgroup), or at
     most `sms` blocks (each walks its tiles `b + k * grid`)."""
+    check_grid_arguments(M, N, tile, sms, cluster, schedule)
     rows, cols = ceil(M / tile[0]), ceil(N / tile[1])
     units = rows * ceil(cols / cluster)
     if schedule == "pingpong":

@@ -137,22 +137,23 @@ def check_arguments(
     schedule: str,
     target: str,
 ) -> None:
-    """A ValueError (expected, got, fix) for each argument `gemm` cannot build a kernel of."""
-    if target != "sm_90a":
+    """An ArgumentError (expected, got, fix) for each argument `gemm` cannot build a kernel
+    of."""
+    if not isinstance(target, str) or target != "sm_90a":
         raise _fail(
             "target sm_90a (wgmma.mma_async exists only there; sm_100a has tcgen05.mma)",
             repr(target),
             "use target='sm_90a'",
         )
-    if any(not isinstance(d, int) or d < 1 for d in shape):
+    if any(not _is_int(d) or d < 1 for d in shape):
         raise _fail("positive integer M, N and K", f"{shape}", "give the product's sizes")
-    if dtype not in IN_TYPES:
+    if not isinstance(dtype, str) or dtype not in IN_TYPES:
         raise _fail(f"dtype one of {', '.join(IN_TYPES)}", repr(dtype), "use dtype='bf16'")
-    if out not in OUT_TYPES:
+    if not isinstance(out, str) or out not in OUT_TYPES:
         raise _fail(f"out one of {', '.join(OUT_TYPES)}", repr(out), "use out='bf16' or 'f32'")
-    if schedule not in SCHEDULES:
+    if not isinstance(schedule, str) or schedule not in SCHEDULES:
         raise _fail(f"schedule one of {', '.join(SCHEDULES)}", repr(schedule), "use 'cooperative'")
-    if cluster not in (1, 2):
+    if not _is_int(cluster) or cluster not in (1, 2):
         raise _fail("cluster 1 or 2", repr(cluster), "use cluster=2 to multicast A to a pair")
     M, N, K = shape
     if K % 8:
@@ -171,9 +172,31 @@ def check_arguments(
     _check_tile(tile, schedule)
 
 
+def check_grid_arguments(
+    M: object, N: object, tile: object, sms: object, cluster: object, schedule: object
+) -> None:
+    """An ArgumentError (expected, got, fix) for each argument `gemm_grid` cannot take."""
+    if not _is_int(M) or not _is_int(N) or M < 1 or N < 1:
+        raise _fail("positive integer M and N", f"{M!r}, {N!r}", "give C's sizes")
+    items = tuple(tile) if isinstance(tile, (tuple, list)) else ()
+    if len(items) not in (2, 3) or not all(_is_int(d) and d >= 1 for d in items):
+        raise _fail("the gemm's tile (M, N, K)", repr(tile), "pass the tile gemm was built with")
+    if sms is not None and (not _is_int(sms) or sms < 1):
+        raise _fail("sms None or a positive integer", repr(sms), "pass the GPU's SM count")
+    if not _is_int(cluster) or cluster not in (1, 2):
+        raise _fail("cluster 1 or 2", repr(cluster), "pass the cluster gemm was built with")
+    if not isinstance(schedule, str) or schedule not in SCHEDULES:
+        raise _fail(f"schedule one of {', '.join(SCHEDULES)}", repr(schedule), "use 'cooperative'")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _check_tile(tile: Sequence[int], schedule: str) -> None:
-    if len(tile) != 3 or any(not isinstance(d, int) for d in tile):
-        raise _fail("a tile of three integers (M, N, K)", repr(tuple(tile)), "use (128, 128, 64)")
+    items = tuple(tile) if isinstance(tile, (tuple, list)) else None
+    if items is None or len(items) != 3 or not all(_is_int(d) for d in items):
+        raise _fail("a tile of three integers (M, N, K)", repr(tile), "use (128, 128, 64)")
     tm, tn, tk = tile
     rows = (128, 256) if schedule == "cooperative" else (64, 128)
     if tm not in rows:
@@ -222,7 +245,7 @@ def choose_stages(plan: Plan, stages: int | None, target: str) -> int:
         )
     if stages is None:
         return min(4, limit)
-    if not isinstance(stages, int) or not 2 <= stages <= limit:
+    if not _is_int(stages) or not 2 <= stages <= limit:
         raise _fail(
             f"2 to {limit} stages (the ring of {plan.tile} tiles, C's tiles and the barriers "
             f"must fit the {budget} bytes of SMEM of a block on {target}; the consumers "

@@ -238,3 +238,72 @@ def test_cluster_pair_interpreted(monkeypatch):
     assert grid == (8, 1)
     program(a, b, c, grid=grid)
     assert same_bits(c, model(a, b, 64, "bf16"))
+
+
+JUNK = [
+    None,
+    True,
+    0,
+    -1,
+    7,
+    3.5,
+    "128",
+    "bf16",
+    "f32",
+    "pingpong",
+    (),
+    (128,),
+    [128, 128, 64],
+    (128, 128, 64),
+    (64, 128, 64),
+    np.int64(128),
+    np.zeros(3),
+    object(),
+    {"a": 1},
+    2,
+    1,
+]
+"""Values every argument of `gemm` and `gemm_grid` is tried with."""
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fuzz_arguments(seed):
+    """Random junk in one argument at a time of the checks `gemm` runs before it builds
+    (`plan_of`) and of `gemm_grid`: an ArgumentError or a result, never another exception."""
+    import random
+
+    from frontends.kernels.gemm_plan import plan_of
+
+    rng = random.Random(seed)
+    good = {
+        "shape": (M, N, K),
+        "dtype": "bf16",
+        "out": "bf16",
+        "tile": (128, 128, 64),
+        "stages": None,
+        "cluster": 1,
+        "schedule": "cooperative",
+        "target": "sm_90a",
+    }
+    for _ in range(200):
+        args = dict(good)
+        name = rng.choice(sorted(args))
+        args[name] = rng.choice(JUNK) if name != "shape" else (M, rng.choice(JUNK), K)
+        try:
+            plan_of(**args)
+        except runtime.ArgumentError:
+            pass
+        grid = {
+            "M": M,
+            "N": N,
+            "tile": (128, 128, 64),
+            "sms": None,
+            "cluster": 1,
+            "schedule": "cooperative",
+        }
+        key = rng.choice(sorted(grid))
+        grid[key] = rng.choice(JUNK)
+        try:
+            kernels.gemm_grid(grid.pop("M"), grid.pop("N"), **grid)
+        except runtime.ArgumentError:
+            pass
