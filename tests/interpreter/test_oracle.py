@@ -12,16 +12,9 @@ KNOWN_UNSOUND: dict[str, str] = {
     # (The fuzz generator changed at 1fef215: its leader-tracked loads wait in the leader
     # only, so the kernels behind each fuzz index changed too; this is scripts/oracle.py's
     # list at 7e60ca4.)
-    **{
-        f"lit/protocol-wgmma.mlir#{i}": (
-            "the consumer role is warps 1-4 (warp_specialize warps [1, 4]), which is not a "
-            "warpgroup (4 contiguous warps from a multiple of 4): its wgmma fence, mma_async, "
-            "commit and wait are reached by threads 32-127 of warpgroup 0 and 128-159 of "
-            "warpgroup 1 (P10 in the interpreter, undefined on the GPU); the analysis does "
-            "not check that a warpgroup op's role is whole warpgroups"
-        )
-        for i in (0, 1, 3)
-    },
+    # (lit/protocol-wgmma.mlir #0, #1 and #3 were here: a consumer role of warps 1-4, not a
+    # warpgroup. The analysis now rejects that (P10, ops_mma.whole_warpgroups) and the file's
+    # kernels take a producer warpgroup, warps [4, 4].)
 }
 """Kernels the analysis proves that the interpreter catches breaking a rule: name -> why.
 The kernels of the CPU suite's sample fail the test below unless listed here; the rest are
