@@ -12,9 +12,9 @@ from math import ceil
 from xdsl.dialects.builtin import MemRefType
 
 from copy_dialect import ops as copy
+from facts.errors import ArgumentError
 from facts.target import TARGETS
 from frontends.kernels.common import _smem, element_type
-from runtime.errors import ArgumentError
 
 SCHEDULES = ("cooperative", "pingpong")
 """How the two consumer warpgroups share the work: both on every tile (its M split), or
