@@ -1,0 +1,78 @@
+"""The priority orders the driver runs each choice under (analysis/protocol/analysis.py,
+`priority_orders`): both orders of 2 roles, and for 3 or more each role first once (its
+rotation), where all 6 orders of 3 roles were run before. The rotations must judge every
+kernel as all the orders do: on the corpus's 3-role kernels and their one-op mutants, a
+kernel the rotations reject all 6 orders reject, and one they prove or warn about all 6
+prove or warn about alike. One order alone is not enough (the last test)."""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+import pytest
+
+import analysis.protocol.analysis as driver
+from tests.analysis import corpus_mutations as cm
+from tests.analysis.test_protocol_counts import verdict
+
+THREE_ROLES = ("gemm_cooperative", "gemm_pingpong", "fa3_kv_ring")
+"""The corpus kernels with three roles (a producer and two consumer warpgroups)."""
+
+
+def every_order(monkeypatch) -> None:
+    """The driver running every order of the roles."""
+    monkeypatch.setattr(driver, "priority_orders", lambda roles: list(permutations(range(roles))))
+
+
+def judged(found: list[tuple[str, tuple[str, ...], int]]) -> object:
+    """What the orders must agree on: rejected (the first error may differ, as another
+    order may find another mistake first), or every finding."""
+    if any(severity == "error" for severity, _, _ in found):
+        return "rejected"
+    return found
+
+
+def mutant(case: tuple[str, str, int]):
+    kernel_name, mutation, index = case
+    module = cm.parse(cm.kernel_named(kernel_name))
+    m = cm.mutation_named(mutation)
+    m.apply(m.targets(module)[index])
+    return module
+
+
+def test_three_roles_run_under_their_rotations():
+    assert driver.priority_orders(2) == [(0, 1), (1, 0)]
+    assert driver.priority_orders(3) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+
+
+@pytest.mark.parametrize("name", THREE_ROLES)
+def test_the_rotations_judge_the_corpus_as_every_order(name, monkeypatch):
+    kernel = cm.kernel_named(name)
+    rotations = verdict(cm.parse(kernel))
+    every_order(monkeypatch)
+    assert rotations == verdict(cm.parse(kernel))
+
+
+def mutants() -> list[tuple[str, str, int]]:
+    """The one-op mutants of the 3-role kernels (every fourth of the two slow kernels)."""
+    cases = [case for case in cm.cases() if case[0] in THREE_ROLES]
+    return [c for i, c in enumerate(cases) if c[0] == "gemm_cooperative" or i % 4 == 0]
+
+
+@pytest.mark.parametrize("case", mutants(), ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}")
+def test_the_rotations_judge_the_mutants_as_every_order(case, monkeypatch):
+    rotations = judged(verdict(mutant(case)))
+    every_order(monkeypatch)
+    assert rotations == judged(verdict(mutant(case)))
+
+
+def test_one_order_is_not_enough(monkeypatch):
+    """A consumer warpgroup that releases the next slot's empty barrier: the producer can
+    run two phases ahead of the other consumer's wait. Order (0, 1, 2) does not see it;
+    (2, 0, 1), one of the rotations, does (P6)."""
+    case = ("gemm_cooperative", "next barrier", 7)
+    rules = {rule for severity, found, _ in verdict(mutant(case)) if severity == "error"
+             for rule in found}  # fmt: skip
+    assert rules == {"P6"}
+    monkeypatch.setattr(driver, "priority_orders", lambda roles: [tuple(range(roles))])
+    assert judged(verdict(mutant(case))) != "rejected"
