@@ -101,6 +101,12 @@ NO_FORM = {
     "copy.peer_copy": "a copy to a peer CTA's SMEM (clusters)",
     "copy.peer_arrive": "an arrival on a peer CTA's barrier (clusters)",
     "copy.barrier_complete_tx": "a transaction-count completion (sm_90)",
+    "nvvm.wgmma.fence.aligned": "a warpgroup MMA's fence (wgmma, sm_90a)",
+    "nvvm.wgmma.mma_async": "a warpgroup MMA (wgmma.mma_async, sm_90a)",
+    "nvvm.wgmma.commit.group.sync.aligned": "a warpgroup MMA group's commit (wgmma, sm_90a)",
+    "nvvm.wgmma.wait.group.sync.aligned": "a wait for warpgroup MMA groups (wgmma, sm_90a)",
+    "nvvm.tcgen05.mma": "a tensor-memory MMA (tcgen05.mma, sm_100a)",
+    "nvvm.tcgen05.commit": "a tcgen05 commit (sm_100a)",
 }
 """Ops with no pre-Hopper form that the pass can produce (rule LG3)."""
 

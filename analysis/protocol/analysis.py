@@ -263,10 +263,14 @@ def unequal_counts(bindings: dict[SSAValue, int]) -> str | None:
     )
 
 
-def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
+def unsteady_loops(
+    walk: Walk, kernel: Kernel, unsettled: set[Operation] | None = None
+) -> list[ProtocolFinding]:
     """For the run with the most iterations of each loop whose trip count was chosen: a
     warning unless the loop reached a steady state (`steady_lap`) that what the protocol reads
-    in it repeats with (`periods`): then the counts tried stand for every count."""
+    in it repeats with (`periods`): then the counts tried stand for every count. The loops
+    that were walked too few iterations to settle, or did not settle, join `unsettled`
+    (walking them further may settle them; an opaque loop cannot)."""
     found = []
     for loop, heads in walk.heads.items():
         shape = kernel.loops[loop]
@@ -293,8 +297,12 @@ def unsteady_loops(walk: Walk, kernel: Kernel) -> list[ProtocolFinding]:
         lap = lcm(shape.depth, s.period)
         if s.start + 2 * lap + tail > len(heads):
             found.append(too_long(loop, s, lap, tail, len(heads)))
+            if unsettled is not None:
+                unsettled.add(loop)
             continue
         if steady_lap(walk, loop, tail, s.period, s.start) is None:
+            if unsettled is not None:
+                unsettled.add(loop)
             # rule: P10
             found.append(
                 warning(
@@ -481,6 +489,33 @@ def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
             )
         ]
     kernel = kernel_facts(fn, holders)
+    unsettled: set[Operation] = set()
+    found = run_choices(fn, kernel, unsettled)
+    if not any(f.severity == "error" for f in found) and walk_further(kernel, unsettled):
+        # A loop that settles late (a pingpong's tile loop from tile 6, a lap of 4): the
+        # same proof over longer walks, once (the findings of the shorter are dropped).
+        found = run_choices(fn, kernel, None)
+    return found
+
+
+def walk_further(kernel: Kernel, unsettled: set[Operation]) -> bool:
+    """Give each loop of `unsettled` two more laps to settle in (up to MAX_TRIP_COUNTS):
+    whether any got more."""
+    longer = False
+    for loop in unsettled:
+        shape = kernel.loops[loop]
+        more = min(shape.trips + 2 * lcm(shape.depth, shape.lap.period), MAX_TRIP_COUNTS)
+        if more > shape.trips:
+            shape.trips = more
+            longer = True
+    return longer
+
+
+def run_choices(
+    fn: func.FuncOp, kernel: Kernel, unsettled: set[Operation] | None
+) -> list[ProtocolFinding]:
+    """Every run of `kernel`'s choices under every priority order, and their findings
+    (each once); the loops whose longest run did not settle join `unsettled`."""
     orders = priority_orders(kernel.roles)
     found: dict[tuple[object, ...], tuple[int, ProtocolFinding]] = {}
     # The runs to do: (bindings, priority order, the deferrals whose longest choice the
@@ -537,7 +572,7 @@ def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
         # found is reported once, as it found it.
         if order == 0 and not any(f.severity == "error" for f in this_run):
             work.extend((bindings, o, longest) for o in range(len(orders) - 1, 0, -1))
-        this_run += unsteady_loops(walk, kernel)
+        this_run += unsteady_loops(walk, kernel, unsettled)
         differ = unequal_counts(bindings)
         size = sum(n for key, n in bindings.items()
                    if isinstance(key, LoopCount) or key in kernel.loop_bounds)  # fmt: skip

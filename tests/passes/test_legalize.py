@@ -112,11 +112,13 @@ ILLEGAL: dict[str, tuple[Callable[[], ModuleOp], str]] = {
     "dsmem_exchange_8_64x64": (
         lambda: kernels.dsmem_exchange((256, 512), "f32", cluster=8), "LG3"
     ),
+    "gemm": (lambda: kernels.gemm(128, 128, 64), "LG3"),
 }
 """Builder kernels written for sm_90a that copy-legalize cannot keep on sm_80, and why:
 reductions with no thread atomic of their op and type (LG2: bf16 add and f16/bf16 min/max
 need sm_90, the thread atomics take signless integers); a cluster of 8 CTAs with DSMEM
-folded into one block needs 8 times a CTA's SMEM, over sm_80's (LG3)."""
+folded into one block needs 8 times a CTA's SMEM, over sm_80's (LG3); the GEMM's wgmma has
+no pre-Hopper form (LG3)."""
 
 
 def parse(text: str) -> ModuleOp:
@@ -140,7 +142,7 @@ def test_every_builder_is_listed():
     builders = {
         "tma_copy", "cp_async_copy", "bulk_copy", "multicast_copy", "broadcast_copy",
         "broadcast_row_dot", "tma_copy_pipelined", "ws_copy", "ws_elementwise", "ws_row_sum",
-        "dsmem_exchange", "im2col_gather", "grouped_copy", "grouped_view_copy",
+        "dsmem_exchange", "im2col_gather", "grouped_copy", "grouped_view_copy", "gemm",
     }  # fmt: skip
     made = {
         n
