@@ -242,12 +242,8 @@ class SharedMemory:
             fill.reported = True
             self._unfinished(access.op, access.region, fill, "threads' load", "yes")
             return True
-        pending = self.group_sets.stores_in_flight()
-        pending += [(r.op, r.region, r.end) for r in self.reads_done]
-        for store, source, end in pending:
+        for store, source, _ in self.pending_reads(issuers):
             if fill.region.overlap(source) != "yes":
-                continue
-            if end is not None and self.hb.knows_all(issuers, end):
                 continue
             fill.reported = True
             tma = store.name.startswith("copy.")
@@ -255,6 +251,21 @@ class SharedMemory:
             self._unfinished(store, source, fill, reader, "yes")
             return True
         return False
+
+    def pending_reads(
+        self, issuers: tuple[int, ...]
+    ) -> list[tuple[Operation, Region, End | None]]:
+        """The async reads of SMEM (TMA stores, declared reads) that the classes `issuers`
+        do not know done: those in flight (end None) and those waited that they do not
+        know of."""
+        pending = self.group_sets.stores_in_flight()
+        if self.reads_done:
+            pending += [
+                (r.op, r.region, r.end)
+                for r in self.reads_done
+                if not self.hb.knows_all(issuers, r.end)
+            ]
+        return pending
 
     def _in_flight_reads(
         self, op: Operation, region: Region, writer: str, issuers: tuple[int, ...]
@@ -266,14 +277,7 @@ class SharedMemory:
         if tensor_core is not None:
             self.report(tensor_core)
             return
-        pending = self.group_sets.stores_in_flight()
-        if self.reads_done:
-            pending += [
-                (r.op, r.region, r.end)
-                for r in self.reads_done
-                if not self.hb.knows_all(issuers, r.end)
-            ]
-        for store, source, end in pending:
+        for store, source, end in self.pending_reads(issuers):
             overlap = region.overlap(source)
             if overlap == "no":
                 continue
