@@ -503,7 +503,8 @@ def walk_further(kernel: Kernel, unsettled: set[Operation]) -> bool:
     whether any got more."""
     longer = False
     for loop in unsettled:
-        shape = kernel.loops[loop]
+        count = kernel.counts.get(loop)  # loops that share a count walk its first loop's
+        shape = kernel.loops[count.loop if count is not None else loop]
         more = min(shape.trips + 2 * lcm(shape.depth, shape.lap.period), MAX_TRIP_COUNTS)
         if more > shape.trips:
             shape.trips = more
