@@ -14,14 +14,18 @@ rounding, and f32 accumulation in any order), 2^-20 |ref| + K 2^-22 (|A| |B|^T) 
 The copy-dialect rows run persistently on one block per SM (`gemm_grid(..., sms=SMs)`).
 Prints a markdown table with the conditions (GPU, clocks, driver, versions, commit).
 Without a GPU it says so and exits 0. Building a kernel verifies its protocol, which takes
-tens of seconds for a deep K loop (and minutes with `cluster2`, not run by default).
+tens of seconds for a deep K loop (and minutes with `cluster2`, not run by default): the
+kernels are built first, `--jobs` at a time in separate processes (default: one per CPU), and
+then timed one after the other.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 
 from bench_common import Fatal, conditions, describe, device_limits, markdown, measure, recover
 
@@ -47,7 +51,29 @@ def parse_shapes(text: str) -> list[tuple[int, int, int]]:
     return shapes
 
 
-def bench_shape(shape, configs, args, sms, add) -> None:
+def build(shape, name, out) -> str:
+    """The printed module of configuration `name` for `shape` (built and verified; run in a
+    worker process), or the error it raised, prefixed "error: "."""
+    from frontends import kernels
+
+    tile, schedule, cluster = CONFIGS[name]
+    try:
+        module = kernels.gemm(*shape, "bf16", out, tile, cluster=cluster, schedule=schedule)
+    except Exception as exc:
+        return f"error: {type(exc).__name__}: {exc}"
+    return str(module)
+
+
+def build_all(shapes, configs, args) -> dict:
+    """Every (shape, configuration)'s module text, built `args.jobs` at a time."""
+    jobs = [(shape, name) for shape in shapes for name in configs]
+    with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(jobs)))) as pool:
+        shapes_, names = [j[0] for j in jobs], [j[1] for j in jobs]
+        texts = pool.map(build, shapes_, names, [args.out] * len(jobs))
+        return dict(zip(jobs, texts, strict=True))
+
+
+def bench_shape(shape, configs, args, sms, add, modules) -> None:
     """torch.matmul's row and each configuration's for one (M, N, K)."""
     import torch
 
@@ -78,12 +104,14 @@ def bench_shape(shape, configs, args, sms, add) -> None:
         label = f"gemm {schedule} {'x'.join(map(str, tile))}" + (
             ", cluster 2" if cluster == 2 else ""
         )
+        text = modules[(shape, name)]
+        if text.startswith("error: "):
+            add(shape, label, None, "failed", text[len("error: ") :][:200], None)
+            continue
         try:
-            module = kernels.gemm(
-                m, n, k, "bf16", args.out, tile, cluster=cluster, schedule=schedule
-            )
             grid = kernels.gemm_grid(m, n, tile, sms=sms, cluster=cluster, schedule=schedule)
-            launch = runtime.compile(module, verify=False).kernel().prepare(a, b, c, grid=grid)
+            # verified when built (build_all)
+            launch = runtime.compile(text, verify=False).kernel().prepare(a, b, c, grid=grid)
         except Exception as exc:
             add(shape, label, None, "failed", f"{type(exc).__name__}: {exc}"[:200], None)
             continue
@@ -107,6 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS))
     parser.add_argument("--out", choices=("bf16", "f32"), default="bf16")
     parser.add_argument("--json", help="also write the rows as JSON to this path")
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="kernels built at a time"
+    )
     args = parser.parse_args(argv)
     shapes = parse_shapes(args.shapes)
     configs = [c for c in args.configs.split(",") if c]
@@ -144,8 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         print(f"  {rows[-1]}", file=sys.stderr, flush=True)
 
+    modules = build_all(shapes, configs, args)
     for shape in shapes:
-        bench_shape(shape, configs, args, limits.sms, add)
+        bench_shape(shape, configs, args, limits.sms, add, modules)
 
     print(describe(found))
     print(
