@@ -55,6 +55,7 @@ from copy_dialect.attributes import (
     TensorMapType,
     enum_attr,
 )
+from copy_dialect.blackwell_maps import check_map_value_swizzle, verify_blackwell_map
 from copy_dialect.copy_checks import (
     check_applicable,
     check_barrier_operands,
@@ -384,6 +385,7 @@ class AsyncCopyOp(IRDLOperation):
                 if self.leader_tracked is None
                 else self.leader_tracked.partition_axis,
             )
+            verify_blackwell_map(self, g)
         elif impl == Implementation.BULK:
             bulk.verify_copy(g)
         elif impl == Implementation.CP_ASYNC:
@@ -393,6 +395,7 @@ class AsyncCopyOp(IRDLOperation):
                 tma_alternative=self.tma_alternative(g),
             )
         if self.map is not None:
+            check_map_value_swizzle(g)
             check_copy_map(g, self.map, impl)
             # rule: L9
             if self.l2_promotion is not None:

@@ -195,7 +195,7 @@ def check_element_type(op: AsyncCopyOp, g: CopyGeometry, impl: Implementation | 
             else "use a numeric element type",
         )
     if impl == Implementation.TMA:
-        check_tma_dtype(elt)
+        check_tma_dtype(elt, packed=True)
     # rule: C12
     if bits < 8:
         packing = 8 // bits

@@ -59,6 +59,7 @@ from xdsl.irdl import (
 from xdsl.utils.str_enum import StrEnum
 
 from copy_dialect import layout
+from copy_dialect.blackwell_maps import check_described_swizzle
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import SMEM, bitwidth, memory_space, swizzle_of
 from copy_dialect.verification import copy_op_definition
@@ -264,6 +265,7 @@ class MatrixDescriptorOp(IRDLOperation):
         self._verify_tile(t, major, bits)
 
     def _verify_tile(self, t: MemRefType, major: MatrixMajor, bits: int) -> None:
+        check_described_swizzle(t, "a matrix descriptor")
         shape, swizzle = t.get_shape(), swizzle_of(t)
         ranks = tile_ranks(major, swizzle)
         rank = t.get_num_dims() - len(self.indices)

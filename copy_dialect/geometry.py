@@ -17,6 +17,7 @@ from math import prod
 from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
+    Float4E2M1FNType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -123,6 +124,11 @@ TENSOR_MAP_TYPES: dict[type[Attribute], str] = {
 own; integers and 8-bit floats are mapped in `tensor_map_type`."""
 
 
+PACKED_MAP_TYPES: dict[type[Attribute], str] = {Float4E2M1FNType: "16U4_ALIGN8B"}
+"""The `CUtensorMapDataType` (without its prefix) of each packed element type: FP4 as "16 x
+U4 packed values ... no gaps" (cuda.h; `copy_dialect.blackwell_maps`)."""
+
+
 def tensor_map_type(element_type: Attribute, reduction: ReductionKind | None = None) -> str | None:
     """The `CUtensorMapDataType` name (FLOAT32, UINT64, ...) a TMA op on `element_type`
     encodes its tensor map with, or None where no map type exists (rule C11). For a
@@ -139,16 +145,20 @@ def tensor_map_type(element_type: Attribute, reduction: ReductionKind | None = N
         return {8: "UINT8", 16: "UINT16"}.get(width)
     if (name := TENSOR_MAP_TYPES.get(type(element_type))) is not None:
         return name
+    if (name := PACKED_MAP_TYPES.get(type(element_type))) is not None:
+        return name
     if isinstance(element_type, AnyFloat) and bitwidth(element_type) == 8:
         return "UINT8"
     return None
 
 
-def tma_supports_dtype(t: Attribute) -> bool:
+def tma_supports_dtype(t: Attribute, packed: bool = False) -> bool:
     """Element types a tensor map of this compiler can describe (C11): ints of 8..64 bits,
-    f16/bf16/tf32/f32/f64, and the 8-bit floats (encoded as unsigned bytes). Packed 4-bit
-    elements (i4, f4E2M1FN: the 16U4 map types with their own alignment rules) have no
-    tensor-map data type in the lowering yet."""
+    f16/bf16/tf32/f32/f64, and the 8-bit floats (encoded as unsigned bytes); with `packed`
+    (tiled copies and prefetches) also f4E2M1FN, a 16U4_ALIGN8B map. i4 has no map type in
+    the lowering."""
+    if not packed and type(t) in PACKED_MAP_TYPES:
+        return False
     return tensor_map_type(t) is not None
 
 

@@ -19,6 +19,23 @@ A buffer of shape (d0, ..., dn) is row-major; its innermost dim is a row. Unswiz
 TMA applies the XOR to absolute SMEM address bits, so a swizzled buffer (and every TMA slot
 in it) starts at a multiple of the period (rules TR10, TR11); then buffer offsets and
 absolute addresses give the same pattern.
+
+The 128-byte swizzles of sm_100 with a larger atom (`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_*`,
+cuda.h 12.8+; `Swizzle`) lay rows out as the 128-byte swizzle does and permute bigger units
+within each 128-byte block:
+
+- atom 32 (`128B_ATOM_32B`): the 32-byte unit number (bits 5..6) is XOR-ed with bits 7..8,
+  the 128-byte row within a 4-row period: CUTLASS's `Swizzle<2,5,2>`, the UMMA layout
+  `SWIZZLE_128B_BASE32B` (cute/arch/mma_sm100_desc.hpp, `Layout_MN_SW128_32B_Atom`);
+- atom 32 with flip (`128B_ATOM_32B_FLIP_8B`): that, and on every odd 128-byte row the two
+  8-byte halves of each 16-byte unit swap (bit 3 XOR-ed with bit 7: cuda.h's "swap lower 8B
+  with upper 8B within each 16B for every alternate row");
+- atom 64 (`128B_ATOM_64B`): the 64-byte unit number (bit 6) is XOR-ed with bit 7, the row
+  within a 2-row period (cuda.h: "swizzle 64B chunks within 128B span"; the bit taken is
+  this layout's reading of it, by the pattern of the two above: no source spells it out and
+  no GPU here can run it, docs/design.md).
+
+They keep the 128-byte swizzle's period and alignment (1024 bytes), a multiple of theirs.
 """
 
 from __future__ import annotations
@@ -45,6 +62,61 @@ class Offset(Protocol):
 
 
 T = TypeVar("T", bound=Offset | int)
+
+
+ATOMS = (UNIT_BYTES, 32, 64)
+"""The units a swizzle permutes: 16 bytes (every span), or 32 or 64 (128-byte span only)."""
+
+
+class Swizzle(int):
+    """A swizzle: its span in bytes (the int: 16 for none, 32, 64, 128), the unit it permutes
+    (`atom`: 16, or 32 or 64 bytes under a 128-byte span) and, for atom 32, whether odd rows
+    also swap the 8-byte halves of each 16-byte unit (`flip`). Everything that depends only on
+    the span (row pitch, sizes, the box limit, the alignment) reads it as the int; what depends
+    on the permutation (`swizzled`, the tensor map's mode, the matrix descriptor's layout type)
+    reads `atom` and `flip`, which a plain int has as `atom_of` and `flip_of` say."""
+
+    atom: int
+    flip: bool
+
+    def __new__(cls, span: int, atom: int = UNIT_BYTES, flip: bool = False) -> Self:
+        self = super().__new__(cls, span)
+        self.atom, self.flip = atom, flip
+        return self
+
+    def __repr__(self) -> str:
+        return f"Swizzle({int(self)}, atom={self.atom}, flip={self.flip})"
+
+    def __str__(self) -> str:  # the span, as a plain int prints (messages, IR text)
+        return str(int(self))
+
+    def __reduce__(self):  # pickled as itself (the int's own would drop atom and flip)
+        return (Swizzle, (int(self), self.atom, self.flip))
+
+
+def atom_of(swizzle: int) -> int:
+    """The unit a swizzle permutes: 16 bytes unless it is a `Swizzle` with a larger atom."""
+    return getattr(swizzle, "atom", UNIT_BYTES)
+
+
+def flip_of(swizzle: int) -> bool:
+    return getattr(swizzle, "flip", False)
+
+
+def kept_bytes(swizzle: int) -> int:
+    """The aligned run of bytes a swizzle keeps together: 16 (it moves whole 16-byte units),
+    8 under the flip (odd rows swap the halves of each unit)."""
+    return UNIT_BYTES // 2 if flip_of(swizzle) else UNIT_BYTES
+
+
+def mode_name(swizzle: int) -> str:
+    """The `CU_TENSOR_MAP_SWIZZLE_*` name (without its prefix) of a swizzle."""
+    if swizzle == UNSWIZZLED:
+        return "NONE"
+    atom = atom_of(swizzle)
+    if atom == UNIT_BYTES:
+        return f"{int(swizzle)}B"
+    return f"{int(swizzle)}B_ATOM_{atom}B" + ("_FLIP_8B" if flip_of(swizzle) else "")
 
 
 def row_bytes(shape: Sequence[int], bits: int) -> int:
@@ -79,8 +151,17 @@ def swizzled(offset: T, swizzle: int) -> T:
     """The byte offset a swizzle of `swizzle` bytes stores linear byte offset `offset` at."""
     if swizzle == UNSWIZZLED:
         return offset
-    mask = (swizzle // UNIT_BYTES - 1) << 4
-    return offset ^ ((offset >> 3) & mask)
+    atom = atom_of(swizzle)
+    if atom == UNIT_BYTES:
+        mask = (swizzle // UNIT_BYTES - 1) << 4
+        return offset ^ ((offset >> 3) & mask)
+    # Under a 128-byte span: the atom number within the 128 bytes (bits log2(atom)..6) XOR
+    # the same number of row bits from bit 7 (atom 32: Swizzle<2,5,2>; atom 64: <1,6,1>).
+    shift = atom.bit_length() - 1
+    moved = offset ^ ((offset >> (7 - shift)) & ((128 // atom - 1) << shift))
+    if flip_of(swizzle):
+        moved = moved ^ ((offset >> 4) & 8)  # odd rows: swap the 8-byte halves
+    return moved
 
 
 def element_offset(indices: Sequence[T], shape: Sequence[int], bits: int, swizzle: int) -> T | int:

@@ -60,6 +60,7 @@ from copy_dialect.attributes import (
     MatrixShapeAttr,
     enum_attr,
 )
+from copy_dialect.blackwell_maps import check_described_swizzle
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import SMEM, bitwidth, element_strides, memory_space, swizzle_of
 from copy_dialect.verification import copy_op_definition
@@ -144,6 +145,7 @@ class MatrixOp(IRDLOperation):
                 "thread's 16-byte row",
             )
         self._verify_form(t)
+        check_described_swizzle(t, "a 16-byte matrix row", flip_only=True)
         self._verify_row(t)
         self._verify_registers(t)
         self._verify_target()

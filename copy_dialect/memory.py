@@ -42,8 +42,10 @@ def memory_space(t: MemRefType) -> str:
 
 
 def swizzle_of(t: MemRefType) -> int:
+    """The swizzle of an SMEM ref's buffer (16: none), as `copy_dialect.layout` takes it: the
+    span, a `layout.Swizzle` that also names the atom where it is larger than 16 bytes."""
     space = t.memory_space
-    return space.swizzle.data if isinstance(space, SmemSpaceAttr) else 16
+    return space.layout_swizzle if isinstance(space, SmemSpaceAttr) else 16
 
 
 def bitwidth(t: Attribute) -> int | None:

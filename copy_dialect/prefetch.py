@@ -38,6 +38,7 @@ from copy_dialect.attributes import (
     OOBMode,
     enum_attr,
 )
+from copy_dialect.blackwell_maps import verify_blackwell_map
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import BoxGeometry
 from copy_dialect.l2_policy import (
@@ -188,7 +189,8 @@ class PrefetchOp(IRDLOperation):
             self._verify_in_bounds(g)
             return
         rank = src_type.get_num_dims()
-        check_tma_dtype(src_type.element_type)
+        check_tma_dtype(src_type.element_type, packed=True)
+        verify_blackwell_map(self, g)
         check_tma_box(
             g,
             rank_note=f"the box {list(box)} needs 1 to 5 dims and at most the ref's rank {rank}"

@@ -83,13 +83,15 @@ def check_coordinate_range(indices: Sequence[SSAValue], what: str = "TMA copy") 
             )
 
 
-def check_tma_dtype(elt: Attribute) -> None:
+def check_tma_dtype(elt: Attribute, packed: bool = False) -> None:
+    """C11: a map type for `elt`; `packed`: the op takes the packed 4-bit map type (tiled
+    copies and prefetches, `copy_dialect.blackwell_maps`)."""
     # rule: C11
-    if not tma_supports_dtype(elt):
+    if not tma_supports_dtype(elt, packed):
         raise Error(
             f"unsupported TMA dtype {elt}",
             note="TMA copies 8- to 64-bit integers, f16, bf16, tf32, f32, f64 and 8-bit floats "
-            "(4-bit elements are not lowered yet); "
+            "(and f4E2M1FN in tiled copies and prefetches on sm_100 or newer); "
             + (
                 "pack 4-bit elements into i8"
                 if bitwidth(elt) == 4

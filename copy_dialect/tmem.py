@@ -34,6 +34,7 @@ from copy_dialect.attributes import (
     TmemWaitKindAttr,
     enum_attr,
 )
+from copy_dialect.blackwell_maps import check_described_swizzle
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import (
     SMEM,
@@ -392,6 +393,7 @@ class SmemToTmemOp(IRDLOperation):
                 note="one tcgen05.cp moves exactly one shape's worth of SMEM: resize the source"
                 + resized_rows_example(src_type, TMEM_COPY_BYTES[shape]),
             )
+        check_described_swizzle(src_type, "tcgen05.cp's SMEM descriptor")
         swizzle = swizzle_of(src_type)
         row_bytes = src_type.get_shape()[-1] * (bitwidth(src_type.element_type) or 8) // 8
         # rule: J12

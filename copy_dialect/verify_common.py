@@ -161,9 +161,11 @@ def offset_multiple(t: MemRefType, indices: Sequence[SSAValue]) -> int:
 def unit_problem(t: MemRefType, indices: Sequence[SSAValue], size: int) -> str | None:
     """Why an access of `size` bytes at `indices` of swizzled SMEM may not stay inside one
     16-byte unit (the swizzle keeps a unit's bytes together and moves units apart), or None
-    where it provably does: `size` divides 16 and the offset is a known multiple of it."""
-    if size > layout.UNIT_BYTES or layout.UNIT_BYTES % size:
-        return f"{size} bytes do not fit one 16-byte unit"
+    where it provably does: `size` divides 16 and the offset is a known multiple of it. Under
+    the flip swizzle (`layout.kept_bytes`) the unit is 8 bytes."""
+    unit = layout.kept_bytes(swizzle_of(t))
+    if size > unit or unit % size:
+        return f"{size} bytes do not fit one {unit}-byte unit"
     multiple = offset_multiple(t, indices)
     if multiple % size:
         return f"its offset is known to be a multiple of {multiple} bytes only, not of {size}"

@@ -89,6 +89,9 @@ class _Reader:
     def bool(self, key: str) -> bool:
         return self._get(key, bool)
 
+    def optional_bool(self, key: str) -> bool:
+        return bool(self._get(key, bool, optional=True))
+
     def optional_int(self, key: str, default: int) -> int:
         value = self._get(key, int, optional=True)
         return default if value is None else value
@@ -230,6 +233,11 @@ class TensorMapParam:
     l2_promotion: int = field(default=DEFAULT_L2_PROMOTION, kw_only=True)
     """The map's L2 promotion in bytes: 0 (none), 64, 128 or 256 (keyword-only, so that a
     subclass's fields may follow it)."""
+    swizzle_atom: int = field(default=16, kw_only=True)
+    """The unit the swizzle permutes: 16 bytes, or 32 or 64 under a 128-byte swizzle
+    (`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B`, `_ATOM_64B`; written only where it is not 16)."""
+    swizzle_flip: bool = field(default=False, kw_only=True)
+    """`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B` (written only where true)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -241,7 +249,15 @@ class TensorMapParam:
             "dtype": self.dtype,
             "written": self.written,
             "l2_promotion": self.l2_promotion,
-        }
+        } | self._swizzle_mode()
+
+    def _swizzle_mode(self) -> dict[str, Any]:
+        mode: dict[str, Any] = {}
+        if self.swizzle_atom != 16:
+            mode["swizzle_atom"] = self.swizzle_atom
+        if self.swizzle_flip:
+            mode["swizzle_flip"] = True
+        return mode
 
     @classmethod
     def from_dict(cls, entry: Any) -> TensorMapParam:
@@ -254,6 +270,8 @@ class TensorMapParam:
             get.str("dtype"),
             get.bool("written"),
             l2_promotion=get.optional_int("l2_promotion", DEFAULT_L2_PROMOTION),
+            swizzle_atom=get.optional_int("swizzle_atom", 16),
+            swizzle_flip=get.optional_bool("swizzle_flip"),
         )
 
     @property
@@ -311,6 +329,8 @@ class Im2colMapParam(TensorMapParam):
             get.ints("upper"),
             get.ints("element_strides"),
             l2_promotion=tiled.l2_promotion,
+            swizzle_atom=tiled.swizzle_atom,
+            swizzle_flip=tiled.swizzle_flip,
         )
 
 

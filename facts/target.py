@@ -20,6 +20,8 @@ Feature gates (first target with the feature):
   targets sm_100a/f, sm_103a, sm_120a (PTX ISA 8.6; LLVM 22 cannot select them for sm_90a
   or sm_120).
 
+- Blackwell tensor maps: the 4-bit map type `16U4_ALIGN8B` and the `128B_ATOM_*` swizzles
+  (cuda.h 12.8, with sm_100): every target of compute capability 10.0 or more.
 The `Target.has_*` properties decide each gate; `FEATURES` names the gates as users know
 them, and `feature_message` is the one message for a target that lacks one (the verifiers
 and the builders raise it).
@@ -212,11 +214,14 @@ CTA_PAIR = Feature(".cta_group::2", lambda t: t.has_tcgen05)
 TMEM_LOAD_REDUCE = Feature("tcgen05.ld.red", lambda t: t.has_tmem_load_reduce)
 STMATRIX = Feature("stmatrix", lambda t: t.has_stmatrix)
 MATRIX_B8 = Feature("8-bit ldmatrix/stmatrix", lambda t: t.has_matrix_b8)
+BLACKWELL_TENSOR_MAPS = Feature(
+    "Blackwell tensor maps (4-bit map types, 128B_ATOM swizzles)", lambda t: t.sm >= 100
+)
 
 FEATURES: tuple[Feature, ...] = (
     TMA, BULK_COPIES, BULK_GROUPS, FENCE_PROXY_ASYNC, TX_COUNTS, ARRIVE_COUNTS, TRY_WAIT,
     CLUSTERS, DSMEM, MULTICAST, TENSORMAP_REPLACE, SETMAXNREG, TCGEN05, CTA_PAIR,
-    TMEM_LOAD_REDUCE, STMATRIX, MATRIX_B8,
+    TMEM_LOAD_REDUCE, STMATRIX, MATRIX_B8, BLACKWELL_TENSOR_MAPS,
 )  # fmt: skip
 
 

@@ -16,6 +16,17 @@ from runtime.errors import ArgumentError
 
 SWIZZLES = {16: "NONE", 32: "32B", 64: "64B", 128: "128B"}
 
+
+def swizzle_name(param: TensorMapParam) -> str:
+    """The `CU_TENSOR_MAP_SWIZZLE_*` name (without its prefix) of a map's swizzle: its span,
+    and sm_100's larger atoms of the 128-byte span (`128B_ATOM_32B`, `128B_ATOM_32B_FLIP_8B`,
+    `128B_ATOM_64B`; cuda.h 12.8)."""
+    name = SWIZZLES[param.swizzle]
+    if param.swizzle_atom != 16:
+        name += f"_ATOM_{param.swizzle_atom}B"
+    return name + ("_FLIP_8B" if param.swizzle_flip else "")
+
+
 L2_PROMOTIONS = {0: "NONE", 64: "L2_64B", 128: "L2_128B", 256: "L2_256B"}
 """`CU_TENSOR_MAP_L2_PROMOTION_*` of the ABI's `l2_promotion` (bytes; 0: none)."""
 
@@ -83,7 +94,7 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
         driver.cuuint64_t(array.nbytes)
     ]
     dtype = getattr(driver.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{param.dtype}")
-    swizzle = getattr(driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{SWIZZLES[param.swizzle]}")
+    swizzle = getattr(driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{swizzle_name(param)}")
     promotion = getattr(
         driver.CUtensorMapL2promotion,
         f"CU_TENSOR_MAP_L2_PROMOTION_{L2_PROMOTIONS[param.l2_promotion]}",

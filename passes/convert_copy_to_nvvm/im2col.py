@@ -19,6 +19,7 @@ from xdsl.dialects import llvm, scf
 from xdsl.dialects.builtin import i32, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
+from copy_dialect import layout
 from copy_dialect import ops as copy
 from facts.abi import Im2colMapParam
 from passes import nvvm
@@ -41,7 +42,7 @@ def im2col_tma(op: copy.Im2colLoadOp, g: copy.Im2colGeometry, kernel: Kernel) ->
     key = Im2colMapParam(
         g.gmem_argument,
         g.box_shape,
-        g.swizzle_bytes,
+        int(g.swizzle_bytes),
         g.tensor_map_oob,
         dtype,
         False,
@@ -49,6 +50,8 @@ def im2col_tma(op: copy.Im2colLoadOp, g: copy.Im2colGeometry, kernel: Kernel) ->
         g.upper,
         g.element_strides,
         l2_promotion=op.l2_promotion_bytes,
+        swizzle_atom=layout.atom_of(g.swizzle_bytes),
+        swizzle_flip=layout.flip_of(g.swizzle_bytes),
     )
     descriptor = kernel.tensor_map(key, written=False)
     body = Emit()

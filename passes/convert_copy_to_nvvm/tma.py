@@ -25,6 +25,7 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import i16, i32, i64
 from xdsl.ir import Operation, SSAValue
 
+from copy_dialect import layout
 from copy_dialect import ops as copy
 from facts.abi import TensorMapParam
 from passes import nvvm
@@ -72,11 +73,13 @@ def tma_descriptor(
     key = TensorMapParam(
         g.gmem_argument,
         g.gmem_box,
-        g.swizzle_bytes,
+        int(g.swizzle_bytes),
         g.tensor_map_oob,
         dtype,
         written=False,
         l2_promotion=l2_promotion,
+        swizzle_atom=layout.atom_of(g.swizzle_bytes),
+        swizzle_flip=layout.flip_of(g.swizzle_bytes),
     )
     return kernel.tensor_map(key, written)
 

@@ -45,7 +45,8 @@ CATALOGUE_IDS = (
     "MD1 MD2 MD3 MD4 MD5 "
     "MI1 MI2 MI3 MI4 MI5 MI6 MI7 "
     "LG1 LG2 LG3 LG4 LG5 LG6 LG7 "
-    "AT1 AT2 AT3"
+    "AT1 AT2 AT3 "
+    "PK1 PK2 SW1 SW2 SW3 SW4"
 ).split()
 
 RULES = """
