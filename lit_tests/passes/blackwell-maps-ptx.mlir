@@ -1,0 +1,66 @@
+// RUN: copy-opt %s --split-input-file | copy-opt --split-input-file | filecheck %s --check-prefix=ROUND
+// RUN: copy-opt %s --split-input-file -p convert-copy-to-nvvm | filecheck %s --check-prefix=ABI
+// RUN: copy-opt %s --split-input-file -t ptx --target sm_100a | filecheck %s --check-prefix=PTX
+
+// The Blackwell tensor-map forms (copy_dialect/blackwell_maps.py): an FP4 tile load and
+// store through a 16U4_ALIGN8B map (SMEM packed two elements a byte: 64 x 128 f4 = 4096
+// bytes, the transaction count), and a load into each 128B_ATOM swizzle, whose map records
+// the atom and the flip (the runtime encodes CU_TENSOR_MAP_SWIZZLE_128B_ATOM_*). The PTX of
+// a TMA copy does not depend on the map's form. tests/dialect/test_blackwell_maps.py
+// assembles these kernels for sm_100a, sm_103a and sm_120a. Not run: no Blackwell GPU here.
+
+// ROUND-LABEL: func.func @fp4_tile
+// ABI-LABEL: func.func @fp4_tile
+// ABI: dtype = "16U4_ALIGN8B", written = false, l2_promotion = 128 : i64}, {kind = "tensor_map", arg = 1 : i64, box = array<i64: 64, 128>, swizzle = 16 : i64, oob = "zeros", dtype = "16U4_ALIGN8B", written = true, l2_promotion = 128 : i64}]
+// PTX-LABEL: .entry fp4_tile
+// PTX: mov.b32 {{%r[0-9]+}}, 4096;
+// PTX: mbarrier.arrive.expect_tx.shared.b64
+// PTX: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// PTX: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @fp4_tile(%x: memref<256x256xf4E2M1FN>, %y: memref<256x256xf4E2M1FN>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    // ROUND: copy.alloc_smem : memref<64x128xf4E2M1FN, #copy.smem>
+    %buf = copy.alloc_smem : memref<64x128xf4E2M1FN, #copy.smem>
+    copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xf4E2M1FN> to memref<64x128xf4E2M1FN, #copy.smem>, !copy.barrier<1>
+    %f = arith.constant false
+    copy.barrier_wait %bar[%c0], %f : !copy.barrier<1>
+    copy.async_copy %buf to %y[%c0, %c0] : memref<64x128xf4E2M1FN, #copy.smem> to memref<256x256xf4E2M1FN>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// ROUND-LABEL: func.func @atom_swizzles
+// ABI-LABEL: func.func @atom_swizzles
+// ABI-DAG: dtype = "BFLOAT16", written = false, l2_promotion = 128 : i64, swizzle_atom = 32 : i64}
+// ABI-DAG: dtype = "BFLOAT16", written = false, l2_promotion = 128 : i64, swizzle_atom = 32 : i64, swizzle_flip = true}
+// ABI-DAG: dtype = "UINT8", written = false, l2_promotion = 128 : i64, swizzle_atom = 64 : i64}
+// PTX-LABEL: .entry atom_swizzles
+// PTX-COUNT-3: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @atom_swizzles(%x: memref<256x256xbf16>, %z: memref<256x256xi8>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<3>
+    // ROUND: copy.alloc_smem : memref<64x64xbf16, #copy.smem<swizzle = 128, atom = 32>>
+    %a = copy.alloc_smem : memref<64x64xbf16, #copy.smem<swizzle = 128, atom = 32>>
+    // ROUND: copy.alloc_smem : memref<64x64xbf16, #copy.smem<swizzle = 128, atom = 32, flip>>
+    %b = copy.alloc_smem : memref<64x64xbf16, #copy.smem<swizzle = 128, atom = 32, flip>>
+    // ROUND: copy.alloc_smem : memref<64x128xi8, #copy.smem<swizzle = 128, atom = 64>>
+    %c = copy.alloc_smem : memref<64x128xi8, #copy.smem<swizzle = 128, atom = 64>>
+    copy.async_copy %x[%c0, %c0] to %a barrier %bar[%c0] : memref<256x256xbf16> to memref<64x64xbf16, #copy.smem<swizzle = 128, atom = 32>>, !copy.barrier<3>
+    copy.async_copy %x[%c0, %c0] to %b barrier %bar[%c1] : memref<256x256xbf16> to memref<64x64xbf16, #copy.smem<swizzle = 128, atom = 32, flip>>, !copy.barrier<3>
+    copy.async_copy %z[%c0, %c0] to %c barrier %bar[%c2] : memref<256x256xi8> to memref<64x128xi8, #copy.smem<swizzle = 128, atom = 64>>, !copy.barrier<3>
+    %f = arith.constant false
+    copy.barrier_wait %bar[%c0], %f : !copy.barrier<3>
+    copy.barrier_wait %bar[%c1], %f : !copy.barrier<3>
+    copy.barrier_wait %bar[%c2], %f : !copy.barrier<3>
+    func.return
+  }
+}

@@ -1,0 +1,217 @@
+"""The Blackwell tensor-map forms (copy_dialect/blackwell_maps.py, issue 33 items 2 and 3):
+the 128B_ATOM swizzles' addressing against CuTe's `Swizzle<B,M,S>` and cuda.h's words, the
+driver arguments the runtime encodes them with (against cuda.h's enum values), the positive
+lit kernels assembled by nvJitLink (and ptxas where it is on PATH) for the Blackwell
+targets, and a fuzz over configurations: every one the verifier accepts assembles, the rest
+are counted by rule id. No Blackwell GPU is here: nothing of this has run on one."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import VerifyException
+
+from copy_dialect import layout
+from copy_dialect.errors import CopyVerifyException
+from copy_tools.universe import make_context
+from facts.abi import TensorMapParam
+from passes import backend
+from passes.pipeline import compile_module, retarget
+from runtime import tensor_map
+from runtime.arrays import DeviceArray
+
+ROOT = Path(__file__).resolve().parents[2]
+ELF_MAGIC = b"\x7fELF"
+BLACKWELL = ("sm_100a", "sm_103a", "sm_120a")
+"""The Blackwell targets of facts.target (sm_110a is not one of them)."""
+
+ATOM_32 = layout.Swizzle(128, 32)
+FLIP = layout.Swizzle(128, 32, flip=True)
+ATOM_64 = layout.Swizzle(128, 64)
+
+
+def cute_swizzle(offset: np.ndarray, b: int, m: int, s: int) -> np.ndarray:
+    """CuTe's `Swizzle<B,M,S>` on byte offsets (cute/swizzle.hpp): the B bits from bit M+S
+    XOR-ed into the B bits from bit M."""
+    yyy = ((1 << b) - 1) << (m + s)
+    return offset ^ ((offset & yyy) >> s)
+
+
+OFFSETS = np.arange(4096)
+
+
+def test_16_byte_swizzles_are_cute_swizzle_b_4_3():
+    for span, b in ((32, 1), (64, 2), (128, 3)):
+        assert (layout.swizzled(OFFSETS, span) == cute_swizzle(OFFSETS, b, 4, 3)).all()
+
+
+def test_atom_32_is_cute_swizzle_2_5_2():
+    """CUTLASS's `Layout_MN_SW128_32B_Atom` and UMMA's SWIZZLE_128B_BASE32B."""
+    assert (layout.swizzled(OFFSETS, ATOM_32) == cute_swizzle(OFFSETS, 2, 5, 2)).all()
+
+
+def test_flip_swaps_the_8_byte_halves_on_odd_rows():
+    base = layout.swizzled(OFFSETS, ATOM_32)
+    flipped = layout.swizzled(OFFSETS, FLIP)
+    odd = (OFFSETS >> 7) & 1 == 1
+    assert (flipped[~odd] == base[~odd]).all()
+    assert (flipped[odd] == base[odd] ^ 8).all()
+
+
+def test_atom_64_moves_64_byte_halves_of_odd_rows():
+    moved = layout.swizzled(OFFSETS, ATOM_64)
+    odd = (OFFSETS >> 7) & 1 == 1
+    assert (moved[~odd] == OFFSETS[~odd]).all()
+    assert (moved[odd] == OFFSETS[odd] ^ 64).all()
+
+
+@pytest.mark.parametrize("swizzle", [ATOM_32, FLIP, ATOM_64], ids=layout.mode_name)
+def test_atom_swizzles_permute_within_128_bytes(swizzle: int):
+    moved = layout.swizzled(OFFSETS, swizzle)
+    assert sorted(moved.tolist()) == OFFSETS.tolist()
+    assert ((moved >> 7) == (OFFSETS >> 7)).all()  # every byte stays in its 128-byte row
+    kept = layout.kept_bytes(swizzle)
+    assert ((moved % kept) == (OFFSETS % kept)).all()  # and inside its kept unit
+
+
+def test_a_swizzle_value_is_its_span():
+    """Everything that depends on the span alone (row pitch, sizes, alignment) reads the int."""
+    assert ATOM_32 == 128
+    assert int(FLIP) == 128
+    assert str(ATOM_64) == "128"
+    assert layout.size_bytes((64, 64), 16, ATOM_32) == layout.size_bytes((64, 64), 16, 128)
+    names = [layout.mode_name(s) for s in (16, 128, ATOM_32, FLIP, ATOM_64)]
+    assert names == ["NONE", "128B", "128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B", "128B_ATOM_64B"]
+
+
+CUDA_H_SWIZZLES = {"128B": 3, "128B_ATOM_32B": 4, "128B_ATOM_32B_FLIP_8B": 5, "128B_ATOM_64B": 6}
+"""`CUtensorMapSwizzle` in cuda.h 12.8+ (NONE = 0, 32B, 64B, 128B, then the atoms)."""
+
+
+@pytest.mark.parametrize(
+    ("atom", "flip", "name"),
+    [(16, False, "128B"), (32, False, "128B_ATOM_32B"), (32, True, "128B_ATOM_32B_FLIP_8B"),
+     (64, False, "128B_ATOM_64B")],
+)  # fmt: skip
+def test_encoded_swizzle_and_data_type(monkeypatch, atom: int, flip: bool, name: str):
+    """The driver arguments of `cuTensorMapEncodeTiled`: the swizzle enum and, for FP4, the
+    16U4_ALIGN8B data type (13 in cuda.h), the ABI record's round trip included."""
+    pytest.importorskip("cuda.bindings.driver")
+    calls = []
+    monkeypatch.setattr(tensor_map, "call", lambda name, *args: calls.append((name, args)))
+    for dtype, code in (("BFLOAT16", 9), ("16U4_ALIGN8B", 13)):
+        param = TensorMapParam(
+            0, (64, 64), 128, "zeros", dtype, False, swizzle_atom=atom, swizzle_flip=flip
+        )
+        param = TensorMapParam.from_dict(param.to_dict())
+        assert tensor_map.swizzle_name(param) == name
+        array = DeviceArray(1 << 20, (256, 256), (512, 2), "uint16", 2)
+        tensor_map.encode(array, param)
+        entry, args = calls[-1]
+        assert entry == "cuTensorMapEncodeTiled"
+        assert int(args[0]) == code
+        assert int(args[8]) == CUDA_H_SWIZZLES[name]
+
+
+def verify(text: str, target: str):
+    """The module retargeted to `target` if it verifies there, else the rule ids of the error."""
+    try:  # an attribute verifies as it is parsed (SW1)
+        module = Parser(make_context(), text).parse_module()
+        retarget(module, target)
+        module.verify()
+    except CopyVerifyException as e:
+        return e.rules or ("?",)
+    except VerifyException as e:
+        cause = e.__cause__ if isinstance(e.__cause__, CopyVerifyException) else None
+        return (cause.rules if cause is not None else ()) or (type(e).__name__,)
+    return module
+
+
+def assemble(module, target: str, tmp_path: Path) -> None:
+    compiled = compile_module(module, make_context(), target)
+    assert compiled.cubin.startswith(ELF_MAGIC)
+    if backend.ptxas_available():
+        source = tmp_path / "k.ptx"
+        source.write_text(compiled.ptx)
+        out = subprocess.run(
+            ["ptxas", f"-arch={target}", str(source), "-o", str(tmp_path / "k.cubin")],
+            capture_output=True,
+            text=True,
+        )
+        assert out.returncode == 0, out.stderr
+
+
+LIT = ROOT / "lit_tests" / "passes" / "blackwell-maps-ptx.mlir"
+KERNELS = [c for c in LIT.read_text().split("// -----") if "gpu.kernel" in c]
+
+
+@pytest.mark.parametrize("target", BLACKWELL)
+@pytest.mark.parametrize("index", range(len(KERNELS)))
+def test_lit_kernels_assemble(index: int, target: str, tmp_path: Path):
+    module = verify(KERNELS[index], target)
+    assert not isinstance(module, tuple), module
+    assemble(module, target, tmp_path)
+
+
+@pytest.mark.parametrize("index", range(len(KERNELS)))
+def test_lit_kernels_are_rejected_before_blackwell(index: int):
+    assert set(verify(KERNELS[index], "sm_90a")) & {"PK1", "SW2"}
+
+
+ELEMENTS = {"f4E2M1FN": 4, "bf16": 16, "i8": 8}
+SWIZZLES = {
+    "none": "#copy.smem",
+    "128": "#copy.smem<swizzle = 128>",
+    "atom32": "#copy.smem<swizzle = 128, atom = 32>",
+    "flip": "#copy.smem<swizzle = 128, atom = 32, flip>",
+    "atom64": "#copy.smem<swizzle = 128, atom = 64>",
+    "64/atom32": "#copy.smem<swizzle = 64, atom = 32>",
+}
+
+
+def fuzz_kernel(element: str, space: str, inner: int, oob: str) -> str:
+    smem = f"memref<16x{inner}x{element}, {space}>"
+    gmem = f"memref<64x512x{element}>"
+    return f"""builtin.module attributes {{copy.target = #copy.target<"sm_100a">}} {{
+  func.func @k(%x: {gmem}) attributes {{gpu.kernel}} {{
+    %c0 = arith.constant 0 : index
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %buf = copy.alloc_smem : {smem}
+    copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0]{oob} : {gmem} to {smem}, !copy.barrier<1>
+    %f = arith.constant false
+    copy.barrier_wait %bar[%c0], %f : !copy.barrier<1>
+    func.return
+  }}
+}}"""
+
+
+def test_fuzz_accepted_configurations_assemble(tmp_path: Path):
+    """Every configuration (element, swizzle and atom, inner box, fill, target): accepted
+    ones compile to a cubin (the first of each swizzle and element per target, to bound
+    the time), rejected ones carry the rule that rejects them."""
+    rejected: Counter[str] = Counter()
+    accepted = 0
+    assembled = set()
+    for element, swizzle, inner, oob, target in itertools.product(
+        ELEMENTS, SWIZZLES, (32, 64, 128, 256), ("", " oob nan"), ("sm_90a", *BLACKWELL)
+    ):
+        result = verify(fuzz_kernel(element, SWIZZLES[swizzle], inner, oob), target)
+        if isinstance(result, tuple):
+            rejected.update(result)
+            continue
+        accepted += 1
+        key = (element, swizzle, target)
+        if key not in assembled:
+            assembled.add(key)
+            assemble(result, target, tmp_path)
+    print(f"accepted {accepted}, assembled {len(assembled)}, rejected by rule {dict(rejected)}")
+    assert accepted
+    assert len(assembled) >= 3 * len(BLACKWELL)
+    # each new rule the configurations can reach rejects some of them
+    assert {"PK1", "PK2", "SW1", "SW2", "C5"} <= set(rejected)
