@@ -183,8 +183,8 @@ def _with_slot(tile: SmemTile, slot: str | None) -> SmemTile:
     return replace(tile, slot=index)
 
 
-def swizzle_name(span: int) -> str:
-    return "none" if span == layout.UNSWIZZLED else f"{span} B"
+def swizzle_name(span: int) -> str:  # `128 B`, sm_100's atoms as cuda.h: `128 B_ATOM_32B`
+    return "none" if span == layout.UNSWIZZLED else layout.mode_name(span).replace("B", " B", 1)
 
 
 def smem_header(tile: SmemTile) -> str:
