@@ -38,9 +38,10 @@ from xdsl.rewriter import InsertPoint
 _HELPERS: set[str] = {__name__}
 """Modules whose frames are not the caller: this one and the registered helpers."""
 
-_SKIPPED_PACKAGES = ("xdsl", "contextlib", "copy_dialect")
+_SKIPPED_PACKAGES = ("xdsl", "contextlib", "copy_dialect", "passes")
 """Packages whose frames are never the caller: xDSL (the builder, `Operation.__init__` under
-an implicit builder), `contextlib` and the dialect (an op's own constructor)."""
+an implicit builder), `contextlib`, the dialect (an op's own constructor) and the passes
+(the constructors of the NVVM ops kernels write their math in, `passes.nvvm`)."""
 
 
 def helper_module(name: str) -> None:

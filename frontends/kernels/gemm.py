@@ -47,15 +47,14 @@ tied to the registers, so that LLVM cannot move a use of the accumulator above t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from math import ceil
 
-from xdsl.builder import Builder
 from xdsl.dialects.builtin import MemRefType, ModuleOp
-from xdsl.ir import SSAValue
-from xdsl.rewriter import InsertPoint
 
 from copy_dialect import ops as copy
-from frontends.kernels.common import _kernel, element_type
+from frontends.dsl import Value, kernel, result, warp_specialize
+from frontends.kernels.common import element_type
 from frontends.kernels.gemm_plan import (
     IN_TYPES,
     MAXNREG,
@@ -123,27 +122,22 @@ def gemm(
     elt, out_elt = element_type(dtype), element_type(out)
     ring_a, ring_b = plan.ring_types()
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        work = Work(b, plan)
+    def body(a: Value, b: Value, c: Value) -> None:
         k = Roles(
-            plan,
-            work,
-            *args,
-            b.insert(copy.AllocSmemOp(ring_a)).result,
-            b.insert(copy.AllocSmemOp(ring_b)).result,
-            b.insert(copy.AllocSmemOp(plan.out_type())).result,
-            b.insert(copy.BarrierInitOp(plan.stages, 2)).result,
-            b.insert(copy.BarrierInitOp(plan.stages, plan.releases())).result,
-            None if schedule == "cooperative" else (turns(b), turns(b)),
-        )
-        ws = b.insert(copy.WarpSpecializeOp([copy.WARPGROUP_WARPS] * 3, MAXNREG))
-        roles = [Builder(InsertPoint.at_end(ws.role_block(r))) for r in range(3)]
-        producer(roles[0], k, ws.role_block(0).args[0])
-        for w in (0, 1):
-            Consumer(k, w, roles[w + 1], ws.role_block(w + 1).args[0]).run(roles[w + 1])
+            plan, Work(plan), a, b, c,
+            result(copy.AllocSmemOp, ring_a),
+            result(copy.AllocSmemOp, ring_b),
+            result(copy.AllocSmemOp, plan.out_type()),
+            result(copy.BarrierInitOp, plan.stages, 2),
+            result(copy.BarrierInitOp, plan.stages, plan.releases()),
+            None if schedule == "cooperative" else (turns(), turns()),
+        )  # fmt: skip
+        consumers = [partial(lambda w, t: Consumer(k, w, t).run(), w) for w in (0, 1)]
+        roles = [partial(producer, k), *consumers]
+        warp_specialize([(copy.WARPGROUP_WARPS, role) for role in roles], MAXNREG)
 
     arg_types = [MemRefType(elt, [M, K]), MemRefType(elt, [N, K]), MemRefType(out_elt, [M, N])]
-    return _kernel(
+    return kernel(
         f"gemm_{schedule}",
         arg_types,
         body,
