@@ -64,3 +64,35 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     func.return
   }
 }
+
+// -----
+
+// Threads read a TMA-filled flip buffer (copy_dialect.layout: the 32-byte unit number, bits
+// 5..6, XOR bits 7..8, and bit 3 XOR bit 7): the masks of the two XORs.
+// ROUND-LABEL: func.func @atom_threads
+// ROUND: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x64xbf16, #copy.smem<swizzle = 128, atom = 32, flip>>
+// PTX-LABEL: .entry atom_threads
+// PTX-DAG: and.b64 {{%rd[0-9]+}}, {{%rd[0-9]+}}, 8;
+// PTX-DAG: and.b64 {{%rd[0-9]+}}, {{%rd[0-9]+}}, 96;
+// PTX: ld.shared.b16
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @atom_threads(%src: memref<64x64xbf16>, %out: memref<64x64xbf16>, %back: memref<64x64xbf16>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cols = arith.constant 64 : index
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %buf = copy.alloc_smem : memref<64x64xbf16, #copy.smem<swizzle = 128, atom = 32, flip>>
+    copy.async_copy %src[%c0, %c0] to %buf barrier %bar[%c0] : memref<64x64xbf16> to memref<64x64xbf16, #copy.smem<swizzle = 128, atom = 32, flip>>, !copy.barrier<1>
+    %f = arith.constant false
+    copy.barrier_wait %bar[%c0], %f : !copy.barrier<1>
+    scf.for %j = %c0 to %cols step %c1 {
+      %x = memref.load %buf[%tid, %j] : memref<64x64xbf16, #copy.smem<swizzle = 128, atom = 32, flip>>
+      memref.store %x, %out[%tid, %j] : memref<64x64xbf16>
+    }
+    copy.async_copy %buf to %back[%c0, %c0] : memref<64x64xbf16, #copy.smem<swizzle = 128, atom = 32, flip>> to memref<64x64xbf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
