@@ -69,6 +69,7 @@ from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.descriptors import MatrixDescriptorOp, MatrixMajorAttr
 from copy_dialect.dsmem import ClusterSyncOp, PeerArriveOp, PeerCopyOp, PeerStoreOp
 from copy_dialect.effects import EffectAttr
+from copy_dialect.grid_dependency import GridDependencyWaitOp, LaunchDependentsOp
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.im2col import Im2colLoadOp
 from copy_dialect.instruction_descriptor import MmaInstructionDescriptorOp, MmaKindAttr
@@ -139,6 +140,8 @@ Copy = Dialect(
         TensorMapFenceReleaseOp,
         TensorMapFenceAcquireOp,
         AssumeOp,
+        GridDependencyWaitOp,
+        LaunchDependentsOp,
     ],
     [
         TargetAttr,

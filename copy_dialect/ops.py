@@ -8,6 +8,7 @@ passes and the runtime share. Each is defined in the module of its family:
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
 - `copies` (`tma`, `bulk`, `cp_async`), `im2col`, `prefetch`, `groups`, `barriers`
   (`mbarriers`), `roles` (who issues: warp-specialized roles, named barriers), `smem`,
+  `grid_dependency` (programmatic dependent launch),
   `tmem` (`tmem_access`), `dsmem` (a peer CTA's SMEM), `matrix` (ldmatrix, stmatrix): the
   ops;
 - `arrivals`: how many mbarrier arrivals an op makes (the analysis and the passes read it);
@@ -100,6 +101,13 @@ from copy_dialect.geometry import (
     reduction_map_type,
     tensor_map_type,
 )
+from copy_dialect.grid_dependency import (
+    PREDECESSOR_ACCESS,
+    PREDECESSOR_ACCESSES,
+    GridDependencyWaitOp,
+    LaunchDependentsOp,
+    waits_for_predecessor,
+)
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.im2col import Im2colGeometry, Im2colLoadOp
 from copy_dialect.instruction_descriptor import MmaInstructionDescriptorOp, MmaKind, MmaKindAttr
@@ -179,6 +187,7 @@ __all__ = [
     "TensorMapGlobalOp",
     "TensorMapReplaceOp", "TensorMapFenceReleaseOp", "TensorMapFenceAcquireOp", "AssumeOp",
     "LdmatrixOp", "StmatrixOp", "MatrixDescriptorOp", "MmaInstructionDescriptorOp",
+    "GridDependencyWaitOp", "LaunchDependentsOp",
     "Copy",
     # attributes, types and enums
     "TargetAttr", "SmemSpaceAttr", "TmemSpaceAttr", "LeaderTrackedAttr", "BarrierType",
@@ -207,6 +216,8 @@ __all__ = [
     "TMEM_COLUMNS", "TMEM_REGS_PER_NUM", "TMEM_COPY_BYTES", "tmem_columns",
     # distributed shared memory
     "red_async_type", "st_async_type", "RED_ASYNC_TABLE",
+    # programmatic dependent launch
+    "PREDECESSOR_ACCESS", "PREDECESSOR_ACCESSES", "waits_for_predecessor",
     # who issues, and the arrivals an op makes
     "enclosing_role", "WARP", "WARPGROUP_WARPS", "REGISTER_FILE",
     "Arrivals", "arrivals_of", "executions", "ISSUER_ARRIVAL", "PER_THREAD_ARRIVAL",

@@ -392,6 +392,10 @@ class KernelAbi:
     cluster: tuple[int, ...]
     block: tuple[int, ...] | None = None
     """The fixed block shape (gpu.known_block_size), if the kernel has one."""
+    grid_dependent: bool = False
+    """The kernel waits for the kernel ahead of it on the stream (`copy.grid_dependency_wait`,
+    programmatic dependent launch): the runtime launches it with programmatic stream
+    serialization, so that it may start before that kernel completes."""
 
     @property
     def arguments(self) -> tuple[PointerParam | ScalarParam, ...]:
@@ -423,6 +427,8 @@ class KernelAbi:
         }
         if self.block is not None:
             facts["block"] = [*self.block]
+        if self.grid_dependent:
+            facts["grid_dependent"] = True
         return facts
 
     @classmethod
@@ -443,6 +449,7 @@ class KernelAbi:
             get.int("smem_bytes"),
             get.ints("cluster"),
             get.optional_ints("block"),
+            get.optional_bool("grid_dependent"),
         )
 
 

@@ -10,6 +10,7 @@ Feature gates (first target with the feature):
   bulk groups, `fence.proxy.async`: sm_90.
 - `.multicast::cluster`: the arch-specific targets sm_90a, sm_100a/f, sm_103a (PTX ISA; the
   CCCL tables changed it "from SM_90 to SM_90a").
+- `griddepcontrol` (programmatic dependent launch): sm_90 (PTX ISA 7.8).
 - `tensormap.replace`, `fence.proxy.tensormap::generic` (tensor maps rewritten in the
   kernel): PTX ISA 8.3 on the arch-specific targets sm_90a, sm_100a/f, sm_103a.
 - tcgen05 / TMEM, `.cta_group::2`: the datacenter Blackwell family sm_100a/f, sm_103a.
@@ -91,6 +92,12 @@ class Target:
         in the kernel): PTX ISA 8.3, the arch-specific targets sm_90a, sm_100a/f, sm_103a
         (ptxas rejects it for sm_90)."""
         return self.has_multicast and self.ptx_isa >= 83
+
+    @property
+    def has_griddepcontrol(self) -> bool:
+        """`griddepcontrol.wait` and `griddepcontrol.launch_dependents` (programmatic
+        dependent launch): PTX ISA 7.8, sm_90 and newer."""
+        return self.sm >= 90
 
     @property
     def has_setmaxnreg(self) -> bool:
@@ -207,6 +214,7 @@ DSMEM = Feature("distributed shared memory", lambda t: t.has_clusters)
 MULTICAST = Feature(".multicast::cluster", lambda t: t.has_multicast)
 TENSORMAP_REPLACE = Feature("tensormap.replace", lambda t: t.has_tensormap_replace)
 SETMAXNREG = Feature("setmaxnreg", lambda t: t.has_setmaxnreg)
+GRID_DEPENDENCY = Feature("griddepcontrol", lambda t: t.has_griddepcontrol)
 TCGEN05 = Feature(
     "tcgen05 (TMEM)", lambda t: t.has_tcgen05, ((12, "consumer Blackwell has no TMEM"),)
 )
@@ -220,8 +228,8 @@ BLACKWELL_TENSOR_MAPS = Feature(
 
 FEATURES: tuple[Feature, ...] = (
     TMA, BULK_COPIES, BULK_GROUPS, FENCE_PROXY_ASYNC, TX_COUNTS, ARRIVE_COUNTS, TRY_WAIT,
-    CLUSTERS, DSMEM, MULTICAST, TENSORMAP_REPLACE, SETMAXNREG, TCGEN05, CTA_PAIR,
-    TMEM_LOAD_REDUCE, STMATRIX, MATRIX_B8, BLACKWELL_TENSOR_MAPS,
+    CLUSTERS, DSMEM, MULTICAST, TENSORMAP_REPLACE, SETMAXNREG, GRID_DEPENDENCY, TCGEN05,
+    CTA_PAIR, TMEM_LOAD_REDUCE, STMATRIX, MATRIX_B8, BLACKWELL_TENSOR_MAPS,
 )  # fmt: skip
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from interpreter import (  # noqa: F401  (they register their handlers)
+    grid_dependency,
     ops_assume,
     ops_atomic,
     ops_barriers,

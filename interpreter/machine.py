@@ -264,6 +264,9 @@ class Machine:
         have not waited yet: the generation of their arrive."""
         self.reach: dict[Operation, str | None] = {}
         """Who must reach each op run so far (`reach_of`, P10)."""
+        self.gmem_log: Any = None
+        """Where the GMEM accesses go, for a chain of kernels (`interpreter.grid_dependency`);
+        None: not logged."""
 
     def group_set(self, agent: Agent) -> GroupSet:
         return GroupSet(

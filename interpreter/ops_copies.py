@@ -22,6 +22,7 @@ from xdsl.ir import Operation
 from copy_dialect import ops as copy
 from copy_dialect.attributes import Implementation, OOBMode, ReductionKind
 from facts.hardware import STORE_CHUNK_BYTES
+from interpreter.gmem_log import note_box
 from interpreter.machine import Agent, Cta, Step, Transfer, Wait
 from interpreter.memory import GmemRef, SmemRef, read_smem, units, write_smem
 from interpreter.ops_barriers import executions
@@ -124,6 +125,8 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp, mask: np.ndarray) -> Step:
     if not isinstance(gref, GmemRef):
         raise InterpretError(op, f"a copy of this GMEM ref {UNMODELLED}")
     origin = box_origin(agent, op, g.gmem_indices, mask)
+    if agent.cta.machine.gmem_log is not None:
+        note_box(agent, op, gref, *gmem_box(g, gref, origin), mask, not g.is_load)
     sref = agent.get(g.smem)
     assert isinstance(sref, SmemRef)
     slot = slot_of(agent, op, g, sref, mask)

@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 
+from interpreter.gmem_log import note_gmem
 from interpreter.machine import Agent, Step, run_block, yielded
 from interpreter.memory import GmemRef, SmemRef, read_smem, write_smem
 from interpreter.races import Access
@@ -443,6 +444,8 @@ def load(agent: Agent, op: memref.LoadOp, mask: np.ndarray) -> Step | None:
     t = op.memref.type.element_type
     if isinstance(ref, GmemRef):
         gi = gmem_index(ref, idx, mask, op)
+        if agent.cta.machine.gmem_log is not None:
+            note_gmem(agent, op, ref, gi, mask, False)
         if all(np.ndim(i) == 0 for i in gi):
             set_result(agent, op, to_register(t, ref.array[gi]))
             return None
@@ -541,6 +544,8 @@ def store(agent: Agent, op: memref.StoreOp, mask: np.ndarray) -> Step | None:
     threads = agent.cta.threads
     if isinstance(ref, GmemRef):
         gi = gmem_index(ref, idx, mask, op)
+        if agent.cta.machine.gmem_log is not None:
+            note_gmem(agent, op, ref, gi, mask, True)
         active = np.nonzero(mask)[0]
         full = tuple(lanes(i, threads)[active] for i in gi)
         ref.array[full] = lanes(value, threads)[active]

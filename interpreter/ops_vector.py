@@ -12,6 +12,7 @@ from xdsl.dialects import vector
 from xdsl.ir import Operation
 
 from copy_dialect.upstream_gpu import ShuffleOp
+from interpreter.gmem_log import note_gmem
 from interpreter.machine import WARP, Agent, Step
 from interpreter.memory import GmemRef, SmemRef
 from interpreter.ops_std import (
@@ -60,7 +61,10 @@ def load(agent: Agent, op: vector.LoadOp, mask: np.ndarray) -> Step | None:
             return _one_lane(agent, op, smem_load(agent, op, ref, idx, mask))
         return smem_load(agent, op, ref, idx, mask, width)
     if isinstance(ref, GmemRef):
-        values = ref.array[gmem_indices(agent, ref, idx, width, mask, op)]
+        at = gmem_indices(agent, ref, idx, width, mask, op)
+        if agent.cta.machine.gmem_log is not None:
+            note_gmem(agent, op, ref, at, mask, False)
+        values = ref.array[at]
         set_result(agent, op, to_register(ref.element_type, values))
         return None
     raise InterpretError(op, "a load from this ref is not modelled by the interpreter")
@@ -79,6 +83,8 @@ def store(agent: Agent, op: vector.StoreOp, mask: np.ndarray) -> Step | None:
     if isinstance(ref, GmemRef):
         active = np.nonzero(mask)[0]
         full = gmem_indices(agent, ref, idx, width, mask, op)
+        if agent.cta.machine.gmem_log is not None:
+            note_gmem(agent, op, ref, full, mask, True)
         data = np.broadcast_to(value, (agent.cta.threads, width))
         ref.array[tuple(i[active] for i in full)] = data[active]
         return None

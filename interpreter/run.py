@@ -174,10 +174,12 @@ def run(
     seed: int = 0,
     max_steps: int = 10_000_000,
     clusters: int | None = None,
+    gmem_log: Any = None,
 ) -> Run:
     """Runs the kernel on copies of `arrays` (numpy): the arrays it leaves and what it broke.
     `clusters`: run only the first that many clusters of the grid (each still sees the
-    whole grid's dims), to check a persistent kernel's protocol quickly."""
+    whole grid's dims), to check a persistent kernel's protocol quickly. `gmem_log`: where
+    to log the GMEM accesses (`interpreter.grid_dependency.GmemLog`, for a chain)."""
     fn = kernel_named(module, kernel)
     shape = block_shape(fn, block)
     threads = prod(shape)
@@ -197,6 +199,7 @@ def run(
         for z, y, x in itertools.islice(chosen, clusters):
             machine = Machine(sched, max_steps)
             machine.maps = maps
+            machine.gmem_log = gmem_log
             machine.grid, machine.cluster = grid, cluster
             body = fn.body.blocks[0]
             for rank, (lz, ly, lx) in enumerate(itertools.product(*map(range, reversed(cluster)))):

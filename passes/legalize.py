@@ -49,6 +49,9 @@ On a target without TMA (sm_80, sm_86, sm_89):
   stores' clipping with `memref.dim`; a dynamic stride of a strided layout is reported (LG3);
 - `copy.fence_async_shared` becomes the group's barrier likewise (the proxy fence has no
   meaning without TMA), a TMA `copy.prefetch` (a hint) is removed;
+- `copy.grid_dependency_wait` and `copy.launch_dependents` (griddepcontrol, sm_90) are
+  removed: without programmatic dependent launch a kernel starts only once the one ahead
+  of it on the stream has completed, which is what the wait waited for (GD1);
 - `maxnreg` of `copy.warp_specialize` (setmaxnreg, a register hint of sm_90a) is dropped;
 - a swizzled SMEM buffer becomes the plain layout (cp.async writes no swizzle); thread
   accesses through memref indices follow the type;
@@ -384,6 +387,8 @@ class _Kernel:
             Rewriter.replace_op(op, group_barrier(op))
         elif isinstance(op, copy.PrefetchOp):  # an L2 hint, TMA or bulk: sm_90
             Rewriter.erase_op(op)
+        elif isinstance(op, copy.GridDependencyWaitOp | copy.LaunchDependentsOp):
+            Rewriter.erase_op(op)  # no PDL: the kernel starts once its predecessor completed
 
     def unswizzle(self, alloc: copy.AllocSmemOp) -> None:
         t = alloc.result.type

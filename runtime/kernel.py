@@ -207,11 +207,24 @@ class Kernel:
         grid: tuple[int, ...],
         block: tuple[int, ...] | None = None,
         stream: Any = None,
+        programmatic: bool | None = None,
     ) -> Launch:
         """Checks everything and encodes the tensor maps once; the returned launch can be
-        issued again and again without waiting (for timing, on device arrays)."""
+        issued again and again without waiting (for timing, on device arrays).
+        `programmatic`: launch with programmatic stream serialization (programmatic
+        dependent launch: the kernel may start while the one ahead of it on `stream` still
+        runs); None: where the kernel waits for its predecessor (`abi.grid_dependent`). A
+        kernel that does not wait must not be launched so: nothing would order its accesses
+        after the predecessor's."""
+        if programmatic and not self.abi.grid_dependent:
+            raise ArgumentError(
+                f"expected programmatic=True only for a kernel that waits for its "
+                f"predecessor (copy.grid_dependency_wait), got kernel {self.name}, which does "
+                "not: add the wait before its first access of the predecessor's output, or "
+                "launch it with programmatic=None"
+            )
         try:
-            return self._prepare(values, grid, block, stream)
+            return self._prepare(values, grid, block, stream, programmatic)
         except NoDriverError as exc:
             raise no_gpu_again(exc) from None
 
@@ -221,6 +234,7 @@ class Kernel:
         grid: tuple[int, ...],
         block: tuple[int, ...] | None,
         stream: Any,
+        programmatic: bool | None = None,
     ) -> Launch:
         # Everything the caller gave is checked before CUDA is touched: the same error with
         # or without a GPU; then the device.
@@ -230,10 +244,17 @@ class Kernel:
         for a in described:
             if isinstance(a, arr.DeviceArray):
                 arr.upload(a)
-        return Launch(described, *self._launch_arguments(described, grid3, block3, cluster, stream))
+        arguments = self._launch_arguments(described, grid3, block3, cluster, stream, programmatic)
+        return Launch(described, *arguments)
 
     def _launch_arguments(
-        self, described: list, grid3: tuple, block3: tuple, cluster: tuple, stream: Any
+        self,
+        described: list,
+        grid3: tuple,
+        block3: tuple,
+        cluster: tuple,
+        stream: Any,
+        programmatic: bool | None = None,
     ) -> tuple[Any, Any, Parameters]:
         from cuda.bindings import driver
 
@@ -274,13 +295,27 @@ class Kernel:
         config.blockDimX, config.blockDimY, config.blockDimZ = block3
         config.sharedMemBytes = smem
         config.hStream = stream if stream is not None else driver.CUstream(0)
+        attributes = []
         if cluster != (1, 1, 1):
             cluster_attribute = driver.CUlaunchAttribute()
             cluster_attribute.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
             dims = cluster_attribute.value.clusterDim
             dims.x, dims.y, dims.z = cluster
-            config.attrs = [cluster_attribute]
-            config.numAttrs = 1
+            attributes.append(cluster_attribute)
+        if self.abi.grid_dependent if programmatic is None else programmatic:
+            # Programmatic dependent launch: the kernel may start before the one ahead of it
+            # on the stream completes (once that one's CTAs all ran
+            # griddepcontrol.launch_dependents or exited); its griddepcontrol.wait orders
+            # their memory (CUTLASS's launch_kernel_on_cluster, Triton's launch_pdl).
+            serialization = driver.CUlaunchAttribute()
+            serialization.id = (
+                driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+            )
+            serialization.value.programmaticStreamSerializationAllowed = 1
+            attributes.append(serialization)
+        if attributes:
+            config.attrs = attributes
+            config.numAttrs = len(attributes)
         return config, function, Parameters(storage, workspaces)
 
 

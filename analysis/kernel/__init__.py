@@ -12,7 +12,9 @@ TMA kernel (A8, `groups`); the named barriers of roles and the block barriers in
 (W11, W8, `roles`); the TMEM columns live at once (J19, `tmem`); function names that are
 PTX identifiers (AT2, `names`); the SMEM effects ops declare (`copy.effects`), on SMEM
 operands of ops the protocol analysis does not own (FX1, `effects`); the wide thread
-accesses of swizzled SMEM inside one 16-byte unit (SV1, `vectors`).
+accesses of swizzled SMEM inside one 16-byte unit (SV1, `vectors`); under programmatic
+dependent launch, the GMEM accesses after `copy.grid_dependency_wait` and the arguments'
+`copy.predecessor_access` marks (GD2-GD4, `grid_dependency`).
 
 `kernel_errors(module)` gives each failing op with its error, as the op verifiers' errors
 are given (`copy_dialect.verification.op_errors`): `analysis.verify` reports both, in op
@@ -25,7 +27,18 @@ from collections.abc import Callable, Iterable, Iterator
 from xdsl.dialects import func, gpu
 from xdsl.ir import Operation
 
-from analysis.kernel import barriers, effects, fences, groups, names, roles, smem, tmem, vectors
+from analysis.kernel import (
+    barriers,
+    effects,
+    fences,
+    grid_dependency,
+    groups,
+    names,
+    roles,
+    smem,
+    tmem,
+    vectors,
+)
 from analysis.kernel.kernel import Kernel
 
 KernelError = tuple[Operation, Exception]
@@ -44,6 +57,7 @@ CHECKS: tuple[Callable[[Kernel], Iterable[KernelError]], ...] = (
     names.check_function_name,
     effects.check_effect_declarations,
     vectors.check_swizzled_vectors,
+    grid_dependency.check_grid_dependency,
 )
 """Each kernel rule, as a function of the kernel that yields the failing ops."""
 

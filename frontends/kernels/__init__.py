@@ -15,7 +15,8 @@ per block: TMA, cp.async, bulk), `broadcast` (tiles shared by a cluster: multica
 broadcast), `pipelines` (the pipelined persistent TMA copy), `warp_specialized` and
 `row_sum` (warp-specialized persistent kernels), `dsmem` (exchanges between the CTAs of a
 cluster), `im2col` (convolution gathers), `grouped` (variable-shape groups in one pool) and
-`gemm` (a warp-specialized GEMM on wgmma, sm_90a); `common` holds what they share.
+`gemm` (a warp-specialized GEMM on wgmma, sm_90a) and `pdl` (a two-kernel chain under
+programmatic dependent launch); `common` holds what they share.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ from frontends.kernels.grouped import (
     grouped_view_copy,
 )
 from frontends.kernels.im2col import Conv2d, conv2d, im2col_gather, im2col_grid
+from frontends.kernels.pdl import PDL_BLOCK, pdl_chain, pdl_grid
+from frontends.kernels.pdl import TRIGGERS as PDL_TRIGGERS
 from frontends.kernels.pipelines import pipeline_stages_limit, tma_copy_pipelined
 from frontends.kernels.row_sum import ROW_SUM_MAX_ROWS_PER_WARP, balanced_band_rows, ws_row_sum
 from frontends.kernels.tiles import bulk_copy, cp_async_copy, tma_copy
@@ -115,4 +118,9 @@ __all__ = [
     "SCHEDULES",
     "gemm",
     "gemm_grid",
+    # pdl
+    "PDL_BLOCK",
+    "PDL_TRIGGERS",
+    "pdl_chain",
+    "pdl_grid",
 ]

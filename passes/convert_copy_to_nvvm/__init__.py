@@ -45,7 +45,10 @@ is lowered in place, then the block is split by warp index);
 - `fence_async_shared` is `fence.proxy.async.shared::cta` followed by a block barrier;
 - `peer_store` is executed by every thread that reaches it, `peer_copy` and `peer_arrive`
   by the group's elected thread;
-- `tensormap_replace` and the tensor-map fences are issued by the group's elected thread.
+- `tensormap_replace` and the tensor-map fences are issued by the group's elected thread;
+- `grid_dependency_wait` and `launch_dependents` are `griddepcontrol.wait` and
+  `griddepcontrol.launch_dependents`, executed by every thread that reaches them; a kernel
+  that waits is `grid_dependent` in its ABI.
 - the tensor-map prefetches are issued by the block's elected thread, the createpolicy of a
   cache policy by every thread, both at the kernel's entry.
 """
@@ -91,6 +94,10 @@ from passes.convert_copy_to_nvvm.dsmem import (
     LowerPeerStore,
 )
 from passes.convert_copy_to_nvvm.emit import Arith, Emit, fail
+from passes.convert_copy_to_nvvm.grid_dependency import (
+    LowerGridDependencyWait,
+    LowerLaunchDependents,
+)
 from passes.convert_copy_to_nvvm.groups import (
     LowerCommitGroup,
     LowerFence,
@@ -235,6 +242,8 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerPeerCopy(kernels),
                 LowerPeerArrive(kernels),
                 LowerClusterSync(),
+                LowerGridDependencyWait(),
+                LowerLaunchDependents(),
                 LowerLdmatrix(),
                 LowerStmatrix(),
                 LowerMatrixDescriptor(),

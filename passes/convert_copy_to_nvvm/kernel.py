@@ -134,6 +134,8 @@ class Kernel:
     sizes: dict[tuple[int, int], SSAValue]
     """The i64 size parameter of each of `shapes.sizes`, appended after the caller's
     arguments."""
+    grid_dependent: bool = False
+    """It waits for the kernel ahead of it (`copy.waits_for_predecessor`): its ABI says so."""
     roles: dict[Block, Group] = field(default_factory=dict)
     """The issuing group of each role's body (`copy.warp_specialize`)."""
     tensor_maps: dict[TensorMapParam | Operation, SSAValue] = field(default_factory=dict)
@@ -314,9 +316,11 @@ def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kerne
         if isinstance(ws, copy.WarpSpecializeOp)
         for r in range(len(ws.roles))
     }
+    grid_dependent = copy.waits_for_predecessor(fn)  # before the lowering removes the waits
     return Kernel(
         target=target,
         fn=fn,
+        grid_dependent=grid_dependent,
         cluster=copy.kernel_cluster_shape(fn),
         block_shape=block,
         offsets=offsets,
@@ -451,6 +455,7 @@ def kernel_abi(kernel: Kernel) -> KernelAbi:
         copy.block_smem_bytes(kernel.arena_bytes),
         kernel.cluster,
         kernel.block_shape,
+        kernel.grid_dependent,
     )
 
 

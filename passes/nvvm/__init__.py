@@ -16,7 +16,8 @@ table), `barrier` (barriers and fences), `mbarrier`, `cp_async`, `bulk` (the bul
 the non-tensor bulk copies and prefetch), `bulk_tensor` (the TMA tensor load and store),
 `bulk_reduce` (the TMA reduction), `prefetch` (the tensor-map prefetch and the TMA tensor
 prefetch), `mapa`, `shfl` (warp shuffles), `matrix` (ldmatrix, stmatrix), `wgmma` (warpgroup MMA:
-fence, mma_async, commit, wait), `tcgen05`, `tcgen05_mma` (tcgen05.mma, tcgen05.commit);
+fence, mma_async, commit, wait), `tcgen05`, `tcgen05_mma` (tcgen05.mma, tcgen05.commit),
+`griddepcontrol` (programmatic dependent launch);
 `attributes` holds what they share.
 This module assembles them into the `NVVM` dialect.
 
@@ -82,6 +83,7 @@ from passes.nvvm.cp_async import (
     LoadCacheModifier,
     LoadCacheModifierAttr,
 )
+from passes.nvvm.griddepcontrol import GridDepActionAttr, GridDepActionKind, GriddepcontrolOp
 from passes.nvvm.mapa import MapaSharedClusterOp
 from passes.nvvm.matrix import (
     LdMatrixOp,
@@ -237,10 +239,12 @@ NVVM = Dialect(
         Tcgen05StOp,
         Tcgen05MMAOp,
         Tcgen05CommitOp,
+        GriddepcontrolOp,
     ],
     [
         ProxyKindAttr,
         SharedSpaceAttr,
+        GridDepActionAttr,
         LoadCacheModifierAttr,
         CTAGroupKindAttr,
         TMAReduxKindAttr,
@@ -264,6 +268,9 @@ NVVM = Dialect(
 )
 
 __all__ = [
+    "GridDepActionAttr",
+    "GridDepActionKind",
+    "GriddepcontrolOp",
     "RedGlobalOp",
     "RedSharedOp",
     "ANY_PTR",

@@ -1,0 +1,116 @@
+"""Programmatic dependent launch (PDL): `copy.grid_dependency_wait` and
+`copy.launch_dependents`, PTX's `griddepcontrol.wait` and `griddepcontrol.launch_dependents`
+(PTX ISA 7.8, sm_90 and newer), and the kernel-argument attribute that says what the
+predecessor grid does with an argument (`copy.predecessor_access`).
+
+A kernel launched with programmatic stream serialization (the runtime sets
+`CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION` for every kernel that holds a
+`copy.grid_dependency_wait`) may start before the kernel ahead of it on the stream, its
+primary, has finished: as soon as every CTA of the primary has executed
+`griddepcontrol.launch_dependents` or exited. The PTX ISA ("Parallel Synchronization and
+Communication Instructions: griddepcontrol"):
+
+- `griddepcontrol.wait` makes the executing thread wait until every prerequisite grid in
+  flight has completed and all its memory operations are performed and made visible to the
+  current grid: the one order between the primary's accesses and the dependent's. It is a
+  thread's instruction (not `.aligned`): each thread that touches the primary's data must
+  have executed it, which the kernel rule GD2/GD3 checks (`analysis.kernel.grid_dependency`).
+- `griddepcontrol.launch_dependents` only lets the dependents be scheduled early; it orders
+  no memory. Writes the primary makes after it are still complete and visible once the
+  dependent's wait returns, so where it stands is a matter of speed, not correctness. Once
+  per CTA is enough: further executions by the CTA's threads have no effect.
+
+Without a predecessor launched that way (a plain launch, or the first kernel on the stream)
+the wait returns at once and the trigger does nothing.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+from xdsl.irdl import IRDLOperation
+
+from copy_dialect.portability import legalize_hint
+from copy_dialect.verification import copy_op_definition
+from copy_dialect.verify_common import enclosing_target, feature_error
+from facts.target import GRID_DEPENDENCY
+
+PREDECESSOR_ACCESS = "copy.predecessor_access"
+"""The argument attribute (`{copy.predecessor_access = "none"}` on a kernel's GMEM argument)
+by which the author states what the primary grid does with the argument: "none" (it neither
+reads nor writes it: the kernel may read and write it before its
+`copy.grid_dependency_wait`) or "read" (it at most reads it: the kernel may read it before
+the wait, as CUTLASS and Triton kernels load their weights while the primary drains). Without
+it, the primary may write the argument and every access comes after the wait."""
+
+PREDECESSOR_ACCESSES = {
+    "none": "the predecessor neither reads nor writes it",
+    "read": "the predecessor at most reads it",
+}
+"""The values of `copy.predecessor_access`, with what each states."""
+
+
+def waits_for_predecessor(kernel: Operation) -> bool:
+    """Whether `kernel` waits for the grid ahead of it (holds a `copy.grid_dependency_wait`):
+    the one fact by which it is launched with programmatic stream serialization (the
+    lowering records it in the kernel's ABI, `grid_dependent`)."""
+    return any(isinstance(op, GridDependencyWaitOp) for op in kernel.walk())
+
+
+class GridDependencyOp(IRDLOperation):
+    """The family's verifier: the target has griddepcontrol (sm_90+, rule GD1)."""
+
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+    def verify_(self) -> None:
+        target = enclosing_target(self)
+        # rule: GD1
+        if target is not None and not GRID_DEPENDENCY.has(target):
+            raise feature_error(
+                self,
+                GRID_DEPENDENCY,
+                target,
+                note=f"drop {self.name}: before sm_90 a kernel starts only once the kernel "
+                "ahead of it on the stream has completed" + legalize_hint(target),
+            )
+
+
+@copy_op_definition
+class GridDependencyWaitOp(GridDependencyOp):
+    """
+    Waits until the grids this one depends on (the kernel launched before it on the stream,
+    under programmatic dependent launch) have completed and their memory is visible:
+    `griddepcontrol.wait`. Every access of GMEM the predecessor may touch comes after it on
+    every path (rules GD2, GD3); an argument marked `copy.predecessor_access` may be read
+    (or, "none", written) before it.
+
+    ```mlir
+    copy.grid_dependency_wait
+    %v = memref.load %x[%i, %j] : memref<4096x4096xf32>
+    ```
+
+    A kernel that loads its weights while the predecessor drains marks them
+    (`%w: memref<1024xf32> {copy.predecessor_access = "read"}`) and loads them before the
+    wait.
+    """
+
+    name = "copy.grid_dependency_wait"
+
+
+@copy_op_definition
+class LaunchDependentsOp(GridDependencyOp):
+    """
+    Lets the grid launched after this one on the stream with programmatic stream
+    serialization start before this grid completes, once every CTA has executed it or
+    exited: `griddepcontrol.launch_dependents`. It orders no memory (the dependent's
+    `copy.grid_dependency_wait` waits for this grid's completion, writes after the trigger
+    included); once per CTA suffices.
+
+    ```mlir
+    copy.launch_dependents
+    ```
+    """
+
+    name = "copy.launch_dependents"

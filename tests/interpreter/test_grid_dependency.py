@@ -1,0 +1,159 @@
+"""Programmatic dependent launch under the interpreter (interpreter/grid_dependency.py):
+`run_chain` runs `kernels.pdl_chain` bit-exact and race-free, and reports the early read of
+the chain built with `early_read=True, verify=False` (the proof's GD2) as a race of the
+dependent's load with the primary's store; an early write of what the primary reads is GD3;
+the wait is a thread's (threads that skipped it race, those that passed it do not); a
+kernel that does not wait is launched without PDL and never overlaps; a single launch has
+no predecessor. Runtime: `programmatic=True` on a kernel that does not wait is refused
+before CUDA."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.parser import Parser
+
+from copy_tools import runtime
+from copy_tools.universe import make_context
+from facts.errors import ArgumentError
+from frontends import kernels
+from interpreter.grid_dependency import Launch, run_chain
+from interpreter.run import interpret
+
+N = 512
+
+
+def chain(module, x, w, y, z):
+    grid = kernels.pdl_grid(N)
+    return run_chain(module, [Launch("produce", [x, y], grid), Launch("consume", [w, y, z], grid)])
+
+
+def arrays():
+    rng = np.random.default_rng(33)
+    x = rng.standard_normal(N).astype(np.float32)
+    w = rng.standard_normal(N).astype(np.float32)
+    y = np.full(N, np.nan, dtype=np.float32)
+    z = np.full(N, np.nan, dtype=np.float32)
+    return x, w, y, z
+
+
+@pytest.mark.parametrize("trigger", kernels.PDL_TRIGGERS)
+def test_chain_is_exact_and_race_free(trigger):
+    x, w, y, z = arrays()
+    buffers, violations = chain(kernels.pdl_chain(N, trigger=trigger), x, w, y, z)
+    assert violations == []
+    x2, y2, w2, z2 = buffers  # in order of first use: produce(x, y), consume(w, y, z)
+    want_y = x * np.float32(2) + np.float32(1)
+    assert np.array_equal(y2, want_y)
+    assert np.array_equal(z2, w * want_y + w)
+    assert np.array_equal(x2, x)
+    assert np.array_equal(w2, w)
+    assert np.isnan(y).all()  # the caller's arrays are left as they were
+
+
+def test_early_read_is_a_race():
+    x, w, y, z = arrays()
+    module = kernels.pdl_chain(N, early_read=True, verify=False)
+    _, violations = chain(module, x, w, y, z)
+    assert violations
+    assert {v.rule for v in violations} == {"GD2"}
+    assert all(v.op.name == "memref.load" and v.other.name == "memref.store" for v in violations)
+    # Every block's early read races (one report per block: the first pair of ops).
+    assert len({v.cta for v in violations}) == N // kernels.PDL_BLOCK
+    assert "before copy.grid_dependency_wait" in violations[0].message
+
+
+def parse(text: str):
+    return Parser(make_context(), text).parse_module()
+
+
+KERNELS = """
+builtin.module attributes {{copy.target = #copy.target<"sm_90a">}} {{
+  func.func @produce(%x: memref<128xf32>, %y: memref<128xf32>) attributes {{{attributes}}} {{
+    copy.launch_dependents
+    %t = gpu.thread_id x
+    %a = memref.load %x[%t] : memref<128xf32>
+    memref.store %a, %y[%t] : memref<128xf32>
+    func.return
+  }}
+  func.func @consume(%x: memref<128xf32>, %y: memref<128xf32>, %z: memref<128xf32>)
+      attributes {{{attributes}}} {{
+    %t = gpu.thread_id x
+    %c64 = arith.constant 64 : index
+{body}
+    func.return
+  }}
+}}
+"""
+
+
+def run_text(body: str):
+    x = np.arange(128, dtype=np.float32)
+    y = np.zeros(128, dtype=np.float32)
+    z = np.zeros(128, dtype=np.float32)
+    attributes = "gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>"
+    module = parse(KERNELS.format(body=body, attributes=attributes))
+    return run_chain(
+        module,
+        [Launch("produce", [x, y], (1, 1, 1)), Launch("consume", [x, y, z], (1, 1, 1))],
+    )
+
+
+def test_early_write_of_what_the_primary_reads_is_a_race():
+    _, violations = run_text(
+        """    %one = arith.constant 1.0 : f32
+    memref.store %one, %x[%t] : memref<128xf32>
+    copy.grid_dependency_wait"""
+    )
+    assert [(v.rule, v.op.name, v.other.name) for v in violations] == [
+        ("GD3", "memref.store", "memref.load")
+    ]
+
+
+def test_the_wait_is_a_thread_s():
+    # Threads 0-63 wait, 64-127 do not: each thread reads its own element, so the race is
+    # on elements 64-127 only.
+    _, violations = run_text(
+        """    %low = arith.cmpi ult, %t, %c64 : index
+    scf.if %low {
+      copy.grid_dependency_wait
+    }
+    %v = memref.load %y[%t] : memref<128xf32>
+    memref.store %v, %z[%t] : memref<128xf32>"""
+    )
+    assert [v.rule for v in violations] == ["GD2"]
+    assert "element 64 " in violations[0].message
+    assert "(64 elements in all)" in violations[0].message
+
+
+def test_reads_after_the_wait_do_not_race():
+    buffers, violations = run_text(
+        """    copy.grid_dependency_wait
+    %v = memref.load %y[%t] : memref<128xf32>
+    memref.store %v, %z[%t] : memref<128xf32>"""
+    )
+    assert violations == []
+    assert np.array_equal(buffers[2], np.arange(128, dtype=np.float32))
+
+
+def test_a_kernel_that_does_not_wait_does_not_overlap():
+    # Launched without programmatic serialization: it starts once produce completed.
+    _, violations = run_text(
+        """    %v = memref.load %y[%t] : memref<128xf32>
+    memref.store %v, %z[%t] : memref<128xf32>"""
+    )
+    assert violations == []
+
+
+def test_a_single_launch_has_no_predecessor():
+    x, w, y, z = arrays()
+    module = kernels.pdl_chain(N)
+    (out,) = [interpret(module, w, y, z, grid=kernels.pdl_grid(N), kernel="consume")[2]]
+    assert np.isnan(out).all()  # y was NaN: the wait returned at once, nothing ran before
+
+
+def test_programmatic_launch_of_a_kernel_that_does_not_wait_is_refused():
+    program = runtime.compile(kernels.pdl_chain(N))
+    x, w, y, z = arrays()
+    with pytest.raises(ArgumentError, match="programmatic=True only for a kernel that waits"):
+        program.kernel("produce").prepare(x, y, grid=kernels.pdl_grid(N), programmatic=True)
