@@ -22,6 +22,7 @@ from xdsl.ir import Operation
 from copy_dialect import ops as copy
 from copy_dialect.attributes import Implementation, OOBMode, ReductionKind
 from facts.hardware import STORE_CHUNK_BYTES
+from interpreter import packed
 from interpreter.gmem_log import note_box
 from interpreter.machine import Agent, Cta, Step, Transfer, Wait
 from interpreter.memory import GmemRef, SmemRef, read_smem, units, write_smem
@@ -43,7 +44,9 @@ from interpreter.values import (
 
 @handles(copy.AllocSmemOp)
 def alloc_smem(agent: Agent, op: copy.AllocSmemOp, mask: np.ndarray) -> None:
-    agent.env[op.result] = agent.cta.objects[op.result] = agent.cta.smem.allocate(op.result.type)
+    t = op.result.type
+    t = packed.byte_type(t) if packed.is_packed(t.element_type) else t  # FP4: its bytes
+    agent.env[op.result] = agent.cta.objects[op.result] = agent.cta.smem.allocate(t)
 
 
 @handles(copy.PrefetchOp)
@@ -125,6 +128,8 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp, mask: np.ndarray) -> Step:
     if not isinstance(gref, GmemRef):
         raise InterpretError(op, f"a copy of this GMEM ref {UNMODELLED}")
     origin = box_origin(agent, op, g.gmem_indices, mask)
+    if packed.is_packed(g.element_type):  # FP4: the copy of its bytes
+        g, origin = packed.byte_form(op, g, origin)
     if agent.cta.machine.gmem_log is not None:
         note_box(agent, op, gref, *gmem_box(g, gref, origin), mask, not g.is_load)
     sref = agent.get(g.smem)

@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 
+from interpreter import packed
 from interpreter.gmem_log import note_gmem
 from interpreter.machine import Agent, Step, run_block, yielded
 from interpreter.memory import GmemRef, SmemRef, read_smem, write_smem
@@ -442,6 +443,7 @@ def load(agent: Agent, op: memref.LoadOp, mask: np.ndarray) -> Step | None:
     ref = agent.get(op.memref)
     idx = indices(agent, op, op.indices)
     t = op.memref.type.element_type
+    packed.check_thread_access(op, t)
     if isinstance(ref, GmemRef):
         gi = gmem_index(ref, idx, mask, op)
         if agent.cta.machine.gmem_log is not None:
@@ -540,6 +542,7 @@ def store(agent: Agent, op: memref.StoreOp, mask: np.ndarray) -> Step | None:
     ref = agent.get(op.memref)
     idx = indices(agent, op, op.indices)
     t = op.memref.type.element_type
+    packed.check_thread_access(op, t)
     value = to_storage(t, agent.get(op.value))
     threads = agent.cta.threads
     if isinstance(ref, GmemRef):

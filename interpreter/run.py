@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import DenseArrayBase, MemRefType
 
 from copy_dialect import ops as copy
 from copy_dialect.verify_common import kernel_cluster_shape
+from interpreter import packed
 from interpreter.machine import Agent, Cta, Machine, Schedule, Violation, run_block
 from interpreter.memory import GmemRef
 from interpreter.ops_tmem import leaks
@@ -84,7 +85,9 @@ def bind(kernel: func.FuncOp, arrays: Sequence[Any]) -> list[Any]:
         )
     values: list[Any] = []
     for i, (t, a) in enumerate(zip(params, arrays, strict=False)):
-        if isinstance(t, MemRefType):
+        if isinstance(t, MemRefType) and packed.is_packed(t.element_type):
+            values.append(packed.bind_packed(t, a, i))
+        elif isinstance(t, MemRefType):
             dtype = storage_dtype(t.element_type)
             array = np.asarray(a)
             if array.dtype != dtype:
