@@ -22,6 +22,7 @@ DTYPE_NAMES = {
     "f32": "float32",
     "tf32": "float32",  # stored in 32 bits, as f32 (a tf32 TMA map reads those bits)
     "f64": "float64",
+    "f4E2M1FN": "uint8",  # packed, two a byte (PACKED_ELEMENTS)
     "i8": "int8",
     "i16": "int16",
     "i32": "int32",
@@ -34,6 +35,20 @@ DTYPE_NAMES = {
     "ui64": "uint64",
 }
 """Element type of the IR -> the array dtype it takes (signless ints take either sign)."""
+
+PACKED_ELEMENTS = {"f4E2M1FN": 2}
+"""Element types an array holds packed, elements a byte: an FP4 array is its bytes, `[..., K /
+2]` uint8 for `[..., K]`, as the GPU reads it (a 16U4_ALIGN8B tensor map)."""
+
+
+def packed_shape(element: str, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of the array that holds elements of shape `shape`: the innermost dim over the
+    elements a byte of a packed type (a dynamic one stays dynamic)."""
+    packing = PACKED_ELEMENTS.get(element, 1)
+    if packing == 1 or not shape or shape[-1] < 0:
+        return shape
+    return (*shape[:-1], shape[-1] // packing)
+
 
 TYPESTR_NAMES = {
     "<f2": "float16",

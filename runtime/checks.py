@@ -219,15 +219,18 @@ def check_arguments(abi: KernelAbi, kernel: str, values: list[Any]) -> list[arr.
             described.append(check_scalar(value, param, name))
             continue
         array = arr.device_array(value, name)
-        shape = param.shape
+        shape = arr.packed_shape(param.element, param.shape)
         matches = len(array.shape) == len(shape) and all(
             want < 0 or want == have for want, have in zip(shape, array.shape, strict=True)
         )
         if not matches:
             shown = tuple("?" if d < 0 else d for d in shape)
+            packed = arr.PACKED_ELEMENTS.get(param.element)
             raise ArgumentError(
-                f"expected {name} of shape {shown}, got {array.shape}; fix: pass an array of "
-                "the shape the kernel was built for, or rebuild it for this one"
+                f"expected {name} of shape {shown}"
+                + (f" (the bytes of its {param.element} elements, {packed} a byte)" * bool(packed))
+                + f", got {array.shape}; fix: pass an array of the shape the kernel was built "
+                "for, or rebuild it for this one"
             )
         accepted = arr.accepted_dtypes(param.element)
         if array.dtype not in accepted:

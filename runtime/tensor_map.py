@@ -87,7 +87,10 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
     from cuda.bindings import driver
 
     rank = len(array.shape)
-    dims = [driver.cuuint64_t(d) for d in reversed(array.shape)]
+    # A packed map's dims count its 4-bit values (cuda.h), the array's innermost dim bytes.
+    packing = 2 if param.dtype.startswith("16U4") else 1
+    elements = (*array.shape[:-1], array.shape[-1] * packing)
+    dims = [driver.cuuint64_t(d) for d in reversed(elements)]
     # The driver wants rank - 1 strides; for rank 1 it still rejects NULL (TR1,
     # docs/hardware.md).
     strides = [driver.cuuint64_t(s) for s in reversed(array.strides[:-1])] or [

@@ -119,6 +119,21 @@ def test_encoded_swizzle_and_data_type(monkeypatch, atom: int, flip: bool, name:
         assert int(args[8]) == CUDA_H_SWIZZLES[name]
 
 
+def test_encoded_fp4_dims_count_elements(monkeypatch):
+    """cuda.h: the dims of a packed map count its 4-bit values; the array's innermost dim
+    is bytes (runtime.arrays.PACKED_ELEMENTS)."""
+    pytest.importorskip("cuda.bindings.driver")
+    calls = []
+    monkeypatch.setattr(tensor_map, "call", lambda name, *args: calls.append(args))
+    param = TensorMapParam(0, (64, 128), 16, "zeros", "16U4_ALIGN8B", False)
+    tensor_map.encode(DeviceArray(1 << 20, (256, 128), (128, 1), "uint8", 1), param)
+    dtype, rank, _, dims, strides, box = calls[-1][:6]
+    assert (int(dtype), rank) == (13, 2)
+    assert [int(d) for d in dims] == [256, 256]  # innermost first: 128 bytes, 256 values
+    assert [int(s) for s in strides] == [128]
+    assert [int(b) for b in box] == [128, 64]
+
+
 def verify(text: str, target: str):
     """The module retargeted to `target` if it verifies there, else the rule ids of the error."""
     try:  # an attribute verifies as it is parsed (SW1)

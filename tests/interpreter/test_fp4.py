@@ -14,6 +14,7 @@ import pytest
 from xdsl.parser import Parser
 
 import interpreter
+from copy_tools import runtime
 from copy_tools.universe import make_context
 from interpreter.packed import pack_fp4, unpack_fp4
 from interpreter.values import InterpretError
@@ -77,6 +78,18 @@ def test_the_arguments_are_the_bytes():
     module = Parser(make_context(), KERNEL).parse_module()
     with pytest.raises(ValueError, match="expected the bytes of"):
         interpreter.run(module, CODES, np.zeros(BOX, np.uint8), 0, 0, grid=(1, 1))
+
+
+def test_runtime_call_under_copy_interpret(monkeypatch):
+    """The runtime takes an FP4 array as its bytes (runtime.arrays.PACKED_ELEMENTS) and, under
+    COPY_INTERPRET, runs the kernel on the interpreter."""
+    monkeypatch.setenv(runtime.INTERPRET_ENV, "1")
+    program = runtime.compile(KERNEL, target="sm_100a")
+    out = np.zeros((BOX[0], BOX[1] // 2), np.uint8)
+    program(pack_fp4(CODES), out, 64, 128, grid=(1, 1, 1))
+    assert np.array_equal(unpack_fp4(out), expected(64, 128))
+    with pytest.raises(ValueError, match=r"of shape \(128, 128\) \(the bytes of its f4E2M1FN"):
+        program(CODES, out, 0, 0, grid=(1, 1, 1))
 
 
 def test_a_thread_access_of_fp4_is_not_modelled():
