@@ -26,9 +26,16 @@ the wait returns at once and the trigger does nothing.
 
 from __future__ import annotations
 
-from xdsl.ir import Operation
+from collections.abc import Iterable, Iterator
+
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, MemRefType, StringAttr
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.irdl import IRDLOperation
 
+from copy_dialect.copies import AsyncCopyOp
+from copy_dialect.im2col import Im2colLoadOp
+from copy_dialect.memory import GMEM, memory_space
 from copy_dialect.portability import legalize_hint
 from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import enclosing_target, feature_error
@@ -114,3 +121,101 @@ class LaunchDependentsOp(GridDependencyOp):
     """
 
     name = "copy.launch_dependents"
+
+
+# -- what a kernel does with GMEM (GD2, GD3 and the launch guard) ------------------------
+
+READS = (memref.LoadOp,)
+VECTOR_READS = ("vector.load", "vector.transfer_read", "vector.maskedload", "vector.gather")
+VECTOR_WRITES = ("vector.store", "vector.transfer_write", "vector.maskedstore", "vector.scatter")
+VIEWS = (
+    "memref.subview",
+    "memref.reinterpret_cast",
+    "memref.cast",
+    "memref.expand_shape",
+    "memref.collapse_shape",
+    "memref.view",
+    "memref.transpose",
+    "memref.memory_space_cast",
+)
+"""Ops that make a ref of the same memory from their first operand."""
+NO_ACCESS = (
+    *VIEWS,
+    "memref.dim",
+    "memref.extract_strided_metadata",
+    "memref.extract_aligned_pointer_as_index",
+    "copy.prefetch",
+    "copy.tensormap_global",
+    "copy.assume",
+    "copy.gather4_prefetch",
+)
+"""Ops that name a GMEM ref without reading or writing its data."""
+
+
+GATHERS = ("copy.gather4", "copy.scatter4")
+"""TMA's row gathers and scatters: their GMEM ref is their first operand (by name: their
+module holds the op definitions)."""
+
+
+def is_gmem(value: SSAValue) -> bool:
+    return isinstance(value.type, MemRefType) and memory_space(value.type) == GMEM
+
+
+def gmem_accesses(ops: Iterable[Operation]) -> Iterator[tuple[Operation, SSAValue, bool]]:
+    """Each GMEM access of `ops` (a kernel's, in walk order): (op, ref, whether it writes).
+    A reduction writes; a load reads; an op with a GMEM ref that is no known access, view or
+    hint writes (the safe side)."""
+    for op in ops:
+        if isinstance(op, AsyncCopyOp):
+            yield (op, op.src, False) if op.is_load else (op, op.dst, True)
+        elif isinstance(op, Im2colLoadOp):
+            yield op, op.src, False
+        elif isinstance(op, memref.CopyOp):
+            if is_gmem(op.source):
+                yield op, op.source, False
+            if is_gmem(op.destination):
+                yield op, op.destination, True
+        elif op.name in GATHERS:
+            yield op, op.operands[0], op.name == "copy.scatter4"
+        elif op.name in NO_ACCESS:
+            continue
+        else:
+            write = not (isinstance(op, READS) or op.name in VECTOR_READS)
+            for ref in op.operands:
+                if is_gmem(ref):
+                    yield op, ref, write
+
+
+def argument_of(ref: SSAValue, kernel: Operation) -> int | None:
+    """The argument of `kernel` that `ref` is a view of (through memref views), None if
+    none."""
+    while isinstance(ref, OpResult) and ref.op.name in VIEWS and ref.op.operands:
+        ref = ref.op.operands[0]
+    if isinstance(ref, BlockArgument) and ref.block is kernel.regions[0].blocks.first:
+        return ref.index
+    return None
+
+
+def argument_accesses(kernel: Operation) -> dict[int, str]:
+    """How `kernel` accesses each GMEM argument it touches: "read", "write" or "read-write"
+    (through views too; refs of no argument are left out)."""
+    found: dict[int, set[str]] = {}
+    for _, ref, write in gmem_accesses(list(kernel.walk())[1:]):
+        arg = argument_of(ref, kernel)
+        if arg is not None:
+            found.setdefault(arg, set()).add("write" if write else "read")
+    return {arg: "-".join(sorted(kinds)) for arg, kinds in found.items()}
+
+
+def predecessor_marks(kernel: Operation) -> dict[int, str]:
+    """The valid `copy.predecessor_access` marks of `kernel`'s arguments, by index (rule GD4
+    rejects the others)."""
+    arg_attrs = getattr(kernel, "arg_attrs", None)
+    if not isinstance(arg_attrs, ArrayAttr):
+        return {}
+    marks: dict[int, str] = {}
+    for i, attrs in enumerate(arg_attrs.data):
+        mark = attrs.data.get(PREDECESSOR_ACCESS) if isinstance(attrs, DictionaryAttr) else None
+        if isinstance(mark, StringAttr) and mark.data in PREDECESSOR_ACCESSES:
+            marks[i] = mark.data
+    return marks

@@ -106,6 +106,10 @@ from copy_dialect.grid_dependency import (
     PREDECESSOR_ACCESSES,
     GridDependencyWaitOp,
     LaunchDependentsOp,
+    argument_accesses,
+    argument_of,
+    gmem_accesses,
+    predecessor_marks,
     waits_for_predecessor,
 )
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
@@ -218,6 +222,7 @@ __all__ = [
     "red_async_type", "st_async_type", "RED_ASYNC_TABLE",
     # programmatic dependent launch
     "PREDECESSOR_ACCESS", "PREDECESSOR_ACCESSES", "waits_for_predecessor",
+    "gmem_accesses", "argument_of", "argument_accesses", "predecessor_marks",
     # who issues, and the arrivals an op makes
     "enclosing_role", "WARP", "WARPGROUP_WARPS", "REGISTER_FILE",
     "Arrivals", "arrivals_of", "executions", "ISSUER_ARRIVAL", "PER_THREAD_ARRIVAL",

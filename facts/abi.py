@@ -61,6 +61,12 @@ DEFAULT_L2_PROMOTION = 128
 """A tensor map's L2 promotion in bytes where the kernel names none."""
 
 
+ACCESSES = ("none", "read", "write", "read-write")
+"""How a kernel may access an argument (`KernelAbi.accesses`)."""
+MARKS = ("", "none", "read")
+"""An argument's `copy.predecessor_access` mark, "" for none (`KernelAbi.marks`)."""
+
+
 class _Reader:
     """Reads the typed fields of one JSON object, each failure a ValueError naming the field."""
 
@@ -88,6 +94,14 @@ class _Reader:
 
     def bool(self, key: str) -> bool:
         return self._get(key, bool)
+
+    def optional_strs(self, key: str, allowed: tuple[str, ...]) -> tuple[str, ...] | None:
+        values = self._get(key, list, optional=True)
+        if values is None:
+            return None
+        if not all(isinstance(v, str) and v in allowed for v in values):
+            self.fail(key, f"list of {' or '.join(repr(a) for a in allowed)}")
+        return tuple(values)
 
     def optional_bool(self, key: str) -> bool:
         return bool(self._get(key, bool, optional=True))
@@ -396,6 +410,13 @@ class KernelAbi:
     """The kernel waits for the kernel ahead of it on the stream (`copy.grid_dependency_wait`,
     programmatic dependent launch): the runtime launches it with programmatic stream
     serialization, so that it may start before that kernel completes."""
+    accesses: tuple[str, ...] | None = None
+    """Under debug guards, how the kernel accesses each of the caller's arguments ("none",
+    "read", "write" or "read-write"; a scalar's is "none"), and (`marks`) what each
+    argument's `copy.predecessor_access` says the kernel ahead of it does with it ("none",
+    "read", or "" for no mark): the runtime's launch guard of programmatic dependent launch
+    reads them (runtime.pdl). None without debug guards."""
+    marks: tuple[str, ...] | None = None
 
     @property
     def arguments(self) -> tuple[PointerParam | ScalarParam, ...]:
@@ -429,6 +450,10 @@ class KernelAbi:
             facts["block"] = [*self.block]
         if self.grid_dependent:
             facts["grid_dependent"] = True
+        if self.accesses is not None:
+            facts["accesses"] = [*self.accesses]
+        if self.marks is not None:
+            facts["marks"] = [*self.marks]
         return facts
 
     @classmethod
@@ -450,6 +475,8 @@ class KernelAbi:
             get.ints("cluster"),
             get.optional_ints("block"),
             get.optional_bool("grid_dependent"),
+            get.optional_strs("accesses", ACCESSES),
+            get.optional_strs("marks", MARKS),
         )
 
 

@@ -24,8 +24,9 @@ whatever block barrier follows it. The walk is exact on the paths it sees; it do
 reason about conditions, so a wait and an access under two `scf.if`s on one condition is
 rejected (put both in one `scf.if`).
 
-TMA prefetches (`copy.prefetch`) are hints that change no data and may come before the wait;
-ops with a GMEM ref that are no known access or view (a call, say) count as writes.
+The accesses are the dialect's fact (`copy.gmem_accesses`): TMA prefetches are hints that
+change no data and may come before the wait; ops with a GMEM ref that are no known access or
+view (a call, say) count as writes.
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from enum import Enum
 
-from xdsl.dialects import builtin, memref, scf
+from xdsl.dialects import builtin, scf
 from xdsl.dialects.builtin import MemRefType, StringAttr
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Block, Operation, Region
 
 from analysis.kernel.kernel import Kernel
 from copy_dialect import ops as copy
@@ -68,11 +69,11 @@ def check_grid_dependency(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
         return
     before = waited_before(kernel.op)
     waits_later = before_a_wait(kernel)
-    for op, ref, write in gmem_accesses(kernel):
+    for op, ref, write in copy.gmem_accesses(kernel.ops[1:]):
         state = before.get(op)
         if state is Waited.YES or state is None:  # None: unreachable
             continue
-        arg = argument_of(ref, kernel.op)
+        arg = copy.argument_of(ref, kernel.op)
         mark = marks.get(arg) if arg is not None else None
         if mark == "none" or (mark == "read" and not write):
             continue
@@ -175,69 +176,6 @@ def argument_marks(kernel: Operation) -> Iterator[tuple[Operation, Error]]:
             continue
         marks[i] = value
     return marks
-
-
-# -- the accesses --------------------------------------------------------------------------
-
-READS = (memref.LoadOp,)
-VECTOR_READS = ("vector.load", "vector.transfer_read", "vector.maskedload", "vector.gather")
-VECTOR_WRITES = ("vector.store", "vector.transfer_write", "vector.maskedstore", "vector.scatter")
-VIEWS = (
-    "memref.subview",
-    "memref.reinterpret_cast",
-    "memref.cast",
-    "memref.expand_shape",
-    "memref.collapse_shape",
-    "memref.view",
-    "memref.transpose",
-    "memref.memory_space_cast",
-)
-"""Ops that make a ref of the same memory from their first operand."""
-NO_ACCESS = (
-    *VIEWS,
-    "memref.dim",
-    "memref.extract_strided_metadata",
-    "memref.extract_aligned_pointer_as_index",
-    "copy.prefetch",
-    "copy.tensormap_global",
-    "copy.assume",
-)
-"""Ops that name a GMEM ref without reading or writing its data."""
-
-
-def is_gmem(value: SSAValue) -> bool:
-    return isinstance(value.type, MemRefType) and memory_space(value.type) == GMEM
-
-
-def gmem_accesses(kernel: Kernel) -> Iterator[tuple[Operation, SSAValue, bool]]:
-    """Each GMEM access of the kernel: (op, ref, whether it writes), in walk order."""
-    for op in kernel.ops[1:]:
-        if isinstance(op, copy.AsyncCopyOp):
-            yield (op, op.src, False) if op.is_load else (op, op.dst, True)
-        elif isinstance(op, copy.Im2colLoadOp):
-            yield op, op.src, False
-        elif isinstance(op, memref.CopyOp):
-            if is_gmem(op.source):
-                yield op, op.source, False
-            if is_gmem(op.destination):
-                yield op, op.destination, True
-        elif op.name in NO_ACCESS:
-            continue
-        else:
-            write = not (isinstance(op, READS) or op.name in VECTOR_READS)
-            for ref in op.operands:
-                if is_gmem(ref):
-                    yield op, ref, write
-
-
-def argument_of(ref: SSAValue, kernel: Operation) -> int | None:
-    """The argument of `kernel` that `ref` is a view of (through memref views), None if
-    none."""
-    while isinstance(ref, OpResult) and ref.op.name in VIEWS and ref.op.operands:
-        ref = ref.op.operands[0]
-    if isinstance(ref, BlockArgument) and ref.block is kernel.regions[0].blocks.first:
-        return ref.index
-    return None
 
 
 # -- where a wait came before ------------------------------------------------------------

@@ -9,8 +9,10 @@ second launches while the first's blocks finish (`produce` triggers its dependen
 The runtime launches `consume` with programmatic stream serialization because it waits (its
 ABI's `grid_dependent`); `Kernel.prepare(..., programmatic=False)` launches it without, the
 chain without PDL on the same code. `early_read=True` reads y before the wait: the proof
-rejects it (rule GD2); `verify=False` returns it unverified, for the interpreter's chain run
-(`interpreter.grid_dependency.run_chain`) to show the race.
+rejects it (rule GD2); `verify=False` returns it unverified, and `output_mark="read"` marks y
+as if produce did not write it (a false claim the proof trusts), for the interpreter's chain
+run (`interpreter.grid_dependency.run_chain`) and the runtime's launch guard
+(`runtime.pdl`, debug guards) to catch.
 """
 
 from __future__ import annotations
@@ -69,14 +71,23 @@ def pdl_chain(
     block: int = PDL_BLOCK,
     trigger: str = "start",
     early_read: bool = False,
+    output_mark: str | None = None,
     verify: bool = True,
     target: str = "sm_90a",
 ) -> ModuleOp:
     """The module of the chain `produce(x, y)`, `consume(w, y, z)` over `n` elements (a
     multiple of `block`), of float type `dtype`: `produce` triggers its dependents at its
     `trigger` ("start" or "end"); `consume` loads w, waits for `produce`, then loads y
-    (before the wait with `early_read`: rejected, rule GD2, unless `verify=False`)."""
+    (before the wait with `early_read`: rejected, rule GD2, unless `verify=False` or y is
+    marked). `output_mark`: y's `copy.predecessor_access` in `consume` ("read": a false
+    claim, produce writes y, which the proof trusts and the interpreter's chain run and the
+    runtime's launch guard under debug guards catch)."""
     check_chain_arguments(n, dtype, block, trigger, early_read, verify, target)
+    if output_mark not in (None, *copy.PREDECESSOR_ACCESSES):
+        raise ArgumentError(
+            f"expected output_mark to be None, {' or '.join(map(repr, copy.PREDECESSOR_ACCESSES))}"
+            f", got {output_mark!r}"
+        )
     elt = element_type(dtype)
     vector = MemRefType(elt, [n])
     two = FloatAttr(2.0, elt)  # type: ignore[arg-type]
@@ -110,10 +121,15 @@ def pdl_chain(
 
     unmarked = DictionaryAttr({})
     weights = DictionaryAttr({copy.PREDECESSOR_ACCESS: StringAttr("none")})
+    output = (
+        unmarked
+        if output_mark is None
+        else DictionaryAttr({copy.PREDECESSOR_ACCESS: StringAttr(output_mark)})
+    )
     module = ModuleOp(
         [
             kernel("produce", [vector] * 2, [unmarked] * 2, produce, block),
-            kernel("consume", [vector] * 3, [weights, unmarked, unmarked], consume, block),
+            kernel("consume", [vector] * 3, [weights, output, unmarked], consume, block),
         ]
     )
     module.attributes["copy.target"] = copy.TargetAttr(target)

@@ -136,6 +136,10 @@ class Kernel:
     arguments."""
     grid_dependent: bool = False
     """It waits for the kernel ahead of it (`copy.waits_for_predecessor`): its ABI says so."""
+    accesses: tuple[str, ...] | None = None
+    """Under debug guards, how it accesses each argument, and each argument's
+    `copy.predecessor_access` (`marks`): the runtime's launch guard reads them."""
+    marks: tuple[str, ...] | None = None
     roles: dict[Block, Group] = field(default_factory=dict)
     """The issuing group of each role's body (`copy.warp_specialize`)."""
     tensor_maps: dict[TensorMapParam | Operation, SSAValue] = field(default_factory=dict)
@@ -317,10 +321,17 @@ def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kerne
         for r in range(len(ws.roles))
     }
     grid_dependent = copy.waits_for_predecessor(fn)  # before the lowering removes the waits
+    accesses = marks = None
+    if guards is not None:  # the facts of the launch guard, before the lowering
+        used, marked = copy.argument_accesses(fn), copy.predecessor_marks(fn)
+        accesses = tuple(used.get(i, "none") for i in range(arguments))
+        marks = tuple(marked.get(i, "") for i in range(arguments))
     return Kernel(
         target=target,
         fn=fn,
         grid_dependent=grid_dependent,
+        accesses=accesses,
+        marks=marks,
         cluster=copy.kernel_cluster_shape(fn),
         block_shape=block,
         offsets=offsets,
@@ -456,6 +467,8 @@ def kernel_abi(kernel: Kernel) -> KernelAbi:
         kernel.cluster,
         kernel.block_shape,
         kernel.grid_dependent,
+        kernel.accesses,
+        kernel.marks,
     )
 
 

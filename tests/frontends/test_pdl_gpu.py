@@ -7,8 +7,13 @@ serialization (its ABI says it waits), `produce` without.
 On the GPU, `test_overlapped_chain` also issues the two kernels back to back on one stream,
 the second while the first may still run (device arrays, no synchronization between them),
 many times over with y reset to NaN in between: a `consume` that read y before `produce`
-wrote it would leave NaN or an old value in z. Without a GPU that test is interpreted by
-`run_chain` instead (tests/interpreter/test_grid_dependency.py: the early read is a race)."""
+wrote it would leave NaN or an old value in z. `test_launch_guard_refuses_a_false_mark`
+compiles the early-read chain whose y is falsely marked "read" (the proof trusts the mark)
+with debug guards: the programmatic launch of `consume` after `produce` on the stream is
+refused (copy-dialect guard GD2) before it reaches the GPU. Without a GPU both are
+interpreted otherwise: `run_chain` reports the early read as a race
+(tests/interpreter/test_grid_dependency.py) and the guard is tested on launch facts
+(tests/runtime/test_pdl_guard.py)."""
 
 from __future__ import annotations
 
@@ -76,5 +81,29 @@ def test_overlapped_chain(programmatic):
         consume()
         stream.synchronize()
         assert np.array_equal(z.cpu().numpy(), want)
+    produce.release()
+    consume.release()
+
+
+@pytest.mark.not_interpreted("the launch guard checks launches on a device stream")
+def test_launch_guard_refuses_a_false_mark():
+    torch = pytest.importorskip("torch")
+    from cuda.bindings import driver
+
+    n = 128 * 132
+    module = kernels.pdl_chain(n, early_read=True, output_mark="read")
+    program = runtime.compile(module, debug_guards=True)
+    x, w = torch.ones(n, device="cuda"), torch.ones(n, device="cuda")
+    y, z = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
+    stream = torch.cuda.Stream()
+    handle = driver.CUstream(stream.cuda_stream)
+    grid = kernels.pdl_grid(n)
+    produce = program.kernel("produce").prepare(x, y, grid=grid, stream=handle)
+    consume = program.kernel("consume").prepare(w, y, z, grid=grid, stream=handle)
+    produce()
+    with pytest.raises(runtime.ArgumentError, match="copy-dialect guard GD2: argument 1 of"):
+        consume()
+    stream.synchronize()
+    assert torch.all(z == 0)  # consume never ran
     produce.release()
     consume.release()

@@ -63,6 +63,15 @@ def test_early_read_is_a_race():
     assert "before copy.grid_dependency_wait" in violations[0].message
 
 
+def test_a_false_mark_is_caught():
+    # y marked "read" (produce writes it): the proof trusts the mark, the chain run does not.
+    x, w, y, z = arrays()
+    module = kernels.pdl_chain(N, early_read=True, output_mark="read")
+    _, violations = chain(module, x, w, y, z)
+    assert {v.rule for v in violations} == {"GD2"}
+    assert len({v.cta for v in violations}) == N // kernels.PDL_BLOCK
+
+
 def parse(text: str):
     return Parser(make_context(), text).parse_module()
 
