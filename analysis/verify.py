@@ -7,6 +7,7 @@ verification run (the analysis reads the facts the op verifiers derived)."""
 from __future__ import annotations
 
 from xdsl.ir import Operation
+from xdsl.utils.exceptions import DiagnosticException
 
 from analysis.dominance import verify_dominance
 from analysis.kernel import kernel_errors, kernels
@@ -38,9 +39,21 @@ def verification_errors(module: Operation) -> list[tuple[Operation, Exception]]:
 
 
 def verify_module(module: Operation, *, protocol: bool = True) -> None:
-    """Raise the first error (a VerifyException); what the protocol analysis cannot prove is
-    a `ProtocolWarning`. `protocol=False` leaves the protocol out (the interpreter checks a
-    run's protocol itself)."""
+    """Raise the module's first error as the `CopyDiagnosticError` copy-opt's text is (every
+    failing op at its location, the source line, every note: `analysis.report.failure`);
+    what the protocol analysis cannot prove is a `ProtocolWarning`. `protocol=False` leaves
+    the protocol out (the interpreter checks a run's protocol itself)."""
+    try:
+        check_module(module, protocol=protocol)
+    except DiagnosticException as exc:
+        from analysis.report import Sources, failure  # it verifies with this module's code
+
+        raise failure(exc, module, Sources(), protocol=protocol) from None
+
+
+def check_module(module: Operation, *, protocol: bool = True) -> None:
+    """`verify_module`'s checks, the first error raised as its check raised it (a
+    VerifyException: the message alone, its `note` and `rules`)."""
     with verification_run():
         errors = verification_errors(module)
         if errors:

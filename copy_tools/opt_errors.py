@@ -3,25 +3,19 @@ internal errors (a bug, not the input: an error and a note), and its nesting lim
 
 from __future__ import annotations
 
-import os
-import sys
-import traceback
 from collections.abc import Callable
 
+from analysis.report import INTERNAL_ERROR_NOTE as INTERNAL_ERROR_NOTE  # shared with Python
+from analysis.report import TRACEBACK_ENV as TRACEBACK_ENV
+from analysis.report import internal_error as internal_error
 from copy_tools.diagnostics import Diagnostic, SourceLocation
 
 TOOL_NAME = "copy-opt"
 STDIN_NAME = "<stdin>"
-TRACEBACK_ENV = "COPY_OPT_TRACEBACK"
 
 RECURSION_LIMIT = 100_000
 """Python frames allowed; about 10 000 levels of nested regions or 12 000 of `[`."""
 
-INTERNAL_ERROR_NOTE = (
-    "this is a bug in copy-opt or in the dialect or pass it ran, not in the input; "
-    f"please report it with the input and command line ({TRACEBACK_ENV}=1 prints "
-    "the Python traceback)"
-)
 NESTING_TOO_DEEP = (
     "nesting too deep: more than copy-opt's limit of {limit} Python frames while {stage}"
 )
@@ -33,16 +27,6 @@ class ToolError(Exception):
 
 class UsageError(ToolError):
     """A bad command line."""
-
-
-def internal_error(where: str, exc: BaseException, loc: SourceLocation) -> list[Diagnostic]:
-    """An error and a note for an unexpected Python exception (a bug, not bad input)."""
-    if os.environ.get(TRACEBACK_ENV) == "1":
-        traceback.print_exception(exc, file=sys.stderr)
-    return [
-        Diagnostic("error", loc, f"internal error in {where}: {type(exc).__name__}: {exc}"),
-        Diagnostic("note", loc, INTERNAL_ERROR_NOTE),
-    ]
 
 
 def guard_recursion(

@@ -1,7 +1,8 @@
 """Errors from Python as good as copy-opt's (issue 32, item 1): a kernel built with
 `frontends.locations`' builder whose op breaks a rule is reported at this file's line that
 made the op, with the source line, a caret, the note and the rule id, through
-`runtime.compile` and through `runtime.verify_module`, one mistake per rule family (a TMA box,
+`runtime.compile`, `runtime.verify_module` and `analysis.verify.verify_module` (what the
+builders verify with), one mistake per rule family (a TMA box,
 an mbarrier's count, a cp.async barrier's arrivals, a protocol race, a swizzle, a cp.async
 size); MLIR text is named `<string>` (or `name=`); `at()` gives a frontend's own location;
 and copy-opt reads the locations back from `--mlir-print-debuginfo` output."""
@@ -33,6 +34,7 @@ from xdsl.ir import Block, Region
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint
 
+from analysis.verify import verify_module as analysis_verify_module
 from copy_dialect import ops as copy
 from copy_dialect.errors import CopyDiagnosticError, CopyVerifyException
 from copy_tools import runtime
@@ -154,6 +156,20 @@ def test_and_by_verify_module(family):
     with pytest.raises(CopyDiagnosticError) as info:
         runtime.verify_module(build())
     check_error(info.value, marker, rule, note)
+
+
+@pytest.mark.parametrize("family", MISTAKES)
+def test_and_by_the_analysis_verify_module_the_builders_call(family):
+    # analysis.verify.verify_module is what the builders (frontends.kernels, frontends.dsl)
+    # and compile_module verify with: the same exception, text and location
+    build, marker, rule, note = MISTAKES[family]
+    with pytest.raises(CopyDiagnosticError) as info:
+        analysis_verify_module(build())
+    check_error(info.value, marker, rule, note)
+    assert info.value.__cause__ is None
+    with pytest.raises(CopyDiagnosticError) as again:
+        runtime.verify_module(build())
+    assert str(info.value) == str(again.value)
 
 
 def test_the_race_names_the_copy_in_a_note_at_its_own_line():
