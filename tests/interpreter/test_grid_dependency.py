@@ -1,11 +1,13 @@
 """Programmatic dependent launch under the interpreter (interpreter/grid_dependency.py):
 `run_chain` runs `kernels.pdl_chain` bit-exact and race-free, and reports the early read of
 the chain built with `early_read=True, verify=False` (the proof's GD2) as a race of the
-dependent's load with the primary's store; an early write of what the primary reads is GD3;
-the wait is a thread's (threads that skipped it race, those that passed it do not); a
-kernel that does not wait is launched without PDL and never overlaps; a single launch has
-no predecessor. Runtime: `programmatic=True` on a kernel that does not wait is refused
-before CUDA."""
+dependent's load with the primary's store, once per block, as it does that of a verified
+chain whose false `copy.predecessor_access` mark let the read through; an early write of
+what the primary reads is GD3, and a TMA load of the primary's output issued before the
+wait is GD2 too (after it, none); the wait is a thread's (threads that skipped it race,
+those that passed it do not); a kernel that does not wait is launched without PDL and never
+overlaps; a single launch has no predecessor. Runtime: `programmatic=True` on a kernel that
+does not wait is refused before CUDA."""
 
 from __future__ import annotations
 
@@ -166,3 +168,53 @@ def test_programmatic_launch_of_a_kernel_that_does_not_wait_is_refused():
     x, w, y, z = arrays()
     with pytest.raises(ArgumentError, match="programmatic=True only for a kernel that waits"):
         program.kernel("produce").prepare(x, y, grid=kernels.pdl_grid(N), programmatic=True)
+
+
+TMA_CHAIN = """
+builtin.module attributes {{copy.target = #copy.target<"sm_90a">}} {{
+  func.func @produce(%y: memref<64x64xf32>) attributes {{{attributes}}} {{
+    %t = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    memref.store %one, %y[%c0, %t] : memref<64x64xf32>
+    func.return
+  }}
+  func.func @consume(%y: memref<64x64xf32>, %z: memref<64x64xf32>) attributes {{{attributes}}} {{
+    %c0 = arith.constant 0 : index
+    %false = arith.constant false
+    %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+{first}
+    copy.async_copy %y[%c0, %c0] to %buf barrier %bar[%c0]
+      : memref<64x64xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+{second}
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    copy.async_copy %buf to %z[%c0, %c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("early", [True, False])
+def test_tma_load_before_the_wait(early):
+    wait = "    copy.grid_dependency_wait"
+    attributes = "gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>"
+    text = TMA_CHAIN.format(
+        attributes=attributes, first="" if early else wait, second=wait if early else ""
+    )
+    y = np.zeros((64, 64), dtype=np.float32)
+    z = np.zeros((64, 64), dtype=np.float32)
+    buffers, violations = run_chain(
+        parse(text), [Launch("produce", [y], (1, 1, 1)), Launch("consume", [y, z], (1, 1, 1))]
+    )
+    if early:
+        assert [(v.rule, v.op.name, v.other.name) for v in violations] == [
+            ("GD2", "copy.async_copy", "memref.store")
+        ]
+        assert "(64 elements in all)" in violations[0].message
+    else:
+        assert violations == []
+        assert np.array_equal(buffers[1][0], np.ones(64, dtype=np.float32))
