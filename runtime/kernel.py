@@ -26,7 +26,7 @@ from runtime.checks import padded_shape as padded_shape  # where callers import 
 from runtime.driver import NoDriverError, call, facts, no_gpu, synchronize
 from runtime.errors import ArgumentError
 from runtime.interpreting import INTERPRET_ENV, check_same, comparing, interpreting, twin
-from runtime.pdl import LaunchFacts, guard_launch
+from runtime.pdl import LAST, LaunchFacts, forget, guard_launch
 from runtime.tensor_map import (
     TENSOR_MAP_BYTES,
     check_tensor_map_array,
@@ -246,13 +246,16 @@ class Kernel:
             if isinstance(a, arr.DeviceArray):
                 arr.upload(a)
         arguments = self._launch_arguments(described, grid3, block3, cluster, stream, programmatic)
-        spans = {
-            i: (a.pointer + a.span[0], a.pointer + a.span[1])
-            for i, a in enumerate(described)
-            if isinstance(a, arr.DeviceArray)
-        }
         serialized = self.abi.grid_dependent if programmatic is None else programmatic
-        return Launch(described, *arguments, LaunchFacts(self.name, self.abi, spans), serialized)
+        known = None
+        if self.abi.accesses is not None:  # compiled with debug guards: the launch guard's
+            spans = {
+                i: (a.pointer + a.span[0], a.pointer + a.span[1])
+                for i, a in enumerate(described)
+                if isinstance(a, arr.DeviceArray)
+            }
+            known = LaunchFacts(self.name, self.abi, spans)
+        return Launch(described, *arguments, known, serialized)
 
     def _launch_arguments(
         self,
@@ -355,13 +358,16 @@ class Launch:
     function: Any
     parameters: Parameters
     facts: LaunchFacts | None = None
-    """What the launch guard of programmatic dependent launch reads (runtime.pdl)."""
+    """What the launch guard of programmatic dependent launch reads (runtime.pdl), for a
+    kernel compiled with debug guards."""
     programmatic: bool = False
     """Launched with programmatic stream serialization."""
 
     def __call__(self) -> None:
         if self.facts is not None:
             guard_launch(self.facts, self.config.hStream, self.programmatic)
+        elif LAST:
+            forget(self.config.hStream)  # a launch the guard knows nothing of
         for workspace in self.parameters.workspaces:
             workspace.reset(self.config.hStream)  # each launch starts from the host's map
         call("cuLaunchKernelEx", self.config, self.function, self.parameters.address, 0)

@@ -38,7 +38,8 @@ class LaunchFacts:
 
 
 LAST: dict[int, LaunchFacts] = {}
-"""The last launch through this runtime on each stream, by the stream's handle."""
+"""The last launch through this runtime on each stream, by the stream's handle, where that
+kernel was compiled with debug guards (a launch of another kernel removes the entry)."""
 
 
 def stream_key(stream: object) -> int:
@@ -82,6 +83,12 @@ def conflicts(dependent: LaunchFacts, predecessor: LaunchFacts) -> list[str]:
                     "its griddepcontrol.wait while it is being accessed (drop the mark)"
                 )
     return found
+
+
+def forget(stream: object) -> None:
+    """A launch on `stream` of a kernel compiled without debug guards: the next one's
+    predecessor, of which the guard knows nothing."""
+    LAST.pop(stream_key(stream), None)
 
 
 def guard_launch(facts: LaunchFacts, stream: object, programmatic: bool) -> None:

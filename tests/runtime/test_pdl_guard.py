@@ -108,3 +108,13 @@ def test_disjoint_arrays_pass():
 def test_overlap_is_by_byte_span():
     assert pdl.overlaps((0, 16), (15, 32))
     assert not pdl.overlaps((0, 16), (16, 32))
+
+
+def test_a_launch_without_guards_in_between_is_the_predecessor():
+    # Launch.__call__ forgets the stream's last launch for a kernel compiled without debug
+    # guards: the guard knows nothing of that predecessor, so it does not check against the
+    # one before it.
+    produce, consume = abis(early_read=True, output_mark="read")
+    pdl.guard_launch(launch("produce", produce, X, Y), 9, False)
+    pdl.forget(9)
+    pdl.guard_launch(launch("consume", consume, W, Y, Z), 9, True)
