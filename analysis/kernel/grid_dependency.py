@@ -109,8 +109,8 @@ def early_access(
         "no copy.grid_dependency_wait comes before it"
         + (" (the kernel's wait comes later)" if later else "")
         if state is Waited.NO
-        else "a copy.grid_dependency_wait comes before it on some paths only (one inside an "
-        "scf.if, a loop or another role's region orders nothing after it)"
+        else "a copy.grid_dependency_wait comes before it on some paths only (one on a "
+        "branch, in a loop or in another role orders nothing after it)"
     )
     what = arg if arg is not None else "a GMEM ref that is no kernel argument"
     move = "move copy.grid_dependency_wait before this op, at the kernel's level (every thread)"

@@ -67,6 +67,22 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 
+  // In a CFG: a wait on each branch orders what follows their join.
+  // CHECK-LABEL: func.func @branches(
+  func.func @branches(%y: memref<256xf32>, %c: i1) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %t = gpu.thread_id x
+    cf.cond_br %c, ^bb1, ^bb2
+  ^bb1:
+    copy.grid_dependency_wait
+    cf.br ^bb3
+  ^bb2:
+    copy.grid_dependency_wait
+    cf.br ^bb3
+  ^bb3:
+    %v = memref.load %y[%t] : memref<256xf32>
+    func.return
+  }
+
   // A wait before copy.warp_specialize orders every role's accesses.
   // CHECK-LABEL: func.func @roles(
   func.func @roles(%y: memref<256xf32>, %z: memref<256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {

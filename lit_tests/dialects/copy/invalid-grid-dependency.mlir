@@ -54,8 +54,28 @@ func.func @gd2_wait_on_some_paths(%y: memref<256xf32>, %c: i1) attributes {copy.
   scf.if %c {
     copy.grid_dependency_wait
   }
-  // expected-error@+2 {{found a read of argument 0 (%y) where a copy.grid_dependency_wait comes before it on some paths only (one inside an scf.if, a loop or another role's region orders nothing after it)}}
+  // expected-error@+2 {{found a read of argument 0 (%y) where a copy.grid_dependency_wait comes before it on some paths only (one on a branch, in a loop or in another role orders nothing after it)}}
   // expected-note@+1 {{move copy.grid_dependency_wait before this op}}
+  %v = memref.load %y[%t] : memref<256xf32>
+  func.return
+}
+
+// -----
+
+// The same in a CFG: the wait on one branch only.
+// rule: GD2
+// fix: s|%y: memref<256xf32>|%y: memref<256xf32> {copy.predecessor_access = "read"}|
+func.func @gd2_wait_on_one_branch(%y: memref<256xf32>, %c: i1) attributes {copy.target = #copy.target<"sm_90a">} {
+  %t = gpu.thread_id x
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  copy.grid_dependency_wait
+  cf.br ^bb3
+^bb2:
+  cf.br ^bb3
+^bb3:
+  // expected-error@+2 {{found a read of argument 0 (%y) where a copy.grid_dependency_wait comes before it on some paths only (one on a branch, in a loop or in another role orders nothing after it)}}
+  // expected-note@+1 {{mark it {copy.predecessor_access = "read"}}}
   %v = memref.load %y[%t] : memref<256xf32>
   func.return
 }
