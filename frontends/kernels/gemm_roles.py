@@ -131,18 +131,18 @@ def fence_operand(acc: Value) -> Value:
     struct = acc.type
     assert isinstance(struct, llvm.LLVMStructType)
     types = list(struct.types)
-    parts = [_extract(acc, i, ty) for i, ty in enumerate(types)]
+    parts = [element(acc, i, ty) for i, ty in enumerate(types)]
     constraints = ",".join([*(["=f"] * len(types)), *(str(i) for i in range(len(types)))])
     asm = emit(llvm.InlineAsmOp, "", constraints, parts, [struct], has_side_effects=True)
     return Value(asm.res)
 
 
-def _extract(acc: Value, i: int, type_: Attribute | None = None) -> Value:
+def element(acc: Value, i: int, type_: Attribute | None = None) -> Value:
     ty = type_ or element_type("f32")
     return Value(emit(llvm.ExtractValueOp, DenseArrayBase.from_list(i64, [i]), acc, ty).res)
 
 
-def _pack(parts: Sequence[Value], out: Attribute) -> Value:
+def pack(parts: Sequence[Value], out: Attribute) -> Value:
     """A vector of `parts` (f32), converted to `out` (rounded to nearest even)."""
     f32, n = element_type("f32"), len(parts)
     v = Value(emit(vector.BroadcastOp, parts[0], VectorType(f32, [n])).vector)
@@ -214,11 +214,11 @@ class Consumer:
             row_bytes = plan.tile[2] * 2
             for step in range(plan.tile[2] * 2 // MMA_K_BYTES):
                 k_units = step * MMA_K_BYTES >> 4
-                b_desc = _advance(db, k_units)
+                b_desc = advance(db, k_units)
                 for mi in range(plan.m_blocks):
                     a_units = ((self.row0 + mi * MMA_M) * row_bytes >> 4) + k_units
                     shape, types = (MMA_M, plan.tile[1], 16), (plan.dtype, plan.dtype, "f32")
-                    a_desc = _advance(da, a_units)
+                    a_desc = advance(da, a_units)
                     mma = emit(WgmmaMmaAsyncOp, a_desc, b_desc, accs[mi], shape=shape, types=types)
                     accs[mi] = Value(mma.res)
             emit(WgmmaGroupSyncAlignedOp)
@@ -253,10 +253,10 @@ class Consumer:
             for mi, acc in enumerate(accs):
                 r = rows + mi * MMA_M
                 for c in range(plan.tile[1] // 16):
-                    parts = [_extract(acc, 8 * c + i) for i in range(8)]
+                    parts = [element(acc, 8 * c + i) for i in range(8)]
                     col = cols + 16 * c % sub
                     at = [buf, index(16 * c // sub), r, col]
-                    emit(copy.StmatrixOp, _pack(parts, out), k.out, at, num=4)
+                    emit(copy.StmatrixOp, pack(parts, out), k.out, at, num=4)
         else:
             # f32: each thread's pairs (row lane / 4 (+ 8), columns 8j + 2 (lane % 4) + 0, 1)
             rows, cols = warp_row + lane // 4, lane % 4 * 2
@@ -265,9 +265,9 @@ class Consumer:
                     col = cols + 8 * j % sub
                     for h in (0, 1):
                         r = rows + (mi * MMA_M + 8 * h)
-                        pair = [_extract(acc, 4 * j + 2 * h + i) for i in (0, 1)]
+                        pair = [element(acc, 4 * j + 2 * h + i) for i in (0, 1)]
                         at = [buf, index(8 * j // sub), r, col]
-                        emit(vector.StoreOp, _pack(pair, out), k.out, at)
+                        emit(vector.StoreOp, pack(pair, out), k.out, at)
         emit(copy.FenceAsyncSharedOp)
         for q in range(plan.tile[1] // sub):
             col = n0 + q * sub
@@ -280,6 +280,6 @@ def turns() -> Value:
     return result(copy.BarrierInitOp, 2, copy.WARPGROUP_WARPS)
 
 
-def _advance(descriptor: Value, n: int) -> Value:
+def advance(descriptor: Value, n: int) -> Value:
     """`descriptor + n` (a matrix descriptor advanced by n 16-byte units)."""
     return descriptor if n == 0 else descriptor + n
