@@ -61,7 +61,20 @@ every block of `produce` started) or after its store."""
 
 def pdl_grid(n: int, block: int = PDL_BLOCK) -> tuple[int, int]:
     """The grid of either kernel of `pdl_chain(n, ..., block=block)`."""
+    check_sizes(n, block)
     return (n // block, 1)
+
+
+def check_sizes(n: object, block: object) -> None:
+    if not isinstance(block, int) or isinstance(block, bool) or not 32 <= block <= 1024:
+        raise ArgumentError(f"expected block to be 32 to 1024 threads, got {block!r}")
+    if block % 32:
+        raise ArgumentError(f"expected block to be a multiple of 32 threads, got {block}")
+    if not isinstance(n, int) or isinstance(n, bool) or n < block or n % block:
+        raise ArgumentError(
+            f"expected n to be a positive multiple of block ({block}), got {n!r}: one "
+            "element per thread, every thread in bounds"
+        )
 
 
 def pdl_chain(
@@ -158,15 +171,7 @@ def check_chain_arguments(
     if not isinstance(dtype, str):
         raise ArgumentError(f"expected dtype to be a string, got {dtype!r}")
     _check_float(dtype)
-    if not isinstance(block, int) or isinstance(block, bool) or not 32 <= block <= 1024:
-        raise ArgumentError(f"expected block to be 32 to 1024 threads, got {block!r}")
-    if block % 32:
-        raise ArgumentError(f"expected block to be a multiple of 32 threads, got {block}")
-    if not isinstance(n, int) or isinstance(n, bool) or n < block or n % block:
-        raise ArgumentError(
-            f"expected n to be a positive multiple of block ({block}), got {n!r}: one "
-            "element per thread, every thread in bounds"
-        )
+    check_sizes(n, block)
     if trigger not in TRIGGERS:
         raise ArgumentError(f"expected trigger to be one of {TRIGGERS}, got {trigger!r}")
     for name, value in (("early_read", early_read), ("verify", verify)):
