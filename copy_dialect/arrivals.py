@@ -33,6 +33,7 @@ from copy_dialect.attributes import Implementation, Issuer
 from copy_dialect.barriers import BarrierArriveExpectTxOp, BarrierArriveOp
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.dsmem import PeerArriveOp
+from copy_dialect.gather4 import Gather4Op, Scatter4Op
 from copy_dialect.im2col import Im2colLoadOp
 from copy_dialect.mbarriers import BarrierArriveDropOp
 from copy_dialect.roles import WARP
@@ -83,7 +84,9 @@ def arrivals_of(op: Operation) -> Arrivals | None:
         return Arrivals(op.arriving, op.arrivals)
     if isinstance(op, BarrierArriveExpectTxOp | PeerArriveOp):
         return ISSUER_ARRIVAL
-    if isinstance(op, AsyncCopyOp | Im2colLoadOp):
+    if isinstance(op, Scatter4Op):
+        return None
+    if isinstance(op, AsyncCopyOp | Im2colLoadOp | Gather4Op):
         if op.geometry().barrier is None:
             return None
         if op.resolved_implementation() == Implementation.CP_ASYNC:

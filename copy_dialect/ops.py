@@ -6,7 +6,7 @@ passes and the runtime share. Each is defined in the module of its family:
 
 - `attributes`: enums, attributes and types; `memory`: memory spaces and sizes;
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
-- `copies` (`tma`, `bulk`, `cp_async`), `im2col`, `prefetch`, `groups`, `barriers`
+- `copies` (`tma`, `bulk`, `cp_async`), `im2col`, `gather4`, `prefetch`, `groups`, `barriers`
   (`mbarriers`), `roles` (who issues: warp-specialized roles, named barriers), `smem`,
   `grid_dependency` (programmatic dependent launch),
   `tmem` (`tmem_access`), `dsmem` (a peer CTA's SMEM), `matrix` (ldmatrix, stmatrix): the
@@ -88,6 +88,7 @@ from copy_dialect.dsmem import (
     red_async_type,
     st_async_type,
 )
+from copy_dialect.gather4 import Gather4Geometry, Gather4Op, Gather4PrefetchOp, Scatter4Op
 from copy_dialect.geometry import (
     REDUCTIONS_BY_MAP,
     BoxGeometry,
@@ -180,7 +181,8 @@ from copy_dialect.verify_common import kernel_cluster_shape, module_target
 
 __all__ = [
     # ops
-    "AsyncCopyOp", "Im2colLoadOp", "PrefetchOp", "CommitGroupOp", "WaitGroupOp",
+    "AsyncCopyOp", "Im2colLoadOp", "Gather4Op", "Scatter4Op", "Gather4PrefetchOp",
+    "Gather4Geometry", "PrefetchOp", "CommitGroupOp", "WaitGroupOp",
     "BarrierInitOp",
     "BarrierArriveOp", "BarrierArriveExpectTxOp", "BarrierWaitOp", "BarrierTestOp",
     "BarrierArriveDropOp", "BarrierExpectTxOp", "BarrierCompleteTxOp", "BarrierInvalOp",

@@ -9,6 +9,7 @@ from interpreter import (  # noqa: F401  (they register their handlers)
     ops_barriers,
     ops_cluster,
     ops_copies,
+    ops_gather4,
     ops_im2col,
     ops_matrix,
     ops_mma,

@@ -397,6 +397,9 @@ ISSUERS = {Issuer.ELECTED: ELECTED, Issuer.WARPS: WARPS, Issuer.THREADS: None}
 
 REACH: dict[type[Operation], str] = {
     copy.PrefetchOp: ELECTED,
+    copy.Gather4Op: ELECTED,
+    copy.Scatter4Op: ELECTED,
+    copy.Gather4PrefetchOp: ELECTED,
     copy.BarrierExpectTxOp: ELECTED,
     copy.PeerCopyOp: ELECTED,
     copy.TensorMapReplaceOp: ELECTED,

@@ -28,6 +28,7 @@ from copy_dialect.barriers import (
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.dsmem import TxDelivery
 from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.gather4 import Gather4Op
 from copy_dialect.im2col import Im2colLoadOp
 from copy_dialect.mbarriers import BarrierArriveDropOp
 from copy_dialect.verify_common import constant_int
@@ -101,7 +102,7 @@ def check_tracked_cp_async(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     (mbarrier-tracked cp.async, `copy.async_copy` or `copy.im2col_load` `impl cp_async`):
     their arrivals carry no bytes."""
     expecting: dict[SSAValue, Operation | None] = {}
-    for op in kernel.instances(AsyncCopyOp, Im2colLoadOp):
+    for op in kernel.instances(AsyncCopyOp, Im2colLoadOp, Gather4Op):
         barrier = op.geometry().barrier
         if barrier is None:
             continue
@@ -180,7 +181,7 @@ def phase_bytes(block: Block) -> dict[BarrierArriveExpectTxOp, int | None]:
             else:
                 close((barrier, at))
                 phases[(barrier, at)] = _Phase(position)
-        elif isinstance(op, AsyncCopyOp | Im2colLoadOp):
+        elif isinstance(op, AsyncCopyOp | Im2colLoadOp | Gather4Op):
             g = op.geometry()
             if g.barrier is None:
                 continue

@@ -56,7 +56,7 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     ring, pending, roles = 1, 0, 0
     for op in (op for op in fn.walk() if op in holders):  # in program order: deterministic
         kind = type(op)
-        if kind is copy.AsyncCopyOp or kind is copy.Im2colLoadOp:
+        if kind in CopyFacts.OPS:
             geometry[op] = CopyFacts.of(op)  # type: ignore[arg-type]
         elif kind is scf.ForOp:
             loops.append(op.ub)  # type: ignore[attr-defined]

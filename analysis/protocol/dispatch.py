@@ -74,6 +74,9 @@ BY_CLASS: Mapping[type[Operation], Step] = {
     # async copies and their groups
     copy.AsyncCopyOp: ops_copies.async_copy,
     copy.Im2colLoadOp: ops_copies.async_copy,  # a TMA load, as the protocol sees it
+    copy.Gather4Op: ops_copies.async_copy,  # a TMA load of its 4-row tile
+    copy.Scatter4Op: ops_copies.async_copy,  # a TMA store of its 4-row tile
+    copy.Gather4PrefetchOp: ops_copies.prefetch,
     copy.CommitGroupOp: ops_copies.commit,
     copy.WaitGroupOp: ops_copies.wait_group,
     copy.FenceAsyncSharedOp: ops_copies.fence,

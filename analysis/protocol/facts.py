@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DenseArrayBase
@@ -47,8 +48,14 @@ class CopyFacts:
     map: SSAValue | None = None
     """The tensor map in global memory it issues through (`map(%m : ...)`), if any."""
 
+    OPS: ClassVar = (copy.AsyncCopyOp, copy.Im2colLoadOp, copy.Gather4Op, copy.Scatter4Op)
+    """The ops the protocol follows as a copy of a box: gather4 and scatter4 are a TMA load
+    and store of their 4-row tile."""
+
     @staticmethod
-    def of(op: copy.AsyncCopyOp | copy.Im2colLoadOp) -> CopyFacts:
+    def of(
+        op: copy.AsyncCopyOp | copy.Im2colLoadOp | copy.Gather4Op | copy.Scatter4Op,
+    ) -> CopyFacts:
         g = op.geometry()
         bar = g.barrier
         impl = op.resolved_implementation()

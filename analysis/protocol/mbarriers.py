@@ -493,7 +493,7 @@ def issued_after(op: Operation) -> list[Operation]:
     same = []
     after = op.next_op
     while after is not None:
-        if isinstance(after, copy.AsyncCopyOp | copy.Im2colLoadOp):
+        if isinstance(after, copy.AsyncCopyOp | copy.Im2colLoadOp | copy.Gather4Op):
             other = CopyFacts.of(after)
             if (other.barrier, other.barrier_index) == (facts.barrier, facts.barrier_index):
                 same.append(after)

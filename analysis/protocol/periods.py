@@ -173,6 +173,7 @@ def reads(loop: scf.ForOp, holders: frozenset[Operation]) -> list[tuple[SSAValue
 
 UNREAD = (
     copy.PrefetchOp,
+    copy.Gather4PrefetchOp,
     copy.TensorMapReplaceOp,
     copy.TensorMapFenceReleaseOp,
     copy.TensorMapFenceAcquireOp,
@@ -192,6 +193,8 @@ def gmem_coordinates(op: Operation) -> tuple[SSAValue, ...]:
         return op.geometry().gmem_indices
     if isinstance(op, copy.Im2colLoadOp):
         return (*op.coordinates, *op.offsets)
+    if isinstance(op, copy.Gather4Op | copy.Scatter4Op | copy.Gather4PrefetchOp):
+        return (*op.rows, *op.column)
     return ()
 
 

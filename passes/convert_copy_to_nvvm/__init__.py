@@ -82,7 +82,14 @@ from passes.convert_copy_to_nvvm.barriers import (
     LowerBarrierWait,
     LowerNamedBarrier,
 )
-from passes.convert_copy_to_nvvm.copies import LowerAsyncCopy, LowerIm2colLoad, LowerPrefetch
+from passes.convert_copy_to_nvvm.copies import (
+    LowerAsyncCopy,
+    LowerGather4,
+    LowerGather4Prefetch,
+    LowerIm2colLoad,
+    LowerPrefetch,
+    LowerScatter4,
+)
 from passes.convert_copy_to_nvvm.descriptors import (
     LowerMatrixDescriptor,
     LowerMmaInstructionDescriptor,
@@ -228,6 +235,9 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerPrefetch(kernels),
                 LowerAsyncCopy(kernels),
                 LowerIm2colLoad(kernels),
+                LowerGather4(kernels),
+                LowerScatter4(kernels),
+                LowerGather4Prefetch(kernels),
                 LowerTensorMapGlobal(kernels),
                 LowerTensorMapReplace(kernels),
                 LowerTensorMapFenceRelease(kernels),

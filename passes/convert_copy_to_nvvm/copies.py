@@ -1,4 +1,5 @@
-"""Lowers the copies, `copy.async_copy`, `copy.im2col_load` and `copy.prefetch`: one pattern
+"""Lowers the copies, `copy.async_copy`, `copy.im2col_load`, `copy.prefetch` and the TMA
+gather4 and scatter4 ops (`copy.gather4`, `copy.scatter4`, `copy.gather4_prefetch`): one pattern
 per op, which picks the lowering of the op's implementation:
 
 - `tma`: a TMA copy or prefetch, issued by the elected thread (of the block, or of the role
@@ -11,7 +12,9 @@ per op, which picks the lowering of the op's implementation:
   16-, 8- or 4-byte chunks, each thread arriving once on the barrier when its chunks have
   landed;
 - `im2col`: an im2col load, by TMA through an im2col tensor map, or (`impl cp_async`,
-  copy-legalize's pre-Hopper form) gathered by the issuing threads with cp.async.
+  copy-legalize's pre-Hopper form) gathered by the issuing threads with cp.async;
+- `gather4`: a gather4, scatter4 or gather4 prefetch, by TMA through a tiled map whose box
+  is one row.
 
 Each pattern decodes its op's geometry (`op.geometry()`) once, where its rewrite starts, and
 hands it to the lowering it picks, which reads every fact of the box from it and decodes
@@ -30,6 +33,7 @@ from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 from copy_dialect import ops as copy
 from passes.convert_copy_to_nvvm.bulk import bulk_copy, bulk_prefetch
 from passes.convert_copy_to_nvvm.cp_async import cp_async_copy
+from passes.convert_copy_to_nvvm.gather4 import gather4, gather4_prefetch, scatter4
 from passes.convert_copy_to_nvvm.im2col import im2col_cp_async, im2col_tma
 from passes.convert_copy_to_nvvm.kernel import KernelPattern
 from passes.convert_copy_to_nvvm.tma import tma_copy, tma_prefetch
@@ -77,3 +81,29 @@ class LowerIm2colLoad(KernelPattern):
             rewriter.replace(op, im2col_cp_async(op, g, kernel), [])
         else:
             rewriter.replace(op, im2col_tma(op, g, kernel), [])
+
+
+class LowerGather4(KernelPattern):
+    """`copy.gather4` -> `cp.async.bulk.tensor.2d...tile::gather4` (elected thread)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.Gather4Op, rewriter: PatternRewriter, /):
+        rewriter.replace(op, gather4(op, op.geometry(), self.kernel(op)), [])
+
+
+class LowerScatter4(KernelPattern):
+    """`copy.scatter4` -> `cp.async.bulk.tensor.2d...tile::scatter4.bulk_group` (elected
+    thread)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.Scatter4Op, rewriter: PatternRewriter, /):
+        rewriter.replace(op, scatter4(op, op.geometry(), self.kernel(op)), [])
+
+
+class LowerGather4Prefetch(KernelPattern):
+    """`copy.gather4_prefetch` -> `cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4`
+    (elected thread)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.Gather4PrefetchOp, rewriter: PatternRewriter, /):
+        rewriter.replace(op, gather4_prefetch(op, self.kernel(op)), [])

@@ -85,7 +85,14 @@ def tma_descriptor(
 
 
 def l2_cache_hint(
-    e: Emit, op: copy.AsyncCopyOp | copy.PrefetchOp | copy.Im2colLoadOp, kernel: Kernel
+    e: Emit,
+    op: copy.AsyncCopyOp
+    | copy.PrefetchOp
+    | copy.Im2colLoadOp
+    | copy.Gather4Op
+    | copy.Scatter4Op
+    | copy.Gather4PrefetchOp,
+    kernel: Kernel,
 ) -> SSAValue | None:
     """The i64 cache-policy operand of a TMA op's `.L2::cache_hint` form: a documented
     encoding as a constant, any other policy (a fraction, a secondary priority,
@@ -186,7 +193,10 @@ def tma_load(
 
 
 def load_barrier(
-    e: Emit, op: copy.AsyncCopyOp | copy.Im2colLoadOp, kernel: Kernel, expect: int | None
+    e: Emit,
+    op: copy.AsyncCopyOp | copy.Im2colLoadOp | copy.Gather4Op,
+    kernel: Kernel,
+    expect: int | None,
 ) -> SSAValue:
     """The barrier a TMA or bulk load completes on, its index checked first under debug
     guards (P9); with `expect`, the issuing thread's arrival on it expecting that many

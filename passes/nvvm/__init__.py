@@ -28,14 +28,16 @@ Deviations from upstream:
   `complete_tx` and `inval` print inline PTX (`.shared::cta`, no scope or semantics
   properties: CTA scope, PTX's default semantics);
 - the special registers have no `range` attribute;
-- `nvvm.cp.async.bulk.tensor.shared.cluster.global` has no `mode`/`isCTAOnly`: as in
-  LLVM 19 im2col is implied by im2col offsets; `group` is current upstream's; the
+- `nvvm.cp.async.bulk.tensor.shared.cluster.global` has no `isCTAOnly`, and its `mode` is
+  only ever `#nvvm.tma_load_mode<tile_gather4>` (current upstream's): as in LLVM 19 im2col
+  is implied by im2col offsets; `group` is current upstream's; the
   destination may be `!llvm.ptr<3>` (LLVM 19; the op casts it to addrspace 7) or `<7>`;
 - `nvvm.cp.async.bulk.tensor.global.shared.cta` prints LLVM 19's `type(operands)` but
   has current upstream's `l2CacheHint` operand (its generic form has 4 segments where
   LLVM 19's has 3);
-- the TMA store, reduce and prefetch have no `mode` property (tile mode; prefetch takes
-  im2col offsets like the load).
+- the TMA reduce has no `mode` property (tile mode); the store's is only ever
+  `#nvvm.tma_store_mode<tile_scatter4>` and the prefetch's `tile_gather4` (upstream's), the
+  prefetch's im2col implied by its offsets like the load's.
 """
 
 from xdsl.ir import Dialect
@@ -48,6 +50,10 @@ from passes.nvvm.attributes import (
     TENSOR_PTR,
     CTAGroupKind,
     CTAGroupKindAttr,
+    TMALoadMode,
+    TMALoadModeAttr,
+    TMAStoreMode,
+    TMAStoreModeAttr,
     addr_space,
     ptr,
 )
@@ -247,6 +253,8 @@ NVVM = Dialect(
         GridDepActionAttr,
         LoadCacheModifierAttr,
         CTAGroupKindAttr,
+        TMALoadModeAttr,
+        TMAStoreModeAttr,
         TMAReduxKindAttr,
         ShflKindAttr,
         Tcgen05WaitKindAttr,
@@ -286,6 +294,10 @@ __all__ = [
     "BlockInClusterIdZOp",
     "CTAGroupKind",
     "CTAGroupKindAttr",
+    "TMALoadMode",
+    "TMALoadModeAttr",
+    "TMAStoreMode",
+    "TMAStoreModeAttr",
     "ClusterArriveOp",
     "ClusterArriveRelaxedOp",
     "ClusterCtaRankOp",

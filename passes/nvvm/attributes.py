@@ -1,5 +1,6 @@
 """What the nvvm op families share: the NVVM address spaces as `!llvm.ptr` types and
-constraints, upstream's `<value>` enum syntax, and the CTA group (TMA loads and tcgen05)."""
+constraints, upstream's `<value>` enum syntax, the CTA group (TMA loads and tcgen05) and the
+TMA load and store modes."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import AttrConstraint, AttrSetConstraint, BaseAttr, irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 # ===----------------------------------------------------------------------=== #
@@ -75,3 +77,40 @@ class CTAGroupKindAttr(AngleBracketEnum, EnumAttribute[CTAGroupKind]):
 def cta_group(group: str | None) -> dict[str, Attribute]:
     """The `group` property of an op built with `group` (none: the op's default)."""
     return {} if group is None else {"group": CTAGroupKindAttr(CTAGroupKind(group))}
+
+
+class TMALoadMode(StrEnum):
+    """Upstream's `NVVM_TMALoadMode` (the modes the lowering emits): how a TMA load or
+    prefetch reads its box."""
+
+    TILE = "tile"
+    IM2COL = "im2col"
+    TILE_GATHER4 = "tile_gather4"
+
+
+@irdl_attr_definition
+class TMALoadModeAttr(AngleBracketEnum, EnumAttribute[TMALoadMode]):
+    name = "nvvm.tma_load_mode"
+
+
+class TMAStoreMode(StrEnum):
+    """Upstream's `NVVM_TMAStoreMode` (the modes the lowering emits): how a TMA store writes
+    its box."""
+
+    TILE = "tile"
+    TILE_SCATTER4 = "tile_scatter4"
+
+
+@irdl_attr_definition
+class TMAStoreModeAttr(AngleBracketEnum, EnumAttribute[TMAStoreMode]):
+    name = "nvvm.tma_store_mode"
+
+
+GATHER4_COORDINATES = 5
+"""A gather4/scatter4 takes {col, row0, row1, row2, row3}."""
+
+
+def verify_gather4_coordinates(coordinates: int) -> None:
+    """Upstream's check of the `tile_gather4`/`tile_scatter4` modes' coordinates."""
+    if coordinates != GATHER4_COORDINATES:
+        raise VerifyException("Gather4 mode expects 5 coordinates")

@@ -30,8 +30,13 @@ from passes.nvvm.attributes import (
     SHARED_PTR,
     CTAGroupKind,
     CTAGroupKindAttr,
+    TMALoadMode,
+    TMALoadModeAttr,
+    TMAStoreMode,
+    TMAStoreModeAttr,
     cta_group,
     ptr_in,
+    verify_gather4_coordinates,
 )
 from passes.nvvm.bulk import verify_cta_destination
 from passes.nvvm.emit import arg, asm, cache_hint, call, cast, predicated
@@ -80,6 +85,9 @@ class CpAsyncBulkTensorSharedClusterGlobalOp(IRDLOperation):
     l2_cache_hint = opt_operand_def(I64)
     predicate = opt_operand_def(I1)
     group = opt_prop_def(CTAGroupKindAttr)
+    mode = opt_prop_def(TMALoadModeAttr)
+    """Upstream's load mode; only `tile_gather4` is spelled (tile and im2col follow from the
+    im2col offsets, as in LLVM 19)."""
     cta_destination = opt_prop_def(UnitAttr)
     """The `.shared::cta` form (PTX ISA 8.6): `dst` in this CTA's window, neither multicast
     nor a CTA group."""
@@ -107,10 +115,13 @@ class CpAsyncBulkTensorSharedClusterGlobalOp(IRDLOperation):
         group: str | None = None,
         im2col_offsets: Sequence[SSAValue | Operation] = (),
         cta_destination: bool = False,
+        gather4: bool = False,
     ):
         properties = cta_group(group)
         if cta_destination:
             properties["cta_destination"] = UnitAttr()
+        if gather4:
+            properties["mode"] = TMALoadModeAttr(TMALoadMode.TILE_GATHER4)
         super().__init__(
             operands=[
                 dst,
@@ -125,8 +136,16 @@ class CpAsyncBulkTensorSharedClusterGlobalOp(IRDLOperation):
             properties=properties,
         )
 
+    @property
+    def is_gather4(self) -> bool:
+        return self.mode is not None and self.mode.data == TMALoadMode.TILE_GATHER4
+
     def verify_(self) -> None:
         verify_tensor_dims(len(self.coordinates), len(self.im2col_offsets))
+        if self.is_gather4:
+            verify_gather4_coordinates(len(self.coordinates))
+            if self.im2col_offsets:
+                raise VerifyException("im2col offsets are only for the im2col mode")
         verify_cta_destination(self, self.dst, self.multicast_mask)
         if self.cta_destination is not None and self.group is not None:
             raise VerifyException("a CTA group is not supported with the shared::cta destination")
@@ -136,6 +155,8 @@ class CpAsyncBulkTensorSharedClusterGlobalOp(IRDLOperation):
             self._inline_ptx(e)
             return
         dims, mode = len(self.coordinates), "im2col" if self.im2col_offsets else "tile"
+        if self.is_gather4:
+            dims, mode = 2, "tile.gather4"
         hint, hint_flag = cache_hint(e, self.l2_cache_hint)
         if self.cta_destination is not None:
             call(
@@ -176,8 +197,8 @@ class CpAsyncBulkTensorSharedClusterGlobalOp(IRDLOperation):
         dims, offsets = len(self.coordinates), len(self.im2col_offsets)
         operands = [self.dst, self.tma_descriptor, *self.coordinates, self.mbar]
         window = "cta" if self.cta_destination is not None else "cluster"
-        ptx = f"cp.async.bulk.tensor.{dims}d.shared::{window}.global"
-        ptx += ".im2col" if offsets else ""
+        ptx = f"cp.async.bulk.tensor.{2 if self.is_gather4 else dims}d.shared::{window}.global"
+        ptx += ".im2col" if offsets else ".tile::gather4" if self.is_gather4 else ""
         ptx += ".mbarrier::complete_tx::bytes"
         ptx += "" if self.multicast_mask is None else ".multicast::cluster"
         if self.group is not None:
@@ -213,6 +234,8 @@ class CpAsyncBulkTensorGlobalSharedCtaOp(IRDLOperation):
     coordinates = var_operand_def(I32)
     l2_cache_hint = opt_operand_def(I64)
     predicate = opt_operand_def(I1)
+    mode = opt_prop_def(TMAStoreModeAttr)
+    """Upstream's store mode: `tile` (the default) or `tile_scatter4`."""
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
@@ -260,6 +283,9 @@ class CpAsyncBulkTensorGlobalSharedCtaOp(IRDLOperation):
             predicate=None if predicate is None else next(rest),
         )
         attributes.pop("operandSegmentSizes", None)
+        mode = attributes.pop("mode", None)
+        if mode is not None:
+            op.properties["mode"] = mode
         op.attributes |= attributes
         return op
 
@@ -277,7 +303,8 @@ class CpAsyncBulkTensorGlobalSharedCtaOp(IRDLOperation):
         if self.predicate is not None:
             printer.print_string(", predicate = ")
             printer.print_operand(self.predicate)
-        printer.print_op_attributes(self.attributes)
+        mode = {} if self.mode is None else {"mode": self.mode}
+        printer.print_op_attributes({**mode, **self.attributes})
         printer.print_string(" : ")
         printer.print_list((o.type for o in self.operands), printer.print_attribute)
 
@@ -288,20 +315,32 @@ class CpAsyncBulkTensorGlobalSharedCtaOp(IRDLOperation):
         coordinates: Sequence[SSAValue | Operation],
         l2_cache_hint: SSAValue | Operation | None = None,
         predicate: SSAValue | Operation | None = None,
+        scatter4: bool = False,
     ):
-        super().__init__(operands=[tma_descriptor, src, coordinates, l2_cache_hint, predicate])
+        super().__init__(
+            operands=[tma_descriptor, src, coordinates, l2_cache_hint, predicate],
+            properties={"mode": TMAStoreModeAttr(TMAStoreMode.TILE_SCATTER4)} if scatter4 else {},
+        )
+
+    @property
+    def is_scatter4(self) -> bool:
+        return self.mode is not None and self.mode.data == TMAStoreMode.TILE_SCATTER4
 
     def verify_(self) -> None:
         # With a predicate the op lowers to inline PTX, which upstream writes without hint.
         if self.predicate is not None and self.l2_cache_hint is not None:
             raise VerifyException("Inline-ptx lowering unsupported with L2 cache-hint.")
         verify_tensor_dims(len(self.coordinates))
+        if self.is_scatter4:
+            verify_gather4_coordinates(len(self.coordinates))
 
     def to_llvm_ir(self, e: IREmitter) -> None:
         dims = len(self.coordinates)
+        mode = "tile.scatter4" if self.is_scatter4 else "tile"
         if self.predicate is not None:
             ptx = (
-                f"cp.async.bulk.tensor.{dims}d.global.shared::cta.bulk_group "
+                f"cp.async.bulk.tensor.{2 if self.is_scatter4 else dims}d.global.shared::cta"
+                f"{'.tile::scatter4' if self.is_scatter4 else ''}.bulk_group "
                 f"[$0, {_box(2, dims)}], [$1];"
             )
             operands = [self.tma_descriptor, self.src, *self.coordinates]
@@ -310,7 +349,7 @@ class CpAsyncBulkTensorGlobalSharedCtaOp(IRDLOperation):
         hint, hint_flag = cache_hint(e, self.l2_cache_hint)
         call(
             e,
-            f"llvm.nvvm.cp.async.bulk.tensor.s2g.tile.{dims}d",
+            f"llvm.nvvm.cp.async.bulk.tensor.s2g.{mode}.{2 if self.is_scatter4 else dims}d",
             [
                 arg(e, self.src),
                 arg(e, self.tma_descriptor),

@@ -11,14 +11,21 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    opt_prop_def,
     var_operand_def,
 )
 
 from passes.llvm_ir import IREmitter
-from passes.nvvm.attributes import GENERIC_PTR
+from passes.nvvm.attributes import (
+    GENERIC_PTR,
+    TMALoadMode,
+    TMALoadModeAttr,
+    verify_gather4_coordinates,
+)
 from passes.nvvm.bulk_tensor import verify_tensor_dims
 from passes.nvvm.emit import arg, cache_hint, call, cast
 
@@ -68,8 +75,11 @@ class CpAsyncBulkTensorPrefetchOp(IRDLOperation):
     coordinates = var_operand_def(I32)
     im2col_offsets = var_operand_def(I16)
     l2_cache_hint = opt_operand_def(I64)
+    mode = opt_prop_def(TMALoadModeAttr)
+    """Upstream's load mode; only `tile_gather4` is spelled (tile and im2col follow from the
+    im2col offsets)."""
 
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
 
     assembly_format = (
         "$tma_descriptor `,` `box` `[` $coordinates `]` "
@@ -84,14 +94,26 @@ class CpAsyncBulkTensorPrefetchOp(IRDLOperation):
         coordinates: Sequence[SSAValue | Operation],
         l2_cache_hint: SSAValue | Operation | None = None,
         im2col_offsets: Sequence[SSAValue | Operation] = (),
+        gather4: bool = False,
     ):
-        super().__init__(operands=[tma_descriptor, coordinates, im2col_offsets, l2_cache_hint])
+        super().__init__(
+            operands=[tma_descriptor, coordinates, im2col_offsets, l2_cache_hint],
+            properties={"mode": TMALoadModeAttr(TMALoadMode.TILE_GATHER4)} if gather4 else {},
+        )
+
+    @property
+    def is_gather4(self) -> bool:
+        return self.mode is not None and self.mode.data == TMALoadMode.TILE_GATHER4
 
     def verify_(self) -> None:
         verify_tensor_dims(len(self.coordinates), len(self.im2col_offsets))
+        if self.is_gather4:
+            verify_gather4_coordinates(len(self.coordinates))
 
     def to_llvm_ir(self, e: IREmitter) -> None:
         dims, mode = len(self.coordinates), "im2col" if self.im2col_offsets else "tile"
+        if self.is_gather4:
+            dims, mode = 2, "tile.gather4"
         hint, hint_flag = cache_hint(e, self.l2_cache_hint)
         call(
             e,

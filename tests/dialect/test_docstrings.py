@@ -36,6 +36,7 @@ PRELUDE = {
     "%acc": "%acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>",
     "%tile": "%tile = copy.alloc_smem : memref<128x8xf32, #copy.smem<swizzle = 32>>",
     "%pixels": "%pixels = copy.alloc_smem : memref<2x128x64xf16, #copy.smem>",
+    "%tiles": "%tiles = copy.alloc_smem : memref<2x4x64xf32, #copy.smem>",
     "%m": "%m = copy.tensormap_global %x slot %slot of 4 : memref<4096x4096xf32> "
     "-> !copy.tensormap<64x64xf32>",
 }
@@ -55,7 +56,10 @@ def test_docstring_example_verifies(ctx, op):
     # The values the prelude's lines use are arguments too (%m's %x and %slot).
     used |= {name for line in prelude for name in re.findall(r"%\w+", line.split("=", 1)[1])}
     args = [f"{name}: {ARGUMENTS[name]}" for name in sorted(used) if name in ARGUMENTS]
-    target = "sm_100a" if "tmem" in body else "sm_90a"
+    # TMEM, and TMA gather4/scatter4 (rule A14), need Blackwell.
+    target = (
+        "sm_100a" if "tmem" in body or re.search(r"copy\.(gather|scatter)4", body) else "sm_90a"
+    )
     attrs = ""
     if roles := re.search(r"warps \[([0-9, ]+)\]", body):
         # Roles must cover the kernel's block (rule W1).

@@ -23,6 +23,7 @@ from xdsl.parser import Parser
 
 from analysis.protocol import ProtocolWarning
 from copy_dialect.dialect import Copy
+from copy_dialect.errors import CopyVerifyException
 from copy_tools.universe import make_context
 from passes.pipeline import Compiled, compile_module
 
@@ -35,6 +36,9 @@ ABI = "ABI"
 """The option changes the tensor map the runtime encodes (the ABI), not the PTX."""
 NONE = "none"
 """The option changes neither: a fact for the verifier, documented with why."""
+REJECTED = "rejected"
+"""The op takes the option only to reject it (`why` starts with the rule id): the anchors'
+API has it (Mosaic GPU's collective and reduction on a gather or scatter)."""
 
 KERNEL_DIR = Path(__file__).parent / "option_kernels"
 KERNELS = {path.stem: path.read_text() for path in sorted(KERNEL_DIR.glob("*.mlir"))}
@@ -44,6 +48,9 @@ TMA_LOAD = "barrier %bar[%c0] : memref<4096x4096xf32> to"
 TMA_STORE = "%tile to %y[%c0, %c0] :"
 PREFETCH = "{box = array<i64: 64, 64>}"
 IM2COL_LOAD = "upper = array<i64: -1, -1>}"
+GATHER4 = "barrier %bar[%c0] : memref<1024x256xf32> to"
+SCATTER4 = "column [%c0] : memref<4x64xf32, #copy.smem> to"
+GATHER4_PREFETCH = "column [%c0] {width = 64}"
 IDESC = "kind f8f6f4 m 128 n 128 a f8E4M3FN b f8E4M3FN d f32 :"
 TMEM_LOAD = "shape shape_32x32b num 4 : memref"
 TMEM_LOAD_4 = (
@@ -160,6 +167,60 @@ OPTIONS = [
     Option("copy.im2col_load", "l2_promotion", "im2col", IM2COL_LOAD,
            "upper = array<i64: -1, -1>, l2_promotion = 64 : i64}", ABI,
            "the L2 promotion is a field of the im2col tensor map"),
+    # copy.gather4, copy.scatter4, copy.gather4_prefetch
+    Option("copy.gather4", "arrive", "gather4", GATHER4,
+           "barrier %bar[%c0] {arrive = false} : memref<1024x256xf32> to",
+           why="no mbarrier.arrive.expect_tx by the issuing thread"),
+    Option("copy.gather4", "collective", "gather4", GATHER4,
+           "barrier %bar[%c0] {collective = array<i64: 0>} : memref<1024x256xf32> to", REJECTED,
+           "D6: a 4-row tile has no share for each CTA of a collective group"),
+    Option("copy.gather4", "l2", "gather4", GATHER4,
+           "barrier %bar[%c0] l2 evict_first : memref<1024x256xf32> to",
+           why=".L2::cache_hint with evict_first's policy"),
+    Option("copy.gather4", "l2_fraction", "gather4", GATHER4,
+           "barrier %bar[%c0] l2 evict_first fraction 0.5 : memref<1024x256xf32> to",
+           why="createpolicy.fractional 0.5",
+           default="barrier %bar[%c0] l2 evict_first : memref<1024x256xf32> to"),
+    Option("copy.gather4", "l2_secondary", "gather4", GATHER4,
+           "barrier %bar[%c0] l2 evict_last fraction 0.5 secondary evict_first : "
+           "memref<1024x256xf32> to", why="createpolicy's .L2::evict_first secondary priority",
+           default="barrier %bar[%c0] l2 evict_last fraction 0.5 : memref<1024x256xf32> to"),
+    Option("copy.gather4", "l2_promotion", "gather4", GATHER4,
+           "barrier %bar[%c0] {l2_promotion = 256 : i64} : memref<1024x256xf32> to", ABI,
+           "the L2 promotion is a field of the row map the runtime encodes"),
+    Option("copy.scatter4", "reduction", "gather4", SCATTER4,
+           "column [%c0] reduce add : memref<4x64xf32, #copy.smem> to", REJECTED,
+           "E4: cp.reduce.async.bulk.tensor has no .tile::scatter4 mode (PTX ISA)"),
+    Option("copy.scatter4", "l2", "gather4", SCATTER4,
+           "column [%c0] l2 evict_first : memref<4x64xf32, #copy.smem> to",
+           why=".L2::cache_hint with evict_first's policy"),
+    Option("copy.scatter4", "l2_fraction", "gather4", SCATTER4,
+           "column [%c0] l2 evict_first fraction 0.5 : memref<4x64xf32, #copy.smem> to",
+           why="createpolicy.fractional 0.5",
+           default="column [%c0] l2 evict_first : memref<4x64xf32, #copy.smem> to"),
+    Option("copy.scatter4", "l2_secondary", "gather4", SCATTER4,
+           "column [%c0] l2 evict_last fraction 0.5 secondary evict_first : memref<4x64xf32, "
+           "#copy.smem> to", why="createpolicy's .L2::evict_first secondary priority",
+           default="column [%c0] l2 evict_last fraction 0.5 : memref<4x64xf32, #copy.smem> to"),
+    Option("copy.scatter4", "l2_promotion", "gather4", SCATTER4,
+           "column [%c0] {l2_promotion = 64 : i64} : memref<4x64xf32, #copy.smem> to", ABI,
+           "the L2 promotion is a field of the row map the runtime encodes"),
+    Option("copy.gather4_prefetch", "width", "gather4", GATHER4_PREFETCH,
+           "column [%c0] {width = 32}", ABI,
+           "the width is the row map's box (a TMA prefetch has no size operand)"),
+    Option("copy.gather4_prefetch", "l2", "gather4", GATHER4_PREFETCH,
+           "column [%c0] l2 evict_last {width = 64}",
+           why=".L2::cache_hint with evict_last's policy"),
+    Option("copy.gather4_prefetch", "l2_fraction", "gather4", GATHER4_PREFETCH,
+           "column [%c0] l2 evict_last fraction 0.5 {width = 64}",
+           why="createpolicy.fractional 0.5", default="column [%c0] l2 evict_last {width = 64}"),
+    Option("copy.gather4_prefetch", "l2_secondary", "gather4", GATHER4_PREFETCH,
+           "column [%c0] l2 evict_last fraction 0.5 secondary evict_first {width = 64}",
+           why="createpolicy's .L2::evict_first secondary priority",
+           default="column [%c0] l2 evict_last fraction 0.5 {width = 64}"),
+    Option("copy.gather4_prefetch", "l2_promotion", "gather4", GATHER4_PREFETCH,
+           "column [%c0] {width = 64, l2_promotion = 0 : i64}", ABI,
+           "the L2 promotion is a field of the row map"),
     # copy.prefetch
     Option("copy.prefetch", "box", "tma", PREFETCH, "{box = array<i64: 32, 64>}", ABI,
            "the box is the prefetch's tensor map's (a TMA prefetch has no size operand)"),
@@ -431,6 +492,12 @@ def test_option_changes_the_ptx_or_says_why_not(option: Option):
     """The option's kernel compiles; its PTX differs from the default's, or (ABI) its PTX is
     the default's and its tensor map differs, or (NONE) neither differs, as documented."""
     default_text, option_text = variants(option)
+    if option.effect == REJECTED:
+        compiled(default_text)
+        with pytest.raises(CopyVerifyException) as err:
+            compiled(option_text)
+        assert option.why.split(":")[0] in err.value.rules
+        return
     default, changed = compiled(default_text), compiled(option_text)
     same_ptx = default.ptx == changed.ptx
     if option.effect == PTX:
@@ -454,14 +521,15 @@ def test_option_table(report):
     width = max(len(f"{o.op} {o.name}") for o in OPTIONS)
     lines = [f"{'op option':<{width}}  target   effect    what changes"]
     for o in OPTIONS:
-        effect = {PTX: "PTX", ABI: "ABI only", NONE: "none"}[o.effect]
+        effect = {PTX: "PTX", ABI: "ABI only", NONE: "none", REJECTED: "rejected"}[o.effect]
         lines.append(
             f"{o.op + ' ' + o.name:<{width}}  {targets[o.kernel]:<7}  {effect:<8}  {o.why}"
         )
-    counts = {e: sum(o.effect == e for o in OPTIONS) for e in (PTX, ABI, NONE)}
+    counts = {e: sum(o.effect == e for o in OPTIONS) for e in (PTX, ABI, NONE, REJECTED)}
     lines.append(
         f"{len(OPTIONS)} options of {len(list(Copy.operations))} ops: {counts[PTX]} change the "
         "PTX, "
-        f"{counts[ABI]} only the tensor map (ABI), {counts[NONE]} neither (facts for the verifier)"
+        f"{counts[ABI]} only the tensor map (ABI), {counts[NONE]} neither (facts for the "
+        f"verifier), {counts[REJECTED]} taken only to be rejected (a rule)"
     )
     report("option effects (tests/passes/test_option_effects.py)", lines)

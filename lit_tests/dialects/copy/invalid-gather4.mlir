@@ -1,0 +1,177 @@
+// RUN: copy-opt %s --split-input-file --verify-diagnostics
+
+// One invalid copy.gather4, copy.scatter4 or copy.gather4_prefetch per chunk, named after the
+// rule it breaks (`// rule:` gives the id in copy_dialect/rules.toml). The checks:
+// copy_dialect/gather4.py. `// fix: s|OLD|NEW|` lines give the edit the note describes;
+// tests/tools/test_fix_notes.py applies them and checks that the result verifies.
+
+// rule: G1
+// fix: s|memref<2x64x64xf16>|memref<128x64xf16>|
+// fix: s|memref<2x64x64xf16>|memref<128x64xf16>|
+func.func @g1_rank_3(%x: memref<2x64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %t = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Gathers/scatters only supported along the first dimension of 2D arrays, got a rank-3 GMEM ref (memref<2x64x64xf16>)}}
+  // expected-note@+1 {{give the op a 2-D GMEM ref [rows, cols] (the array with its leading dims merged into the rows), e.g. memref<128x64xf16>: gather4 picks rows along dim 0}}
+  copy.gather4 %x rows [%c0, %c0, %c0, %c0] column [%c0] to %t barrier %bar[%c0] : memref<2x64x64xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: G2
+// fix: s|rows [%c0, %c0, %c0]|rows [%c0, %c0, %c0, %c0]|
+func.func @g2_three_rows(%x: memref<128x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %t = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected 4 row indices (the rows of the 4-row tile), got 3}}
+  // expected-note@+1 {{give rows [...] exactly 4 index values; gather more rows with one op per 4 rows}}
+  copy.gather4 %x rows [%c0, %c0, %c0] column [%c0] to %t barrier %bar[%c0] : memref<128x64xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: G3
+// fix: s|memref<4x8xf16, #copy.smem>|memref<4x16xf16, #copy.smem>|
+// fix: s|memref<4x8xf16, #copy.smem>|memref<4x16xf16, #copy.smem>|
+func.func @g3_tile_of_64_bytes(%x: memref<128x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %t = copy.alloc_smem : memref<4x8xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Gather/scatter TMA would require breaking it up into transfers of 64 bytes, but need a multiple of 128 bytes}}
+  // expected-note@+1 {{make the tile's width a multiple of 16 elements (f16): 4 rows of 16 rather than 8}}
+  copy.gather4 %x rows [%c0, %c0, %c0, %c0] column [%c0] to %t barrier %bar[%c0] : memref<128x64xf16> to memref<4x8xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: G4
+// fix: s|memref<8x64xf16, #copy.smem>|memref<4x64xf16, #copy.smem>|
+// fix: s|memref<8x64xf16, #copy.smem>|memref<4x64xf16, #copy.smem>|
+func.func @g4_tile_of_8_rows(%x: memref<128x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %t = copy.alloc_smem : memref<8x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Expected the SMEM tile of a copy.gather4 to be [4, W] (one row per row index), got [8, 64] (the SMEM ref's dims after its 0 slot indices)}}
+  // expected-note@+1 {{make each slot a 4-row tile, e.g. memref<4x64xf16, #copy.smem>}}
+  copy.gather4 %x rows [%c0, %c0, %c0, %c0] column [%c0] to %t barrier %bar[%c0] : memref<128x64xf16> to memref<8x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: G4
+// fix: s|memref<2x4x64xf16, #copy.smem>|memref<4x64xf16, #copy.smem>|
+// fix: s|memref<2x4x64xf16, #copy.smem>|memref<4x64xf16, #copy.smem>|
+func.func @g4_scatter_tile_of_rank_3(%x: memref<128x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %t = copy.alloc_smem : memref<2x4x64xf16, #copy.smem>
+  // expected-error@+2 {{Expected the SMEM tile of a copy.scatter4 to be [4, W] (one row per row index), got [2, 4, 64] (the SMEM ref's dims after its 0 slot indices)}}
+  // expected-note@+1 {{make each slot a 4-row tile, e.g. memref<4x64xf16, #copy.smem>}}
+  copy.scatter4 %t to %x rows [%c0, %c0, %c0, %c0] column [%c0] : memref<2x4x64xf16, #copy.smem> to memref<128x64xf16>
+  func.return
+}
+
+// -----
+
+// rule: G5
+// fix: s|column [%c0, %c0]|column [%c0]|
+func.func @g5_two_columns(%x: memref<128x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %t = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Gather4 mode expects 5 coordinates, got 4 rows and 2 columns}}
+  // expected-note@+1 {{give column [...] one index: the first column of every row}}
+  copy.gather4 %x rows [%c0, %c0, %c0, %c0] column [%c0, %c0] to %t barrier %bar[%c0] : memref<128x64xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: D6
+// fix: s| {collective = array<i64: 0>}||
+func.func @d6_collective_gather4(%x: memref<128x64xf16>) attributes {copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %t = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Collective copies with gather/scatter unsupported}}
+  // expected-note@+1 {{drop collective and issue one copy.gather4 per CTA: a collective copy splits its box over the cluster, and a 4-row tile has no split TMA can make (each CTA's part of a gather4 tile is not a gather4 tile of its own)}}
+  copy.gather4 %x rows [%c0, %c0, %c0, %c0] column [%c0] to %t barrier %bar[%c0] {collective = array<i64: 0>} : memref<128x64xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: E4
+// fix: s| reduce add||
+func.func @e4_scatter4_reduction(%x: memref<128x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %t = copy.alloc_smem : memref<4x32xf32, #copy.smem>
+  // expected-error@+2 {{Gather/scatter TMA can't perform reductions}}
+  // expected-note@+1 {{drop the reduction: cp.reduce.async.bulk.tensor has no .tile::scatter4 mode (PTX ISA); reduce each row with a tiled copy.async_copy ... reduce add of a [1, W] box}}
+  copy.scatter4 %t to %x rows [%c0, %c0, %c0, %c0] column [%c0] reduce add : memref<4x32xf32, #copy.smem> to memref<128x64xf32>
+  func.return
+}
+
+// -----
+
+// rule: F5
+// fix: s| if %p||
+func.func @f5_predicated_gather4(%x: memref<128x64xf16>, %p: i1) {
+  %c0 = arith.constant 0 : index
+  %t = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{Gather/scatter TMA can't use a predicate}}
+  // expected-note@+1 {{drop `if` and guard the copy.gather4 with scf.if on the condition (the protocol analysis follows the branch)}}
+  copy.gather4 %x rows [%c0, %c0, %c0, %c0] column [%c0] to %t barrier %bar[%c0] if %p : memref<128x64xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: A14
+// fix: s|"sm_90a"|"sm_100a"|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @a14_gather4_on_hopper(%x: memref<128x64xf16>) {
+    %c0 = arith.constant 0 : index
+    %t = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    // expected-error@+2 {{'copy.gather4' op needs a target with TMA gather4 (sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_90a}}
+    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_120, sm_120a, or load the rows with tiled copies (copy.async_copy of a [1, W] box per row)}}
+    copy.gather4 %x rows [%c0, %c0, %c0, %c0] column [%c0] to %t barrier %bar[%c0] : memref<128x64xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    func.return
+  }
+}
+
+// -----
+
+// rule: A14
+// fix: s|"sm_120a"|"sm_100a"|
+builtin.module attributes {copy.target = #copy.target<"sm_120a">} {
+  func.func @a14_scatter4_on_consumer_blackwell(%x: memref<128x64xf16>) {
+    %c0 = arith.constant 0 : index
+    %t = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    // expected-error@+2 {{'copy.scatter4' op needs a target with TMA scatter4 (sm_100a, sm_100f, sm_103a), but the target is sm_120a}}
+    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, or load the rows with tiled copies (copy.async_copy of a [1, W] box per row)}}
+    copy.scatter4 %t to %x rows [%c0, %c0, %c0, %c0] column [%c0] : memref<4x64xf16, #copy.smem> to memref<128x64xf16>
+    func.return
+  }
+}
+
+// -----
+
+// rule: A14
+// fix: s|"sm_120"|"sm_103a"|
+builtin.module attributes {copy.target = #copy.target<"sm_120">} {
+  func.func @a14_gather4_prefetch_on_sm_120(%x: memref<128x64xf16>) {
+    %c0 = arith.constant 0 : index
+    // expected-error@+2 {{'copy.gather4_prefetch' op needs a target with TMA gather4 prefetch (sm_100a, sm_100f, sm_103a), but the target is sm_120}}
+    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, or load the rows with tiled copies (copy.async_copy of a [1, W] box per row)}}
+    copy.gather4_prefetch %x rows [%c0, %c0, %c0, %c0] column [%c0] {width = 64} : memref<128x64xf16>
+    func.return
+  }
+}

@@ -1,0 +1,125 @@
+"""The TMA gather4 and scatter4 ops (`copy.gather4`, `copy.scatter4`, `copy.gather4_prefetch`),
+issued by the elected thread through a tiled tensor map of the 2-D array whose box is one
+row, `[1, W]` (a kernel parameter, shared with any copy of the same box):
+
+- a gather4 arrives on its barrier expecting the 4-row tile's bytes (unless `arrive =
+  false`) and issues `cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4
+  .mbarrier::complete_tx::bytes` with the coordinates `{col, row0, row1, row2, row3}` into
+  the CTA's own SMEM (`.shared::cta`: the form every sm_100+ target has);
+- a scatter4 issues `cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group`;
+- a gather4 prefetch issues `cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4`.
+
+`.L2::cache_hint` with `l2`, as the other TMA ops. Upstream NVVM spells them
+`nvvm.cp.async.bulk.tensor.shared.cluster.global ... {mode =
+#nvvm.tma_load_mode<tile_gather4>}`, `nvvm.cp.async.bulk.tensor.global.shared.cta ... {mode =
+#nvvm.tma_store_mode<tile_scatter4>}` and `nvvm.cp.async.bulk.tensor.prefetch ... {mode =
+#nvvm.tma_load_mode<tile_gather4>}`.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation, SSAValue
+
+from copy_dialect import ops as copy
+from facts.abi import TensorMapParam
+from passes import nvvm
+from passes.convert_copy_to_nvvm.emit import Emit
+from passes.convert_copy_to_nvvm.kernel import Kernel
+from passes.convert_copy_to_nvvm.smem import slot_offset
+from passes.convert_copy_to_nvvm.tma import l2_cache_hint, load_barrier, tma_coordinates
+from passes.llvm_types import lowered
+
+
+def row_map(g: copy.BoxGeometry, kernel: Kernel, written: bool, l2_promotion: int) -> SSAValue:
+    """The tiled tensor map of the 2-D array whose box is one row of the tile (`gmem_box`:
+    `[1, W]`), appended to the kernel on first use."""
+    dtype = g.tensor_map_type
+    assert dtype is not None  # rule C11
+    key = TensorMapParam(
+        g.gmem_argument,
+        g.gmem_box,
+        g.swizzle_bytes,
+        g.tensor_map_oob,
+        dtype,
+        written=False,
+        l2_promotion=l2_promotion,
+    )
+    return kernel.tensor_map(key, written)
+
+
+def gather4_coordinates(
+    e: Emit, kernel: Kernel, op: Operation, rows: tuple[SSAValue, ...], column: tuple[SSAValue, ...]
+) -> list[SSAValue]:
+    """`{col, row0, row1, row2, row3}` as i32, each checked against .s32 under debug guards
+    (K4)."""
+    indices = [*column, *rows]
+    values = list(lowered(indices, e.ops))
+    if kernel.guards is not None:
+        kernel.guards.coordinate_range(e, kernel.fn, op, indices, values)
+    # tma_coordinates reverses its indices (innermost first): hand them outermost first.
+    return tma_coordinates(e, list(reversed(values)))
+
+
+def gather4(op: copy.Gather4Op, g: copy.Gather4Geometry, kernel: Kernel) -> list[Operation]:
+    """A gather4 (`op`, of geometry `g`) by the elected thread: its arrival expecting the
+    tile's bytes, then the copy into this CTA's SMEM."""
+    descriptor = row_map(g, kernel, False, op.l2_promotion_bytes)
+    body = Emit()
+    (smem,) = lowered([g.smem], body.ops)
+    smem = body.byte_offset(smem, slot_offset(body, g))
+    coordinates = gather4_coordinates(body, kernel, op, g.rows, g.column)
+    bar = load_barrier(body, op, kernel, g.credited_bytes if g.arrives else None)
+    body(
+        nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
+            dst=smem,
+            tma_descriptor=descriptor,
+            coordinates=coordinates,
+            mbar=bar,
+            l2_cache_hint=l2_cache_hint(body, op, kernel),
+            cta_destination=True,
+            gather4=True,
+        )
+    )
+    e = Emit()
+    kernel.group(op).elected(e, body.ops)
+    return e.ops
+
+
+def scatter4(op: copy.Scatter4Op, g: copy.Gather4Geometry, kernel: Kernel) -> list[Operation]:
+    """A scatter4 (`op`, of geometry `g`) by the elected thread, in the bulk group."""
+    descriptor = row_map(g, kernel, True, op.l2_promotion_bytes)
+    body = Emit()
+    (smem,) = lowered([g.smem], body.ops)
+    smem = body.byte_offset(smem, slot_offset(body, g))
+    coordinates = gather4_coordinates(body, kernel, op, g.rows, g.column)
+    body(
+        nvvm.CpAsyncBulkTensorGlobalSharedCtaOp(
+            tma_descriptor=descriptor,
+            src=smem,
+            coordinates=coordinates,
+            l2_cache_hint=l2_cache_hint(body, op, kernel),
+            scatter4=True,
+        )
+    )
+    e = Emit()
+    kernel.group(op).elected(e, body.ops)
+    return e.ops
+
+
+def gather4_prefetch(op: copy.Gather4PrefetchOp, kernel: Kernel) -> list[Operation]:
+    """A gather4 prefetch into L2 by the elected thread."""
+    g = op.geometry()
+    descriptor = row_map(g, kernel, False, op.l2_promotion_bytes)
+    body = Emit()
+    coordinates = gather4_coordinates(body, kernel, op, tuple(op.rows), tuple(op.column))
+    body(
+        nvvm.CpAsyncBulkTensorPrefetchOp(
+            tma_descriptor=descriptor,
+            coordinates=coordinates,
+            l2_cache_hint=l2_cache_hint(body, op, kernel),
+            gather4=True,
+        )
+    )
+    e = Emit()
+    kernel.group(op).elected(e, body.ops)
+    return e.ops
