@@ -7,38 +7,35 @@ evenly over the SMs. It shares the producer and the ring of `warp_specialized`."
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from math import ceil
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import FloatAttr, IndexType, MemRefType, ModuleOp
-from xdsl.ir import Block, Region, SSAValue
-from xdsl.rewriter import InsertPoint
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import FloatAttr, MemRefType, ModuleOp
 
 from copy_dialect import ops as copy
+from copy_dialect.upstream_gpu import ShuffleOp
 from facts.errors import ArgumentError
-from frontends.kernels.checks import checked
-from frontends.kernels.common import (
-    _bin,
-    _butterfly,
-    _check_consumer_warps,
-    _check_float,
-    _i32,
-    _if,
-    _index,
-    _kernel,
-    _smem,
-    element_type,
+from frontends.dsl import (
+    Value,
+    emit,
+    for_range,
+    i32_const,
+    if_,
+    index,
+    kernel,
+    result,
+    warp_specialize,
 )
+from frontends.kernels.checks import checked
+from frontends.kernels.common import _check_consumer_warps, _check_float, _smem, element_type
 from frontends.kernels.warp_specialized import (
     _Bands,
     _check_ws,
     _producer,
-    _role,
     _wait_full,
     _ws_stages,
 )
-from frontends.locations import LocatingBuilder
 
 ROW_SUM_MAX_ROWS_PER_WARP = 64
 """`ws_row_sum`: each consumer lane keeps one f32 partial sum per row its warp owns, in
@@ -153,82 +150,72 @@ def ws_row_sum(
     per_warp = ceil(tile[0] / warps)
     ragged = tile[0] % warps != 0
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        x, y = args
-        tiles = _Bands(b, shape, tile)
-        ring = b.insert(copy.AllocSmemOp(ring_type)).result
-        full = b.insert(copy.BarrierInitOp(stages, 1)).result
-        empty = b.insert(copy.BarrierInitOp(stages, warps)).result
-        ws = b.insert(copy.WarpSpecializeOp([1, warps]))
-        _producer(_role(ws, 0), tiles, [x], [ring], full, empty, stages, cache_hint)
-        cb = _role(ws, 1)
-        t = ws.role_block(1).args[0]
-        warp = _bin(cb, arith.DivUIOp, t, copy.WARP)
-        lane = _bin(cb, arith.RemUIOp, t, copy.WARP)
-        # Row i of this warp in each tile, and the row it reads (in the tile).
-        owned = [_bin(cb, arith.AddiOp, warp, i * warps) for i in range(per_warp)]
-        read = list(owned)
-        if ragged:
-            read[-1] = _bin(cb, arith.MinUIOp, owned[-1], tile[0] - 1)
-        zero = cb.insert(arith.ConstantOp(FloatAttr(0.0, f32))).result
+    def body(x: Value, y: Value) -> None:
+        tiles = _Bands(shape, tile)
+        ring = result(copy.AllocSmemOp, ring_type)
+        full = result(copy.BarrierInitOp, stages, 1)
+        empty = result(copy.BarrierInitOp, stages, warps)
 
-        loop = Block(arg_types=[IndexType(), *([f32] * per_warp)])
-        lb = LocatingBuilder(InsertPoint.at_end(loop))
-        k, sums = loop.args[0], list(loop.args[1:])
-        slot = _bin(lb, arith.RemUIOp, k, stages)
-        column = _bin(lb, arith.RemUIOp, k, tiles.cols)
-        first = lb.insert(arith.CmpiOp(column, _index(lb, 0), "eq")).result
-        last = lb.insert(arith.CmpiOp(column, _index(lb, tiles.cols - 1), "eq")).result
-        _wait_full(lb, full, slot, k, stages)
-        # A band's first column tile starts its sums afresh.
-        sums = [lb.insert(arith.SelectOp(first, zero, s)).result for s in sums]
-
-        # Lane l adds columns l, l + 32, ... of each of the warp's rows of the tile.
-        cols = Block(arg_types=[IndexType(), *([f32] * per_warp)])
-        colb = LocatingBuilder(InsertPoint.at_end(cols))
-        c = cols.args[0]
-        added = []
-        for r, s in zip(read, cols.args[1:], strict=True):
-            v = colb.insert(memref.LoadOp.get(ring, [slot, r, c])).res
-            if v.type != f32:
-                v = colb.insert(arith.ExtFOp(v, f32)).result
-            added.append(colb.insert(arith.AddfOp(s, v)).result)
-        colb.insert(scf.YieldOp(*added))
-        step = _index(lb, copy.WARP)
-        sums = list(
-            lb.insert(scf.ForOp(lane, _index(lb, tile[1]), step, sums, Region(cols))).results
-        )
-        # The warp is done reading the slot.
-        lb.insert(copy.BarrierArriveOp(empty, slot, issuer="warps"))
-
-        def flush(tb: Builder) -> None:
-            width = _i32(tb, copy.WARP)
-            totals = [_butterfly(tb, [s], width)[0] for s in sums]
-            band = tiles.band_row(tb, k)
-
-            def store(sb: Builder) -> None:
+        def flush(k: Value, lane: Value, owned: list[Value], sums: list[Value]) -> None:
+            """The band's rows' sums, across the lanes, to y (lane 0 stores them)."""
+            width = i32_const(copy.WARP)
+            totals = [butterfly([s], width)[0] for s in sums]
+            band = tiles.band_row(k)
+            with if_(lane.eq(0)):
                 for i, (r, total) in enumerate(zip(owned, totals, strict=True)):
-                    row = _bin(sb, arith.AddiOp, band, r)
-                    inside = sb.insert(arith.CmpiOp(row, _index(sb, shape[0]), "ult")).result
+                    row = band + r
+                    inside = row < shape[0]
                     if ragged and i == per_warp - 1:
-                        in_tile = sb.insert(arith.CmpiOp(r, _index(sb, tile[0]), "ult")).result
-                        inside = sb.insert(arith.AndIOp(inside, in_tile)).result
-                    _if(
-                        sb,
-                        inside,
-                        lambda ib, row=row, total=total: ib.insert(
-                            memref.StoreOp.get(total, y, [row])
-                        ),
-                    )
+                        inside = inside & (r < tile[0])
+                    with if_(inside):
+                        emit(memref.StoreOp.get, total, y, [row])
 
-            _if(tb, tb.insert(arith.CmpiOp(lane, _index(tb, 0), "eq")).result, store)
+        def consumer(t: Value) -> None:
+            warp, lane = t // copy.WARP, t % copy.WARP
+            # Row i of this warp in each tile, and the row it reads (in the tile).
+            owned = [warp + i * warps for i in range(per_warp)]
+            read = list(owned)
+            if ragged:
+                read[-1] = result(arith.MinUIOp, owned[-1], index(tile[0] - 1))
+            zero = result(arith.ConstantOp, FloatAttr(0.0, f32))
+            with for_range(tiles.count, carry=[zero] * per_warp) as tiles_loop:
+                k = tiles_loop.index
+                slot, column = k % stages, k % tiles.cols
+                first, last = column.eq(0), column.eq(tiles.cols - 1)
+                _wait_full(full, slot, k, stages)
+                # A band's first column tile starts its sums afresh.
+                sums = [result(arith.SelectOp, first, zero, s) for s in tiles_loop.carried]
+                # Lane l adds columns l, l + 32, ... of each of the warp's rows of the tile.
+                with for_range(tile[1], start=lane, step=copy.WARP, carry=sums) as columns:
+                    added = []
+                    for r, s in zip(read, columns.carried, strict=True):
+                        v = Value(emit(memref.LoadOp.get, ring, [slot, r, columns.index]).res)
+                        if v.type != f32:
+                            v = result(arith.ExtFOp, v, f32)
+                        added.append(result(arith.AddfOp, s, v))
+                    columns.carry(*added)
+                sums = columns.results
+                # The warp is done reading the slot.
+                emit(copy.BarrierArriveOp, empty, slot, issuer="warps")
+                # After the band's last column tile: its rows' sums, across the lanes, to y.
+                with if_(last):
+                    flush(k, lane, owned, sums)
+                tiles_loop.carry(*sums)
 
-        # After the band's last column tile: its rows' sums, across the lanes, to y.
-        _if(lb, last, flush)
-        lb.insert(scf.YieldOp(*sums))
-        c0, c1 = _index(cb, 0), _index(cb, 1)
-        initial = [zero] * per_warp
-        cb.insert(scf.ForOp(c0, tiles.count, c1, initial, Region(loop)))
+        producer = partial(_producer, tiles, [x], [ring], full, empty, stages, cache_hint)
+        warp_specialize([(1, lambda t: producer()), (warps, consumer)])
 
     block = (1 + warps) * copy.WARP
-    return _kernel("ws_row_sum", [gmem, out], body, target=target, block=block)
+    return kernel("ws_row_sum", [gmem, out], body, target=target, block=block)
+
+
+def butterfly(values: Sequence[Value], width: Value) -> list[Value]:
+    """The sums of `values` over the lanes of the warp (`width` their i32 count): a butterfly
+    of shuffles (xor 16, 8, 4, 2, 1), the values' steps interleaved so that they overlap."""
+    sums = list(values)
+    for offset in (16, 8, 4, 2, 1):
+        off = i32_const(offset)
+        for j in range(len(sums)):
+            other = Value(emit(ShuffleOp, sums[j], off, width, "xor").shuffle_result)
+            sums[j] = result(arith.AddfOp, sums[j], other)
+    return sums

@@ -8,39 +8,41 @@ persistent block per SM, or a few) or `tiles_grid` (a few tiles per block)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from math import ceil
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, scf, vector
-from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, VectorType
-from xdsl.ir import Attribute, Block, Region, SSAValue
-from xdsl.rewriter import InsertPoint
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import MemRefType, ModuleOp, VectorType
+from xdsl.ir import Attribute
 
 from copy_dialect import ops as copy
 from facts.errors import ArgumentError
 from facts.target import TARGETS, TMA
+from frontends.dsl import (
+    Value,
+    block_id,
+    emit,
+    grid_dim,
+    if_,
+    index,
+    kernel,
+    loop,
+    parity,
+    result,
+    warp_specialize,
+)
 from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     FLOAT_TYPES,
-    _bin,
-    _block_id,
     _check_2d,
     _check_consumer_warps,
     _check_feature,
     _check_float,
-    _grid_dim,
-    _if,
-    _index,
-    _kernel,
-    _load_slot,
-    _Loop,
-    _parity,
     _smem,
     _stages_limit,
     element_type,
     grid,
 )
-from frontends.locations import LocatingBuilder
 
 ELEMENTWISE = ("add", "axpb", "cast")
 """`ws_elementwise` operations: z = x + y, y = a * x + b, y = x converted to `out_dtype`."""
@@ -131,15 +133,12 @@ def _check_ws(
             raise ArgumentError(f"expected an element type of f32, bf16, f16, got {name!r}")
 
 
-def _round_robin(b: Builder, total: int) -> tuple[SSAValue, SSAValue, SSAValue]:
+def _round_robin(total: int) -> tuple[Value, Value, Value]:
     """The block's index, the grid's block count and how many of `total` work items, dealt
     round-robin (item bid + k * blocks), the block gets: ceil((total - bid) / blocks), 0 when
     bid >= total (the unsigned sum wraps below `blocks`)."""
-    bid = _block_id(b)
-    blocks = _grid_dim(b)
-    left = _bin(b, arith.SubiOp, _index(b, total), bid)
-    spare = _bin(b, arith.SubiOp, blocks, 1)
-    return bid, blocks, _bin(b, arith.DivUIOp, _bin(b, arith.AddiOp, left, spare), blocks)
+    bid, blocks = block_id(), grid_dim()
+    return bid, blocks, (total - bid + (blocks - 1)) // blocks
 
 
 class _Persistent:
@@ -147,16 +146,14 @@ class _Persistent:
     over the tile grid of `shape` (the last row and column of tiles may be partial: TMA
     zero-fills the loads and clips the stores there)."""
 
-    def __init__(self, b: Builder, shape: Sequence[int], tile: Sequence[int]):
+    def __init__(self, shape: Sequence[int], tile: Sequence[int]):
         self.tile = tile
         self.cols, rows = grid(shape, tile)
-        self.bid, self.blocks, self.count = _round_robin(b, rows * self.cols)
+        self.bid, self.blocks, self.count = _round_robin(rows * self.cols)
 
-    def origin(self, b: Builder, k: SSAValue) -> tuple[SSAValue, SSAValue]:
-        t = _bin(b, arith.AddiOp, self.bid, _bin(b, arith.MuliOp, k, self.blocks))
-        row = _bin(b, arith.MuliOp, _bin(b, arith.DivUIOp, t, self.cols), self.tile[0])
-        col = _bin(b, arith.MuliOp, _bin(b, arith.RemUIOp, t, self.cols), self.tile[1])
-        return row, col
+    def origin(self, k: Value) -> tuple[Value, Value]:
+        t = self.bid + k * self.blocks
+        return t // self.cols * self.tile[0], t % self.cols * self.tile[1]
 
 
 class _Bands:
@@ -164,60 +161,46 @@ class _Bands:
     ..., each walked over all its column tiles in order, so that one block sums a band. Tile
     k is column tile k % cols of the block's band k / cols; count = bands x cols."""
 
-    def __init__(self, b: Builder, shape: Sequence[int], tile: Sequence[int]):
+    def __init__(self, shape: Sequence[int], tile: Sequence[int]):
         self.tile = tile
         self.cols, bands = grid(shape, tile)
-        self.bid, self.blocks, mine = _round_robin(b, bands)
-        self.count = _bin(b, arith.MuliOp, mine, self.cols)
+        self.bid, self.blocks, mine = _round_robin(bands)
+        self.count = mine * self.cols
 
-    def band_row(self, b: Builder, k: SSAValue) -> SSAValue:
+    def band_row(self, k: Value) -> Value:
         """The first row of the band that tile k belongs to."""
-        nth = _bin(b, arith.DivUIOp, k, self.cols)
-        band = _bin(b, arith.AddiOp, self.bid, _bin(b, arith.MuliOp, nth, self.blocks))
-        return _bin(b, arith.MuliOp, band, self.tile[0])
+        return (self.bid + k // self.cols * self.blocks) * self.tile[0]
 
-    def origin(self, b: Builder, k: SSAValue) -> tuple[SSAValue, SSAValue]:
-        col = _bin(b, arith.MuliOp, _bin(b, arith.RemUIOp, k, self.cols), self.tile[1])
-        return self.band_row(b, k), col
+    def origin(self, k: Value) -> tuple[Value, Value]:
+        col = k % self.cols * self.tile[1]
+        return self.band_row(k), col
 
 
-def _role(ws: copy.WarpSpecializeOp, role: int) -> Builder:
-    """A builder at the end of role `role`'s block of `ws`."""
-    return LocatingBuilder(InsertPoint.at_end(ws.role_block(role)))
-
-
-def _wait_full(b: Builder, full: SSAValue, slot: SSAValue, k: SSAValue, stages: int) -> None:
+def _wait_full(full: Value, slot: Value, k: Value, stages: int) -> None:
     """The consumers' wait for tile k in its slot: phase k / stages of the slot's `full`."""
-    b.insert(copy.BarrierWaitOp(full, slot, _parity(b, _bin(b, arith.DivUIOp, k, stages))))
+    emit(copy.BarrierWaitOp, full, slot, parity(k // stages))
 
 
 def _producer(
-    b: Builder,
     tiles: _Persistent | _Bands,
-    inputs: Sequence[SSAValue],
-    rings: Sequence[SSAValue],
-    full: SSAValue,
-    empty: SSAValue,
+    inputs: Sequence[Value],
+    rings: Sequence[Value],
+    full: Value,
+    empty: Value,
     stages: int,
     cache_hint: str | None = None,
 ) -> None:
     """The producer's loop: tile k into slot k % stages of every ring, once the consumers
     released the slot (empty, phase k / stages - 1) from the second lap on; `cache_hint`:
     the loads' L2 policy."""
-    loop = _Loop(b, tiles.count)
-    lb, k = loop.b, loop.k
-    slot = _bin(lb, arith.RemUIOp, k, stages)
-    lap = _bin(lb, arith.DivUIOp, k, stages)
-    again = lb.insert(arith.CmpiOp(k, _index(lb, stages), "uge")).result
-
-    def wait_empty(tb: Builder) -> None:
-        tb.insert(copy.BarrierWaitOp(empty, slot, _parity(tb, _bin(tb, arith.SubiOp, lap, 1))))
-
-    _if(lb, again, wait_empty)
-    origin = tiles.origin(lb, k)
-    for x, ring in zip(inputs, rings, strict=True):
-        _load_slot(lb, x, ring, origin, slot, full, oob="zeros", l2=cache_hint)
-    loop.close()
+    with loop(tiles.count) as k:
+        slot, lap = k % stages, k // stages
+        with if_(k >= stages):
+            emit(copy.BarrierWaitOp, empty, slot, parity(lap - 1))
+        origin = tiles.origin(k)
+        for x, ring in zip(inputs, rings, strict=True):
+            emit(copy.AsyncCopyOp, x, ring, src_indices=origin, dst_indices=[slot],
+                 barrier=full, barrier_index=slot, oob="zeros", l2=cache_hint)  # fmt: skip
 
 
 @checked(own=("stages", "consumer_warps"), shape=2, tile=2)
@@ -251,40 +234,35 @@ def ws_copy(
     gmem = MemRefType(elt, list(shape))
     ring_type = _smem(elt, [stages, *tile])
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        x, y = args
-        tiles = _Persistent(b, shape, tile)
-        ring = b.insert(copy.AllocSmemOp(ring_type)).result
-        full = b.insert(copy.BarrierInitOp(stages, 1)).result
-        empty = b.insert(copy.BarrierInitOp(stages, 1)).result
-        ws = b.insert(copy.WarpSpecializeOp([1, 1]))
-        _producer(_role(ws, 0), tiles, [x], [ring], full, empty, stages, cache_hints[0])
-        sb = _role(ws, 1)
-        loop = _Loop(sb, tiles.count)
-        lb, k = loop.b, loop.k
-        slot = _bin(lb, arith.RemUIOp, k, stages)
-        _wait_full(lb, full, slot, k, stages)
-        row, col = tiles.origin(lb, k)
-        lb.insert(
-            copy.AsyncCopyOp(ring, y, src_indices=[slot], dst_indices=[row, col], l2=cache_hints[1])
-        )
-        lb.insert(copy.CommitGroupOp("bulk"))
+    def body(x: Value, y: Value) -> None:
+        tiles = _Persistent(shape, tile)
+        ring = result(copy.AllocSmemOp, ring_type)
+        full = result(copy.BarrierInitOp, stages, 1)
+        empty = result(copy.BarrierInitOp, stages, 1)
 
-        def release(tb: Builder) -> None:
-            tb.insert(copy.WaitGroupOp("bulk", in_flight, read_only=True))
-            done = _bin(tb, arith.SubiOp, k, in_flight)
-            tb.insert(
-                copy.BarrierArriveOp(empty, _bin(tb, arith.RemUIOp, done, stages), issuer="elected")
-            )
+        def release(k: Value) -> None:
+            emit(copy.WaitGroupOp, "bulk", in_flight, read_only=True)
+            emit(copy.BarrierArriveOp, empty, (k - in_flight) % stages, issuer="elected")
 
-        if in_flight:
-            _if(lb, lb.insert(arith.CmpiOp(k, _index(lb, in_flight), "uge")).result, release)
-        else:
-            release(lb)
-        loop.close()
-        sb.insert(copy.WaitGroupOp("bulk", 0))
+        def storer(t: Value) -> None:
+            with loop(tiles.count) as k:
+                slot = k % stages
+                _wait_full(full, slot, k, stages)
+                row, col = tiles.origin(k)
+                emit(copy.AsyncCopyOp, ring, y, src_indices=[slot], dst_indices=[row, col],
+                     l2=cache_hints[1])  # fmt: skip
+                emit(copy.CommitGroupOp, "bulk")
+                if in_flight:
+                    with if_(k >= in_flight):
+                        release(k)
+                else:
+                    release(k)
+            emit(copy.WaitGroupOp, "bulk", 0)
 
-    return _kernel("ws_copy", [gmem, gmem], body, target=target, block=2 * copy.WARP)
+        producer = partial(_producer, tiles, [x], [ring], full, empty, stages, cache_hints[0])
+        warp_specialize([(1, lambda t: producer()), (1, storer)])
+
+    return kernel("ws_copy", [gmem, gmem], body, target=target, block=2 * copy.WARP)
 
 
 @checked(own=("stages", "consumer_warps"), shape=2, tile=2)
@@ -354,81 +332,63 @@ def ws_elementwise(
     lanes = 16 // in_bytes if tile[1] % (16 // in_bytes) == 0 else 1
     vf32 = VectorType(f32, [lanes])
 
-    def to_f32(b: Builder, v: SSAValue) -> SSAValue:
-        return v if elt == f32 else b.insert(arith.ExtFOp(v, vf32)).result
+    def to_f32(v: Value) -> Value:
+        return v if elt == f32 else result(arith.ExtFOp, v, vf32)
 
-    def from_f32(b: Builder, v: SSAValue) -> SSAValue:
-        if out_elt == f32:
-            return v
-        return b.insert(arith.TruncFOp(v, VectorType(out_elt, [lanes]))).result
+    def from_f32(v: Value) -> Value:
+        return v if out_elt == f32 else result(arith.TruncFOp, v, VectorType(out_elt, [lanes]))
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        xs = list(args[:inputs])
-        z = args[inputs]
-        scalars = args[inputs + 1 :]
-        tiles = _Persistent(b, shape, tile)
-        rings = [b.insert(copy.AllocSmemOp(ring_type)).result for _ in xs]
-        out = b.insert(copy.AllocSmemOp(out_type)).result
-        full = b.insert(copy.BarrierInitOp(stages, inputs)).result
-        empty = b.insert(copy.BarrierInitOp(stages, consumer_warps)).result
-        ws = b.insert(copy.WarpSpecializeOp([producer_warps, consumer_warps], maxnreg))
-        pb = _role(ws, 0)
-        if producer_warps == 1:
-            _producer(pb, tiles, xs, rings, full, empty, stages, cache_hints[0])
-        else:
+    def body(*args: Value) -> None:
+        xs, z, scalars = list(args[:inputs]), args[inputs], args[inputs + 1 :]
+        tiles = _Persistent(shape, tile)
+        rings = [result(copy.AllocSmemOp, ring_type) for _ in xs]
+        out = result(copy.AllocSmemOp, out_type)
+        full = result(copy.BarrierInitOp, stages, inputs)
+        empty = result(copy.BarrierInitOp, stages, consumer_warps)
+        load = partial(_producer, tiles, xs, rings, full, empty, stages, cache_hints[0])
+
+        def producer(t: Value) -> None:
+            if producer_warps == 1:
+                return load()
             # Only the warpgroup's first warp runs the ring (its elected lane issues): the
             # others would wait on `empty` unthrottled and could fall two phases behind,
             # and the join would hang (the protocol analysis's P6), as in CUTLASS.
-            warp = _bin(pb, arith.DivUIOp, ws.role_block(0).args[0], copy.WARP)
-            first = pb.insert(arith.CmpiOp(warp, _index(pb, 0), "eq")).result
-            _if(
-                pb,
-                first,
-                lambda tb: _producer(tb, tiles, xs, rings, full, empty, stages, cache_hints[0]),
-            )
-        cb = _role(ws, 1)
-        t = ws.role_block(1).args[0]
-        splats = [cb.insert(vector.BroadcastOp(v, vf32)).vector for v in scalars]
-        first = _bin(cb, arith.MuliOp, t, lanes)
-        loop = _Loop(cb, tiles.count)
-        lb, k = loop.b, loop.k
-        slot = _bin(lb, arith.RemUIOp, k, stages)
-        buf = _bin(lb, arith.RemUIOp, k, out_buffers) if out_buffers > 1 else _index(lb, 0)
-        _wait_full(lb, full, slot, k, stages)
-        # The store that last read buffer `buf` (tile k - out_buffers) is done reading it.
-        lb.insert(copy.WaitGroupOp("bulk", out_buffers - 1, read_only=True))
-        each = Block(arg_types=[IndexType()])
-        eb = LocatingBuilder(InsertPoint.at_end(each))
-        i = each.args[0]
-        r = _bin(eb, arith.DivUIOp, i, tile[1])
-        c = _bin(eb, arith.RemUIOp, i, tile[1])
-        vin = VectorType(elt, [lanes])
-        vals = [
-            to_f32(eb, eb.insert(vector.LoadOp(ring, [slot, r, c], vin)).result) for ring in rings
-        ]
-        if op == "add":
-            v = eb.insert(arith.AddfOp(vals[0], vals[1])).result
-        elif op == "axpb":
-            ax = eb.insert(arith.MulfOp(splats[0], vals[0])).result
-            v = eb.insert(arith.AddfOp(ax, splats[1])).result
-        else:
-            v = vals[0]
-        eb.insert(vector.StoreOp(from_f32(eb, v), out, [buf, r, c]))
-        eb.insert(scf.YieldOp())
-        step = _index(lb, threads * lanes)
-        lb.insert(scf.ForOp(first, _index(lb, elements), step, [], Region(each)))
-        lb.insert(copy.BarrierArriveOp(empty, slot, issuer="warps"))
-        lb.insert(copy.FenceAsyncSharedOp())
-        row, col = tiles.origin(lb, k)
-        lb.insert(
-            copy.AsyncCopyOp(out, z, src_indices=[buf], dst_indices=[row, col], l2=cache_hints[1])
-        )
-        lb.insert(copy.CommitGroupOp("bulk"))
-        loop.close()
-        cb.insert(copy.WaitGroupOp("bulk", 0))
+            with if_((t // copy.WARP).eq(0)):
+                load()
+
+        def consumer(t: Value) -> None:
+            splats = [Value(emit(vector.BroadcastOp, v, vf32).vector) for v in scalars]
+            first = t * lanes
+            with loop(tiles.count) as k:
+                slot = k % stages
+                buf = k % out_buffers if out_buffers > 1 else index(0)
+                _wait_full(full, slot, k, stages)
+                # The store that last read buffer `buf` (tile k - out_buffers) is done with it.
+                emit(copy.WaitGroupOp, "bulk", out_buffers - 1, read_only=True)
+                with loop(elements, start=first, step=threads * lanes) as i:
+                    r, c = i // tile[1], i % tile[1]
+                    vin = VectorType(elt, [lanes])
+                    vals = [to_f32(result(vector.LoadOp, x, [slot, r, c], vin)) for x in rings]
+                    if op == "add":
+                        v = result(arith.AddfOp, vals[0], vals[1])
+                    elif op == "axpb":
+                        ax = result(arith.MulfOp, splats[0], vals[0])
+                        v = result(arith.AddfOp, ax, splats[1])
+                    else:
+                        v = vals[0]
+                    emit(vector.StoreOp, from_f32(v), out, [buf, r, c])
+                emit(copy.BarrierArriveOp, empty, slot, issuer="warps")
+                emit(copy.FenceAsyncSharedOp)
+                row, col = tiles.origin(k)
+                emit(copy.AsyncCopyOp, out, z, src_indices=[buf], dst_indices=[row, col],
+                     l2=cache_hints[1])  # fmt: skip
+                emit(copy.CommitGroupOp, "bulk")
+            emit(copy.WaitGroupOp, "bulk", 0)
+
+        warp_specialize([(producer_warps, producer), (consumer_warps, consumer)], maxnreg)
 
     arg_types: list[Attribute] = [gmem] * inputs + [out_gmem]
     if op == "axpb":
         arg_types += [f32, f32]
     block = (producer_warps + consumer_warps) * copy.WARP
-    return _kernel(f"ws_{op}", arg_types, body, target=target, block=block)
+    return kernel(f"ws_{op}", arg_types, body, target=target, block=block)
