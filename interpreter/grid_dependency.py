@@ -15,8 +15,8 @@ its `launch_dependents` alike, are ordered by the wait (it returns once the prim
 and its memory is visible), so they never race. A single kernel run alone has no
 predecessor: the wait returns at once and the trigger does nothing.
 
-The logged accesses are the threads' loads and stores (memref, vector) and TMA/cp.async
-copies (the whole box, at issue).
+The logged accesses are the threads' loads, stores and atomics (memref, vector) and TMA and
+cp.async copies (the whole box, at issue); im2col loads and TMA gathers are not logged yet.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from xdsl.dialects import memref
 from xdsl.ir import Operation
 
 from copy_dialect.upstream_memref import AtomicYieldOp, GenericAtomicRMWOp
+from interpreter.gmem_log import note_gmem
 from interpreter.machine import Agent, Step, run_block, yielded
 from interpreter.memory import GmemRef, SmemRef, read_smem, write_smem
 from interpreter.ops_std import check_index, handles, set_result, smem_offsets_of
@@ -43,6 +44,8 @@ class Elements:
         idx = [lanes(agent.get(v), agent.cta.threads) for v in indices]
         if isinstance(ref, GmemRef):
             check_index(ref.array.shape, idx, mask, op, "a GMEM array")
+            if agent.cta.machine.gmem_log is not None:
+                note_gmem(agent, op, ref, tuple(idx), mask, True)
             self.key = np.ravel_multi_index(tuple(i[self.threads] for i in idx), ref.array.shape)
             self.dtype = ref.array.dtype
         elif isinstance(ref, SmemRef):

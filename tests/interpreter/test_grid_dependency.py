@@ -3,7 +3,7 @@
 the chain built with `early_read=True, verify=False` (the proof's GD2) as a race of the
 dependent's load with the primary's store, once per block, as it does that of a verified
 chain whose false `copy.predecessor_access` mark let the read through; an early write of
-what the primary reads is GD3, and a TMA load of the primary's output issued before the
+what the primary reads is GD3 (an atomic too), and a TMA load of the primary's output issued before the
 wait is GD2 too (after it, none); the wait is a thread's (threads that skipped it race,
 those that passed it do not); a kernel that does not wait is launched without PDL and never
 overlaps; a single launch has no predecessor. Runtime: `programmatic=True` on a kernel that
@@ -218,3 +218,15 @@ def test_tma_load_before_the_wait(early):
     else:
         assert violations == []
         assert np.array_equal(buffers[1][0], np.ones(64, dtype=np.float32))
+
+
+def test_an_early_atomic_is_a_write():
+    _, violations = run_text(
+        """    %one = arith.constant 1.0 : f32
+    %old = "memref.atomic_rmw"(%one, %x, %t) <{kind = 0 : i64}>
+      : (f32, memref<128xf32>, index) -> f32
+    copy.grid_dependency_wait"""
+    )
+    assert [(v.rule, v.op.name, v.other.name) for v in violations] == [
+        ("GD3", "memref.atomic_rmw", "memref.load")
+    ]
