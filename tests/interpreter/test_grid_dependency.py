@@ -2,12 +2,12 @@
 `run_chain` runs `kernels.pdl_chain` bit-exact and race-free, and reports the early read of
 the chain built with `early_read=True, verify=False` (the proof's GD2) as a race of the
 dependent's load with the primary's store, once per block, as it does that of a verified
-chain whose false `copy.predecessor_access` mark let the read through; an early write of
-what the primary reads is GD3 (an atomic too), and a TMA load of the primary's output issued before the
-wait is GD2 too (after it, none); the wait is a thread's (threads that skipped it race,
-those that passed it do not); a kernel that does not wait is launched without PDL and never
-overlaps; a single launch has no predecessor. Runtime: `programmatic=True` on a kernel that
-does not wait is refused before CUDA."""
+chain whose false `copy.predecessor_access` mark let the read through; an early write (or
+atomic) of what the primary reads is GD3, and a TMA load of the primary's output issued
+before the wait is GD2 too (after it, none); the wait is a thread's (threads that skipped it
+race, those that passed it do not); a kernel that does not wait is launched without PDL and
+never overlaps; a single launch has no predecessor. Runtime: `programmatic=True` on a kernel
+that does not wait is refused before CUDA."""
 
 from __future__ import annotations
 
