@@ -7,30 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, memref
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp
-from xdsl.ir import SSAValue
 
 from copy_dialect import ops as copy
 from facts.errors import ArgumentError
+from frontends.dsl import Value, block_id, boolean, emit, if_, index, kernel, result
 from frontends.kernels.checks import checked
-from frontends.kernels.common import (
-    CP_ASYNC_BLOCK,
-    TMA_BLOCK,
-    _block_id,
-    _drain_bulk,
-    _false,
-    _gmem,
-    _if,
-    _index,
-    _kernel,
-    _load_and_wait,
-    _smem,
-    _store_inside,
-    _tile_origin,
-    element_type,
-)
+from frontends.kernels.common import CP_ASYNC_BLOCK, TMA_BLOCK, _gmem, _smem, element_type
+from frontends.kernels.parts import drain_bulk, load_and_wait, store_inside, tile_origin
 
 
 @checked(shape=2, tile=2)
@@ -64,27 +49,21 @@ def tma_copy(
     gmem = _gmem(elt, shape, dynamic)
     smem = _smem(elt, tile, swizzle)
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        x, y = args
-        c0 = _index(b, 0)
-        phase = _false(b)
-        row, col = _tile_origin(b, tile)
-        buf = b.insert(copy.AllocSmemOp(smem)).result
-        bar = b.insert(copy.BarrierInitOp(1)).result
+    def body(x: Value, y: Value) -> None:
+        c0, phase = index(0), boolean(False)
+        row, col = tile_origin(tile)
+        buf = result(copy.AllocSmemOp, smem)
+        bar = result(copy.BarrierInitOp, 1)
         if prefetch_destination:
-            b.insert(
-                copy.PrefetchOp(y, [row, col], tile, l2=cache_hints[1], l2_promotion=l2_promotion)
-            )
-        _load_and_wait(
-            b, x, buf, [row, col], bar, c0, phase, l2=cache_hints[0], l2_promotion=l2_promotion
+            emit(copy.PrefetchOp, y, [row, col], tile, l2=cache_hints[1], l2_promotion=l2_promotion)
+        load_and_wait(
+            x, buf, [row, col], bar, c0, phase, l2=cache_hints[0], l2_promotion=l2_promotion
         )
-        b.insert(
-            copy.AsyncCopyOp(buf, y, dst_indices=[row, col], reduction=reduce, l2=cache_hints[1])
-        )
-        _drain_bulk(b)
+        emit(copy.AsyncCopyOp, buf, y, dst_indices=[row, col], reduction=reduce, l2=cache_hints[1])
+        drain_bulk()
 
     name = "tma_reduce" if reduce else "tma_copy"
-    return _kernel(name, [gmem, gmem], body, target=target, block=TMA_BLOCK)
+    return kernel(name, [gmem, gmem], body, target=target, block=TMA_BLOCK)
 
 
 @checked(shape=2, tile=2)
@@ -104,27 +83,24 @@ def cp_async_copy(
     gmem = _gmem(elt, shape, dynamic)
     smem = _smem(elt, tile)
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        x, y = args
-        row, col = _tile_origin(b, tile)
+    def body(x: Value, y: Value) -> None:
+        row, col = tile_origin(tile)
         if dynamic:
-            rows = b.insert(memref.DimOp(y, _index(b, 0))).result
-            cols = b.insert(memref.DimOp(y, _index(b, 1))).result
+            rows, cols = result(memref.DimOp, y, index(0)), result(memref.DimOp, y, index(1))
         else:
-            rows, cols = _index(b, shape[0]), _index(b, shape[1])
-        buf = b.insert(copy.AllocSmemOp(smem)).result
-        b.insert(
-            copy.AsyncCopyOp(x, buf, src_indices=[row, col], implementation="cp_async", oob="zeros")
-        )
-        b.insert(copy.CommitGroupOp("cp_async"))
-        b.insert(copy.WaitGroupOp("cp_async", 0))
+            rows, cols = index(shape[0]), index(shape[1])
+        buf = result(copy.AllocSmemOp, smem)
+        emit(copy.AsyncCopyOp, x, buf, src_indices=[row, col], implementation="cp_async",
+             oob="zeros")  # fmt: skip
+        emit(copy.CommitGroupOp, "cp_async")
+        emit(copy.WaitGroupOp, "cp_async", 0)
 
-        def store(tb: Builder, value: SSAValue, r: SSAValue, c: SSAValue) -> None:
-            tb.insert(memref.StoreOp.get(value, y, [r, c]))
+        def store(value: Value, r: Value, c: Value) -> None:
+            emit(memref.StoreOp.get, value, y, [r, c])
 
-        _store_inside(b, buf, tile, (row, col), (rows, cols), CP_ASYNC_BLOCK, store)
+        store_inside(buf, tile, (row, col), (rows, cols), CP_ASYNC_BLOCK, store)
 
-    return _kernel("cp_async_copy", [gmem, gmem], body, target=target, block=CP_ASYNC_BLOCK)
+    return kernel("cp_async_copy", [gmem, gmem], body, target=target, block=CP_ASYNC_BLOCK)
 
 
 @checked(tile=1)
@@ -153,44 +129,30 @@ def bulk_copy(
     gmem = MemRefType(elt, [n])
     full = n // tile
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        x, y = args
-        phase = _false(b)
-        bx = _block_id(b)
-        origin = b.insert(arith.MuliOp(bx, _index(b, tile))).result
+    def body(x: Value, y: Value) -> None:
+        phase, bx = boolean(False), block_id()
+        origin = bx * tile
         # One barrier per part: the analysis need not know that one block takes one part.
-        bars = b.insert(copy.BarrierInitOp(2 if tail else 1)).result
-        parts = [b.insert(copy.AllocSmemOp(_smem(elt, [tile]))).result]
+        bars = result(copy.BarrierInitOp, 2 if tail else 1)
+        parts = [result(copy.AllocSmemOp, _smem(elt, [tile]))]
         if tail:
-            parts.append(b.insert(copy.AllocSmemOp(_smem(elt, [tail]))).result)
+            parts.append(result(copy.AllocSmemOp, _smem(elt, [tail])))
 
-        def copy_part(tb: Builder, part: int) -> None:
-            buf, index = parts[part], _index(tb, part)
+        def copy_part(part: int) -> None:
+            buf, slot = parts[part], index(part)
             if prefetch:
-                size = buf.type.get_shape()
-                tb.insert(copy.PrefetchOp(x, [origin], size, implementation="bulk"))
-            _load_and_wait(
-                tb,
-                x,
-                buf,
-                [origin],
-                bars,
-                index,
-                phase,
-                oob="promise_in_bounds",
-                implementation="bulk",
-            )
-            tb.insert(
-                copy.AsyncCopyOp(
-                    buf, y, dst_indices=[origin], oob="promise_in_bounds", implementation="bulk"
-                )
-            )
-            _drain_bulk(tb)
+                size = buf.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
+                emit(copy.PrefetchOp, x, [origin], size, implementation="bulk")
+            load_and_wait(x, buf, [origin], bars, slot, phase, oob="promise_in_bounds",
+                          implementation="bulk")  # fmt: skip
+            emit(copy.AsyncCopyOp, buf, y, dst_indices=[origin], oob="promise_in_bounds",
+                 implementation="bulk")  # fmt: skip
+            drain_bulk()
 
-        is_full = b.insert(arith.CmpiOp(bx, _index(b, full), "ult")).result
-        _if(b, is_full, lambda tb: copy_part(tb, 0))
+        with if_(bx < full):
+            copy_part(0)
         if tail:
-            is_tail = b.insert(arith.CmpiOp(bx, _index(b, full), "eq")).result
-            _if(b, is_tail, lambda tb: copy_part(tb, 1))
+            with if_(bx.eq(full)):
+                copy_part(1)
 
-    return _kernel("bulk_copy", [gmem, gmem], body, target=target, block=TMA_BLOCK)
+    return kernel("bulk_copy", [gmem, gmem], body, target=target, block=TMA_BLOCK)

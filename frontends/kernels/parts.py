@@ -1,0 +1,72 @@
+"""The op helpers that the kernel families written on `frontends.dsl` share: a block's tile
+origin, a tile's load and wait, the drain of the bulk copies, the in-bounds stores of a
+tile's elements. (`common` keeps the op-by-op builder's versions for the families still
+written on xDSL's Builder.) An op they make is located at the line that called them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from math import prod
+
+from xdsl.dialects import memref
+
+from copy_dialect import ops as copy
+from frontends.dsl import Value, block_id, emit, if_, index, loop, thread_id
+from frontends.locations import helper_module
+
+helper_module(__name__)
+
+
+def tile_origin(tile: Sequence[int]) -> tuple[Value, Value]:
+    """The first row and column of the block's tile (block ids y and x)."""
+    bx, by = block_id("x"), block_id("y")
+    col = bx * tile[1]
+    return by * tile[0], col
+
+
+def load_and_wait(
+    src: Value,
+    buf: Value,
+    origin: Sequence[Value],
+    bar: Value,
+    slot: Value,
+    phase: Value,
+    oob: str = "zeros",
+    **options: object,
+) -> None:
+    """Loads the tile of `src` at `origin` into `buf` (`oob`: zero-filled out of bounds by
+    default), completing on barrier `slot` of `bar`, and waits for it (`phase`); `options`
+    are the copy's others (`l2`, `collective`, `map`, ...)."""
+    emit(copy.AsyncCopyOp, src, buf, src_indices=list(origin), barrier=bar, barrier_index=slot,
+         oob=oob, **options)  # fmt: skip
+    emit(copy.BarrierWaitOp, bar, slot, phase)
+
+
+def drain_bulk() -> None:
+    """Commits the bulk copies issued so far and waits until they are complete."""
+    emit(copy.CommitGroupOp, "bulk")
+    emit(copy.WaitGroupOp, "bulk", 0)
+
+
+def inside(point: tuple[Value, Value], bounds: tuple[Value, Value]) -> Value:
+    """Whether (row, col) `point` lies below `bounds` (rows, cols), unsigned."""
+    return (point[0] < bounds[0]) & (point[1] < bounds[1])
+
+
+def store_inside(
+    buf: Value,
+    tile: Sequence[int],
+    origin: tuple[Value, Value],
+    bounds: tuple[Value, Value],
+    threads: int,
+    store: Callable[[Value, Value, Value], None],
+) -> None:
+    """The block's `threads` threads walk the SMEM tile `buf` (element t, t + threads, ...,
+    row-major) and `store` each element whose GMEM (row, col), `origin` plus its place in
+    the tile, lies inside `bounds` (rows, cols)."""
+    tid = thread_id()
+    with loop(index(prod(tile)), start=tid, step=threads) as i:
+        r, c = i // tile[1], i % tile[1]
+        row, col = origin[0] + r, origin[1] + c
+        with if_(inside((row, col), bounds)):
+            store(Value(emit(memref.LoadOp.get, buf, [r, c]).res), row, col)
