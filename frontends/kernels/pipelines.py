@@ -7,32 +7,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp
-from xdsl.ir import Block, Region, SSAValue
-from xdsl.rewriter import InsertPoint
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from copy_dialect import ops as copy
 from facts.errors import ArgumentError
+from frontends.dsl import Value, block_id, emit, grid_dim, if_, index, kernel, loop, result
 from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     TMA_BLOCK,
-    _block_id,
     _bulk_oob,
     _check_target,
-    _grid_dim,
-    _if,
-    _index,
-    _kernel,
-    _load_slot,
     _smem,
     _smem_budget,
     _stages_limit,
     element_type,
     grid,
 )
-from frontends.locations import LocatingBuilder
 
 
 @checked(tile=2)
@@ -106,78 +96,50 @@ def tma_copy_pipelined(
     tiles_n, tiles_m = grid(shape, tile)
     total = tiles_m * tiles_n
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        x, y = args
-        c0, c1, c2 = _index(b, 0), _index(b, 1), _index(b, 2)
-        s = _index(b, stages)
-        bid = _block_id(b)
-        blocks = _grid_dim(b)
+    def body(x: Value, y: Value) -> None:
+        c0, c1, c2 = index(0), index(1), index(2)
+        s = index(stages)
+        bid, blocks = block_id(), grid_dim()
         # Tiles of this block: bid + k * blocks for k < count (0 when bid >= total: the
         # unsigned sum wraps below `blocks`).
-        left = b.insert(arith.SubiOp(_index(b, total), bid)).result
-        count = b.insert(
-            arith.DivUIOp(
-                b.insert(arith.AddiOp(left, b.insert(arith.SubiOp(blocks, c1)).result)).result,
-                blocks,
-            )
-        ).result
-        buf = b.insert(copy.AllocSmemOp(ring)).result
-        bars = b.insert(copy.BarrierInitOp(stages)).result
+        left = total - bid
+        count = (left + (blocks - c1)) // blocks
+        buf = result(copy.AllocSmemOp, ring)
+        bars = result(copy.BarrierInitOp, stages)
 
-        def origin(bb: Builder, k: SSAValue) -> tuple[SSAValue, SSAValue]:
-            t = bb.insert(arith.AddiOp(bid, bb.insert(arith.MuliOp(k, blocks)).result)).result
-            tr = bb.insert(arith.DivUIOp(t, _index(bb, tiles_n))).result
-            tc = bb.insert(arith.RemUIOp(t, _index(bb, tiles_n))).result
-            row = bb.insert(arith.MuliOp(tr, _index(bb, tile[0]))).result
-            col = bb.insert(arith.MuliOp(tc, _index(bb, tile[1]))).result
-            return row, col
+        def origin(k: Value) -> tuple[Value, Value]:
+            t = bid + k * blocks
+            tr, tc = t // tiles_n, t % tiles_n
+            return tr * tile[0], tc * tile[1]
 
-        def load(bb: Builder, k: SSAValue, slot: SSAValue) -> None:
-            _load_slot(
-                bb, x, buf, origin(bb, k), slot, bars, oob=oob, implementation=implementation
-            )
+        def load(k: Value, slot: Value) -> None:
+            at = origin(k)
+            emit(copy.AsyncCopyOp, x, buf, src_indices=at, dst_indices=[slot], barrier=bars,
+                 barrier_index=slot, oob=oob, implementation=implementation)  # fmt: skip
 
         # Prologue: tiles 0 .. stages - 1 into slots 0 .. stages - 1.
         for i in range(stages):
-            k = _index(b, i)
-            _if(b, b.insert(arith.CmpiOp(k, count, "ult")).result, lambda tb, k=k: load(tb, k, k))
+            k = index(i)
+            with if_(k < count):
+                load(k, k)
 
-        loop = Block(arg_types=[IndexType()])
-        lb = LocatingBuilder(InsertPoint.at_end(loop))
-        k = loop.args[0]
-        slot = lb.insert(arith.RemUIOp(k, s)).result
-        lap = lb.insert(arith.DivUIOp(k, s)).result
-        parity = lb.insert(arith.CmpiOp(lb.insert(arith.RemUIOp(lap, c2)).result, c0, "ne")).result
-        lb.insert(copy.BarrierWaitOp(bars, slot, parity))
-        row, col = origin(lb, k)
-        lb.insert(
-            copy.AsyncCopyOp(
-                buf,
-                y,
-                src_indices=[slot],
-                dst_indices=[row, col],
-                reduction=reduce,
-                oob=oob,
-                implementation=implementation,
-            )
-        )
-        lb.insert(copy.CommitGroupOp("bulk"))
-        # Refill the slot of tile k - pending (whose store is no longer among the last
-        # `pending` groups) with tile k - pending + stages, once that store has read it.
-        done = k if pending == 0 else lb.insert(arith.SubiOp(k, _index(lb, pending))).result
-        refill = lb.insert(arith.AddiOp(done, s)).result
-        cond = lb.insert(arith.CmpiOp(refill, count, "ult")).result
-        if pending:
-            started = lb.insert(arith.CmpiOp(k, _index(lb, pending), "uge")).result
-            cond = lb.insert(arith.AndIOp(started, cond)).result
+        with loop(count, start=c0, step=c1) as k:
+            slot = k % s
+            emit(copy.BarrierWaitOp, bars, slot, (k // s % c2).ne(c0))
+            row, col = origin(k)
+            emit(copy.AsyncCopyOp, buf, y, src_indices=[slot], dst_indices=[row, col],
+                 reduction=reduce, oob=oob, implementation=implementation)  # fmt: skip
+            emit(copy.CommitGroupOp, "bulk")
+            # Refill the slot of tile k - pending (whose store is no longer among the last
+            # `pending` groups) with tile k - pending + stages, once that store has read it.
+            done = k if pending == 0 else k - pending
+            refill = done + s
+            cond = refill < count
+            if pending:
+                cond = (k >= pending) & cond
+            with if_(cond):
+                emit(copy.WaitGroupOp, "bulk", pending, read_only=True)
+                load(refill, done % s)
+        emit(copy.WaitGroupOp, "bulk", 0)
 
-        def refill_slot(tb: Builder) -> None:
-            tb.insert(copy.WaitGroupOp("bulk", pending, read_only=True))
-            load(tb, refill, tb.insert(arith.RemUIOp(done, s)).result)
-
-        _if(lb, cond, refill_slot)
-        lb.insert(scf.YieldOp())
-        b.insert(scf.ForOp(c0, count, c1, [], Region(loop)))
-        b.insert(copy.WaitGroupOp("bulk", 0))
-
-    return _kernel("tma_copy_pipelined", [gmem, gmem], body, target=target, block=TMA_BLOCK)
+    return kernel("tma_copy_pipelined", [gmem, gmem], body, target=target, block=TMA_BLOCK)
