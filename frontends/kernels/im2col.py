@@ -9,24 +9,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from math import ceil
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, gpu
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import MemRefType, ModuleOp, i16
-from xdsl.ir import SSAValue
 
 from copy_dialect import ops as copy
+from frontends.dsl import Value, block_id, boolean, emit, index, kernel, result
 from frontends.kernels.checks import checked
-from frontends.kernels.common import (
-    TMA_BLOCK,
-    _bin,
-    _block_id,
-    _drain_bulk,
-    _false,
-    _index,
-    _kernel,
-    _smem,
-    element_type,
-)
+from frontends.kernels.common import TMA_BLOCK, _smem, element_type
+from frontends.kernels.parts import drain_bulk
 
 
 def _pair(value: int | Sequence[int]) -> tuple[int, int]:
@@ -132,49 +122,30 @@ def im2col_gather(
     smem = _smem(elt, [pixels, block], swizzle)
     p_q = conv.output[0] * q
 
-    def tap_offset(b: Builder, tap: SSAValue, dilation: int) -> SSAValue:
-        at = _bin(b, arith.MuliOp, tap, dilation)
-        return b.insert(arith.IndexCastOp(at, i16)).result
+    def tap_offset(tap: Value, dilation: int) -> Value:
+        return result(arith.IndexCastOp, tap * dilation, i16)
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        x, y = args
-        c0 = _index(b, 0)
-        phase = _false(b)
-        first = _bin(b, arith.MuliOp, _block_id(b, gpu.DimensionEnum.X), pixels)
-        tap = _block_id(b, gpu.DimensionEnum.Y)
-        channel = _bin(b, arith.MuliOp, _block_id(b, gpu.DimensionEnum.Z), block)
+    def body(x: Value, y: Value) -> None:
+        c0, phase = index(0), boolean(False)
+        first = block_id("x") * pixels
+        tap = block_id("y")
+        channel = block_id("z") * block
         # Row `first` is output pixel (image, p, q); its filter base is (p, q) * stride - pad.
-        image = _bin(b, arith.DivUIOp, first, p_q)
-        rest = _bin(b, arith.RemUIOp, first, p_q)
-        base = []
-        for at, st, pad in (
-            (_bin(b, arith.DivUIOp, rest, q), conv.stride[0], conv.padding[0]),
-            (_bin(b, arith.RemUIOp, rest, q), conv.stride[1], conv.padding[1]),
-        ):
-            base.append(_bin(b, arith.SubiOp, _bin(b, arith.MuliOp, at, st), pad))
+        image, rest = first // p_q, first % p_q
+        at = (rest // q, rest % q)
+        base = [at[d] * conv.stride[d] - conv.padding[d] for d in (0, 1)]
         offsets = [
-            tap_offset(b, _bin(b, arith.DivUIOp, tap, s), conv.dilation[0]),
-            tap_offset(b, _bin(b, arith.RemUIOp, tap, s), conv.dilation[1]),
+            tap_offset(tap // s, conv.dilation[0]),
+            tap_offset(tap % s, conv.dilation[1]),
         ]
-        buf = b.insert(copy.AllocSmemOp(smem)).result
-        bar = b.insert(copy.BarrierInitOp(1)).result
-        b.insert(
-            copy.Im2colLoadOp(
-                x,
-                buf,
-                coordinates=[image, *base, channel],
-                offsets=offsets,
-                barrier=bar,
-                barrier_index=c0,
-                lower=conv.lower,
-                upper=conv.upper,
-                strides=conv.stride,
-                l2=cache_hint,
-            )
-        )
-        b.insert(copy.BarrierWaitOp(bar, c0, phase))
-        column = _bin(b, arith.AddiOp, _bin(b, arith.MuliOp, tap, c), channel)
-        b.insert(copy.AsyncCopyOp(buf, y, dst_indices=[first, column]))
-        _drain_bulk(b)
+        buf = result(copy.AllocSmemOp, smem)
+        bar = result(copy.BarrierInitOp, 1)
+        emit(copy.Im2colLoadOp, x, buf, coordinates=[image, *base, channel], offsets=offsets,
+             barrier=bar, barrier_index=c0, lower=conv.lower, upper=conv.upper,
+             strides=conv.stride, l2=cache_hint)  # fmt: skip
+        emit(copy.BarrierWaitOp, bar, c0, phase)
+        column = tap * c + channel
+        emit(copy.AsyncCopyOp, buf, y, dst_indices=[first, column])
+        drain_bulk()
 
-    return _kernel("im2col_gather", [gmem, out], body, target=target, block=TMA_BLOCK)
+    return kernel("im2col_gather", [gmem, out], body, target=target, block=TMA_BLOCK)
