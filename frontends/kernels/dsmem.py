@@ -7,29 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, memref, vector
+from xdsl.dialects import memref, vector
 from xdsl.dialects.builtin import MemRefType, ModuleOp, VectorType
-from xdsl.ir import SSAValue
 
 from copy_dialect import ops as copy
 from facts.errors import ArgumentError
+from frontends.dsl import Value, block_id, boolean, emit, index, kernel, loop, result, thread_id
 from frontends.kernels.checks import checked
-from frontends.kernels.common import (
-    TMA_BLOCK,
-    _bin,
-    _block_id,
-    _drain_bulk,
-    _false,
-    _index,
-    _kernel,
-    _Loop,
-    _smem,
-    _thread_id,
-    _tile_origin,
-    element_type,
-    grid,
-)
+from frontends.kernels.common import TMA_BLOCK, _smem, element_type, grid
+from frontends.kernels.parts import drain_bulk, tile_origin
 
 EXCHANGE_MODES = ("store", "reduce", "bulk")
 """How `dsmem_exchange` moves a tile into the peer: `st.async` (vectors of 16 bytes),
@@ -107,50 +93,43 @@ def dsmem_exchange(
     smem = _smem(elt, tile)
     nbytes = copy.smem_bytes(list(tile), elt, 16)
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        x, y = args
-        c0 = _index(b, 0)
-        phase = _false(b)
-        row, col = _tile_origin(b, tile)
-        bx = _block_id(b)
-        rank = _bin(b, arith.RemUIOp, bx, cluster)
-        peer = _bin(b, arith.RemUIOp, _bin(b, arith.AddiOp, rank, 1), cluster)
-        source = _bin(b, arith.RemUIOp, _bin(b, arith.AddiOp, rank, cluster - 1), cluster)
-        mine = b.insert(copy.AllocSmemOp(smem)).result
-        recv = b.insert(copy.AllocSmemOp(smem)).result
-        loaded = b.insert(copy.BarrierInitOp(1, 2 if mode == "reduce" else 1)).result
-        full = b.insert(copy.BarrierInitOp(1)).result
-        signal = b.insert(copy.BarrierInitOp(1)).result
+    def body(x: Value, y: Value) -> None:
+        c0, phase = index(0), boolean(False)
+        row, col = tile_origin(tile)
+        rank = block_id() % cluster
+        peer, source = (rank + 1) % cluster, (rank + (cluster - 1)) % cluster
+        mine = result(copy.AllocSmemOp, smem)
+        recv = result(copy.AllocSmemOp, smem)
+        loaded = result(copy.BarrierInitOp, 1, 2 if mode == "reduce" else 1)
+        full = result(copy.BarrierInitOp, 1)
+        signal = result(copy.BarrierInitOp, 1)
         for buf in (mine, recv) if mode == "reduce" else (mine,):
-            b.insert(
-                copy.AsyncCopyOp(
-                    x, buf, src_indices=[row, col], barrier=loaded, barrier_index=c0, oob="zeros"
-                )
-            )
-        b.insert(copy.BarrierWaitOp(loaded, c0, phase))
+            emit(copy.AsyncCopyOp, x, buf, src_indices=[row, col], barrier=loaded,
+                 barrier_index=c0, oob="zeros")  # fmt: skip
+        emit(copy.BarrierWaitOp, loaded, c0, phase)
         if mode == "reduce":
             # recv holds this CTA's tile: the sender may add into it now.
-            b.insert(copy.PeerArriveOp(signal, c0, source))
-            b.insert(copy.BarrierWaitOp(signal, c0, phase))
-        b.insert(copy.BarrierArriveExpectTxOp(full, c0, bytes=nbytes))
+            emit(copy.PeerArriveOp, signal, c0, source)
+            emit(copy.BarrierWaitOp, signal, c0, phase)
+        emit(copy.BarrierArriveExpectTxOp, full, c0, bytes=nbytes)
         if mode == "bulk":
-            b.insert(copy.PeerCopyOp(mine, recv, peer, full, c0))
+            emit(copy.PeerCopyOp, mine, recv, peer, full, c0)
         else:
-            _send_by_threads(b, mine, recv, peer, full, tile, width, mode == "reduce")
-        b.insert(copy.BarrierWaitOp(full, c0, phase))
+            _send_by_threads(mine, recv, peer, full, tile, width, mode == "reduce")
+        emit(copy.BarrierWaitOp, full, c0, phase)
         if mode == "bulk":
             # The sender's source may go once its copy has landed here.
-            b.insert(copy.PeerArriveOp(signal, c0, source))
+            emit(copy.PeerArriveOp, signal, c0, source)
         else:
             # st.async and red.async write through the generic proxy; the TMA store reads
             # through the async one.
-            b.insert(copy.FenceAsyncSharedOp())
-        b.insert(copy.AsyncCopyOp(recv, y, dst_indices=[row, col]))
-        _drain_bulk(b)
+            emit(copy.FenceAsyncSharedOp)
+        emit(copy.AsyncCopyOp, recv, y, dst_indices=[row, col])
+        drain_bulk()
         if mode == "bulk":
-            b.insert(copy.BarrierWaitOp(signal, c0, phase))
+            emit(copy.BarrierWaitOp, signal, c0, phase)
 
-    return _kernel(
+    return kernel(
         f"dsmem_exchange_{mode}",
         [gmem, gmem],
         body,
@@ -161,11 +140,10 @@ def dsmem_exchange(
 
 
 def _send_by_threads(
-    b: Builder,
-    mine: SSAValue,
-    recv: SSAValue,
-    peer: SSAValue,
-    full: SSAValue,
+    mine: Value,
+    recv: Value,
+    peer: Value,
+    full: Value,
     tile: Sequence[int],
     width: int,
     reduce: bool,
@@ -174,18 +152,14 @@ def _send_by_threads(
     block-uniform loop over the tile in steps of the block."""
     per_row = tile[1] // width
     steps = tile[0] * tile[1] // width // TMA_BLOCK
-    tid = _thread_id(b)
-    loop = _Loop(b, _index(b, steps))
-    lb = loop.b
-    e = _bin(lb, arith.AddiOp, tid, _bin(lb, arith.MuliOp, loop.k, TMA_BLOCK))
-    r = _bin(lb, arith.DivUIOp, e, per_row)
-    c = _bin(lb, arith.MuliOp, _bin(lb, arith.RemUIOp, e, per_row), width)
-    assert isinstance(t := mine.type, MemRefType)
-    if reduce:
-        value = lb.insert(memref.LoadOp.get(mine, [r, c])).res
-        lb.insert(copy.PeerStoreOp(value, recv, [r, c], peer, full, _index(lb, 0), reduction="add"))
-    else:
-        vtype = VectorType(t.element_type, [width])
-        value = lb.insert(vector.LoadOp(mine, [r, c], vtype)).result
-        lb.insert(copy.PeerStoreOp(value, recv, [r, c], peer, full, _index(lb, 0)))
-    loop.close()
+    tid = thread_id()
+    element = mine.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+    with loop(index(steps)) as k:
+        e = tid + k * TMA_BLOCK
+        r, c = e // per_row, e % per_row * width
+        if reduce:
+            value = Value(emit(memref.LoadOp.get, mine, [r, c]).res)
+            emit(copy.PeerStoreOp, value, recv, [r, c], peer, full, index(0), reduction="add")
+        else:
+            value = result(vector.LoadOp, mine, [r, c], VectorType(element, [width]))
+            emit(copy.PeerStoreOp, value, recv, [r, c], peer, full, index(0))
