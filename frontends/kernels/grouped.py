@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import prod
 
-from xdsl.builder import Builder
 from xdsl.dialects import arith, gpu, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -20,30 +19,24 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import SSAValue
 
 from copy_dialect import ops as copy
-from frontends.kernels.checks import checked
-from frontends.kernels.common import (
-    _XYZ,
-    CP_ASYNC_BLOCK,
-    TMA_BLOCK,
-    _bin,
-    _block_id,
-    _false,
-    _grid_dim,
-    _if,
-    _index,
-    _inside,
-    _kernel,
-    _load_and_wait,
-    _Loop,
-    _parity,
-    _smem,
-    _store_inside,
-    element_type,
-    grid,
+from frontends.dsl import (
+    Value,
+    block_id,
+    boolean,
+    emit,
+    grid_dim,
+    if_,
+    index,
+    kernel,
+    loop,
+    parity,
+    result,
 )
+from frontends.kernels.checks import checked
+from frontends.kernels.common import CP_ASYNC_BLOCK, TMA_BLOCK, _smem, element_type, grid
+from frontends.kernels.parts import inside, load_and_wait, store_inside
 
 GROUP_FIELDS = 4
 """A group's row of the table: its offset in the pool (elements), rows, columns and row
@@ -74,20 +67,18 @@ def grouped_grid(
     return (*grid(max_shape, tile), 1 if persistent else groups)
 
 
-def _group_fields(b: Builder, table: SSAValue, group: SSAValue) -> list[SSAValue]:
+def _group_fields(table: Value, group: Value) -> list[Value]:
     """Group `group`'s row of `table` as indices: offset, rows, cols, pitch."""
     fields = []
     for k in range(GROUP_FIELDS):
-        entry = b.insert(memref.LoadOp.get(table, [group, _index(b, k)])).res
-        fields.append(b.insert(arith.IndexCastOp(entry, IndexType())).result)
+        entry = emit(memref.LoadOp.get, table, [group, index(k)]).res
+        fields.append(result(arith.IndexCastOp, entry, IndexType()))
     return fields
 
 
-def _group_origin(
-    b: Builder, dims: Sequence[SSAValue], tile: Sequence[int]
-) -> tuple[SSAValue, SSAValue]:
+def _group_origin(dims: Sequence[Value], tile: Sequence[int]) -> tuple[Value, Value]:
     """The first (row, col) of the block's tile (y, x) in its group."""
-    return _bin(b, arith.MuliOp, dims[1], tile[0]), _bin(b, arith.MuliOp, dims[0], tile[1])
+    return dims[1] * tile[0], dims[0] * tile[1]
 
 
 @checked(max_shape=2, tile=2)
@@ -125,27 +116,25 @@ def grouped_copy(
     smem = _smem(elt, tile, 16)
     map_type = copy.TensorMapType(tile, elt)
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        x, table, src, dst = args
-        dims = [_block_id(b, d) for d in _XYZ]
-        ngrid = [_grid_dim(b, d) for d in _XYZ]
+    def body(x: Value, table: Value, src: Value, dst: Value) -> None:
+        dims = [block_id(d) for d in "xyz"]
+        ngrid = [grid_dim(d) for d in "xyz"]
         # The block's linear index: its slot of the workspace.
-        plane = _bin(b, arith.AddiOp, dims[1], _bin(b, arith.MuliOp, dims[2], ngrid[1]))
-        slot = _bin(b, arith.AddiOp, dims[0], _bin(b, arith.MuliOp, plane, ngrid[0]))
-        buf = b.insert(copy.AllocSmemOp(smem)).result
-        bar = b.insert(copy.BarrierInitOp(1)).result
-        m = b.insert(copy.TensorMapGlobalOp(x, slot, slots, map_type)).map
+        plane = dims[1] + dims[2] * ngrid[1]
+        slot = dims[0] + plane * ngrid[0]
+        buf = result(copy.AllocSmemOp, smem)
+        bar = result(copy.BarrierInitOp, 1)
+        m = Value(emit(copy.TensorMapGlobalOp, x, slot, slots, map_type).map)
         tile_of = _GroupTile(x, table, src, dst, buf, bar, m, tile, bits, dims)
         if not persistent:
-            tile_of(b, dims[2], _false(b), skip_outside=True)
+            tile_of(dims[2], boolean(False), skip_outside=True)
             return
-        loop = _Loop(b, _index(b, groups))
-        tile_of(loop.b, loop.k, _parity(loop.b, loop.k))
-        # The threads have read the tile before the next group's load overwrites it.
-        loop.b.insert(gpu.BarrierOp())
-        loop.close()
+        with loop(index(groups)) as k:
+            tile_of(k, parity(k))
+            # The threads have read the tile before the next group's load overwrites it.
+            emit(gpu.BarrierOp)
 
-    return _kernel(
+    return kernel(
         "grouped_copy", [tmpl, table_type, pool, pool], body, target=target, block=TMA_BLOCK
     )
 
@@ -177,43 +166,35 @@ def grouped_view_copy(
     view = MemRefType(elt, [DYNAMIC_INDEX] * 2, StridedLayoutAttr([None, 1], None))
     smem = _smem(elt, tile)
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        table, src, dst = args
-        dims = [_block_id(b, d) for d in _XYZ]
-        offset, rows, cols, pitch = _group_fields(b, table, dims[2])
+    def body(table: Value, src: Value, dst: Value) -> None:
+        dims = [block_id(d) for d in "xyz"]
+        offset, rows, cols, pitch = _group_fields(table, dims[2])
         src_view, dst_view = (
-            b.insert(
-                memref.ReinterpretCastOp.from_dynamic(a, [offset], [rows, cols], [pitch, 1], view)
-            ).result
+            result(
+                memref.ReinterpretCastOp.from_dynamic, a, [offset], [rows, cols], [pitch, 1], view
+            )
             for a in (src, dst)
         )
-        origin = _group_origin(b, dims, tile)
-        buf = b.insert(copy.AllocSmemOp(smem)).result
+        origin = _group_origin(dims, tile)
+        buf = result(copy.AllocSmemOp, smem)
         if barrier:
-            c0 = _index(b, 0)
-            bar = b.insert(copy.BarrierInitOp(1, CP_ASYNC_BLOCK)).result
-            b.insert(
-                copy.AsyncCopyOp(
-                    src_view, buf, src_indices=list(origin), barrier=bar, barrier_index=c0,
-                    implementation="cp_async", oob="zeros",
-                )
-            )  # fmt: skip
-            b.insert(copy.BarrierWaitOp(bar, c0, _false(b)))
+            c0 = index(0)
+            bar = result(copy.BarrierInitOp, 1, CP_ASYNC_BLOCK)
+            emit(copy.AsyncCopyOp, src_view, buf, src_indices=list(origin), barrier=bar,
+                 barrier_index=c0, implementation="cp_async", oob="zeros")  # fmt: skip
+            emit(copy.BarrierWaitOp, bar, c0, boolean(False))
         else:
-            b.insert(
-                copy.AsyncCopyOp(
-                    src_view, buf, src_indices=list(origin), implementation="cp_async", oob="zeros"
-                )
-            )
-            b.insert(copy.CommitGroupOp("cp_async"))
-            b.insert(copy.WaitGroupOp("cp_async", 0))
+            emit(copy.AsyncCopyOp, src_view, buf, src_indices=list(origin),
+                 implementation="cp_async", oob="zeros")  # fmt: skip
+            emit(copy.CommitGroupOp, "cp_async")
+            emit(copy.WaitGroupOp, "cp_async", 0)
 
-        def store(tb: Builder, value: SSAValue, row: SSAValue, col: SSAValue) -> None:
-            tb.insert(memref.StoreOp.get(value, dst_view, [row, col]))
+        def store(value: Value, row: Value, col: Value) -> None:
+            emit(memref.StoreOp.get, value, dst_view, [row, col])
 
-        _store_inside(b, buf, tile, origin, (rows, cols), CP_ASYNC_BLOCK, store)
+        store_inside(buf, tile, origin, (rows, cols), CP_ASYNC_BLOCK, store)
 
-    return _kernel(
+    return kernel(
         "grouped_view_copy", [table_type, pool, pool], body, target=target, block=CP_ASYNC_BLOCK
     )
 
@@ -224,60 +205,51 @@ class _GroupTile:
 
     def __init__(
         self,
-        x: SSAValue,
-        table: SSAValue,
-        src: SSAValue,
-        dst: SSAValue,
-        buf: SSAValue,
-        bar: SSAValue,
-        m: SSAValue,
+        x: Value,
+        table: Value,
+        src: Value,
+        dst: Value,
+        buf: Value,
+        bar: Value,
+        m: Value,
         tile: Sequence[int],
         bits: int,
-        dims: Sequence[SSAValue],
+        dims: Sequence[Value],
     ):
         self.x, self.table, self.src, self.dst = x, table, src, dst
         self.buf, self.bar, self.m = buf, bar, m
         self.tile, self.bits, self.dims = tile, bits, dims
         """The block's ids (x, y, z): its tile is (y, x)."""
 
-    def __call__(
-        self, b: Builder, group: SSAValue, phase: SSAValue, skip_outside: bool = False
-    ) -> None:
+    def __call__(self, group: Value, phase: Value, skip_outside: bool = False) -> None:
         """With `skip_outside`, a block whose tile lies past the group's rows or columns does
         nothing (no rewrite, no load): the grid covers the largest group for every group."""
-        origin = _group_origin(b, self.dims, self.tile)
-        fields = _group_fields(b, self.table, group)
+        origin = _group_origin(self.dims, self.tile)
+        fields = _group_fields(self.table, group)
         if not skip_outside:
-            self._copy(b, fields, origin, phase)
+            self._copy(fields, origin, phase)
             return
         _, rows, cols, _ = fields
-        _if(b, _inside(b, origin, (rows, cols)), lambda tb: self._copy(tb, fields, origin, phase))
+        with if_(inside(origin, (rows, cols))):
+            self._copy(fields, origin, phase)
 
-    def _copy(
-        self,
-        b: Builder,
-        fields: Sequence[SSAValue],
-        origin: tuple[SSAValue, SSAValue],
-        phase: SSAValue,
-    ) -> None:
+    def _copy(self, fields: Sequence[Value], origin: tuple[Value, Value], phase: Value) -> None:
         m = self.m
-        c0 = _index(b, 0)
+        c0 = index(0)
         offset, rows, cols, pitch = fields
-        b.insert(copy.TensorMapReplaceOp(m, "global_address", self.src, indices=[offset]))
+        emit(copy.TensorMapReplaceOp, m, "global_address", self.src, indices=[offset])
         for d, extent in enumerate((rows, cols)):
-            narrow = b.insert(arith.IndexCastOp(extent, i32)).result
-            b.insert(copy.TensorMapReplaceOp(m, "global_dim", narrow, dim=d))
-        stride = _bin(b, arith.MuliOp, pitch, self.bits // 8)
-        wide = b.insert(arith.IndexCastOp(stride, i64)).result
-        b.insert(copy.TensorMapReplaceOp(m, "global_stride", wide, dim=0))
-        b.insert(copy.TensorMapFenceReleaseOp(m))
-        b.insert(copy.TensorMapFenceAcquireOp(m))
-        _load_and_wait(b, self.x, self.buf, origin, self.bar, c0, phase, map=m)
+            narrow = result(arith.IndexCastOp, extent, i32)
+            emit(copy.TensorMapReplaceOp, m, "global_dim", narrow, dim=d)
+        wide = result(arith.IndexCastOp, pitch * (self.bits // 8), i64)
+        emit(copy.TensorMapReplaceOp, m, "global_stride", wide, dim=0)
+        emit(copy.TensorMapFenceReleaseOp, m)
+        emit(copy.TensorMapFenceAcquireOp, m)
+        load_and_wait(self.x, self.buf, origin, self.bar, c0, phase, map=m)
 
         # The block's threads store the tile's elements that lie in the group.
-        def store(tb: Builder, value: SSAValue, row: SSAValue, col: SSAValue) -> None:
-            linear = _bin(tb, arith.AddiOp, _bin(tb, arith.MuliOp, row, pitch), col)
-            at = _bin(tb, arith.AddiOp, offset, linear)
-            tb.insert(memref.StoreOp.get(value, self.dst, [at]))
+        def store(value: Value, row: Value, col: Value) -> None:
+            at = offset + (row * pitch + col)
+            emit(memref.StoreOp.get, value, self.dst, [at])
 
-        _store_inside(b, self.buf, self.tile, origin, (rows, cols), TMA_BLOCK, store)
+        store_inside(self.buf, self.tile, origin, (rows, cols), TMA_BLOCK, store)
