@@ -9,40 +9,39 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, gpu, memref, scf
-from xdsl.dialects.builtin import FloatAttr, IndexType, MemRefType, ModuleOp
-from xdsl.ir import Block, Region, SSAValue
-from xdsl.rewriter import InsertPoint
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import FloatAttr, MemRefType, ModuleOp
 
 from copy_dialect import ops as copy
 from facts.errors import ArgumentError
 from facts.target import CLUSTERS, MULTICAST, TARGETS
+from frontends.dsl import (
+    Value,
+    block_id,
+    boolean,
+    emit,
+    i32_const,
+    if_,
+    index,
+    kernel,
+    loop,
+    result,
+    thread_id,
+)
 from frontends.kernels.checks import checked
 from frontends.kernels.common import (
     TMA_BLOCK,
-    _bin,
-    _block_id,
     _bulk_oob,
-    _butterfly,
     _check_2d,
     _check_feature,
     _check_float,
-    _drain_bulk,
-    _false,
     _footprint,
-    _i32,
-    _if,
-    _index,
-    _kernel,
-    _load_and_wait,
     _smem,
     _smem_budget,
-    _thread_id,
     element_type,
     grid,
 )
-from frontends.locations import LocatingBuilder
+from frontends.kernels.parts import butterfly, drain_bulk, load_and_wait
 
 
 @checked(shape=2, tile=2)
@@ -73,44 +72,23 @@ def multicast_copy(
     gmem = MemRefType(elt, [shape[0] // half, half, shape[1]])
     smem = _smem(elt, [2, half, tile[1]])
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        x, y = args
-        c0, c2 = _index(b, 0), _index(b, 2)
-        phase = _false(b)
-        bx = _block_id(b, gpu.DimensionEnum.X)
-        by = _block_id(b, gpu.DimensionEnum.Y)
-        rank = b.insert(arith.RemUIOp(bx, c2)).result
-        pair = b.insert(arith.DivUIOp(bx, c2)).result
-        col = b.insert(arith.MuliOp(pair, _index(b, tile[1]))).result
-        first = b.insert(arith.MuliOp(by, c2)).result
-        buf = b.insert(copy.AllocSmemOp(smem)).result
-        bar = b.insert(copy.BarrierInitOp(1)).result
-        _load_and_wait(
-            b,
-            x,
-            buf,
-            [first, c0, col],
-            bar,
-            c0,
-            phase,
-            oob=oob or "zeros",
-            collective=[0],
-            implementation=implementation,
-        )
-        mine = b.insert(arith.AddiOp(first, rank)).result
-        b.insert(
-            copy.AsyncCopyOp(
-                buf,
-                y,
-                src_indices=[rank],
-                dst_indices=[mine, c0, col],
-                oob=oob,
-                implementation=implementation,
-            )
-        )
-        _drain_bulk(b)
+    def body(x: Value, y: Value) -> None:
+        c0, c2 = index(0), index(2)
+        phase = boolean(False)
+        bx, by = block_id("x"), block_id("y")
+        rank, pair = bx % c2, bx // c2
+        col = pair * tile[1]
+        first = by * c2
+        buf = result(copy.AllocSmemOp, smem)
+        bar = result(copy.BarrierInitOp, 1)
+        load_and_wait(x, buf, [first, c0, col], bar, c0, phase, oob=oob or "zeros",
+                      collective=[0], implementation=implementation)  # fmt: skip
+        mine = first + rank
+        emit(copy.AsyncCopyOp, buf, y, src_indices=[rank], dst_indices=[mine, c0, col], oob=oob,
+             implementation=implementation)  # fmt: skip
+        drain_bulk()
 
-    return _kernel(
+    return kernel(
         "multicast_copy", [gmem, gmem], body, target=target, block=TMA_BLOCK, cluster=(2, 1, 1)
     )
 
@@ -238,14 +216,13 @@ def broadcast_copy(
     x_type = MemRefType(elt, list(shape))
     y_type = MemRefType(elt, [cluster, *shape])
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        x, y = args
-        shared = _shared_tile(b, x, shape, tile, cluster, multicast, order)
-        b.insert(copy.AsyncCopyOp(shared.buf, y, dst_indices=[shared.rank, shared.row, shared.col]))
-        _drain_bulk(b)
+    def body(x: Value, y: Value) -> None:
+        shared = _shared_tile(x, shape, tile, cluster, multicast, order)
+        emit(copy.AsyncCopyOp, shared.buf, y, dst_indices=[shared.rank, shared.row, shared.col])
+        drain_bulk()
 
     name = _broadcast_name("broadcast", multicast, order)
-    return _kernel(
+    return kernel(
         name, [x_type, y_type], body, target=target, block=TMA_BLOCK, cluster=(cluster, 1, 1)
     )
 
@@ -254,19 +231,18 @@ def broadcast_copy(
 class _SharedTile:
     """The tile of x a CTA of a `broadcast_*` kernel holds, loaded and waited for."""
 
-    rank: SSAValue
-    tile_col: SSAValue
-    row: SSAValue
+    rank: Value
+    tile_col: Value
+    row: Value
     """The tile's first row in x."""
-    col: SSAValue
+    col: Value
     """The tile's first column in x."""
-    buf: SSAValue
+    buf: Value
     """The SMEM tile, whole once the block passes the wait."""
 
 
 def _shared_tile(
-    b: Builder,
-    x: SSAValue,
+    x: Value,
     shape: Sequence[int],
     tile: Sequence[int],
     cluster: int,
@@ -280,29 +256,21 @@ def _shared_tile(
     assert isinstance(x_type, MemRefType)
     smem = _smem(x_type.element_type, tile)
     tiles_n, tiles_m = grid(shape, tile)
-    c0 = _index(b, 0)
-    phase = _false(b)
-    bx = _block_id(b, gpu.DimensionEnum.X)
-    by = _block_id(b, gpu.DimensionEnum.Y)
+    c0, phase = index(0), boolean(False)
+    bx, by = block_id("x"), block_id("y")
     if order == "cluster":
-        c = _index(b, cluster)
-        rank = b.insert(arith.RemUIOp(bx, c)).result
-        tile_col = b.insert(arith.DivUIOp(bx, c)).result
-        tile_row = by
+        c = index(cluster)
+        rank, tile_col, tile_row = bx % c, bx // c, by
     else:
-        width = _index(b, cluster * tiles_n)
-        launched = b.insert(arith.AddiOp(b.insert(arith.MuliOp(by, width)).result, bx)).result
-        tiles = _index(b, tiles_m * tiles_n)
-        rank = b.insert(arith.DivUIOp(launched, tiles)).result
-        t = b.insert(arith.RemUIOp(launched, tiles)).result
-        tile_row = b.insert(arith.DivUIOp(t, _index(b, tiles_n))).result
-        tile_col = b.insert(arith.RemUIOp(t, _index(b, tiles_n))).result
-    row = b.insert(arith.MuliOp(tile_row, _index(b, tile[0]))).result
-    col = b.insert(arith.MuliOp(tile_col, _index(b, tile[1]))).result
-    buf = b.insert(copy.AllocSmemOp(smem)).result
-    bar = b.insert(copy.BarrierInitOp(1)).result
-    collective = [0] if multicast else None
-    _load_and_wait(b, x, buf, [row, col], bar, c0, phase, collective=collective)
+        width = index(cluster * tiles_n)
+        launched = by * width + bx
+        tiles = index(tiles_m * tiles_n)
+        rank, t = launched // tiles, launched % tiles
+        tile_row, tile_col = t // tiles_n, t % tiles_n
+    row, col = tile_row * tile[0], tile_col * tile[1]
+    buf = result(copy.AllocSmemOp, smem)
+    bar = result(copy.BarrierInitOp, 1)
+    load_and_wait(x, buf, [row, col], bar, c0, phase, collective=[0] if multicast else None)
     return _SharedTile(rank, tile_col, row, col, buf)
 
 
@@ -357,58 +325,45 @@ def broadcast_row_dot(
     per_lane = tile[1] // copy.WARP
     together = next(n for n in (4, 2, 1) if tile[0] % (warps * n) == 0 or n == 1)
 
-    def widened(b: Builder, value: SSAValue) -> SSAValue:
-        return value if elt == f32 else b.insert(arith.ExtFOp(value, f32)).result
+    def widened(value: Value) -> Value:
+        return value if elt == f32 else result(arith.ExtFOp, value, f32)
 
-    def body(b: Builder, args: Sequence[SSAValue]) -> None:
-        x, v, y = args
-        shared = _shared_tile(b, x, shape, tile, cluster, multicast, order)
-        t = _thread_id(b)
-        warp = _bin(b, arith.DivUIOp, t, copy.WARP)
-        lane = _bin(b, arith.RemUIOp, t, copy.WARP)
-        zero = b.insert(arith.ConstantOp(FloatAttr(0.0, f32))).result
-        last = _index(b, shape[1] - 1)
+    def body(x: Value, v: Value, y: Value) -> None:
+        shared = _shared_tile(x, shape, tile, cluster, multicast, order)
+        t = thread_id()
+        warp, lane = t // copy.WARP, t % copy.WARP
+        zero = result(arith.ConstantOp, FloatAttr(0.0, f32))
+        last = index(shape[1] - 1)
         # Lane l's columns of the tile, and v[rank] there (0 past N).
         columns, weights = [], []
         for k in range(per_lane):
-            c = _bin(b, arith.AddiOp, lane, k * copy.WARP)
-            j = _bin(b, arith.AddiOp, shared.col, c)
-            inside = b.insert(arith.CmpiOp(j, last, "ule")).result
-            clamped = _bin(b, arith.MinUIOp, j, last)
-            w = widened(b, b.insert(memref.LoadOp.get(v, [shared.rank, clamped])).res)
+            c = lane + k * copy.WARP
+            j = shared.col + c
+            inside = j <= last
+            clamped = result(arith.MinUIOp, j, last)
+            w = widened(Value(emit(memref.LoadOp.get, v, [shared.rank, clamped]).res))
             columns.append(c)
-            weights.append(b.insert(arith.SelectOp(inside, w, zero)).result)
+            weights.append(result(arith.SelectOp, inside, w, zero))
 
         # Each iteration takes `together` rows (w + 4 i, ..., w + 4 (i + together - 1)),
         # their sums independent of each other, so that their loads, products and shuffles
         # overlap: one row at a time waits on its chain of adds and shuffles.
-        loop = Block(arg_types=[IndexType()])
-        lb = LocatingBuilder(InsertPoint.at_end(loop))
-        rows = [_bin(lb, arith.AddiOp, loop.args[0], j * warps) for j in range(together)]
-        sums = [zero] * together
-        for c, w in zip(columns, weights, strict=True):
-            for j, r in enumerate(rows):
-                xv = widened(lb, lb.insert(memref.LoadOp.get(shared.buf, [r, c])).res)
-                product = lb.insert(arith.MulfOp(xv, w)).result
-                sums[j] = lb.insert(arith.AddfOp(sums[j], product)).result
-        sums = _butterfly(lb, sums, _i32(lb, copy.WARP))
-        first = lb.insert(arith.CmpiOp(lane, _index(lb, 0), "eq")).result
-        for r, total in zip(rows, sums, strict=True):
-            row = _bin(lb, arith.AddiOp, shared.row, r)
-            inside = lb.insert(arith.CmpiOp(row, _index(lb, shape[0]), "ult")).result
-            store = lb.insert(arith.AndIOp(inside, first)).result
-            _if(
-                lb,
-                store,
-                lambda sb, row=row, total=total: sb.insert(
-                    memref.StoreOp.get(total, y, [shared.rank, shared.tile_col, row])
-                ),
-            )
-        lb.insert(scf.YieldOp())
-        step = _index(b, warps * together)
-        b.insert(scf.ForOp(warp, _index(b, tile[0]), step, [], Region(loop)))
+        with loop(tile[0], start=warp, step=warps * together) as i:
+            rows = [i + j * warps for j in range(together)]
+            sums = [zero] * together
+            for c, w in zip(columns, weights, strict=True):
+                for j, r in enumerate(rows):
+                    xv = widened(Value(emit(memref.LoadOp.get, shared.buf, [r, c]).res))
+                    product = result(arith.MulfOp, xv, w)
+                    sums[j] = result(arith.AddfOp, sums[j], product)
+            sums = butterfly(sums, i32_const(copy.WARP))
+            first = lane.eq(0)
+            for r, total in zip(rows, sums, strict=True):
+                row = shared.row + r
+                with if_((row < shape[0]) & first):
+                    emit(memref.StoreOp.get, total, y, [shared.rank, shared.tile_col, row])
 
-    return _kernel(
+    return kernel(
         _broadcast_name("broadcast_row_dot", multicast, order),
         [x_type, v_type, y_type],
         body,

@@ -1,17 +1,18 @@
-"""The op helpers that the kernel families written on `frontends.dsl` share: a block's tile
-origin, a tile's load and wait, the drain of the bulk copies, the in-bounds stores of a
-tile's elements. (`common` keeps the op-by-op builder's versions for the families still
-written on xDSL's Builder.) An op they make is located at the line that called them."""
+"""The op helpers that the kernel families, written on `frontends.dsl`, share: a block's
+tile origin, a tile's load and wait, the drain of the bulk copies, the in-bounds stores of
+a tile's elements, a warp's butterfly sum. An op they make is located at the line that
+called them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from math import prod
 
-from xdsl.dialects import memref
+from xdsl.dialects import arith, memref
 
 from copy_dialect import ops as copy
-from frontends.dsl import Value, block_id, emit, if_, index, loop, thread_id
+from copy_dialect.upstream_gpu import ShuffleOp
+from frontends.dsl import Value, block_id, emit, i32_const, if_, index, loop, result, thread_id
 from frontends.locations import helper_module
 
 helper_module(__name__)
@@ -70,3 +71,15 @@ def store_inside(
         row, col = origin[0] + r, origin[1] + c
         with if_(inside((row, col), bounds)):
             store(Value(emit(memref.LoadOp.get, buf, [r, c]).res), row, col)
+
+
+def butterfly(values: Sequence[Value], width: Value) -> list[Value]:
+    """The sums of `values` over the lanes of the warp (`width` their i32 count): a butterfly
+    of shuffles (xor 16, 8, 4, 2, 1), the values' steps interleaved so that they overlap."""
+    sums = list(values)
+    for offset in (16, 8, 4, 2, 1):
+        off = i32_const(offset)
+        for j in range(len(sums)):
+            other = Value(emit(ShuffleOp, sums[j], off, width, "xor").shuffle_result)
+            sums[j] = result(arith.AddfOp, sums[j], other)
+    return sums

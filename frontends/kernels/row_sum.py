@@ -14,7 +14,6 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import FloatAttr, MemRefType, ModuleOp
 
 from copy_dialect import ops as copy
-from copy_dialect.upstream_gpu import ShuffleOp
 from facts.errors import ArgumentError
 from frontends.dsl import (
     Value,
@@ -29,6 +28,7 @@ from frontends.dsl import (
 )
 from frontends.kernels.checks import checked
 from frontends.kernels.common import _check_consumer_warps, _check_float, _smem, element_type
+from frontends.kernels.parts import butterfly
 from frontends.kernels.warp_specialized import (
     _Bands,
     _check_ws,
@@ -207,15 +207,3 @@ def ws_row_sum(
 
     block = (1 + warps) * copy.WARP
     return kernel("ws_row_sum", [gmem, out], body, target=target, block=block)
-
-
-def butterfly(values: Sequence[Value], width: Value) -> list[Value]:
-    """The sums of `values` over the lanes of the warp (`width` their i32 count): a butterfly
-    of shuffles (xor 16, 8, 4, 2, 1), the values' steps interleaved so that they overlap."""
-    sums = list(values)
-    for offset in (16, 8, 4, 2, 1):
-        off = i32_const(offset)
-        for j in range(len(sums)):
-            other = Value(emit(ShuffleOp, sums[j], off, width, "xor").shuffle_result)
-            sums[j] = result(arith.AddfOp, sums[j], other)
-    return sums
