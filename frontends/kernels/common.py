@@ -1,40 +1,31 @@
-"""What the kernel families share: the launch constants, `element_type` and `grid`, `_kernel`
-(the function, its module, the target and the verification that every builder ends with),
-the op helpers the bodies are written with (constants, block and thread ids, loops, ifs,
-barrier parities, SMEM types, the in-bounds store of a tile, the warp's butterfly sum), and
-the parameter checks and SMEM budgets that more than one family makes."""
+"""What the kernel families share: the launch constants, `element_type` and `grid`, the SMEM
+and GMEM types, and the parameter checks and SMEM budgets that more than one family makes.
+The families are written on `frontends.dsl` (`kernel()` makes and verifies the module;
+`kernels.parts` holds the op helpers they share); the few Builder helpers left here
+(`_index`, `_bin`, `_block_id`, `_thread_id`) serve `pdl`, which is not rewritten yet."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from math import ceil, prod
+from collections.abc import Sequence
+from math import ceil
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith, func, gpu, memref, scf
+from xdsl.dialects import arith, gpu
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    DenseArrayBase,
-    FunctionType,
     IndexType,
     IntegerAttr,
     MemRefType,
-    ModuleOp,
-    UnitAttr,
-    i1,
-    i32,
 )
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.parser import Parser
-from xdsl.rewriter import InsertPoint
 
-from analysis.verify import verify_module
 from copy_dialect import ops as copy
-from copy_dialect.upstream_gpu import ShuffleOp
 from facts.errors import ArgumentError
 from facts.target import TARGETS, Feature, feature_message, target_named
 from frontends.kernels.checks import check_dtype, checked
-from frontends.locations import LocatingBuilder, helper_module
+from frontends.locations import helper_module
 
 helper_module(__name__)  # an op its helpers make is located at the family's line
 
@@ -48,8 +39,6 @@ EVICT_UNCHANGED = "evict_unchanged"
 CP_ASYNC_BLOCK = 256
 
 FLOAT_TYPES = ("f32", "bf16", "f16")
-
-_XYZ = (gpu.DimensionEnum.X, gpu.DimensionEnum.Y, gpu.DimensionEnum.Z)
 
 
 def element_type(name: str) -> Attribute:
@@ -70,34 +59,6 @@ def grid(shape: Sequence[int], tile: Sequence[int]) -> tuple[int, int]:
     return (ceil(shape[1] / tile[1]), ceil(shape[0] / tile[0]))
 
 
-def _kernel(
-    name: str,
-    arg_types: Sequence[Attribute],
-    body: Callable[[Builder, Sequence[SSAValue]], None],
-    *,
-    target: str,
-    block: int,
-    cluster: Sequence[int] | None = None,
-) -> ModuleOp:
-    """The kernel `name` of a module for `target`: `body` fills its entry block (arguments of
-    `arg_types`), launched on `block` threads (and clusters of `cluster`); verified."""
-    entry = Block(arg_types=arg_types)
-    builder = LocatingBuilder(InsertPoint.at_end(entry))
-    body(builder, entry.args)
-    builder.insert(func.ReturnOp())
-    fn = func.FuncOp(name, FunctionType.from_lists(arg_types, []), Region(entry))
-    fn.attributes["gpu.kernel"] = UnitAttr()
-    fn.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, [block, 1, 1])
-    if cluster is not None:
-        fn.attributes["copy.cluster"] = DenseArrayBase.from_list(i32, list(cluster))
-    module = ModuleOp([fn])
-    module.attributes["copy.target"] = copy.TargetAttr(target)
-    # A builder's kernel is proven as the user's would be: its ops and its protocol (its
-    # ops carry the builder's lines: `copy_tools.runtime.verify_module` reports there).
-    verify_module(module)
-    return module
-
-
 # ===----------------------------------------------------------------------=== #
 # Op helpers
 # ===----------------------------------------------------------------------=== #
@@ -105,15 +66,6 @@ def _kernel(
 
 def _index(b: Builder, value: int) -> SSAValue:
     return b.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
-
-
-def _i32(b: Builder, value: int) -> SSAValue:
-    return b.insert(arith.ConstantOp(IntegerAttr(value, i32))).result
-
-
-def _false(b: Builder) -> SSAValue:
-    """The i1 0: the parity of a barrier's first phase."""
-    return b.insert(arith.ConstantOp(IntegerAttr(0, i1))).result
 
 
 def _bin(b: Builder, cls: type, lhs: SSAValue, rhs: SSAValue | int) -> SSAValue:
@@ -126,20 +78,8 @@ def _block_id(b: Builder, dim: gpu.DimensionEnum = gpu.DimensionEnum.X) -> SSAVa
     return b.insert(gpu.BlockIdOp(gpu.DimensionAttr(dim))).result
 
 
-def _grid_dim(b: Builder, dim: gpu.DimensionEnum = gpu.DimensionEnum.X) -> SSAValue:
-    return b.insert(gpu.GridDimOp(gpu.DimensionAttr(dim))).result
-
-
 def _thread_id(b: Builder) -> SSAValue:
     return b.insert(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
-
-
-def _tile_origin(b: Builder, tile: Sequence[int]) -> tuple[SSAValue, SSAValue]:
-    bx = _block_id(b, gpu.DimensionEnum.X)
-    by = _block_id(b, gpu.DimensionEnum.Y)
-    col = b.insert(arith.MuliOp(bx, _index(b, tile[1]))).result
-    row = b.insert(arith.MuliOp(by, _index(b, tile[0]))).result
-    return row, col
 
 
 def _smem(elt: Attribute, shape: Sequence[int], swizzle: int = 16) -> MemRefType:
@@ -150,147 +90,6 @@ def _smem(elt: Attribute, shape: Sequence[int], swizzle: int = 16) -> MemRefType
 def _gmem(elt: Attribute, shape: Sequence[int], dynamic: bool = False) -> MemRefType:
     """A 2-D global array of `shape`, or of `?x?` with `dynamic`."""
     return MemRefType(elt, [DYNAMIC_INDEX] * 2 if dynamic else list(shape))
-
-
-class _Loop:
-    """An `scf.for k = 0 .. count` under construction, and builders of its body."""
-
-    def __init__(self, b: Builder, count: SSAValue):
-        self.block = Block(arg_types=[IndexType()])
-        self.k = self.block.args[0]
-        self.b = LocatingBuilder(InsertPoint.at_end(self.block))
-        self.outer = b
-        self.count = count
-
-    def close(self) -> None:
-        self.b.insert(scf.YieldOp())
-        c0, c1 = _index(self.outer, 0), _index(self.outer, 1)
-        self.outer.insert(scf.ForOp(c0, self.count, c1, [], Region(self.block)))
-
-
-def _if(b: Builder, cond: SSAValue, fill: Callable[[Builder], None]) -> None:
-    then = Block()
-    tb = LocatingBuilder(InsertPoint.at_end(then))
-    fill(tb)
-    tb.insert(scf.YieldOp())
-    b.insert(scf.IfOp(cond, [], Region(then)))
-
-
-def _parity(b: Builder, lap: SSAValue) -> SSAValue:
-    """The i1 parity of phase `lap` of a barrier."""
-    odd = _bin(b, arith.RemUIOp, lap, 2)
-    return b.insert(arith.CmpiOp(odd, _index(b, 0), "ne")).result
-
-
-def _inside(
-    b: Builder, point: tuple[SSAValue, SSAValue], bounds: tuple[SSAValue, SSAValue]
-) -> SSAValue:
-    """Whether (row, col) `point` lies below `bounds` (rows, cols), unsigned."""
-    return b.insert(
-        arith.AndIOp(
-            b.insert(arith.CmpiOp(point[0], bounds[0], "ult")).result,
-            b.insert(arith.CmpiOp(point[1], bounds[1], "ult")).result,
-        )
-    ).result
-
-
-def _store_inside(
-    b: Builder,
-    buf: SSAValue,
-    tile: Sequence[int],
-    origin: tuple[SSAValue, SSAValue],
-    bounds: tuple[SSAValue, SSAValue],
-    threads: int,
-    store: Callable[[Builder, SSAValue, SSAValue, SSAValue], None],
-) -> None:
-    """The block's `threads` threads walk the SMEM tile `buf` (element t, t + threads, ...,
-    row-major) and `store` each element whose GMEM (row, col), `origin` plus its place in
-    the tile, lies inside `bounds` (rows, cols)."""
-    tid = _thread_id(b)
-    loop = Block(arg_types=[IndexType()])
-    lb = LocatingBuilder(InsertPoint.at_end(loop))
-    r = _bin(lb, arith.DivUIOp, loop.args[0], tile[1])
-    c = _bin(lb, arith.RemUIOp, loop.args[0], tile[1])
-    row = _bin(lb, arith.AddiOp, origin[0], r)
-    col = _bin(lb, arith.AddiOp, origin[1], c)
-
-    def body(tb: Builder) -> None:
-        store(tb, tb.insert(memref.LoadOp.get(buf, [r, c])).res, row, col)
-
-    _if(lb, _inside(lb, (row, col), bounds), body)
-    lb.insert(scf.YieldOp())
-    total, step = _index(b, prod(tile)), _index(b, threads)
-    b.insert(scf.ForOp(tid, total, step, [], Region(loop)))
-
-
-def _load_and_wait(
-    b: Builder,
-    src: SSAValue,
-    buf: SSAValue,
-    origin: Sequence[SSAValue],
-    bar: SSAValue,
-    index: SSAValue,
-    phase: SSAValue,
-    oob: str = "zeros",
-    **options: object,
-) -> None:
-    """Loads the tile of `src` at `origin` into `buf` (`oob`: zero-filled out of bounds by
-    default), completing on barrier `index` of `bar`, and waits for it (`phase`); `options`
-    are the copy's others (`l2`, `collective`, `map`, ...)."""
-    b.insert(
-        copy.AsyncCopyOp(
-            src,
-            buf,
-            src_indices=list(origin),
-            barrier=bar,
-            barrier_index=index,
-            oob=oob,
-            **options,
-        )
-    )
-    b.insert(copy.BarrierWaitOp(bar, index, phase))
-
-
-def _load_slot(
-    b: Builder,
-    src: SSAValue,
-    ring: SSAValue,
-    origin: Sequence[SSAValue],
-    slot: SSAValue,
-    bars: SSAValue,
-    **options: object,
-) -> None:
-    """Loads the tile of `src` at `origin` into slot `slot` of `ring`, completing on barrier
-    `slot` of `bars`; `options` are the copy's others (`oob`, `l2`, `implementation`)."""
-    b.insert(
-        copy.AsyncCopyOp(
-            src,
-            ring,
-            src_indices=list(origin),
-            dst_indices=[slot],
-            barrier=bars,
-            barrier_index=slot,
-            **options,
-        )
-    )
-
-
-def _drain_bulk(b: Builder) -> None:
-    """Commits the bulk copies issued so far and waits until they are complete."""
-    b.insert(copy.CommitGroupOp("bulk"))
-    b.insert(copy.WaitGroupOp("bulk", 0))
-
-
-def _butterfly(b: Builder, values: Sequence[SSAValue], width: SSAValue) -> list[SSAValue]:
-    """The sums of `values` over the lanes of the warp (`width` their i32 count): a butterfly
-    of shuffles (xor 16, 8, 4, 2, 1), the values' steps interleaved so that they overlap."""
-    sums = list(values)
-    for offset in (16, 8, 4, 2, 1):
-        off = _i32(b, offset)
-        for j in range(len(sums)):
-            other = b.insert(ShuffleOp(sums[j], off, width, "xor")).shuffle_result
-            sums[j] = b.insert(arith.AddfOp(sums[j], other)).result
-    return sums
 
 
 # ===----------------------------------------------------------------------=== #

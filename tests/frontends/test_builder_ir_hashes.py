@@ -23,7 +23,6 @@ from xdsl.printer import Printer
 from analysis.verify import verify_module
 from frontends import kernels
 from frontends.dsl import control
-from frontends.kernels import common
 
 
 def printed(module: Operation) -> str:
@@ -136,18 +135,16 @@ HASHES = {
 
 def build(name: str) -> Operation:
     """The case's module, its ops verified but not its protocol (the builders' own tests
-    prove that; here it would take minutes: gemm_cluster's alone takes three). The builders
-    verify through `frontends.kernels.common` and `frontends.dsl.control`.."""
-    originals = [(m, m.verify_module) for m in (common, control)]
-    for module, _ in originals:
-        module.verify_module = partial(verify_module, protocol=False)
+    prove that; here it would take minutes: gemm_cluster's alone takes three; the builders
+    verify through `frontends.dsl.control.kernel`)."""
+    original = control.verify_module
+    control.verify_module = partial(verify_module, protocol=False)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             return CASES[name]()
     finally:
-        for module, original in originals:
-            module.verify_module = original
+        control.verify_module = original
 
 
 @pytest.mark.parametrize("name", CASES)
