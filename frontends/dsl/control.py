@@ -10,8 +10,9 @@
 Each op goes where the innermost `with` puts it, through xDSL's implicit builder
 (`frontends.locations.ImplicitBuilder`: located at the caller's line). A loop's bounds
 that are Python ints become constants where the loop is, before it, in the order start,
-step, stop (`scf.for`'s operands); a loop may carry values (`loop(n, carry=[...])`,
-`body.carry(...)` sets what the iteration yields, `body.results` are the loop's)."""
+step, stop (`scf.for`'s operands); a loop may carry values (`for_range(n, carry=[...])
+as body`: `body.carried` in the iteration, `body.carry(...)` what it yields, `body.results`
+the loop's)."""
 
 from __future__ import annotations
 
