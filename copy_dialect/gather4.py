@@ -15,7 +15,8 @@ zeros (gather4) and are not written (scatter4).
 The rules are Mosaic GPU's gather/scatter rules (G1-G5, D6, E4, F5), the arch gates (A14)
 and the tiled maps' rules the modes share (`copy_dialect.tma`): the element type (C11),
 16-byte rows (C4), the swizzle span (C5), the GMEM layout (B10, C1, C2), the kernel
-argument (B11), .s32 coordinates (K4) and the SMEM slot's alignment (TR10, TR11). What the
+argument (B11), .s32 coordinates (K4), a 16-byte column (TR12), a scatter4's non-negative
+coordinates (TR13) and the SMEM slot's alignment (TR10, TR11). What the
 ISA has and these ops do not take: `.multicast::cluster` and `.cta_group::2` for gather4
 (the `.shared::cluster` form; a collective copy here splits its box over the cluster,
 which a 4-row tile cannot be: D6); reductions (E4: the ISA's cp.reduce.async.bulk.tensor
@@ -82,10 +83,12 @@ from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import (
     check_barrier_index,
     check_contiguous_smem,
+    constant_int,
     enclosing_target,
     feature_error,
     retarget_note,
 )
+from facts import hardware
 from facts.target import Feature
 
 ROWS = 4
@@ -190,8 +193,8 @@ class _Gather4Base(IRDLOperation):
             )
         tma.check_coordinate_range((*self.column, *self.rows), f"TMA {self.name[5:]}")
 
-    def _verify_map(self, g: Gather4Geometry) -> None:
-        """The tiled map's rules the modes share, and the 128-byte tile (G3)."""
+    def _verify_map(self, g: Gather4Geometry | _PrefetchGeometry) -> None:
+        """The tiled map's rules the modes share, and a tile's 128 bytes (G3)."""
         tma.check_kernel_argument(self, g.gmem)
         tma.check_tma_dtype(g.element_type)
         width = g.box_shape[-1]
@@ -200,13 +203,12 @@ class _Gather4Base(IRDLOperation):
             raise Error(
                 f"Async copies only support copying <=256 elements along each dimension, got "
                 f"{width}",
-                note="split the row: gather at most 256 columns per op, one op per block of "
-                "columns",
+                note="split the row: at most 256 columns per op, one op per block of columns",
             )
         tma.check_tma_row(g)
         tile_bytes = g.box_bytes
         # rule: G3
-        if tile_bytes % TILE_BYTES_MULTIPLE:
+        if isinstance(g, Gather4Geometry) and tile_bytes % TILE_BYTES_MULTIPLE:
             step = TILE_BYTES_MULTIPLE // ROWS * 8 // g.element_bits
             raise Error(
                 "Gather/scatter TMA would require breaking it up into transfers of "
@@ -214,8 +216,8 @@ class _Gather4Base(IRDLOperation):
                 note=f"make the tile's width a multiple of {step} elements ({g.element_type}): "
                 f"{ROWS} rows of {step * ((width + step - 1) // step)} rather than {width}",
             )
-        check_gmem_layout(g, g.gmem_type, Implementation.TMA, "")
-        tma.verify_copy_box(g, None)
+        check_gmem_layout(g, g.gmem_type, Implementation.TMA, "")  # type: ignore[arg-type]
+        tma.verify_copy_box(g, None)  # type: ignore[arg-type]
         verify_cache_policy(self.l2, self.l2_fraction, self.l2_secondary)
         verify_l2_promotion(self.l2_promotion, None)
 
@@ -307,8 +309,39 @@ class _TileOp(_Gather4Base):
         self._verify_target()
         self._verify_coordinates(g.gmem_type)
         self._verify_map(g)
+        self._verify_constant_coordinates(g)
         tma.verify_smem_alignment(g)
         return g
+
+    def _verify_constant_coordinates(self, g: Gather4Geometry) -> None:
+        """The tile mode's coordinate rules (the ISA: "all other constraints and rules of
+        the tile mode apply"): the column, the innermost coordinate, on a 16-byte boundary
+        (TR12); a scatter4's coordinates, a `.global.shared::cta` copy's, not negative
+        (TR13). The debug guards check dynamic ones."""
+        column = constant_int(g.column[0])
+        multiple = hardware.COORDINATE_BYTES_MULTIPLE
+        # rule: TR12
+        if column is not None and (column * g.element_bits // 8) % multiple:
+            raise Error(
+                f"the innermost TMA coordinate must be a multiple of {multiple} bytes, got "
+                f"{column} ({column * g.element_bits // 8} bytes)",
+                note="any other innermost coordinate is an illegal instruction on the GPU: "
+                f"start the column at a multiple of {max(1, 8 * multiple // g.element_bits)} "
+                "elements",
+            )
+        if g.is_load:
+            return
+        for i, index in enumerate((*g.column, *g.rows)):
+            c = constant_int(index)
+            # rule: TR13
+            if c is not None and c < hardware.MIN_STORE_COORDINATE:
+                raise Error(
+                    f"TMA store coordinates must be >= 0, got {c} at index {i} of the "
+                    "scatter4's {column, row0, row1, row2, row3}",
+                    note="a negative store coordinate is an illegal instruction on the GPU "
+                    "(PTX ISA: a .global.shared::cta copy's coordinates are non-negative): "
+                    "start at 0 or more",
+                )
 
 
 @copy_op_definition
@@ -380,11 +413,6 @@ class Gather4Op(_TileOp):
     def arrives(self) -> bool:
         """Whether the load itself arrives on its barrier expecting its bytes."""
         return self.arrive is None or self.arrive.value.data
-
-    @property
-    def credited_bytes(self) -> int:
-        """Bytes the load credits its barrier with: the whole tile."""
-        return self.geometry().credited_bytes
 
     def verify_(self) -> None:
         check_barrier_index(self.barrier, self.barrier_index)
@@ -523,7 +551,7 @@ class Gather4PrefetchOp(_Gather4Base):
             },
         )
 
-    def geometry(self) -> BoxGeometry:
+    def geometry(self) -> _PrefetchGeometry:
         """The 4-row tile the prefetch reads, as a box of the 2-D array."""
         assert isinstance(gmem_type := self.src.type, MemRefType)
         return _PrefetchGeometry(
@@ -546,21 +574,7 @@ class Gather4PrefetchOp(_Gather4Base):
             )
         self._verify_target()
         self._verify_coordinates(gmem_type)
-        g = self.geometry()
-        tma.check_kernel_argument(self, g.gmem)
-        tma.check_tma_dtype(g.element_type)
-        width = g.box_shape[-1]
-        # rule: C7, TR5
-        if not 1 <= width <= 256:
-            raise Error(
-                f"Async copies only support copying <=256 elements along each dimension, got "
-                f"{width}",
-                note="prefetch at most 256 columns per op, one op per block of columns",
-            )
-        tma.check_tma_row(g)
-        check_gmem_layout(g, gmem_type, Implementation.TMA, "")  # type: ignore[arg-type]
-        verify_cache_policy(self.l2, self.l2_fraction, self.l2_secondary)
-        verify_l2_promotion(self.l2_promotion, None)
+        self._verify_map(self.geometry())
 
 
 @dataclass(frozen=True, kw_only=True)

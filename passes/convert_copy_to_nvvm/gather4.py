@@ -21,6 +21,7 @@ from __future__ import annotations
 from xdsl.ir import Operation, SSAValue
 
 from copy_dialect import ops as copy
+from copy_dialect.verify_common import constant_int
 from facts.abi import TensorMapParam
 from passes import nvvm
 from passes.convert_copy_to_nvvm.emit import Emit
@@ -48,14 +49,31 @@ def row_map(g: copy.BoxGeometry, kernel: Kernel, written: bool, l2_promotion: in
 
 
 def gather4_coordinates(
-    e: Emit, kernel: Kernel, op: Operation, rows: tuple[SSAValue, ...], column: tuple[SSAValue, ...]
+    e: Emit,
+    kernel: Kernel,
+    op: Operation,
+    rows: tuple[SSAValue, ...],
+    column: tuple[SSAValue, ...],
+    g: copy.Gather4Geometry | None = None,
 ) -> list[SSAValue]:
-    """`{col, row0, row1, row2, row3}` as i32, each checked against .s32 under debug guards
-    (K4)."""
+    """`{col, row0, row1, row2, row3}` as i32. Under debug guards each is checked against
+    .s32 (K4) and, for a gather4 or scatter4 (`g`), the column on a 16-byte boundary (TR12)
+    and a scatter4's coordinates not negative (TR13), where they are dynamic."""
     indices = [*column, *rows]
     values = list(lowered(indices, e.ops))
     if kernel.guards is not None:
         kernel.guards.coordinate_range(e, kernel.fn, op, indices, values)
+        if g is not None:
+            what = (
+                "the innermost TMA coordinate must be a multiple of 16 bytes, got %lld (%lld bytes)"
+            )
+            kernel.guards.inner_alignment(e, kernel.fn, g, values[:1], "TR12", what)
+        if g is not None and not g.is_load:
+            for i, (index, value) in enumerate(zip(indices, values, strict=True)):
+                if constant_int(index) is None:
+                    what = f"TMA store coordinates must be >= 0, got %lld at index {i}"
+                    negative = e.icmp("slt", value, 0)
+                    kernel.guards.check(e, kernel.fn, op, "TR13", negative, what, [value])
     # tma_coordinates reverses its indices (innermost first): hand them outermost first.
     return tma_coordinates(e, list(reversed(values)))
 
@@ -67,7 +85,7 @@ def gather4(op: copy.Gather4Op, g: copy.Gather4Geometry, kernel: Kernel) -> list
     body = Emit()
     (smem,) = lowered([g.smem], body.ops)
     smem = body.byte_offset(smem, slot_offset(body, g))
-    coordinates = gather4_coordinates(body, kernel, op, g.rows, g.column)
+    coordinates = gather4_coordinates(body, kernel, op, g.rows, g.column, g)
     bar = load_barrier(body, op, kernel, g.credited_bytes if g.arrives else None)
     body(
         nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
@@ -91,7 +109,7 @@ def scatter4(op: copy.Scatter4Op, g: copy.Gather4Geometry, kernel: Kernel) -> li
     body = Emit()
     (smem,) = lowered([g.smem], body.ops)
     smem = body.byte_offset(smem, slot_offset(body, g))
-    coordinates = gather4_coordinates(body, kernel, op, g.rows, g.column)
+    coordinates = gather4_coordinates(body, kernel, op, g.rows, g.column, g)
     body(
         nvvm.CpAsyncBulkTensorGlobalSharedCtaOp(
             tma_descriptor=descriptor,

@@ -133,6 +133,35 @@ func.func @f5_predicated_gather4(%x: memref<128x64xf16>, %p: i1) {
 
 // -----
 
+// rule: TR12
+// fix: s|%c4 = arith.constant 4 : index|%c4 = arith.constant 8 : index|
+func.func @tr12_column_of_8_bytes(%x: memref<128x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %t = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{the innermost TMA coordinate must be a multiple of 16 bytes, got 4 (8 bytes)}}
+  // expected-note@+1 {{any other innermost coordinate is an illegal instruction on the GPU: start the column at a multiple of 8 elements}}
+  copy.gather4 %x rows [%c0, %c0, %c0, %c0] column [%c4] to %t barrier %bar[%c0] : memref<128x64xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: TR13
+// fix: s|%m1 = arith.constant -1 : index|%m1 = arith.constant 0 : index|
+func.func @tr13_scatter4_to_row_minus_1(%x: memref<128x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %m1 = arith.constant -1 : index
+  %t = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+  // expected-error@+2 {{TMA store coordinates must be >= 0, got -1 at index 2 of the scatter4's {column, row0, row1, row2, row3}}}
+  // expected-note@+1 {{a negative store coordinate is an illegal instruction on the GPU (PTX ISA: a .global.shared::cta copy's coordinates are non-negative): start at 0 or more}}
+  copy.scatter4 %t to %x rows [%c0, %m1, %c0, %c0] column [%c0] : memref<4x64xf16, #copy.smem> to memref<128x64xf16>
+  func.return
+}
+
+// -----
+
 // rule: A14
 // fix: s|"sm_90a"|"sm_100a"|
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
