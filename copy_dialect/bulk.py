@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import gcd, prod
 
+from copy_dialect import layout
 from copy_dialect.attributes import OOBMode
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import BoxGeometry, CopyGeometry
@@ -159,6 +160,8 @@ def bulk_fits(g: CopyGeometry) -> bool:
     """Whether a bulk copy can move this copy exactly as TMA would: the lowering's choice
     for a plain, unswizzled, in-bounds copy of one contiguous range (Mosaic GPU's)."""
     if g.collective_dims or g.leader_tracked or g.reduction is not None:
+        return False
+    if layout.align16_of(g.swizzle_bytes):  # its gaps are a tensor map's (PK7)
         return False
     # The lowering's choice is asked before the op's own rules (K1, B6) have passed.
     rank = g.gmem_type.get_num_dims()

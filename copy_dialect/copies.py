@@ -55,7 +55,11 @@ from copy_dialect.attributes import (
     TensorMapType,
     enum_attr,
 )
-from copy_dialect.blackwell_maps import check_map_value_swizzle, verify_blackwell_map
+from copy_dialect.blackwell_maps import (
+    check_align16_by_tma,
+    check_map_value_swizzle,
+    verify_blackwell_map,
+)
 from copy_dialect.copy_checks import (
     check_applicable,
     check_barrier_operands,
@@ -387,8 +391,10 @@ class AsyncCopyOp(IRDLOperation):
             )
             verify_blackwell_map(self, g)
         elif impl == Implementation.BULK:
+            check_align16_by_tma(g)
             bulk.verify_copy(g)
         elif impl == Implementation.CP_ASYNC:
+            check_align16_by_tma(g)
             cp_async.verify_copy(
                 g,
                 cache=None if self.cache is None else self.cache.data,

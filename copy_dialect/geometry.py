@@ -18,6 +18,8 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
     Float4E2M1FNType,
+    Float6E2M3FNType,
+    Float6E3M2FNType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -33,6 +35,7 @@ from xdsl.ir import (
     SSAValue,
 )
 
+from copy_dialect import layout
 from copy_dialect.attributes import OOBMode, ReductionKind
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import bitwidth, element_strides, gmem_view, smem_bytes
@@ -124,12 +127,22 @@ TENSOR_MAP_TYPES: dict[type[Attribute], str] = {
 own; integers and 8-bit floats are mapped in `tensor_map_type`."""
 
 
-PACKED_MAP_TYPES: dict[type[Attribute], str] = {Float4E2M1FNType: "16U4_ALIGN8B"}
-"""The `CUtensorMapDataType` (without its prefix) of each packed element type: FP4 as "16 x
-U4 packed values ... no gaps" (cuda.h; `copy_dialect.blackwell_maps`)."""
+PACKED_MAP_TYPES: dict[type[Attribute], str] = {
+    Float4E2M1FNType: "16U4_ALIGN8B",
+    Float6E2M3FNType: "16U6_ALIGN16B",
+    Float6E3M2FNType: "16U6_ALIGN16B",
+}
+"""The `CUtensorMapDataType` (without its prefix) of each packed element type in SMEM packed
+as in GMEM, or in SMEM of 16 to a 16-byte unit (`ALIGN16_MAP_TYPES`): FP4 "16 x U4 packed
+values ... no gaps", FP6 only "16 x U6 ... aligned as 16 bytes" (cuda.h;
+`copy_dialect.blackwell_maps`)."""
+ALIGN16_MAP_TYPES = {"16U4_ALIGN8B": "16U4_ALIGN16B", "16U6_ALIGN16B": "16U6_ALIGN16B"}
+"""The map type of a packed type whose SMEM is `#copy.smem<align16>`."""
 
 
-def tensor_map_type(element_type: Attribute, reduction: ReductionKind | None = None) -> str | None:
+def tensor_map_type(
+    element_type: Attribute, reduction: ReductionKind | None = None, align16: bool = False
+) -> str | None:
     """The `CUtensorMapDataType` name (FLOAT32, UINT64, ...) a TMA op on `element_type`
     encodes its tensor map with, or None where no map type exists (rule C11). For a
     reduction the reduction table decides (`reduction_map_type`: the signedness of a min/max
@@ -146,7 +159,7 @@ def tensor_map_type(element_type: Attribute, reduction: ReductionKind | None = N
     if (name := TENSOR_MAP_TYPES.get(type(element_type))) is not None:
         return name
     if (name := PACKED_MAP_TYPES.get(type(element_type))) is not None:
-        return name
+        return ALIGN16_MAP_TYPES[name] if align16 else name
     if isinstance(element_type, AnyFloat) and bitwidth(element_type) == 8:
         return "UINT8"
     return None
@@ -284,7 +297,9 @@ class BoxGeometry:
     def tensor_map_type(self) -> str | None:
         """The tensor map's `CUtensorMapDataType` name (`tensor_map_type`); a TMA op that
         verifies has one (rules C11, E1)."""
-        return tensor_map_type(self.element_type, self.reduction)
+        return tensor_map_type(
+            self.element_type, self.reduction, layout.align16_of(self.swizzle_bytes)
+        )
 
     @property
     def tensor_map_oob(self) -> str:

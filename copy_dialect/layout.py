@@ -36,6 +36,13 @@ within each 128-byte block:
   no GPU here can run it, docs/design.md).
 
 They keep the 128-byte swizzle's period and alignment (1024 bytes), a multiple of theirs.
+
+Packed 4- and 6-bit elements that a `16U4_ALIGN16B` or `16U6_ALIGN16B` tensor map writes
+(`Swizzle.align16`; cuda.h: "16 x U4 packed values ... aligned as 16 bytes", with 8 bytes of
+gap after each 8 of data, and 16 x U6 in 12 bytes and a gap of 4) take a byte each in the
+layout: each 16 elements a 16-byte unit, their data packed at its start (CUTLASS allocates
+such SMEM as `uint8_t`, one a value: `SmemAllocTypeA` in its sm_100/sm_120 f8f6f4
+collectives). The swizzle then moves whole units, as for any 8-bit type.
 """
 
 from __future__ import annotations
@@ -78,20 +85,24 @@ class Swizzle(int):
 
     atom: int
     flip: bool
+    align16: bool
+    """Packed sub-byte elements laid out 16 to a 16-byte unit (a byte each: `layout_bits`)."""
 
-    def __new__(cls, span: int, atom: int = UNIT_BYTES, flip: bool = False) -> Self:
+    def __new__(
+        cls, span: int, atom: int = UNIT_BYTES, flip: bool = False, align16: bool = False
+    ) -> Self:
         self = super().__new__(cls, span)
-        self.atom, self.flip = atom, flip
+        self.atom, self.flip, self.align16 = atom, flip, align16
         return self
 
     def __repr__(self) -> str:
-        return f"Swizzle({int(self)}, atom={self.atom}, flip={self.flip})"
+        return f"Swizzle({int(self)}, atom={self.atom}, flip={self.flip}, align16={self.align16})"
 
     def __str__(self) -> str:  # the span, as a plain int prints (messages, IR text)
         return str(int(self))
 
-    def __reduce__(self):  # pickled as itself (the int's own would drop atom and flip)
-        return (Swizzle, (int(self), self.atom, self.flip))
+    def __reduce__(self):  # pickled as itself (the int's own would drop the rest)
+        return (Swizzle, (int(self), self.atom, self.flip, self.align16))
 
 
 def atom_of(swizzle: int) -> int:
@@ -101,6 +112,16 @@ def atom_of(swizzle: int) -> int:
 
 def flip_of(swizzle: int) -> bool:
     return getattr(swizzle, "flip", False)
+
+
+def align16_of(swizzle: int) -> bool:
+    return getattr(swizzle, "align16", False)
+
+
+def layout_bits(bits: int, swizzle: int) -> int:
+    """The bits an element takes in the layout: its own, or 8 for packed elements 16 to a
+    16-byte unit (`Swizzle.align16`)."""
+    return 8 if align16_of(swizzle) else bits
 
 
 def kept_bytes(swizzle: int) -> int:
@@ -136,12 +157,13 @@ def dim_strides(shape: Sequence[int], bits: int, swizzle: int) -> tuple[int, ...
     swizzle (which leaves offsets that are multiples of the period in place)."""
     if not shape:
         return ()
-    pitch = row_pitch(row_bytes(shape, bits), swizzle)
+    pitch = row_pitch(row_bytes(shape, layout_bits(bits, swizzle)), swizzle)
     return tuple(prod(shape[i + 1 : -1]) * pitch for i in range(len(shape) - 1))
 
 
 def size_bytes(shape: Sequence[int], bits: int, swizzle: int) -> int:
     """The bytes the buffer occupies."""
+    bits = layout_bits(bits, swizzle)
     if not shape:
         return (bits + 7) // 8
     return prod(shape[:-1]) * row_pitch(row_bytes(shape, bits), swizzle)

@@ -24,6 +24,7 @@ from xdsl.irdl import (
 from xdsl.traits import OpTrait
 
 from copy_dialect.attributes import swizzle_period
+from copy_dialect.blackwell_maps import check_align16_buffer
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import SMEM, bitwidth, memory_space, smem_alignment, smem_bytes, swizzle_of
 from copy_dialect.portability import legalize_hint
@@ -143,6 +144,7 @@ class AllocSmemOp(IRDLOperation):
                 note="give the result the memory space #copy.smem",
             )
         check_contiguous_smem(t)
+        check_align16_buffer(t)
         if bitwidth(t.element_type) is None:
             raise Error(
                 f"cannot allocate SMEM for elements of type {t.element_type}",

@@ -40,6 +40,10 @@ class SmemSpaceAttr(ParametrizedAttribute):
     (`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B`), `#copy.smem<swizzle = 128, atom = 32, flip>`
     (`..._ATOM_32B_FLIP_8B`) and `#copy.smem<swizzle = 128, atom = 64>` (`..._ATOM_64B`): rows
     as under `swizzle = 128`, 32- or 64-byte units permuted (`copy_dialect.layout.Swizzle`).
+
+    `align16` (`#copy.smem<align16>`, `#copy.smem<swizzle = 128, align16>`): packed 4- or
+    6-bit floats as a `16U4_ALIGN16B` / `16U6_ALIGN16B` tensor map writes them, each 16 a
+    16-byte unit, their data at its start (`copy_dialect.blackwell_maps`).
     """
 
     name = "copy.smem"
@@ -49,41 +53,49 @@ class SmemSpaceAttr(ParametrizedAttribute):
     """The unit the swizzle permutes: 16 bytes, or 32 or 64 under `swizzle = 128` (SW1)."""
     flip: IntAttr = param_def()
     """1 where odd rows also swap the 8-byte halves of each 16-byte unit (atom 32 only)."""
+    align16: IntAttr = param_def()
+    """1 for packed sub-byte elements laid out 16 to a 16-byte unit (`layout.Swizzle`)."""
 
-    def __init__(self, swizzle: int = 16, atom: int = 16, flip: bool = False):
-        super().__init__(IntAttr(swizzle), IntAttr(atom), IntAttr(int(flip)))
+    def __init__(
+        self, swizzle: int = 16, atom: int = 16, flip: bool = False, align16: bool = False
+    ):
+        super().__init__(IntAttr(swizzle), IntAttr(atom), IntAttr(int(flip)), IntAttr(int(align16)))
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        swizzle, atom, flip = 16, 16, 0
+        """`<swizzle = S, atom = A, flip, align16>`, each entry optional, in any order."""
+        values = {"swizzle": 16, "atom": 16, "flip": 0, "align16": 0}
         if parser.parse_optional_punctuation("<") is not None:
-            parser.parse_keyword("swizzle")
-            parser.parse_punctuation("=")
-            swizzle = parser.parse_integer(allow_boolean=False, allow_negative=False)
-            while parser.parse_optional_punctuation(",") is not None:
-                if parser.parse_optional_keyword("flip") is not None:
-                    flip = 1
-                    continue
-                parser.parse_keyword("atom")
-                parser.parse_punctuation("=")
-                atom = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            while True:
+                key = parser.parse_identifier()
+                if key in ("flip", "align16"):
+                    values[key] = 1
+                elif key in ("swizzle", "atom"):
+                    parser.parse_punctuation("=")
+                    values[key] = parser.parse_integer(allow_boolean=False, allow_negative=False)
+                else:
+                    parser.raise_error("expected swizzle = N, atom = N, flip or align16")
+                if parser.parse_optional_punctuation(",") is None:
+                    break
             parser.parse_punctuation(">")
-        return (IntAttr(swizzle), IntAttr(atom), IntAttr(flip))
+        return tuple(IntAttr(v) for v in values.values())
 
     def print_parameters(self, printer: Printer) -> None:
-        if self.swizzle.data == 16 and self.atom.data == 16 and not self.flip.data:
-            return
-        atom = f", atom = {self.atom.data}" if self.atom.data != 16 else ""
-        flip = ", flip" if self.flip.data else ""
-        printer.print_string(f"<swizzle = {self.swizzle.data}{atom}{flip}>")
+        entries = [f"swizzle = {self.swizzle.data}"] if self.swizzle.data != 16 else []
+        entries += [f"atom = {self.atom.data}"] if self.atom.data != 16 else []
+        entries += ["flip"] * self.flip.data + ["align16"] * self.align16.data
+        if entries:
+            printer.print_string(f"<{', '.join(entries)}>")
 
     @property
     def layout_swizzle(self) -> int:
         """The swizzle as `copy_dialect.layout` computes with it: the span, a
-        `layout.Swizzle` where the atom is larger than 16 bytes."""
-        if self.atom.data == 16:
+        `layout.Swizzle` where the atom is larger than 16 bytes or the elements align16."""
+        if self.atom.data == 16 and not self.align16.data:
             return self.swizzle.data
-        return layout.Swizzle(self.swizzle.data, self.atom.data, bool(self.flip.data))
+        return layout.Swizzle(
+            self.swizzle.data, self.atom.data, bool(self.flip.data), bool(self.align16.data)
+        )
 
     def verify(self) -> None:
         # rule: C6

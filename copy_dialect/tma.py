@@ -91,7 +91,7 @@ def check_tma_dtype(elt: Attribute, packed: bool = False) -> None:
         raise Error(
             f"unsupported TMA dtype {elt}",
             note="TMA copies 8- to 64-bit integers, f16, bf16, tf32, f32, f64 and 8-bit floats "
-            "(and f4E2M1FN in tiled copies and prefetches on sm_100 or newer); "
+            "(and f4E2M1FN, f6E2M3FN, f6E3M2FN in tiled copies and prefetches on sm_100+); "
             + (
                 "pack 4-bit elements into i8"
                 if bitwidth(elt) == 4

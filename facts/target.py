@@ -21,8 +21,9 @@ Feature gates (first target with the feature):
   targets sm_100a/f, sm_103a, sm_120a (PTX ISA 8.6; LLVM 22 cannot select them for sm_90a
   or sm_120).
 
-- Blackwell tensor maps: the 4-bit map type `16U4_ALIGN8B` and the `128B_ATOM_*` swizzles
-  (cuda.h 12.8, with sm_100): every target of compute capability 10.0 or more.
+- Blackwell tensor maps: the packed map types (`16U4_ALIGN8B`, `16U4_ALIGN16B`,
+  `16U6_ALIGN16B`) and the `128B_ATOM_*` swizzles (cuda.h 12.8, with sm_100): every target of
+  compute capability 10.0 or more.
 The `Target.has_*` properties decide each gate; `FEATURES` names the gates as users know
 them, and `feature_message` is the one message for a target that lacks one (the verifiers
 and the builders raise it).
@@ -223,7 +224,7 @@ TMEM_LOAD_REDUCE = Feature("tcgen05.ld.red", lambda t: t.has_tmem_load_reduce)
 STMATRIX = Feature("stmatrix", lambda t: t.has_stmatrix)
 MATRIX_B8 = Feature("8-bit ldmatrix/stmatrix", lambda t: t.has_matrix_b8)
 BLACKWELL_TENSOR_MAPS = Feature(
-    "Blackwell tensor maps (4-bit map types, 128B_ATOM swizzles)", lambda t: t.sm >= 100
+    "Blackwell tensor maps (packed 4- and 6-bit types, 128B_ATOM swizzles)", lambda t: t.sm >= 100
 )
 
 FEATURES: tuple[Feature, ...] = (

@@ -44,9 +44,9 @@ from interpreter.values import (
 
 @handles(copy.AllocSmemOp)
 def alloc_smem(agent: Agent, op: copy.AllocSmemOp, mask: np.ndarray) -> None:
-    t = op.result.type
-    t = packed.byte_type(t) if packed.is_packed(t.element_type) else t  # FP4: its bytes
-    agent.env[op.result] = agent.cta.objects[op.result] = agent.cta.smem.allocate(t)
+    t, smem = op.result.type, agent.cta.smem
+    ref = packed.allocate(smem, t) if packed.is_packed(t.element_type) else smem.allocate(t)
+    agent.env[op.result] = agent.cta.objects[op.result] = ref
 
 
 @handles(copy.PrefetchOp)
@@ -128,7 +128,7 @@ def async_copy(agent: Agent, op: copy.AsyncCopyOp, mask: np.ndarray) -> Step:
     if not isinstance(gref, GmemRef):
         raise InterpretError(op, f"a copy of this GMEM ref {UNMODELLED}")
     origin = box_origin(agent, op, g.gmem_indices, mask)
-    if packed.is_packed(g.element_type):  # FP4: the copy of its bytes
+    if packed.is_packed(g.element_type):  # FP4, FP6: the copy of their bytes
         g, origin = packed.byte_form(op, g, origin)
     if agent.cta.machine.gmem_log is not None:
         note_box(agent, op, gref, *gmem_box(g, gref, origin), mask, not g.is_load)

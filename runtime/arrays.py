@@ -22,7 +22,9 @@ DTYPE_NAMES = {
     "f32": "float32",
     "tf32": "float32",  # stored in 32 bits, as f32 (a tf32 TMA map reads those bits)
     "f64": "float64",
-    "f4E2M1FN": "uint8",  # packed, two a byte (PACKED_ELEMENTS)
+    "f4E2M1FN": "uint8",  # packed: the array is its bytes (PACKED_ELEMENTS)
+    "f6E2M3FN": "uint8",
+    "f6E3M2FN": "uint8",
     "i8": "int8",
     "i16": "int16",
     "i32": "int32",
@@ -36,18 +38,19 @@ DTYPE_NAMES = {
 }
 """Element type of the IR -> the array dtype it takes (signless ints take either sign)."""
 
-PACKED_ELEMENTS = {"f4E2M1FN": 2}
-"""Element types an array holds packed, elements a byte: an FP4 array is its bytes, `[..., K /
-2]` uint8 for `[..., K]`, as the GPU reads it (a 16U4_ALIGN8B tensor map)."""
+PACKED_ELEMENTS = {"f4E2M1FN": 4, "f6E2M3FN": 6, "f6E3M2FN": 6}
+"""Element types an array holds packed, and their bits: an FP4 array is its bytes, `[..., K /
+2]` uint8 for `[..., K]`, an FP6 one `[..., 3 K / 4]`, as the GPU reads them (16U4 and 16U6
+tensor maps)."""
 
 
 def packed_shape(element: str, shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape of the array that holds elements of shape `shape`: the innermost dim over the
-    elements a byte of a packed type (a dynamic one stays dynamic)."""
-    packing = PACKED_ELEMENTS.get(element, 1)
-    if packing == 1 or not shape or shape[-1] < 0:
+    """The shape of the array that holds elements of shape `shape`: the innermost dim in bytes
+    for a packed type (a dynamic one stays dynamic)."""
+    bits = PACKED_ELEMENTS.get(element)
+    if bits is None or not shape or shape[-1] < 0:
         return shape
-    return (*shape[:-1], shape[-1] // packing)
+    return (*shape[:-1], shape[-1] * bits // 8)
 
 
 TYPESTR_NAMES = {

@@ -228,7 +228,7 @@ def check_arguments(abi: KernelAbi, kernel: str, values: list[Any]) -> list[arr.
             packed = arr.PACKED_ELEMENTS.get(param.element)
             raise ArgumentError(
                 f"expected {name} of shape {shown}"
-                + (f" (the bytes of its {param.element} elements, {packed} a byte)" * bool(packed))
+                + (f" (the bytes of its {param.element} elements, packed)" * bool(packed))
                 + f", got {array.shape}; fix: pass an array of the shape the kernel was built "
                 "for, or rebuild it for this one"
             )

@@ -16,6 +16,11 @@ from runtime.errors import ArgumentError
 
 SWIZZLES = {16: "NONE", 32: "32B", 64: "64B", 128: "128B"}
 
+PACKED_BITS = {"16U4": 4, "16U6": 6}
+"""The bits of a packed map type's values, by its name's start."""
+ALIGN16_BYTES = 32
+"""cuda.h: an ALIGN16B map's global address is 32-byte aligned, its strides multiples of 32."""
+
 
 def swizzle_name(param: TensorMapParam) -> str:
     """The `CU_TENSOR_MAP_SWIZZLE_*` name (without its prefix) of a map's swizzle: its span,
@@ -62,6 +67,13 @@ def check_tensor_map_array(array: DeviceArray, param: TensorMapParam, name: str)
         raise ArgumentError(
             f"expected {name}'s address to be 16-byte aligned for TMA, got {array.pointer:#x}"
         )
+    if param.dtype.endswith("ALIGN16B") and (
+        array.pointer % ALIGN16_BYTES or any(s % ALIGN16_BYTES for s in array.strides[:-1])
+    ):
+        raise ArgumentError(
+            f"expected {name}'s address and row strides to be multiples of 32 bytes for its "
+            f"{param.dtype} tensor map (cuda.h), got {array.pointer:#x} and {array.strides}"
+        )
     if array.strides[-1] != array.itemsize:
         raise ArgumentError(
             f"expected {name}'s innermost stride to be one element ({array.itemsize} bytes) "
@@ -87,9 +99,10 @@ def encode(array: DeviceArray, param: TensorMapParam) -> Any:
     from cuda.bindings import driver
 
     rank = len(array.shape)
-    # A packed map's dims count its 4-bit values (cuda.h), the array's innermost dim bytes.
-    packing = 2 if param.dtype.startswith("16U4") else 1
-    elements = (*array.shape[:-1], array.shape[-1] * packing)
+    # A packed map's dims count its 4- or 6-bit values (cuda.h), the array's innermost dim
+    # bytes.
+    bits = PACKED_BITS.get(param.dtype[:4], 8)
+    elements = (*array.shape[:-1], array.shape[-1] * 8 // bits)
     dims = [driver.cuuint64_t(d) for d in reversed(elements)]
     # The driver wants rank - 1 strides; for rank 1 it still rejects NULL (TR1,
     # docs/hardware.md).

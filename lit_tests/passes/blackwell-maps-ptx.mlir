@@ -96,3 +96,43 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     func.return
   }
 }
+
+// -----
+
+// Packed values 16 to a 16-byte unit (#copy.smem<align16>): an FP4 load through a
+// 16U4_ALIGN16B map into slot 1 of a ring (each slot 32 x 128 bytes: a byte a value, 4096
+// bytes), an FP6 load through a 16U6_ALIGN16B map with the 32-byte atom, and an FP6 store with
+// the 64-byte atom (a store-only mode of 16U6_ALIGN16B). The transaction bytes are the packed
+// data's (32 x 128 x 4 / 8 = 2048, x 6 / 8 = 3072), as CUTLASS's TmaTransactionBytes count
+// them; the SMEM, a byte a value.
+// ROUND-LABEL: func.func @align16_tiles
+// ROUND: copy.alloc_smem : memref<2x32x128xf4E2M1FN, #copy.smem<swizzle = 128, align16>>
+// ABI-LABEL: func.func @align16_tiles
+// ABI-DAG: dtype = "16U4_ALIGN16B", written = false, l2_promotion = 128 : i64}
+// ABI-DAG: dtype = "16U6_ALIGN16B", written = false, l2_promotion = 128 : i64, swizzle_atom = 32 : i64}
+// ABI-DAG: dtype = "16U6_ALIGN16B", written = true, l2_promotion = 128 : i64, swizzle_atom = 64 : i64}
+// ABI-DAG: smem_bytes = 18432
+// PTX-LABEL: .entry align16_tiles
+// PTX-DAG: mov.b32 {{%r[0-9]+}}, 2048;
+// PTX-DAG: mov.b32 {{%r[0-9]+}}, 3072;
+// PTX-DAG: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [{{%rd[0-9]+}}+5120]
+// PTX-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}+13312]
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @align16_tiles(%a: memref<256x256xf4E2M1FN>, %b: memref<256x256xf6E2M3FN>, %c: memref<256x256xf6E3M2FN>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    %fa = copy.alloc_smem : memref<2x32x128xf4E2M1FN, #copy.smem<swizzle = 128, align16>>
+    %fb = copy.alloc_smem : memref<32x128xf6E2M3FN, #copy.smem<swizzle = 128, atom = 32, align16>>
+    copy.async_copy %a[%c0, %c0] to %fa[%c1] barrier %bar[%c0] : memref<256x256xf4E2M1FN> to memref<2x32x128xf4E2M1FN, #copy.smem<swizzle = 128, align16>>, !copy.barrier<2>
+    copy.async_copy %b[%c0, %c0] to %fb barrier %bar[%c1] : memref<256x256xf6E2M3FN> to memref<32x128xf6E2M3FN, #copy.smem<swizzle = 128, atom = 32, align16>>, !copy.barrier<2>
+    %f = arith.constant false
+    copy.barrier_wait %bar[%c0], %f : !copy.barrier<2>
+    copy.barrier_wait %bar[%c1], %f : !copy.barrier<2>
+    %fc = copy.alloc_smem : memref<32x128xf6E3M2FN, #copy.smem<swizzle = 128, atom = 64, align16>>
+    copy.async_copy %fc to %c[%c0, %c0] : memref<32x128xf6E3M2FN, #copy.smem<swizzle = 128, atom = 64, align16>> to memref<256x256xf6E3M2FN>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}

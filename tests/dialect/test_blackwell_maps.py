@@ -179,7 +179,7 @@ def test_lit_kernels_are_rejected_before_blackwell(index: int):
     assert set(verify(KERNELS[index], "sm_90a")) & {"PK1", "SW2"}
 
 
-ELEMENTS = {"f4E2M1FN": 4, "bf16": 16, "i8": 8}
+ELEMENTS = ("f4E2M1FN", "f6E2M3FN", "bf16", "i8")
 SWIZZLES = {
     "none": "#copy.smem",
     "128": "#copy.smem<swizzle = 128>",
@@ -187,41 +187,61 @@ SWIZZLES = {
     "flip": "#copy.smem<swizzle = 128, atom = 32, flip>",
     "atom64": "#copy.smem<swizzle = 128, atom = 64>",
     "64/atom32": "#copy.smem<swizzle = 64, atom = 32>",
+    "align16": "#copy.smem<align16>",
+    "128/align16": "#copy.smem<swizzle = 128, align16>",
+    "atom32/align16": "#copy.smem<swizzle = 128, atom = 32, align16>",
+    "atom64/align16": "#copy.smem<swizzle = 128, atom = 64, align16>",
 }
 
 
-def fuzz_kernel(element: str, space: str, inner: int, oob: str) -> str:
+def fuzz_kernel(element: str, space: str, inner: int, oob: str, load: bool) -> str:
     smem = f"memref<16x{inner}x{element}, {space}>"
     gmem = f"memref<64x512x{element}>"
+    types = f"{gmem} to {smem}"
+    copy = (
+        f"copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0]{oob} : {types}, "
+        "!copy.barrier<1>\n    %f = arith.constant false\n"
+        "    copy.barrier_wait %bar[%c0], %f : !copy.barrier<1>"
+        if load
+        else f"copy.async_copy %buf to %x[%c0, %c0] : {smem} to {gmem}\n"
+        "    copy.commit_group bulk\n    copy.wait_group bulk 0"
+    )
     return f"""builtin.module attributes {{copy.target = #copy.target<"sm_100a">}} {{
   func.func @k(%x: {gmem}) attributes {{gpu.kernel}} {{
     %c0 = arith.constant 0 : index
     %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
     %buf = copy.alloc_smem : {smem}
-    copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0]{oob} : {gmem} to {smem}, !copy.barrier<1>
-    %f = arith.constant false
-    copy.barrier_wait %bar[%c0], %f : !copy.barrier<1>
+    {copy}
     func.return
   }}
-}}"""
+}}"""  # noqa: E501
+
+
+CONFIGURATIONS = [
+    (element, swizzle, inner, oob, load, target)
+    for element, swizzle, inner, oob, load, target in itertools.product(
+        ELEMENTS, SWIZZLES, (32, 64, 128, 256), ("", " oob nan"), (True, False),
+        ("sm_90a", *BLACKWELL),
+    )
+    if load or not oob  # a store has no fill
+]  # fmt: skip
 
 
 def test_fuzz_accepted_configurations_assemble(tmp_path: Path):
-    """Every configuration (element, swizzle and atom, inner box, fill, target): accepted
-    ones compile to a cubin (the first of each swizzle and element per target, to bound
-    the time), rejected ones carry the rule that rejects them."""
+    """Every configuration (element, swizzle with its atom and align16, inner box, fill,
+    load or store, target): accepted ones compile to a cubin (the first of each element,
+    swizzle, direction and target, to bound the time), rejected ones carry the rule that
+    rejects them."""
     rejected: Counter[str] = Counter()
     accepted = 0
     assembled = set()
-    for element, swizzle, inner, oob, target in itertools.product(
-        ELEMENTS, SWIZZLES, (32, 64, 128, 256), ("", " oob nan"), ("sm_90a", *BLACKWELL)
-    ):
-        result = verify(fuzz_kernel(element, SWIZZLES[swizzle], inner, oob), target)
+    for element, swizzle, inner, oob, load, target in CONFIGURATIONS:
+        result = verify(fuzz_kernel(element, SWIZZLES[swizzle], inner, oob, load), target)
         if isinstance(result, tuple):
             rejected.update(result)
             continue
         accepted += 1
-        key = (element, swizzle, target)
+        key = (element, swizzle, load, target)
         if key not in assembled:
             assembled.add(key)
             assemble(result, target, tmp_path)
@@ -229,4 +249,4 @@ def test_fuzz_accepted_configurations_assemble(tmp_path: Path):
     assert accepted
     assert len(assembled) >= 3 * len(BLACKWELL)
     # each new rule the configurations can reach rejects some of them
-    assert {"PK1", "PK2", "SW1", "SW2", "C5"} <= set(rejected)
+    assert {"PK1", "PK2", "PK3", "PK4", "PK5", "PK6", "SW1", "SW2", "C5"} <= set(rejected)

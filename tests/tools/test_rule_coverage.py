@@ -47,7 +47,8 @@ CATALOGUE_IDS = (
     "LG1 LG2 LG3 LG4 LG5 LG6 LG7 "
     "AT1 AT2 AT3 "
     "PK1 PK2 SW1 SW2 SW3 SW4 "
-    "GD1 GD2 GD3 GD4"
+    "GD1 GD2 GD3 GD4 "
+    "PK3 PK4 PK5 PK6 PK7"
 ).split()
 
 RULES = """

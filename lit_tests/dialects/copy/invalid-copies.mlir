@@ -550,7 +550,7 @@ func.func @c11_tma_of_packed_i4(%x: memref<256x256xi4>) attributes {copy.target 
   %buf = copy.alloc_smem : memref<64x128xi4, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // expected-error@+2 {{unsupported TMA dtype i4}}
-  // expected-note@+1 {{(4-bit elements are not lowered yet); pack 4-bit elements into i8}}
+  // expected-note@+1 {{(and f4E2M1FN, f6E2M3FN, f6E3M2FN in tiled copies and prefetches on sm_100+); pack 4-bit elements into i8}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xi4> to memref<64x128xi4, #copy.smem>, !copy.barrier<1>
   func.return
 }
