@@ -69,6 +69,7 @@ def check_grid_dependency(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
         return
     before = waited_before(kernel.op)
     waits_later = before_a_wait(kernel)
+    wait_roles = {role_of(w) for w in kernel.instances(copy.GridDependencyWaitOp)}
     for op, ref, write in copy.gmem_accesses(kernel.ops[1:]):
         state = before.get(op)
         if state is Waited.YES or state is None:  # None: unreachable
@@ -78,7 +79,12 @@ def check_grid_dependency(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
         if mark == "none" or (mark == "read" and not write):
             continue
         name = None if arg is None else argument_name(kernel.op, arg)
-        yield op, early_access(write, name, mark, state, later=op in waits_later)
+        hint = ""
+        if state is Waited.NO and op in waits_later:
+            hint = " (the kernel's wait comes later)"
+        elif state is Waited.NO and wait_roles and role_of(op) not in wait_roles:
+            hint = " (the kernel's wait is in another role: it orders its own threads' accesses)"
+        yield op, early_access(write, name, mark, state, hint)
 
 
 def argument_name(kernel: Operation, arg: int) -> str:
@@ -102,12 +108,20 @@ def before_a_wait(kernel: Kernel) -> set[Operation]:
     return found
 
 
-def early_access(
-    write: bool, arg: str | None, mark: str | None, state: Waited, later: bool
-) -> Error:
+def role_of(op: Operation) -> Region | None:
+    """The role (a region of `copy.warp_specialize`) that `op` is in, None outside roles."""
+    region = op.parent_region()
+    while region is not None:
+        owner = region.parent
+        if isinstance(owner, copy.WarpSpecializeOp):
+            return region
+        region = owner.parent_region() if owner is not None else None
+    return None
+
+
+def early_access(write: bool, arg: str | None, mark: str | None, state: Waited, hint: str) -> Error:
     where = (
-        "no copy.grid_dependency_wait comes before it"
-        + (" (the kernel's wait comes later)" if later else "")
+        "no copy.grid_dependency_wait comes before it" + hint
         if state is Waited.NO
         else "a copy.grid_dependency_wait comes before it on some paths only (one on a "
         "branch, in a loop or in another role orders nothing after it)"

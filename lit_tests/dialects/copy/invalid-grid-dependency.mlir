@@ -91,7 +91,7 @@ func.func @gd2_wait_in_another_role(%y: memref<256xf32>) attributes {gpu.known_b
     copy.grid_dependency_wait
   }, {
   ^bb0(%t: index):
-    // expected-error@+2 {{found a read of argument 0 (%y) where no copy.grid_dependency_wait comes before it}}
+    // expected-error@+2 {{found a read of argument 0 (%y) where no copy.grid_dependency_wait comes before it (the kernel's wait is in another role: it orders its own threads' accesses)}}
     // expected-note@+1 {{move copy.grid_dependency_wait before this op}}
     %v = memref.load %y[%t] : memref<256xf32>
   }
