@@ -245,8 +245,8 @@ class Kernel:
         for a in described:
             if isinstance(a, arr.DeviceArray):
                 arr.upload(a)
-        arguments = self._launch_arguments(described, grid3, block3, cluster, stream, programmatic)
         serialized = self.abi.grid_dependent if programmatic is None else programmatic
+        arguments = self._launch_arguments(described, grid3, block3, cluster, stream, serialized)
         known = None
         if self.abi.accesses is not None:  # compiled with debug guards: the launch guard's
             spans = {
@@ -264,7 +264,7 @@ class Kernel:
         block3: tuple,
         cluster: tuple,
         stream: Any,
-        programmatic: bool | None = None,
+        programmatic: bool = False,
     ) -> tuple[Any, Any, Parameters]:
         from cuda.bindings import driver
 
@@ -305,28 +305,36 @@ class Kernel:
         config.blockDimX, config.blockDimY, config.blockDimZ = block3
         config.sharedMemBytes = smem
         config.hStream = stream if stream is not None else driver.CUstream(0)
-        attributes = []
-        if cluster != (1, 1, 1):
-            cluster_attribute = driver.CUlaunchAttribute()
-            cluster_attribute.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-            dims = cluster_attribute.value.clusterDim
-            dims.x, dims.y, dims.z = cluster
-            attributes.append(cluster_attribute)
-        if self.abi.grid_dependent if programmatic is None else programmatic:
-            # Programmatic dependent launch: the kernel may start before the one ahead of it
-            # on the stream completes (once that one's CTAs all ran
-            # griddepcontrol.launch_dependents or exited); its griddepcontrol.wait orders
-            # their memory (CUTLASS's launch_kernel_on_cluster, Triton's launch_pdl).
-            serialization = driver.CUlaunchAttribute()
-            serialization.id = (
-                driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
-            )
-            serialization.value.programmaticStreamSerializationAllowed = 1
-            attributes.append(serialization)
+        attributes = launch_attributes(cluster, programmatic)
         if attributes:
             config.attrs = attributes
             config.numAttrs = len(attributes)
         return config, function, Parameters(storage, workspaces)
+
+
+def launch_attributes(cluster: tuple, programmatic: bool) -> list[Any]:
+    """The `CUlaunchAttribute`s of a launch: the cluster's dimensions where it has one, and
+    programmatic stream serialization where it is a programmatic dependent launch (the
+    kernel may start before the one ahead of it on the stream completes, once that one's
+    CTAs all ran griddepcontrol.launch_dependents or exited; its griddepcontrol.wait orders
+    their memory: CUTLASS's launch with PDL, Triton's `launch_pdl`)."""
+    from cuda.bindings import driver
+
+    attributes = []
+    if cluster != (1, 1, 1):
+        cluster_attribute = driver.CUlaunchAttribute()
+        cluster_attribute.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        dims = cluster_attribute.value.clusterDim
+        dims.x, dims.y, dims.z = cluster
+        attributes.append(cluster_attribute)
+    if programmatic:
+        serialization = driver.CUlaunchAttribute()
+        serialization.id = (
+            driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+        )
+        serialization.value.programmaticStreamSerializationAllowed = 1
+        attributes.append(serialization)
+    return attributes
 
 
 @dataclass

@@ -5,7 +5,8 @@ the same stream contradicts (it writes what the mark says it does not) is refuse
 guard's GD2 or GD3 words; plain launches, other streams, disjoint arrays, true marks and
 kernels compiled without guards pass. The launches themselves are stood in by their facts
 (`LaunchFacts`: the kernel, its ABI and each array's byte span); tests/frontends/
-test_pdl_gpu.py runs the same refusal through `Launch` on a GPU."""
+test_pdl_gpu.py runs the same refusal through `Launch` on a GPU. And the launch attributes
+a programmatic launch gets (`runtime.kernel.launch_attributes`, built without a GPU)."""
 
 from __future__ import annotations
 
@@ -118,3 +119,22 @@ def test_a_launch_without_guards_in_between_is_the_predecessor():
     pdl.guard_launch(launch("produce", produce, X, Y), 9, False)
     pdl.forget(9)
     pdl.guard_launch(launch("consume", consume, W, Y, Z), 9, True)
+
+
+def test_launch_attributes():
+    """The cuLaunchKernelEx attributes (built without a GPU): programmatic stream
+    serialization (id 6, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, value 1)
+    for a programmatic launch, after the cluster's dimensions where there is one."""
+    from cuda.bindings import driver
+
+    from runtime.kernel import launch_attributes
+
+    ids = driver.CUlaunchAttributeID
+    assert launch_attributes((1, 1, 1), False) == []
+    (pdl_attribute,) = launch_attributes((1, 1, 1), True)
+    assert pdl_attribute.id == ids.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+    assert pdl_attribute.value.programmaticStreamSerializationAllowed == 1
+    cluster, serialization = launch_attributes((2, 1, 1), True)
+    assert cluster.id == ids.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    assert (cluster.value.clusterDim.x, cluster.value.clusterDim.y) == (2, 1)
+    assert serialization.id == ids.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
