@@ -127,7 +127,6 @@ class LaunchDependentsOp(GridDependencyOp):
 
 READS = (memref.LoadOp,)
 VECTOR_READS = ("vector.load", "vector.transfer_read", "vector.maskedload", "vector.gather")
-VECTOR_WRITES = ("vector.store", "vector.transfer_write", "vector.maskedstore", "vector.scatter")
 VIEWS = (
     "memref.subview",
     "memref.reinterpret_cast",
@@ -146,6 +145,7 @@ NO_ACCESS = (
     "memref.extract_aligned_pointer_as_index",
     "copy.prefetch",
     "copy.tensormap_global",
+    "copy.tensormap_replace",
     "copy.assume",
     "copy.gather4_prefetch",
 )
@@ -153,8 +153,8 @@ NO_ACCESS = (
 
 
 GATHERS = ("copy.gather4", "copy.scatter4")
-"""TMA's row gathers and scatters: their GMEM ref is their first operand (by name: their
-module holds the op definitions)."""
+"""TMA's row gathers (reads) and scatters (writes), by name (their module holds the op
+definitions)."""
 
 
 def is_gmem(value: SSAValue) -> bool:
@@ -176,7 +176,9 @@ def gmem_accesses(ops: Iterable[Operation]) -> Iterator[tuple[Operation, SSAValu
             if is_gmem(op.destination):
                 yield op, op.destination, True
         elif op.name in GATHERS:
-            yield op, op.operands[0], op.name == "copy.scatter4"
+            for ref in op.operands:
+                if is_gmem(ref):
+                    yield op, ref, op.name == "copy.scatter4"
         elif op.name in NO_ACCESS:
             continue
         else:

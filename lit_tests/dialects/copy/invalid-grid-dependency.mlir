@@ -133,6 +133,20 @@ func.func @gd3_write_before_wait(%w: memref<256xf32> {copy.predecessor_access = 
 
 // -----
 
+// A memref.copy reads its source and writes its destination: the read of %w (marked) may
+// come first, the write of %z may not.
+// rule: GD3
+// fix: s|%z: memref<256xf32>|%z: memref<256xf32> {copy.predecessor_access = "none"}|
+func.func @gd3_copy_before_wait(%w: memref<256xf32> {copy.predecessor_access = "read"}, %z: memref<256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  // expected-error@+2 {{'memref.copy' op expected every GMEM write of a kernel that waits for its predecessor to come after copy.grid_dependency_wait, found a write of argument 1 (%z)}}
+  // expected-note@+1 {{mark it {copy.predecessor_access = "none"}}}
+  "memref.copy"(%w, %z) : (memref<256xf32>, memref<256xf32>) -> ()
+  copy.grid_dependency_wait
+  func.return
+}
+
+// -----
+
 // "read" allows reads before the wait, not writes: the predecessor reads the argument.
 // rule: GD3
 // fix: s|{copy.predecessor_access = "read"}|{copy.predecessor_access = "none"}|
