@@ -22,11 +22,12 @@ compute capability 10.0 or more (PK1, SW2). None has run here: there is no Black
 (docs/design.md).
 
 A tensor-map value (`!copy.tensormap`) has no atom and no align16: a copy through one from
-such a buffer is rejected (SW3). The matrix descriptors (wgmma's, tcgen05's) and `tcgen05.cp`
-read 16-byte-atom swizzles only (SW4): tcgen05's descriptor has a layout type for the 32-byte
-atom (`SWIZZLE_128B_BASE32B` = 1, cute/arch/mma_sm100_desc.hpp) whose canonical tile
-offsets the dialect does not model, and none for the 64-byte atom or the flip.
+such a buffer is rejected (SW3). The matrix descriptors and `tcgen05.cp` read 16-byte-atom
+swizzles (SW4), but for tcgen05's MN-major descriptor of the 32-byte atom, its layout type 1
+(`SWIZZLE_128B_BASE32B`, cute/arch/mma_sm100_desc.hpp; `copy_dialect.descriptors`): there is
+none for the 64-byte atom or the flip, and none in wgmma's.
 """
+
 from __future__ import annotations
 
 from xdsl.dialects.builtin import MemRefType, NoneAttr
@@ -179,14 +180,23 @@ def check_align16_by_tma(g: BoxGeometry) -> None:
         )
 
 
-def check_described_swizzle(t: MemRefType, what: str, flip_only: bool = False) -> None:
+def check_described_swizzle(
+    t: MemRefType, what: str, flip_only: bool = False, base32b: bool = False
+) -> None:
     """A buffer that a matrix descriptor or `tcgen05.cp` describes has a 16-byte-atom
-    swizzle; `flip_only`: one whose 16-byte rows `ldmatrix`/`stmatrix` address has no flip,
-    which splits each 16-byte unit (SW4)."""
+    swizzle, or, for a tcgen05 MN-major descriptor (`base32b`), the 32-byte atom without the
+    flip (layout type 1, `SWIZZLE_128B_BASE32B`); `flip_only`: one whose 16-byte rows
+    `ldmatrix`/`stmatrix` address has no flip, which splits each 16-byte unit (SW4)."""
     swizzle = swizzle_of(t)
+    atom = layout.atom_of(swizzle)
+    allowed = (16, 32) if base32b else (16,)
     # rule: SW4
-    if layout.flip_of(swizzle) or (not flip_only and layout.atom_of(swizzle) != 16):
-        kind = "no flip (which splits each 16-byte unit)" if flip_only else "16-byte atoms"
+    if layout.flip_of(swizzle) or (not flip_only and atom not in allowed):
+        kind = (
+            "no flip (which splits each 16-byte unit)"
+            if flip_only
+            else "16-byte atoms (and 32-byte ones, MN-major, in tcgen05's form)"
+        )
         raise Error(
             f"{what} takes swizzles of {kind} only, got {atom_name(swizzle)} in {t}",
             note="drop the atom: allocate the buffer with #copy.smem<swizzle = 128> (a TMA "

@@ -29,10 +29,12 @@ matrix, and the swizzle's repeat). In 16-byte units, the canonical layouts CUTLA
 With `tcgen05`, the op yields the sm_100a form that `tcgen05.mma` and `tcgen05.cp` read
 (upstream NVVMOps.td, `nvvm.tcgen05.mma_smem_desc`; CUTLASS's `UMMA::SmemDescriptor`): the
 same address, LBO, SBO and base offset, the fixed version bits 46-48 = 0b001, LBO mode
-(bit 52) 0 (relative offsets), and a 3-bit layout at 61-63: 0 none, 2 128B, 4 64B, 6 32B
-(1, 128B with 32-byte atoms, is not made). tcgen05.mma transposes A and B through its
-instruction descriptor for kind::f16, tf32, f8f6f4 and i8, so `major mn` takes every type
-of `ELEMENT_TYPES` there.
+(bit 52) 0 (relative offsets), and a 3-bit layout at 61-63: 0 none, 2 128B, 4 64B, 6 32B,
+and 1 for `#copy.smem<swizzle = 128, atom = 32>` (`SWIZZLE_128B_BASE32B`, CuTe's
+`Swizzle<2,5,2>`), MN-major only, whose atom holds 4 K rows: SBO spans 4 rows (CUTLASS's
+canonical `((8,n),(4,k)):((1,LBO),(4,SBO))` in 16-byte units; `make_umma_desc`).
+tcgen05.mma transposes A and B through its instruction descriptor for kind::f16, tf32,
+f8f6f4 and i8, so `major mn` takes every type of `ELEMENT_TYPES` there.
 
 One instruction reads 32 bytes of K (k16 of f16/bf16, k8 of tf32, k32 of 8-bit types): a
 kernel steps along K within the tile by adding the step's bytes >> 4 to the descriptor
@@ -95,6 +97,10 @@ LAYOUT_TYPE = {layout.UNSWIZZLED: 0, 128: 1, 64: 2, 32: 3}
 
 TCGEN05_LAYOUT = {layout.UNSWIZZLED: 0, 128: 2, 64: 4, 32: 6}
 """The sm_100a descriptor's 3-bit layout field of each swizzle."""
+BASE32B = 1
+"""Its layout field for the 128B swizzle with 32-byte atoms (`SWIZZLE_128B_BASE32B`)."""
+BASE32B_ROWS = 4
+"""K rows of a 32-byte-atom tile's atom: its SBO spans them."""
 
 START_BIT, LEADING_BIT, STRIDE_BIT, BASE_BIT, LAYOUT_BIT = 0, 16, 32, 49, 62
 TCGEN05_VERSION_BIT, TCGEN05_LAYOUT_BIT = 46, 61
@@ -123,11 +129,8 @@ class Descriptor:
         tcgen05, the version)."""
         offsets = encode(self.leading) << LEADING_BIT | encode(self.stride) << STRIDE_BIT
         if self.tcgen05:
-            return (
-                offsets
-                | 1 << TCGEN05_VERSION_BIT
-                | TCGEN05_LAYOUT[self.swizzle] << TCGEN05_LAYOUT_BIT
-            )
+            kind = BASE32B if layout.atom_of(self.swizzle) == 32 else TCGEN05_LAYOUT[self.swizzle]
+            return offsets | 1 << TCGEN05_VERSION_BIT | kind << TCGEN05_LAYOUT_BIT
         return offsets | LAYOUT_TYPE[self.swizzle] << LAYOUT_BIT
 
     def encoded(self, address: int) -> int:
@@ -165,7 +168,7 @@ def descriptor(t: MemRefType, major: MatrixMajor, tcgen05: bool = False) -> Desc
     # pitch: the bytes between rows; block: between blocks of the tile's rows (the next
     # 16 bytes of K, or atom of MN)
     pitch, block = layout.dim_strides((2, *shape[-2:]), bits, swizzle)[::-1]
-    group = GROUP_ROWS * pitch
+    group = (BASE32B_ROWS if layout.atom_of(swizzle) == 32 else GROUP_ROWS) * pitch
     if major == MatrixMajor.K:
         leading = layout.UNIT_BYTES if swizzle != layout.UNSWIZZLED else block
         return Descriptor(leading, group, swizzle, tcgen05)
@@ -265,7 +268,9 @@ class MatrixDescriptorOp(IRDLOperation):
         self._verify_tile(t, major, bits)
 
     def _verify_tile(self, t: MemRefType, major: MatrixMajor, bits: int) -> None:
-        check_described_swizzle(t, "a matrix descriptor")
+        check_described_swizzle(
+            t, "a matrix descriptor", base32b=self.tcgen05 is not None and major == MatrixMajor.MN
+        )
         shape, swizzle = t.get_shape(), swizzle_of(t)
         ranks = tile_ranks(major, swizzle)
         rank = t.get_num_dims() - len(self.indices)

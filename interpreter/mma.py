@@ -44,6 +44,8 @@ from functools import cache
 
 import numpy as np
 
+from copy_dialect.layout import Swizzle, atom_of, swizzled
+
 UNIT = 16
 """Bytes of a core-matrix row, and of the descriptor's offset units."""
 
@@ -51,6 +53,8 @@ WGMMA_SWIZZLE = {0: 16, 1: 128, 2: 64, 3: 32}
 """wgmma's 2-bit layout field (bits 62-63): the swizzle in bytes (16: none)."""
 
 TCGEN05_SWIZZLE = {0: 16, 2: 128, 4: 64, 6: 32}
+BASE32B = 1
+"""tcgen05's layout type of the 128B swizzle with 32-byte atoms (`SWIZZLE_128B_BASE32B`)."""
 """tcgen05's 3-bit layout field (bits 61-63); 1 (128B with 32-byte atoms) is not modelled."""
 
 WARPGROUP = 128
@@ -89,14 +93,18 @@ def fields(desc: int, tcgen05: bool = False) -> Fields:
             "a tcgen05 descriptor with an absolute LBO (bit 52) is not modelled by the interpreter"
         )
     layout = desc >> 61
+    if layout == BASE32B:  # 128B with 32-byte atoms: CuTe's Swizzle<2,5,2>
+        return Fields(start, leading, stride, base, Swizzle(128, 32))
     if layout not in TCGEN05_SWIZZLE:
-        what = "128B with 32-byte atoms" if layout == 1 else "an invalid value"
-        raise DecodeError(f"tcgen05 layout {layout} ({what}) is not modelled by the interpreter")
+        raise DecodeError(f"tcgen05 layout {layout} (an invalid value) is not valid")
     return Fields(start, leading, stride, base, TCGEN05_SWIZZLE[layout])
 
 
 def swizzle_address(address: np.ndarray, swizzle: int) -> np.ndarray:
-    """Swizzle<log2(S/16), 4, 3> of byte addresses: bits 4.. XOR bits 7.."""
+    """Swizzle<log2(S/16), 4, 3> of byte addresses: bits 4.. XOR bits 7.. (the 32-byte atom's
+    Swizzle<2,5,2>: `copy_dialect.layout`)."""
+    if atom_of(swizzle) != UNIT:
+        return swizzled(address, swizzle)
     if swizzle == UNIT:
         return address
     mask = swizzle // UNIT - 1
@@ -119,6 +127,11 @@ def operand_offsets(
     r = np.arange(rows, dtype=np.int64)[:, None]
     c = np.arange(k, dtype=np.int64)[None, :]
     s = f.swizzle
+    # K rows an atom holds: 8 (a core matrix), 4 for the 32-byte atom (MN-major only: CUTLASS's
+    # ((8,n),(4,k)):((1,LBO),(4,SBO)) in 16-byte units)
+    group = 4 if atom_of(s) != UNIT else 8
+    if k_major and group != 8:
+        raise DecodeError("a K-major operand of 32-byte swizzle atoms is not valid (CUTLASS)")
     if k_major and s == UNIT:
         off = (r % 8) * UNIT + (r // 8) * f.stride + (c % per) * e + (c // per) * f.leading
     elif k_major:
@@ -127,7 +140,7 @@ def operand_offsets(
         off = (r % per) * e + (r // per) * f.stride + (c % 8) * UNIT + (c // 8) * f.leading
     else:
         atom = per * (s // UNIT)  # elements of MN in one atom row
-        off = (r % atom) * e + (r // atom) * f.leading + (c % 8) * s + (c // 8) * f.stride
+        off = (r % atom) * e + (r // atom) * f.leading + (c % group) * s + (c // group) * f.stride
     return swizzle_address(f.start + off, s)
 
 

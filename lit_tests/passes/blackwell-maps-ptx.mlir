@@ -136,3 +136,28 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     func.return
   }
 }
+
+// -----
+
+// tcgen05's descriptor of an MN-major tile of 32-byte swizzle atoms: layout type 1
+// (SWIZZLE_128B_BASE32B, bits 61-63), the version 0b001 (bits 46-48), LBO the next atom of
+// MN (32 K rows x 128 bytes = 4096 >> 4 = 256 at bit 16), SBO the atom's 4 K rows (512 >> 4
+// = 32 at bit 32): (1 << 61) | (1 << 46) | (32 << 32) | (256 << 16), OR-ed with the address.
+// ROUND-LABEL: func.func @base32b_descriptor
+// ROUND: copy.matrix_descriptor %{{.*}}[%{{.*}}] major mn tcgen05 : memref<2x32x32xf32, #copy.smem<swizzle = 128, atom = 32>> -> i64
+// PTX-LABEL: .entry base32b_descriptor
+// PTX: or.b64 {{%rd[0-9]+}}, {{%rd[0-9]+}}, 2305913515413602304;
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @base32b_descriptor(%x: memref<256x256xf32>, %out: memref<1xi64>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %b = copy.alloc_smem : memref<2x32x32xf32, #copy.smem<swizzle = 128, atom = 32>>
+    copy.async_copy %x[%c0, %c0] to %b[%c1] barrier %bar[%c0] : memref<256x256xf32> to memref<2x32x32xf32, #copy.smem<swizzle = 128, atom = 32>>, !copy.barrier<1>
+    %f = arith.constant false
+    copy.barrier_wait %bar[%c0], %f : !copy.barrier<1>
+    %d = copy.matrix_descriptor %b[%c1] major mn tcgen05 : memref<2x32x32xf32, #copy.smem<swizzle = 128, atom = 32>> -> i64
+    memref.store %d, %out[%c0] : memref<1xi64>
+    func.return
+  }
+}

@@ -18,6 +18,8 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from copy_dialect import layout
+from copy_dialect import ops as copy
+from copy_dialect.descriptors import MatrixMajor, descriptor
 from copy_dialect.errors import CopyVerifyException
 from copy_tools.universe import make_context
 from facts.abi import TensorMapParam
@@ -250,3 +252,46 @@ def test_fuzz_accepted_configurations_assemble(tmp_path: Path):
     assert len(assembled) >= 3 * len(BLACKWELL)
     # each new rule the configurations can reach rejects some of them
     assert {"PK1", "PK2", "PK3", "PK4", "PK5", "PK6", "SW1", "SW2", "C5"} <= set(rejected)
+
+
+def test_tcgen05_base32b_descriptor_places_every_unit_where_the_layout_does():
+    """`copy.matrix_descriptor ... major mn tcgen05` of a 32-byte-atom buffer: layout type 1
+    (SWIZZLE_128B_BASE32B) at bits 61-63, SBO over the atom's 4 K rows, LBO to the next atom
+    of MN, every 16-byte unit where CUTLASS's canonical ((8,n),(4,k)):((1,LBO),(4,SBO)) puts
+    it under Swizzle<2,5,2> (make_umma_desc, cute/atom/mma_traits_sm100.hpp)."""
+    for element, bits in (("f32", 32), ("f16", 16), ("i8", 8)):
+        row = 128 * 8 // bits
+        for atoms, k in ((1, 8), (2, 16), (4, 32)):
+            space = "#copy.smem<swizzle = 128, atom = 32>"
+            t = Parser(make_context(), f"memref<{atoms}x{k}x{row}x{element}, {space}>").parse_type()
+            d = descriptor(t, MatrixMajor.MN, tcgen05=True)
+            assert (d.leading, d.stride) == (k * 128, 4 * 128)
+            assert d.constant_bits >> 61 == 1
+            assert (d.constant_bits >> 46) & 7 == 1
+            swizzle = copy.swizzle_of(t)
+            for a, kk, unit in itertools.product(range(atoms), range(k), range(8)):
+                canonical = unit * 16 + a * d.leading + (kk % 4) * 128 + (kk // 4) * d.stride
+                place = layout.element_offset(
+                    [a, kk, unit * 128 // bits], t.get_shape(), bits, swizzle
+                )
+                assert place == layout.swizzled(canonical, swizzle)
+
+
+@pytest.mark.parametrize(
+    ("space", "major", "tcgen05"),
+    [
+        ("#copy.smem<swizzle = 128, atom = 32>", "k", " tcgen05"),
+        ("#copy.smem<swizzle = 128, atom = 32>", "mn", ""),
+        ("#copy.smem<swizzle = 128, atom = 32, flip>", "mn", " tcgen05"),
+        ("#copy.smem<swizzle = 128, atom = 64>", "mn", " tcgen05"),
+    ],
+)
+def test_other_atom_descriptors_are_sw4(space: str, major: str, tcgen05: str):
+    text = f"""builtin.module attributes {{copy.target = #copy.target<"sm_100a">}} {{
+  func.func @k(%slot: index) attributes {{gpu.kernel}} {{
+    %b = copy.alloc_smem : memref<2x2x32x64xf16, {space}>
+    %d = copy.matrix_descriptor %b[%slot] major {major}{tcgen05} : memref<2x2x32x64xf16, {space}> -> i64
+    func.return
+  }}
+}}"""  # noqa: E501
+    assert verify(text, "sm_100a") == ("SW4",)

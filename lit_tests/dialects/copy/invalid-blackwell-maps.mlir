@@ -109,7 +109,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
 builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
   func.func @sw4_descriptor_of_atom_32(%slot: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
     %a = copy.alloc_smem : memref<2x128x64xf16, #copy.smem<swizzle = 128, atom = 32>>
-    // expected-error@+2 {{a matrix descriptor takes swizzles of 16-byte atoms only, got CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B in memref<2x128x64xf16, #copy.smem<swizzle = 128, atom = 32>>}}
+    // expected-error@+2 {{a matrix descriptor takes swizzles of 16-byte atoms (and 32-byte ones, MN-major, in tcgen05's form) only, got CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B in memref<2x128x64xf16, #copy.smem<swizzle = 128, atom = 32>>}}
     // expected-note@+1 {{drop the atom: allocate the buffer with #copy.smem<swizzle = 128> (a TMA load writes it with CU_TENSOR_MAP_SWIZZLE_128B)}}
     %d = copy.matrix_descriptor %a[%slot] major k tcgen05 : memref<2x128x64xf16, #copy.smem<swizzle = 128, atom = 32>> -> i64
     func.return
