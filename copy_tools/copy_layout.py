@@ -158,7 +158,7 @@ def parse_smem_type(text: str, swizzle: str | None, slot: str | None) -> SmemTil
         if swizzle not in SWIZZLE_NAMES:
             raise LayoutError(f"expected a swizzle of none, 32, 64 or 128, got {swizzle!r}")
         span = SWIZZLE_NAMES[swizzle]
-    tile = SmemTile(text.strip(), shape, str(t.element_type), bits, span)
+    tile = SmemTile(text.strip(), shape, str(t.element_type), layout.layout_bits(bits, span), span)
     return _with_slot(tile, slot)
 
 
@@ -230,11 +230,11 @@ def smem_text(tile: SmemTile, show: str, rows: int | None) -> str:
         f"columns c: 16-byte chunks of a GMEM row (c = 0 holds elements {first}-{last})",
         SHOW_LEGEND[show],
     ]
-    if tile.swizzle != layout.UNSWIZZLED:
+    if (s := tile.swizzle) != layout.UNSWIZZLED:  # (the flip: in the swizzle's name)
         lines.append(
-            f"swizzle {tile.swizzle}: the chunk number within each {tile.swizzle}-byte block is "
-            "XORed with bits 7.. of the offset;\nthe pattern repeats every "
-            f"{8 * tile.swizzle} bytes ({8 * tile.swizzle // tile.pitch or 1} rows here)"
+            f"swizzle {swizzle_name(s)}: the {layout.atom_of(s)}-byte unit number within each "
+            f"{s}-byte block is XORed with bits 7.. of the offset;\nthe pattern repeats every "
+            f"{8 * s} bytes ({8 * s // tile.pitch or 1} rows here)"
         )
     return "\n".join(lines) + "\n"
 

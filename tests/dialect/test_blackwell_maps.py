@@ -295,3 +295,22 @@ def test_other_atom_descriptors_are_sw4(space: str, major: str, tcgen05: str):
   }}
 }}"""  # noqa: E501
     assert verify(text, "sm_100a") == ("SW4",)
+
+
+def test_copy_layout_draws_the_atom_swizzles_and_align16():
+    """copy-layout's picture (copy_tools.copy_layout) of sm_100's swizzles: under atom 32 the
+    16-byte chunks of a 128-byte row move in pairs (chunk c of row r to (c // 2 ^ r % 4) * 2 +
+    c % 2), under atom 64 in fours; an align16 FP4 row of 128 values takes 128 bytes."""
+    from copy_tools.copy_layout import parse_smem_type
+
+    for atom in (32, 64):
+        space = f"#copy.smem<swizzle = 128, atom = {atom}>"
+        tile = parse_smem_type(f"memref<8x64xbf16, {space}>", None, None)
+        per = atom // 16
+        for r, c in itertools.product(range(8), range(8)):
+            want = ((c // per) ^ (r % (128 // atom))) * per + c % per
+            assert tile.stored_chunk(r, c) == want
+    packed = parse_smem_type(
+        "memref<8x128xf4E2M1FN, #copy.smem<swizzle = 128, align16>>", None, None
+    )
+    assert (packed.row_bytes, packed.pitch) == (128, 128)
