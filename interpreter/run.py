@@ -127,6 +127,10 @@ def random_arguments(kernel: func.FuncOp, rng: np.random.Generator, size: int = 
                     kernel, f"an array of {t} is not modelled by the interpreter (too large: "
                     f"more than {MAX_ELEMENTS} elements)",
                 )  # fmt: skip
+            if packed.is_packed(t.element_type):  # its bytes, random
+                nbytes = shape[-1] * packed.BITS[type(t.element_type)] // 8
+                values.append(rng.integers(0, 256, (*shape[:-1], nbytes), np.uint8))
+                continue
             try:
                 dtype = storage_dtype(t.element_type)
             except NotImplementedError:

@@ -1,6 +1,14 @@
 // RUN: copy-opt %s --split-input-file | copy-opt --split-input-file | filecheck %s --check-prefix=ROUND
 // RUN: copy-opt %s --split-input-file -p convert-copy-to-nvvm | filecheck %s --check-prefix=ABI
 // RUN: copy-opt %s --split-input-file -t ptx --target sm_100a | filecheck %s --check-prefix=PTX
+// RUN: copy-opt %s --split-input-file --interpret | filecheck %s --check-prefix=INTERP
+
+// Under the interpreter (random inputs) every kernel runs clean: no race, no broken rule.
+// INTERP: @fp4_tile: {{.*}}: clean
+// INTERP: @atom_swizzles: {{.*}}: clean
+// INTERP: @atom_threads: {{.*}}: clean
+// INTERP: @align16_tiles: {{.*}}: clean
+// INTERP: @base32b_descriptor: {{.*}}: clean
 
 // The Blackwell tensor-map forms (copy_dialect/blackwell_maps.py): an FP4 tile load and
 // store through a 16U4_ALIGN8B map (SMEM packed two elements a byte: 64 x 128 f4 = 4096
