@@ -314,3 +314,23 @@ def test_copy_layout_draws_the_atom_swizzles_and_align16():
         "memref<8x128xf4E2M1FN, #copy.smem<swizzle = 128, align16>>", None, None
     )
     assert (packed.row_bytes, packed.pitch) == (128, 128)
+
+
+def test_encoded_fp6_dims_and_the_align16_base(monkeypatch):
+    """A 16U6_ALIGN16B map counts 6-bit values (3 bytes hold 4), and the runtime wants its
+    array's base and row strides on 32 bytes (cuda.h) before it encodes."""
+    pytest.importorskip("cuda.bindings.driver")
+    calls = []
+    monkeypatch.setattr(tensor_map, "call", lambda name, *args: calls.append(args))
+    param = TensorMapParam(0, (32, 128), 128, "zeros", "16U6_ALIGN16B", False)
+    tensor_map.encode(DeviceArray(1 << 20, (256, 192), (192, 1), "uint8", 1), param)
+    dtype, _, _, dims, strides = calls[-1][:5]
+    assert int(dtype) == 15
+    assert [int(d) for d in dims] == [256, 256]  # innermost first: 192 bytes, 256 values
+    assert [int(s) for s in strides] == [192]
+    array = DeviceArray((1 << 20) + 16, (256, 192), (192, 1), "uint8", 1)
+    with pytest.raises(ValueError, match="multiples of 32 bytes for its 16U6_ALIGN16B"):
+        tensor_map.check_tensor_map_array(array, param, "argument 0")
+    tensor_map.check_tensor_map_array(
+        DeviceArray(1 << 20, (256, 192), (192, 1), "uint8", 1), param, "a"
+    )
