@@ -9,6 +9,7 @@
 // INTERP: @atom_threads: {{.*}}: clean
 // INTERP: @align16_tiles: {{.*}}: clean
 // INTERP: @base32b_descriptor: {{.*}}: clean
+// INTERP: @fp4_prefetch: {{.*}}: clean
 
 // The Blackwell tensor-map forms (copy_dialect/blackwell_maps.py): an FP4 tile load and
 // store through a 16U4_ALIGN8B map (SMEM packed two elements a byte: 64 x 128 f4 = 4096
@@ -166,6 +167,24 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     copy.barrier_wait %bar[%c0], %f : !copy.barrier<1>
     %d = copy.matrix_descriptor %b[%c1] major mn tcgen05 : memref<2x32x32xf32, #copy.smem<swizzle = 128, atom = 32>> -> i64
     memref.store %d, %out[%c0] : memref<1xi64>
+    func.return
+  }
+}
+
+// -----
+
+// TMA prefetches of packed boxes: FP4 through a 16U4_ALIGN8B map, FP6 through 16U6_ALIGN16B
+// (a prefetch has no SMEM: the 6-bit map type is the only one, its box 128 values wide).
+// ABI-LABEL: func.func @fp4_prefetch
+// ABI-DAG: dtype = "16U4_ALIGN8B", written = false
+// ABI-DAG: dtype = "16U6_ALIGN16B", written = false
+// PTX-LABEL: .entry fp4_prefetch
+// PTX-COUNT-2: cp.async.bulk.prefetch.tensor.2d.L2.global
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @fp4_prefetch(%x: memref<256x256xf4E2M1FN>, %z: memref<256x256xf6E3M2FN>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 128>} : memref<256x256xf4E2M1FN>
+    copy.prefetch %z[%c0, %c0] {box = array<i64: 32, 128>} : memref<256x256xf6E3M2FN>
     func.return
   }
 }
