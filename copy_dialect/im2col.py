@@ -65,6 +65,7 @@ from copy_dialect.attributes import (
     OOBMode,
     enum_attr,
 )
+from copy_dialect.blackwell_maps import verify_blackwell_map
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.geometry import CopyGeometry, cp_async_chunk_bytes
 from copy_dialect.gmem import check_gmem_layout
@@ -322,6 +323,7 @@ class Im2colLoadOp(IRDLOperation):
         self._verify_strides(g)
         self._verify_constant_offsets(g)
         tma.check_tma_dtype(g.element_type)
+        verify_blackwell_map(self, g)  # a 128B_ATOM swizzle's target (SW2)
         tma.check_tma_row(g)
         check_gmem_layout(g, g.gmem_type, Implementation.TMA, "")
         if impl == Implementation.TMA:

@@ -10,6 +10,7 @@
 // INTERP: @align16_tiles: {{.*}}: clean
 // INTERP: @base32b_descriptor: {{.*}}: clean
 // INTERP: @fp4_prefetch: {{.*}}: clean
+// INTERP: @im2col_atom: {{.*}}: clean
 
 // The Blackwell tensor-map forms (copy_dialect/blackwell_maps.py): an FP4 tile load and
 // store through a 16U4_ALIGN8B map (SMEM packed two elements a byte: 64 x 128 f4 = 4096
@@ -185,6 +186,29 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     %c0 = arith.constant 0 : index
     copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 128>} : memref<256x256xf4E2M1FN>
     copy.prefetch %z[%c0, %c0] {box = array<i64: 32, 128>} : memref<256x256xf6E3M2FN>
+    func.return
+  }
+}
+
+// -----
+
+// An im2col load into a 32-byte-atom buffer: its im2col map records the atom too.
+// ABI-LABEL: func.func @im2col_atom
+// ABI: {kind = "im2col_map", {{.*}}, swizzle = 128 : i64, {{.*}}, swizzle_atom = 32 : i64,
+// PTX-LABEL: .entry im2col_atom
+// PTX: cp.async.bulk.tensor.4d.shared::cta.global.im2col.mbarrier::complete_tx::bytes
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @im2col_atom(%x4: memref<2x9x9x64xf16>, %r: i16, %s: i16) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %m1 = arith.constant -1 : index
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %b4 = copy.alloc_smem : memref<128x64xf16, #copy.smem<swizzle = 128, atom = 32>>
+    copy.im2col_load %x4[%c1, %m1, %c2, %c8] offsets [%r, %s] to %b4 barrier %bars[%c0] {lower = array<i64: -1, -1>, upper = array<i64: -2, -2>, strides = array<i64: 2, 2>} : memref<2x9x9x64xf16> to memref<128x64xf16, #copy.smem<swizzle = 128, atom = 32>>, !copy.barrier<1>
+    %f = arith.constant false
+    copy.barrier_wait %bars[%c0], %f : !copy.barrier<1>
     func.return
   }
 }
