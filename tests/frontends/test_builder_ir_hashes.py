@@ -95,6 +95,12 @@ CASES: dict[str, Callable[[], Operation]] = {
     "gemm_cooperative": lambda: kernels.gemm(256, 256, 512),
     "gemm_pingpong": lambda: kernels.gemm(256, 256, 512, schedule="pingpong", out="f32"),
     "gemm_cluster": lambda: kernels.gemm(512, 256, 256, stages=4, cluster=2),
+    "pdl_chain": lambda: kernels.pdl_chain(1024),
+    "pdl_chain_end": lambda: kernels.pdl_chain(
+        2048, "bf16", block=256, trigger="end", target="sm_100a"
+    ),
+    "pdl_chain_early_read": lambda: kernels.pdl_chain(512, "f16", early_read=True, verify=False),
+    "pdl_chain_output_mark": lambda: kernels.pdl_chain(1024, output_mark="read"),
 }
 
 HASHES = {
@@ -130,6 +136,10 @@ HASHES = {
     "gemm_cooperative": "e20d5b12052dad1e",
     "gemm_pingpong": "76b3a3682599545b",
     "gemm_cluster": "9360f2a27cf14c92",
+    "pdl_chain": "ce631b670d657ae6",
+    "pdl_chain_end": "6fb66354679ac985",
+    "pdl_chain_early_read": "5463850d1c5fd2ba",
+    "pdl_chain_output_mark": "480c460ab713059f",
 }
 
 
@@ -156,9 +166,11 @@ PINNED = (
     "tma_copy", "cp_async_copy", "bulk_copy", "multicast_copy", "broadcast_copy",
     "broadcast_row_dot", "tma_copy_pipelined", "ws_copy", "ws_elementwise", "ws_row_sum",
     "dsmem_exchange", "im2col_gather", "grouped_copy", "grouped_view_copy", "gemm",
+    "pdl_chain",
 )  # fmt: skip
 """The builders the rewrite on `frontends.dsl` covers (those of the kernels package
-when the hashes were pinned); a builder added later pins its IR with a case of its own."""
+when the hashes were pinned, and pdl_chain, pinned before its own rewrite); a builder added
+later pins its IR with a case of its own."""
 
 
 @pytest.mark.parametrize("builder", PINNED)
