@@ -2,8 +2,9 @@
 
 Properties, for every configuration built through the Python constructors:
 - verification either passes or raises a VerifyException (never another exception: a
-  verifier crash would be a Python traceback in copy-opt), and so does `verify_module`
-  with the protocol analysis on what the op verifiers accept;
+  verifier crash would be a Python traceback in copy-opt), and so does the whole
+  verification with the protocol analysis (`analysis.verify.check_module`, the first error
+  as its check raised it) on what the op verifiers accept;
 - every dialect error is a CopyVerifyException that carries a fix note, every protocol
   error a `ProtocolFinding` with P rule ids and a note, every protocol warning a fix note;
 - what verifies prints in the custom form, parses back, verifies again and prints the same,
@@ -41,11 +42,10 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
 from analysis.protocol import ProtocolFinding, ProtocolWarning
-from analysis.verify import verification_errors
+from analysis.verify import check_module, verification_errors
 from copy_dialect import ops as copy
 from copy_dialect.errors import CopyVerifyException
 from facts.target import TARGETS
-from passes.pipeline import verify_module
 
 ELEMENT_TYPES = [
     Float32Type(),
@@ -152,14 +152,17 @@ def generic(module: ModuleOp) -> str:
 
 
 def protocol_verdict(module: ModuleOp) -> str:
-    """`verify_module` on a module the op verifiers accept: "error", "warning" or "clean";
-    a ProtocolFinding carries P rule ids and a note, a ProtocolWarning a note, and any other
-    exception (an internal error of the analysis) fails the test."""
+    """The whole verification on a module the op verifiers accept: "error", "warning" or
+    "clean"; a ProtocolFinding carries P rule ids and a note, a ProtocolWarning a note, and
+    any other exception (an internal error of the analysis) fails the test. It runs
+    `check_module`, the checks of `verify_module` with the first error as raised:
+    `verify_module` renders it as copy-opt's CopyDiagnosticError, whose rendering would
+    report an internal error as a diagnostic and hide which check raised it."""
     error: ProtocolFinding | None = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ProtocolWarning)
         try:
-            verify_module(module)
+            check_module(module)
         except ProtocolFinding as err:
             error = err
     if error is not None:
@@ -219,9 +222,10 @@ def test_random_copies_verify_or_explain(ctx, seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_verified_copies_compile(ctx, seed):
-    """What the verifier (`verify_module`) accepts, the lowering compiles to a cubin for its
-    target, with or without a protocol warning: a lowering diagnostic is a failure too
-    (tests/passes/test_compile_fuzz.py does this for every op and target)."""
+    """What the verifier (`check_module`: `verify_module`'s checks) accepts, the lowering
+    compiles to a cubin for its target, with or without a protocol warning: a lowering
+    diagnostic is a failure too (tests/passes/test_compile_fuzz.py does this for every op and
+    target)."""
     from passes.pipeline import compile_module
 
     rng = random.Random(100 + seed)
