@@ -323,8 +323,12 @@ def sm_90a() -> tuple[list[Kernel], list[str]]:
         ),
         nvvm.WgmmaGroupSyncAlignedOp(),
         nvvm.WgmmaWaitGroupSyncOp(1),
+        nvvm.GriddepcontrolOp("wait"),
+        nvvm.GriddepcontrolOp("launch_dependents"),
     )
     expected = [
+        "griddepcontrol.wait;",
+        "griddepcontrol.launch_dependents;",
         "wgmma.fence.sync.aligned;",
         "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r",
         ", p, 1, 1, 0, 0;",
