@@ -22,7 +22,9 @@ from typing import Any
 
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseArrayBase,
+    DictionaryAttr,
     FunctionType,
     IndexType,
     ModuleOp,
@@ -133,20 +135,44 @@ def kernel(
     fills its entry block, launched on `block` threads (and clusters of `cluster`);
     verified as every path verifies (`analysis.verify.verify_module`) unless `verify` is
     False."""
+    fn = kernel_function(name, arg_types, body, block=block, cluster=cluster)
+    return module([fn], target=target, verify=verify)
+
+
+def kernel_function(
+    name: str,
+    arg_types: Sequence[Attribute],
+    body: Callable[..., None],
+    *,
+    block: int,
+    cluster: Sequence[int] | None = None,
+    arg_attrs: Sequence[DictionaryAttr] | None = None,
+) -> func.FuncOp:
+    """Kernel `name` as `kernel` builds it, without its module: for a module of several
+    kernels (`module`). `arg_attrs`: each argument's attributes (a chain's
+    `copy.predecessor_access` marks)."""
     entry = Block(arg_types=arg_types)
     with ImplicitBuilder(entry):
         body(*values(entry.args))
         func.ReturnOp()
     fn = func.FuncOp(name, FunctionType.from_lists(arg_types, []), Region(entry))
+    if arg_attrs is not None:
+        fn.arg_attrs = ArrayAttr(arg_attrs)
     fn.attributes["gpu.kernel"] = UnitAttr()
     fn.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, [block, 1, 1])
     if cluster is not None:
         fn.attributes["copy.cluster"] = DenseArrayBase.from_list(i32, list(cluster))
-    module = ModuleOp([fn])
-    module.attributes["copy.target"] = copy.TargetAttr(target)
+    return fn
+
+
+def module(functions: Sequence[func.FuncOp], *, target: str, verify: bool = True) -> ModuleOp:
+    """The module of `functions` (kernels of `kernel_function`) for `target`, verified as
+    `kernel` verifies unless `verify` is False."""
+    built = ModuleOp(list(functions))
+    built.attributes["copy.target"] = copy.TargetAttr(target)
     if verify:
-        verify_module(module)
-    return module
+        verify_module(built)
+    return built
 
 
 __all__ = [
@@ -155,7 +181,9 @@ __all__ = [
     "for_range",
     "if_",
     "kernel",
+    "kernel_function",
     "loop",
+    "module",
     "result",
     "warp_specialize",
 ]

@@ -11,8 +11,18 @@ import io
 from pathlib import Path
 
 import pytest
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, f32, i1, i32, i64
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import (
+    DictionaryAttr,
+    IndexType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    f32,
+    i1,
+    i32,
+    i64,
+)
 from xdsl.ir import Block
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -31,8 +41,11 @@ from frontends.dsl import (
     if_,
     index,
     kernel,
+    kernel_function,
     loop,
+    module,
     result,
+    thread_id,
     warp_specialize,
 )
 from frontends.locations import ImplicitBuilder
@@ -302,3 +315,57 @@ def test_a_mistake_in_a_dsl_kernel_is_reported_at_its_line():
     assert info.value.location[:2] == (HERE, line_of("dsl: mistake"))
     assert str(info.value).startswith(f"{HERE}:{line_of('dsl: mistake')}:")
     assert "I7" in info.value.rules
+
+
+TWO_KERNELS_TEXT = """
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @first(%a: memref<128xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %t = gpu.thread_id x
+    %v = memref.load %a[%t] : memref<128xf32>
+    func.return
+  }
+  func.func @second(%a: memref<128xf32> {copy.predecessor_access = "none"}, %b: memref<128xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    copy.grid_dependency_wait
+    %t = gpu.thread_id x
+    %v = memref.load %b[%t] : memref<128xf32>
+    func.return
+  }
+}
+"""  # noqa: E501
+
+
+def two_kernels(verify: bool = True, early: bool = False) -> ModuleOp:
+    vector = MemRefType(f32, [128])
+
+    def load(array):
+        emit(memref.LoadOp.get, array, [thread_id()])
+
+    def second(a, b):
+        if early:
+            emit(memref.LoadOp.get, b, [thread_id()])  # dsl: early read
+        emit(copy.GridDependencyWaitOp)
+        load(b)
+
+    marks = [DictionaryAttr({copy.PREDECESSOR_ACCESS: StringAttr("none")}), DictionaryAttr({})]
+    return module(
+        [
+            kernel_function("first", [vector], load, block=128),
+            kernel_function(
+                "second", [vector] * 2, second, block=128, cluster=[2, 1, 1], arg_attrs=marks
+            ),
+        ],
+        target="sm_90a",
+        verify=verify,
+    )
+
+
+def test_a_module_of_several_kernels_is_the_text_forms_ir():
+    assert printed(two_kernels()) == printed(parsed(TWO_KERNELS_TEXT))
+
+
+def test_a_module_of_several_kernels_is_verified():
+    two_kernels(early=True, verify=False)  # not verified: built as asked
+    with pytest.raises(CopyDiagnosticError) as info:
+        two_kernels(early=True)
+    assert info.value.location[:2] == (HERE, line_of("dsl: early read"))
+    assert "GD2" in info.value.rules
