@@ -1,33 +1,25 @@
 """What the kernel families share: the launch constants, `element_type` and `grid`, the SMEM
 and GMEM types, and the parameter checks and SMEM budgets that more than one family makes.
 The families are written on `frontends.dsl` (`kernel()` makes and verifies the module;
-`kernels.parts` holds the op helpers they share); the few Builder helpers left here
-(`_index`, `_bin`, `_block_id`, `_thread_id`) serve `pdl`, which is not rewritten yet."""
+`kernels.parts` holds the op helpers they share)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from math import ceil
 
-from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith, gpu
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    IndexType,
-    IntegerAttr,
     MemRefType,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute
 from xdsl.parser import Parser
 
 from copy_dialect import ops as copy
 from facts.errors import ArgumentError
 from facts.target import TARGETS, Feature, feature_message, target_named
 from frontends.kernels.checks import check_dtype, checked
-from frontends.locations import helper_module
-
-helper_module(__name__)  # an op its helpers make is located at the family's line
 
 TMA_BLOCK = 128
 
@@ -60,26 +52,8 @@ def grid(shape: Sequence[int], tile: Sequence[int]) -> tuple[int, int]:
 
 
 # ===----------------------------------------------------------------------=== #
-# Op helpers
+# SMEM and GMEM types
 # ===----------------------------------------------------------------------=== #
-
-
-def _index(b: Builder, value: int) -> SSAValue:
-    return b.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
-
-
-def _bin(b: Builder, cls: type, lhs: SSAValue, rhs: SSAValue | int) -> SSAValue:
-    if isinstance(rhs, int):
-        rhs = _index(b, rhs)
-    return b.insert(cls(lhs, rhs)).results[0]
-
-
-def _block_id(b: Builder, dim: gpu.DimensionEnum = gpu.DimensionEnum.X) -> SSAValue:
-    return b.insert(gpu.BlockIdOp(gpu.DimensionAttr(dim))).result
-
-
-def _thread_id(b: Builder) -> SSAValue:
-    return b.insert(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X))).result
 
 
 def _smem(elt: Attribute, shape: Sequence[int], swizzle: int = 16) -> MemRefType:

@@ -17,39 +17,15 @@ run (`interpreter.grid_dependency.run_chain`) and the runtime's launch guard
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, MemRefType, ModuleOp, StringAttr
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseArrayBase,
-    DictionaryAttr,
-    FloatAttr,
-    FunctionType,
-    MemRefType,
-    ModuleOp,
-    StringAttr,
-    UnitAttr,
-    i32,
-)
-from xdsl.ir import Attribute, Block, Region, SSAValue
-from xdsl.rewriter import InsertPoint
-
-from analysis.verify import verify_module
 from copy_dialect import ops as copy
 from facts.errors import ArgumentError
 from facts.target import GRID_DEPENDENCY
+from frontends.dsl import Value, block_id, emit, kernel_function, module, result, thread_id
 from frontends.kernels.checks import check_target
-from frontends.kernels.common import (
-    _bin,
-    _block_id,
-    _check_feature,
-    _check_float,
-    _thread_id,
-    element_type,
-)
-from frontends.locations import LocatingBuilder
+from frontends.kernels.common import _check_feature, _check_float, element_type
 
 PDL_BLOCK = 128
 """Threads per block of the chain's kernels, by default."""
@@ -106,31 +82,28 @@ def pdl_chain(
     two = FloatAttr(2.0, elt)  # type: ignore[arg-type]
     one = FloatAttr(1.0, elt)  # type: ignore[arg-type]
 
-    def produce(b: Builder, args: Sequence[SSAValue]) -> None:
-        x, y = args
+    def produce(x: Value, y: Value) -> None:
         if trigger == "start":
-            b.insert(copy.LaunchDependentsOp())
-        i = element_index(b, block)
-        v = b.insert(memref.LoadOp.get(x, [i])).res
-        c2 = b.insert(arith.ConstantOp(two)).result
-        c1 = b.insert(arith.ConstantOp(one)).result
-        doubled = b.insert(arith.MulfOp(v, c2)).result
-        b.insert(memref.StoreOp.get(b.insert(arith.AddfOp(doubled, c1)).result, y, [i]))
+            emit(copy.LaunchDependentsOp)
+        i = element_index(block)
+        v = load(x, i)
+        c2, c1 = result(arith.ConstantOp, two), result(arith.ConstantOp, one)
+        doubled = result(arith.MulfOp, v, c2)
+        emit(memref.StoreOp.get, result(arith.AddfOp, doubled, c1), y, [i])
         if trigger == "end":
-            b.insert(copy.LaunchDependentsOp())
+            emit(copy.LaunchDependentsOp)
 
-    def consume(b: Builder, args: Sequence[SSAValue]) -> None:
-        w, y, z = args
-        i = element_index(b, block)
-        weight = b.insert(memref.LoadOp.get(w, [i])).res  # not produce's: before the wait
+    def consume(w: Value, y: Value, z: Value) -> None:
+        i = element_index(block)
+        weight = load(w, i)  # not produce's: before the wait
         if early_read:
-            value = b.insert(memref.LoadOp.get(y, [i])).res
-            b.insert(copy.GridDependencyWaitOp())
+            value = load(y, i)
+            emit(copy.GridDependencyWaitOp)
         else:
-            b.insert(copy.GridDependencyWaitOp())
-            value = b.insert(memref.LoadOp.get(y, [i])).res
-        product = b.insert(arith.MulfOp(weight, value)).result
-        b.insert(memref.StoreOp.get(b.insert(arith.AddfOp(product, weight)).result, z, [i]))
+            emit(copy.GridDependencyWaitOp)
+            value = load(y, i)
+        product = result(arith.MulfOp, weight, value)
+        emit(memref.StoreOp.get, result(arith.AddfOp, product, weight), z, [i])
 
     unmarked = DictionaryAttr({})
     weights = DictionaryAttr({copy.PREDECESSOR_ACCESS: StringAttr("none")})
@@ -139,16 +112,12 @@ def pdl_chain(
         if output_mark is None
         else DictionaryAttr({copy.PREDECESSOR_ACCESS: StringAttr(output_mark)})
     )
-    module = ModuleOp(
-        [
-            kernel("produce", [vector] * 2, [unmarked] * 2, produce, block),
-            kernel("consume", [vector] * 3, [weights, output, unmarked], consume, block),
-        ]
-    )
-    module.attributes["copy.target"] = copy.TargetAttr(target)
-    if verify:
-        verify_module(module)
-    return module
+    marks = {"produce": [unmarked] * 2, "consume": [weights, output, unmarked]}
+    functions = [
+        kernel_function(name, [vector] * len(marks[name]), fill, block=block, arg_attrs=marks[name])
+        for name, fill in (("produce", produce), ("consume", consume))
+    ]
+    return module(functions, target=target, verify=verify)
 
 
 def check_chain_arguments(
@@ -179,28 +148,14 @@ def check_chain_arguments(
             raise ArgumentError(f"expected {name} to be a bool, got {value!r}")
 
 
-def element_index(b: Builder, block: int) -> SSAValue:
+def element_index(block: int) -> Value:
     """This thread's element: block id * block + thread id."""
-    origin = _bin(b, arith.MuliOp, _block_id(b), block)
-    return _bin(b, arith.AddiOp, origin, _thread_id(b))
+    return block_id() * block + thread_id()
 
 
-def kernel(
-    name: str,
-    types: list[Attribute],
-    marks: list[DictionaryAttr],
-    body: object,
-    block: int,
-) -> func.FuncOp:
-    entry = Block(arg_types=types)
-    builder = LocatingBuilder(InsertPoint.at_end(entry))
-    body(builder, entry.args)  # type: ignore[operator]
-    builder.insert(func.ReturnOp())
-    fn = func.FuncOp(name, FunctionType.from_lists(types, []), Region(entry))
-    fn.arg_attrs = ArrayAttr(marks)
-    fn.attributes["gpu.kernel"] = UnitAttr()
-    fn.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, [block, 1, 1])
-    return fn
+def load(array: Value, i: Value) -> Value:
+    """`array[i]`."""
+    return Value(emit(memref.LoadOp.get, array, [i]).res)
 
 
 __all__ = ["PDL_BLOCK", "TRIGGERS", "pdl_chain", "pdl_grid"]
