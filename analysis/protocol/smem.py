@@ -79,7 +79,7 @@ class SharedMemory:
                 key: a for key, a in self.accesses.items() if not known_to(known, a.end)
             }
         if self.fills:
-            self.fills = [f for f in self.fills if not self.known_to(f, known)]
+            self.fills = latest([f for f in self.fills if not self.known_to(f, known)])
         if self.reads_done:
             self.reads_done = [r for r in self.reads_done if not known_to(known, r.end)]
         if self.fenced:
@@ -428,6 +428,26 @@ class SharedMemory:
             tuple((a.op, a.region.part(), seen(end)) for a, end in self.fenced),
             tuple((r.op, r.region.part(), seen(r.end)) for r in self.reads_done),
         )  # fmt: skip
+
+
+def latest(fills: list[Fill]) -> list[Fill]:
+    """`fills` less those a later one stands for: a load's fill of the same region by the
+    same op on an earlier phase of the same barrier. A class that knows the later phase
+    complete knows the earlier (a barrier's phases complete in order, and the clock
+    component of its completions only grows), and one that does not know the earlier does
+    not know the later, which is then reported in its place (the same op and region). A
+    ring whose old fills some class never learns of (a peer CTA's) then keeps one per
+    slot, whose phase repeats lap by lap, where it kept every lap's."""
+    last: dict[tuple[object, ...], Fill] = {}
+    for f in fills:
+        if f.key is not None and f.end is not None and len(f.end) == 1:
+            k = (f.op, f.region, f.key, f.end[0][0])
+            if k not in last or last[k].end[0][1] < f.end[0][1]:  # type: ignore[index]
+                last[k] = f
+    if len(last) == len(fills):
+        return fills
+    kept = {id(f) for f in last.values()}
+    return [f for f in fills if id(f) in kept or f.key is None or f.end is None or len(f.end) != 1]
 
 
 def role_of(op: Operation) -> object:

@@ -219,16 +219,14 @@ def test_grid():
 def test_cluster_pair_interpreted(monkeypatch):
     """cluster=2 under the interpreter, bit-exact: two clusters, A multicast to each pair
     with the peer releases, and an odd tile column (the pair's second block's tile lies past
-    N: zero-filled loads, stores clipped away). Its build takes minutes (the protocol
-    analysis walks both CTAs), and it ends in P10 warnings: the analysis's state at the
-    tile loop's head keeps records of the first laps' loads whose phase, counted from the
-    barrier's current one, drifts by one a lap, so the loop reaches no steady state it can
-    repeat (a limit of the analysis to lift, then this test must see no warning)."""
+    N: zero-filled loads, stores clipped away). Proven with no warning: the peer CTA's
+    classes never learn of this CTA's old loads, and the analysis keeps only the latest
+    load of each slot (`smem.latest`), where it kept one a lap, whose phase drifted, so that
+    the tile loop reached no steady state."""
     monkeypatch.setenv("COPY_INTERPRET", "1")
     shape = (130, 384, 80)
     module, found = built(*shape, cluster=2)
-    assert found
-    assert all("cannot prove the copies of this loop" in w for w in found), found
+    assert found == []
     program = runtime.compile(module, verify=False)
     a, b = operands(shape, "bf16", seed=7)
     c = np.zeros(shape[:2], numpy_dtype("bf16"))
