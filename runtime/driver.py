@@ -77,6 +77,9 @@ class DeviceFacts:
     compute_capability: tuple[int, int]
     max_smem_optin: int
     """Largest dynamic + static shared memory a block may opt into (bytes)."""
+    driver_version: int | None = None
+    """`cuDriverGetVersion`: 1000 * major + 10 * minor of the CUDA the driver supports (13010:
+    13.1); None where not asked (facts made by hand)."""
 
 
 _lock = threading.Lock()
@@ -98,7 +101,8 @@ def device(ordinal: int = 0) -> tuple[Any, DeviceFacts]:
             "cuDeviceGetAttribute", attr.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev
         )
         name = _decode(call("cuDeviceGetName", 256, dev)).split("\x00")[0]
-    return context, DeviceFacts(name, (major, minor), smem)
+        version = call("cuDriverGetVersion")
+    return context, DeviceFacts(name, (major, minor), smem, version)
 
 
 def gpu_available() -> bool:

@@ -30,8 +30,8 @@ from runtime.pdl import LAST, LaunchFacts, forget, guard_launch
 from runtime.tensor_map import (
     TENSOR_MAP_BYTES,
     check_tensor_map_array,
-    encode,
-    map_bytes,
+    map_image,
+    small_map_fix,
     workspace_image,
 )
 
@@ -283,13 +283,14 @@ class Kernel:
         storage: list[Any] = []
         workspaces: list[Workspace] = []
         direct = direct_parameters(self.abi, described)
+        fix = small_map_fix(facts())
         for i, param in enumerate(self.params):
             if i in direct:
                 value, ctype = direct[i]
                 storage.append(ctype(value))
             elif isinstance(param, TensorMapWorkspaceParam):
                 # The slots start as the host-encoded map; the kernel may rewrite them.
-                initial = map_bytes(encode(described[param.arg], param.initial_map))
+                initial = map_image(described[param.arg], param.initial_map, fix)
                 workspace = Workspace(workspace_image(initial, param))
                 workspaces.append(workspace)
                 storage.append(ctypes.c_void_p(workspace.pointer))
@@ -297,7 +298,7 @@ class Kernel:
                 # Passed by value: its 128 bytes.
                 storage.append(
                     ctypes.create_string_buffer(
-                        map_bytes(encode(described[param.arg], param)), TENSOR_MAP_BYTES
+                        map_image(described[param.arg], param, fix), TENSOR_MAP_BYTES
                     )
                 )
         config = driver.CUlaunchConfig()

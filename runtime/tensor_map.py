@@ -11,7 +11,7 @@ from typing import Any
 from facts import hardware as hw
 from facts.abi import Im2colMapParam, TensorMapParam, TensorMapWorkspaceParam
 from runtime.arrays import DeviceArray
-from runtime.driver import call
+from runtime.driver import DeviceFacts, call
 from runtime.errors import ArgumentError
 
 SWIZZLES = {16: "NONE", 32: "32B", 64: "64B", 128: "128B"}
@@ -166,6 +166,47 @@ def map_bytes(tensor_map: Any) -> bytes:
     if words is not None:
         return struct.pack(f"<{TENSOR_MAP_BYTES // 8}Q", *(int(w) for w in words))
     return ctypes.string_at(tensor_map.getPtr(), TENSOR_MAP_BYTES)
+
+
+SMALL_MAP_SPAN = 128 * 1024
+"""A map over fewer bytes than this may be misencoded by an affected driver (below)."""
+SMALL_MAP_FIXED_DRIVER = 13020
+"""The first driver version that CUTLASS and Triton no longer patch (CUDA 13.2)."""
+SMALL_MAP_WORD, SMALL_MAP_BIT = 1, 21
+"""The bit to clear: bit 21 of the map's 64-bit word 1 (bit 85 of the 128 bytes)."""
+BLACKWELL_MAJORS = (10, 11, 12)
+"""Compute capabilities of Blackwell GPUs (sm_100/sm_103, sm_110, sm_120/sm_121)."""
+
+
+def small_map_fix(device: DeviceFacts) -> bool:
+    """Whether maps encoded for `device` need the small-tensor driver workaround: NVIDIA's
+    data-center driver release notes (595.71.05, Known Issues) say `cuTensorMapEncodeTiled`
+    and `cuTensorMapEncodeIm2col*` on Blackwell GPUs may misconfigure the map of a tensor
+    whose memory is under 128 KiB (sporadic illegal memory accesses or MMU faults), and that
+    clearing bit 85 of the encoded map works around it. CUTLASS and Triton (triton#9235) clear
+    it where `cuDriverGetVersion` is at most 13010 (CUDA 13.1); the bit belongs to Blackwell's
+    map layout, so only Blackwell devices are patched. A device whose driver version was not
+    asked (facts made by hand) is not patched."""
+    version = device.driver_version
+    return (
+        device.compute_capability[0] in BLACKWELL_MAJORS
+        and version is not None
+        and version < SMALL_MAP_FIXED_DRIVER
+    )
+
+
+def map_image(array: DeviceArray, param: TensorMapParam, fix: bool) -> bytes:
+    """The 128 bytes of `array`'s map for `param` (`encode`); where `fix` (`small_map_fix` of
+    the device, derived once per launch) and the array's elements span fewer than 128 KiB
+    (from the lowest to one past the highest byte, as Triton measures it), with bit 85
+    cleared."""
+    image = map_bytes(encode(array, param))
+    low, high = array.span
+    if not fix or high - low >= SMALL_MAP_SPAN:
+        return image
+    words = list(struct.unpack(f"<{TENSOR_MAP_BYTES // 8}Q", image))
+    words[SMALL_MAP_WORD] &= ~(1 << SMALL_MAP_BIT)
+    return struct.pack(f"<{TENSOR_MAP_BYTES // 8}Q", *words)
 
 
 def workspace_image(initial: bytes, param: TensorMapWorkspaceParam) -> bytes:
