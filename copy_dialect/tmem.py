@@ -54,10 +54,21 @@ from copy_dialect.verify_common import (
     feature_error,
     retarget_note,
 )
+from facts import hardware as hw
 from facts.target import TCGEN05
 
-TMEM_COLUMNS = 512
-"""32-bit columns of tensor memory per SM (128 lanes each)."""
+TMEM_COLUMNS = hw.TMEM_MAX_COLUMNS
+"""The most 32-bit TMEM columns of a CTA on any target (`[tmem]` of hardware.toml, 128 lanes
+each); the checks read their own target's (`tmem_capacity`)."""
+
+
+def tmem_capacity(op: Operation) -> int:
+    """The 32-bit TMEM columns of a CTA on `op`'s target (`[tmem]` of hardware.toml); where
+    no target is named (or the target has no TMEM, which A14 reports), the most of any."""
+    target = enclosing_target(op)
+    if target is None:
+        return hw.TMEM_MAX_COLUMNS
+    return hw.TMEM_COLUMNS.get(target.name, hw.TMEM_MAX_COLUMNS)
 
 
 TMEM_REGS_PER_NUM = {
@@ -107,9 +118,7 @@ def tmem_span(shape: TmemShape, num: int, offset: int = 0) -> int:
     """The 32-bit columns a tcgen05.ld/st of `shape` x `num` reaches from its address's
     column: one past the largest column of its fragment (`tmem_fragment`)."""
     regs = num * TMEM_REGS_PER_NUM[shape]
-    return 1 + max(
-        tmem_fragment(shape, t, r, offset)[1] for t in range(32) for r in range(regs)
-    )
+    return 1 + max(tmem_fragment(shape, t, r, offset)[1] for t in range(32) for r in range(regs))
 
 
 TMEM_COPY_BYTES = {
@@ -218,14 +227,17 @@ class TmemAllocOp(IRDLOperation):
         check_tcgen05(self)
         check_tmem_ref(t)
         ncols = tmem_columns(t)
+        least, most = hw.TMEM_MIN_COLUMNS, tmem_capacity(self)
         # rule: J10
-        if ncols < 32 or ncols > 512 or ncols & (ncols - 1):
+        if ncols < least or ncols > most or ncols & (ncols - 1):
             bits = bitwidth(t.element_type) or 32
+            sizes = [least << i for i in range((most // least).bit_length())]
+            listed = f"{', '.join(map(str, sizes[:-1]))} or {sizes[-1]}"
             raise Error(
-                f"ncols must be a power of 2 and within [32, 512], got: {ncols}",
+                f"ncols must be a power of 2 and within [{least}, {most}], got: {ncols}",
                 note=f"{t.get_shape()[1]} elements of {t.element_type} per lane span {ncols} "
-                "columns of 32 bits: allocate 32, 64, 128, 256 or 512 columns "
-                f"({', '.join(str(c * 32 // bits) for c in (32, 64, 128, 256, 512))} elements)",
+                f"columns of 32 bits: allocate {listed} columns "
+                f"({', '.join(str(c * 32 // bits) for c in sizes)} elements)",
             )
 
 

@@ -74,6 +74,15 @@ STORE_OVERRUNS: tuple[Overrun, ...] = tuple(
 )
 STORE_OVERRUN_BOX_BYTES: int = _OVERRUN["box_bytes"]
 
+# J10, J19: tensor memory (the PTX ISA's figures, not measured)
+TMEM_LANES: int = _DATA["tmem"]["lanes"]
+TMEM_MIN_COLUMNS: int = _DATA["tmem"]["min_columns"]
+"""`tcgen05.alloc` allocates a power of 2 of at least this many 32-bit columns."""
+TMEM_COLUMNS: dict[str, int] = dict(_DATA["tmem"]["columns"])
+"""The 32-bit TMEM columns of a CTA, by target name; a target not listed has no TMEM."""
+TMEM_MAX_COLUMNS: int = max(TMEM_COLUMNS.values())
+"""The most columns of any target: the capacity of IR that names no target."""
+
 # E1, E5
 REDUCTION_OPS: tuple[str, ...] = tuple(_DATA["reductions"]["ops"])
 """The ops of cp.reduce.async.bulk.tensor (min and max without signedness: the map has it)."""

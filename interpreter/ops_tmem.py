@@ -15,21 +15,26 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from copy_dialect import ops as copy
-from copy_dialect.tmem import TMEM_COLUMNS, TMEM_REGS_PER_NUM, tmem_columns, tmem_fragment
+from copy_dialect.tmem import TMEM_REGS_PER_NUM, tmem_capacity, tmem_columns, tmem_fragment
+from facts import hardware as hw
 from interpreter.machine import WARP, Agent, Cta, Step
 from interpreter.memory import SmemRef, read_smem
 from interpreter.ops_std import handles, set_result
 from interpreter.values import InterpretError, RuleBroken, storage_dtype, uniform
 
-LANES = 128
+LANES = hw.TMEM_LANES
 
 
 @dataclass(eq=False)
 class Tmem:
     """A CTA's tensor memory and its allocations."""
 
-    cells: np.ndarray = field(default_factory=lambda: np.zeros((LANES, TMEM_COLUMNS), np.uint32))
-    used: np.ndarray = field(default_factory=lambda: np.zeros(TMEM_COLUMNS, bool))
+    cells: np.ndarray = field(
+        default_factory=lambda: np.zeros((LANES, hw.TMEM_MAX_COLUMNS), np.uint32)
+    )
+    used: np.ndarray = field(default_factory=lambda: np.zeros(hw.TMEM_MAX_COLUMNS, bool))
+    """Every target's columns fit; an allocation searches its own target's
+    (`tmem_capacity`)."""
     live: dict[int, tuple[int, Operation]] = field(default_factory=dict)
     """Allocations not yet freed: first column -> (columns, the alloc op)."""
 
@@ -53,8 +58,8 @@ def alloc(agent: Agent, op: copy.TmemAllocOp, mask: np.ndarray) -> Step:
     yield None
     tmem = tmem_of(agent.cta)
     want = tmem_columns(op.result.type)
-    columns = max(32, 1 << (want - 1).bit_length())
-    for start in range(0, TMEM_COLUMNS, columns):
+    columns = max(hw.TMEM_MIN_COLUMNS, 1 << (want - 1).bit_length())
+    for start in range(0, tmem_capacity(op), columns):
         if not tmem.used[start : start + columns].any():
             break
     else:

@@ -294,6 +294,30 @@ func.func @j10_columns_round_up(%col: index) attributes {copy.target = #copy.tar
 
 // -----
 
+// rule: J10
+// fix: s|128x1024xf32|128x512xf32|
+func.func @j10_more_columns_than_sm_103a_has() attributes {copy.target = #copy.target<"sm_103a">} {
+  // sm_103a's TMEM is 512 columns (hardware.toml [tmem]).
+  // expected-error@+2 {{ncols must be a power of 2 and within [32, 512], got: 1024}}
+  // expected-note@+1 {{1024 elements of f32 per lane span 1024 columns of 32 bits: allocate 32, 64, 128, 256 or 512 columns (32, 64, 128, 256, 512 elements)}}
+  %t = copy.tmem_alloc : memref<128x1024xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J19
+// fix: s|  %b = copy.tmem_alloc|  copy.tmem_dealloc %a : memref<128x512xf32, #copy.tmem>  %b = copy.tmem_alloc|
+func.func @j19_past_sm_100f_capacity() attributes {copy.target = #copy.target<"sm_100f">} {
+  %a = copy.tmem_alloc : memref<128x512xf32, #copy.tmem>
+  // expected-error@+2 {{The number of allocated columns must be less than or equal to 512 but got: 544}}
+  // expected-note@+1 {{512 columns are still allocated here and this allocation adds 32: free earlier TMEM with copy.tmem_dealloc first, or allocate fewer columns}}
+  %b = copy.tmem_alloc : memref<128x32xf32, #copy.tmem>
+  func.return
+}
+
+// -----
+
 // rule: J19
 // fix: s|  %out = copy.tmem_alloc|  copy.tmem_dealloc %acc : memref<128x256xf32, #copy.tmem>  %out = copy.tmem_alloc|
 func.func @j19_tmem_out_of_memory() attributes {copy.target = #copy.target<"sm_100a">} {
