@@ -65,6 +65,7 @@ from copy_dialect.barriers import (
     BarrierTestOp,
     BarrierWaitOp,
 )
+from copy_dialect.cluster_launch_control import QueryCancelOp, TryCancelOp
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.descriptors import MatrixDescriptorOp, MatrixMajorAttr
 from copy_dialect.dsmem import ClusterSyncOp, PeerArriveOp, PeerCopyOp, PeerStoreOp
@@ -145,6 +146,8 @@ Copy = Dialect(
         TensorMapFenceAcquireOp,
         AssumeOp,
         GridDependencyWaitOp,
+        TryCancelOp,
+        QueryCancelOp,
         LaunchDependentsOp,
     ],
     [

@@ -8,7 +8,7 @@ passes and the runtime share. Each is defined in the module of its family:
 - `geometry`: what a copy moves and its tensor map; `verify_common`: shared verifier helpers;
 - `copies` (`tma`, `bulk`, `cp_async`), `im2col`, `gather4`, `prefetch`, `groups`, `barriers`
   (`mbarriers`), `roles` (who issues: warp-specialized roles, named barriers), `smem`,
-  `grid_dependency` (programmatic dependent launch),
+  `grid_dependency` (programmatic dependent launch), `cluster_launch_control` (CLC),
   `tmem` (`tmem_access`), `dsmem` (a peer CTA's SMEM), `matrix` (ldmatrix, stmatrix): the
   ops;
 - `arrivals`: how many mbarrier arrivals an op makes (the analysis and the passes read it);
@@ -76,6 +76,13 @@ from copy_dialect.barriers import (
     BarrierWaitOp,
 )
 from copy_dialect.bulk import BULK_ALIGN, BulkSpan, bulk_span
+from copy_dialect.cluster_launch_control import (
+    CLC_MULTICAST,
+    CLUSTER_LAUNCH_CONTROL,
+    RESPONSE_BYTES,
+    QueryCancelOp,
+    TryCancelOp,
+)
 from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.descriptors import MatrixDescriptorOp, MatrixMajor, MatrixMajorAttr
 from copy_dialect.dialect import Copy
@@ -193,7 +200,7 @@ __all__ = [
     "TensorMapGlobalOp",
     "TensorMapReplaceOp", "TensorMapFenceReleaseOp", "TensorMapFenceAcquireOp", "AssumeOp",
     "LdmatrixOp", "StmatrixOp", "MatrixDescriptorOp", "MmaInstructionDescriptorOp",
-    "GridDependencyWaitOp", "LaunchDependentsOp",
+    "GridDependencyWaitOp", "LaunchDependentsOp", "TryCancelOp", "QueryCancelOp",
     "Copy",
     # attributes, types and enums
     "TargetAttr", "SmemSpaceAttr", "TmemSpaceAttr", "LeaderTrackedAttr", "BarrierType",
@@ -224,6 +231,8 @@ __all__ = [
     "red_async_type", "st_async_type", "RED_ASYNC_TABLE",
     # programmatic dependent launch
     "PREDECESSOR_ACCESS", "PREDECESSOR_ACCESSES", "waits_for_predecessor",
+    # cluster launch control
+    "CLUSTER_LAUNCH_CONTROL", "CLC_MULTICAST", "RESPONSE_BYTES",
     "gmem_accesses", "argument_of", "argument_accesses", "predecessor_marks",
     # who issues, and the arrivals an op makes
     "enclosing_role", "WARP", "WARPGROUP_WARPS", "REGISTER_FILE",

@@ -19,6 +19,7 @@ from xdsl.ir import Operation
 from analysis.protocol import (
     foreign,
     ops_barriers,
+    ops_clc,
     ops_cluster,
     ops_copies,
     ops_dsmem,
@@ -86,6 +87,9 @@ BY_CLASS: Mapping[type[Operation], Step] = {
     copy.PeerCopyOp: ops_dsmem.peer_copy,
     copy.PeerArriveOp: ops_dsmem.peer_arrive,
     copy.ClusterSyncOp: ops_cluster.cluster_sync,
+    # cluster launch control: the response slot's async write and its reads
+    copy.TryCancelOp: ops_clc.try_cancel,
+    copy.QueryCancelOp: ops_clc.query_cancel,
     # tensor maps in global memory
     copy.TensorMapReplaceOp: ops_tensormaps.tensormap_replace,
     copy.TensorMapFenceReleaseOp: ops_tensormaps.tensormap_release,

@@ -48,7 +48,9 @@ is lowered in place, then the block is split by warp index);
 - `tensormap_replace` and the tensor-map fences are issued by the group's elected thread;
 - `grid_dependency_wait` and `launch_dependents` are `griddepcontrol.wait` and
   `griddepcontrol.launch_dependents`, executed by every thread that reaches them; a kernel
-  that waits is `grid_dependent` in its ABI.
+  that waits is `grid_dependent` in its ABI;
+- `try_cancel` is `clusterlaunchcontrol.try_cancel`, issued by the group's elected thread;
+  `query_cancel` loads the 16-byte response and decodes it, by every thread that reaches it.
 - the tensor-map prefetches are issued by the block's elected thread, the createpolicy of a
   cache policy by every thread, both at the kernel's entry.
 """
@@ -82,6 +84,7 @@ from passes.convert_copy_to_nvvm.barriers import (
     LowerBarrierWait,
     LowerNamedBarrier,
 )
+from passes.convert_copy_to_nvvm.cluster_launch_control import LowerQueryCancel, LowerTryCancel
 from passes.convert_copy_to_nvvm.copies import (
     LowerAsyncCopy,
     LowerGather4,
@@ -254,6 +257,8 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerClusterSync(),
                 LowerGridDependencyWait(),
                 LowerLaunchDependents(),
+                LowerTryCancel(kernels),
+                LowerQueryCancel(kernels),
                 LowerLdmatrix(),
                 LowerStmatrix(),
                 LowerMatrixDescriptor(),

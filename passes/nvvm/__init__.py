@@ -17,7 +17,7 @@ the non-tensor bulk copies and prefetch), `bulk_tensor` (the TMA tensor load and
 `bulk_reduce` (the TMA reduction), `prefetch` (the tensor-map prefetch and the TMA tensor
 prefetch), `mapa`, `shfl` (warp shuffles), `matrix` (ldmatrix, stmatrix), `wgmma` (warpgroup MMA:
 fence, mma_async, commit, wait), `tcgen05`, `tcgen05_mma` (tcgen05.mma, tcgen05.commit),
-`griddepcontrol` (programmatic dependent launch);
+`griddepcontrol` (programmatic dependent launch), `clusterlaunchcontrol` (CLC);
 `attributes` holds what they share.
 This module assembles them into the `NVVM` dialect.
 
@@ -80,6 +80,11 @@ from passes.nvvm.bulk_reduce import CpAsyncBulkTensorReduceOp, TMAReduxKind, TMA
 from passes.nvvm.bulk_tensor import (
     CpAsyncBulkTensorGlobalSharedCtaOp,
     CpAsyncBulkTensorSharedClusterGlobalOp,
+)
+from passes.nvvm.clusterlaunchcontrol import (
+    QUERIES,
+    ClusterLaunchControlQueryCancelOp,
+    ClusterLaunchControlTryCancelOp,
 )
 from passes.nvvm.cp_async import (
     CpAsyncCommitGroupOp,
@@ -246,6 +251,8 @@ NVVM = Dialect(
         Tcgen05MMAOp,
         Tcgen05CommitOp,
         GriddepcontrolOp,
+        ClusterLaunchControlTryCancelOp,
+        ClusterLaunchControlQueryCancelOp,
     ],
     [
         ProxyKindAttr,
@@ -276,6 +283,9 @@ NVVM = Dialect(
 )
 
 __all__ = [
+    "QUERIES",
+    "ClusterLaunchControlQueryCancelOp",
+    "ClusterLaunchControlTryCancelOp",
     "GridDepActionAttr",
     "GridDepActionKind",
     "GriddepcontrolOp",

@@ -37,6 +37,7 @@ PRELUDE = {
     "%tile": "%tile = copy.alloc_smem : memref<128x8xf32, #copy.smem<swizzle = 32>>",
     "%pixels": "%pixels = copy.alloc_smem : memref<2x128x64xf16, #copy.smem>",
     "%tiles": "%tiles = copy.alloc_smem : memref<2x4x64xf32, #copy.smem>",
+    "%resp": "%resp = copy.alloc_smem : memref<2x16xi8, #copy.smem>",
     "%m": "%m = copy.tensormap_global %x slot %slot of 4 : memref<4096x4096xf32> "
     "-> !copy.tensormap<64x64xf32>",
 }
@@ -56,10 +57,9 @@ def test_docstring_example_verifies(ctx, op):
     # The values the prelude's lines use are arguments too (%m's %x and %slot).
     used |= {name for line in prelude for name in re.findall(r"%\w+", line.split("=", 1)[1])}
     args = [f"{name}: {ARGUMENTS[name]}" for name in sorted(used) if name in ARGUMENTS]
-    # TMEM, and TMA gather4/scatter4 (rule A14), need Blackwell.
-    target = (
-        "sm_100a" if "tmem" in body or re.search(r"copy\.(gather|scatter)4", body) else "sm_90a"
-    )
+    # TMEM, TMA gather4/scatter4 (rule A14) and cluster launch control (LC1) need Blackwell.
+    blackwell = re.search(r"copy\.((gather|scatter)4|try_cancel|query_cancel)", body)
+    target = "sm_100a" if "tmem" in body or blackwell else "sm_90a"
     attrs = ""
     if roles := re.search(r"warps \[([0-9, ]+)\]", body):
         # Roles must cover the kernel's block (rule W1).

@@ -103,6 +103,7 @@ PARAMS: dict[str, Attribute] = {
     "v8": VectorType(i32, [8]),
     "acc": nvvm.wgmma.accumulator_type(8, nvvm.wgmma.WGMMAType.F32),
     "out": ptr(),
+    "response": IntegerType(128),
 }
 
 
@@ -405,6 +406,9 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
     k, k2 = Kernel("k"), Kernel("k_pair")
     tmem, desc, v2, v4 = k["tmem"], k["desc"], k["v2"], k["v4"]
     k.add(
+        nvvm.ClusterLaunchControlTryCancelOp(k["smem"], k["bar"]),
+        nvvm.ClusterLaunchControlTryCancelOp(k["smem"], k["bar"], multicast=True),
+        *(nvvm.ClusterLaunchControlQueryCancelOp(q, k["response"]) for q in nvvm.QUERIES),
         nvvm.Tcgen05AllocOp(k["smem"], k["i"]),
         nvvm.Tcgen05AllocOp(k["slot"], k["i"]),
         nvvm.Tcgen05DeallocOp(tmem, k["i"]),
@@ -480,6 +484,13 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
         "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8x16.b6x16_p32 {%r",
         "ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b4x16_p64 {%r",
         "stmatrix.sync.aligned.m16n8.x2.trans.shared.b8 [%rd",
+        "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r",
+        "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes"
+        ".multicast::cluster::all.b128 [%r",
+        "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128",
+        "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128",
+        "clusterlaunchcontrol.query_cancel.get_first_ctaid::y.b32.b128",
+        "clusterlaunchcontrol.query_cancel.get_first_ctaid::z.b32.b128",
         "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
         "tcgen05.alloc.cta_group::1.sync.aligned.b32",
         "tcgen05.dealloc.cta_group::1",

@@ -221,6 +221,10 @@ OPTIONS = [
     Option("copy.gather4_prefetch", "l2_promotion", "gather4", GATHER4_PREFETCH,
            "column [%c0] {width = 64, l2_promotion = 0 : i64}", ABI,
            "the L2 promotion is a field of the row map"),
+    # copy.try_cancel
+    Option("copy.try_cancel", "multicast", "clc", "barrier %bar[%c0] :",
+           "barrier %bar[%c0] multicast :",
+           why="clusterlaunchcontrol.try_cancel's .multicast::cluster::all"),
     # copy.prefetch
     Option("copy.prefetch", "box", "tma", PREFETCH, "{box = array<i64: 32, 64>}", ABI,
            "the box is the prefetch's tensor map's (a TMA prefetch has no size operand)"),

@@ -48,7 +48,8 @@ CATALOGUE_IDS = (
     "AT1 AT2 AT3 "
     "PK1 PK2 SW1 SW2 SW3 SW4 "
     "GD1 GD2 GD3 GD4 "
-    "PK3 PK4 PK5 PK6 PK7"
+    "PK3 PK4 PK5 PK6 PK7 "
+    "LC1 LC2 LC3"
 ).split()
 
 RULES = """
