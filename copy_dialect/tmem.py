@@ -92,33 +92,44 @@ TMEM_LANES = {
 lowering gives warp w the lane (w % 4) * 32: a 16-lane shape reads the first half of it)."""
 
 
-def tmem_fragment(shape: TmemShape, thread: int, register: int, offset: int = 0) -> tuple[int, int]:
+def tmem_fragment(
+    shape: TmemShape, thread: int, register: int, offset: int = 0, pack: bool = False
+) -> tuple[int, int]:
     """(lane, column) that register `register` of thread `thread` (0-31, of its warp) holds
     after a tcgen05.ld of `shape` (and that a tcgen05.st writes), relative to the address's
     lane and 32-bit column; registers count through every `.num` repeat. `offset` is the
     16x32bx2 half offset (immHalfSplitoff), the column of the half of threads 16-31.
+    With `pack` (`.pack::16b` / `.unpack::16b`) a register holds the 16-bit values of two
+    adjacent 32-bit columns (the PTX ISA: "two 16-bit elements from adjacent columns"), so
+    the shape's columns count pairs: the first of the register's pair is returned, its low
+    half; the second is the next column.
 
     These are the PTX ISA's figures "Matrix fragments for shape .32x32b/.16x64b/.16x128b/
     .16x256b/.16x32bx2" (tcgen05 data-movement shapes) written as formulas (TVM's tcgen05.ld/st
     page has them so); CUTLASS's SM100 TMEM_LOAD copy atoms give the same maps
     (tests/tools/test_copy_layout.py decodes them). Not measured: the H200 has no TMEM."""
     t, r = thread, register
+    half = 0  # the 16x32bx2 half offset of this thread
     if shape == TmemShape.S32X32B:
-        return t, r
-    if shape == TmemShape.S16X64B:
-        return t // 4 + 8 * (t % 2), (t // 2) % 2 + 2 * r
-    if shape == TmemShape.S16X128B:
-        return t // 4 + 8 * (r % 2), t % 4 + 4 * (r // 2)
-    if shape == TmemShape.S16X256B:
-        return t // 4 + 8 * ((r // 2) % 2), r % 2 + 2 * (t % 4) + 8 * (r // 4)
-    return t % 16, r + offset * (t // 16)
+        lane, column = t, r
+    elif shape == TmemShape.S16X64B:
+        lane, column = t // 4 + 8 * (t % 2), (t // 2) % 2 + 2 * r
+    elif shape == TmemShape.S16X128B:
+        lane, column = t // 4 + 8 * (r % 2), t % 4 + 4 * (r // 2)
+    elif shape == TmemShape.S16X256B:
+        lane, column = t // 4 + 8 * ((r // 2) % 2), r % 2 + 2 * (t % 4) + 8 * (r // 4)
+    else:
+        lane, column, half = t % 16, r, offset * (t // 16)
+    return lane, column * (2 if pack else 1) + half
 
 
-def tmem_span(shape: TmemShape, num: int, offset: int = 0) -> int:
+def tmem_span(shape: TmemShape, num: int, offset: int = 0, pack: bool = False) -> int:
     """The 32-bit columns a tcgen05.ld/st of `shape` x `num` reaches from its address's
-    column: one past the largest column of its fragment (`tmem_fragment`)."""
+    column: one past the largest column of its fragment (`tmem_fragment`; with `pack`, the
+    second column of the largest pair)."""
     regs = num * TMEM_REGS_PER_NUM[shape]
-    return 1 + max(tmem_fragment(shape, t, r, offset)[1] for t in range(32) for r in range(regs))
+    last = max(tmem_fragment(shape, t, r, offset, pack)[1] for t in range(32) for r in range(regs))
+    return last + (2 if pack else 1)
 
 
 TMEM_COPY_BYTES = {

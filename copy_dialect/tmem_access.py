@@ -1,6 +1,7 @@
 """TMEM register access (tcgen05.ld, tcgen05.st): `copy.tmem_load` and `copy.tmem_store`,
-and the checks they share (shape, repeat count, registers, the 16x32bx2 half offset). The
-TMEM tables and refs are `copy_dialect.tmem`'s."""
+and the checks they share (shape, repeat count, registers, the 16x32bx2 half offset, and
+`pack` / `unpack`: `.pack::16b` / `.unpack::16b`, 16-bit values two to a register). The TMEM
+tables and refs are `copy_dialect.tmem`'s."""
 
 from __future__ import annotations
 
@@ -61,6 +62,50 @@ from copy_dialect.verify_common import (
 from facts.target import TMEM_LOAD_REDUCE
 
 
+def packed(op: TmemLoadOp | TmemStoreOp) -> bool:
+    """Whether the access is `.pack::16b` (a load with `pack`) or `.unpack::16b` (a store
+    with `unpack`): each 32-bit register holds the 16-bit values of two adjacent columns."""
+    return (op.pack if isinstance(op, TmemLoadOp) else op.unpack) is not None
+
+
+PACKED_ELEMENT_BITS = 16
+"""`.pack::16b` / `.unpack::16b` move 16-bit values, two to a 32-bit register."""
+
+
+def check_packed_types(op: TmemLoadOp | TmemStoreOp, vector: VectorType, regs: int) -> None:
+    """`.pack::16b` / `.unpack::16b` (PTX ISA, tcgen05.ld / tcgen05.st): one 16-bit value
+    in each 32-bit TMEM column, two adjacent columns' values in each 32-bit register. So the
+    vector has 16-bit elements (f16, bf16, i16), two per register, the first from the lower
+    column in the register's low half; and the ref's cells are 32-bit."""
+    assert isinstance(t := op.tmem.type, MemRefType)
+    word = "pack" if isinstance(op, TmemLoadOp) else "unpack"
+    ref_bits, bits = bitwidth(t.element_type), bitwidth(vector.element_type)
+    # rule: J25
+    if bits != PACKED_ELEMENT_BITS:
+        raise Error(
+            f"{word} moves 16-bit values, two to a 32-bit register, got elements of type "
+            f"{vector.element_type}",
+            note=f"use a vector of f16, bf16 or i16 with {word} (vector<{2 * regs}xf16>), or "
+            f"drop {word} to move whole 32-bit registers",
+        )
+    # rule: J25
+    if ref_bits != 32:
+        raise Error(
+            f"{word} puts one 16-bit value in each 32-bit TMEM column, got a TMEM ref of "
+            f"{t.element_type}",
+            note="give the TMEM ref a 32-bit element type (i32: each column's low half holds "
+            f"a value), or drop {word} to move a ref of {t.element_type} packed as it is",
+        )
+    # rule: J5
+    if vector.get_num_dims() != 1 or vector.get_shape()[0] != 2 * regs:
+        raise Error(
+            f"invalid {word} vector length {list(vector.get_shape())} for shape "
+            f"{op.shape.data} and num {op.num.value.data}",
+            note=f"{regs} 32-bit registers per thread hold {2 * regs} 16-bit values with "
+            f"{word}: use vector<{2 * regs}x{vector.element_type}>",
+        )
+
+
 def check_tmem_access(op: TmemLoadOp | TmemStoreOp, vector: VectorType, verb: str) -> None:
     """The checks tcgen05.ld and tcgen05.st share: shape, num, registers, offset."""
     assert isinstance(t := op.tmem.type, MemRefType)
@@ -98,6 +143,9 @@ def check_tmem_access(op: TmemLoadOp | TmemStoreOp, vector: VectorType, verb: st
     if op.offset is not None:
         check_half_offset(op, op.offset.value.data, num)
     check_columns(op, shape, num)
+    if packed(op):
+        check_packed_types(op, vector, regs)
+        return
     # rule: J5
     if vector.get_num_dims() != 1 or vector.get_shape()[0] != regs:
         raise Error(
@@ -120,7 +168,7 @@ def check_columns(op: TmemLoadOp | TmemStoreOp, shape: TmemShape, num: int) -> N
     assert isinstance(t := op.tmem.type, MemRefType)
     columns = tmem_columns(t)
     offset = 0 if op.offset is None else op.offset.value.data
-    span = tmem_span(shape, num, offset)
+    span = tmem_span(shape, num, offset, packed(op))
     start = constant_int(op.column)
     # rule: J23
     if span > columns or (start is not None and not 0 <= start <= columns - span):
@@ -150,6 +198,7 @@ def check_half_offset(op: TmemLoadOp | TmemStoreOp, offset: int, num: int) -> No
     assert isinstance(t := op.tmem.type, MemRefType)
     columns = tmem_columns(t)
     start = constant_int(op.column) or 0
+    num *= 2 if packed(op) else 1  # with pack, each half spans two columns a register
     # rule: J18
     if not 0 <= offset <= columns - start - num:
         last = columns - start - num
@@ -188,6 +237,8 @@ class TmemLoadOp(IRDLOperation):
     reduce = opt_prop_def(TmemReduceAttr)
     abs = opt_prop_def(UnitAttr)
     nan = opt_prop_def(UnitAttr)
+    pack = opt_prop_def(UnitAttr)
+    """`.pack::16b`: two adjacent columns' 16-bit values to a register (`packed`)."""
 
     result = result_def(VectorType)
     red = opt_result_def()
@@ -195,8 +246,8 @@ class TmemLoadOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
-        "$tmem `[` $column `]` `shape` $shape `num` $num (`reduce` $reduce^)? (`abs` $abs^)? "
-        "(`nan` $nan^)? attr-dict "
+        "$tmem `[` $column `]` `shape` $shape `num` $num (`pack` $pack^)? "
+        "(`reduce` $reduce^)? (`abs` $abs^)? (`nan` $nan^)? attr-dict "
         "`:` type($tmem) `->` type($result) (`,` type($red)^)?"
     )
 
@@ -212,6 +263,7 @@ class TmemLoadOp(IRDLOperation):
         reduce: TmemReduce | str | None = None,
         abs: bool = False,
         nan: bool = False,
+        pack: bool = False,
     ):
         assert isinstance(t := SSAValue.get(tmem).type, MemRefType)
         super().__init__(
@@ -223,6 +275,7 @@ class TmemLoadOp(IRDLOperation):
                 "reduce": enum_attr(TmemReduceAttr, TmemReduce, reduce),
                 "abs": UnitAttr() if abs else None,
                 "nan": UnitAttr() if nan else None,
+                "pack": UnitAttr() if pack else None,
             },
             result_types=[result_type, [] if reduce is None else [t.element_type]],
         )
@@ -237,10 +290,17 @@ class TmemLoadOp(IRDLOperation):
                 note=f"got a ref in {memory_space(t)}; load SMEM or GMEM from threads with "
                 "memref.load, and copy GMEM to SMEM with copy.async_copy",
             )
+        # rule: J24
+        if self.pack is not None and self.reduce is not None:
+            raise Error(
+                "pack does not combine with reduce: tcgen05.ld.red has no .pack::16b",
+                note="drop pack to reduce the 32-bit values, or drop reduce (and the 'red' "
+                "result) to load packed 16-bit pairs",
+            )
         self._verify_reduce(t.element_type)
         check_tmem_access(self, vector, "result")
         # rule: J9
-        if vector.element_type != t.element_type:
+        if not packed(self) and vector.element_type != t.element_type:
             raise Error(
                 "The `source` and `result` must have the same element type.",
                 note=f"the TMEM ref holds {t.element_type}, the result has {vector.element_type}",
@@ -339,11 +399,14 @@ class TmemStoreOp(IRDLOperation):
     shape = prop_def(TmemShapeAttr)
     num = prop_def(IntegerAttr[I32])
     offset = opt_prop_def(IntegerAttr[I64])
+    unpack = opt_prop_def(UnitAttr)
+    """`.unpack::16b`: each register's two 16-bit values to adjacent columns (`packed`)."""
 
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
-        "$value `,` $tmem `[` $column `]` `shape` $shape `num` $num attr-dict "
+        "$value `,` $tmem `[` $column `]` `shape` $shape `num` $num (`unpack` $unpack^)? "
+        "attr-dict "
         "`:` type($value) `,` type($tmem)"
     )
 
@@ -356,6 +419,7 @@ class TmemStoreOp(IRDLOperation):
         shape: TmemShape | str,
         num: int,
         offset: int | None = None,
+        unpack: bool = False,
     ):
         super().__init__(
             operands=[value, tmem, column],
@@ -363,6 +427,7 @@ class TmemStoreOp(IRDLOperation):
                 "shape": TmemShapeAttr(TmemShape(shape)),
                 "num": IntegerAttr(num, i32),
                 "offset": None if offset is None else IntegerAttr(offset, i64),
+                "unpack": UnitAttr() if unpack else None,
             },
         )
 
@@ -378,7 +443,7 @@ class TmemStoreOp(IRDLOperation):
             )
         check_tmem_access(self, vector, "operand")
         # rule: J8
-        if vector.element_type != t.element_type:
+        if not packed(self) and vector.element_type != t.element_type:
             raise Error(
                 f"Stored array has dtype {vector.element_type}, but TMEM has dtype "
                 f"{t.element_type}",

@@ -16,6 +16,7 @@ from xdsl.ir import Operation, SSAValue
 
 from copy_dialect import ops as copy
 from copy_dialect.tmem import TMEM_REGS_PER_NUM, tmem_capacity, tmem_columns, tmem_fragment
+from copy_dialect.tmem_access import packed
 from facts import hardware as hw
 from interpreter.machine import WARP, Agent, Cta, Step
 from interpreter.memory import SmemRef, read_smem
@@ -83,10 +84,12 @@ def dealloc(agent: Agent, op: copy.TmemDeallocOp, mask: np.ndarray) -> Step:
 def cells(
     agent: Agent, op: Operation, ref: TmemRef, column: SSAValue, mask: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The threads of `mask`, and the lane and column of each of their registers."""
+    """The threads of `mask`, and the lane and column of each of their registers (with
+    pack / unpack, the first column of each register's pair)."""
     shape = op.shape.data
     regs = op.num.value.data * TMEM_REGS_PER_NUM[shape]
     offset = 0 if op.offset is None else op.offset.value.data
+    pack = packed(op)
     start = int(uniform(agent.get(column), mask, op, "the TMEM column"))
     threads = np.nonzero(mask)[0]  # whole warps (interpreter.machine.reaches, P10)
     lanes = np.empty((threads.size, regs), np.int64)
@@ -94,14 +97,14 @@ def cells(
     for i, t in enumerate(threads):
         base = (t // WARP % 4) * 32
         for r in range(regs):
-            lane, col = tmem_fragment(shape, int(t % WARP), r, offset)
+            lane, col = tmem_fragment(shape, int(t % WARP), r, offset, pack)
             lanes[i, r], cols[i, r] = base + lane, ref.column + start + col
-    if cols.size and (cols.max() >= ref.column + ref.columns or cols.min() < ref.column):
+    last = cols.max() + pack if cols.size else 0
+    if cols.size and (last >= ref.column + ref.columns or cols.min() < ref.column):
         raise RuleBroken(
             op,
             "bounds",
-            f"accesses TMEM column {int(cols.max()) - ref.column} of an allocation of "
-            f"{ref.columns}",
+            f"accesses TMEM column {int(last) - ref.column} of an allocation of {ref.columns}",
         )
     return threads, lanes, cols
 
@@ -125,6 +128,14 @@ def load(agent: Agent, op: copy.TmemLoadOp, mask: np.ndarray) -> Step:
     threads, lanes, cols = cells(agent, op, ref, op.column, mask)
     t = op.result.type
     dtype = storage_dtype(t)
+    if op.pack is not None:
+        # .pack::16b: the low halves of two adjacent columns, the first in the low half.
+        words = np.zeros((agent.cta.threads, lanes.shape[1]), np.uint32)
+        low, high = ref.tmem.cells[lanes, cols], ref.tmem.cells[lanes, cols + 1]
+        words[threads] = (low & 0xFFFF) | (high << 16)
+        set_result(agent, op, words.view(np.uint16).view(dtype))
+        agent.unwaited.add(op.result)
+        return
     if dtype.itemsize != 4:
         raise InterpretError(
             op, f"a TMEM load of {t} is not modelled by the interpreter (32-bit registers only)"
@@ -143,6 +154,14 @@ def store(agent: Agent, op: copy.TmemStoreOp, mask: np.ndarray) -> Step:
     ref = agent.get(op.tmem)
     threads, lanes, cols = cells(agent, op, ref, op.column, mask)
     value = np.asarray(agent.get(op.value))
+    if op.unpack is not None:
+        # .unpack::16b: each register's halves to two adjacent columns, low half first.
+        pairs = np.broadcast_to(value, (agent.cta.threads, 2 * lanes.shape[1]))
+        words = np.ascontiguousarray(pairs[threads]).view(np.uint16).view(np.uint32)
+        ref.tmem.cells[lanes, cols] = words & 0xFFFF
+        ref.tmem.cells[lanes, cols + 1] = words >> 16
+        agent.tmem_stores.append(op)
+        return
     if value.dtype.itemsize != 4:
         raise InterpretError(
             op, "a TMEM store of other than 32-bit registers is not modelled by the interpreter"

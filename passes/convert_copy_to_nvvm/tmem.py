@@ -5,7 +5,9 @@
   the TMEM address from the slot. `tmem_dealloc` is a block barrier, then `tcgen05.dealloc`
   by warp 0;
 - `tmem_load` and `tmem_store` are `tcgen05.ld`/`tcgen05.st` of each warp at its lanes
-  (quarter warp % 4); a `tmem_load` with `reduce` is inline PTX `tcgen05.ld.red`;
+  (quarter warp % 4), with `.pack::16b`/`.unpack::16b` for `pack`/`unpack` (the 16-bit
+  vector bitcast from/to its 32-bit registers); a `tmem_load` with `reduce` is inline PTX
+  `tcgen05.ld.red`;
 - `smem_to_tmem` is `tcgen05.cp` by the elected thread, from a shared-memory descriptor of
   the source, whose rows are one core-matrix row (16 bytes, unswizzled) or exactly its
   swizzle span: the layouts whose descriptor is row-major (rule J12).
@@ -77,9 +79,13 @@ class LowerTmemLoad(KernelPattern):
         if op.reduce is not None:
             replace_with_casts(rewriter, op, e.ops, tmem_load_reduce(e, op, address))
             return
-        registers = tmem_registers(op.result.type)
+        registers = tmem_registers(op.result.type, op.pack is not None)
         shape = op.shape.data.value
-        raw = e(nvvm.Tcgen05LdOp(address, shape=shape, result_type=registers, offset=offset))
+        raw = e(
+            nvvm.Tcgen05LdOp(
+                address, shape=shape, result_type=registers, offset=offset, pack=op.pack is not None
+            )
+        )
         # f32 lanes, or one register for a vector<1x...>
         value = e.bitcast(raw.results[0], to_llvm_type(op.result.type))
         replace_with_casts(rewriter, op, e.ops, [value])
@@ -94,9 +100,10 @@ class LowerTmemStore(KernelPattern):
         address = warp_tmem_address(e, self.kernel(op), op)
         (value,) = lowered([op.value], e.ops)
         # f32 lanes, or one register for a vector<1x...>
-        value = e.bitcast(value, tmem_registers(op.value.type))
+        unpack = op.unpack is not None
+        value = e.bitcast(value, tmem_registers(op.value.type, unpack))
         offset = half_split_offset(e, op)
-        e(nvvm.Tcgen05StOp(address, value, shape=op.shape.data.value, offset=offset))
+        e(nvvm.Tcgen05StOp(address, value, shape=op.shape.data.value, offset=offset, unpack=unpack))
         rewriter.replace(op, e.ops, [])
 
 
@@ -157,11 +164,12 @@ def half_split_offset(e: Emit, op: copy.TmemLoadOp | copy.TmemStoreOp) -> SSAVal
     return None if op.offset is None else e.const(op.offset.value.data, i64)
 
 
-def tmem_registers(vector: Attribute) -> Attribute:
+def tmem_registers(vector: Attribute, packed: bool = False) -> Attribute:
     """The 32-bit registers a tcgen05.ld/st of `vector` takes: i32 for one (as NVVM's
-    tcgen05.ld/st take it), else vector<n x i32>."""
+    tcgen05.ld/st take it), else vector<n x i32>; `packed` (pack/unpack): one register for
+    two of the vector's 16-bit elements."""
     assert isinstance(vector, VectorType)
-    n = vector.get_shape()[0]
+    n = vector.get_shape()[0] // (2 if packed else 1)
     return i32 if n == 1 else VectorType(i32, [n])
 
 

@@ -543,3 +543,64 @@ func.func @j23_load_wider_than_the_ref(%col: index) attributes {copy.target = #c
   %v = copy.tmem_load %t[%col] shape shape_16x128b num 64 : memref<128x128xf32, #copy.tmem> -> vector<128xf32>
   func.return
 }
+
+// -----
+
+// rule: J24
+// fix: s|num 2 pack reduce|num 2 reduce|
+func.func @j24_pack_with_reduce(%col: index) attributes {copy.target = #copy.target<"sm_103a">} {
+  %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
+  // expected-error@+2 {{pack does not combine with reduce: tcgen05.ld.red has no .pack::16b}}
+  // expected-note@+1 {{drop pack to reduce the 32-bit values, or drop reduce (and the 'red' result) to load packed 16-bit pairs}}
+  %v, %m = copy.tmem_load %t[%col] shape shape_32x32b num 2 pack reduce max : memref<128x64xf32, #copy.tmem> -> vector<2xf32>, f32
+  func.return
+}
+
+// -----
+
+// rule: J25
+// fix: s|vector<4xf32>|vector<4xf16>|
+func.func @j25_pack_of_32_bit_values(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xi32, #copy.tmem>
+  // expected-error@+2 {{pack moves 16-bit values, two to a 32-bit register, got elements of type f32}}
+  // expected-note@+1 {{use a vector of f16, bf16 or i16 with pack (vector<4xf16>), or drop pack to move whole 32-bit registers}}
+  %v = copy.tmem_load %t[%col] shape shape_32x32b num 2 pack : memref<128x64xi32, #copy.tmem> -> vector<4xf32>
+  func.return
+}
+
+// -----
+
+// rule: J25
+// fix: s|memref<128x64xf16, #copy.tmem>|memref<128x64xi32, #copy.tmem>|
+// fix: s|memref<128x64xf16, #copy.tmem>|memref<128x64xi32, #copy.tmem>|
+func.func @j25_unpack_into_a_16_bit_ref(%col: index, %v: vector<4xf16>) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xf16, #copy.tmem>
+  // expected-error@+2 {{unpack puts one 16-bit value in each 32-bit TMEM column, got a TMEM ref of f16}}
+  // expected-note@+1 {{give the TMEM ref a 32-bit element type (i32: each column's low half holds a value), or drop unpack to move a ref of f16 packed as it is}}
+  copy.tmem_store %v, %t[%col] shape shape_32x32b num 2 unpack : vector<4xf16>, memref<128x64xf16, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J5
+// fix: s|vector<2xf16>|vector<4xf16>|
+func.func @j5_pack_counts_two_values_a_register(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x64xi32, #copy.tmem>
+  // expected-error@+2 {{invalid pack vector length [2] for shape shape_32x32b and num 2}}
+  // expected-note@+1 {{2 32-bit registers per thread hold 4 16-bit values with pack: use vector<4xf16>}}
+  %v = copy.tmem_load %t[%col] shape shape_32x32b num 2 pack : memref<128x64xi32, #copy.tmem> -> vector<2xf16>
+  func.return
+}
+
+// -----
+
+// rule: J23
+// fix: s|num 32 pack : memref<128x32xi32, #copy.tmem> -> vector<64xf16>|num 16 pack : memref<128x32xi32, #copy.tmem> -> vector<32xf16>|
+func.func @j23_pack_spans_two_columns_a_register(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x32xi32, #copy.tmem>
+  // expected-error@+2 {{shape_32x32b x 32 reaches 64 TMEM columns, past the 32 columns of the ref}}
+  // expected-note@+1 {{use a num that spans at most the ref's 32 columns (num 16, 16 registers a thread), or a wider ref}}
+  %v = copy.tmem_load %t[%col] shape shape_32x32b num 32 pack : memref<128x32xi32, #copy.tmem> -> vector<64xf16>
+  func.return
+}
