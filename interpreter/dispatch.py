@@ -7,6 +7,7 @@ from interpreter import (  # noqa: F401  (they register their handlers)
     ops_assume,
     ops_atomic,
     ops_barriers,
+    ops_clc,
     ops_cluster,
     ops_copies,
     ops_gather4,

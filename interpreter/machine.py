@@ -267,6 +267,9 @@ class Machine:
         self.gmem_log: Any = None
         """Where the GMEM accesses go, for a chain of kernels (`interpreter.grid_dependency`);
         None: not logged."""
+        self.launches: Any = None
+        """The grid's launch queue, shared by every cluster of a run (cluster launch control,
+        `interpreter.ops_clc`); None: a try_cancel finds no cluster to cancel."""
 
     def group_set(self, agent: Agent) -> GroupSet:
         return GroupSet(
@@ -400,6 +403,7 @@ REACH: dict[type[Operation], str] = {
     copy.Gather4Op: ELECTED,
     copy.Scatter4Op: ELECTED,
     copy.Gather4PrefetchOp: ELECTED,
+    copy.TryCancelOp: ELECTED,
     copy.BarrierExpectTxOp: ELECTED,
     copy.PeerCopyOp: ELECTED,
     copy.TensorMapReplaceOp: ELECTED,

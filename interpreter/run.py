@@ -18,6 +18,7 @@ from copy_dialect.verify_common import kernel_cluster_shape
 from interpreter import packed
 from interpreter.machine import Agent, Cta, Machine, Schedule, Violation, run_block
 from interpreter.memory import GmemRef
+from interpreter.ops_clc import LaunchQueue
 from interpreter.ops_tmem import leaks
 from interpreter.values import InterpretError, register_dtype, storage_dtype
 
@@ -202,10 +203,14 @@ def run(
     old = np.seterr(all="ignore")
     try:
         ranges = [range(g // c) for g, c in zip(grid, cluster, strict=True)]
-        chosen = itertools.product(*reversed(ranges))
-        for z, y, x in itertools.islice(chosen, clusters):
+        order = [(x, y, z) for z, y, x in itertools.product(*reversed(ranges))]
+        launches = LaunchQueue(order, cluster)  # cluster launch control's (ops_clc)
+        for x, y, z in itertools.islice(order, clusters):
+            if not launches.start((x, y, z)):
+                continue  # a try_cancel canceled it: it never runs
             machine = Machine(sched, max_steps)
             machine.maps = maps
+            machine.launches = launches
             machine.gmem_log = gmem_log
             machine.grid, machine.cluster = grid, cluster
             body = fn.body.blocks[0]

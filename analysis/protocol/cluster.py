@@ -94,8 +94,8 @@ def cluster_facts(fn: func.FuncOp) -> ClusterFacts:
     collective: dict[Operation, Collective] = {}
     crossing = False
     for op in fn.walk():
-        if isinstance(op, CROSS):
-            crossing = True
+        if isinstance(op, CROSS) or (isinstance(op, copy.TryCancelOp) and op.is_multicast):
+            crossing = True  # (a multicast try_cancel writes every CTA's slot and barrier)
         elif isinstance(op, copy.AsyncCopyOp) and size > 1:
             g = op.geometry()
             dims = tuple(g.collective_dims or ())

@@ -7,10 +7,12 @@ TMA load's: the query after the phase is observed (P1), no new try_cancel into t
 before every reader of the last response has read it (P3).
 
 A multicast try_cancel writes the slot and completes the bytes in every CTA of the cluster:
-with the cluster modelled rank by rank each CTA's state receives it (not after that CTA
-returned, P7); with one CTA standing for all (the symmetric reading) the CTA receives what it
-sends, which holds where every CTA issues its own request or one CTA's response stands for
-each CTA's."""
+a kernel with one is modelled rank by rank (`cluster.cluster_facts`), and each CTA's state
+receives it (not after that CTA returned, P7), so every CTA of a pair requesting with
+multicast (two responses into each slot, unordered) is rejected, and one CTA requesting for
+all under a condition on its rank is proven. (That the peers' barriers are initialized before
+the request reaches them, a copy.cluster_sync after the init, is not checked, as for the DSMEM
+ops.)"""
 
 from __future__ import annotations
 

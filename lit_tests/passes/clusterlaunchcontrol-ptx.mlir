@@ -10,7 +10,8 @@
 // clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes
 // {.multicast::cluster::all}.b128 at the slot's address, issued by the elected thread (thread 0
 // outside roles);
-// copy.query_cancel a 16-byte load of the slot (i128) and the four query_cancel decodes.
+// copy.query_cancel a 16-byte load of the slot (i128) and the four query_cancel decodes. CTA 0
+// of the pair requests for both (multicast), once their barriers are initialized.
 // tests/passes/test_cluster_launch_control.py assembles it with nvJitLink and ptxas for each
 // target that has the instructions.
 
@@ -35,14 +36,23 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
     %c3 = arith.constant 3 : index
+    %c128 = arith.constant 128 : index
     %false = arith.constant false
     %resp = copy.alloc_smem : memref<2x16xi8, #copy.smem>
     %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    copy.cluster_sync
+    %bx = gpu.block_id x
+    %rank = arith.remui %bx, %c2 : index
+    %lead = arith.cmpi eq, %rank, %c0 : index
     copy.barrier_arrive_expect_tx %bars[%c1], 16 : !copy.barrier<2>
-    copy.try_cancel %resp[%c1] barrier %bars[%c1] multicast : memref<2x16xi8, #copy.smem>, !copy.barrier<2>
+    scf.if %lead {
+      copy.try_cancel %resp[%c1] barrier %bars[%c1] multicast : memref<2x16xi8, #copy.smem>, !copy.barrier<2>
+    }
     copy.barrier_wait %bars[%c1], %false : !copy.barrier<2>
     %ok, %x, %y, %z = copy.query_cancel %resp[%c1] : memref<2x16xi8, #copy.smem>
-    %tid = gpu.thread_id x
+    %t = gpu.thread_id x
+    %r128 = arith.muli %rank, %c128 : index
+    %tid = arith.addi %r128, %t : index
     %okw = arith.extui %ok : i1 to i32
     memref.store %okw, %out[%c0, %tid] : memref<4x256xi32>
     memref.store %x, %out[%c1, %tid] : memref<4x256xi32>
