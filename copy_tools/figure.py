@@ -5,6 +5,7 @@ PNG from the same list. `copy-layout` and the benchmarks' `--plot` draw with it.
 from __future__ import annotations
 
 import importlib.util
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
@@ -86,17 +87,26 @@ class Figure:
         return "\n".join(out) + "\n"
 
     def write(self, path: str | Path) -> None:
-        """Writes `path`: SVG for `.svg`, PNG (matplotlib) for `.png`."""
+        """Writes `path`: SVG for `.svg`, PNG (matplotlib) for `.png`; through a temporary
+        file and a rename (`opt_output.write_file_atomically`), so that a reader never sees
+        a half-written picture, even while another run writes the same path."""
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix == ".svg":
-            path.write_text(self.svg())
+            data = self.svg().encode()
         elif suffix == ".png":
-            self._write_png(path)
+            data = self._png(path)
         else:
             raise FigureError(f"expected a picture path ending in .svg or .png, got {str(path)!r}")
+        from copy_tools.opt_errors import ToolError
+        from copy_tools.opt_output import write_file_atomically
 
-    def _write_png(self, path: Path) -> None:
+        try:
+            write_file_atomically(str(path), data)
+        except ToolError as exc:
+            raise FigureError(str(exc)) from None
+
+    def _png(self, path: Path) -> bytes:
         try:
             import matplotlib
 
@@ -134,8 +144,10 @@ class Figure:
                     ha={"start": "left", "middle": "center", "end": "right"}[item.anchor],
                     va="baseline", fontweight="bold" if item.bold else "normal",
                 )  # fmt: skip
-        fig.savefig(path, dpi=dpi)
+        png = io.BytesIO()
+        fig.savefig(png, format="png", dpi=dpi)
         plt.close(fig)
+        return png.getvalue()
 
 
 def check_picture(path: str | Path, suffix: str | None = None) -> None:
