@@ -51,6 +51,7 @@ from frontends.kernels.grouped import (
 from frontends.kernels.im2col import Conv2d, conv2d, im2col_gather, im2col_grid
 from frontends.kernels.pdl import PDL_BLOCK, pdl_chain, pdl_grid
 from frontends.kernels.pdl import TRIGGERS as PDL_TRIGGERS
+from frontends.kernels.persistent import persistent_chain
 from frontends.kernels.pipelines import pipeline_stages_limit, tma_copy_pipelined
 from frontends.kernels.row_sum import ROW_SUM_MAX_ROWS_PER_WARP, balanced_band_rows, ws_row_sum
 from frontends.kernels.tiles import bulk_copy, cp_async_copy, tma_copy
@@ -122,5 +123,6 @@ __all__ = [
     "PDL_BLOCK",
     "PDL_TRIGGERS",
     "pdl_chain",
+    "persistent_chain",
     "pdl_grid",
 ]
