@@ -53,6 +53,7 @@ from math import ceil
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from copy_dialect import ops as copy
+from facts.errors import ArgumentError
 from frontends.dsl import Value, kernel, result, warp_specialize
 from frontends.kernels.common import element_type
 from frontends.kernels.gemm_plan import (
@@ -103,6 +104,7 @@ def gemm(
     cluster: int = 1,
     schedule: str = "cooperative",
     target: str = "sm_90a",
+    verify: bool = True,
 ) -> ModuleOp:
     """C = A * B^T (A: M x K, B: N x K, both row-major, i.e. K-major; C: M x N) by a
     warp-specialized persistent kernel on wgmma (module docstring); arguments (A, B, C).
@@ -116,7 +118,11 @@ def gemm(
     16. `stages`: the ring's slots, by default the most that fit up to 4. `cluster=2`
     multicasts A to the two blocks of a cluster (which compute neighbouring tiles of a row).
     Any M; K a multiple of 8 and N of 16 bytes of C (TMA's row pitch): the edges are
-    zero-filled on load and clipped on store."""
+    zero-filled on load and clipped on store. `verify=False` returns the module without
+    verifying it (the protocol proof of a deep K loop takes tens of seconds: an autotuner's
+    sweep may prove only the configuration it keeps, with `runtime.verify_module`)."""
+    if not isinstance(verify, bool):
+        raise ArgumentError(f"expected verify to be a bool, got {verify!r}; pass True or False")
     shape = (M, N, K)
     plan = plan_of(shape, dtype, out, tile, stages, cluster, schedule, target)
     elt, out_elt = element_type(dtype), element_type(out)
@@ -144,4 +150,5 @@ def gemm(
         target=target,
         block=3 * WARPGROUP,
         cluster=(2, 1, 1) if cluster == 2 else None,
+        verify=verify,
     )

@@ -87,6 +87,15 @@ def test_verifies_without_warning(shape, options):
     assert found == []
 
 
+def test_unverified_is_the_same_module():
+    """`verify=False` skips the proof, not the kernel: the same IR; junk for it is an
+    argument error."""
+    module, _ = built(256, 256, 512)
+    assert str(kernels.gemm(256, 256, 512, verify=False)) == str(module)
+    with pytest.raises(ValueError, match="^expected verify to be a bool, got 'no'; "):
+        kernels.gemm(256, 256, 512, verify="no")
+
+
 def test_early_release_is_caught():
     """The proof covers the tensor-core reads: the built kernel with each consumer's
     `wait.group 1` moved after the release of the previous slot hands a slot back while
