@@ -101,6 +101,7 @@ CASES: dict[str, Callable[[], Operation]] = {
     ),
     "pdl_chain_early_read": lambda: kernels.pdl_chain(512, "f16", early_read=True, verify=False),
     "pdl_chain_output_mark": lambda: kernels.pdl_chain(1024, output_mark="read"),
+    "persistent_chain": lambda: kernels.persistent_chain(1024),
 }
 
 HASHES = {
@@ -140,6 +141,7 @@ HASHES = {
     "pdl_chain_end": "6fb66354679ac985",
     "pdl_chain_early_read": "5463850d1c5fd2ba",
     "pdl_chain_output_mark": "480c460ab713059f",
+    "persistent_chain": "4b06cc31809d5471",
 }
 
 
