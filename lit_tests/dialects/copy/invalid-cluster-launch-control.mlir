@@ -6,8 +6,9 @@
 // that is not 16 bytes of unswizzled row-major SMEM (LC3: copy_dialect/cluster_launch_control.py);
 // and the response's lifetime as the protocol analysis proves it (analysis/protocol/ops_clc.py):
 // a query before the barrier's phase is observed (P1), a new request into a slot that threads
-// may still be reading (P3). `// fix: s|OLD|NEW|` lines give the edit the note describes;
-// tests/tools/test_fix_notes.py applies them and checks that the result verifies.
+// may still be reading (P3), every CTA of a pair requesting with multicast (P7).
+// `// fix: s|OLD|NEW|` lines give the edit the note describes; tests/tools/test_fix_notes.py
+// applies them and checks that the result verifies.
 
 // rule: LC1
 // fix: s|"sm_90a"|"sm_100a"|
@@ -162,6 +163,30 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     copy.try_cancel %resp barrier %bar[%zero] : memref<16xi8, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %bar[%zero], %true : !copy.barrier<1>
     %ok2, %x2, %y2, %z2 = copy.query_cancel %resp : memref<16xi8, #copy.smem>
+    func.return
+  }
+}
+
+// -----
+
+// Every CTA of the pair requests with multicast: two responses land in each CTA's slot,
+// unordered, and CTA 1's reaches CTA 0 after CTA 0 may have returned (P7, the first the
+// analysis meets; with a copy.cluster_sync before the return it is the unordered write, P3).
+// rule: P7
+// fix: none -- the request belongs to one CTA of the cluster (under a condition on its rank, as @multicast_pair of cluster-launch-control.mlir), an edit of several lines that the note cannot give as one
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @p7_every_cta_multicasts() attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %false = arith.constant false
+    %resp = copy.alloc_smem : memref<1x16xi8, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.cluster_sync
+    copy.barrier_arrive_expect_tx %bar[%c0], 16 : !copy.barrier<1>
+    // expected-error@+2 {{'copy.try_cancel' op of CTA 1 reaches CTA 0 of the cluster after that CTA returned: its SMEM and barriers are gone (another CTA may own them now)}}
+    // expected-note@+1 {{make CTA 0 wait, before its return, for what this op completes there}}
+    copy.try_cancel %resp[%c0] barrier %bar[%c0] multicast : memref<1x16xi8, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    %ok, %x, %y, %z = copy.query_cancel %resp[%c0] : memref<1x16xi8, #copy.smem>
     func.return
   }
 }
