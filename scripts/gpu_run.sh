@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What runs on the GPU machine (see benchmarks/RESULTS.md): the GPU tests, the same tests with
 # every kernel call also interpreted and compared bit for bit (COPY_INTERPRET=compare),
-# compute-sanitizer on the TMA and multicast kernels, then the benchmarks. Assumes the project
-# and xDSL are importable (the device tool's wheels). WORKERS=N runs the tests in N processes
-# (pytest-xdist); SKIP_TESTS=1, SKIP_SANITIZER=1 and SKIP_BENCH=1 leave a part out.
+# compute-sanitizer on the TMA and multicast kernels, then the benchmarks (copy, compute, the
+# GEMM against torch.matmul, the PDL chain). Assumes the project and xDSL are importable (the
+# device tool's wheels). WORKERS=N runs the tests in N processes (pytest-xdist); SKIP_TESTS=1,
+# SKIP_SANITIZER=1 and SKIP_BENCH=1 leave a part out; GEMM_SHAPES picks bench_gemm's shapes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
@@ -41,4 +42,13 @@ if [ -f benchmarks/bench_copy.py ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   echo "== benchmarks/bench_compute.py"
   python3 benchmarks/bench_compute.py --json "${OUT:-/tmp}/bench_compute.json" 2> "${OUT:-/tmp}/bench_compute.log" \
     || tail -20 "${OUT:-/tmp}/bench_compute.log"
+  # issue R: kernels.gemm against torch.matmul (square and odd shapes; the kernels are built,
+  # and proven, in parallel first) and the PDL chain with and without programmatic launch
+  echo "== benchmarks/bench_gemm.py"
+  python3 benchmarks/bench_gemm.py --shapes "${GEMM_SHAPES:-8192x8192x8192,4096x4096x4096,8191x8200x4104}" \
+    --json "${OUT:-/tmp}/bench_gemm.json" 2> "${OUT:-/tmp}/bench_gemm.log" \
+    || tail -20 "${OUT:-/tmp}/bench_gemm.log"
+  echo "== benchmarks/bench_pdl.py"
+  python3 benchmarks/bench_pdl.py --json "${OUT:-/tmp}/bench_pdl.json" 2> "${OUT:-/tmp}/bench_pdl.log" \
+    || tail -20 "${OUT:-/tmp}/bench_pdl.log"
 fi
