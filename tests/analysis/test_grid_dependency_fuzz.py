@@ -25,7 +25,6 @@ The counts are printed in the terminal summary."""
 from __future__ import annotations
 
 import random
-import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -36,8 +35,8 @@ from analysis.verify import verify_module
 from copy_dialect.errors import CopyVerifyException
 from copy_tools.universe import make_context
 from interpreter.grid_dependency import Launch, run_chain
-from passes import backend
 from passes.pipeline import compile_module
+from tests.ptxas import check_ptxas
 
 KERNELS = 120
 PREDECESSOR = {0: "write", 1: "read", 2: "none"}
@@ -146,7 +145,7 @@ def test_fuzz(report, tmp_path: Path):
     races: Counter[str] = Counter()
     ctx = make_context()
     arrays = [np.arange(64, dtype=np.float32) + 100 * i for i in range(3)]
-    for n, (text, marks) in enumerate(cases()):
+    for text, marks in cases():
         module = Parser(ctx, text).parse_module()
         try:
             verify_module(module, protocol=False)
@@ -168,13 +167,7 @@ def test_fuzz(report, tmp_path: Path):
             # in a loop of no trip, LLVM may remove with their branch).
             top = text.split("@consume")[1].count("\n    copy.grid_dependency_wait")
             assert compiled.ptx.count("griddepcontrol.wait;") >= min(1, top)
-            if backend.ptxas_available():
-                source = tmp_path / f"k{n}.ptx"
-                source.write_text(compiled.ptx)
-                subprocess.run(
-                    ["ptxas", "-arch=sm_90a", str(source), "-o", str(tmp_path / "k.cubin")],
-                    check=True,
-                )
+            check_ptxas(compiled.ptx, "sm_90a", tmp_path, context=text)
         else:
             races[f"{verdict}, {'race' if raced else 'no race in this chain'}"] += 1
     report(

@@ -8,7 +8,6 @@ are counted by rule id. No Blackwell GPU is here: nothing of this has run on one
 from __future__ import annotations
 
 import itertools
-import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -23,10 +22,10 @@ from copy_dialect.descriptors import MatrixMajor, descriptor
 from copy_dialect.errors import CopyVerifyException
 from copy_tools.universe import make_context
 from facts.abi import TensorMapParam
-from passes import backend
 from passes.pipeline import compile_module, retarget
 from runtime import tensor_map
 from runtime.arrays import DeviceArray
+from tests.ptxas import check_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
 ELF_MAGIC = b"\x7fELF"
@@ -153,15 +152,7 @@ def verify(text: str, target: str):
 def assemble(module, target: str, tmp_path: Path) -> None:
     compiled = compile_module(module, make_context(), target)
     assert compiled.cubin.startswith(ELF_MAGIC)
-    if backend.ptxas_available():
-        source = tmp_path / "k.ptx"
-        source.write_text(compiled.ptx)
-        out = subprocess.run(
-            ["ptxas", f"-arch={target}", str(source), "-o", str(tmp_path / "k.cubin")],
-            capture_output=True,
-            text=True,
-        )
-        assert out.returncode == 0, out.stderr
+    check_ptxas(compiled.ptx, target, tmp_path)
 
 
 LIT = ROOT / "lit_tests" / "passes" / "blackwell-maps-ptx.mlir"

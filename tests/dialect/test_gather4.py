@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import random
-import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -33,8 +32,8 @@ from analysis.verify import verify_module
 from copy_dialect.errors import CopyVerifyException
 from copy_tools.universe import make_context
 from facts.target import TARGETS
-from passes import backend
 from passes.pipeline import compile_module, retarget
+from tests.ptxas import check_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
 LIT_TESTS = [
@@ -70,15 +69,7 @@ def assemble(module, target: str, tmp_path: Path) -> None:
     """The module through the pipeline: a cubin from nvJitLink, and ptxas's if on PATH."""
     compiled = compile_module(module, make_context(), target)
     assert compiled.cubin.startswith(ELF_MAGIC)
-    if backend.ptxas_available():
-        source = tmp_path / "k.ptx"
-        source.write_text(compiled.ptx)
-        out = subprocess.run(
-            ["ptxas", f"-arch={target}", str(source), "-o", str(tmp_path / "k.cubin")],
-            capture_output=True,
-            text=True,
-        )
-        assert out.returncode == 0, out.stderr
+    check_ptxas(compiled.ptx, target, tmp_path)
 
 
 CASES = [

@@ -8,7 +8,6 @@ griddepcontrol wait in the consumer; a target without CLC is refused."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -19,8 +18,8 @@ from copy_tools.universe import make_context
 from facts.errors import ArgumentError
 from frontends import kernels
 from interpreter.grid_dependency import Launch, run_chain
-from passes import backend
 from passes.pipeline import compile_module
+from tests.ptxas import check_ptxas
 
 
 @pytest.mark.parametrize(("n", "seed"), [(128, 0), (512, 1), (1536, 2)])
@@ -53,12 +52,7 @@ def test_assembles(target: str, tmp_path: Path):
     assert consume.count("clusterlaunchcontrol.query_cancel.is_canceled.pred.b128") == 1
     assert consume.count("griddepcontrol.wait;") == 1
     assert compiled.abi.kernels["consume_persistent"].grid_dependent
-    if backend.ptxas_available():
-        source = tmp_path / "k.ptx"
-        source.write_text(compiled.ptx)
-        subprocess.run(
-            ["ptxas", f"-arch={target}", str(source), "-o", str(tmp_path / "k.cubin")], check=True
-        )
+    check_ptxas(compiled.ptx, target, tmp_path)
 
 
 @pytest.mark.parametrize("target", ["sm_80", "sm_90a"])

@@ -14,7 +14,6 @@ one the verifier accepts assembles (133 with seed 33), the rejections counted by
 from __future__ import annotations
 
 import random
-import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -27,8 +26,8 @@ from copy_dialect import ops as copy
 from copy_dialect.errors import CopyVerifyException
 from copy_tools.universe import make_context
 from facts.target import TARGETS
-from passes import backend
 from passes.pipeline import compile_module, retarget
+from tests.ptxas import check_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
 LIT_TESTS = [
@@ -70,15 +69,7 @@ def test_assembles(path: Path, multicast: bool, target: str, tmp_path: Path):
     assert TRY_CANCEL in compiled.ptx
     assert (MULTICAST in compiled.ptx) == multicast
     assert "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128" in compiled.ptx
-    if backend.ptxas_available():
-        source = tmp_path / "k.ptx"
-        source.write_text(compiled.ptx)
-        out = subprocess.run(
-            ["ptxas", f"-arch={target}", str(source), "-o", str(tmp_path / "k.cubin")],
-            capture_output=True,
-            text=True,
-        )
-        assert out.returncode == 0, out.stderr
+    check_ptxas(compiled.ptx, target, tmp_path)
 
 
 def test_gates():
@@ -178,15 +169,7 @@ def test_fuzz_accepted_configurations_assemble(tmp_path: Path):
         assert compiled.cubin.startswith(b"\x7fELF"), text
         assert TRY_CANCEL in compiled.ptx, text
         assert (MULTICAST in compiled.ptx) == multicast, text
-        if backend.ptxas_available():
-            source = tmp_path / "k.ptx"
-            source.write_text(compiled.ptx)
-            out = subprocess.run(
-                ["ptxas", f"-arch={target}", str(source), "-o", str(tmp_path / "k.cubin")],
-                capture_output=True,
-                text=True,
-            )
-            assert out.returncode == 0, f"{out.stderr}\n{text}"
+        check_ptxas(compiled.ptx, target, tmp_path, context=text)
     print(f"\naccepted {sum(accepted.values())}: {dict(sorted(accepted.items()))}")
     print(f"rejected {sum(rejected.values())} by rule: {dict(rejected.most_common())}")
     reached = {r for key in rejected for r in key.split("/")}

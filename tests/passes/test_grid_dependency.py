@@ -7,7 +7,6 @@ the ops (lit_tests/passes/copy-legalize-griddepcontrol.mlir)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,8 @@ from facts.abi import KernelAbi
 from facts.errors import ArgumentError
 from facts.target import GRID_DEPENDENCY
 from frontends import kernels
-from passes import backend
 from passes.pipeline import compile_module
+from tests.ptxas import check_ptxas
 
 
 @pytest.mark.parametrize("trigger", kernels.PDL_TRIGGERS)
@@ -39,12 +38,7 @@ def test_chain_assembles(target: str, trigger: str, tmp_path: Path):
     assert body[1].count("ld.global") == 1
     assert compiled.abi.kernels["consume"].grid_dependent
     assert not compiled.abi.kernels["produce"].grid_dependent
-    if backend.ptxas_available():
-        source = tmp_path / "k.ptx"
-        source.write_text(compiled.ptx)
-        subprocess.run(
-            ["ptxas", f"-arch={target}", str(source), "-o", str(tmp_path / "k.cubin")], check=True
-        )
+    check_ptxas(compiled.ptx, target, tmp_path)
 
 
 def test_abi_record_round_trip():

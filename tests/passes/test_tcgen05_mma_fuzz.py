@@ -8,7 +8,6 @@ verifier rejects, by rule id. The counts are printed in the terminal summary."""
 from __future__ import annotations
 
 import itertools
-import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from facts.target import TCGEN05, target_named
 from passes import backend, nvvm
 from passes.nvvm.tcgen05_mma import COLLECTOR_OPS, Tcgen05MMAKind
 from tests.passes.test_nvvm import Kernel, const, module_ir
+from tests.ptxas import check_ptxas
 
 KINDS = tuple(Tcgen05MMAKind)
 GROUPS = ("cta_1", "cta_2")
@@ -84,15 +84,7 @@ def test_every_accepted_mma_assembles(target: str, tmp_path: Path, report):
     mmas = sum(line.strip().startswith("tcgen05.mma") for line in ptx.splitlines())
     assert mmas == sum(map(len, accepted.values()))
     assert backend.compile_cubin(ptx, target).startswith(b"\x7fELF")
-    if backend.ptxas_available():
-        source = tmp_path / "k.ptx"
-        source.write_text(ptx)
-        out = subprocess.run(
-            ["ptxas", f"-arch={target}", str(source), "-o", str(tmp_path / "k.cubin")],
-            capture_output=True,
-            text=True,
-        )
-        assert out.returncode == 0, out.stderr
+    check_ptxas(ptx, target, tmp_path)
     if target == "sm_100a":
         report(
             "tcgen05.mma configurations (tests/passes/test_tcgen05_mma_fuzz.py)",

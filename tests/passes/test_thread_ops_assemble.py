@@ -6,7 +6,6 @@ opinion on the PTX: nvJitLink and ptxas are separate front ends)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,8 +13,8 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from copy_tools.universe import make_context
-from passes import backend
 from passes.pipeline import compile_module, retarget
+from tests.ptxas import check_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS = ("sm_80", "sm_90a", "sm_100a", "sm_120a")
@@ -60,15 +59,7 @@ def test_assembles(path: Path, index: int, target: str, tmp_path: Path):
     compiled = compile_module(module, make_context(), target)
     assert compiled.cubin.startswith(ELF_MAGIC)
     assert ".extern .func" not in compiled.ptx
-    if backend.ptxas_available():
-        source = tmp_path / "k.ptx"
-        source.write_text(compiled.ptx)
-        out = subprocess.run(
-            ["ptxas", f"-arch={target}", str(source), "-o", str(tmp_path / "k.cubin")],
-            capture_output=True,
-            text=True,
-        )
-        assert out.returncode == 0, out.stderr
+    check_ptxas(compiled.ptx, target, tmp_path)
 
 
 def test_each_lit_test_has_kernels():

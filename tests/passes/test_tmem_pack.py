@@ -8,7 +8,6 @@ counted by rule id."""
 from __future__ import annotations
 
 import itertools
-import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -21,8 +20,8 @@ from copy_dialect.errors import CopyVerifyException
 from copy_dialect.tmem import TMEM_REGS_PER_NUM
 from copy_tools.universe import make_context
 from facts.target import TCGEN05
-from passes import backend
 from passes.pipeline import compile_module
+from tests.ptxas import check_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
 ELF_MAGIC = b"\x7fELF"
@@ -76,15 +75,7 @@ def assemble(configs: list[tuple[str, int, str, str]], target: str, tmp_path: Pa
         ptx_shape = shape.removeprefix("shape_")
         assert f"tcgen05.ld.sync.aligned.{ptx_shape}.x{num}.pack::16b.b32" in compiled.ptx
         assert f"tcgen05.st.sync.aligned.{ptx_shape}.x{num}.unpack::16b.b32" in compiled.ptx
-    if backend.ptxas_available():
-        source = tmp_path / "k.ptx"
-        source.write_text(compiled.ptx)
-        out = subprocess.run(
-            ["ptxas", f"-arch={target}", str(source), "-o", str(tmp_path / "k.cubin")],
-            capture_output=True,
-            text=True,
-        )
-        assert out.returncode == 0, out.stderr
+    check_ptxas(compiled.ptx, target, tmp_path)
 
 
 def verdict(shape: str, num: int, element: str, ref: str, target: str = "sm_100a") -> str:
