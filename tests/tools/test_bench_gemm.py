@@ -4,32 +4,17 @@ run that says there is no GPU and exits 0 with nothing measured."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from copy_tools import runtime
 from frontends.kernels.gemm_plan import plan_of
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_gemm.py"
+from tests.tools.bench_scripts import bench_script
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_gemm", BENCH)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    sys.path.insert(0, str(BENCH.parent))  # it imports bench_common, as the script does
-    try:
-        spec.loader.exec_module(module)
+    with bench_script("bench_gemm") as module:
         yield module
-    finally:
-        sys.path.remove(str(BENCH.parent))
-        del sys.modules[spec.name]
 
 
 def test_shapes(bench):

@@ -7,7 +7,6 @@ a line in the table instead of a traceback."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import stat
 import sys
@@ -15,23 +14,13 @@ from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_multicast.py"
+from tests.tools.bench_scripts import bench_script
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_multicast", BENCH)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up
-    sys.path.insert(0, str(BENCH.parent))  # it imports bench_common, as the script does
-    try:
-        spec.loader.exec_module(module)
+    with bench_script("bench_multicast") as module:
         yield module
-    finally:
-        sys.path.remove(str(BENCH.parent))
-        del sys.modules[spec.name]
 
 
 KINDS = {
