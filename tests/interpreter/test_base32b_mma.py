@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.interpreter.test_tcgen05_mma import CHUNKS, filled, k_order, operand, run
+from tests.interpreter.test_tcgen05_mma import (
+    A_ROWS_AND_D_INIT,
+    CHUNKS,
+    filled,
+    k_order,
+    operand,
+    run,
+)
 
 SPACE = "#copy.smem<swizzle = 128, atom = 32>"
 
@@ -21,17 +28,7 @@ def test_the_tf32_kernel_with_a_32_byte_atom_b_is_bit_exact():
     gb = rng.standard_normal((2 * 2 * 32, 32)).astype(np.float32)
     ga = rng.standard_normal((128, 8)).astype(np.float32)
     fill_b = ("b", "gb", (2, 2, 32, 32), f"memref<2x2x32x32xf32, {SPACE}>", "f32")
-    extra = "\n".join([
-        "    %arow = vector.load %ga[%tid, %f0] : memref<128x8xf32>, vector<8xf32>",
-        "    copy.tmem_store %arow, %atile[%f0] shape shape_32x32b num 8 : vector<8xf32>, "
-        "memref<128x32xf32, #copy.tmem>",
-        "    %three = arith.constant 3.0 : f32",
-        "    %dinit = vector.broadcast %three : f32 to vector<8xf32>",
-        "    copy.tmem_store %dinit, %acc[%f0] shape shape_32x32b num 8 : vector<8xf32>, "
-        "memref<128x64xf32, #copy.tmem>",
-        "    copy.tmem_wait store",
-        "    gpu.barrier",
-    ])  # fmt: skip
+    extra = A_ROWS_AND_D_INIT
     chunk = CHUNKS[1].replace("#copy.smem<swizzle = 128>>", f"{SPACE}>")
     assert SPACE in chunk
     text = filled(chunk, [fill_b], extra).replace(

@@ -24,6 +24,21 @@ I8 = (ROOT / "lit_tests/passes/tcgen05-mma-i8-ptx.mlir").read_text()
 CONSTANTS = (0, 1, 2, 16, 32, 64, 128, 256)
 
 
+A_ROWS_AND_D_INIT = "\n".join([
+    "    %arow = vector.load %ga[%tid, %f0] : memref<128x8xf32>, vector<8xf32>",
+    "    copy.tmem_store %arow, %atile[%f0] shape shape_32x32b num 8 : vector<8xf32>, "
+    "memref<128x32xf32, #copy.tmem>",
+    "    %three = arith.constant 3.0 : f32",
+    "    %dinit = vector.broadcast %three : f32 to vector<8xf32>",
+    "    copy.tmem_store %dinit, %acc[%f0] shape shape_32x32b num 8 : vector<8xf32>, "
+    "memref<128x64xf32, #copy.tmem>",
+    "    copy.tmem_wait store",
+    "    gpu.barrier",
+])  # fmt: skip
+"""The kind::tf32 kernel's setup: each thread stores its row (lane tid) of A's 8 K columns
+into %atile (A in TMEM), and D starts at 3."""
+
+
 def filled(
     text: str, fills: list[tuple[str, str, tuple[int, ...], str, str]], extra: str = ""
 ) -> str:
@@ -98,18 +113,7 @@ def test_the_tf32_kernel_with_a_in_tmem_scale_and_lanes():
     gb = rng.standard_normal((2 * 2 * 32, 32)).astype(np.float32)
     ga = rng.standard_normal((128, 8)).astype(np.float32)
     fill_b = ("b", "gb", (2, 2, 32, 32), "memref<2x2x32x32xf32, #copy.smem<swizzle = 128>>", "f32")
-    # A: each thread stores its row (lane tid) of A's 8 K columns into %atile; D starts at 3
-    extra = "\n".join([
-        "    %arow = vector.load %ga[%tid, %f0] : memref<128x8xf32>, vector<8xf32>",
-        "    copy.tmem_store %arow, %atile[%f0] shape shape_32x32b num 8 : vector<8xf32>, "
-        "memref<128x32xf32, #copy.tmem>",
-        "    %three = arith.constant 3.0 : f32",
-        "    %dinit = vector.broadcast %three : f32 to vector<8xf32>",
-        "    copy.tmem_store %dinit, %acc[%f0] shape shape_32x32b num 8 : vector<8xf32>, "
-        "memref<128x64xf32, #copy.tmem>",
-        "    copy.tmem_wait store",
-        "    gpu.barrier",
-    ])  # fmt: skip
+    extra = A_ROWS_AND_D_INIT
     text = filled(CHUNKS[1], [fill_b], extra).replace(
         "%slot: index, %gb: memref<128x32xf32>, %lanes: vector<4xi32>",
         "%slot: index, %lanes: vector<4xi32>, %ga: memref<128x8xf32>, %gb: memref<128x32xf32>",
