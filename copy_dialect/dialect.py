@@ -96,6 +96,7 @@ from copy_dialect.tmem import (
     SmemToTmemOp,
     TmemAllocOp,
     TmemDeallocOp,
+    TmemRelinquishOp,
     TmemWaitOp,
 )
 from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
@@ -128,6 +129,7 @@ Copy = Dialect(
         AllocSmemOp,
         TmemAllocOp,
         TmemDeallocOp,
+        TmemRelinquishOp,
         TmemLoadOp,
         TmemStoreOp,
         TmemWaitOp,

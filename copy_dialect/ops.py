@@ -180,7 +180,9 @@ from copy_dialect.tmem import (
     SmemToTmemOp,
     TmemAllocOp,
     TmemDeallocOp,
+    TmemRelinquishOp,
     TmemWaitOp,
+    cta_group_of,
     tmem_columns,
 )
 from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
@@ -196,6 +198,7 @@ __all__ = [
     "BarrierReinitOp",
     "WarpSpecializeOp", "NamedBarrierSyncOp", "NamedBarrierArriveOp", "FenceAsyncSharedOp",
     "AllocSmemOp", "TmemAllocOp", "TmemDeallocOp", "TmemLoadOp", "TmemStoreOp", "TmemWaitOp",
+    "TmemRelinquishOp",
     "SmemToTmemOp", "PeerStoreOp", "PeerCopyOp", "PeerArriveOp", "ClusterSyncOp",
     "TensorMapGlobalOp",
     "TensorMapReplaceOp", "TensorMapFenceReleaseOp", "TensorMapFenceAcquireOp", "AssumeOp",
@@ -226,7 +229,7 @@ __all__ = [
     "layout_offset_problem", "LAYOUT_OFFSET_FIX",
     "smem_strides", "smem_alignment", "smem_footprint", "SMEM_ARENA_ALIGNMENT", "arena_layout",
     "block_smem_bytes", "kernel_cluster_shape", "module_target", "MAX_BARRIERS", "BARRIER_BYTES",
-    "TMEM_COLUMNS", "TMEM_REGS_PER_NUM", "TMEM_COPY_BYTES", "tmem_columns",
+    "TMEM_COLUMNS", "TMEM_REGS_PER_NUM", "TMEM_COPY_BYTES", "tmem_columns", "cta_group_of",
     # distributed shared memory
     "red_async_type", "st_async_type", "RED_ASYNC_TABLE",
     # programmatic dependent launch

@@ -1,14 +1,18 @@
 """Tensor memory (tcgen05, sm_100a family): the TMEM tables (columns, registers per
 `tcgen05.ld`/`st` shape, bytes per `tcgen05.cp` shape: the one source of them), TMEM refs,
-and `copy.tmem_alloc`, `copy.tmem_dealloc`, `copy.tmem_wait` and `copy.smem_to_tmem`.
+the CTA group (`cta_group 2`: `.cta_group::2`, a CTA pair), and `copy.tmem_alloc`,
+`copy.tmem_dealloc`, `copy.tmem_relinquish`, `copy.tmem_wait` and `copy.smem_to_tmem`.
 `copy.tmem_load` and `copy.tmem_store` are in `copy_dialect.tmem_access`."""
 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
+    I32,
     IndexType,
+    IntegerAttr,
     MemRefType,
     NoneAttr,
+    i32,
 )
 from xdsl.ir import (
     Operation,
@@ -50,6 +54,7 @@ from copy_dialect.smem import SmemAllocation
 from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import (
     check_contiguous_smem,
+    cluster_shape,
     enclosing_target,
     feature_error,
     retarget_note,
@@ -149,6 +154,59 @@ def check_tcgen05(op: Operation) -> None:
         raise feature_error(op, TCGEN05, target, note=retarget_note(TCGEN05))
 
 
+CTA_GROUPS = (1, 2)
+"""`.cta_group::1` (the CTA's own TMEM) and `.cta_group::2` (the CTA pair's: the op acts on
+the TMEM of the CTA and of its peer, the CTA whose %cluster_ctarank differs in bit 0)."""
+
+
+def cta_group_attr(group: int | None) -> IntegerAttr | None:
+    """The `cta_group` property of an op built with `group` (None or 1: left out)."""
+    return None if group in (None, 1) else IntegerAttr(group, i32)
+
+
+def cta_group_of(op: Operation) -> int:
+    """The CTA group a tcgen05 op names (`cta_group N`), 1 when it names none or is no
+    tcgen05 op with a CTA group."""
+    attr = op.properties.get("cta_group")
+    return attr.value.data if isinstance(attr, IntegerAttr) else 1
+
+
+def check_cta_group(op: Operation) -> None:
+    """`cta_group` is 1 or 2; `cta_group 2` needs a kernel whose cluster holds CTA pairs
+    (the targets with `.cta_group::2` are those with tcgen05: `check_tcgen05`, A14). The
+    peer is the CTA whose rank differs in bit 0, so the first cluster dim of extent > 1
+    (the fastest-varying one of the rank) must be even, or the pair would straddle two
+    rows of the cluster."""
+    group = cta_group_of(op)
+    # rule: J26
+    if group not in CTA_GROUPS:
+        raise Error(
+            f"cta_group is 1 (the CTA's TMEM) or 2 (a CTA pair's), got {group}",
+            note="use cta_group 2 for a CTA pair, or leave cta_group out for the CTA's own",
+        )
+    if group == 1:
+        return
+    cluster = cluster_shape(op)
+    axis = next((d for d, n in enumerate(cluster) if n > 1), None)
+    # rule: J26
+    if axis is None or cluster[axis] % 2:
+        found = (
+            "the kernel has no cluster"
+            if axis is None
+            else f"its first cluster dim of more than one CTA, {'xyz'[axis]}, has "
+            f"{cluster[axis]} CTAs"
+        )
+        shape = [2 if d == (axis or 0) else n for d, n in enumerate(cluster)]
+        if axis is not None:
+            shape[axis] = cluster[axis] + 1
+        raise Error(
+            f"cta_group 2 acts on a CTA pair (the CTAs whose cluster rank differs in bit 0), "
+            f"but {found}",
+            note="give the kernel a cluster whose first dim of more than one CTA is even: "
+            f"copy.cluster = array<i32: {', '.join(map(str, shape))}>",
+        )
+
+
 def check_tmem_ref(t: MemRefType) -> None:
     shape = t.get_shape()
     # rule: J6
@@ -208,23 +266,33 @@ class TmemAddressSlot(SmemAllocation):
 @copy_op_definition
 class TmemAllocOp(IRDLOperation):
     """
-    Allocates TMEM columns for the CTA (`tcgen05.alloc`, `tcgen05.relinquish_alloc_permit`).
+    Allocates TMEM columns for the CTA (`tcgen05.alloc`; after the kernel's last one
+    `tcgen05.relinquish_alloc_permit` unless it has a `copy.tmem_relinquish`). With
+    `cta_group 2` warp 0 of each CTA of a pair allocates the same columns in both CTAs
+    together (`tcgen05.alloc.cta_group::2`).
 
     ```mlir
     %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+    %pair = copy.tmem_alloc cta_group 2 : memref<128x128xf32, #copy.tmem>
     ```
     """
 
     name = "copy.tmem_alloc"
 
+    cta_group = opt_prop_def(IntegerAttr[I32])
+
     result = result_def(MemRefType)
 
     traits = traits_def(TmemAddressSlot())
 
-    assembly_format = "attr-dict `:` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, result_type: MemRefType):
-        super().__init__(result_types=[result_type])
+    assembly_format = "(`cta_group` $cta_group^)? attr-dict `:` type($result)"
+
+    def __init__(self, result_type: MemRefType, cta_group: int | None = None):
+        super().__init__(
+            result_types=[result_type], properties={"cta_group": cta_group_attr(cta_group)}
+        )
 
     def verify_(self) -> None:
         check_block_wide(self, "tmem_alloc (warp 0 allocates, then the block synchronizes)")
@@ -236,6 +304,7 @@ class TmemAllocOp(IRDLOperation):
                 note="give the result the memory space #copy.tmem",
             )
         check_tcgen05(self)
+        check_cta_group(self)
         check_tmem_ref(t)
         ncols = tmem_columns(t)
         least, most = hw.TMEM_MIN_COLUMNS, tmem_capacity(self)
@@ -255,10 +324,12 @@ class TmemAllocOp(IRDLOperation):
 @copy_op_definition
 class TmemDeallocOp(IRDLOperation):
     """
-    Frees TMEM allocated by `copy.tmem_alloc` (`tcgen05.dealloc`).
+    Frees TMEM allocated by `copy.tmem_alloc` (`tcgen05.dealloc`), with the allocation's
+    CTA group (`cta_group 2`: warp 0 of each CTA of the pair frees it together).
 
     ```mlir
     copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
+    copy.tmem_dealloc %pair cta_group 2 : memref<128x128xf32, #copy.tmem>
     ```
     """
 
@@ -266,10 +337,14 @@ class TmemDeallocOp(IRDLOperation):
 
     tmem = operand_def(MemRefType)
 
-    assembly_format = "$tmem attr-dict `:` type($tmem)"
+    cta_group = opt_prop_def(IntegerAttr[I32])
 
-    def __init__(self, tmem: SSAValue | Operation):
-        super().__init__(operands=[tmem])
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = "$tmem (`cta_group` $cta_group^)? attr-dict `:` type($tmem)"
+
+    def __init__(self, tmem: SSAValue | Operation, cta_group: int | None = None):
+        super().__init__(operands=[tmem], properties={"cta_group": cta_group_attr(cta_group)})
 
     def verify_(self) -> None:
         check_block_wide(self, "tmem_dealloc (warp 0 allocates, then the block synchronizes)")
@@ -281,6 +356,47 @@ class TmemDeallocOp(IRDLOperation):
                 note="pass the TMEM ref that copy.tmem_alloc returned",
             )
         check_tcgen05(self)
+        check_cta_group(self)
+        mine, allocated = cta_group_of(self), cta_group_of(self.tmem.owner)
+        # rule: J27
+        if mine != allocated:
+            raise Error(
+                f"copy.tmem_dealloc of cta_group {mine} frees an allocation of cta_group "
+                f"{allocated}",
+                note="free TMEM with the CTA group that allocated it: "
+                + (f"cta_group {allocated}" if allocated != 1 else "drop cta_group"),
+            )
+
+
+@copy_op_definition
+class TmemRelinquishOp(IRDLOperation):
+    """
+    Gives up the CTA's permit to allocate TMEM (`tcgen05.relinquish_alloc_permit`): no
+    `copy.tmem_alloc` may follow it, and a CTA blocked allocating may go on. Warp 0 issues
+    it (with `cta_group 2`, warp 0 of each CTA of the pair). Without it, the lowering
+    relinquishes after the kernel's last allocation.
+
+    ```mlir
+    copy.tmem_relinquish
+    copy.tmem_relinquish cta_group 2
+    ```
+    """
+
+    name = "copy.tmem_relinquish"
+
+    cta_group = opt_prop_def(IntegerAttr[I32])
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = "(`cta_group` $cta_group^)? attr-dict"
+
+    def __init__(self, cta_group: int | None = None):
+        super().__init__(properties={"cta_group": cta_group_attr(cta_group)})
+
+    def verify_(self) -> None:
+        check_block_wide(self, "tmem_relinquish (warp 0 relinquishes the CTA's permit)")
+        check_tcgen05(self)
+        check_cta_group(self)
 
 
 @copy_op_definition
@@ -310,7 +426,8 @@ class TmemWaitOp(IRDLOperation):
 class SmemToTmemOp(IRDLOperation):
     """
     Copies SMEM into TMEM asynchronously (`tcgen05.cp`), starting at a column; issued by the
-    elected thread. The source's rows are 16 bytes, or exactly one swizzle span.
+    elected thread. The source's rows are 16 bytes, or exactly one swizzle span. With
+    `cta_group 2` the copy lands in the TMEM of both CTAs of the pair, at the same address.
 
     ```mlir
     copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b
@@ -326,12 +443,13 @@ class SmemToTmemOp(IRDLOperation):
 
     shape = prop_def(TmemCopyShapeAttr)
     multicast = opt_prop_def(TmemCopyMulticastAttr)
+    cta_group = opt_prop_def(IntegerAttr[I32])
 
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
-        "$src `to` $tmem `[` $column `]` `shape` $shape (`multicast` $multicast^)? attr-dict "
-        "`:` type($src) `,` type($tmem)"
+        "$src `to` $tmem `[` $column `]` `shape` $shape (`multicast` $multicast^)? "
+        "(`cta_group` $cta_group^)? attr-dict `:` type($src) `,` type($tmem)"
     )
 
     def __init__(
@@ -342,12 +460,14 @@ class SmemToTmemOp(IRDLOperation):
         *,
         shape: TmemCopyShape | str,
         multicast: TmemCopyMulticast | str | None = None,
+        cta_group: int | None = None,
     ):
         super().__init__(
             operands=[src, tmem, column],
             properties={
                 "shape": TmemCopyShapeAttr(TmemCopyShape(shape)),
                 "multicast": enum_attr(TmemCopyMulticastAttr, TmemCopyMulticast, multicast),
+                "cta_group": cta_group_attr(cta_group),
             },
         )
 
@@ -368,6 +488,7 @@ class SmemToTmemOp(IRDLOperation):
                 note=f"got a ref in {memory_space(tmem_type)}; allocate it with copy.tmem_alloc",
             )
         check_tcgen05(self)
+        check_cta_group(self)
         check_tmem_ref(tmem_type)
         # rule: J11
         if src_type.element_type != tmem_type.element_type:

@@ -115,6 +115,12 @@ class Target:
         return self.sm in (100, 103) and self.suffix in ("a", "f")
 
     @property
+    def has_tcgen05_shift(self) -> bool:
+        """`tcgen05.shift`: the arch-specific sm_100a and sm_103a only of these targets (PTX
+        ISA 8.6, tcgen05.shift's Target ISA Notes; ptxas 13 rejects it for sm_100f)."""
+        return self.sm in (100, 103) and self.suffix == "a"
+
+    @property
     def has_tmem_load_reduce(self) -> bool:
         """`tcgen05.ld.red` (fused load-reduce): sm_103a only of these targets (ptxas rejects
         it for sm_100a)."""
@@ -221,6 +227,7 @@ TCGEN05 = Feature(
 )
 CTA_PAIR = Feature(".cta_group::2", lambda t: t.has_tcgen05)
 TMEM_LOAD_REDUCE = Feature("tcgen05.ld.red", lambda t: t.has_tmem_load_reduce)
+TCGEN05_SHIFT = Feature("tcgen05.shift", lambda t: t.has_tcgen05_shift)
 STMATRIX = Feature("stmatrix", lambda t: t.has_stmatrix)
 MATRIX_B8 = Feature("8-bit ldmatrix/stmatrix", lambda t: t.has_matrix_b8)
 BLACKWELL_TENSOR_MAPS = Feature(
@@ -230,7 +237,7 @@ BLACKWELL_TENSOR_MAPS = Feature(
 FEATURES: tuple[Feature, ...] = (
     TMA, BULK_COPIES, BULK_GROUPS, FENCE_PROXY_ASYNC, TX_COUNTS, ARRIVE_COUNTS, TRY_WAIT,
     CLUSTERS, DSMEM, MULTICAST, TENSORMAP_REPLACE, SETMAXNREG, GRID_DEPENDENCY, TCGEN05,
-    CTA_PAIR, TMEM_LOAD_REDUCE, STMATRIX, MATRIX_B8, BLACKWELL_TENSOR_MAPS,
+    CTA_PAIR, TMEM_LOAD_REDUCE, TCGEN05_SHIFT, STMATRIX, MATRIX_B8, BLACKWELL_TENSOR_MAPS,
 )  # fmt: skip
 
 

@@ -417,6 +417,7 @@ REACH: dict[type[Operation], str] = {
     copy.BarrierReinitOp: GROUP,
     copy.TmemAllocOp: GROUP,
     copy.TmemDeallocOp: GROUP,
+    copy.TmemRelinquishOp: GROUP,
     copy.NamedBarrierSyncOp: GROUP,
     copy.NamedBarrierArriveOp: GROUP,
     gpu.BarrierOp: GROUP,

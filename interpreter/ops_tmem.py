@@ -1,10 +1,14 @@
 """Tensor memory (sm_100a): each CTA's 128 lanes x 512 32-bit columns; `copy.tmem_alloc`
-and `copy.tmem_dealloc` (P8: what is allocated is freed before the kernel returns);
+and `copy.tmem_dealloc` (P8: what is allocated is freed before the kernel returns; with
+`cta_group 2` each CTA of the pair allocates the same columns, as the lowering's warp 0 of
+each does), `copy.tmem_relinquish` (an allocation after it breaks J29);
 `copy.tmem_load` and `copy.tmem_store` with each shape's map of registers to lanes and
 columns (`copy_dialect.tmem.tmem_fragment`, from the lane of the warp's quarter, (warp % 4)
 x 32); `copy.tmem_wait` (P11: loaded registers are used only after `tmem_wait load`; P12:
 TMEM a store writes is read or freed only after `tmem_wait store`); `copy.smem_to_tmem`
-(tcgen05.cp, 128-lane shapes: row i of the source into lane i)."""
+(tcgen05.cp: row i of the source into lane i for the 128-row shapes; 64x128b and 32x128b
+multicast their rows to the warps' lane quarters, `copy_lanes`; with `cta_group 2` into the
+TMEM of both CTAs of the pair, at the same columns)."""
 
 from __future__ import annotations
 
@@ -38,6 +42,8 @@ class Tmem:
     (`tmem_capacity`)."""
     live: dict[int, tuple[int, Operation]] = field(default_factory=dict)
     """Allocations not yet freed: first column -> (columns, the alloc op)."""
+    relinquished: Operation | None = None
+    """The `copy.tmem_relinquish` that gave up the CTA's permit to allocate, if one did."""
 
 
 @dataclass(eq=False)
@@ -54,10 +60,25 @@ def tmem_of(cta: Cta) -> Tmem:
     return cta.tmem
 
 
+def peer_of(agent: Agent, op: Operation) -> Cta:
+    """The CTA of the pair `.cta_group::2` names: the one whose rank differs in bit 0."""
+    ctas = agent.cta.machine.ctas
+    rank = agent.cta.rank ^ 1
+    if rank >= len(ctas):
+        raise InterpretError(op, f"has cta_group 2, but CTA {agent.cta.rank} has no peer CTA")
+    return ctas[rank]
+
+
 @handles(copy.TmemAllocOp)
 def alloc(agent: Agent, op: copy.TmemAllocOp, mask: np.ndarray) -> Step:
     yield None
     tmem = tmem_of(agent.cta)
+    if tmem.relinquished is not None:
+        raise RuleBroken(
+            op, "J29", "allocates TMEM after the CTA relinquished its permit to allocate"
+        )
+    if copy.cta_group_of(op) == 2:
+        peer_of(agent, op)
     want = tmem_columns(op.result.type)
     columns = max(hw.TMEM_MIN_COLUMNS, 1 << (want - 1).bit_length())
     for start in range(0, tmem_capacity(op), columns):
@@ -79,6 +100,12 @@ def dealloc(agent: Agent, op: copy.TmemDeallocOp, mask: np.ndarray) -> Step:
         raise InterpretError(op, "frees TMEM that is not allocated (freed twice?)")
     del ref.tmem.live[ref.column]
     ref.tmem.used[ref.column : ref.column + ref.columns] = False
+
+
+@handles(copy.TmemRelinquishOp)
+def relinquish(agent: Agent, op: copy.TmemRelinquishOp, mask: np.ndarray) -> Step:
+    yield None
+    tmem_of(agent.cta).relinquished = op
 
 
 def cells(
@@ -180,19 +207,37 @@ def wait(agent: Agent, op: copy.TmemWaitOp, mask: np.ndarray) -> Step:
         agent.tmem_stores = []
 
 
+def copy_lanes(op: copy.SmemToTmemOp) -> np.ndarray:
+    """The source row each of the 128 TMEM lanes receives from a tcgen05.cp (PTX ISA,
+    tcgen05.cp): row i into lane i for the 128-row shapes; 32x128b.warpx4 multicasts its 32
+    rows to the 32 lanes of each warp's quarter; 64x128b multicasts to warp pairs, each
+    warp of a pair receiving half of the rows: with warpx2::02_13 (pairs 0-2, 1-3) rows
+    0-31 to the lanes of warps 0 and 1, rows 32-63 to those of warps 2 and 3; with
+    warpx2::01_23 (pairs 0-1, 2-3) rows 0-31 to warps 0 and 2, rows 32-63 to warps 1 and
+    3. This reads the ISA's sentence ("each warp in the warp pair receive half of the
+    data"); it is not measured (no Blackwell GPU here)."""
+    lane = np.arange(LANES)
+    warp, row = lane // 32, lane % 32
+    shape = op.shape.data
+    cast = None if op.multicast is None else op.multicast.data
+    if shape == copy.TmemCopyShape.S32X128B:
+        return row
+    if cast == copy.TmemCopyMulticast.WARPX2_02_13:
+        return (warp // 2) * 32 + row
+    if cast == copy.TmemCopyMulticast.WARPX2_01_23:
+        return (warp % 2) * 32 + row
+    return lane
+
+
 @handles(copy.SmemToTmemOp)
 def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: np.ndarray) -> Step:
     yield None
-    if op.multicast is not None:
-        raise InterpretError(op, "a multicast tcgen05.cp is not modelled by the interpreter yet")
     src = agent.get(op.src)
     ref = agent.get(op.tmem)
     assert isinstance(src, SmemRef)
     rows = src.shape[0]
-    if rows != LANES:
-        raise InterpretError(
-            op, f"a tcgen05.cp of {rows} rows is not modelled by the interpreter (128 lanes only)"
-        )
+    if op.shape.data == copy.TmemCopyShape.S4X256B:
+        raise InterpretError(op, "a tcgen05.cp of shape 4x256b is not modelled by the interpreter")
     start = int(uniform(agent.get(op.column), mask, op, "the TMEM column"))
     dtype = storage_dtype(src.element_type)
     per_row = src.shape[1] * dtype.itemsize // 4
@@ -201,7 +246,23 @@ def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: np.ndarray) -> Step:
     words = read_smem(agent.cta.smem, offsets, dtype).reshape(rows, -1)
     data = np.ascontiguousarray(words).view(np.uint32).reshape(rows, per_row)
     column = ref.column + start
-    ref.tmem.cells[:, column : column + per_row] = data
+    if column + per_row > ref.column + ref.columns:
+        raise RuleBroken(
+            op, "bounds", f"copies to TMEM column {column + per_row - 1 - ref.column} of an "
+            f"allocation of {ref.columns}",
+        )  # fmt: skip
+    targets = [ref.tmem]
+    if copy.cta_group_of(op) == 2:
+        peer = peer_of(agent, op)
+        if peer.tmem is None or not any(
+            first <= ref.column < first + n for first, (n, _) in peer.tmem.live.items()
+        ):
+            raise RuleBroken(
+                op, "bounds", f"copies into CTA {peer.rank}'s TMEM, which has no allocation there"
+            )
+        targets.append(peer.tmem)
+    for tmem in targets:
+        tmem.cells[:, column : column + per_row] = data[copy_lanes(op)]
 
 
 def leaks(cta: Cta) -> list[Operation]:

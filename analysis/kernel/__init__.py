@@ -9,7 +9,8 @@ those its copies deliver, nocomplete arrivals against the group's arrival counts
 cp.async arrivals against transaction bytes (TR16, MB2, MB12, `barriers`); the fence between
 the threads' SMEM writes and a TMA store (J16, `fences`); cp.async groups waited for in a
 TMA kernel (A8, `groups`); the named barriers of roles and the block barriers inside roles
-(W11, W8, `roles`); the TMEM columns live at once (J19, `tmem`); function names that are
+(W11, W8, `roles`); the TMEM columns live at once, one CTA group and no allocation after
+the permit is relinquished (J19, J28, J29, `tmem`); function names that are
 PTX identifiers (AT2, `names`); the SMEM effects ops declare (`copy.effects`), on SMEM
 operands of ops the protocol analysis does not own (FX1, `effects`); the wide thread
 accesses of swizzled SMEM inside one 16-byte unit (SV1, `vectors`); under programmatic
@@ -54,6 +55,8 @@ CHECKS: tuple[Callable[[Kernel], Iterable[KernelError]], ...] = (
     roles.check_role_barriers,
     roles.check_named_barrier_ids,
     tmem.check_live_columns,
+    tmem.check_one_cta_group,
+    tmem.check_alloc_after_relinquish,
     names.check_function_name,
     effects.check_effect_declarations,
     vectors.check_swizzled_vectors,

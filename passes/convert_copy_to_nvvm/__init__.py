@@ -136,6 +136,7 @@ from passes.convert_copy_to_nvvm.tmem import (
     LowerTmemAlloc,
     LowerTmemDealloc,
     LowerTmemLoad,
+    LowerTmemRelinquish,
     LowerTmemStore,
     LowerTmemWait,
 )
@@ -147,6 +148,7 @@ __all__ = ["Arith", "ConvertCopyToNVVMPass", "Emit", "fail"]
 TMEM_OPS = (
     copy.TmemAllocOp,
     copy.TmemDeallocOp,
+    copy.TmemRelinquishOp,
     copy.TmemLoadOp,
     copy.TmemStoreOp,
     copy.TmemWaitOp,
@@ -247,6 +249,7 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerTensorMapFenceAcquire(kernels),
                 LowerTmemAlloc(kernels),
                 LowerTmemDealloc(kernels),
+                LowerTmemRelinquish(kernels),
                 LowerTmemLoad(kernels),
                 LowerTmemStore(kernels),
                 LowerTmemWait(kernels),

@@ -242,9 +242,11 @@ class Kernel:
 
 
 def last_tmem_alloc(fn: func.FuncOp) -> Operation | None:
-    """The kernel's last `copy.tmem_alloc`, if no loop holds it."""
-    allocs = [op for op in fn.walk() if isinstance(op, copy.TmemAllocOp)]
-    if not allocs:
+    """The kernel's last `copy.tmem_alloc`, if no loop holds it and the kernel does not
+    relinquish the permit itself (`copy.tmem_relinquish`)."""
+    ops = [op for op in fn.walk() if isinstance(op, copy.TmemAllocOp | copy.TmemRelinquishOp)]
+    allocs = [op for op in ops if isinstance(op, copy.TmemAllocOp)]
+    if not allocs or len(allocs) < len(ops):
         return None
     node: Operation | None = allocs[-1].parent_op()
     while node is not None and node is not fn:

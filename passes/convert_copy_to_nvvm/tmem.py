@@ -1,16 +1,18 @@
 """Lowers the tensor-memory ops (tcgen05, sm_100a).
 
 - `tmem_alloc` is `tcgen05.alloc` by warp 0 into an arena slot (after the kernel's last
-  allocation, `tcgen05.relinquish_alloc_permit`); after a block barrier every thread reads
-  the TMEM address from the slot. `tmem_dealloc` is a block barrier, then `tcgen05.dealloc`
-  by warp 0;
+  allocation, `tcgen05.relinquish_alloc_permit`, unless the kernel has a `tmem_relinquish`:
+  then that, by warp 0); after a block barrier every thread reads the TMEM address from
+  the slot. `tmem_dealloc` is a block barrier, then `tcgen05.dealloc` by warp 0. With
+  `cta_group 2`, `.cta_group::2` (warp 0 of each CTA of the pair: the same slot offset in
+  both, as CUTLASS's Allocator2Sm needs);
 - `tmem_load` and `tmem_store` are `tcgen05.ld`/`tcgen05.st` of each warp at its lanes
   (quarter warp % 4), with `.pack::16b`/`.unpack::16b` for `pack`/`unpack` (the 16-bit
   vector bitcast from/to its 32-bit registers); a `tmem_load` with `reduce` is inline PTX
   `tcgen05.ld.red`;
-- `smem_to_tmem` is `tcgen05.cp` by the elected thread, from a shared-memory descriptor of
-  the source, whose rows are one core-matrix row (16 bytes, unswizzled) or exactly its
-  swizzle span: the layouts whose descriptor is row-major (rule J12).
+- `smem_to_tmem` is `tcgen05.cp` (of the op's CTA group) by the elected thread, from a
+  shared-memory descriptor of the source, whose rows are one core-matrix row (16 bytes,
+  unswizzled) or exactly its swizzle span: the layouts whose descriptor is row-major (rule J12).
 """
 
 from __future__ import annotations
@@ -45,9 +47,11 @@ class LowerTmemAlloc(KernelPattern):
         kernel = self.kernel(op)
         e = Emit()
         slot = kernel.arena_address(e, op)
-        alloc: list[Operation] = [nvvm.Tcgen05AllocOp(slot, allocated_columns(e, op.result))]
+        group = nvvm_group(op)
+        ncols = allocated_columns(e, op.result)
+        alloc: list[Operation] = [nvvm.Tcgen05AllocOp(slot, ncols, group)]
         if op is kernel.relinquish_after:
-            alloc.append(nvvm.Tcgen05RelinquishAllocPermitOp())
+            alloc.append(nvvm.Tcgen05RelinquishAllocPermitOp(group))
         kernel.warp0(e, alloc)
         e(nvvm.Barrier0Op())
         address = e(llvm.LoadOp(slot, i32)).results[0]
@@ -64,7 +68,17 @@ class LowerTmemDealloc(KernelPattern):
         (tmem,) = lowered([op.tmem], e.ops)
         e(nvvm.Barrier0Op())
         ncols = allocated_columns(e, op.tmem)
-        self.kernel(op).warp0(e, [nvvm.Tcgen05DeallocOp(tmem, ncols)])
+        self.kernel(op).warp0(e, [nvvm.Tcgen05DeallocOp(tmem, ncols, nvvm_group(op))])
+        rewriter.replace(op, e.ops, [])
+
+
+class LowerTmemRelinquish(KernelPattern):
+    """`copy.tmem_relinquish` -> `tcgen05.relinquish_alloc_permit` (warp 0)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.TmemRelinquishOp, rewriter: PatternRewriter, /):
+        e = Emit()
+        self.kernel(op).warp0(e, [nvvm.Tcgen05RelinquishAllocPermitOp(nvvm_group(op))])
         rewriter.replace(op, e.ops, [])
 
 
@@ -135,7 +149,9 @@ class LowerSmemToTmem(KernelPattern):
         base = body.ptrtoint(tmem, i32)
         taddr = body.inttoptr(body.add(base, body.resize(column, i32)), ptr(TENSOR))
         multicast = None if op.multicast is None else op.multicast.data.value
-        body(nvvm.Tcgen05CpOp(taddr, descriptor, shape=op.shape.data.value, multicast=multicast))
+        shape = op.shape.data.value
+        group = nvvm_group(op)
+        body(nvvm.Tcgen05CpOp(taddr, descriptor, shape=shape, group=group, multicast=multicast))
         e = Emit()
         kernel.elected(e, body.ops)
         rewriter.replace(op, e.ops, [])
@@ -151,6 +167,12 @@ def warp_tmem_address(e: Emit, kernel: Kernel, op: copy.TmemLoadOp | copy.TmemSt
     base_int = e.ptrtoint(base, i32)
     address = e.add(e.add(base_int, e.resize(lane, i32)), e.resize(col, i32))
     return e.inttoptr(address, ptr(TENSOR))
+
+
+def nvvm_group(op: Operation) -> str | None:
+    """The NVVM op's `group` of a copy op's `cta_group`: None (NVVM's default, cta_1) or
+    `cta_2`."""
+    return "cta_2" if copy.cta_group_of(op) == 2 else None
 
 
 def allocated_columns(e: Emit, tmem: SSAValue) -> SSAValue:
