@@ -110,6 +110,7 @@ NO_FORM = {
     "nvvm.wgmma.wait.group.sync.aligned": "a wait for warpgroup MMA groups (wgmma, sm_90a)",
     "nvvm.tcgen05.mma": "a tensor-memory MMA (tcgen05.mma, sm_100a)",
     "nvvm.tcgen05.commit": "a tcgen05 commit (sm_100a)",
+    "nvvm.tcgen05.fence": "a tcgen05 thread-sync fence (sm_100a)",
 }
 """Ops with no pre-Hopper form that the pass can produce (rule LG3)."""
 

@@ -110,6 +110,8 @@ BY_CLASS: Mapping[type[Operation], Step] = {
 BY_NAME: Mapping[str, Step] = {
     # tensor cores: their reads through SMEM descriptors
     **ops_mma.STEPS,
+    # tcgen05's thread-sync fences (P14)
+    **ops_tmem.STEPS,
 }
 
 STEPS: Mapping[type[Operation], Step] = OpTable(BY_CLASS, BY_NAME)

@@ -161,7 +161,12 @@ def tcgen05_mma(agent: Agent, op: Operation, mask: int | None) -> None:
     regions = descriptor_regions(agent, op)
     agent.event(op, *(r.index for r in regions))
     s = agent.state
-    s.copies.mma_read(op, regions, agent.groups, agent.members(mask), reader(op), tcgen05=True)
+    members = agent.members(mask)
+    s.copies.mma_read(op, regions, agent.groups, members, reader(op), tcgen05=True)
+    order = s.tmem.order
+    if "<6>" in str(op.operands[1].type):  # A in TMEM: read
+        order.access(op, op.operands[1], members, write=False, asynchronous=True)
+    order.access(op, op.operands[0], members, write=True, asynchronous=True)
 
 
 def tcgen05_commit(agent: Agent, op: Operation, mask: int | None) -> None:
@@ -169,6 +174,7 @@ def tcgen05_commit(agent: Agent, op: Operation, mask: int | None) -> None:
     reads are done: the arrival is counted now (its phase cannot complete before it), with
     what they know now; the reads end with that phase."""
     s = agent.state
+    s.tmem.order.fence(agent.members(mask), before=True, commit=True)
     key = commit_barrier(agent, op.operands[0])
     agent.event(op, None if key is None else key[1])
     if key is None:

@@ -49,7 +49,7 @@ class State:
         self.smem = SharedMemory(hb, report, self.barriers, self.group_sets)
         self.copies = AsyncCopies(hb, self.smem, self.barriers)
         self.maps = TensorMaps(hb, report, self.barriers)
-        self.tmem = Tmem(report)
+        self.tmem = Tmem(report, hb)
         self.ends = Ends(report, self.smem, self.barriers.tracked, self.tmem)
 
     # ---- syncs -------------------------------------------------------------------------------
@@ -132,5 +132,6 @@ class State:
             self.named.snapshot(),
             tmem_live,
             tmem_stores,
+            self.tmem.order.snapshot(),
             self.maps.snapshot(seen),
         )

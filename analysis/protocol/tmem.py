@@ -1,17 +1,20 @@
 """Tensor memory (TMEM, tcgen05): the allocations not yet freed, the stores (tcgen05.st) not
-yet waited (P12), and the registers of loads (tcgen05.ld) not yet waited, which no op may
-use (P11)."""
+yet waited (P12), the registers of loads (tcgen05.ld) not yet waited, which no op may
+use (P11), and the order of the threads' tcgen05 accesses (`order`, P14: `tmem_order`)."""
 
 from __future__ import annotations
 
 from xdsl.ir import Operation, SSAValue
 
+from analysis.protocol.clocks import HappensBefore
 from analysis.protocol.findings import Related, Report, error
+from analysis.protocol.tmem_order import TmemOrder
 
 
 class Tmem:
-    def __init__(self, report: Report):
+    def __init__(self, report: Report, hb: HappensBefore):
         self.report = report
+        self.order = TmemOrder(hb, report)
         self.live: dict[SSAValue, Operation] = {}
         """Each allocation not yet freed, and its tcgen05.alloc."""
         self.loads: dict[SSAValue, Operation] = {}
@@ -25,6 +28,7 @@ class Tmem:
     def dealloc(self, op: Operation, tmem: SSAValue) -> None:
         self._stores_done(op, tmem, "frees")
         self.live.pop(tmem, None)
+        self.order.free(tmem)
 
     def load(self, op: Operation, tmem: SSAValue) -> None:
         self._stores_done(op, tmem, "reads")

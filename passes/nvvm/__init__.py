@@ -17,7 +17,7 @@ the non-tensor bulk copies and prefetch), `bulk_tensor` (the TMA tensor load and
 `bulk_reduce` (the TMA reduction), `prefetch` (the tensor-map prefetch and the TMA tensor
 prefetch), `mapa`, `shfl` (warp shuffles), `matrix` (ldmatrix, stmatrix), `wgmma` (warpgroup MMA:
 fence, mma_async, commit, wait), `tcgen05`, `tcgen05_mma` (tcgen05.mma, tcgen05.commit),
-`griddepcontrol` (programmatic dependent launch), `clusterlaunchcontrol` (CLC);
+`tcgen05_fence` (the thread-sync fences), `griddepcontrol` (programmatic dependent launch), `clusterlaunchcontrol` (CLC);
 `attributes` holds what they share.
 This module assembles them into the `NVVM` dialect.
 
@@ -175,6 +175,7 @@ from passes.nvvm.tcgen05 import (
     Tcgen05WaitKindAttr,
     Tcgen05WaitOp,
 )
+from passes.nvvm.tcgen05_fence import Tcgen05FenceKind, Tcgen05FenceKindAttr, Tcgen05FenceOp
 from passes.nvvm.tcgen05_mma import (
     Tcgen05CommitOp,
     Tcgen05MMACollectorOp,
@@ -250,6 +251,7 @@ NVVM = Dialect(
         Tcgen05StOp,
         Tcgen05MMAOp,
         Tcgen05CommitOp,
+        Tcgen05FenceOp,
         GriddepcontrolOp,
         ClusterLaunchControlTryCancelOp,
         ClusterLaunchControlQueryCancelOp,
@@ -271,6 +273,7 @@ NVVM = Dialect(
         Tcgen05LdStShapeAttr,
         Tcgen05MMAKindAttr,
         Tcgen05MMACollectorOpAttr,
+        Tcgen05FenceKindAttr,
         MMALayoutAttr,
         LdStMatrixShapeAttr,
         LdStMatrixEltTypeAttr,
@@ -382,6 +385,9 @@ __all__ = [
     "TMEM_REGS",
     "Tcgen05AllocOp",
     "Tcgen05CommitOp",
+    "Tcgen05FenceKind",
+    "Tcgen05FenceKindAttr",
+    "Tcgen05FenceOp",
     "Tcgen05MMACollectorOp",
     "Tcgen05MMACollectorOpAttr",
     "Tcgen05MMAKind",

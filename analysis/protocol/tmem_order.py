@@ -1,0 +1,177 @@
+"""The order of tcgen05 accesses of TMEM between thread classes (P14).
+
+The PTX ISA ("Memory Consistency Model for 5th generation of TensorCore operations") orders
+one thread's asynchronous tcgen05 operations (`tcgen05.ld`, `tcgen05.st`, `tcgen05.cp`,
+`tcgen05.mma`) before another thread's only through a thread synchronisation (an mbarrier
+arrival and its wait, `bar.sync`, a named barrier) fenced on both sides: the first thread's
+`tcgen05.fence::before_thread_sync` after its accesses and before the sync, the second's
+`tcgen05.fence::after_thread_sync` after the sync and before its accesses. `tcgen05.commit`
+performs the before fence itself; a `tcgen05.mma` or `tcgen05.cp` is done only through a
+commit (an explicit fence orders its issue, not its end). Within one thread the pipelined
+pairs (`tcgen05.cp` then `tcgen05.mma`, one MMA after another on the same accumulator) need
+nothing, and `tcgen05.wait::ld/st` orders the loads and stores (P11, P12).
+
+Each access is kept per TMEM allocation (the `copy.tmem_alloc` it is a view or pointer of),
+thread class and kind, with the class's stamp at the access and, once the class fences, the
+fence's stamp. A later access of the same allocation by another class that knows it (a
+hand-off through a sync the analysis follows), where one of the two writes and one is a
+tcgen05.mma or tcgen05.cp (an op of one thread that spans the allocation's 128 lanes), must
+know its fence (else the sync was not fenced before) and have fenced after learning it (its
+clock at its last after fence). Limits: accesses are compared by allocation, not by column;
+two loads or stores are not compared (warp w reaches lanes 32 (w % 4) to 32 (w % 4) + 31,
+so different warps of a warpgroup never meet; warps w and w + 4 would); threads of one class
+(the block's other threads, a role's other warps) are not told apart; accesses the analysis
+sees no sync between (a raw `nvvm.mbarrier` wait, inline PTX) are not judged."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.ir import Operation, SSAValue
+
+from analysis.protocol.clocks import Clock, HappensBefore, at
+from analysis.protocol.findings import Related, Report, error
+
+BEFORE = "nvvm.tcgen05.fence <before>"
+AFTER = "nvvm.tcgen05.fence <after>"
+
+
+@dataclass
+class Access:
+    op: Operation
+    tmem: SSAValue
+    """The allocation (`copy.tmem_alloc`'s result)."""
+    cls: int
+    stamp: int
+    write: bool
+    asynchronous: bool
+    """A tcgen05.mma or tcgen05.cp: done (and fenced) only by a later tcgen05.commit."""
+    fence: int | None = None
+    """The stamp of the class's first fence after it that publishes it."""
+
+
+def tmem_base(v: SSAValue) -> SSAValue:
+    """The allocation a TMEM value is a pointer or view of: through casts and the ops whose
+    first operand is TMEM (slices), up to the op that made it."""
+    seen = 0
+    while seen < 64:
+        owner = v.owner
+        if not isinstance(owner, Operation) or owner.name == "copy.tmem_alloc":
+            return v
+        if not owner.operands or not _is_tmem(owner.operands[0]):
+            return v
+        v = owner.operands[0]
+        seen += 1
+    return v
+
+
+def _is_tmem(v: SSAValue) -> bool:
+    text = str(v.type)
+    return "#copy.tmem" in text or "!llvm.ptr<6>" in text
+
+
+class TmemOrder:
+    def __init__(self, hb: HappensBefore, report: Report):
+        self.hb = hb
+        self.report = report
+        self.accesses: list[Access] = []
+        self.after: dict[int, Clock] = {}
+        """Each class's clock at its last `tcgen05.fence::after_thread_sync`."""
+
+    def access(
+        self,
+        op: Operation,
+        tmem: SSAValue,
+        classes: tuple[int, ...],
+        write: bool,
+        asynchronous: bool = False,
+    ) -> None:
+        """`classes` issue `op`, a tcgen05 access of `tmem`."""
+        base = tmem_base(tmem)
+        for c in classes:
+            for prior in self.accesses:
+                if (
+                    prior.tmem is base
+                    and prior.cls != c
+                    and (prior.write or write)
+                    and (prior.asynchronous or asynchronous)
+                    and self._check(op, c, prior)
+                ):
+                    break
+        for c in classes:
+            stamp = self.hb.stamp(c)[1]
+            self.accesses = [
+                a
+                for a in self.accesses
+                if not (
+                    a.tmem is base
+                    and a.cls == c
+                    and a.write == write
+                    and a.asynchronous == asynchronous
+                )
+            ]
+            self.accesses.append(Access(op, base, c, stamp, write, asynchronous))
+
+    def _check(self, op: Operation, c: int, prior: Access) -> bool:
+        """Whether class `c`'s access `op` is ordered after `prior`; else the finding."""
+        known = at(self.hb.clocks[c], prior.cls)
+        names = self.hb.class_names
+        who, other = names.get(c, "this class"), names.get(prior.cls, "another class")
+        kind = prior.op.name
+        if known < prior.stamp:
+            return False  # not a hand-off through a sync the analysis follows
+        if prior.fence is None or known < prior.fence:
+            how = (
+                "nvvm.tcgen05.commit (a tcgen05.mma or tcgen05.cp ends only through a commit, "
+                "which fences before the sync itself) on the barrier this side waits on"
+                if prior.asynchronous
+                else f"{BEFORE} after it and before the arrival or barrier this side syncs on"
+            )
+            # rule: P14
+            self.report(
+                error(
+                    op,
+                    f"{other}'s {kind} of this TMEM is handed to {who} through a thread "
+                    "synchronisation that no tcgen05.fence::before_thread_sync orders it "
+                    "before: the TMEM access may still be in flight",
+                    f"in {other}, {how}",
+                    Related(prior.op, "the access not fenced before the sync"),
+                )
+            )
+        elif at(self.after.get(c, []), prior.cls) < prior.fence:
+            # rule: P14
+            self.report(
+                error(
+                    op,
+                    f"{who} accesses TMEM that {other}'s {kind} touched, after a thread "
+                    "synchronisation but with no tcgen05.fence::after_thread_sync between "
+                    "them: the access may be issued before the other's is ordered",
+                    f"add {AFTER} after the wait or barrier and before this op",
+                    Related(prior.op, "the other thread's access"),
+                )
+            )
+        else:
+            return False
+        self.accesses.remove(prior)
+        return True
+
+    def fence(self, classes: tuple[int, ...], before: bool, commit: bool = False) -> None:
+        """`classes` fence: before a thread sync (an explicit fence: their loads and stores;
+        a commit (`commit`): their MMAs and copies too), or after one."""
+        for c in classes:
+            if not before:
+                self.after[c] = self.hb.clocks[c].copy()
+                continue
+            stamp = self.hb.stamp(c)[1]
+            for a in self.accesses:
+                if a.cls == c and a.fence is None and (commit or not a.asynchronous):
+                    a.fence = stamp
+
+    def free(self, tmem: SSAValue) -> None:
+        base = tmem_base(tmem)
+        self.accesses = [a for a in self.accesses if a.tmem is not base]
+
+    def snapshot(self) -> tuple[object, ...]:
+        return tuple(
+            (a.tmem, a.cls, a.write, a.asynchronous, a.fence is not None) for a in self.accesses
+        )

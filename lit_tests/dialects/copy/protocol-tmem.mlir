@@ -1,0 +1,58 @@
+// RUN: copy-opt %s --split-input-file --verify-diagnostics
+
+// TMEM handed between warp-specialized roles (sm_100a), proven by the protocol analysis with
+// no finding (P14, analysis/protocol/tmem_order.py): the epilogue warps store a bias into the
+// accumulator (tcgen05.st), wait for it, fence (nvvm.tcgen05.fence <before>) and arrive on
+// %ready; the MMA warp waits on %ready, fences (<after>), issues the tcgen05.mma that
+// accumulates onto it and commits to %done (tcgen05.commit fences before the sync itself);
+// the epilogue waits on %done, fences (<after>) and loads the accumulator (tcgen05.ld). The
+// PTX ISA's pattern for tcgen05 accesses of two threads ordered through a thread
+// synchronisation; CuTeDSL's tcgen05 examples put the before fence ahead of the barrier that
+// precedes tcgen05.dealloc, as the epilogue does last here.
+
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @tmem_handoff(%A: memref<128x64xf16>, %B: memref<128x64xf16>, %C: memref<128x8xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %false = arith.constant false
+    %true = arith.constant true
+    %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
+    %smem_a = copy.alloc_smem : memref<1x128x64xf16, #copy.smem<swizzle = 128>>
+    %smem_b = copy.alloc_smem : memref<1x128x64xf16, #copy.smem<swizzle = 128>>
+    %full = copy.barrier_init arrivals 2 : !copy.barrier<1>
+    %ready = copy.barrier_init arrivals 4 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %d = builtin.unrealized_conversion_cast %acc : memref<128x128xf32, #copy.tmem> to !llvm.ptr<6>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
+    %idesc = copy.mma_instruction_descriptor kind f16 m 128 n 128 a f16 b f16 d f32 : i32
+    copy.warp_specialize warps [1, 4] {
+    ^bb0(%t: index):
+      copy.async_copy %A[%c0, %c0] to %smem_a[%c0] barrier %full[%c0] : memref<128x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+      copy.async_copy %B[%c0, %c0] to %smem_b[%c0] barrier %full[%c0] : memref<128x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+      copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+      copy.barrier_wait %ready[%c0], %false : !copy.barrier<1>
+      nvvm.tcgen05.fence <after>
+      %da = copy.matrix_descriptor %smem_a[%c0] major k tcgen05 : memref<1x128x64xf16, #copy.smem<swizzle = 128>> -> i64
+      %db = copy.matrix_descriptor %smem_b[%c0] major k tcgen05 : memref<1x128x64xf16, #copy.smem<swizzle = 128>> -> i64
+      %lead = arith.cmpi eq, %t, %c0 : index
+      scf.if %lead {
+        nvvm.tcgen05.mma %d, %da, %db, %idesc, %true {kind = #nvvm.tcgen05_mma_kind<f16>, ctaGroup = #nvvm.cta_group<cta_1>} : (!llvm.ptr<6>, i64, i64, i32, i1)
+        nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3>
+      }
+    }, {
+    ^bb0(%t: index):
+      %one = arith.constant dense<1.0> : vector<8xf32>
+      copy.tmem_store %one, %acc[%c0] shape shape_32x32b num 8 : vector<8xf32>, memref<128x128xf32, #copy.tmem>
+      copy.tmem_wait store
+      nvvm.tcgen05.fence <before>
+      copy.barrier_arrive %ready[%c0] issuer warps : !copy.barrier<1>
+      copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+      nvvm.tcgen05.fence <after>
+      %v = copy.tmem_load %acc[%c0] shape shape_32x32b num 8 : memref<128x128xf32, #copy.tmem> -> vector<8xf32>
+      copy.tmem_wait load
+      vector.store %v, %C[%t, %c0] : memref<128x8xf32>, vector<8xf32>
+      nvvm.tcgen05.fence <before>
+    }
+    copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
+    func.return
+  }
+}
