@@ -20,6 +20,7 @@ from interpreter import (  # noqa: F401  (they register their handlers)
     ops_tmem,
     ops_vector,
     ops_views,
+    tmem_order,
 )
 from interpreter.ops_std import HANDLERS
 

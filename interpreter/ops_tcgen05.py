@@ -19,8 +19,14 @@ the lanes `disable_output_lane` names keep their D. Its SMEM read is logged at i
 async proxy's, retired by the thread's next `tcgen05.commit`: the commit arrives once on its
 mbarrier when every MMA the agent issued before it completes, publishing their completion,
 so a refill of the slots that no wait on that barrier orders after is a race (P2, P3) and
-an MMA no wait covers at the return is P7. TMEM is not race-checked: a `copy.tmem_load` of
-D before that wait reads what TMEM holds then. Not modelled (the run stops): M 64, CTA
+an MMA no wait covers at the return is P7. Its TMEM accesses (D, A in TMEM) go to
+`tmem_order` at issue, and a commit is the before fence of its agent's accesses (P14: another
+agent's access is ordered after them only through the commit's barrier and its own after
+fence); within one agent TMEM is not race-checked: a `copy.tmem_load` of D before that wait
+reads what TMEM holds then. A commit's pointer may be an mbarrier that
+`nvvm.mbarrier.init.shared` made, or a `copy.barrier_init` group cast to `!llvm.ptr<3>`
+(its barrier 0; `llvm.getelementptr` of i64 by an index for another), as the protocol
+analysis reads it. Not modelled (the run stops): M 64, CTA
 pairs (`cta_group::2`), multicast commits, an f16 D, sparse MMAs, kind f8f6f4 with 6- or
 4-bit types.
 """
@@ -36,10 +42,10 @@ from xdsl.dialects import builtin, llvm
 from xdsl.ir import Operation
 
 from copy_dialect.instruction_descriptor import MmaInstructionDescriptorOp
-from interpreter import mma
+from interpreter import mma, tmem_order
 from interpreter.machine import Agent, Cta, Step, Transfer, Wait
 from interpreter.memory import SMEM_BYTES, SmemRef, units
-from interpreter.ops_barriers import Mbarrier
+from interpreter.ops_barriers import BarrierGroup, Mbarrier
 from interpreter.ops_std import handles, set_result
 from interpreter.ops_tmem import LANES, TmemRef
 from interpreter.races import Access
@@ -59,6 +65,14 @@ UNMODELLED = "is not modelled by the interpreter"
 # --- pointers, mbarriers, the instruction descriptor -------------------------------------------
 
 
+@dataclass(frozen=True)
+class BarrierPointer:
+    """A `copy.barrier_init` group's pointer: its barrier `index`."""
+
+    group: BarrierGroup
+    index: int = 0
+
+
 @handles(builtin.UnrealizedConversionCastOp)
 def cast(agent: Agent, op: builtin.UnrealizedConversionCastOp, mask: np.ndarray) -> None:
     if len(op.inputs) == 1 and len(op.outputs) == 1:
@@ -68,8 +82,25 @@ def cast(agent: Agent, op: builtin.UnrealizedConversionCastOp, mask: np.ndarray)
         ):
             agent.env[op.outputs[0]] = ref  # a memref is its pointer
             return
+        if isinstance(ref, BarrierGroup):
+            agent.env[op.outputs[0]] = BarrierPointer(ref)
+            return
     raise InterpretError(
         op, f"a cast other than of an SMEM or TMEM memref to a pointer {UNMODELLED}"
+    )
+
+
+@handles(llvm.GEPOp)
+def gep(agent: Agent, op: llvm.GEPOp, mask: np.ndarray) -> None:
+    """A barrier group's pointer plus an i64 index: the group's barrier at that index."""
+    base = agent.get(op.ptr)
+    one = len(op.ssa_indices) == 1
+    if isinstance(base, BarrierPointer) and op.elem_type == builtin.i64 and one:
+        i = int(uniform(agent.get(op.ssa_indices[0]), mask, op, "the barrier index"))
+        agent.env[op.result] = BarrierPointer(base.group, base.index + i)
+        return
+    raise InterpretError(
+        op, f"a getelementptr other than of a copy.barrier_init group's pointer {UNMODELLED}"
     )
 
 
@@ -84,6 +115,15 @@ def smem_word(agent: Agent, op: Operation, value: object) -> SmemRef:
 
 
 def raw_barrier(agent: Agent, op: Operation, value: object) -> Mbarrier:
+    pointer = agent.get(value)  # type: ignore[arg-type]
+    if isinstance(pointer, BarrierPointer):
+        barriers = pointer.group.barriers
+        if not 0 <= pointer.index < len(barriers):
+            raise RuleBroken(
+                op, "P9",
+                f"names barrier {pointer.index} of a group of {len(barriers)}: out of range",
+            )  # fmt: skip
+        return barriers[pointer.index]
     ref = smem_word(agent, op, value)
     found = BARRIERS.get(agent.cta, {}).get(ref.base)
     if found is None:
@@ -263,6 +303,12 @@ def issue(agent: Agent, op: Tcgen05MMAOp, t: int) -> None:
     else:
         desc = int(lane_value(agent, op.matrixA, t))
         offsets["A"] = smem_operand(op, desc, ins.k_major[0], ins.m, ins.a)
+    if a_cols is not None:
+        assert isinstance(a_ref, TmemRef)
+        cols = range(a_cols.start, a_cols.stop)
+        tmem_order.access(agent, op, a_ref.tmem, cols, write=False, asynchronous=True)
+    cols = range(d_cols.start, d_cols.stop)
+    tmem_order.access(agent, op, d.tmem, cols, write=True, asynchronous=True)
     epoch = (state.component, state.commits + 1)
     touched = np.concatenate([units(o, 1, 16) for o in offsets.values()])
     access = Access(
@@ -324,6 +370,7 @@ def commit(agent: Agent, op: Tcgen05CommitOp, mask: np.ndarray) -> Step:
     ):
         raise InterpretError(op, f"a multicast or CTA-pair commit {UNMODELLED}")
     state = state_of(agent)
+    tmem_order.fence(agent, before=True, commit=True)
     for t in np.nonzero(mask)[0]:
         mb = raw_barrier(agent, op, op.addr)
         state.commits += 1

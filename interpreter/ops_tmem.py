@@ -8,7 +8,9 @@ x 32); `copy.tmem_wait` (P11: loaded registers are used only after `tmem_wait lo
 TMEM a store writes is read or freed only after `tmem_wait store`); `copy.smem_to_tmem`
 (tcgen05.cp: row i of the source into lane i for the 128-row shapes; 64x128b and 32x128b
 multicast their rows to the warps' lane quarters, `copy_lanes`; with `cta_group 2` into the
-TMEM of both CTAs of the pair, at the same columns)."""
+TMEM of both CTAs of the pair, at the same columns). Each access
+is also handed to `tmem_order` (P14: tcgen05 accesses of two agents ordered by a fenced
+sync)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from copy_dialect import ops as copy
 from copy_dialect.tmem import TMEM_REGS_PER_NUM, tmem_capacity, tmem_columns, tmem_fragment
 from copy_dialect.tmem_access import packed
 from facts import hardware as hw
+from interpreter import tmem_order
 from interpreter.machine import WARP, Agent, Cta, Step
 from interpreter.memory import SmemRef, read_smem
 from interpreter.ops_std import handles, set_result
@@ -100,6 +103,7 @@ def dealloc(agent: Agent, op: copy.TmemDeallocOp, mask: np.ndarray) -> Step:
         raise InterpretError(op, "frees TMEM that is not allocated (freed twice?)")
     del ref.tmem.live[ref.column]
     ref.tmem.used[ref.column : ref.column + ref.columns] = False
+    tmem_order.free(ref.tmem, range(ref.column, ref.column + ref.columns))
 
 
 @handles(copy.TmemRelinquishOp)
@@ -153,6 +157,7 @@ def load(agent: Agent, op: copy.TmemLoadOp, mask: np.ndarray) -> Step:
     ref = agent.get(op.tmem)
     check_stores_waited(agent, op, "reads")
     threads, lanes, cols = cells(agent, op, ref, op.column, mask)
+    tmem_order.access(agent, op, ref.tmem, tmem_order.span(cols, packed(op)), write=False)
     t = op.result.type
     dtype = storage_dtype(t)
     if op.pack is not None:
@@ -180,6 +185,7 @@ def store(agent: Agent, op: copy.TmemStoreOp, mask: np.ndarray) -> Step:
     yield None
     ref = agent.get(op.tmem)
     threads, lanes, cols = cells(agent, op, ref, op.column, mask)
+    tmem_order.access(agent, op, ref.tmem, tmem_order.span(cols, packed(op)), write=True)
     value = np.asarray(agent.get(op.value))
     if op.unpack is not None:
         # .unpack::16b: each register's halves to two adjacent columns, low half first.
@@ -262,6 +268,8 @@ def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: np.ndarray) -> Step:
             )
         targets.append(peer.tmem)
     for tmem in targets:
+        span = range(column, column + per_row)
+        tmem_order.access(agent, op, tmem, span, write=True, asynchronous=True)
         tmem.cells[:, column : column + per_row] = data[copy_lanes(op)]
 
 

@@ -43,7 +43,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
       }
     }, {
     ^bb0(%t: index):
-      %one = arith.constant dense<1.0> : vector<8xf32>
+      %f1 = arith.constant 1.0 : f32
+      %one = vector.broadcast %f1 : f32 to vector<8xf32>
       // expected-note@+1 {{the access not fenced before the sync}}
       copy.tmem_store %one, %acc[%c0] shape shape_32x32b num 8 : vector<8xf32>, memref<128x128xf32, #copy.tmem>
       copy.tmem_wait store
@@ -95,7 +96,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
       }
     }, {
     ^bb0(%t: index):
-      %one = arith.constant dense<1.0> : vector<8xf32>
+      %f1 = arith.constant 1.0 : f32
+      %one = vector.broadcast %f1 : f32 to vector<8xf32>
       copy.tmem_store %one, %acc[%c0] shape shape_32x32b num 8 : vector<8xf32>, memref<128x128xf32, #copy.tmem>
       copy.tmem_wait store
       nvvm.tcgen05.fence <before>
@@ -148,7 +150,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
       }
     }, {
     ^bb0(%t: index):
-      %one = arith.constant dense<1.0> : vector<8xf32>
+      %f1 = arith.constant 1.0 : f32
+      %one = vector.broadcast %f1 : f32 to vector<8xf32>
       // expected-note@+1 {{the other thread's access}}
       copy.tmem_store %one, %acc[%c0] shape shape_32x32b num 8 : vector<8xf32>, memref<128x128xf32, #copy.tmem>
       copy.tmem_wait store
@@ -201,7 +204,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
       copy.barrier_arrive %done[%c0] issuer elected : !copy.barrier<1>
     }, {
     ^bb0(%t: index):
-      %one = arith.constant dense<1.0> : vector<8xf32>
+      %f1 = arith.constant 1.0 : f32
+      %one = vector.broadcast %f1 : f32 to vector<8xf32>
       copy.tmem_store %one, %acc[%c0] shape shape_32x32b num 8 : vector<8xf32>, memref<128x128xf32, #copy.tmem>
       copy.tmem_wait store
       nvvm.tcgen05.fence <before>

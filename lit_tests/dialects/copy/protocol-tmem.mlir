@@ -40,7 +40,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
       }
     }, {
     ^bb0(%t: index):
-      %one = arith.constant dense<1.0> : vector<8xf32>
+      %f1 = arith.constant 1.0 : f32
+      %one = vector.broadcast %f1 : f32 to vector<8xf32>
       copy.tmem_store %one, %acc[%c0] shape shape_32x32b num 8 : vector<8xf32>, memref<128x128xf32, #copy.tmem>
       copy.tmem_wait store
       nvvm.tcgen05.fence <before>

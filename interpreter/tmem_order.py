@@ -1,0 +1,144 @@
+"""The order of tcgen05 accesses of TMEM between agents (P14), as the protocol analysis's
+`analysis/protocol/tmem_order.py` checks it before the run.
+
+The PTX ISA orders one thread's asynchronous tcgen05 operations (`tcgen05.ld`, `.st`, `.cp`,
+`.mma`) before another thread's only through a thread synchronisation fenced on both sides:
+`tcgen05.fence::before_thread_sync` after the first access and before the sync (which
+`tcgen05.commit` performs; an MMA or a copy is done only through a commit), and
+`tcgen05.fence::after_thread_sync` after the sync and before the second access
+(`nvvm.tcgen05.fence <before>` / `<after>`). Here each access of a TMEM allocation's columns
+is kept with its agent's epoch and, once the agent fences, the fence's epoch (its time then:
+a release after it publishes it). A later access of overlapping columns by another agent, one
+of the two a write and one a tcgen05.mma or tcgen05.cp, must see the access (else the two are
+not ordered at all: a race), see its fence (else the sync did not follow a fence) and have
+fenced after seeing it (its clock at its last after fence). Agents are compared, not threads:
+the threads of one agent (the block outside roles, one role) are taken as one, and two loads
+or stores are not compared (a warp reaches its own quarter of the lanes). Agents of one CTA
+only: a `cta_group 2` copy into the peer's TMEM is not compared with the peer's accesses
+(the pair's commit, multicast to both CTAs' barriers, is not modelled: `ops_tcgen05`)."""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.ir import Operation
+
+from interpreter.machine import Agent
+from interpreter.ops_std import handles
+from interpreter.races import Clock, Epoch, sees
+from passes.nvvm.tcgen05_fence import Tcgen05FenceOp
+
+BEFORE = "nvvm.tcgen05.fence <before>"
+AFTER = "nvvm.tcgen05.fence <after>"
+
+
+@dataclass(eq=False)
+class Access:
+    op: Operation
+    agent: Agent
+    epoch: Epoch
+    columns: range
+    write: bool
+    asynchronous: bool
+    fence: Epoch | None = None
+
+
+ACCESSES: weakref.WeakKeyDictionary[object, list[Access]] = weakref.WeakKeyDictionary()
+"""Per TMEM (`ops_tmem.Tmem`): the accesses kept, the latest per agent, columns and kind."""
+AFTER_CLOCKS: weakref.WeakKeyDictionary[Agent, Clock] = weakref.WeakKeyDictionary()
+"""Each agent's clock at its last after fence."""
+
+
+def access(
+    agent: Agent,
+    op: Operation,
+    tmem: object,
+    columns: range,
+    write: bool,
+    asynchronous: bool = False,
+) -> None:
+    """`agent`'s `op` touches `columns` of `tmem` (a tcgen05 access, issued now)."""
+    kept = ACCESSES.setdefault(tmem, [])
+    for prior in list(kept):
+        if (
+            prior.agent is not agent
+            and prior.agent.cta is agent.cta
+            and (prior.write or write)
+            and (prior.asynchronous or asynchronous)
+            and overlap(prior.columns, columns)
+            and check(agent, op, prior)
+        ):
+            kept.remove(prior)
+    kept[:] = [
+        a
+        for a in kept
+        if not (
+            a.agent is agent
+            and a.columns == columns
+            and a.write == write
+            and a.asynchronous == asynchronous
+        )
+    ]
+    kept.append(Access(op, agent, agent.epoch, columns, write, asynchronous))
+
+
+def check(agent: Agent, op: Operation, prior: Access) -> bool:
+    """Reports (P14) whether `agent`'s access `op` is not ordered after `prior` as the ISA
+    asks; True when it reported."""
+    kind = prior.op.name
+    if not sees(agent.clock, prior.epoch):
+        message = (
+            f"accesses TMEM that {prior.agent.name}'s {kind} touches with nothing ordering the "
+            "two: a race on TMEM"
+        )
+    elif prior.fence is None or not sees(agent.clock, prior.fence):
+        how = "a tcgen05.commit" if prior.asynchronous else BEFORE
+        message = (
+            f"accesses TMEM that {prior.agent.name}'s {kind} touched, handed over through a sync "
+            f"that no fence orders it before ({how} after it and before the sync)"
+        )
+    elif not sees(AFTER_CLOCKS.get(agent, {}), prior.fence):
+        message = (
+            f"accesses TMEM that {prior.agent.name}'s {kind} touched, after a sync but with no "
+            f"{AFTER} between them"
+        )
+    else:
+        return False
+    agent.cta.machine.report("P14", op, message, agent.cta, prior.op)
+    return True
+
+
+def fence(agent: Agent, before: bool, commit: bool = False) -> None:
+    """`agent` fences: before a sync (loads and stores; with `commit`, MMAs and copies too)
+    or after one."""
+    if not before:
+        AFTER_CLOCKS[agent] = dict(agent.clock)
+        return
+    for kept in ACCESSES.values():
+        for a in kept:
+            if a.agent is agent and a.fence is None and (commit or not a.asynchronous):
+                a.fence = agent.epoch
+
+
+def free(tmem: object, columns: range) -> None:
+    kept = ACCESSES.get(tmem)
+    if kept:
+        kept[:] = [a for a in kept if not overlap(a.columns, columns)]
+
+
+def overlap(a: range, b: range) -> bool:
+    return max(a.start, b.start) < min(a.stop, b.stop)
+
+
+def span(cols: np.ndarray, pack: int = 0) -> range:
+    """The columns of a load's or store's registers (with pack / unpack, their pairs)."""
+    if not cols.size:
+        return range(0)
+    return range(int(cols.min()), int(cols.max()) + 1 + pack)
+
+
+@handles(Tcgen05FenceOp)
+def tcgen05_fence(agent: Agent, op: Tcgen05FenceOp, mask: np.ndarray) -> None:
+    fence(agent, op.before)
