@@ -10,7 +10,8 @@
   (quarter warp % 4), with `.pack::16b`/`.unpack::16b` for `pack`/`unpack` (the 16-bit
   vector bitcast from/to its 32-bit registers); a `tmem_load` with `reduce` is inline PTX
   `tcgen05.ld.red`;
-- `smem_to_tmem` is `tcgen05.cp` (of the op's CTA group) by the elected thread, from a
+- `smem_to_tmem` is `tcgen05.cp` (of the op's CTA group) by the elected thread (of the block,
+  or of the role of `copy.warp_specialize` that issues it), from a
   shared-memory descriptor of the source, whose rows are one core-matrix row (16 bytes,
   unswizzled) or exactly its swizzle span: the layouts whose descriptor is row-major (rule J12).
 """
@@ -153,7 +154,7 @@ class LowerSmemToTmem(KernelPattern):
         group = nvvm_group(op)
         body(nvvm.Tcgen05CpOp(taddr, descriptor, shape=shape, group=group, multicast=multicast))
         e = Emit()
-        kernel.elected(e, body.ops)
+        kernel.group(op).elected(e, body.ops)
         rewriter.replace(op, e.ops, [])
 
 
