@@ -34,7 +34,7 @@ from xdsl.traits import get_effects
 
 from copy_dialect.effects import declared_effects
 from copy_dialect.memory import SMEM, bitwidth, memory_space
-from copy_dialect.verification import per_run
+from copy_dialect.verification import ops_of, per_run
 
 THREAD_READS = {
     "memref.load": 0,
@@ -161,7 +161,7 @@ def derive(fn: Operation) -> SmemValues:
     for arg in () if entry is None else entry.args:
         if is_smem(arg.type):
             add(arg, Origin(arg, ()))
-    for op in fn.walk():
+    for op in ops_of(fn):
         if op.name == "copy.alloc_smem":
             add(op.results[0], Origin(op.results[0], ()))
     while work:

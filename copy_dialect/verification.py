@@ -82,6 +82,14 @@ def per_run(kind: str, key: object, derive: Callable[[], T]) -> T:
     return fact
 
 
+def ops_of(op: Operation) -> tuple[Operation, ...]:
+    """`op` and every op nested in it, in `walk` order (pre-order), listed once per
+    verification run: the op verifiers' kernel rules and the protocol analysis each go
+    through a kernel's ops several times, and xDSL's nested walk costs more than the
+    look-up (the IR does not change during a run)."""
+    return per_run("ops", op, lambda: tuple(op.walk()))
+
+
 @contextmanager
 def verification_run() -> Iterator[None]:
     """One verification run: the facts derived inside it are kept until it ends (an inner

@@ -41,6 +41,7 @@ from analysis.kernel import (
     vectors,
 )
 from analysis.kernel.kernel import Kernel
+from copy_dialect.verification import ops_of
 
 KernelError = tuple[Operation, Exception]
 """An op and the error of a kernel rule it breaks."""
@@ -68,7 +69,7 @@ CHECKS: tuple[Callable[[Kernel], Iterable[KernelError]], ...] = (
 def kernels(module: Operation) -> Iterator[Operation]:
     """The functions of `module` (a kernel's rules hold within the function around its ops,
     as the op verifiers' `enclosing_kernel` finds it)."""
-    for op in module.walk():
+    for op in ops_of(module):
         # (a function has its body region, or failed its own verifier and holds no ops:
         # testing `regions` first spares the costlier isinstance on every other op)
         if op.regions and isinstance(op, func.FuncOp | gpu.FuncOp):

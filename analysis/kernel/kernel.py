@@ -12,6 +12,8 @@ from typing import TypeVar, cast
 from xdsl.ir import Operation
 from xdsl.traits import OpTrait
 
+from copy_dialect.verification import ops_of
+
 OpT = TypeVar("OpT", bound=Operation)
 
 
@@ -28,7 +30,7 @@ class Kernel:
 
     @staticmethod
     def of(op: Operation) -> Kernel:
-        ops = tuple(op.walk())
+        ops = ops_of(op)
         positions: dict[type[Operation], list[int]] = {}
         for n, o in enumerate(ops):
             at = positions.get(type(o))

@@ -18,6 +18,7 @@ from analysis.protocol.periods import LoopShape, Shape, loop_shape
 from analysis.protocol.run import Infeasible, Walk, run_kernel, steady_lap
 from analysis.protocol.steps import Choose
 from copy_dialect import ops as copy
+from copy_dialect.verification import ops_of, verification_run
 from copy_dialect.verify_common import constant_int
 
 MAX_RUNS = 512
@@ -37,7 +38,7 @@ def protocol_ops(fn: func.FuncOp) -> frozenset[Operation]:
     """The copy ops of `fn` and every op that holds one (a `copy.assume` states a fact, it
     takes no part in the protocol)."""
     found: set[Operation] = set()
-    for op in fn.walk():
+    for op in ops_of(fn):
         if op.name.startswith("copy.") and not isinstance(op, copy.AssumeOp):
             parent = op.parent_op()
             while parent is not None and parent is not fn and parent not in found:
@@ -54,7 +55,7 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     geometry: dict[Operation, CopyFacts] = {}
     shapes: dict[Operation, LoopShape] = {}
     ring, pending, roles = 1, 0, 0
-    for op in (op for op in fn.walk() if op in holders):  # in program order: deterministic
+    for op in (op for op in ops_of(fn) if op in holders):  # in program order: deterministic
         kind = type(op)
         if kind in CopyFacts.OPS:
             geometry[op] = CopyFacts.of(op)  # type: ignore[arg-type]
@@ -591,7 +592,8 @@ def run_choices(
 def check_protocol(module: Operation) -> list[ProtocolFinding]:
     """Errors and warnings of every kernel (function holding copy ops) in `module`."""
     findings: list[ProtocolFinding] = []
-    for op in module.walk():
-        if isinstance(op, func.FuncOp):
-            findings += check_kernel(op)
+    with verification_run():  # (joins the run of `verify_module`, or is one)
+        for op in ops_of(module):
+            if isinstance(op, func.FuncOp):
+                findings += check_kernel(op)
     return findings

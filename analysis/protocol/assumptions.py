@@ -19,6 +19,7 @@ from xdsl.dialects import func
 from xdsl.ir import SSAValue
 
 from copy_dialect import ops as copy
+from copy_dialect.verification import ops_of
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class Assumptions:
 
     @staticmethod
     def of(fn: func.FuncOp) -> Assumptions:
-        return Assumptions([op for op in fn.walk() if isinstance(op, copy.AssumeOp)])
+        return Assumptions([op for op in ops_of(fn) if isinstance(op, copy.AssumeOp)])
 
     def fact(self, value: Hashable) -> Fact | None:
         """The fact about `value` (a chosen SSA value), None for none."""
