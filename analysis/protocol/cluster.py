@@ -10,10 +10,12 @@ phase of another's barrier, and a peer's write is checked against the clocks of 
 lands in. What crosses CTAs (`ops_cluster`): a multicast load writes its share into the slot
 of every CTA of its collective group and completes its bytes on each one's barrier; a
 leader-tracked load writes its issuer's SMEM and completes on the pair leader's barrier
-(the even rank), the leader alone arriving; DSMEM writes and arrivals land in the peer their
-rank names; the cluster barrier (`copy.cluster_sync`, and the one that ends a clustered
-barrier_init, inval or reinit) joins what every CTA knew; and no CTA may return while a
-peer's async write or arrival may still reach it (`Cluster.exit`, `Cluster.target`).
+(the even rank), the leader alone arriving; a `tcgen05.commit` with a multicast mask arrives
+on the barrier at its pointer's offset in every CTA of the mask (`ops_mma`); DSMEM writes
+and arrivals land in the peer their rank names; the cluster barrier (`copy.cluster_sync`,
+and the one that ends a clustered barrier_init, inval or reinit) joins what every CTA knew;
+and no CTA may return while a peer's async write or arrival may still reach it
+(`Cluster.exit`, `Cluster.target`).
 
 Values: `gpu.block_id` is `rank coordinate + extent * k` for an unknown cluster index k. The
 arith values computed from it are evaluated for every rank at several k (`SAMPLES`); one
@@ -33,7 +35,6 @@ from analysis.protocol.clocks import Clock, End, HappensBefore, knows
 from analysis.protocol.findings import Related, Report, error
 from analysis.protocol.values import plan
 from copy_dialect import ops as copy
-from copy_dialect.verification import ops_of
 from copy_dialect.verify_common import constant_int, kernel_cluster_shape
 
 MAX_RANKS = 16
@@ -94,9 +95,11 @@ def cluster_facts(fn: func.FuncOp) -> ClusterFacts:
     size = prod(shape)
     collective: dict[Operation, Collective] = {}
     crossing = False
-    for op in ops_of(fn):
+    for op in fn.walk():
         if isinstance(op, CROSS) or (isinstance(op, copy.TryCancelOp) and op.is_multicast):
             crossing = True  # (a multicast try_cancel writes every CTA's slot and barrier)
+        elif op.name == "nvvm.tcgen05.commit" and len(op.operands) > 1:
+            crossing = True  # (a multicast commit arrives on the barriers of its mask's CTAs)
         elif isinstance(op, copy.AsyncCopyOp) and size > 1:
             g = op.geometry()
             dims = tuple(g.collective_dims or ())
@@ -120,7 +123,7 @@ def rank_values(fn: func.FuncOp, facts: ClusterFacts) -> tuple[dict[SSAValue, in
     cluster index of `SAMPLES`."""
     ranks = range(facts.ranks)
     table: dict[SSAValue, list[tuple[int, ...]]] = {}
-    for op in ops_of(fn):
+    for op in fn.walk():
         if op.name == "gpu.block_id" and len(op.results) == 1:
             d = "xyz".index(str(op.properties["dimension"].data))  # type: ignore[attr-defined]
             extent = facts.shape[d]

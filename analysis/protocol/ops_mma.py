@@ -196,12 +196,49 @@ def tcgen05_commit(agent: Agent, op: Operation, mask: int | None) -> None:
         return
     members = agent.members(mask)
     threads = 1 if mask is None else agent.threads_in(mask)
-    s.hb.stamps(members)
-    b = s.barriers.table[key]
-    phase = b.closed
+    stamps = s.hb.stamps(members)
     how = "nvvm.tcgen05.commit makes one arrival per thread that executes it"
-    s.barriers.arrive(op, key, threads, 0, members, agent.name, how)
-    s.group_sets.tc_commit(agent.groups, ((b.comp, phase + 1),))
+    ends = []
+    for rank in commit_ranks(agent, op):
+        there = agent.walk.states[rank]
+        if there is not s and not agent.walk.cluster.target(op, agent.rank, rank, "the commit"):
+            raise Stop
+        b = there.barriers.table[key]
+        phase = b.closed
+        there.barriers.arrive(op, key, threads, 0, members, agent.name, how)
+        if there is not s:
+            agent.walk.cluster.arrival(op, agent.rank, rank, stamps, agent.name)
+        ends.append((b.comp, phase + 1))
+    s.group_sets.tc_commit(agent.groups, tuple(ends))
+
+
+def commit_ranks(agent: Agent, op: Operation) -> list[int]:
+    """The CTAs whose barrier (at the pointer's offset) a tcgen05.commit arrives on: its own,
+    or with `multicast_mask` each CTA whose rank is a bit of the mask (PTX ISA,
+    `tcgen05.commit`'s `.multicast::cluster`: the mbarrier at the same offset in each
+    destination CTA), the CTAs a run models rank by rank (`cluster`: such a commit makes a
+    clustered kernel's runs model every rank). A mask the analysis does not know, or a CTA
+    beyond the modelled ones, is an error: the arrivals it makes are not known."""
+    if len(op.operands) < 2:
+        return [agent.rank]
+    got = agent.uniform_int(op.operands[1])
+    ranks = len(agent.walk.states)
+    if not isinstance(got, int) or got >> ranks or not got:
+        what = "a mask the analysis cannot compute" if not isinstance(got, int) else (
+            f"mask {got:#x}, which names no CTA or one beyond the cluster's {ranks}"
+        )
+        # rule: P5
+        agent.report(
+            error(
+                op,
+                f"this tcgen05.commit multicasts its arrival with {what}: the barriers of "
+                "the CTAs it arrives on, and so their phases, are not known",
+                "give multicast_mask as a constant or a value of the CTA's rank in the "
+                "cluster (bit r: CTA r; a CTA pair's leader: 3, both CTAs of the pair)",
+            )
+        )
+        raise Stop
+    return [r for r in range(ranks) if got >> r & 1]
 
 
 def commit_barrier(agent: Agent, ptr: SSAValue) -> Key | None:

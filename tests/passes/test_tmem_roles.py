@@ -5,9 +5,10 @@ tcgen05.mma and commit, the tcgen05 fences at each hand-off) and a role that cop
 tile into TMEM (tcgen05.cp by the role's elected thread, a lane of its first warp: not the
 block's thread 0, which is in the other role), commits the copy and loads it back. Each is
 proven by the protocol analysis, links with nvJitLink into a cubin for every target with
-tcgen05, and `ptxas` assembles it where it is on PATH. TMEM alloc and dealloc stay the
-block's (W8), before and after the roles, as CUTLASS's allocation by one warp and its address
-handed through SMEM is one SSA value here."""
+tcgen05, and `ptxas` assembles it where it is on PATH; and the file's CTA pair, whose leader's
+MMA warp commits to both CTAs' barriers (`.multicast::cluster`, mask 3). TMEM alloc and
+dealloc stay the block's (W8), before and after the roles, as CUTLASS's allocation by one
+warp and its address handed through SMEM is one SSA value here."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from passes.pipeline import compile_module
 from tests.ptxas import check_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
-HANDOFF = (ROOT / "lit_tests/dialects/copy/protocol-tmem.mlir").read_text()
+HANDOFF, PAIR = (ROOT / "lit_tests/dialects/copy/protocol-tmem.mlir").read_text().split("// -----")
 ELF_MAGIC = b"\x7fELF"
 
 ROLE_COPY = """
@@ -125,3 +126,12 @@ def test_copy_inside_a_role_interpreted(schedule: str):
     assert run.violations == [], [str(v) for v in run.violations]
     lanes = [((1 + t // 32) % 4) * 32 + t % 32 for t in range(128)]
     assert np.array_equal(run.arrays[1], x[lanes])
+
+
+@pytest.mark.parametrize("target", TCGEN05.targets)
+def test_pair_commit_multicast_assembles(target: str, tmp_path: Path):
+    out = compiled(PAIR, target)
+    assert out.cubin.startswith(ELF_MAGIC)
+    assert "tcgen05.mma.cta_group::2" in out.ptx
+    assert "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast" in out.ptx
+    check_ptxas(out.ptx, target, tmp_path)

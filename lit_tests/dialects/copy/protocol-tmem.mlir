@@ -57,3 +57,59 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     func.return
   }
 }
+
+// -----
+
+// A CTA pair (cluster 2x1x1, TMEM of cta_group 2, an MMA of M 256): the leader's MMA warp
+// commits with multicast_mask 3 (CUTLASS's umma_arrive_multicast_2x1SM), which arrives on
+// %done of both CTAs, so each CTA's epilogue warps wait on their own barrier for the
+// leader's MMA (the analysis models the pair rank by rank; analysis/protocol/ops_mma.py).
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @tmem_pair_commit(%A: memref<256x64xf16>, %B: memref<256x64xf16>, %C: memref<256x8xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c128 = arith.constant 128 : index
+    %false = arith.constant false
+    %mask = arith.constant 3 : i16
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %is_leader = arith.cmpi eq, %rank, %c0 : index
+    %row = arith.muli %rank, %c128 : index
+    %acc = copy.tmem_alloc cta_group 2 : memref<128x128xf32, #copy.tmem>
+    %smem_a = copy.alloc_smem : memref<1x128x64xf16, #copy.smem<swizzle = 128>>
+    %smem_b = copy.alloc_smem : memref<1x128x64xf16, #copy.smem<swizzle = 128>>
+    %full = copy.barrier_init arrivals 2 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %d = builtin.unrealized_conversion_cast %acc : memref<128x128xf32, #copy.tmem> to !llvm.ptr<6>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
+    %idesc = copy.mma_instruction_descriptor kind f16 m 256 n 128 a f16 b f16 d f32 cta_group 2 : i32
+    copy.warp_specialize warps [1, 4] {
+    ^bb0(%t: index):
+      copy.async_copy %A[%row, %c0] to %smem_a[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+      copy.async_copy %B[%row, %c0] to %smem_b[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+      scf.if %is_leader {
+        copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+        %da = copy.matrix_descriptor %smem_a[%c0] major k tcgen05 : memref<1x128x64xf16, #copy.smem<swizzle = 128>> -> i64
+        %db = copy.matrix_descriptor %smem_b[%c0] major k tcgen05 : memref<1x128x64xf16, #copy.smem<swizzle = 128>> -> i64
+        %lead = arith.cmpi eq, %t, %c0 : index
+        scf.if %lead {
+          nvvm.tcgen05.mma %d, %da, %db, %idesc, %false {kind = #nvvm.tcgen05_mma_kind<f16>, ctaGroup = #nvvm.cta_group<cta_2>} : (!llvm.ptr<6>, i64, i64, i32, i1)
+          nvvm.tcgen05.commit %done_ptr, multicast_mask = %mask {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i16
+        }
+      }
+    }, {
+    ^bb0(%t: index):
+      copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+      nvvm.tcgen05.fence <after>
+      %v = copy.tmem_load %acc[%c0] shape shape_32x32b num 8 : memref<128x128xf32, #copy.tmem> -> vector<8xf32>
+      copy.tmem_wait load
+      %out = arith.addi %row, %t : index
+      vector.store %v, %C[%out, %c0] : memref<256x8xf32>, vector<8xf32>
+      nvvm.tcgen05.fence <before>
+    }
+    copy.cluster_sync
+    copy.tmem_dealloc %acc cta_group 2 : memref<128x128xf32, #copy.tmem>
+    func.return
+  }
+}
