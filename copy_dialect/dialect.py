@@ -93,13 +93,13 @@ from copy_dialect.tensormap import (
     TensorMapReplaceOp,
 )
 from copy_dialect.tmem import (
-    SmemToTmemOp,
     TmemAllocOp,
     TmemDeallocOp,
     TmemRelinquishOp,
     TmemWaitOp,
 )
 from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
+from copy_dialect.tmem_moves import SmemToTmemOp, TmemShiftOp
 
 Copy = Dialect(
     "copy",
@@ -138,6 +138,7 @@ Copy = Dialect(
         MatrixDescriptorOp,
         MmaInstructionDescriptorOp,
         SmemToTmemOp,
+        TmemShiftOp,
         PeerStoreOp,
         PeerCopyOp,
         PeerArriveOp,

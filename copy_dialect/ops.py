@@ -177,7 +177,6 @@ from copy_dialect.tmem import (
     TMEM_COLUMNS,
     TMEM_COPY_BYTES,
     TMEM_REGS_PER_NUM,
-    SmemToTmemOp,
     TmemAllocOp,
     TmemDeallocOp,
     TmemRelinquishOp,
@@ -186,6 +185,7 @@ from copy_dialect.tmem import (
     tmem_columns,
 )
 from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
+from copy_dialect.tmem_moves import SmemToTmemOp, TmemShiftOp
 from copy_dialect.verify_common import kernel_cluster_shape, module_target
 
 __all__ = [
@@ -198,7 +198,7 @@ __all__ = [
     "BarrierReinitOp",
     "WarpSpecializeOp", "NamedBarrierSyncOp", "NamedBarrierArriveOp", "FenceAsyncSharedOp",
     "AllocSmemOp", "TmemAllocOp", "TmemDeallocOp", "TmemLoadOp", "TmemStoreOp", "TmemWaitOp",
-    "TmemRelinquishOp",
+    "TmemRelinquishOp", "TmemShiftOp",
     "SmemToTmemOp", "PeerStoreOp", "PeerCopyOp", "PeerArriveOp", "ClusterSyncOp",
     "TensorMapGlobalOp",
     "TensorMapReplaceOp", "TensorMapFenceReleaseOp", "TensorMapFenceAcquireOp", "AssumeOp",

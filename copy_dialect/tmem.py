@@ -1,14 +1,14 @@
 """Tensor memory (tcgen05, sm_100a family): the TMEM tables (columns, registers per
 `tcgen05.ld`/`st` shape, bytes per `tcgen05.cp` shape: the one source of them), TMEM refs,
 the CTA group (`cta_group 2`: `.cta_group::2`, a CTA pair), and `copy.tmem_alloc`,
-`copy.tmem_dealloc`, `copy.tmem_relinquish`, `copy.tmem_wait` and `copy.smem_to_tmem`.
-`copy.tmem_load` and `copy.tmem_store` are in `copy_dialect.tmem_access`."""
+`copy.tmem_dealloc`, `copy.tmem_relinquish` and `copy.tmem_wait`. `copy.tmem_load` and
+`copy.tmem_store` are in `copy_dialect.tmem_access`, `copy.smem_to_tmem` and
+`copy.tmem_shift` (tcgen05.cp, tcgen05.shift) in `copy_dialect.tmem_moves`."""
 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
     I32,
-    IndexType,
     IntegerAttr,
     MemRefType,
     NoneAttr,
@@ -29,31 +29,22 @@ from xdsl.irdl import (
 )
 
 from copy_dialect.attributes import (
-    TmemCopyMulticast,
-    TmemCopyMulticastAttr,
     TmemCopyShape,
-    TmemCopyShapeAttr,
     TmemShape,
     TmemWaitKind,
     TmemWaitKindAttr,
-    enum_attr,
 )
-from copy_dialect.blackwell_maps import check_described_swizzle
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import (
-    SMEM,
     TMEM,
     bitwidth,
     memory_space,
-    smem_bytes,
     static_strides,
-    swizzle_of,
 )
 from copy_dialect.roles import check_block_wide
 from copy_dialect.smem import SmemAllocation
 from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import (
-    check_contiguous_smem,
     cluster_shape,
     enclosing_target,
     feature_error,
@@ -239,16 +230,6 @@ def check_tmem_ref(t: MemRefType) -> None:
         )
 
 
-def resized_rows_example(t: MemRefType, want_bytes: int) -> str:
-    """`, e.g. to memref<...>`: 2-D SMEM ref `t` with as many rows as make `want_bytes`."""
-    shape = t.get_shape()
-    row = smem_bytes(shape[1:], t.element_type, 16) if len(shape) == 2 else 0
-    if not row or want_bytes % row:
-        return ""
-    resized = MemRefType(t.element_type, [want_bytes // row, shape[1]], memory_space=t.memory_space)
-    return f", e.g. to {resized}"
-
-
 def tmem_columns(t: MemRefType) -> int:
     """The 32-bit TMEM columns a ref spans: its elements per lane, packed 32 / bits to a
     column, rounded up (65 bf16 elements span 33 columns)."""
@@ -268,12 +249,12 @@ class TmemAllocOp(IRDLOperation):
     """
     Allocates TMEM columns for the CTA (`tcgen05.alloc`; after the kernel's last one
     `tcgen05.relinquish_alloc_permit` unless it has a `copy.tmem_relinquish`). With
-    `cta_group 2` warp 0 of each CTA of a pair allocates the same columns in both CTAs
-    together (`tcgen05.alloc.cta_group::2`).
+    `cta_group 2` (`%t = copy.tmem_alloc cta_group 2 : ...`, in a kernel with a cluster)
+    warp 0 of each CTA of a pair allocates the same columns in both CTAs together
+    (`tcgen05.alloc.cta_group::2`).
 
     ```mlir
     %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
-    %pair = copy.tmem_alloc cta_group 2 : memref<128x128xf32, #copy.tmem>
     ```
     """
 
@@ -329,7 +310,6 @@ class TmemDeallocOp(IRDLOperation):
 
     ```mlir
     copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
-    copy.tmem_dealloc %pair cta_group 2 : memref<128x128xf32, #copy.tmem>
     ```
     """
 
@@ -378,7 +358,6 @@ class TmemRelinquishOp(IRDLOperation):
 
     ```mlir
     copy.tmem_relinquish
-    copy.tmem_relinquish cta_group 2
     ```
     """
 
@@ -420,132 +399,3 @@ class TmemWaitOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_tcgen05(self)
-
-
-@copy_op_definition
-class SmemToTmemOp(IRDLOperation):
-    """
-    Copies SMEM into TMEM asynchronously (`tcgen05.cp`), starting at a column; issued by the
-    elected thread. The source's rows are 16 bytes, or exactly one swizzle span. With
-    `cta_group 2` the copy lands in the TMEM of both CTAs of the pair, at the same address.
-
-    ```mlir
-    copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b
-        : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x128xf32, #copy.tmem>
-    ```
-    """
-
-    name = "copy.smem_to_tmem"
-
-    src = operand_def(MemRefType)
-    tmem = operand_def(MemRefType)
-    column = operand_def(IndexType)
-
-    shape = prop_def(TmemCopyShapeAttr)
-    multicast = opt_prop_def(TmemCopyMulticastAttr)
-    cta_group = opt_prop_def(IntegerAttr[I32])
-
-    irdl_options = (ParsePropInAttrDict(),)
-
-    assembly_format = (
-        "$src `to` $tmem `[` $column `]` `shape` $shape (`multicast` $multicast^)? "
-        "(`cta_group` $cta_group^)? attr-dict `:` type($src) `,` type($tmem)"
-    )
-
-    def __init__(
-        self,
-        src: SSAValue | Operation,
-        tmem: SSAValue | Operation,
-        column: SSAValue | Operation,
-        *,
-        shape: TmemCopyShape | str,
-        multicast: TmemCopyMulticast | str | None = None,
-        cta_group: int | None = None,
-    ):
-        super().__init__(
-            operands=[src, tmem, column],
-            properties={
-                "shape": TmemCopyShapeAttr(TmemCopyShape(shape)),
-                "multicast": enum_attr(TmemCopyMulticastAttr, TmemCopyMulticast, multicast),
-                "cta_group": cta_group_attr(cta_group),
-            },
-        )
-
-    def verify_(self) -> None:
-        assert isinstance(src_type := self.src.type, MemRefType)
-        assert isinstance(tmem_type := self.tmem.type, MemRefType)
-        # rule: J11
-        if memory_space(src_type) != SMEM:
-            raise Error(
-                "async_copy_smem_to_tmem source must be an SMEM ref",
-                note=f"got a ref in {memory_space(src_type)}; copy GMEM to SMEM first "
-                "(copy.async_copy)",
-            )
-        # rule: J11
-        if memory_space(tmem_type) != TMEM:
-            raise Error(
-                "async_copy_smem_to_tmem target must be a TMEM ref",
-                note=f"got a ref in {memory_space(tmem_type)}; allocate it with copy.tmem_alloc",
-            )
-        check_tcgen05(self)
-        check_cta_group(self)
-        check_tmem_ref(tmem_type)
-        # rule: J11
-        if src_type.element_type != tmem_type.element_type:
-            raise Error(
-                f"Expected SMEM element type ({src_type.element_type}) to equal the TMEM "
-                f"element type ({tmem_type.element_type})",
-                note="tcgen05.cp copies bits: give both refs the same element type, "
-                f"{tmem_type.element_type}",
-            )
-        check_contiguous_smem(src_type)
-        shape, multicast = self.shape.data, self.multicast
-        cast = None if multicast is None else multicast.data
-        # rule: J14
-        if shape == TmemCopyShape.S64X128B and cast not in (
-            TmemCopyMulticast.WARPX2_01_23,
-            TmemCopyMulticast.WARPX2_02_13,
-        ):
-            raise Error(
-                "Shape 64x128b requires multicast warpx2_01_23 or warpx2_02_13 for tcgen05.cp Op",
-                note="add multicast warpx2_01_23 or multicast warpx2_02_13",
-            )
-        # rule: J14
-        if shape == TmemCopyShape.S32X128B and cast != TmemCopyMulticast.WARPX4:
-            raise Error(
-                "Shape 32x128b requires multicast warpx4 for tcgen05.cp Op",
-                note="add multicast warpx4",
-            )
-        # rule: J14
-        if shape not in (TmemCopyShape.S64X128B, TmemCopyShape.S32X128B) and cast is not None:
-            raise Error(
-                "Invalid multicast type for tcgen05.cp Op",
-                note=f"shape {shape} takes no multicast: drop it",
-            )
-        # rule: J12
-        if tmem_type.get_shape()[0] != 128:
-            raise Error(
-                f"TMEM reference must have 128 rows, but got {tmem_type.get_shape()[0]}",
-                note="tcgen05.cp writes all 128 lanes",
-            )
-        have = smem_bytes(src_type.get_shape(), src_type.element_type, 16)
-        # rule: J12
-        if have != TMEM_COPY_BYTES[shape]:
-            raise Error(
-                f"SMEM has shape {list(src_type.get_shape())} ({have} bytes), but expected "
-                f"{TMEM_COPY_BYTES[shape]} bytes for TMEM copy shape {shape}",
-                note="one tcgen05.cp moves exactly one shape's worth of SMEM: resize the source"
-                + resized_rows_example(src_type, TMEM_COPY_BYTES[shape]),
-            )
-        check_described_swizzle(src_type, "tcgen05.cp's SMEM descriptor")
-        swizzle = swizzle_of(src_type)
-        row_bytes = src_type.get_shape()[-1] * (bitwidth(src_type.element_type) or 8) // 8
-        # rule: J12
-        if not (row_bytes == 16 and swizzle == 16) and row_bytes != swizzle:
-            raise Error(
-                f"Tiling does not fit swizzle: SMEM rows of {row_bytes} bytes with swizzle "
-                f"{swizzle}",
-                note="tcgen05.cp reads 8-row core matrices: give the source rows of 16 bytes "
-                "unswizzled, or rows exactly one swizzle span wide "
-                f"(#copy.smem<swizzle = {row_bytes}>)",
-            )

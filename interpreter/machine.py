@@ -410,6 +410,7 @@ REACH: dict[type[Operation], str] = {
     copy.TensorMapFenceReleaseOp: ELECTED,
     copy.TensorMapFenceAcquireOp: ELECTED,
     copy.SmemToTmemOp: ELECTED,
+    copy.TmemShiftOp: ELECTED,
     copy.WaitGroupOp: GROUP,
     copy.FenceAsyncSharedOp: GROUP,
     copy.BarrierInitOp: GROUP,

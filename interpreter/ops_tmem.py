@@ -8,7 +8,8 @@ x 32); `copy.tmem_wait` (P11: loaded registers are used only after `tmem_wait lo
 TMEM a store writes is read or freed only after `tmem_wait store`); `copy.smem_to_tmem`
 (tcgen05.cp: row i of the source into lane i for the 128-row shapes; 64x128b and 32x128b
 multicast their rows to the warps' lane quarters, `copy_lanes`; with `cta_group 2` into the
-TMEM of both CTAs of the pair, at the same columns). Each access
+TMEM of both CTAs of the pair, at the same columns); `copy.tmem_shift` (tcgen05.shift.down:
+the 8 columns at its column move one lane down, lane 0 keeps its own). Each access
 is also handed to `tmem_order` (P14: tcgen05 accesses of two agents ordered by a fenced
 sync)."""
 
@@ -23,6 +24,7 @@ from xdsl.ir import Operation, SSAValue
 from copy_dialect import ops as copy
 from copy_dialect.tmem import TMEM_REGS_PER_NUM, tmem_capacity, tmem_columns, tmem_fragment
 from copy_dialect.tmem_access import packed
+from copy_dialect.tmem_moves import SHIFT_COLUMNS
 from facts import hardware as hw
 from interpreter import tmem_order
 from interpreter.machine import WARP, Agent, Cta, Step
@@ -257,20 +259,47 @@ def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: np.ndarray) -> Step:
             op, "bounds", f"copies to TMEM column {column + per_row - 1 - ref.column} of an "
             f"allocation of {ref.columns}",
         )  # fmt: skip
-    targets = [ref.tmem]
-    if copy.cta_group_of(op) == 2:
-        peer = peer_of(agent, op)
-        if peer.tmem is None or not any(
-            first <= ref.column < first + n for first, (n, _) in peer.tmem.live.items()
-        ):
-            raise RuleBroken(
-                op, "bounds", f"copies into CTA {peer.rank}'s TMEM, which has no allocation there"
-            )
-        targets.append(peer.tmem)
-    for tmem in targets:
+    for tmem in pair_tmems(agent, op, ref):
         span = range(column, column + per_row)
         tmem_order.access(agent, op, tmem, span, write=True, asynchronous=True)
         tmem.cells[:, column : column + per_row] = data[copy_lanes(op)]
+
+
+def pair_tmems(agent: Agent, op: Operation, ref: TmemRef) -> list[Tmem]:
+    """The TMEM an op of `ref` acts on: its CTA's, and with `cta_group 2` the peer's too,
+    which must hold an allocation at the same column."""
+    if copy.cta_group_of(op) != 2:
+        return [ref.tmem]
+    peer = peer_of(agent, op)
+    if peer.tmem is None or not any(
+        first <= ref.column < first + n for first, (n, _) in peer.tmem.live.items()
+    ):
+        raise RuleBroken(
+            op, "bounds", f"reaches CTA {peer.rank}'s TMEM, which has no allocation there"
+        )
+    return [ref.tmem, peer.tmem]
+
+
+@handles(copy.TmemShiftOp)
+def shift(agent: Agent, op: copy.TmemShiftOp, mask: np.ndarray) -> Step:
+    """tcgen05.shift.down: the 32 bytes (8 columns) at the column of lanes 0-126 move one
+    lane down, the last lane's are overwritten; lane 0 keeps its own (the PTX ISA does not
+    say what it holds after the shift: the interpreter's choice). It completes at issue, as
+    tcgen05.cp does here."""
+    yield None
+    ref = agent.get(op.tmem)
+    start = int(uniform(agent.get(op.column), mask, op, "the TMEM column"))
+    column = ref.column + start
+    if start < 0 or start + SHIFT_COLUMNS > ref.columns:
+        raise RuleBroken(
+            op, "bounds", f"shifts TMEM columns {start}-{start + SHIFT_COLUMNS - 1} of an "
+            f"allocation of {ref.columns}",
+        )  # fmt: skip
+    span = range(column, column + SHIFT_COLUMNS)
+    for tmem in pair_tmems(agent, op, ref):
+        tmem_order.access(agent, op, tmem, span, write=True, asynchronous=True)
+        block = tmem.cells[:, column : column + SHIFT_COLUMNS]
+        block[1:] = block[:-1].copy()
 
 
 def leaks(cta: Cta) -> list[Operation]:

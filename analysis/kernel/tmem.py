@@ -21,11 +21,12 @@ from copy_dialect.ops import (
     TmemAllocOp,
     TmemDeallocOp,
     TmemRelinquishOp,
+    TmemShiftOp,
     cta_group_of,
 )
 from copy_dialect.tmem import tmem_capacity, tmem_columns
 
-GROUPED_OPS = (TmemAllocOp, TmemDeallocOp, TmemRelinquishOp, SmemToTmemOp)
+GROUPED_OPS = (TmemAllocOp, TmemDeallocOp, TmemRelinquishOp, SmemToTmemOp, TmemShiftOp)
 """The copy ops that name a CTA group (`cta_group`; 1 when they name none)."""
 
 

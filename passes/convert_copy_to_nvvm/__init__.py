@@ -137,6 +137,7 @@ from passes.convert_copy_to_nvvm.tmem import (
     LowerTmemDealloc,
     LowerTmemLoad,
     LowerTmemRelinquish,
+    LowerTmemShift,
     LowerTmemStore,
     LowerTmemWait,
 )
@@ -153,6 +154,7 @@ TMEM_OPS = (
     copy.TmemStoreOp,
     copy.TmemWaitOp,
     copy.SmemToTmemOp,
+    copy.TmemShiftOp,
 )
 
 
@@ -256,6 +258,7 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerTmemAlloc(kernels),
                 LowerTmemDealloc(kernels),
                 LowerTmemRelinquish(kernels),
+                LowerTmemShift(kernels),
                 LowerTmemLoad(kernels),
                 LowerTmemStore(kernels),
                 LowerTmemWait(kernels),

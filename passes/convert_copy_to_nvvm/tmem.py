@@ -10,6 +10,7 @@
   (quarter warp % 4), with `.pack::16b`/`.unpack::16b` for `pack`/`unpack` (the 16-bit
   vector bitcast from/to its 32-bit registers); a `tmem_load` with `reduce` is inline PTX
   `tcgen05.ld.red`;
+- `tmem_shift` is `tcgen05.shift.down` at the ref's column, by the elected thread;
 - `smem_to_tmem` is `tcgen05.cp` (of the op's CTA group) by the elected thread (of the block,
   or of the role of `copy.warp_specialize` that issues it), from a
   shared-memory descriptor of the source, whose rows are one core-matrix row (16 bytes,
@@ -155,6 +156,22 @@ class LowerSmemToTmem(KernelPattern):
         body(nvvm.Tcgen05CpOp(taddr, descriptor, shape=shape, group=group, multicast=multicast))
         e = Emit()
         kernel.group(op).elected(e, body.ops)
+        rewriter.replace(op, e.ops, [])
+
+
+class LowerTmemShift(KernelPattern):
+    """`copy.tmem_shift` -> `tcgen05.shift.down` at the ref's column (elected thread)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.TmemShiftOp, rewriter: PatternRewriter, /):
+        body = Emit()
+        (tmem,) = lowered([op.tmem], body.ops)
+        (column,) = lowered([op.column], body.ops)
+        base = body.ptrtoint(tmem, i32)
+        taddr = body.inttoptr(body.add(base, body.resize(column, i32)), ptr(TENSOR))
+        body(nvvm.Tcgen05ShiftOp(taddr, nvvm_group(op)))
+        e = Emit()
+        self.kernel(op).elected(e, body.ops)
         rewriter.replace(op, e.ops, [])
 
 

@@ -262,6 +262,29 @@ class Tcgen05CpOp(_GroupOp):
         call(e, callee, [arg(e, self.taddr), arg(e, self.smem_desc)])
 
 
+@irdl_op_definition
+class Tcgen05ShiftOp(_GroupOp):
+    """`tcgen05.shift.cta_group::N.down [taddr]`: asynchronously shifts the 32-byte element
+    at `taddr`'s column of every TMEM row but the last down by one row (sm_100a, sm_103a).
+
+    ```mlir
+    nvvm.tcgen05.shift %taddr : !llvm.ptr<6>
+    ```
+    """
+
+    name = "nvvm.tcgen05.shift"
+
+    taddr = operand_def(TENSOR_PTR)
+
+    assembly_format = "$taddr attr-dict `:` type($taddr)"
+
+    def __init__(self, taddr: SSAValue | Operation, group: str | None = None):
+        super().__init__(operands=[taddr], properties=cta_group(group))
+
+    def to_llvm_ir(self, e: IREmitter) -> None:
+        call(e, f"llvm.nvvm.tcgen05.shift.down.{self._cg()}", [arg(e, self.taddr)])
+
+
 def _tmem_regs(t: Attribute) -> int:
     return t.get_shape()[0] if isinstance(t, VectorType) else 1
 

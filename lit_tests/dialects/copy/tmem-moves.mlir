@@ -1,0 +1,39 @@
+// RUN: COPY_ROUNDTRIP
+// RUN: COPY_GENERIC_ROUNDTRIP
+
+// TMEM data movement: a block-scaled MMA's scale factors copied with `scales`
+// (tcgen05.cp 32x128b.warpx4 of UE8M0 bytes, 64x128b.warpx2 of UE4M3 bytes) and
+// `copy.tmem_shift` (tcgen05.shift.down: the 32 bytes at a column of each lane but the last
+// move one lane down).
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  // CHECK-LABEL: func.func @scales_and_shift(
+  func.func @scales_and_shift(%col: index) {
+    %sfa = copy.tmem_alloc : memref<128x128xf8E8M0FNU, #copy.tmem>
+    %tile = copy.alloc_smem : memref<32x16xf8E8M0FNU, #copy.smem>
+    // CHECK: copy.smem_to_tmem %{{.*}} to %{{.*}}[%{{.*}}] shape shape_32x128b multicast warpx4 scales : memref<32x16xf8E8M0FNU, #copy.smem>, memref<128x128xf8E8M0FNU, #copy.tmem>
+    // CHECK-GENERIC: "copy.smem_to_tmem"(%{{.*}}, %{{.*}}, %{{.*}}) <{shape = #copy<tmem_copy_shape shape_32x128b>, multicast = #copy<tmem_copy_multicast warpx4>, scales}> : (memref<32x16xf8E8M0FNU, #copy.smem>, memref<128x128xf8E8M0FNU, #copy.tmem>, index) -> ()
+    copy.smem_to_tmem %tile to %sfa[%col] shape shape_32x128b multicast warpx4 scales : memref<32x16xf8E8M0FNU, #copy.smem>, memref<128x128xf8E8M0FNU, #copy.tmem>
+    %sfb = copy.tmem_alloc : memref<128x128xf8E4M3FN, #copy.tmem>
+    %wide = copy.alloc_smem : memref<64x16xf8E4M3FN, #copy.smem>
+    // CHECK: copy.smem_to_tmem %{{.*}} to %{{.*}}[%{{.*}}] shape shape_64x128b multicast warpx2_01_23 scales : memref<64x16xf8E4M3FN, #copy.smem>, memref<128x128xf8E4M3FN, #copy.tmem>
+    copy.smem_to_tmem %wide to %sfb[%col] shape shape_64x128b multicast warpx2_01_23 scales : memref<64x16xf8E4M3FN, #copy.smem>, memref<128x128xf8E4M3FN, #copy.tmem>
+    %acc = copy.tmem_alloc : memref<128x32xf32, #copy.tmem>
+    // CHECK: copy.tmem_shift %{{.*}}[%{{.*}}] : memref<128x32xf32, #copy.tmem>
+    // CHECK-GENERIC: "copy.tmem_shift"(%{{.*}}, %{{.*}}) : (memref<128x32xf32, #copy.tmem>, index) -> ()
+    copy.tmem_shift %acc[%col] : memref<128x32xf32, #copy.tmem>
+    copy.tmem_dealloc %acc : memref<128x32xf32, #copy.tmem>
+    copy.tmem_dealloc %sfb : memref<128x128xf8E4M3FN, #copy.tmem>
+    copy.tmem_dealloc %sfa : memref<128x128xf8E8M0FNU, #copy.tmem>
+    func.return
+  }
+
+  // CHECK-LABEL: func.func @pair_shift(
+  func.func @pair_shift(%col: index) attributes {copy.cluster = array<i32: 2, 1, 1>} {
+    %acc = copy.tmem_alloc cta_group 2 : memref<128x32xf32, #copy.tmem>
+    // CHECK: copy.tmem_shift %{{.*}}[%{{.*}}] cta_group 2 : memref<128x32xf32, #copy.tmem>
+    // CHECK-GENERIC: "copy.tmem_shift"(%{{.*}}, %{{.*}}) <{cta_group = 2 : i32}> : (memref<128x32xf32, #copy.tmem>, index) -> ()
+    copy.tmem_shift %acc[%col] cta_group 2 : memref<128x32xf32, #copy.tmem>
+    copy.tmem_dealloc %acc cta_group 2 : memref<128x32xf32, #copy.tmem>
+    func.return
+  }
+}

@@ -1,0 +1,167 @@
+"""A fuzz over the TMEM ops of issue 33 item 4 (the CTA group of copy.tmem_alloc /
+tmem_dealloc / tmem_relinquish, copy.smem_to_tmem's shapes, multicasts, CTA group and
+`scales`, copy.tmem_shift): configurations drawn from a grid (seeded), each one a kernel
+verified by the op verifiers and the kernel rules; every configuration the verifier accepts
+is lowered and assembled with nvJitLink (and ptxas, where on PATH) for its target, and the
+rejections are counted by rule id (the set of ids seen is asserted, not the counts). Never
+run: the project's GPU is an H200."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from xdsl.parser import Parser
+
+from analysis.verify import verify_module
+from copy_dialect.attributes import TmemCopyShape
+from copy_dialect.errors import CopyDiagnosticError
+from copy_dialect.tmem import TMEM_COPY_BYTES
+from copy_tools.universe import make_context
+from passes.pipeline import compile_module
+from tests.ptxas import check_ptxas
+
+ELF_MAGIC = b"\x7fELF"
+BITS = {"f32": 32, "i8": 8, "f8E8M0FNU": 8, "f8E4M3FN": 8}
+CLUSTERS = {"none": None, "2x1": (2, 1, 1), "3x2": (3, 2, 1)}
+TARGETS = ("sm_100a", "sm_100f", "sm_103a", "sm_120a")
+
+
+def header(name: str, cluster: str) -> str:
+    shape = CLUSTERS[cluster]
+    attrs = "gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>"
+    if shape is not None:
+        attrs += f", copy.cluster = array<i32: {', '.join(map(str, shape))}>"
+    return f"  func.func @{name}() attributes {{{attrs}}} {{\n"
+
+
+def group(g: int) -> str:
+    return "" if g == 1 else f" cta_group {g}"
+
+
+def copy_kernel(name, shape, multicast, g, scales, element, swizzle, column, cluster) -> str:
+    """A copy of one shape's worth of SMEM (rows of 16 bytes, or of one 32-byte swizzle span)
+    into a 32-column TMEM ref, at a constant column."""
+    row_bytes = 16 if swizzle == 16 else 32
+    rows = TMEM_COPY_BYTES[TmemCopyShape(shape)] // row_bytes
+    src = f"memref<{rows}x{row_bytes * 8 // BITS[element]}x{element}, #copy.smem"
+    src += ">" if swizzle == 16 else f"<swizzle = {swizzle}>>"
+    tmem = f"memref<128x{32 * 32 // BITS[element]}x{element}, #copy.tmem>"
+    cast = "" if multicast is None else f" multicast {multicast}"
+    return (
+        header(name, cluster) + f"    %c = arith.constant {column} : index\n"
+        f"    %t = copy.tmem_alloc{group(g)} : {tmem}\n"
+        f"    %s = copy.alloc_smem : {src}\n"
+        f"    copy.smem_to_tmem %s to %t[%c] shape {shape}{cast}{group(g)}"
+        f"{' scales' if scales else ''} : {src}, {tmem}\n"
+        f"    copy.tmem_dealloc %t{group(g)} : {tmem}\n"
+        "    func.return\n  }\n"
+    )
+
+
+def shift_kernel(name, lanes, g, column, relinquish, cluster) -> str:
+    tmem = f"memref<{lanes}x32xf32, #copy.tmem>"
+    alloc = "memref<128x32xf32, #copy.tmem>"
+    return (
+        header(name, cluster) + f"    %c = arith.constant {column} : index\n"
+        f"    %t = copy.tmem_alloc{group(g)} : {alloc}\n"
+        + (f"    copy.tmem_relinquish{group(relinquish)}\n" if relinquish else "")
+        + (
+            f"    %v = memref.subview %t[0, 0] [64, 32] [1, 1] : {alloc} to {tmem}\n"
+            if lanes == 64
+            else ""
+        )
+        + f"    copy.tmem_shift %{'v' if lanes == 64 else 't'}[%c]{group(g)} : {tmem}\n"
+        f"    copy.tmem_dealloc %t{group(g)} : {alloc}\n"
+        "    func.return\n  }\n"
+    )
+
+
+COPY_GRID = list(
+    itertools.product(
+        [s.value for s in TmemCopyShape],
+        [None, "warpx4", "warpx2_01_23", "warpx2_02_13"],
+        (1, 2, 3),
+        (False, True),
+        tuple(BITS),
+        (16, 32),
+        (0, 30),
+        tuple(CLUSTERS),
+        TARGETS,
+    )
+)
+SHIFT_GRID = list(
+    itertools.product((128, 64), (1, 2), (0, 24, 28), (None, 1, 2), tuple(CLUSTERS), TARGETS)
+)
+
+
+def module_text(target: str, kernels: list[str]) -> str:
+    body = "".join(kernels)
+    return f'builtin.module attributes {{copy.target = #copy.target<"{target}">}} {{\n{body}}}'
+
+
+def verdict(target: str, kernel: str) -> str:
+    """'ok', or the rule ids of the verifier's first error."""
+    module = Parser(make_context(), module_text(target, [kernel])).parse_module()
+    try:
+        verify_module(module, protocol=False)
+    except CopyDiagnosticError as exc:
+        return " ".join(exc.rules) or "?"
+    return "ok"
+
+
+def sample(seed: int, size: int) -> list[tuple[str, str]]:
+    """(target, kernel) pairs: `size` configurations of each grid, drawn with `seed`."""
+    rng = random.Random(seed)
+    drawn = []
+    for n, (*config, target) in enumerate(rng.sample(COPY_GRID, size)):
+        drawn.append((target, copy_kernel(f"cp{n}", *config)))
+    for n, (*config, target) in enumerate(rng.sample(SHIFT_GRID, min(size, len(SHIFT_GRID)))):
+        drawn.append((target, shift_kernel(f"sh{n}", *config)))
+    return drawn
+
+
+def test_accepted_configurations_assemble_and_rejections_are_counted(tmp_path: Path):
+    counts: Counter[str] = Counter()
+    accepted: dict[str, list[str]] = {}
+    for target, kernel in sample(33, 400):
+        got = verdict(target, kernel)
+        counts[got] += 1
+        if got == "ok":
+            accepted.setdefault(target, []).append(kernel)
+    print(
+        dict(counts)
+    )  # seed 33: 45 accepted; J26 314, A14 247, J13 55, J30 53, J14 44, J23 35, J28 7
+    assert counts["ok"] >= 20, counts
+    assert set(accepted) == {"sm_100a", "sm_100f", "sm_103a"}, set(accepted)
+    for target, kernels in accepted.items():
+        module = Parser(make_context(), module_text(target, kernels)).parse_module()
+        compiled = compile_module(module, make_context(), target, verify_protocol=False)
+        assert compiled.cubin.startswith(ELF_MAGIC)
+        assert compiled.ptx.count("tcgen05.dealloc") == len(kernels)
+        check_ptxas(compiled.ptx, target, tmp_path)
+    assert set(counts) - {"ok"} == {"A14", "J13", "J14", "J23", "J26", "J28", "J30"}, counts
+
+
+@pytest.mark.parametrize("target", ["sm_100a", "sm_103a"])
+def test_shift_and_scales_assemble(target: str, tmp_path: Path):
+    kernels = [
+        shift_kernel("shift_one", 128, 1, 24, None, "none"),
+        shift_kernel("shift_pair", 128, 2, 0, 2, "2x1"),
+        copy_kernel("sfa", "shape_32x128b", "warpx4", 1, True, "f8E8M0FNU", 16, 0, "none"),
+        copy_kernel("sfb", "shape_64x128b", "warpx2_01_23", 2, True, "f8E4M3FN", 16, 4, "2x1"),
+    ]
+    module = Parser(make_context(), module_text(target, kernels)).parse_module()
+    compiled = compile_module(module, make_context(), target, verify_protocol=False)
+    assert compiled.cubin.startswith(ELF_MAGIC)
+    for instruction in (
+        "tcgen05.shift.cta_group::1.down",
+        "tcgen05.shift.cta_group::2.down",
+        "tcgen05.cp.cta_group::1.32x128b.warpx4",
+        "tcgen05.cp.cta_group::2.64x128b.warpx2::01_23",
+    ):
+        assert instruction in compiled.ptx, instruction
+    check_ptxas(compiled.ptx, target, tmp_path)
