@@ -15,7 +15,12 @@ columns from the pointer's), and D in TMEM (row r in lane r, column j at the poi
 column + j). It completes asynchronously, like a copy in flight, in issue order per agent:
 at completion it reads SMEM (and A's TMEM) and writes D: `enable_input_d` false gives
 A x B, else D * 2^-scale_input_d + A x B (the arithmetic of `interpreter.mma.mma`), and
-the lanes `disable_output_lane` names keep their D. Its SMEM read is logged at issue as the
+the lanes `disable_output_lane` names keep their D. A CTA pair's MMA (`cta_group::2`, M 256,
+issued by one CTA of the pair) reads A's rows 0-127 from the issuer's SMEM and 128-255 from
+its peer's (the CTA whose rank differs in bit 0) at the same descriptor, B's first N/2 rows
+from the issuer's and the rest from the peer's, and writes D's rows 0-127 to the issuer's
+TMEM and 128-255 to the peer's, at the same columns (PTX ISA, the `.cta_group::2` data path;
+not measured); its reads are logged in both CTAs' SMEM. Its SMEM read is logged at issue as the
 async proxy's, retired by the thread's next `tcgen05.commit`: the commit arrives once on its
 mbarrier when every MMA the agent issued before it completes, publishing their completion,
 so a refill of the slots that no wait on that barrier orders after is a race (P2, P3) and
@@ -26,8 +31,9 @@ fence); within one agent TMEM is not race-checked: a `copy.tmem_load` of D befor
 reads what TMEM holds then. A commit's pointer may be an mbarrier that
 `nvvm.mbarrier.init.shared` made, or a `copy.barrier_init` group cast to `!llvm.ptr<3>`
 (its barrier 0; `llvm.getelementptr` of i64 by an index for another), as the protocol
-analysis reads it. Not modelled (the run stops): M 64, CTA
-pairs (`cta_group::2`), multicast commits, an f16 D, sparse MMAs, kind f8f6f4 with 6- or
+analysis reads it. A commit with `multicast_mask` arrives on
+the barrier at the same pointer in each CTA of the mask (its rank's bit). Not modelled (the
+run stops): M 64, M 128 of a pair, an f16 D, sparse MMAs, kind f8f6f4 with 6- or
 4-bit types.
 """
 
@@ -39,7 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import builtin, llvm
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from copy_dialect.instruction_descriptor import MmaInstructionDescriptorOp
 from interpreter import mma, tmem_order
@@ -47,7 +53,7 @@ from interpreter.machine import Agent, Cta, Step, Transfer, Wait
 from interpreter.memory import SMEM_BYTES, SmemRef, units
 from interpreter.ops_barriers import BarrierGroup, Mbarrier
 from interpreter.ops_std import handles, set_result
-from interpreter.ops_tmem import LANES, TmemRef
+from interpreter.ops_tmem import LANES, TmemRef, peer_of
 from interpreter.races import Access
 from interpreter.values import InterpretError, RuleBroken, uniform
 from passes.nvvm.attributes import CTAGroupKind
@@ -67,9 +73,11 @@ UNMODELLED = "is not modelled by the interpreter"
 
 @dataclass(frozen=True)
 class BarrierPointer:
-    """A `copy.barrier_init` group's pointer: its barrier `index`."""
+    """A `copy.barrier_init` group's pointer (`value`: the group, in each CTA): its barrier
+    `index`."""
 
     group: BarrierGroup
+    value: SSAValue
     index: int = 0
 
 
@@ -83,7 +91,7 @@ def cast(agent: Agent, op: builtin.UnrealizedConversionCastOp, mask: np.ndarray)
             agent.env[op.outputs[0]] = ref  # a memref is its pointer
             return
         if isinstance(ref, BarrierGroup):
-            agent.env[op.outputs[0]] = BarrierPointer(ref)
+            agent.env[op.outputs[0]] = BarrierPointer(ref, op.inputs[0])
             return
     raise InterpretError(
         op, f"a cast other than of an SMEM or TMEM memref to a pointer {UNMODELLED}"
@@ -97,7 +105,7 @@ def gep(agent: Agent, op: llvm.GEPOp, mask: np.ndarray) -> None:
     one = len(op.ssa_indices) == 1
     if isinstance(base, BarrierPointer) and op.elem_type == builtin.i64 and one:
         i = int(uniform(agent.get(op.ssa_indices[0]), mask, op, "the barrier index"))
-        agent.env[op.result] = BarrierPointer(base.group, base.index + i)
+        agent.env[op.result] = BarrierPointer(base.group, base.value, base.index + i)
         return
     raise InterpretError(
         op, f"a getelementptr other than of a copy.barrier_init group's pointer {UNMODELLED}"
@@ -114,10 +122,14 @@ def smem_word(agent: Agent, op: Operation, value: object) -> SmemRef:
     return ref
 
 
-def raw_barrier(agent: Agent, op: Operation, value: object) -> Mbarrier:
+def raw_barrier(agent: Agent, op: Operation, value: object, cta: Cta | None = None) -> Mbarrier:
+    """The mbarrier a pointer names, in the agent's CTA or in `cta` (a multicast's)."""
     pointer = agent.get(value)  # type: ignore[arg-type]
     if isinstance(pointer, BarrierPointer):
-        barriers = pointer.group.barriers
+        group = pointer.group
+        if cta is not None and cta is not agent.cta:
+            group = cta.objects[pointer.value]  # type: ignore[assignment]
+        barriers = group.barriers
         if not 0 <= pointer.index < len(barriers):
             raise RuleBroken(
                 op, "P9",
@@ -125,7 +137,7 @@ def raw_barrier(agent: Agent, op: Operation, value: object) -> Mbarrier:
             )  # fmt: skip
         return barriers[pointer.index]
     ref = smem_word(agent, op, value)
-    found = BARRIERS.get(agent.cta, {}).get(ref.base)
+    found = BARRIERS.get(cta or agent.cta, {}).get(ref.base)
     if found is None:
         raise InterpretError(
             op, f"uses the mbarrier at SMEM byte {ref.base}, which no nvvm.mbarrier.init.shared "
@@ -205,8 +217,11 @@ def instruction(op: Tcgen05MMAOp, idesc: int) -> Instruction:
     if idesc >> 2 & 1:
         raise InterpretError(op, f"a sparse MMA {UNMODELLED}")
     m, n = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
-    if m != LANES:
-        raise InterpretError(op, f"an MMA of M = {m} {UNMODELLED} (M = 128 of one CTA)")
+    pair = op.ctaGroup.data == CTAGroupKind.CTA_2
+    if m != LANES * (2 if pair else 1):
+        raise InterpretError(
+            op, f"an MMA of M = {m} {UNMODELLED} (M = 128 of one CTA, 256 of a CTA pair)"
+        )
     return Instruction(
         formats[a], formats[b], d == 2, bool(idesc >> 3 & 1),
         (bool(idesc >> 13 & 1), bool(idesc >> 14 & 1)),
@@ -275,8 +290,6 @@ def tmem_columns(op: Operation, ref: TmemRef, columns: int, what: str) -> slice:
 @handles(Tcgen05MMAOp)
 def tcgen05_mma(agent: Agent, op: Tcgen05MMAOp, mask: np.ndarray) -> Step:
     yield None
-    if op.ctaGroup.data != CTAGroupKind.CTA_1:
-        raise InterpretError(op, f"an MMA of a CTA pair {UNMODELLED}")
     for t in np.nonzero(mask)[0]:
         issue(agent, op, int(t))
 
@@ -291,8 +304,11 @@ def issue(agent: Agent, op: Tcgen05MMAOp, t: int) -> None:
     if not isinstance(d, TmemRef):
         raise InterpretError(op, "D must be a TMEM allocation's pointer")
     d_cols = tmem_columns(op, d, ins.n, "D")
+    pair = op.ctaGroup.data == CTAGroupKind.CTA_2
+    peer = peer_of(agent, op) if pair else None
+    b_rows = ins.n // 2 if pair else ins.n
     offsets = {
-        "B": smem_operand(op, int(lane_value(agent, op.matrixB, t)), ins.k_major[1], ins.n, ins.b)
+        "B": smem_operand(op, int(lane_value(agent, op.matrixB, t)), ins.k_major[1], b_rows, ins.b)
     }
     a_ref = agent.get(op.matrixA)
     a_cols = None
@@ -302,46 +318,64 @@ def issue(agent: Agent, op: Tcgen05MMAOp, t: int) -> None:
         a_cols = tmem_columns(op, a_ref, k * mma.ELEMENT_BITS[ins.a] // 32, "A")
     else:
         desc = int(lane_value(agent, op.matrixA, t))
-        offsets["A"] = smem_operand(op, desc, ins.k_major[0], ins.m, ins.a)
+        offsets["A"] = smem_operand(op, desc, ins.k_major[0], LANES, ins.a)
+    if pair and a_cols is not None:
+        raise InterpretError(op, f"a CTA pair's MMA with A in TMEM {UNMODELLED}")
     if a_cols is not None:
         assert isinstance(a_ref, TmemRef)
         cols = range(a_cols.start, a_cols.stop)
         tmem_order.access(agent, op, a_ref.tmem, cols, write=False, asynchronous=True)
     cols = range(d_cols.start, d_cols.stop)
     tmem_order.access(agent, op, d.tmem, cols, write=True, asynchronous=True)
+    if peer is not None:
+        if peer.tmem is None or not any(
+            first <= d.column < first + n for first, (n, _) in peer.tmem.live.items()
+        ):
+            raise RuleBroken(
+                op, "bounds", f"writes D into CTA {peer.rank}'s TMEM, which has no allocation there"
+            )
+        tmem_order.access(agent, op, peer.tmem, cols, write=True, asynchronous=True)
     epoch = (state.component, state.commits + 1)
     touched = np.concatenate([units(o, 1, 16) for o in offsets.values()])
     access = Access(
         False, True, np.unique(touched), None, epoch, agent, None, op,
         "the tcgen05.mma reads (through its descriptors)", unit=16,
     )  # fmt: skip
-    machine.races(agent.cta.smem.log.check(access, agent.clock), agent.cta)
+    ctas = [agent.cta] if peer is None else [agent.cta, peer]
+    for cta in ctas:
+        machine.races(cta.smem.log.check(access, agent.clock), cta)
     enable = bool(lane_value(agent, op.enableInputD, t))
     scale = 0 if op.scaleInputD is None else int(lane_value(agent, op.scaleInputD, t))
-    keep = np.zeros(LANES, bool)
+    lanes = LANES * len(ctas)
+    keep = np.zeros(lanes, bool)
     if op.disableOutputLane is not None:
         words = np.asarray(lane_value(agent, op.disableOutputLane, t)).astype(np.int64)
-        keep = ((words[np.arange(LANES) // 32] >> (np.arange(LANES) % 32)) & 1).astype(bool)
-    smem, dtype = agent.cta.smem.bytes, np.int32 if ins.integer else np.float32
+        keep = ((words[np.arange(lanes) // 32] >> (np.arange(lanes) % 32)) & 1).astype(bool)
+    dtype = np.int32 if ins.integer else np.float32
     signs = [-1 if n else 1 for n in ins.negate]
 
     def compute() -> None:
         if a_cols is None:
-            a = mma.read_operand(smem, offsets["A"], ins.a)
+            a = np.concatenate([mma.read_operand(c.smem.bytes, offsets["A"], ins.a) for c in ctas])
         else:
             assert isinstance(a_ref, TmemRef)
             raw = np.ascontiguousarray(a_ref.tmem.cells[:, a_cols]).view(np.uint8)
             a = mma.elements(raw.reshape(LANES, k, -1), ins.a)
-        b = mma.read_operand(smem, offsets["B"], ins.b)
-        old = d.tmem.cells[:, d_cols].view(dtype)
-        acc = None
-        if enable:
-            acc = old if ins.integer else old * np.float32(2.0**-scale)
-        out = mma.mma(a * signs[0], b * signs[1], acc, ins.integer, ins.saturate)
-        d.tmem.cells[:, d_cols] = np.where(keep[:, None], old, out).view(np.uint32)
+        b = np.concatenate([mma.read_operand(c.smem.bytes, offsets["B"], ins.b) for c in ctas])
+        for i, cta in enumerate(ctas):
+            tmem = d.tmem if cta is agent.cta else cta.tmem
+            assert tmem is not None
+            rows = slice(i * LANES, (i + 1) * LANES)
+            old = tmem.cells[:, d_cols].view(dtype)
+            acc = None
+            if enable:
+                acc = old if ins.integer else old * np.float32(2.0**-scale)
+            out = mma.mma(a[rows] * signs[0], b * signs[1], acc, ins.integer, ins.saturate)
+            tmem.cells[:, d_cols] = np.where(keep[rows, None], old, out).view(np.uint32)
 
     item = Issued(compute)
-    item.transfer = Transfer(op, agent.cta, lambda: complete(agent, item), {agent.cta: epoch})
+    done = dict.fromkeys(ctas, epoch)
+    item.transfer = Transfer(op, agent.cta, lambda: complete(agent, item), done)
     machine.issue(item.transfer)
     state.pending.append(item)
 
@@ -365,25 +399,38 @@ def complete(agent: Agent, item: Issued) -> None:
 @handles(Tcgen05CommitOp)
 def commit(agent: Agent, op: Tcgen05CommitOp, mask: np.ndarray) -> Step:
     yield None
-    if op.multicastMask is not None or (
-        op.group is not None and op.group.data != CTAGroupKind.CTA_1
-    ):
-        raise InterpretError(op, f"a multicast or CTA-pair commit {UNMODELLED}")
     state = state_of(agent)
     tmem_order.fence(agent, before=True, commit=True)
+    targets = commit_targets(agent, op, mask)
     for t in np.nonzero(mask)[0]:
-        mb = raw_barrier(agent, op, op.addr)
+        bars = [raw_barrier(agent, op, op.addr, cta) for cta in targets]
         state.commits += 1
         one = np.zeros_like(mask)
         one[t] = True
-        mb.release(agent, one)
+        for mb in bars:
+            mb.release(agent, one)
         clock = agent.release()
         clock[state.component] = max(clock.get(state.component, 0), state.commits)
 
-        def arrive(mb: Mbarrier = mb, clock: dict = clock) -> None:
-            mb.arrive(op, 1, clock)
+        def arrive(bars: list[Mbarrier] = bars, clock: dict = clock) -> None:
+            for mb in bars:
+                mb.arrive(op, 1, clock)
 
         if state.pending:
             state.pending[-1].after.append(arrive)
         else:
             arrive()
+
+
+def commit_targets(agent: Agent, op: Tcgen05CommitOp, mask: np.ndarray) -> list[Cta]:
+    """The CTAs whose mbarrier (at the commit's pointer) receives its arrival: its own, or
+    with `multicast_mask` each CTA of the cluster whose rank is a bit of the mask."""
+    if op.multicastMask is None:
+        return [agent.cta]
+    bits = int(uniform(agent.get(op.multicastMask), mask, op, "the multicast mask")) & 0xFFFF
+    ctas = agent.cta.machine.ctas
+    if not bits or bits >> len(ctas):
+        raise RuleBroken(
+            op, "P5", f"multicasts to CTA mask {bits:#x}, in a cluster of {len(ctas)} CTAs"
+        )
+    return [cta for rank, cta in enumerate(ctas) if bits >> rank & 1]

@@ -7,7 +7,9 @@ the MMA warp waits, fences, accumulates one tcgen05.mma of K 16 onto it and comm
 epilogue waits, fences and loads) runs race-free under every schedule and leaves
 1 + A[:, :16] B[:, :16]^T bit-exact (small integers: f32 sums exact). Each negative chunk,
 which the protocol analysis rejects with P14 at an op, breaks P14 at the same op at run time
-under every schedule."""
+under every schedule. The CTA pair of the same files: the leader's tcgen05.commit multicast
+to both CTAs' barriers (mask 3) runs bit-exact; a mask missing the peer hangs it, and one
+beyond the pair is refused, under the proof and the interpreter alike."""
 
 from __future__ import annotations
 
@@ -23,10 +25,11 @@ from copy_dialect.errors import CopyDiagnosticError
 from copy_tools.universe import make_context
 
 ROOT = Path(__file__).resolve().parents[2]
-PROVEN = (ROOT / "lit_tests/dialects/copy/protocol-tmem.mlir").read_text().split("// -----")[0]
-BROKEN = (ROOT / "lit_tests/dialects/copy/invalid-protocol-tmem.mlir").read_text().split("// -----")
-BROKEN = BROKEN[:4]
-"""The P14 chunks (the CTA pair's are the multicast commit's, not modelled here)."""
+PROVEN, PAIR = (ROOT / "lit_tests/dialects/copy/protocol-tmem.mlir").read_text().split("// -----")
+CHUNKS = (ROOT / "lit_tests/dialects/copy/invalid-protocol-tmem.mlir").read_text().split("// -----")
+BROKEN, PAIR_BROKEN = CHUNKS[:4], CHUNKS[4:]
+"""The P14 chunks, and the CTA pair's commit masks (the peer missing: P6; beyond the pair:
+P5)."""
 SCHEDULES = ("random", "adversarial", "round_robin")
 K = 16
 """One tcgen05.mma of kind f16: K 16, the first 16 columns of the 64-wide tiles."""
@@ -80,3 +83,38 @@ def test_broken_kernel_caught_by_both(index: int):
 
 def test_every_broken_chunk_is_run():
     assert len(BROKEN) == 4
+    assert len(PAIR_BROKEN) == 2
+
+
+def pair_inputs(seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-2, 3, (256, 64)).astype(np.float16)
+    b = rng.integers(-2, 3, (256, 64)).astype(np.float16)
+    return [a, b, np.zeros((256, 8), np.float32)]
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_pair_commit_multicast_runs_exact(schedule: str, seed: int):
+    """The CTA pair: the leader's M 256 MMA reads A's rows from both CTAs and 64 rows of B
+    from each (CTA i's slot holds B's rows 128 i ..: its first 64 are read), writes D's rows
+    128 i .. to CTA i's TMEM, and its commit (mask 3) lets both epilogues read them."""
+    a, b, c = pair_inputs(seed)
+    run = interpreter.run(parse(PAIR), a, b, c, grid=(2, 1, 1), schedule=schedule, seed=seed)
+    assert run.violations == [], [str(v) for v in run.violations]
+    b_read = np.concatenate([b[0:64], b[128:192]])
+    d = a[:, :K].astype(np.float32) @ b_read[:, :K].astype(np.float32).T
+    lanes = [((1 + t // 32) % 4) * 32 + t % 32 for t in range(128)]
+    assert np.array_equal(run.arrays[2], np.concatenate([d[:128][lanes, :8], d[128:][lanes, :8]]))
+
+
+@pytest.mark.parametrize(("index", "rule"), [(0, "P6"), (1, "P5")])
+def test_pair_commit_mask_caught_by_both(index: int, rule: str):
+    """The mask missing the peer (its epilogue waits forever: the analysis's P6 at the
+    cluster barrier, the interpreter's hang) and a mask beyond the pair (P5)."""
+    module = parse(PAIR_BROKEN[index])
+    with pytest.raises(CopyDiagnosticError) as found:
+        verify_module(module)
+    assert rule in found.value.rules
+    run = interpreter.run(module, *pair_inputs(0), grid=(2, 1, 1), seed=index)
+    assert rule in {v.rule for v in run.violations}, [str(v) for v in run.violations]

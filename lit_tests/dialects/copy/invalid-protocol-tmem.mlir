@@ -254,8 +254,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     %idesc = copy.mma_instruction_descriptor kind f16 m 256 n 128 a f16 b f16 d f32 cta_group 2 : i32
     copy.warp_specialize warps [1, 4] {
     ^bb0(%t: index):
-      copy.async_copy %A[%row, %c0] to %smem_a[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
-      copy.async_copy %B[%row, %c0] to %smem_b[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+      copy.async_copy %A[%c0, %c0] to %smem_a[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+      copy.async_copy %B[%c0, %c0] to %smem_b[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
       scf.if %is_leader {
         copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
         %da = copy.matrix_descriptor %smem_a[%c0] major k tcgen05 : memref<1x128x64xf16, #copy.smem<swizzle = 128>> -> i64
@@ -312,8 +312,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     %idesc = copy.mma_instruction_descriptor kind f16 m 256 n 128 a f16 b f16 d f32 cta_group 2 : i32
     copy.warp_specialize warps [1, 4] {
     ^bb0(%t: index):
-      copy.async_copy %A[%row, %c0] to %smem_a[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
-      copy.async_copy %B[%row, %c0] to %smem_b[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+      copy.async_copy %A[%c0, %c0] to %smem_a[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+      copy.async_copy %B[%c0, %c0] to %smem_b[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
       scf.if %is_leader {
         copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
         %da = copy.matrix_descriptor %smem_a[%c0] major k tcgen05 : memref<1x128x64xf16, #copy.smem<swizzle = 128>> -> i64

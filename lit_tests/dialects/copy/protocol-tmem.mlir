@@ -64,6 +64,10 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
 // commits with multicast_mask 3 (CUTLASS's umma_arrive_multicast_2x1SM), which arrives on
 // %done of both CTAs, so each CTA's epilogue warps wait on their own barrier for the
 // leader's MMA (the analysis models the pair rank by rank; analysis/protocol/ops_mma.py).
+// Each CTA loads its part of the pair's A and B (leader-tracked, partitioned along the rows:
+// CTA i rows 128 i ..), all bytes completing on the leader's %full; the M 256 MMA reads A's
+// rows from both CTAs and N / 2 = 64 rows of B from each, and writes D's rows 128 i .. to
+// CTA i's TMEM (tests/interpreter/test_tmem_fences.py runs it).
 builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
   func.func @tmem_pair_commit(%A: memref<256x64xf16>, %B: memref<256x64xf16>, %C: memref<256x8xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
     %c0 = arith.constant 0 : index
@@ -86,8 +90,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     %idesc = copy.mma_instruction_descriptor kind f16 m 256 n 128 a f16 b f16 d f32 cta_group 2 : i32
     copy.warp_specialize warps [1, 4] {
     ^bb0(%t: index):
-      copy.async_copy %A[%row, %c0] to %smem_a[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
-      copy.async_copy %B[%row, %c0] to %smem_b[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+      copy.async_copy %A[%c0, %c0] to %smem_a[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+      copy.async_copy %B[%c0, %c0] to %smem_b[%c0] barrier %full[%c0] leader_tracked <partitioned 0> {collective = array<i64: 0>} : memref<256x64xf16> to memref<1x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
       scf.if %is_leader {
         copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
         %da = copy.matrix_descriptor %smem_a[%c0] major k tcgen05 : memref<1x128x64xf16, #copy.smem<swizzle = 128>> -> i64
