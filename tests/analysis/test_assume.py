@@ -162,3 +162,86 @@ def test_a_mistake_is_still_found_under_the_fact(fact: str):
     found = findings(Parser(make_context(), text).parse_module())
     assert found, fact
     assert all("%n = 0" not in f for f in found)
+
+
+# ---- what the IR proves: a constant divided by an unknown takes the constant's quotients ---
+
+
+def quotient_of(division: str, dividend: int) -> tuple[func.FuncOp, object]:
+    """`for i = 0 to n` with n = `division` of the constant by gpu.grid_dim z."""
+    text = str(blocks(None)).replace(
+        "%n = arith.divui %rows, %c128 : index",
+        f"%dividend = arith.constant {dividend} : index\n"
+        '    %splits = "gpu.grid_dim"() <{dimension = #gpu<dim z>}> : () -> index\n'
+        f"    %n = {division} %dividend, %splits : index",
+    )
+    module = Parser(make_context(), text).parse_module()
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    n = next(op for op in fn.walk() if op.results and op.results[0].name_hint == "n")
+    return fn, n.results[0]
+
+
+@pytest.mark.parametrize(
+    ("division", "ceil"),
+    [
+        ("arith.divui", False),
+        ("arith.divsi", False),
+        ("arith.floordivsi", False),
+        ("arith.ceildivui", True),
+        ("arith.ceildivsi", True),
+    ],  # fmt: skip
+)
+@pytest.mark.parametrize("dividend", [0, 1, 2, 7, 16, 17, 96, 100, 1000])
+def test_the_bounds_tried_are_the_quotients_of_a_constant(division, ceil, dividend):
+    """Every quotient by a divisor of 1 .. dividend + 2 (a larger one rounds as these do),
+    with 0 for a signed division (a negative divisor), and no other bound of the 40 counts
+    the driver would try."""
+    fn, n = quotient_of(division, dividend)
+    quotients = {-(-dividend // d) if ceil else dividend // d for d in range(1, dividend + 3)}
+    if "si" in division:
+        quotients.add(0)
+    tried = Assumptions.of(fn).trips(n, 0, 1, 40)
+    # where 40 iterations are not a quotient, the first longer one stands in for them
+    longer = [min(q for q in quotients if q > 40)] if max(quotients) > 40 else []
+    assert tried == sorted(q for q in quotients if q <= 40) + (
+        longer if 40 not in quotients else []
+    )
+
+
+def test_a_quotient_of_0_is_tried_where_a_divisor_above_the_constant_gives_it():
+    # 16 / splits is 0 for 17 splits: the consumers' wait for block 0 never returns (P6).
+    fn, _ = quotient_of("arith.divui", 16)
+    found = findings(fn.parent_op())
+    assert any("never" in f and "%n = 0" in f for f in found), found
+    # rounded up, 16 / splits is at least 1: proven
+    fn, _ = quotient_of("arith.ceildivui", 16)
+    assert findings(fn.parent_op()) == []
+
+
+@pytest.mark.parametrize("division", ["arith.divui", "arith.ceildivui"])
+def test_a_mistake_is_still_found_among_the_quotients(division: str):
+    fn, _ = quotient_of(division, 16)
+    text = str(fn.parent_op()).replace(
+        "copy.barrier_wait %empty[%c0], %acquire", "copy.barrier_wait %empty[%c0], %phase"
+    )
+    found = findings(Parser(make_context(), text).parse_module())
+    assert any("P" in f for f in found), found
+
+
+def test_the_split_k_corpus_kernel_tries_the_quotients_of_its_k_blocks(monkeypatch):
+    """`k_tiles = 16 / gridDim.z`: the counts 0, 1, 2, 3, 4, 5, 8, 16, each walked (no
+    steady state needed), not 0 .. 32."""
+    import analysis.protocol.analysis as driver
+
+    tried: set[tuple[int, ...]] = set()
+    original = driver.run_kernel
+
+    def counting(kernel, bindings, report, order=()):
+        tried.add(tuple(bindings.values()))
+        return original(kernel, bindings, report, order)
+
+    monkeypatch.setattr(driver, "run_kernel", counting)
+    kernel = next(k for k in KERNELS if k.name == "gemm_split_k")
+    module = Parser(make_context(), kernel.text()).parse_module()
+    assert findings(module) == []
+    assert sorted(t for t in tried if t) == [(q,) for q in (0, 1, 2, 3, 4, 5, 8, 16)]
