@@ -100,6 +100,7 @@ from copy_dialect.tmem import (
 )
 from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
 from copy_dialect.tmem_moves import SmemToTmemOp, TmemShiftOp
+from copy_dialect.tmem_slice import TmemSliceOp
 
 Copy = Dialect(
     "copy",
@@ -139,6 +140,7 @@ Copy = Dialect(
         MmaInstructionDescriptorOp,
         SmemToTmemOp,
         TmemShiftOp,
+        TmemSliceOp,
         PeerStoreOp,
         PeerCopyOp,
         PeerArriveOp,

@@ -186,6 +186,7 @@ from copy_dialect.tmem import (
 )
 from copy_dialect.tmem_access import TmemLoadOp, TmemStoreOp
 from copy_dialect.tmem_moves import SmemToTmemOp, TmemShiftOp
+from copy_dialect.tmem_slice import TmemSliceOp
 from copy_dialect.verify_common import kernel_cluster_shape, module_target
 
 __all__ = [
@@ -198,7 +199,7 @@ __all__ = [
     "BarrierReinitOp",
     "WarpSpecializeOp", "NamedBarrierSyncOp", "NamedBarrierArriveOp", "FenceAsyncSharedOp",
     "AllocSmemOp", "TmemAllocOp", "TmemDeallocOp", "TmemLoadOp", "TmemStoreOp", "TmemWaitOp",
-    "TmemRelinquishOp", "TmemShiftOp",
+    "TmemRelinquishOp", "TmemShiftOp", "TmemSliceOp",
     "SmemToTmemOp", "PeerStoreOp", "PeerCopyOp", "PeerArriveOp", "ClusterSyncOp",
     "TensorMapGlobalOp",
     "TensorMapReplaceOp", "TensorMapFenceReleaseOp", "TensorMapFenceAcquireOp", "AssumeOp",

@@ -9,7 +9,8 @@ TMEM a store writes is read or freed only after `tmem_wait store`); `copy.smem_t
 (tcgen05.cp: row i of the source into lane i for the 128-row shapes; 64x128b and 32x128b
 multicast their rows to the warps' lane quarters, `copy_lanes`; with `cta_group 2` into the
 TMEM of both CTAs of the pair, at the same columns); `copy.tmem_shift` (tcgen05.shift.down:
-the 8 columns at its column move one lane down, lane 0 keeps its own). Each access
+the 8 columns at its column move one lane down, lane 0 keeps its own); `copy.tmem_slice`
+(a view of the parent's TMEM from its first column: its accesses are bounded by it). Each access
 is also handed to `tmem_order` (P14: tcgen05 accesses of two agents ordered by a fenced
 sync)."""
 
@@ -25,6 +26,7 @@ from copy_dialect import ops as copy
 from copy_dialect.tmem import TMEM_REGS_PER_NUM, tmem_capacity, tmem_columns, tmem_fragment
 from copy_dialect.tmem_access import packed
 from copy_dialect.tmem_moves import SHIFT_COLUMNS
+from copy_dialect.tmem_slice import slice_columns
 from facts import hardware as hw
 from interpreter import tmem_order
 from interpreter.machine import WARP, Agent, Cta, Step
@@ -106,6 +108,15 @@ def dealloc(agent: Agent, op: copy.TmemDeallocOp, mask: np.ndarray) -> Step:
     del ref.tmem.live[ref.column]
     ref.tmem.used[ref.column : ref.column + ref.columns] = False
     tmem_order.free(ref.tmem, range(ref.column, ref.column + ref.columns))
+
+
+@handles(copy.TmemSliceOp)
+def slice_view(agent: Agent, op: copy.TmemSliceOp, mask: np.ndarray) -> Step:
+    """A view of the parent's columns: the same TMEM, from the slice's first column."""
+    yield None
+    ref = agent.get(op.tmem)
+    first, columns = slice_columns(op)
+    agent.env[op.result] = TmemRef(ref.tmem, ref.column + first, columns, op.result.type)
 
 
 @handles(copy.TmemRelinquishOp)

@@ -138,6 +138,7 @@ from passes.convert_copy_to_nvvm.tmem import (
     LowerTmemLoad,
     LowerTmemRelinquish,
     LowerTmemShift,
+    LowerTmemSlice,
     LowerTmemStore,
     LowerTmemWait,
 )
@@ -155,13 +156,21 @@ TMEM_OPS = (
     copy.TmemWaitOp,
     copy.SmemToTmemOp,
     copy.TmemShiftOp,
+    copy.TmemSliceOp,
 )
 
 
-ROLE_TMEM_OPS = (copy.TmemLoadOp, copy.TmemStoreOp, copy.TmemWaitOp, copy.SmemToTmemOp)
+ROLE_TMEM_OPS = (
+    copy.TmemLoadOp,
+    copy.TmemStoreOp,
+    copy.TmemWaitOp,
+    copy.SmemToTmemOp,
+    copy.TmemShiftOp,
+    copy.TmemSliceOp,
+)
 """The TMEM ops lowered inside a role: loads and stores by each warp at its lane quarter,
-their waits, tcgen05.cp by the role's elected thread. (Alloc and dealloc are the block's: W8
-keeps them out of roles.)"""
+their waits, tcgen05.cp and tcgen05.shift by the role's elected thread, slices (an
+address). (Alloc and dealloc are the block's: W8 keeps them out of roles.)"""
 
 
 def check_roles(fn: func.FuncOp) -> None:
@@ -259,6 +268,7 @@ class ConvertCopyToNVVMPass(ModulePass):
                 LowerTmemDealloc(kernels),
                 LowerTmemRelinquish(kernels),
                 LowerTmemShift(kernels),
+                LowerTmemSlice(kernels),
                 LowerTmemLoad(kernels),
                 LowerTmemStore(kernels),
                 LowerTmemWait(kernels),

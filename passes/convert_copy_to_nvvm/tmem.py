@@ -10,7 +10,9 @@
   (quarter warp % 4), with `.pack::16b`/`.unpack::16b` for `pack`/`unpack` (the 16-bit
   vector bitcast from/to its 32-bit registers); a `tmem_load` with `reduce` is inline PTX
   `tcgen05.ld.red`;
-- `tmem_shift` is `tcgen05.shift.down` at the ref's column, by the elected thread;
+- `tmem_shift` is `tcgen05.shift.down` at the ref's column, by the elected thread (of the
+  block, or of the role that holds it);
+- `tmem_slice` is its parent's address plus its first 32-bit column (the lane stays 0);
 - `smem_to_tmem` is `tcgen05.cp` (of the op's CTA group) by the elected thread (of the block,
   or of the role of `copy.warp_specialize` that issues it), from a
   shared-memory descriptor of the source, whose rows are one core-matrix row (16 bytes,
@@ -171,8 +173,20 @@ class LowerTmemShift(KernelPattern):
         taddr = body.inttoptr(body.add(base, body.resize(column, i32)), ptr(TENSOR))
         body(nvvm.Tcgen05ShiftOp(taddr, nvvm_group(op)))
         e = Emit()
-        self.kernel(op).elected(e, body.ops)
+        self.kernel(op).group(op).elected(e, body.ops)
         rewriter.replace(op, e.ops, [])
+
+
+class LowerTmemSlice(KernelPattern):
+    """`copy.tmem_slice` -> the parent's TMEM address plus the slice's first column."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: copy.TmemSliceOp, rewriter: PatternRewriter, /):
+        e = Emit()
+        (tmem,) = lowered([op.tmem], e.ops)
+        address = e.add(e.ptrtoint(tmem, i32), e.const(op.first_column, i32))
+        view = e.inttoptr(address, ptr(TENSOR))
+        rewriter.replace(op, e.ops, [cast(view, op.result.type, e.ops)])
 
 
 def warp_tmem_address(e: Emit, kernel: Kernel, op: copy.TmemLoadOp | copy.TmemStoreOp) -> SSAValue:
