@@ -428,6 +428,9 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
         nvvm.Tcgen05CpOp(tmem, desc, "shape_4x256b", src_format="b4x16_p64"),
         nvvm.Tcgen05CpOp(tmem, desc, "shape_64x128b", multicast="warpx2_02_13"),
         nvvm.Tcgen05CpOp(tmem, desc, "shape_32x128b", multicast="warpx4", src_format="b6x16_p32"),
+        nvvm.Tcgen05ShiftOp(tmem),
+        nvvm.Tcgen05FenceOp("before"),
+        nvvm.Tcgen05FenceOp("after"),
         nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
             dst=k["smem"],
             tma_descriptor=k["tmap"],
@@ -441,6 +444,7 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
         nvvm.Tcgen05DeallocOp(k2["tmem"], k2["i"], group="cta_2"),
         nvvm.Tcgen05RelinquishAllocPermitOp(group="cta_2"),
         nvvm.Tcgen05CpOp(k2["tmem"], k2["desc"], "shape_128x128b", group="cta_2"),
+        nvvm.Tcgen05ShiftOp(k2["tmem"], group="cta_2"),
         nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
             dst=k2["smem"],
             tma_descriptor=k2["tmap"],
@@ -511,6 +515,9 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
         "tcgen05.cp.cta_group::1.4x256b.b8x16.b4x16_p64",
         "tcgen05.cp.cta_group::1.64x128b.warpx2::02_13",
         "tcgen05.cp.cta_group::1.32x128b.warpx4.b8x16.b6x16_p32",
+        "tcgen05.shift.cta_group::1.down [%r",
+        "tcgen05.fence::before_thread_sync",
+        "tcgen05.fence::after_thread_sync",
         "complete_tx::bytes.cta_group::1",
         "tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [%r",
         "tcgen05.mma.cta_group::1.kind::tf32.collector::a::fill [%r",
@@ -524,6 +531,7 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
         "tcgen05.dealloc.cta_group::2",
         "tcgen05.relinquish_alloc_permit.cta_group::2",
         "tcgen05.cp.cta_group::2.128x128b",
+        "tcgen05.shift.cta_group::2.down [%r",
         "multicast::cluster.cta_group::2",
         "@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
         ".cta_group::2",

@@ -79,6 +79,23 @@ SMEM_TO_TMEM = (
     "    copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b : memref<128x8xf32, "
     "#copy.smem<swizzle = 32>>"
 )
+PAIR_BODY = KERNELS["tmem_moves"][
+    KERNELS["tmem_moves"].index("%acc = copy.tmem_alloc") : KERNELS["tmem_moves"].index(
+        "    func.return"
+    )
+]
+"""The tmem_moves kernel's TMEM ops, from the alloc to the dealloc."""
+
+
+def pair(body: str) -> str:
+    """`body` with `cta_group 2` on each of its ops that names a CTA group."""
+    return (
+        body.replace("copy.tmem_alloc :", "copy.tmem_alloc cta_group 2 :")
+        .replace("copy.tmem_relinquish\n", "copy.tmem_relinquish cta_group 2\n")
+        .replace("multicast warpx4 :", "multicast warpx4 cta_group 2 :")
+        .replace("%h[%col] :", "%h[%col] cta_group 2 :")
+        .replace("copy.tmem_dealloc %acc :", "copy.tmem_dealloc %acc cta_group 2 :")
+    )
 
 
 @dataclass(frozen=True)
@@ -363,6 +380,27 @@ OPTIONS = [
            SMEM_TO_TMEM.replace("128x8xf32, #copy.smem<swizzle = 32>", "32x4xf32, #copy.smem")
            .replace("shape_128x256b", "shape_32x128b multicast warpx4"),
            why="tcgen05.cp.32x128b.warpx4"),
+    # TMEM of a CTA pair, the permit, scale copies, slices, shifts (a kernel names one CTA
+    # group, J28: switched alone, an op's cta_group is rejected)
+    Option("copy.tmem_alloc", "cta_group", "tmem_moves", PAIR_BODY, pair(PAIR_BODY),
+           why=".cta_group::2 on every tcgen05 instruction (all the kernel's ops switched)"),
+    Option("copy.tmem_dealloc", "cta_group", "tmem_moves", "copy.tmem_dealloc %acc :",
+           "copy.tmem_dealloc %acc cta_group 2 :", REJECTED,
+           "J27: a dealloc of another group than the allocation's"),
+    Option("copy.tmem_relinquish", "cta_group", "tmem_moves", "copy.tmem_relinquish\n",
+           "copy.tmem_relinquish cta_group 2\n", REJECTED,
+           "J28: one CTA group for every tcgen05 op of a kernel"),
+    Option("copy.smem_to_tmem", "cta_group", "tmem_moves", "multicast warpx4 :",
+           "multicast warpx4 cta_group 2 :", REJECTED,
+           "J28: one CTA group for every tcgen05 op of a kernel"),
+    Option("copy.smem_to_tmem", "scales", "tmem_moves", "multicast warpx4 :",
+           "multicast warpx4 scales :", NONE,
+           "marks a scale-factor copy: facts for the verifier (J13), the same tcgen05.cp"),
+    Option("copy.tmem_slice", "column", "tmem_moves", "%acc[0] :", "%acc[32] :",
+           why="the slice's TMEM address (+8 columns: 32 8-bit elements)"),
+    Option("copy.tmem_shift", "cta_group", "tmem_moves", "copy.tmem_shift %h[%col] :",
+           "copy.tmem_shift %h[%col] cta_group 2 :", REJECTED,
+           "J28: one CTA group for every tcgen05 op of a kernel"),
     # DSMEM and the cluster
     Option("copy.peer_store", "reduction", "dsmem", "copy.peer_store %n,",
            "copy.peer_store reduce add %n,", why="red.async .add instead of st.async"),

@@ -255,6 +255,12 @@ llvm.func @tcgen05(%slot: !llvm.ptr<3>, %tmem: !llvm.ptr<6>, %ncols: i32, %desc:
   // CHECK-NEXT: nvvm.tcgen05.cp %{{.*}}, %{{.*}} {shape = #nvvm.tcgen05_cp_shape<shape_32x128b>, group = #nvvm.cta_group<cta_2>, multicast = #nvvm.tcgen05_cp_multicast<warpx4>, srcFormat = #nvvm.tcgen05_cp_src_fmt<b6x16_p32>}
   // CHECK-GENERIC-NEXT: "nvvm.tcgen05.cp"(%{{.*}}, %{{.*}}) <{shape = #nvvm.tcgen05_cp_shape<shape_32x128b>, group = #nvvm.cta_group<cta_2>, multicast = #nvvm.tcgen05_cp_multicast<warpx4>, srcFormat = #nvvm.tcgen05_cp_src_fmt<b6x16_p32>}> : (!llvm.ptr<6>, i64) -> ()
   nvvm.tcgen05.cp %tmem, %desc {shape = #nvvm.tcgen05_cp_shape<shape_32x128b>, group = #nvvm.cta_group<cta_2>, multicast = #nvvm.tcgen05_cp_multicast<warpx4>, srcFormat = #nvvm.tcgen05_cp_src_fmt<b6x16_p32>}
+  // CHECK-NEXT: nvvm.tcgen05.shift %{{.*}} : !llvm.ptr<6>
+  // CHECK-GENERIC-NEXT: "nvvm.tcgen05.shift"(%{{.*}}) : (!llvm.ptr<6>) -> ()
+  nvvm.tcgen05.shift %tmem : !llvm.ptr<6>
+  // CHECK-NEXT: nvvm.tcgen05.shift %{{.*}} {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<6>
+  // CHECK-GENERIC-NEXT: "nvvm.tcgen05.shift"(%{{.*}}) <{group = #nvvm.cta_group<cta_2>}> : (!llvm.ptr<6>) -> ()
+  nvvm.tcgen05.shift %tmem {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<6>
   // CHECK-NEXT: %{{.*}} = nvvm.tcgen05.ld %{{.*}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<4xi32>
   // CHECK-GENERIC-NEXT: %{{.*}} = "nvvm.tcgen05.ld"(%{{.*}}) <{shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>}> : (!llvm.ptr<6>) -> vector<4xi32>
   %0 = nvvm.tcgen05.ld %tmem {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<4xi32>
