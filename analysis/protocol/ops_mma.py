@@ -198,7 +198,7 @@ def tcgen05_commit(agent: Agent, op: Operation, mask: int | None) -> None:
     threads = 1 if mask is None else agent.threads_in(mask)
     stamps = s.hb.stamps(members)
     how = "nvvm.tcgen05.commit makes one arrival per thread that executes it"
-    ends = []
+    ends: dict[int, tuple[int, int]] = {}
     for rank in commit_ranks(agent, op):
         there = agent.walk.states[rank]
         if there is not s and not agent.walk.cluster.target(op, agent.rank, rank, "the commit"):
@@ -208,8 +208,9 @@ def tcgen05_commit(agent: Agent, op: Operation, mask: int | None) -> None:
         there.barriers.arrive(op, key, threads, 0, members, agent.name, how)
         if there is not s:
             agent.walk.cluster.arrival(op, agent.rank, rank, stamps, agent.name)
-        ends.append((b.comp, phase + 1))
-    s.group_sets.tc_commit(agent.groups, tuple(ends))
+        ends[rank] = (b.comp, phase + 1)
+    # The reads of this CTA's slots end with its own barrier's phase (else the first CTA's).
+    s.group_sets.tc_commit(agent.groups, (ends.get(agent.rank, next(iter(ends.values()))),))
 
 
 def commit_ranks(agent: Agent, op: Operation) -> list[int]:

@@ -55,6 +55,7 @@ from frontends.kernels.persistent import persistent_chain
 from frontends.kernels.pipelines import pipeline_stages_limit, tma_copy_pipelined
 from frontends.kernels.row_sum import ROW_SUM_MAX_ROWS_PER_WARP, balanced_band_rows, ws_row_sum
 from frontends.kernels.tiles import bulk_copy, cp_async_copy, tma_copy
+from frontends.kernels.tmem_pipeline import tmem_pipeline
 from frontends.kernels.warp_specialized import (
     ELEMENTWISE,
     tiles_grid,
@@ -125,4 +126,6 @@ __all__ = [
     "pdl_chain",
     "persistent_chain",
     "pdl_grid",
+    # tmem_pipeline
+    "tmem_pipeline",
 ]
