@@ -1,8 +1,10 @@
 """TMEM of a CTA pair (`cta_group 2`, tcgen05's `.cta_group::2`) and the multicast
 `tcgen05.cp` shapes under the interpreter. Each CTA of a 2x1x1 cluster fills an SMEM tile
 with its own rows; the even CTA alone copies its tile with `cta_group 2`, which lands in the
-TMEM of both CTAs at the same columns, and each CTA reads its TMEM back (tcgen05.ld 32x32b):
-both hold the even CTA's tile, bit-exact against numpy, for every copy shape (32x128b
+TMEM of both CTAs at the same columns, commits it to both CTAs' mbarriers (multicast_mask 3),
+and each CTA waits on its own and reads its TMEM back (tcgen05.ld 32x32b): both hold the even
+CTA's tile, bit-exact against numpy, the kernel proven by the protocol analysis, for every
+copy shape (32x128b
 multicast to the four warps' lane quarters, 64x128b to the warp pairs of warpx2::02_13 and
 warpx2::01_23, 128x128b row by row). Not measured: the H200 has no TMEM; the lane map of
 the multicast shapes is the interpreter's reading of the PTX ISA's tcgen05.cp sentence
@@ -24,35 +26,27 @@ builtin.module attributes {{copy.target = #copy.target<"sm_100a">}} {{
   func.func @k(%x: memref<128x4xi32>, %y: memref<128x4xi32>)
       attributes {{gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>}} {{
     %c0 = arith.constant 0 : index
-    %c0_i32 = arith.constant 0 : i32
-    %c1_i32 = arith.constant 1 : i32
-    %ticks = arith.constant 1000000 : i32
+    %false = arith.constant false
     %crows = arith.constant {rows} : index
     %t = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
     %leader = arith.cmpi eq, %t, %c0 : index
     %tile = copy.alloc_smem : memref<{rows}x4xi32, #copy.smem>
-    %word = copy.alloc_smem : memref<1xi64, #copy.smem>
-    %bar = builtin.unrealized_conversion_cast %word : memref<1xi64, #copy.smem> to !llvm.ptr<3>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
     %mine = arith.cmpi ult, %t, %crows : index
     scf.if %mine {{
       %v = vector.load %x[%t, %c0] : memref<128x4xi32>, vector<4xi32>
       vector.store %v, %tile[%t, %c0] : memref<{rows}x4xi32, #copy.smem>, vector<4xi32>
-    }}
-    scf.if %leader {{
-      nvvm.mbarrier.init.shared %bar, %c1_i32 {{copy.effects = [#copy.effect<write 0>]}}
-        : !llvm.ptr<3>, i32
-      nvvm.fence.mbarrier.init
     }}
     copy.fence_async_shared
     %acc = copy.tmem_alloc : memref<128x32xi32, #copy.tmem>
     copy.smem_to_tmem %tile to %acc[%c0] shape {shape}{multicast}
       : memref<{rows}x4xi32, #copy.smem>, memref<128x32xi32, #copy.tmem>
     scf.if %leader {{
-      nvvm.tcgen05.commit %bar : !llvm.ptr<3>
+      nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3>
     }}
-    nvvm.mbarrier.try_wait.parity.shared %bar, %c0_i32, %ticks
-      {{copy.effects = [#copy.effect<read 0>]}} : !llvm.ptr<3>, i32, i32
-    llvm.inline_asm has_side_effects "tcgen05.fence::after_thread_sync;", "" : () -> ()
+    copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+    nvvm.tcgen05.fence <after>
     %w = copy.tmem_load %acc[%c0] shape shape_32x32b num 4
       : memref<128x32xi32, #copy.tmem> -> vector<4xi32>
     copy.tmem_wait load
@@ -71,11 +65,14 @@ builtin.module attributes {{copy.target = #copy.target<"sm_100a">}} {{
     %c0 = arith.constant 0 : index
     %c2 = arith.constant 2 : index
     %c128 = arith.constant 128 : index
+    %false = arith.constant false
+    %both = arith.constant 3 : i16
     %crows = arith.constant {rows} : index
     %b = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
     %t = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
     %rank = arith.remui %b, %c2 : index
     %leader = arith.cmpi eq, %rank, %c0 : index
+    %first = arith.cmpi eq, %t, %c0 : index
     %tile = copy.alloc_smem : memref<{rows}x4xi32, #copy.smem>
     %mine = arith.cmpi ult, %t, %crows : index
     scf.if %mine {{
@@ -87,28 +84,35 @@ builtin.module attributes {{copy.target = #copy.target<"sm_100a">}} {{
     copy.fence_async_shared
     %acc = copy.tmem_alloc cta_group 2 : memref<128x32xi32, #copy.tmem>
     copy.tmem_relinquish cta_group 2
-    copy.cluster_sync
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
     scf.if %leader {{
       copy.smem_to_tmem %tile to %acc[%c0] shape {shape}{multicast} cta_group 2
         : memref<{rows}x4xi32, #copy.smem>, memref<128x32xi32, #copy.tmem>
+      scf.if %first {{
+        nvvm.tcgen05.commit %done_ptr, multicast_mask = %both {{group = #nvvm.cta_group<cta_2>}}
+          : !llvm.ptr<3>, i16
+      }}
     }}
-    copy.cluster_sync
+    copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+    nvvm.tcgen05.fence <after>
     %w = copy.tmem_load %acc[%c0] shape shape_32x32b num 4
       : memref<128x32xi32, #copy.tmem> -> vector<4xi32>
     copy.tmem_wait load
     %out = arith.muli %rank, %c128 : index
     %at = arith.addi %out, %t : index
     vector.store %w, %y[%at, %c0] : memref<256x4xi32>, vector<4xi32>
+    nvvm.tcgen05.fence <before>
     copy.cluster_sync
     copy.tmem_dealloc %acc cta_group 2 : memref<128x32xi32, #copy.tmem>
     func.return
   }}
 }}
 """
-"""The pair kernel orders the leader's copy before the peer's load by a cluster barrier
-alone: the interpreter completes a tcgen05.cp at issue, and does not model the
-`tcgen05.commit.cta_group::2` multicast to both CTAs' mbarriers that a GPU needs here
-(`interpreter.ops_tcgen05`), so this kernel is run with the protocol analysis left out."""
+"""The even CTA's elected thread copies its tile into the pair's TMEM and commits the copy
+with multicast_mask 3 (`.cta_group::2`), which arrives on %done of both CTAs (the barrier's
+init ends with the cluster's barrier, so both exist and both CTAs have allocated); each CTA
+waits on its own, fences after, and reads its TMEM."""
 
 LANE = np.arange(128)
 COPIES = {
@@ -150,7 +154,7 @@ def test_copy_shapes_fill_the_lanes(name: str):
 def test_pair_copy_lands_in_both_ctas(name: str, seed: int):
     rows, lane_rows = COPIES[name][2], COPIES[name][3]
     x = random_rows(seed, 256)
-    parsed = module(PAIR, name, protocol=False)
+    parsed = module(PAIR, name, protocol=True)
     run = interpreter.run(parsed, x, np.zeros_like(x), grid=(2, 1, 1), seed=seed)
     assert run.violations == [], [str(v) for v in run.violations]
     leader_tile = x[:rows]  # the even CTA's rows: what both CTAs' TMEM holds
