@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from copy_dialect.attributes import TmemCopyShape
 from copy_dialect.errors import CopyDiagnosticError
 from copy_dialect.tmem import TMEM_COPY_BYTES
 from copy_tools.universe import make_context
+from passes import backend
 from passes.pipeline import compile_module
 from tests.ptxas import check_ptxas
 
@@ -165,3 +167,46 @@ def test_shift_and_scales_assemble(target: str, tmp_path: Path):
     ):
         assert instruction in compiled.ptx, instruction
     check_ptxas(compiled.ptx, target, tmp_path)
+
+
+RAW_CP = """.version 8.8
+.target sm_100a
+.address_size 64
+.visible .entry k() {{
+.reg .b32 %r<2>;
+.reg .b64 %rd<2>;
+mov.u32 %r1, 0;
+mov.u64 %rd1, 0;
+tcgen05.cp.cta_group::{group}.{shape}{multicast} [%r1], %rd1;
+ret;
+}}
+"""
+
+
+@pytest.mark.skipif(not backend.ptxas_available(), reason="no ptxas on PATH")
+def test_j14_is_the_pairing_ptxas_accepts(tmp_path: Path):
+    """J14 (a shape's multicast) accepts exactly the tcgen05.cp forms ptxas assembles, for
+    both CTA groups: 64x128b with warpx2::02_13 or ::01_23, 32x128b with warpx4, the others
+    with none."""
+    casts = {None: "", "warpx4": ".warpx4", "warpx2_01_23": ".warpx2::01_23"}
+    casts["warpx2_02_13"] = ".warpx2::02_13"
+    for shape, multicast, group in itertools.product(TmemCopyShape, casts, (1, 2)):
+        kernel = copy_kernel(
+            "k", shape.value, multicast, group, False, "f32", 16, 0, "2x1" if group == 2 else "none"
+        )
+        verified = verdict("sm_100a", kernel)
+        source = tmp_path / "cp.ptx"
+        source.write_text(
+            RAW_CP.format(
+                group=group, shape=shape.value.removeprefix("shape_"), multicast=casts[multicast]
+            )
+        )
+        assembled = (
+            subprocess.run(
+                ["ptxas", "-arch=sm_100a", str(source), "-o", str(tmp_path / "cp.o")],
+                capture_output=True,
+            ).returncode
+            == 0
+        )
+        assert verified in ("ok", "J14"), (shape, multicast, group, verified)
+        assert (verified == "ok") == assembled, (shape, multicast, group, verified)
