@@ -57,10 +57,22 @@ PREDECESSOR_ACCESSES = {
 
 
 def waits_for_predecessor(kernel: Operation) -> bool:
-    """Whether `kernel` waits for the grid ahead of it (holds a `copy.grid_dependency_wait`):
-    the one fact by which it is launched with programmatic stream serialization (the
-    lowering records it in the kernel's ABI, `grid_dependent`)."""
-    return any(isinstance(op, GridDependencyWaitOp) for op in kernel.walk())
+    """Whether `kernel` waits for the grid ahead of it (holds a wait, `is_wait`): the one
+    fact by which it is launched with programmatic stream serialization (the lowering records
+    it in the kernel's ABI, `grid_dependent`)."""
+    return any(is_wait(op) for op in kernel.walk())
+
+
+def is_wait(op: Operation) -> bool:
+    """A `copy.grid_dependency_wait`, or upstream NVVM's `nvvm.griddepcontrol wait` where a
+    frontend that emits NVVM wrote the instruction itself: the same fact to the kernel rules
+    (GD2, GD3) and to the ABI."""
+    if isinstance(op, GridDependencyWaitOp):
+        return True
+    if op.name != "nvvm.griddepcontrol":
+        return False
+    kind = op.properties.get("kind")
+    return getattr(kind, "data", None) == "wait"
 
 
 class GridDependencyOp(IRDLOperation):

@@ -29,9 +29,11 @@ import numpy as np
 from xdsl.dialects import builtin
 
 from copy_dialect import ops as copy
+from copy_dialect.grid_dependency import is_wait
 from interpreter.gmem_log import GmemLog
 from interpreter.machine import Agent, Violation
 from interpreter.ops_std import handles
+from passes.nvvm.griddepcontrol import GriddepcontrolOp
 
 
 @handles(copy.GridDependencyWaitOp)
@@ -45,6 +47,13 @@ def grid_dependency_wait(agent: Agent, op: copy.GridDependencyWaitOp, mask: np.n
 @handles(copy.LaunchDependentsOp)
 def launch_dependents(agent: Agent, op: copy.LaunchDependentsOp, mask: np.ndarray) -> None:
     return None  # lets the dependent start early: no effect on what either computes
+
+
+@handles(GriddepcontrolOp)
+def griddepcontrol(agent: Agent, op: GriddepcontrolOp, mask: np.ndarray) -> None:
+    """Upstream NVVM's `nvvm.griddepcontrol` in input IR: its wait is the copy op's."""
+    if is_wait(op):
+        grid_dependency_wait(agent, op, mask)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

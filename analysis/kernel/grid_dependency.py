@@ -41,6 +41,7 @@ from xdsl.ir import Block, Operation, Region
 from analysis.kernel.kernel import Kernel
 from copy_dialect import ops as copy
 from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.grid_dependency import is_wait
 from copy_dialect.memory import GMEM, memory_space
 
 
@@ -65,11 +66,12 @@ def check_grid_dependency(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """GD4 on the kernel's argument marks; where the kernel waits, GD2 and GD3 on each GMEM
     access that a wait does not precede on every path."""
     marks = yield from argument_marks(kernel.op)
-    if not kernel.instances(copy.GridDependencyWaitOp):
+    waits = grid_waits(kernel)
+    if not waits:
         return
     before = waited_before(kernel.op)
-    waits_later = before_a_wait(kernel)
-    wait_roles = {role_of(w) for w in kernel.instances(copy.GridDependencyWaitOp)}
+    waits_later = before_a_wait(waits)
+    wait_roles = {role_of(w) for w in waits}
     for op, ref, write in copy.gmem_accesses(kernel.ops[1:]):
         state = before.get(op)
         if state is Waited.YES or state is None:  # None: unreachable
@@ -93,11 +95,20 @@ def argument_name(kernel: Operation, arg: int) -> str:
     return f"argument {arg}" + (f" (%{hint})" if hint else "")
 
 
-def before_a_wait(kernel: Kernel) -> set[Operation]:
+def grid_waits(kernel: Kernel) -> list[Operation]:
+    """The kernel's waits for its predecessor (`is_wait`: upstream NVVM's too)."""
+    nvvm = [t for t in kernel.positions if getattr(t, "name", None) == "nvvm.griddepcontrol"]
+    return [
+        *kernel.instances(copy.GridDependencyWaitOp),
+        *(op for op in kernel.instances(*nvvm) if is_wait(op)),
+    ]
+
+
+def before_a_wait(waits: list[Operation]) -> set[Operation]:
     """The ops that a wait of their own block comes after in program order (not
     necessarily on every path): where "the kernel's wait comes later" helps."""
     found: set[Operation] = set()
-    for wait in kernel.instances(copy.GridDependencyWaitOp):
+    for wait in waits:
         block = wait.parent
         if block is None:
             continue
@@ -236,7 +247,7 @@ def walk_region(region: Region, state: Waited, before: dict[Operation, Waited]) 
 def walk_block(block: Block, state: Waited, before: dict[Operation, Waited]) -> Waited:
     for op in block.ops:
         before[op] = state
-        if isinstance(op, copy.GridDependencyWaitOp):
+        if is_wait(op):
             state = Waited.YES
         elif op.regions:
             state = walk_nested(op, state, before)

@@ -67,6 +67,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect import ops as copy
+from copy_dialect.grid_dependency import is_wait as is_grid_wait
 from facts.abi import KernelAbi
 from facts.target import Target, UnknownTarget, target_named
 from passes.abi import abi_attr
@@ -233,7 +234,11 @@ class ConvertCopyToNVVMPass(ModulePass):
         guards = Guards() if self.debug_guards else None
         kernels: dict[func.FuncOp, Kernel] = {}
         for fn in op.walk():
-            if isinstance(fn, func.FuncOp) and any(kernel_op(o) for o in fn.walk()):
+            # (a kernel that waits for its predecessor, with upstream NVVM's griddepcontrol
+            # and no copy op, still needs its ABI record: it is launched with PDL)
+            if isinstance(fn, func.FuncOp) and any(
+                kernel_op(o) or is_grid_wait(o) for o in fn.walk()
+            ):
                 check_roles(fn)
                 kernels[fn] = open_kernel(target, fn, guards)
         apply_patterns(

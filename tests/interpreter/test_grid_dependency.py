@@ -230,3 +230,22 @@ def test_an_early_atomic_is_a_write():
     assert [(v.rule, v.op.name, v.other.name) for v in violations] == [
         ("GD3", "memref.atomic_rmw", "memref.load")
     ]
+
+
+@pytest.mark.parametrize("early", [False, True])
+def test_an_upstream_griddepcontrol_wait_orders_the_chain(early: bool):
+    """`nvvm.griddepcontrol wait` in input IR (a frontend that emits NVVM) is the kernel's
+    wait under the interpreter too: the chain is exact and race-free, and a read of the
+    predecessor's output moved above it races (GD2)."""
+    from tests.passes.test_grid_dependency import upstream_chain
+
+    x, w, y, z = arrays()
+    text = upstream_chain(early=early).replace("256", str(N))
+    buffers, violations = chain(Parser(make_context(), text).parse_module(), x, w, y, z)
+    if early:
+        assert violations
+        assert {v.rule for v in violations} == {"GD2"}
+        return
+    assert violations == []
+    want_y = x * np.float32(2) + np.float32(1)
+    assert np.array_equal(buffers[3], w * want_y + w)

@@ -74,3 +74,40 @@ def test_builder_refuses_targets_without_griddepcontrol(target: str):
 def test_builder_argument_errors(arguments, message):
     with pytest.raises(ArgumentError, match=message):
         kernels.pdl_chain(**arguments)
+
+
+def upstream_chain(early: bool = False) -> str:
+    """`kernels.pdl_chain` as a frontend that emits NVVM writes it: `nvvm.griddepcontrol`
+    in place of the copy ops (`early`: the wait after the read of the predecessor's output)."""
+    text = str(kernels.pdl_chain(256, target="sm_90a"))
+    text = text.replace("copy.launch_dependents", "nvvm.griddepcontrol launch_dependents")
+    text = text.replace("copy.grid_dependency_wait", "nvvm.griddepcontrol wait")
+    if early:
+        read = "    %9 = memref.load %1[%7] : memref<256xf32>\n"
+        wait = "    nvvm.griddepcontrol wait\n"
+        assert wait + read in text
+        text = text.replace(wait + read, read + wait)
+    return text
+
+
+def test_an_upstream_griddepcontrol_wait_is_the_kernel_s_wait():
+    """The kernel rules and the ABI take `nvvm.griddepcontrol wait` as they take
+    copy.grid_dependency_wait: the consumer is launched with programmatic stream
+    serialization, and a read of the predecessor's output before the wait is GD2."""
+    from xdsl.parser import Parser
+
+    from analysis.verify import check_module
+    from copy_dialect.errors import CopyVerifyException
+
+    module = Parser(make_context(), upstream_chain()).parse_module()
+    check_module(module)
+    compiled = compile_module(module, make_context(), "sm_90a")
+    assert compiled.abi.kernels["consume"].grid_dependent
+    # (no copy op and no wait: a plain kernel, launched as one, with no record)
+    assert "produce" not in compiled.abi.kernels
+    assert compiled.ptx.count("griddepcontrol.wait;") == 1
+    assert compiled.ptx.count("griddepcontrol.launch_dependents;") == 1
+    early = Parser(make_context(), upstream_chain(early=True)).parse_module()
+    with pytest.raises(CopyVerifyException) as caught:
+        check_module(early)
+    assert "GD2" in caught.value.rules
