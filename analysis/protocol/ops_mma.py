@@ -22,14 +22,18 @@ does not import."""
 
 from __future__ import annotations
 
+import weakref
+
 from xdsl.dialects.builtin import IntegerType, i64
 from xdsl.dialects.llvm import GEP_USE_SSA_VAL
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.findings import error, warning
 from analysis.protocol.foreign import region_of
+from analysis.protocol.groups import Groups
 from analysis.protocol.mma import reader
 from analysis.protocol.records import Key, Region
+from analysis.protocol.state import State
 from analysis.protocol.steps import ALL, Stop
 from analysis.protocol.walk import Agent
 from analysis.smem_values import TENSOR_CORE_READS, Origin, smem_values
@@ -163,6 +167,10 @@ def tcgen05_mma(agent: Agent, op: Operation, mask: int | None) -> None:
     s = agent.state
     members = agent.members(mask)
     s.copies.mma_read(op, regions, agent.groups, members, reader(op), tcgen05=True)
+    peer = pair_peer(agent, op)
+    if peer is not None:
+        what = f"{reader(op)} of the CTA pair (from CTA {agent.rank})"
+        peer.copies.mma_read(op, regions, pair_reads(agent, peer), members, what, tcgen05=True)
     order = s.tmem.order
     if "<6>" in str(op.operands[1].type):  # A in TMEM: read
         order.access(op, op.operands[1], members, write=False, asynchronous=True)
@@ -209,8 +217,37 @@ def tcgen05_commit(agent: Agent, op: Operation, mask: int | None) -> None:
         if there is not s:
             agent.walk.cluster.arrival(op, agent.rank, rank, stamps, agent.name)
         ends[rank] = (b.comp, phase + 1)
-    # The reads of this CTA's slots end with its own barrier's phase (else the first CTA's).
-    s.group_sets.tc_commit(agent.groups, (ends.get(agent.rank, next(iter(ends.values()))),))
+    # The reads of this CTA's slots end with its own barrier's phase (else the first CTA's),
+    # the pair MMA's reads of the peer's with the peer's (else this CTA's).
+    own = ends.get(agent.rank, next(iter(ends.values())))
+    s.group_sets.tc_commit(agent.groups, (own,))
+    paired = PAIR_READS.get(agent)
+    if paired is not None:
+        there = agent.walk.states[agent.rank ^ 1]
+        there.group_sets.tc_commit(paired, (ends.get(agent.rank ^ 1, own),))
+
+
+PAIR_READS: weakref.WeakKeyDictionary[Agent, Groups] = weakref.WeakKeyDictionary()
+"""Per agent that issues CTA-pair MMAs, the issuer (in the peer's state) of their reads of
+the peer's SMEM."""
+
+
+def pair_peer(agent: Agent, op: Operation) -> State | None:
+    """The peer CTA's state, for a `cta_group::2` MMA of a run that models the pair rank by
+    rank: the MMA reads its A and B at the same descriptors in both CTAs (PTX ISA), so the
+    peer's slots are read too, until the commit's arrival on the peer's barrier."""
+    group = op.properties.get("ctaGroup")
+    states = agent.walk.states
+    if group is None or "cta_2" not in str(group) or agent.rank ^ 1 >= len(states):
+        return None
+    return states[agent.rank ^ 1]
+
+
+def pair_reads(agent: Agent, peer: State) -> Groups:
+    found = PAIR_READS.get(agent)
+    if found is None:
+        found = PAIR_READS[agent] = peer.group_sets.issuer(f"{agent.name}'s pair MMA")
+    return found
 
 
 def commit_ranks(agent: Agent, op: Operation) -> list[int]:
@@ -225,8 +262,10 @@ def commit_ranks(agent: Agent, op: Operation) -> list[int]:
     got = agent.uniform_int(op.operands[1])
     ranks = len(agent.walk.states)
     if not isinstance(got, int) or got >> ranks or not got:
-        what = "a mask the analysis cannot compute" if not isinstance(got, int) else (
-            f"mask {got:#x}, which names no CTA or one beyond the cluster's {ranks}"
+        what = (
+            "a mask the analysis cannot compute"
+            if not isinstance(got, int)
+            else (f"mask {got:#x}, which names no CTA or one beyond the cluster's {ranks}")
         )
         # rule: P5
         agent.report(

@@ -118,3 +118,41 @@ def test_pair_commit_mask_caught_by_both(index: int, rule: str):
     assert rule in found.value.rules
     run = interpreter.run(module, *pair_inputs(0), grid=(2, 1, 1), seed=index)
     assert rule in {v.rule for v in run.violations}, [str(v) for v in run.violations]
+
+
+EARLY = "nvvm.tcgen05.commit %done_ptr, multicast_mask = %mask {group = #nvvm.cta_group<cta_2>}"
+MMA = "nvvm.tcgen05.mma %d, %da, %db, %idesc, %false"
+OVERWRITE = """      %not_leader = arith.cmpi ne, %rank, %c0 : index
+      scf.if %not_leader {
+        %z = arith.constant 0.0 : f16
+        memref.store %z, %smem_a[%c0, %t, %c0] : memref<1x128x64xf16, #copy.smem<swizzle = 128>>
+      }
+"""
+
+
+def early_commit_pair() -> str:
+    """The pair with a commit to %done before the MMA too (it tracks nothing: its phase comes
+    at once), after which the peer's epilogue overwrites its A slot, which the leader's MMA
+    reads (the pair MMA reads both CTAs' SMEM) with nothing ordering the two."""
+    text = PAIR
+    first = text.index(MMA)
+    line = text.rindex("\n", 0, first) + 1
+    commit = text[text.index(EARLY) : text.index("\n", text.index(EARLY))]
+    text = text[:line] + " " * 10 + commit + "\n" + text[line:]
+    start = text.index("      nvvm.tcgen05.fence <after>\n      %v = copy.tmem_load")
+    end = text.index("      nvvm.tcgen05.fence <before>\n    }")
+    return text[:start] + OVERWRITE + text[end:]
+
+
+def test_pair_mma_reads_the_peers_smem():
+    module = parse(early_commit_pair())
+    with pytest.raises(CopyDiagnosticError) as found:
+        verify_module(module)
+    # The leader's MMA reads the peer's slot after the peer's threads wrote it (P4 here,
+    # where the walk meets the write first; P2 where it meets the read first).
+    assert "of the CTA pair (from CTA 0) reads %smem_a[0]" in found.value.message
+    assert found.value.rules == ("P4",)
+    for schedule in SCHEDULES:
+        run = interpreter.run(module, *pair_inputs(0), grid=(2, 1, 1), schedule=schedule)
+        races = [v for v in run.violations if v.rule == "P2" and v.op.name == "memref.store"]
+        assert races, [str(v) for v in run.violations]
