@@ -13,9 +13,9 @@ of the two a write and one a tcgen05.mma or tcgen05.cp, must see the access (els
 not ordered at all: a race), see its fence (else the sync did not follow a fence) and have
 fenced after seeing it (its clock at its last after fence). Agents are compared, not threads:
 the threads of one agent (the block outside roles, one role) are taken as one, and two loads
-or stores are not compared (a warp reaches its own quarter of the lanes). Agents of one CTA
-only: a `cta_group 2` copy into the peer's TMEM is not compared with the peer's accesses
-(the pair's commit, multicast to both CTAs' barriers, is not modelled: `ops_tcgen05`)."""
+or stores are not compared (a warp reaches its own quarter of the lanes). A CTA pair's
+`cta_group 2` MMA or copy is kept in both CTAs' TMEM, so the peer's accesses are compared
+with it (its commit multicast to both CTAs' barriers: `ops_tcgen05`)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,6 @@ def access(
     for prior in list(kept):
         if (
             prior.agent is not agent
-            and prior.agent.cta is agent.cta
             and (prior.write or write)
             and (prior.asynchronous or asynchronous)
             and overlap(prior.columns, columns)

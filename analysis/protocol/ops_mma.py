@@ -171,6 +171,8 @@ def tcgen05_mma(agent: Agent, op: Operation, mask: int | None) -> None:
     if peer is not None:
         what = f"{reader(op)} of the CTA pair (from CTA {agent.rank})"
         peer.copies.mma_read(op, regions, pair_reads(agent, peer), members, what, tcgen05=True)
+        # and writes D's rows of the peer into the peer's TMEM (P14 there too)
+        peer.tmem.order.access(op, op.operands[0], members, write=True, asynchronous=True)
     order = s.tmem.order
     if "<6>" in str(op.operands[1].type):  # A in TMEM: read
         order.access(op, op.operands[1], members, write=False, asynchronous=True)
@@ -182,7 +184,8 @@ def tcgen05_commit(agent: Agent, op: Operation, mask: int | None) -> None:
     reads are done: the arrival is counted now (its phase cannot complete before it), with
     what they know now; the reads end with that phase."""
     s = agent.state
-    s.tmem.order.fence(agent.members(mask), before=True, commit=True)
+    for state in agent.walk.states:  # (a pair's MMA touches the peer's TMEM too)
+        state.tmem.order.fence(agent.members(mask), before=True, commit=True)
     key = commit_barrier(agent, op.operands[0])
     agent.event(op, None if key is None else key[1])
     if key is None:

@@ -58,7 +58,8 @@ def tcgen05_fence(agent: Agent, op: Operation, mask: int | None) -> None:
     """`tcgen05.fence::before_thread_sync` / `::after_thread_sync` of the threads of `mask`."""
     agent.event(op)
     before = str(op.properties["kind"]).endswith("<before>")
-    agent.state.tmem.order.fence(agent.members(mask), before)
+    for state in agent.walk.states:  # (a CTA pair's accesses are kept in both CTAs' states)
+        state.tmem.order.fence(agent.members(mask), before)
 
 
 STEPS = {"nvvm.tcgen05.fence": tcgen05_fence}

@@ -21,7 +21,9 @@ clock at its last after fence). Limits: accesses are compared by allocation, not
 two loads or stores are not compared (warp w reaches lanes 32 (w % 4) to 32 (w % 4) + 31,
 so different warps of a warpgroup never meet; warps w and w + 4 would); threads of one class
 (the block's other threads, a role's other warps) are not told apart; accesses the analysis
-sees no sync between (a raw `nvvm.mbarrier` wait, inline PTX) are not judged."""
+sees no sync between (a raw `nvvm.mbarrier` wait, inline PTX) are not judged. A CTA pair's
+MMA is kept in both CTAs' states (`ops_mma`), the classes being the cluster's, so the
+peer's epilogue is checked against the leader's MMA; fences mark every state's accesses."""
 
 from __future__ import annotations
 

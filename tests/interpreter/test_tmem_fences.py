@@ -156,3 +156,24 @@ def test_pair_mma_reads_the_peers_smem():
         run = interpreter.run(module, *pair_inputs(0), grid=(2, 1, 1), schedule=schedule)
         races = [v for v in run.violations if v.rule == "P2" and v.op.name == "memref.store"]
         assert races, [str(v) for v in run.violations]
+
+
+def test_pair_peer_without_after_fence():
+    """The pair whose after fence only the leader's epilogue issues: CTA 1's tcgen05.ld of
+    the D rows the leader's MMA wrote into its TMEM is P14, for the proof (a pair MMA's TMEM
+    write is kept in both CTAs' states) and the interpreter (agents of both CTAs compared)."""
+    wait = "      copy.barrier_wait %done[%c0], %false : !copy.barrier<1>\n"
+    fence = "      nvvm.tcgen05.fence <after>\n"
+    assert wait + fence in PAIR
+    guarded = "      scf.if %is_leader {\n  " + fence + "      }\n"
+    module = parse(PAIR.replace(wait + fence, wait + guarded, 1))
+    with pytest.raises(CopyDiagnosticError) as found:
+        verify_module(module)
+    assert found.value.rules == ("P14",)
+    assert "of CTA 1 accesses TMEM that role 0 of CTA 0's nvvm.tcgen05.mma" in found.value.message
+    for schedule in SCHEDULES:
+        run = interpreter.run(module, *pair_inputs(0), grid=(2, 1, 1), schedule=schedule)
+        p14 = [v for v in run.violations if v.rule == "P14"]
+        assert p14, [str(v) for v in run.violations]
+        assert p14[0].op.name == "copy.tmem_load"
+        assert "(1, 0, 0)" in str(p14[0])
