@@ -3,7 +3,9 @@
 - `tmem_alloc` is `tcgen05.alloc` by warp 0 into an arena slot (after the kernel's last
   allocation, `tcgen05.relinquish_alloc_permit`, unless the kernel has a `tmem_relinquish`:
   then that, by warp 0); after a block barrier every thread reads the TMEM address from
-  the slot. `tmem_dealloc` is a block barrier, then `tcgen05.dealloc` by warp 0. With
+  the slot, the hand-off fenced (`tcgen05.fence::before_thread_sync` by warp 0 before the
+  barrier, `after_thread_sync` by every thread after it). `tmem_dealloc` is a before fence,
+  a block barrier, then an after fence and `tcgen05.dealloc` by warp 0. With
   `cta_group 2`, `.cta_group::2` (warp 0 of each CTA of the pair: the same slot offset in
   both, as CUTLASS's Allocator2Sm needs);
 - `tmem_load` and `tmem_store` are `tcgen05.ld`/`tcgen05.st` of each warp at its lanes
@@ -56,8 +58,12 @@ class LowerTmemAlloc(KernelPattern):
         alloc: list[Operation] = [nvvm.Tcgen05AllocOp(slot, ncols, group)]
         if op is kernel.relinquish_after:
             alloc.append(nvvm.Tcgen05RelinquishAllocPermitOp(group))
+        # The hand-off of a tcgen05 op's effect to the block's other threads (P14's pattern):
+        # fenced before the barrier by the allocating warp, after it by every thread.
+        alloc.append(nvvm.Tcgen05FenceOp("before"))
         kernel.warp0(e, alloc)
         e(nvvm.Barrier0Op())
+        e(nvvm.Tcgen05FenceOp("after"))
         address = e(llvm.LoadOp(slot, i32)).results[0]
         tmem = e.inttoptr(address, ptr(TENSOR))
         rewriter.replace(op, e.ops, [cast(tmem, op.result.type, e.ops)])
@@ -70,9 +76,13 @@ class LowerTmemDealloc(KernelPattern):
     def match_and_rewrite(self, op: copy.TmemDeallocOp, rewriter: PatternRewriter, /):
         e = Emit()
         (tmem,) = lowered([op.tmem], e.ops)
+        # Every thread's tcgen05 accesses ordered before the free: fenced before the barrier,
+        # and after it by the freeing warp (CuTeDSL's tcgen05 examples fence before it).
+        e(nvvm.Tcgen05FenceOp("before"))
         e(nvvm.Barrier0Op())
         ncols = allocated_columns(e, op.tmem)
-        self.kernel(op).warp0(e, [nvvm.Tcgen05DeallocOp(tmem, ncols, nvvm_group(op))])
+        dealloc = nvvm.Tcgen05DeallocOp(tmem, ncols, nvvm_group(op))
+        self.kernel(op).warp0(e, [nvvm.Tcgen05FenceOp("after"), dealloc])
         rewriter.replace(op, e.ops, [])
 
 

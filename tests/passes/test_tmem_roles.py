@@ -135,3 +135,24 @@ def test_pair_commit_multicast_assembles(target: str, tmp_path: Path):
     assert "tcgen05.mma.cta_group::2" in out.ptx
     assert "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast" in out.ptx
     check_ptxas(out.ptx, target, tmp_path)
+
+
+@pytest.mark.parametrize("target", TCGEN05.targets)
+def test_alloc_and_dealloc_hand_offs_are_fenced(target: str):
+    """The lowering's alloc hands the TMEM address to the block fenced as P14 asks of any
+    tcgen05 hand-off (warp 0's before fence, the block barrier, every thread's after fence),
+    and the dealloc fences the block's accesses before its barrier and after it."""
+    ptx = compiled(HANDOFF, target).ptx
+    lines = [line.strip() for line in ptx.splitlines() if line.strip()]
+    alloc = next(i for i, line in enumerate(lines) if line.startswith("tcgen05.alloc"))
+    after_alloc = [line.split()[0] for line in lines[alloc + 1 : alloc + 8]]
+    fences = [x for x in after_alloc if x.startswith(("tcgen05.fence", "bar.sync"))]
+    assert fences[:3] == [
+        "tcgen05.fence::before_thread_sync;",
+        "bar.sync",
+        "tcgen05.fence::after_thread_sync;",
+    ], after_alloc
+    dealloc = next(i for i, line in enumerate(lines) if line.startswith("tcgen05.dealloc"))
+    before = [line.split()[0] for line in lines[max(0, dealloc - 12) : dealloc]]
+    assert "tcgen05.fence::after_thread_sync;" in before, before
+    assert "tcgen05.fence::before_thread_sync;" in before, before
