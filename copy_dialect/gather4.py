@@ -100,9 +100,9 @@ keeps the next one's SMEM address 128-byte aligned)."""
 GATHER4 = Feature("TMA gather4", lambda t: t.sm >= 100 and t.has_cta_bulk_destination)
 """`.tile::gather4` into the CTA's own SMEM (`.shared::cta`, the form the lowering emits):
 "sm_100 or higher" (cp.async.bulk.tensor's Target ISA Notes); sm_120 too."""
-SCATTER4 = Feature("TMA scatter4", lambda t: t.sm in (100, 103) and t.suffix in ("a", "f"))
+SCATTER4 = Feature("TMA scatter4", lambda t: t.sm in (100, 103, 110) and t.suffix in ("a", "f"))
 """`.tile::scatter4`: sm_100a, sm_110a and the sm_100f/sm_110f families (of the table's
-targets: sm_100a, sm_100f, sm_103a; not sm_120)."""
+targets: sm_100a, sm_100f, sm_103a, sm_110a, sm_110f; not sm_120)."""
 GATHER4_PREFETCH = Feature("TMA gather4 prefetch", SCATTER4.has)
 """`cp.async.bulk.prefetch.tensor...tile::gather4`: the targets of scatter4."""
 

@@ -65,9 +65,11 @@ class MmaKindAttr(EnumAttribute[MmaKind], SpacedOpaqueSyntaxAttribute):
     name = "copy.mma_kind"
 
 
-MMA_I8 = Feature(".kind::i8 MMA", lambda t: t.has_tcgen05 and t.sm == 100 and t.suffix == "a")
-"""`tcgen05.mma.kind::i8`: sm_100a only of the tcgen05 targets (ptxas 13.0: "Feature
-'.kind::i8' not supported on .target 'sm_100f'", and likewise for sm_103a)."""
+MMA_I8 = Feature(
+    ".kind::i8 MMA", lambda t: t.has_tcgen05 and t.sm in (100, 110) and t.suffix == "a"
+)
+"""`tcgen05.mma.kind::i8`: sm_100a and sm_110a of the tcgen05 targets (ptxas 13.0: "Feature
+'.kind::i8' not supported on .target 'sm_100f'", and likewise for sm_103a and sm_110f)."""
 
 OPERAND_FORMATS: dict[MmaKind, dict[str, int]] = {
     MmaKind.F16: {"f16": 0, "bf16": 1},

@@ -8,18 +8,22 @@ Feature gates (first target with the feature):
 - cp.async: sm_80.
 - TMA (`cp.async.bulk.tensor`), mbarrier tx-count (`expect_tx`, `try_wait`), clusters,
   bulk groups, `fence.proxy.async`: sm_90.
-- `.multicast::cluster`: the arch-specific targets sm_90a, sm_100a/f, sm_103a (PTX ISA; the
-  CCCL tables changed it "from SM_90 to SM_90a").
+- `.multicast::cluster`: the arch-specific targets sm_90a, sm_100a/f, sm_103a, sm_110a/f (PTX
+  ISA; the CCCL tables changed it "from SM_90 to SM_90a").
 - `griddepcontrol` (programmatic dependent launch): sm_90 (PTX ISA 7.8).
 - `tensormap.replace`, `fence.proxy.tensormap::generic` (tensor maps rewritten in the
-  kernel): PTX ISA 8.3 on the arch-specific targets sm_90a, sm_100a/f, sm_103a.
-- tcgen05 / TMEM, `.cta_group::2`: the datacenter Blackwell family sm_100a/f, sm_103a.
-  Consumer Blackwell (sm_120) has neither (triton#9852).
+  kernel): PTX ISA 8.3 on the arch-specific targets sm_90a, sm_100a/f, sm_103a, sm_110a/f.
+- tcgen05 / TMEM, `.cta_group::2`: the datacenter Blackwell family sm_100a/f, sm_103a and
+  Jetson Thor's sm_110a/f. Consumer Blackwell (sm_120) has neither (triton#9852).
+  `tcgen05.shift`: sm_100a, sm_103a, sm_110a; `tcgen05.ld.red`: sm_103a, sm_110a/f.
 - `ldmatrix` (m8n8 .b16): every target of the table (PTX: sm_75); `stmatrix` (m8n8 .b16):
   sm_90. The 8-bit forms (`ldmatrix.m16n16 .b8`, its `.b8x16.b6x16_p32`/`.b4x16_p64`
   decompressing sources, `stmatrix.m16n8 .b8`): the arch- and family-specific Blackwell
-  targets sm_100a/f, sm_103a, sm_120a (PTX ISA 8.6; LLVM 22 cannot select them for sm_90a
-  or sm_120).
+  targets sm_100a/f, sm_103a, sm_110a/f, sm_120a (PTX ISA 8.6; LLVM 22 cannot select them
+  for sm_90a or sm_120).
+
+docs/targets.md gives each gate's PTX ISA note and what ptxas 13.0 says for sm_110a/f
+(tests/facts/test_sm110_matrix.py asks ptxas again).
 
 - Blackwell tensor maps: the packed map types (`16U4_ALIGN8B`, `16U4_ALIGN16B`,
   `16U6_ALIGN16B`) and the `128B_ATOM_*` swizzles (cuda.h 12.8, with sm_100): every target of
@@ -78,7 +82,7 @@ class Target:
 
     @property
     def has_multicast(self) -> bool:
-        return self.has_tma and self.suffix in ("a", "f") and self.sm in (90, 100, 103)
+        return self.has_tma and self.suffix in ("a", "f") and self.sm in (90, 100, 103, 110)
 
     @property
     def has_cta_bulk_destination(self) -> bool:
@@ -90,8 +94,8 @@ class Target:
     @property
     def has_tensormap_replace(self) -> bool:
         """`tensormap.replace` and `fence.proxy.tensormap::generic` (a tensor map rewritten
-        in the kernel): PTX ISA 8.3, the arch-specific targets sm_90a, sm_100a/f, sm_103a
-        (ptxas rejects it for sm_90)."""
+        in the kernel): PTX ISA 8.3, the arch-specific targets sm_90a, sm_100a/f, sm_103a,
+        sm_110a/f (ptxas rejects it for sm_90 and sm_110)."""
         return self.has_multicast and self.ptx_isa >= 83
 
     @property
@@ -112,19 +116,22 @@ class Target:
 
     @property
     def has_tcgen05(self) -> bool:
-        return self.sm in (100, 103) and self.suffix in ("a", "f")
+        """tcgen05 and TMEM: sm_100a/f, sm_103a, sm_110a/f (ptxas 13.0 refuses
+        tcgen05.alloc for sm_110 and sm_120a)."""
+        return self.sm in (100, 103, 110) and self.suffix in ("a", "f")
 
     @property
     def has_tcgen05_shift(self) -> bool:
-        """`tcgen05.shift`: the arch-specific sm_100a and sm_103a only of these targets (PTX
-        ISA 8.6, tcgen05.shift's Target ISA Notes; ptxas 13 rejects it for sm_100f)."""
-        return self.sm in (100, 103) and self.suffix == "a"
+        """`tcgen05.shift`: the arch-specific sm_100a, sm_103a and sm_110a only of these
+        targets (PTX ISA 8.6, tcgen05.shift's Target ISA Notes; ptxas 13 rejects it for
+        sm_100f and sm_110f)."""
+        return self.sm in (100, 103, 110) and self.suffix == "a"
 
     @property
     def has_tmem_load_reduce(self) -> bool:
-        """`tcgen05.ld.red` (fused load-reduce): sm_103a only of these targets (ptxas rejects
-        it for sm_100a)."""
-        return self.sm == 103 and self.suffix in ("a", "f")
+        """`tcgen05.ld.red` (fused load-reduce): sm_103a, sm_110a and sm_110f of these
+        targets (ptxas 13.0 rejects it for sm_100a/f and sm_120a)."""
+        return self.sm in (103, 110) and self.suffix in ("a", "f")
 
     @property
     def has_stmatrix(self) -> bool:
@@ -133,7 +140,7 @@ class Target:
     @property
     def has_matrix_b8(self) -> bool:
         """The 8-bit ldmatrix/stmatrix forms (m16n16 / m16n8 `.b8`): sm_100a/f, sm_103a,
-        sm_120a."""
+        sm_110a/f, sm_120a."""
         return self.sm >= 100 and self.suffix in ("a", "f")
 
     def assembles_for(self, arch: Target) -> bool:
@@ -172,6 +179,10 @@ TARGETS: dict[str, Target] = {
         Target("sm_100a", 100, "a", 232_448, 88),
         Target("sm_100f", 100, "f", 232_448, 88),
         Target("sm_103a", 103, "a", 232_448, 88),
+        # Jetson Thor (sm_101 before CUDA 13): LLVM and ptxas need PTX 9.0 for sm_110a/f.
+        # SMEM: sm_100's 227 KiB, not measured (docs/targets.md gives the source).
+        Target("sm_110a", 110, "a", 232_448, 90),
+        Target("sm_110f", 110, "f", 232_448, 90),
         Target("sm_120", 120, "", 101_376, 88),
         Target("sm_120a", 120, "a", 101_376, 88),
     )

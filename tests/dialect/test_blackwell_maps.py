@@ -29,8 +29,8 @@ from tests.ptxas import check_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
 ELF_MAGIC = b"\x7fELF"
-BLACKWELL = ("sm_100a", "sm_103a", "sm_120a")
-"""The Blackwell targets of facts.target (sm_110a is not one of them)."""
+BLACKWELL = ("sm_100a", "sm_103a", "sm_110a", "sm_120a")
+"""Blackwell targets of facts.target, one per GPU (sm_110a: Jetson Thor)."""
 
 ATOM_32 = layout.Swizzle(128, 32)
 FLIP = layout.Swizzle(128, 32, flip=True)

@@ -177,7 +177,9 @@ def test_tmem_ops_build_on_sm100a():
     module = kernel([IndexType()], build, target="sm_100a")
     module.verify()
     with pytest.raises(
-        VerifyException, match=r"needs a target with tcgen05 \(TMEM\) \(sm_100a, sm_100f, sm_103a\)"
+        VerifyException,
+        match=r"needs a target with tcgen05 \(TMEM\) \(sm_100a, sm_100f, sm_103a, sm_110a, "
+        r"sm_110f\)",
     ):
         kernel([IndexType()], build, target="sm_90a").verify()
 

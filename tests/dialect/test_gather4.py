@@ -4,7 +4,7 @@
   through the whole pipeline to PTX that nvJitLink assembles into a cubin and, where a
   `ptxas` is on PATH, that ptxas assembles too; the targets that accept each kernel are the
   PTX ISA's (gather4 into the CTA's SMEM: sm_100 and newer; scatter4 and the prefetch:
-  sm_100a/f, sm_103a);
+  sm_100a/f, sm_103a, sm_110a/f);
 - a fuzz over their configurations (op, target, element type, tile width, swizzle, slots,
   GMEM rank and extents, row and column counts and constants, L2 policy, arrive, and the
   options the ops reject): every configuration the verifier accepts assembles, and the
@@ -41,8 +41,8 @@ LIT_TESTS = [
     ROOT / "lit_tests" / "passes" / "gather4-ptx.mlir",
 ]
 ELF_MAGIC = b"\x7fELF"
-GATHER4_TARGETS = {"sm_100a", "sm_100f", "sm_103a", "sm_120", "sm_120a"}
-SCATTER4_TARGETS = {"sm_100a", "sm_100f", "sm_103a"}
+GATHER4_TARGETS = {"sm_100a", "sm_100f", "sm_103a", "sm_110a", "sm_110f", "sm_120", "sm_120a"}
+SCATTER4_TARGETS = {"sm_100a", "sm_100f", "sm_103a", "sm_110a", "sm_110f"}
 
 
 def kernels(path: Path) -> list[str]:

@@ -35,6 +35,10 @@ def elf_sm(cubin: bytes) -> int:
         ("sm_90a", "sm_100a", False),
         ("sm_100f", "sm_103a", True),  # family-specific: later GPUs of its family
         ("sm_100f", "sm_120", False),
+        ("sm_100f", "sm_110a", False),  # Thor (11.0) is a family of its own, not sm_100f's
+        ("sm_110f", "sm_110a", True),
+        ("sm_110a", "sm_120a", False),
+        ("sm_90", "sm_110a", True),
     ],
 )
 def test_which_gpus_run_which_ptx(target, arch, runs):

@@ -31,11 +31,11 @@ def test_feature_names_are_unique():
 def test_the_message_names_the_op_the_feature_its_targets_and_the_target():
     assert feature_message("copy.prefetch", TMA, TARGETS["sm_80"]) == (
         "'copy.prefetch' needs a target with TMA (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, "
-        "sm_120, sm_120a), but the target is sm_80"
+        "sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80"
     )
     assert feature_message("copy.async_copy", MULTICAST, TARGETS["sm_90"], "with collective") == (
         "'copy.async_copy' with collective needs a target with .multicast::cluster (sm_90a, "
-        "sm_100a, sm_100f, sm_103a), but the target is sm_90"
+        "sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), but the target is sm_90"
     )
 
 

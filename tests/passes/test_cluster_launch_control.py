@@ -77,10 +77,19 @@ def test_gates():
         "sm_100a",
         "sm_100f",
         "sm_103a",
+        "sm_110a",
+        "sm_110f",
         "sm_120",
         "sm_120a",
     )
-    assert copy.CLC_MULTICAST.targets == ("sm_100a", "sm_100f", "sm_103a", "sm_120a")
+    assert copy.CLC_MULTICAST.targets == (
+        "sm_100a",
+        "sm_100f",
+        "sm_103a",
+        "sm_110a",
+        "sm_110f",
+        "sm_120a",
+    )
 
 
 # --- fuzz ----------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from passes.pipeline import compile_module, retarget
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
-TARGETS = ("sm_80", "sm_90a", "sm_100a", "sm_103a")
+TARGETS = ("sm_80", "sm_90a", "sm_100a", "sm_103a", "sm_110a")
 POSITIVE_LIT_TESTS = [
     ROOT / "lit_tests" / "dialects" / "copy" / "ops.mlir",
     ROOT / "lit_tests" / "passes" / "convert-copy-to-nvvm.mlir",

@@ -778,7 +778,7 @@ def tmem(k: Kernel, target: str) -> None:
         if what == "load":
             shape, num, vector, attrs = tmem_access(k, t)
             result = k.fresh("v")
-            if k.chance(0.12) or target == "sm_103a" and k.chance(0.3):
+            if k.chance(0.12) or TARGETS[target].has_tmem_load_reduce and k.chance(0.3):
                 reduce = f" reduce {k.rng.choice(['min', 'max'])}"
                 reduce += " abs" if k.chance(0.2) else ""
                 reduce += " nan" if k.chance(0.2) else ""

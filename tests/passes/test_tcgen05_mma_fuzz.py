@@ -70,8 +70,8 @@ def _sorted_mma():
 def test_every_accepted_mma_assembles(target: str, tmp_path: Path, report):
     accepted, rejected = _sorted_mma()
     if not MMA_I8.has(target_named(target)):
-        # kind::i8 is sm_100a's alone: the nvvm op, like upstream's, leaves the target to
-        # the backend; copy.mma_instruction_descriptor rejects it (MI7).
+        # kind::i8 is sm_100a's and sm_110a's alone: the nvvm op, like upstream's, leaves the
+        # target to the backend; copy.mma_instruction_descriptor rejects it (MI7).
         accepted = {g: [c for c in cs if c[0] != Tcgen05MMAKind.I8] for g, cs in accepted.items()}
     kernels = []
     # ptxas rejects a kernel that mixes cta_group::1 and ::2: one kernel per group.

@@ -5,7 +5,8 @@ ptxas assembles too (`ptxas -v` also says whether a wgmma was serialized).
 
 A descriptor is integer arithmetic, so its kernels assemble for every target; `wgmma` is
 sm_90a only (PTX: `wgmma` needs `sm_90a`); `tcgen05.mma` and `tcgen05.commit` assemble for
-every tcgen05 target (sm_100a, sm_100f, sm_103a), kind::i8 for sm_100a alone."""
+every tcgen05 target (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), kind::i8 for sm_100a and
+sm_110a alone."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from passes.pipeline import compile_module, retarget
 from tests.ptxas import check_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
-TARGETS = ("sm_80", "sm_90a", "sm_100a", "sm_120a")
+TARGETS = ("sm_80", "sm_90a", "sm_100a", "sm_110a", "sm_120a")
 LIT_TESTS = [
     ROOT / "lit_tests" / "passes" / "math-ptx.mlir",
     ROOT / "lit_tests" / "dialects" / "copy" / "matrix.mlir",

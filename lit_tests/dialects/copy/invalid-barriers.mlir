@@ -10,7 +10,7 @@
 func.func @a11_expect_tx_before_sm90() attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-error@+2 {{'copy.barrier_arrive_expect_tx' op needs a target with mbarrier transaction counts (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.barrier_arrive_expect_tx' op needs a target with mbarrier transaction counts (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{sm_80 has no transaction counts}}
   copy.barrier_arrive_expect_tx %bar[%c0], 4096 : !copy.barrier<1>
   func.return
@@ -23,7 +23,7 @@ func.func @a11_expect_tx_before_sm90() attributes {copy.target = #copy.target<"s
 func.func @a12_arrive_count_before_sm90() attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %bar = copy.barrier_init arrivals 4 : !copy.barrier<1>
-  // expected-error@+2 {{'copy.barrier_arrive' op with count 4 needs a target with mbarrier arrival counts (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.barrier_arrive' op with count 4 needs a target with mbarrier arrival counts (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{sm_80 has no mbarrier.arrive count}}
   copy.barrier_arrive %bar[%c0] count 4 : !copy.barrier<1>
   func.return
@@ -100,7 +100,7 @@ func.func @i2_arrive_negative_barrier_offset() {
 // fix: s| scope cluster||
 func.func @i6_cluster_scope_without_clusters() attributes {copy.target = #copy.target<"sm_86">} {
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-error@+2 {{'copy.barrier_arrive' op with scope cluster needs a target with clusters (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_86}}
+  // expected-error@+2 {{'copy.barrier_arrive' op with scope cluster needs a target with clusters (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_86}}
   // expected-note@+1 {{set copy.target}}
   copy.barrier_arrive %bar scope cluster : !copy.barrier<1>
   func.return
@@ -133,7 +133,7 @@ func.func @i8_arrivals_past_20_bits() {
 // rule: A15
 // fix: s|sm_80|sm_90|
 func.func @a15_cluster_on_ampere() attributes {copy.target = #copy.target<"sm_80">, copy.cluster = array<i32: 2, 1, 1>} {
-  // expected-error@+2 {{'copy.barrier_init' op in a kernel with the cluster [2, 1, 1] needs a target with clusters (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.barrier_init' op in a kernel with the cluster [2, 1, 1] needs a target with clusters (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{drop copy.cluster from the kernel, or target sm_90 or newer}}
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   func.return

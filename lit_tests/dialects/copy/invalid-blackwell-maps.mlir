@@ -11,8 +11,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %c0 = arith.constant 0 : index
     %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
     %buf = copy.alloc_smem : memref<64x128xf4E2M1FN, #copy.smem>
-    // expected-error@+2 {{'copy.async_copy' op with f4E2M1FN elements (a 16U4_ALIGN8B map) needs a target with Blackwell tensor maps (packed 4- and 6-bit types, 128B_ATOM swizzles) (sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_90a}}
-    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_120, sm_120a, or carry the values as i8 pairs}}
+    // expected-error@+2 {{'copy.async_copy' op with f4E2M1FN elements (a 16U4_ALIGN8B map) needs a target with Blackwell tensor maps (packed 4- and 6-bit types, 128B_ATOM swizzles) (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_90a}}
+    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a, or carry the values as i8 pairs}}
     copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xf4E2M1FN> to memref<64x128xf4E2M1FN, #copy.smem>, !copy.barrier<1>
     %f = arith.constant false
     copy.barrier_wait %bar[%c0], %f : !copy.barrier<1>
@@ -73,8 +73,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %c0 = arith.constant 0 : index
     %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
     %buf = copy.alloc_smem : memref<64x64xbf16, #copy.smem<swizzle = 128, atom = 32>>
-    // expected-error@+2 {{'copy.async_copy' op with CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B needs a target with Blackwell tensor maps (packed 4- and 6-bit types, 128B_ATOM swizzles) (sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_90a}}
-    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_120, sm_120a, or allocate the buffer with #copy.smem<swizzle = 128> (16-byte atoms)}}
+    // expected-error@+2 {{'copy.async_copy' op with CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B needs a target with Blackwell tensor maps (packed 4- and 6-bit types, 128B_ATOM swizzles) (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_90a}}
+    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a, or allocate the buffer with #copy.smem<swizzle = 128> (16-byte atoms)}}
     copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] : memref<256x256xbf16> to memref<64x64xbf16, #copy.smem<swizzle = 128, atom = 32>>, !copy.barrier<1>
     %f = arith.constant false
     copy.barrier_wait %bar[%c0], %f : !copy.barrier<1>

@@ -14,7 +14,7 @@ func.func @a1_bulk_on_sm80(%x: memref<64x256xf32>) attributes {copy.target = #co
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<4x256xf32, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-error@+2 {{'copy.async_copy' op with impl bulk needs a target with cp.async.bulk (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.async_copy' op with impl bulk needs a target with cp.async.bulk (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{use impl cp_async without the barrier, or target sm_90 or newer}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] impl bulk oob promise_in_bounds : memref<64x256xf32> to memref<4x256xf32, #copy.smem>, !copy.barrier<1>
   func.return

@@ -17,8 +17,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %c0 = arith.constant 0 : index
     %resp = copy.alloc_smem : memref<2x16xi8, #copy.smem>
     %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
-    // expected-error@+2 {{'copy.try_cancel' op needs a target with cluster launch control (sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_90a}}
-    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_120, sm_120a, or launch one CTA per tile instead of a persistent loop}}
+    // expected-error@+2 {{'copy.try_cancel' op needs a target with cluster launch control (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_90a}}
+    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a, or launch one CTA per tile instead of a persistent loop}}
     copy.try_cancel %resp[%c0] barrier %bars[%c0] : memref<2x16xi8, #copy.smem>, !copy.barrier<2>
     func.return
   }
@@ -31,8 +31,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   func.func @cl1_query_cancel_on_hopper() {
     %resp = copy.alloc_smem : memref<16xi8, #copy.smem>
-    // expected-error@+2 {{'copy.query_cancel' op needs a target with cluster launch control (sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_90a}}
-    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_120, sm_120a}}
+    // expected-error@+2 {{'copy.query_cancel' op needs a target with cluster launch control (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_90a}}
+    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a}}
     %ok, %x, %y, %z = copy.query_cancel %resp : memref<16xi8, #copy.smem>
     func.return
   }
@@ -47,8 +47,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_120">} {
     %c0 = arith.constant 0 : index
     %resp = copy.alloc_smem : memref<2x16xi8, #copy.smem>
     %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
-    // expected-error@+2 {{'copy.try_cancel' op with multicast needs a target with clusterlaunchcontrol .multicast::cluster::all (sm_100a, sm_100f, sm_103a, sm_120a), but the target is sm_120}}
-    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_120a, or drop multicast and let each CTA request its own cluster}}
+    // expected-error@+2 {{'copy.try_cancel' op with multicast needs a target with clusterlaunchcontrol .multicast::cluster::all (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120a), but the target is sm_120}}
+    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120a, or drop multicast and let each CTA request its own cluster}}
     copy.try_cancel %resp[%c0] barrier %bars[%c0] multicast : memref<2x16xi8, #copy.smem>, !copy.barrier<2>
     func.return
   }

@@ -11,7 +11,7 @@
 func.func @a1_tma_before_sm90(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
-  // expected-error@+2 {{'copy.async_copy' op with impl tma needs a target with TMA (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.async_copy' op with impl tma needs a target with TMA (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{use impl cp_async}}
   copy.async_copy %x[%c0, %c0] to %buf impl tma : memref<256x256xf32> to memref<64x64xf32, #copy.smem>
   func.return
@@ -24,7 +24,7 @@ func.func @a1_tma_before_sm90(%x: memref<256x256xf32>) attributes {copy.target =
 func.func @a1_tma_store_before_sm90(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
-  // expected-error@+2 {{'copy.async_copy' op with impl tma needs a target with TMA (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.async_copy' op with impl tma needs a target with TMA (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{cp.async cannot store}}
   copy.async_copy %buf to %x[%c0, %c0] impl tma : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
   func.return
@@ -84,7 +84,7 @@ func.func @a4_multicast_on_sm90(%x: memref<256x256xf32>) attributes {copy.target
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-error@+2 {{'copy.async_copy' op with collective needs a target with .multicast::cluster (sm_90a, sm_100a, sm_100f, sm_103a), but the target is sm_90}}
+  // expected-error@+2 {{'copy.async_copy' op with collective needs a target with .multicast::cluster (sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), but the target is sm_90}}
   // expected-note@+1 {{use sm_90a rather than sm_90}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   func.return
@@ -115,7 +115,7 @@ func.func @a5_leader_tracked_on_sm90a(%x: memref<256x256xf32>) attributes {copy.
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-error@+2 {{'copy.async_copy' op with leader_tracked needs a target with .cta_group::2 (sm_100a, sm_100f, sm_103a), but the target is sm_90a}}
+  // expected-error@+2 {{'copy.async_copy' op with leader_tracked needs a target with .cta_group::2 (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), but the target is sm_90a}}
   // expected-note@+1 {{drop leader_tracked for a plain collective copy (multicast)}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] leader_tracked <replicated> {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   func.return
@@ -148,7 +148,7 @@ func.func @a5_leader_tracked_cp_async_on_sm90a(%x: memref<256x256xf16>) attribut
   %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // expected-error@+2 {{Only the TMA implementation supports leader_tracked copies}}
-  // expected-note@+1 {{use impl tma on one of sm_100a, sm_100f, sm_103a, with a barrier (barrier %bar[%i])}}
+  // expected-note@+1 {{use impl tma on one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, with a barrier (barrier %bar[%i])}}
   copy.async_copy %x[%c0, %c0] to %buf impl cp_async leader_tracked <replicated> {collective = array<i64: 1>} : memref<256x256xf16> to memref<64x64xf16, #copy.smem>
   func.return
 }

@@ -39,8 +39,8 @@ func.func @ds2_kernel_without_a_cluster(%v: vector<4xf32>, %peer: index) attribu
 // fix: s|sm_80|sm_90a|
 func.func @ds3_target_without_clusters(%bar: !copy.barrier<1>, %peer: index) attributes {copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
-  // expected-error@+2 {{'copy.peer_arrive' op needs a target with distributed shared memory (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
-  // expected-note@+1 {{set copy.target to one of sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a}}
+  // expected-error@+2 {{'copy.peer_arrive' op needs a target with distributed shared memory (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
+  // expected-note@+1 {{set copy.target to one of sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a}}
   copy.peer_arrive %bar[%c0] peer %peer : !copy.barrier<1>
   func.return
 }
@@ -190,8 +190,8 @@ func.func @cl1_cluster_sync_relaxed_wait() attributes {copy.cluster = array<i32:
 // rule: CL2
 // fix: s|sm_80|sm_90a|
 func.func @cl2_cluster_sync_without_clusters() attributes {copy.target = #copy.target<"sm_80">} {
-  // expected-error@+2 {{'copy.cluster_sync' op needs a target with clusters (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
-  // expected-note@+1 {{set copy.target to one of sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a}}
+  // expected-error@+2 {{'copy.cluster_sync' op needs a target with clusters (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
+  // expected-note@+1 {{set copy.target to one of sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a}}
   copy.cluster_sync
   func.return
 }

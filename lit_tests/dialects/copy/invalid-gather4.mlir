@@ -169,8 +169,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %c0 = arith.constant 0 : index
     %t = copy.alloc_smem : memref<4x64xf16, #copy.smem>
     %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-    // expected-error@+2 {{'copy.gather4' op needs a target with TMA gather4 (sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_90a}}
-    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_120, sm_120a, or load the rows with tiled copies (copy.async_copy of a [1, W] box per row)}}
+    // expected-error@+2 {{'copy.gather4' op needs a target with TMA gather4 (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_90a}}
+    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a, or load the rows with tiled copies (copy.async_copy of a [1, W] box per row)}}
     copy.gather4 %x rows [%c0, %c0, %c0, %c0] column [%c0] to %t barrier %bar[%c0] : memref<128x64xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
     func.return
   }
@@ -184,8 +184,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_120a">} {
   func.func @a14_scatter4_on_consumer_blackwell(%x: memref<128x64xf16>) {
     %c0 = arith.constant 0 : index
     %t = copy.alloc_smem : memref<4x64xf16, #copy.smem>
-    // expected-error@+2 {{'copy.scatter4' op needs a target with TMA scatter4 (sm_100a, sm_100f, sm_103a), but the target is sm_120a}}
-    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, or load the rows with tiled copies (copy.async_copy of a [1, W] box per row)}}
+    // expected-error@+2 {{'copy.scatter4' op needs a target with TMA scatter4 (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), but the target is sm_120a}}
+    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, or load the rows with tiled copies (copy.async_copy of a [1, W] box per row)}}
     copy.scatter4 %t to %x rows [%c0, %c0, %c0, %c0] column [%c0] : memref<4x64xf16, #copy.smem> to memref<128x64xf16>
     func.return
   }
@@ -198,8 +198,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_120a">} {
 builtin.module attributes {copy.target = #copy.target<"sm_120">} {
   func.func @a14_gather4_prefetch_on_sm_120(%x: memref<128x64xf16>) {
     %c0 = arith.constant 0 : index
-    // expected-error@+2 {{'copy.gather4_prefetch' op needs a target with TMA gather4 prefetch (sm_100a, sm_100f, sm_103a), but the target is sm_120}}
-    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, or load the rows with tiled copies (copy.async_copy of a [1, W] box per row)}}
+    // expected-error@+2 {{'copy.gather4_prefetch' op needs a target with TMA gather4 prefetch (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), but the target is sm_120}}
+    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, or load the rows with tiled copies (copy.async_copy of a [1, W] box per row)}}
     copy.gather4_prefetch %x rows [%c0, %c0, %c0, %c0] column [%c0] {width = 64} : memref<128x64xf16>
     func.return
   }

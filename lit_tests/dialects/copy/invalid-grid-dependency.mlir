@@ -12,7 +12,7 @@
 // rule: GD1
 // fix: s|copy.grid_dependency_wait||
 func.func @gd1_wait_on_sm_80(%y: memref<256xf32>) attributes {copy.target = #copy.target<"sm_80">} {
-  // expected-error@+2 {{'copy.grid_dependency_wait' op needs a target with griddepcontrol (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.grid_dependency_wait' op needs a target with griddepcontrol (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{drop copy.grid_dependency_wait: before sm_90 a kernel starts only once the kernel ahead of it on the stream has completed, or write the kernel for sm_90a and run copy-opt -p 'copy-legalize{target=sm_80}'}}
   copy.grid_dependency_wait
   func.return
@@ -23,7 +23,7 @@ func.func @gd1_wait_on_sm_80(%y: memref<256xf32>) attributes {copy.target = #cop
 // rule: GD1
 // fix: s|copy.launch_dependents||
 func.func @gd1_trigger_on_sm_89() attributes {copy.target = #copy.target<"sm_89">} {
-  // expected-error@+2 {{'copy.launch_dependents' op needs a target with griddepcontrol (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_89}}
+  // expected-error@+2 {{'copy.launch_dependents' op needs a target with griddepcontrol (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_89}}
   // expected-note@+1 {{drop copy.launch_dependents}}
   copy.launch_dependents
   func.return

@@ -8,7 +8,7 @@
 // rule: A1
 // fix: s|commit_group bulk|commit_group cp_async|
 func.func @a1_bulk_group_before_sm90() attributes {copy.target = #copy.target<"sm_80">} {
-  // expected-error@+2 {{'copy.commit_group' op with bulk needs a target with bulk groups (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.commit_group' op with bulk needs a target with bulk groups (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{use copy.commit_group cp_async}}
   copy.commit_group bulk
   func.return

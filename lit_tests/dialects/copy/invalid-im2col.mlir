@@ -299,7 +299,7 @@ func.func @a1_im2col_before_sm90(%x: memref<2x9x9x16xf16>) attributes {copy.targ
   %phase = arith.constant false
   %buf = copy.alloc_smem : memref<64x16xf16, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-error@+2 {{'copy.im2col_load' op needs a target with TMA (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.im2col_load' op needs a target with TMA (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{target sm_90 or newer, or gather the pixels with cp.async: impl cp_async (each issuing thread arrives once on the barrier: count them in its arrivals), or write the kernel for sm_90a and run copy-opt -p 'copy-legalize{target=sm_80}'}}
   copy.im2col_load %x[%c0, %c0, %c0, %c0] offsets [%t, %t] to %buf barrier %bar[%c0] {lower = array<i64: 0, 0>, upper = array<i64: 0, 0>} : memref<2x9x9x16xf16> to memref<64x16xf16, #copy.smem>, !copy.barrier<1>
   copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>

@@ -160,8 +160,8 @@ func.func @mi6_saturated_floats() attributes {copy.target = #copy.target<"sm_100
 // rule: MI7
 // fix: s|sm_90a|sm_100a|
 func.func @mi7_hopper() attributes {copy.target = #copy.target<"sm_90a">} {
-  // expected-error@+2 {{'copy.mma_instruction_descriptor' op needs a target with tcgen05 (TMEM) (sm_100a, sm_100f, sm_103a), but the target is sm_90a}}
-  // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a}}
+  // expected-error@+2 {{'copy.mma_instruction_descriptor' op needs a target with tcgen05 (TMEM) (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), but the target is sm_90a}}
+  // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f}}
   %i = copy.mma_instruction_descriptor kind f16 m 128 n 128 a f16 b f16 d f32 : i32
   func.return
 }
@@ -171,8 +171,8 @@ func.func @mi7_hopper() attributes {copy.target = #copy.target<"sm_90a">} {
 // rule: MI7
 // fix: s|sm_103a|sm_100a|
 func.func @mi7_i8_on_sm103a() attributes {copy.target = #copy.target<"sm_103a">} {
-  // expected-error@+2 {{'copy.mma_instruction_descriptor' op with kind i8 needs a target with .kind::i8 MMA (sm_100a), but the target is sm_103a}}
-  // expected-note@+1 {{set copy.target to sm_100a, or convert the operands to f8E4M3FN and use kind f8f6f4}}
+  // expected-error@+2 {{'copy.mma_instruction_descriptor' op with kind i8 needs a target with .kind::i8 MMA (sm_100a, sm_110a), but the target is sm_103a}}
+  // expected-note@+1 {{set copy.target to one of sm_100a, sm_110a, or convert the operands to f8E4M3FN and use kind f8f6f4}}
   %i = copy.mma_instruction_descriptor kind i8 m 128 n 128 a si8 b si8 d i32 : i32
   func.return
 }

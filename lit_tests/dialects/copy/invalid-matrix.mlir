@@ -211,7 +211,7 @@ func.func @lm8_f32_registers(%r: index, %v: vector<4xf32>) attributes {copy.targ
 func.func @lm9_stmatrix_on_ampere(%r: index, %v: vector<1xi32>) attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %s = copy.alloc_smem : memref<32x64xf16, #copy.smem>
-  // expected-error@+2 {{'copy.stmatrix' op needs a target with stmatrix (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.stmatrix' op needs a target with stmatrix (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{set copy.target to one of sm_90, sm_90a}}
   copy.stmatrix %v, %s[%r, %c0] num 1 : vector<1xi32>, memref<32x64xf16, #copy.smem>
   func.return
@@ -224,8 +224,8 @@ func.func @lm9_stmatrix_on_ampere(%r: index, %v: vector<1xi32>) attributes {copy
 func.func @lm10_b8_on_hopper(%r: index) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %s = copy.alloc_smem : memref<32x64xi8, #copy.smem>
-  // expected-error@+2 {{'copy.ldmatrix' op with shape m16n16 needs a target with 8-bit ldmatrix/stmatrix (sm_100a, sm_100f, sm_103a, sm_120a), but the target is sm_90a}}
-  // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_120a}}
+  // expected-error@+2 {{'copy.ldmatrix' op with shape m16n16 needs a target with 8-bit ldmatrix/stmatrix (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120a), but the target is sm_90a}}
+  // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120a}}
   %v = copy.ldmatrix %s[%r, %c0] shape m16n16 num 1 trans : memref<32x64xi8, #copy.smem> -> vector<2xi32>
   func.return
 }
@@ -238,7 +238,7 @@ func.func @lm10_b8_on_portable_blackwell(%r: index, %v: vector<1xi32>) attribute
   %c0 = arith.constant 0 : index
   %s = copy.alloc_smem : memref<32x64xi8, #copy.smem>
   // expected-error@+2 {{but the target is sm_120}}
-  // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_120a}}
+  // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120a}}
   copy.stmatrix %v, %s[%r, %c0] shape m16n8 num 1 trans : vector<1xi32>, memref<32x64xi8, #copy.smem>
   func.return
 }

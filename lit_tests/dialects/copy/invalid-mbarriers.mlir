@@ -64,7 +64,7 @@ func.func @mb2_nocomplete_on_one_arrival() attributes {copy.target = #copy.targe
 func.func @mb3_arrive_drop_count_before_sm90() attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %bar = copy.barrier_init arrivals 4 : !copy.barrier<1>
-  // expected-error@+2 {{'copy.barrier_arrive_drop' op with count 2 needs a target with mbarrier arrival counts (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.barrier_arrive_drop' op with count 2 needs a target with mbarrier arrival counts (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{add nocomplete (if this arrival must not complete the phase), or target sm_90+}}
   copy.barrier_arrive_drop %bar[%c0] count 2 issuer elected : !copy.barrier<1>
   func.return
@@ -77,7 +77,7 @@ func.func @mb3_arrive_drop_count_before_sm90() attributes {copy.target = #copy.t
 func.func @mb4_expect_tx_before_sm90() attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-error@+2 {{'copy.barrier_expect_tx' op needs a target with mbarrier transaction counts (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.barrier_expect_tx' op needs a target with mbarrier transaction counts (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{sm_80 has no transaction counts}}
   copy.barrier_expect_tx %bar[%c0], 4096 : !copy.barrier<1>
   func.return
@@ -90,7 +90,7 @@ func.func @mb4_expect_tx_before_sm90() attributes {copy.target = #copy.target<"s
 func.func @mb4_complete_tx_before_sm90() attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-error@+2 {{'copy.barrier_complete_tx' op needs a target with mbarrier transaction counts (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.barrier_complete_tx' op needs a target with mbarrier transaction counts (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{or target sm_90+}}
   copy.barrier_complete_tx %bar[%c0], 4 : !copy.barrier<1>
   func.return
@@ -103,7 +103,7 @@ func.func @mb4_complete_tx_before_sm90() attributes {copy.target = #copy.target<
 func.func @mb4_arrive_drop_expect_tx_before_sm90() attributes {copy.target = #copy.target<"sm_80">} {
   %c0 = arith.constant 0 : index
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-error@+2 {{'copy.barrier_arrive_drop' op with expect_tx needs a target with mbarrier transaction counts (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.barrier_arrive_drop' op with expect_tx needs a target with mbarrier transaction counts (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{sm_80 has no transaction counts: arrive with copy.barrier_arrive once the data is written}}
   copy.barrier_arrive_drop %bar[%c0] expect_tx 4096 : !copy.barrier<1>
   func.return

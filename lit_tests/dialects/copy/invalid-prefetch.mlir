@@ -9,7 +9,7 @@
 // fix: s|copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>||
 func.func @a1_prefetch_before_sm90(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_86">} {
   %c0 = arith.constant 0 : index
-  // expected-error@+2 {{'copy.prefetch' op needs a target with TMA (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_86}}
+  // expected-error@+2 {{'copy.prefetch' op needs a target with TMA (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_86}}
   // expected-note@+1 {{drop copy.prefetch on this target}}
   copy.prefetch %x[%c0, %c0] {box = array<i64: 64, 64>} : memref<256x256xf32>
   func.return

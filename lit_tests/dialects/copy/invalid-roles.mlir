@@ -78,7 +78,7 @@ func.func @w3_roles_inside_a_branch(%c: i1) attributes {gpu.kernel, gpu.known_bl
 // rule: W4
 // fix: s| maxnreg [40, 232]||
 func.func @w4_setmaxnreg_on_sm90() attributes {gpu.kernel, gpu.known_block_size = array<i32: 384, 1, 1>, copy.target = #copy.target<"sm_90">} {
-  // expected-error@+2 {{'copy.warp_specialize' op with maxnreg needs a target with setmaxnreg (sm_90a, sm_100a, sm_100f, sm_103a, sm_120a), but the target is sm_90}}
+  // expected-error@+2 {{'copy.warp_specialize' op with maxnreg needs a target with setmaxnreg (sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120a), but the target is sm_90}}
   // expected-note@+1 {{drop maxnreg, or target sm_90a}}
   copy.warp_specialize warps [4, 8] maxnreg [40, 232] {
   ^bb0(%t: index):
@@ -300,7 +300,7 @@ func.func @w13_suspend_hint_before_sm90() attributes {copy.target = #copy.target
   %false = arith.constant false
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   copy.barrier_arrive %bar[%c0] : !copy.barrier<1>
-  // expected-error@+2 {{'copy.barrier_wait' op with suspend_hint needs a target with mbarrier.try_wait (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_80}}
+  // expected-error@+2 {{'copy.barrier_wait' op with suspend_hint needs a target with mbarrier.try_wait (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_80}}
   // expected-note@+1 {{drop suspend_hint}}
   copy.barrier_wait %bar[%c0], %false suspend_hint 1000 : !copy.barrier<1>
   func.return

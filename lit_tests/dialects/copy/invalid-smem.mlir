@@ -8,7 +8,7 @@
 // rule: A1
 // fix: s|copy.fence_async_shared||
 func.func @a1_fence_before_sm90() attributes {copy.target = #copy.target<"sm_89">} {
-  // expected-error@+2 {{'copy.fence_async_shared' op needs a target with fence.proxy.async (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_120, sm_120a), but the target is sm_89}}
+  // expected-error@+2 {{'copy.fence_async_shared' op needs a target with fence.proxy.async (sm_90, sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120, sm_120a), but the target is sm_89}}
   // expected-note@+1 {{no fence is needed there}}
   copy.fence_async_shared
   func.return

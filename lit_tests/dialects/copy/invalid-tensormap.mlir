@@ -12,8 +12,8 @@
 // fix: s|"sm_90">|"sm_90a">|
 func.func @tu1_tensormap_on_sm_90(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90">} {
   %c0 = arith.constant 0 : index
-  // expected-error@+2 {{'copy.tensormap_global' op needs a target with tensormap.replace (sm_90a, sm_100a, sm_100f, sm_103a), but the target is sm_90}}
-  // expected-note@+1 {{set copy.target to one of sm_90a, sm_100a, sm_100f, sm_103a (#copy.target<"sm_90a">), or use the kernel's .param tensor maps (drop map(...) from the copies)}}
+  // expected-error@+2 {{'copy.tensormap_global' op needs a target with tensormap.replace (sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), but the target is sm_90}}
+  // expected-note@+1 {{set copy.target to one of sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f (#copy.target<"sm_90a">), or use the kernel's .param tensor maps (drop map(...) from the copies)}}
   %m = copy.tensormap_global %x slot %c0 of 4 : memref<256x256xf32> -> !copy.tensormap<64x64xf32>
   func.return
 }

@@ -7,8 +7,8 @@
 // rule: A14
 // fix: s|"sm_90a"|"sm_100a"|
 func.func @a14_tmem_on_hopper() attributes {copy.target = #copy.target<"sm_90a">} {
-  // expected-error@+2 {{'copy.tmem_alloc' op needs a target with tcgen05 (TMEM) (sm_100a, sm_100f, sm_103a), but the target is sm_90a}}
-  // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a}}
+  // expected-error@+2 {{'copy.tmem_alloc' op needs a target with tcgen05 (TMEM) (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), but the target is sm_90a}}
+  // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f}}
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   func.return
 }
@@ -494,7 +494,7 @@ func.func @j12_rows_that_do_not_fit_the_swizzle(%col: index) attributes {copy.ta
 // fix: s|"sm_100a"|"sm_103a"|
 func.func @a14_load_reduce_on_sm100a(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
-  // expected-error@+2 {{'copy.tmem_load' op with reduce needs a target with tcgen05.ld.red (sm_103a), but the target is sm_100a}}
+  // expected-error@+2 {{'copy.tmem_load' op with reduce needs a target with tcgen05.ld.red (sm_103a, sm_110a, sm_110f), but the target is sm_100a}}
   // expected-note@+1 {{target sm_103a}}
   %v, %r = copy.tmem_load %t[%col] shape shape_32x32b num 4 reduce max : memref<128x64xf32, #copy.tmem> -> vector<4xf32>, f32
   func.return
