@@ -3,7 +3,8 @@
 
 // nvvm.tcgen05.mma and nvvm.tcgen05.commit (upstream NVVMOps.td's spelling) in their custom
 // form, printed back after a trip through the generic form (CHECK), and in the generic form
-// (CHECK-GENERIC). lit_tests/passes/tcgen05-mma-ptx.mlir checks their PTX.
+// (CHECK-GENERIC). lit_tests/passes/tcgen05-mma-ptx.mlir checks their PTX; the last chunk is
+// nvvm.tcgen05.fence.
 
 // CHECK-LABEL: llvm.func @tcgen05_mma(
 // CHECK-GENERIC-LABEL: "llvm.func"() <{unnamed_addr = 0 : i64, sym_name = "tcgen05_mma"
@@ -42,5 +43,21 @@ llvm.func @tcgen05_commit(%bar: !llvm.ptr<3>, %generic: !llvm.ptr, %mask: i16) {
   // CHECK-NEXT: nvvm.tcgen05.commit %{{.*}}, multicast_mask = %{{.*}} : !llvm.ptr<3>, i16
   // CHECK-GENERIC-NEXT: "nvvm.tcgen05.commit"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, i16) -> ()
   nvvm.tcgen05.commit %bar, multicast_mask = %mask : !llvm.ptr<3>, i16
+  llvm.return
+}
+
+// -----
+
+// nvvm.tcgen05.fence (upstream's op; printed with the kind's <before> / <after>, as this
+// project prints nvvm.tcgen05.wait), which P14 asks for at TMEM hand-offs between threads.
+// CHECK-LABEL: llvm.func @tcgen05_fence(
+// CHECK-GENERIC-LABEL: "llvm.func"() <{unnamed_addr = 0 : i64, sym_name = "tcgen05_fence"
+llvm.func @tcgen05_fence() {
+  // CHECK-NEXT: nvvm.tcgen05.fence <before>
+  // CHECK-GENERIC: "nvvm.tcgen05.fence"() <{kind = #nvvm.tcgen05_fence<before>}> : () -> ()
+  nvvm.tcgen05.fence <before>
+  // CHECK-NEXT: nvvm.tcgen05.fence <after>
+  // CHECK-GENERIC-NEXT: "nvvm.tcgen05.fence"() <{kind = #nvvm.tcgen05_fence<after>}> : () -> ()
+  nvvm.tcgen05.fence <after>
   llvm.return
 }
