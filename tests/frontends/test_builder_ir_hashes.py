@@ -102,6 +102,8 @@ CASES: dict[str, Callable[[], Operation]] = {
     "pdl_chain_early_read": lambda: kernels.pdl_chain(512, "f16", early_read=True, verify=False),
     "pdl_chain_output_mark": lambda: kernels.pdl_chain(1024, output_mark="read"),
     "persistent_chain": lambda: kernels.persistent_chain(1024),
+    "tmem_pipeline": lambda: kernels.tmem_pipeline(256, 128),
+    "tmem_pipeline_pair": lambda: kernels.tmem_pipeline(512, 64, stages=2, cluster=2),
 }
 
 HASHES = {
@@ -142,6 +144,8 @@ HASHES = {
     "pdl_chain_early_read": "5463850d1c5fd2ba",
     "pdl_chain_output_mark": "480c460ab713059f",
     "persistent_chain": "4b06cc31809d5471",
+    "tmem_pipeline": "a392e1721f22fbb1",
+    "tmem_pipeline_pair": "600bcadde4734d4b",
 }
 
 
