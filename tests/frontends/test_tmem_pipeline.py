@@ -22,6 +22,7 @@ from xdsl.parser import Parser
 import interpreter
 from analysis.verify import verify_module
 from copy_dialect.errors import CopyDiagnosticError
+from copy_tools import runtime
 from copy_tools.universe import make_context
 from facts.errors import ArgumentError
 from facts.target import TCGEN05
@@ -134,3 +135,13 @@ def test_commit_mask_missing_the_peer_rejected_and_caught():
 def test_bad_arguments(kwargs):
     with pytest.raises(ArgumentError):
         kernels.tmem_pipeline(**kwargs)
+
+
+@pytest.mark.parametrize("cluster", [1, 2])
+def test_runtime_interpret(cluster: int):
+    """Through the runtime's entry (`runtime.interpret`: the IR verified, then run under
+    several seeds): C = A B^T, and no rule broken (it raises a KernelViolation if one is)."""
+    module = kernels.tmem_pipeline(256, 64, stages=2, cluster=cluster)
+    a, b, c = inputs(256, 64, cluster, 3)
+    out = runtime.interpret(module, a, b, c, grid=(cluster, 1, 1), schedules=3)
+    assert np.array_equal(out[2], a.astype(np.float32) @ b.astype(np.float32).T)
