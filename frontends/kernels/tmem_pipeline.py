@@ -1,4 +1,5 @@
-"""A TMEM pipeline on tcgen05 (sm_100a, issue 33 item 4): C = A B^T for one 128-row tile,
+"""A TMEM pipeline on tcgen05 (sm_100a, issue 33 item 4): C = A B^T for one 128-row tile
+(or a CTA pair's 256-row one),
 f16 in, f32 out, accumulated in TMEM by warp-specialized roles, with the tcgen05 fences at
 every TMEM hand-off (P14).
 
@@ -17,8 +18,18 @@ every TMEM hand-off (P14).
   C; they fence (`<before>`) before the roles join and the block frees the TMEM.
 
 Warp w of the epilogue (block warp 2 + w) reads TMEM lane quarter (2 + w) % 4, so C's row
-32 ((2 + w) % 4) + lane is its. `runtime.interpret` runs the kernel on the CPU (there is no
-Blackwell GPU here); `compile_module` lowers it for sm_100a, sm_100f, sm_103a."""
+32 ((2 + w) % 4) + lane is its.
+
+With `cluster=2` the tile is a CTA pair's (M 256, TMEM of cta_group 2): each CTA loads its
+part of the pair's k-block (A's rows 128 i .., B's rows n / 2 i ..: leader-tracked loads
+partitioned along the rows, all bytes on the leader's `full`); the leader's (the even
+CTA's) MMA warp issues the M 256 MMAs, which read both CTAs' slots and write D's rows
+128 i .. into CTA i's TMEM, and multicasts its commits to both CTAs' barriers (mask 3,
+CUTLASS's umma_arrive_multicast_2x1SM), so each producer waits on its own `empty` and each
+epilogue on its own `acc_full`; a cluster barrier precedes the pair's dealloc.
+
+`runtime.interpret` runs the kernel on the CPU (there is no Blackwell GPU here);
+`compile_module` lowers it for the targets with tcgen05."""
 
 from __future__ import annotations
 
