@@ -1,7 +1,6 @@
 """A TMEM pipeline on tcgen05 (sm_100a, issue 33 item 4): C = A B^T for one 128-row tile
-(or a CTA pair's 256-row one),
-f16 in, f32 out, accumulated in TMEM by warp-specialized roles, with the tcgen05 fences at
-every TMEM hand-off (P14).
+(or a CTA pair's 256-row one), f16 in, f32 out, accumulated in TMEM by warp-specialized
+roles, with the tcgen05 fences at every TMEM hand-off (P14).
 
 - The producer warp loads k-block kb of A (128 x 64) and of B (n x 64) into ring slot
   kb % stages (TMA, 128-byte swizzle), each load arriving on the slot's `full` barrier with
