@@ -68,13 +68,13 @@ RESPONSE_BYTES = 16
 
 CLUSTER_LAUNCH_CONTROL = Feature("cluster launch control", lambda t: t.sm >= 100)
 """`clusterlaunchcontrol.try_cancel` / `query_cancel`: PTX ISA 8.6, "requires sm_100 or
-higher" (ptxas 13.0 assembles them for sm_100a/f, sm_103a, sm_120 and sm_120a)."""
+higher" (ptxas 13.0 assembles them for sm_100a/f, sm_103a, sm_110a/f, sm_120 and sm_120a)."""
 CLC_MULTICAST = Feature(
     "clusterlaunchcontrol .multicast::cluster::all",
     lambda t: t.sm >= 100 and t.suffix in ("a", "f"),
 )
 """`.multicast::cluster::all`: the arch- and family-specific targets sm_100a/f, sm_103a,
-sm_110a, sm_120a (ptxas 13.0: "not supported on .target 'sm_120'", nor sm_100)."""
+sm_110a/f, sm_120a (ptxas 13.0: "not supported on .target 'sm_120'", nor sm_100)."""
 
 
 def response_slot_problem(t: MemRefType, indices: int) -> str | None:
@@ -141,7 +141,7 @@ class TryCancelOp(IRDLOperation):
     the SMEM slot `%resp[...]` and completes 16 transaction bytes on `barrier` (it does not
     arrive: the CTA arrives expecting 16 bytes). `multicast` writes the response to the same
     slot of every CTA of the cluster, each completing on its own barrier (sm_100a/f, sm_103a,
-    sm_120a). Read it with copy.query_cancel once the barrier's phase has completed.
+    sm_110a/f, sm_120a). Read it with copy.query_cancel once the barrier's phase has completed.
 
     ```mlir
     copy.barrier_arrive_expect_tx %bars[%slot], 16 : !copy.barrier<2>

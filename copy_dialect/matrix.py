@@ -16,8 +16,8 @@ The forms (`shape`, `num`, `trans`, the buffer's element width):
 |---|---|---|---|---|---|---|
 | ldmatrix | m8n8 | 16-bit | 1, 2, 4 | optional | num | every target (sm_75+) |
 | stmatrix | m8n8 | 16-bit | 1, 2, 4 | optional | num | sm_90+ |
-| ldmatrix | m16n16 | 8-bit (`format`) | 1, 2 | required | 2 * num | sm_100a/f, 103a, 120a |
-| stmatrix | m16n8 | 8-bit | 1, 2, 4 | required | num | sm_100a/f, 103a, 120a |
+| ldmatrix | m16n16 | 8-bit (`format`) | 1, 2 | required | 2 * num | sm_100a/f, 103a, 110a/f, 120a |
+| stmatrix | m16n8 | 8-bit | 1, 2, 4 | required | num | sm_100a/f, 103a, 110a/f, 120a |
 
 (`registers`: the 32-bit registers a thread holds; `format` names 6- or 4-bit sources that
 the load widens to bytes.)
@@ -305,8 +305,8 @@ class LdmatrixOp(MatrixOp):
         : memref<64x64xf16, #copy.smem<swizzle = 128>> -> vector<2xi32>
     ```
 
-    On sm_100a/f, sm_103a, sm_120a, an 8-bit matrix: `copy.ldmatrix %q[%r, %k16] shape m16n16
-    num 1 trans : memref<64x64xi8, #copy.smem> -> vector<8xi8>`.
+    On sm_100a/f, sm_103a, sm_110a/f, sm_120a, an 8-bit matrix: `copy.ldmatrix %q[%r, %k16]
+    shape m16n16 num 1 trans : memref<64x64xi8, #copy.smem> -> vector<8xi8>`.
     """
 
     name = "copy.ldmatrix"
@@ -368,7 +368,7 @@ class StmatrixOp(MatrixOp):
     `stmatrix.sync.aligned`, sm_90): every thread of the warp executes it, threads
     0 .. 8 * num - 1 each address one 16-byte row (the element at `indices`). `trans` stores
     each matrix transposed. 8-bit matrices are `shape m16n8` (with `trans`; sm_100a/f,
-    sm_103a, sm_120a).
+    sm_103a, sm_110a/f, sm_120a).
 
     ```mlir
     %out16 = copy.alloc_smem : memref<64x64xbf16, #copy.smem<swizzle = 128>>

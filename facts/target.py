@@ -134,6 +134,15 @@ class Target:
         return self.sm in (103, 110) and self.suffix in ("a", "f")
 
     @property
+    def has_mma_scale_input_d(self) -> bool:
+        """`tcgen05.mma`'s scale-input-d immediate: sm_100a/f and sm_103a of these targets
+        (CCCL's cuda::ptx: SM_100a, SM_100f, SM_103a, SM_103f). ptxas 13.0 refuses it for
+        sm_110a/f ("Feature 'argument scale-inp-d-imm' not supported") and LLVM 22 cannot
+        select it there; the nvvm op, like upstream's, leaves that to the backend (a
+        BackendError)."""
+        return self.has_tcgen05 and self.sm in (100, 103)
+
+    @property
     def has_stmatrix(self) -> bool:
         return self.sm >= 90
 

@@ -72,7 +72,7 @@ def tmem_pipeline(
         target,
         TCGEN05,
         "copy.tmem_alloc",
-        "a TMEM pipeline needs tcgen05 (sm_100a, sm_100f, sm_103a)",
+        f"a TMEM pipeline needs tcgen05 ({TCGEN05.listed})",
     )
     if cluster not in (1, 2) or isinstance(cluster, bool):
         raise ArgumentError(f"expected cluster 1 or 2 (a CTA pair), got {cluster!r}")

@@ -7,8 +7,8 @@
 // fix: none -- a TMEM accumulator has no mechanical rewrite into registers or SMEM
 builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
   func.func @tmem(%x: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
-    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.tmem_alloc' op copy-legalize cannot keep copy.tmem_alloc on sm_80: TMEM (tcgen05) exists only on sm_100a, sm_100f, sm_103a, and the pass has no fallback for it}}
-    // expected-note@+1 {{keep the kernel on a target that has it (sm_100a, sm_100f, sm_103a), or rewrite the TMEM accumulation in registers or SMEM by hand}}
+    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.tmem_alloc' op copy-legalize cannot keep copy.tmem_alloc on sm_80: TMEM (tcgen05) exists only on sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, and the pass has no fallback for it}}
+    // expected-note@+1 {{keep the kernel on a target that has it (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), or rewrite the TMEM accumulation in registers or SMEM by hand}}
     %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
     copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>
     func.return

@@ -112,6 +112,8 @@ KERNELS = {
   wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0;""",
 }
 
+SCALE_INPUT_D = Feature("tcgen05.mma scale-input-d", lambda t: t.has_mma_scale_input_d)
+
 # family: (the gate, or None where the project leaves the target to the backend; whether
 # sm_110a and sm_110f have it; a control target that has it).
 MATRIX: dict[str, tuple[Feature | None, tuple[bool, bool], str]] = {
@@ -136,7 +138,7 @@ MATRIX: dict[str, tuple[Feature | None, tuple[bool, bool], str]] = {
     "mma_i8": (MMA_I8, (True, False), "sm_100a"),
     # nvvm.tcgen05.mma's scale_input_d: the nvvm ops, like upstream's, leave the target to
     # the backend (LLVM 22 cannot select llvm.nvvm.tcgen05.mma.shared.scale_d there).
-    "mma_scale_input_d": (None, (False, False), "sm_100a"),
+    "mma_scale_input_d": (SCALE_INPUT_D, (False, False), "sm_100a"),
     # wgmma is sm_90a's alone (copy-legalize's LG3 names it).
     "wgmma": (None, (False, False), "sm_90a"),
 }
