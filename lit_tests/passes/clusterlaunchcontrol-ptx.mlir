@@ -2,6 +2,8 @@
 // RUN: copy-opt %s -t ptx | filecheck %s
 // RUN: copy-opt %s -t ptx --target sm_100f | filecheck %s
 // RUN: copy-opt %s -t ptx --target sm_103a | filecheck %s
+// RUN: copy-opt %s -t ptx --target sm_110a | filecheck %s
+// RUN: copy-opt %s -t ptx --target sm_110f | filecheck %s
 // RUN: copy-opt %s -t ptx --target sm_120a | filecheck %s
 
 // Cluster launch control lowered (passes/convert_copy_to_nvvm/cluster_launch_control.py):

@@ -1,11 +1,11 @@
 // RUN: copy-opt %s -t ptx | filecheck %s
 
-// A kind::i8 tcgen05.mma (sm_100a only: ptxas rejects .kind::i8 for sm_100f and sm_103a,
-// rule MI7) through the whole pipeline to PTX: unsigned A times signed B, both K-major under
+// A kind::i8 tcgen05.mma (sm_100a and sm_110a only: ptxas rejects .kind::i8 for sm_100f,
+// sm_103a and sm_110f, rule MI7) through the whole pipeline to PTX: unsigned A times signed B, both K-major under
 // the 128B swizzle, into a saturating s32 accumulator of 128 x 32 in TMEM, committed to an
 // mbarrier that every thread waits on before tcgen05.ld of D (the layout of
 // tcgen05-mma-ptx.mlir's kernels). tests/passes/test_tensor_core_assemble.py assembles it
-// with nvJitLink and ptxas for sm_100a.
+// with nvJitLink and ptxas for sm_100a and sm_110a.
 
 // CHECK: .target sm_100a
 // CHECK: .entry mma_i8(
