@@ -35,6 +35,7 @@ from analysis.protocol.clocks import Clock, End, HappensBefore, knows
 from analysis.protocol.findings import Related, Report, error
 from analysis.protocol.values import plan
 from copy_dialect import ops as copy
+from copy_dialect.verification import ops_of
 from copy_dialect.verify_common import constant_int, kernel_cluster_shape
 
 MAX_RANKS = 16
@@ -95,7 +96,7 @@ def cluster_facts(fn: func.FuncOp) -> ClusterFacts:
     size = prod(shape)
     collective: dict[Operation, Collective] = {}
     crossing = False
-    for op in fn.walk():
+    for op in ops_of(fn):
         if isinstance(op, CROSS) or (isinstance(op, copy.TryCancelOp) and op.is_multicast):
             crossing = True  # (a multicast try_cancel writes every CTA's slot and barrier)
         elif op.name == "nvvm.tcgen05.commit" and len(op.operands) > 1:
@@ -123,7 +124,7 @@ def rank_values(fn: func.FuncOp, facts: ClusterFacts) -> tuple[dict[SSAValue, in
     cluster index of `SAMPLES`."""
     ranks = range(facts.ranks)
     table: dict[SSAValue, list[tuple[int, ...]]] = {}
-    for op in fn.walk():
+    for op in ops_of(fn):
         if op.name == "gpu.block_id" and len(op.results) == 1:
             d = "xyz".index(str(op.properties["dimension"].data))  # type: ignore[attr-defined]
             extent = facts.shape[d]

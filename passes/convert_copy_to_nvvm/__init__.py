@@ -234,10 +234,12 @@ class ConvertCopyToNVVMPass(ModulePass):
         guards = Guards() if self.debug_guards else None
         kernels: dict[func.FuncOp, Kernel] = {}
         for fn in op.walk():
-            # (a kernel that waits for its predecessor, with upstream NVVM's griddepcontrol
-            # and no copy op, still needs its ABI record: it is launched with PDL)
-            if isinstance(fn, func.FuncOp) and any(
-                kernel_op(o) or is_grid_wait(o) for o in fn.walk()
+            # A `gpu.kernel` function with no copy op is a kernel too (its ABI record is
+            # what the runtime launches by), and so is one that waits for its predecessor
+            # with upstream NVVM's griddepcontrol (it is launched with PDL).
+            if isinstance(fn, func.FuncOp) and (
+                "gpu.kernel" in fn.attributes
+                or any(kernel_op(o) or is_grid_wait(o) for o in fn.walk())
             ):
                 check_roles(fn)
                 kernels[fn] = open_kernel(target, fn, guards)

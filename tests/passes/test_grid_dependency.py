@@ -103,11 +103,24 @@ def test_an_upstream_griddepcontrol_wait_is_the_kernel_s_wait():
     check_module(module)
     compiled = compile_module(module, make_context(), "sm_90a")
     assert compiled.abi.kernels["consume"].grid_dependent
-    # (no copy op and no wait: a plain kernel, launched as one, with no record)
-    assert "produce" not in compiled.abi.kernels
+    assert not compiled.abi.kernels["produce"].grid_dependent  # (a kernel with no copy op)
     assert compiled.ptx.count("griddepcontrol.wait;") == 1
     assert compiled.ptx.count("griddepcontrol.launch_dependents;") == 1
     early = Parser(make_context(), upstream_chain(early=True)).parse_module()
     with pytest.raises(CopyVerifyException) as caught:
         check_module(early)
     assert "GD2" in caught.value.rules
+
+
+def test_a_kernel_with_no_copy_op_is_a_kernel_of_the_program():
+    """A `gpu.kernel` function of thread code only (pdl_chain's, its ops removed by
+    copy-legalize on sm_80) has an ABI record: the runtime can launch it by name."""
+    from copy_tools import runtime
+
+    text = str(kernels.pdl_chain(256, target="sm_90a"))
+    for op in ("copy.launch_dependents", "copy.grid_dependency_wait"):
+        text = text.replace(f"    {op}\n", "")
+    text = text.replace('"sm_90a"', '"sm_80"')
+    program = runtime.compile(text)
+    assert sorted(program.kernels) == ["consume", "produce"]
+    assert not any(k.grid_dependent for k in program.abi.kernels.values())
