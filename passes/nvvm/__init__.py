@@ -17,7 +17,8 @@ the non-tensor bulk copies and prefetch), `bulk_tensor` (the TMA tensor load and
 `bulk_reduce` (the TMA reduction), `prefetch` (the tensor-map prefetch and the TMA tensor
 prefetch), `mapa`, `shfl` (warp shuffles), `matrix` (ldmatrix, stmatrix), `wgmma` (warpgroup MMA:
 fence, mma_async, commit, wait), `tcgen05`, `tcgen05_mma` (tcgen05.mma, tcgen05.commit),
-`tcgen05_fence` (the thread-sync fences), `griddepcontrol` (programmatic dependent launch), `clusterlaunchcontrol` (CLC);
+`tcgen05_fence` (the thread-sync fences), `griddepcontrol` (programmatic dependent launch),
+`clusterlaunchcontrol` (CLC);
 `attributes` holds what they share.
 This module assembles them into the `NVVM` dialect.
 
