@@ -16,7 +16,8 @@ and its memory is visible), so they never race. A single kernel run alone has no
 predecessor: the wait returns at once and the trigger does nothing.
 
 The logged accesses are the threads' loads, stores and atomics (memref, vector) and TMA and
-cp.async copies (the whole box, at issue); im2col loads and TMA gathers are not logged yet.
+cp.async copies, im2col loads, TMA gather4 and scatter4 (the elements of the box inside
+the array, at issue; a gather4 prefetch is a hint and touches no data).
 """
 
 from __future__ import annotations

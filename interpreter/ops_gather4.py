@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from copy_dialect import ops as copy
+from interpreter.gmem_log import note_box
 from interpreter.machine import Agent, Step
 from interpreter.memory import GmemRef, SmemRef
 from interpreter.ops_copies import UNMODELLED, box_origin, load, slot_of, store
@@ -45,6 +46,7 @@ def _operands(
     assert isinstance(sref, SmemRef)
     slot = slot_of(agent, op, g, sref, mask)
     coords, inside = gather4_box(gref.array.shape, rows, column, g.box_shape[-1])
+    note_box(agent, op, gref, coords, inside, mask, isinstance(op, copy.Scatter4Op))  # (PDL)
     return g, gref, slot, coords, inside
 
 

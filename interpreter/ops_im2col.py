@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from copy_dialect import ops as copy
+from interpreter.gmem_log import note_box
 from interpreter.machine import Agent, Step
 from interpreter.memory import GmemRef, SmemRef
 from interpreter.ops_copies import UNMODELLED, box_origin, load, slot_of
@@ -82,4 +83,5 @@ def im2col_load(agent: Agent, op: copy.Im2colLoadOp, mask: np.ndarray) -> Step:
     dtype = storage_dtype(g.element_type)
     issue = agent.release()
     coords, inside = im2col_box(g, gref.array.shape, origin, offsets)
+    note_box(agent, op, gref, coords, inside, mask, False)  # (for a chain: PDL)
     yield from load(agent, op, g, gref, slot, 0, [agent.cta], coords, inside, dtype, issue, mask)

@@ -249,3 +249,91 @@ def test_an_upstream_griddepcontrol_wait_orders_the_chain(early: bool):
     assert violations == []
     want_y = x * np.float32(2) + np.float32(1)
     assert np.array_equal(buffers[3], w * want_y + w)
+
+
+GATHER_CHAIN = """
+builtin.module attributes {{copy.target = #copy.target<"sm_100a">}} {{
+  func.func @produce(%y: memref<64x64xf32>) attributes {{{attributes}}} {{
+    %t = gpu.thread_id x
+    %c2 = arith.constant 2 : index
+    %one = arith.constant 1.0 : f32
+    memref.store %one, %y[%c2, %t] : memref<64x64xf32>
+    func.return
+  }}
+  func.func @consume(%y: memref<64x64xf32>) attributes {{{attributes}}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %false = arith.constant false
+    %buf = copy.alloc_smem : memref<4x32xf32, #copy.smem<swizzle = 128>>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+{first}
+    copy.gather4 %y rows [%c0, %c1, %c2, %c3] column [%c0] to %buf barrier %bar[%c0]
+      : memref<64x64xf32> to memref<4x32xf32, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+{second}
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    func.return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("early", [True, False])
+def test_gather4_before_the_wait(early):
+    """A TMA gather4 is logged like a tiled copy: its four rows read before the wait race
+    with the primary's store of row 2 (GD2)."""
+    wait = "    copy.grid_dependency_wait"
+    attributes = "gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>"
+    text = GATHER_CHAIN.format(
+        attributes=attributes, first="" if early else wait, second=wait if early else ""
+    )
+    y = np.zeros((64, 64), dtype=np.float32)
+    _, violations = run_chain(
+        parse(text), [Launch("produce", [y], (1, 1, 1)), Launch("consume", [y], (1, 1, 1))]
+    )
+    if early:
+        assert [(v.rule, v.op.name, v.other.name) for v in violations] == [
+            ("GD2", "copy.gather4", "memref.store")
+        ]
+    else:
+        assert violations == []
+
+
+@pytest.mark.parametrize("early", [True, False])
+def test_im2col_load_before_the_wait(early):
+    """An im2col load is logged like a tiled copy (the pixels' channels inside the array):
+    read before the wait, it races with the primary's stores of the rows it reads (GD2)."""
+    from tests.interpreter import test_im2col as im2col
+
+    case = im2col.CASES["nwc"]  # x: 3 x 37 x 8 f16
+    wait = "    copy.grid_dependency_wait\n"
+    body = (wait + "{load}" if not early else "{load}" + wait) + im2col.WAIT + im2col.STORE
+    text = im2col.source(case, body=body).replace("func.func @k(", "func.func @consume(")
+    produce = (
+        "  func.func @produce(%x: memref<3x37x8xf16>) attributes {gpu.kernel, "
+        "gpu.known_block_size = array<i32: 64, 1, 1>} {\n"
+        "    %t = gpu.thread_id x\n"
+        "    %c0 = arith.constant 0 : index\n"
+        "    %c8 = arith.constant 8 : index\n"
+        "    %row = arith.divui %t, %c8 : index\n"
+        "    %ch = arith.remui %t, %c8 : index\n"
+        "    %one = arith.constant 1.0 : f16\n"
+        "    memref.store %one, %x[%c0, %row, %ch] : memref<3x37x8xf16>\n"
+        "    func.return\n"
+        "  }\n"
+    )
+    head, tail = text.split("  func.func @consume(", 1)
+    module = parse(head + produce + "  func.func @consume(" + tail)
+    x, y = im2col.inputs(case)
+    scalars = [*case[7], *case[8]]
+    _, violations = run_chain(
+        module,
+        [Launch("produce", [x], (1, 1, 1)), Launch("consume", [x, y, *scalars], (1, 1, 1))],
+    )
+    if early:
+        assert {(v.rule, v.op.name, v.other.name) for v in violations} == {
+            ("GD2", "copy.im2col_load", "memref.store")
+        }
+    else:
+        assert violations == []
