@@ -15,7 +15,8 @@ Feature gates (first target with the feature):
   kernel): PTX ISA 8.3 on the arch-specific targets sm_90a, sm_100a/f, sm_103a, sm_110a/f.
 - tcgen05 / TMEM, `.cta_group::2`: the datacenter Blackwell family sm_100a/f, sm_103a and
   Jetson Thor's sm_110a/f. Consumer Blackwell (sm_120) has neither (triton#9852).
-  `tcgen05.shift`: sm_100a, sm_103a, sm_110a; `tcgen05.ld.red`: sm_103a, sm_110a/f.
+  `tcgen05.shift`: sm_100a, sm_103a, sm_110a; `tcgen05.ld.red`: sm_103a, sm_110a/f;
+  `tcgen05.mma`'s scale-input-d: sm_100a/f, sm_103a (not Thor).
 - `ldmatrix` (m8n8 .b16): every target of the table (PTX: sm_75); `stmatrix` (m8n8 .b16):
   sm_90. The 8-bit forms (`ldmatrix.m16n16 .b8`, its `.b8x16.b6x16_p32`/`.b4x16_p64`
   decompressing sources, `stmatrix.m16n8 .b8`): the arch- and family-specific Blackwell
@@ -138,8 +139,8 @@ class Target:
         """`tcgen05.mma`'s scale-input-d immediate: sm_100a/f and sm_103a of these targets
         (CCCL's cuda::ptx: SM_100a, SM_100f, SM_103a, SM_103f). ptxas 13.0 refuses it for
         sm_110a/f ("Feature 'argument scale-inp-d-imm' not supported") and LLVM 22 cannot
-        select it there; the nvvm op, like upstream's, leaves that to the backend (a
-        BackendError)."""
+        select it there. The kernel rule MI8 (analysis.kernel.mma) checks an
+        `nvvm.tcgen05.mma` with a scale against the target."""
         return self.has_tcgen05 and self.sm in (100, 103)
 
     @property
@@ -248,6 +249,7 @@ TCGEN05 = Feature(
 CTA_PAIR = Feature(".cta_group::2", lambda t: t.has_tcgen05)
 TMEM_LOAD_REDUCE = Feature("tcgen05.ld.red", lambda t: t.has_tmem_load_reduce)
 TCGEN05_SHIFT = Feature("tcgen05.shift", lambda t: t.has_tcgen05_shift)
+MMA_SCALE_INPUT_D = Feature("tcgen05.mma scale-input-d", lambda t: t.has_mma_scale_input_d)
 STMATRIX = Feature("stmatrix", lambda t: t.has_stmatrix)
 MATRIX_B8 = Feature("8-bit ldmatrix/stmatrix", lambda t: t.has_matrix_b8)
 BLACKWELL_TENSOR_MAPS = Feature(
@@ -257,7 +259,8 @@ BLACKWELL_TENSOR_MAPS = Feature(
 FEATURES: tuple[Feature, ...] = (
     TMA, BULK_COPIES, BULK_GROUPS, FENCE_PROXY_ASYNC, TX_COUNTS, ARRIVE_COUNTS, TRY_WAIT,
     CLUSTERS, DSMEM, MULTICAST, TENSORMAP_REPLACE, SETMAXNREG, GRID_DEPENDENCY, TCGEN05,
-    CTA_PAIR, TMEM_LOAD_REDUCE, TCGEN05_SHIFT, STMATRIX, MATRIX_B8, BLACKWELL_TENSOR_MAPS,
+    CTA_PAIR, TMEM_LOAD_REDUCE, TCGEN05_SHIFT, MMA_SCALE_INPUT_D, STMATRIX, MATRIX_B8,
+    BLACKWELL_TENSOR_MAPS,
 )  # fmt: skip
 
 

@@ -15,7 +15,8 @@ PTX identifiers (AT2, `names`); the SMEM effects ops declare (`copy.effects`), o
 operands of ops the protocol analysis does not own (FX1, `effects`); the wide thread
 accesses of swizzled SMEM inside one 16-byte unit (SV1, `vectors`); under programmatic
 dependent launch, the GMEM accesses after `copy.grid_dependency_wait` and the arguments'
-`copy.predecessor_access` marks (GD2-GD4, `grid_dependency`).
+`copy.predecessor_access` marks (GD2-GD4, `grid_dependency`); an upstream
+`nvvm.tcgen05.mma`'s scale-input-d against the target (MI8, `mma`).
 
 `kernel_errors(module)` gives each failing op with its error, as the op verifiers' errors
 are given (`copy_dialect.verification.op_errors`): `analysis.verify` reports both, in op
@@ -34,6 +35,7 @@ from analysis.kernel import (
     fences,
     grid_dependency,
     groups,
+    mma,
     names,
     roles,
     smem,
@@ -62,6 +64,7 @@ CHECKS: tuple[Callable[[Kernel], Iterable[KernelError]], ...] = (
     effects.check_effect_declarations,
     vectors.check_swizzled_vectors,
     grid_dependency.check_grid_dependency,
+    mma.check_scale_input_d,
 )
 """Each kernel rule, as a function of the kernel that yields the failing ops."""
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from xdsl.parser import Parser
 
 import interpreter
+from copy_dialect.errors import CopyDiagnosticError
+from copy_tools import runtime
 from copy_tools.universe import make_context
 from tests.interpreter.test_wgmma import operand_fill, tile_index
 
@@ -179,3 +182,31 @@ def test_an_mma_no_wait_covers_is_in_flight_at_return():
     )
     result = run(text, np.zeros((128, 8), np.float32), 1, ga, gb)
     assert "P7" in {v.rule for v in result.violations}, [str(v) for v in result.violations]
+
+
+@pytest.mark.parametrize(
+    ("target", "refused"), [("sm_100a", False), ("sm_110a", True), ("sm_110f", True)]
+)
+def test_the_scaled_kernel_is_refused_where_the_target_has_no_scale_input_d(
+    target: str, refused: bool
+):
+    """The interpreter has no target of its own: `runtime.interpret` verifies the IR (the op
+    and kernel rules) before the run, so the tf32 kernel's MMA with a scale-input-d is MI8
+    on Jetson Thor's sm_110a/f, which lack the operand, and runs on sm_100a."""
+    rng = np.random.default_rng(1)
+    gb = rng.standard_normal((2 * 2 * 32, 32)).astype(np.float32)
+    ga = rng.standard_normal((128, 8)).astype(np.float32)
+    fill_b = ("b", "gb", (2, 2, 32, 32), "memref<2x2x32x32xf32, #copy.smem<swizzle = 128>>", "f32")
+    text = filled(CHUNKS[1], [fill_b], A_ROWS_AND_D_INIT).replace(
+        "%slot: index, %gb: memref<128x32xf32>, %lanes: vector<4xi32>",
+        "%slot: index, %lanes: vector<4xi32>, %ga: memref<128x8xf32>, %gb: memref<128x32xf32>",
+    )
+    text = text.replace('#copy.target<"sm_100a">', f'#copy.target<"{target}">')
+    assert f'#copy.target<"{target}">' in text
+    arrays = (np.zeros((128, 8), np.float32), 1, np.array([-1, 0, 0, 0], np.int32), ga, gb)
+    if not refused:
+        assert runtime.interpret(text, *arrays)[0].any()
+        return
+    with pytest.raises(CopyDiagnosticError, match="scale-input-d") as exc:
+        runtime.interpret(text, *arrays)
+    assert exc.value.rules == ("MI8",)

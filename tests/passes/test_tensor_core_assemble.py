@@ -6,8 +6,9 @@ ptxas assembles too (`ptxas -v` also says whether a wgmma was serialized).
 A descriptor is integer arithmetic, so its kernels assemble for every target; `wgmma` is
 sm_90a only (PTX: `wgmma` needs `sm_90a`); `tcgen05.mma` and `tcgen05.commit` assemble for
 every tcgen05 target (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), kind::i8 for sm_100a and
-sm_110a alone; an MMA with a scale-input-d for sm_100a/f and sm_103a: for sm_110a/f ptxas 13.0
-refuses the immediate and LLVM 22 cannot select it, a BackendError (docs/targets.md)."""
+sm_110a alone; an MMA with a scale-input-d for sm_100a/f and sm_103a: for sm_110a/f, where
+ptxas 13.0 refuses the immediate and LLVM 22 cannot select it, the verifier rejects it before
+the lowering (the kernel rule MI8, docs/targets.md)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from copy_dialect.errors import CopyDiagnosticError
 from copy_dialect.instruction_descriptor import MMA_I8
 from copy_tools.universe import make_context
-from facts.target import TCGEN05, target_named
+from facts.target import MMA_SCALE_INPUT_D, TCGEN05, target_named
 from passes import backend
-from passes.backend_targets import BackendError
 from passes.pipeline import compile_module
 from tests.passes.test_thread_ops_assemble import ELF_MAGIC, TARGETS, kernels, valid_for
 
@@ -46,9 +47,10 @@ def test_assembles(path: Path, index: int, target: str, tmp_path: Path):
     text = kernels(path)[index]
     module = valid_for(text, target)
     assert module is not None, f"kernel {index} of {path.name} does not verify for {target}"
-    if " scale = " in text and not target_named(target).has_mma_scale_input_d:
-        with pytest.raises(BackendError, match="TCGEN05_MMA.*SCALE_D"):
+    if " scale = " in text and not MMA_SCALE_INPUT_D.has(target_named(target)):
+        with pytest.raises(CopyDiagnosticError, match="scale-input-d") as exc:
             compile_module(module, make_context(), target)
+        assert exc.value.rules == ("MI8",)
         return
     compiled = compile_module(module, make_context(), target)
     assert compiled.cubin.startswith(ELF_MAGIC)

@@ -1,0 +1,44 @@
+"""The target gates of upstream NVVM's tensor-core MMA in a kernel (rule MI8): an
+`nvvm.tcgen05.mma` with a scale-input-d (`scale = %s`) needs a target that has it
+(`facts.target.MMA_SCALE_INPUT_D`: sm_100a/f, sm_103a). Jetson Thor's tcgen05 lacks the
+operand: ptxas 13.0 refuses it for sm_110a/f ("Feature 'argument scale-inp-d-imm' not
+supported") and LLVM 22 cannot select `llvm.nvvm.tcgen05.mma.*.scale_d` there
+(docs/targets.md). The op is upstream's, whose verifier leaves the target to the backend, so
+the rule is the kernel's: it reads the kernel's target (`copy.target`) and the op's scale
+operand, and the error comes before the lowering rather than from LLVM."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from xdsl.ir import Operation
+
+from analysis.kernel.kernel import Kernel
+from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.verify_common import enclosing_target, feature_error, retarget_note
+from facts.target import MMA_SCALE_INPUT_D
+
+MMA = "nvvm.tcgen05.mma"
+
+
+def check_scale_input_d(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
+    """Each `nvvm.tcgen05.mma` of `kernel` with a scale-input-d has a target that has it."""
+    mmas = [t for t in kernel.positions if getattr(t, "name", None) == MMA]
+    for op in kernel.instances(*mmas) if mmas else ():
+        if getattr(op, "scaleInputD", None) is None:
+            continue
+        target = enclosing_target(op)
+        # rule: MI8
+        if target is not None and not MMA_SCALE_INPUT_D.has(target):
+            yield (
+                op,
+                feature_error(
+                    op,
+                    MMA_SCALE_INPUT_D,
+                    target,
+                    uses="with a scale",
+                    note=f"{retarget_note(MMA_SCALE_INPUT_D)}, or drop `scale = ...` "
+                    f"(D then accumulates unscaled: {target.name}'s tcgen05.mma has no "
+                    "scale-input-d)",
+                ),
+            )
