@@ -9,7 +9,7 @@
 // mbarrier's SMEM word as the pointers they are (builtin.unrealized_conversion_cast: a
 // memref is its pointer, docs/lowering.md). tests/passes/test_tensor_core_assemble.py
 // assembles each kernel with nvJitLink and ptxas for sm_100a, sm_100f and sm_103a, and for
-// sm_110a/f all but the one with a scale-input-d (a BackendError there: docs/targets.md).
+// sm_110a/f all but the one with a scale-input-d (the kernel rule MI8 there: docs/targets.md).
 
 // kind::f16, A and B through SMEM descriptors, M = 128, N = 128.
 // CHECK: .target sm_100a

@@ -6,8 +6,9 @@ control target that has the instruction, so that a refusal is the target's and n
 kernel's. docs/targets.md gives the same table with the PTX ISA's notes.
 
 Then the verifier's side: where sm_110f lacks a feature (tcgen05.shift, kind::i8) it is refused
-with the rule id the other targets get, and tcgen05.ld.red, refused on sm_100a, goes through
-the pipeline for sm_110a and sm_110f."""
+with the rule id the other targets get, an MMA with a scale-input-d, which neither Thor target
+has, is MI8 on both, and tcgen05.ld.red, refused on sm_100a, goes through the pipeline for
+sm_110a and sm_110f."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from facts.target import (
     CTA_PAIR,
     GRID_DEPENDENCY,
     MATRIX_B8,
+    MMA_SCALE_INPUT_D,
     MULTICAST,
     SETMAXNREG,
     STMATRIX,
@@ -112,8 +114,6 @@ KERNELS = {
   wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0;""",
 }
 
-SCALE_INPUT_D = Feature("tcgen05.mma scale-input-d", lambda t: t.has_mma_scale_input_d)
-
 # family: (the gate, or None where the project leaves the target to the backend; whether
 # sm_110a and sm_110f have it; a control target that has it).
 MATRIX: dict[str, tuple[Feature | None, tuple[bool, bool], str]] = {
@@ -136,9 +136,9 @@ MATRIX: dict[str, tuple[Feature | None, tuple[bool, bool], str]] = {
     "clc": (CLUSTER_LAUNCH_CONTROL, (True, True), "sm_100a"),
     "clc_multicast": (CLC_MULTICAST, (True, True), "sm_100a"),
     "mma_i8": (MMA_I8, (True, False), "sm_100a"),
-    # nvvm.tcgen05.mma's scale_input_d: the nvvm ops, like upstream's, leave the target to
-    # the backend (LLVM 22 cannot select llvm.nvvm.tcgen05.mma.shared.scale_d there).
-    "mma_scale_input_d": (SCALE_INPUT_D, (False, False), "sm_100a"),
+    # nvvm.tcgen05.mma's scale_input_d: the kernel rule MI8 asks the gate (the op is
+    # upstream's; LLVM 22 cannot select llvm.nvvm.tcgen05.mma.shared.scale_d there).
+    "mma_scale_input_d": (MMA_SCALE_INPUT_D, (False, False), "sm_100a"),
     # wgmma is sm_90a's alone (copy-legalize's LG3 names it).
     "wgmma": (None, (False, False), "sm_90a"),
 }
@@ -227,6 +227,14 @@ def test_what_sm_110f_lacks_is_refused_with_the_rule_of_the_other_targets(
     assert rules_on(chunk, old, old) == (rule,)
     assert rules_on(chunk, old, "sm_110f") == (rule,)
     assert rules_on(chunk, old, "sm_110a") == ()
+
+
+@pytest.mark.parametrize("target", TCGEN05.targets)
+def test_a_scaled_mma_is_refused_where_the_gate_says(target: str):
+    chunk = lit_function("dialects/copy/invalid-mma-targets.mlir", "mi8_scale_on_sm_110a")
+    expected = () if MMA_SCALE_INPUT_D.has(TARGETS[target]) else ("MI8",)
+    assert rules_on(chunk, "sm_110a", target) == expected
+    assert (target in THOR) is bool(expected)
 
 
 @pytest.mark.parametrize("target", THOR)

@@ -542,8 +542,8 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
 def sm_110a() -> tuple[list[Kernel], list[str]]:
     """sm_100a's kernels less the MMA with a `scale_input_d`: ptxas 13.0 refuses it for
     sm_110a/f ("Feature 'argument scale-inp-d-imm' not supported") and LLVM 22 cannot select
-    `llvm.nvvm.tcgen05.mma.shared.scale_d` there; every other op of them assembles
-    (docs/targets.md)."""
+    `llvm.nvvm.tcgen05.mma.shared.scale_d` there (in a kernel with a copy.target the verifier
+    rejects it, MI8); every other op of them assembles (docs/targets.md)."""
     kernels, expected = sm_100a()
     for k in kernels:
         k.ops = [op for op in k.ops if not getattr(op, "scaleInputD", None)]

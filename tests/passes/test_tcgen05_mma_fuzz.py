@@ -74,7 +74,8 @@ def test_every_accepted_mma_assembles(target: str, tmp_path: Path, report):
         # target to the backend; copy.mma_instruction_descriptor rejects it (MI7).
         accepted = {g: [c for c in cs if c[0] != Tcgen05MMAKind.I8] for g, cs in accepted.items()}
     if not target_named(target).has_mma_scale_input_d:
-        # Nor has every tcgen05 target scale-input-d: sm_110a/f lack it (docs/targets.md).
+        # Nor has every tcgen05 target scale-input-d: sm_110a/f lack it (docs/targets.md;
+        # in a kernel with a copy.target the verifier rejects it, MI8).
         accepted = {g: [c for c in cs if c[5] is None] for g, cs in accepted.items()}
     kernels = []
     # ptxas rejects a kernel that mixes cta_group::1 and ::2: one kernel per group.
