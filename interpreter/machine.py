@@ -114,8 +114,9 @@ class Agent:
         self.groups = cta.machine.group_set(self)
         self.unwaited: set[SSAValue] = set()
         """Registers of TMEM loads no `tmem_wait load` has covered (P11 if used)."""
-        self.tmem_stores: list[Operation] = []
-        """TMEM stores no `tmem_wait store` has covered (P12 if TMEM is read or freed)."""
+        self.tmem_stores: list[tuple[Operation, object, range]] = []
+        """TMEM stores no `tmem_wait store` has covered, with the TMEM (`ops_tmem.Tmem`) and
+        columns each writes (P12 if those columns are read or freed)."""
         self.wait: Wait | None = None
         self.done = False
         self.gen: Iterator[Wait | None] | None = None

@@ -5,7 +5,8 @@ each does), `copy.tmem_relinquish` (an allocation after it breaks J29);
 `copy.tmem_load` and `copy.tmem_store` with each shape's map of registers to lanes and
 columns (`copy_dialect.tmem.tmem_fragment`, from the lane of the warp's quarter, (warp % 4)
 x 32); `copy.tmem_wait` (P11: loaded registers are used only after `tmem_wait load`; P12:
-TMEM a store writes is read or freed only after `tmem_wait store`); `copy.smem_to_tmem`
+the columns a store writes are read or freed only after `tmem_wait store`, whichever view,
+parent or slice, names them); `copy.smem_to_tmem`
 (tcgen05.cp: row i of the source into lane i for the 128-row shapes; 64x128b and 32x128b
 multicast their rows to the warps' lane quarters, `copy_lanes`; with `cta_group 2` into the
 TMEM of both CTAs of the pair, at the same columns); `copy.tmem_shift` (tcgen05.shift.down:
@@ -102,7 +103,7 @@ def alloc(agent: Agent, op: copy.TmemAllocOp, mask: np.ndarray) -> Step:
 def dealloc(agent: Agent, op: copy.TmemDeallocOp, mask: np.ndarray) -> Step:
     yield None
     ref = agent.get(op.tmem)
-    check_stores_waited(agent, op, "frees")
+    check_stores_waited(agent, op, ref.tmem, range(ref.column, ref.column + ref.columns), "frees")
     if ref.column not in ref.tmem.live:
         raise InterpretError(op, "frees TMEM that is not allocated (freed twice?)")
     del ref.tmem.live[ref.column]
@@ -153,24 +154,28 @@ def cells(
     return threads, lanes, cols
 
 
-def check_stores_waited(agent: Agent, op: Operation, verb: str) -> None:
-    if agent.tmem_stores:
+def check_stores_waited(agent: Agent, op: Operation, tmem: Tmem, columns: range, verb: str) -> None:
+    """P12: `op` reads or frees `columns` of `tmem`, which no store of the agent not yet
+    waited may still write (a store of other columns, through a disjoint slice, may)."""
+    pending = [s for s in agent.tmem_stores if s[1] is tmem and tmem_order.overlap(s[2], columns)]
+    if pending:
         agent.cta.machine.report(
             "P12", op,
             f"{verb} TMEM that a copy.tmem_store may still write: wait with copy.tmem_wait "
             "store first",
-            agent.cta, agent.tmem_stores[0],
+            agent.cta, pending[0][0],
         )  # fmt: skip
-        agent.tmem_stores = []
+        agent.tmem_stores = [s for s in agent.tmem_stores if s not in pending]
 
 
 @handles(copy.TmemLoadOp)
 def load(agent: Agent, op: copy.TmemLoadOp, mask: np.ndarray) -> Step:
     yield None
     ref = agent.get(op.tmem)
-    check_stores_waited(agent, op, "reads")
     threads, lanes, cols = cells(agent, op, ref, op.column, mask)
-    tmem_order.access(agent, op, ref.tmem, tmem_order.span(cols, packed(op)), write=False)
+    span = tmem_order.span(cols, packed(op))
+    check_stores_waited(agent, op, ref.tmem, span, "reads")
+    tmem_order.access(agent, op, ref.tmem, span, write=False)
     t = op.result.type
     dtype = storage_dtype(t)
     if op.pack is not None:
@@ -198,7 +203,8 @@ def store(agent: Agent, op: copy.TmemStoreOp, mask: np.ndarray) -> Step:
     yield None
     ref = agent.get(op.tmem)
     threads, lanes, cols = cells(agent, op, ref, op.column, mask)
-    tmem_order.access(agent, op, ref.tmem, tmem_order.span(cols, packed(op)), write=True)
+    span = tmem_order.span(cols, packed(op))
+    tmem_order.access(agent, op, ref.tmem, span, write=True)
     value = np.asarray(agent.get(op.value))
     if op.unpack is not None:
         # .unpack::16b: each register's halves to two adjacent columns, low half first.
@@ -206,7 +212,7 @@ def store(agent: Agent, op: copy.TmemStoreOp, mask: np.ndarray) -> Step:
         words = np.ascontiguousarray(pairs[threads]).view(np.uint16).view(np.uint32)
         ref.tmem.cells[lanes, cols] = words & 0xFFFF
         ref.tmem.cells[lanes, cols + 1] = words >> 16
-        agent.tmem_stores.append(op)
+        agent.tmem_stores.append((op, ref.tmem, span))
         return
     if value.dtype.itemsize != 4:
         raise InterpretError(
@@ -214,7 +220,7 @@ def store(agent: Agent, op: copy.TmemStoreOp, mask: np.ndarray) -> Step:
         )
     value = np.broadcast_to(value, (agent.cta.threads, lanes.shape[1]))
     ref.tmem.cells[lanes, cols] = np.ascontiguousarray(value[threads]).view(np.uint32)
-    agent.tmem_stores.append(op)
+    agent.tmem_stores.append((op, ref.tmem, span))
 
 
 @handles(copy.TmemWaitOp)

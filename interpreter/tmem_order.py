@@ -9,7 +9,7 @@ The PTX ISA orders one thread's asynchronous tcgen05 operations (`tcgen05.ld`, `
 (`nvvm.tcgen05.fence <before>` / `<after>`). Here each access of a TMEM allocation's columns
 is kept with its agent's epoch and, once the agent fences, the fence's epoch (its time then:
 a release after it publishes it). A later access of overlapping columns by another agent, one
-of the two a write and one a tcgen05.mma or tcgen05.cp, must see the access (else the two are
+of the two a write and one a tcgen05.mma, tcgen05.cp or tcgen05.shift, must see the access (else the two are
 not ordered at all: a race), see its fence (else the sync did not follow a fence) and have
 fenced after seeing it (its clock at its last after fence). Agents are compared, not threads:
 the threads of one agent (the block outside roles, one role) are taken as one, and two loads

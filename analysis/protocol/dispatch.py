@@ -101,6 +101,7 @@ BY_CLASS: Mapping[type[Operation], Step] = {
     copy.TmemStoreOp: ops_tmem.tmem_store,
     copy.TmemWaitOp: ops_tmem.tmem_wait,
     copy.SmemToTmemOp: ops_tmem.smem_to_tmem,
+    copy.TmemShiftOp: ops_tmem.tmem_shift,
     # roles and named barriers
     copy.WarpSpecializeOp: ops_roles.warp_specialize,
     copy.NamedBarrierSyncOp: ops_roles.named_sync,

@@ -1,6 +1,8 @@
 """How an agent follows the TMEM ops (tcgen05): the allocation and its release (block-wide,
 with a block barrier), loads and stores (whole warps), their waits, the copy from SMEM
-(`tcgen05.cp`, issued by the elected thread: an async-proxy read of SMEM), and the thread-sync
+(`tcgen05.cp`, issued by the elected thread: an async-proxy read of SMEM), the shift
+(`tcgen05.shift`, issued by the elected thread: an asynchronous write of its TMEM, done only
+through a commit, as the copy's), and the thread-sync
 fences (`nvvm.tcgen05.fence`, upstream NVVM's op, matched by name); `state.tmem` (its
 `order`, P14) and `state.smem` check them."""
 
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 from xdsl.ir import Operation
 
+from analysis.protocol.state import State
 from analysis.protocol.walk import Agent
 from copy_dialect import ops as copy
 
@@ -52,6 +55,28 @@ def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: int | None) -> None:
         agent.state.smem.read(op, region, (agent.c0,), "tcgen05.cp")
         agent.state.smem.async_read(op, region, "tcgen05.cp", (agent.c0,))
         agent.state.tmem.order.access(op, op.tmem, (agent.c0,), write=True, asynchronous=True)
+
+
+def tmem_shift(agent: Agent, op: copy.TmemShiftOp, mask: int | None) -> None:
+    """The elected thread's tcgen05.shift: it reads and writes the TMEM of its view
+    asynchronously, done (and fenced before a thread sync) only through a tcgen05.commit (P14);
+    with `cta_group 2` the peer's TMEM too, at the same columns."""
+    agent.operand_event(op)
+    if not agent.elected(op, mask):
+        return
+    for state in pair_states(agent, op):
+        state.tmem.order.access(op, op.tmem, (agent.c0,), write=True, asynchronous=True)
+
+
+def pair_states(agent: Agent, op: Operation) -> list[State]:
+    """The CTA states a TMEM op acts on: its own, and with `cta_group 2` the pair's peer's
+    when the run models the cluster CTA by CTA."""
+    states = [agent.state]
+    if copy.cta_group_of(op) == 2 and len(agent.walk.states) > 1:
+        peer = agent.rank ^ 1
+        if peer < len(agent.walk.states):
+            states.append(agent.walk.states[peer])
+    return states
 
 
 def tcgen05_fence(agent: Agent, op: Operation, mask: int | None) -> None:

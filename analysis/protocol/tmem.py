@@ -1,6 +1,9 @@
 """Tensor memory (TMEM, tcgen05): the allocations not yet freed, the stores (tcgen05.st) not
 yet waited (P12), the registers of loads (tcgen05.ld) not yet waited, which no op may
-use (P11), and the order of the threads' tcgen05 accesses (`order`, P14: `tmem_order`)."""
+use (P11), and the order of the threads' tcgen05 accesses (`order`, P14: `tmem_order`).
+Stores are kept by allocation and the columns of the view they name (`tmem_span`): a load
+through a `copy.tmem_slice` meets a store to its parent or to an overlapping slice, not one to
+a disjoint slice."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import HappensBefore
 from analysis.protocol.findings import Related, Report, error
-from analysis.protocol.tmem_order import TmemOrder
+from analysis.protocol.tmem_order import TmemOrder, overlap, tmem_span
 
 
 class Tmem:
@@ -19,8 +22,9 @@ class Tmem:
         """Each allocation not yet freed, and its tcgen05.alloc."""
         self.loads: dict[SSAValue, Operation] = {}
         """Each register of a tcgen05.ld not yet waited, and its load."""
-        self.stores: dict[SSAValue, Operation] = {}
-        """Each TMEM a tcgen05.st may still write, and its store."""
+        self.stores: dict[tuple[SSAValue, int, int], Operation] = {}
+        """Each allocation and columns (first, end) a tcgen05.st may still write, and its
+        store."""
 
     def alloc(self, op: Operation, tmem: SSAValue) -> None:
         self.live[tmem] = op
@@ -36,8 +40,11 @@ class Tmem:
             self.loads[result] = op
 
     def _stores_done(self, op: Operation, tmem: SSAValue, verb: str) -> None:
-        store = self.stores.get(tmem)
-        if store is None:
+        base, columns = tmem_span(tmem)
+        pending = [
+            key for key in self.stores if key[0] is base and overlap(range(key[1], key[2]), columns)
+        ]
+        if not pending:
             return
         # rule: P12
         self.report(
@@ -45,13 +52,15 @@ class Tmem:
                 op,
                 f"this op {verb} TMEM that a tcgen05.st may still be writing",
                 "wait for the store first: copy.tmem_wait store",
-                Related(store, "the store"),
+                Related(self.stores[pending[0]], "the store"),
             )
         )
-        del self.stores[tmem]
+        for key in pending:
+            del self.stores[key]
 
     def store(self, op: Operation, tmem: SSAValue) -> None:
-        self.stores[tmem] = op
+        base, columns = tmem_span(tmem)
+        self.stores[base, columns.start, columns.stop] = op
 
     def wait(self, load: bool) -> None:
         if load:
@@ -76,6 +85,6 @@ class Tmem:
             )
             del self.loads[operand]
 
-    def snapshot(self) -> tuple[tuple[SSAValue, ...], tuple[SSAValue, ...]]:
+    def snapshot(self) -> tuple[tuple[SSAValue, ...], tuple[tuple[SSAValue, int, int], ...]]:
         """The allocations not yet freed, the stores not yet waited."""
         return tuple(self.live), tuple(self.stores)

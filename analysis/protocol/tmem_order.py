@@ -2,26 +2,30 @@
 
 The PTX ISA ("Memory Consistency Model for 5th generation of TensorCore operations") orders
 one thread's asynchronous tcgen05 operations (`tcgen05.ld`, `tcgen05.st`, `tcgen05.cp`,
-`tcgen05.mma`) before another thread's only through a thread synchronisation (an mbarrier
-arrival and its wait, `bar.sync`, a named barrier) fenced on both sides: the first thread's
-`tcgen05.fence::before_thread_sync` after its accesses and before the sync, the second's
-`tcgen05.fence::after_thread_sync` after the sync and before its accesses. `tcgen05.commit`
-performs the before fence itself; a `tcgen05.mma` or `tcgen05.cp` is done only through a
-commit (an explicit fence orders its issue, not its end). Within one thread the pipelined
+`tcgen05.mma`, `tcgen05.shift`) before another thread's only through a thread synchronisation
+(an mbarrier arrival and its wait, `bar.sync`, a named barrier) fenced on both sides: the
+first thread's `tcgen05.fence::before_thread_sync` after its accesses and before the sync,
+the second's `tcgen05.fence::after_thread_sync` after the sync and before its accesses.
+`tcgen05.commit` performs the before fence itself; a `tcgen05.mma`, `tcgen05.cp` or
+`tcgen05.shift` (the async tcgen05 operations a commit tracks) is done only through a commit
+(an explicit fence orders its issue, not its end). Within one thread the pipelined
 pairs (`tcgen05.cp` then `tcgen05.mma`, one MMA after another on the same accumulator) need
 nothing, and `tcgen05.wait::ld/st` orders the loads and stores (P11, P12).
 
 Each access is kept per TMEM allocation (the `copy.tmem_alloc` it is a view or pointer of),
 thread class and kind, with the class's stamp at the access and, once the class fences, the
-fence's stamp. A later access of the same allocation by another class that knows it (a
-hand-off through a sync the analysis follows), where one of the two writes and one is a
-tcgen05.mma or tcgen05.cp (an op of one thread that spans the allocation's 128 lanes), must
-know its fence (else the sync was not fenced before) and have fenced after learning it (its
-clock at its last after fence). Limits: accesses are compared by allocation, not by column;
-two loads or stores are not compared (warp w reaches lanes 32 (w % 4) to 32 (w % 4) + 31,
-so different warps of a warpgroup never meet; warps w and w + 4 would); threads of one class
-(the block's other threads, a role's other warps) are not told apart; accesses the analysis
-sees no sync between (a raw `nvvm.mbarrier` wait, inline PTX) are not judged. A CTA pair's
+fence's stamp. A later access of overlapping columns of the same allocation by another
+class that knows it (a hand-off through a sync the analysis follows), where one of the two
+writes and one is a tcgen05.mma, tcgen05.cp or tcgen05.shift (an op of one thread that spans
+the allocation's 128 lanes), must know its fence (else the sync was not fenced before) and
+have fenced after learning it (its clock at its last after fence). An access's columns are
+those of the view it names (`tmem_span`: the allocation's, or a `copy.tmem_slice`'s, so
+disjoint slices of one allocation do not meet), not the op's own column, which may vary.
+Limits: two loads or stores are not compared (warp w reaches lanes 32 (w % 4) to
+32 (w % 4) + 31, so different warps of a warpgroup never meet; warps w and w + 4 would);
+threads of one class (the block's other threads, a role's other warps) are not told apart;
+accesses the analysis sees no sync between (a raw `nvvm.mbarrier` wait, inline PTX) are not
+judged. A CTA pair's
 MMA is kept in both CTAs' states (`ops_mma`), the classes being the cluster's, so the
 peer's epilogue is checked against the leader's MMA; fences mark every state's accesses."""
 
@@ -29,13 +33,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import Clock, HappensBefore, at
 from analysis.protocol.findings import Related, Report, error
+from copy_dialect.tmem import tmem_columns
+from copy_dialect.tmem_slice import TmemSliceOp, slice_columns
 
 BEFORE = "nvvm.tcgen05.fence <before>"
 AFTER = "nvvm.tcgen05.fence <after>"
+SHIFT = "a tcgen05.shift"
 
 
 @dataclass
@@ -43,11 +51,14 @@ class Access:
     op: Operation
     tmem: SSAValue
     """The allocation (`copy.tmem_alloc`'s result)."""
+    columns: range
+    """The 32-bit columns of the allocation the access may touch (`tmem_span`)."""
     cls: int
     stamp: int
     write: bool
     asynchronous: bool
-    """A tcgen05.mma or tcgen05.cp: done (and fenced) only by a later tcgen05.commit."""
+    """A tcgen05.mma, tcgen05.cp or tcgen05.shift: done (and fenced) only by a later
+    tcgen05.commit."""
     fence: int | None = None
     """The stamp of the class's first fence after it that publishes it."""
 
@@ -55,16 +66,39 @@ class Access:
 def tmem_base(v: SSAValue) -> SSAValue:
     """The allocation a TMEM value is a pointer or view of: through casts and the ops whose
     first operand is TMEM (slices), up to the op that made it."""
+    return tmem_span(v)[0]
+
+
+def tmem_span(v: SSAValue) -> tuple[SSAValue, range]:
+    """The allocation a TMEM value is a pointer or view of, and the 32-bit columns of it the
+    value reaches: a `copy.tmem_slice`'s (its first column added to its parent's, through
+    slices of slices), else the whole allocation's (`ALL_COLUMNS` when its type does not
+    say)."""
+    first, width = 0, None
     seen = 0
     while seen < 64:
         owner = v.owner
         if not isinstance(owner, Operation) or owner.name == "copy.tmem_alloc":
-            return v
+            break
         if not owner.operands or not _is_tmem(owner.operands[0]):
-            return v
+            break
+        if isinstance(owner, TmemSliceOp):
+            start, columns = slice_columns(owner)
+            first += start
+            width = columns if width is None else width
         v = owner.operands[0]
         seen += 1
-    return v
+    if width is None:
+        width = tmem_columns(v.type) if isinstance(v.type, MemRefType) else len(ALL_COLUMNS)
+    return v, range(first, first + width)
+
+
+ALL_COLUMNS = range(1 << 20)
+"""The columns of a TMEM value whose allocation's width the analysis cannot see."""
+
+
+def overlap(a: range, b: range) -> bool:
+    return max(a.start, b.start) < min(a.stop, b.stop)
 
 
 def _is_tmem(v: SSAValue) -> bool:
@@ -88,13 +122,14 @@ class TmemOrder:
         write: bool,
         asynchronous: bool = False,
     ) -> None:
-        """`classes` issue `op`, a tcgen05 access of `tmem`."""
-        base = tmem_base(tmem)
+        """`classes` issue `op`, a tcgen05 access of `tmem` (the columns of its view)."""
+        base, columns = tmem_span(tmem)
         for c in classes:
             for prior in self.accesses:
                 if (
                     prior.tmem is base
                     and prior.cls != c
+                    and overlap(prior.columns, columns)
                     and (prior.write or write)
                     and (prior.asynchronous or asynchronous)
                     and self._check(op, c, prior)
@@ -107,12 +142,13 @@ class TmemOrder:
                 for a in self.accesses
                 if not (
                     a.tmem is base
+                    and a.columns == columns
                     and a.cls == c
                     and a.write == write
                     and a.asynchronous == asynchronous
                 )
             ]
-            self.accesses.append(Access(op, base, c, stamp, write, asynchronous))
+            self.accesses.append(Access(op, base, columns, c, stamp, write, asynchronous))
 
     def _check(self, op: Operation, c: int, prior: Access) -> bool:
         """Whether class `c`'s access `op` is ordered after `prior`; else the finding."""
@@ -123,8 +159,9 @@ class TmemOrder:
         if known < prior.stamp:
             return False  # not a hand-off through a sync the analysis follows
         if prior.fence is None or known < prior.fence:
+            ends = SHIFT if kind == "copy.tmem_shift" else "a tcgen05.mma or tcgen05.cp"
             how = (
-                "nvvm.tcgen05.commit (a tcgen05.mma or tcgen05.cp ends only through a commit, "
+                f"nvvm.tcgen05.commit ({ends} ends only through a commit, "
                 "which fences before the sync itself) on the barrier this side waits on"
                 if prior.asynchronous
                 else f"{BEFORE} after it and before the arrival or barrier this side syncs on"
@@ -175,5 +212,6 @@ class TmemOrder:
 
     def snapshot(self) -> tuple[object, ...]:
         return tuple(
-            (a.tmem, a.cls, a.write, a.asynchronous, a.fence is not None) for a in self.accesses
+            (a.tmem, a.columns, a.cls, a.write, a.asynchronous, a.fence is not None)
+            for a in self.accesses
         )
