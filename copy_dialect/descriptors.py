@@ -65,6 +65,7 @@ from copy_dialect.blackwell_maps import check_described_swizzle
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import SMEM, bitwidth, memory_space, swizzle_of
 from copy_dialect.verification import copy_op_definition
+from facts.target import TCGEN05
 
 
 class MatrixMajor(StrEnum):
@@ -262,8 +263,8 @@ class MatrixDescriptorOp(IRDLOperation):
         if major == MatrixMajor.MN and bits != MN_MAJOR_BITS and self.tcgen05 is None:
             raise Error(
                 f"major mn (a transposed operand) of wgmma needs 16-bit elements, got {element}",
-                note="use major k: store the tile with K innermost (or tcgen05, on sm_100a, "
-                "whose MMA transposes 8- and 32-bit operands too)",
+                note="use major k: store the tile with K innermost (or tcgen05, on "
+                f"{TCGEN05.listed}, whose MMA transposes 8- and 32-bit operands too)",
             )
         self._verify_tile(t, major, bits)
 

@@ -432,7 +432,7 @@ class Scatter4Op(_TileOp):
     """
     Stores the `[4, W]` SMEM tile to four rows of a 2-D GMEM array (`rows`, one index
     each), `W` columns each from `column` on, by TMA (`.tile::scatter4`: sm_100a/f,
-    sm_103a), completing with the bulk group (copy.commit_group bulk, copy.wait_group bulk)
+    sm_103a, sm_110a/f), completing with the bulk group (copy.commit_group bulk, copy.wait_group bulk)
     as a TMA store. Rows and columns outside the array are not written.
 
     ```mlir
@@ -506,7 +506,7 @@ class Gather4PrefetchOp(_Gather4Base):
     """
     Prefetches four rows of a 2-D GMEM array (`rows`), `width` columns each from `column`
     on, into L2 (`cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4`: sm_100a/f,
-    sm_103a), through a tiled map whose box is one row `[1, width]`; `l2 ...` and
+    sm_103a, sm_110a/f), through a tiled map whose box is one row `[1, width]`; `l2 ...` and
     `l2_promotion` as on copy.gather4. A hint: it moves no data the kernel sees.
 
     ```mlir

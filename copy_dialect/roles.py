@@ -42,7 +42,12 @@ from xdsl.traits import NoTerminator
 
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.verification import check_attribute_names, copy_op_definition, per_run
-from copy_dialect.verify_common import enclosing_kernel, enclosing_target, feature_error
+from copy_dialect.verify_common import (
+    enclosing_kernel,
+    enclosing_target,
+    feature_error,
+    retarget_note,
+)
 from facts.target import SETMAXNREG
 
 WARP = 32
@@ -218,7 +223,7 @@ class WarpSpecializeOp(IRDLOperation):
                 SETMAXNREG,
                 target,
                 uses="with maxnreg",
-                note="drop maxnreg, or target sm_90a",
+                note="drop maxnreg, or " + retarget_note(SETMAXNREG),
             )
         # rule: W5
         if len(regs) != len(warps):

@@ -37,6 +37,7 @@ from copy_dialect.verify_common import (
     enclosing_kernel,
     enclosing_target,
     feature_error,
+    retarget_note,
     value_name,
 )
 from facts import hardware as hw
@@ -272,7 +273,7 @@ def _verify_collective(g: CopyGeometry, partition_axis: int | None) -> None:
             MULTICAST,
             target,
             uses="with collective",
-            note=".multicast::cluster is an arch-specific feature: use sm_90a rather than sm_90",
+            note=".multicast::cluster is an arch-specific feature: " + retarget_note(MULTICAST),
         )
     split = g.multicast
     assert split is not None
@@ -363,7 +364,8 @@ def _verify_leader_tracked(
             CTA_PAIR,
             target,
             uses="with leader_tracked",
-            note="drop leader_tracked for a plain collective copy (multicast), or target sm_100a",
+            note="drop leader_tracked for a plain collective copy (multicast), or "
+            + retarget_note(CTA_PAIR),
         )
 
 

@@ -58,6 +58,7 @@ from copy_dialect.verify_common import (
     constant_int,
     enclosing_target,
     feature_error,
+    retarget_note,
 )
 from facts.target import TMEM_LOAD_REDUCE
 
@@ -353,7 +354,8 @@ class TmemLoadOp(IRDLOperation):
                 TMEM_LOAD_REDUCE,
                 target,
                 uses="with reduce",
-                note="reduce the loaded registers with arith ops, or target sm_103a",
+                note="reduce the loaded registers with arith ops, or "
+                + retarget_note(TMEM_LOAD_REDUCE),
             )
         # rule: J3
         if self.shape.data not in (TmemShape.S32X32B, TmemShape.S16X32BX2):

@@ -57,6 +57,7 @@ from copy_dialect.verify_common import (
     constant_int,
     enclosing_target,
     feature_error,
+    retarget_note,
 )
 from facts.target import TCGEN05_SHIFT
 
@@ -319,8 +320,8 @@ class TmemShiftOp(IRDLOperation):
                 self,
                 TCGEN05_SHIFT,
                 target,
-                note="shift the rows with copy.tmem_load and copy.tmem_store, or target "
-                "sm_100a or sm_103a",
+                note="shift the rows with copy.tmem_load and copy.tmem_store, or "
+                + retarget_note(TCGEN05_SHIFT),
             )
         check_cta_group(self)
         check_tmem_ref(t)

@@ -90,7 +90,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from copy_dialect import ops as copy
 from copy_dialect import portability
-from facts.target import Target, UnknownTarget, target_named
+from facts.target import TCGEN05, Target, UnknownTarget, target_named
 from passes.legalize_cluster import fold_cluster, needs_folding
 from passes.legalize_loads import Load, rewrite_group, rewrite_load, tracking_groups
 from passes.legalize_maps import MapValue, check_map_uses, erase_map, map_value
@@ -108,9 +108,9 @@ NO_FORM = {
     "nvvm.wgmma.mma_async": "a warpgroup MMA (wgmma.mma_async, sm_90a)",
     "nvvm.wgmma.commit.group.sync.aligned": "a warpgroup MMA group's commit (wgmma, sm_90a)",
     "nvvm.wgmma.wait.group.sync.aligned": "a wait for warpgroup MMA groups (wgmma, sm_90a)",
-    "nvvm.tcgen05.mma": "a tensor-memory MMA (tcgen05.mma, sm_100a)",
-    "nvvm.tcgen05.commit": "a tcgen05 commit (sm_100a)",
-    "nvvm.tcgen05.fence": "a tcgen05 thread-sync fence (sm_100a)",
+    "nvvm.tcgen05.mma": f"a tensor-memory MMA (tcgen05.mma: {TCGEN05.listed})",
+    "nvvm.tcgen05.commit": f"a tcgen05 commit ({TCGEN05.listed})",
+    "nvvm.tcgen05.fence": f"a tcgen05 thread-sync fence ({TCGEN05.listed})",
 }
 """Ops with no pre-Hopper form that the pass can produce (rule LG3)."""
 

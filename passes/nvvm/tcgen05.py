@@ -265,7 +265,8 @@ class Tcgen05CpOp(_GroupOp):
 @irdl_op_definition
 class Tcgen05ShiftOp(_GroupOp):
     """`tcgen05.shift.cta_group::N.down [taddr]`: asynchronously shifts the 32-byte element
-    at `taddr`'s column of every TMEM row but the last down by one row (sm_100a, sm_103a).
+    at `taddr`'s column of every TMEM row but the last down by one row (sm_100a, sm_103a,
+    sm_110a).
 
     ```mlir
     nvvm.tcgen05.shift %taddr : !llvm.ptr<6>

@@ -85,7 +85,7 @@ func.func @a4_multicast_on_sm90(%x: memref<256x256xf32>) attributes {copy.target
   %buf = copy.alloc_smem : memref<64x64xf32, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
   // expected-error@+2 {{'copy.async_copy' op with collective needs a target with .multicast::cluster (sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), but the target is sm_90}}
-  // expected-note@+1 {{use sm_90a rather than sm_90}}
+  // expected-note@+1 {{.multicast::cluster is an arch-specific feature: set copy.target to one of sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f}}
   copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] {collective = array<i64: 0>} : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
   func.return
 }

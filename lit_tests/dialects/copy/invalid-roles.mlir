@@ -79,7 +79,7 @@ func.func @w3_roles_inside_a_branch(%c: i1) attributes {gpu.kernel, gpu.known_bl
 // fix: s| maxnreg [40, 232]||
 func.func @w4_setmaxnreg_on_sm90() attributes {gpu.kernel, gpu.known_block_size = array<i32: 384, 1, 1>, copy.target = #copy.target<"sm_90">} {
   // expected-error@+2 {{'copy.warp_specialize' op with maxnreg needs a target with setmaxnreg (sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120a), but the target is sm_90}}
-  // expected-note@+1 {{drop maxnreg, or target sm_90a}}
+  // expected-note@+1 {{drop maxnreg, or set copy.target to one of sm_90a, sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, sm_120a}}
   copy.warp_specialize warps [4, 8] maxnreg [40, 232] {
   ^bb0(%t: index):
   }, {

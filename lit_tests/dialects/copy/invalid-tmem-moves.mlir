@@ -105,7 +105,7 @@ func.func @j30_shift_smem(%col: index) attributes {copy.target = #copy.target<"s
 func.func @a14_shift_on_sm_100f(%col: index) attributes {copy.target = #copy.target<"sm_100f">} {
   %t = copy.tmem_alloc : memref<128x32xf32, #copy.tmem>
   // expected-error@+2 {{'copy.tmem_shift' op needs a target with tcgen05.shift (sm_100a, sm_103a, sm_110a), but the target is sm_100f}}
-  // expected-note@+1 {{or target sm_100a or sm_103a}}
+  // expected-note@+1 {{shift the rows with copy.tmem_load and copy.tmem_store, or set copy.target to one of sm_100a, sm_103a, sm_110a}}
   copy.tmem_shift %t[%col] : memref<128x32xf32, #copy.tmem>
   func.return
 }

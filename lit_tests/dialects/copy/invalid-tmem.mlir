@@ -495,7 +495,7 @@ func.func @j12_rows_that_do_not_fit_the_swizzle(%col: index) attributes {copy.ta
 func.func @a14_load_reduce_on_sm100a(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
   %t = copy.tmem_alloc : memref<128x64xf32, #copy.tmem>
   // expected-error@+2 {{'copy.tmem_load' op with reduce needs a target with tcgen05.ld.red (sm_103a, sm_110a, sm_110f), but the target is sm_100a}}
-  // expected-note@+1 {{target sm_103a}}
+  // expected-note@+1 {{reduce the loaded registers with arith ops, or set copy.target to one of sm_103a, sm_110a, sm_110f}}
   %v, %r = copy.tmem_load %t[%col] shape shape_32x32b num 4 reduce max : memref<128x64xf32, #copy.tmem> -> vector<4xf32>, f32
   func.return
 }
