@@ -1,10 +1,10 @@
 """Cluster launch control (`copy.try_cancel`, `copy.query_cancel`), compiled: every kernel of
 their positive lit tests, for each target of the table, verifies exactly where the PTX ISA
 has the instructions (sm_100 and newer; `.multicast::cluster::all` on the arch- and
-family-specific ones: sm_100a/f, sm_103a, sm_120a) and there goes through the whole pipeline
-to PTX that nvJitLink assembles into a cubin and, where `ptxas` is on PATH, that ptxas
-assembles too (each test as written, its requests multicast, and with every request
-unicast); the PTX holds the instructions the lowering promises. A multicast request
+family-specific ones: sm_100a/f, sm_103a, sm_110a/f, sm_120a) and there goes through the
+whole pipeline to PTX that nvJitLink assembles into a cubin and, where `ptxas` is on PATH,
+that ptxas assembles too (each test as written, its requests multicast, and with every
+request unicast); the PTX holds the instructions the lowering promises. A multicast request
 retargeted to sm_120 is refused by the verifier (LC2), which is also where LLVM 22 cannot
 select it. A fuzz over 400 configurations (target, multicast from CTA 0 of a pair or a CTA
 alone, the response buffer's element type, shape, memory space, swizzle and indices): every
