@@ -2,20 +2,23 @@
 `analysis/protocol/tmem_order.py` checks it before the run.
 
 The PTX ISA orders one thread's asynchronous tcgen05 operations (`tcgen05.ld`, `.st`, `.cp`,
-`.mma`) before another thread's only through a thread synchronisation fenced on both sides:
-`tcgen05.fence::before_thread_sync` after the first access and before the sync (which
-`tcgen05.commit` performs; an MMA or a copy is done only through a commit), and
-`tcgen05.fence::after_thread_sync` after the sync and before the second access
+`.mma`, `.shift`) before another thread's only through a thread synchronisation fenced on
+both sides: `tcgen05.fence::before_thread_sync` after the first access and before the sync
+(which `tcgen05.commit` performs; an MMA, a copy or a shift is done only through a commit),
+and `tcgen05.fence::after_thread_sync` after the sync and before the second access
 (`nvvm.tcgen05.fence <before>` / `<after>`). Here each access of a TMEM allocation's columns
 is kept with its agent's epoch and, once the agent fences, the fence's epoch (its time then:
-a release after it publishes it). A later access of overlapping columns by another agent, one
-of the two a write and one a tcgen05.mma, tcgen05.cp or tcgen05.shift, must see the access (else the two are
-not ordered at all: a race), see its fence (else the sync did not follow a fence) and have
-fenced after seeing it (its clock at its last after fence). Agents are compared, not threads:
-the threads of one agent (the block outside roles, one role) are taken as one, and two loads
-or stores are not compared (a warp reaches its own quarter of the lanes). A CTA pair's
-`cta_group 2` MMA or copy is kept in both CTAs' TMEM, so the peer's accesses are compared
-with it (its commit multicast to both CTAs' barriers: `ops_tcgen05`)."""
+a release after it publishes it). A later access of overlapping columns by another agent,
+one of the two a write and one a tcgen05.mma, tcgen05.cp or tcgen05.shift, must see the
+access (else the two are not ordered at all: a race), see its fence (else the sync did not
+follow a fence) and have fenced after seeing it (its clock at its last after fence). Agents
+are compared, not threads: the threads of one agent (the block outside roles, one role) are
+taken as one, and two loads or stores are not compared (a warp reaches its own quarter of
+the lanes). Within one agent, a tcgen05.ld or .st of the columns of the agent's own MMA,
+copy or shift (one of the two a write) must come after a wait that observed the arrival of
+a commit issued after it (`check_own`: the block's thread 0 shifts, its warps load). A CTA
+pair's `cta_group 2` MMA or copy is kept in both CTAs' TMEM, so the peer's accesses are
+compared with it (its commit multicast to both CTAs' barriers: `ops_tcgen05`)."""
 
 from __future__ import annotations
 
@@ -43,6 +46,9 @@ class Access:
     write: bool
     asynchronous: bool
     fence: Epoch | None = None
+    done: Epoch | None = None
+    """An asynchronous access: the time of its agent's tcgen05 commits at which it is
+    complete (the next commit's, `ops_tcgen05.Async`)."""
 
 
 ACCESSES: weakref.WeakKeyDictionary[object, list[Access]] = weakref.WeakKeyDictionary()
@@ -62,13 +68,12 @@ def access(
     """`agent`'s `op` touches `columns` of `tmem` (a tcgen05 access, issued now)."""
     kept = ACCESSES.setdefault(tmem, [])
     for prior in list(kept):
-        if (
-            prior.agent is not agent
-            and (prior.write or write)
-            and (prior.asynchronous or asynchronous)
-            and overlap(prior.columns, columns)
-            and check(agent, op, prior)
-        ):
+        if not overlap(prior.columns, columns) or not (prior.write or write):
+            continue
+        if prior.agent is not agent:
+            if (prior.asynchronous or asynchronous) and check(agent, op, prior):
+                kept.remove(prior)
+        elif prior.asynchronous and not asynchronous and check_own(agent, op, prior):
             kept.remove(prior)
     kept[:] = [
         a
@@ -80,7 +85,35 @@ def access(
             and a.asynchronous == asynchronous
         )
     ]
-    kept.append(Access(op, agent, agent.epoch, columns, write, asynchronous))
+    done = commit_epoch(agent) if asynchronous else None
+    kept.append(Access(op, agent, agent.epoch, columns, write, asynchronous, done=done))
+
+
+def commit_epoch(agent: Agent) -> Epoch:
+    """When an asynchronous access `agent` issues now is complete: at its next commit."""
+    from interpreter.ops_tcgen05 import state_of  # (ops_tcgen05 imports this module)
+
+    state = state_of(agent)
+    return (state.component, state.commits + 1)
+
+
+def check_own(agent: Agent, op: Operation, prior: Access) -> bool:
+    """Reports (P14) whether `agent`'s tcgen05.ld or .st `op` touches the columns of its own
+    earlier tcgen05.mma, .cp or .shift before a wait observed the arrival of a commit issued
+    after it; True when it reported. (An agent's threads are one: the block's thread 0
+    issues the shift and its warps load, which the proof tells apart as two classes. The
+    after fence is not asked within one agent: kernels that wait on a raw `nvvm.mbarrier`,
+    which the proof does not follow, read after the wait without it.)"""
+    assert prior.done is not None
+    if sees(agent.clock, prior.done):
+        return False
+    message = (
+        f"accesses TMEM that its own {prior.op.name} may still be accessing: no wait has "
+        "observed the arrival of a tcgen05.commit issued after it (a tcgen05.mma, .cp or "
+        ".shift ends only through a commit)"
+    )
+    agent.cta.machine.report("P14", op, message, agent.cta, prior.op)
+    return True
 
 
 def check(agent: Agent, op: Operation, prior: Access) -> bool:

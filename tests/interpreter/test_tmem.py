@@ -97,12 +97,20 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
     %s = copy.alloc_smem : memref<128x8xf32, #copy.smem<swizzle = 32>>
     %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %copied = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %copied_ptr = builtin.unrealized_conversion_cast %copied : !copy.barrier<1> to !llvm.ptr<3>
+    %leader = arith.cmpi eq, %t, %c0 : index
     copy.async_copy %x[%c0, %c0] to %s barrier %bar[%c0]
       : memref<128x8xf32> to memref<128x8xf32, #copy.smem<swizzle = 32>>, !copy.barrier<1>
     copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
     %acc = copy.tmem_alloc : memref<128x32xf32, #copy.tmem>
     copy.smem_to_tmem %s to %acc[%c0] shape shape_128x256b
       : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x32xf32, #copy.tmem>
+    scf.if %leader {
+      nvvm.tcgen05.commit %copied_ptr : !llvm.ptr<3>
+    }
+    copy.barrier_wait %copied[%c0], %phase : !copy.barrier<1>
+    nvvm.tcgen05.fence <after>
     %w = copy.tmem_load %acc[%c0] shape shape_32x32b num 8
       : memref<128x32xf32, #copy.tmem> -> vector<8xf32>
     copy.tmem_wait load

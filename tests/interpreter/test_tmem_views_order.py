@@ -11,7 +11,9 @@ P12 at an op, breaks the same rule at an op of the same name at run time under e
 schedule: the shift is an asynchronous TMEM write that only a tcgen05.commit ends
 (`interpreter/tmem_order.py`), and the interpreter keys tcgen05.st waits by columns
 (`interpreter/ops_tmem.py`), as the analysis keys both by allocation and the slice's
-columns."""
+columns. In a kernel without roles the block is one agent of the interpreter: its thread 0's
+shift, read by the block's warps before a wait observed a commit after it, is P14 there
+(`tmem_order.check_own`), as the proof finds it between its two classes."""
 
 from __future__ import annotations
 
@@ -28,9 +30,10 @@ from copy_tools.universe import make_context
 
 ROOT = Path(__file__).resolve().parents[2]
 LIT = ROOT / "lit_tests/dialects/copy"
-SHIFT, TWO, DISJOINT, STORE_LOAD = (LIT / "protocol-tmem-views.mlir").read_text().split("// -----")
+PROVEN = (LIT / "protocol-tmem-views.mlir").read_text().split("// -----")
+SHIFT, TWO, DISJOINT, STORE_LOAD, BLOCK_SHIFT = PROVEN
 BROKEN = (LIT / "invalid-protocol-tmem-views.mlir").read_text().split("// -----")
-RULES = ("P14", "P14", "P14", "P14", "P12", "P12")
+RULES = ("P14", "P14", "P14", "P14", "P12", "P12", "P14")
 """The rule of each negative chunk, in the file's order."""
 SCHEDULES = ("random", "adversarial", "round_robin")
 K = 16
@@ -71,7 +74,7 @@ def inputs(text: str, seed: int) -> list[np.ndarray]:
     return [x, np.zeros_like(x)]
 
 
-@pytest.mark.parametrize("text", [SHIFT, TWO, DISJOINT, STORE_LOAD])
+@pytest.mark.parametrize("text", PROVEN)
 def test_proven_kernels_are_proven(text: str):
     verify_module(parse(text))
 
@@ -88,6 +91,18 @@ def test_role_shift_runs_exact(schedule: str, seed: int):
     tmem[ROLE_LANES] = x
     tmem[1:, 8:16] = tmem[:-1, 8:16].copy()
     np.testing.assert_array_equal(run.arrays[1], tmem[ROLE_LANES])
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_block_shift_runs_exact(schedule: str):
+    """The block's thread 0 shifts what every warp stored (thread t at lane t), commits; the
+    block waits, fences and loads back."""
+    x, y = inputs(BLOCK_SHIFT, 3)
+    run = interpreter.run(parse(BLOCK_SHIFT), x, y, schedule=schedule, seed=3)
+    assert run.violations == [], [str(v) for v in run.violations]
+    expected = x.copy()
+    expected[1:, 8:16] = x[:-1, 8:16]
+    np.testing.assert_array_equal(run.arrays[1], expected)
 
 
 @pytest.mark.parametrize("schedule", SCHEDULES)

@@ -257,3 +257,43 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     func.return
   }
 }
+
+// -----
+
+// The block's thread 0 shifts and signals the shift's end with a plain arrival instead of
+// tcgen05.commit: the block's other threads load the columns before the shift is done.
+// rule: P14
+// fix: s|    copy.barrier_arrive %done[%c0] issuer elected : !copy.barrier<1>|    scf.if %lead { nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3> }|
+
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @block_shift(%x: memref<128x32xi32>, %y: memref<128x32xi32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %false = arith.constant false
+    %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %lead = arith.cmpi eq, %t, %c0 : index
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
+    %acc = copy.tmem_alloc : memref<128x32xi32, #copy.tmem>
+    %v = vector.load %x[%t, %c0] : memref<128x32xi32>, vector<32xi32>
+    copy.tmem_store %v, %acc[%c0] shape shape_32x32b num 32 : vector<32xi32>, memref<128x32xi32, #copy.tmem>
+    copy.tmem_wait store
+    nvvm.tcgen05.fence <before>
+    gpu.barrier
+    nvvm.tcgen05.fence <after>
+    // expected-note@+1 {{the access not fenced before the sync}}
+    copy.tmem_shift %acc[%c8] : memref<128x32xi32, #copy.tmem>
+    copy.barrier_arrive %done[%c0] issuer elected : !copy.barrier<1>
+    copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+    nvvm.tcgen05.fence <after>
+    // expected-error@+2 {{thread 0 of the block's copy.tmem_shift of this TMEM is handed to the block's other threads through a thread synchronisation that no tcgen05.fence::before_thread_sync orders it before: the TMEM access may still be in flight}}
+    // expected-note@+1 {{in thread 0 of the block, nvvm.tcgen05.commit (a tcgen05.shift ends only through a commit, which fences before the sync itself) on the barrier this side waits on}}
+    %w = copy.tmem_load %acc[%c0] shape shape_32x32b num 32 : memref<128x32xi32, #copy.tmem> -> vector<32xi32>
+    copy.tmem_wait load
+    vector.store %w, %y[%t, %c0] : memref<128x32xi32>, vector<32xi32>
+    nvvm.tcgen05.fence <before>
+    gpu.barrier
+    copy.tmem_dealloc %acc : memref<128x32xi32, #copy.tmem>
+    func.return
+  }
+}

@@ -7,7 +7,9 @@
 // after it (accesses keyed by allocation and the slice's columns); an MMA into one slice whose
 // issuer does not fence after a hand-off of the other slice (disjoint columns: nothing to
 // order); a store through one slice and a load of a disjoint one before the store's wait
-// (P12 keyed by columns). invalid-protocol-tmem-views.mlir removes one op from each to make
+// (P12 keyed by columns); the block's thread 0 shifting what the block stored, committed, the
+// block's warps reading after the commit's wait (the proof's two classes of the block).
+// invalid-protocol-tmem-views.mlir removes one op from each to make
 // each finding; tests/interpreter/test_tmem_views_order.py runs them all.
 
 builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
@@ -168,6 +170,40 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     copy.tmem_wait store
     vector.store %w, %y[%t, %c0] : memref<128x32xi32>, vector<32xi32>
     copy.tmem_dealloc %acc : memref<128x64xi32, #copy.tmem>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @block_shift(%x: memref<128x32xi32>, %y: memref<128x32xi32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %false = arith.constant false
+    %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %lead = arith.cmpi eq, %t, %c0 : index
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
+    %acc = copy.tmem_alloc : memref<128x32xi32, #copy.tmem>
+    %v = vector.load %x[%t, %c0] : memref<128x32xi32>, vector<32xi32>
+    copy.tmem_store %v, %acc[%c0] shape shape_32x32b num 32 : vector<32xi32>, memref<128x32xi32, #copy.tmem>
+    copy.tmem_wait store
+    nvvm.tcgen05.fence <before>
+    gpu.barrier
+    nvvm.tcgen05.fence <after>
+    copy.tmem_shift %acc[%c8] : memref<128x32xi32, #copy.tmem>
+    scf.if %lead {
+      nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3>
+    }
+    copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+    nvvm.tcgen05.fence <after>
+    %w = copy.tmem_load %acc[%c0] shape shape_32x32b num 32 : memref<128x32xi32, #copy.tmem> -> vector<32xi32>
+    copy.tmem_wait load
+    vector.store %w, %y[%t, %c0] : memref<128x32xi32>, vector<32xi32>
+    nvvm.tcgen05.fence <before>
+    gpu.barrier
+    copy.tmem_dealloc %acc : memref<128x32xi32, #copy.tmem>
     func.return
   }
 }
