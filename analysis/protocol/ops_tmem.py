@@ -11,6 +11,7 @@ from __future__ import annotations
 from xdsl.ir import Operation
 
 from analysis.protocol.state import State
+from analysis.protocol.tmem_order import raw_syncs
 from analysis.protocol.walk import Agent
 from copy_dialect import ops as copy
 
@@ -33,14 +34,18 @@ def tmem_load(agent: Agent, op: copy.TmemLoadOp, mask: int | None) -> None:
     agent.operand_event(op)
     agent.whole_warps(op, mask)
     agent.state.tmem.load(op, op.tmem)
-    agent.state.tmem.order.access(op, op.tmem, agent.members(mask), write=False)
+    follows = not raw_syncs(agent.kernel.fn)
+    agent.state.tmem.order.access(
+        op, op.tmem, agent.members(mask), write=False, follows_all=follows
+    )
 
 
 def tmem_store(agent: Agent, op: copy.TmemStoreOp, mask: int | None) -> None:
     agent.operand_event(op)
     agent.whole_warps(op, mask)
     agent.state.tmem.store(op, op.tmem)
-    agent.state.tmem.order.access(op, op.tmem, agent.members(mask), write=True)
+    follows = not raw_syncs(agent.kernel.fn)
+    agent.state.tmem.order.access(op, op.tmem, agent.members(mask), write=True, follows_all=follows)
 
 
 def tmem_wait(agent: Agent, op: copy.TmemWaitOp, mask: int | None) -> None:

@@ -23,14 +23,17 @@ those of the view it names (`tmem_span`: the allocation's, or a `copy.tmem_slice
 disjoint slices of one allocation do not meet), not the op's own column, which may vary.
 Limits: two loads or stores are not compared (warp w reaches lanes 32 (w % 4) to
 32 (w % 4) + 31, so different warps of a warpgroup never meet; warps w and w + 4 would);
-threads of one class (the block's other threads, a role's other warps) are not told apart;
-accesses the analysis sees no sync between (a raw `nvvm.mbarrier` wait, inline PTX) are not
-judged. A CTA pair's
-MMA is kept in both CTAs' states (`ops_mma`), the classes being the cluster's, so the
-peer's epilogue is checked against the leader's MMA; fences mark every state's accesses."""
+threads of one class (the block's other threads, a role's other warps) are not told apart.
+A load or store of an MMA's, copy's or shift's columns by a class that does not know it at
+all (no sync the analysis follows between them) is unordered with it, in a kernel with no
+sync the analysis does not follow (`raw_syncs`: a raw `nvvm.mbarrier` op, inline PTX);
+in one that has one, such accesses are not judged. A CTA pair's MMA is kept in both CTAs'
+states (`ops_mma`), the classes being the cluster's, so the peer's epilogue is checked
+against the leader's MMA; fences mark every state's accesses."""
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import MemRefType
@@ -93,6 +96,29 @@ def tmem_span(v: SSAValue) -> tuple[SSAValue, range]:
     return v, range(first, first + width)
 
 
+def op_async(op: Operation) -> bool:
+    return op.name in ASYNC_OPS
+
+
+ASYNC_OPS = ("nvvm.tcgen05.mma", "copy.smem_to_tmem", "copy.tmem_shift")
+"""The asynchronous tcgen05 accesses: done only through a commit."""
+
+RAW_SYNCS = ("nvvm.mbarrier", "nvvm.barrier", "llvm.inline_asm", "nvvm.cluster")
+"""Prefixes of the ops whose synchronisation the analysis does not follow."""
+
+
+def raw_syncs(fn: Operation) -> bool:
+    """Whether kernel `fn` holds an op that may synchronise threads behind the analysis'
+    back (a raw mbarrier op, inline PTX): then accesses it sees no sync between are not
+    judged."""
+    found = RAW_FOUND.get(fn)
+    if found is None:
+        found = RAW_FOUND[fn] = any(o.name.startswith(RAW_SYNCS) for o in fn.walk())
+    return found
+
+
+RAW_FOUND: weakref.WeakKeyDictionary[Operation, bool] = weakref.WeakKeyDictionary()
+
 ALL_COLUMNS = range(1 << 20)
 """The columns of a TMEM value whose allocation's width the analysis cannot see."""
 
@@ -121,8 +147,12 @@ class TmemOrder:
         classes: tuple[int, ...],
         write: bool,
         asynchronous: bool = False,
+        follows_all: bool = False,
     ) -> None:
-        """`classes` issue `op`, a tcgen05 access of `tmem` (the columns of its view)."""
+        """`classes` issue `op`, a tcgen05 access of `tmem` (the columns of its view).
+        `follows_all`: the kernel has no sync the analysis does not follow (`raw_syncs`), so
+        a load or store of an MMA's, copy's or shift's columns by a class that does not know
+        it at all is unordered with it."""
         base, columns = tmem_span(tmem)
         for c in classes:
             for prior in self.accesses:
@@ -132,7 +162,7 @@ class TmemOrder:
                     and overlap(prior.columns, columns)
                     and (prior.write or write)
                     and (prior.asynchronous or asynchronous)
-                    and self._check(op, c, prior)
+                    and self._check(op, c, prior, follows_all)
                 ):
                     break
         for c in classes:
@@ -150,14 +180,31 @@ class TmemOrder:
             ]
             self.accesses.append(Access(op, base, columns, c, stamp, write, asynchronous))
 
-    def _check(self, op: Operation, c: int, prior: Access) -> bool:
+    def _check(self, op: Operation, c: int, prior: Access, follows_all: bool) -> bool:
         """Whether class `c`'s access `op` is ordered after `prior`; else the finding."""
         known = at(self.hb.clocks[c], prior.cls)
         names = self.hb.class_names
         who, other = names.get(c, "this class"), names.get(prior.cls, "another class")
         kind = prior.op.name
         if known < prior.stamp:
-            return False  # not a hand-off through a sync the analysis follows
+            if not (follows_all and prior.asynchronous and not op_async(op)):
+                return False  # not a hand-off through a sync the analysis follows
+            # rule: P14
+            self.report(
+                error(
+                    op,
+                    f"{who} accesses TMEM that {other}'s {kind} may still be accessing: no "
+                    "synchronisation orders this op after it (a tcgen05.mma, tcgen05.cp or "
+                    "tcgen05.shift ends only when a wait observes the arrival of a "
+                    "tcgen05.commit issued after it)",
+                    f"in {other}, nvvm.tcgen05.commit after it on a copy.barrier_init barrier; "
+                    f"in {who}, copy.barrier_wait on that barrier's phase, then {AFTER}, "
+                    "before this op",
+                    Related(prior.op, "the access not waited for"),
+                )
+            )
+            self.accesses.remove(prior)
+            return True
         if prior.fence is None or known < prior.fence:
             ends = SHIFT if kind == "copy.tmem_shift" else "a tcgen05.mma or tcgen05.cp"
             how = (

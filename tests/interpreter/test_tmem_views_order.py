@@ -33,8 +33,11 @@ LIT = ROOT / "lit_tests/dialects/copy"
 PROVEN = (LIT / "protocol-tmem-views.mlir").read_text().split("// -----")
 SHIFT, TWO, DISJOINT, STORE_LOAD, BLOCK_SHIFT = PROVEN
 BROKEN = (LIT / "invalid-protocol-tmem-views.mlir").read_text().split("// -----")
-RULES = ("P14", "P14", "P14", "P14", "P12", "P12", "P14")
+RULES = ("P14", "P14", "P14", "P14", "P12", "P12", "P14", "P14")
 """The rule of each negative chunk, in the file's order."""
+EITHER = {7: "copy.tmem_shift"}
+"""Chunks whose two accesses no sync orders at all: the interpreter reports the race at
+whichever of them a schedule issues second."""
 SCHEDULES = ("random", "adversarial", "round_robin")
 K = 16
 """One tcgen05.mma of kind f16: K 16, the first 16 columns of the 64-wide tiles."""
@@ -146,7 +149,7 @@ def test_broken_kernel_caught_by_both(index: int):
         run = interpreter.run(module, *inputs(text, 0), schedule=schedule, seed=index)
         hits = [v for v in run.violations if v.rule == rule]
         assert hits, (schedule, [str(v) for v in run.violations])
-        assert hits[0].op.name == flagged, (hits[0].op.name, flagged)
+        assert hits[0].op.name in (flagged, EITHER.get(index)), (hits[0].op.name, flagged)
 
 
 def test_every_broken_chunk_is_run():

@@ -297,3 +297,49 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     func.return
   }
 }
+
+// -----
+
+// The epilogue loads the shifted columns without waiting for the commit's arrival: nothing
+// orders the load after the shift.
+// rule: P14
+// fix: s|      copy.barrier_arrive %ready[%c0] issuer warps : !copy.barrier<1>|      copy.barrier_arrive %ready[%c0] issuer warps : !copy.barrier<1> copy.barrier_wait %done[%c0], %false : !copy.barrier<1>|
+
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @role_shift(%x: memref<128x32xi32>, %y: memref<128x32xi32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %false = arith.constant false
+    %ready = copy.barrier_init arrivals 4 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
+    %acc = copy.tmem_alloc : memref<128x32xi32, #copy.tmem>
+    copy.warp_specialize warps [1, 4] {
+    ^bb0(%t: index):
+      %lead = arith.cmpi eq, %t, %c0 : index
+      copy.barrier_wait %ready[%c0], %false : !copy.barrier<1>
+      nvvm.tcgen05.fence <after>
+      // expected-note@+1 {{the access not waited for}}
+      copy.tmem_shift %acc[%c8] : memref<128x32xi32, #copy.tmem>
+      scf.if %lead {
+        nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3>
+      }
+    }, {
+    ^bb0(%t: index):
+      %v = vector.load %x[%t, %c0] : memref<128x32xi32>, vector<32xi32>
+      copy.tmem_store %v, %acc[%c0] shape shape_32x32b num 32 : vector<32xi32>, memref<128x32xi32, #copy.tmem>
+      copy.tmem_wait store
+      nvvm.tcgen05.fence <before>
+      copy.barrier_arrive %ready[%c0] issuer warps : !copy.barrier<1>
+      nvvm.tcgen05.fence <after>
+      // expected-error@+2 {{the first warp of role 1 accesses TMEM that role 0's copy.tmem_shift may still be accessing: no synchronisation orders this op after it (a tcgen05.mma, tcgen05.cp or tcgen05.shift ends only when a wait observes the arrival of a tcgen05.commit issued after it)}}
+      // expected-note@+1 {{in role 0, nvvm.tcgen05.commit after it on a copy.barrier_init barrier; in the first warp of role 1, copy.barrier_wait on that barrier's phase, then nvvm.tcgen05.fence <after>, before this op}}
+      %w = copy.tmem_load %acc[%c0] shape shape_32x32b num 32 : memref<128x32xi32, #copy.tmem> -> vector<32xi32>
+      copy.tmem_wait load
+      vector.store %w, %y[%t, %c0] : memref<128x32xi32>, vector<32xi32>
+      nvvm.tcgen05.fence <before>
+    }
+    copy.tmem_dealloc %acc : memref<128x32xi32, #copy.tmem>
+    func.return
+  }
+}
