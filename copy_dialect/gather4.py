@@ -432,8 +432,9 @@ class Scatter4Op(_TileOp):
     """
     Stores the `[4, W]` SMEM tile to four rows of a 2-D GMEM array (`rows`, one index
     each), `W` columns each from `column` on, by TMA (`.tile::scatter4`: sm_100a/f,
-    sm_103a, sm_110a/f), completing with the bulk group (copy.commit_group bulk, copy.wait_group bulk)
-    as a TMA store. Rows and columns outside the array are not written.
+    sm_103a, sm_110a/f), completing with the bulk group (copy.commit_group bulk,
+    copy.wait_group bulk) as a TMA store. Rows and columns outside the array are not
+    written.
 
     ```mlir
     copy.scatter4 %tiles[%slot] to %x rows [%i, %j, %n, %h] column [%c]
