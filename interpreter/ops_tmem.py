@@ -263,6 +263,14 @@ def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: np.ndarray) -> Step:
     rows = src.shape[0]
     if op.shape.data == copy.TmemCopyShape.S4X256B:
         raise InterpretError(op, "a tcgen05.cp of shape 4x256b is not modelled by the interpreter")
+    want = int(op.shape.data.value.removeprefix("shape_").split("x")[0])
+    if rows != want:
+        # (the rows the shape copies: which of a source's other rows reach which lane is the
+        # descriptor's layout, not modelled here)
+        raise InterpretError(
+            op, f"a tcgen05.cp of {op.shape.data.value} from a source of {rows} rows "
+            f"is not modelled by the interpreter (it models sources of {want} rows)",
+        )  # fmt: skip
     start = int(uniform(agent.get(op.column), mask, op, "the TMEM column"))
     dtype = storage_dtype(src.element_type)
     per_row = src.shape[1] * dtype.itemsize // 4
