@@ -17,10 +17,9 @@ import pytest
 from xdsl.parser import Parser
 
 import interpreter
-from analysis.verify import verify_module
 from copy_tools.universe import make_context
 from facts.target import TCGEN05, TCGEN05_SHIFT
-from passes.pipeline import compile_module
+from tests.passes.test_tmem_roles import compiled
 from tests.ptxas import check_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,13 +74,6 @@ hands them to its first warp through an mbarrier (fenced on both sides), whose e
 shifts columns 16-23 one lane down and commits; every warp waits, fences and loads back."""
 ROLE_LANES = [((1 + t // 32) % 4) * 32 + t % 32 for t in range(128)]
 """The TMEM lane of role 1's thread t: its warp's quarter (block warp 1 + t // 32)."""
-
-
-def compiled(text: str, target: str):
-    text = text.replace('"sm_100a"', f'"{target}"')
-    module = Parser(make_context(), text).parse_module()
-    verify_module(module)  # proven by the protocol analysis, with no finding
-    return compile_module(module, make_context(), target)
 
 
 def lines(ptx: str) -> list[str]:
