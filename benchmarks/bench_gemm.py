@@ -2,7 +2,8 @@
 `torch.matmul`, in the same run.
 
     python benchmarks/bench_gemm.py [--reps 20] [--shapes 4096x4096x4096,...]
-        [--configs coop128,coop256,pingpong,cluster2] [--json PATH]
+        [--configs coop128,coop256,pingpong,cluster2] [--stages N] [--group G]
+        [--no-verify] [--json PATH]
 
 C = A * B^T with A M x K and B N x K (K-major, "TN"), bf16 in, f32 accumulation, bf16 out
 (`--out f32` for f32 C). torch's row: `torch.matmul(a, b.T, out=c)` on the same tensors.
@@ -16,7 +17,9 @@ Prints a markdown table with the conditions (GPU, clocks, driver, versions, comm
 Without a GPU it says so and exits 0. Building a kernel verifies its protocol, which takes
 tens of seconds for a deep K loop (and minutes with `cluster2`, not run by default): the
 kernels are built first, `--jobs` at a time in separate processes (default: one per CPU), and
-then timed one after the other.
+then timed one after the other. `--stages` and `--group` pass `kernels.gemm`'s options of
+those names to every configuration (default: its defaults); `--no-verify` builds without the
+protocol proof (a sweep's kernels; the tests prove the configurations at smaller K).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ CONFIGS = {
     "coop256": ((128, 256, 64), "cooperative", 1),
     "pingpong": ((128, 128, 64), "pingpong", 1),
     "cluster2": ((128, 128, 64), "cooperative", 2),
+    "cluster2_256": ((128, 256, 64), "cooperative", 2),
 }
 DEFAULT_CONFIGS = ("coop128", "coop256", "pingpong")
 
@@ -51,14 +55,17 @@ def parse_shapes(text: str) -> list[tuple[int, int, int]]:
     return shapes
 
 
-def build(shape, name, out) -> str:
-    """The printed module of configuration `name` for `shape` (built and verified; run in a
-    worker process), or the error it raised, prefixed "error: "."""
+def build(shape, name, out, options=None) -> str:
+    """The printed module of configuration `name` for `shape` (built, and verified unless
+    `options` says verify=False; run in a worker process), or the error it raised, prefixed
+    "error: "."""
     from frontends import kernels
 
     tile, schedule, cluster = CONFIGS[name]
     try:
-        module = kernels.gemm(*shape, "bf16", out, tile, cluster=cluster, schedule=schedule)
+        module = kernels.gemm(
+            *shape, "bf16", out, tile, cluster=cluster, schedule=schedule, **(options or {})
+        )
     except Exception as exc:
         return f"error: {type(exc).__name__}: {exc}"
     return str(module)
@@ -69,7 +76,8 @@ def build_all(shapes, configs, args) -> dict:
     jobs = [(shape, name) for shape in shapes for name in configs]
     with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(jobs)))) as pool:
         shapes_, names = [j[0] for j in jobs], [j[1] for j in jobs]
-        texts = pool.map(build, shapes_, names, [args.out] * len(jobs))
+        options = {"stages": args.stages, "group": args.group, "verify": not args.no_verify}
+        texts = pool.map(build, shapes_, names, [args.out] * len(jobs), [options] * len(jobs))
         return dict(zip(jobs, texts, strict=True))
 
 
@@ -135,6 +143,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS))
     parser.add_argument("--out", choices=("bf16", "f32"), default="bf16")
     parser.add_argument("--json", help="also write the rows as JSON to this path")
+    parser.add_argument("--stages", type=int, help="kernels.gemm's stages (default: its own)")
+    parser.add_argument("--group", type=int, help="kernels.gemm's group (default: row-major)")
+    parser.add_argument("--no-verify", action="store_true", help="build without the protocol proof")
     parser.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="kernels built at a time"
     )
@@ -182,7 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(describe(found))
     print(
         f"\nC = A B^T, bf16 in, {args.out} out; median of up to {args.reps} launches (CUDA "
-        "events); TFLOP/s = 2 M N K / time; ratio = torch's time / the kernel's\n"
+        "events); TFLOP/s = 2 M N K / time; ratio = torch's time / the kernel's; stages "
+        f"{args.stages or 'default'}, group {args.group or 'row-major'}"
+        f"{', built without the proof' if args.no_verify else ''}\n"
     )
     print(markdown(["M x N x K", "kernel", "TFLOP/s", "ratio to torch", "correct", "notes"], rows))
     if args.json:

@@ -7,7 +7,8 @@ row-major (each row of B is a column of the product's B: both operands K-major),
 row-major; f16 or bf16 in, f32 accumulation, C in bf16, f16 or f32.
 
 The kernel is persistent: block b (cluster b / 2 with `cluster=2`) takes the output tiles
-b, b + G, ... (G the grid's blocks, or clusters), row-major over the tile grid. Its 384
+b, b + G, ... (G the grid's blocks, or clusters), row-major over the tile grid (or `group`
+tile rows at a time, column by column within each group). Its 384
 threads are three warpgroups (`copy.warp_specialize warps [4, 4, 4] maxnreg [40, 232,
 232]`):
 
@@ -104,6 +105,7 @@ def gemm(
     cluster: int = 1,
     schedule: str = "cooperative",
     target: str = "sm_90a",
+    group: int | None = None,
     verify: bool = True,
 ) -> ModuleOp:
     """C = A * B^T (A: M x K, B: N x K, both row-major, i.e. K-major; C: M x N) by a
@@ -117,6 +119,9 @@ def gemm(
     64 or 128 for "pingpong"; N a multiple of 16 up to 256; K 64 (128-byte swizzle), 32 or
     16. `stages`: the ring's slots, by default the most that fit up to 4. `cluster=2`
     multicasts A to the two blocks of a cluster (which compute neighbouring tiles of a row).
+    `group`: walk the tiles `group` tile rows at a time, column by column within the group
+    (CUTLASS's raster swizzle: the blocks working at once share more of A and B in L2);
+    the largest divisor of the tile rows up to it is taken; None: row-major.
     Any M; K a multiple of 8 and N of 16 bytes of C (TMA's row pitch): the edges are
     zero-filled on load and clipped on store. `verify=False` returns the module without
     verifying it (the protocol proof of a deep K loop takes tens of seconds: an autotuner's
@@ -124,7 +129,7 @@ def gemm(
     if not isinstance(verify, bool):
         raise ArgumentError(f"expected verify to be a bool, got {verify!r}; pass True or False")
     shape = (M, N, K)
-    plan = plan_of(shape, dtype, out, tile, stages, cluster, schedule, target)
+    plan = plan_of(shape, dtype, out, tile, stages, cluster, schedule, target, group)
     elt, out_elt = element_type(dtype), element_type(out)
     ring_a, ring_b = plan.ring_types()
 

@@ -6,7 +6,7 @@ release a slot) and its SMEM footprint."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import ceil
 
 from xdsl.dialects.builtin import MemRefType
@@ -47,6 +47,9 @@ class Plan:
     stages: int
     cluster: int
     schedule: str
+    group: int = 1
+    """Tile rows the grid walks together (column by column within a group of rows;
+    CUTLASS's raster swizzle), a divisor of the tile rows; 1: row-major."""
 
     @property
     def wg_rows(self) -> int:
@@ -257,7 +260,22 @@ def choose_stages(plan: Plan, stages: int | None, target: str) -> int:
 
 
 def with_stages(plan: Plan, stages: int) -> Plan:
-    return Plan(plan.shape, plan.dtype, plan.out, plan.tile, stages, plan.cluster, plan.schedule)
+    return replace(plan, stages=stages)
+
+
+def choose_group(plan: Plan, group: int | None) -> int:
+    """The largest divisor of the tile rows up to `group` (default 1: row-major), so that
+    every group has the same rows; an ArgumentError for other than a positive int."""
+    if group is None:
+        return 1
+    if not _is_int(group) or group < 1:
+        raise _fail(
+            "group None or a positive integer (tile rows walked together)",
+            repr(group),
+            "use group=8, or None for row-major order",
+        )
+    rows = plan.tiles[0]
+    return max(g for g in range(1, min(group, rows) + 1) if rows % g == 0)
 
 
 def plan_of(
@@ -269,8 +287,10 @@ def plan_of(
     cluster: int,
     schedule: str,
     target: str,
+    group: int | None = None,
 ) -> Plan:
     """The plan of `gemm`'s arguments, or a ValueError (expected, got, fix)."""
     check_arguments(shape, dtype, out, tile, cluster, schedule, target)
     plan = Plan(shape, dtype, out, (tile[0], tile[1], tile[2]), 2, cluster, schedule)
+    plan = replace(plan, group=choose_group(plan, group))
     return with_stages(plan, choose_stages(plan, stages, target))

@@ -56,10 +56,16 @@ class Work:
         self.count = (plan.units - bid + (blocks - 1)) // blocks
 
     def origin(self, j: Value) -> tuple[Value, Value]:
-        """The first row and column of C of the block's tile j."""
-        per_row = ceil(self.plan.tiles[1] / self.plan.cluster)
+        """The first row and column of C of the block's tile j: unit u is column
+        (u % (g * per_row)) // g of tile row (u // (g * per_row)) * g + u % g (g =
+        `plan.group` rows walked together, column by column; g = 1: row-major)."""
+        per_row, g = ceil(self.plan.tiles[1] / self.plan.cluster), self.plan.group
         u = self.unit + j * self.step
-        row, col = u // per_row * self.plan.tile[0], u % per_row
+        if g == 1:
+            row, col = u // per_row * self.plan.tile[0], u % per_row
+        else:
+            r = u % (g * per_row)
+            row, col = (u // (g * per_row) * g + r % g) * self.plan.tile[0], r // g
         if self.plan.cluster == 2:
             col = col * 2 + self.rank
         return row, col * self.plan.tile[1]

@@ -194,6 +194,8 @@ INTERPRETED = [
     ((130, 72, 80), {"tile": (128, 64, 64), "out": "f32"}, None),
     ((200, 264, 136), {"dtype": "f16", "out": "f16", "tile": (128, 128, 32), "stages": 3}, 2),
     ((256, 256, 192), {"schedule": "pingpong"}, 1),
+    # 4 tile rows walked 2 at a time (column by column), 3 blocks over the 8 tiles
+    ((512, 256, 64), {"group": 2}, 3),
 ]
 
 
