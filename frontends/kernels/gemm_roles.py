@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from math import ceil
 
 from xdsl.dialects import arith, llvm, vector
-from xdsl.dialects.builtin import DenseArrayBase, VectorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, VectorType, i32, i64
 from xdsl.ir import Attribute
 
 from copy_dialect import ops as copy
@@ -52,8 +52,13 @@ class Work:
             self.peer = self.rank ^ 1
             bid, blocks = bid // 2, blocks // 2
         self.unit, self.step = bid, blocks
-        # ceil((units - unit) / step), 0 when unit >= units (the unsigned sum wraps)
-        self.count = (plan.units - bid + (blocks - 1)) // blocks
+        # ceil((units - unit) / step), 0 when unit >= units (unit < step: the sum is at
+        # least units). In i32: a 64-bit division by a value is a call in SASS (the
+        # slow path of LLVM's division bypass), and a call serializes every wgmma of the
+        # function (ptxas C7509: each then waits for the last to complete).
+        bid32, blocks32 = narrow(bid), narrow(blocks)
+        count = (bid32 * -1 + (plan.units - 1) + blocks32) // blocks32
+        self.count = result(arith.IndexCastOp, count.ssa, IndexType())
 
     def origin(self, j: Value) -> tuple[Value, Value]:
         """The first row and column of C of the block's tile j: unit u is column
@@ -127,6 +132,11 @@ def producer(k: Roles, t: Value) -> None:
             total = k.work.count * kt
             with loop(index(plan.stages)) as s:
                 acquire(total + s)
+
+
+def narrow(value: Value) -> Value:
+    """An index below 2^31 (a block id, a grid size) as an i32."""
+    return result(arith.IndexCastOp, value.ssa, i32)
 
 
 def fence_operand(acc: Value) -> Value:
