@@ -84,6 +84,7 @@ from copy_dialect.tensormap import check_copy_map
 from copy_dialect.verification import checked_like, copy_op_definition, passed_like, per_run
 from copy_dialect.verify_common import (
     check_contiguous_smem,
+    check_smem_indices,
     cluster_shape,
     enclosing_target,
 )
@@ -377,6 +378,7 @@ class AsyncCopyOp(IRDLOperation):
         check_spaces(self, g)
         check_barrier_operands(self, g)
         check_contiguous_smem(g.smem_type)
+        check_smem_indices(g.smem_type, g.smem_indices)
         impl = self.resolved_implementation(g)
         check_types(self, g, impl)
         check_l2(self, impl)

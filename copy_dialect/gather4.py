@@ -83,6 +83,7 @@ from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import (
     check_barrier_index,
     check_contiguous_smem,
+    check_smem_indices,
     constant_int,
     enclosing_target,
     feature_error,
@@ -282,6 +283,7 @@ class _TileOp(_Gather4Base):
                 note="copies do not convert: give both refs the same element type",
             )
         check_contiguous_smem(g.smem_type)
+        check_smem_indices(g.smem_type, g.smem_indices)
         box = g.box_shape
         # rule: G4
         if len(box) != 2 or box[0] != ROWS:

@@ -82,6 +82,7 @@ from copy_dialect.verification import copy_op_definition, per_run
 from copy_dialect.verify_common import (
     check_barrier_index,
     check_contiguous_smem,
+    check_smem_indices,
     constant_int,
     enclosing_target,
     feature_error,
@@ -317,6 +318,7 @@ class Im2colLoadOp(IRDLOperation):
             self._verify_cp_async(g, impl)
         check_barrier_index(self.barrier, self.barrier_index)
         check_contiguous_smem(g.smem_type)
+        check_smem_indices(g.smem_type, g.smem_indices)
         self._verify_operands(g)
         self._verify_box(g)
         self._verify_corners(g)

@@ -65,6 +65,7 @@ from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.memory import SMEM, bitwidth, element_strides, memory_space, swizzle_of
 from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import (
+    check_smem_indices,
     constant_int,
     enclosing_target,
     feature_error,
@@ -147,6 +148,7 @@ class MatrixOp(IRDLOperation):
         self._verify_form(t)
         check_described_swizzle(t, "a 16-byte matrix row", flip_only=True)
         self._verify_row(t)
+        check_smem_indices(t, self.indices, "element")
         self._verify_registers(t)
         self._verify_target()
 

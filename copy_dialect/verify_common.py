@@ -236,3 +236,22 @@ def check_contiguous_smem(t: MemRefType) -> None:
                 f"{strides} for shape {list(t.get_shape())}",
                 note="use a row-major SMEM buffer (no layout) from copy.alloc_smem",
             )
+
+
+def check_smem_indices(t: MemRefType, indices: Sequence[SSAValue], what: str = "slot") -> None:
+    """Each constant index among `indices` (on the leading dims of SMEM ref type `t`) lies
+    inside its dim: a copy into slot 3 of a 3-slot buffer writes past the buffer, into
+    whatever the arena holds next, and nothing later checks it."""
+    shape = t.get_shape()
+    for dim, index in enumerate(indices[: len(shape)]):
+        value = constant_int(index)
+        n = shape[dim]
+        # rule: F8
+        if value is not None and n >= 0 and not 0 <= value < n:
+            last = "its only index is 0" if n == 1 else f"its indices are 0 to {n - 1}"
+            raise Error(
+                f"expected the SMEM {what} index along dim {dim} in [0, {n}), found the "
+                f"constant {value}: it lies outside {t}",
+                note=f"dim {dim} of the buffer has {n} entries ({last}): index inside it, "
+                f"or allocate a buffer of {value + 1} along dim {dim}",
+            )

@@ -15,12 +15,6 @@ KNOWN_UNSOUND: dict[str, str] = {
     # (lit/protocol-wgmma.mlir #0, #1 and #3 were here: a consumer role of warps 1-4, not a
     # warpgroup. The analysis now rejects that (P10, ops_mma.whole_warpgroups) and the file's
     # kernels take a producer warpgroup, warps [4, 4].)
-    "fuzz/9/106": (
-        "a cp.async copy into slot 3 of a 3-slot SMEM buffer, the slot a constant: no op "
-        "verifier bounds a copy's constant SMEM indices, and the protocol analysis reads the "
-        "slot as given; the interpreter reports 'bounds'. (Found when sm_110a joined the "
-        "targets the fuzz draws from, which changed the kernels behind each index.)"
-    ),
 }
 """Kernels the analysis proves that the interpreter catches breaking a rule: name -> why.
 The kernels of the CPU suite's sample fail the test below unless listed here; the rest are

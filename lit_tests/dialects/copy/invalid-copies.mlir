@@ -885,6 +885,38 @@ func.func @f3_promised_in_bounds_but_not(%x: memref<100x256xf16>) attributes {co
 
 // -----
 
+// rule: F8
+// fix: s|%c3 = arith.constant 3 : index|%c3 = arith.constant 2 : index|
+func.func @f8_slot_past_the_buffer(%x: memref<100x256xf32>, %i: index) attributes {copy.target = #copy.target<"sm_80">} {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %buf = copy.alloc_smem : memref<3x32xf32, #copy.smem>
+  // expected-error@+2 {{expected the SMEM slot index along dim 0 in [0, 3), found the constant 3: it lies outside memref<3x32xf32, #copy.smem>}}
+  // expected-note@+1 {{dim 0 of the buffer has 3 entries (its indices are 0 to 2): index inside it, or allocate a buffer of 4 along dim 0}}
+  copy.async_copy %x[%i, %c0] to %buf[%c3] impl cp_async : memref<100x256xf32> to memref<3x32xf32, #copy.smem>
+  copy.commit_group cp_async
+  copy.wait_group cp_async 0
+  func.return
+}
+
+// -----
+
+// rule: F8
+// fix: s|%cm1 = arith.constant -1 : index|%cm1 = arith.constant 0 : index|
+func.func @f8_negative_slot_of_a_store(%x: memref<256x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %cm1 = arith.constant -1 : index
+  %buf = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
+  // expected-error@+2 {{expected the SMEM slot index along dim 0 in [0, 2), found the constant -1: it lies outside memref<2x64x64xf32, #copy.smem>}}
+  // expected-note@+1 {{dim 0 of the buffer has 2 entries (its indices are 0 to 1): index inside it}}
+  copy.async_copy %buf[%cm1] to %x[%c0, %c0] : memref<2x64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  func.return
+}
+
+// -----
+
 // rule: H2
 // fix: s|memref<64x32xf32, #copy.smem<swizzle = 128>>|memref<64x32xf32, #copy.smem>|
 // fix: s|memref<64x32xf32, #copy.smem<swizzle = 128>>|memref<64x32xf32, #copy.smem>|

@@ -204,3 +204,19 @@ builtin.module attributes {copy.target = #copy.target<"sm_120">} {
     func.return
   }
 }
+
+// -----
+
+// rule: F8
+// fix: s|%c2 = arith.constant 2 : index|%c2 = arith.constant 1 : index|
+func.func @f8_gather4_slot_past_the_ring(%x: memref<128x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %t = copy.alloc_smem : memref<2x4x64xf16, #copy.smem>
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-error@+2 {{expected the SMEM slot index along dim 0 in [0, 2), found the constant 2: it lies outside memref<2x4x64xf16, #copy.smem>}}
+  // expected-note@+1 {{dim 0 of the buffer has 2 entries (its indices are 0 to 1): index inside it, or allocate a buffer of 3 along dim 0}}
+  copy.gather4 %x rows [%c0, %c0, %c0, %c0] column [%c0] to %t[%c2] barrier %bar[%c0] : memref<128x64xf16> to memref<2x4x64xf16, #copy.smem>, !copy.barrier<1>
+  func.return
+}

@@ -242,3 +242,17 @@ func.func @lm10_b8_on_portable_blackwell(%r: index, %v: vector<1xi32>) attribute
   copy.stmatrix %v, %s[%r, %c0] shape m16n8 num 1 trans : vector<1xi32>, memref<32x64xi8, #copy.smem>
   func.return
 }
+
+// -----
+
+// rule: F8
+// fix: s|%c32 = arith.constant 32 : index|%c32 = arith.constant 31 : index|
+func.func @f8_ldmatrix_row_past_the_buffer(%c: index) attributes {copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %s = copy.alloc_smem : memref<32x64xf16, #copy.smem>
+  // expected-error@+2 {{expected the SMEM element index along dim 0 in [0, 32), found the constant 32: it lies outside memref<32x64xf16, #copy.smem>}}
+  // expected-note@+1 {{dim 0 of the buffer has 32 entries (its indices are 0 to 31): index inside it, or allocate a buffer of 33 along dim 0}}
+  %v = copy.ldmatrix %s[%c32, %c0] num 1 : memref<32x64xf16, #copy.smem> -> vector<1xi32>
+  func.return
+}
