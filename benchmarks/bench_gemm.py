@@ -76,7 +76,9 @@ def build_all(shapes, configs, args) -> dict:
     jobs = [(shape, name) for shape in shapes for name in configs]
     with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(jobs)))) as pool:
         shapes_, names = [j[0] for j in jobs], [j[1] for j in jobs]
-        options = {"stages": args.stages, "group": args.group, "verify": not args.no_verify}
+        chosen = {"stages": args.stages, "group": args.group}
+        options = {k: v for k, v in chosen.items() if v is not None}
+        options["verify"] = not args.no_verify
         texts = pool.map(build, shapes_, names, [args.out] * len(jobs), [options] * len(jobs))
         return dict(zip(jobs, texts, strict=True))
 
@@ -144,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", choices=("bf16", "f32"), default="bf16")
     parser.add_argument("--json", help="also write the rows as JSON to this path")
     parser.add_argument("--stages", type=int, help="kernels.gemm's stages (default: its own)")
-    parser.add_argument("--group", type=int, help="kernels.gemm's group (default: row-major)")
+    parser.add_argument("--group", type=int, help="kernels.gemm's group (default: its own)")
     parser.add_argument("--no-verify", action="store_true", help="build without the protocol proof")
     parser.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="kernels built at a time"
@@ -194,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"\nC = A B^T, bf16 in, {args.out} out; median of up to {args.reps} launches (CUDA "
         "events); TFLOP/s = 2 M N K / time; ratio = torch's time / the kernel's; stages "
-        f"{args.stages or 'default'}, group {args.group or 'row-major'}"
+        f"{args.stages or 'default'}, group {args.group or 'default (8)'}"
         f"{', built without the proof' if args.no_verify else ''}\n"
     )
     print(markdown(["M x N x K", "kernel", "TFLOP/s", "ratio to torch", "correct", "notes"], rows))

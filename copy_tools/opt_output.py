@@ -35,6 +35,7 @@ def gpu_output(
     from facts.target import check_arch, target_named
     from passes import backend, translate_llvm
     from passes.abi import kernel_abis
+    from passes.backend_targets import performance_warning
 
     name = module_target(prog, gpu_target)
     if name is None:
@@ -56,7 +57,11 @@ def gpu_output(
     if fmt == "ptx":
         return backend.compile_ptx(llvm_ir, target), None
     # The arch was checked above: the backend does not check it again.
-    _, cubin = backend.submit_ptx_and_cubin(llvm_ir, target, arch=arch).result()
+    pending = backend.submit_ptx_and_cubin(llvm_ir, target, arch=arch)
+    ptx, cubin = pending.result()
+    cubin, notes = backend.whole_program(ptx, cubin, pending.notes, pending.arch)
+    for note in notes:
+        print(f"warning: {performance_warning(name, note)}", file=sys.stderr)
     return "", (cubin, kernel_abis(prog, name, gpu_arch).to_json())
 
 

@@ -14,7 +14,9 @@ errors through its log and does not abort. `compile_ptx_and_cubin` has the worke
 steps in one request (what `passes.pipeline.compile_module` uses): no second round trip, the
 caller's process is free while nvJitLink runs, and the worker's allocator is tuned for
 nvJitLink, which allocates and zeroes tens of megabytes on every call. Neither step needs a
-GPU or ptxas.
+GPU or ptxas. nvJitLink assembles its PTX as a separately compiled unit, where ptxas ignores
+`setmaxnreg` (note C7504): `whole_program` has a ptxas on PATH, where there is one, assemble
+such a kernel again as a whole program.
 
 This module is the client: the requests, and the worker's life (start, reuse, a crash's
 message). The modules it uses: `backend_targets` (the target table's codegen options and
@@ -40,7 +42,7 @@ from typing import Any
 
 from facts.target import Target
 from passes import backend_worker
-from passes.backend_nvjitlink import compile_cubin, rejected
+from passes.backend_nvjitlink import PERFORMANCE_LOSS, compile_cubin, rejected
 from passes.backend_targets import (
     NVPTX_TRIPLE,
     TARGET_CODEGEN,
@@ -61,6 +63,8 @@ __all__ = [
     "compile_ptx",
     "compile_ptx_and_cubin",
     "ptxas_available",
+    "reassemble_whole_program",
+    "whole_program",
     "start_worker",
     "stop_worker",
     "submit_ptx_and_cubin",
@@ -122,6 +126,9 @@ class PendingCompile:
         self.target = target
         self.timings = timings
         self.gpu = arch
+        self.notes: list[str] = []
+        """ptxas's performance-loss lines for the cubin (`backend_nvjitlink.performance_notes`),
+        once `result()` returned."""
         self.arch = nvjitlink_arch(target, arch)
         request = {
             "ir": llvm_ir,
@@ -148,6 +155,7 @@ class PendingCompile:
         finally:
             self._close()
         ptx, cubin = _finish(reply, self.target, self.timings)
+        self.notes = list(reply.get("notes", []))
         if cubin is None:  # nvJitLink could not be loaded in the worker: its error, from here
             cubin = compile_cubin(ptx, self.target, self.gpu)
         return ptx, cubin
@@ -360,3 +368,47 @@ def _llvm_message(log: str) -> str:
 def ptxas_available() -> bool:
     """Whether a `ptxas` is on PATH (tests may cross-check with it; nothing needs it)."""
     return shutil.which("ptxas") is not None
+
+
+WHOLE_PROGRAM_NOTES = ("(C7504)",)
+"""ptxas notes that nvJitLink's separate compilation causes and a whole-program ptxas does
+not: setmaxnreg ignored "to maintain compatibility across compilation units"."""
+
+
+def reassemble_whole_program(ptx: str, arch: str) -> tuple[bytes, list[str]] | None:
+    """The cubin of `ptx` for `arch` (nvJitLink's `-arch`, "sm_90a") from the `ptxas` on
+    PATH, which assembles a whole program: where nvJitLink (a separately compiled unit)
+    ignores setmaxnreg, ptxas applies it. With ptxas's own performance notes; None without
+    a ptxas, or where it fails (the caller keeps nvJitLink's cubin and says why)."""
+    if not ptxas_available():
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        source, cubin = Path(tmp, "kernel.ptx"), Path(tmp, "kernel.cubin")
+        source.write_text(ptx)
+        try:
+            done = subprocess.run(
+                ["ptxas", f"-arch={arch}", "-O3", str(source), "-o", str(cubin)],
+                capture_output=True,
+                text=True,
+                timeout=WORKER_TIMEOUT_S,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if done.returncode != 0 or not cubin.exists():
+            return None
+        notes = [
+            line.partition(":")[2].strip()
+            for line in done.stderr.splitlines()
+            if PERFORMANCE_LOSS in line
+        ]
+        return cubin.read_bytes(), notes
+
+
+def whole_program(ptx: str, cubin: bytes, notes: list[str], arch: str) -> tuple[bytes, list[str]]:
+    """nvJitLink's cubin and notes, or, where nvJitLink's separate compilation ignored
+    setmaxnreg (C7504) and a ptxas is on PATH, the whole-program cubin of ptxas (which
+    applies it) and its notes. Without a ptxas the note stays: the caller warns."""
+    if not any(n.startswith(WHOLE_PROGRAM_NOTES) for n in notes):
+        return cubin, notes
+    redone = reassemble_whole_program(ptx, arch)
+    return (cubin, notes) if redone is None else redone

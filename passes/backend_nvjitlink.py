@@ -54,6 +54,26 @@ def link(nvjitlink: Any, handle: int, ptx: str) -> bytes:
     return bytes(cubin)
 
 
+PERFORMANCE_LOSS = "Potential Performance Loss"
+"""What ptxas's info lines about code it could not make as fast as the PTX asks begin with
+(C75xx: wgmma serialized, setmaxnreg ignored, ...)."""
+
+
+def performance_notes(nvjitlink: Any, handle: int) -> list[str]:
+    """ptxas's performance-loss lines in nvJitLink's info log ("(C7509) Potential
+    Performance Loss: wgmma.mma_async instructions are serialized ..."), without the
+    "ptxas info :" prefix."""
+    size = nvjitlink.get_info_log_size(handle)
+    if not size:
+        return []
+    log = bytearray(size)
+    nvjitlink.get_info_log(handle, log)
+    text = log.rstrip(b"\0").decode(errors="replace")
+    return [
+        line.partition(":")[2].strip() for line in text.splitlines() if PERFORMANCE_LOSS in line
+    ]
+
+
 def rejected(target: str, error: str, log: str) -> str:
     return f"nvJitLink rejected the PTX for {target}: {log or error}"
 

@@ -26,6 +26,31 @@ class BackendError(DiagnosticException):
         self.log = log
 
 
+class AssemblerWarning(UserWarning):
+    """ptxas, inside nvJitLink, made the cubin slower than the PTX asks (its "Potential
+    Performance Loss" lines: `backend_nvjitlink.performance_notes`); the message is ptxas's
+    line and what it means for the kernel."""
+
+
+PERFORMANCE_HINTS = {
+    "C7509": "a call in the kernel (a 64-bit division or remainder by a value is one: "
+    "ptxas makes it a subroutine) makes ptxas wait for each wgmma before the next; compute "
+    "such index math in i32 (arith.index_cast to i32 around the division)",
+    "C7504": "nvJitLink assembles PTX as a separately compiled unit, where ptxas ignores "
+    "setmaxnreg: every warpgroup keeps the kernel's register count; with a ptxas on PATH "
+    "the backend assembles such a kernel as a whole program instead, which applies it",
+}
+"""What a ptxas performance note (by its code) means for a kernel of this project, and
+what to do about it."""
+
+
+def performance_warning(target: str, note: str) -> AssemblerWarning:
+    """The warning of one ptxas performance note for `target`'s cubin."""
+    code = note[1:6] if note.startswith("(C") else ""
+    hint = PERFORMANCE_HINTS.get(code)
+    return AssemblerWarning(f"{target}: ptxas: {note}" + (f" ({hint})" if hint else ""))
+
+
 def backend_target(target: Target | str, what: str = "target") -> Target:
     """The target a backend entry is given, resolved once there (a name: from the target
     table; `what` names the argument in the error)."""

@@ -22,7 +22,7 @@ import sys
 import time
 from typing import IO, Any
 
-from passes.backend_nvjitlink import link, nvjitlink_log, nvjitlink_options
+from passes.backend_nvjitlink import link, nvjitlink_log, nvjitlink_options, performance_notes
 from passes.backend_targets import NVPTX_TRIPLE, TARGET_CODEGEN
 
 EXTERN_LLVM_FUNC = re.compile(r"^\s*\.extern\s+\.func\s+(?:\([^)]*\)\s*)?(llvm\.[\w.$]+)", re.M)
@@ -167,7 +167,8 @@ def _serve_cubin(ptx: str, arch: str) -> dict[str, Any]:
     except Exception:
         return {}
     try:
-        return {"cubin": base64.b64encode(link(nvjitlink, handle, ptx)).decode()}
+        cubin = base64.b64encode(link(nvjitlink, handle, ptx)).decode()
+        return {"cubin": cubin, "notes": performance_notes(nvjitlink, handle)}
     except nvjitlink.nvJitLinkError as exc:
         log = nvjitlink_log(nvjitlink, handle)
         return {"link_error": [str(exc), log]}

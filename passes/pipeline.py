@@ -9,6 +9,7 @@ LLVM fatal error cannot end the caller) and nvJitLink assemble the cubin.
 from __future__ import annotations
 
 import gc
+import warnings
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -30,6 +31,7 @@ from copy_dialect import ops as copy
 from facts.abi import KernelAbi, ModuleAbi
 from facts.target import Target, check_arch, target_named
 from passes.abi import kernel_abis
+from passes.backend_targets import performance_warning
 from passes.convert_arith_to_llvm import ConvertArithToLLVMPass
 from passes.convert_cf_to_llvm import ConvertCfToLLVMPass
 from passes.convert_copy_to_nvvm import ConvertCopyToNVVMPass
@@ -133,6 +135,9 @@ class Compiled:
     ptx: str
     cubin: bytes
     abi: ModuleAbi
+    notes: tuple[str, ...] = ()
+    """ptxas's performance-loss lines for the cubin ("(C7509) Potential Performance Loss:
+    wgmma.mma_async instructions are serialized ..."), as nvJitLink's info log gave them."""
 
 
 def compile_lowered(
@@ -169,7 +174,10 @@ def compile_lowered(
         pending.discard()
         raise
     ptx, cubin = pending.result()
-    return Compiled(target, llvm_ir, ptx, cubin, abi)
+    cubin, notes = backend.whole_program(ptx, cubin, pending.notes, pending.arch)
+    for note in notes:
+        warnings.warn(performance_warning(target.name, note), stacklevel=2)
+    return Compiled(target, llvm_ir, ptx, cubin, abi, tuple(notes))
 
 
 def compile_module(

@@ -7,8 +7,8 @@ row-major (each row of B is a column of the product's B: both operands K-major),
 row-major; f16 or bf16 in, f32 accumulation, C in bf16, f16 or f32.
 
 The kernel is persistent: block b (cluster b / 2 with `cluster=2`) takes the output tiles
-b, b + G, ... (G the grid's blocks, or clusters), row-major over the tile grid (or `group`
-tile rows at a time, column by column within each group). Its 384
+b, b + G, ... (G the grid's blocks, or clusters), `group` tile rows at a time (8 by default),
+column by column within each group (`group=1`: row-major over the tile grid). Its 384
 threads are three warpgroups (`copy.warp_specialize warps [4, 4, 4] maxnreg [40, 232,
 232]`):
 
@@ -105,7 +105,7 @@ def gemm(
     cluster: int = 1,
     schedule: str = "cooperative",
     target: str = "sm_90a",
-    group: int | None = None,
+    group: int | None = 8,
     verify: bool = True,
 ) -> ModuleOp:
     """C = A * B^T (A: M x K, B: N x K, both row-major, i.e. K-major; C: M x N) by a
@@ -121,7 +121,9 @@ def gemm(
     multicasts A to the two blocks of a cluster (which compute neighbouring tiles of a row).
     `group`: walk the tiles `group` tile rows at a time, column by column within the group
     (CUTLASS's raster swizzle: the blocks working at once share more of A and B in L2);
-    the largest divisor of the tile rows up to it is taken; None: row-major.
+    the largest divisor of the tile rows up to it is taken; None or 1: row-major. The
+    default, 8, was the fastest of 1, 8 and 16 on an H100 at 8192^3 (benchmarks/RESULTS.md,
+    run 79: 128x128 cooperative 0.63 -> 0.77 of torch.matmul, before the i32 division).
     Any M; K a multiple of 8 and N of 16 bytes of C (TMA's row pitch): the edges are
     zero-filled on load and clipped on store. `verify=False` returns the module without
     verifying it (the protocol proof of a deep K loop takes tens of seconds: an autotuner's

@@ -23,6 +23,7 @@ from copy_tools import runtime
 from copy_tools.universe import make_context
 from frontends import kernels
 from passes import backend
+from passes.backend_targets import AssemblerWarning
 from passes.nvvm.wgmma import WgmmaWaitGroupSyncOp
 from passes.pipeline import compile_module
 from tests.runtime.test_runtime_gpu import numpy_dtype
@@ -161,6 +162,36 @@ def test_assembles(options, tmp_path: Path):
     assert " 0 bytes spill loads" in out.stderr
 
 
+@pytest.mark.parametrize(
+    "options", [{}, {"schedule": "pingpong"}, {"cluster": 2}, {"tile": (128, 256, 64)}], ids=str
+)
+def test_nvjitlink_keeps_wgmma_pipelined(options, monkeypatch):
+    """What the runtime assembles with, nvJitLink, reports no serialized wgmma (C7509: a
+    64-bit division by a register, a call in SASS, had serialized every wgmma of the kernel
+    on the H100); without a ptxas on PATH only its ignored setmaxnreg (C7504), as an
+    AssemblerWarning; with one, the cubin is ptxas's whole-program one, with no note."""
+    module = kernels.gemm(4096, 4096, 512, verify=False, **options)
+    with monkeypatch.context() as patch:
+        patch.setattr(backend, "ptxas_available", lambda: False)
+        with warnings.catch_warnings(record=True) as found:
+            warnings.simplefilter("always")
+            compiled = compile_module(
+                module.clone(), make_context(), "sm_90a", verify_protocol=False
+            )
+    assert [n[:7] for n in compiled.notes] == ["(C7504)"]
+    assert [type(w.message) for w in found] == [AssemblerWarning]
+    assert "setmaxnreg" in str(found[0].message)
+    if not backend.ptxas_available():
+        pytest.skip("no ptxas on PATH")
+    with warnings.catch_warnings(record=True) as found:
+        warnings.simplefilter("always")
+        whole = compile_module(module, make_context(), "sm_90a", verify_protocol=False)
+    assert whole.notes == ()
+    assert found == []
+    assert whole.cubin[:4] == b"\x7fELF"
+    assert whole.cubin != compiled.cubin
+
+
 def operands(shape: tuple[int, int, int], dtype: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     M, N, K = shape
@@ -192,6 +223,8 @@ INTERPRETED = [
     # (M, N, K, options, sms): the interpreter's run bit-exact against `model`
     ((128, 128, 128), {}, None),
     ((130, 72, 80), {"tile": (128, 64, 64), "out": "f32"}, None),
+    # row-major (the default walks 8 tile rows at a time: 4 here, the largest divisor)
+    ((512, 256, 64), {"group": 1}, 3),
     ((200, 264, 136), {"dtype": "f16", "out": "f16", "tile": (128, 128, 32), "stages": 3}, 2),
     ((256, 256, 192), {"schedule": "pingpong"}, 1),
     # 4 tile rows walked 2 at a time (column by column), 3 blocks over the 8 tiles
