@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.context import Context
+from xdsl.dialects import func, gpu
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -94,7 +95,20 @@ def compile(  # noqa: A001
         raise failure(exc, ir, sources, protocol=verify, stage="compiling") from None
     except ValueError as exc:  # the target, the arch or their pairing (facts.target)
         raise ArgumentError(str(exc)) from None
-    return Program(compiled.cubin, compiled.abi, interpreter=Interpreter(ir))
+    mma = frozenset(kernel_name(op) for op in ir.walk() if op.name in MMA_OPS)
+    return Program(compiled.cubin, compiled.abi, interpreter=Interpreter(ir), mma_kernels=mma)
+
+
+MMA_OPS = ("nvvm.wgmma.mma_async", "nvvm.tcgen05.mma")
+"""The tensor-core MMAs: a kernel with one is compared within the MMA tolerance under
+COPY_INTERPRET=compare (`runtime.interpreting`)."""
+
+
+def kernel_name(op: Any) -> str:
+    """The name of the function around `op`."""
+    while op is not None and not isinstance(op, func.FuncOp | gpu.FuncOp):
+        op = op.parent_op()
+    return "" if op is None else op.sym_name.data
 
 
 def verify_module(module: ModuleOp, *, protocol: bool = True) -> None:
