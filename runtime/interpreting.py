@@ -65,7 +65,7 @@ def check_same(
     for i, (a, b) in enumerate(zip(gpu, cpu, strict=True)):
         if not isinstance(a, np.ndarray):
             continue
-        if mma and is_float(a.dtype):
+        if mma and mantissa_bits(a.dtype) is not None:
             far = not_close(a, b)
             if far is not None:
                 raise InterpreterMismatch(
@@ -85,15 +85,18 @@ def check_same(
             )
 
 
-def is_float(dtype: np.dtype) -> bool:
-    """numpy's floats and ml_dtypes' (bfloat16, the fp8 types: kind "V", with an finfo)."""
+def mantissa_bits(dtype: np.dtype) -> int | None:
+    """The explicit mantissa bits of a float type: numpy's floats and ml_dtypes' (bfloat16,
+    the fp8 types: kind "V", known to `ml_dtypes.finfo`, which older numpy's `finfo` is
+    not); None for anything else."""
     if dtype.kind == "f":
-        return True
+        return int(np.finfo(dtype).nmant)
     try:
-        np.finfo(dtype)
-    except (TypeError, ValueError):
-        return False
-    return True
+        import ml_dtypes
+
+        return int(ml_dtypes.finfo(dtype).nmant)
+    except (ImportError, TypeError, ValueError):
+        return None
 
 
 def not_close(gpu: np.ndarray, cpu: np.ndarray) -> tuple[int, int] | None:
@@ -103,7 +106,9 @@ def not_close(gpu: np.ndarray, cpu: np.ndarray) -> tuple[int, int] | None:
     c = np.ascontiguousarray(cpu).reshape(-1).astype(np.float64)
     finite = np.isfinite(c)
     scale = float(np.max(np.abs(c[finite]), initial=0.0))
-    ulp = np.spacing(np.abs(cpu).astype(cpu.dtype)).reshape(-1).astype(np.float64)
+    # an ulp of the array's type at each element: f32's, scaled to the type's mantissa
+    nmant = mantissa_bits(cpu.dtype) or 23
+    ulp = np.spacing(np.abs(c).astype(np.float32)).astype(np.float64) * 2.0 ** (23 - nmant)
     bound = MMA_ULPS * ulp + MMA_SPREAD * scale
     same = (g == c) | (np.isnan(g) & np.isnan(c)) | (np.abs(g - c) <= bound)
     far = np.flatnonzero(~same)
