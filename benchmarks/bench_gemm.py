@@ -12,7 +12,9 @@ Each row is the median of `reps` timed launches after warm-ups (CUDA events,
 torch's f32 product: |c - ref| <= 2^-7 |ref| + K 2^-22 (|A| |B|^T) for 16-bit C (its
 rounding, and f32 accumulation in any order), 2^-20 |ref| + K 2^-22 (|A| |B|^T) for f32 C
 (torch's row is bf16 C either way: the ratio compares against it).
-The copy-dialect rows run persistently on one block per SM (`gemm_grid(..., sms=SMs)`).
+The copy-dialect rows run persistently on as many blocks as the GPU runs at once
+(`gemm_grid(..., sms=...)` with the kernel's `max_active_clusters()`: one block per SM, or
+fewer for a cluster of 2, whose blocks must share a GPC).
 Prints a markdown table with the conditions (GPU, clocks, driver, versions, commit).
 Without a GPU it says so and exits 0. Building a kernel verifies its protocol, which takes
 tens of seconds for a deep K loop (and minutes with `cluster2`, not run by default): the
@@ -119,9 +121,13 @@ def bench_shape(shape, configs, args, sms, add, modules) -> None:
             add(shape, label, None, "failed", text[len("error: ") :][:200], None)
             continue
         try:
-            grid = kernels.gemm_grid(m, n, tile, sms=sms, cluster=cluster, schedule=schedule)
             # verified when built (build_all)
-            launch = runtime.compile(text, verify=False).kernel().prepare(a, b, c, grid=grid)
+            kernel = runtime.compile(text, verify=False).kernel()
+            # The persistent grid: the blocks the GPU runs at once (a cluster's blocks share
+            # a GPC: fewer than one cluster of 2 per pair of SMs fit), as CUTLASS sizes it.
+            resident = min(sms, kernel.max_active_clusters() * cluster)
+            grid = kernels.gemm_grid(m, n, tile, sms=resident, cluster=cluster, schedule=schedule)
+            launch = kernel.prepare(a, b, c, grid=grid)
         except Exception as exc:
             add(shape, label, None, "failed", f"{type(exc).__name__}: {exc}"[:200], None)
             continue

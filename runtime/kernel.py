@@ -203,6 +203,50 @@ class Kernel:
                 )
         hook(self.name, list(values), grid3, block3)
 
+    def max_active_clusters(self, block: tuple[int, ...] | None = None) -> int:
+        """How many of the kernel's clusters (blocks, for a kernel without a cluster) the GPU
+        runs at once, with the kernel's block and SMEM (`cuOccupancyMaxActiveClusters`): a
+        persistent kernel's grid beyond it runs in waves. A cluster's blocks share a GPC,
+        and GPCs are not multiples of every cluster size: on an H100 (132 SMs) fewer than
+        66 clusters of 2 blocks of 1 SM each can be resident at once, so a persistent grid of
+        132 blocks would leave its last clusters for a second wave (CUTLASS sizes its
+        persistent grid by this query). Needs a GPU (`NoDriverError` otherwise)."""
+        from cuda.bindings import driver
+
+        # one cluster as the grid: the launch's shape, checked as a launch's
+        _, block3, cluster = self.check_launch(tuple(self.abi.cluster), block)
+        try:
+            function = self.program.function(self.name)
+        except NoDriverError as exc:
+            raise no_gpu_again(exc) from None
+        call(
+            "cuFuncSetAttribute",
+            function,
+            driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            self.abi.smem_bytes,
+        )
+        config = driver.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = cluster
+        config.blockDimX, config.blockDimY, config.blockDimZ = block3
+        config.sharedMemBytes = self.abi.smem_bytes
+        attributes = launch_attributes(cluster, False)
+        if attributes:
+            config.attrs = attributes
+            config.numAttrs = len(attributes)
+            return int(call("cuOccupancyMaxActiveClusters", function, config))
+        per_sm = call(
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+            function,
+            int(block3[0] * block3[1] * block3[2]),
+            self.abi.smem_bytes,
+        )
+        sms = call(
+            "cuDeviceGetAttribute",
+            driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            call("cuCtxGetDevice"),
+        )
+        return int(per_sm) * int(sms)
+
     def prepare(
         self,
         *values: Any,

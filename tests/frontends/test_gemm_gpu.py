@@ -60,3 +60,23 @@ def test_gemm(shape, options, sms):
     bound += (2.0**-20 if out == "f32" else 2.0**-7) * np.abs(ref)
     err = np.abs(c.astype(np.float32) - ref)
     assert np.all(err <= bound), f"{int(np.sum(~(err <= bound)))} elements off"
+
+
+@pytest.mark.skipif(not device.GPU, reason="no CUDA driver or GPU here: an occupancy query")
+def test_max_active_clusters_bounds_the_persistent_grid():
+    """`max_active_clusters`: the clusters of 2 (one block an SM each, for its SMEM) the GPU
+    runs at once: at least one, at most one per pair of SMs; a kernel without a cluster: its
+    blocks, one per SM here."""
+    from cuda.bindings import driver as cu
+
+    from runtime.driver import call
+
+    sms = call(
+        "cuDeviceGetAttribute",
+        cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+        call("cuCtxGetDevice"),
+    )
+    pair = runtime.compile(kernels.gemm(1024, 1024, 256, cluster=2), verify=False).kernel()
+    assert 1 <= pair.max_active_clusters() <= sms // 2
+    one = runtime.compile(kernels.gemm(1024, 1024, 256), verify=False).kernel()
+    assert one.max_active_clusters() == sms
