@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -862,3 +863,27 @@ def test_xdsl_opt_hook_is_for_xdsl_opt_only():
     assert not xdsl_opt_errors.running_xdsl_opt()  # pytest is not xdsl-opt: no hook
     assert not getattr(sys.excepthook, "copy_dialect_hook", False)
     assert xdsl_opt_errors.diagnostic_text(KeyError("a bug")) is None  # bugs keep tracebacks
+
+
+def test_cubin_reports_what_ptxas_left_slower(tmp_path: Path):
+    """-t cubin of a kernel with setmaxnreg (kernels.gemm's roles): nvJitLink's separate
+    compilation ignores it (C7504); without a ptxas on PATH that is a `warning:` line and the
+    cubin is still written; with one, the cubin is ptxas's whole-program one, with no
+    warning."""
+    from frontends import kernels
+
+    source = tmp_path / "gemm.mlir"
+    source.write_text(str(kernels.gemm(256, 256, 128)))
+    out = tmp_path / "gemm.cubin"
+    env = {**os.environ, "PATH": str(tmp_path)}  # no ptxas there
+    result = run(source, "-t", "cubin", "-o", out, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "warning: sm_90a: ptxas: (C7504) Potential Performance Loss: 'setmaxnreg'" in (
+        result.stderr
+    )
+    assert out.read_bytes()[:4] == b"\x7fELF"
+    if shutil.which("ptxas") is None:
+        pytest.skip("no ptxas on PATH")
+    result = run(source, "-t", "cubin", "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert "warning:" not in result.stderr
