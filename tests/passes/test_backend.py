@@ -248,3 +248,74 @@ def test_a_discarded_compile_frees_the_worker():
     thread.join(timeout=60)
     assert not thread.is_alive(), "the worker's lock was not released"
     assert ".target sm_89" in results[0]
+
+
+SERIALIZING_PTX = """.version 8.6
+.target sm_90a
+.address_size 64
+
+.visible .entry k(.param .u64 out, .param .u64 n)
+{
+	.reg .pred p<2>;
+	.reg .b32 %f<4>;
+	.reg .b64 %rd<8>;
+	mov.u32 %f0, 0; mov.u32 %f1, 0; mov.u32 %f2, 0; mov.u32 %f3, 0;
+	ld.param.u64 %rd0, [n];
+	mov.u32 %f0, %nctaid.x;
+	cvt.u64.u32 %rd1, %f0;
+	div.u64 %rd2, %rd0, %rd1;
+	mov.u64 %rd3, 0;
+	mov.u64 %rd4, 4611686293305360384;
+LOOP:
+	wgmma.fence.sync.aligned;
+	wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f0, %f1, %f2, %f3},
+		%rd4, %rd4, 1, 1, 1, 0, 0;
+	wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f0, %f1, %f2, %f3},
+		%rd4, %rd4, 1, 1, 1, 0, 0;
+	wgmma.commit_group.sync.aligned;
+	wgmma.wait_group.sync.aligned 0;
+	add.u64 %rd3, %rd3, 1;
+	setp.lt.u64 p0, %rd3, %rd2;
+	@p0 bra LOOP;
+	ld.param.u64 %rd5, [out];
+	st.global.v4.b32 [%rd5], {%f0, %f1, %f2, %f3};
+	ret;
+}
+"""
+"""wgmma in a loop whose trip count is a 64-bit division by %nctaid.x: the division is a
+subroutine call in SASS, and ptxas serializes every wgmma of a function with a call."""
+
+
+@pytest.mark.parametrize("division", ["div.u64", "div.u32"])
+def test_serialized_wgmma_is_a_performance_note(division: str):
+    """nvJitLink's info log keeps ptxas's C7509 for the 64-bit division (line 14 of the PTX),
+    which `performance_warning` explains; the same loop counted by a 32-bit division has no
+    note."""
+    from cuda.bindings import nvjitlink
+
+    from passes.backend_nvjitlink import link, nvjitlink_options, performance_notes
+    from passes.backend_targets import AssemblerWarning, performance_warning
+
+    ptx = SERIALIZING_PTX
+    if division == "div.u32":
+        ptx = ptx.replace(
+            "cvt.u64.u32 %rd1, %f0;\n\tdiv.u64 %rd2, %rd0, %rd1;",
+            "cvt.u32.u64 %f1, %rd0;\n\tdiv.u32 %f1, %f1, %f0;\n\tcvt.u64.u32 %rd2, %f1;",
+        )
+        assert "div.u64" not in ptx
+    options = nvjitlink_options("sm_90a")
+    handle = nvjitlink.create(len(options), options)
+    try:
+        assert link(nvjitlink, handle, ptx)[:4] == b"\x7fELF"
+        notes = performance_notes(nvjitlink, handle)
+    finally:
+        nvjitlink.destroy(handle)
+    if division == "div.u32":
+        assert notes == []
+        return
+    assert len(notes) == 1
+    assert notes[0].startswith("(C7509) Potential Performance Loss: wgmma.mma_async")
+    warning = performance_warning("sm_90a", notes[0])
+    assert isinstance(warning, AssemblerWarning)
+    assert "64-bit division" in str(warning)
+    assert "i32" in str(warning)
