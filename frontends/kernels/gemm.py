@@ -82,7 +82,10 @@ def gemm_grid(
 ) -> tuple[int, int]:
     """The grid of `gemm`'s persistent kernel: one block per output tile (a pair of them
     per cluster of 2; "pingpong": two tiles per block, one per consumer warpgroup), or at
-    most `sms` blocks (each walks its tiles `b + k * grid`)."""
+    most `sms` blocks (each walks its tiles `b + k * grid`). For a persistent launch, `sms`
+    is the blocks the GPU runs at once: `runtime.Kernel.max_active_clusters()` times
+    `cluster` (a cluster's blocks share a GPC, so a cluster of 2 may fit fewer than one per
+    pair of SMs), as bench_gemm passes it."""
     check_grid_arguments(M, N, tile, sms, cluster, schedule)
     rows, cols = ceil(M / tile[0]), ceil(N / tile[1])
     units = rows * ceil(cols / cluster)
