@@ -21,8 +21,18 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from copy_tools.cli import guarded
 from copy_tools.universe import make_context
 
-DEFAULT_EXAMPLE = Path(str(resources.files("copy_tools.examples") / "tma_tile_copy.mlir"))
-"""The bundled example (examples/ ships as the package data `copy_tools.examples`)."""
+EXAMPLE_NAME = "tma_tile_copy.mlir"
+"""The bundled example's file name."""
+
+
+def default_example() -> Path:
+    """The bundled example: examples/ ships as the package data `copy_tools.examples`; run
+    from a source checkout that is not installed (`python -m copy_tools.demo` in the tree),
+    the tree's examples/ folder."""
+    try:
+        return Path(str(resources.files("copy_tools.examples") / EXAMPLE_NAME))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parent.parent / "examples" / EXAMPLE_NAME
 KEY_INSTRUCTIONS = (
     "cp.async.bulk.tensor",
     "cp.reduce.async.bulk.tensor",
@@ -36,7 +46,7 @@ KEY_INSTRUCTIONS = (
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="copy-demo", description=__doc__)
-    parser.add_argument("input", nargs="?", default=str(DEFAULT_EXAMPLE))
+    parser.add_argument("input", nargs="?", default=None, help=f"default: {EXAMPLE_NAME}")
     parser.add_argument("--target", default=None, help="override the module's copy.target")
     parser.add_argument("--out", default="build", help="output folder (default: build/)")
     args = parser.parse_args(argv)
@@ -44,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     from passes import backend
     from passes.pipeline import compile_module
 
-    path = Path(args.input)
+    path = default_example() if args.input is None else Path(args.input)
     try:
         text = path.read_text()
     except OSError as exc:
@@ -94,8 +104,8 @@ def launch_if_possible(path: Path, compiled, source) -> int:
     is one, else under the interpreter."""
     import runtime
 
-    if path.name != DEFAULT_EXAMPLE.name:
-        print(f"  (the run and its check are for {DEFAULT_EXAMPLE.name} only)")
+    if path.name != EXAMPLE_NAME:
+        print(f"  (the run and its check are for {EXAMPLE_NAME} only)")
         return 0
     if not runtime.gpu_available():
         return interpret(source)

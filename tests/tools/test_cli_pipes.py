@@ -68,3 +68,21 @@ def test_ctrl_c_exits_130():
         raise KeyboardInterrupt
 
     assert cli.guarded("copy-x", interrupted) == 130
+
+
+def test_the_demo_finds_its_example_in_a_checkout(monkeypatch):
+    """`python -m copy_tools.demo` in a source tree that is not installed (no package data
+    `copy_tools.examples`): the example is the tree's examples/ file, and a path given on the
+    command line never needed the package data (it had been looked up at import)."""
+    from importlib import resources
+
+    from copy_tools import demo
+
+    def missing(name):
+        raise ModuleNotFoundError(f"No module named {name!r}")
+
+    monkeypatch.setattr(resources, "files", missing)
+    found = demo.default_example()
+    assert found.name == demo.EXAMPLE_NAME
+    assert found.parent.name == "examples"
+    assert found.is_file()
