@@ -1,11 +1,15 @@
 """One small launch of a kernel, for compute-sanitizer.
 
-    python scripts/gpu_check.py tma|multicast|pipelined1|pipelined3|broadcast2|broadcast4
-                                                (builder kernels, small arrays; pipelinedS:
-                                                 the persistent ring of S stages on 4 blocks;
-                                                 broadcastC: y[r] = x by multicast over a
-                                                 cluster of C, with tails)
-    python scripts/gpu_check.py examples/tma_tile_copy.mlir|examples/multicast_copy.mlir
+python scripts/gpu_check.py tma|multicast|pipelined1|pipelined3|broadcast2|broadcast4
+                                            (builder kernels, small arrays; pipelinedS:
+                                             the persistent ring of S stages on 4 blocks;
+                                             broadcastC: y[r] = x by multicast over a
+                                             cluster of C, with tails)
+python scripts/gpu_check.py gemm|gemm_pingpong|gemm_cluster2
+                                            (kernels.gemm, 256 x 384 x 192 bf16 on 2
+                                             blocks: persistent, 2 tiles a block; C
+                                             within the GEMM tests' tolerance)
+python scripts/gpu_check.py examples/tma_tile_copy.mlir|examples/multicast_copy.mlir
 """
 
 from __future__ import annotations
@@ -22,6 +26,38 @@ EXAMPLES = {
     "tma_tile_copy.mlir": ((4096, 4096), (64, 64)),
     "multicast_copy.mlir": ((128, 32, 4096), (128, 64)),
 }
+
+
+GEMMS = {
+    "gemm": {},
+    "gemm_pingpong": {"schedule": "pingpong"},
+    "gemm_cluster2": {"cluster": 2},
+}
+"""kernels.gemm's schedules for the sanitizers: small, persistent (fewer blocks than tiles)."""
+
+
+def check_gemm(which: str) -> int:
+    """kernels.gemm at 256 x 384 x 192 (bf16, bf16 C) on 2 blocks (2 clusters of 2 for the
+    cluster form): C against numpy's f32 product within the GEMM tests' bound."""
+    import ml_dtypes
+
+    M, N, K = 256, 384, 192
+    options = GEMMS[which]
+    program = runtime.compile(kernels.gemm(M, N, K, **options))
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((M, K)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((N, K)).astype(ml_dtypes.bfloat16)
+    c = np.zeros((M, N), ml_dtypes.bfloat16)
+    cluster = options.get("cluster", 1)
+    schedule = options.get("schedule", "cooperative")
+    sms = 2 * cluster
+    program(a, b, c, grid=kernels.gemm_grid(M, N, sms=sms, cluster=cluster, schedule=schedule))
+    af, bf = a.astype(np.float32), b.astype(np.float32)
+    ref = af @ bf.T
+    bound = K * 2.0**-22 * (np.abs(af) @ np.abs(bf).T) + 2.0**-7 * np.abs(ref)
+    ok = bool(np.all(np.abs(c.astype(np.float32) - ref) <= bound))
+    print(f"{which}: {'ok' if ok else 'MISMATCH'}")
+    return 0 if ok else 1
 
 
 def main(which: str) -> int:
@@ -43,11 +79,16 @@ def main(which: str) -> int:
         ok = all(np.array_equal(x, y[r]) for r in range(c))
         print(f"{which}: {'ok' if ok else 'MISMATCH'}")
         return 0 if ok else 1
+    elif which in GEMMS:
+        return check_gemm(which)
     elif Path(which).name in EXAMPLES:
         module = Path(which).read_text()
         shape, grid = EXAMPLES[Path(which).name]
     else:
-        expected = f"tma, multicast, pipelinedS, broadcastC or one of {sorted(EXAMPLES)}"
+        expected = (
+            f"tma, multicast, pipelinedS, broadcastC, {', '.join(GEMMS)} or one of "
+            f"{sorted(EXAMPLES)}"
+        )
         print(f"expected {expected}, got {which}", file=sys.stderr)
         return 1
     x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)

@@ -26,11 +26,12 @@ fi
 # cuGetProcAddress for entry points the driver lacks: host API errors, not the project's), and
 # with --report-api-errors no, which leaves the kernels' memory errors only.
 for tool in "${tools[@]}"; do
-  for kernel in tma multicast pipelined1 pipelined3 examples/tma_tile_copy.mlir examples/multicast_copy.mlir; do
+  for kernel in tma multicast pipelined1 pipelined3 gemm gemm_pingpong gemm_cluster2 \
+      examples/tma_tile_copy.mlir examples/multicast_copy.mlir; do
     echo "== compute-sanitizer --tool $tool: $kernel"
     # shellcheck disable=SC2086
     compute-sanitizer --tool $tool python3 scripts/gpu_check.py "$kernel" > /tmp/san.log 2>&1
-    grep -E "^(tma|multicast|pipelined[0-9]+|examples/.*):|ERROR SUMMARY|RACECHECK SUMMARY" /tmp/san.log
+    grep -E "^(tma|multicast|pipelined[0-9]+|gemm[a-z0-9_]*|examples/.*):|ERROR SUMMARY|RACECHECK SUMMARY" /tmp/san.log
     grep -E "Program hit|Invalid|Race|Barrier|Misaligned|Out-of-range" /tmp/san.log | sort | uniq -c | head -8
   done
 done
@@ -48,6 +49,20 @@ if [ -f benchmarks/bench_copy.py ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   python3 benchmarks/bench_gemm.py --shapes "${GEMM_SHAPES:-8192x8192x8192,4096x4096x4096,8191x8200x4104}" \
     --json "${OUT:-/tmp}/bench_gemm.json" 2> "${OUT:-/tmp}/bench_gemm.log" \
     || tail -20 "${OUT:-/tmp}/bench_gemm.log"
+  # the cluster forms, each persistent grid sized by max_active_clusters (built without the
+  # proof: a cluster-2 kernel's proof at 8192 takes minutes; the tests prove it at small K)
+  python3 benchmarks/bench_gemm.py --shapes 8192x8192x8192 --configs cluster2,cluster2_256 \
+    --no-verify --json "${OUT:-/tmp}/bench_gemm_cluster.json" 2>> "${OUT:-/tmp}/bench_gemm.log" \
+    || tail -20 "${OUT:-/tmp}/bench_gemm.log"
+  if command -v ncu >/dev/null 2>&1; then
+    # the best configuration's tensor-pipe use (one launch, the third)
+    echo "== ncu: kernels.gemm 8192^3 128x256x64 cooperative"
+    ncu --launch-skip 2 --launch-count 1 -k regex:gemm --section SpeedOfLight \
+      --section ComputeWorkloadAnalysis --section WarpStateStats \
+      python3 scripts/gemm_once.py 8192 8192 8192 > "${OUT:-/tmp}/ncu_gemm.txt" 2>&1
+    grep -E "Duration|Compute \(SM\)|Memory Throughput|Issue Slots|Executed Ipc" \
+      "${OUT:-/tmp}/ncu_gemm.txt" | head -10
+  fi
   echo "== benchmarks/bench_pdl.py"
   python3 benchmarks/bench_pdl.py --json "${OUT:-/tmp}/bench_pdl.json" 2> "${OUT:-/tmp}/bench_pdl.log" \
     || tail -20 "${OUT:-/tmp}/bench_pdl.log"
