@@ -2,7 +2,7 @@
 consume: z = w y + w) timed with and without PDL, in the same run.
 
     python benchmarks/bench_pdl.py [--reps 50] [--chains 20] [--sizes 16896,67584,...]
-        [--triggers start,end] [--json PATH]
+        [--triggers start,end] [--graph] [--json PATH]
 
 Each row times `--chains` chains issued back to back on one stream (produce, consume,
 produce, consume, ...; no synchronization between them) and reports the median time of one
@@ -43,6 +43,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--triggers", default="start,end")
     parser.add_argument("--json", help="also write the rows as JSON to this path")
+    parser.add_argument(
+        "--graph",
+        action="store_true",
+        help="time the chains replayed from a CUDA graph (captured once), not launched by the "
+        "host: what is left is the GPU's time (a host-bound chain of short kernels measures "
+        "the launches otherwise)",
+    )
     args = parser.parse_args(argv)
     sizes = parse_ints(args.sizes, "sizes")
     triggers = [t for t in args.triggers.split(",") if t]
@@ -91,9 +98,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         produce()
                         consume()
 
+                timed = chains
+                if args.graph:
+                    # the launches go to `handle`, the capturing stream: the graph holds the
+                    # chains, with programmatic edges where the launch is programmatic
+                    graph = torch.cuda.CUDAGraph()
+                    with torch.cuda.graph(graph, stream=stream):
+                        chains()
+                    timed = graph.replay
                 with torch.cuda.stream(stream):
                     z.fill_(float("nan"))
-                    seconds, used = measure(chains, f"pdl chain n={n} {name}", args.reps)
+                    seconds, used = measure(timed, f"pdl chain n={n} {name}", args.reps)
                 stream.synchronize()
                 ok = bool(np.array_equal(z.cpu().numpy(), want))
                 produce.release()
@@ -129,8 +144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"\nproduce (y = 2x + 1) then consume (z = w y + w), f32, 128 threads a block, one "
         f"element a thread; {args.chains} chains back to back on one stream per timed run, "
-        f"median of up to {args.reps} runs (CUDA events) / {args.chains}; speedup = no PDL's "
-        "time / PDL's\n"
+        f"median of up to {args.reps} runs (CUDA events) / {args.chains}"
+        f"{', replayed from a CUDA graph' if args.graph else ', launched by the host'}; "
+        "speedup = no PDL's time / PDL's\n"
     )
     print(
         markdown(

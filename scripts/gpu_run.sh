@@ -66,4 +66,7 @@ if [ -f benchmarks/bench_copy.py ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   echo "== benchmarks/bench_pdl.py"
   python3 benchmarks/bench_pdl.py --json "${OUT:-/tmp}/bench_pdl.json" 2> "${OUT:-/tmp}/bench_pdl.log" \
     || tail -20 "${OUT:-/tmp}/bench_pdl.log"
+  # the same chains replayed from a CUDA graph: the GPU's time without the host's launches
+  python3 benchmarks/bench_pdl.py --graph --json "${OUT:-/tmp}/bench_pdl_graph.json" \
+    2>> "${OUT:-/tmp}/bench_pdl.log" || tail -20 "${OUT:-/tmp}/bench_pdl.log"
 fi
