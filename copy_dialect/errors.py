@@ -137,3 +137,27 @@ def _enclosing_statements(filename: str) -> dict[int, tuple[int, ...]]:
 
     visit(tree, ())
     return table
+
+
+CALLEE_PACKAGES = (
+    "analysis", "copy_dialect", "passes", "frontends", "interpreter", "runtime", "copy_tools",
+    "xdsl", "contextlib",
+)  # fmt: skip
+"""Packages whose frames are not the user's: the project's and xDSL's (the paths to a warning
+differ in depth: `analysis.verify`, `passes.pipeline`, `copy_tools.runtime`, the builders)."""
+
+
+def user_stacklevel() -> int:
+    """The `stacklevel` of the user's call for a warning issued by the caller of this
+    function (the protocol's findings, ptxas's performance notes): the first frame outside
+    `CALLEE_PACKAGES` (`warnings.warn`'s `skip_file_prefixes` needs Python 3.12); the
+    warning function's caller where every frame is the project's."""
+    frame = sys._getframe(2)  # the caller of the function that warns: stacklevel 2
+    level = 2
+    while frame is not None:
+        module = str(frame.f_globals.get("__name__", "")).partition(".")[0]
+        if module not in CALLEE_PACKAGES:
+            return level
+        frame = frame.f_back
+        level += 1
+    return 2

@@ -28,6 +28,7 @@ from xdsl.transforms.reconcile_unrealized_casts import (
 
 from analysis.verify import verify_module
 from copy_dialect import ops as copy
+from copy_dialect.errors import user_stacklevel
 from facts.abi import KernelAbi, ModuleAbi
 from facts.target import Target, check_arch, target_named
 from passes.abi import kernel_abis
@@ -176,7 +177,7 @@ def compile_lowered(
     ptx, cubin = pending.result()
     cubin, notes = backend.whole_program(ptx, cubin, pending.notes, pending.arch)
     for note in notes:
-        warnings.warn(performance_warning(target.name, note), stacklevel=2)
+        warnings.warn(performance_warning(target.name, note), stacklevel=user_stacklevel())
     return Compiled(target, llvm_ir, ptx, cubin, abi, tuple(notes))
 
 

@@ -29,7 +29,6 @@ is a warning that says what to add (`findings`). docs/design.md ("The protocol a
 says what it models and what not.
 """
 
-import sys
 import warnings
 
 from xdsl.ir import Operation
@@ -37,6 +36,7 @@ from xdsl.ir import Operation
 from analysis.protocol.analysis import check_kernel, check_protocol
 from analysis.protocol.findings import ProtocolFinding, Related
 from copy_dialect.effects import op_name
+from copy_dialect.errors import user_stacklevel
 
 
 class ProtocolWarning(UserWarning):
@@ -51,33 +51,10 @@ def verify_protocol(module: Operation) -> None:
     findings = check_protocol(module)
     for finding in findings:
         if finding.severity == "warning":
-            warnings.warn(ProtocolWarning(render(finding)), stacklevel=_caller_level())
+            warnings.warn(ProtocolWarning(render(finding)), stacklevel=user_stacklevel())
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise errors[0]
-
-
-CALLEE_PACKAGES = (
-    "analysis", "copy_dialect", "passes", "frontends", "interpreter", "runtime", "copy_tools",
-    "xdsl", "contextlib",
-)  # fmt: skip
-"""Packages whose frames are not the user's: the project's and xDSL's (the paths to here
-differ in depth: `analysis.verify`, `passes.pipeline`, `copy_tools.runtime`, the builders)."""
-
-
-def _caller_level() -> int:
-    """The `stacklevel` of the user's call, for a warning issued by `verify_protocol`: the
-    first frame outside `CALLEE_PACKAGES` (`warnings.warn`'s `skip_file_prefixes` needs
-    Python 3.12); `verify_protocol`'s caller where every frame is the project's."""
-    frame = sys._getframe(2)  # verify_protocol's caller: stacklevel 2
-    level = 2
-    while frame is not None:
-        module = str(frame.f_globals.get("__name__", "")).partition(".")[0]
-        if module not in CALLEE_PACKAGES:
-            return level
-        frame = frame.f_back
-        level += 1
-    return 2
 
 
 def render(finding: ProtocolFinding) -> str:

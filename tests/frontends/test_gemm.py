@@ -181,6 +181,7 @@ def test_nvjitlink_keeps_wgmma_pipelined(options, monkeypatch):
     assert [n[:7] for n in compiled.notes] == ["(C7504)"]
     assert [type(w.message) for w in found] == [AssemblerWarning]
     assert "setmaxnreg" in str(found[0].message)
+    assert found[0].filename == __file__  # at the caller's line, not the backend's
     if not backend.ptxas_available():
         pytest.skip("no ptxas on PATH")
     with warnings.catch_warnings(record=True) as found:
@@ -229,6 +230,9 @@ INTERPRETED = [
     ((256, 256, 192), {"schedule": "pingpong"}, 1),
     # 4 tile rows walked 2 at a time (column by column), 3 blocks over the 8 tiles
     ((512, 256, 64), {"group": 2}, 3),
+    # 3 tile rows (the last of 44 rows) walked 3 at a time, 4 tile columns (the last of 8
+    # columns), 5 blocks over the 12 tiles
+    ((300, 200, 64), {"tile": (128, 64, 64), "group": 3}, 5),
 ]
 
 
