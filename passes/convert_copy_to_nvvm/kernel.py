@@ -316,6 +316,7 @@ def open_kernel(target: Target, fn: func.FuncOp, guards: Guards | None) -> Kerne
     else:
         entry.insert_ops_before(e.ops, entry.first_op)
     prologue_end = e.ops[-1]
+    pin_entry_registers(fn)
     roles = {
         ws.role_block(r): open_role(target, ws, r, linear)
         for ws in fn.walk()
@@ -356,6 +357,27 @@ REGISTER_SHARE = 8
 """setmaxnreg counts registers in units of 8 per thread."""
 
 
+def entry_registers(ws: copy.WarpSpecializeOp) -> int:
+    """The registers each thread of the block holds at the kernel's entry: the block's even
+    share of the register file, in setmaxnreg's units, from which each role's setmaxnreg
+    goes up or down (`open_role`). The kernel states it (`.maxnreg`, `pin_entry_registers`):
+    without it ptxas may give the kernel fewer at entry and then ignores every setmaxnreg
+    ("unable to determine register count at entry", C7508)."""
+    threads = sum(ws.role_warps) * copy.WARP
+    return min(255, copy.REGISTER_FILE // threads) // REGISTER_SHARE * REGISTER_SHARE
+
+
+def pin_entry_registers(fn: func.FuncOp) -> None:
+    """`nvvm.maxnreg` (`.maxnreg` in the PTX) of a kernel whose roles set their register
+    limits: the count at entry that their setmaxnreg ops move from (`entry_registers`),
+    unless the kernel states one of its own."""
+    for ws in fn.walk():
+        if isinstance(ws, copy.WarpSpecializeOp) and ws.role_maxnreg is not None:
+            if "nvvm.maxnreg" not in fn.attributes:
+                fn.attributes["nvvm.maxnreg"] = IntegerAttr(entry_registers(ws), i32)
+            return
+
+
 def open_role(target: Target, ws: copy.WarpSpecializeOp, role: int, tid: SSAValue) -> Group:
     """The issuing group of role `role`, after emitting its prologue at the start of its body:
     its register limit (`setmaxnreg`, up from the block's even share of the register file or
@@ -365,8 +387,7 @@ def open_role(target: Target, ws: copy.WarpSpecializeOp, role: int, tid: SSAValu
     body = ws.role_block(role)
     e = Emit()
     if (regs := ws.role_maxnreg) is not None:
-        threads = sum(ws.role_warps) * copy.WARP
-        share = min(255, copy.REGISTER_FILE // threads) // REGISTER_SHARE * REGISTER_SHARE
+        share = entry_registers(ws)
         action = "inc" if regs[role] > share else "dec"
         e(
             llvm.InlineAsmOp(

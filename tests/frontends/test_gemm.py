@@ -145,6 +145,9 @@ def test_assembles(options, tmp_path: Path):
     compiled = compile_module(module, make_context(), "sm_90a", verify_protocol=False)
     assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" in compiled.ptx
     assert "wgmma.wait_group.sync.aligned" in compiled.ptx
+    # the register count at entry that the roles' setmaxnreg move from (else ptxas ignores
+    # them: C7508)
+    assert ".maxnreg 168" in compiled.ptx
     if options.get("out") != "f32":
         assert "stmatrix.sync.aligned.m8n8.x4.shared.b16" in compiled.ptx
     if not backend.ptxas_available():
