@@ -245,3 +245,41 @@ def test_the_split_k_corpus_kernel_tries_the_quotients_of_its_k_blocks(monkeypat
     module = Parser(make_context(), kernel.text()).parse_module()
     assert findings(module) == []
     assert sorted(t for t in tried if t) == [(q,) for q in (0, 1, 2, 3, 4, 5, 8, 16)]
+
+
+RUNTIME_K = (
+    "%kd = memref.dim %C, %c1 : memref<?x?xf32>\n"
+    "    %k_tiles = arith.divui %kd, %c128 : index\n"
+    "    copy.assume %k_tiles multiple_of 8 : index\n"
+    "    copy.assume %k_tiles ge 8 : index"
+)
+"""gemm_persistent's K-block count from C's width instead of the constant 8, stated a
+multiple of the ring's two laps (2 x 4 slots) and at least 8."""
+
+
+@pytest.mark.parametrize("mistake", [None, "staging wait", "full wait"])
+def test_a_persistent_gemm_with_a_runtime_k_is_proven_under_a_divisibility_fact(mistake):
+    """The persistent tile loop around a K loop whose count is not a constant: without a
+    fact every K count is tried under every tile count, more than the driver's 512
+    combinations (a P10 warning; docs/design.md, "Not proven yet"). With the K-block count
+    stated a multiple of 8, the ring's two laps, every tile starts at slot 0 in phase 0 and
+    the kernel is proven; a mistake under the fact is still found: the epilogue's wait for the
+    previous tile's store before it rewrites the staging buffer, or a consumer's wait for a
+    slot's load, removed."""
+    kernel = next(k for k in KERNELS if k.name == "gemm_persistent")
+    text = kernel.text().replace("%k_tiles = arith.constant 8 : index", RUNTIME_K)
+    assert "copy.assume %k_tiles multiple_of 8" in text
+    if mistake == "staging wait":
+        staging = "copy.wait_group bulk 0 read_only\n        scf.for %c"
+        assert staging in text
+        text = text.replace(staging, "scf.for %c")
+    elif mistake == "full wait":
+        wait = "          copy.barrier_wait %full[%s], %phase : !copy.barrier<4>\n          %sa"
+        assert wait in text
+        text = text.replace(wait, "          %sa")
+    found = findings(Parser(make_context(), text).parse_module())
+    if mistake is None:
+        assert found == []
+    else:
+        assert found, mistake
+        assert all("P10" not in f for f in found), found
