@@ -183,6 +183,18 @@ def test_good_arguments_reach_the_driver(tma):
         tma(f32(256, 256), f32(256, 256), grid=(4, 4))
 
 
+def test_the_occupancy_query_needs_the_driver_and_checks_its_block(cluster):
+    """`max_active_clusters` (a cluster kernel's co-resident clusters): a block the kernel
+    was not compiled for is an ArgumentError before the driver is asked; without a GPU, the
+    one NoDriverError."""
+    with pytest.raises(ArgumentError, match="block"):
+        cluster.kernel().max_active_clusters(block=(64, 1, 1))
+    if runtime.gpu_available():
+        pytest.skip("a GPU is here: the query runs (tests/frontends/test_gemm_gpu.py)")
+    with pytest.raises(NoDriverError, match="gpu_available"):
+        cluster.kernel().max_active_clusters()
+
+
 # --- compile's own arguments -----------------------------------------------------------------
 
 
