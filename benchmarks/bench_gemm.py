@@ -124,7 +124,7 @@ def bench_shape(shape, configs, args, sms, add, modules) -> None:
             # verified when built (build_all)
             kernel = runtime.compile(text, verify=False).kernel()
             # The persistent grid: the blocks the GPU runs at once (a cluster's blocks share
-            # a GPC: fewer than one cluster of 2 per pair of SMs fit), as CUTLASS sizes it.
+            # a GPC: fewer than one cluster of 2 per pair of SMs may fit), as CUTLASS sizes it.
             resident = min(sms, kernel.max_active_clusters() * cluster)
             grid = kernels.gemm_grid(m, n, tile, sms=resident, cluster=cluster, schedule=schedule)
             launch = kernel.prepare(a, b, c, grid=grid)

@@ -33,6 +33,8 @@ def default_example() -> Path:
         return Path(str(resources.files("copy_tools.examples") / EXAMPLE_NAME))
     except ModuleNotFoundError:
         return Path(__file__).resolve().parent.parent / "examples" / EXAMPLE_NAME
+
+
 KEY_INSTRUCTIONS = (
     "cp.async.bulk.tensor",
     "cp.reduce.async.bulk.tensor",

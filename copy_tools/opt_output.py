@@ -58,9 +58,8 @@ def gpu_output(
         return backend.compile_ptx(llvm_ir, target), None
     # The arch was checked above: the backend does not check it again.
     pending = backend.submit_ptx_and_cubin(llvm_ir, target, arch=arch)
-    ptx, cubin = pending.result()
-    cubin, notes = backend.whole_program(ptx, cubin, pending.notes, pending.arch)
-    for note in notes:
+    _, cubin = pending.result()
+    for note in pending.notes:
         print(f"warning: {performance_warning(name, note)}", file=sys.stderr)
     return "", (cubin, kernel_abis(prog, name, gpu_arch).to_json())
 

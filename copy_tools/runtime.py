@@ -24,16 +24,18 @@ from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import func, gpu
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
 import interpreter
 from copy_dialect.errors import CopyDiagnosticError
+from copy_dialect.verify_common import enclosing_kernel
 from copy_tools.python_diagnostics import STRING_NAME, Sources, failure, parse, verify
 from copy_tools.universe import make_context
 from facts.target import TARGETS
 from passes import backend
+from passes.nvvm.tcgen05_mma import Tcgen05MMAOp
+from passes.nvvm.wgmma import WgmmaMmaAsyncOp
 from passes.pipeline import compile_module, retarget
 from runtime import (
     INTERPRET_ENV,
@@ -95,20 +97,17 @@ def compile(  # noqa: A001
         raise failure(exc, ir, sources, protocol=verify, stage="compiling") from None
     except ValueError as exc:  # the target, the arch or their pairing (facts.target)
         raise ArgumentError(str(exc)) from None
-    mma = frozenset(kernel_name(op) for op in ir.walk() if op.name in MMA_OPS)
+    mma = frozenset(
+        kernel.sym_name.data
+        for op in ir.walk()
+        if op.name in MMA_OPS and (kernel := enclosing_kernel(op)) is not None
+    )
     return Program(compiled.cubin, compiled.abi, interpreter=Interpreter(ir), mma_kernels=mma)
 
 
-MMA_OPS = ("nvvm.wgmma.mma_async", "nvvm.tcgen05.mma")
+MMA_OPS = (WgmmaMmaAsyncOp.name, Tcgen05MMAOp.name)
 """The tensor-core MMAs: a kernel with one is compared within the MMA tolerance under
 COPY_INTERPRET=compare (`runtime.interpreting`)."""
-
-
-def kernel_name(op: Any) -> str:
-    """The name of the function around `op`."""
-    while op is not None and not isinstance(op, func.FuncOp | gpu.FuncOp):
-        op = op.parent_op()
-    return "" if op is None else op.sym_name.data
 
 
 def verify_module(module: ModuleOp, *, protocol: bool = True) -> None:

@@ -42,7 +42,7 @@ from typing import Any
 
 from facts.target import Target
 from passes import backend_worker
-from passes.backend_nvjitlink import PERFORMANCE_LOSS, compile_cubin, rejected
+from passes.backend_nvjitlink import compile_cubin, performance_lines, rejected
 from passes.backend_targets import (
     NVPTX_TRIPLE,
     TARGET_CODEGEN,
@@ -127,8 +127,9 @@ class PendingCompile:
         self.timings = timings
         self.gpu = arch
         self.notes: list[str] = []
-        """ptxas's performance-loss lines for the cubin (`backend_nvjitlink.performance_notes`),
-        once `result()` returned."""
+        """ptxas's performance-loss lines for the cubin (`backend_nvjitlink.performance_notes`;
+        the whole-program ptxas's where `whole_program` assembled it again), once `result()`
+        returned."""
         self.arch = nvjitlink_arch(target, arch)
         request = {
             "ir": llvm_ir,
@@ -148,16 +149,18 @@ class PendingCompile:
             raise
 
     def result(self) -> tuple[str, bytes]:
-        """The PTX and the cubin (or the backend's error)."""
+        """The PTX and the cubin (or the backend's error): nvJitLink's, or ptxas's whole
+        program where nvJitLink ignored setmaxnreg (`whole_program`); `notes` its ptxas's
+        performance notes."""
         assert self.open, "the reply was read already"
         try:
             reply = self.worker.receive(self.log_start, self.target.name)
         finally:
             self._close()
         ptx, cubin = _finish(reply, self.target, self.timings)
-        self.notes = list(reply.get("notes", []))
         if cubin is None:  # nvJitLink could not be loaded in the worker: its error, from here
-            cubin = compile_cubin(ptx, self.target, self.gpu)
+            return ptx, compile_cubin(ptx, self.target, self.gpu)
+        cubin, self.notes = whole_program(ptx, cubin, reply.get("notes", []), self.arch)
         return ptx, cubin
 
     def discard(self) -> None:
@@ -396,12 +399,7 @@ def reassemble_whole_program(ptx: str, arch: str) -> tuple[bytes, list[str]] | N
             return None
         if done.returncode != 0 or not cubin.exists():
             return None
-        notes = [
-            line.partition(":")[2].strip()
-            for line in done.stderr.splitlines()
-            if PERFORMANCE_LOSS in line
-        ]
-        return cubin.read_bytes(), notes
+        return cubin.read_bytes(), performance_lines(done.stderr)
 
 
 def whole_program(ptx: str, cubin: bytes, notes: list[str], arch: str) -> tuple[bytes, list[str]]:

@@ -68,10 +68,13 @@ def performance_notes(nvjitlink: Any, handle: int) -> list[str]:
         return []
     log = bytearray(size)
     nvjitlink.get_info_log(handle, log)
-    text = log.rstrip(b"\0").decode(errors="replace")
-    return [
-        line.partition(":")[2].strip() for line in text.splitlines() if PERFORMANCE_LOSS in line
-    ]
+    return performance_lines(log.rstrip(b"\0").decode(errors="replace"))
+
+
+def performance_lines(log: str) -> list[str]:
+    """ptxas's performance-loss lines of a log (nvJitLink's info log, ptxas's stderr),
+    without their "ptxas info :" prefix."""
+    return [line.partition(":")[2].strip() for line in log.splitlines() if PERFORMANCE_LOSS in line]
 
 
 def rejected(target: str, error: str, log: str) -> str:

@@ -138,7 +138,8 @@ class Compiled:
     abi: ModuleAbi
     notes: tuple[str, ...] = ()
     """ptxas's performance-loss lines for the cubin ("(C7509) Potential Performance Loss:
-    wgmma.mma_async instructions are serialized ..."), as nvJitLink's info log gave them."""
+    wgmma.mma_async instructions are serialized ..."): nvJitLink's, or the whole-program
+    ptxas's where the backend assembled the kernel again (`backend.whole_program`)."""
 
 
 def compile_lowered(
@@ -175,10 +176,9 @@ def compile_lowered(
         pending.discard()
         raise
     ptx, cubin = pending.result()
-    cubin, notes = backend.whole_program(ptx, cubin, pending.notes, pending.arch)
-    for note in notes:
+    for note in pending.notes:
         warnings.warn(performance_warning(target.name, note), stacklevel=user_stacklevel())
-    return Compiled(target, llvm_ir, ptx, cubin, abi, tuple(notes))
+    return Compiled(target, llvm_ir, ptx, cubin, abi, tuple(pending.notes))
 
 
 def compile_module(

@@ -61,7 +61,7 @@ def check_same(
 ) -> None:
     """Raise `InterpreterMismatch` unless every numpy array of `gpu` has the bytes of its
     twin in `cpu` (the first differing byte named); with `mma` (a kernel with a tensor-core
-    MMA), float arrays within the MMA tolerance instead (`close_enough`)."""
+    MMA), float arrays within the MMA tolerance instead (`not_close`)."""
     for i, (a, b) in enumerate(zip(gpu, cpu, strict=True)):
         if not isinstance(a, np.ndarray):
             continue

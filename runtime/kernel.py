@@ -207,32 +207,19 @@ class Kernel:
         """How many of the kernel's clusters (blocks, for a kernel without a cluster) the GPU
         runs at once, with the kernel's block and SMEM (`cuOccupancyMaxActiveClusters`): a
         persistent kernel's grid beyond it runs in waves. A cluster's blocks share a GPC,
-        and GPCs are not multiples of every cluster size: on an H100 (132 SMs) fewer than
-        66 clusters of 2 blocks of 1 SM each can be resident at once, so a persistent grid of
-        132 blocks would leave its last clusters for a second wave (CUTLASS sizes its
-        persistent grid by this query). Needs a GPU (`NoDriverError` otherwise)."""
+        and a GPC's SMs need not be a multiple of the cluster size, so fewer clusters than
+        SMs / cluster size may fit at once (CUTLASS sizes its persistent grid by this
+        query). Needs a GPU (`NoDriverError` otherwise)."""
         from cuda.bindings import driver
 
         # one cluster as the grid: the launch's shape, checked as a launch's
         _, block3, cluster = self.check_launch(tuple(self.abi.cluster), block)
         try:
-            function = self.program.function(self.name)
+            function = self._function()
         except NoDriverError as exc:
             raise no_gpu_again(exc) from None
-        call(
-            "cuFuncSetAttribute",
-            function,
-            driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            self.abi.smem_bytes,
-        )
-        config = driver.CUlaunchConfig()
-        config.gridDimX, config.gridDimY, config.gridDimZ = cluster
-        config.blockDimX, config.blockDimY, config.blockDimZ = block3
-        config.sharedMemBytes = self.abi.smem_bytes
-        attributes = launch_attributes(cluster, False)
-        if attributes:
-            config.attrs = attributes
-            config.numAttrs = len(attributes)
+        if cluster != (1, 1, 1):
+            config = launch_config(cluster, block3, cluster, self.abi.smem_bytes)
             return int(call("cuOccupancyMaxActiveClusters", function, config))
         per_sm = call(
             "cuOccupancyMaxActiveBlocksPerMultiprocessor",
@@ -313,15 +300,7 @@ class Kernel:
     ) -> tuple[Any, Any, Parameters]:
         from cuda.bindings import driver
 
-        function = self.program.function(self.name)
-        smem = self.abi.smem_bytes
-        attribute = driver.CUfunction_attribute
-        call(
-            "cuFuncSetAttribute",
-            function,
-            attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            smem,
-        )
+        function = self._function()
         # Each parameter's bytes in a buffer of its own, and the array of their addresses
         # that cuLaunchKernelEx takes (kernelParams): packed once here, so that a launch
         # passes one address instead of the binding packing every value again.
@@ -346,16 +325,40 @@ class Kernel:
                         map_image(described[param.arg], param, fix), TENSOR_MAP_BYTES
                     )
                 )
-        config = driver.CUlaunchConfig()
-        config.gridDimX, config.gridDimY, config.gridDimZ = grid3
-        config.blockDimX, config.blockDimY, config.blockDimZ = block3
-        config.sharedMemBytes = smem
+        config = launch_config(grid3, block3, cluster, self.abi.smem_bytes, programmatic)
         config.hStream = stream if stream is not None else driver.CUstream(0)
-        attributes = launch_attributes(cluster, programmatic)
-        if attributes:
-            config.attrs = attributes
-            config.numAttrs = len(attributes)
         return config, function, Parameters(storage, workspaces)
+
+    def _function(self) -> Any:
+        """The kernel's CUfunction, allowed the dynamic SMEM its ABI records."""
+        from cuda.bindings import driver
+
+        function = self.program.function(self.name)
+        call(
+            "cuFuncSetAttribute",
+            function,
+            driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            self.abi.smem_bytes,
+        )
+        return function
+
+
+def launch_config(
+    grid3: tuple, block3: tuple, cluster: tuple, smem: int, programmatic: bool = False
+) -> Any:
+    """The `CUlaunchConfig` of a launch (its stream left to the caller): grid, block, dynamic
+    SMEM and `launch_attributes`."""
+    from cuda.bindings import driver
+
+    config = driver.CUlaunchConfig()
+    config.gridDimX, config.gridDimY, config.gridDimZ = grid3
+    config.blockDimX, config.blockDimY, config.blockDimZ = block3
+    config.sharedMemBytes = smem
+    attributes = launch_attributes(cluster, programmatic)
+    if attributes:
+        config.attrs = attributes
+        config.numAttrs = len(attributes)
+    return config
 
 
 def launch_attributes(cluster: tuple, programmatic: bool) -> list[Any]:

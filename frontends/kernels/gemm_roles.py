@@ -57,7 +57,7 @@ class Work:
         # slow path of LLVM's division bypass), and a call serializes every wgmma of the
         # function (ptxas C7509: each then waits for the last to complete).
         bid32, blocks32 = narrow(bid), narrow(blocks)
-        count = (bid32 * -1 + (plan.units - 1) + blocks32) // blocks32
+        count = (blocks32 + (plan.units - 1) - bid32) // blocks32
         self.count = result(arith.IndexCastOp, count.ssa, IndexType())
 
     def origin(self, j: Value) -> tuple[Value, Value]:

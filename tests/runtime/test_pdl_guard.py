@@ -138,3 +138,23 @@ def test_launch_attributes():
     assert cluster.id == ids.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
     assert (cluster.value.clusterDim.x, cluster.value.clusterDim.y) == (2, 1)
     assert serialization.id == ids.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+
+
+def test_launch_config():
+    """The CUlaunchConfig of a launch and of the occupancy query (built without a GPU):
+    grid, block, dynamic SMEM and the attributes, none for a plain launch."""
+    from cuda.bindings import driver
+
+    from runtime.kernel import launch_config
+
+    config = launch_config((4, 2, 1), (384, 1, 1), (2, 1, 1), 1000, True)
+    assert (config.gridDimX, config.gridDimY, config.gridDimZ) == (4, 2, 1)
+    assert (config.blockDimX, config.blockDimY, config.blockDimZ) == (384, 1, 1)
+    assert config.sharedMemBytes == 1000
+    ids = driver.CUlaunchAttributeID
+    assert config.numAttrs == 2
+    assert [a.id for a in config.attrs] == [
+        ids.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        ids.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+    ]
+    assert launch_config((4, 1, 1), (128, 1, 1), (1, 1, 1), 0).numAttrs == 0
