@@ -70,7 +70,8 @@ from copy_dialect.copies import AsyncCopyOp
 from copy_dialect.descriptors import MatrixDescriptorOp, MatrixMajorAttr
 from copy_dialect.dsmem import ClusterSyncOp, PeerArriveOp, PeerCopyOp, PeerStoreOp
 from copy_dialect.effects import EffectAttr
-from copy_dialect.gather4 import Gather4Op, Gather4PrefetchOp, Scatter4Op
+from copy_dialect.gather4 import Gather4Op, Scatter4Op
+from copy_dialect.gather4_prefetch import Gather4PrefetchOp
 from copy_dialect.grid_dependency import GridDependencyWaitOp, LaunchDependentsOp
 from copy_dialect.groups import CommitGroupOp, WaitGroupOp
 from copy_dialect.im2col import Im2colLoadOp

@@ -439,10 +439,18 @@ class PeerArriveOp(IRDLOperation):
     Arrives once on the barrier of the cluster's CTA `peer` at the local `barrier[index]`'s
     offset (`mbarrier.arrive.release.cluster.shared::cluster`), raising its transaction
     count by `expect_tx` bytes when given (`mbarrier.arrive.expect_tx`): issued by the
-    elected thread of the block or role.
+    elected thread of the block or role. The release orders everything the arriving
+    threads did before it for the peer that waits (on an H100 a `MEMBAR.ALL.GPU` and an
+    error barrier ahead of the arrival). `relaxed` (`.relaxed.cluster`, PTX ISA 8.6) orders
+    only what had completed before it: the copies and phases its threads waited for, the
+    tensor-core reads a `wgmma` wait retired; not the threads' own loads and stores. It is
+    the form for a consumer that releases a peer's multicast slot after its
+    `wgmma.wait_group`, as CUTLASS's cluster pipelines do (their `ClusterBarrier::arrive`
+    carries no cluster-scope release).
 
     ```mlir
     copy.peer_arrive %bars[%slot] peer %peer expect_tx 16384 : !copy.barrier<2>
+    copy.peer_arrive %bars[%slot] peer %peer relaxed : !copy.barrier<2>
     ```
     """
 
@@ -453,6 +461,7 @@ class PeerArriveOp(IRDLOperation):
     peer = operand_def(IndexType)
 
     expect_tx = opt_prop_def(IntegerAttr[I64])
+    relaxed = opt_prop_def(UnitAttr)
 
     traits = traits_def(TxDelivery())
 
@@ -460,7 +469,7 @@ class PeerArriveOp(IRDLOperation):
 
     assembly_format = (
         "$barrier (`[` $barrier_index^ `]`)? `peer` $peer (`expect_tx` $expect_tx^)? "
-        "attr-dict `:` type($barrier)"
+        "(`relaxed` $relaxed^)? attr-dict `:` type($barrier)"
     )
 
     def __init__(
@@ -470,11 +479,20 @@ class PeerArriveOp(IRDLOperation):
         peer: SSAValue | Operation,
         *,
         expect_tx: int | None = None,
+        relaxed: bool = False,
     ):
         super().__init__(
             operands=[barrier, barrier_index, peer],
-            properties={"expect_tx": None if expect_tx is None else IntegerAttr(expect_tx, i64)},
+            properties={
+                "expect_tx": None if expect_tx is None else IntegerAttr(expect_tx, i64),
+                "relaxed": UnitAttr() if relaxed else None,
+            },
         )
+
+    @property
+    def is_relaxed(self) -> bool:
+        """Whether the arrival orders only retired tensor-core reads (`.relaxed.cluster`)."""
+        return self.relaxed is not None
 
     @property
     def tx_bytes(self) -> int:

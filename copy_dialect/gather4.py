@@ -17,10 +17,13 @@ and the tiled maps' rules the modes share (`copy_dialect.tma`): the element type
 16-byte rows (C4), the swizzle span (C5), the GMEM layout (B10, C1, C2), the kernel
 argument (B11), .s32 coordinates (K4), a 16-byte column (TR12), a scatter4's non-negative
 coordinates (TR13) and the SMEM slot's alignment (TR10, TR11). What the
-ISA has and these ops do not take: `.multicast::cluster` and `.cta_group::2` for gather4
-(the `.shared::cluster` form; a collective copy here splits its box over the cluster,
-which a 4-row tile cannot be: D6); reductions (E4: the ISA's cp.reduce.async.bulk.tensor
-has no scatter4 mode).
+ISA has and these ops do not take: `.cta_group::2` for gather4, and reductions (E4: the
+ISA's cp.reduce.async.bulk.tensor has no scatter4 mode). A collective copy here splits its
+box over the cluster, which a 4-row tile cannot be (D6); a gather4 reaches other CTAs as
+the ISA's `.multicast::cluster` form does instead: `multicast %mask` (an i16, bit r for the
+cluster's CTA r) writes the whole tile into the same slot of every CTA of the mask and
+completes its bytes on the barrier at the same offset in each (G6; sm_100a/f, sm_103a/f,
+sm_110a/f: A14), the issuer's own arrival expecting them as usual.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I1,
+    I16,
     I64,
     BoolAttr,
     DenseArrayBase,
@@ -50,7 +54,6 @@ from xdsl.irdl import (
     operand_def,
     opt_operand_def,
     opt_prop_def,
-    prop_def,
     traits_def,
     var_operand_def,
 )
@@ -84,6 +87,7 @@ from copy_dialect.verify_common import (
     check_barrier_index,
     check_contiguous_smem,
     check_smem_indices,
+    cluster_shape,
     constant_int,
     enclosing_target,
     feature_error,
@@ -104,6 +108,11 @@ GATHER4 = Feature("TMA gather4", lambda t: t.sm >= 100 and t.has_cta_bulk_destin
 SCATTER4 = Feature("TMA scatter4", lambda t: t.sm in (100, 103, 110) and t.suffix in ("a", "f"))
 """`.tile::scatter4`: sm_100a, sm_110a and the sm_100f/sm_110f families (of the table's
 targets: sm_100a, sm_100f, sm_103a, sm_110a, sm_110f; not sm_120)."""
+GATHER4_MULTICAST = Feature("TMA gather4 multicast", SCATTER4.has)
+"""`.tile::gather4` into `.shared::cluster` with `.multicast::cluster`: the targets of
+scatter4 (CCCL's cp.async.bulk.tensor list sm_100a and sm_110a; CUDA 13.0's ptxas also
+assembles it for sm_100f, sm_103a/f and sm_110f, and rejects it for sm_100 and sm_120a/f:
+"'.tile::gather4 with destination state space as .shared::cluster' not supported")."""
 GATHER4_PREFETCH = Feature("TMA gather4 prefetch", SCATTER4.has)
 """`cp.async.bulk.prefetch.tensor...tile::gather4`: the targets of scatter4."""
 
@@ -194,7 +203,7 @@ class _Gather4Base(IRDLOperation):
             )
         tma.check_coordinate_range((*self.column, *self.rows), f"TMA {self.name[5:]}")
 
-    def _verify_map(self, g: Gather4Geometry | _PrefetchGeometry) -> None:
+    def _verify_map(self, g: Gather4Geometry | BoxGeometry) -> None:
         """The tiled map's rules the modes share, and a tile's 128 bytes (G3)."""
         tma.check_kernel_argument(self, g.gmem)
         tma.check_tma_dtype(g.element_type)
@@ -354,12 +363,18 @@ class Gather4Op(_TileOp):
     and signals `barrier` when its bytes have landed (unless `arrive = false`, arriving on
     it expecting the tile's bytes, as a TMA load does). Rows and columns outside the array
     read as zeros. `l2 ...` is the L2 cache policy and `l2_promotion` the map's, as on
-    copy.async_copy.
+    copy.async_copy. With `multicast %mask` (i16, bit r: the cluster's CTA r) the tile lands
+    in the same slot of every CTA of the mask, its bytes completing on the barrier at the
+    same offset in each; each receiving CTA arms its own barrier (the issuer's arrival, or
+    copy.barrier_arrive_expect_tx in the others).
 
     ```mlir
     copy.gather4 %x rows [%i, %j, %n, %h] column [%c] to %tiles[%slot]
         barrier %bars[%slot] : memref<4096x4096xf32> to memref<2x4x64xf32, #copy.smem>,
         !copy.barrier<2>
+    copy.gather4 %x rows [%i, %j, %n, %h] column [%c] to %tiles[%slot]
+        barrier %bars[%slot] multicast %mask : memref<4096x4096xf32>
+        to memref<2x4x64xf32, #copy.smem>, !copy.barrier<2>
     ```
     """
 
@@ -373,6 +388,7 @@ class Gather4Op(_TileOp):
     barrier = operand_def(BarrierType)
     barrier_index = opt_operand_def(IndexType)
     predicate = opt_operand_def(I1)
+    multicast = opt_operand_def(I16)
     collective = opt_prop_def(DenseArrayBase.constr(i64))
     arrive = opt_prop_def(BoolAttr)
 
@@ -383,6 +399,7 @@ class Gather4Op(_TileOp):
     assembly_format = (
         "$src `rows` `[` $rows `]` `column` `[` $column `]` `to` $smem "
         "(`[` $smem_indices^ `]`)? `barrier` $barrier `[` $barrier_index `]` "
+        "(`multicast` $multicast^)? "
         "(`if` $predicate^)? (`l2` $l2^)? (`fraction` $l2_fraction^)? "
         "(`secondary` $l2_secondary^)? "
         "attr-dict `:` type($src) `to` type($smem) `,` type($barrier)"
@@ -399,11 +416,22 @@ class Gather4Op(_TileOp):
         smem_indices: Sequence[SSAValue | Operation] = (),
         barrier_index: SSAValue | Operation | None = None,
         arrive: bool | None = None,
+        multicast: SSAValue | Operation | None = None,
         l2: L2Policy | str | CachePolicy | None = None,
         l2_promotion: int | None = None,
     ):
         super().__init__(
-            operands=[src, rows, [column], smem, smem_indices, barrier, barrier_index, None],
+            operands=[
+                src,
+                rows,
+                [column],
+                smem,
+                smem_indices,
+                barrier,
+                barrier_index,
+                None,
+                multicast,
+            ],  # fmt: skip
             properties={
                 "arrive": None if arrive is None else BoolAttr.from_bool(arrive),
                 **policy_properties(l2),
@@ -424,9 +452,45 @@ class Gather4Op(_TileOp):
                 "Collective copies with gather/scatter unsupported",
                 note="drop collective and issue one copy.gather4 per CTA: a collective copy "
                 "splits its box over the cluster, and a 4-row tile has no split TMA can make "
-                "(each CTA's part of a gather4 tile is not a gather4 tile of its own)",
+                "(each CTA's part of a gather4 tile is not a gather4 tile of its own), or "
+                "issue it from one CTA with multicast %mask",
             )
         self._verify_all()
+        if self.multicast is not None:
+            self._verify_multicast(self.multicast)
+
+    def _verify_multicast(self, mask: SSAValue) -> None:
+        """`multicast %mask`: a target with the `.shared::cluster` form (A14), a cluster
+        launch, and a constant mask that names CTAs of the cluster (G6)."""
+        target = enclosing_target(self)
+        # rule: A14
+        if target is not None and not GATHER4_MULTICAST.has(target):
+            raise feature_error(
+                self,
+                GATHER4_MULTICAST,
+                target,
+                note=f"{retarget_note(GATHER4_MULTICAST)}, or drop multicast and issue one "
+                "copy.gather4 in each CTA that needs the rows",
+            )
+        size = prod(cluster_shape(self))
+        # rule: G6
+        if size == 1:
+            raise Error(
+                "a multicast copy.gather4 writes the SMEM of the CTAs of its cluster, but the "
+                "kernel is not launched in clusters (no copy.cluster, or a cluster of 1)",
+                note="give the kernel its cluster shape (copy.cluster = array<i32: 2, 1, 1> on "
+                "the function), or drop multicast",
+            )
+        bits = constant_int(mask)
+        # rule: G6
+        if bits is not None and (bits & 0xFFFF == 0 or (bits & 0xFFFF) >> size):
+            full = (1 << size) - 1
+            raise Error(
+                f"a multicast copy.gather4's mask names CTAs 0 to {size - 1} of its cluster of "
+                f"{size}, got {bits & 0xFFFF:#x}",
+                note=f"give a mask of bits 0 to {size - 1}, bit r for CTA r: {full} ({full:#x}) "
+                "for every CTA of the cluster",
+            )
 
 
 @copy_op_definition
@@ -502,92 +566,3 @@ class Scatter4Op(_TileOp):
                 f"{self.reduction.data.value} of a [1, W] box",
             )
         self._verify_all()
-
-
-@copy_op_definition
-class Gather4PrefetchOp(_Gather4Base):
-    """
-    Prefetches four rows of a 2-D GMEM array (`rows`), `width` columns each from `column`
-    on, into L2 (`cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4`: sm_100a/f,
-    sm_103a, sm_110a/f), through a tiled map whose box is one row `[1, width]`; `l2 ...` and
-    `l2_promotion` as on copy.gather4. A hint: it moves no data the kernel sees.
-
-    ```mlir
-    copy.gather4_prefetch %x rows [%i, %j, %n, %h] column [%c] {width = 64}
-        : memref<4096x4096xf32>
-    ```
-    """
-
-    name = "copy.gather4_prefetch"
-
-    src = operand_def(MemRefType)
-    rows = var_operand_def(IndexType)
-    column = var_operand_def(IndexType)
-    width = prop_def(IntegerAttr[I64])
-
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
-
-    assembly_format = (
-        "$src `rows` `[` $rows `]` `column` `[` $column `]` "
-        "(`l2` $l2^)? (`fraction` $l2_fraction^)? (`secondary` $l2_secondary^)? "
-        "attr-dict `:` type($src)"
-    )
-
-    FEATURE: ClassVar[Feature] = GATHER4_PREFETCH
-
-    def __init__(
-        self,
-        src: SSAValue | Operation,
-        *,
-        rows: Sequence[SSAValue | Operation],
-        column: SSAValue | Operation,
-        width: int,
-        l2: L2Policy | str | CachePolicy | None = None,
-        l2_promotion: int | None = None,
-    ):
-        super().__init__(
-            operands=[src, rows, [column]],
-            properties={
-                "width": IntegerAttr(width, i64),
-                **policy_properties(l2),
-                "l2_promotion": None if l2_promotion is None else IntegerAttr(l2_promotion, i64),
-            },
-        )
-
-    def geometry(self) -> _PrefetchGeometry:
-        """The 4-row tile the prefetch reads, as a box of the 2-D array."""
-        assert isinstance(gmem_type := self.src.type, MemRefType)
-        return _PrefetchGeometry(
-            gmem=self.src,
-            gmem_type=gmem_type,
-            gmem_indices=tuple(self.rows[:1]) + tuple(self.column[:1]),
-            box_shape=(ROWS, self.width.value.data),
-            swizzle_bytes=16,
-            oob=OOBMode.ZEROS,
-            reduction=None,
-        )
-
-    def verify_(self) -> None:
-        assert isinstance(gmem_type := self.src.type, MemRefType)
-        # rule: B2
-        if memory_space(gmem_type) != GMEM:
-            raise Error(
-                f"copy.gather4_prefetch prefetches GMEM, got {memory_space(gmem_type)}",
-                note="prefetch from a GMEM ref (no memory space)",
-            )
-        self._verify_target()
-        self._verify_coordinates(gmem_type)
-        self._verify_map(self.geometry())
-
-
-@dataclass(frozen=True, kw_only=True)
-class _PrefetchGeometry(BoxGeometry):
-    """A gather4 prefetch's tile: its map's box is one row."""
-
-    @property
-    def is_load(self) -> bool:
-        return True
-
-    @property
-    def gmem_box(self) -> tuple[int, ...]:
-        return (1, self.box_shape[-1])

@@ -95,7 +95,8 @@ from copy_dialect.dsmem import (
     red_async_type,
     st_async_type,
 )
-from copy_dialect.gather4 import Gather4Geometry, Gather4Op, Gather4PrefetchOp, Scatter4Op
+from copy_dialect.gather4 import Gather4Geometry, Gather4Op, Scatter4Op
+from copy_dialect.gather4_prefetch import Gather4PrefetchOp
 from copy_dialect.geometry import (
     REDUCTIONS_BY_MAP,
     BoxGeometry,

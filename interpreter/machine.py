@@ -76,10 +76,20 @@ class Clocks:
 
     def __init__(self) -> None:
         self.names: list[str] = []
+        self.agents: set[int] = set()
+        """The components of agents (their threads' own accesses), which only a release
+        publishes (`relaxed`)."""
 
-    def new(self, name: str) -> int:
+    def new(self, name: str, agent: bool = False) -> int:
         self.names.append(name)
+        if agent:
+            self.agents.add(len(self.names) - 1)
         return len(self.names) - 1
+
+    def relaxed(self, clock: Clock) -> Clock:
+        """What a relaxed arrival publishes of `clock`: what had completed (barrier phases,
+        group retirements, tensor-core reads a wait retired), not any agent's accesses."""
+        return {k: v for k, v in clock.items() if k not in self.agents}
 
 
 @dataclass(eq=False)
@@ -105,7 +115,7 @@ class Agent:
         self.name = name
         self.mask = mask
         self.env = env
-        self.component = cta.machine.clocks.new(f"{name} of CTA {cta.rank}")
+        self.component = cta.machine.clocks.new(f"{name} of CTA {cta.rank}", agent=True)
         self.clock: Clock = {self.component: 1}
         self.published = np.zeros(cta.threads, dtype=np.int64)
         """Per thread, how many times its accesses so far were published to the agent's

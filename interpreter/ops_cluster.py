@@ -201,7 +201,10 @@ def peer_arrive(agent: Agent, op: copy.PeerArriveOp, mask: np.ndarray) -> Step:
     from interpreter.ops_barriers import executions
 
     arrivals = copy.arrivals_of(op)
-    mb.arrive(op, executions(arrivals.issuer, mask) * arrivals.each, agent.release(), tx)
+    clock = agent.release()
+    if op.is_relaxed:  # (`.relaxed.cluster`: what had completed, not the threads' accesses)
+        clock = agent.cta.machine.clocks.relaxed(clock)
+    mb.arrive(op, executions(arrivals.issuer, mask) * arrivals.each, clock, tx)
 
 
 def collective_group(agent: Agent, dims: tuple[int, ...]) -> tuple[list[Cta], int]:

@@ -27,7 +27,7 @@ from interpreter.gmem_log import note_box
 from interpreter.machine import Agent, Cta, Step, Transfer, Wait
 from interpreter.memory import GmemRef, SmemRef, read_smem, units, write_smem
 from interpreter.ops_barriers import executions
-from interpreter.ops_cluster import collective_group, log_remote, peer_object
+from interpreter.ops_cluster import check_returned, collective_group, log_remote, peer_object
 from interpreter.ops_roles import block_sync
 from interpreter.ops_std import handles
 from interpreter.ops_tensormap import map_array, track
@@ -190,6 +190,8 @@ def load(
     nbytes = int(np.prod(g.issued_box)) * dtype.itemsize
     targets = []
     for cta in destinations:
+        if cta is not agent.cta:
+            check_returned(agent, op, cta)  # (a peer's write into a CTA that is gone: P7)
         ref = (
             agent.get(g.smem)
             if cta is agent.cta
@@ -205,14 +207,16 @@ def load(
             )
             mb = group.at(agent, op, g.barrier_index, mask)
         targets.append((cta, offsets, mb))
-    own = next(mb for cta, _, mb in targets if cta is agent.cta)  # the issuer is a destination
+    # the issuer's barrier (None: a multicast gather4's issuer outside its mask, which
+    # makes no arrival: `ops_gather4.multicast_targets`)
+    own = next((mb for cta, _, mb in targets if cta is agent.cta), None)
+    epoch = None
     if g.barrier is None:
         if not cp_async:
             raise InterpretError(op, "a TMA load without a barrier cannot complete")
         groups = agent.groups
         epoch = (groups.component["cp_async"], len(groups.committed["cp_async"]) + 1)
-    else:
-        assert own is not None
+    elif own is not None:
         epoch = (own.component, own.phase + 1)
         if not cp_async and made:  # the issuer arrives, expecting the (whole) box's bytes
             own.arrive(op, made, issue, g.credited_bytes)

@@ -7,7 +7,8 @@ the array reading as zeros (the map's fill), and completes the tile's bytes on i
 as a TMA load does (`ops_copies.load`: the issuer's arrival expecting them, unless `arrive =
 false`); a scatter4 writes row i of the tile to row `rows[i]`, the part outside the array
 not written, and completes with the bulk group as a TMA store (`ops_copies.store`). The
-prefetch is a hint: no effect on memory."""
+prefetch is a hint: no effect on memory. A multicast gather4 writes the tile into the slot of
+every CTA of its mask and completes the bytes on each one's barrier."""
 
 from __future__ import annotations
 
@@ -15,11 +16,11 @@ import numpy as np
 
 from copy_dialect import ops as copy
 from interpreter.gmem_log import note_box
-from interpreter.machine import Agent, Step
+from interpreter.machine import Agent, Cta, Step
 from interpreter.memory import GmemRef, SmemRef
 from interpreter.ops_copies import UNMODELLED, box_origin, load, slot_of, store
 from interpreter.ops_std import handles
-from interpreter.values import InterpretError, storage_dtype
+from interpreter.values import InterpretError, RuleBroken, storage_dtype, uniform
 
 
 def gather4_box(
@@ -55,8 +56,31 @@ def gather4(agent: Agent, op: copy.Gather4Op, mask: np.ndarray) -> Step:
     yield None
     g, gref, slot, coords, inside = _operands(agent, op, mask)
     dtype = storage_dtype(g.element_type)
+    destinations = [agent.cta] if op.multicast is None else multicast_targets(agent, op, mask)
     issue = agent.release()
-    yield from load(agent, op, g, gref, slot, 0, [agent.cta], coords, inside, dtype, issue, mask)
+    yield from load(agent, op, g, gref, slot, 0, destinations, coords, inside, dtype, issue, mask)
+
+
+def multicast_targets(agent: Agent, op: copy.Gather4Op, mask: np.ndarray) -> list[Cta]:
+    """The CTAs a multicast gather4 writes: each CTA of the cluster whose rank is a bit of
+    its mask (the ISA's ctaMask). The issuer's own arrival expects bytes only its own SMEM
+    receives: with `arrive` it must be one of them."""
+    assert op.multicast is not None
+    bits = int(uniform(agent.get(op.multicast), mask, op, "the multicast mask")) & 0xFFFF
+    ctas = agent.cta.machine.ctas
+    if not bits or bits >> len(ctas):
+        raise RuleBroken(
+            op, "G6", f"multicasts to CTA mask {bits:#x}, in a cluster of {len(ctas)} CTAs"
+        )
+    targets = [cta for rank, cta in enumerate(ctas) if bits >> rank & 1]
+    if op.arrives and agent.cta not in targets:
+        raise RuleBroken(
+            op,
+            "P5",
+            f"CTA {agent.cta.rank} arrives on its barrier expecting the tile's bytes, but its "
+            f"multicast mask {bits:#x} does not include it: no byte completes that phase",
+        )
+    return targets
 
 
 @handles(copy.Scatter4Op)

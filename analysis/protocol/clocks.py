@@ -100,6 +100,9 @@ class HappensBefore:
         """Roles run: records outlive the syncs of the one who made them."""
         self.progress = False
         """A phase or generation completed, or a role ended: a blocked role may go on."""
+        self.relaxed: dict[object, Stamp] = {}
+        """Per relaxed arrival (op and class), its own component and how many times it was
+        made: what a waiter learns of it is that it happened, not what its class did."""
 
     def new_component(self) -> int:
         self.width += 1
@@ -129,6 +132,20 @@ class HappensBefore:
         for c in classes:
             clocks[c] = joined.copy()
         return mark
+
+    def relaxed_arrival(self, key: object, c: int) -> tuple[Clock, Stamp]:
+        """An arrival of class `c` that releases nothing (`.relaxed`): the clock it gives the
+        phase and its stamp. The clock holds what had completed before it, which stays
+        complete: the barrier phases and named-barrier generations `c` knows complete (the
+        copies they completed landed), the tensor-core reads a wgmma wait retired; and its
+        own stamp (a component of its own: a waiter learns that it happened). It drops every
+        class component: the threads' own accesses, which only a release orders for
+        another CTA (a load may still be reading, a store not yet visible)."""
+        comp, count = self.relaxed.get(key) or (self.new_component(), 0)
+        stamp = self.relaxed[key] = (comp, count + 1)
+        clocks = self.clocks
+        clock = [0 if k in clocks else v for k, v in enumerate(clocks[c])]
+        return raise_to(clock, *stamp), stamp
 
     def knows_all(self, classes: tuple[int, ...], end: End | None) -> bool:
         return all(knows(self.clocks[c], end) for c in classes)

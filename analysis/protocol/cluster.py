@@ -8,7 +8,8 @@ rank has its own protocol state (`State`: barriers, SMEM, groups, ...) and its o
 (the block, its roles), all sharing one `HappensBefore`, so a clock of one CTA can know a
 phase of another's barrier, and a peer's write is checked against the clocks of the CTA it
 lands in. What crosses CTAs (`ops_cluster`): a multicast load writes its share into the slot
-of every CTA of its collective group and completes its bytes on each one's barrier; a
+of every CTA of its collective group and completes its bytes on each one's barrier (a
+multicast gather4, one CTA's whole tile into every CTA of its mask); a
 leader-tracked load writes its issuer's SMEM and completes on the pair leader's barrier
 (the even rank), the leader alone arriving; a `tcgen05.commit` with a multicast mask arrives
 on the barrier at its pointer's offset in every CTA of the mask (`ops_mma`); DSMEM writes
@@ -101,6 +102,8 @@ def cluster_facts(fn: func.FuncOp) -> ClusterFacts:
             crossing = True  # (a multicast try_cancel writes every CTA's slot and barrier)
         elif op.name == "nvvm.tcgen05.commit" and len(op.operands) > 1:
             crossing = True  # (a multicast commit arrives on the barriers of its mask's CTAs)
+        elif isinstance(op, copy.Gather4Op) and op.multicast is not None:
+            crossing = True  # (a multicast gather4 writes the slot of its mask's CTAs)
         elif isinstance(op, copy.AsyncCopyOp) and size > 1:
             g = op.geometry()
             dims = tuple(g.collective_dims or ())

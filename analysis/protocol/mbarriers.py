@@ -192,10 +192,13 @@ class Mbarriers:
         contributors: tuple[int, ...],
         who: str,
         how: str | None = None,
+        clock: Clock | None = None,
     ) -> None:
         """`times` arrivals (and `tx` bytes expected) by `who`, whose classes `contributors`
         each have a thread among the arriving ones. `how` says how many arrivals one
-        execution of the op makes (for the fix), when it is not one per thread."""
+        execution of the op makes (for the fix), when it is not one per thread. `clock`:
+        what the arrivals release, where it is not all the contributors know (a relaxed
+        arrival, `HappensBefore.relaxed_arrival`)."""
         b = self.table[key]
         if b.unknown:
             return
@@ -243,8 +246,8 @@ class Mbarriers:
             b.unknown = True
             return
         b.arrivals += times
-        for c in contributors:
-            b.open = join(b.open, self.hb.clocks[c])
+        for known in [clock] if clock is not None else map(self.hb.clocks.get, contributors):
+            b.open = join(b.open, known)  # type: ignore[arg-type]
         b.arrived.append((op, who))
         closed = b.closed
         self.close(op, key, b, contributors[0] if op in self.tracked else None)

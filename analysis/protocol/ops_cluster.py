@@ -1,12 +1,13 @@
 """How an agent follows what crosses the CTAs of a cluster modelled rank by rank
 (`cluster`): the cluster barrier (`copy.cluster_sync`, and the one that ends a clustered
-barrier_init, inval or reinit), multicast and leader-tracked loads, and the return of a CTA
-(no peer's write or arrival may reach it after). The DSMEM ops are `ops_dsmem`'s."""
+barrier_init, inval or reinit), multicast and leader-tracked loads (a multicast gather4, its
+issuer's tile into every CTA of its mask, too), and the return of a CTA (no peer's write or
+arrival may reach it after). The DSMEM ops are `ops_dsmem`'s."""
 
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import join
 from analysis.protocol.findings import Related, error, warning
@@ -188,6 +189,86 @@ def cluster_copy(agent: Agent, op: copy.AsyncCopyOp, mask: int | None) -> None:
             raise Stop
         what = "the multicast load" if r == rank else f"CTA {rank}'s multicast load"
         walk.states[r].copies.peer_write(op, region, key, how.share, (issuer,), what, r != rank)  # type: ignore[arg-type]
+
+
+def mask_ranks(
+    agent: Agent, op: Operation, mask: SSAValue, subject: str, unknown: str, fix: str
+) -> list[int]:
+    """The ranks a multicast `mask` (an i16 operand, bit r: CTA r) names, of the CTAs a run
+    models rank by rank (`cluster`: a multicast op makes a clustered kernel's runs model
+    every rank). A mask the analysis does not know, or one naming a CTA beyond the
+    modelled ones, is an error (`subject` with it: `unknown`; the note `fix`): what the op
+    writes or arrives on is not known."""
+    got = agent.uniform_int(mask)
+    ranks = len(agent.walk.states)
+    bits = got & 0xFFFF if isinstance(got, int) else None
+    if bits is None or not bits or bits >> ranks:
+        what = (
+            "a mask the analysis cannot compute"
+            if bits is None
+            else f"mask {bits:#x}, which names no CTA or one beyond the cluster's {ranks}"
+        )
+        # rule: P5
+        agent.report(error(op, f"{subject} with {what}: {unknown}", fix))
+        raise Stop
+    return [r for r in range(ranks) if bits >> r & 1]
+
+
+def multicast_gather4(agent: Agent, op: copy.Gather4Op, mask: int | None) -> None:
+    """A gather4 with `multicast %mask`, issued by one CTA: the whole tile into the slot of
+    every CTA of the mask, its bytes completing on the barrier at the same offset in each
+    (PTX ISA, cp.async.bulk.tensor's `.multicast::cluster`); the issuer's arrival, when it
+    makes one, on its own barrier, which must then be one of them. Without a mask, a
+    gather4 is one CTA's load (`ops_copies.async_copy`)."""
+    if op.multicast is None:
+        async_copy(agent, op, mask)
+        return
+    issued_copy = issue(agent, op)
+    if issued_copy is None:
+        return
+    g, region = issued_copy
+    if not agent.elected(op, mask):
+        return
+    assert g.barrier is not None
+    key = barrier_key(agent, op, g.barrier, g.barrier_index)
+    if key is None:
+        return
+    walk, rank, issuer = agent.walk, agent.rank, agent.c0
+    targets = mask_ranks(
+        agent,
+        op,
+        op.multicast,
+        "this copy.gather4 multicasts its tile",
+        "the CTAs whose SMEM it writes, and the barriers it completes, are not known",
+        "give the mask as a constant or a value of the CTA's rank in the cluster (bit r: CTA r)",
+    )
+    s = agent.state
+    s.hb.stamp(issuer)
+    made = 0 if g.arrivals is None else g.arrivals.made(1)
+    if made:
+        if rank not in targets:
+            # rule: P5
+            agent.report(
+                error(
+                    op,
+                    f"CTA {rank} arrives on its {describe_key(key)} expecting the tile's "
+                    f"{g.expect} bytes, but its multicast mask names "
+                    f"{'CTA' if len(targets) == 1 else 'CTAs'} "
+                    f"{', '.join(map(str, targets))}, not CTA {rank}: no byte reaches that "
+                    "barrier and the phase never completes",
+                    f"add bit {rank} to the mask ({sum(1 << r for r in targets) | 1 << rank}: "
+                    f"CTA {rank} receives the tile too), or give the gather4 arrive = false "
+                    "and let each receiving CTA arm its own barrier with "
+                    "copy.barrier_arrive_expect_tx",
+                )
+            )
+            raise Stop
+        s.barriers.arrive(op, key, made, g.expect, (issuer,), agent.name)
+    for r in targets:
+        if not walk.cluster.target(op, rank, r, "the multicast gather4"):
+            raise Stop
+        what = "the multicast gather4" if r == rank else f"CTA {rank}'s multicast gather4"
+        walk.states[r].copies.peer_write(op, region, key, g.bytes, (issuer,), what, r != rank)
 
 
 # ---- the return ----------------------------------------------------------------------------

@@ -141,10 +141,15 @@ def peer_arrive(agent: Agent, op: copy.PeerArriveOp, mask: int | None) -> None:
     if found is None:
         return
     there, key = found
-    stamp = agent.state.hb.stamp(agent.c0)
+    hb = agent.state.hb
+    clock = None
+    if op.is_relaxed:  # it releases what had completed, not its threads' accesses
+        clock, stamp = hb.relaxed_arrival((op, agent.c0), agent.c0)
+    else:
+        stamp = hb.stamp(agent.c0)
     how = "copy.peer_arrive makes one arrival per execution, on the peer's barrier"
     made = copy.arrivals_of(op).made(1)  # the elected thread's
-    there.barriers.arrive(op, key, made, op.tx_bytes, (agent.c0,), agent.name, how)
+    there.barriers.arrive(op, key, made, op.tx_bytes, (agent.c0,), agent.name, how, clock)
     if there is not agent.state:
         rank = agent.walk.states.index(there)
         agent.walk.cluster.arrival(op, agent.rank, rank, (stamp,), agent.name)

@@ -32,6 +32,7 @@ from analysis.protocol.findings import error, warning
 from analysis.protocol.foreign import region_of
 from analysis.protocol.groups import Groups
 from analysis.protocol.mma import reader
+from analysis.protocol.ops_cluster import mask_ranks
 from analysis.protocol.records import Key, Region
 from analysis.protocol.state import State
 from analysis.protocol.steps import ALL, Stop
@@ -257,31 +258,18 @@ def commit_ranks(agent: Agent, op: Operation) -> list[int]:
     """The CTAs whose barrier (at the pointer's offset) a tcgen05.commit arrives on: its own,
     or with `multicast_mask` each CTA whose rank is a bit of the mask (PTX ISA,
     `tcgen05.commit`'s `.multicast::cluster`: the mbarrier at the same offset in each
-    destination CTA), the CTAs a run models rank by rank (`cluster`: such a commit makes a
-    clustered kernel's runs model every rank). A mask the analysis does not know, or a CTA
-    beyond the modelled ones, is an error: the arrivals it makes are not known."""
+    destination CTA; `ops_cluster.mask_ranks`)."""
     if len(op.operands) < 2:
         return [agent.rank]
-    got = agent.uniform_int(op.operands[1])
-    ranks = len(agent.walk.states)
-    if not isinstance(got, int) or got >> ranks or not got:
-        what = (
-            "a mask the analysis cannot compute"
-            if not isinstance(got, int)
-            else (f"mask {got:#x}, which names no CTA or one beyond the cluster's {ranks}")
-        )
-        # rule: P5
-        agent.report(
-            error(
-                op,
-                f"this tcgen05.commit multicasts its arrival with {what}: the barriers of "
-                "the CTAs it arrives on, and so their phases, are not known",
-                "give multicast_mask as a constant or a value of the CTA's rank in the "
-                "cluster (bit r: CTA r; a CTA pair's leader: 3, both CTAs of the pair)",
-            )
-        )
-        raise Stop
-    return [r for r in range(ranks) if got >> r & 1]
+    return mask_ranks(
+        agent,
+        op,
+        op.operands[1],
+        "this tcgen05.commit multicasts its arrival",
+        "the barriers of the CTAs it arrives on, and so their phases, are not known",
+        "give multicast_mask as a constant or a value of the CTA's rank in the cluster (bit "
+        "r: CTA r; a CTA pair's leader: 3, both CTAs of the pair)",
+    )
 
 
 def commit_barrier(agent: Agent, ptr: SSAValue) -> Key | None:

@@ -211,6 +211,14 @@ class SharedMemory:
                 )
             if remote:
                 fix = remote_release(writer, region)
+                if self.hb.relaxed:
+                    fix = (
+                        f"the copy.peer_arrive that releases {region.show()} to the sender is "
+                        "relaxed: it orders what had completed before it (the copies its "
+                        "threads waited for, tensor-core reads a wgmma wait retired), not the "
+                        "threads' own reads: drop relaxed from it, or read the slot with the "
+                        "tensor core"
+                    )
             # rule: P3
             self.report(
                 (warning if overlap == "maybe" else error)(
@@ -252,9 +260,7 @@ class SharedMemory:
             return True
         return False
 
-    def pending_reads(
-        self, issuers: tuple[int, ...]
-    ) -> list[tuple[Operation, Region, End | None]]:
+    def pending_reads(self, issuers: tuple[int, ...]) -> list[tuple[Operation, Region, End | None]]:
         """The async reads of SMEM (TMA stores, declared reads) that the classes `issuers`
         do not know done: those in flight (end None) and those waited that they do not
         know of."""
@@ -391,7 +397,8 @@ class SharedMemory:
             for access in self.unfenced:
                 if {c for c, _ in access.end} <= mine:
                     self.fenced = [
-                        f for f in self.fenced
+                        f
+                        for f in self.fenced
                         if (f[0].op, f[0].region) != (access.op, access.region)
                     ]
                     self.fenced.append((access, (mark,)))

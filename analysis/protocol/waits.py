@@ -54,9 +54,7 @@ class PhaseWaits:
         late: list[tuple[Operation, str]] = [
             (w.op, w.who) for w in b.waiting if w.target == phase - 1
         ]
-        overtaken = [
-            o for o in b.observed if o.phase == phase - 1 and at(clock, o.cls) < o.stamp
-        ]
+        overtaken = [o for o in b.observed if o.phase == phase - 1 and at(clock, o.cls) < o.stamp]
         for o in overtaken:
             if o.at_once:
                 self.names_next(o.op, key, (phase - 1) % 2, phase, o.who)
@@ -304,6 +302,14 @@ class PhaseWaits:
         )
         if concurrent:
             tail = "nothing else arrives: every other role is blocked or has ended"
+        if b.delivered > b.expected and b.count - b.arrivals == 1:
+            # Copies deliver bytes no arrival expects (a peer's multicast into this CTA's
+            # slot): the missing arrival is the one that arms the phase.
+            need = b.delivered - b.expected
+            fix = (
+                f"arm the phase with the {need} bytes its copies deliver before the wait: "
+                f"copy.barrier_arrive_expect_tx on {describe_key(key)} with {need} bytes"
+            )
         load = self.pair_loads.get(key)
         if load is not None and not b.arrivals:
             # The peer of a leader-tracked pair waits on its own barrier (issue N, item 2).

@@ -15,7 +15,7 @@ as CUTLASS passes them:
 - `peer_copy` -> `cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes`
   (elected thread);
 - `peer_arrive` -> `mbarrier.arrive{.expect_tx}.release.cluster.shared::cluster.b64`
-  (elected thread).
+  (`.relaxed.cluster` with `relaxed`; elected thread).
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ class LowerPeerCopy(KernelPattern):
 
 
 class LowerPeerArrive(KernelPattern):
-    """`copy.peer_arrive` -> `mapa` + `mbarrier.arrive{.expect_tx}.release.cluster.
+    """`copy.peer_arrive` -> `mapa` + `mbarrier.arrive{.expect_tx}.{release|relaxed}.cluster.
     shared::cluster` (elected thread)."""
 
     @op_type_rewrite_pattern
@@ -151,10 +151,11 @@ class LowerPeerArrive(KernelPattern):
         body = Emit()
         (peer,) = lowered([op.peer], body.ops)
         bar = peer_address(body, barrier_pointer(body, op.barrier, op.barrier_index), peer)
+        sem = "relaxed" if op.is_relaxed else "release"
         if op.expect_tx is None:
-            asm, operands = "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [$0];", [bar]
+            asm, operands = f"mbarrier.arrive.{sem}.cluster.shared::cluster.b64 _, [$0];", [bar]
         else:
-            asm = "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [$0], $1;"
+            asm = f"mbarrier.arrive.expect_tx.{sem}.cluster.shared::cluster.b64 _, [$0], $1;"
             operands = [bar, body.const(op.tx_bytes, i32)]
         constraints = ",".join([*["r"] * len(operands), "~{memory}"])
         body(llvm.InlineAsmOp(asm, constraints, operands, has_side_effects=True))

@@ -5,7 +5,9 @@ row, `[1, W]` (a kernel parameter, shared with any copy of the same box):
 - a gather4 arrives on its barrier expecting the 4-row tile's bytes (unless `arrive =
   false`) and issues `cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4
   .mbarrier::complete_tx::bytes` with the coordinates `{col, row0, row1, row2, row3}` into
-  the CTA's own SMEM (`.shared::cta`: the form every sm_100+ target has);
+  the CTA's own SMEM (`.shared::cta`: the form every sm_100+ target has); with `multicast
+  %mask`, `.shared::cluster ... .multicast::cluster` with the mask as ctaMask (the tile into
+  the same offset of every CTA of the mask);
 - a scatter4 issues `cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group`;
 - a gather4 prefetch issues `cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4`.
 
@@ -87,14 +89,18 @@ def gather4(op: copy.Gather4Op, g: copy.Gather4Geometry, kernel: Kernel) -> list
     smem = body.byte_offset(smem, slot_offset(body, g))
     coordinates = gather4_coordinates(body, kernel, op, g.rows, g.column, g)
     bar = load_barrier(body, op, kernel, g.credited_bytes if g.arrives else None)
+    mask = None
+    if op.multicast is not None:
+        (mask,) = lowered([op.multicast], body.ops)
     body(
         nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
             dst=smem,
             tma_descriptor=descriptor,
             coordinates=coordinates,
             mbar=bar,
+            multicast_mask=mask,
             l2_cache_hint=l2_cache_hint(body, op, kernel),
-            cta_destination=True,
+            cta_destination=mask is None,
             gather4=True,
         )
     )

@@ -29,6 +29,7 @@ ARGUMENTS = {
     "%r": "i16",
     "%s": "i16",
     "%rows": "i32",
+    "%mask": "i16",
 }
 PRELUDE = {
     "%buf": "%buf = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>",
@@ -65,8 +66,9 @@ def test_docstring_example_verifies(ctx, op):
         # Roles must cover the kernel's block (rule W1).
         threads = 32 * sum(int(w) for w in roles.group(1).split(","))
         attrs = f" attributes {{gpu.known_block_size = array<i32: {threads}, 1, 1>}}"
-    if " peer " in body:
-        # A DSMEM op writes a peer CTA of the kernel's cluster (rule DS2).
+    if " peer " in body or " multicast %" in body:
+        # A DSMEM op writes a peer CTA of the kernel's cluster (rule DS2); a multicast
+        # gather4, the CTAs of its mask (G6).
         attrs = " attributes {copy.cluster = array<i32: 2, 1, 1>}"
     text = (
         f'builtin.module attributes {{copy.target = #copy.target<"{target}">}} {{\n'

@@ -1,7 +1,9 @@
 """Distributed shared memory (copy.peer_store, copy.peer_copy, copy.peer_arrive): every
 kernel test_dsmem_gpu.py launches (kernels.dsmem_exchange in each mode, for clusters of 2
 and 4) verifies, protocol included, and compiles to PTX and a cubin for sm_90a here; the
-PTX has the DSMEM instructions of its mode."""
+PTX has the DSMEM instructions of its mode. A relaxed peer_arrive orders what had
+completed, not the threads' own reads: the proof and the interpreter agree on a multicast
+ring that releases a slot its threads read."""
 
 from __future__ import annotations
 
@@ -361,3 +363,76 @@ def test_cluster_along_y_folds():
     ids = [op for op in ws.walk() if isinstance(op, gpu.BlockIdOp)]
     assert {op.dimension.data for op in ids} == {gpu.DimensionEnum.Y}
     assert compile_module(built, make_context()).cubin
+
+
+RING = """
+func.func @ring(%x: memref<256x64xf16>, %y: memref<256xf16>) attributes {
+    gpu.known_block_size = array<i32: 64, 1, 1>, copy.cluster = array<i32: 2, 1, 1>,
+    copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %true = arith.constant true
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem<swizzle = 128>>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %empty = copy.barrier_init arrivals 2 : !copy.barrier<1>
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %rank = arith.remui %bx, %c2 : index
+  %peer = arith.xori %rank, %c1 : index
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %ip = arith.remui %i, %c2 : index
+    %phase = arith.cmpi ne, %ip, %c0 : index
+    %acquire = arith.xori %phase, %true : i1
+    copy.barrier_wait %empty[%c0], %acquire : !copy.barrier<1>
+    copy.barrier_arrive_expect_tx %full[%c0], 8192 : !copy.barrier<1>
+    %row = arith.muli %i, %c64 : index
+    copy.async_copy %x[%row, %c0] to %buf barrier %full[%c0]
+        {arrive = false, collective = array<i64: 0>}
+        : memref<256x64xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    copy.barrier_wait %full[%c0], %phase : !copy.barrier<1>
+    %v = memref.load %buf[%t, %c0] : memref<64x64xf16, #copy.smem<swizzle = 128>>
+    %out = arith.addi %row, %t : index
+    memref.store %v, %y[%out] : memref<256xf16>
+    gpu.barrier
+    copy.barrier_arrive %empty[%c0] issuer elected : !copy.barrier<1>
+    copy.peer_arrive %empty[%c0] peer %peer : !copy.barrier<1>
+  }
+  // The last phase of %empty (3, parity 1): the peer's last release has arrived.
+  copy.barrier_wait %empty[%c0], %true : !copy.barrier<1>
+  func.return
+}
+"""
+"""A cluster of 2 whose threads read each multicast slot with loads and release it to the
+peer (lit_tests/dialects/copy/invalid-protocol-cluster.mlir has its relaxed form)."""
+
+
+@pytest.mark.parametrize("relaxed", [False, True])
+def test_a_relaxed_release_does_not_order_the_threads_reads(relaxed):
+    """With the release the ring is proven and runs race-free; relaxed, the peer's next
+    multicast may land while this CTA's threads still read the slot: the proof rejects it
+    (P3) and the interpreter, running it, reports the race."""
+    import numpy as np
+    from xdsl.parser import Parser
+
+    import interpreter
+
+    text = RING.replace(" peer %peer :", " peer %peer relaxed :") if relaxed else RING
+    assert (text != RING) == relaxed
+    module = Parser(make_context(), text).parse_module()
+    x = (np.arange(256 * 64) % 251).astype(np.float16).reshape(256, 64)
+    y = np.zeros(256, np.float16)
+    found = set()
+    for seed in range(4):
+        run = interpreter.run(module, x, y, grid=(2, 1, 1), seed=seed)
+        found |= {v.rule for v in run.violations}
+    if not relaxed:
+        verify_module(module)
+        assert found == set()
+        return
+    with pytest.raises(CopyVerifyException) as err:
+        verify_module(module)
+    assert "P3" in err.value.rules
+    assert "P3" in found

@@ -6,8 +6,9 @@
   PTX ISA's (gather4 into the CTA's SMEM: sm_100 and newer; scatter4 and the prefetch:
   sm_100a/f, sm_103a, sm_110a/f);
 - a fuzz over their configurations (op, target, element type, tile width, swizzle, slots,
-  GMEM rank and extents, row and column counts and constants, L2 policy, arrive, and the
-  options the ops reject): every configuration the verifier accepts assembles, and the
+  GMEM rank and extents, row and column counts and constants, L2 policy, arrive, a
+  multicast from CTA 0 in clusters of 1, 2 and 4 with masks in and out of the cluster, and
+  the options the ops reject): every configuration the verifier accepts assembles, and the
   rejections are counted by rule id (printed; each of the ops' rule ids is reached);
 - under the interpreter: gather4 and scatter4 against numpy (rows and columns outside the
   array zero-filled on the load and left unwritten on the store, past its end: a negative
@@ -39,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LIT_TESTS = [
     ROOT / "lit_tests" / "dialects" / "copy" / "gather4.mlir",
     ROOT / "lit_tests" / "passes" / "gather4-ptx.mlir",
+    ROOT / "lit_tests" / "passes" / "gather4-multicast-ptx.mlir",
 ]
 ELF_MAGIC = b"\x7fELF"
 GATHER4_TARGETS = {"sm_100a", "sm_100f", "sm_103a", "sm_110a", "sm_110f", "sm_120", "sm_120a"}
@@ -85,7 +87,7 @@ def test_assembles(path: Path, index: int, target: str, tmp_path: Path):
     text = kernels(path)[index]
     module = valid_for(text, target)
     # The targets that accept the kernel are the ISA's for the ops it holds.
-    narrow = "copy.scatter4 " in text or "copy.gather4_prefetch " in text
+    narrow = any(op in text for op in ("copy.scatter4 ", "copy.gather4_prefetch ", "multicast %"))
     needs = SCATTER4_TARGETS if narrow else GATHER4_TARGETS
     assert (module is not None) == (target in needs)
     if module is None:
@@ -162,14 +164,35 @@ def fuzz_kernel(rng: random.Random) -> tuple[str, str]:
             f"    %t = copy.alloc_smem : {tile_t}",
             "    %b = copy.barrier_init arrivals 1 : !copy.barrier<1>",
         ]
+        nbytes = tile_rows * width * bits // 8
+        expect = f"copy.barrier_arrive_expect_tx %b[%c0], {nbytes} : !copy.barrier<1>"
         if "arrive = false" in props:
-            nbytes = tile_rows * width * bits // 8
-            body.append(f"    copy.barrier_arrive_expect_tx %b[%c0], {nbytes} : !copy.barrier<1>")
-        body += [
-            f"    copy.gather4 %x rows [{rows}] column [{column}] to %t{slot} barrier "
-            f"%b[%c0]{extra}{l2}{attrs} : {x_t} to {tile_t}, !copy.barrier<1>",
-            "    copy.barrier_wait %b[%c0], %phase : !copy.barrier<1>",
-        ]
+            body.append(f"    {expect}")
+        gather = (
+            f"copy.gather4 %x rows [{rows}] column [{column}] to %t{slot} barrier "
+            f"%b[%c0]{extra}@MULTICAST@{l2}{attrs} : {x_t} to {tile_t}, !copy.barrier<1>"
+        )
+        if 0.08 <= odd < 0.35:
+            # CTA 0 multicasts the tile to the CTAs of a mask (the others arm their barrier),
+            # in a cluster of 1, 2 or 4: masks of every CTA, of CTA 0 alone, of none, beyond
+            size = rng.choice((1, 2, 2, 4))
+            target = rng.choice(blackwell)  # (the multicast's targets are among them)
+            cluster = f", copy.cluster = array<i32: {size}, 1, 1>" if size > 1 else ""
+            mask = rng.choice(((1 << size) - 1,) * 3 + (1, 0, 1 << size))
+            body += [
+                f"    %size = arith.constant {size} : index",
+                f"    %mask = arith.constant {mask} : i16",
+                '    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index',
+                "    %rank = arith.remui %bx, %size : index",
+                "    %lead = arith.cmpi eq, %rank, %c0 : index",
+                "    %peer = arith.cmpi ne, %rank, %c0 : index",
+                f"    scf.if %lead {{ {gather.replace('@MULTICAST@', ' multicast %mask')} }}",
+            ]
+            if "arrive = false" not in props:
+                body.append(f"    scf.if %peer {{ {expect} }}")
+        else:
+            body.append(f"    {gather.replace('@MULTICAST@', '')}")
+        body.append("    copy.barrier_wait %b[%c0], %phase : !copy.barrier<1>")
     elif kind == "scatter4":
         if odd < 0.04:
             extra = " reduce add"
@@ -204,7 +227,7 @@ def rejection(err: VerifyException) -> str:
     return "xdsl"
 
 
-RULES = ("G1", "G2", "G3", "G4", "G5", "D6", "E4", "F5", "A14")
+RULES = ("G1", "G2", "G3", "G4", "G5", "G6", "D6", "E4", "F5", "A14")
 """The rule ids of the ops' own checks, each of which the fuzz reaches."""
 
 
@@ -221,6 +244,7 @@ def test_fuzz_accepted_configurations_assemble(tmp_path: Path):
             rejected[rejection(err)] += 1
             continue
         op = next(o.name for o in module.walk() if "4" in o.name and o.name.startswith("copy."))
+        op += " multicast" if " multicast %" in text else ""
         accepted[f"{op} {target}"] += 1
         try:
             assemble(module, target, tmp_path)
@@ -233,7 +257,7 @@ def test_fuzz_accepted_configurations_assemble(tmp_path: Path):
     assert "untagged" not in rejected
     assert "xdsl" not in rejected
     assert sum(accepted.values()) >= 100
-    for op in ("copy.gather4", "copy.scatter4", "copy.gather4_prefetch"):
+    for op in ("copy.gather4", "copy.gather4 multicast", "copy.scatter4", "copy.gather4_prefetch"):
         assert any(key.startswith(op + " ") for key in accepted), op
 
 

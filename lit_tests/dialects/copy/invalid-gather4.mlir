@@ -220,3 +220,98 @@ func.func @f8_gather4_slot_past_the_ring(%x: memref<128x64xf16>) {
   copy.gather4 %x rows [%c0, %c0, %c0, %c0] column [%c0] to %t[%c2] barrier %bar[%c0] : memref<128x64xf16> to memref<2x4x64xf16, #copy.smem>, !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// A multicast gather4 in a kernel launched without clusters.
+// rule: G6
+// fix: s|array<i32: 128, 1, 1>}|array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>}|
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @g6_multicast_without_a_cluster(%x: memref<64x128xf16>, %z: memref<2x4x64xf16>, %r0: index, %r1: index, %r2: index, %r3: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %both = arith.constant 3 : i16
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    scf.if %leader {
+      // expected-error@+2 {{a multicast copy.gather4 writes the SMEM of the CTAs of its cluster, but the kernel is not launched in clusters (no copy.cluster, or a cluster of 1)}}
+      // expected-note@+1 {{give the kernel its cluster shape (copy.cluster = array<i32: 2, 1, 1> on the function), or drop multicast}}
+      copy.gather4 %x rows [%r0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] multicast %both : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    } else {
+      copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1>
+    }
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    copy.async_copy %tile to %z[%rank, %c0, %c0] : memref<4x64xf16, #copy.smem> to memref<2x4x64xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// A mask naming CTA 2 in a cluster of 2.
+// rule: G6
+// fix: s|%both = arith.constant 4 : i16|%both = arith.constant 3 : i16|
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @g6_mask_beyond_the_cluster(%x: memref<64x128xf16>, %z: memref<2x4x64xf16>, %r0: index, %r1: index, %r2: index, %r3: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %both = arith.constant 4 : i16
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    scf.if %leader {
+      // expected-error@+2 {{a multicast copy.gather4's mask names CTAs 0 to 1 of its cluster of 2, got 0x4}}
+      // expected-note@+1 {{give a mask of bits 0 to 1, bit r for CTA r: 3 (0x3) for every CTA of the cluster}}
+      copy.gather4 %x rows [%r0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] multicast %both : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    } else {
+      copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1>
+    }
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    copy.async_copy %tile to %z[%rank, %c0, %c0] : memref<4x64xf16, #copy.smem> to memref<2x4x64xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// rule: A14
+// fix: s|"sm_120a"|"sm_100a"|
+builtin.module attributes {copy.target = #copy.target<"sm_120a">} {
+  func.func @a14_gather4_multicast_on_consumer_blackwell(%x: memref<64x128xf16>, %z: memref<2x4x64xf16>, %r0: index, %r1: index, %r2: index, %r3: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %both = arith.constant 3 : i16
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    scf.if %leader {
+      // expected-error@+2 {{'copy.gather4' op needs a target with TMA gather4 multicast (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), but the target is sm_120a}}
+      // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, or drop multicast and issue one copy.gather4 in each CTA that needs the rows}}
+      copy.gather4 %x rows [%r0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] multicast %both : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    } else {
+      copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1>
+    }
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    copy.async_copy %tile to %z[%rank, %c0, %c0] : memref<4x64xf16, #copy.smem> to memref<2x4x64xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}

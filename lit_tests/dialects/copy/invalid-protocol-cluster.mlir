@@ -148,3 +148,209 @@ func.func @p3_multicast_into_a_slot_the_peer_has_not_released(%A: memref<512x512
   copy.barrier_wait %empty[%c0], %true : !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// CTA 0 multicasts the tile to CTA 1 only, but arrives on its own barrier expecting it.
+// rule: P5
+// fix: s|%both = arith.constant 2 : i16|%both = arith.constant 3 : i16|
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @p5_multicast_gather4_issuer_outside_its_mask(%x: memref<64x128xf16>, %z: memref<2x4x64xf16>, %r0: index, %r1: index, %r2: index, %r3: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %both = arith.constant 2 : i16
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    scf.if %leader {
+      // expected-error@+2 {{CTA 0 arrives on its barrier 0 of %bar expecting the tile's 512 bytes, but its multicast mask names CTA 1, not CTA 0: no byte reaches that barrier and the phase never completes}}
+      // expected-note@+1 {{add bit 0 to the mask (3: CTA 0 receives the tile too), or give the gather4 arrive = false and let each receiving CTA arm its own barrier with copy.barrier_arrive_expect_tx}}
+      copy.gather4 %x rows [%r0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] multicast %both : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    } else {
+      copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1>
+    }
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    copy.async_copy %tile to %z[%rank, %c0, %c0] : memref<4x64xf16, #copy.smem> to memref<2x4x64xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// The mask comes from the kernel's caller: which CTAs the tile reaches is not known.
+// rule: P5
+// fix: none -- the edit replaces the caller's %mask by a value the kernel computes (%both), which the note cannot name
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @p5_multicast_gather4_mask_from_an_argument(%x: memref<64x128xf16>, %z: memref<2x4x64xf16>, %r0: index, %r1: index, %r2: index, %r3: index, %mask: i16) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %both = arith.constant 3 : i16
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    scf.if %leader {
+      // expected-error@+2 {{this copy.gather4 multicasts its tile with a mask the analysis cannot compute: the CTAs whose SMEM it writes, and the barriers it completes, are not known}}
+      // expected-note@+1 {{give the mask as a constant or a value of the CTA's rank in the cluster (bit r: CTA r)}}
+      copy.gather4 %x rows [%r0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] multicast %mask : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    } else {
+      copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1>
+    }
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    copy.async_copy %tile to %z[%rank, %c0, %c0] : memref<4x64xf16, #copy.smem> to memref<2x4x64xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// CTA 1 receives the tile but never arms its barrier: its wait never returns.
+// rule: P6
+// fix: s|multicast %both : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>|multicast %both : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1> } else { copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1>|
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @p6_multicast_gather4_receiver_never_arms_its_barrier(%x: memref<64x128xf16>, %z: memref<2x4x64xf16>, %r0: index, %r1: index, %r2: index, %r3: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %both = arith.constant 3 : i16
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    // expected-note@+1 {{initialized with arrivals 1}}
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    scf.if %leader {
+      copy.gather4 %x rows [%r0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] multicast %both : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    }
+    // expected-error@+2 {{this wait never returns: phase 0 of barrier 0 of %bar has 0 of its 1 arrivals when the wait is reached}}
+    // expected-note@+1 {{arm the phase with the 512 bytes its copies deliver before the wait: copy.barrier_arrive_expect_tx on barrier 0 of %bar with 512 bytes}}
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    copy.async_copy %tile to %z[%rank, %c0, %c0] : memref<4x64xf16, #copy.smem> to memref<2x4x64xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// CTA 1 stores its copy of the tile without waiting for it to land.
+// rule: P1
+// fix: s|      copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1>|      copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1> copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>|
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @p1_multicast_gather4_receiver_reads_before_its_wait(%x: memref<64x128xf16>, %z: memref<2x4x64xf16>, %r0: index, %r1: index, %r2: index, %r3: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %both = arith.constant 3 : i16
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    scf.if %leader {
+      // expected-note@+1 {{the copy that fills it}}
+      copy.gather4 %x rows [%r0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] multicast %both : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+      copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    } else {
+      copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1>
+    }
+    // expected-error@+2 {{the TMA store reads %tile before the copy that fills it completes}}
+    // expected-note@+1 {{wait on barrier 0 of %bar for phase 0 (copy.barrier_wait with parity 0) before the read}}
+    copy.async_copy %tile to %z[%rank, %c0, %c0] : memref<4x64xf16, #copy.smem> to memref<2x4x64xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// CTA 1 arms its barrier and returns: CTA 0's multicast may land after it is gone.
+// rule: P7
+// fix: s|      copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1>|      copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1> copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>|
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @p7_multicast_gather4_receiver_returns_before_the_tile_lands(%x: memref<64x128xf16>, %z: memref<2x4x64xf16>, %r0: index, %r1: index, %r2: index, %r3: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %both = arith.constant 3 : i16
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    scf.if %leader {
+      // expected-note@+1 {{the load}}
+      copy.gather4 %x rows [%r0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] multicast %both : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+      copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+      copy.async_copy %tile to %z[%rank, %c0, %c0] : memref<4x64xf16, #copy.smem> to memref<2x4x64xf16>
+      copy.commit_group bulk
+      copy.wait_group bulk 0
+    } else {
+      copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1>
+    }
+    // expected-error@+2 {{the kernel returns while a TMA load may still be writing its SMEM}}
+    // expected-note@+1 {{copy.barrier_wait on barrier 0 of %bar for phase 0 (parity 0) before the return}}
+    func.return
+  }
+}
+
+// -----
+
+// A multicast ring whose consumers read the slot with thread loads and release it to the
+// peer with a relaxed arrival: it orders no thread's read, so the peer's next multicast
+// may land while CTA 1's threads still read.
+// rule: P3
+// fix: s| peer %peer relaxed :| peer %peer :|
+func.func @p3_relaxed_release_of_a_slot_threads_read(%x: memref<256x64xf16>, %y: memref<256xf16>) attributes {gpu.known_block_size = array<i32: 64, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %true = arith.constant true
+  %buf = copy.alloc_smem : memref<64x64xf16, #copy.smem<swizzle = 128>>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %empty = copy.barrier_init arrivals 2 : !copy.barrier<1>
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %rank = arith.remui %bx, %c2 : index
+  %peer = arith.xori %rank, %c1 : index
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %ip = arith.remui %i, %c2 : index
+    %phase = arith.cmpi ne, %ip, %c0 : index
+    %acquire = arith.xori %phase, %true : i1
+    copy.barrier_wait %empty[%c0], %acquire : !copy.barrier<1>
+    copy.barrier_arrive_expect_tx %full[%c0], 8192 : !copy.barrier<1>
+    %row = arith.muli %i, %c64 : index
+    // expected-error@+2 {{CTA 0's multicast load writes %buf while threads of the block of CTA 1 may still read it (nothing orders this copy after their read)}}
+    // expected-note@+1 {{the copy.peer_arrive that releases %buf to the sender is relaxed: it orders what had completed before it (the copies its threads waited for, tensor-core reads a wgmma wait retired), not the threads' own reads: drop relaxed from it, or read the slot with the tensor core}}
+    copy.async_copy %x[%row, %c0] to %buf barrier %full[%c0] {arrive = false, collective = array<i64: 0>} : memref<256x64xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
+    copy.barrier_wait %full[%c0], %phase : !copy.barrier<1>
+    // expected-note@+1 {{the threads read it here}}
+    %v = memref.load %buf[%t, %c0] : memref<64x64xf16, #copy.smem<swizzle = 128>>
+    %out = arith.addi %row, %t : index
+    memref.store %v, %y[%out] : memref<256xf16>
+    gpu.barrier
+    copy.barrier_arrive %empty[%c0] issuer elected : !copy.barrier<1>
+    copy.peer_arrive %empty[%c0] peer %peer relaxed : !copy.barrier<1>
+  }
+  // The last phase of %empty (3, parity 1): the peer's last release has arrived.
+  copy.barrier_wait %empty[%c0], %true : !copy.barrier<1>
+  func.return
+}

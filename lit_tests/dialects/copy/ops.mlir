@@ -241,36 +241,41 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 // Issue I, item 7: distributed shared memory inside a cluster (copy_dialect/dsmem.py). Every
 // CTA of the pair runs this program: the peer expects the bytes on this CTA's barrier 0 and
 // sends them (a st.async vector from each thread, a red.async add from each thread, one
-// bulk copy), then arrives on barrier 1.
+// bulk copy), then arrives on barrier 1, and on barrier 2 relaxed.
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
   // CHECK-LABEL: func.func @dsmem(
   // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "dsmem"
   func.func @dsmem(%peer: index, %v: vector<4xf32>, %n: i32) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
     %false = arith.constant false
     %buf = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
     %rows = copy.alloc_smem : memref<64x64xf32, #copy.smem>
     %cnt = copy.alloc_smem : memref<128xi32, #copy.smem>
-    %bars = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    %bars = copy.barrier_init arrivals 1 : !copy.barrier<3>
     // 128 x 16 (st.async) + 128 x 4 (red.async) + 16384 (the bulk copy) bytes.
-    // CHECK: copy.peer_arrive %{{.*}}[%{{.*}}] peer %{{.*}} expect_tx 18944 : !copy.barrier<2>
-    // CHECK-GENERIC: "copy.peer_arrive"(%{{.*}}, %{{.*}}, %{{.*}}) <{expect_tx = 18944 : i64, operandSegmentSizes = array<i32: 1, 1, 1>}> : (!copy.barrier<2>, index, index) -> ()
-    copy.peer_arrive %bars[%c0] peer %peer expect_tx 18944 : !copy.barrier<2>
-    // CHECK: copy.peer_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] peer %{{.*}}, %{{.*}}[%{{.*}}] : vector<4xf32>, memref<64x64xf32, #copy.smem>, !copy.barrier<2>
-    // CHECK-GENERIC: "copy.peer_store"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 2, 1, 1, 1>}> : (vector<4xf32>, memref<64x64xf32, #copy.smem>, index, index, index, !copy.barrier<2>, index) -> ()
-    copy.peer_store %v, %rows[%c0, %c0] peer %peer, %bars[%c0] : vector<4xf32>, memref<64x64xf32, #copy.smem>, !copy.barrier<2>
-    // CHECK: copy.peer_store reduce add %{{.*}}, %{{.*}}[%{{.*}}] peer %{{.*}}, %{{.*}}[%{{.*}}] : i32, memref<128xi32, #copy.smem>, !copy.barrier<2>
+    // CHECK: copy.peer_arrive %{{.*}}[%{{.*}}] peer %{{.*}} expect_tx 18944 : !copy.barrier<3>
+    // CHECK-GENERIC: "copy.peer_arrive"(%{{.*}}, %{{.*}}, %{{.*}}) <{expect_tx = 18944 : i64, operandSegmentSizes = array<i32: 1, 1, 1>}> : (!copy.barrier<3>, index, index) -> ()
+    copy.peer_arrive %bars[%c0] peer %peer expect_tx 18944 : !copy.barrier<3>
+    // CHECK: copy.peer_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] peer %{{.*}}, %{{.*}}[%{{.*}}] : vector<4xf32>, memref<64x64xf32, #copy.smem>, !copy.barrier<3>
+    // CHECK-GENERIC: "copy.peer_store"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 2, 1, 1, 1>}> : (vector<4xf32>, memref<64x64xf32, #copy.smem>, index, index, index, !copy.barrier<3>, index) -> ()
+    copy.peer_store %v, %rows[%c0, %c0] peer %peer, %bars[%c0] : vector<4xf32>, memref<64x64xf32, #copy.smem>, !copy.barrier<3>
+    // CHECK: copy.peer_store reduce add %{{.*}}, %{{.*}}[%{{.*}}] peer %{{.*}}, %{{.*}}[%{{.*}}] : i32, memref<128xi32, #copy.smem>, !copy.barrier<3>
     // CHECK-GENERIC: "copy.peer_store"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{reduction = #copy<reduction add>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1>}>
-    copy.peer_store reduce add %n, %cnt[%c0] peer %peer, %bars[%c0] : i32, memref<128xi32, #copy.smem>, !copy.barrier<2>
-    // CHECK: copy.peer_copy %{{.*}}[%{{.*}}] to %{{.*}}[%{{.*}}] peer %{{.*}}, %{{.*}}[%{{.*}}] : memref<2x64x64xf32, #copy.smem> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
-    // CHECK-GENERIC: "copy.peer_copy"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1>}> : (memref<2x64x64xf32, #copy.smem>, index, memref<2x64x64xf32, #copy.smem>, index, index, !copy.barrier<2>, index) -> ()
-    copy.peer_copy %buf[%c0] to %buf[%c1] peer %peer, %bars[%c0] : memref<2x64x64xf32, #copy.smem> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
-    // CHECK: copy.peer_arrive %{{.*}}[%{{.*}}] peer %{{.*}} : !copy.barrier<2>
-    // CHECK-GENERIC: "copy.peer_arrive"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1>}> : (!copy.barrier<2>, index, index) -> ()
-    copy.peer_arrive %bars[%c1] peer %peer : !copy.barrier<2>
-    copy.barrier_wait %bars[%c0], %false : !copy.barrier<2>
-    copy.barrier_wait %bars[%c1], %false : !copy.barrier<2>
+    copy.peer_store reduce add %n, %cnt[%c0] peer %peer, %bars[%c0] : i32, memref<128xi32, #copy.smem>, !copy.barrier<3>
+    // CHECK: copy.peer_copy %{{.*}}[%{{.*}}] to %{{.*}}[%{{.*}}] peer %{{.*}}, %{{.*}}[%{{.*}}] : memref<2x64x64xf32, #copy.smem> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<3>
+    // CHECK-GENERIC: "copy.peer_copy"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1>}> : (memref<2x64x64xf32, #copy.smem>, index, memref<2x64x64xf32, #copy.smem>, index, index, !copy.barrier<3>, index) -> ()
+    copy.peer_copy %buf[%c0] to %buf[%c1] peer %peer, %bars[%c0] : memref<2x64x64xf32, #copy.smem> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<3>
+    // CHECK: copy.peer_arrive %{{.*}}[%{{.*}}] peer %{{.*}} : !copy.barrier<3>
+    // CHECK-GENERIC: "copy.peer_arrive"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1>}> : (!copy.barrier<3>, index, index) -> ()
+    copy.peer_arrive %bars[%c1] peer %peer : !copy.barrier<3>
+    // CHECK: copy.peer_arrive %{{.*}}[%{{.*}}] peer %{{.*}} relaxed : !copy.barrier<3>
+    // CHECK-GENERIC: "copy.peer_arrive"(%{{.*}}, %{{.*}}, %{{.*}}) <{relaxed, operandSegmentSizes = array<i32: 1, 1, 1>}> : (!copy.barrier<3>, index, index) -> ()
+    copy.peer_arrive %bars[%c2] peer %peer relaxed : !copy.barrier<3>
+    copy.barrier_wait %bars[%c0], %false : !copy.barrier<3>
+    copy.barrier_wait %bars[%c1], %false : !copy.barrier<3>
+    copy.barrier_wait %bars[%c2], %false : !copy.barrier<3>
     // The cluster's barrier: whole, then split into a relaxed arrive and a wait.
     // CHECK: copy.cluster_sync{{$}}
     // CHECK-GENERIC: "copy.cluster_sync"() : () -> ()
