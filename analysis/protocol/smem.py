@@ -210,15 +210,7 @@ class SharedMemory:
                     "barrier) that the issuer waits on before the copy"
                 )
             if remote:
-                fix = remote_release(writer, region)
-                if self.hb.relaxed:
-                    fix = (
-                        f"the copy.peer_arrive that releases {region.show()} to the sender is "
-                        "relaxed: it orders what had completed before it (the copies its "
-                        "threads waited for, tensor-core reads a wgmma wait retired), not the "
-                        "threads' own reads: drop relaxed from it, or read the slot with the "
-                        "tensor core"
-                    )
+                fix = remote_release(writer, region, bool(self.hb.relaxed))
             # rule: P3
             self.report(
                 (warning if overlap == "maybe" else error)(
@@ -525,9 +517,17 @@ def overwritten(
     )
 
 
-def remote_release(writer: str, region: Region) -> str:
+def remote_release(writer: str, region: Region, relaxed: bool = False) -> str:
     """The fix for another CTA's copy (`writer`) into `region` of this CTA before this CTA
-    released it: the release must reach the sender."""
+    released it: the release must reach the sender (`relaxed`: the kernel releases with
+    relaxed peer arrivals, which order no thread's access)."""
+    if relaxed:
+        return (
+            f"the copy.peer_arrive that releases {region.show()} to the sender is relaxed: "
+            "it orders what had completed before it (the copies its threads waited for, "
+            "tensor-core reads a wgmma wait retired), not the threads' own reads: drop "
+            "relaxed from it, or read the slot with the tensor core"
+        )
     return (
         f"{writer} is held back only by what its sending CTA waits on: the sender must "
         f"wait (copy.barrier_wait before the copy) on a barrier this CTA arrives on after "
