@@ -87,6 +87,7 @@ SAMPLED_KERNELS = (
     "gemm_multicast_cluster2",
     "gemm_multicast_cluster4",
     "dsmem_allreduce_ring",
+    "gather4_multicast_moe",
 )
 """The kernels the analysis proves unmutated that the interpreter runs in well under a
 second (the others are sampled by scripts/mutations.py only)."""

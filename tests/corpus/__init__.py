@@ -421,3 +421,32 @@ KERNELS += (
         expected=lambda a: {2: wgmma_expected(*a)},
     ),
 )
+
+
+def _moe_args(rng):
+    """The activations (64 tokens x 128), 24 routed token indices (6 steps of 4, a few
+    outside the array: a padded route), the output of both CTAs."""
+    return [
+        small_ints(rng, (64, 128)),
+        rng.integers(-2, 66, size=24).astype(np.int64),
+        np.zeros((2, 6, 4, 64), np.float16),
+    ]
+
+
+def moe_expected(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Each CTA's copy of step i's four gathered rows (columns 64 on; zeros outside)."""
+    rows = np.zeros((24, 64), np.float16)
+    inside = (idx >= 0) & (idx < x.shape[0])
+    rows[inside] = x[idx[inside], 64:128]
+    return np.broadcast_to(rows.reshape(1, 6, 4, 64), (2, 6, 4, 64)).copy()
+
+
+KERNELS += (
+    Kernel(
+        "gather4_multicast_moe",
+        ("cluster-2 gather4 multicast",),
+        _moe_args,
+        grid=(2,),
+        expected=lambda a: {2: moe_expected(a[0], a[1])},
+    ),
+)
