@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     MemRefType,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Operation, SSAValue
@@ -72,6 +73,11 @@ from copy_dialect.attributes import (
     enum_attr,
 )
 from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.gather4_cluster import verify_multicast, verify_pair
+from copy_dialect.gather4_targets import (
+    GATHER4,
+    SCATTER4,
+)
 from copy_dialect.geometry import BoxGeometry, CopyGeometry
 from copy_dialect.gmem import check_gmem_layout
 from copy_dialect.l2_policy import (
@@ -87,7 +93,6 @@ from copy_dialect.verify_common import (
     check_barrier_index,
     check_contiguous_smem,
     check_smem_indices,
-    cluster_shape,
     constant_int,
     enclosing_target,
     feature_error,
@@ -101,20 +106,6 @@ ROWS = 4
 TILE_BYTES_MULTIPLE = 128
 """A gather4/scatter4 tile is a multiple of 128 bytes (Mosaic GPU: each 4-row transfer
 keeps the next one's SMEM address 128-byte aligned)."""
-
-GATHER4 = Feature("TMA gather4", lambda t: t.sm >= 100 and t.has_cta_bulk_destination)
-"""`.tile::gather4` into the CTA's own SMEM (`.shared::cta`, the form the lowering emits):
-"sm_100 or higher" (cp.async.bulk.tensor's Target ISA Notes); sm_120 too."""
-SCATTER4 = Feature("TMA scatter4", lambda t: t.sm in (100, 103, 110) and t.suffix in ("a", "f"))
-"""`.tile::scatter4`: sm_100a, sm_110a and the sm_100f/sm_110f families (of the table's
-targets: sm_100a, sm_100f, sm_103a, sm_110a, sm_110f; not sm_120)."""
-GATHER4_MULTICAST = Feature("TMA gather4 multicast", SCATTER4.has)
-"""`.tile::gather4` into `.shared::cluster` with `.multicast::cluster`: the targets of
-scatter4 (CCCL's cp.async.bulk.tensor list sm_100a and sm_110a; CUDA 13.0's ptxas also
-assembles it for sm_100f, sm_103a/f and sm_110f, and rejects it for sm_100 and sm_120a/f:
-"'.tile::gather4 with destination state space as .shared::cluster' not supported")."""
-GATHER4_PREFETCH = Feature("TMA gather4 prefetch", SCATTER4.has)
-"""`cp.async.bulk.prefetch.tensor...tile::gather4`: the targets of scatter4."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -260,7 +251,7 @@ class _TileOp(_Gather4Base):
             barrier_index=getattr(self, "barrier_index", None),
             predicate=self.predicate,
             collective_dims=(),
-            leader_tracked=False,
+            leader_tracked=getattr(self, "leader_tracked", None) is not None,
             arrives=barrier is not None and self.arrives,
             op=self,
             rows=tuple(self.rows),
@@ -391,6 +382,7 @@ class Gather4Op(_TileOp):
     multicast = opt_operand_def(I16)
     collective = opt_prop_def(DenseArrayBase.constr(i64))
     arrive = opt_prop_def(BoolAttr)
+    leader_tracked = opt_prop_def(UnitAttr)
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
@@ -399,7 +391,7 @@ class Gather4Op(_TileOp):
     assembly_format = (
         "$src `rows` `[` $rows `]` `column` `[` $column `]` `to` $smem "
         "(`[` $smem_indices^ `]`)? `barrier` $barrier `[` $barrier_index `]` "
-        "(`multicast` $multicast^)? "
+        "(`multicast` $multicast^)? (`leader_tracked` $leader_tracked^)? "
         "(`if` $predicate^)? (`l2` $l2^)? (`fraction` $l2_fraction^)? "
         "(`secondary` $l2_secondary^)? "
         "attr-dict `:` type($src) `to` type($smem) `,` type($barrier)"
@@ -417,6 +409,7 @@ class Gather4Op(_TileOp):
         barrier_index: SSAValue | Operation | None = None,
         arrive: bool | None = None,
         multicast: SSAValue | Operation | None = None,
+        leader_tracked: bool = False,
         l2: L2Policy | str | CachePolicy | None = None,
         l2_promotion: int | None = None,
     ):
@@ -434,6 +427,7 @@ class Gather4Op(_TileOp):
             ],  # fmt: skip
             properties={
                 "arrive": None if arrive is None else BoolAttr.from_bool(arrive),
+                "leader_tracked": UnitAttr() if leader_tracked else None,
                 **policy_properties(l2),
                 "l2_promotion": None if l2_promotion is None else IntegerAttr(l2_promotion, i64),
             },
@@ -457,40 +451,15 @@ class Gather4Op(_TileOp):
             )
         self._verify_all()
         if self.multicast is not None:
-            self._verify_multicast(self.multicast)
+            verify_multicast(self, self.multicast)
+        if self.is_leader_tracked:
+            verify_pair(self)
 
-    def _verify_multicast(self, mask: SSAValue) -> None:
-        """`multicast %mask`: a target with the `.shared::cluster` form (A14), a cluster
-        launch, and a constant mask that names CTAs of the cluster (G6)."""
-        target = enclosing_target(self)
-        # rule: A14
-        if target is not None and not GATHER4_MULTICAST.has(target):
-            raise feature_error(
-                self,
-                GATHER4_MULTICAST,
-                target,
-                note=f"{retarget_note(GATHER4_MULTICAST)}, or drop multicast and issue one "
-                "copy.gather4 in each CTA that needs the rows",
-            )
-        size = prod(cluster_shape(self))
-        # rule: G6
-        if size == 1:
-            raise Error(
-                "a multicast copy.gather4 writes the SMEM of the CTAs of its cluster, but the "
-                "kernel is not launched in clusters (no copy.cluster, or a cluster of 1)",
-                note="give the kernel its cluster shape (copy.cluster = array<i32: 2, 1, 1> on "
-                "the function), or drop multicast",
-            )
-        bits = constant_int(mask)
-        # rule: G6
-        if bits is not None and (bits & 0xFFFF == 0 or (bits & 0xFFFF) >> size):
-            full = (1 << size) - 1
-            raise Error(
-                f"a multicast copy.gather4's mask names CTAs 0 to {size - 1} of its cluster of "
-                f"{size}, got {bits & 0xFFFF:#x}",
-                note=f"give a mask of bits 0 to {size - 1}, bit r for CTA r: {full} ({full:#x}) "
-                "for every CTA of the cluster",
-            )
+    @property
+    def is_leader_tracked(self) -> bool:
+        """Whether the gather4 is a CTA pair's (`.cta_group::2`): its rows into this CTA's
+        SMEM, its bytes on the barrier of the pair's leader (the even rank)."""
+        return self.leader_tracked is not None
 
 
 @copy_op_definition

@@ -20,7 +20,8 @@ from xdsl.irdl import (
 
 from copy_dialect.attributes import CachePolicy, L2Policy, OOBMode
 from copy_dialect.errors import CopyVerifyException as Error
-from copy_dialect.gather4 import GATHER4_PREFETCH, ROWS, _Gather4Base
+from copy_dialect.gather4 import ROWS, _Gather4Base
+from copy_dialect.gather4_targets import GATHER4_PREFETCH
 from copy_dialect.geometry import BoxGeometry
 from copy_dialect.l2_policy import policy_properties
 from copy_dialect.memory import GMEM, memory_space

@@ -271,11 +271,33 @@ def pair_load(
     boxes (the leader, where the collective axis is the pair's); the peer's own barrier
     gets nothing."""
     _, index = collective_group(agent, g.collective_dims)
-    leader = agent.cta.machine.ctas[agent.cta.rank & ~1]
     axis = g.op.leader_tracked.partition_axis
     if axis is not None:
         origin[g.gmem_dim(axis)] += index * g.box_shape[axis]
     coords, inside = gmem_box(g, gref, origin)
+    transfer = yield from pair_transfer(
+        agent, op, g, gref, (coords, inside), slot, dtype, issue, mask, index
+    )
+    return transfer
+
+
+def pair_transfer(
+    agent: Agent,
+    op: Operation,
+    g: Any,
+    gref: GmemRef,
+    box: tuple[tuple, np.ndarray],
+    slot: tuple[int, ...],
+    dtype: np.dtype,
+    issue: dict,
+    mask: np.ndarray,
+    index: int,
+) -> Generator[None, None, Transfer]:
+    """The transfer of a CTA pair's load: the elements `box` (their GMEM indices and which
+    lie inside) into this CTA's slot, completing on the pair leader's barrier; the CTA of
+    pair `index` 0 arrives on its own barrier expecting both CTAs' bytes."""
+    coords, inside = box
+    leader = agent.cta.machine.ctas[agent.cta.rank & ~1]
     offsets = agent.get(g.smem).slot_offsets(slot, g.issued_box)
     group = (
         agent.get(g.barrier)

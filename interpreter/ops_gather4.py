@@ -8,7 +8,8 @@ as a TMA load does (`ops_copies.load`: the issuer's arrival expecting them, unle
 false`); a scatter4 writes row i of the tile to row `rows[i]`, the part outside the array
 not written, and completes with the bulk group as a TMA store (`ops_copies.store`). The
 prefetch is a hint: no effect on memory. A multicast gather4 writes the tile into the slot of
-every CTA of its mask and completes the bytes on each one's barrier."""
+every CTA of its mask and completes the bytes on each one's barrier; a leader-tracked one (a
+CTA pair's) writes this CTA's slot and completes on the pair leader's barrier."""
 
 from __future__ import annotations
 
@@ -18,7 +19,14 @@ from copy_dialect import ops as copy
 from interpreter.gmem_log import note_box
 from interpreter.machine import Agent, Cta, Step
 from interpreter.memory import GmemRef, SmemRef
-from interpreter.ops_copies import UNMODELLED, box_origin, load, slot_of, store
+from interpreter.ops_copies import (
+    UNMODELLED,
+    box_origin,
+    load,
+    pair_transfer,
+    slot_of,
+    store,
+)
 from interpreter.ops_std import handles
 from interpreter.values import InterpretError, RuleBroken, storage_dtype, uniform
 
@@ -56,6 +64,12 @@ def gather4(agent: Agent, op: copy.Gather4Op, mask: np.ndarray) -> Step:
     yield None
     g, gref, slot, coords, inside = _operands(agent, op, mask)
     dtype = storage_dtype(g.element_type)
+    if op.is_leader_tracked:  # a CTA pair's: its rows here, its bytes at the pair's leader
+        issue = agent.release()
+        box = (coords, inside)
+        index = agent.cta.rank & 1
+        yield from pair_transfer(agent, op, g, gref, box, slot, dtype, issue, mask, index)
+        return
     destinations = [agent.cta] if op.multicast is None else multicast_targets(agent, op, mask)
     issue = agent.release()
     yield from load(agent, op, g, gref, slot, 0, destinations, coords, inside, dtype, issue, mask)

@@ -102,8 +102,8 @@ def cluster_facts(fn: func.FuncOp) -> ClusterFacts:
             crossing = True  # (a multicast try_cancel writes every CTA's slot and barrier)
         elif op.name == "nvvm.tcgen05.commit" and len(op.operands) > 1:
             crossing = True  # (a multicast commit arrives on the barriers of its mask's CTAs)
-        elif isinstance(op, copy.Gather4Op) and op.multicast is not None:
-            crossing = True  # (a multicast gather4 writes the slot of its mask's CTAs)
+        elif isinstance(op, copy.Gather4Op) and (op.multicast is not None or op.is_leader_tracked):
+            crossing = True  # (its mask's CTAs' slots, or the pair leader's barrier)
         elif isinstance(op, copy.AsyncCopyOp) and size > 1:
             g = op.geometry()
             dims = tuple(g.collective_dims or ())

@@ -124,7 +124,7 @@ CLUSTER_STEPS: Mapping[type[Operation], Step] = OpTable(
         copy.BarrierInvalOp: ops_cluster.clustered_inval,
         copy.BarrierReinitOp: ops_cluster.clustered_reinit,
         copy.AsyncCopyOp: ops_cluster.cluster_copy,
-        copy.Gather4Op: ops_cluster.multicast_gather4,
+        copy.Gather4Op: ops_cluster.cluster_gather4,
         func.ReturnOp: ops_cluster.kernel_return,
     },
     BY_NAME,

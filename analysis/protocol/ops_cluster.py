@@ -13,7 +13,7 @@ from analysis.protocol.clocks import join
 from analysis.protocol.findings import Related, error, warning
 from analysis.protocol.ops_barriers import barrier_init, barrier_inval, barrier_key, barrier_reinit
 from analysis.protocol.ops_copies import async_copy, issue
-from analysis.protocol.records import Fill, describe_key
+from analysis.protocol.records import Fill, Key, Region, describe_key
 from analysis.protocol.steps import Blocked, Steps, Stop
 from analysis.protocol.walk import Agent
 from copy_dialect import ops as copy
@@ -168,19 +168,8 @@ def cluster_copy(agent: Agent, op: copy.AsyncCopyOp, mask: int | None) -> None:
     made = 0 if g.arrivals is None else g.arrivals.made(1)
     group = facts.group(rank, how.dims)
     if how.pair:
-        leader = rank & ~1
-        s.smem.refill(op, region, "the leader-tracked load", (issuer,))
-        if group.index(rank) == 0 and made:
-            s.barriers.arrive(op, key, made, g.expect, (issuer,), agent.name)  # type: ignore[arg-type]
-        elif rank != leader:
-            s.barriers.waits.pair_loads.setdefault(key, op)  # type: ignore[arg-type]
-        if not walk.cluster.target(op, rank, leader, "the leader-tracked load"):
-            raise Stop
-        there = walk.states[leader].barriers
-        phase = there.deliver(op, key, how.share, issuer)  # type: ignore[arg-type]
-        end = ((there.table[key].comp, phase + 1),)  # type: ignore[index]
-        s.smem.fills.append(Fill(op, region, key, phase, end))  # type: ignore[arg-type]
-        walk.cluster.pair_fills.add(op)
+        first = group.index(rank) == 0
+        pair_load(agent, op, region, key, made if first else 0, g.expect, how.share)
         return
     if made:
         s.barriers.arrive(op, key, made, g.expect, (issuer,), agent.name)  # type: ignore[arg-type]
@@ -214,13 +203,14 @@ def mask_ranks(
     return [r for r in range(ranks) if bits >> r & 1]
 
 
-def multicast_gather4(agent: Agent, op: copy.Gather4Op, mask: int | None) -> None:
+def cluster_gather4(agent: Agent, op: copy.Gather4Op, mask: int | None) -> None:
     """A gather4 with `multicast %mask`, issued by one CTA: the whole tile into the slot of
     every CTA of the mask, its bytes completing on the barrier at the same offset in each
     (PTX ISA, cp.async.bulk.tensor's `.multicast::cluster`); the issuer's arrival, when it
-    makes one, on its own barrier, which must then be one of them. Without a mask, a
-    gather4 is one CTA's load (`ops_copies.async_copy`)."""
-    if op.multicast is None:
+    makes one, on its own barrier, which must then be one of them. A `leader_tracked` one
+    is a CTA pair's load (`pair_load`). Otherwise, one CTA's load
+    (`ops_copies.async_copy`)."""
+    if op.multicast is None and not op.is_leader_tracked:
         async_copy(agent, op, mask)
         return
     issued_copy = issue(agent, op)
@@ -234,6 +224,12 @@ def multicast_gather4(agent: Agent, op: copy.Gather4Op, mask: int | None) -> Non
     if key is None:
         return
     walk, rank, issuer = agent.walk, agent.rank, agent.c0
+    if op.is_leader_tracked:  # its rows here, its bytes on the pair leader's barrier
+        agent.state.hb.stamp(issuer)
+        made = 0 if g.arrivals is None or rank & 1 else g.arrivals.made(1)
+        pair_load(agent, op, region, key, made, g.expect, g.bytes // 2)
+        return
+    assert op.multicast is not None
     targets = mask_ranks(
         agent,
         op,
@@ -269,6 +265,30 @@ def multicast_gather4(agent: Agent, op: copy.Gather4Op, mask: int | None) -> Non
             raise Stop
         what = "the multicast gather4" if r == rank else f"CTA {rank}'s multicast gather4"
         walk.states[r].copies.peer_write(op, region, key, g.bytes, (issuer,), what, r != rank)
+
+
+def pair_load(
+    agent: Agent, op: Operation, region: Region, key: Key, made: int, expect: int, share: int
+) -> None:
+    """A leader-tracked load of a CTA pair (`.cta_group::2`): this CTA's `share` bytes into
+    `region` of its own SMEM, completing on the barrier of the pair's leader (the even
+    rank); `made`: the arrivals this CTA makes on its own barrier, expecting `expect` bytes
+    (the leader's: both CTAs')."""
+    walk, rank, issuer = agent.walk, agent.rank, agent.c0
+    s = agent.state
+    leader = rank & ~1
+    s.smem.refill(op, region, "the leader-tracked load", (issuer,))
+    if made:
+        s.barriers.arrive(op, key, made, expect, (issuer,), agent.name)
+    elif rank != leader:
+        s.barriers.waits.pair_loads.setdefault(key, op)
+    if not walk.cluster.target(op, rank, leader, "the leader-tracked load"):
+        raise Stop
+    there = walk.states[leader].barriers
+    phase = there.deliver(op, key, share, issuer)
+    end = ((there.table[key].comp, phase + 1),)
+    s.smem.fills.append(Fill(op, region, key, phase, end))
+    walk.cluster.pair_fills.add(op)
 
 
 # ---- the return ----------------------------------------------------------------------------

@@ -115,54 +115,8 @@ class SharedMemory:
                     if release is not None:
                         self.report(released_early(release, fill.region, op, False, fill.op))
                         return
-            self._unfinished(op, region, fill, reader, overlap)
+            self.report(unfinished(self.barriers, op, region, fill, reader, overlap))
             return
-
-    def _unfinished(self, op: Operation, region: Region, fill: Fill, reader: str, how: str) -> None:
-        filled = "it" if fill.region == region else fill.region.show()
-        what = f"{reader} reads {region.show()} before the copy that fills {filled} completes"
-        related = [Related(fill.op, "the copy that fills it")]
-        if fill.key is None:
-            fix = (
-                "commit the copy (copy.commit_group cp_async) and wait for its group "
-                "(copy.wait_group cp_async 0) before the read"
-            )
-            if fill.end is not None:
-                fix = (
-                    "the role that issued the copy waited for it, but nothing orders this read "
-                    "after that wait: arrive on a barrier after the wait_group and wait on it "
-                    "before the read"
-                )
-        else:
-            b = self.barriers.table[fill.key]
-            parity = fill.phase % 2
-            fix = (
-                f"wait on {describe_key(fill.key)} for phase {fill.phase} "
-                f"(copy.barrier_wait with parity {parity}) before the read"
-            )
-            if b.early_wait is not None:
-                wait_op, q = b.early_wait
-                related.append(
-                    Related(
-                        wait_op,
-                        f"this wait on parity {q} returns at once: the phase of parity {q} "
-                        f"had completed already; the copy arrives on phase {fill.phase}, "
-                        f"parity {parity}",
-                    )
-                )
-                size = self.barriers.groups[fill.key[0]][1]
-                fix = (
-                    f"wait on parity {parity}: flip the parity every lap of the ring of {size} "
-                    f"barriers, (i / {size}) mod 2 (arith.divui, arith.remui, arith.cmpi ne)"
-                )
-        if how == "maybe":
-            maybe = f"cannot prove that {reader} reads {region.show()} only after the copy that "
-            maybe += f"fills {filled} completes"
-            # rule: P1
-            self.report(warning(op, maybe, fix, *related))
-            return
-        # rule: P1
-        self.report(error(op, what, fix, *related))
 
     def refill(
         self,
@@ -240,7 +194,9 @@ class SharedMemory:
             if self.hb.knows_all(issuers, access.end):
                 continue
             fill.reported = True
-            self._unfinished(access.op, access.region, fill, "threads' load", "yes")
+            self.report(
+                unfinished(self.barriers, access.op, access.region, fill, "threads' load", "yes")
+            )
             return True
         for store, source, _ in self.pending_reads(issuers):
             if fill.region.overlap(source) != "yes":
@@ -248,7 +204,7 @@ class SharedMemory:
             fill.reported = True
             tma = store.name.startswith("copy.")
             reader = "the TMA store" if tma else f"'{op_name(store)}' (an async read)"
-            self._unfinished(store, source, fill, reader, "yes")
+            self.report(unfinished(self.barriers, store, source, fill, reader, "yes"))
             return True
         return False
 
@@ -515,6 +471,64 @@ def overwritten(
         remote_release(writer, region) if remote else fix,
         Related(fill.op, "the earlier copy"),
     )
+
+
+def unfinished(
+    barriers: Mbarriers, op: Operation, region: Region, fill: Fill, reader: str, how: str
+) -> ProtocolFinding:
+    """The P1 finding of `reader` reading `region` before `fill` completes (`how`: the
+    overlap, "maybe" for a warning), with the fix that fits the copy."""
+    filled = "it" if fill.region == region else fill.region.show()
+    what = f"{reader} reads {region.show()} before the copy that fills {filled} completes"
+    related = [Related(fill.op, "the copy that fills it")]
+    if fill.key is None:
+        fix = (
+            "commit the copy (copy.commit_group cp_async) and wait for its group "
+            "(copy.wait_group cp_async 0) before the read"
+        )
+        if fill.end is not None:
+            fix = (
+                "the role that issued the copy waited for it, but nothing orders this read "
+                "after that wait: arrive on a barrier after the wait_group and wait on it "
+                "before the read"
+            )
+    else:
+        b = barriers.table[fill.key]
+        parity = fill.phase % 2
+        fix = (
+            f"wait on {describe_key(fill.key)} for phase {fill.phase} "
+            f"(copy.barrier_wait with parity {parity}) before the read"
+        )
+        if fill.end is not None and fill.end[0][0] != b.comp:
+            # A leader-tracked load of a CTA pair: it completes on the leader's barrier.
+            fix = (
+                f"the copy completes on the pair leader's {describe_key(fill.key)}, which "
+                "no wait in this CTA observes: let the leader tell this CTA after its "
+                "wait (a copy.peer_arrive on a barrier this CTA waits on before the "
+                "read, or copy.cluster_sync in both CTAs after the leader's wait)"
+            )
+        elif b.early_wait is not None:
+            wait_op, q = b.early_wait
+            related.append(
+                Related(
+                    wait_op,
+                    f"this wait on parity {q} returns at once: the phase of parity {q} "
+                    f"had completed already; the copy arrives on phase {fill.phase}, "
+                    f"parity {parity}",
+                )
+            )
+            size = barriers.groups[fill.key[0]][1]
+            fix = (
+                f"wait on parity {parity}: flip the parity every lap of the ring of {size} "
+                f"barriers, (i / {size}) mod 2 (arith.divui, arith.remui, arith.cmpi ne)"
+            )
+    if how == "maybe":
+        maybe = f"cannot prove that {reader} reads {region.show()} only after the copy that "
+        maybe += f"fills {filled} completes"
+        # rule: P1
+        return warning(op, maybe, fix, *related)
+    # rule: P1
+    return error(op, what, fix, *related)
 
 
 def remote_release(writer: str, region: Region, relaxed: bool = False) -> str:

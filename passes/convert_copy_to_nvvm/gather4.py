@@ -7,7 +7,9 @@ row, `[1, W]` (a kernel parameter, shared with any copy of the same box):
   .mbarrier::complete_tx::bytes` with the coordinates `{col, row0, row1, row2, row3}` into
   the CTA's own SMEM (`.shared::cta`: the form every sm_100+ target has); with `multicast
   %mask`, `.shared::cluster ... .multicast::cluster` with the mask as ctaMask (the tile into
-  the same offset of every CTA of the mask);
+  the same offset of every CTA of the mask); with `leader_tracked`, `.cta_group::2`: the
+  rows into this CTA's SMEM, the bytes on the barrier of the pair's leader (this barrier's
+  address with the peer bit cleared), whose arrival expects both CTAs' tiles;
 - a scatter4 issues `cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group`;
 - a gather4 prefetch issues `cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4`.
 
@@ -20,6 +22,8 @@ row, `[1, W]` (a kernel parameter, shared with any copy of the same box):
 
 from __future__ import annotations
 
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import i64
 from xdsl.ir import Operation, SSAValue
 
 from copy_dialect import ops as copy
@@ -29,7 +33,12 @@ from passes import nvvm
 from passes.convert_copy_to_nvvm.emit import Emit
 from passes.convert_copy_to_nvvm.kernel import Kernel
 from passes.convert_copy_to_nvvm.smem import slot_offset
-from passes.convert_copy_to_nvvm.tma import l2_cache_hint, load_barrier, tma_coordinates
+from passes.convert_copy_to_nvvm.tma import (
+    l2_cache_hint,
+    load_barrier,
+    pair_barrier,
+    tma_coordinates,
+)
 from passes.llvm_types import lowered
 
 
@@ -88,10 +97,14 @@ def gather4(op: copy.Gather4Op, g: copy.Gather4Geometry, kernel: Kernel) -> list
     (smem,) = lowered([g.smem], body.ops)
     smem = body.byte_offset(smem, slot_offset(body, g))
     coordinates = gather4_coordinates(body, kernel, op, g.rows, g.column, g)
-    bar = load_barrier(body, op, kernel, g.credited_bytes if g.arrives else None)
+    pair = op.is_leader_tracked
+    bar = load_barrier(body, op, kernel, g.credited_bytes if g.arrives and not pair else None)
     mask = None
     if op.multicast is not None:
         (mask,) = lowered([op.multicast], body.ops)
+    if pair:  # the CTA pair's: its bytes on the leader's barrier, which expects both tiles
+        index = body.binary(llvm.AndOp, body.resize(body.sreg("cluster.ctarank"), i64), 1)
+        bar = pair_barrier(body, bar, index, g.credited_bytes if g.arrives else None)
     body(
         nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
             dst=smem,
@@ -100,7 +113,8 @@ def gather4(op: copy.Gather4Op, g: copy.Gather4Geometry, kernel: Kernel) -> list
             mbar=bar,
             multicast_mask=mask,
             l2_cache_hint=l2_cache_hint(body, op, kernel),
-            cta_destination=mask is None,
+            group="cta_2" if pair else None,
+            cta_destination=mask is None and not pair,
             gather4=True,
         )
     )

@@ -238,13 +238,19 @@ def leader_tracked(
         gmem_dim = g.gmem_dim(axis)
         indices = list(indices)
         indices[gmem_dim] = e.add(indices[gmem_dim], e.mul(index, g.box_shape[axis]))
-    if g.arrives:
-        expect = Emit()
-        tx = expect.const(g.credited_bytes, i32)
-        expect(nvvm.MBarrierArriveExpectTxSharedOp(bar, tx))
-        e.if_(e.icmp("eq", index, 0), expect.ops)
+    return pair_barrier(e, bar, index, g.credited_bytes if g.arrives else None), indices
+
+
+def pair_barrier(e: Emit, bar: SSAValue, index: SSAValue, expect: int | None) -> SSAValue:
+    """The barrier of the CTA pair's leader: this CTA's barrier address `bar` with the peer
+    bit cleared; with `expect`, the leader (pair `index` 0) first arrives on its own barrier
+    expecting that many bytes (both CTAs')."""
+    if expect is not None:
+        arrive = Emit()
+        arrive(nvvm.MBarrierArriveExpectTxSharedOp(bar, arrive.const(expect, i32)))
+        e.if_(e.icmp("eq", index, 0), arrive.ops)
     leader_address = e.binary(llvm.AndOp, e.ptrtoint(bar), PEER_BIT_MASK)
-    return e.inttoptr(leader_address, ptr(SHARED)), indices
+    return e.inttoptr(leader_address, ptr(SHARED))
 
 
 def collective_position(e: Emit, op: copy.AsyncCopyOp, kernel: Kernel) -> tuple[SSAValue, SSAValue]:

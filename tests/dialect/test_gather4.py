@@ -41,6 +41,7 @@ LIT_TESTS = [
     ROOT / "lit_tests" / "dialects" / "copy" / "gather4.mlir",
     ROOT / "lit_tests" / "passes" / "gather4-ptx.mlir",
     ROOT / "lit_tests" / "passes" / "gather4-multicast-ptx.mlir",
+    ROOT / "lit_tests" / "passes" / "gather4-pair-ptx.mlir",
 ]
 ELF_MAGIC = b"\x7fELF"
 GATHER4_TARGETS = {"sm_100a", "sm_100f", "sm_103a", "sm_110a", "sm_110f", "sm_120", "sm_120a"}
@@ -87,7 +88,10 @@ def test_assembles(path: Path, index: int, target: str, tmp_path: Path):
     text = kernels(path)[index]
     module = valid_for(text, target)
     # The targets that accept the kernel are the ISA's for the ops it holds.
-    narrow = any(op in text for op in ("copy.scatter4 ", "copy.gather4_prefetch ", "multicast %"))
+    narrow = any(
+        form in text
+        for form in ("copy.scatter4 ", "copy.gather4_prefetch ", "multicast %", " leader_tracked")
+    )
     needs = SCATTER4_TARGETS if narrow else GATHER4_TARGETS
     assert (module is not None) == (target in needs)
     if module is None:
@@ -190,9 +194,32 @@ def fuzz_kernel(rng: random.Random) -> tuple[str, str]:
             ]
             if "arrive = false" not in props:
                 body.append(f"    scf.if %peer {{ {expect} }}")
+            body.append("    copy.barrier_wait %b[%c0], %phase : !copy.barrier<1>")
+        elif 0.35 <= odd < 0.5:
+            # A CTA pair's gather4 (leader_tracked) in a cluster of 1, 2 or 4: each CTA its
+            # rows, the leader waits for both tiles and tells its peer
+            size = rng.choice((1, 2, 2, 4))
+            target = rng.choice(blackwell)
+            cluster = f", copy.cluster = array<i32: {size}, 1, 1>" if size > 1 else ""
+            if "arrive = false" in props:  # the leader arms its barrier for both tiles
+                body[-1] = body[-1].replace(f"], {nbytes} :", f"], {2 * nbytes} :")
+            body += [
+                "    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>",
+                f"    %size = arith.constant {size} : index",
+                "    %one = arith.constant 1 : index",
+                '    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index',
+                "    %rank = arith.remui %bx, %size : index",
+                "    %bit = arith.andi %rank, %one : index",
+                "    %other = arith.xori %rank, %one : index",
+                "    %lead = arith.cmpi eq, %bit, %c0 : index",
+                f"    {gather.replace('@MULTICAST@', ' leader_tracked')}",
+                "    scf.if %lead { copy.barrier_wait %b[%c0], %phase : !copy.barrier<1> "
+                "copy.peer_arrive %done[%c0] peer %other : !copy.barrier<1> } else { "
+                "copy.barrier_wait %done[%c0], %phase : !copy.barrier<1> }",
+            ]
         else:
             body.append(f"    {gather.replace('@MULTICAST@', '')}")
-        body.append("    copy.barrier_wait %b[%c0], %phase : !copy.barrier<1>")
+            body.append("    copy.barrier_wait %b[%c0], %phase : !copy.barrier<1>")
     elif kind == "scatter4":
         if odd < 0.04:
             extra = " reduce add"
@@ -227,7 +254,7 @@ def rejection(err: VerifyException) -> str:
     return "xdsl"
 
 
-RULES = ("G1", "G2", "G3", "G4", "G5", "G6", "D6", "E4", "F5", "A14")
+RULES = ("G1", "G2", "G3", "G4", "G5", "G6", "G7", "D6", "E4", "F5", "A14")
 """The rule ids of the ops' own checks, each of which the fuzz reaches."""
 
 
@@ -245,6 +272,7 @@ def test_fuzz_accepted_configurations_assemble(tmp_path: Path):
             continue
         op = next(o.name for o in module.walk() if "4" in o.name and o.name.startswith("copy."))
         op += " multicast" if " multicast %" in text else ""
+        op += " leader_tracked" if " leader_tracked" in text else ""
         accepted[f"{op} {target}"] += 1
         try:
             assemble(module, target, tmp_path)
@@ -257,7 +285,8 @@ def test_fuzz_accepted_configurations_assemble(tmp_path: Path):
     assert "untagged" not in rejected
     assert "xdsl" not in rejected
     assert sum(accepted.values()) >= 100
-    for op in ("copy.gather4", "copy.gather4 multicast", "copy.scatter4", "copy.gather4_prefetch"):
+    ops = ("copy.gather4", "copy.gather4 multicast", "copy.gather4 leader_tracked")
+    for op in (*ops, "copy.scatter4", "copy.gather4_prefetch"):
         assert any(key.startswith(op + " ") for key in accepted), op
 
 

@@ -21,7 +21,7 @@ from xdsl.parser import Parser
 from analysis.verify import verify_module
 from copy_dialect.cluster_launch_control import CLC_MULTICAST, CLUSTER_LAUNCH_CONTROL
 from copy_dialect.errors import CopyDiagnosticError
-from copy_dialect.gather4 import GATHER4, GATHER4_PREFETCH, SCATTER4
+from copy_dialect.gather4_targets import GATHER4, GATHER4_PREFETCH, SCATTER4
 from copy_dialect.instruction_descriptor import MMA_I8
 from copy_tools.universe import make_context
 from facts.target import (

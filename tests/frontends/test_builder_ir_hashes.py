@@ -138,7 +138,7 @@ HASHES = {
     "grouped_view_copy_barrier": "793666f6cd67b19a",
     "gemm_cooperative": "1ca41ce8019113a0",
     "gemm_pingpong": "5009bc767ec4f316",
-    "gemm_cluster": "a192c654995f5c61",
+    "gemm_cluster": "b542e5adec57534a",
     "pdl_chain": "ce631b670d657ae6",
     "pdl_chain_end": "6fb66354679ac985",
     "pdl_chain_early_read": "5463850d1c5fd2ba",

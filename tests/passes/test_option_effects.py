@@ -51,6 +51,17 @@ IM2COL_LOAD = "upper = array<i64: -1, -1>}"
 GATHER4 = "barrier %bar[%c0] : memref<1024x256xf32> to"
 SCATTER4 = "column [%c0] : memref<4x64xf32, #copy.smem> to"
 GATHER4_PREFETCH = "column [%c0] {width = 64}"
+GATHER4_PAIR = (
+    "barrier %bar[%c0] : memref<1024x256xf32> to memref<4x64xf32, #copy.smem>, "
+    "!copy.barrier<1>\n    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>\n"
+)
+LEADER_TELLS = (
+    "    scf.if %leader { copy.barrier_wait %bar[%c0], %false : !copy.barrier<1> "
+    "copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1> } else { "
+    "copy.barrier_wait %done[%c0], %false : !copy.barrier<1> }\n"
+)
+"""The gather4_pair kernel's load and wait, and the pair's handshake that replaces the wait
+when the load is leader-tracked (the peer's bytes land at the leader)."""
 IDESC = "kind f8f6f4 m 128 n 128 a f8E4M3FN b f8E4M3FN d f32 :"
 TMEM_LOAD = "shape shape_32x32b num 4 : memref"
 TMEM_LOAD_4 = (
@@ -188,6 +199,10 @@ OPTIONS = [
     Option("copy.gather4", "arrive", "gather4", GATHER4,
            "barrier %bar[%c0] {arrive = false} : memref<1024x256xf32> to",
            why="no mbarrier.arrive.expect_tx by the issuing thread"),
+    Option("copy.gather4", "leader_tracked", "gather4_pair", GATHER4_PAIR,
+           GATHER4_PAIR.replace(" : memref<1024x256xf32>", " leader_tracked : memref<1024x256xf32>")
+           .replace("    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>\n", LEADER_TELLS),
+           why=".cta_group::2 on the pair leader's barrier, which expects both tiles"),
     Option("copy.gather4", "collective", "gather4", GATHER4,
            "barrier %bar[%c0] {collective = array<i64: 0>} : memref<1024x256xf32> to", REJECTED,
            "D6: a 4-row tile has no share for each CTA of a collective group"),
@@ -407,6 +422,9 @@ OPTIONS = [
     Option("copy.peer_arrive", "expect_tx", "dsmem", "peer %peer : !copy.barrier<1>",
            "peer %peer expect_tx 4 : !copy.barrier<1>",
            why="mbarrier.arrive.expect_tx on the peer's barrier"),
+    Option("copy.peer_arrive", "relaxed", "dsmem", "peer %peer : !copy.barrier<1>",
+           "peer %peer relaxed : !copy.barrier<1>",
+           why="mbarrier.arrive.relaxed.cluster instead of .release.cluster"),
     Option("copy.cluster_sync", "arrive", "mbarriers", "copy.cluster_sync\n",
            "copy.cluster_sync arrive\n", why="barrier.cluster.arrive alone"),
     Option("copy.cluster_sync", "wait", "mbarriers", "copy.cluster_sync\n",

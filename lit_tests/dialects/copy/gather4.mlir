@@ -91,3 +91,42 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     func.return
   }
 }
+
+// -----
+
+// A CTA pair's gather4 (leader_tracked, `.cta_group::2`): each CTA of a cluster of 2
+// gathers its own four rows into its tile, both tiles' bytes on the leader's barrier; the
+// leader waits and tells its peer (copy.peer_arrive on %done).
+// CHECK-LABEL: func.func @gather4_pair
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "gather4_pair"
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @gather4_pair(%x: memref<64x128xf16>, %z: memref<2x4x64xf16>, %r0: index, %r1: index, %r2: index, %r3: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %peer = arith.xori %rank, %c1 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    // Each CTA gathers its own rows (the peer's shifted by one), both complete on the leader's barrier.
+    %s0 = arith.addi %r0, %rank : index
+    // CHECK: copy.gather4 %{{.*}} rows[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] column[%{{.*}}] to %{{.*}} barrier %{{.*}}[%{{.*}}] leader_tracked : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    // CHECK-GENERIC: "copy.gather4"(%{{.*}}) <{leader_tracked, operandSegmentSizes = array<i32: 1, 4, 1, 1, 0, 1, 1, 0, 0>}>
+    copy.gather4 %x rows [%s0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] leader_tracked : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    scf.if %leader {
+      copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+      copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
+    } else {
+      copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+    }
+    copy.async_copy %tile to %z[%rank, %c0, %c0] : memref<4x64xf16, #copy.smem> to memref<2x4x64xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}

@@ -315,3 +315,96 @@ builtin.module attributes {copy.target = #copy.target<"sm_120a">} {
     func.return
   }
 }
+
+// -----
+
+// A leader-tracked gather4 in a kernel launched without clusters.
+// rule: G7
+// fix: none -- the fix also adds the pair's handshake (the leader tells its peer that the tiles landed), an edit of several lines once the kernel has its cluster
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @g7_leader_tracked_in_a_cluster_of_one(%x: memref<64x128xf16>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    // expected-error@+2 {{a leader-tracked copy.gather4 completes on the barrier of its CTA pair's leader (ranks 2p and 2p + 1), but the kernel's cluster has 1 CTA}}
+    // expected-note@+1 {{launch the kernel in clusters of an even size (copy.cluster = array<i32: 2, 1, 1> on the function), or drop leader_tracked}}
+    copy.gather4 %x rows [%c0, %c0, %c0, %c0] column [%c64] to %tile barrier %bar[%c0] leader_tracked : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    func.return
+  }
+}
+
+// -----
+
+// rule: G7
+// fix: s| multicast %both leader_tracked :| leader_tracked :|
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @g7_leader_tracked_and_multicast(%x: memref<64x128xf16>, %z: memref<2x4x64xf16>, %r0: index, %r1: index, %r2: index, %r3: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %both = arith.constant 3 : i16
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %peer = arith.xori %rank, %c1 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    // Each CTA gathers its own rows (the peer's shifted by one), both complete on the leader's barrier.
+    %s0 = arith.addi %r0, %rank : index
+    // expected-error@+2 {{a copy.gather4 is either multicast or leader-tracked here, not both}}
+    // expected-note@+1 {{drop leader_tracked (every CTA of the mask waits on its own barrier), or drop multicast (each CTA of the pair gathers its own rows)}}
+    copy.gather4 %x rows [%s0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] multicast %both leader_tracked : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    scf.if %leader {
+      copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+      copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
+    } else {
+      copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+    }
+    copy.async_copy %tile to %z[%rank, %c0, %c0] : memref<4x64xf16, #copy.smem> to memref<2x4x64xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// rule: A14
+// fix: s|"sm_120a"|"sm_100a"|
+builtin.module attributes {copy.target = #copy.target<"sm_120a">} {
+  func.func @a14_gather4_pair_on_consumer_blackwell(%x: memref<64x128xf16>, %z: memref<2x4x64xf16>, %r0: index, %r1: index, %r2: index, %r3: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %peer = arith.xori %rank, %c1 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    // Each CTA gathers its own rows (the peer's shifted by one), both complete on the leader's barrier.
+    %s0 = arith.addi %r0, %rank : index
+    // expected-error@+2 {{'copy.gather4' op needs a target with TMA gather4 for a CTA pair (sm_100a, sm_100f, sm_103a, sm_110a, sm_110f), but the target is sm_120a}}
+    // expected-note@+1 {{set copy.target to one of sm_100a, sm_100f, sm_103a, sm_110a, sm_110f, or drop leader_tracked and let each CTA wait on its own barrier}}
+    copy.gather4 %x rows [%s0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] leader_tracked : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    scf.if %leader {
+      copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+      copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
+    } else {
+      copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+    }
+    copy.async_copy %tile to %z[%rank, %c0, %c0] : memref<4x64xf16, #copy.smem> to memref<2x4x64xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}

@@ -354,3 +354,77 @@ func.func @p3_relaxed_release_of_a_slot_threads_read(%x: memref<256x64xf16>, %y:
   copy.barrier_wait %empty[%c0], %true : !copy.barrier<1>
   func.return
 }
+
+// -----
+
+// The peer of a gather4 pair waits on its own barrier, which no byte reaches.
+// rule: P6
+// fix: none -- the edit is the peer's wait moved to %done, the barrier the leader's copy.peer_arrive completes, which the note names by its role, not its name
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @p6_gather4_pair_peer_waits_on_its_own_barrier(%x: memref<64x128xf16>, %z: memref<2x4x64xf16>, %r0: index, %r1: index, %r2: index, %r3: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    // expected-note@+1 {{initialized with arrivals 1}}
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %peer = arith.xori %rank, %c1 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    // Each CTA gathers its own rows (the peer's shifted by one), both complete on the leader's barrier.
+    %s0 = arith.addi %r0, %rank : index
+    // expected-note@+1 {{this CTA's leader-tracked load: its bytes land on the leader's barrier}}
+    copy.gather4 %x rows [%s0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] leader_tracked : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    scf.if %leader {
+      copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+      copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
+    } else {
+      // expected-error@+2 {{this wait never returns: phase 0 of barrier 0 of %bar has 0 of its 1 arrivals when the wait is reached}}
+      // expected-note@+1 {{this CTA is the peer of a leader-tracked pair: the pair's bytes land on the leader's barrier 0 of %bar, never on this CTA's, so wait on it in the leader only}}
+      copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    }
+    copy.async_copy %tile to %z[%rank, %c0, %c0] : memref<4x64xf16, #copy.smem> to memref<2x4x64xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
+// The peer of a gather4 pair stores its tile with no word from the leader that it landed.
+// rule: P1
+// fix: none -- the handshake the note describes (the leader's copy.peer_arrive after its wait, the peer's wait on it) is an edit of three lines
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @p1_gather4_pair_peer_reads_before_the_leader_saw_it_land(%x: memref<64x128xf16>, %z: memref<2x4x64xf16>, %r0: index, %r1: index, %r2: index, %r3: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %false = arith.constant false
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %peer = arith.xori %rank, %c1 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    // Each CTA gathers its own rows (the peer's shifted by one), both complete on the leader's barrier.
+    %s0 = arith.addi %r0, %rank : index
+    // expected-note@+1 {{the copy that fills it}}
+    copy.gather4 %x rows [%s0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] leader_tracked : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
+    scf.if %leader {
+      copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+    }
+    // expected-error@+2 {{the TMA store reads %tile before the copy that fills it completes}}
+    // expected-note@+1 {{the copy completes on the pair leader's barrier 0 of %bar, which no wait in this CTA observes: let the leader tell this CTA after its wait (a copy.peer_arrive on a barrier this CTA waits on before the read, or copy.cluster_sync in both CTAs after the leader's wait)}}
+    copy.async_copy %tile to %z[%rank, %c0, %c0] : memref<4x64xf16, #copy.smem> to memref<2x4x64xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}

@@ -1,6 +1,7 @@
-"""A multicast gather4 (`copy.gather4 ... multicast %mask`): one CTA gathers four rows into the
-same slot of every CTA of the mask, completing the tile's bytes on the barrier at the same
-offset in each (PTX ISA, cp.async.bulk.tensor `.tile::gather4 ... .multicast::cluster`).
+"""A gather4 that reaches other CTAs. A multicast one (`copy.gather4 ... multicast %mask`):
+one CTA gathers four rows into the same slot of every CTA of the mask, completing the
+tile's bytes on the barrier at the same offset in each (PTX ISA, cp.async.bulk.tensor
+`.tile::gather4 ... .multicast::cluster`).
 
 - Clusters of 2 and 4, the issuer at rank 0 or not, masks that leave CTAs out: the
   protocol analysis proves each kernel, and the interpreter, running it under several
@@ -12,9 +13,15 @@ offset in each (PTX ISA, cp.async.bulk.tensor `.tile::gather4 ... .multicast::cl
   its wait (P1; the interpreter sees the race), one that returns before the tile lands
   (P7), an issuer outside its own mask that still arrives (P5).
 
-Its verifier rules (G6, A14), the PTX and the assembly for each target are the lit tests'
-(lit_tests/dialects/copy/invalid-gather4.mlir, lit_tests/passes/gather4-multicast-ptx.mlir)
-and tests/dialect/test_gather4.py's."""
+A leader-tracked gather4 (`... leader_tracked`, `.cta_group::2`): each CTA of a pair gathers
+its own rows, both tiles' bytes on the pair leader's barrier; the leader waits and tells its
+peer. Clusters of 2 and 4 (two pairs) are proven and interpreted bit for bit; the peer that
+waits on its own barrier (P6), reads with no word from the leader (P1) or whose leader never
+arms the barrier (P6) is rejected by the proof and caught by the interpreter.
+
+Their verifier rules (G6, G7, A14), the PTX and the assembly for each target are the lit
+tests' (lit_tests/dialects/copy/invalid-gather4.mlir, lit_tests/passes/gather4-multicast-ptx.mlir,
+lit_tests/passes/gather4-pair-ptx.mlir) and tests/dialect/test_gather4.py's."""
 
 from __future__ import annotations
 
@@ -148,3 +155,98 @@ def test_each_mistake_is_rejected_and_caught_running(name: str):
     x, z = arrays(size)
     run = interpreter.run(module, x, z, *ROWS, grid=(size, 1, 1), seed=0)
     assert {v.rule for v in run.violations} & CAUGHT[rule], run.violations
+
+
+PAIR = """
+builtin.module attributes {{copy.target = #copy.target<"sm_100a">}} {{
+  func.func @k(%x: memref<64x128xf16>, %z: memref<{size}x4x64xf16>, %r0: index, %r1: index,
+      %r2: index, %r3: index) attributes {{gpu.kernel,
+      gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: {size}, 1, 1>}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %csize = arith.constant {size} : index
+    %false = arith.constant false
+    %tile = copy.alloc_smem : memref<4x64xf16, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+    %rank = arith.remui %bx, %csize : index
+    %in_pair = arith.andi %rank, %c1 : index
+    %peer = arith.xori %rank, %c1 : index
+    %leader = arith.cmpi eq, %in_pair, %c0 : index
+    %s0 = arith.addi %r0, %rank : index
+    copy.gather4 %x rows [%s0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0]
+        leader_tracked {attrs}: memref<64x128xf16> to memref<4x64xf16, #copy.smem>,
+        !copy.barrier<1>
+    scf.if %leader {{
+      copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+      copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
+    }} else {{
+      copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+    }}
+    copy.async_copy %tile to %z[%rank, %c0, %c0]
+        : memref<4x64xf16, #copy.smem> to memref<{size}x4x64xf16>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }}
+}}
+"""
+"""Each CTA of a pair gathers rows (r0 + its rank, r1, r2, r3); the leader waits for both
+tiles and tells its peer; each stores its tile."""
+
+
+def pair_kernel(size: int, attrs: str = "", **edits: tuple[str, str]) -> str:
+    text = PAIR.format(size=size, attrs=attrs)
+    for old, new in edits.values():
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+def pair_rows(x: np.ndarray, rank: int) -> np.ndarray:
+    rows = np.zeros((4, 64), x.dtype)
+    for i, r in enumerate((ROWS[0] + rank, *ROWS[1:])):
+        if 0 <= r < x.shape[0]:
+            rows[i] = x[r, 64:128]
+    return rows
+
+
+@pytest.mark.parametrize("size", [2, 4])
+def test_each_cta_of_a_pair_gets_its_rows(size: int):
+    module = parse(pair_kernel(size))
+    verify_module(module)
+    assert check_protocol(module) == []
+    x, z = arrays(size)
+    for seed in range(3):
+        run = interpreter.run(module, x, z, *ROWS, grid=(size, 1, 1), seed=seed)
+        assert run.violations == []
+        for rank in range(size):
+            assert run.arrays[1][rank].tobytes() == pair_rows(x, rank).tobytes(), rank
+
+
+PEER_WAIT = "      copy.barrier_wait %done[%c0], %false : !copy.barrier<1>\n"
+PAIR_MISTAKES = {
+    # The peer waits on its own barrier, which no byte reaches.
+    "peer-waits-on-its-own": ("P6", "", {"wait": (PEER_WAIT, PEER_WAIT.replace("%done", "%bar"))}),
+    # The peer stores its tile with no word from the leader.
+    "no-handshake": ("P1", "", {"wait": (PEER_WAIT, "")}),
+    # Nobody arms the leader's barrier (the gather4 leaves its arrival to the kernel).
+    "never-armed": ("P6", "{arrive = false} ", {}),
+}
+
+
+@pytest.mark.parametrize("name", list(PAIR_MISTAKES))
+def test_each_pair_mistake_is_rejected_and_caught_running(name: str):
+    rule, attrs, edits = PAIR_MISTAKES[name]
+    module = parse(pair_kernel(2, attrs, **edits))
+    with pytest.raises(CopyVerifyException) as err:
+        verify_module(module)
+    assert rule in err.value.rules, str(err.value)
+    x, z = arrays(2)
+    found = set()
+    for seed in range(3):
+        run = interpreter.run(module, x, z, *ROWS, grid=(2, 1, 1), seed=seed)
+        found |= {v.rule for v in run.violations}
+    assert found & CAUGHT[rule], found
