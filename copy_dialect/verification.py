@@ -27,6 +27,7 @@ their classes.
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -35,6 +36,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from xdsl.ir import Attribute, ErasedSSAValue, Operation, Region
 from xdsl.irdl import IRDLOperation, OpDef, irdl_op_definition
+from xdsl.parser import Parser
 from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
@@ -374,7 +376,47 @@ def copy_op_definition(cls: type[OpT]) -> type[OpT]:
             custom_verify(self)
 
     cls.verify_ = verify_  # pyright: ignore[reportAttributeAccessIssue]
+    strict_optional_operands(cls, op_def)
     return cls
+
+
+COMMENT = re.compile(r"//[^\n]*")
+OPTIONAL_OPERAND_GROUP = re.compile(r"\(`(\w+)` \$(\w+)\^")
+"""An optional group of the assembly format led by a keyword and anchored on a variable."""
+
+
+def strict_optional_operands(cls: type[IRDLOperation], op_def: OpDef) -> None:
+    """xDSL 0.75's declarative format reads the anchor operand of an optional group as
+    optional even once the group's keyword was read (`OptionalOperandVariable.parse`):
+    `if :` or `multicast :` parse as no predicate, no mask, the input silently dropped.
+    The op's parse then checks the text it read: each such keyword is followed by an SSA
+    value, else a parse error at the keyword."""
+    operands = {name for name, _ in op_def.operands}
+    groups = OPTIONAL_OPERAND_GROUP.findall(cls.assembly_format or "")
+    keywords = [keyword for keyword, variable in groups if variable in operands]
+    if not keywords:
+        return
+    # a keyword not inside a name (`%if`, `!copy.barrier`), and what follows it
+    pattern = re.compile(rf"(?<![\w%#@^.!$])({'|'.join(map(re.escape, keywords))})\b\s*(.?)")
+    parse = cls.parse
+
+    def strict(klass: type[IRDLOperation], parser: Parser) -> IRDLOperation:
+        start = parser.pos
+        op = parse(parser)
+        # what it read (blanking the comments up to the next op, offsets kept)
+        text = COMMENT.sub(
+            lambda c: " " * len(c.group()), parser.lexer.input.content[start : parser.pos]
+        )
+        for found in pattern.finditer(text):
+            if found.group(2) != "%":
+                parser.raise_error(
+                    f"expected an SSA value (%name) after `{found.group(1)}`",
+                    start + found.start(1),
+                    start + found.end(1),
+                )
+        return op
+
+    cls.parse = classmethod(strict)  # type: ignore[method-assign, assignment]
 
 
 OP_DISCARDABLE = ("copy.target",)
