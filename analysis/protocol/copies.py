@@ -82,7 +82,8 @@ class AsyncCopies:
                 b.open = join(b.open, self.hb.clocks[c])
             self.barriers.close(op, key, b)
         if not any(f.region == region for f in ours):
-            smem.fills.append(Fill(op, region, key, phase, ((b.comp, phase + 1),)))
+            end = ((b.comp, phase + 1),)
+            smem.fills.append(Fill(op, region, key, phase, end, writer=writer if remote else None))
 
     def cp_async(
         self, op: Operation, region: Region, groups: Groups, issuers: tuple[int, ...]

@@ -124,11 +124,12 @@ class Ends:
                 what = "cp.async copy" if fill.op in self.tracked else "TMA load"
                 if self.issued_past_the_end(op, fill, what):
                     break
+                writer = fill.writer or f"a {what}"  # (another CTA's copy, by its name)
                 # rule: P7
                 self.report(
                     error(
                         op,
-                        f"the kernel returns while a {what} may still be writing its SMEM",
+                        f"the kernel returns while {writer} may still be writing its SMEM",
                         f"copy.barrier_wait on {describe_key(fill.key)} for phase "
                         f"{fill.phase} (parity {fill.phase % 2}) before the return",
                         Related(fill.op, f"the {what.split()[-1]}"),

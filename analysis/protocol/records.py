@@ -169,6 +169,9 @@ class Fill:
     issued: Clock | None = None
     """Its issuer's clock when it was issued (with roles): which releases it is ordered
     after."""
+    writer: str | None = None
+    """What writes it, where another CTA does (a message's subject: "CTA 0's multicast
+    gather4"); None for this CTA's own copy."""
 
 
 @dataclass

@@ -304,7 +304,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     } else {
       copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1>
     }
-    // expected-error@+2 {{the kernel returns while a TMA load may still be writing its SMEM}}
+    // expected-error@+2 {{the kernel returns while CTA 0's multicast gather4 may still be writing its SMEM}}
     // expected-note@+1 {{copy.barrier_wait on barrier 0 of %bar for phase 0 (parity 0) before the return}}
     func.return
   }
