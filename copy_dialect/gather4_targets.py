@@ -19,7 +19,7 @@ GATHER4_MULTICAST = Feature("TMA gather4 multicast", SCATTER4.has)
 scatter4 (CCCL's cp.async.bulk.tensor list sm_100a and sm_110a; CUDA 13.0's ptxas also
 assembles it for sm_100f, sm_103a/f and sm_110f, and rejects it for sm_100 and sm_120a/f:
 "'.tile::gather4 with destination state space as .shared::cluster' not supported")."""
-GATHER4_PAIR = Feature("TMA gather4 for a CTA pair", lambda t: CTA_PAIR.has(t) and t.sm >= 100)
+GATHER4_PAIR = Feature("TMA gather4 for a CTA pair", CTA_PAIR.has)
 """`.tile::gather4 ... .cta_group::2` (a leader-tracked gather4): the CTA-pair targets
 (sm_100a/f, sm_103a, sm_110a/f; CCCL lists sm_100a and sm_110a, CUDA 13.0's ptxas also
 assembles it for sm_100f and sm_103a)."""

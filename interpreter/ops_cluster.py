@@ -207,6 +207,20 @@ def peer_arrive(agent: Agent, op: copy.PeerArriveOp, mask: np.ndarray) -> Step:
     mb.arrive(op, executions(arrivals.issuer, mask) * arrivals.each, clock, tx)
 
 
+def mask_ctas(
+    agent: Agent, op: Operation, value: SSAValue, mask: np.ndarray, rule: str
+) -> list[Cta]:
+    """The CTAs of the cluster a 16-bit CTA mask `value` names (bit r: rank r); one that
+    names none, or a CTA beyond the cluster, breaks `rule`."""
+    bits = int(uniform(agent.get(value), mask, op, "the multicast mask")) & 0xFFFF
+    ctas = agent.cta.machine.ctas
+    if not bits or bits >> len(ctas):
+        raise RuleBroken(
+            op, rule, f"multicasts to CTA mask {bits:#x}, in a cluster of {len(ctas)} CTAs"
+        )
+    return [cta for rank, cta in enumerate(ctas) if bits >> rank & 1]
+
+
 def collective_group(agent: Agent, dims: tuple[int, ...]) -> tuple[list[Cta], int]:
     """The CTAs a collective copy over cluster `dims` is shared by, in rank order (the
     first of `dims` fastest, as the lowering's ctaMask), and this CTA's index among them."""

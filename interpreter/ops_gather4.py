@@ -19,6 +19,7 @@ from copy_dialect import ops as copy
 from interpreter.gmem_log import note_box
 from interpreter.machine import Agent, Cta, Step
 from interpreter.memory import GmemRef, SmemRef
+from interpreter.ops_cluster import mask_ctas
 from interpreter.ops_copies import (
     UNMODELLED,
     box_origin,
@@ -28,7 +29,7 @@ from interpreter.ops_copies import (
     store,
 )
 from interpreter.ops_std import handles
-from interpreter.values import InterpretError, RuleBroken, storage_dtype, uniform
+from interpreter.values import InterpretError, RuleBroken, storage_dtype
 
 
 def gather4_box(
@@ -80,19 +81,14 @@ def multicast_targets(agent: Agent, op: copy.Gather4Op, mask: np.ndarray) -> lis
     its mask (the ISA's ctaMask). The issuer's own arrival expects bytes only its own SMEM
     receives: with `arrive` it must be one of them."""
     assert op.multicast is not None
-    bits = int(uniform(agent.get(op.multicast), mask, op, "the multicast mask")) & 0xFFFF
-    ctas = agent.cta.machine.ctas
-    if not bits or bits >> len(ctas):
-        raise RuleBroken(
-            op, "G6", f"multicasts to CTA mask {bits:#x}, in a cluster of {len(ctas)} CTAs"
-        )
-    targets = [cta for rank, cta in enumerate(ctas) if bits >> rank & 1]
+    targets = mask_ctas(agent, op, op.multicast, mask, "G6")
     if op.arrives and agent.cta not in targets:
+        ranks = ", ".join(str(cta.rank) for cta in targets)
         raise RuleBroken(
             op,
             "P5",
             f"CTA {agent.cta.rank} arrives on its barrier expecting the tile's bytes, but its "
-            f"multicast mask {bits:#x} does not include it: no byte completes that phase",
+            f"multicast mask names CTAs {ranks}, not it: no byte completes that phase",
         )
     return targets
 

@@ -52,6 +52,7 @@ from interpreter import mma, tmem_order
 from interpreter.machine import Agent, Cta, Step, Transfer, Wait
 from interpreter.memory import SMEM_BYTES, SmemRef, units
 from interpreter.ops_barriers import BarrierGroup, Mbarrier
+from interpreter.ops_cluster import mask_ctas
 from interpreter.ops_std import handles, set_result
 from interpreter.ops_tmem import LANES, TmemRef, peer_of
 from interpreter.races import Access
@@ -427,10 +428,4 @@ def commit_targets(agent: Agent, op: Tcgen05CommitOp, mask: np.ndarray) -> list[
     with `multicast_mask` each CTA of the cluster whose rank is a bit of the mask."""
     if op.multicastMask is None:
         return [agent.cta]
-    bits = int(uniform(agent.get(op.multicastMask), mask, op, "the multicast mask")) & 0xFFFF
-    ctas = agent.cta.machine.ctas
-    if not bits or bits >> len(ctas):
-        raise RuleBroken(
-            op, "P5", f"multicasts to CTA mask {bits:#x}, in a cluster of {len(ctas)} CTAs"
-        )
-    return [cta for rank, cta in enumerate(ctas) if bits >> rank & 1]
+    return mask_ctas(agent, op, op.multicastMask, mask, "P5")

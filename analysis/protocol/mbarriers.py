@@ -246,8 +246,9 @@ class Mbarriers:
             b.unknown = True
             return
         b.arrivals += times
-        for known in [clock] if clock is not None else map(self.hb.clocks.get, contributors):
-            b.open = join(b.open, known)  # type: ignore[arg-type]
+        released = [clock] if clock is not None else [self.hb.clocks[c] for c in contributors]
+        for known in released:
+            b.open = join(b.open, known)
         b.arrived.append((op, who))
         closed = b.closed
         self.close(op, key, b, contributors[0] if op in self.tracked else None)

@@ -10,6 +10,7 @@ from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import join
+from analysis.protocol.facts import CopyFacts
 from analysis.protocol.findings import Related, error, warning
 from analysis.protocol.ops_barriers import barrier_init, barrier_inval, barrier_key, barrier_reinit
 from analysis.protocol.ops_copies import async_copy, issue
@@ -152,19 +153,11 @@ def cluster_copy(agent: Agent, op: copy.AsyncCopyOp, mask: int | None) -> None:
     if how is None:
         async_copy(agent, op, mask)
         return
-    issued_copy = issue(agent, op)
-    if issued_copy is None:
+    issued = cluster_issue(agent, op, mask)
+    if issued is None:
         return
-    g, region = issued_copy
-    if not agent.elected(op, mask):
-        return
-    assert g.barrier is not None
-    key = barrier_key(agent, op, g.barrier, g.barrier_index)
-    if key is None:
-        return
-    walk, rank, issuer = agent.walk, agent.rank, agent.c0
-    s = agent.state
-    s.hb.stamp(issuer)
+    g, region, key = issued
+    rank = agent.rank
     made = 0 if g.arrivals is None else g.arrivals.made(1)
     group = facts.group(rank, how.dims)
     if how.pair:
@@ -172,12 +165,39 @@ def cluster_copy(agent: Agent, op: copy.AsyncCopyOp, mask: int | None) -> None:
         pair_load(agent, op, region, key, made if first else 0, g.expect, how.share)
         return
     if made:
-        s.barriers.arrive(op, key, made, g.expect, (issuer,), agent.name)  # type: ignore[arg-type]
-    for r in group:
-        if not walk.cluster.target(op, rank, r, "the multicast load"):
+        agent.state.barriers.arrive(op, key, made, g.expect, (agent.c0,), agent.name)
+    multicast_writes(agent, op, region, key, group, how.share, "multicast load")
+
+
+def cluster_issue(
+    agent: Agent, op: copy.AsyncCopyOp | copy.Gather4Op, mask: int | None
+) -> tuple[CopyFacts, Region, Key] | None:
+    """What a load whose bytes cross CTAs does first: its issue (`ops_copies.issue`), by
+    the elected thread, on a barrier the analysis knows; the issuer's stamp. None where
+    nothing more follows."""
+    issued_copy = issue(agent, op)
+    if issued_copy is None or not agent.elected(op, mask):
+        return None
+    g, region = issued_copy
+    assert g.barrier is not None
+    key = barrier_key(agent, op, g.barrier, g.barrier_index)
+    if key is None:
+        return None
+    agent.state.hb.stamp(agent.c0)
+    return g, region, key
+
+
+def multicast_writes(
+    agent: Agent, op: Operation, region: Region, key: Key, ranks: list[int], share: int, what: str
+) -> None:
+    """This CTA's multicast `what` writes `share` bytes into `region` of each CTA of
+    `ranks` and completes them on barrier `key` there (none of which may have returned)."""
+    walk, rank = agent.walk, agent.rank
+    for r in ranks:
+        if not walk.cluster.target(op, rank, r, f"the {what}"):
             raise Stop
-        what = "the multicast load" if r == rank else f"CTA {rank}'s multicast load"
-        walk.states[r].copies.peer_write(op, region, key, how.share, (issuer,), what, r != rank)  # type: ignore[arg-type]
+        writer = f"the {what}" if r == rank else f"CTA {rank}'s {what}"
+        walk.states[r].copies.peer_write(op, region, key, share, (agent.c0,), writer, r != rank)
 
 
 def mask_ranks(
@@ -213,19 +233,12 @@ def cluster_gather4(agent: Agent, op: copy.Gather4Op, mask: int | None) -> None:
     if op.multicast is None and not op.is_leader_tracked:
         async_copy(agent, op, mask)
         return
-    issued_copy = issue(agent, op)
-    if issued_copy is None:
+    issued = cluster_issue(agent, op, mask)
+    if issued is None:
         return
-    g, region = issued_copy
-    if not agent.elected(op, mask):
-        return
-    assert g.barrier is not None
-    key = barrier_key(agent, op, g.barrier, g.barrier_index)
-    if key is None:
-        return
-    walk, rank, issuer = agent.walk, agent.rank, agent.c0
+    g, region, key = issued
+    rank = agent.rank
     if op.is_leader_tracked:  # its rows here, its bytes on the pair leader's barrier
-        agent.state.hb.stamp(issuer)
         made = 0 if g.arrivals is None or rank & 1 else g.arrivals.made(1)
         pair_load(agent, op, region, key, made, g.expect, g.bytes // 2)
         return
@@ -238,8 +251,6 @@ def cluster_gather4(agent: Agent, op: copy.Gather4Op, mask: int | None) -> None:
         "the CTAs whose SMEM it writes, and the barriers it completes, are not known",
         "give the mask as a constant or a value of the CTA's rank in the cluster (bit r: CTA r)",
     )
-    s = agent.state
-    s.hb.stamp(issuer)
     made = 0 if g.arrivals is None else g.arrivals.made(1)
     if made:
         if rank not in targets:
@@ -259,12 +270,8 @@ def cluster_gather4(agent: Agent, op: copy.Gather4Op, mask: int | None) -> None:
                 )
             )
             raise Stop
-        s.barriers.arrive(op, key, made, g.expect, (issuer,), agent.name)
-    for r in targets:
-        if not walk.cluster.target(op, rank, r, "the multicast gather4"):
-            raise Stop
-        what = "the multicast gather4" if r == rank else f"CTA {rank}'s multicast gather4"
-        walk.states[r].copies.peer_write(op, region, key, g.bytes, (issuer,), what, r != rank)
+        agent.state.barriers.arrive(op, key, made, g.expect, (agent.c0,), agent.name)
+    multicast_writes(agent, op, region, key, targets, g.bytes, "multicast gather4")
 
 
 def pair_load(

@@ -92,12 +92,32 @@ CASES = {
 }
 
 
-def kernel(size: int, issuer: int, mask: int, expect: int = 512, **edits: str) -> str:
-    text = KERNEL.format(size=size, issuer=issuer, mask=mask, expect=expect)
+def instantiate(template: str, edits: dict[str, tuple[str, str]], **fields: object) -> str:
+    """`template` with its `fields` filled and each edit (old, new) made (old must occur)."""
+    text = template.format(**fields)
     for old, new in edits.values():
         assert old in text, old
         text = text.replace(old, new)
     return text
+
+
+def kernel(size: int, issuer: int, mask: int, expect: int = 512, **edits: tuple[str, str]):
+    return instantiate(KERNEL, edits, size=size, issuer=issuer, mask=mask, expect=expect)
+
+
+def rejected_and_caught(text: str, rule: str, seeds: int) -> None:
+    """The proof rejects the kernel with `rule`; running it (`seeds` schedules) the
+    interpreter reports what `CAUGHT` says such a mistake runs into."""
+    module = parse(text)
+    with pytest.raises(CopyVerifyException) as err:
+        verify_module(module)
+    assert rule in err.value.rules, str(err.value)
+    x, z = arrays(2)
+    found = set()
+    for seed in range(seeds):
+        run = interpreter.run(module, x, z, *ROWS, grid=(2, 1, 1), seed=seed)
+        found |= {v.rule for v in run.violations}
+    assert found & CAUGHT[rule], found
 
 
 def parse(text: str):
@@ -147,14 +167,8 @@ race it runs into, or (bytes not expected) the wait that then never returns."""
 @pytest.mark.parametrize("name", list(MISTAKES))
 def test_each_mistake_is_rejected_and_caught_running(name: str):
     rule, options, edits = MISTAKES[name]
-    size, issuer, mask = 2, 0, options.get("mask", 0b11)
-    module = parse(kernel(size, issuer, mask, options.get("expect", 512), **edits))
-    with pytest.raises(CopyVerifyException) as err:
-        verify_module(module)
-    assert rule in err.value.rules, str(err.value)
-    x, z = arrays(size)
-    run = interpreter.run(module, x, z, *ROWS, grid=(size, 1, 1), seed=0)
-    assert {v.rule for v in run.violations} & CAUGHT[rule], run.violations
+    text = kernel(2, 0, options.get("mask", 0b11), options.get("expect", 512), **edits)
+    rejected_and_caught(text, rule, seeds=1)
 
 
 PAIR = """
@@ -198,11 +212,7 @@ tiles and tells its peer; each stores its tile."""
 
 
 def pair_kernel(size: int, attrs: str = "", **edits: tuple[str, str]) -> str:
-    text = PAIR.format(size=size, attrs=attrs)
-    for old, new in edits.values():
-        assert old in text, old
-        text = text.replace(old, new)
-    return text
+    return instantiate(PAIR, edits, size=size, attrs=attrs)
 
 
 def pair_rows(x: np.ndarray, rank: int) -> np.ndarray:
@@ -240,13 +250,4 @@ PAIR_MISTAKES = {
 @pytest.mark.parametrize("name", list(PAIR_MISTAKES))
 def test_each_pair_mistake_is_rejected_and_caught_running(name: str):
     rule, attrs, edits = PAIR_MISTAKES[name]
-    module = parse(pair_kernel(2, attrs, **edits))
-    with pytest.raises(CopyVerifyException) as err:
-        verify_module(module)
-    assert rule in err.value.rules, str(err.value)
-    x, z = arrays(2)
-    found = set()
-    for seed in range(3):
-        run = interpreter.run(module, x, z, *ROWS, grid=(2, 1, 1), seed=seed)
-        found |= {v.rule for v in run.violations}
-    assert found & CAUGHT[rule], found
+    rejected_and_caught(pair_kernel(2, attrs, **edits), rule, seeds=3)
