@@ -151,6 +151,12 @@ class Kernel:
         return foreign_ops(self.fn)
 
     @cached_property
+    def routes(self) -> dict[int, dict[Operation, object]]:
+        """How the agents follow each op (`walk.Agent.route`), per dispatch table, made as
+        the runs meet the ops, once per kernel."""
+        return {}
+
+    @cached_property
     def assumptions(self) -> Assumptions:
         """The facts the kernel's `copy.assume` ops state, which the driver's choices keep
         to (`assumptions`), collected on first use, once per kernel."""

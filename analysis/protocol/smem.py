@@ -71,13 +71,13 @@ class SharedMemory:
         live = tuple(self.hb.live)
         return [f for f in self.fills if f.key == key and not self.fill_known(f, live)]
 
-    def prune(self, clocks: list[Clock]) -> None:
-        """Drop the records all of `clocks` know: nothing can race with them."""
-        known = common(clocks)
+    def prune(self, known: Clock | None) -> None:
+        """Drop the records the clock `known` knows (`clocks.common` of the running
+        classes'): nothing can race with them."""
         if self.accesses:
-            self.accesses = {
-                key: a for key, a in self.accesses.items() if not known_to(known, a.end)
-            }
+            gone = [key for key, a in self.accesses.items() if known_to(known, a.end)]
+            for key in gone:
+                del self.accesses[key]
         if self.fills:
             self.fills = latest([f for f in self.fills if not self.known_to(f, known)])
         if self.reads_done:

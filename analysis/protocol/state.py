@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from xdsl.ir import Operation, SSAValue
 
-from analysis.protocol.clocks import End, HappensBefore, knows
+from analysis.protocol.clocks import Clock, End, HappensBefore, common, knows
 from analysis.protocol.copies import AsyncCopies
 from analysis.protocol.ends import Ends
 from analysis.protocol.findings import Report
@@ -51,6 +51,9 @@ class State:
         self.maps = TensorMaps(hb, report, self.barriers)
         self.tmem = Tmem(report, hb)
         self.ends = Ends(report, self.smem, self.barriers.tracked, self.tmem)
+        self.pruned: tuple[Clock | None, tuple[int, int]] = (None, (0, 0))
+        """What every running class knew at the last `prune`, and the fills then (the
+        list and its length): a later prune with the same finds nothing more to drop."""
 
     # ---- syncs -------------------------------------------------------------------------------
 
@@ -62,12 +65,24 @@ class State:
         self.prune()
 
     def prune(self) -> None:
-        """Drop the records every running class knows: nothing can race with them."""
+        """Drop the records every running class knows: nothing can race with them. A
+        record's end holds a stamp made with it (a class's access, the phase a load
+        completes, the sync after a wait), which no running class knew when it was made: it
+        becomes known only as what they all know (`clocks.common`) grows. So when that has
+        not changed since the last prune, nothing new is known; the fills are looked at
+        again when new ones came (a later load of a slot stands for an earlier,
+        `smem.latest`)."""
         if not self.hb.live:
             return
-        clocks = self.hb.live_clocks()
-        self.smem.prune(clocks)
-        self.maps.prune(clocks)
+        known = common(self.hb.live_clocks())
+        fills = self.smem.fills
+        pruned = (known, (id(fills), len(fills)))
+        if pruned == self.pruned:
+            return
+        self.smem.prune(known)
+        self.maps.prune(known)
+        fills = self.smem.fills
+        self.pruned = (None if known is None else known.copy(), (id(fills), len(fills)))
 
     def fence(self, classes: tuple[int, ...], everyone: bool) -> None:
         """`classes` fence their writes and meet (`everyone`: the whole block)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Operation, SSAValue
 
-from analysis.protocol.clocks import Clock, End, HappensBefore, common, known_to, knows
+from analysis.protocol.clocks import Clock, End, HappensBefore, known_to, knows
 from analysis.protocol.findings import Related, Report, error
 from analysis.protocol.groups import Groups
 from analysis.protocol.mbarriers import Mbarriers
@@ -188,11 +188,11 @@ class TensorMaps:
             )
         m.acquired[issuer] = (op, who)
 
-    def prune(self, clocks: list[Clock]) -> None:
-        """Drop the loads all of `clocks` know complete."""
-        known = common(clocks)
+    def prune(self, known: Clock | None) -> None:
+        """Drop the loads the clock `known` knows complete (`clocks.common`)."""
         for m in self.maps.values():
-            m.loads = {k: end for k, end in m.loads.items() if not known_to(known, end)}
+            if m.loads:
+                m.loads = {k: end for k, end in m.loads.items() if not known_to(known, end)}
 
     def snapshot(self, seen: Callable[[End | None], int]) -> tuple[object, ...]:
         return tuple(

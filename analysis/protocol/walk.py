@@ -22,6 +22,7 @@ decides what the protocol does, it raises `Choose` (`ops_scf.choose`), and the d
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import Enum
 
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import MemRefType
@@ -30,12 +31,28 @@ from xdsl.ir import Block, Operation, SSAValue
 from analysis.protocol.findings import error
 from analysis.protocol.groups import Groups
 from analysis.protocol.records import Region
-from analysis.protocol.steps import ALL, FIRST_WARP, Blocked, Run, Steps, Stop
+from analysis.protocol.steps import ALL, FIRST_WARP, Blocked, Run, Step, Steps, Stop
 from analysis.protocol.values import UNIFORM, VARYING, Unknown, Value, plan
 from analysis.smem_values import THREAD_READS, THREAD_WRITES
 from copy_dialect.memory import SMEM, memory_space
 
 TERMINATORS = frozenset({scf.YieldOp, scf.ConditionOp})
+
+class Way(Enum):
+    """How an agent follows an op its run's dispatch table has no handler for."""
+
+    GENERIC = "computes values"
+    ACCESS = "threads' SMEM access"
+    FOREIGN_OP = "takes SMEM with effects the analysis does not own"
+    RETURN = "func.return"
+    BLOCK_BARRIER = "gpu.barrier"
+    THREAD_ID = "gpu.thread_id"
+    LANE_ID = "gpu.lane_id"
+    BLOCK_DIM = "gpu.block_dim of a known block"
+
+
+GENERIC, ACCESS, FOREIGN_OP, RETURN, BLOCK_BARRIER, THREAD_ID, LANE_ID, BLOCK_DIM = Way
+Route = Way | Step
 
 MATRIX_COPIES = {"copy.ldmatrix": "the warp's ldmatrix", "copy.stmatrix": "the warp's stmatrix"}
 """The warp-collective SMEM accesses, as findings name them (threads' loads and stores
@@ -109,6 +126,10 @@ class Agent:
         self.done = False
         self.blocked: Blocked | None = None
         self.steps: Steps | None = None
+        self.routes: dict[Operation, Route] = walk.kernel.routes.setdefault(id(self.dispatch), {})
+        """How it follows each op (`route`), made once per kernel."""
+        self.last: dict[Operation, tuple[list[Value], Value]] = {}
+        """Per op `generic` computed: the operands' values and the result."""
 
     # ---- values --------------------------------------------------------------------------
 
@@ -332,54 +353,86 @@ class Agent:
     def op(self, op: Operation, mask: int | None) -> Steps | None:
         if self.tmem.loads:
             self.tmem.use(op)
-        kind = type(op)
-        if kind in self.dispatch:
-            steps = self.dispatch[kind](self, op, mask)
+        route = self.routes.get(op)
+        if route is None:
+            route = self.routes[op] = self.route(op)
+        if route is GENERIC:
+            self.generic(op)
+        elif route is ACCESS:
+            # memref and vector accesses, and the warp's copy.ldmatrix / copy.stmatrix
+            self.thread_access(op, mask)
+        elif route is FOREIGN_OP:
+            self.walk.foreign(self, op, mask)
+            self.generic(op)
+        elif route is RETURN:
+            self.state.ends.exit(op, self.groups, self.classes)
+        elif route is BLOCK_BARRIER:
+            self.whole_group(op, mask, "is a block barrier")
+            self.sync()
+        elif route is THREAD_ID:
+            self.env[op.results[0]] = self.thread_ids(str(op.properties["dimension"].data))
+        elif route is LANE_ID:
+            n = self.n
+            self.env[op.results[0]] = VARYING if n is None else tuple(t % 32 for t in range(n))
+        elif route is BLOCK_DIM:
+            assert self.kernel.block is not None
+            dim = "xyz".index(str(op.properties["dimension"].data))
+            self.env[op.results[0]] = self.kernel.block[dim]
+        else:
+            steps = route(self, op, mask)
             if steps is None and op.results:
                 # What the handler left: the results of a copy op, of a loop with no copy op.
                 self.generic(op)
             return steps
-        if op.name in THREAD_READS or op.name in THREAD_WRITES:
-            # memref and vector accesses, and the warp's copy.ldmatrix / copy.stmatrix
-            self.thread_access(op, mask)
-        elif op.name.startswith("copy."):
-            # The copy ops no handler follows (`alloc_smem`) only give values.
-            if op.results:
-                self.generic(op)
-        elif kind is func.ReturnOp:
-            self.state.ends.exit(op, self.groups, self.classes)
-        elif op.name == "gpu.barrier":
-            self.whole_group(op, mask, "is a block barrier")
-            self.sync()
-        elif op.name == "gpu.thread_id":
-            self.env[op.results[0]] = self.thread_ids(str(op.properties["dimension"].data))
-        elif op.name == "gpu.lane_id":
-            n = self.n
-            self.env[op.results[0]] = VARYING if n is None else tuple(t % 32 for t in range(n))
-        elif op.name == "gpu.block_dim" and self.kernel.block is not None:
-            dim = "xyz".index(str(op.properties["dimension"].data))
-            self.env[op.results[0]] = self.kernel.block[dim]
-        else:
-            if op in self.kernel.foreign:
-                self.walk.foreign(self, op, mask)
-            self.generic(op)
         return None
 
+    def route(self, op: Operation) -> Route:
+        """How the agent follows `op` (the same in every run of the kernel, `op`)."""
+        kind = type(op)
+        if kind in self.dispatch:
+            return self.dispatch[kind]
+        if op.name in THREAD_READS or op.name in THREAD_WRITES:
+            return ACCESS
+        if op.name.startswith("copy."):
+            # The copy ops no handler follows (`alloc_smem`) only give values.
+            return GENERIC
+        if kind is func.ReturnOp:
+            return RETURN
+        if op.name == "gpu.barrier":
+            return BLOCK_BARRIER
+        if op.name == "gpu.thread_id":
+            return THREAD_ID
+        if op.name == "gpu.lane_id":
+            return LANE_ID
+        if op.name == "gpu.block_dim" and self.kernel.block is not None:
+            return BLOCK_DIM
+        return FOREIGN_OP if op in self.kernel.foreign else GENERIC
+
     def generic(self, op: Operation) -> None:
+        """The op's results, as `values` computes them from its operands' (the same
+        operands give the same results: the last are kept per op)."""
         args = [self.value(v) for v in op.operands]
-        plans = self.kernel.plans
-        if op in plans:
-            how = plans[op]
+        last = self.last.get(op)
+        if last is not None and len(last[0]) == len(args) and all(
+            a is b for a, b in zip(last[0], args, strict=True)
+        ):
+            result = last[1]
         else:
-            how = plans[op] = plan(op) if op.name.startswith("arith.") else None
-        result = None if how is None else how(args)
-        if result is None:
-            uniform = op.name.startswith("gpu.") or all(
-                isinstance(a, int) or a is UNIFORM for a in args
-            )
-            result = UNIFORM if uniform and not op.regions else VARYING
+            plans = self.kernel.plans
+            if op in plans:
+                how = plans[op]
+            else:
+                how = plans[op] = plan(op) if op.name.startswith("arith.") else None
+            result = None if how is None else how(args)
+            if result is None:
+                uniform = op.name.startswith("gpu.") or all(
+                    isinstance(a, int) or a is UNIFORM for a in args
+                )
+                result = UNIFORM if uniform and not op.regions else VARYING
+            self.last[op] = (args, result)
+        env = self.env
         for r in op.results:
-            self.env[r] = result
+            env[r] = result
 
     def thread_access(self, op: Operation, mask: int | None) -> None:
         write = op.name in THREAD_WRITES
