@@ -43,7 +43,7 @@ class Region:
 
     def overlap(self, other: Region) -> str:
         """ "yes", "maybe" (an unknown index may alias) or "no"."""
-        if self.buffer != other.buffer:
+        if self.buffer is not other.buffer:  # (SSA values are equal when they are one)
             return "no"
         maybe = False
         for a, b in zip(self.index, other.index, strict=False):

@@ -128,8 +128,9 @@ class Agent:
         self.steps: Steps | None = None
         self.routes: dict[Operation, Route] = walk.kernel.routes.setdefault(id(self.dispatch), {})
         """How it follows each op (`route`), made once per kernel."""
-        self.last: dict[Operation, tuple[list[Value], Value]] = {}
-        """Per op `generic` computed: the operands' values and the result."""
+        self.last: dict[Operation, list[object]] = {}
+        """Per op `generic` computed: its operands and results, the operands' values and
+        the result it computed last."""
 
     # ---- values --------------------------------------------------------------------------
 
@@ -145,10 +146,12 @@ class Agent:
         if got is not None:
             return got
         if self.parent is not None:
+            # A value from outside the role: fixed while the role runs (the block waits at
+            # the join), so kept here, its threads' part of a per-thread one.
             got = self.parent.value(v)
             if isinstance(got, tuple) and self.n is not None:
                 got = got[self.offset : self.offset + self.n]
-                self.env[v] = got
+            self.env[v] = got
             return got
         return VARYING
 
@@ -411,12 +414,14 @@ class Agent:
     def generic(self, op: Operation) -> None:
         """The op's results, as `values` computes them from its operands' (the same
         operands give the same results: the last are kept per op)."""
-        args = [self.value(v) for v in op.operands]
         last = self.last.get(op)
-        if last is not None and len(last[0]) == len(args) and all(
-            a is b for a, b in zip(last[0], args, strict=True)
-        ):
-            result = last[1]
+        if last is None:
+            last = self.last[op] = [op.operands, op.results, None, None]
+        value = self.value
+        args = [value(v) for v in last[0]]
+        before = last[2]
+        if before is not None and all(a is b for a, b in zip(before, args, strict=True)):
+            result = last[3]
         else:
             plans = self.kernel.plans
             if op in plans:
@@ -429,9 +434,9 @@ class Agent:
                     isinstance(a, int) or a is UNIFORM for a in args
                 )
                 result = UNIFORM if uniform and not op.regions else VARYING
-            self.last[op] = (args, result)
+            last[2], last[3] = args, result
         env = self.env
-        for r in op.results:
+        for r in last[1]:
             env[r] = result
 
     def thread_access(self, op: Operation, mask: int | None) -> None:
