@@ -11,7 +11,9 @@ from math import lcm
 from xdsl.dialects import func, scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from analysis.protocol.counts import count_shape, pace_of, scaled
+from analysis.protocol.assumptions import Assumptions
+from analysis.protocol.counts import count_shape
+from analysis.protocol.depths import MAX_TRIP_COUNTS, loop_depths
 from analysis.protocol.facts import CopyFacts, Kernel, LoopCount, block_size, equal_values
 from analysis.protocol.findings import ProtocolFinding, Related, warning
 from analysis.protocol.periods import LoopShape, Shape, loop_shape
@@ -23,8 +25,6 @@ from copy_dialect.verify_common import constant_int
 
 MAX_RUNS = 512
 """Runs (choices of trip counts and branches) per kernel before the analysis gives up."""
-
-MAX_TRIP_COUNTS = 48
 
 MAX_PERMUTED_ROLES = 2
 """Roles up to which every priority order is run; beyond, each role first once (its
@@ -55,15 +55,16 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     geometry: dict[Operation, CopyFacts] = {}
     shapes: dict[Operation, LoopShape] = {}
     ring, pending, roles = 1, 0, 0
+    facts = Assumptions.of(fn)
     for op in (op for op in ops_of(fn) if op in holders):  # in program order: deterministic
         kind = type(op)
         if kind in CopyFacts.OPS:
             geometry[op] = CopyFacts.of(op)  # type: ignore[arg-type]
         elif kind is scf.ForOp:
             loops.append(op.ub)  # type: ignore[attr-defined]
-            shapes[op] = loop_shape(op, holders)  # type: ignore[arg-type]
+            shapes[op] = loop_shape(op, holders, facts.multiple)  # type: ignore[arg-type]
         elif kind is scf.WhileOp:
-            shapes[op] = loop_shape(op, holders)  # type: ignore[arg-type]
+            shapes[op] = loop_shape(op, holders, facts.multiple)  # type: ignore[arg-type]
         elif kind is scf.IfOp:
             conds.append(op.cond)  # type: ignore[attr-defined]
         elif kind is copy.BarrierInitOp:
@@ -77,13 +78,13 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     # The iterations a loop's state reaches across: a barrier group's ring, or the groups a
     # wait_group leaves in flight (a committed store waited `pending` iterations later).
     depth = max(ring, pending + 1)
-    loop_depths(shapes, holders, ring, pending, roles > 0)
+    loop_depths(shapes, holders, ring, pending, roles > 0, facts)
     trips = max((s.trips for s in shapes.values()), default=min(4 * depth + 4, MAX_TRIP_COUNTS))
     predicates = [g.predicate for g in geometry.values() if g.predicate is not None]
     canon, aliases = equal_values([*loops, *conds, *predicates])
     return Kernel(
         fn, block_size(fn), frozenset(loops), trips, pending, holders, {}, geometry,
-        {}, canon, aliases, roles, shapes, strided_counts(shapes),
+        {}, canon, aliases, roles, shapes, strided_counts(shapes), facts,
     )  # fmt: skip
 
 
@@ -145,84 +146,6 @@ def signature(loop: Operation, canon: dict[SSAValue, SSAValue]) -> object:
         tuple(of(v) for v in before.operands),
         tuple(of(v) for v in after.operands),
     )
-
-
-def loop_depths(
-    shapes: dict[Operation, LoopShape],
-    holders: frozenset[Operation],
-    ring: int,
-    pending: int,
-    roles: bool,
-) -> None:
-    """Each loop's depth (the ring in its own iterations, counted by the ops on barriers: a
-    tile loop around a k loop of 8 advances a ring of 4 by two laps a tile, so its state
-    repeats after one tile; the groups a wait_group leaves in flight), the shape
-    its lap must repeat (its own, joined with the loops at its nesting depth that neither
-    holds nor is held by it: the other roles' loops, which run beside it), and the
-    iterations the driver walks it."""
-    nesting = {loop: len(enclosing(loop, shapes)) for loop in shapes}
-    for loop, shape in shapes.items():
-        shape.pace = pace_of(loop)
-    for loop, shape in shapes.items():
-        inner = min(
-            (advance(op, loop) for op in holders if op is not loop and loop.is_ancestor(op)
-             and any(isinstance(v.type, copy.BarrierType) for v in op.operands)),
-            default=1,
-        )  # fmt: skip
-        shape.depth = max(-(-ring // max(inner, 1)), pending + 1)
-        shape.lap = shape.shape
-        for other, theirs in shapes.items():
-            if (
-                nesting[other] == nesting[loop]
-                and not other.is_ancestor(loop)
-                and not loop.is_ancestor(other)
-            ):
-                if shape.paced_with(theirs):  # a consumer of every other tile: in its units
-                    shape.lap = shape.lap.join(scaled(theirs.shape, shape.pace[1], theirs.pace[1]))
-                else:
-                    shape.lap = shape.lap.join(theirs.shape)
-        shape.trips = min(max(walked(shape.depth, shape, roles), 4 * shape.depth + 4),
-                          MAX_TRIP_COUNTS)  # fmt: skip
-
-
-def enclosing(op: Operation, loops: dict[Operation, LoopShape]) -> list[Operation]:
-    """The loops of `loops` that hold `op`."""
-    found, parent = [], op.parent_op()
-    while parent is not None:
-        if parent in loops:
-            found.append(parent)
-        parent = parent.parent_op()
-    return found
-
-
-def advance(op: Operation, loop: Operation) -> int:
-    """How many times `op` runs in one iteration of `loop` at least: the product of the
-    constant trip counts of the scf.for loops between them (1 for any other loop)."""
-    times, parent = 1, op.parent_op()
-    while parent is not None and parent is not loop:
-        if isinstance(parent, scf.ForOp):
-            lb, ub, step = (constant_int(v) for v in (parent.lb, parent.ub, parent.step))
-            if lb is not None and ub is not None and step:
-                times *= max(1, -(-(ub - lb) // step))
-        parent = parent.parent_op()
-    return times
-
-
-def walked(depth: int, shape: LoopShape, roles: bool) -> int:
-    """The iterations the longest run of a loop walks: enough for its first iterations
-    (to `start`), then laps and its last iterations: four rings; with a longer lap, two
-    rings and three laps; with roles, which settle into their lap after two rings (the
-    producer's first lap waits for nothing, its second for the first releases), two laps
-    after three rings. A loop that carries a position of its own (`LoopShape.state`: a
-    slot and a phase, as CUTLASS's PipelineState) may need two rings a lap."""
-    s = shape.lap
-    lap = lcm(depth, s.period)
-    if shape.state:  # a carried phase that flips once a ring: a lap of two rings
-        lap = lcm(lap, 2 * depth)
-    trips = 4 * depth + 4 if lap == depth else max(4 * depth + 4, 2 * depth + 3 * lap)
-    if roles:
-        trips = max(trips, 3 * depth + 2 * lap)
-    return s.start + trips + max(0, s.tail - depth)
 
 
 def priority_orders(roles: int) -> list[tuple[int, ...]]:

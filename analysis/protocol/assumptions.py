@@ -116,6 +116,12 @@ class Assumptions:
             self.facts[value] = fact
         return self.facts[value]
 
+    def multiple(self, value: SSAValue) -> int:
+        """What `value` is stated a multiple of (1 when nothing is stated): a counter that
+        grows by it each iteration then repeats its residues sooner (`periods.rem`)."""
+        fact = self.fact(value) if self.ops else None
+        return 1 if fact is None else fact.step
+
     def options(self, value: Hashable, options: Sequence[int]) -> Sequence[int]:
         """The `options` for `value` (a branch condition's 1 and 0) that its fact allows;
         all of them where it allows none."""

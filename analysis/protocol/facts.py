@@ -126,6 +126,9 @@ class Kernel:
     `for tile = block_id to n step grid_dim`), and the `scf.while` loops (`while tile <
     tiles`): their trip count is chosen, one for every loop computed alike (every role's
     tile loop takes the same count)."""
+    assumptions: Assumptions
+    """The facts the kernel's `copy.assume` ops state, which the driver's choices and the
+    loops' shapes keep to (`assumptions`), collected once per kernel."""
 
     def trips_of(self, loop: Operation) -> int:
         """The most iterations the driver walks `loop` (those of the first loop computed
@@ -156,11 +159,6 @@ class Kernel:
         the runs meet the ops, once per kernel."""
         return {}
 
-    @cached_property
-    def assumptions(self) -> Assumptions:
-        """The facts the kernel's `copy.assume` ops state, which the driver's choices keep
-        to (`assumptions`), collected on first use, once per kernel."""
-        return Assumptions.of(self.fn)
 
 
 @dataclass(frozen=True)

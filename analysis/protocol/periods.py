@@ -21,6 +21,7 @@ part of the state the steady-state check compares (`LoopShape.state`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import gcd, lcm
 
@@ -71,6 +72,14 @@ class Lin:
     a: int | None
     b: int | None
     c: int = 1
+    g: int = 1
+    """A divisor of a when a is not known (a counter that grows by a K-block count the
+    kernel states a multiple of 8, `copy.assume`): what `rem` can still tell of j."""
+
+    @property
+    def divisor(self) -> int:
+        """A number a is a multiple of (0: a is 0)."""
+        return abs(self.a) if self.a is not None else self.g
 
 
 @dataclass(frozen=True)
@@ -83,6 +92,9 @@ class Opaque:
 
 
 Form = Shape | Lin | Opaque
+
+Multiple = Callable[[SSAValue], int] | None
+"""What a value is known to be a multiple of (1: nothing), from the kernel's facts."""
 
 
 @dataclass
@@ -97,10 +109,10 @@ class LoopShape:
     state: tuple[int, ...] = ()
     opaque: list[Opaque] = field(default_factory=list)
     depth: int = 1
-    """The iterations of this loop its state reaches across (`analysis.loop_depths`: the
+    """The iterations of this loop its state reaches across (`depths.loop_depths`: the
     ring, in this loop's iterations)."""
     trips: int = 0
-    """The most iterations the driver walks it (`analysis.walked`)."""
+    """The most iterations the driver walks it (`depths.walked`)."""
     lap: Shape = INVARIANT
     """What its lap must repeat: its own shape joined with those of the loops that run
     beside it (the other roles' loops at its depth)."""
@@ -123,10 +135,13 @@ PURE_PREFIXES = ("arith.",)
 ACCESSES = ("memref.load", "memref.store", "vector.load", "vector.store", "memref.subview")
 
 
-def loop_shape(loop: scf.ForOp | scf.WhileOp, holders: frozenset[Operation]) -> LoopShape:
+def loop_shape(
+    loop: scf.ForOp | scf.WhileOp, holders: frozenset[Operation], multiple: Multiple = None
+) -> LoopShape:
     """The shape of everything the protocol reads in `loop` (`holders`: the ops that hold
-    copy ops, whose conditions and bounds it follows)."""
-    forms = Forms(loop)
+    copy ops, whose conditions and bounds it follows; `multiple`: what a value not known
+    before the run is stated a multiple of)."""
+    forms = Forms(loop, multiple)
     shape = LoopShape()
     for value, reader, index in reads(loop, holders):
         form = forms.of(value)
@@ -211,8 +226,9 @@ class Forms:
     its iteration, `i = lb + j step` its induction variable) or an `scf.while` (the values
     it carries from one test of its condition to the next)."""
 
-    def __init__(self, loop: scf.ForOp | scf.WhileOp):
+    def __init__(self, loop: scf.ForOp | scf.WhileOp, multiple: Multiple = None):
         self.loop = loop
+        self.multiple = multiple
         self.body = loop.regions[0].blocks[0]
         """The block whose arguments the loop carries (the for's body, the while's before
         region)."""
@@ -312,7 +328,10 @@ class Forms:
         other = add.operands[1] if add.operands[0] is base else add.operands[0]
         if self.inside(other) and (self.reaches(other, arg) or not fixed(self.of(other))):
             return None
-        return Lin(constant_int(other), constant_int(start))
+        step = constant_int(other)
+        if step is None and self.multiple is not None:
+            return Lin(None, constant_int(start), 1, self.multiple(other))
+        return Lin(step, constant_int(start))
 
     def reaches(self, v: SSAValue, arg: SSAValue) -> bool:
         """Whether `v` is computed from `arg` in the loop's body."""
@@ -424,19 +443,20 @@ def add(x: Form, y: Form, consts: list[int | None], sub: bool, op: Operation) ->
     if isinstance(x, Lin) and fixed(y):
         k = consts[1]
         b = None if x.b is None or k is None else x.b + (-k if sub else k) * x.c
-        return Lin(x.a, b, x.c)
+        return Lin(x.a, b, x.c, x.g)
     if isinstance(y, Lin) and fixed(x):
         if not sub:
             return add(y, x, [consts[1], consts[0]], False, op)
         if y.c == 1:  # k - (a j + b)
             k = consts[0]
-            return Lin(None if y.a is None else -y.a, None if y.b is None or k is None else k - y.b)
+            return Lin(None if y.a is None else -y.a,
+                       None if y.b is None or k is None else k - y.b, 1, y.g)  # fmt: skip
     if isinstance(x, Lin) and isinstance(y, Lin) and x.c == 1 and y.c == 1:
         a = None if x.a is None or y.a is None else x.a + (-y.a if sub else y.a)
         b = None if x.b is None or y.b is None else x.b + (-y.b if sub else y.b)
         if a == 0:
             return INVARIANT
-        return Lin(a, b)
+        return Lin(a, b, 1, gcd(x.divisor, y.divisor))
     return Opaque(op, f"'{op.name}' of a value that grows with the iteration")
 
 
@@ -450,8 +470,9 @@ def mul(x: Form, y: Form, consts: list[int | None], op: Operation) -> Form:
         return (
             INVARIANT
             if k == 0
-            else Lin(None if x.a is None else x.a * k, None if x.b is None else x.b * k)
-        )
+            else Lin(None if x.a is None else x.a * k, None if x.b is None else x.b * k, 1,
+                     x.g * abs(k))
+        )  # fmt: skip
     return Opaque(op, f"'{op.name}' of a value that grows with the iteration")
 
 
@@ -460,15 +481,16 @@ def div(x: Form, y: Form, d: int | None, ceil: bool, op: Operation) -> Form:
         b = x.b
         if ceil and b is not None:
             b += (d - 1) * x.c
-        return Lin(x.a, None if ceil and x.b is None else b, x.c * d)
+        return Lin(x.a, None if ceil and x.b is None else b, x.c * d, x.g)
     return Opaque(op, f"'{op.name}' of a value that grows with the iteration")
 
 
 def rem(x: Form, m: int | None, op: Operation) -> Form:
     if isinstance(x, Lin) and m is not None and m > 0:
+        # floor((a j + b) / c) mod m repeats with j every c m / gcd(a, c m) (a divisor of
+        # c m / gcd(g, c m) when only g | a is known)
         span = x.c * m
-        period = span // gcd(x.a, span) if x.a is not None else span
-        return Shape(period, 0, 0, op)
+        return Shape(span // gcd(x.divisor, span), 0, 0, op)
     return Opaque(op, f"'{op.name}' of a value that grows with the iteration by a modulus "
                   "the analysis does not know")  # fmt: skip
 

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
@@ -283,3 +283,40 @@ def test_a_persistent_gemm_with_a_runtime_k_is_proven_under_a_divisibility_fact(
     else:
         assert found, mistake
         assert all("P10" not in f for f in found), found
+
+
+@pytest.mark.parametrize(
+    ("facts", "period", "depth"),
+    [
+        ("", 8, 4),
+        ("copy.assume %k_tiles multiple_of 8 : index", 1, 4),
+        ("copy.assume %k_tiles multiple_of 8 : index\n    copy.assume %k_tiles ge 8 : index", 1, 1),
+        ("copy.assume %k_tiles multiple_of 2 : index\n    copy.assume %k_tiles ge 2 : index", 4, 2),
+    ],
+)
+def test_the_facts_about_a_runtime_k_shorten_the_tile_loops_lap_and_reach(facts, period, depth):
+    """The tile loop of gemm_persistent with a runtime K carries the ring position
+    `it0 + k_tiles`: its slots and parities repeat every 8 tiles for an arbitrary K (8 =
+    the ring's 4 slots times 2 parities), every 8 / gcd(m, 8) tiles for a K stated a
+    multiple of m (`periods.rem` of a counter whose step is a multiple of m), and the ring's
+    4 slots reach across ceil(4 / lo) tiles for a K stated at least lo (`depths.advance`),
+    else across 4: the driver walks and compares fewer tiles, and stays sound for every K
+    the facts allow."""
+    from analysis.protocol.analysis import kernel_facts, protocol_ops
+
+    kernel = next(k for k in KERNELS if k.name == "gemm_persistent")
+    runtime = RUNTIME_K.split("\n    copy.assume")[0]
+    text = kernel.text().replace(
+        "%k_tiles = arith.constant 8 : index", f"{runtime}\n    {facts}" if facts else runtime
+    )
+    module = Parser(make_context(), text).parse_module()
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    facts_of = kernel_facts(fn, protocol_ops(fn))
+    tiles = [loop for loop in facts_of.loops
+             if isinstance(loop, scf.ForOp) and loop.lb.owner.name == "gpu.block_id"]  # fmt: skip
+    assert len(tiles) == 2  # the producer's and the consumer's
+    for loop in tiles:
+        shape = facts_of.loops[loop]
+        assert (shape.lap.period, shape.depth) == (period, depth)
+    if facts:
+        assert findings(module) == []
