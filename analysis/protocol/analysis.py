@@ -196,9 +196,12 @@ def unsteady_loops(
     that were walked too few iterations to settle, or did not settle, join `unsettled`
     (walking them further may settle them; an opaque loop cannot)."""
     found = []
-    for loop, heads in walk.heads.items():
+    for loop, walks in walk.heads.items():
         shape = kernel.loops[loop]
-        if len(heads) < kernel.trips_of(loop):
+        # Every walk of the loop in this run (a K loop's, once per tile): each must settle,
+        # as the counts not tried add laps to each.
+        full = [heads for heads in walks if len(heads) >= kernel.trips_of(loop)]
+        if not full:
             continue
         tail = max(shape.depth, shape.lap.tail)
         if shape.opaque:
@@ -219,12 +222,16 @@ def unsteady_loops(
             continue
         s = shape.lap
         lap = lcm(shape.depth, s.period)
+        heads = min(full, key=len)
         if s.start + 2 * lap + tail > len(heads):
             found.append(too_long(loop, s, lap, tail, len(heads)))
             if unsettled is not None:
                 unsettled.add(loop)
             continue
-        if steady_lap(walk, loop, tail, s.period, s.start) is None:
+        unsteady = next((h for h in full if steady_lap(walk, h, tail, s.period, s.start) is None),
+                        None)  # fmt: skip
+        if unsteady is not None:
+            heads = unsteady
             if unsettled is not None:
                 unsettled.add(loop)
             # rule: P10
@@ -311,12 +318,14 @@ class Deferred:
         walked = False
         for loop in self.choice.loops:
             looped = kernel.loops[loop]
-            heads = walk.heads.get(loop)  # type: ignore[call-overload]
-            if heads is None or len(heads) != self.choice.trips(loop, self.longest):
-                continue  # not walked to its longest (its start is 1, the count n - 1)
+            walks = walk.heads.get(loop, [])
+            # walked once, to its longest (its start is 1: the count n - 1; a loop walked
+            # more than once, a K loop in a tile loop, is not run n's prefix past its first)
+            if len(walks) != 1 or len(walks[0]) != self.choice.trips(loop, self.longest):
+                continue
             walked = True
             tail = max(looped.depth, looped.lap.tail)
-            found = steady_lap(walk, loop, tail, looped.lap.period, looped.lap.start)
+            found = steady_lap(walk, walks[0], tail, looped.lap.period, looped.lap.start)
             if found is None or any(found[1] % p for p in (shape.period, *self.choice.paces)):
                 self.fewer = None
                 continue

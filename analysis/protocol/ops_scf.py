@@ -13,7 +13,7 @@ from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.facts import LoopCount
 from analysis.protocol.findings import warning
-from analysis.protocol.steps import Choose, Steps, Stop
+from analysis.protocol.steps import Choose, Heads, Steps, Stop
 from analysis.protocol.values import UNIFORM, VARYING, Value
 from analysis.protocol.walk import Agent
 from copy_dialect.verify_common import constant_int
@@ -189,7 +189,10 @@ class Frame:
         self.op = op
         self.state = agent.kernel.loops[op].state
         walk = agent.walk
-        self.heads = walk.heads.setdefault(op, []) if chosen and not agent.rank else None
+        self.heads: Heads | None = None
+        if chosen and not agent.rank:
+            self.heads = Heads()
+            walk.heads.setdefault(op, []).append(self.heads)
         self.index = len(agent.frames)
         agent.frames.append((op, 0))  # type: ignore[arg-type]
         agent.carried.append(())
@@ -200,11 +203,14 @@ class Frame:
         agent.carried[self.index] = tuple(carried[k] for k in self.state)
         if self.heads is not None:
             walk = agent.walk
-            self.heads.append((walk.snapshot(agent, i), len(walk.events)))
+            self.heads.states.append(walk.snapshot(agent, i))
+            self.heads.marks.append(len(walk.events))
 
     def close(self) -> None:
         self.agent.frames.pop()
         self.agent.carried.pop()
+        if self.heads is not None:
+            self.heads.end = len(self.agent.walk.events)
 
 
 def while_op(agent: Agent, op: scf.WhileOp, mask: int | None) -> Steps | None:

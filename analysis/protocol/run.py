@@ -7,7 +7,6 @@ as far ahead as it can, so that a schedule-dependent mistake shows in one of the
 
 from __future__ import annotations
 
-from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import join
@@ -17,7 +16,7 @@ from analysis.protocol.facts import Kernel
 from analysis.protocol.findings import ProtocolFinding, Related, Report
 from analysis.protocol.records import Deadlock
 from analysis.protocol.state import State
-from analysis.protocol.steps import Stop
+from analysis.protocol.steps import Heads, Stop
 from analysis.protocol.values import UNIFORM
 from analysis.protocol.walk import Agent
 
@@ -58,9 +57,8 @@ class Walk:
         """What the protocol saw, op by op (ring slots, barriers, parities relative to the
         barrier's phase, branches taken), without GMEM coordinates: the trace the steady-
         state check compares lap by lap."""
-        self.heads: dict[scf.ForOp, list[tuple[tuple[object, ...], int]]] = {}
-        """Per loop whose trip count was chosen: the state at the head of each iteration
-        (`snapshot`) and where its events start."""
+        self.heads: dict[Operation, list[Heads]] = {}
+        """Per loop whose trip count was chosen: each walk of it (`Heads`), in order."""
         self.agents: list[Agent] = []
         self.ranked: list[Agent] = []
 
@@ -209,9 +207,9 @@ def run_kernel(
 
 
 def steady_lap(
-    walk: Walk, loop: Operation, tail: int, period: int = 1, start: int = 0
+    walk: Walk, heads: Heads, tail: int, period: int = 1, start: int = 0
 ) -> tuple[int, int] | None:
-    """The steady state the loop reached in this run, as (k, P), the earliest it settles:
+    """The steady state a walk of a loop (`heads`) reached, as (k, P), the earliest it settles:
     a lap of P iterations (P a multiple of `period`, from iteration k >= `start` on) that
     leaves the state at the loop's head as it found it and sees the same events as the lap
     after it, both before the last `tail` iterations (whose conditions see the end of the
@@ -219,19 +217,19 @@ def steady_lap(
     a lap (`periods`), so the trip counts the driver did not try behave like those it did,
     with more such laps: the induction step of the proof. With roles, the state includes
     where the other roles are and the events theirs: the lap repeats for the whole CTA."""
-    heads = walk.heads.get(loop, [])  # type: ignore[call-overload]
-    marks = [mark for _, mark in heads] + [len(walk.events)]
-    last = len(heads) - tail
+    states = heads.states
+    marks = [*heads.marks, len(walk.events) if heads.end is None else heads.end]
+    last = len(states) - tail
     best: tuple[int, int] | None = None
     for lap in range(period, (last - start) // 2 + 1, period):
         for k in range(start, last - 2 * lap + 1):
             if best is not None and k + lap >= sum(best):
                 break
-            if heads[k][0] != heads[k + lap][0]:
+            if states[k] != states[k + lap]:
                 continue
             first = walk.events[marks[k] : marks[k + lap]]
             after = walk.events[marks[k + lap] : marks[k + 2 * lap]]
-            if first == after and heads[k + lap][0] == heads[k + 2 * lap][0]:
+            if first == after and states[k + lap] == states[k + 2 * lap]:
                 best = (k, lap)
                 break
     return best

@@ -5,10 +5,9 @@ fork a run (`Stop`, `Choose`), the thread masks, and what an agent sees of its r
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.facts import Kernel
@@ -71,10 +70,24 @@ class Run(Protocol):
     dispatch: Mapping[type[Operation], Step]
     foreign: Step
     events: list[tuple[object, ...]]
-    heads: dict[scf.ForOp, list[tuple[tuple[object, ...], int]]]
+    heads: dict[Operation, list[Heads]]
 
     def snapshot(self, agent: Any, i: int) -> tuple[object, ...]: ...
 
     def fork(self, roles: list[Any]) -> None: ...
 
     def join(self, block: Any, roles: list[Any], op: Operation) -> None: ...
+
+
+@dataclass
+class Heads:
+    """One walk of a loop whose trip count was chosen (each time the loop is entered: a K
+    loop once per tile): the state at the head of each iteration (`Walk.snapshot`), where
+    its events start, and where the walk's events end (None while it runs)."""
+
+    states: list[tuple[object, ...]] = field(default_factory=list)
+    marks: list[int] = field(default_factory=list)
+    end: int | None = None
+
+    def __len__(self) -> int:
+        return len(self.states)
