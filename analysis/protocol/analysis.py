@@ -4,7 +4,6 @@ worth choosing, and the runs over every choice; findings of all runs, once each.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from itertools import permutations
 from math import lcm
 
@@ -12,7 +11,7 @@ from xdsl.dialects import func, scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from analysis.protocol.assumptions import Assumptions
-from analysis.protocol.counts import count_shape
+from analysis.protocol.choices import CountChoice, Deferred, count_choice, describe, uncovered
 from analysis.protocol.depths import MAX_TRIP_COUNTS, loop_depths
 from analysis.protocol.facts import CopyFacts, Kernel, LoopCount, block_size, equal_values
 from analysis.protocol.findings import ProtocolFinding, Related, warning
@@ -158,20 +157,6 @@ def priority_orders(roles: int) -> list[tuple[int, ...]]:
     return [tuple(range(r, roles)) + tuple(range(r)) for r in range(roles)]
 
 
-def describe(bindings: dict[SSAValue, int], kernel: Kernel) -> str:
-    parts = []
-    for value, chosen in bindings.items():
-        if isinstance(value, LoopCount):
-            parts.append(value.describe(chosen))
-            continue
-        name = f"%{value.name_hint}" if value.name_hint else "a value"
-        if value in kernel.loop_bounds:
-            parts.append(f"{name} = {chosen}")
-        else:
-            parts.append(f"{name} {'true' if chosen else 'false'}")
-    return "found for " + ", ".join(parts) if parts else ""
-
-
 def unequal_counts(bindings: dict[SSAValue, int]) -> str | None:
     """When the run chose different trip counts for loops computed differently (two roles'
     tile loops that step differently, say), how each computes its count: a hang or race
@@ -279,135 +264,6 @@ def too_long(loop: scf.ForOp, s: Shape, lap: int, tail: int, walked: int) -> Pro
     )
 
 
-class Deferred:
-    """The trip counts of a choice other than its longest, tried after the runs of the
-    longest: those its loops' steady state does not already stand for."""
-
-    def __init__(
-        self,
-        bindings: dict[SSAValue, int],
-        choice: CountChoice,
-        options: list[int],
-        order: int,
-        outer: tuple[Deferred, ...],
-    ):
-        self.bindings = bindings
-        self.choice = choice
-        self.longest = options[-1]
-        self.options = options[:-1]
-        """Consecutive: a count the lap leads to from a longer one is one of them."""
-        self.order = order
-        self.outer = outer
-        """The deferrals whose longest choice this one's runs belong to."""
-        self.fewer: int | None = 0
-        """The option from which on every option repeats one below it (None: a run of the
-        longest did not settle)."""
-        self.seen = False
-
-    def settled(self, walk: Walk, kernel: Kernel) -> None:
-        """A run of the longest option ended: from which option on its loops repeat. Run n
-        is run T's until the last `tail` iterations of a loop of the choice or a read of n
-        that differs (none from n = `shape.start` on, `CountChoice`), so from head n - tail
-        it starts in the state run T had there; from iteration k + P on run T's heads
-        repeat with its lap P (`steady_lap`), and what the protocol reads of n repeats
-        with P: run n then behaves as run n - P, down to an option below the threshold.
-        The state at a head holds every agent's (`Walk.snapshot`), so the loops walked to
-        the longest count stand for the others of the choice (the consumer's loop from 1
-        to n that ends an iteration earlier)."""
-        shape = self.choice.shape
-        walked = False
-        for loop in self.choice.loops:
-            looped = kernel.loops[loop]
-            walks = walk.heads.get(loop, [])
-            # walked once, to its longest (its start is 1: the count n - 1; a loop walked
-            # more than once, a K loop in a tile loop, is not run n's prefix past its first)
-            if len(walks) != 1 or len(walks[0]) != self.choice.trips(loop, self.longest):
-                continue
-            walked = True
-            tail = max(looped.depth, looped.lap.tail)
-            found = steady_lap(walk, walks[0], tail, looped.lap.period, looped.lap.start)
-            if found is None or any(found[1] % p for p in (shape.period, *self.choice.paces)):
-                self.fewer = None
-                continue
-            k, lap = found
-            if self.fewer is not None:
-                first = self.choice.option(loop, k + lap + tail)
-                # n - P must be an option too, and read n as n does
-                self.fewer = max(self.fewer, first, shape.start + lap, self.options[0] + lap)
-        if not walked:
-            self.fewer = None
-        self.seen = True
-
-    def kept(self) -> list[int]:
-        """The options still to run: every one when a run of the longest did not settle,
-        else those below `fewer`."""
-        if not self.seen or self.fewer is None:
-            return self.options
-        return [o for o in self.options if o < self.fewer]
-
-
-@dataclass
-class CountChoice:
-    """A choice of the driver that is a trip count: a grid-stride or work-counter loop's
-    count (`LoopCount`), or the upper bound n of scf.for loops with constant starts and a
-    step of 1; `loops`: those it counts; `shape`: how the rest of what the protocol reads
-    depends on it (`counts.count_shape`)."""
-
-    value: object
-    counted: bool
-    loops: list[Operation]
-    shape: Shape
-    paces: tuple[int, ...] = ()
-    """The c of the loops that run floor((n + b) / c) iterations: a lap must shift their
-    counts by whole iterations."""
-
-    def trips(self, loop: Operation, option: int) -> int:
-        if self.counted:
-            return option
-        assert isinstance(loop, scf.ForOp)
-        lb = constant_int(loop.lb)
-        assert lb is not None  # count_choice
-        return max(0, option - lb)
-
-    def option(self, loop: Operation, trips: int) -> int:
-        if self.counted:
-            return trips
-        assert isinstance(loop, scf.ForOp)
-        lb = constant_int(loop.lb)
-        assert lb is not None
-        return lb + trips
-
-
-def count_choice(kernel: Kernel, value: object) -> CountChoice | None:
-    """`value` as a trip-count choice, or None when it is not one whose runs the steady
-    state can stand for (they are then all tried)."""
-    if isinstance(value, LoopCount):
-        loops = [loop for loop, key in kernel.counts.items() if key is value]
-        return CountChoice(value, True, loops, Shape())
-    if not isinstance(value, SSAValue) or value not in kernel.loop_bounds:
-        return None
-    chosen = {value, *kernel.aliases.get(value, ())}
-    loops: list[scf.ForOp] = []
-    for alias in chosen:
-        for use in alias.uses:
-            op = use.operation
-            if isinstance(op, scf.ForOp) and use.index == 1 and op in kernel.loops:
-                if constant_int(op.lb) is None or constant_int(op.step) != 1:
-                    return None
-                loops.append(op)
-    if not loops:
-        return None
-    # the loops that run floor((n + b) / c) iterations (a pingpong consumer's share)
-    paced = [loop for loop, shape in kernel.loops.items()
-             if shape.pace[0] in chosen and loop not in loops]  # fmt: skip
-    loops += paced  # type: ignore[arg-type]
-    shape = count_shape(kernel.fn, chosen, loops, kernel.protocol_ops)
-    if shape is None:
-        return None
-    paces = tuple(kernel.loops[loop].pace[1] for loop in paced)
-    return CountChoice(value, False, list(loops), shape, paces)
-
-
 def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
     holders = protocol_ops(fn)
     if not holders:
@@ -457,6 +313,7 @@ def run_choices(
     # of the others follow, and only those the longest's steady state does not stand for.
     work: list[tuple[dict[SSAValue, int], int, tuple[Deferred, ...]] | Deferred] = [({}, 0, ())]
     choices: dict[object, CountChoice | None] = {}
+    deferrals: list[Deferred] = []
     runs = 0
     while work:
         item = work.pop()
@@ -485,12 +342,9 @@ def run_choices(
             if choice.value not in choices:
                 choices[choice.value] = count_choice(kernel, choice.value)
             counting = choices[choice.value]
-            if (
-                counting is not None
-                and len(options) > 2
-                and options == list(range(options[0], options[-1] + 1))
-            ):
+            if counting is not None and len(options) > 2:
                 deferred = Deferred(bindings, counting, options, order, longest)
+                deferrals.append(deferred)
                 work.append(deferred)
                 work.append(({**bindings, choice.value: options[-1]}, order,  # type: ignore[dict-item]
                              (*longest, deferred)))  # fmt: skip
@@ -518,6 +372,9 @@ def run_choices(
                 if differ and finding.severity == "error":
                     finding.note = f"{finding.note}; {differ}"
                 found[finding.key] = (size, finding)
+    if not any(f.severity == "error" for _, f in found.values()):
+        for finding in uncovered(deferrals, kernel):
+            found.setdefault(finding.key, (0, finding))
     return [finding for _, finding in found.values()]
 
 

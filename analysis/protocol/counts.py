@@ -108,10 +108,38 @@ class CountForms(Forms):
     def compute(self, v: SSAValue) -> Form:
         if v in self.chosen:
             return Lin(1, 0)
+        grows = self.grown(v)
+        if grows is not None:
+            return grows
         if isinstance(v, BlockArgument) or (isinstance(v.owner, Operation) and v.owner.regions
                                             and not isinstance(v.owner, scf.IfOp)):  # fmt: skip
             return Opaque(None, "a loop's value computed from the trip count")
         return super().compute(v)
+
+    def grown(self, v: SSAValue) -> Lin | None:
+        """A value an scf.for that is not a loop of the choice carries (or gives) that grows
+        by c n + d each iteration from a start that does not read n (a persistent kernel's
+        ring position `it0 + k_tiles`, carried by its tile loop): in its j-th iteration
+        j (c n + d) + start, a function of n whose coefficient j c is a multiple of c."""
+        if isinstance(v, BlockArgument):
+            loop, k = v.block.parent_op(), v.index - 1
+        else:
+            loop, k = v.owner, v.index if isinstance(v.owner, scf.ForOp) else -1
+        if not isinstance(loop, scf.ForOp) or loop in self.loops or k < 0:
+            return None
+        body = loop.body.blocks[0]
+        arg, start = body.args[k + 1], loop.iter_args[k]
+        yielded = body.last_op.operands[k] if body.last_op is not None else None
+        add = yielded.owner if yielded is not None else None
+        if not isinstance(add, Operation) or add.name != "arith.addi" or arg not in add.operands:
+            return None
+        step = add.operands[1] if add.operands[0] is arg else add.operands[0]
+        if self.reads_count(start) or loop.is_ancestor(definer(step)):
+            return None
+        form = self.of(step)
+        if not isinstance(form, Lin) or form.c != 1 or form.a is None:
+            return None
+        return Lin(None, None, 1, abs(form.a))
 
     def inside(self, v: SSAValue) -> bool:
         return True
@@ -134,8 +162,8 @@ class CountForms(Forms):
             if not loop.is_ancestor(op):
                 continue
             iv = loop.body.blocks[0].args[0]
-            sides = [near(o) for o in op.operands]
-            bound = near(loop.ub)
+            sides = [base(o) for o in op.operands]
+            bound = base(loop.ub)
             if any(s is iv for s in sides) and any(s in self.chosen or s is bound for s in sides):
                 return True
         return False
@@ -189,12 +217,22 @@ def near(v: SSAValue) -> SSAValue:
     return v
 
 
+def base(v: SSAValue) -> SSAValue:
+    """`v` less every constant added to or subtracted from it (`i - 1 + 3`: i)."""
+    while (inner := near(v)) is not v:
+        v = inner
+    return v
+
+
 def count_shape(
-    fn: Operation, chosen: set[SSAValue], loops: list[scf.ForOp], holders: frozenset[Operation]
-) -> Shape | None:
+    fn: Operation,
+    chosen: set[SSAValue],
+    loops: list[scf.ForOp],
+    holders: frozenset[Operation],
+) -> Shape | Opaque:
     """How what the protocol reads depends on the upper bound n of `loops` (`CountForms`),
-    or None when it is not a function of n mod a period from some n on. A loop's bound
-    (n, or floor((n + b) / c) for a loop at its own pace) is its count, not a read."""
+    or the first read that is not a function of n mod a period from some n on. A loop's
+    bound (n, or floor((n + b) / c) for a loop at its own pace) is its count, not a read."""
     forms = CountForms(chosen, loops)
     found = INVARIANT
     for value, reader, _ in reads(fn, holders):
@@ -202,6 +240,9 @@ def count_shape(
             continue
         form = forms.of(value)
         if not isinstance(form, Shape):
-            return None
+            if isinstance(form, Opaque) and form.op is not None:
+                return form
+            return Opaque(reader, f"'{reader.name}' reads a value computed from the count "
+                          "that does not repeat with it")  # fmt: skip
         found = found.join(form)
     return found

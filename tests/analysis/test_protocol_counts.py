@@ -21,7 +21,7 @@ import analysis.protocol.analysis as driver
 from analysis.protocol import check_protocol
 from analysis.protocol.analysis import protocol_ops
 from analysis.protocol.counts import count_shape
-from analysis.protocol.periods import Shape
+from analysis.protocol.periods import Opaque, Shape
 from copy_tools.universe import make_context
 from tests.analysis import corpus_mutations as cm
 from tests.corpus import KERNELS
@@ -95,7 +95,7 @@ UNKNOWN = """
 """n compared with another unknown: not a function of n alone."""
 
 
-def shape_of(prologue: str = "", epilogue: str = "") -> Shape | None:
+def shape_of(prologue: str = "", epilogue: str = "") -> Shape | Opaque:
     module = Parser(
         make_context(), HEAD.format(prologue=prologue, epilogue=epilogue)
     ).parse_module()
@@ -123,7 +123,49 @@ def test_an_epilogue_reading_the_last_parity_repeats_with_its_period():
 
 @pytest.mark.parametrize("epilogue", [CARRIED, UNKNOWN], ids=["carried", "unknown"])
 def test_a_read_the_forms_cannot_follow_leaves_every_count_tried(epilogue: str):
-    assert shape_of(epilogue=epilogue) is None
+    assert isinstance(shape_of(epilogue=epilogue), Opaque)
+
+
+BEYOND = """
+    %limit = arith.constant LIMIT : index
+    %big = arith.cmpi ugt, %n, %limit : index
+    scf.if %big {
+      copy.async_copy %a[%c0, %c0] to %ring[%c0] barrier %bars[%c0]
+        : memref<?x64xf32> to memref<4x64x64xf32, #copy.smem>, !copy.barrier<4>
+    }
+"""
+"""After the loop, a load nothing waits for, only for counts above LIMIT."""
+
+
+@pytest.mark.parametrize("threshold", [100, 2])
+def test_a_count_read_beyond_the_counts_tried_is_not_proven(threshold: int):
+    """A read of n that changes only beyond the counts the driver walks (n > 100, the
+    walks end at 32) was proven for every count: the runs of the longest covered the counts
+    below it, and nothing checked that the counts above it read n as those tried do. Now the
+    counts above are covered only where every walk of the longest settled with a lap from
+    which what the protocol reads of n repeats (`Deferred.cover`), else a P10 warning; the
+    same mistake within the counts walked is the P7 it is."""
+    text = HEAD.format(prologue="", epilogue=BEYOND.replace("LIMIT", str(threshold)))
+    found = check_protocol(Parser(make_context(), text).parse_module())
+    assert [(f.severity, f.rules) for f in found] == (
+        [("warning", ("P10",))] if threshold == 100 else [("error", ("P7",))]
+    )
+    if threshold == 100:
+        assert "beyond the counts tried (up to %n = 32): its count is read differently " \
+            "from 101 on" in str(found[0])
+
+
+def test_a_loop_to_n_minus_1_counts_the_same_n():
+    """FA3's consumer loop mutated to run to n - 1 (a 'loop bound - 1' mutant): a loop to
+    n + d counts n (`choices.bounds_of`), so its bound is not a read of n the proof cannot
+    repeat, and the mutant stays proven (the interpreter runs it clean)."""
+    kernel = cm.kernel_named("fa3_kv_ring")
+    module = cm.parse(kernel)
+    mutation = cm.mutation_named("loop bound - 1")
+    mutation.apply(mutation.targets(module)[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert check_protocol(module) == []
 
 
 # --- the pruning changes no verdict --------------------------------------------------------

@@ -245,6 +245,43 @@ func.func @p10_condition_settles_beyond_the_walk(%a: memref<?x64xf32>, %c: memre
 
 // -----
 
+// A branch on the count after the loop, from 101 on: no count the analysis walks reaches it
+// (the extra load it guards would still be landing at the return).
+// rule: P10
+func.func @p10_count_read_beyond_the_counts_tried(%a: memref<?x64xf32>, %n: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c100 = arith.constant 100 : index
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %ring = copy.alloc_smem : memref<4x64x64xf32, #copy.smem>
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>
+  // expected-warning@+2 {{cannot prove the copies of this loop beyond the counts tried (up to %n = 32): its count is read differently from 101 on, so a count not tried need not behave like one tried}}
+  // expected-note@+1 {{or check the kernel at run time with --debug-guards}}
+  scf.for %i = %c0 to %n step %c1 {
+    %s = arith.remui %i, %c4 : index
+    %lap = arith.divui %i, %c4 : index
+    %pm = arith.remui %lap, %c2 : index
+    %p = arith.cmpi ne, %pm, %c0 : index
+    %row = arith.muli %i, %c64 : index
+    copy.async_copy %a[%row, %c0] to %ring[%s] barrier %bars[%s] : memref<?x64xf32> to memref<4x64x64xf32, #copy.smem>, !copy.barrier<4>
+    copy.barrier_wait %bars[%s], %p : !copy.barrier<4>
+    %v = memref.load %ring[%s, %c0, %t] : memref<4x64x64xf32, #copy.smem>
+    "gpu.barrier"() : () -> ()
+  }
+  // expected-note@+1 {{here}}
+  %big = arith.cmpi ugt, %n, %c100 : index
+  scf.if %big {
+    copy.async_copy %a[%c0, %c0] to %ring[%c0] barrier %bars[%c0] : memref<?x64xf32> to memref<4x64x64xf32, #copy.smem>, !copy.barrier<4>
+  }
+  func.return
+}
+
+
+// -----
+
 // A condition on i * %m == %n: the driver would bind a block-uniform unknown once for the
 // whole run, as if every iteration took the same branch.
 // rule: P10

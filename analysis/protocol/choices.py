@@ -1,0 +1,248 @@
+"""The driver's trip-count choices: which loops a count counts (`count_choice`), which of
+its options the runs of the longest stand for (`Deferred`), whether those runs cover the
+counts not tried (`Deferred.cover`, `uncovered`), and how a finding names the choices it was
+found for (`describe`)."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from math import gcd
+
+from xdsl.dialects import scf
+from xdsl.ir import Operation, SSAValue
+
+from analysis.protocol.counts import count_shape
+from analysis.protocol.facts import Kernel, LoopCount
+from analysis.protocol.findings import ProtocolFinding, Related, warning
+from analysis.protocol.periods import Opaque, Shape
+from analysis.protocol.run import Walk, steady_lap
+from copy_dialect.verify_common import constant_int
+
+
+def describe(bindings: dict[SSAValue, int], kernel: Kernel) -> str:
+    parts = []
+    for value, chosen in bindings.items():
+        if isinstance(value, LoopCount):
+            parts.append(value.describe(chosen))
+            continue
+        name = f"%{value.name_hint}" if value.name_hint else "a value"
+        if value in kernel.loop_bounds:
+            parts.append(f"{name} = {chosen}")
+        else:
+            parts.append(f"{name} {'true' if chosen else 'false'}")
+    return "found for " + ", ".join(parts) if parts else ""
+
+
+class Deferred:
+    """The trip counts of a choice other than its longest, tried after the runs of the
+    longest: those its loops' steady state does not already stand for."""
+
+    def __init__(
+        self,
+        bindings: dict[SSAValue, int],
+        choice: CountChoice,
+        options: list[int],
+        order: int,
+        outer: tuple[Deferred, ...],
+    ):
+        self.bindings = bindings
+        self.choice = choice
+        self.longest = options[-1]
+        self.options = options[:-1]
+        self.step = gcd(*(b - a for a, b in itertools.pairwise(options)))
+        """The options' spacing (1: consecutive; a fact's multiple): a lap must keep to it."""
+        self.reduce = choice.obstacle is None and self.step == 1
+        """Whether the runs of the longest may stand for options below it (consecutive:
+        a count the lap leads to from a longer one is one of them)."""
+        self.covered: Opaque | None = choice.obstacle
+        """Why the counts above the longest are not covered (None: every run of the longest
+        settled in every walk of its loops with a lap they repeat with, `settled`)."""
+        self.order = order
+        self.outer = outer
+        """The deferrals whose longest choice this one's runs belong to."""
+        self.fewer: int | None = 0
+        """The option from which on every option repeats one below it (None: a run of the
+        longest did not settle)."""
+        self.seen = False
+
+    def settled(self, walk: Walk, kernel: Kernel) -> None:
+        """A run of the longest option ended: from which option on its loops repeat. Run n
+        is run T's until the last `tail` iterations of a loop of the choice or a read of n
+        that differs (none from n = `shape.start` on, `CountChoice`), so from head n - tail
+        it starts in the state run T had there; from iteration k + P on run T's heads
+        repeat with its lap P (`steady_lap`), and what the protocol reads of n repeats
+        with P: run n then behaves as run n - P, down to an option below the threshold.
+        The state at a head holds every agent's (`Walk.snapshot`), so the loops walked to
+        the longest count stand for the others of the choice (the consumer's loop from 1
+        to n that ends an iteration earlier)."""
+        shape = self.choice.shape
+        walked = False
+        self.cover(walk, kernel)
+        for loop in self.choice.loops:
+            looped = kernel.loops[loop]
+            walks = walk.heads.get(loop, [])
+            # walked once, to its longest (its start is 1: the count n - 1; a loop walked
+            # more than once, a K loop in a tile loop, is not run n's prefix past its first)
+            if len(walks) != 1 or len(walks[0]) != self.choice.trips(loop, self.longest):
+                continue
+            walked = True
+            tail = max(looped.depth, looped.lap.tail)
+            found = steady_lap(walk, walks[0], tail, looped.lap.period, looped.lap.start)
+            if found is None or any(found[1] % p for p in (shape.period, *self.choice.paces)):
+                self.fewer = None
+                continue
+            k, lap = found
+            if self.fewer is not None:
+                first = self.choice.option(loop, k + lap + tail)
+                # n - P must be an option too, and read n as n does
+                self.fewer = max(self.fewer, first, shape.start + lap, self.options[0] + lap)
+        if not walked:
+            self.fewer = None
+        self.seen = True
+
+    def cover(self, walk: Walk, kernel: Kernel) -> None:
+        """Whether this run of the longest option covers the counts above it: every walk of
+        the choice's loops to the longest (each tile's, for a K loop) settled with a lap P
+        that what the protocol reads of n repeats with (`CountChoice.shape`: from n =
+        `start` on, every `period`) and that keeps to the options' spacing, so that run n
+        is run n - P with a lap more in each walk, down to the counts tried."""
+        if self.covered is not None:
+            return
+        shape, longest = self.choice.shape, self.longest
+        for loop in self.choice.loops:
+            looped = kernel.loops[loop]
+            tail = max(looped.depth, looped.lap.tail)
+            for heads in walk.heads.get(loop, []):
+                if len(heads) != self.choice.trips(loop, longest):
+                    continue
+                found = steady_lap(walk, heads, tail, looped.lap.period, looped.lap.start)
+                if found is None:
+                    self.covered = Opaque(loop, "it reaches no steady state")
+                    return
+                lap = found[1]
+                if any(lap % p for p in (shape.period, *self.choice.paces, self.step)):
+                    why = f"what it reads of its count repeats every {shape.period} counts"
+                    self.covered = Opaque(shape.witness or loop, why)
+                    return
+                if shape.start + lap > longest + self.step:
+                    why = f"its count is read differently from {shape.start} on"
+                    self.covered = Opaque(shape.starter or loop, why)
+                    return
+
+    def kept(self) -> list[int]:
+        """The options still to run: every one when a run of the longest did not settle
+        or the options are not consecutive, else those below `fewer`."""
+        if not self.seen or self.fewer is None or not self.reduce:
+            return self.options
+        return [o for o in self.options if o < self.fewer]
+
+
+@dataclass
+class CountChoice:
+    """A choice of the driver that is a trip count: a grid-stride or work-counter loop's
+    count (`LoopCount`), or the upper bound n of scf.for loops with constant starts and a
+    step of 1; `loops`: those it counts; `shape`: how the rest of what the protocol reads
+    depends on it (`counts.count_shape`)."""
+
+    value: object
+    counted: bool
+    loops: list[Operation]
+    shape: Shape
+    paces: tuple[int, ...] = ()
+    """The c of the loops that run floor((n + b) / c) iterations: a lap must shift their
+    counts by whole iterations."""
+    obstacle: Opaque | None = None
+    """Why no run of a few counts stands for the others (a read of n that does not repeat
+    with it, a loop that does not start at a constant): every count tried is then one the
+    proof covers, and no other."""
+
+    offsets: dict[Operation, int] = field(default_factory=dict)
+    """The d of the loops to n + d (a consumer's loop to n - 1)."""
+
+    def trips(self, loop: Operation, option: int) -> int:
+        if self.counted:
+            return option
+        assert isinstance(loop, scf.ForOp)
+        lb = constant_int(loop.lb)
+        assert lb is not None  # count_choice
+        return max(0, option + self.offsets.get(loop, 0) - lb)
+
+    def option(self, loop: Operation, trips: int) -> int:
+        if self.counted:
+            return trips
+        assert isinstance(loop, scf.ForOp)
+        lb = constant_int(loop.lb)
+        assert lb is not None
+        return lb + trips - self.offsets.get(loop, 0)
+
+
+def count_choice(kernel: Kernel, value: object) -> CountChoice | None:
+    """`value` as a trip-count choice (with an `obstacle` when no run of a few counts can
+    stand for the others: they are then all tried), or None when it counts no loop."""
+    if isinstance(value, LoopCount):
+        loops = [loop for loop, key in kernel.counts.items() if key is value]
+        return CountChoice(value, True, loops, Shape())
+    if not isinstance(value, SSAValue) or value not in kernel.loop_bounds:
+        return None
+    chosen = {value, *kernel.aliases.get(value, ())}
+    loops: list[scf.ForOp] = []
+    offsets: dict[Operation, int] = {}
+    for bound, offset in bounds_of(chosen):
+        for use in bound.uses:
+            op = use.operation
+            if isinstance(op, scf.ForOp) and use.index == 1 and op in kernel.loops:
+                if constant_int(op.lb) is None or constant_int(op.step) != 1:
+                    why = "its start is not a constant or its step is not 1"
+                    return CountChoice(value, False, [op], Shape(), (), Opaque(op, why))
+                loops.append(op)
+                offsets[op] = offset
+    if not loops:
+        return None
+    # the loops that run floor((n + b) / c) iterations (a pingpong consumer's share)
+    paced = [loop for loop, shape in kernel.loops.items()
+             if shape.pace[0] in chosen and loop not in loops]  # fmt: skip
+    loops += paced  # type: ignore[arg-type]
+    shape = count_shape(kernel.fn, chosen, loops, kernel.protocol_ops)
+    paces = tuple(kernel.loops[loop].pace[1] for loop in paced)
+    if isinstance(shape, Opaque):
+        return CountChoice(value, False, list(loops), Shape(), paces, shape, offsets)
+    return CountChoice(value, False, list(loops), shape, paces, None, offsets)
+
+
+def bounds_of(chosen: set[SSAValue]) -> list[tuple[SSAValue, int]]:
+    """The values `chosen` (n) and n plus or minus a constant, with that constant: the
+    upper bounds of the loops the count n counts."""
+    found = [(v, 0) for v in chosen]
+    for v in chosen:
+        for use in v.uses:
+            op = use.operation
+            if op.name in ("arith.addi", "arith.subi") and use.index == 0:
+                c = constant_int(op.operands[1])
+                if c is not None:
+                    found.append((op.results[0], -c if op.name == "arith.subi" else c))
+    return found
+
+
+def uncovered(deferrals: list[Deferred], kernel: Kernel) -> list[ProtocolFinding]:
+    """A warning for each trip count whose counts above the longest tried no run covers
+    (`Deferred.cover`): none of them was tried, and none behaves like one that was."""
+    found = []
+    for d in deferrals:
+        if not d.seen or d.covered is None:
+            continue
+        loop = d.choice.loops[0]
+        name = describe({d.choice.value: d.longest}, kernel).removeprefix("found for ")
+        # rule: P10
+        found.append(
+            warning(
+                loop,
+                f"cannot prove the copies of this loop beyond the counts tried (up to {name}): "
+                f"{d.covered.why}, so a count not tried need not behave like one tried",
+                "compute what the protocol reads from the count as a function of it mod the "
+                "ring (no comparison with a constant beyond the counts tried), or check the "
+                "kernel at run time with --debug-guards",
+                *([Related(d.covered.op, "here")] if d.covered.op not in (None, loop) else []),
+            )
+        )
+    return found
