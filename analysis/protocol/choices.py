@@ -52,7 +52,8 @@ class Deferred:
         self.options = options[:-1]
         self.step = gcd(*(b - a for a, b in itertools.pairwise(options)))
         """The options' spacing (1: consecutive; a fact's multiple): a lap must keep to it."""
-        self.reduce = choice.obstacle is None and self.step == 1
+        consecutive = options == list(range(options[0], self.longest + 1))
+        self.reduce = choice.obstacle is None and consecutive
         """Whether the runs of the longest may stand for options below it (consecutive:
         a count the lap leads to from a longer one is one of them)."""
         self.covered: Opaque | None = choice.obstacle
@@ -107,7 +108,7 @@ class Deferred:
         that what the protocol reads of n repeats with (`CountChoice.shape`: from n =
         `start` on, every `period`) and that keeps to the options' spacing, so that run n
         is run n - P with a lap more in each walk, down to the counts tried."""
-        if self.covered is not None:
+        if self.covered is not None or self.last(kernel):
             return
         shape, longest = self.choice.shape, self.longest
         for loop in self.choice.loops:
@@ -129,6 +130,17 @@ class Deferred:
                     why = f"its count is read differently from {shape.start} on"
                     self.covered = Opaque(shape.starter or loop, why)
                     return
+
+    def last(self, kernel: Kernel) -> bool:
+        """Whether the facts about n allow no count above the longest (`le`, or the
+        quotients of a constant, `assumptions.derived`): nothing to cover."""
+        value = self.choice.value
+        fact = kernel.assumptions.fact(value) if isinstance(value, SSAValue) else None
+        if fact is None:
+            return False
+        if fact.hi is not None and fact.hi <= self.longest:
+            return True
+        return fact.among is not None and not fact.down and max(fact.among) <= self.longest
 
     def kept(self) -> list[int]:
         """The options still to run: every one when a run of the longest did not settle
@@ -181,8 +193,13 @@ def count_choice(kernel: Kernel, value: object) -> CountChoice | None:
     """`value` as a trip-count choice (with an `obstacle` when no run of a few counts can
     stand for the others: they are then all tried), or None when it counts no loop."""
     if isinstance(value, LoopCount):
+        # n is the loops' count itself: what the protocol reads of it is what they leave
         loops = [loop for loop, key in kernel.counts.items() if key is value]
-        return CountChoice(value, True, loops, Shape())
+        trips = {loop: (1, 0) for loop in loops}
+        got = count_shape(kernel.fn, set(), loops, kernel.protocol_ops, trips)  # type: ignore[arg-type]
+        if isinstance(got, Opaque):
+            return CountChoice(value, True, loops, Shape(), (), got)
+        return CountChoice(value, True, loops, got)
     if not isinstance(value, SSAValue) or value not in kernel.loop_bounds:
         return None
     chosen = {value, *kernel.aliases.get(value, ())}
@@ -203,7 +220,9 @@ def count_choice(kernel: Kernel, value: object) -> CountChoice | None:
     paced = [loop for loop, shape in kernel.loops.items()
              if shape.pace[0] in chosen and loop not in loops]  # fmt: skip
     loops += paced  # type: ignore[arg-type]
-    shape = count_shape(kernel.fn, chosen, loops, kernel.protocol_ops)
+    trips = {loop: (1, offsets[loop] - lb) for loop in loops
+             if loop in offsets and (lb := constant_int(loop.lb)) is not None}  # fmt: skip
+    shape = count_shape(kernel.fn, chosen, loops, kernel.protocol_ops, trips)  # type: ignore[arg-type]
     paces = tuple(kernel.loops[loop].pace[1] for loop in paced)
     if isinstance(shape, Opaque):
         return CountChoice(value, False, list(loops), Shape(), paces, shape, offsets)

@@ -58,9 +58,17 @@ class CountForms(Forms):
     on, an epilogue's slot `(n - 1) mod S` repeats every S. A comparison of a loop's
     induction variable with n (`i + 1 < n`) is that loop's tail, its own shape's."""
 
-    def __init__(self, chosen: set[SSAValue], loops: list[scf.ForOp]):
+    def __init__(
+        self,
+        chosen: set[SSAValue],
+        loops: list[scf.ForOp],
+        trips: dict[Operation, tuple[int, int]] | None = None,
+    ):
         self.chosen = chosen
         self.loops = loops
+        self.trips = trips or {}
+        """(a, b) for the loops of the choice that run a n + b iterations: what a counter
+        they carry leaves after them is a function of n."""
         self.loop = None  # type: ignore[assignment]
         self.memo = {}
         self.state = set()
@@ -111,10 +119,34 @@ class CountForms(Forms):
         grows = self.grown(v)
         if grows is not None:
             return grows
+        left = self.left(v)
+        if left is not None:
+            return left
         if isinstance(v, BlockArgument) or (isinstance(v.owner, Operation) and v.owner.regions
                                             and not isinstance(v.owner, scf.IfOp)):  # fmt: skip
             return Opaque(None, "a loop's value computed from the trip count")
         return super().compute(v)
+
+    def left(self, v: SSAValue) -> Lin | None:
+        """What a loop of the choice that runs a n + b iterations leaves of a counter it
+        carries from a constant x0 by a constant c an iteration: x0 + c (a n + b)."""
+        loop = v.owner
+        if not isinstance(loop, scf.ForOp) or loop not in self.trips:
+            return None
+        k = loop.results.index(v)
+        body = loop.body.blocks[0]
+        arg, x0 = body.args[k + 1], constant_int(loop.iter_args[k])
+        yielded = body.last_op.operands[k] if body.last_op is not None else None
+        add = yielded.owner if yielded is not None else None
+        if x0 is None or not isinstance(add, Operation) or add.name != "arith.addi":
+            return None
+        if arg not in add.operands:
+            return None
+        c = constant_int(add.operands[1] if add.operands[0] is arg else add.operands[0])
+        if c is None:
+            return None
+        a, b = self.trips[loop]
+        return Lin(c * a, x0 + c * b)
 
     def grown(self, v: SSAValue) -> Lin | None:
         """A value an scf.for that is not a loop of the choice carries (or gives) that grows
@@ -229,11 +261,13 @@ def count_shape(
     chosen: set[SSAValue],
     loops: list[scf.ForOp],
     holders: frozenset[Operation],
+    trips: dict[Operation, tuple[int, int]] | None = None,
 ) -> Shape | Opaque:
-    """How what the protocol reads depends on the upper bound n of `loops` (`CountForms`),
+    """How what the protocol reads depends on the count n of `loops` (their upper bound
+    when `chosen` holds it; `trips`: the loops that run a n + b iterations) (`CountForms`),
     or the first read that is not a function of n mod a period from some n on. A loop's
     bound (n, or floor((n + b) / c) for a loop at its own pace) is its count, not a read."""
-    forms = CountForms(chosen, loops)
+    forms = CountForms(chosen, loops, trips)
     found = INVARIANT
     for value, reader, _ in reads(fn, holders):
         if reader in loops and value is reader.operands[1]:  # the loop's bound: its count

@@ -253,3 +253,35 @@ def test_the_pruning_changes_no_verdict_on_the_mutants(case, monkeypatch):
 def cut_off(found: list[tuple[str, tuple[str, ...], int]]) -> bool:
     """Whether the driver gave up after MAX_RUNS runs (its P10 warning at the function)."""
     return ("warning", ("P10",), 1) in found
+
+
+LEFT = """      %limit = arith.constant LIMIT : index
+      %big = arith.cmpi ugt, %done, %limit : index
+      scf.if %big {
+        copy.async_copy %A[%c0, %c0] to %smem_a[%c0] barrier %full[%c0]
+          : memref<?x512xf16> to memref<4x128x64xf16, #copy.smem<swizzle = 128>>,
+            !copy.barrier<4>
+      }
+      copy.wait_group bulk 0 read_only
+    }
+    func.return"""
+"""After the consumer's grid-stride tile loop, a load nothing waits for when the ring
+position it leaves (8 k-blocks a tile) is above LIMIT."""
+
+
+@pytest.mark.parametrize("limit", [400, 2])
+def test_a_grid_stride_count_read_through_what_its_loop_leaves(limit: int):
+    """A grid-stride loop's count is chosen without an SSA value, but the loop's results are
+    functions of it (`CountForms.left`: the ring position 8 G): read beyond the 8 tiles
+    walked (G > 50), the counts above those tried are not covered, a P10 warning (it was
+    proven); within them (G > 0), the P7 it is."""
+    kernel = cm.kernel_named("gemm_persistent")
+    tail = "      copy.wait_group bulk 0 read_only\n    }\n    func.return"
+    assert tail in kernel.text()
+    text = kernel.text().replace(tail, LEFT.replace("LIMIT", str(limit)))
+    found = check_protocol(Parser(make_context(), text).parse_module())
+    assert [(f.severity, f.rules) for f in found] == (
+        [("warning", ("P10",))] if limit == 400 else [("error", ("P7",))]
+    )
+    if limit == 400:
+        assert "its count is read differently from 51 on" in str(found[0])

@@ -282,6 +282,47 @@ func.func @p10_count_read_beyond_the_counts_tried(%a: memref<?x64xf32>, %n: inde
 
 // -----
 
+// A grid-stride loop's count read through what the loop leaves (its iterations, counted in
+// %done) after it, from 101 tiles on: no count the analysis walks reaches it.
+// rule: P10
+func.func @p10_grid_stride_count_read_beyond_the_counts_tried(%a: memref<?x64xf32>, %tiles: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c100 = arith.constant 100 : index
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %bid = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %nb = "gpu.grid_dim"() <{dimension = #gpu<dim x>}> : () -> index
+  %ring = copy.alloc_smem : memref<4x64x64xf32, #copy.smem>
+  %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>
+  // expected-warning@+2 {{cannot prove the copies of this loop beyond the counts tried (up to 32 iterations of the loop over %tile): its count is read differently from 101 on}}
+  // expected-note@+1 {{or check the kernel at run time with --debug-guards}}
+  %done = scf.for %tile = %bid to %tiles step %nb iter_args(%i = %c0) -> (index) {
+    %s = arith.remui %i, %c4 : index
+    %lap = arith.divui %i, %c4 : index
+    %pm = arith.remui %lap, %c2 : index
+    %p = arith.cmpi ne, %pm, %c0 : index
+    %row = arith.muli %tile, %c64 : index
+    copy.async_copy %a[%row, %c0] to %ring[%s] barrier %bars[%s] : memref<?x64xf32> to memref<4x64x64xf32, #copy.smem>, !copy.barrier<4>
+    copy.barrier_wait %bars[%s], %p : !copy.barrier<4>
+    %v = memref.load %ring[%s, %c0, %t] : memref<4x64x64xf32, #copy.smem>
+    "gpu.barrier"() : () -> ()
+    %next = arith.addi %i, %c1 : index
+    scf.yield %next : index
+  }
+  // expected-note@+1 {{here}}
+  %big = arith.cmpi ugt, %done, %c100 : index
+  scf.if %big {
+    copy.async_copy %a[%c0, %c0] to %ring[%c0] barrier %bars[%c0] : memref<?x64xf32> to memref<4x64x64xf32, #copy.smem>, !copy.barrier<4>
+  }
+  func.return
+}
+
+
+// -----
+
 // A condition on i * %m == %n: the driver would bind a block-uniform unknown once for the
 // whole run, as if every iteration took the same branch.
 // rule: P10
