@@ -11,7 +11,14 @@ from xdsl.dialects import func, scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from analysis.protocol.assumptions import Assumptions
-from analysis.protocol.choices import CountChoice, Deferred, count_choice, describe, uncovered
+from analysis.protocol.choices import (
+    CountChoice,
+    Deferred,
+    count_choice,
+    describe,
+    nested_count,
+    uncovered,
+)
 from analysis.protocol.depths import MAX_TRIP_COUNTS, loop_depths
 from analysis.protocol.facts import CopyFacts, Kernel, LoopCount, block_size, equal_values
 from analysis.protocol.findings import ProtocolFinding, Related, warning
@@ -330,7 +337,8 @@ def run_choices(
                 fn,
                 f"cannot prove the copy protocol: it depends on more than {MAX_RUNS} "
                 "combinations of trip counts and branch conditions",
-                "split the kernel, or check it at run time with --debug-guards",
+                nested_count(kernel, choices)
+                or "split the kernel, or check it at run time with --debug-guards",
             )
             found.setdefault(finding.key, (0, finding))
             break

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from math import gcd
+from math import gcd, lcm
 
 from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
@@ -265,3 +265,30 @@ def uncovered(deferrals: list[Deferred], kernel: Kernel) -> list[ProtocolFinding
             )
         )
     return found
+
+
+def nested_count(kernel: Kernel, choices: dict[object, CountChoice | None]) -> str | None:
+    """For the P10 warning of too many runs: when a bound count's loops run inside a
+    grid-stride or work-counter loop (a persistent kernel's K loop in its tile loop, every
+    K tried under every tile count), the facts that let a few counts stand for all, as a note: K a
+    multiple of the ring's lap and at least one lap (every tile then starts in the same
+    slot and phase); None otherwise."""
+    for value, choice in choices.items():
+        if choice is None or choice.counted or not isinstance(value, SSAValue):
+            continue
+        if not value.name_hint:
+            continue
+        outer = [o for c in choices.values() if c is not None and c.counted for o in c.loops]
+        if not any(o.is_ancestor(loop) for o in outer for loop in choice.loops):
+            continue
+        shapes = [kernel.loops[loop] for loop in choice.loops]
+        lap = lcm(*(s.lap.period for s in shapes), *(2 * s.depth for s in shapes))
+        name, kind = f"%{value.name_hint}", value.type
+        return (
+            f"if every launch's {name} is a multiple of {lap} and at least {lap}, state it "
+            f"after its definition (copy.assume {name} multiple_of {lap} : {kind} and "
+            f"copy.assume {name} ge {lap} : {kind}): every tile then starts in the same ring "
+            "slot and phase, and a few counts stand for all (--debug-guards checks the facts "
+            "at run time); else split the kernel, or check it at run time with --debug-guards"
+        )
+    return None

@@ -320,3 +320,28 @@ def test_the_facts_about_a_runtime_k_shorten_the_tile_loops_lap_and_reach(facts,
         assert (shape.lap.period, shape.depth) == (period, depth)
     if facts:
         assert findings(module) == []
+
+
+def test_too_many_runs_of_a_runtime_k_note_the_facts_that_prove_it(monkeypatch):
+    """gemm_persistent with a runtime K and no fact: every K is tried under every tile
+    count, past the driver's limit (lowered here to 5 runs to reach it fast). The P10
+    warning's note names the facts that prove it, and stating them as written proves the
+    kernel (`choices.nested_count`)."""
+    import re
+
+    import analysis.protocol.analysis as driver
+
+    kernel = next(k for k in KERNELS if k.name == "gemm_persistent")
+    runtime = RUNTIME_K.split("\n    copy.assume")[0]
+    text = kernel.text().replace("%k_tiles = arith.constant 8 : index", runtime)
+    monkeypatch.setattr(driver, "MAX_RUNS", 5)
+    [warned] = check_protocol(Parser(make_context(), text).parse_module())
+    assert warned.severity == "warning"
+    assert warned.rules == ("P10",)
+    facts = re.findall(r"copy\.assume [^)]*? : index", warned.note)
+    assert facts == ["copy.assume %k_tiles multiple_of 8 : index",
+                     "copy.assume %k_tiles ge 8 : index"], warned.note  # fmt: skip
+    monkeypatch.undo()
+    definition = "%k_tiles = arith.divui %kd, %c128 : index"
+    fixed = text.replace(definition, "\n    ".join([definition, *facts]))
+    assert findings(Parser(make_context(), fixed).parse_module()) == []
