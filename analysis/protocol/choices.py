@@ -1,6 +1,6 @@
 """The driver's trip-count choices: which loops a count counts (`count_choice`), which of
 its options the runs of the longest stand for (`Deferred`), whether those runs cover the
-counts not tried (`Deferred.cover`, `uncovered`), and how a finding names the choices it was
+counts not tried (`Deferred.gap`, `uncovered`), and how a finding names the choices it was
 found for (`describe`)."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class Deferred:
         self.reduce = choice.obstacle is None and consecutive
         """Whether the runs of the longest may stand for options below it (consecutive:
         a count the lap leads to from a longer one is one of them)."""
-        self.covered: Opaque | None = choice.obstacle
+        self.gap: Opaque | None = choice.obstacle
         """Why the counts above the longest are not covered (None: every run of the longest
         settled in every walk of its loops with a lap they repeat with, `settled`)."""
         self.order = order
@@ -68,28 +68,44 @@ class Deferred:
         self.seen = False
 
     def settled(self, walk: Walk, kernel: Kernel) -> None:
-        """A run of the longest option ended: from which option on its loops repeat. Run n
-        is run T's until the last `tail` iterations of a loop of the choice or a read of n
-        that differs (none from n = `shape.start` on, `CountChoice`), so from head n - tail
-        it starts in the state run T had there; from iteration k + P on run T's heads
-        repeat with its lap P (`steady_lap`), and what the protocol reads of n repeats
-        with P: run n then behaves as run n - P, down to an option below the threshold.
-        The state at a head holds every agent's (`Walk.snapshot`), so the loops walked to
-        the longest count stand for the others of the choice (the consumer's loop from 1
-        to n that ends an iteration earlier)."""
+        """A run of the longest option ended: from which option on its loops repeat, and
+        whether they cover the counts above it.
+
+        Below: run n is run T's until the last `tail` iterations of a loop of the choice or
+        a read of n that differs (none from n = `shape.start` on, `CountChoice`), so from
+        head n - tail it starts in the state run T had there; from iteration k + P on run
+        T's heads repeat with its lap P (`steady_lap`), and what the protocol reads of n
+        repeats with P: run n then behaves as run n - P, down to an option below the
+        threshold. The state at a head holds every agent's (`Walk.snapshot`), so the loops
+        walked to the longest count stand for the others of the choice (the consumer's loop
+        from 1 to n that ends an iteration earlier).
+
+        Above: every walk of the choice's loops to the longest (each tile's, for a K loop)
+        must settle with a lap P that what the protocol reads of n repeats with (from n =
+        `start` on, every `period`) and that keeps to the options' spacing, so that run n is
+        run n - P with a lap more in each walk, down to the counts tried (`gap` otherwise)."""
         shape = self.choice.shape
+        covering = self.gap is None and not self.last(kernel)
         walked = False
-        self.cover(walk, kernel)
         for loop in self.choice.loops:
             looped = kernel.loops[loop]
+            tail = max(looped.depth, looped.lap.tail)
+            trips = self.choice.trips(loop, self.longest)
             walks = walk.heads.get(loop, [])
             # walked once, to its longest (its start is 1: the count n - 1; a loop walked
             # more than once, a K loop in a tile loop, is not run n's prefix past its first)
-            if len(walks) != 1 or len(walks[0]) != self.choice.trips(loop, self.longest):
+            once = len(walks) == 1 and len(walks[0]) == trips
+            if not (covering or once):
+                continue
+            laps = [steady_lap(walk, h, tail, looped.lap.period, looped.lap.start)
+                    for h in walks if len(h) == trips]  # fmt: skip
+            if covering:
+                self.cover(loop, laps)
+                covering = self.gap is None
+            if not once:
                 continue
             walked = True
-            tail = max(looped.depth, looped.lap.tail)
-            found = steady_lap(walk, walks[0], tail, looped.lap.period, looped.lap.start)
+            found = laps[0]
             if found is None or any(found[1] % p for p in (shape.period, *self.choice.paces)):
                 self.fewer = None
                 continue
@@ -102,34 +118,22 @@ class Deferred:
             self.fewer = None
         self.seen = True
 
-    def cover(self, walk: Walk, kernel: Kernel) -> None:
-        """Whether this run of the longest option covers the counts above it: every walk of
-        the choice's loops to the longest (each tile's, for a K loop) settled with a lap P
-        that what the protocol reads of n repeats with (`CountChoice.shape`: from n =
-        `start` on, every `period`) and that keeps to the options' spacing, so that run n
-        is run n - P with a lap more in each walk, down to the counts tried."""
-        if self.covered is not None or self.last(kernel):
-            return
-        shape, longest = self.choice.shape, self.longest
-        for loop in self.choice.loops:
-            looped = kernel.loops[loop]
-            tail = max(looped.depth, looped.lap.tail)
-            for heads in walk.heads.get(loop, []):
-                if len(heads) != self.choice.trips(loop, longest):
-                    continue
-                found = steady_lap(walk, heads, tail, looped.lap.period, looped.lap.start)
-                if found is None:
-                    self.covered = Opaque(loop, "it reaches no steady state")
-                    return
-                lap = found[1]
-                if any(lap % p for p in (shape.period, *self.choice.paces, self.step)):
-                    why = f"what it reads of its count repeats every {shape.period} counts"
-                    self.covered = Opaque(shape.witness or loop, why)
-                    return
-                if shape.start + lap > longest + self.step:
-                    why = f"its count is read differently from {shape.start} on"
-                    self.covered = Opaque(shape.starter or loop, why)
-                    return
+    def cover(self, loop: Operation, laps: list[tuple[int, int] | None]) -> None:
+        """The `gap` the steady laps of `loop`'s walks to the longest leave, if any."""
+        shape = self.choice.shape
+        for found in laps:
+            if found is None:
+                self.gap = Opaque(loop, "it reaches no steady state")
+                return
+            lap = found[1]
+            if any(lap % p for p in (shape.period, *self.choice.paces, self.step)):
+                why = f"what it reads of its count repeats every {shape.period} counts"
+                self.gap = Opaque(shape.witness or loop, why)
+                return
+            if shape.start + lap > self.longest + self.step:
+                why = f"its count is read differently from {shape.start} on"
+                self.gap = Opaque(shape.starter or loop, why)
+                return
 
     def last(self, kernel: Kernel) -> bool:
         """Whether the facts about n allow no count above the longest (`le`, or the
@@ -245,10 +249,10 @@ def bounds_of(chosen: set[SSAValue]) -> list[tuple[SSAValue, int]]:
 
 def uncovered(deferrals: list[Deferred], kernel: Kernel) -> list[ProtocolFinding]:
     """A warning for each trip count whose counts above the longest tried no run covers
-    (`Deferred.cover`): none of them was tried, and none behaves like one that was."""
+    (`Deferred.gap`): none of them was tried, and none behaves like one that was."""
     found = []
     for d in deferrals:
-        if not d.seen or d.covered is None:
+        if not d.seen or d.gap is None:
             continue
         loop = d.choice.loops[0]
         name = describe({d.choice.value: d.longest}, kernel).removeprefix("found for ")
@@ -257,11 +261,11 @@ def uncovered(deferrals: list[Deferred], kernel: Kernel) -> list[ProtocolFinding
             warning(
                 loop,
                 f"cannot prove the copies of this loop beyond the counts tried (up to {name}): "
-                f"{d.covered.why}, so a count not tried need not behave like one tried",
+                f"{d.gap.why}, so a count not tried need not behave like one tried",
                 "compute what the protocol reads from the count as a function of it mod the "
                 "ring (no comparison with a constant beyond the counts tried), or check the "
                 "kernel at run time with --debug-guards",
-                *([Related(d.covered.op, "here")] if d.covered.op not in (None, loop) else []),
+                *([Related(d.gap.op, "here")] if d.gap.op not in (None, loop) else []),
             )
         )
     return found
@@ -273,12 +277,12 @@ def nested_count(kernel: Kernel, choices: dict[object, CountChoice | None]) -> s
     K tried under every tile count), the facts that let a few counts stand for all, as a note: K a
     multiple of the ring's lap and at least one lap (every tile then starts in the same
     slot and phase); None otherwise."""
+    outer = [o for c in choices.values() if c is not None and c.counted for o in c.loops]
     for value, choice in choices.items():
         if choice is None or choice.counted or not isinstance(value, SSAValue):
             continue
         if not value.name_hint:
             continue
-        outer = [o for c in choices.values() if c is not None and c.counted for o in c.loops]
         if not any(o.is_ancestor(loop) for o in outer for loop in choice.loops):
             continue
         shapes = [kernel.loops[loop] for loop in choice.loops]

@@ -134,16 +134,10 @@ class CountForms(Forms):
         if not isinstance(loop, scf.ForOp) or loop not in self.trips:
             return None
         k = loop.results.index(v)
-        body = loop.body.blocks[0]
-        arg, x0 = body.args[k + 1], constant_int(loop.iter_args[k])
-        yielded = body.last_op.operands[k] if body.last_op is not None else None
-        add = yielded.owner if yielded is not None else None
-        if x0 is None or not isinstance(add, Operation) or add.name != "arith.addi":
-            return None
-        if arg not in add.operands:
-            return None
-        c = constant_int(add.operands[1] if add.operands[0] is arg else add.operands[0])
-        if c is None:
+        step = carried_step(loop, k)
+        x0 = constant_int(loop.iter_args[k])
+        c = None if step is None else constant_int(step)
+        if x0 is None or c is None:
             return None
         a, b = self.trips[loop]
         return Lin(c * a, x0 + c * b)
@@ -159,14 +153,8 @@ class CountForms(Forms):
             loop, k = v.owner, v.index if isinstance(v.owner, scf.ForOp) else -1
         if not isinstance(loop, scf.ForOp) or loop in self.loops or k < 0:
             return None
-        body = loop.body.blocks[0]
-        arg, start = body.args[k + 1], loop.iter_args[k]
-        yielded = body.last_op.operands[k] if body.last_op is not None else None
-        add = yielded.owner if yielded is not None else None
-        if not isinstance(add, Operation) or add.name != "arith.addi" or arg not in add.operands:
-            return None
-        step = add.operands[1] if add.operands[0] is arg else add.operands[0]
-        if self.reads_count(start) or loop.is_ancestor(definer(step)):
+        step = carried_step(loop, k)
+        if step is None or self.reads_count(loop.iter_args[k]) or loop.is_ancestor(definer(step)):
             return None
         form = self.of(step)
         if not isinstance(form, Lin) or form.c != 1 or form.a is None:
@@ -247,6 +235,17 @@ def near(v: SSAValue) -> SSAValue:
         if owner.name == "arith.addi" and constant_int(a) is not None:
             return b
     return v
+
+
+def carried_step(loop: scf.ForOp, k: int) -> SSAValue | None:
+    """c when `loop` carries its k-th value x as x + c (the yield adds c to x)."""
+    body = loop.body.blocks[0]
+    arg = body.args[k + 1]
+    yielded = body.last_op.operands[k] if body.last_op is not None else None
+    add = yielded.owner if yielded is not None else None
+    if not isinstance(add, Operation) or add.name != "arith.addi" or arg not in add.operands:
+        return None
+    return add.operands[1] if add.operands[0] is arg else add.operands[0]
 
 
 def base(v: SSAValue) -> SSAValue:

@@ -160,7 +160,6 @@ class Kernel:
         return {}
 
 
-
 @dataclass(frozen=True)
 class LoopCount:
     """The trip count of a grid-stride loop, as a choice of the driver: named by the first

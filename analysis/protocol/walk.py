@@ -38,10 +38,12 @@ from copy_dialect.memory import SMEM, memory_space
 
 TERMINATORS = frozenset({scf.YieldOp, scf.ConditionOp})
 
+
 class Way(Enum):
     """How an agent follows an op its run's dispatch table has no handler for."""
 
     GENERIC = "computes values"
+    NOTHING = "a copy op no handler follows that gives no value"
     ACCESS = "threads' SMEM access"
     FOREIGN_OP = "takes SMEM with effects the analysis does not own"
     RETURN = "func.return"
@@ -51,7 +53,7 @@ class Way(Enum):
     BLOCK_DIM = "gpu.block_dim of a known block"
 
 
-GENERIC, ACCESS, FOREIGN_OP, RETURN, BLOCK_BARRIER, THREAD_ID, LANE_ID, BLOCK_DIM = Way
+GENERIC, NOTHING, ACCESS, FOREIGN_OP, RETURN, BLOCK_BARRIER, THREAD_ID, LANE_ID, BLOCK_DIM = Way
 Route = Way | Step
 
 MATRIX_COPIES = {"copy.ldmatrix": "the warp's ldmatrix", "copy.stmatrix": "the warp's stmatrix"}
@@ -361,6 +363,8 @@ class Agent:
             route = self.routes[op] = self.route(op)
         if route is GENERIC:
             self.generic(op)
+        elif route is NOTHING:
+            pass
         elif route is ACCESS:
             # memref and vector accesses, and the warp's copy.ldmatrix / copy.stmatrix
             self.thread_access(op, mask)
@@ -398,7 +402,7 @@ class Agent:
             return ACCESS
         if op.name.startswith("copy."):
             # The copy ops no handler follows (`alloc_smem`) only give values.
-            return GENERIC
+            return GENERIC if op.results else NOTHING
         if kind is func.ReturnOp:
             return RETURN
         if op.name == "gpu.barrier":
