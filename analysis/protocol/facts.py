@@ -159,6 +159,12 @@ class Kernel:
         the runs meet the ops, once per kernel."""
         return {}
 
+    @cached_property
+    def unread(self) -> dict[int, frozenset[Operation]]:
+        """The generic ops whose results the protocol never reads (`reads`), per dispatch
+        table, found once per kernel."""
+        return {}
+
 
 @dataclass(frozen=True)
 class LoopCount:

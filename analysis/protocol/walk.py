@@ -30,6 +30,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from analysis.protocol.findings import error
 from analysis.protocol.groups import Groups
+from analysis.protocol.reads import unread_ops
 from analysis.protocol.records import Region
 from analysis.protocol.steps import ALL, FIRST_WARP, Blocked, Run, Step, Steps, Stop
 from analysis.protocol.values import UNIFORM, VARYING, Unknown, Value, plan
@@ -394,7 +395,24 @@ class Agent:
         return None
 
     def route(self, op: Operation) -> Route:
-        """How the agent follows `op` (the same in every run of the kernel, `op`)."""
+        """How the agent follows `op` (the same in every run of the kernel, `op`): a generic
+        op whose results the protocol never reads (`reads`) is skipped."""
+        way = self.way(op)
+        if way is GENERIC and op in self.unread:
+            return NOTHING
+        return way
+
+    @property
+    def unread(self) -> frozenset[Operation]:
+        table = self.kernel.unread
+        key = id(self.dispatch)
+        if key not in table:
+            table[key] = unread_ops(
+                self.kernel.fn, lambda op: self.way(op) is GENERIC, self.kernel.loops
+            )
+        return table[key]
+
+    def way(self, op: Operation) -> Route:
         kind = type(op)
         if kind in self.dispatch:
             return self.dispatch[kind]
