@@ -8,12 +8,17 @@ fences (`nvvm.tcgen05.fence`, upstream NVVM's op, matched by name); `state.tmem`
 
 from __future__ import annotations
 
+from functools import cache
+
 from xdsl.ir import Operation
 
 from analysis.protocol.state import State
-from analysis.protocol.tmem_order import raw_syncs
+from analysis.protocol.tmem_order import raw_syncs, tmem_span
 from analysis.protocol.walk import Agent
 from copy_dialect import ops as copy
+from copy_dialect.tmem import TmemShape
+from copy_dialect.tmem import tmem_span as reach
+from copy_dialect.tmem_access import packed
 
 
 def tmem_alloc(agent: Agent, op: copy.TmemAllocOp, mask: int | None) -> None:
@@ -36,7 +41,7 @@ def tmem_load(agent: Agent, op: copy.TmemLoadOp, mask: int | None) -> None:
     agent.state.tmem.load(op, op.tmem)
     follows = not raw_syncs(agent.kernel.fn)
     agent.state.tmem.order.access(
-        op, op.tmem, agent.members(mask), write=False, follows_all=follows
+        op, op.tmem, agent.members(mask), False, False, follows, columns(agent, op)
     )
 
 
@@ -45,7 +50,27 @@ def tmem_store(agent: Agent, op: copy.TmemStoreOp, mask: int | None) -> None:
     agent.whole_warps(op, mask)
     agent.state.tmem.store(op, op.tmem)
     follows = not raw_syncs(agent.kernel.fn)
-    agent.state.tmem.order.access(op, op.tmem, agent.members(mask), write=True, follows_all=follows)
+    agent.state.tmem.order.access(
+        op, op.tmem, agent.members(mask), True, False, follows, columns(agent, op)
+    )
+
+
+def columns(agent: Agent, op: copy.TmemLoadOp | copy.TmemStoreOp) -> range | None:
+    """The columns of its allocation a tcgen05.ld/st reaches from the column it starts at
+    in this walk (an accumulator stage picked by the tile's parity, `%acc[%b * 64]`); None
+    when the column is not known (its view's columns then stand for it)."""
+    start = agent.uniform_int(op.column)
+    if not isinstance(start, int):
+        return None
+    first = tmem_span(op.tmem)[1].start + start
+    offset = 0 if op.offset is None else op.offset.value.data
+    return range(first, first + columns_reached(op.shape.data, op.num.value.data, offset,
+                                                packed(op)))  # fmt: skip
+
+
+@cache
+def columns_reached(shape: TmemShape, num: int, offset: int, pack: bool) -> int:
+    return reach(shape, num, offset, pack)
 
 
 def tmem_wait(agent: Agent, op: copy.TmemWaitOp, mask: int | None) -> None:

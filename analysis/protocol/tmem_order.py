@@ -148,12 +148,16 @@ class TmemOrder:
         write: bool,
         asynchronous: bool = False,
         follows_all: bool = False,
+        reached: range | None = None,
     ) -> None:
-        """`classes` issue `op`, a tcgen05 access of `tmem` (the columns of its view).
-        `follows_all`: the kernel has no sync the analysis does not follow (`raw_syncs`), so
-        a load or store of an MMA's, copy's or shift's columns by a class that does not know
-        it at all is unordered with it."""
+        """`classes` issue `op`, a tcgen05 access of `tmem` (the columns of its view, or
+        those it `reached`, of the allocation, where the walk knows them). `follows_all`: the
+        kernel has no sync the analysis does not follow (`raw_syncs`), so a load or store of
+        an MMA's, copy's or shift's columns by a class that does not know it at all is
+        unordered with it."""
         base, columns = tmem_span(tmem)
+        if reached is not None:
+            columns = reached
         for c in classes:
             for prior in self.accesses:
                 if (

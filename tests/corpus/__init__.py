@@ -450,3 +450,19 @@ KERNELS += (
         expected=lambda a: {2: moe_expected(a[0], a[1])},
     ),
 )
+
+
+def tcgen05_expected(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """C = A B^T: the tensor cores' f32 sums of small integers, exact in any order."""
+    return a.astype(np.float32) @ b.astype(np.float32).T + c
+
+
+KERNELS += (
+    Kernel(
+        "gemm_tcgen05_persistent",
+        ("persistent grid-stride", "Blackwell tcgen05"),
+        _gemm_args(256, 128, 256),
+        grid=(2,),
+        expected=lambda a: {2: tcgen05_expected(*a)},
+    ),
+)
