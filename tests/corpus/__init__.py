@@ -466,3 +466,13 @@ KERNELS += (
         expected=lambda a: {2: tcgen05_expected(*a)},
     ),
 )
+
+KERNELS += (
+    Kernel(
+        "gemm_tcgen05_clc",
+        ("persistent scf.while", "Blackwell tcgen05", "cluster launch control"),
+        _gemm_args(256, 128, 256),
+        grid=(4,),
+        expected=lambda a: {2: tcgen05_expected(*a)},
+    ),
+)
