@@ -476,3 +476,13 @@ KERNELS += (
         expected=lambda a: {2: tcgen05_expected(*a)},
     ),
 )
+
+KERNELS += (
+    Kernel(
+        "gemm_cp_async_multistage",
+        ("dynamic K", "Ampere cp.async"),
+        _gemm_args(256, 256, 320),
+        grid=(2, 2),
+        expected=lambda a: {2: tiles_expected(a[0], a[1], a[2], whole_row_tile)},
+    ),
+)
