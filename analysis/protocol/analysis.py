@@ -88,10 +88,27 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     trips = max((s.trips for s in shapes.values()), default=min(4 * depth + 4, MAX_TRIP_COUNTS))
     predicates = [g.predicate for g in geometry.values() if g.predicate is not None]
     canon, aliases = equal_values([*loops, *conds, *predicates])
+    same_bound(shapes, canon)
     return Kernel(
         fn, block_size(fn), frozenset(loops), trips, pending, holders, {}, geometry,
         {}, canon, aliases, roles, shapes, strided_counts(shapes), facts,
     )  # fmt: skip
+
+
+def same_bound(shapes: dict[Operation, LoopShape], canon: dict[SSAValue, SSAValue]) -> None:
+    """Loops to one bound (each role's tile loop to %count, a value computed alike) are
+    walked as far as the one that needs the most: the driver tries that count for all of
+    them (`ops_scf.trip_options`), and a role whose own loop would settle sooner (a producer
+    a ring ahead) is still part of the lap of the others (an MMA warp's accumulator stage
+    and phase, carried tile to tile), so its steady state is looked for in that run."""
+    groups: dict[SSAValue, list[LoopShape]] = {}
+    for op, shape in shapes.items():
+        if isinstance(op, scf.ForOp):
+            groups.setdefault(canon.get(op.ub, op.ub), []).append(shape)
+    for group in groups.values():
+        most = max(shape.trips for shape in group)
+        for shape in group:
+            shape.trips = most
 
 
 def strided_counts(loops: Iterable[Operation]) -> dict[Operation, LoopCount]:

@@ -486,3 +486,13 @@ KERNELS += (
         expected=lambda a: {2: tiles_expected(a[0], a[1], a[2], whole_row_tile)},
     ),
 )
+
+KERNELS += (
+    Kernel(
+        "gemm_tcgen05_pipeline_state",
+        ("persistent grid-stride", "Blackwell tcgen05", "carried pipeline state"),
+        _gemm_args(256, 128, 256),
+        grid=(2,),
+        expected=lambda a: {2: tcgen05_expected(*a)},
+    ),
+)
