@@ -4,7 +4,10 @@
 // after the last and the phase flips then) instead of computing them from the tile and
 // k-block indices: the producer's K-ring state (its phase starting at 1), the MMA warp's
 // K-ring state and its accumulator state (stage b, the acc_empty phase starting at 1), the
-// epilogue's accumulator state. The protocol is gemm_tcgen05_persistent's.
+// epilogue's accumulator state.
+//
+// Protocol: gemm_tcgen05_persistent's (a producer warp, an MMA warp, an epilogue warpgroup;
+// a 4-stage K ring and two TMEM accumulators), with the positions carried.
 //
 // Launch: grid (G), 192 threads.
 builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
