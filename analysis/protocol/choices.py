@@ -73,7 +73,9 @@ class Deferred:
 
         Below: run n is run T's until the last `tail` iterations of a loop of the choice or
         a read of n that differs (none from n = `shape.start` on, `CountChoice`), so from
-        head n - tail it starts in the state run T had there; from iteration k + P on run
+        head n - tail it starts in the state run T had there; `tail` covers the loop's ring
+        and how far the agent that ends first led it in run T (`lag`: a consumer at the end
+        of a chain of rings lags the producer by all of them); from iteration k + P on run
         T's heads repeat with its lap P (`steady_lap`), and what the protocol reads of n
         repeats with P: run n then behaves as run n - P, down to an option below the
         threshold. The state at a head holds every agent's (`Walk.snapshot`), so the loops
@@ -89,12 +91,13 @@ class Deferred:
         walked = False
         for loop in self.choice.loops:
             looped = kernel.loops[loop]
-            tail = max(looped.depth, looped.lap.tail)
             trips = self.choice.trips(loop, self.longest)
             walks = walk.heads.get(loop, [])
             # walked once, to its longest (its start is 1: the count n - 1; a loop walked
             # more than once, a K loop in a tile loop, is not run n's prefix past its first)
             once = len(walks) == 1 and len(walks[0]) == trips
+            lead = lag(walk, loop, self.choice.loops) if once else 0
+            tail = max(looped.depth, looped.lap.tail, lead)
             if not (covering or once):
                 continue
             laps = [steady_lap(walk, h, tail, looped.lap.period, looped.lap.start)
@@ -152,6 +155,19 @@ class Deferred:
         if not self.seen or self.fewer is None or not self.reduce:
             return self.options
         return [o for o in self.options if o < self.fewer]
+
+
+def lag(walk: Walk, loop: Operation, loops: list[Operation]) -> int:
+    """The iterations `loop` (walked once) still had to go when the first other loop of its
+    choice ended: how far the agent that ends first led this one. Run n is run T's only up to
+    the heads before an agent reads n differently, so `loop`'s last heads to trust in run n
+    are those before its lag (a consumer two rings behind a producer that ends at n)."""
+    ends = [h.closed for other in loops if other is not loop
+            for h in walk.heads.get(other, ()) if h.closed is not None]  # fmt: skip
+    if not ends:
+        return 0
+    first = min(ends)
+    return sum(1 for t in walk.heads[loop][0].times if t > first)
 
 
 @dataclass

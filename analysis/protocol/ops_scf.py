@@ -205,12 +205,17 @@ class Frame:
             walk = agent.walk
             self.heads.states.append(walk.snapshot(agent, i))
             self.heads.marks.append(len(walk.events))
+            walk.ticks += 1
+            self.heads.times.append(walk.ticks)
 
     def close(self) -> None:
         self.agent.frames.pop()
         self.agent.carried.pop()
         if self.heads is not None:
-            self.heads.end = len(self.agent.walk.events)
+            walk = self.agent.walk
+            self.heads.end = len(walk.events)
+            walk.ticks += 1
+            self.heads.closed = walk.ticks
 
 
 def while_op(agent: Agent, op: scf.WhileOp, mask: int | None) -> Steps | None:

@@ -59,6 +59,8 @@ class Walk:
         state check compares lap by lap."""
         self.heads: dict[Operation, list[Heads]] = {}
         """Per loop whose trip count was chosen: each walk of it (`Heads`), in order."""
+        self.ticks = 0
+        """The clock of those walks' heads and ends (`Heads.times`)."""
         self.agents: list[Agent] = []
         self.ranked: list[Agent] = []
 
@@ -171,7 +173,6 @@ class Walk:
             )
             where.append((other.at, other.done, other.blocked is not None, frames, carried))
         return (tuple(s.snapshot() for s in self.states), tuple(where))
-
 
     def behind(self, agent: Agent, d: int, loop: Operation, it: int) -> int:
         """Iteration `it` of another agent's `loop`, counted from `agent`'s iteration of its

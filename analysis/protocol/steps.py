@@ -71,6 +71,7 @@ class Run(Protocol):
     foreign: Step
     events: list[tuple[object, ...]]
     heads: dict[Operation, list[Heads]]
+    ticks: int
 
     def snapshot(self, agent: Any, i: int) -> tuple[object, ...]: ...
 
@@ -88,6 +89,10 @@ class Heads:
     states: list[tuple[object, ...]] = field(default_factory=list)
     marks: list[int] = field(default_factory=list)
     end: int | None = None
+    times: list[int] = field(default_factory=list)
+    """When each head was reached, and `closed` when the walk ended, on the run's clock of
+    loop heads and ends (`Walk.ticks`): which heads of one loop came after another ended."""
+    closed: int | None = None
 
     def __len__(self) -> int:
         return len(self.states)
