@@ -18,6 +18,7 @@ from xdsl.dialects import scf
 from xdsl.parser import Parser
 
 import analysis.protocol.analysis as driver
+import analysis.protocol.choices as choices
 from analysis.protocol import check_protocol
 from analysis.protocol.analysis import protocol_ops
 from analysis.protocol.counts import count_shape
@@ -285,3 +286,95 @@ def test_a_grid_stride_count_read_through_what_its_loop_leaves(limit: int):
     )
     if limit == 400:
         assert "its count is read differently from 51 on" in str(found[0])
+
+
+# --- the tail covers the lag of a chain of rings --------------------------------------------
+
+CHAIN = """
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @chain(%x: memref<?x64xf32>, %y: memref<?x64xf32>)
+      attributes {gpu.kernel, gpu.known_block_size = array<i32: 288, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %true = arith.constant true
+    %rows = memref.dim %x, %c0 : memref<?x64xf32>
+    %n = arith.divui %rows, %c64 : index
+    %in = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
+    %mid = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
+    %full1 = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    %empty1 = copy.barrier_init arrivals 4 : !copy.barrier<2>
+    %full2 = copy.barrier_init arrivals 4 : !copy.barrier<2>
+    %empty2 = copy.barrier_init arrivals 4 : !copy.barrier<2>
+    copy.warp_specialize warps [1, 4, 4] {
+    ^bb0(%t: index):
+      scf.for %i = %c0 to %n step %c1 {
+        %s = arith.remui %i, %c2 : index
+        %lap = arith.divui %i, %c2 : index
+        %lp = arith.remui %lap, %c2 : index
+        %ph = arith.cmpi ne, %lp, %c0 : index
+        %acq = arith.xori %ph, %true : i1
+        copy.barrier_wait %empty1[%s], %acq : !copy.barrier<2>
+        %row = arith.muli %i, %c64 : index
+        copy.async_copy %x[%row, %c0] to %in[%s] barrier %full1[%s]
+          : memref<?x64xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+      }
+    }, {
+    ^bb0(%t: index):
+      %r = arith.remui %t, %c64 : index
+      scf.for %i = %c0 to %n step %c1 {
+        %s = arith.remui %i, %c2 : index
+        %lap = arith.divui %i, %c2 : index
+        %lp = arith.remui %lap, %c2 : index
+        %ph = arith.cmpi ne, %lp, %c0 : index
+        %acq = arith.xori %ph, %true : i1
+        copy.barrier_wait %full1[%s], %ph : !copy.barrier<2>
+        %v = memref.load %in[%s, %r, %c0] : memref<2x64x64xf32, #copy.smem>
+        copy.barrier_arrive %empty1[%s] issuer warps : !copy.barrier<2>
+        copy.barrier_wait %empty2[%s], %acq : !copy.barrier<2>
+        memref.store %v, %mid[%s, %r, %c0] : memref<2x64x64xf32, #copy.smem>
+        copy.barrier_arrive %full2[%s] issuer warps : !copy.barrier<2>
+      }
+    }, {
+    ^bb0(%t: index):
+      %r = arith.remui %t, %c64 : index
+      scf.for %i = %c0 to %n step %c1 {
+        %s = arith.remui %i, %c2 : index
+        %lap = arith.divui %i, %c2 : index
+        %lp = arith.remui %lap, %c2 : index
+        %ph = arith.cmpi ne, %lp, %c0 : index
+        copy.barrier_wait %full2[%s], %ph : !copy.barrier<2>
+        %v = memref.load %mid[%s, %r, %c0] : memref<2x64x64xf32, #copy.smem>
+        copy.barrier_arrive %empty2[%s] issuer warps : !copy.barrier<2>
+        %row = arith.muli %i, %c64 : index
+        memref.store %v, %y[%row, %r] : memref<?x64xf32>
+      }
+    }
+    func.return
+  }
+}
+"""
+"""A producer warp, a middle warpgroup and a consumer warpgroup linked by two 2-slot rings:
+the consumer may lag the producer by both rings."""
+
+
+def test_the_tail_covers_how_far_the_first_to_end_led_a_loop(monkeypatch):
+    """In the longest run, the consumer's loop still has more iterations to go when the
+    producer's ends than its own ring (2) says; the reduction's tail takes that lag, and the
+    kernel is proven as with every count tried."""
+    lags: list[tuple[int, int]] = []
+    original = choices.lag
+
+    def recording(walk, loop, loops):
+        found = original(walk, loop, loops)
+        lags.append((found, walk.kernel.loops[loop].depth))
+        return found
+
+    monkeypatch.setattr(choices, "lag", recording)
+    module = Parser(make_context(), CHAIN).parse_module()
+    pruned = verdict(module)
+    assert pruned == []
+    assert any(lag > depth for lag, depth in lags), lags
+    every_count(monkeypatch)
+    assert verdict(Parser(make_context(), CHAIN).parse_module()) == pruned
