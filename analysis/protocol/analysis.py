@@ -358,6 +358,7 @@ def run_choices(
                 or "split the kernel, or check it at run time with --debug-guards",
             )
             found.setdefault(finding.key, (0, finding))
+            deferrals = []  # given up: no count's cover to report on top
             break
         this_run: list[ProtocolFinding] = []
         try:

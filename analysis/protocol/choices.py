@@ -66,6 +66,10 @@ class Deferred:
         """The option from which on every option repeats one below it (None: a run of the
         longest did not settle)."""
         self.seen = False
+        self.ahead: bool | SSAValue = False
+        """Whether the gap is a loop another ran ahead of beyond their rings (the loops
+        uncoupled: a K loop of no k-block a tile lets a producer finish every tile first),
+        and the bound the run took as 0 where one did (`empty_loop`)."""
 
     def settled(self, walk: Walk, kernel: Kernel) -> None:
         """A run of the longest option ended: from which option on its loops repeat, and
@@ -96,15 +100,18 @@ class Deferred:
             # walked once, to its longest (its start is 1: the count n - 1; a loop walked
             # more than once, a K loop in a tile loop, is not run n's prefix past its first)
             once = len(walks) == 1 and len(walks[0]) == trips
+            ring = max(looped.depth, looped.lap.tail)
             lead = lag(walk, loop, self.choice.loops) if once else 0
-            tail = max(looped.depth, looped.lap.tail, lead)
+            tail = max(ring, lead)
             if not (covering or once):
                 continue
             laps = [steady_lap(walk, h, tail, looped.lap.period, looped.lap.start)
                     for h in walks if len(h) == trips]  # fmt: skip
             if covering:
-                self.cover(loop, laps)
+                self.cover(loop, laps, lead if lead > ring else 0)
                 covering = self.gap is None
+                if self.ahead is True:
+                    self.ahead = empty_loop(walk, kernel) or True
             if not once:
                 continue
             walked = True
@@ -121,10 +128,19 @@ class Deferred:
             self.fewer = None
         self.seen = True
 
-    def cover(self, loop: Operation, laps: list[tuple[int, int] | None]) -> None:
-        """The `gap` the steady laps of `loop`'s walks to the longest leave, if any."""
+    def cover(self, loop: Operation, laps: list[tuple[int, int] | None], lead: int = 0) -> None:
+        """The `gap` the steady laps of `loop`'s walks to the longest leave, if any; `lead`:
+        how far beyond its ring the first loop to end led it (its last heads are then not
+        those of a longer run)."""
         shape = self.choice.shape
         for found in laps:
+            if found is None and lead:
+                why = (f"it still had {lead} iterations to go when another loop of its count "
+                       "ended, more than its rings reach (the longest run is not the start of "
+                       "a longer one)")  # fmt: skip
+                self.gap = Opaque(loop, why)
+                self.ahead = True
+                return
             if found is None:
                 self.gap = Opaque(loop, "it reaches no steady state")
                 return
@@ -155,6 +171,39 @@ class Deferred:
         if not self.seen or self.fewer is None or not self.reduce:
             return self.options
         return [o for o in self.options if o < self.fewer]
+
+
+MOD_RING = (
+    "compute what the protocol reads from the count as a function of it mod the ring (no "
+    "comparison with a constant beyond the counts tried), or check the kernel at run time "
+    "with --debug-guards"
+)
+
+
+def ahead_note(ahead: bool | SSAValue) -> str:
+    """The fix for loops one ran ahead of beyond their rings: the fact that keeps an inner
+    loop the run took empty (`empty_loop`) from being so."""
+    if isinstance(ahead, SSAValue):
+        name, kind = f"%{ahead.name_hint}", ahead.type
+        return (
+            f"in the runs with {name} = 0 the loops meet no ring; if every launch's {name} is "
+            f"at least 1, state it after its definition (copy.assume {name} ge 1 : {kind}), "
+            "or check the kernel at run time with --debug-guards"
+        )
+    return (
+        "keep the loops in step through their rings (a loop that runs no iteration lets "
+        "another run ahead: state with copy.assume that it runs at least one), or check the "
+        "kernel at run time with --debug-guards"
+    )
+
+
+def empty_loop(walk: Walk, kernel: Kernel) -> SSAValue | None:
+    """A loop bound the run took as giving no iteration (a K-block count of 0), by name."""
+    for value, chosen in walk.bindings.items():
+        if chosen == 0 and isinstance(value, SSAValue) and value in kernel.loop_bounds:
+            if value.name_hint:
+                return value
+    return None
 
 
 def lag(walk: Walk, loop: Operation, loops: list[Operation]) -> int:
@@ -278,9 +327,7 @@ def uncovered(deferrals: list[Deferred], kernel: Kernel) -> list[ProtocolFinding
                 loop,
                 f"cannot prove the copies of this loop beyond the counts tried (up to {name}): "
                 f"{d.gap.why}, so a count not tried need not behave like one tried",
-                "compute what the protocol reads from the count as a function of it mod the "
-                "ring (no comparison with a constant beyond the counts tried), or check the "
-                "kernel at run time with --debug-guards",
+                ahead_note(d.ahead) if d.ahead else MOD_RING,
                 *([Related(d.gap.op, "here")] if d.gap.op not in (None, loop) else []),
             )
         )
