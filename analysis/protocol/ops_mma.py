@@ -36,6 +36,7 @@ from analysis.protocol.ops_cluster import mask_ranks
 from analysis.protocol.records import Key, Region
 from analysis.protocol.state import State
 from analysis.protocol.steps import ALL, Stop
+from analysis.protocol.tmem_order import is_tmem
 from analysis.protocol.walk import Agent
 from analysis.smem_values import TENSOR_CORE_READS, Origin, smem_values
 from copy_dialect import ops as copy
@@ -175,7 +176,7 @@ def tcgen05_mma(agent: Agent, op: Operation, mask: int | None) -> None:
         # and writes D's rows of the peer into the peer's TMEM (P14 there too)
         peer.tmem.order.access(op, op.operands[0], members, write=True, asynchronous=True)
     order = s.tmem.order
-    if "<6>" in str(op.operands[1].type):  # A in TMEM: read
+    if is_tmem(op.operands[1]):  # A in TMEM: read
         order.access(op, op.operands[1], members, write=False, asynchronous=True)
     order.access(op, op.operands[0], members, write=True, asynchronous=True)
 
@@ -240,9 +241,11 @@ def pair_peer(agent: Agent, op: Operation) -> State | None:
     """The peer CTA's state, for a `cta_group::2` MMA of a run that models the pair rank by
     rank: the MMA reads its A and B at the same descriptors in both CTAs (PTX ISA), so the
     peer's slots are read too, until the commit's arrival on the peer's barrier."""
-    group = op.properties.get("ctaGroup")
     states = agent.walk.states
-    if group is None or "cta_2" not in str(group) or agent.rank ^ 1 >= len(states):
+    if agent.rank ^ 1 >= len(states):  # one CTA modelled: no peer (asked first: cheap)
+        return None
+    group = op.properties.get("ctaGroup")
+    if group is None or "cta_2" not in str(group):
         return None
     return states[agent.rank ^ 1]
 

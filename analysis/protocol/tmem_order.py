@@ -36,11 +36,13 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import IntAttr, MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import Clock, HappensBefore, at
 from analysis.protocol.findings import Related, Report, error
+from copy_dialect.memory import TMEM, memory_space
 from copy_dialect.tmem import tmem_columns
 from copy_dialect.tmem_slice import TmemSliceOp, slice_columns
 
@@ -83,7 +85,7 @@ def tmem_span(v: SSAValue) -> tuple[SSAValue, range]:
         owner = v.owner
         if not isinstance(owner, Operation) or owner.name == "copy.tmem_alloc":
             break
-        if not owner.operands or not _is_tmem(owner.operands[0]):
+        if not owner.operands or not is_tmem(owner.operands[0]):
             break
         if isinstance(owner, TmemSliceOp):
             start, columns = slice_columns(owner)
@@ -127,9 +129,16 @@ def overlap(a: range, b: range) -> bool:
     return max(a.start, b.start) < min(a.stop, b.stop)
 
 
-def _is_tmem(v: SSAValue) -> bool:
-    text = str(v.type)
-    return "#copy.tmem" in text or "!llvm.ptr<6>" in text
+def is_tmem(v: SSAValue) -> bool:
+    """A TMEM memref (`#copy.tmem`) or a pointer into TMEM (`!llvm.ptr<6>`), by type (not by
+    printing it: the walk asks this of every tcgen05 access)."""
+    t = v.type
+    if isinstance(t, MemRefType):
+        return memory_space(t) == TMEM
+    if isinstance(t, llvm.LLVMPointerType):
+        space = t.addr_space
+        return isinstance(space, IntAttr) and space.data == 6
+    return False
 
 
 class TmemOrder:
