@@ -21,13 +21,14 @@ decides what the protocol does, it raises `Choose` (`ops_scf.choose`), and the d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum
 
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
+from analysis.protocol.facts import Kernel
 from analysis.protocol.findings import error
 from analysis.protocol.groups import Groups
 from analysis.protocol.reads import unread_ops
@@ -60,6 +61,49 @@ Route = Way | Step
 MATRIX_COPIES = {"copy.ldmatrix": "the warp's ldmatrix", "copy.stmatrix": "the warp's stmatrix"}
 """The warp-collective SMEM accesses, as findings name them (threads' loads and stores
 otherwise)."""
+
+
+def route_of(op: Operation, dispatch: Mapping[type[Operation], Step], kernel: Kernel) -> Route:
+    """How an agent follows `op` under the run's `dispatch` table (the same in every run of
+    the kernel): a generic op whose results the protocol never reads (`reads`) is skipped."""
+    way = way_of(op, dispatch, kernel)
+    if way is GENERIC and op in unread_of(dispatch, kernel):
+        return NOTHING
+    return way
+
+
+def unread_of(dispatch: Mapping[type[Operation], Step], kernel: Kernel) -> frozenset[Operation]:
+    """The generic ops under `dispatch` whose results the protocol never reads, once per
+    kernel and table."""
+    table = kernel.unread
+    key = id(dispatch)
+    if key not in table:
+        table[key] = unread_ops(
+            kernel.fn, lambda op: way_of(op, dispatch, kernel) is GENERIC, kernel.loops
+        )
+    return table[key]
+
+
+def way_of(op: Operation, dispatch: Mapping[type[Operation], Step], kernel: Kernel) -> Route:
+    kind = type(op)
+    if kind in dispatch:
+        return dispatch[kind]
+    if op.name in THREAD_READS or op.name in THREAD_WRITES:
+        return ACCESS
+    if op.name.startswith("copy."):
+        # The copy ops no handler follows (`alloc_smem`) only give values.
+        return GENERIC if op.results else NOTHING
+    if kind is func.ReturnOp:
+        return RETURN
+    if op.name == "gpu.barrier":
+        return BLOCK_BARRIER
+    if op.name == "gpu.thread_id":
+        return THREAD_ID
+    if op.name == "gpu.lane_id":
+        return LANE_ID
+    if op.name == "gpu.block_dim" and kernel.block is not None:
+        return BLOCK_DIM
+    return FOREIGN_OP if op in kernel.foreign else GENERIC
 
 
 class Classes:
@@ -361,7 +405,7 @@ class Agent:
             self.tmem.use(op)
         route = self.routes.get(op)
         if route is None:
-            route = self.routes[op] = self.route(op)
+            route = self.routes[op] = route_of(op, self.dispatch, self.kernel)
         if route is GENERIC:
             self.generic(op)
         elif route is NOTHING:
@@ -393,45 +437,6 @@ class Agent:
                 self.generic(op)
             return steps
         return None
-
-    def route(self, op: Operation) -> Route:
-        """How the agent follows `op` (the same in every run of the kernel, `op`): a generic
-        op whose results the protocol never reads (`reads`) is skipped."""
-        way = self.way(op)
-        if way is GENERIC and op in self.unread:
-            return NOTHING
-        return way
-
-    @property
-    def unread(self) -> frozenset[Operation]:
-        table = self.kernel.unread
-        key = id(self.dispatch)
-        if key not in table:
-            table[key] = unread_ops(
-                self.kernel.fn, lambda op: self.way(op) is GENERIC, self.kernel.loops
-            )
-        return table[key]
-
-    def way(self, op: Operation) -> Route:
-        kind = type(op)
-        if kind in self.dispatch:
-            return self.dispatch[kind]
-        if op.name in THREAD_READS or op.name in THREAD_WRITES:
-            return ACCESS
-        if op.name.startswith("copy."):
-            # The copy ops no handler follows (`alloc_smem`) only give values.
-            return GENERIC if op.results else NOTHING
-        if kind is func.ReturnOp:
-            return RETURN
-        if op.name == "gpu.barrier":
-            return BLOCK_BARRIER
-        if op.name == "gpu.thread_id":
-            return THREAD_ID
-        if op.name == "gpu.lane_id":
-            return LANE_ID
-        if op.name == "gpu.block_dim" and self.kernel.block is not None:
-            return BLOCK_DIM
-        return FOREIGN_OP if op in self.kernel.foreign else GENERIC
 
     def generic(self, op: Operation) -> None:
         """The op's results, as `values` computes them from its operands' (the same
