@@ -496,3 +496,14 @@ KERNELS += (
         expected=lambda a: {2: tcgen05_expected(*a)},
     ),
 )
+
+KERNELS += (
+    Kernel(
+        "gemm_pingpong_pipeline_state",
+        ("pingpong GEMM", "persistent grid-stride", "carried pipeline state"),
+        _gemm_args(256, 256, 512),
+        grid=(1,),
+        expected=lambda a: {2: tiles_expected(a[0], a[1], a[2], whole_row_tile)},
+        slow=True,
+    ),
+)
