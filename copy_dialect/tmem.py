@@ -7,6 +7,8 @@ the CTA group (`cta_group 2`: `.cta_group::2`, a CTA pair), and `copy.tmem_alloc
 
 from __future__ import annotations
 
+from functools import cache
+
 from xdsl.dialects.builtin import (
     I32,
     IntegerAttr,
@@ -119,10 +121,12 @@ def tmem_fragment(
     return lane, column * (2 if pack else 1) + half
 
 
+@cache
 def tmem_span(shape: TmemShape, num: int, offset: int = 0, pack: bool = False) -> int:
     """The 32-bit columns a tcgen05.ld/st of `shape` x `num` reaches from its address's
     column: one past the largest column of its fragment (`tmem_fragment`; with `pack`, the
-    second column of the largest pair)."""
+    second column of the largest pair). Kept per configuration: the protocol's walk asks it
+    of every load and store."""
     regs = num * TMEM_REGS_PER_NUM[shape]
     last = max(tmem_fragment(shape, t, r, offset, pack)[1] for t in range(32) for r in range(regs))
     return last + (2 if pack else 1)

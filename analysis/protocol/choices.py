@@ -108,10 +108,10 @@ class Deferred:
             laps = [steady_lap(walk, h, tail, looped.lap.period, looped.lap.start)
                     for h in walks if len(h) == trips]  # fmt: skip
             if covering:
-                self.cover(loop, laps, lead if lead > ring else 0)
+                ahead = lead > ring
+                self.cover(loop, laps, lead if ahead else 0,
+                           empty_loop(walk, kernel) if ahead else None)  # fmt: skip
                 covering = self.gap is None
-                if self.ahead is True:
-                    self.ahead = empty_loop(walk, kernel) or True
             if not once:
                 continue
             walked = True
@@ -128,10 +128,16 @@ class Deferred:
             self.fewer = None
         self.seen = True
 
-    def cover(self, loop: Operation, laps: list[tuple[int, int] | None], lead: int = 0) -> None:
+    def cover(
+        self,
+        loop: Operation,
+        laps: list[tuple[int, int] | None],
+        lead: int = 0,
+        empty: SSAValue | None = None,
+    ) -> None:
         """The `gap` the steady laps of `loop`'s walks to the longest leave, if any; `lead`:
         how far beyond its ring the first loop to end led it (its last heads are then not
-        those of a longer run)."""
+        those of a longer run), `empty`: a bound the run took as giving no iteration."""
         shape = self.choice.shape
         for found in laps:
             if found is None and lead:
@@ -139,7 +145,7 @@ class Deferred:
                        "ended, more than its rings reach (the longest run is not the start of "
                        "a longer one)")  # fmt: skip
                 self.gap = Opaque(loop, why)
-                self.ahead = True
+                self.ahead = empty or True
                 return
             if found is None:
                 self.gap = Opaque(loop, "it reaches no steady state")

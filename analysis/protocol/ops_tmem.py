@@ -8,15 +8,12 @@ fences (`nvvm.tcgen05.fence`, upstream NVVM's op, matched by name); `state.tmem`
 
 from __future__ import annotations
 
-from functools import cache
-
 from xdsl.ir import Operation
 
 from analysis.protocol.state import State
 from analysis.protocol.tmem_order import raw_syncs, tmem_span
 from analysis.protocol.walk import Agent
 from copy_dialect import ops as copy
-from copy_dialect.tmem import TmemShape
 from copy_dialect.tmem import tmem_span as reach
 from copy_dialect.tmem_access import packed
 
@@ -64,13 +61,7 @@ def columns(agent: Agent, op: copy.TmemLoadOp | copy.TmemStoreOp) -> range | Non
         return None
     first = tmem_span(op.tmem)[1].start + start
     offset = 0 if op.offset is None else op.offset.value.data
-    return range(first, first + columns_reached(op.shape.data, op.num.value.data, offset,
-                                                packed(op)))  # fmt: skip
-
-
-@cache
-def columns_reached(shape: TmemShape, num: int, offset: int, pack: bool) -> int:
-    return reach(shape, num, offset, pack)
+    return range(first, first + reach(op.shape.data, op.num.value.data, offset, packed(op)))
 
 
 def tmem_wait(agent: Agent, op: copy.TmemWaitOp, mask: int | None) -> None:

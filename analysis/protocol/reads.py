@@ -55,30 +55,28 @@ def unread_ops(
             reads(op.operands[THREAD_WRITES[op.name] :])  # where, not what
         else:
             reads(op.operands)
+    values = set(computed)
     while work:
         v = work.pop()
         if isinstance(v, BlockArgument):
-            reads(through_block_argument(v))
+            loop = v.block.parent_op()
+            if isinstance(loop, scf.ForOp) and v.index > 0:
+                reads(carried(loop, v.index - 1))
             continue
         owner = v.owner
         if isinstance(owner, scf.ForOp):
-            i = v.index
-            reads((owner.iter_args[i], yielded(owner.body.blocks[0], i)))
+            reads(carried(owner, v.index))
         elif isinstance(owner, scf.IfOp):
             reads(yielded(region.blocks[0], v.index) for region in owner.regions if region.blocks)
-        elif generic(owner):
+        elif owner in values:
             reads(owner.operands)
     return frozenset(op for op in computed if not any(r in read for r in op.results))
 
 
-def through_block_argument(v: BlockArgument) -> tuple[SSAValue, ...]:
-    """What a loop's carried value is read through: its initial value and what the body
-    yields for it."""
-    loop = v.block.parent_op()
-    if isinstance(loop, scf.ForOp) and v.index > 0:
-        i = v.index - 1
-        return (loop.iter_args[i], yielded(v.block, i))
-    return ()
+def carried(loop: scf.ForOp, i: int) -> tuple[SSAValue, SSAValue]:
+    """What the i-th value a loop carries (its block argument, its result) is read through:
+    its initial value and what the body yields for it."""
+    return (loop.iter_args[i], yielded(loop.body.blocks[0], i))
 
 
 def yielded(block: Block, i: int) -> SSAValue:

@@ -45,7 +45,7 @@ class Way(Enum):
     """How an agent follows an op its run's dispatch table has no handler for."""
 
     GENERIC = "computes values"
-    NOTHING = "a copy op no handler follows that gives no value"
+    NOTHING = "gives nothing the protocol reads (a copy op with no handler and no result, `reads`)"
     ACCESS = "threads' SMEM access"
     FOREIGN_OP = "takes SMEM with effects the analysis does not own"
     RETURN = "func.return"
