@@ -84,6 +84,7 @@ def reduction_map_type(kind: ReductionKind, element_type: Attribute) -> str | No
             f"{'u' if wants_signed else 's'}{base_reduction(kind)} (the min/max that matches "
             "the type), or a signless element type",
         )
+    # rule: E2
     if kind in (ReductionKind.MIN, ReductionKind.MAX) and signedness == Signedness.SIGNLESS:
         raise Error(
             f"reduction {kind} on the signless integer type {element_type} does not say "
