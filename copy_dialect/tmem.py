@@ -12,6 +12,7 @@ from functools import cache
 from xdsl.dialects.builtin import (
     I32,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     NoneAttr,
     i32,
@@ -54,6 +55,11 @@ from copy_dialect.verify_common import (
 )
 from facts import hardware as hw
 from facts.target import TCGEN05
+
+SPARSE_METADATA = IntegerType(2)
+"""The element type of a sparse MMA's metadata (`tcgen05.mma.sp`, PTX ISA 9.7.16.10.8 "Sparse
+Matrices": 2-bit indices of the kept elements of A; Mosaic's i2 refs): copied from SMEM to TMEM
+by `copy.smem_to_tmem ... metadata` (J13), the only TMEM element of fewer than 4 bits (J21)."""
 
 TMEM_COLUMNS = hw.TMEM_MAX_COLUMNS
 """The most 32-bit TMEM columns of a CTA on any target (`[tmem]` of hardware.toml, 128 lanes
@@ -227,10 +233,11 @@ def check_tmem_ref(t: MemRefType) -> None:
         )
     bits = bitwidth(t.element_type)
     # rule: J21
-    if bits not in (4, 8, 16, 32):
+    if bits not in (4, 8, 16, 32) and t.element_type != SPARSE_METADATA:
         raise Error(
             f"TMEM holds 32-bit cells, which cannot pack elements of type {t.element_type}",
-            note="use an element type of 32, 16, 8 or 4 bits (i1 values as i8 or i32)",
+            note="use an element type of 32, 16, 8 or 4 bits, or i2 for sparse metadata (i1 "
+            "values as i8 or i32)",
         )
 
 

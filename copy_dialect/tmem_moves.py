@@ -1,5 +1,6 @@
 """TMEM data movement (tcgen05, PTX ISA 9.7.16.9 "Tensor Memory Data Movement"):
-`copy.smem_to_tmem` (`tcgen05.cp`, with `scales` a block-scaled MMA's scale factors) and
+`copy.smem_to_tmem` (`tcgen05.cp`, with `scales` a block-scaled MMA's scale factors, with
+`metadata` a sparse MMA's metadata) and
 `copy.tmem_shift` (`tcgen05.shift.down`). The TMEM tables, refs and CTA groups are
 `copy_dialect.tmem`'s."""
 
@@ -44,6 +45,7 @@ from copy_dialect.memory import (
     swizzle_of,
 )
 from copy_dialect.tmem import (
+    SPARSE_METADATA,
     TMEM_COPY_BYTES,
     check_cta_group,
     check_tcgen05,
@@ -99,6 +101,43 @@ def check_scales(op: SmemToTmemOp, src_type: MemRefType) -> None:
         )
 
 
+def check_metadata(op: SmemToTmemOp, src_type: MemRefType) -> None:
+    """`metadata`: the copy moves a sparse MMA's metadata (J13): i2 elements, 128 rows of 16
+    bytes (64 values) into the 128 lanes (shape 128x128b, 4 columns a copy), from an
+    unswizzled SMEM tile (Mosaic's async_copy_sparse_metadata_smem_to_tmem, one copy per 64
+    values of K)."""
+    element = src_type.element_type
+    # rule: J13
+    if op.scales is not None:
+        raise Error(
+            "a copy moves either scale factors or sparse metadata, got both `scales` and "
+            "`metadata`",
+            note="drop `scales` (the refs are i2: sparse metadata) or copy the scale factors "
+            "with their own copy.smem_to_tmem",
+        )
+    # rule: J13
+    if element != SPARSE_METADATA:
+        raise Error(
+            f"Unsupported dtype: {element}, only i2 supported",
+            note="sparse metadata are 2-bit indices: give both refs the element type i2",
+        )
+    # rule: J13
+    if op.shape.data != TmemCopyShape.S128X128B:
+        raise Error(
+            "sparse metadata are copied with shape 128x128b, got "
+            f"{op.shape.data.value.removeprefix('shape_')}",
+            note="use shape shape_128x128b (no multicast): a row of 64 values to each lane",
+        )
+    # rule: J13
+    if swizzle_of(src_type) != 16:
+        raise Error(
+            f"sparse metadata are read from an unswizzled SMEM tile, got swizzle "
+            f"{swizzle_of(src_type)}",
+            note="give the metadata tile the memory space #copy.smem (no swizzle): its rows "
+            "are the descriptor's 16-byte core-matrix rows",
+        )
+
+
 def check_copy_columns(op: SmemToTmemOp, src_type: MemRefType, tmem_type: MemRefType) -> None:
     """The columns the copy writes (a source row's 32-bit words from its column) lie in the
     TMEM ref (J23, as for the loads and stores)."""
@@ -133,7 +172,8 @@ class SmemToTmemOp(IRDLOperation):
     Copies SMEM into TMEM asynchronously (`tcgen05.cp`), starting at a column; issued by the
     elected thread. The source's rows are 16 bytes, or exactly one swizzle span. With
     `cta_group 2` the copy lands in the TMEM of both CTAs of the pair, at the same address;
-    `scales` marks a copy of a block-scaled MMA's scale factors (UE8M0 / UE4M3 bytes).
+    `scales` marks a copy of a block-scaled MMA's scale factors (UE8M0 / UE4M3 bytes),
+    `metadata` a copy of a sparse MMA's metadata (i2, 128 rows of 64).
 
     ```mlir
     copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b
@@ -152,13 +192,15 @@ class SmemToTmemOp(IRDLOperation):
     cta_group = opt_prop_def(IntegerAttr[I32])
     scales = opt_prop_def(UnitAttr)
     """The copy moves a block-scaled MMA's scale factors (`check_scales`, J13)."""
+    metadata = opt_prop_def(UnitAttr)
+    """The copy moves a sparse MMA's metadata (`check_metadata`, J13)."""
 
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
         "$src `to` $tmem `[` $column `]` `shape` $shape (`multicast` $multicast^)? "
-        "(`cta_group` $cta_group^)? (`scales` $scales^)? attr-dict `:` type($src) `,` "
-        "type($tmem)"
+        "(`cta_group` $cta_group^)? (`scales` $scales^)? (`metadata` $metadata^)? attr-dict "
+        "`:` type($src) `,` type($tmem)"
     )
 
     def __init__(
@@ -171,6 +213,7 @@ class SmemToTmemOp(IRDLOperation):
         multicast: TmemCopyMulticast | str | None = None,
         cta_group: int | None = None,
         scales: bool = False,
+        metadata: bool = False,
     ):
         super().__init__(
             operands=[src, tmem, column],
@@ -179,6 +222,7 @@ class SmemToTmemOp(IRDLOperation):
                 "multicast": enum_attr(TmemCopyMulticastAttr, TmemCopyMulticast, multicast),
                 "cta_group": cta_group_attr(cta_group),
                 "scales": UnitAttr() if scales else None,
+                "metadata": UnitAttr() if metadata else None,
             },
         )
 
@@ -210,7 +254,9 @@ class SmemToTmemOp(IRDLOperation):
                 f"{tmem_type.element_type}",
             )
         check_contiguous_smem(src_type)
-        if self.scales is not None:
+        if self.metadata is not None:
+            check_metadata(self, src_type)
+        elif self.scales is not None:
             check_scales(self, src_type)
         shape, multicast = self.shape.data, self.multicast
         cast = None if multicast is None else multicast.data

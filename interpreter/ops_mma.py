@@ -369,7 +369,7 @@ def issue(
     touched = np.concatenate([units(o, mma.ELEMENT_BITS[kind] // 8, 16) for o, kind in reads])
     access = Access(
         False, True, np.unique(touched), None, epoch, agent, None, op,
-        "the wgmma.mma_async reads (through its descriptors)", unit=16,
+        "the wgmma.mma_async reads (through its descriptors)", tensor_core=True, unit=16,
     )  # fmt: skip
     machine.races(agent.cta.smem.log.check(access, agent.clock), agent.cta)
     scale_d = op.scaleD.data == WGMMAScaleOut.ONE

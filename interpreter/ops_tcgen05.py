@@ -40,8 +40,7 @@ run stops): M 64, M 128 of a pair, an f16 D, sparse MMAs, kind f8f6f4 with 6- or
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import builtin, llvm
@@ -55,7 +54,7 @@ from interpreter.ops_barriers import BarrierGroup, Mbarrier
 from interpreter.ops_cluster import mask_ctas
 from interpreter.ops_std import handles, set_result
 from interpreter.ops_tmem import LANES, TmemRef, peer_of
-from interpreter.races import Access
+from interpreter.tcgen05_async import Issued, smem_read, state_of
 from interpreter.values import InterpretError, RuleBroken, uniform
 from passes.nvvm.attributes import CTAGroupKind
 from passes.nvvm.barrier import FenceMbarrierInitOp
@@ -233,35 +232,6 @@ def instruction(op: Tcgen05MMAOp, idesc: int) -> Instruction:
 # --- the MMA and its commit --------------------------------------------------------------------
 
 
-@dataclass(eq=False)
-class Issued:
-    compute: Callable[[], None]
-    transfer: Transfer | None = None
-    after: list[Callable[[], None]] = field(default_factory=list)
-    """What completes with it (a commit's arrival)."""
-
-
-@dataclass
-class Async:
-    """An agent's tcgen05 async operations: the clock component whose time n says the
-    operations before its n-th commit are complete; its commits; those not complete."""
-
-    component: int
-    commits: int = 0
-    pending: list[Issued] = field(default_factory=list)
-
-
-STATE: weakref.WeakKeyDictionary[Agent, Async] = weakref.WeakKeyDictionary()
-
-
-def state_of(agent: Agent) -> Async:
-    found = STATE.get(agent)
-    if found is None:
-        component = agent.cta.machine.clocks.new(f"tcgen05 commits of {agent.name}")
-        found = STATE[agent] = Async(component)
-    return found
-
-
 def lane_value(agent: Agent, value: object, t: int) -> object:
     v = agent.get(value)  # type: ignore[arg-type]
     return (
@@ -336,12 +306,10 @@ def issue(agent: Agent, op: Tcgen05MMAOp, t: int) -> None:
                 op, "bounds", f"writes D into CTA {peer.rank}'s TMEM, which has no allocation there"
             )
         tmem_order.access(agent, op, peer.tmem, cols, write=True, asynchronous=True)
-    epoch = (state.component, state.commits + 1)
     touched = np.concatenate([units(o, 1, 16) for o in offsets.values()])
-    access = Access(
-        False, True, np.unique(touched), None, epoch, agent, None, op,
-        "the tcgen05.mma reads (through its descriptors)", unit=16,
-    )  # fmt: skip
+    what = "the tcgen05.mma reads (through its descriptors)"
+    access = smem_read(agent, op, np.unique(touched), what)
+    epoch = access.epoch
     ctas = [agent.cta] if peer is None else [agent.cta, peer]
     for cta in ctas:
         machine.races(cta.smem.log.check(access, agent.clock), cta)

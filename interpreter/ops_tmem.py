@@ -31,8 +31,9 @@ from copy_dialect.tmem_slice import slice_columns
 from facts import hardware as hw
 from interpreter import tmem_order
 from interpreter.machine import WARP, Agent, Cta, Step
-from interpreter.memory import SmemRef, read_smem
+from interpreter.memory import SmemRef, read_smem, units
 from interpreter.ops_std import handles, set_result
+from interpreter.tcgen05_async import smem_read
 from interpreter.values import InterpretError, RuleBroken, storage_dtype, uniform
 
 LANES = hw.TMEM_LANES
@@ -276,6 +277,9 @@ def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: np.ndarray) -> Step:
     per_row = src.shape[1] * dtype.itemsize // 4
     grid = np.indices(src.shape).reshape(2, -1)
     offsets = np.asarray(src.offsets([grid[0], grid[1]]), np.int64)
+    # its read of SMEM (the issuer's, for a pair's too), done at the copy's next commit
+    read = smem_read(agent, op, units(offsets, dtype.itemsize, 16), "the tcgen05.cp reads")
+    agent.cta.machine.races(agent.cta.smem.log.check(read, agent.clock), agent.cta)
     words = read_smem(agent.cta.smem, offsets, dtype).reshape(rows, -1)
     data = np.ascontiguousarray(words).view(np.uint32).reshape(rows, per_row)
     column = ref.column + start

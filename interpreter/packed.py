@@ -1,17 +1,18 @@
-"""Packed 4- and 6-bit elements (FP4 `f4E2M1FN`, FP6 `f6E2M3FN`/`f6E3M2FN`) in the interpreter:
-arrays of them are their bytes, as on the GPU, and a TMA copy of them (a 16U4 or 16U6 map:
-`copy_dialect.blackwell_maps`) moves those bytes.
+"""Packed 2-, 4- and 6-bit elements (FP4 `f4E2M1FN`, FP6 `f6E2M3FN`/`f6E3M2FN`, a sparse MMA's
+i2 metadata) in the interpreter: arrays of them are their bytes, as on the GPU, and a copy of
+them (a TMA copy through a 16U4 or 16U6 map: `copy_dialect.blackwell_maps`; a bulk copy of
+metadata) moves those bytes.
 
 A kernel argument `memref<M x K x f4E2M1FN>` takes a `uint8` array of shape `[M, K / 2]`, an
-FP6 one `[M, 3 K / 4]` (`pack`/`unpack` convert 4- or 6-bit codes: value `i` of a row in bits
-`[b i, b (i + 1))` of the row's little-endian bit string; the copy moves bytes and does not
-depend on that order). An SMEM buffer of them is its bytes too: packed as in GMEM (`i8` refs,
-the innermost dim in bytes: `byte_type`), or, under `#copy.smem<align16>`, each 16 values in a
-16-byte unit with their data at its start (8 bytes of FP4, 12 of FP6: `Align16Ref`). A copy
-of them runs as the copy of bytes (`byte_form`). Not modelled: a box that starts inside a
-byte (the driver's documentation does not say what TMA does there), a multicast of an
-align16 buffer, and thread accesses of packed elements (`check_thread_access`), which the
-lowering refuses too."""
+FP6 one `[M, 3 K / 4]`, an i2 one `[M, K / 4]` (`pack`/`unpack` convert the codes: value `i`
+of a row in bits `[b i, b (i + 1))` of the row's little-endian bit string; the copy moves
+bytes and does not depend on that order). An SMEM buffer of them is its bytes too: packed as
+in GMEM (`i8` refs, the innermost dim in bytes: `byte_type`), or, under `#copy.smem<align16>`,
+each 16 values in a 16-byte unit with their data at its start (8 bytes of FP4, 12 of FP6:
+`Align16Ref`). A copy of them runs as the copy of bytes (`byte_form`). Not modelled: a box
+that starts inside a byte (the driver's documentation does not say what TMA does there), a
+multicast of an align16 buffer, and thread accesses of packed elements
+(`check_thread_access`), which the lowering refuses too."""
 
 from __future__ import annotations
 
@@ -30,27 +31,36 @@ from xdsl.ir import Attribute, Operation
 
 from copy_dialect import layout
 from copy_dialect.memory import swizzle_of
+from copy_dialect.tmem import SPARSE_METADATA
 from interpreter.memory import GmemRef, Smem, SmemRef
 from interpreter.values import InterpretError
 
 BITS: dict[type[Attribute], int] = {Float4E2M1FNType: 4, Float6E2M3FNType: 6, Float6E3M2FNType: 6}
-"""The packed element types and their bits."""
+"""The packed float types and their bits."""
+
+
+def bits_of(t: Attribute) -> int | None:
+    """The bits of a packed element type (the floats of `BITS`, and a sparse MMA's i2
+    metadata), None for another type."""
+    if t == SPARSE_METADATA:
+        return 2
+    return BITS.get(type(t))
 
 
 def is_packed(t: Attribute) -> bool:
-    return type(t) in BITS
+    return bits_of(t) is not None
 
 
 def byte_type(t: MemRefType) -> MemRefType:
     """`t` as its bytes: i8, the innermost dim in bytes (a dynamic one stays dynamic)."""
     shape = list(t.get_shape())
     if shape and shape[-1] >= 0:
-        shape[-1] = shape[-1] * BITS[type(t.element_type)] // 8
+        shape[-1] = shape[-1] * bits_of(t.element_type) // 8
     return MemRefType(i8, shape, t.layout, t.memory_space)
 
 
 def pack(codes: np.ndarray, bits: int) -> np.ndarray:
-    """4- or 6-bit codes (a row's count a multiple of 8 / gcd(8, bits)) as their bytes."""
+    """2-, 4- or 6-bit codes (a row's count a multiple of 8 / gcd(8, bits)) as their bytes."""
     codes = np.asarray(codes, dtype=np.uint8)
     planes = (codes[..., None] >> np.arange(bits, dtype=np.uint8)) & 1
     stream = planes.reshape(*codes.shape[:-1], codes.shape[-1] * bits)
@@ -58,7 +68,7 @@ def pack(codes: np.ndarray, bits: int) -> np.ndarray:
 
 
 def unpack(packed: np.ndarray, bits: int) -> np.ndarray:
-    """The 4- or 6-bit codes of a packed array's bytes (`pack`'s inverse)."""
+    """The 2-, 4- or 6-bit codes of a packed array's bytes (`pack`'s inverse)."""
     stream = np.unpackbits(np.asarray(packed, dtype=np.uint8), axis=-1, bitorder="little")
     planes = stream.reshape(*stream.shape[:-1], stream.shape[-1] // bits, bits)
     return (planes << np.arange(bits, dtype=np.uint8)).sum(axis=-1, dtype=np.uint8)
@@ -114,7 +124,7 @@ def allocate(smem: Smem, t: MemRefType) -> SmemRef:
         return smem.allocate(byte_type(t))
     ref = smem.allocate(t)  # sized and aligned by the layout: a byte a value
     footprint = MemRefType(i8, t.get_shape(), t.layout, t.memory_space)
-    data = BITS[type(t.element_type)] * 16 // 8
+    data = bits_of(t.element_type) * 16 // 8
     return Align16Ref(smem, ref.base, footprint, data)
 
 
@@ -128,7 +138,7 @@ def check_thread_access(op: Operation, t: Attribute) -> None:
 def byte_form(op: Operation, g: Any, origin: list[int]) -> tuple[Any, list[int]]:
     """A copy of packed elements as the copy of their bytes: the geometry and the box origin
     with the innermost dim in bytes (the refs are bytes already)."""
-    bits = BITS[type(g.element_type)]
+    bits = bits_of(g.element_type)
     if origin[-1] * bits % 8:
         raise InterpretError(
             op,

@@ -18,8 +18,10 @@ thread's, a wait on a barrier phase publishes those of the threads that arrived 
 completed bytes of, that phase). Two accesses of the same SMEM byte race when one writes,
 they are by different threads or proxies, and neither happens before the other. Threads' writes that
 the async proxy reads must also be fenced (`fence_async_shared`) after them (P4). Races are
-reported with the static analysis's rule ids (P1-P4), at the op of the later access, with
-the earlier one as the conflicting op.
+reported with the static analysis's rule ids, at the op of the later access, with the
+earlier one as the conflicting op: a read by threads or a tensor-core op (wgmma, tcgen05.mma,
+tcgen05.cp) before the async write that fills it completes is P1, a write while an async read
+(a TMA store's, a peer copy's, a tensor-core op's) may go on P2, any other P3.
 
 The log keeps each access until a later write that happens after it covers its bytes; so a
 pipeline keeps about one record per stage and buffer (a buffer only read, again and again,
@@ -66,6 +68,9 @@ class Access:
     op: Any
     what: str
     fenced: bool = False
+    tensor_core: bool = False
+    """A tensor-core op's read (wgmma, tcgen05.mma, tcgen05.cp): async, but one before the
+    copy that fills its SMEM completes is P1, a read too early, as the analysis has it."""
     unit: int = 1
     """Bytes per offset: 1 for threads' accesses; 4 or 16 for a copy's (the chunks a cp.async
     or a TMA copy moves are whole 4- or 16-byte units), which keeps its sets small."""
@@ -93,10 +98,11 @@ class Race:
 
 
 def rule_of(earlier: Access, later: Access) -> str:
-    if earlier.asynchronous and earlier.write and not later.asynchronous and not later.write:
-        return "P1"
-    if earlier.asynchronous and not earlier.write and not later.asynchronous and later.write:
-        return "P2"
+    if earlier.asynchronous and earlier.write and not later.write:
+        if not later.asynchronous or later.tensor_core:
+            return "P1"
+    if earlier.asynchronous and not earlier.write and later.write:
+        return "P2"  # (by threads or a copy: SMEM rewritten while an async read may go on)
     return "P3"
 
 

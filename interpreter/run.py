@@ -129,7 +129,7 @@ def random_arguments(kernel: func.FuncOp, rng: np.random.Generator, size: int = 
                     f"more than {MAX_ELEMENTS} elements)",
                 )  # fmt: skip
             if packed.is_packed(t.element_type):  # its bytes, random
-                nbytes = shape[-1] * packed.BITS[type(t.element_type)] // 8
+                nbytes = shape[-1] * packed.bits_of(t.element_type) // 8
                 values.append(rng.integers(0, 256, (*shape[:-1], nbytes), np.uint8))
                 continue
             try:

@@ -12,7 +12,7 @@ from xdsl.ir import Operation, SSAValue
 from analysis.protocol import mma
 from analysis.protocol.findings import Related, Report, error
 from analysis.protocol.groups import Groups
-from analysis.protocol.records import Fill, describe_key
+from analysis.protocol.records import Fill, PeerRead, describe_key
 from analysis.protocol.smem import SharedMemory
 from analysis.protocol.tmem import Tmem
 from copy_dialect import ops as copy
@@ -133,6 +133,23 @@ class Ends:
                         f"copy.barrier_wait on {describe_key(fill.key)} for phase "
                         f"{fill.phase} (parity {fill.phase % 2}) before the return",
                         Related(fill.op, f"the {what.split()[-1]}"),
+                    )
+                )
+                break
+        for read in smem.reads_done:
+            if isinstance(read, PeerRead) and not any(
+                smem.hb.knows_all((c,), read.end) for c in classes
+            ):
+                # rule: P7
+                self.report(
+                    error(
+                        op,
+                        f"the kernel returns while its peer copy may still read "
+                        f"{read.region.show()}: the CTA's SMEM is freed under the copy",
+                        "let the receiver arrive on a barrier of this CTA after its "
+                        "copy.barrier_wait (copy.peer_arrive), and copy.barrier_wait on that "
+                        "barrier before the return, or end both CTAs with copy.cluster_sync",
+                        Related(read.op, "the peer copy"),
                     )
                 )
                 break

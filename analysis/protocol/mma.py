@@ -26,14 +26,17 @@ COMMIT = "nvvm.wgmma.commit.group.sync.aligned"
 
 TCGEN05 = "nvvm.tcgen05.mma"
 TC_COMMIT = "nvvm.tcgen05.commit"
+TC_READERS = {TCGEN05: "tcgen05.mma", "copy.smem_to_tmem": "tcgen05.cp"}
+"""The ops whose SMEM reads a tcgen05.commit tracks (PTX ISA 9.7.16.11: the thread's earlier
+tcgen05 async operations), and their instructions."""
 
 
 def reader(op: Operation) -> str:
     """How findings name a tensor-core read's op."""
     if op.name == "nvvm.wgmma.mma_async":
         return "the wgmma (nvvm.wgmma.mma_async)"
-    if op.name == TCGEN05:
-        return f"the tcgen05.mma ({TCGEN05})"
+    if op.name in TC_READERS:
+        return f"the {TC_READERS[op.name]} ({op.name})"
     return f"'{op_name(op)}' (a tensor-core read until {WAIT})"
 
 
@@ -77,7 +80,7 @@ def hazard(
     read, overlap = found
     what = reader(read.op)
     slot = region.show()
-    tcgen05 = read.op.name == TCGEN05
+    tcgen05 = read.op.name in TC_READERS
     uncommitted = isinstance(read, MmaRead) and any(
         read in g.mma.open or read in g.tc_open for g in group_sets.sets
     )
@@ -193,7 +196,7 @@ def released_early(
             f"retire it ({WAIT} 0) before this {release.op.name}"
         )
     until = f"the {WAIT} that retires its group"
-    if read.op.name == TCGEN05:
+    if read.op.name in TC_READERS:
         until = f"the barrier phase its {TC_COMMIT} arrives on completes"
         fix = (
             f"release the slot with the MMA's end: {TC_COMMIT} on {describe_key(release.key)} "
@@ -246,7 +249,7 @@ def at_end(
                 )
     if read is None:
         return None
-    if read.op.name == TCGEN05:
+    if read.op.name in TC_READERS:
         # rule: P7
         return error(
             op,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from xdsl.ir import Operation
 
+from analysis.protocol.mma import reader
 from analysis.protocol.state import State
 from analysis.protocol.tmem_order import raw_syncs, tmem_span
 from analysis.protocol.walk import Agent
@@ -72,10 +73,13 @@ def tmem_wait(agent: Agent, op: copy.TmemWaitOp, mask: int | None) -> None:
 def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: int | None) -> None:
     agent.operand_event(op)
     if agent.elected(op, mask):
+        # its read of the tile: after the fill (P1) and the threads' fenced writes (P4), and in
+        # flight until the barrier phase of the tcgen05.commit after it (P2, P7), as a
+        # tcgen05.mma's
         region = agent.region(op.src, ())
-        agent.state.smem.read(op, region, (agent.c0,), "tcgen05.cp")
-        agent.state.smem.async_read(op, region, "tcgen05.cp", (agent.c0,))
-        agent.state.tmem.order.access(op, op.tmem, (agent.c0,), write=True, asynchronous=True)
+        s = agent.state
+        s.copies.mma_read(op, [region], agent.groups, (agent.c0,), reader(op), tcgen05=True)
+        s.tmem.order.access(op, op.tmem, (agent.c0,), write=True, asynchronous=True)
 
 
 def tmem_shift(agent: Agent, op: copy.TmemShiftOp, mask: int | None) -> None:

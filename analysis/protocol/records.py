@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import Clock, End
+from copy_dialect.effects import op_name
 
 Index = int | None
 Key = tuple[SSAValue, int]
@@ -193,6 +194,24 @@ class StoreRead:
     op: Operation
     region: Region
     end: End
+
+
+@dataclass
+class PeerRead(StoreRead):
+    """A peer copy's read of its source in this CTA (`copy.peer_copy`): done with the phase
+    of the receiver's barrier its bytes complete (`end`), which a thread of this CTA learns
+    only from the receiver (an arrival the receiver makes after its wait), not from a barrier
+    of its own block."""
+
+
+def async_reader(op: Operation) -> str:
+    """How findings name an async read of SMEM in flight: a TMA store, a peer copy, or an
+    op that declares its read."""
+    if op.name == "copy.peer_copy":
+        return "the peer copy"
+    if op.name.startswith("copy."):
+        return "the TMA store"
+    return f"'{op_name(op)}' (an async read)"
 
 
 def describe_key(key: Key) -> str:

@@ -23,9 +23,11 @@ from analysis.protocol.records import (
     Access,
     Fill,
     Key,
+    PeerRead,
     Region,
     Release,
     StoreRead,
+    async_reader,
     describe_key,
 )
 from copy_dialect.effects import op_name
@@ -91,10 +93,15 @@ class SharedMemory:
 
     def block_barrier(self) -> None:
         """Every thread of the block meets (outside roles): its accesses, fences and waited
-        store reads are known to all."""
+        store reads are known to all; a peer copy's read of its source only once one of them
+        learned the receiver's phase."""
         self.accesses = {}
         self.fenced = []
-        self.reads_done = []
+        if self.reads_done:
+            known = common(self.hb.live_clocks())
+            self.reads_done = [
+                r for r in self.reads_done if isinstance(r, PeerRead) and not known_to(known, r.end)
+            ]
         if self.fills:
             self.prune_fills()
 
@@ -202,9 +209,7 @@ class SharedMemory:
             if fill.region.overlap(source) != "yes":
                 continue
             fill.reported = True
-            tma = store.name.startswith("copy.")
-            reader = "the TMA store" if tma else f"'{op_name(store)}' (an async read)"
-            self.report(unfinished(self.barriers, store, source, fill, reader, "yes"))
+            self.report(unfinished(self.barriers, store, source, fill, async_reader(store), "yes"))
             return True
         return False
 
@@ -237,6 +242,9 @@ class SharedMemory:
                 continue
             tma = store.name.startswith("copy.")
             reader = "a TMA store from it" if tma else f"'{op_name(store)}' (an async read)"
+            related = f"the {'TMA store' if tma else 'op'} that reads it"
+            if store.name == "copy.peer_copy":
+                reader, related, tma = "the peer copy from it", "the peer copy that reads it", False
             fix = (
                 f"commit the {'store' if tma else 'read'} and wait until it has read its source "
                 "(copy.commit_group bulk, then copy.wait_group bulk 0 read_only, or a "
@@ -254,13 +262,20 @@ class SharedMemory:
                     "this write after that wait: let that role arrive on a barrier after its "
                     "copy.wait_group (a consumer-release barrier) and wait on it before the write"
                 )
+            if store.name == "copy.peer_copy":
+                fix = (
+                    "the peer copy reads its source until the receiver's barrier phase "
+                    "completes, which only the receiver can tell: let it arrive on a barrier "
+                    "of this CTA after its copy.barrier_wait (copy.peer_arrive), and "
+                    "copy.barrier_wait on that barrier before the write"
+                )
             # rule: P2
             self.report(
                 (warning if overlap == "maybe" else error)(
                     op,
                     f"{writer} writes {region.show()} while {reader} may still be reading it",
                     fix,
-                    Related(store, f"the {'TMA store' if tma else 'op'} that reads it"),
+                    Related(store, related),
                 )
             )
             return
@@ -353,6 +368,11 @@ class SharedMemory:
                 else:
                     kept.append(access)
             self.unfenced = kept
+
+    def peer_read(self, op: Operation, region: Region, end: End) -> None:
+        """A peer copy of this CTA reads `region` until the receiver's barrier phase `end`
+        completes: a write to it must know `end` (P2)."""
+        self.reads_done.append(PeerRead(op, region, end))
 
     def waited(self, reads: list[StoreRead], fills: list[Fill]) -> None:
         """A role's wait_group completed `reads` and `fills`: others must still learn of it.

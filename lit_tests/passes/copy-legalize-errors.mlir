@@ -313,6 +313,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
     %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
     %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
     copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
     copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
@@ -320,9 +321,11 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // expected-note@+1 {{use clusters of at most 2 CTAs, or blocks of at most 256 threads, or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
     copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
     copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
     copy.commit_group bulk
     copy.wait_group bulk 0
+    copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
     func.return
   }
 }
@@ -348,16 +351,19 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %recv = copy.alloc_smem : memref<64x256xf32, #copy.smem>
     %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
     %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
     copy.async_copy %x[%c0, %c0] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x256xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
     copy.barrier_arrive_expect_tx %full[%c0], 65536 : !copy.barrier<1>
-    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.peer_copy' op copy-legalize cannot keep DSMEM in clusters of 2 CTAs: the pass folds each cluster into one block, whose SMEM (262288 bytes: each CTA's buffers and barriers once per rank) exceeds the 166912 bytes a block can use on sm_80: it has no pre-Hopper form the pass can produce}}
+    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.peer_copy' op copy-legalize cannot keep DSMEM in clusters of 2 CTAs: the pass folds each cluster into one block, whose SMEM (262296 bytes: each CTA's buffers and barriers once per rank) exceeds the 166912 bytes a block can use on sm_80: it has no pre-Hopper form the pass can produce}}
     // expected-note@+1 {{use smaller tiles or clusters (at most 166912 bytes of SMEM for the whole cluster), or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
     copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x256xf32, #copy.smem> to memref<64x256xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
     copy.async_copy %recv to %y[%c0, %c0] : memref<64x256xf32, #copy.smem> to memref<256x256xf32>
     copy.commit_group bulk
     copy.wait_group bulk 0
+    copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
     func.return
   }
 }
@@ -424,17 +430,20 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
     %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
     %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
     copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
     copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
     copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
     // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.named_barrier_sync' op copy-legalize cannot keep a named barrier in a kernel with DSMEM: the pass folds each cluster into one block whose roles are the cluster's CTAs, and their barriers take the ids on sm_80: it has no pre-Hopper form the pass can produce}}
     // expected-note@+1 {{meet at gpu.barrier where the whole block meets (it becomes each CTA's own barrier), or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
     copy.named_barrier_sync 1, 128
     copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
     copy.commit_group bulk
     copy.wait_group bulk 0
+    copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
     func.return
   }
 }
@@ -460,6 +469,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
     %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
     %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
     copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
     copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
@@ -467,9 +477,11 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     // expected-note@+1 {{give the kernel gpu.known_block_size = array<i32: 128, 1, 1>, or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
     copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
     copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
     copy.commit_group bulk
     copy.wait_group bulk 0
+    copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
     func.return
   }
 }
@@ -494,6 +506,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %mine = copy.alloc_smem : memref<64x64xf32, #copy.smem>
     %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
     %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
     copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
     %t = arith.constant true
@@ -509,9 +522,11 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
     copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
     copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
     copy.commit_group bulk
     copy.wait_group bulk 0
+    copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
     func.return
   }
 }
@@ -538,6 +553,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
     %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
     %full = copy.barrier_init arrivals 2 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
     copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
     // The receiver expects all but 16 of the bytes; the sender's arrival, before its copy,
@@ -549,9 +565,11 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     copy.peer_arrive %full[%c0] peer %peer expect_tx 16 : !copy.barrier<1>
     copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
     copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
     copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
     copy.commit_group bulk
     copy.wait_group bulk 0
+    copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
     func.return
   }
 }

@@ -844,6 +844,19 @@ def smem_to_tmem(k: Kernel, t: Tmem) -> None:
         f"copy.smem_to_tmem {src} to {t.name}[{tmem_column(k, t)}] shape {shape.value}{cast} "
         f": {src_type}, {t.type}",
     )
+    if k.mistake():
+        return
+    # The copy reads its source until the tcgen05.commit after it lands (P2, P7).
+    done = k.fresh("done")
+    k.op("barrier_init", f"{done} = copy.barrier_init arrivals 1 : !copy.barrier<1>")
+    cast = f"builtin.unrealized_conversion_cast {done} : !copy.barrier<1> to !llvm.ptr<3>"
+    ptr = k.value("p", cast)
+    k.begin(f"scf.if {k.is_thread(0)}")
+    k.line(f"nvvm.tcgen05.commit {ptr} : !llvm.ptr<3>")
+    k.end()
+    wait = f"copy.barrier_wait {done}[{k.const(0)}], {k.const(0, 'i1')} : !copy.barrier<1>"
+    k.op("barrier_wait", wait)
+    k.line("nvvm.tcgen05.fence <after>")
 
 
 # --- the fuzz ------------------------------------------------------------------------------

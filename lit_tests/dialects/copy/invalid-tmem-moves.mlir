@@ -1,7 +1,8 @@
 // RUN: copy-opt %s --split-input-file --verify-diagnostics
 
-// One invalid TMEM data movement (tcgen05.cp with `scales`, tcgen05.shift) per chunk, named
-// after the rule it breaks. Assembled in the tests, never run (the project's GPU is an H200).
+// One invalid TMEM data movement (tcgen05.cp with `scales` or `metadata`, tcgen05.shift) per
+// chunk, named after the rule it breaks. Assembled in the tests, never run (the project's GPU
+// is an H200).
 
 // rule: J13
 // fix: s|memref<32x16xi8, #copy.smem>|memref<32x16xf8E8M0FNU, #copy.smem>|
@@ -42,6 +43,63 @@ func.func @j13_scales_swizzled(%col: index) attributes {copy.target = #copy.targ
   // expected-error@+2 {{scale factors are read from an unswizzled SMEM tile, got swizzle 32}}
   // expected-note@+1 {{give the scale tile the memory space #copy.smem (no swizzle)}}
   copy.smem_to_tmem %s to %t[%col] shape shape_32x128b multicast warpx4 scales : memref<32x16xf8E4M3FN, #copy.smem<swizzle = 32>>, memref<128x128xf8E4M3FN, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J13
+// fix: s|memref<128x16xi8, #copy.smem>|memref<128x64xi2, #copy.smem>|
+// fix: s|memref<128x16xi8, #copy.smem>|memref<128x64xi2, #copy.smem>|
+// fix: s|memref<128x128xi8, #copy.tmem>|memref<128x512xi2, #copy.tmem>|
+// fix: s|memref<128x128xi8, #copy.tmem>|memref<128x512xi2, #copy.tmem>|
+func.func @j13_metadata_of_i8(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x128xi8, #copy.tmem>
+  %s = copy.alloc_smem : memref<128x16xi8, #copy.smem>
+  // expected-error@+2 {{Unsupported dtype: i8, only i2 supported}}
+  // expected-note@+1 {{sparse metadata are 2-bit indices: give both refs the element type i2}}
+  copy.smem_to_tmem %s to %t[%col] shape shape_128x128b metadata : memref<128x16xi8, #copy.smem>, memref<128x128xi8, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J13
+// fix: s|memref<32x64xi2, #copy.smem>|memref<128x64xi2, #copy.smem>|
+// fix: s|shape shape_32x128b multicast warpx4 metadata : memref<32x64xi2, #copy.smem>|shape shape_128x128b metadata : memref<128x64xi2, #copy.smem>|
+func.func @j13_metadata_to_lane_quarters(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x512xi2, #copy.tmem>
+  %s = copy.alloc_smem : memref<32x64xi2, #copy.smem>
+  // expected-error@+2 {{sparse metadata are copied with shape 128x128b, got 32x128b}}
+  // expected-note@+1 {{use shape shape_128x128b (no multicast): a row of 64 values to each lane}}
+  copy.smem_to_tmem %s to %t[%col] shape shape_32x128b multicast warpx4 metadata : memref<32x64xi2, #copy.smem>, memref<128x512xi2, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J13
+// fix: s|memref<128x64xi2, #copy.smem<swizzle = 32>>|memref<128x64xi2, #copy.smem>|
+// fix: s|memref<128x64xi2, #copy.smem<swizzle = 32>>|memref<128x64xi2, #copy.smem>|
+func.func @j13_metadata_swizzled(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x512xi2, #copy.tmem>
+  %s = copy.alloc_smem : memref<128x64xi2, #copy.smem<swizzle = 32>>
+  // expected-error@+2 {{sparse metadata are read from an unswizzled SMEM tile, got swizzle 32}}
+  // expected-note@+1 {{give the metadata tile the memory space #copy.smem (no swizzle)}}
+  copy.smem_to_tmem %s to %t[%col] shape shape_128x128b metadata : memref<128x64xi2, #copy.smem<swizzle = 32>>, memref<128x512xi2, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J13
+// fix: s| scales metadata| metadata|
+func.func @j13_scales_and_metadata(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %t = copy.tmem_alloc : memref<128x512xi2, #copy.tmem>
+  %s = copy.alloc_smem : memref<128x64xi2, #copy.smem>
+  // expected-error@+2 {{a copy moves either scale factors or sparse metadata, got both `scales` and `metadata`}}
+  // expected-note@+1 {{drop `scales` (the refs are i2: sparse metadata)}}
+  copy.smem_to_tmem %s to %t[%col] shape shape_128x128b scales metadata : memref<128x64xi2, #copy.smem>, memref<128x512xi2, #copy.tmem>
   func.return
 }
 

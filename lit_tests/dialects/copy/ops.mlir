@@ -160,6 +160,12 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
 
   // CHECK-LABEL: func.func @tmem(
   func.func @tmem(%col: index) {
+    %commit_c0 = arith.constant 0 : index
+    %commit_false = arith.constant false
+    %commit_t = gpu.thread_id x
+    %commit_leader = arith.cmpi eq, %commit_t, %commit_c0 : index
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
     // CHECK: %[[ACC:.*]] = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
     // CHECK-GENERIC: "copy.tmem_alloc"() : () -> memref<128x128xf32, #copy.tmem>
     %acc = copy.tmem_alloc : memref<128x128xf32, #copy.tmem>
@@ -184,6 +190,11 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     // CHECK: copy.smem_to_tmem %{{.*}} to %[[ACC]][%{{.*}}] shape shape_32x128b multicast warpx4
     // CHECK-GENERIC: multicast = #copy<tmem_copy_multicast warpx4>
     copy.smem_to_tmem %rows to %acc[%col] shape shape_32x128b multicast warpx4 : memref<32x4xf32, #copy.smem>, memref<128x128xf32, #copy.tmem>
+    // The copies read SMEM until the tcgen05.commit after them lands (P2, P7).
+    scf.if %commit_leader {
+      nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3>
+    }
+    copy.barrier_wait %done[%commit_c0], %commit_false : !copy.barrier<1>
     // CHECK: copy.tmem_dealloc %[[ACC]] : memref<128x128xf32, #copy.tmem>
     // CHECK-GENERIC: "copy.tmem_dealloc"(%{{.*}}) : (memref<128x128xf32, #copy.tmem>) -> ()
     copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>

@@ -128,6 +128,82 @@ func.func @exchange_by_bulk_copy(%x: memref<256x256xf32>, %y: memref<256x256xf32
 
 // -----
 
+// rule: P2
+// fix: s|  copy.async_copy %x[%c64, %col]|  copy.barrier_wait %done[%c0], %false : !copy.barrier<1> copy.async_copy %x[%c64, %col]|
+// The exchange with a second tile: each CTA refills its source with its next rows once its
+// own receive has landed, but its own send may still be reading the source then (its
+// %full says nothing about the peer's): the refill must wait for the peer's %done.
+func.func @p2_source_refilled_before_the_peer_has_it(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %false = arith.constant false
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %rank = arith.remui %bx, %c2 : index
+  %peer = arith.xori %rank, %c1 : index
+  %col = arith.muli %bx, %c64 : index
+  %mine = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+  copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
+  // expected-note@+1 {{the peer copy that reads it}}
+  copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+  copy.peer_arrive %done[%c0] peer %peer : !copy.barrier<1>
+  %true = arith.constant true
+  // expected-error@+2 {{the TMA load writes %mine while the peer copy from it may still be reading it}}
+  // expected-note@+1 {{the peer copy reads its source until the receiver's barrier phase completes, which only the receiver can tell: let it arrive on a barrier of this CTA after its copy.barrier_wait (copy.peer_arrive), and copy.barrier_wait on that barrier before the write}}
+  copy.async_copy %x[%c64, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %loaded[%c0], %true : !copy.barrier<1>
+  copy.async_copy %mine to %y[%c64, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+  func.return
+}
+
+// -----
+
+// rule: P7
+// fix: s|  func.return|  copy.cluster_sync func.return|
+// The exchange without its handshake: each CTA returns once its own receive has landed,
+// while its send may still be reading its source (its %full says nothing about the peer's).
+func.func @p7_return_while_the_peer_copy_reads(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %false = arith.constant false
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %rank = arith.remui %bx, %c2 : index
+  %peer = arith.xori %rank, %c1 : index
+  %col = arith.muli %bx, %c64 : index
+  %mine = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+  copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
+  // expected-note@+1 {{the peer copy}}
+  copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+  copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  // expected-error@+2 {{the kernel returns while its peer copy may still read %mine: the CTA's SMEM is freed under the copy}}
+  // expected-note@+1 {{let the receiver arrive on a barrier of this CTA after its copy.barrier_wait (copy.peer_arrive), and copy.barrier_wait on that barrier before the return, or end both CTAs with copy.cluster_sync}}
+  func.return
+}
+
+// -----
+
 // rule: P1
 // fix: s|%got = vector.load|copy.barrier_wait %full[%c0], %false : !copy.barrier<1> %got = vector.load|
 func.func @p1_read_before_the_peer_store_lands(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
@@ -169,6 +245,7 @@ func.func @p1_read_before_the_peer_store_lands(%x: memref<256x256xf32>, %y: memr
 
 // rule: P1
 // fix: s|  copy.fence_async_shared|  copy.barrier_wait %full[%c0], %false : !copy.barrier<1> copy.fence_async_shared|
+// fix: s|  func.return|  copy.cluster_sync func.return|
 func.func @p1_tma_store_of_the_received_tile_before_it_lands(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -238,6 +315,7 @@ func.func @p5_peer_sends_more_than_expected(%x: memref<256x256xf32>) attributes 
 
 // rule: P1
 // fix: s|copy.barrier_arrive_expect_tx|copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1> copy.barrier_arrive_expect_tx|
+// fix: s|  func.return|  copy.cluster_sync func.return|
 func.func @p1_bulk_copy_of_a_tile_still_loading(%x: memref<256x256xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>, copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

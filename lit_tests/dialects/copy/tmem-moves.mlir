@@ -8,6 +8,12 @@
 builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
   // CHECK-LABEL: func.func @scales_and_shift(
   func.func @scales_and_shift(%col: index) {
+    %commit_c0 = arith.constant 0 : index
+    %commit_false = arith.constant false
+    %commit_t = gpu.thread_id x
+    %commit_leader = arith.cmpi eq, %commit_t, %commit_c0 : index
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
     %sfa = copy.tmem_alloc : memref<128x128xf8E8M0FNU, #copy.tmem>
     %tile = copy.alloc_smem : memref<32x16xf8E8M0FNU, #copy.smem>
     // CHECK: copy.smem_to_tmem %{{.*}} to %{{.*}}[%{{.*}}] shape shape_32x128b multicast warpx4 scales : memref<32x16xf8E8M0FNU, #copy.smem>, memref<128x128xf8E8M0FNU, #copy.tmem>
@@ -21,9 +27,39 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     // CHECK: copy.tmem_shift %{{.*}}[%{{.*}}] : memref<128x32xf32, #copy.tmem>
     // CHECK-GENERIC: "copy.tmem_shift"(%{{.*}}, %{{.*}}) : (memref<128x32xf32, #copy.tmem>, index) -> ()
     copy.tmem_shift %acc[%col] : memref<128x32xf32, #copy.tmem>
+    // The copies read SMEM until the tcgen05.commit after them lands (P2, P7).
+    scf.if %commit_leader {
+      nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3>
+    }
+    copy.barrier_wait %done[%commit_c0], %commit_false : !copy.barrier<1>
     copy.tmem_dealloc %acc : memref<128x32xf32, #copy.tmem>
     copy.tmem_dealloc %sfb : memref<128x128xf8E4M3FN, #copy.tmem>
     copy.tmem_dealloc %sfa : memref<128x128xf8E8M0FNU, #copy.tmem>
+    func.return
+  }
+
+  // A sparse MMA's metadata (i2, 2-bit indices of A's kept elements): 128 rows of 64 values,
+  // one to each lane (tcgen05.cp 128x128b, 4 columns), as Mosaic's
+  // async_copy_sparse_metadata_smem_to_tmem copies each 64 values of K.
+  // CHECK-LABEL: func.func @sparse_metadata(
+  func.func @sparse_metadata(%col: index) {
+    %commit_c0 = arith.constant 0 : index
+    %commit_false = arith.constant false
+    %commit_t = gpu.thread_id x
+    %commit_leader = arith.cmpi eq, %commit_t, %commit_c0 : index
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
+    %meta = copy.tmem_alloc : memref<128x512xi2, #copy.tmem>
+    %tile = copy.alloc_smem : memref<128x64xi2, #copy.smem>
+    // CHECK: copy.smem_to_tmem %{{.*}} to %{{.*}}[%{{.*}}] shape shape_128x128b metadata : memref<128x64xi2, #copy.smem>, memref<128x512xi2, #copy.tmem>
+    // CHECK-GENERIC: "copy.smem_to_tmem"(%{{.*}}, %{{.*}}, %{{.*}}) <{shape = #copy<tmem_copy_shape shape_128x128b>, metadata}> : (memref<128x64xi2, #copy.smem>, memref<128x512xi2, #copy.tmem>, index) -> ()
+    copy.smem_to_tmem %tile to %meta[%col] shape shape_128x128b metadata : memref<128x64xi2, #copy.smem>, memref<128x512xi2, #copy.tmem>
+    // The copies read SMEM until the tcgen05.commit after them lands (P2, P7).
+    scf.if %commit_leader {
+      nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3>
+    }
+    copy.barrier_wait %done[%commit_c0], %commit_false : !copy.barrier<1>
+    copy.tmem_dealloc %meta : memref<128x512xi2, #copy.tmem>
     func.return
   }
 
