@@ -24,13 +24,16 @@ cluster of B threads each instead: `fold_cluster` rewrites the kernel into
   peer bytes counts one more arrival per sender, and its `barrier_arrive_expect_tx` becomes
   a plain arrival of the elected thread (`barrier_expect_tx` goes); `peer_arrive` is an
   arrival of the elected thread on the peer's barrier (with `expect_tx`: LG3);
-- the block barriers of the body (`gpu.barrier`) become the role's.
+- the block barriers of the body (`gpu.barrier`) become the role's, and a cluster barrier
+  (`copy.cluster_sync`, whole) a named barrier of every role's threads (id n + 1: the roles
+  take 1 to n), the folded block's own.
 
 The rest of copy-legalize then rewrites the TMA copies inside the roles as it does in any
 warp-specialized kernel. What cannot be folded is reported at the op (LG3): a block that is
 not 1-D whole warps, n x B over 1024 threads, an arena over the target's SMEM, SMEM taken
 inside a loop or branch, roles or named barriers of the kernel's own, a peer ref that is not
-a buffer of the kernel, a peer rank that differs between clusters.
+a buffer of the kernel, a peer rank that differs between clusters, half a cluster barrier
+(`copy.cluster_sync arrive` or `wait`), a cluster barrier in a cluster of 15 or 16 CTAs.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from copy_dialect import ops as copy
 from copy_dialect import portability
-from copy_dialect.roles import kernel_block_threads
+from copy_dialect.roles import NAMED_BARRIERS, kernel_block_threads
 from copy_dialect.smem import SmemAllocation, arena_layout
 from facts.target import Target
 from passes.legalize_common import appender, box_coords, role_barrier, thread_condition
@@ -118,6 +121,25 @@ def fold_cluster(kernel: func.FuncOp, target: Target) -> None:
                 note="meet at gpu.barrier where the whole block meets (it becomes each CTA's "
                 "own barrier)",
             )
+        if isinstance(op, copy.ClusterSyncOp):
+            if op.arrive is not None or op.wait is not None:
+                half = "arrive" if op.arrive is not None else "wait"
+                refuse(
+                    op,
+                    f"half a cluster barrier (copy.cluster_sync {half}) in a kernel with DSMEM: "
+                    "the pass folds each cluster into one block, where it becomes a named "
+                    "barrier of the whole block, which a thread cannot arrive on and wait on "
+                    "apart",
+                    note="use the whole copy.cluster_sync (arrive and wait at one point)",
+                )
+            if n + 1 >= NAMED_BARRIERS:
+                refuse(
+                    op,
+                    f"a cluster barrier in clusters of {n} CTAs: the pass folds each cluster "
+                    f"into one block, whose roles take named barriers 1 to {n}, leaving none "
+                    "for the cluster's",
+                    note=f"use clusters of at most {NAMED_BARRIERS - 2} CTAs",
+                )
         if op.get_trait(SmemAllocation) is not None and op.parent_block() is not body:
             refuse(
                 op,
@@ -258,6 +280,8 @@ class _Fold:
                     add.result.name_hint = name
             elif isinstance(op, gpu.BarrierOp):
                 Rewriter.replace_op(op, role_barrier())
+            elif isinstance(op, copy.ClusterSyncOp):  # every CTA's threads: the whole block
+                Rewriter.replace_op(op, copy.NamedBarrierSyncOp(self.n + 1, self.n * self.threads))
 
     def rewrite_peers(self, then: Block, thread: SSAValue) -> None:
         sends: dict[tuple[Operation, SSAValue, SSAValue | None], Operation] = {}

@@ -199,6 +199,46 @@ func.func @exchange_by_bulk_copy(%x: memref<256x256xf32>, %y: memref<256x256xf32
 }
 
 // -----
+// The bulk exchange ended by the cluster's barrier instead of the receiver's arrival (the
+// sender's source outlives the copy): in the folded block the cluster's CTAs are the roles,
+// and the cluster barrier is named barrier 3 of all 256 threads (the roles take 1 and 2).
+// CHECK-LABEL: func.func @exchange_then_every_cta_meets
+// CHECK: copy.warp_specialize warps [4, 4] {
+// CHECK: copy.named_barrier_sync 3, 256
+// CHECK: copy.named_barrier_sync 3, 256
+// CHECK-NOT: copy.cluster_sync
+// PTX-LABEL: .entry exchange_then_every_cta_meets
+// PTX-NOT: cluster
+// PTX: barrier.sync 3, 256;
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+func.func @exchange_then_every_cta_meets(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %false = arith.constant false
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %rank = arith.remui %bx, %c2 : index
+  %peer = arith.xori %rank, %c1 : index
+  %col = arith.muli %bx, %c64 : index
+  %mine = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+  copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
+  copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+  copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  copy.cluster_sync
+  func.return
+}
+}
+
+// -----
 
 // A cluster along y (1 x 2): the blocks whose y is a multiple of 2 run the cluster, and role
 // 1's block id y is the first block's + 1.

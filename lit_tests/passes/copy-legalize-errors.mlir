@@ -573,3 +573,40 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+// -----
+
+// Half a cluster barrier: the arrive before the store, the wait after it. In the folded block
+// the cluster's barrier is a named barrier, which a thread cannot arrive on and later wait on.
+// rule: LG3
+// fix: s|copy.cluster_sync arrive|copy.cluster_sync|
+// fix: s|copy.cluster_sync wait||
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+func.func @half_a_cluster_barrier(%x: memref<256x256xf32>, %y: memref<256x256xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %false = arith.constant false
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %rank = arith.remui %bx, %c2 : index
+  %peer = arith.xori %rank, %c1 : index
+  %col = arith.muli %bx, %c64 : index
+  %mine = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %recv = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  %loaded = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  copy.async_copy %x[%c0, %col] to %mine barrier %loaded[%c0] : memref<256x256xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %loaded[%c0], %false : !copy.barrier<1>
+  copy.barrier_arrive_expect_tx %full[%c0], 16384 : !copy.barrier<1>
+  copy.peer_copy %mine to %recv peer %peer, %full[%c0] : memref<64x64xf32, #copy.smem> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+  // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.cluster_sync' op copy-legalize cannot keep half a cluster barrier (copy.cluster_sync arrive) in a kernel with DSMEM: the pass folds each cluster into one block, where it becomes a named barrier of the whole block, which a thread cannot arrive on and wait on apart on sm_80: it has no pre-Hopper form the pass can produce}}
+  // expected-note@+1 {{use the whole copy.cluster_sync (arrive and wait at one point), or keep the kernel on a target that has it (sm_90 or newer), or rewrite this part by hand}}
+  copy.cluster_sync arrive
+  copy.async_copy %recv to %y[%c0, %col] : memref<64x64xf32, #copy.smem> to memref<256x256xf32>
+  copy.commit_group bulk
+  copy.wait_group bulk 0
+  copy.cluster_sync wait
+  func.return
+}
+}
