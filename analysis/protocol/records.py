@@ -173,6 +173,9 @@ class Fill:
     writer: str | None = None
     """What writes it, where another CTA does (a message's subject: "CTA 0's multicast
     gather4"); None for this CTA's own copy."""
+    barrier: Barrier | None = None
+    """The barrier `phase` counts on where it is another CTA's (a leader-tracked load's
+    bytes complete on the pair leader's), None for this CTA's own at `key`."""
 
 
 @dataclass

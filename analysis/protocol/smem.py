@@ -387,16 +387,19 @@ class SharedMemory:
     # ---- the snapshot ----------------------------------------------------------------------
 
     def snapshot(self, seen: Callable[[End | None], int]) -> tuple[tuple[object, ...], ...]:
-        """The fills (phases counted from their barrier's current one), the accesses, the
-        unfenced and fenced writes and the waited store reads, each with the clocks that
-        know it (`seen`)."""
+        """The fills (phases counted from their barrier's current one: a leader-tracked
+        load's from the leader's), the accesses, the unfenced and fenced writes and the
+        waited store reads, each with the clocks that know it (`seen`)."""
         table = self.barriers.table
+
+        def closed(f: Fill) -> int:
+            if f.barrier is not None:  # (a phase of another CTA's barrier)
+                return f.barrier.closed
+            return table[f.key].closed if f.key else 0
+
         return (
-            tuple(
-                (f.op, f.region.part(), f.key, f.phase - (table[f.key].closed if f.key else 0),
-                 seen(f.end))
-                for f in self.fills
-            ),
+            tuple((f.op, f.region.part(), f.key, f.phase - closed(f), seen(f.end))
+                  for f in self.fills),  # fmt: skip
             tuple((a.op, a.region.part(), a.write, seen(a.end)) for a in self.accesses.values()),
             tuple((a.op, a.region.part(), a.end and tuple(c for c, _ in a.end))
                   for a in self.unfenced),

@@ -469,6 +469,16 @@ KERNELS += (
 
 KERNELS += (
     Kernel(
+        "gemm_tcgen05_2cta_persistent",
+        ("persistent grid-stride", "Blackwell tcgen05", "2-CTA leader-tracked"),
+        _gemm_args(512, 128, 256),
+        grid=(4,),
+        expected=lambda a: {2: tcgen05_expected(*a)},
+    ),
+)
+
+KERNELS += (
+    Kernel(
         "gemm_tcgen05_clc",
         ("persistent scf.while", "Blackwell tcgen05", "cluster launch control"),
         _gemm_args(256, 128, 256),
