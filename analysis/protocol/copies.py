@@ -59,19 +59,23 @@ class AsyncCopies:
         issuers: tuple[int, ...],
         writer: str,
         remote: bool = True,
-    ) -> None:
+    ) -> End | None:
         """A DSMEM write (`copy.peer_store`, `copy.peer_copy`) of the classes `issuers`, as
         this CTA receives it: every CTA of the cluster runs the same program and sends to a
         permutation of the ranks, so at this point a peer writes `region` of this CTA and
         completes `nbytes` on barrier `key` (docs/design.md, "Distributed shared memory").
-        The writes of one phase are parts of one transfer: they do not race each other."""
+        The writes of one phase are parts of one transfer: they do not race each other.
+        Returns the phase its bytes complete (None where the barrier's phases are unknown):
+        a peer copy reads its source until then."""
         smem = self.smem
         b = self.barriers.table[key]
         phase = b.closed
+        end = ((b.comp, phase + 1),)
+        done = None if b.unknown else end
         ours = [f for f in smem.fills if f.key == key and f.phase == phase and f.op is op]
-        first = Fill(op, region, key, phase, ((b.comp, phase + 1),))
+        first = Fill(op, region, key, phase, end)
         if not (ours or b.unknown or phase) and smem.read_before_first_fill(first, issuers):
-            return
+            return done
         if not ours:
             smem.refill(op, region, writer, issuers, remote=remote)
         self.hb.stamps(issuers)
@@ -82,8 +86,8 @@ class AsyncCopies:
                 b.open = join(b.open, self.hb.clocks[c])
             self.barriers.close(op, key, b)
         if not any(f.region == region for f in ours):
-            end = ((b.comp, phase + 1),)
             smem.fills.append(Fill(op, region, key, phase, end, writer=writer if remote else None))
+        return done
 
     def cp_async(
         self, op: Operation, region: Region, groups: Groups, issuers: tuple[int, ...]

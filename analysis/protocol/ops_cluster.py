@@ -294,8 +294,7 @@ def pair_load(
     there = walk.states[leader].barriers
     phase = there.deliver(op, key, share, issuer)
     end = ((there.table[key].comp, phase + 1),)
-    barrier = there.table[key] if there is not s.barriers else None
-    s.smem.fills.append(Fill(op, region, key, phase, end, barrier=barrier))
+    s.smem.fills.append(Fill(op, region, key, phase, end, barrier=there.table[key]))
     walk.cluster.pair_fills.add(op)
 
 

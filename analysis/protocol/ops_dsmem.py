@@ -130,10 +130,8 @@ def peer_copy(agent: Agent, op: copy.PeerCopyOp, mask: int | None) -> None:
         return
     there, key = found
     what = "the peer's bulk copy" if there is s else f"CTA {agent.rank}'s bulk copy"
-    b = there.barriers.table[key]
-    end = ((b.comp, b.closed + 1),)  # the receiver's phase its bytes complete
-    there.copies.peer_write(op, dst, key, op.delivered_bytes, (agent.c0,), what)
-    if not b.unknown:  # its source is read until then (P2)
+    end = there.copies.peer_write(op, dst, key, op.delivered_bytes, (agent.c0,), what)
+    if end is not None:  # its source is read until the receiver's phase completes (P2, P7)
         s.smem.peer_read(op, src, end)
 
 

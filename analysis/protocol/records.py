@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import Clock, End
-from copy_dialect.effects import op_name
 
 Index = int | None
 Key = tuple[SSAValue, int]
@@ -174,8 +173,8 @@ class Fill:
     """What writes it, where another CTA does (a message's subject: "CTA 0's multicast
     gather4"); None for this CTA's own copy."""
     barrier: Barrier | None = None
-    """The barrier `phase` counts on where it is another CTA's (a leader-tracked load's
-    bytes complete on the pair leader's), None for this CTA's own at `key`."""
+    """The barrier `phase` counts on where it may be another CTA's (a leader-tracked load's
+    bytes complete on the pair leader's); None: this CTA's own at `key`."""
 
 
 @dataclass
@@ -205,16 +204,6 @@ class PeerRead(StoreRead):
     of the receiver's barrier its bytes complete (`end`), which a thread of this CTA learns
     only from the receiver (an arrival the receiver makes after its wait), not from a barrier
     of its own block."""
-
-
-def async_reader(op: Operation) -> str:
-    """How findings name an async read of SMEM in flight: a TMA store, a peer copy, or an
-    op that declares its read."""
-    if op.name == "copy.peer_copy":
-        return "the peer copy"
-    if op.name.startswith("copy."):
-        return "the TMA store"
-    return f"'{op_name(op)}' (an async read)"
 
 
 def describe_key(key: Key) -> str:

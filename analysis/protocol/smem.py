@@ -27,7 +27,6 @@ from analysis.protocol.records import (
     Region,
     Release,
     StoreRead,
-    async_reader,
     describe_key,
 )
 from copy_dialect.effects import op_name
@@ -244,30 +243,30 @@ class SharedMemory:
             reader = "a TMA store from it" if tma else f"'{op_name(store)}' (an async read)"
             related = f"the {'TMA store' if tma else 'op'} that reads it"
             if store.name == "copy.peer_copy":
-                reader, related, tma = "the peer copy from it", "the peer copy that reads it", False
-            fix = (
-                f"commit the {'store' if tma else 'read'} and wait until it has read its source "
-                "(copy.commit_group bulk, then copy.wait_group bulk 0 read_only, or a "
-                "count that covers its group) before the write"
-            )
-            if end is None and self.hb.concurrent and role_of(store) is not role_of(op):
-                fix = (
-                    f"the {'store' if tma else 'read'} is another role's: in that role, release "
-                    "the slot (the copy.barrier_arrive on the barrier this write waits on) only "
-                    "after a copy.wait_group bulk that covers its group (read_only suffices)"
-                )
-            if end is not None:
-                fix = (
-                    "the role that issued the store waited for its reads, but nothing orders "
-                    "this write after that wait: let that role arrive on a barrier after its "
-                    "copy.wait_group (a consumer-release barrier) and wait on it before the write"
-                )
-            if store.name == "copy.peer_copy":
+                reader, related = "the peer copy from it", "the peer copy that reads it"
                 fix = (
                     "the peer copy reads its source until the receiver's barrier phase "
                     "completes, which only the receiver can tell: let it arrive on a barrier "
                     "of this CTA after its copy.barrier_wait (copy.peer_arrive), and "
                     "copy.barrier_wait on that barrier before the write"
+                )
+            elif end is not None:
+                fix = (
+                    "the role that issued the store waited for its reads, but nothing orders "
+                    "this write after that wait: let that role arrive on a barrier after its "
+                    "copy.wait_group (a consumer-release barrier) and wait on it before the write"
+                )
+            elif self.hb.concurrent and role_of(store) is not role_of(op):
+                fix = (
+                    f"the {'store' if tma else 'read'} is another role's: in that role, release "
+                    "the slot (the copy.barrier_arrive on the barrier this write waits on) only "
+                    "after a copy.wait_group bulk that covers its group (read_only suffices)"
+                )
+            else:
+                fix = (
+                    f"commit the {'store' if tma else 'read'} and wait until it has read its "
+                    "source (copy.commit_group bulk, then copy.wait_group bulk 0 read_only, or "
+                    "a count that covers its group) before the write"
                 )
             # rule: P2
             self.report(
@@ -393,7 +392,7 @@ class SharedMemory:
         table = self.barriers.table
 
         def closed(f: Fill) -> int:
-            if f.barrier is not None:  # (a phase of another CTA's barrier)
+            if f.barrier is not None:  # (a phase of the pair leader's barrier)
                 return f.barrier.closed
             return table[f.key].closed if f.key else 0
 
@@ -406,6 +405,16 @@ class SharedMemory:
             tuple((a.op, a.region.part(), seen(end)) for a, end in self.fenced),
             tuple((r.op, r.region.part(), seen(r.end)) for r in self.reads_done),
         )  # fmt: skip
+
+
+def async_reader(op: Operation) -> str:
+    """How a finding names an async read of SMEM in flight: a TMA store, a peer copy, or an
+    op that declares its read."""
+    if op.name == "copy.peer_copy":
+        return "the peer copy"
+    if op.name.startswith("copy."):
+        return "the TMA store"
+    return f"'{op_name(op)}' (an async read)"
 
 
 def latest(fills: list[Fill]) -> list[Fill]:

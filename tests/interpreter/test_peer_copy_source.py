@@ -10,7 +10,6 @@ analysis the return); each fix runs clean."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,7 @@ import interpreter
 from analysis.verify import verify_module
 from copy_dialect.errors import CopyDiagnosticError
 from copy_tools.universe import make_context
+from tests.tools.test_fix_notes import fixed_ir
 
 ROOT = Path(__file__).resolve().parents[2]
 LIT = ROOT / "lit_tests" / "dialects" / "copy" / "protocol-dsmem.mlir"
@@ -35,10 +35,7 @@ def kernel(chunk: str, fix: bool = False):
     text = chunk.replace("copy.target = #copy.target<\"sm_90a\">}", "copy.target = "
                          "#copy.target<\"sm_90a\">, gpu.kernel}")  # fmt: skip
     if fix:
-        code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
-        for old, new in re.findall(r"^// fix: s\|(.*?)\|(.*)\|$", chunk, re.MULTILINE):
-            code = code.replace(old, new, 1)
-        text = code
+        text = fixed_ir(text)
     return Parser(make_context(), text).parse_module()
 
 
@@ -59,47 +56,47 @@ def expected(x: np.ndarray, rows: int) -> np.ndarray:
     return y
 
 
+def runs_exact(chunk: str, rows: int, fix: bool = False, schedule: str = "random") -> None:
+    """`chunk` is proven, and runs race-free with the output `expected(x, rows)`."""
+    verify_module(kernel(chunk, fix))
+    x, y = inputs()
+    run = interpreter.run(kernel(chunk, fix), x, y, grid=(2, 1, 1), schedule=schedule)
+    assert run.violations == [], [str(v) for v in run.violations]
+    np.testing.assert_array_equal(run.arrays[1], expected(x, rows))
+
+
+def caught_by_both(chunk: str, rule: str, at: str) -> tuple[CopyDiagnosticError, list]:
+    """The analysis rejects `chunk` with `rule` alone, and under every schedule the
+    interpreter breaks `rule`, first at the op named `at`: the error and those first hits."""
+    with pytest.raises(CopyDiagnosticError) as found:
+        verify_module(kernel(chunk))
+    assert found.value.rules == (rule,)
+    firsts = []
+    for schedule in SCHEDULES:
+        run = interpreter.run(kernel(chunk), *inputs(), grid=(2, 1, 1), schedule=schedule)
+        hits = [v for v in run.violations if v.rule == rule]
+        assert hits, (schedule, [str(v) for v in run.violations])
+        assert hits[0].op.name == at
+        firsts.append(hits[0])
+    return found.value, firsts
+
+
 @pytest.mark.parametrize("schedule", SCHEDULES)
 def test_the_exchange_is_proven_and_runs_exact(schedule: str):
-    verify_module(kernel(EXCHANGE))
-    x, y = inputs()
-    run = interpreter.run(kernel(EXCHANGE), x, y, grid=(2, 1, 1), schedule=schedule)
-    assert run.violations == [], [str(v) for v in run.violations]
-    np.testing.assert_array_equal(run.arrays[1], expected(x, 64))
+    runs_exact(EXCHANGE, 64, schedule=schedule)
 
 
 def test_a_source_refilled_before_the_peer_has_it_is_caught_by_both():
-    with pytest.raises(CopyDiagnosticError) as found:
-        verify_module(kernel(REFILLED))
-    assert found.value.rules == ("P2",)
-    assert found.value.message.split("'")[1] == "copy.async_copy"
-    for schedule in SCHEDULES:
-        run = interpreter.run(kernel(REFILLED), *inputs(), grid=(2, 1, 1), schedule=schedule)
-        hits = [v for v in run.violations if v.rule == "P2"]
-        assert hits, (schedule, [str(v) for v in run.violations])
-        assert hits[0].op.name == "copy.async_copy"
-        assert hits[0].other.name == "copy.peer_copy"
+    error, firsts = caught_by_both(REFILLED, "P2", "copy.async_copy")
+    assert error.message.split("'")[1] == "copy.async_copy"
+    assert all(hit.other.name == "copy.peer_copy" for hit in firsts)
 
 
 @pytest.mark.parametrize("schedule", SCHEDULES)
 def test_the_fixed_refill_runs_exact(schedule: str):
-    verify_module(kernel(REFILLED, fix=True))
-    x, y = inputs()
-    run = interpreter.run(kernel(REFILLED, fix=True), x, y, grid=(2, 1, 1), schedule=schedule)
-    assert run.violations == [], [str(v) for v in run.violations]
-    np.testing.assert_array_equal(run.arrays[1], expected(x, 128))
+    runs_exact(REFILLED, 128, fix=True, schedule=schedule)
 
 
 def test_a_return_while_the_copy_reads_is_caught_by_both():
-    with pytest.raises(CopyDiagnosticError) as found:
-        verify_module(kernel(RETURNED))
-    assert found.value.rules == ("P7",)
-    for schedule in SCHEDULES:
-        run = interpreter.run(kernel(RETURNED), *inputs(), grid=(2, 1, 1), schedule=schedule)
-        hits = [v for v in run.violations if v.rule == "P7"]
-        assert hits, (schedule, [str(v) for v in run.violations])
-        assert hits[0].op.name == "copy.peer_copy"
-    x, y = inputs()
-    run = interpreter.run(kernel(RETURNED, fix=True), x, y, grid=(2, 1, 1))
-    assert run.violations == [], [str(v) for v in run.violations]
-    np.testing.assert_array_equal(run.arrays[1], expected(x, 64))
+    caught_by_both(RETURNED, "P7", "copy.peer_copy")
+    runs_exact(RETURNED, 64, fix=True)

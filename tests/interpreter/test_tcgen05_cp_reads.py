@@ -19,6 +19,7 @@ import interpreter
 from analysis.verify import verify_module
 from copy_dialect.errors import CopyDiagnosticError
 from copy_tools.universe import make_context
+from tests.tools.test_fix_notes import fixed_ir
 
 ROOT = Path(__file__).resolve().parents[2]
 LIT = ROOT / "lit_tests" / "dialects" / "copy" / "invalid-protocol-tcgen05-cp.mlir"
@@ -28,14 +29,6 @@ CHUNKS = LIT.read_text().split("// -----")
 
 def rule_of(chunk: str) -> str:
     return re.search(r"// rule: (\S+)", chunk).group(1)
-
-
-def fixed(chunk: str) -> str:
-    """The chunk's code (no comment lines) with its `// fix:` lines applied."""
-    code = "\n".join(line for line in chunk.splitlines() if not line.lstrip().startswith("//"))
-    for old, new in re.findall(r"^// fix: s\|(.*?)\|(.*)\|$", chunk, re.MULTILINE):
-        code = code.replace(old, new, 1)
-    return code
 
 
 def arguments(chunk: str) -> list[np.ndarray]:
@@ -63,9 +56,9 @@ def test_the_interpreter_breaks_the_rule_the_analysis_reports(chunk: str):
 
 @pytest.mark.parametrize("chunk", CHUNKS, ids=rule_of)
 def test_the_fixed_kernel_runs_clean(chunk: str):
-    module = Parser(make_context(), fixed(chunk)).parse_module()
+    module = Parser(make_context(), fixed_ir(chunk)).parse_module()
     verify_module(module)
     for schedule in SCHEDULES:
-        module = Parser(make_context(), fixed(chunk)).parse_module()
+        module = Parser(make_context(), fixed_ir(chunk)).parse_module()
         run = interpreter.run(module, *arguments(chunk), schedule=schedule, seed=0)
         assert run.violations == [], (schedule, [str(v) for v in run.violations])

@@ -209,6 +209,17 @@ def apply_fixes(chunk: NegativeChunk) -> tuple[str, list[str]]:
     return ir, problems
 
 
+def fixed_ir(text: str) -> str:
+    """A negative chunk's IR with its fix lines applied (`apply_fixes`), for the tests that
+    run the fixed kernel (the interpreter's)."""
+    chunk = NegativeChunk(LIT, 0, text, ())
+    parse_fix_lines(chunk)
+    ir, problems = apply_fixes(chunk)
+    assert chunk.problems == []
+    assert problems == []
+    return ir
+
+
 def fix_note_problems(chunk: NegativeChunk) -> list[str]:
     """Everything wrong with the chunk's fix lines and its note; empty when all is well."""
     if chunk.problems:
