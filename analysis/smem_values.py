@@ -52,10 +52,14 @@ THREAD_WRITES = {
 follow it). `copy.ldmatrix`/`copy.stmatrix` are threads' reads and writes of SMEM too: each
 thread of a warp reads or writes the 16-byte row at its indices (copy_dialect.matrix)."""
 
-TENSOR_CORE_READS = {"nvvm.wgmma.mma_async": (0, 1), "nvvm.tcgen05.mma": (1, 2)}
+TENSOR_CORE_READS = {
+    "nvvm.wgmma.mma_async": (0, 1),
+    "nvvm.tcgen05.mma": (1, 2),
+    "nvvm.tcgen05.mma.sp": (1, 2),
+}
 """The tensor-core ops that read SMEM through descriptors, and those operands (a wgmma's A
-and B; a tcgen05.mma's A, unless in TMEM, and B): the protocol analysis follows them
-(`protocol.ops_mma`)."""
+and B; a tcgen05.mma's, dense or sparse, A, unless in TMEM, and B): the protocol analysis
+follows them (`protocol.ops_mma`)."""
 
 OWNED = frozenset(
     {

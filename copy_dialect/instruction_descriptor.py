@@ -9,7 +9,7 @@ The layout (PTX ISA, "Instruction descriptor" of the tcgen05 MMA instructions, f
 
 | bits | field |
 |---|---|
-| 0-1 | sparsity selector (0) |
+| 0-1 | sparsity selector (sparse only: which metadata column the MMA reads) |
 | 2 | sparse (`tcgen05.mma.sp`) |
 | 3 | saturate (kind i8) |
 | 4-5 | D's type: f16 0, f32 1, s32 2 |
@@ -114,6 +114,9 @@ def legal_n(kind: MmaKind, m: int, group: int, n: int) -> bool:
     return low <= n <= 256 and n % step == 0
 
 
+SELECTOR_MAX = 3
+"""The sparsity selector is bits 0-1 (PTX ISA, tcgen05 "Instruction descriptor")."""
+
 SPARSE_BIT, SATURATE_BIT, D_BIT, A_BIT, B_BIT = 2, 3, 4, 7, 10
 NEGATE_A_BIT, NEGATE_B_BIT, A_MAJOR_BIT, B_MAJOR_BIT, N_BIT, M_BIT = 13, 14, 15, 16, 17, 24
 
@@ -134,12 +137,14 @@ class InstrDescriptor:
     negate_b: bool = False
     saturate: bool = False
     sparse: bool = False
+    selector: int = 0
 
     @property
     def encoded(self) -> int:
         formats = OPERAND_FORMATS[self.kind]
         return (
-            self.sparse << SPARSE_BIT
+            self.selector
+            | self.sparse << SPARSE_BIT
             | self.saturate << SATURATE_BIT
             | D_FORMATS[self.d] << D_BIT
             | formats[self.a] << A_BIT
@@ -165,8 +170,9 @@ class MmaInstructionDescriptorOp(IRDLOperation):
     """
     The 32-bit instruction descriptor (`idesc`) of a `tcgen05.mma` (sm_100a) of `kind`
     with A and B of types `a` and `b` (their majors `a_major`, `b_major`: k by default),
-    D of type `d`, the shape M x N (`cta_group 2`: of the CTA pair), and the negate,
-    saturate and sparse flags; the module docstring gives the bit layout.
+    D of type `d`, the shape M x N (`cta_group 2`: of the CTA pair), the negate, saturate
+    and sparse flags, and a sparse MMA's `selector` (the metadata column it reads, 0-3);
+    the module docstring gives the bit layout.
 
     ```mlir
     %d = copy.tmem_alloc : memref<128x256xf32, #copy.tmem>
@@ -191,6 +197,7 @@ class MmaInstructionDescriptorOp(IRDLOperation):
     negate_b = opt_prop_def(UnitAttr)
     saturate = opt_prop_def(UnitAttr)
     sparse = opt_prop_def(UnitAttr)
+    selector = opt_prop_def(IntegerAttr[I32])
     result = result_def(I32)
 
     irdl_options = (ParsePropInAttrDict(),)
@@ -198,7 +205,8 @@ class MmaInstructionDescriptorOp(IRDLOperation):
     assembly_format = (
         "`kind` $kind `m` $m `n` $n `a` $a `b` $b `d` $d (`cta_group` $cta_group^)? "
         "(`a_major` $a_major^)? (`b_major` $b_major^)? (`negate_a` $negate_a^)? "
-        "(`negate_b` $negate_b^)? (`saturate` $saturate^)? (`sparse` $sparse^)? attr-dict "
+        "(`negate_b` $negate_b^)? (`saturate` $saturate^)? (`sparse` $sparse^)? "
+        "(`selector` $selector^)? attr-dict "
         "`:` type($result)"
     )
 
@@ -213,6 +221,7 @@ class MmaInstructionDescriptorOp(IRDLOperation):
         negate: tuple[bool, bool] = (False, False),
         saturate: bool = False,
         sparse: bool = False,
+        selector: int | None = None,
     ):
         properties: dict[str, Attribute | None] = {
             "kind": MmaKindAttr(MmaKind(kind)),
@@ -222,6 +231,7 @@ class MmaInstructionDescriptorOp(IRDLOperation):
             "b": types[1],
             "d": types[2],
             "cta_group": None if cta_group is None else IntegerAttr(cta_group, i32),
+            "selector": None if selector is None else IntegerAttr(selector, i32),
         }
         for key, major in zip(("a_major", "b_major"), majors, strict=True):
             if MatrixMajor(major) == MatrixMajor.MN:
@@ -254,6 +264,7 @@ class MmaInstructionDescriptorOp(IRDLOperation):
             self.negate_b is not None,
             self.saturate is not None,
             self.sparse is not None,
+            0 if self.selector is None else self.selector.value.data,
         )
 
     def verify_(self) -> None:
@@ -353,9 +364,31 @@ class MmaInstructionDescriptorOp(IRDLOperation):
                 "kind i8 cannot negate its operands",
                 note="drop negate_a and negate_b: negate the integers before they are stored",
             )
+        self._verify_selector()
         # rule: MI6
         if kind != MmaKind.I8 and self.saturate is not None:
             raise Error(
                 f"saturate is for kind i8 (s32 accumulation), got kind {kind}",
                 note="drop saturate",
+            )
+
+    def _verify_selector(self) -> None:
+        if self.selector is None:
+            return
+        selector = self.selector.value.data
+        # rule: MI9
+        if self.sparse is None:
+            raise Error(
+                f"the sparsity selector is a sparse MMA's (tcgen05.mma.sp), got selector "
+                f"{selector} without sparse",
+                note="add sparse (and issue the MMA as nvvm.tcgen05.mma.sp with its "
+                "metadata), or drop the selector",
+            )
+        # rule: MI9
+        if not 0 <= selector <= SELECTOR_MAX:
+            raise Error(
+                f"the sparsity selector is a 2-bit field (0 to {SELECTOR_MAX}), got selector "
+                f"{selector}",
+                note="use selector 0 or 1: the metadata column of the MMA's 32 elements of K "
+                "in its 64 (kind f16), the pointer moved 2 columns per 64 elements",
             )

@@ -34,7 +34,7 @@ from copy_tools.python_diagnostics import STRING_NAME, Sources, failure, parse, 
 from copy_tools.universe import make_context
 from facts.target import TARGETS
 from passes import backend
-from passes.nvvm.tcgen05_mma import Tcgen05MMAOp
+from passes.nvvm.tcgen05_mma import TCGEN05_MMAS
 from passes.nvvm.wgmma import WgmmaMmaAsyncOp
 from passes.pipeline import compile_module, retarget
 from runtime import (
@@ -105,7 +105,7 @@ def compile(  # noqa: A001
     return Program(compiled.cubin, compiled.abi, interpreter=Interpreter(ir), mma_kernels=mma)
 
 
-MMA_OPS = (WgmmaMmaAsyncOp.name, Tcgen05MMAOp.name)
+MMA_OPS = (WgmmaMmaAsyncOp.name, *(op.name for op in TCGEN05_MMAS))
 """The tensor-core MMAs: a kernel with one is compared within the MMA tolerance under
 COPY_INTERPRET=compare (`runtime.interpreting`)."""
 

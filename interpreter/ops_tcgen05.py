@@ -28,13 +28,17 @@ an MMA no wait covers at the return is P7. Its TMEM accesses (D, A in TMEM) go t
 `tmem_order` at issue, and a commit is the before fence of its agent's accesses (P14: another
 agent's access is ordered after them only through the commit's barrier and its own after
 fence); within one agent TMEM is not race-checked: a `copy.tmem_load` of D before that wait
-reads what TMEM holds then. A commit's pointer may be an mbarrier that
+reads what TMEM holds then. A sparse MMA (`nvvm.tcgen05.mma.sp`, kind f16, M 128 of one CTA)
+reads its compressed A (16 of K's 32 elements a row) through A's descriptor, B's 32 elements
+of K, and the metadata column at its pointer's column plus the descriptor's selector (0 or
+1), a TMEM read like A's (`sparse_a`: Mosaic GPU's layout). A commit's pointer may be an
+mbarrier that
 `nvvm.mbarrier.init.shared` made, or a `copy.barrier_init` group cast to `!llvm.ptr<3>`
 (its barrier 0; `llvm.getelementptr` of i64 by an index for another), as the protocol
 analysis reads it. A commit with `multicast_mask` arrives on
 the barrier at the same pointer in each CTA of the mask (its rank's bit). Not modelled (the
-run stops): M 64, M 128 of a pair, an f16 D, sparse MMAs, kind f8f6f4 with 6- or
-4-bit types.
+run stops): M 64, M 128 of a pair, an f16 D, sparse MMAs of another kind, shape or
+selector, kind f8f6f4 with 6- or 4-bit types.
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ from passes.nvvm.mbarrier import (
     MBarrierTestWaitParitySharedOp,
     MBarrierTryWaitParitySharedOp,
 )
-from passes.nvvm.tcgen05_mma import Tcgen05CommitOp, Tcgen05MMAOp
+from passes.nvvm.tcgen05_mma import TCGEN05_MMAS, MMAOpBase, Tcgen05CommitOp, Tcgen05MMASparseOp
 
 UNMODELLED = "is not modelled by the interpreter"
 
@@ -202,9 +206,11 @@ class Instruction:
     k_major: tuple[bool, bool]
     m: int
     n: int
+    sparse: bool = False
+    selector: int = 0
 
 
-def instruction(op: Tcgen05MMAOp, idesc: int) -> Instruction:
+def instruction(op: MMAOpBase, idesc: int) -> Instruction:
     """The fields of instruction descriptor `idesc` (PTX ISA, "Instruction descriptor")."""
     kind = op.kind.data.value
     formats = KIND_TYPES.get(kind, {})
@@ -214,10 +220,17 @@ def instruction(op: Tcgen05MMAOp, idesc: int) -> Instruction:
         raise InterpretError(op, f"kind {kind} with A/B formats {a}/{b} {UNMODELLED}")
     if d not in (1, 2) or (d == 2) != (kind == "i8"):
         raise InterpretError(op, f"D format {d} with kind {kind} {UNMODELLED} (f32 or s32 D)")
-    if idesc >> 2 & 1:
-        raise InterpretError(op, f"a sparse MMA {UNMODELLED}")
+    sparse = bool(idesc >> 2 & 1)
+    if sparse != op.SPARSE:
+        raise RuleBroken(
+            op, "MI9",
+            f"an instruction descriptor {'with' if sparse else 'without'} the sparse bit "
+            f"under {op.name}: the MMA would read A as {'sparse' if sparse else 'dense'}",
+        )  # fmt: skip
     m, n = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
     pair = op.ctaGroup.data == CTAGroupKind.CTA_2
+    if sparse:
+        sparse_modelled(op, kind, m, pair, idesc & 3)
     if m != LANES * (2 if pair else 1):
         raise InterpretError(
             op, f"an MMA of M = {m} {UNMODELLED} (M = 128 of one CTA, 256 of a CTA pair)"
@@ -225,8 +238,51 @@ def instruction(op: Tcgen05MMAOp, idesc: int) -> Instruction:
     return Instruction(
         formats[a], formats[b], d == 2, bool(idesc >> 3 & 1),
         (bool(idesc >> 13 & 1), bool(idesc >> 14 & 1)),
-        (not idesc >> 15 & 1, not idesc >> 16 & 1), m, n,
+        (not idesc >> 15 & 1, not idesc >> 16 & 1), m, n, sparse, idesc & 3,
     )  # fmt: skip
+
+
+def sparse_modelled(op: MMAOpBase, kind: str, m: int, pair: bool, selector: int) -> None:
+    """The sparse MMAs the interpreter runs: kind f16 (2:4) of M 128 in one CTA, A in SMEM,
+    the selector 0 or 1 (Mosaic GPU's, whose metadata layout `sparse_a` reads)."""
+    if kind != "f16" or m != LANES or pair or selector > 1:
+        raise InterpretError(
+            op, f"a sparse MMA of kind {kind}, M {m}{' of a CTA pair' if pair else ''}, "
+            f"selector {selector} {UNMODELLED} (kind f16, M 128 of one CTA, selector 0 or 1)",
+        )  # fmt: skip
+    if isinstance(op, Tcgen05MMASparseOp) and op.a_in_tmem:
+        raise InterpretError(op, f"a sparse MMA with A in TMEM {UNMODELLED}")
+
+
+def sparse_a(op: Operation, compressed: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """The dense A (128, 32) of a kind::f16 sparse MMA from its compressed A (128, 16: the
+    two kept elements of each 4 of K, in order) and the metadata column it reads (128 lanes of
+    32 bits). The layout is Mosaic GPU's (`format_tcgen05_sparse_metadata` of 16-bit operands,
+    PTX ISA 9.7.16.10.8.4, "sparsity selector kind::f16 M 128"): lane 16 m0 + 8 k1 + m2 holds,
+    in its 2-bit fields 8 m1 + k2 (the lowest first), the index within its group of 4 of K of
+    row 16 m0 + 8 m1 + m2's kept element 8 k1 + k2 (group (8 k1 + k2) // 2, the first or
+    second of the group's two by its parity). Two equal indices in a group are undefined
+    (PTX ISA, sparse matrix storage: 0b0000, 0b0101, 0b1010, 0b1111)."""
+    lane = np.arange(LANES)[:, None]
+    field = np.arange(16)[None, :]
+    values = (words.astype(np.uint32)[:, None] >> (2 * field).astype(np.uint32)) & 3
+    rows = (lane // 16) * 16 + (field // 8) * 8 + lane % 8
+    kept = ((lane // 8) % 2) * 8 + field % 8
+    index = np.empty((LANES, 16), np.int64)
+    index[rows, kept] = values
+    pairs = index.reshape(LANES, 8, 2)
+    same = pairs[:, :, 0] == pairs[:, :, 1]
+    if same.any():
+        row, group = (int(x) for x in np.argwhere(same)[0])
+        raise InterpretError(
+            op, f"the sparse metadata name element {pairs[row, group, 0]} twice in group "
+            f"{group} of row {row} (PTX ISA: undefined)",
+        )  # fmt: skip
+    dense = np.zeros((LANES, 32), compressed.dtype)
+    groups, rows = np.arange(8), np.arange(LANES)[:, None]
+    for j in (0, 1):
+        dense[rows, 4 * groups[None, :] + pairs[:, :, j]] = compressed[:, 2 * groups + j]
+    return dense
 
 
 # --- the MMA and its commit --------------------------------------------------------------------
@@ -239,10 +295,20 @@ def lane_value(agent: Agent, value: object, t: int) -> object:
     )
 
 
-def smem_operand(op: Operation, desc: int, k_major: bool, rows: int, kind: str) -> np.ndarray:
+def smem_operand(
+    op: Operation, desc: int, k_major: bool, rows: int, kind: str, k: int | None = None
+) -> np.ndarray:
+    """The SMEM offsets of a `rows` x `k` operand (k: one MMA's 32 bytes of K)."""
     bits = mma.ELEMENT_BITS[kind]
+    k = 256 // bits if k is None else k
+    swizzle = mma.fields(desc, tcgen05=True).swizzle
+    if k_major and swizzle != mma.UNIT and k * bits // 8 > swizzle:
+        raise InterpretError(
+            op, f"a K-major operand of {k * bits // 8} bytes of K under a {swizzle}-byte "
+            f"swizzle {UNMODELLED} (Mosaic GPU refuses it: a wider swizzle, or MN-major)",
+        )  # fmt: skip
     try:
-        offsets = mma.operand_offsets(desc, k_major, rows, 256 // bits, bits, tcgen05=True)
+        offsets = mma.operand_offsets(desc, k_major, rows, k, bits, tcgen05=True)
     except mma.DecodeError as e:
         raise InterpretError(op, str(e)) from None
     if offsets.min() < 0 or offsets.max() + bits // 8 > SMEM_BYTES:
@@ -258,14 +324,14 @@ def tmem_columns(op: Operation, ref: TmemRef, columns: int, what: str) -> slice:
     return slice(ref.column, ref.column + columns)
 
 
-@handles(Tcgen05MMAOp)
-def tcgen05_mma(agent: Agent, op: Tcgen05MMAOp, mask: np.ndarray) -> Step:
+@handles(*TCGEN05_MMAS)
+def tcgen05_mma(agent: Agent, op: MMAOpBase, mask: np.ndarray) -> Step:
     yield None
     for t in np.nonzero(mask)[0]:
         issue(agent, op, int(t))
 
 
-def issue(agent: Agent, op: Tcgen05MMAOp, t: int) -> None:
+def issue(agent: Agent, op: MMAOpBase, t: int) -> None:
     """The MMA thread `t` issues."""
     state, machine = state_of(agent), agent.cta.machine
     idesc = int(lane_value(agent, op.idesc, t)) & 0xFFFFFFFF
@@ -278,9 +344,10 @@ def issue(agent: Agent, op: Tcgen05MMAOp, t: int) -> None:
     pair = op.ctaGroup.data == CTAGroupKind.CTA_2
     peer = peer_of(agent, op) if pair else None
     b_rows = ins.n // 2 if pair else ins.n
-    offsets = {
-        "B": smem_operand(op, int(lane_value(agent, op.matrixB, t)), ins.k_major[1], b_rows, ins.b)
-    }
+    b_desc = int(lane_value(agent, op.matrixB, t))
+    b_k = k * (2 if ins.sparse else 1)  # a sparse MMA's B has K = 2 x A's
+    offsets = {"B": smem_operand(op, b_desc, ins.k_major[1], b_rows, ins.b, b_k)}
+    meta = sparse_metadata(agent, op, ins)
     a_ref = agent.get(op.matrixA)
     a_cols = None
     if op.a_in_tmem:
@@ -298,6 +365,11 @@ def issue(agent: Agent, op: Tcgen05MMAOp, t: int) -> None:
         tmem_order.access(agent, op, a_ref.tmem, cols, write=False, asynchronous=True)
     cols = range(d_cols.start, d_cols.stop)
     tmem_order.access(agent, op, d.tmem, cols, write=True, asynchronous=True)
+    if meta is not None:
+        meta_ref, meta_col = meta
+        tmem_order.access(
+            agent, op, meta_ref.tmem, range(meta_col, meta_col + 1), write=False, asynchronous=True
+        )
     if peer is not None:
         if peer.tmem is None or not any(
             first <= d.column < first + n for first, (n, _) in peer.tmem.live.items()
@@ -330,6 +402,9 @@ def issue(agent: Agent, op: Tcgen05MMAOp, t: int) -> None:
             assert isinstance(a_ref, TmemRef)
             raw = np.ascontiguousarray(a_ref.tmem.cells[:, a_cols]).view(np.uint8)
             a = mma.elements(raw.reshape(LANES, k, -1), ins.a)
+        if meta is not None:
+            meta_ref, meta_col = meta
+            a = sparse_a(op, a, meta_ref.tmem.cells[:, meta_col])
         b = np.concatenate([mma.read_operand(c.smem.bytes, offsets["B"], ins.b) for c in ctas])
         for i, cta in enumerate(ctas):
             tmem = d.tmem if cta is agent.cta else cta.tmem
@@ -347,6 +422,18 @@ def issue(agent: Agent, op: Tcgen05MMAOp, t: int) -> None:
     item.transfer = Transfer(op, agent.cta, lambda: complete(agent, item), done)
     machine.issue(item.transfer)
     state.pending.append(item)
+
+
+def sparse_metadata(agent: Agent, op: MMAOpBase, ins: Instruction) -> tuple[TmemRef, int] | None:
+    """A sparse MMA's metadata: the TMEM ref and the column it reads (the pointer's column
+    plus the selector); None for a dense MMA."""
+    if not isinstance(op, Tcgen05MMASparseOp):
+        return None
+    ref = agent.get(op.sparseMetadata)
+    if not isinstance(ref, TmemRef):
+        raise InterpretError(op, "the sparse metadata must be a TMEM allocation's pointer")
+    col = tmem_columns(op, ref, ins.selector + 1, "the sparse metadata").stop - 1
+    return ref, col
 
 
 def complete(agent: Agent, item: Issued) -> None:

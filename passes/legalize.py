@@ -109,6 +109,7 @@ NO_FORM = {
     "nvvm.wgmma.commit.group.sync.aligned": "a warpgroup MMA group's commit (wgmma, sm_90a)",
     "nvvm.wgmma.wait.group.sync.aligned": "a wait for warpgroup MMA groups (wgmma, sm_90a)",
     "nvvm.tcgen05.mma": f"a tensor-memory MMA (tcgen05.mma: {TCGEN05.listed})",
+    "nvvm.tcgen05.mma.sp": f"a sparse tensor-memory MMA (tcgen05.mma.sp: {TCGEN05.listed})",
     "nvvm.tcgen05.commit": f"a tcgen05 commit ({TCGEN05.listed})",
     "nvvm.tcgen05.fence": f"a tcgen05 thread-sync fence ({TCGEN05.listed})",
 }

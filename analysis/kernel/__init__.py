@@ -16,7 +16,8 @@ operands of ops the protocol analysis does not own (FX1, `effects`); the wide th
 accesses of swizzled SMEM inside one 16-byte unit (SV1, `vectors`); under programmatic
 dependent launch, the GMEM accesses after `copy.grid_dependency_wait` and the arguments'
 `copy.predecessor_access` marks (GD2-GD4, `grid_dependency`); an upstream
-`nvvm.tcgen05.mma`'s scale-input-d against the target (MI8, `mma`).
+`nvvm.tcgen05.mma`'s scale-input-d against the target (MI8, `mma`); a tcgen05 MMA's
+instruction descriptor sparse exactly when the MMA is `nvvm.tcgen05.mma.sp` (MI9, `mma`).
 
 `kernel_errors(module)` gives each failing op with its error, as the op verifiers' errors
 are given (`copy_dialect.verification.op_errors`): `analysis.verify` reports both, in op
@@ -65,6 +66,7 @@ CHECKS: tuple[Callable[[Kernel], Iterable[KernelError]], ...] = (
     vectors.check_swizzled_vectors,
     grid_dependency.check_grid_dependency,
     mma.check_scale_input_d,
+    mma.check_sparse_descriptor,
 )
 """Each kernel rule, as a function of the kernel that yields the failing ops."""
 

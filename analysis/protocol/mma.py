@@ -26,7 +26,11 @@ COMMIT = "nvvm.wgmma.commit.group.sync.aligned"
 
 TCGEN05 = "nvvm.tcgen05.mma"
 TC_COMMIT = "nvvm.tcgen05.commit"
-TC_READERS = {TCGEN05: "tcgen05.mma", "copy.smem_to_tmem": "tcgen05.cp"}
+TC_READERS = {
+    TCGEN05: "tcgen05.mma",
+    "nvvm.tcgen05.mma.sp": "tcgen05.mma.sp",
+    "copy.smem_to_tmem": "tcgen05.cp",
+}
 """The ops whose SMEM reads a tcgen05.commit tracks (PTX ISA 9.7.16.11: the thread's earlier
 tcgen05 async operations), and their instructions."""
 

@@ -7,7 +7,8 @@ the reads (`copies.mma_read`, `mma`).
   the commit closes the warpgroup's open group; the wait retires all but the newest N
   committed groups (PTX ISA, `wgmma.commit_group`, `wgmma.wait_group`). Each is
   `.sync.aligned`: every thread of each warp executes it (P10).
-- sm_100a: a tcgen05.mma, issued by the thread that reaches it, reads the slots until the
+- sm_100a: a tcgen05.mma (dense, or sparse: `tcgen05.mma.sp`, whose metadata in TMEM it
+  reads as it reads an A in TMEM), issued by the thread that reaches it, reads the slots until the
   mbarrier that a later `nvvm.tcgen05.commit` of the thread names receives the commit's
   arrival (`.mbarrier::arrive::one`: one per thread that executes it, made once the thread's
   prior tcgen05 operations are complete): a reader of the barrier's phase knows the reads
@@ -178,6 +179,8 @@ def tcgen05_mma(agent: Agent, op: Operation, mask: int | None) -> None:
     order = s.tmem.order
     if is_tmem(op.operands[1]):  # A in TMEM: read
         order.access(op, op.operands[1], members, write=False, asynchronous=True)
+    if op.name == SPARSE:  # and its metadata (tcgen05.mma.sp)
+        order.access(op, op.operands[5], members, write=False, asynchronous=True)
     order.access(op, op.operands[0], members, write=True, asynchronous=True)
 
 
@@ -298,12 +301,17 @@ def commit_barrier(agent: Agent, ptr: SSAValue) -> Key | None:
     return key if key in agent.state.barriers.table else None
 
 
+SPARSE = "nvvm.tcgen05.mma.sp"
+"""The sparse MMA reads its metadata (operand 5) in TMEM as it reads an A in TMEM."""
+
+
 STEPS = {
     "nvvm.wgmma.mma_async": mma_async,
     "nvvm.wgmma.fence.aligned": fence,
     "nvvm.wgmma.commit.group.sync.aligned": commit,
     "nvvm.wgmma.wait.group.sync.aligned": wait,
     "nvvm.tcgen05.mma": tcgen05_mma,
+    "nvvm.tcgen05.mma.sp": tcgen05_mma,
     "nvvm.tcgen05.commit": tcgen05_commit,
 }
 """The handlers by op name (`dispatch.OpTable`)."""

@@ -102,7 +102,12 @@ def op_async(op: Operation) -> bool:
     return op.name in ASYNC_OPS
 
 
-ASYNC_OPS = ("nvvm.tcgen05.mma", "copy.smem_to_tmem", "copy.tmem_shift")
+ASYNC_OPS = (
+    "nvvm.tcgen05.mma",
+    "nvvm.tcgen05.mma.sp",
+    "copy.smem_to_tmem",
+    "copy.tmem_shift",
+)
 """The asynchronous tcgen05 accesses: done only through a commit."""
 
 RAW_SYNCS = ("nvvm.mbarrier", "nvvm.barrier", "llvm.inline_asm", "nvvm.cluster")

@@ -185,6 +185,7 @@ from passes.nvvm.tcgen05_mma import (
     Tcgen05MMAKind,
     Tcgen05MMAKindAttr,
     Tcgen05MMAOp,
+    Tcgen05MMASparseOp,
 )
 from passes.nvvm.wgmma import (
     MMAIntOverflowAttr,
@@ -253,6 +254,7 @@ NVVM = Dialect(
         Tcgen05LdOp,
         Tcgen05StOp,
         Tcgen05MMAOp,
+        Tcgen05MMASparseOp,
         Tcgen05CommitOp,
         Tcgen05FenceOp,
         GriddepcontrolOp,
@@ -396,6 +398,7 @@ __all__ = [
     "Tcgen05MMAKind",
     "Tcgen05MMAKindAttr",
     "Tcgen05MMAOp",
+    "Tcgen05MMASparseOp",
     "Tcgen05CpMulticast",
     "Tcgen05CpMulticastAttr",
     "Tcgen05CpOp",

@@ -16,11 +16,20 @@ has it) and collector usage as immediates (kind f16 0, tf32 1, f8f6f4 2, i8 3; c
 discard 0, lastuse 1, fill 2, use 3), and `llvm.nvvm.tcgen05.commit{.mc}{.shared}.cg<N>`.
 
 Deviation from upstream: LLVM 22's intrinsic has one collector immediate (A's), so the op
-has upstream's `collectorOp` and not the later `collectorOpB`; the block-scaled, sparse and
-weight-stationary forms (`tcgen05.mma.block_scale`, `.sp`, `.ws`) are not defined.
+has upstream's `collectorOp` and not the later `collectorOpB`; the block-scaled and
+weight-stationary forms (`tcgen05.mma.block_scale`, `.ws`) are not defined.
+
+`nvvm.tcgen05.mma.sp` (upstream's `NVVM_Tcgen05MMASparseOp`) is the structured-sparse MMA:
+A holds K/2 of each row's K elements, and the metadata in TMEM (`sparseMetadata`, after
+`enableInputD`) say where each sits (PTX ISA 9.7.16.10.8; `.kind::f16` 2:4: two 2-bit
+indices per 4 elements of K); the sparsity selector of the instruction descriptor picks the
+metadata's column. Its intrinsic is `llvm.nvvm.tcgen05.mma.sp.{shared,tensor}...`, the
+metadata's TMEM pointer after enable-input-d.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
@@ -134,21 +143,14 @@ def constant_int(value: SSAValue) -> int | None:
     return None
 
 
-@irdl_op_definition
-class Tcgen05MMAOp(IRDLOperation):
-    """`tcgen05.mma.cta_group::N.kind::K{.collector::a::C}{.ashift} [d], a, b, idesc,
-    {disable_output_lane,} enable_input_d {, scale_input_d}`: D = A * B + D (D = A * B when
-    `enableInputD` is false; D * 2 ** -scale + A * B with `scale`), issued by one thread,
-    completed through `nvvm.tcgen05.commit`.
+class MMAOpBase(IRDLOperation):
+    """What `nvvm.tcgen05.mma` and `nvvm.tcgen05.mma.sp` share: their properties, their
+    custom form (the `MANDATORY` operands, then `scale =` and `mask =`), their verifier and
+    their intrinsic call (`Tcgen05MMAOp`, `Tcgen05MMASparseOp`)."""
 
-    ```mlir
-    nvvm.tcgen05.mma %d, %adesc, %bdesc, %idesc, %acc
-      {kind = #nvvm.tcgen05_mma_kind<f16>, ctaGroup = #nvvm.cta_group<cta_1>}
-      : (!llvm.ptr<6>, i64, i64, i32, i1)
-    ```
-    """
-
-    name = "nvvm.tcgen05.mma"
+    MANDATORY: ClassVar[int] = 5
+    """The operands before the optional scale and mask."""
+    SPARSE: ClassVar[bool] = False
 
     kind = prop_def(Tcgen05MMAKindAttr)
     ctaGroup = prop_def(CTAGroupKindAttr)
@@ -157,31 +159,11 @@ class Tcgen05MMAOp(IRDLOperation):
         default_value=Tcgen05MMACollectorOpAttr(Tcgen05MMACollectorOp.DISCARD),
     )
     aShift = opt_prop_def(UnitAttr)
-    matrixD = operand_def(ptr_in(6))
-    matrixA = operand_def(AnyOf.get(ptr(6), i64))
-    matrixB = operand_def(I64)
-    idesc = operand_def(I32)
-    enableInputD = operand_def(I1)
-    scaleInputD = opt_operand_def(I64)
-    disableOutputLane = opt_operand_def(AnyOf.get(VectorType(i32, [4]), VectorType(i32, [8])))
 
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    def __init__(
-        self,
-        d: SSAValue | Operation,
-        a: SSAValue | Operation,
-        b: SSAValue | Operation,
-        idesc: SSAValue | Operation,
-        enable_input_d: SSAValue | Operation,
-        *,
-        kind: str = "f16",
-        group: str = "cta_1",
-        collector: str | None = None,
-        a_shift: bool = False,
-        scale_input_d: SSAValue | Operation | None = None,
-        disable_output_lane: SSAValue | Operation | None = None,
-    ):
+    @staticmethod
+    def mma_properties(
+        kind: str, group: str, collector: str | None, a_shift: bool
+    ) -> dict[str, Attribute]:
         properties: dict[str, Attribute] = {
             "kind": Tcgen05MMAKindAttr(Tcgen05MMAKind(kind)),
             "ctaGroup": CTAGroupKindAttr(CTAGroupKind(group)),
@@ -190,22 +172,16 @@ class Tcgen05MMAOp(IRDLOperation):
             properties["collectorOp"] = Tcgen05MMACollectorOpAttr(Tcgen05MMACollectorOp(collector))
         if a_shift:
             properties["aShift"] = UnitAttr()
-        super().__init__(
-            operands=[
-                d, a, b, idesc, enable_input_d,
-                [] if scale_input_d is None else [scale_input_d],
-                [] if disable_output_lane is None else [disable_output_lane],
-            ],
-            properties=properties,
-        )  # fmt: skip
+        return properties
 
     @classmethod
-    def parse(cls, parser: Parser) -> Tcgen05MMAOp:
-        """Upstream's `$matrixD, $matrixA, $matrixB, $idesc, $enableInputD (scale =
-        $scaleInputD)? (mask = $disableOutputLane)? attr-dict : (type(operands))`: xDSL's
-        declarative format cannot take `type(operands)` with two optional operands."""
+    def parse(cls, parser: Parser) -> MMAOpBase:
+        """Upstream's `$matrixD, $matrixA, $matrixB, $idesc, $enableInputD
+        (, $sparseMetadata)? (scale = $scaleInputD)? (mask = $disableOutputLane)? attr-dict :
+        (type(operands))`: xDSL's declarative format cannot take `type(operands)` with two
+        optional operands."""
         unresolved = [parser.parse_unresolved_operand()]
-        for _ in range(4):
+        for _ in range(cls.MANDATORY - 1):
             parser.parse_punctuation(",")
             unresolved.append(parser.parse_unresolved_operand())
         optional: list[list[UnresolvedOperand]] = [[], []]
@@ -218,7 +194,7 @@ class Tcgen05MMAOp(IRDLOperation):
         types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
         flat = [*unresolved, *optional[0], *optional[1]]
         operands = parser.resolve_operands(flat, types, parser.pos)
-        sizes = [1, 1, 1, 1, 1, len(optional[0]), len(optional[1])]
+        sizes = [1] * cls.MANDATORY + [len(optional[0]), len(optional[1])]
         properties = {k: v for k, v in extra.items() if k in MMA_PROPERTIES}
         op = cls.create(
             operands=operands,
@@ -229,10 +205,7 @@ class Tcgen05MMAOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        printer.print_list(
-            [self.matrixD, self.matrixA, self.matrixB, self.idesc, self.enableInputD],
-            printer.print_ssa_value,
-        )
+        printer.print_list(self.operands[: self.MANDATORY], printer.print_ssa_value)
         if self.scaleInputD is not None:
             printer.print_string(" scale = ")
             printer.print_ssa_value(self.scaleInputD)
@@ -298,9 +271,10 @@ class Tcgen05MMAOp(IRDLOperation):
             )
 
     def intrinsic(self) -> str:
-        """`llvm.nvvm.tcgen05.mma.{shared,tensor}{.scale_d}{.disable_output_lane.cg<N>}
+        """`llvm.nvvm.tcgen05.mma{.sp}.{shared,tensor}{.scale_d}{.disable_output_lane.cg<N>}
         {.ashift}`."""
-        name = "llvm.nvvm.tcgen05.mma." + ("tensor" if self.a_in_tmem else "shared")
+        name = "llvm.nvvm.tcgen05.mma." + ("sp." if self.SPARSE else "")
+        name += "tensor" if self.a_in_tmem else "shared"
         if self.scaleInputD is not None:
             name += ".scale_d"
         if self.disableOutputLane is not None:
@@ -313,8 +287,9 @@ class Tcgen05MMAOp(IRDLOperation):
         return 2 if self.ctaGroup.data == CTAGroupKind.CTA_2 else 1
 
     def to_llvm_ir(self, e: IREmitter) -> None:
-        args = [arg(e, v) for v in (self.matrixD, self.matrixA, self.matrixB)]
-        args += [arg(e, self.idesc), arg(e, self.enableInputD)]
+        # d, a, b, idesc, enable-input-d (, the sparse metadata) (, scale) (, mask), then the
+        # immediates: kind, the CTA group (unless the name has it), the collector usage
+        args = [arg(e, v) for v in self.operands[: self.MANDATORY]]
         if self.scaleInputD is not None:
             args.append(("i64", str(constant_int(self.scaleInputD))))
         if self.disableOutputLane is not None:
@@ -324,6 +299,119 @@ class Tcgen05MMAOp(IRDLOperation):
             args.append(("i32", str(self._cta_count())))
         args.append(("i32", str(COLLECTOR_OPS.index(self.collector))))
         call(e, self.intrinsic(), args)
+
+
+@irdl_op_definition
+class Tcgen05MMAOp(MMAOpBase):
+    """`tcgen05.mma.cta_group::N.kind::K{.collector::a::C}{.ashift} [d], a, b, idesc,
+    {disable_output_lane,} enable_input_d {, scale_input_d}`: D = A * B + D (D = A * B when
+    `enableInputD` is false; D * 2 ** -scale + A * B with `scale`), issued by one thread,
+    completed through `nvvm.tcgen05.commit`.
+
+    ```mlir
+    nvvm.tcgen05.mma %d, %adesc, %bdesc, %idesc, %acc
+      {kind = #nvvm.tcgen05_mma_kind<f16>, ctaGroup = #nvvm.cta_group<cta_1>}
+      : (!llvm.ptr<6>, i64, i64, i32, i1)
+    ```
+    """
+
+    name = "nvvm.tcgen05.mma"
+
+    matrixD = operand_def(ptr_in(6))
+    matrixA = operand_def(AnyOf.get(ptr(6), i64))
+    matrixB = operand_def(I64)
+    idesc = operand_def(I32)
+    enableInputD = operand_def(I1)
+    scaleInputD = opt_operand_def(I64)
+    disableOutputLane = opt_operand_def(AnyOf.get(VectorType(i32, [4]), VectorType(i32, [8])))
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        d: SSAValue | Operation,
+        a: SSAValue | Operation,
+        b: SSAValue | Operation,
+        idesc: SSAValue | Operation,
+        enable_input_d: SSAValue | Operation,
+        *,
+        kind: str = "f16",
+        group: str = "cta_1",
+        collector: str | None = None,
+        a_shift: bool = False,
+        scale_input_d: SSAValue | Operation | None = None,
+        disable_output_lane: SSAValue | Operation | None = None,
+    ):
+        super().__init__(
+            operands=[
+                d, a, b, idesc, enable_input_d,
+                [] if scale_input_d is None else [scale_input_d],
+                [] if disable_output_lane is None else [disable_output_lane],
+            ],
+            properties=self.mma_properties(kind, group, collector, a_shift),
+        )  # fmt: skip
+
+
+@irdl_op_definition
+class Tcgen05MMASparseOp(MMAOpBase):
+    """`tcgen05.mma.sp.cta_group::N.kind::K{.collector::a::C}{.ashift} [d], a, b,
+    [sp_meta], idesc, {disable_output_lane,} enable_input_d {, scale_input_d}`: the MMA with
+    A structured-sparse (PTX ISA 9.7.16.10.8): A holds K/2 of each row's K elements, the
+    metadata at `sparseMetadata` (TMEM) say where; the instruction descriptor has the sparse
+    bit and the selector of the metadata's column (`copy.mma_instruction_descriptor ...
+    sparse selector s`).
+
+    ```mlir
+    nvvm.tcgen05.mma.sp %d, %adesc, %bdesc, %idesc, %acc, %meta
+      {kind = #nvvm.tcgen05_mma_kind<f16>, ctaGroup = #nvvm.cta_group<cta_1>}
+      : (!llvm.ptr<6>, i64, i64, i32, i1, !llvm.ptr<6>)
+    ```
+    """
+
+    name = "nvvm.tcgen05.mma.sp"
+
+    MANDATORY: ClassVar[int] = 6
+    SPARSE: ClassVar[bool] = True
+
+    matrixD = operand_def(ptr_in(6))
+    matrixA = operand_def(AnyOf.get(ptr(6), i64))
+    matrixB = operand_def(I64)
+    idesc = operand_def(I32)
+    enableInputD = operand_def(I1)
+    sparseMetadata = operand_def(ptr_in(6))
+    scaleInputD = opt_operand_def(I64)
+    disableOutputLane = opt_operand_def(AnyOf.get(VectorType(i32, [4]), VectorType(i32, [8])))
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        d: SSAValue | Operation,
+        a: SSAValue | Operation,
+        b: SSAValue | Operation,
+        idesc: SSAValue | Operation,
+        enable_input_d: SSAValue | Operation,
+        metadata: SSAValue | Operation,
+        *,
+        kind: str = "f16",
+        group: str = "cta_1",
+        collector: str | None = None,
+        a_shift: bool = False,
+        scale_input_d: SSAValue | Operation | None = None,
+        disable_output_lane: SSAValue | Operation | None = None,
+    ):
+        super().__init__(
+            operands=[
+                d, a, b, idesc, enable_input_d, metadata,
+                [] if scale_input_d is None else [scale_input_d],
+                [] if disable_output_lane is None else [disable_output_lane],
+            ],
+            properties=self.mma_properties(kind, group, collector, a_shift),
+        )  # fmt: skip
+
+
+TCGEN05_MMAS = (Tcgen05MMAOp, Tcgen05MMASparseOp)
+"""The tcgen05 MMA ops: dense and structured-sparse."""
 
 
 _CTA_1 = CTAGroupKindAttr(CTAGroupKind.CTA_1)

@@ -469,6 +469,7 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
         mma(tmem, desc, desc, k["i"], k["p"], kind="f16", scale_input_d=const(3)),
         mma(tmem, tmem, desc, k["i"], k["p"], kind="f8f6f4", a_shift=True, disable_output_lane=v4),
         mma(tmem, desc, desc, k["i"], k["p"], kind="i8", collector="lastuse"),
+        nvvm.Tcgen05MMASparseOp(tmem, desc, desc, k["i"], k["p"], tmem),
         commit(k["bar"]),
         commit(k["bar"], multicast_mask=k["mask"]),
     )
@@ -523,6 +524,7 @@ def sm_100a() -> tuple[list[Kernel], list[str]]:
         "tcgen05.mma.cta_group::1.kind::tf32.collector::a::fill [%r",
         "tcgen05.mma.cta_group::1.kind::f8f6f4.ashift.collector::a::discard [%r",
         "tcgen05.mma.cta_group::1.kind::i8.collector::a::lastuse [%r",
+        "tcgen05.mma.sp.cta_group::1.kind::f16.collector::a::discard [%r",
         "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r",
         "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64",
         "tcgen05.mma.cta_group::2.kind::f16",

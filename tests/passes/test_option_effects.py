@@ -511,6 +511,10 @@ OPTIONS = [
            default="kind i8 m 128 n 128 a si8 b si8 d i32 :"),
     Option("copy.mma_instruction_descriptor", "sparse", "instruction_descriptor", "d f32 :",
            "d f32 sparse :", why="sparse (tcgen05.mma.sp): bit 2"),
+    Option("copy.mma_instruction_descriptor", "selector", "instruction_descriptor", "d f32 :",
+           "d f32 sparse selector 1 :",
+           why="the sparsity selector (a sparse MMA's metadata column): bits 0-1, with sparse "
+           "(bit 2), which it needs (MI9)"),
     # assumptions
     Option("copy.assume", "lower", "tma", "%n ge 1 :", "%n ge 2 :", NONE,
            "a fact the verifier and the analysis use; without --debug-guards it lowers to nothing "

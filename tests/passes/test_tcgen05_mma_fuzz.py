@@ -1,6 +1,7 @@
-"""A fuzz over `nvvm.tcgen05.mma`'s and `copy.mma_instruction_descriptor`'s configurations
-(issue Q): every MMA configuration the verifier accepts (kind x CTA group x A in SMEM or
-TMEM x collector usage x A-shift x scale-input-d x disable-output-lane) compiles through
+"""A fuzz over `nvvm.tcgen05.mma`'s (and `nvvm.tcgen05.mma.sp`'s) and
+`copy.mma_instruction_descriptor`'s configurations (issue Q): every MMA configuration the
+verifier accepts (dense or sparse x kind x CTA group x A in SMEM or TMEM x collector usage x
+A-shift x scale-input-d x disable-output-lane) compiles through
 LLVM 22 and nvJitLink for each tcgen05 target and, where `ptxas` is on PATH, assembles with
 it; the rejected ones are counted by message, as are the instruction descriptors the
 verifier rejects, by rule id. The counts are printed in the terminal summary."""
@@ -22,7 +23,7 @@ from copy_dialect.instruction_descriptor import MMA_I8, MmaInstructionDescriptor
 from copy_tools.universe import make_context
 from facts.target import TCGEN05, target_named
 from passes import backend, nvvm
-from passes.nvvm.tcgen05_mma import COLLECTOR_OPS, Tcgen05MMAKind
+from passes.nvvm.tcgen05_mma import COLLECTOR_OPS, MMAOpBase, Tcgen05MMAKind
 from tests.passes.test_nvvm import Kernel, const, module_ir
 from tests.ptxas import check_ptxas
 
@@ -32,6 +33,7 @@ GROUPS = ("cta_1", "cta_2")
 
 def _mma_configs():
     yield from itertools.product(
+        (False, True),
         KINDS,
         GROUPS,
         ("desc", "tmem"),
@@ -42,14 +44,17 @@ def _mma_configs():
     )
 
 
-def _build(kernel: Kernel, config) -> nvvm.Tcgen05MMAOp:
-    kind, group, a, collector, shift, scale, mask = config
-    return nvvm.Tcgen05MMAOp(
-        kernel["tmem"], kernel[a], kernel["desc"], kernel["i"], kernel["p"],
+def _build(kernel: Kernel, config) -> MMAOpBase:
+    sparse, kind, group, a, collector, shift, scale, mask = config
+    operands = [kernel["tmem"], kernel[a], kernel["desc"], kernel["i"], kernel["p"]]
+    options = dict(
         kind=kind.value, group=group, collector=collector.value, a_shift=shift,
         scale_input_d=None if scale is None else const(scale),
         disable_output_lane=None if mask is None else kernel[mask],
     )  # fmt: skip
+    if sparse:  # the metadata: a TMEM pointer after enable-input-d
+        return nvvm.Tcgen05MMASparseOp(*operands, kernel["tmem"], **options)
+    return nvvm.Tcgen05MMAOp(*operands, **options)
 
 
 def _sorted_mma():
@@ -62,7 +67,7 @@ def _sorted_mma():
         except VerifyException as exc:
             rejected[str(exc).split(", got")[0]] += 1
             continue
-        accepted[config[1]].append(config)
+        accepted[config[2]].append(config)
     return accepted, rejected
 
 
@@ -72,11 +77,11 @@ def test_every_accepted_mma_assembles(target: str, tmp_path: Path, report):
     if not MMA_I8.has(target_named(target)):
         # kind::i8 is sm_100a's and sm_110a's alone: the nvvm op, like upstream's, leaves the
         # target to the backend; copy.mma_instruction_descriptor rejects it (MI7).
-        accepted = {g: [c for c in cs if c[0] != Tcgen05MMAKind.I8] for g, cs in accepted.items()}
+        accepted = {g: [c for c in cs if c[1] != Tcgen05MMAKind.I8] for g, cs in accepted.items()}
     if not target_named(target).has_mma_scale_input_d:
         # Nor has every tcgen05 target scale-input-d: sm_110a/f lack it (docs/targets.md;
         # in a kernel with a copy.target the verifier rejects it, MI8).
-        accepted = {g: [c for c in cs if c[5] is None] for g, cs in accepted.items()}
+        accepted = {g: [c for c in cs if c[6] is None] for g, cs in accepted.items()}
     kernels = []
     # ptxas rejects a kernel that mixes cta_group::1 and ::2: one kernel per group.
     for group, configs in accepted.items():
@@ -106,13 +111,17 @@ def test_every_mma_rejection_is_a_verifier_message():
     }, rejected  # fmt: skip
     assert len(rejected) == 7, rejected
     assert all(accepted.values())
+    assert {c[0] for cs in accepted.values() for c in cs} == {False, True}
 
 
 TYPES = ("f16", "bf16", "tf32", "f8E4M3FN", "f6E3M2FN", "f4E2M1FN", "si8", "ui8", "f64")
 B_TYPES = ("f16", "f8E4M3FN", "si8")
 D_TYPES_TRIED = ("f16", "f32", "i32")
 SHAPES = ((64, 8), (64, 24), (128, 24), (128, 48), (256, 32), (256, 48), (256, 512))
-FLAGS = ({}, {"majors": ("mn", "k")}, {"negate": (True, False)}, {"saturate": True})
+FLAGS = (
+    {}, {"majors": ("mn", "k")}, {"negate": (True, False)}, {"saturate": True},
+    {"sparse": True, "selector": 1}, {"selector": 1}, {"sparse": True, "selector": 4},
+)  # fmt: skip
 
 
 def test_descriptor_rejections_by_rule(report):
@@ -137,7 +146,7 @@ def test_descriptor_rejections_by_rule(report):
             except CopyVerifyException as exc:
                 counts[",".join(exc.rules)] += 1
             op.detach()
-    assert set(counts) == {f"MI{i}" for i in range(1, 8)}, counts
+    assert set(counts) == {*(f"MI{i}" for i in range(1, 8)), "MI9"}, counts
     assert accepted
     report(
         "copy.mma_instruction_descriptor configurations (tests/passes/test_tcgen05_mma_fuzz.py)",

@@ -176,3 +176,25 @@ func.func @mi7_i8_on_sm103a() attributes {copy.target = #copy.target<"sm_103a">}
   %i = copy.mma_instruction_descriptor kind i8 m 128 n 128 a si8 b si8 d i32 : i32
   func.return
 }
+
+// -----
+
+// rule: MI9
+// fix: s|d f32 selector 1|d f32 sparse selector 1|
+func.func @mi9_selector_without_sparse() attributes {copy.target = #copy.target<"sm_100a">} {
+  // expected-error@+2 {{the sparsity selector is a sparse MMA's (tcgen05.mma.sp), got selector 1 without sparse}}
+  // expected-note@+1 {{add sparse (and issue the MMA as nvvm.tcgen05.mma.sp with its metadata), or drop the selector}}
+  %i = copy.mma_instruction_descriptor kind f16 m 128 n 64 a f16 b f16 d f32 selector 1 : i32
+  func.return
+}
+
+// -----
+
+// rule: MI9
+// fix: s|selector 4|selector 0|
+func.func @mi9_selector_beyond_two_bits() attributes {copy.target = #copy.target<"sm_100a">} {
+  // expected-error@+2 {{the sparsity selector is a 2-bit field (0 to 3), got selector 4}}
+  // expected-note@+1 {{use selector 0 or 1}}
+  %i = copy.mma_instruction_descriptor kind f16 m 128 n 64 a f16 b f16 d f32 sparse selector 4 : i32
+  func.return
+}
