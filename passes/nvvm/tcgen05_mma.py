@@ -160,10 +160,26 @@ class MMAOpBase(IRDLOperation):
     )
     aShift = opt_prop_def(UnitAttr)
 
-    @staticmethod
-    def mma_properties(
-        kind: str, group: str, collector: str | None, a_shift: bool
-    ) -> dict[str, Attribute]:
+    def __init__(
+        self,
+        d: SSAValue | Operation,
+        a: SSAValue | Operation,
+        b: SSAValue | Operation,
+        idesc: SSAValue | Operation,
+        enable_input_d: SSAValue | Operation,
+        *metadata: SSAValue | Operation,
+        kind: str = "f16",
+        group: str = "cta_1",
+        collector: str | None = None,
+        a_shift: bool = False,
+        scale_input_d: SSAValue | Operation | None = None,
+        disable_output_lane: SSAValue | Operation | None = None,
+    ):
+        """The operands in upstream's order: D, A, B, the instruction descriptor,
+        enable-input-d, the sparse MMA's metadata (`Tcgen05MMASparseOp`: one), then the
+        optional scale and mask."""
+        if len(metadata) != self.MANDATORY - 5:
+            raise TypeError(f"{self.name} takes {self.MANDATORY - 5} metadata pointer(s)")
         properties: dict[str, Attribute] = {
             "kind": Tcgen05MMAKindAttr(Tcgen05MMAKind(kind)),
             "ctaGroup": CTAGroupKindAttr(CTAGroupKind(group)),
@@ -172,7 +188,14 @@ class MMAOpBase(IRDLOperation):
             properties["collectorOp"] = Tcgen05MMACollectorOpAttr(Tcgen05MMACollectorOp(collector))
         if a_shift:
             properties["aShift"] = UnitAttr()
-        return properties
+        super().__init__(
+            operands=[
+                d, a, b, idesc, enable_input_d, *metadata,
+                [] if scale_input_d is None else [scale_input_d],
+                [] if disable_output_lane is None else [disable_output_lane],
+            ],
+            properties=properties,
+        )  # fmt: skip
 
     @classmethod
     def parse(cls, parser: Parser) -> MMAOpBase:
@@ -327,30 +350,6 @@ class Tcgen05MMAOp(MMAOpBase):
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    def __init__(
-        self,
-        d: SSAValue | Operation,
-        a: SSAValue | Operation,
-        b: SSAValue | Operation,
-        idesc: SSAValue | Operation,
-        enable_input_d: SSAValue | Operation,
-        *,
-        kind: str = "f16",
-        group: str = "cta_1",
-        collector: str | None = None,
-        a_shift: bool = False,
-        scale_input_d: SSAValue | Operation | None = None,
-        disable_output_lane: SSAValue | Operation | None = None,
-    ):
-        super().__init__(
-            operands=[
-                d, a, b, idesc, enable_input_d,
-                [] if scale_input_d is None else [scale_input_d],
-                [] if disable_output_lane is None else [disable_output_lane],
-            ],
-            properties=self.mma_properties(kind, group, collector, a_shift),
-        )  # fmt: skip
-
 
 @irdl_op_definition
 class Tcgen05MMASparseOp(MMAOpBase):
@@ -383,31 +382,6 @@ class Tcgen05MMASparseOp(MMAOpBase):
     disableOutputLane = opt_operand_def(AnyOf.get(VectorType(i32, [4]), VectorType(i32, [8])))
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    def __init__(
-        self,
-        d: SSAValue | Operation,
-        a: SSAValue | Operation,
-        b: SSAValue | Operation,
-        idesc: SSAValue | Operation,
-        enable_input_d: SSAValue | Operation,
-        metadata: SSAValue | Operation,
-        *,
-        kind: str = "f16",
-        group: str = "cta_1",
-        collector: str | None = None,
-        a_shift: bool = False,
-        scale_input_d: SSAValue | Operation | None = None,
-        disable_output_lane: SSAValue | Operation | None = None,
-    ):
-        super().__init__(
-            operands=[
-                d, a, b, idesc, enable_input_d, metadata,
-                [] if scale_input_d is None else [scale_input_d],
-                [] if disable_output_lane is None else [disable_output_lane],
-            ],
-            properties=self.mma_properties(kind, group, collector, a_shift),
-        )  # fmt: skip
 
 
 TCGEN05_MMAS = (Tcgen05MMAOp, Tcgen05MMASparseOp)
