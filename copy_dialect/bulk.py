@@ -44,14 +44,19 @@ def bulk_span(g: BoxGeometry) -> BulkSpan:
     gmem_type, box = g.gmem_type, g.gmem_box
     shape = gmem_type.get_shape()
     strides = static_strides(gmem_type)
-    # rule: BK1
-    if strides is None or any(d < 0 for d in shape):
-        raise Error(
-            f"Expected a GMEM ref of static shape and strides for a bulk copy, got {gmem_type}",
-            note="give every dimension and stride a size, or use impl tma, whose tensor map "
-            "is encoded at launch",
-        )
     outer = next((d for d, n in enumerate(box) if n > 1), len(box) - 1)
+    # The dims the box spans whole (those after its outermost one longer than 1) need their
+    # sizes; the outer dims may be dynamic (an array of M rows, M known at run time): the
+    # range starts at the sum of index * stride, and lies inside the array by the copy's
+    # promise (oob promise_in_bounds, BK4).
+    # rule: BK1
+    if strides is None or any(shape[d] < 0 for d in range(outer + 1, len(shape))):
+        raise Error(
+            f"Expected a GMEM ref of static strides, and static sizes in the dims the box "
+            f"spans whole, for a bulk copy, got {gmem_type}",
+            note="give those dims and the strides a size (only the outer dims may be "
+            "dynamic), or use impl tma, whose tensor map is encoded at launch",
+        )
     for d in range(outer + 1, len(box)):
         dense = strides[d - 1] == strides[d] * shape[d]
         # rule: BK1

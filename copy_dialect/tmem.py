@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     NoneAttr,
+    UnrealizedConversionCastOp,
     i32,
 )
 from xdsl.ir import (
@@ -170,6 +171,62 @@ def cta_group_of(op: Operation) -> int:
     tcgen05 op with a CTA group."""
     attr = op.properties.get("cta_group")
     return attr.value.data if isinstance(attr, IntegerAttr) else 1
+
+
+MMAS = ("nvvm.tcgen05.mma", "nvvm.tcgen05.mma.sp")
+COPY, SHIFT = "copy.smem_to_tmem", "copy.tmem_shift"
+
+
+def tcgen05_group(op: Operation) -> int:
+    """The CTA group of a tcgen05 op: a copy op's `cta_group`, an NVVM MMA's `ctaGroup`."""
+    group = op.properties.get("ctaGroup")
+    if group is not None:
+        return 2 if "cta_2" in str(group) else 1
+    return cta_group_of(op)
+
+
+def mma_shape(op: Operation) -> object:
+    """What an MMA's shape is known by: its `copy.mma_instruction_descriptor`'s M, N and
+    sparsity, else its instruction descriptor value itself."""
+    from copy_dialect.instruction_descriptor import MmaInstructionDescriptorOp
+
+    desc = op.operands[3]
+    owner = desc.owner
+    if isinstance(owner, MmaInstructionDescriptorOp):
+        f = owner.fields
+        return (f.m, f.n, f.sparse)
+    return desc
+
+
+def uncast(v: SSAValue) -> SSAValue:
+    """A TMEM pointer's memref: through `builtin.unrealized_conversion_cast`s."""
+    while isinstance(v.owner, UnrealizedConversionCastOp) and len(v.owner.inputs) == 1:
+        v = v.owner.inputs[0]
+    return v
+
+
+def pipelined(first: Operation, second: Operation) -> bool:
+    """Whether one thread's asynchronous tcgen05 operations `first` then `second` execute in
+    their issue order (PTX ISA 9.7.16.6.2, "Pipelined tcgen05 Instructions": the
+    asynchronous tcgen05 operations may execute and complete in any order, except the pairs
+    tcgen05.mma -> tcgen05.mma of one accumulator and shape, tcgen05.cp -> tcgen05.mma,
+    tcgen05.shift -> tcgen05.mma, tcgen05.shift -> tcgen05.cp 4x256b and tcgen05.mma ->
+    tcgen05.shift, each of one CTA group). Any other pair that touches the same columns
+    (a tcgen05.cp over the metadata or scale factors an earlier MMA reads, say) is ordered
+    only by a commit of the first, a wait that observes its arrival and
+    tcgen05.fence::after_thread_sync."""
+    a, b = first.name, second.name
+    if tcgen05_group(first) != tcgen05_group(second):
+        return False
+    if a in MMAS and b in MMAS:
+        same = uncast(first.operands[0]) is uncast(second.operands[0])
+        return same and mma_shape(first) == mma_shape(second)
+    if b in MMAS:
+        return a in (COPY, SHIFT)
+    if a == SHIFT and b == COPY:
+        shape = second.properties.get("shape")
+        return shape is not None and "4x256b" in str(shape)
+    return a in MMAS and b == SHIFT
 
 
 def check_cta_group(op: Operation) -> None:

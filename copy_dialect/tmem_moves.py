@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import (
     I32,
     Float8E4M3FNType,
@@ -25,6 +27,7 @@ from xdsl.irdl import (
     operand_def,
     opt_prop_def,
     prop_def,
+    var_operand_def,
 )
 
 from copy_dialect.attributes import (
@@ -56,6 +59,7 @@ from copy_dialect.tmem import (
 from copy_dialect.verification import copy_op_definition
 from copy_dialect.verify_common import (
     check_contiguous_smem,
+    check_smem_indices,
     constant_int,
     enclosing_target,
     feature_error,
@@ -170,7 +174,9 @@ def resized_rows_example(t: MemRefType, want_bytes: int) -> str:
 class SmemToTmemOp(IRDLOperation):
     """
     Copies SMEM into TMEM asynchronously (`tcgen05.cp`), starting at a column; issued by the
-    elected thread. The source's rows are 16 bytes, or exactly one swizzle span. With
+    elected thread. The source is the buffer, or with `indices` its slot along the leading
+    dims (a ring's stage: the tile is the trailing dims). Its rows are 16 bytes, or exactly
+    one swizzle span. With
     `cta_group 2` the copy lands in the TMEM of both CTAs of the pair, at the same address;
     `scales` marks a copy of a block-scaled MMA's scale factors (UE8M0 / UE4M3 bytes),
     `metadata` a copy of a sparse MMA's metadata (i2, 128 rows of 64).
@@ -178,12 +184,16 @@ class SmemToTmemOp(IRDLOperation):
     ```mlir
     copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b
         : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x128xf32, #copy.tmem>
+    copy.smem_to_tmem %ring[%s] to %meta[%c0] shape shape_128x128b metadata
+        : memref<4x128x64xi2, #copy.smem>, memref<128x512xi2, #copy.tmem>
     ```
     """
 
     name = "copy.smem_to_tmem"
 
     src = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    """The slot of `src` along its leading dims (none: the whole buffer)."""
     tmem = operand_def(MemRefType)
     column = operand_def(IndexType)
 
@@ -198,7 +208,8 @@ class SmemToTmemOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
-        "$src `to` $tmem `[` $column `]` `shape` $shape (`multicast` $multicast^)? "
+        "$src (`[` $indices^ `]`)? `to` $tmem `[` $column `]` `shape` $shape "
+        "(`multicast` $multicast^)? "
         "(`cta_group` $cta_group^)? (`scales` $scales^)? (`metadata` $metadata^)? attr-dict "
         "`:` type($src) `,` type($tmem)"
     )
@@ -214,9 +225,10 @@ class SmemToTmemOp(IRDLOperation):
         cta_group: int | None = None,
         scales: bool = False,
         metadata: bool = False,
+        indices: Sequence[SSAValue | Operation] = (),
     ):
         super().__init__(
-            operands=[src, tmem, column],
+            operands=[src, list(indices), tmem, column],
             properties={
                 "shape": TmemCopyShapeAttr(TmemCopyShape(shape)),
                 "multicast": enum_attr(TmemCopyMulticastAttr, TmemCopyMulticast, multicast),
@@ -226,9 +238,17 @@ class SmemToTmemOp(IRDLOperation):
             },
         )
 
+    @property
+    def tile_type(self) -> MemRefType:
+        """The SMEM tile the copy reads: the source's dims after its indices."""
+        assert isinstance(t := self.src.type, MemRefType)
+        shape = t.get_shape()[len(self.indices) :]
+        return MemRefType(t.element_type, shape, memory_space=t.memory_space)
+
     def verify_(self) -> None:
-        assert isinstance(src_type := self.src.type, MemRefType)
+        assert isinstance(buffer_type := self.src.type, MemRefType)
         assert isinstance(tmem_type := self.tmem.type, MemRefType)
+        src_type = buffer_type
         # rule: J11
         if memory_space(src_type) != SMEM:
             raise Error(
@@ -253,7 +273,27 @@ class SmemToTmemOp(IRDLOperation):
                 note="tcgen05.cp copies bits: give both refs the same element type, "
                 f"{tmem_type.element_type}",
             )
-        check_contiguous_smem(src_type)
+        check_contiguous_smem(buffer_type, self.src)
+        check_smem_indices(buffer_type, list(self.indices))
+        rank, slots = buffer_type.get_num_dims(), len(self.indices)
+        # rule: J12
+        if rank - slots != 2:
+            extra = [
+                f"%{v.name_hint}" if v.name_hint else "an index" for v in self.indices[rank - 2 :]
+            ]
+            raise Error(
+                f"tcgen05.cp reads a 2-D tile (the dims of the source after its indices), got "
+                f"{rank - slots} dims of {buffer_type} after {slots} indices",
+                note=(
+                    f"drop {', '.join(extra)}: index the {rank - 2} leading dims (the slot), "
+                    "leaving the tile's rows and its rows of bytes"
+                    if extra
+                    else f"index the {rank - 2} leading dims (the slot: %buf[%s])"
+                )
+                if rank >= 2
+                else "copy from a 2-D tile",
+            )
+        src_type = self.tile_type
         if self.metadata is not None:
             check_metadata(self, src_type)
         elif self.scales is not None:

@@ -215,7 +215,9 @@ def check_barrier_index(barrier: SSAValue, index: SSAValue | None) -> None:
         )
 
 
-def check_contiguous_smem(t: MemRefType) -> None:
+def check_contiguous_smem(t: MemRefType, ref: SSAValue | None = None) -> None:
+    """The SMEM side of a copy is a buffer, contiguous and whole (`ref`: the value, whose
+    origin a view's note names)."""
     # rule: C14
     if any(d < 0 for d in t.get_shape()):
         raise Error(
@@ -230,7 +232,19 @@ def check_contiguous_smem(t: MemRefType) -> None:
             else t.layout
         )
         contiguous = [prod(t.get_shape()[i + 1 :]) for i in range(t.get_num_dims())]
-        if strides != contiguous or t.layout.offset != IntAttr(0):  # type: ignore[union-attr]
+        offset = t.layout.offset if isinstance(t.layout, StridedLayoutAttr) else IntAttr(0)
+        # rule: C10
+        if strides == contiguous and offset != IntAttr(0):
+            at = offset.data if isinstance(offset, IntAttr) else "?"
+            source = ref.owner.operands[0] if ref is not None and ref.owner.operands else None
+            buffer = f"%{source.name_hint}" if source is not None and source.name_hint else "%buf"
+            raise Error(
+                f"async_copy needs the SMEM reference to be a buffer, got a view at offset {at} "
+                f"of one ({t})",
+                note=f"pass the buffer with the slot's indices ({buffer}[%slot]) instead of a "
+                "memref.subview of it",
+            )
+        if strides != contiguous or offset != IntAttr(0):
             raise Error(
                 "async_copy needs the SMEM reference to be contiguous, but got strides "
                 f"{strides} for shape {list(t.get_shape())}",

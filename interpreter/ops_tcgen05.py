@@ -31,7 +31,8 @@ fence); within one agent TMEM is not race-checked: a `copy.tmem_load` of D befor
 reads what TMEM holds then. A sparse MMA (`nvvm.tcgen05.mma.sp`, kind f16, M 128 of one CTA)
 reads its compressed A (16 of K's 32 elements a row) through A's descriptor, B's 32 elements
 of K, and the metadata column at its pointer's column plus the descriptor's selector (0 or
-1), a TMEM read like A's (`sparse_a`: Mosaic GPU's layout). A commit's pointer may be an
+1), a TMEM read like A's (`sparse_a`: Mosaic GPU's layout; a group naming one element
+twice, undefined in the ISA, leaves its row of D NaN). A commit's pointer may be an
 mbarrier that
 `nvvm.mbarrier.init.shared` made, or a `copy.barrier_init` group cast to `!llvm.ptr<3>`
 (its barrier 0; `llvm.getelementptr` of i64 by an index for another), as the protocol
@@ -254,7 +255,7 @@ def sparse_modelled(op: MMAOpBase, kind: str, m: int, pair: bool, selector: int)
         raise InterpretError(op, f"a sparse MMA with A in TMEM {UNMODELLED}")
 
 
-def sparse_a(op: Operation, compressed: np.ndarray, words: np.ndarray) -> np.ndarray:
+def sparse_a(compressed: np.ndarray, words: np.ndarray) -> np.ndarray:
     """The dense A (128, 32) of a kind::f16 sparse MMA from its compressed A (128, 16: the
     two kept elements of each 4 of K, in order) and the metadata column it reads (128 lanes of
     32 bits). The layout is Mosaic GPU's (`format_tcgen05_sparse_metadata` of 16-bit operands,
@@ -262,7 +263,8 @@ def sparse_a(op: Operation, compressed: np.ndarray, words: np.ndarray) -> np.nda
     in its 2-bit fields 8 m1 + k2 (the lowest first), the index within its group of 4 of K of
     row 16 m0 + 8 m1 + m2's kept element 8 k1 + k2 (group (8 k1 + k2) // 2, the first or
     second of the group's two by its parity). Two equal indices in a group are undefined
-    (PTX ISA, sparse matrix storage: 0b0000, 0b0101, 0b1010, 0b1111)."""
+    (PTX ISA, sparse matrix storage: 0b0000, 0b0101, 0b1010, 0b1111): the row of A is NaN,
+    and so the row of D (a data fault, not the protocol's: the run goes on)."""
     lane = np.arange(LANES)[:, None]
     field = np.arange(16)[None, :]
     values = (words.astype(np.uint32)[:, None] >> (2 * field).astype(np.uint32)) & 3
@@ -271,17 +273,11 @@ def sparse_a(op: Operation, compressed: np.ndarray, words: np.ndarray) -> np.nda
     index = np.empty((LANES, 16), np.int64)
     index[rows, kept] = values
     pairs = index.reshape(LANES, 8, 2)
-    same = pairs[:, :, 0] == pairs[:, :, 1]
-    if same.any():
-        row, group = (int(x) for x in np.argwhere(same)[0])
-        raise InterpretError(
-            op, f"the sparse metadata name element {pairs[row, group, 0]} twice in group "
-            f"{group} of row {row} (PTX ISA: undefined)",
-        )  # fmt: skip
-    dense = np.zeros((LANES, 32), compressed.dtype)
+    dense = np.zeros((LANES, 32), np.float32)
     groups, rows = np.arange(8), np.arange(LANES)[:, None]
     for j in (0, 1):
         dense[rows, 4 * groups[None, :] + pairs[:, :, j]] = compressed[:, 2 * groups + j]
+    dense[(pairs[:, :, 0] == pairs[:, :, 1]).any(axis=1)] = np.nan
     return dense
 
 
@@ -404,7 +400,7 @@ def issue(agent: Agent, op: MMAOpBase, t: int) -> None:
             a = mma.elements(raw.reshape(LANES, k, -1), ins.a)
         if meta is not None:
             meta_ref, meta_col = meta
-            a = sparse_a(op, a, meta_ref.tmem.cells[:, meta_col])
+            a = sparse_a(a, meta_ref.tmem.cells[:, meta_col])
         b = np.concatenate([mma.read_operand(c.smem.bytes, offsets["B"], ins.b) for c in ctas])
         for i, cta in enumerate(ctas):
             tmem = d.tmem if cta is agent.cta else cta.tmem

@@ -32,7 +32,7 @@ from facts import hardware as hw
 from interpreter import tmem_order
 from interpreter.machine import WARP, Agent, Cta, Step
 from interpreter.memory import SmemRef, read_smem, units
-from interpreter.ops_std import handles, set_result
+from interpreter.ops_std import check_index, handles, set_result
 from interpreter.tcgen05_async import smem_read
 from interpreter.values import InterpretError, RuleBroken, storage_dtype, uniform
 
@@ -261,7 +261,10 @@ def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: np.ndarray) -> Step:
     src = agent.get(op.src)
     ref = agent.get(op.tmem)
     assert isinstance(src, SmemRef)
-    rows = src.shape[0]
+    slot = [int(uniform(agent.get(v), mask, op, "the slot index")) for v in op.indices]
+    check_index(src.shape[: len(slot)], slot, mask, op, "an SMEM buffer")
+    tile = src.shape[len(slot) :]
+    rows = tile[0]
     if op.shape.data == copy.TmemCopyShape.S4X256B:
         raise InterpretError(op, "a tcgen05.cp of shape 4x256b is not modelled by the interpreter")
     want = int(op.shape.data.value.removeprefix("shape_").split("x")[0])
@@ -274,9 +277,9 @@ def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: np.ndarray) -> Step:
         )  # fmt: skip
     start = int(uniform(agent.get(op.column), mask, op, "the TMEM column"))
     dtype = storage_dtype(src.element_type)
-    per_row = src.shape[1] * dtype.itemsize // 4
-    grid = np.indices(src.shape).reshape(2, -1)
-    offsets = np.asarray(src.offsets([grid[0], grid[1]]), np.int64)
+    per_row = tile[1] * dtype.itemsize // 4
+    grid = np.indices(tile).reshape(2, -1)
+    offsets = np.asarray(src.offsets([*slot, grid[0], grid[1]]), np.int64)
     # its read of SMEM (the issuer's, for a pair's too), done at the copy's next commit
     read = smem_read(agent, op, units(offsets, dtype.itemsize, 16), "the tcgen05.cp reads")
     agent.cta.machine.races(agent.cta.smem.log.check(read, agent.clock), agent.cta)

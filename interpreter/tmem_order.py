@@ -16,7 +16,9 @@ are compared, not threads: the threads of one agent (the block outside roles, on
 taken as one, and two loads or stores are not compared (a warp reaches its own quarter of
 the lanes). Within one agent, a tcgen05.ld or .st of the columns of the agent's own MMA,
 copy or shift (one of the two a write) must come after a wait that observed the arrival of
-a commit issued after it (`check_own`: the block's thread 0 shifts, its warps load). A CTA
+a commit issued after it (`check_own`: the block's thread 0 shifts, its warps load), and so
+must an MMA, copy or shift after one of its own that is not its pipeline predecessor (a
+copy over the metadata an earlier MMA reads: `copy_dialect.tmem.pipelined`). A CTA
 pair's `cta_group 2` MMA or copy is kept in both CTAs' TMEM, so the peer's accesses are
 compared with it (its commit multicast to both CTAs' barriers: `ops_tcgen05`)."""
 
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.ir import Operation
 
+from copy_dialect.tmem import pipelined
 from interpreter.machine import Agent
 from interpreter.ops_std import handles
 from interpreter.races import Clock, Epoch, sees
@@ -73,8 +76,9 @@ def access(
         if prior.agent is not agent:
             if (prior.asynchronous or asynchronous) and check(agent, op, prior):
                 kept.remove(prior)
-        elif prior.asynchronous and not asynchronous and check_own(agent, op, prior):
-            kept.remove(prior)
+        elif prior.asynchronous and (not asynchronous or not pipelined(prior.op, op)):
+            if check_own(agent, op, prior):
+                kept.remove(prior)
     kept[:] = [
         a
         for a in kept
@@ -98,9 +102,11 @@ def commit_epoch(agent: Agent) -> Epoch:
 
 
 def check_own(agent: Agent, op: Operation, prior: Access) -> bool:
-    """Reports (P14) whether `agent`'s tcgen05.ld or .st `op` touches the columns of its own
-    earlier tcgen05.mma, .cp or .shift before a wait observed the arrival of a commit issued
-    after it; True when it reported. (An agent's threads are one: the block's thread 0
+    """Reports (P14) whether `agent`'s `op` touches the columns of its own earlier
+    tcgen05.mma, .cp or .shift before a wait observed the arrival of a commit issued after
+    it; True when it reported. `op` is a tcgen05.ld or .st, or an asynchronous op that does
+    not form one of the ISA's pipelines with the earlier one (`pipelined`: the two may
+    execute in either order, PTX ISA 9.7.16.6.2). (An agent's threads are one: the block's thread 0
     issues the shift and its warps load, which the proof tells apart as two classes. The
     after fence is not asked within one agent: kernels that wait on a raw `nvvm.mbarrier`,
     which the proof does not follow, read after the wait without it.)"""

@@ -229,6 +229,8 @@ def tcgen05_commit(agent: Agent, op: Operation, mask: int | None) -> None:
     # the pair MMA's reads of the peer's with the peer's (else this CTA's).
     own = ends.get(agent.rank, next(iter(ends.values())))
     s.group_sets.tc_commit(agent.groups, (own,))
+    for rank, state in enumerate(agent.walk.states):  # its TMEM accesses end there too
+        state.tmem.order.ended(members, (ends.get(rank, own),))
     paired = PAIR_READS.get(agent)
     if paired is not None:
         there = agent.walk.states[agent.rank ^ 1]

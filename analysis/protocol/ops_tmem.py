@@ -76,7 +76,7 @@ def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: int | None) -> None:
         # its read of the tile: after the fill (P1) and the threads' fenced writes (P4), and in
         # flight until the barrier phase of the tcgen05.commit after it (P2, P7), as a
         # tcgen05.mma's
-        region = agent.region(op.src, ())
+        region = agent.region(op.src, op.indices)  # (the slot, with indices)
         s = agent.state
         s.copies.mma_read(op, [region], agent.groups, (agent.c0,), reader(op), tcgen05=True)
         s.tmem.order.access(op, op.tmem, (agent.c0,), write=True, asynchronous=True)

@@ -40,10 +40,10 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntAttr, MemRefType
 from xdsl.ir import Operation, SSAValue
 
-from analysis.protocol.clocks import Clock, HappensBefore, at
+from analysis.protocol.clocks import Clock, End, HappensBefore, at, knows
 from analysis.protocol.findings import Related, Report, error
 from copy_dialect.memory import TMEM, memory_space
-from copy_dialect.tmem import tmem_columns
+from copy_dialect.tmem import pipelined, tmem_columns
 from copy_dialect.tmem_slice import TmemSliceOp, slice_columns
 
 BEFORE = "nvvm.tcgen05.fence <before>"
@@ -66,6 +66,10 @@ class Access:
     tcgen05.commit."""
     fence: int | None = None
     """The stamp of the class's first fence after it that publishes it."""
+    end: End | None = None
+    """An asynchronous access: the barrier phase the arrival of the first tcgen05.commit
+    after it completes (None: no commit yet, or one on a barrier the analysis does not
+    follow); its class knows it done once it knows that phase."""
 
 
 def tmem_base(v: SSAValue) -> SSAValue:
@@ -172,6 +176,8 @@ class TmemOrder:
         base, columns = tmem_span(tmem)
         if reached is not None:
             columns = reached
+        if asynchronous:
+            self._own(op, base, columns, classes, write)
         for c in classes:
             for prior in self.accesses:
                 if (
@@ -197,6 +203,67 @@ class TmemOrder:
                 )
             ]
             self.accesses.append(Access(op, base, columns, c, stamp, write, asynchronous))
+
+    def _own(
+        self, op: Operation, base: SSAValue, columns: range, classes: tuple[int, ...], write: bool
+    ) -> None:
+        """A class's asynchronous tcgen05 op after its own earlier one on the same columns
+        (one of them a write) that is not one of the ISA's pipelines (`pipelined`): the
+        earlier must be known done, its commit's barrier phase known (a wait on it) and a
+        tcgen05.fence::after_thread_sync since."""
+        names = self.hb.class_names
+        for c in classes:
+            for prior in self.accesses:
+                if (
+                    prior.cls != c
+                    or prior.tmem is not base
+                    or not prior.asynchronous
+                    or not (prior.write or write)
+                    or not overlap(prior.columns, columns)
+                    or pipelined(prior.op, op)
+                ):
+                    continue
+                who, kind = names.get(c, "this class"), prior.op.name
+                order = (
+                    f"{op.name} after {kind} is not one of the ISA's tcgen05 pipelines (PTX "
+                    "ISA 9.7.16.6.2: mma -> mma of one accumulator, cp -> mma, shift -> mma, "
+                    "shift -> cp 4x256b, mma -> shift), so the two may execute in either order"
+                )
+                if not knows(self.hb.clocks[c], prior.end):
+                    # rule: P14
+                    self.report(
+                        error(
+                            op,
+                            f"{who}'s own {kind} may still be accessing this TMEM: {order}",
+                            f"in {who}, nvvm.tcgen05.commit after the {kind} on a "
+                            "copy.barrier_init barrier, copy.barrier_wait on that phase, then "
+                            f"{AFTER} before this op; or give this op other TMEM columns (a "
+                            "buffer per stage, each reused after its commit's phase)",
+                            Related(prior.op, "the earlier access"),
+                        )
+                    )
+                elif not knows(self.after.get(c, []), prior.end):
+                    # rule: P14
+                    self.report(
+                        error(
+                            op,
+                            f"{who} waited for its own {kind} to end but issues this op with "
+                            f"no tcgen05.fence::after_thread_sync since: {order}",
+                            f"add {AFTER} after the wait and before this op",
+                            Related(prior.op, "the earlier access"),
+                        )
+                    )
+                else:
+                    continue
+                self.accesses.remove(prior)
+                break
+
+    def ended(self, classes: tuple[int, ...], end: End) -> None:
+        """`classes` commit: their asynchronous accesses with no commit yet end with `end`
+        (the phase the commit's arrival completes)."""
+        for a in self.accesses:
+            if a.cls in classes and a.asynchronous and a.end is None:
+                a.end = end
 
     def _check(self, op: Operation, c: int, prior: Access, follows_all: bool) -> bool:
         """Whether class `c`'s access `op` is ordered after `prior`; else the finding."""

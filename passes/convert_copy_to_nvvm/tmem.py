@@ -30,6 +30,7 @@ from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from copy_dialect import ops as copy
 from passes import nvvm
+from passes.convert_copy_to_nvvm.dsmem import slot_address
 from passes.convert_copy_to_nvvm.emit import Emit
 from passes.convert_copy_to_nvvm.kernel import Kernel, KernelPattern
 from passes.llvm_types import (
@@ -149,14 +150,14 @@ class LowerSmemToTmem(KernelPattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: copy.SmemToTmemOp, rewriter: PatternRewriter, /):
         kernel = self.kernel(op)
-        assert isinstance(src_type := op.src.type, MemRefType)
+        src_type = op.tile_type
         swizzle = copy.swizzle_of(src_type)
         bits = copy.bitwidth(src_type.element_type) or 8
         row_bytes = src_type.get_shape()[-1] * bits // 8
         # The verifier guarantees the descriptor's row-major layouts (rule J12).
         assert (row_bytes == 16 and swizzle == 16) or row_bytes == swizzle
         body = Emit()
-        (smem,) = lowered([op.src], body.ops)
+        smem = slot_address(body, op.src, list(op.indices))
         descriptor = smem_descriptor(body, body.ptrtoint(smem), row_bytes, swizzle)
         (tmem,) = lowered([op.tmem], body.ops)
         (column,) = lowered([op.column], body.ops)

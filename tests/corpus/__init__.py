@@ -467,6 +467,74 @@ KERNELS += (
     ),
 )
 
+def format_sparse_metadata(pick: np.ndarray) -> np.ndarray:
+    """Mosaic GPU's layout of kind::f16 sparse metadata (M, K / 4, 2) in TMEM (its
+    format_tcgen05_sparse_metadata for 16-bit operands): per 128 rows and 128 elements of K,
+    128 lanes of 64 i2 values, (M / 128, K / 128, 128, 64)."""
+    m, groups, _ = pick.shape
+    k = groups * 2
+    tiled = pick.reshape(m // 128, 8, 2, 8, k // 64, 4, 2, 8).transpose(0, 4, 1, 6, 3, 5, 2, 7)
+    return tiled.reshape(m // 128, k // 64, 128, 64)
+
+
+def pack_i2(values: np.ndarray) -> np.ndarray:
+    """i2 values (rows, 4 n) as bytes (rows, n), four to a byte, the first in the low bits."""
+    v = values.astype(np.uint8).reshape(values.shape[0], -1, 4)
+    return v[..., 0] | v[..., 1] << 2 | v[..., 2] << 4 | v[..., 3] << 6
+
+
+def sparse_operand(rng: np.random.Generator, m: int, k: int):
+    """A 2:4-sparse A (M x K): its kept elements (M x K / 2, in order), where each sits
+    (M, K / 4, 2: two distinct indices in increasing order a group of 4) and the dense A."""
+    pick = np.sort(np.argsort(rng.random((m, k // 4, 4)), axis=-1)[..., :2], axis=-1)
+    kept = small_ints(rng, (m, k // 2))
+    return kept, pick, dense_of(kept, pick)
+
+
+def dense_of(kept: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """The dense A (f32) whose row's group g of 4 holds kept elements 2g and 2g + 1 at the
+    positions `pick[row, g]` names, zeros elsewhere."""
+    m, groups, _ = pick.shape
+    dense = np.zeros((m, 4 * groups), np.float32)
+    for j in (0, 1):
+        dense[np.arange(m)[:, None], 4 * np.arange(groups)[None, :] + pick[:, :, j]] = kept[:, j::2]
+    return dense
+
+
+def _sparse_args(m: int, n: int, k: int):
+    """gemm_tcgen05_sparse_persistent's arguments: A's kept elements, B, the metadata as one
+    block of 128 rows per 128 rows of A and 128 elements of K (rows (tm * K / 128 + kb) *
+    128 on), C."""
+
+    def make(rng):
+        kept, pick, _ = sparse_operand(rng, m, k)
+        blocks = format_sparse_metadata(pick)  # (M / 128, K / 128, 128, 64)
+        meta = pack_i2(blocks.reshape(-1, 64))
+        return [kept, small_ints(rng, (n, k)), meta, np.zeros((m, n), np.float32)]
+
+    return make
+
+
+def sparse_expected(kept, b, meta, c) -> np.ndarray:
+    """C = A B^T for the dense A that the kept elements and the metadata make."""
+    m, k = kept.shape[0], 2 * kept.shape[1]
+    fields = (meta[..., None] >> np.array([0, 2, 4, 6], np.uint8)) & 3  # (rows, 16, 4)
+    blocks = fields.reshape(m // 128, k // 128, 128, 64)
+    pick = blocks.reshape(m // 128, k // 128, 8, 2, 8, 4, 2, 8)
+    pick = pick.transpose(0, 2, 6, 4, 1, 5, 3, 7).reshape(m, k // 4, 2)  # the formatting undone
+    return dense_of(kept, pick) @ b.astype(np.float32).T + c
+
+
+KERNELS += (
+    Kernel(
+        "gemm_tcgen05_sparse_persistent",
+        ("persistent grid-stride", "Blackwell tcgen05", "structured-sparse"),
+        _sparse_args(256, 128, 256),
+        grid=(2,),
+        expected=lambda a: {3: sparse_expected(*a)},
+    ),
+)
+
 KERNELS += (
     Kernel(
         "gemm_tcgen05_2cta_persistent",

@@ -53,13 +53,13 @@ func.func @a5_leader_tracked_bulk(%x: memref<256x256xf32>) attributes {copy.targ
 
 // rule: BK1
 // fix: s|impl bulk|impl tma|
-func.func @bk1_dynamic_shape(%x: memref<?x256xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
+func.func @bk1_dynamic_row(%x: memref<64x?xf32>) attributes {copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %buf = copy.alloc_smem : memref<4x256xf32, #copy.smem>
   %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
-  // expected-error@+2 {{Expected a GMEM ref of static shape and strides for a bulk copy, got memref<?x256xf32>}}
-  // expected-note@+1 {{give every dimension and stride a size, or use impl tma, whose tensor map is encoded at launch}}
-  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] impl bulk oob promise_in_bounds : memref<?x256xf32> to memref<4x256xf32, #copy.smem>, !copy.barrier<1>
+  // expected-error@+2 {{Expected a GMEM ref of static strides, and static sizes in the dims the box spans whole, for a bulk copy, got memref<64x?xf32>}}
+  // expected-note@+1 {{give those dims and the strides a size (only the outer dims may be dynamic), or use impl tma, whose tensor map is encoded at launch}}
+  copy.async_copy %x[%c0, %c0] to %buf barrier %bar[%c0] impl bulk oob promise_in_bounds : memref<64x?xf32> to memref<4x256xf32, #copy.smem>, !copy.barrier<1>
   func.return
 }
 

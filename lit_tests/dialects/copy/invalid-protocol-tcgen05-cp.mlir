@@ -5,7 +5,8 @@
 // a sparse MMA's metadata copied to TMEM before the bulk copy that brings them completes
 // (lit_tests/passes/sparse-metadata-ptx.mlir without its wait); a tile the threads rewrite
 // before the commit's barrier phase completes; a tile the threads wrote with no
-// fence_async_shared before the copy. The interpreter catches the same kernels at run time
+// fence_async_shared before the copy; two copies into one buffer with nothing between (P14).
+// The interpreter catches the same kernels at run time
 // (tests/interpreter/test_sparse_metadata.py, test_tcgen05_cp_reads.py).
 
 // rule: P1
@@ -103,6 +104,45 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     copy.tmem_wait load
     vector.store %w, %y[%t, %c0] : memref<128x4xi32>, vector<4xi32>
     copy.tmem_dealloc %acc : memref<128x32xi32, #copy.tmem>
+    func.return
+  }
+}
+
+// -----
+
+// Two tcgen05.cp of one thread into the same TMEM columns: a copy after a copy is no
+// tcgen05 pipeline (PTX ISA 9.7.16.6.2), so the two may land in either order (P14 at the
+// second; its fix: a commit, a wait on its phase and the after fence before the second).
+// rule: P14
+// fix: s|    copy.barrier_wait %done[%c0], %false|    copy.barrier_wait %done[%c0], %true|
+// fix: s|    copy.smem_to_tmem %tile to %lo[%z]|    scf.if %leader { nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3> } copy.barrier_wait %done[%c0], %false : !copy.barrier<1> nvvm.tcgen05.fence <after> copy.smem_to_tmem %tile to %lo[%z]|
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @two_copies_one_buffer(%x: memref<128x64xi2>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0 : index
+    %false = arith.constant false
+    %true = arith.constant true
+    %t = gpu.thread_id x
+    %leader = arith.cmpi eq, %t, %c0 : index
+    %tile = copy.alloc_smem : memref<128x64xi2, #copy.smem>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
+    copy.async_copy %x[%c0, %c0] to %tile barrier %full[%c0] impl bulk oob promise_in_bounds : memref<128x64xi2> to memref<128x64xi2, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %full[%c0], %false : !copy.barrier<1>
+    %meta = copy.tmem_alloc : memref<128x512xi2, #copy.tmem>
+    %lo = copy.tmem_slice %meta[0] : memref<128x512xi2, #copy.tmem> -> memref<128x64xi2, #copy.tmem>
+    // expected-note@+1 {{the earlier access}}
+    copy.smem_to_tmem %tile to %lo[%c0] shape shape_128x128b metadata : memref<128x64xi2, #copy.smem>, memref<128x64xi2, #copy.tmem>
+    // expected-error@+2 {{thread 0 of the block's own copy.smem_to_tmem may still be accessing this TMEM: copy.smem_to_tmem after copy.smem_to_tmem is not one of the ISA's tcgen05 pipelines (PTX ISA 9.7.16.6.2: mma -> mma of one accumulator, cp -> mma, shift -> mma, shift -> cp 4x256b, mma -> shift), so the two may execute in either order}}
+    // expected-note@+1 {{in thread 0 of the block, nvvm.tcgen05.commit after the copy.smem_to_tmem on a copy.barrier_init barrier, copy.barrier_wait on that phase, then nvvm.tcgen05.fence <after> before this op; or give this op other TMEM columns (a buffer per stage, each reused after its commit's phase)}}
+    copy.smem_to_tmem %tile to %lo[%z] shape shape_128x128b metadata : memref<128x64xi2, #copy.smem>, memref<128x64xi2, #copy.tmem>
+    scf.if %leader {
+      nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3>
+    }
+    copy.barrier_wait %done[%c0], %false : !copy.barrier<1>
+    nvvm.tcgen05.fence <after>
+    copy.tmem_dealloc %meta : memref<128x512xi2, #copy.tmem>
     func.return
   }
 }

@@ -388,6 +388,51 @@ func.func @j12_smem_size_for_the_shape(%col: index) attributes {copy.target = #c
 // -----
 
 // rule: J12
+// fix: s|%ring[%c0, %c1]|%ring[%c0]|
+func.func @j12_slot_of_rows(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ring = copy.alloc_smem : memref<4x128x64xi2, #copy.smem>
+  %t = copy.tmem_alloc : memref<128x512xi2, #copy.tmem>
+  // expected-error@+2 {{tcgen05.cp reads a 2-D tile (the dims of the source after its indices), got 1 dims of memref<4x128x64xi2, #copy.smem> after 2 indices}}
+  // expected-note@+1 {{drop %c1: index the 1 leading dims (the slot), leaving the tile's rows and its rows of bytes}}
+  copy.smem_to_tmem %ring[%c0, %c1] to %t[%col] shape shape_128x128b metadata : memref<4x128x64xi2, #copy.smem>, memref<128x512xi2, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: C10
+// fix: s|%view to %t|%ring[%c1] to %t|
+// fix: s|memref<128x64xi2, strided<[64, 1], offset: 8192>, #copy.smem>, memref<128x512xi2|memref<4x128x64xi2, #copy.smem>, memref<128x512xi2|
+func.func @c10_a_subview_of_the_ring(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %c1 = arith.constant 1 : index
+  %ring = copy.alloc_smem : memref<4x128x64xi2, #copy.smem>
+  %view = memref.subview %ring[1, 0, 0] [1, 128, 64] [1, 1, 1] : memref<4x128x64xi2, #copy.smem> to memref<128x64xi2, strided<[64, 1], offset: 8192>, #copy.smem>
+  %t = copy.tmem_alloc : memref<128x512xi2, #copy.tmem>
+  // expected-error@+2 {{async_copy needs the SMEM reference to be a buffer, got a view at offset 8192 of one (memref<128x64xi2, strided<[64, 1], offset: 8192>, #copy.smem>)}}
+  // expected-note@+1 {{pass the buffer with the slot's indices (%ring[%slot]) instead of a memref.subview of it}}
+  copy.smem_to_tmem %view to %t[%col] shape shape_128x128b metadata : memref<128x64xi2, strided<[64, 1], offset: 8192>, #copy.smem>, memref<128x512xi2, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: F8
+// fix: s|%c4 = arith.constant 4|%c4 = arith.constant 3|
+func.func @f8_slot_past_the_ring(%col: index) attributes {copy.target = #copy.target<"sm_100a">} {
+  %c4 = arith.constant 4 : index
+  %ring = copy.alloc_smem : memref<4x128x64xi2, #copy.smem>
+  %t = copy.tmem_alloc : memref<128x512xi2, #copy.tmem>
+  // expected-error@+2 {{expected the SMEM slot index along dim 0 in [0, 4), found the constant 4: it lies outside memref<4x128x64xi2, #copy.smem>}}
+  // expected-note@+1 {{dim 0 of the buffer has 4 entries (its indices are 0 to 3): index inside it, or allocate a buffer of 5 along dim 0}}
+  copy.smem_to_tmem %ring[%c4] to %t[%col] shape shape_128x128b metadata : memref<4x128x64xi2, #copy.smem>, memref<128x512xi2, #copy.tmem>
+  func.return
+}
+
+// -----
+
+// rule: J12
 // fix: s|memref<64x64xf32, #copy.tmem>|memref<128x64xf32, #copy.tmem>|
 // fix: s|memref<64x64xf32, #copy.tmem>|memref<128x64xf32, #copy.tmem>|
 func.func @j12_tmem_of_64_rows(%t: memref<64x64xf32, #copy.tmem>, %col: index) attributes {copy.target = #copy.target<"sm_100a">} {

@@ -162,6 +162,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
   func.func @tmem(%col: index) {
     %commit_c0 = arith.constant 0 : index
     %commit_false = arith.constant false
+    %commit_true = arith.constant true
     %commit_t = gpu.thread_id x
     %commit_leader = arith.cmpi eq, %commit_t, %commit_c0 : index
     %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
@@ -186,6 +187,13 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     // CHECK: copy.smem_to_tmem %{{.*}} to %[[ACC]][%{{.*}}] shape shape_128x256b : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x128xf32, #copy.tmem>
     // CHECK-GENERIC: "copy.smem_to_tmem"(%{{.*}}, %{{.*}}, %{{.*}}) <{shape = #copy<tmem_copy_shape shape_128x256b>}> : (memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x128xf32, #copy.tmem>, index) -> ()
     copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x128xf32, #copy.tmem>
+    // Two copies into the same columns are no tcgen05 pipeline (PTX ISA 9.7.16.6.2): the
+    // second waits for the first's commit and fences (P14).
+    scf.if %commit_leader {
+      nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3>
+    }
+    copy.barrier_wait %done[%commit_c0], %commit_false : !copy.barrier<1>
+    nvvm.tcgen05.fence <after>
     %rows = copy.alloc_smem : memref<32x4xf32, #copy.smem>
     // CHECK: copy.smem_to_tmem %{{.*}} to %[[ACC]][%{{.*}}] shape shape_32x128b multicast warpx4
     // CHECK-GENERIC: multicast = #copy<tmem_copy_multicast warpx4>
@@ -194,7 +202,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     scf.if %commit_leader {
       nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3>
     }
-    copy.barrier_wait %done[%commit_c0], %commit_false : !copy.barrier<1>
+    copy.barrier_wait %done[%commit_c0], %commit_true : !copy.barrier<1>
     // CHECK: copy.tmem_dealloc %[[ACC]] : memref<128x128xf32, #copy.tmem>
     // CHECK-GENERIC: "copy.tmem_dealloc"(%{{.*}}) : (memref<128x128xf32, #copy.tmem>) -> ()
     copy.tmem_dealloc %acc : memref<128x128xf32, #copy.tmem>

@@ -63,6 +63,29 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     func.return
   }
 
+  // The metadata of a ring's stage: the copy reads the slot %ring[%s] (the tile is the
+  // dims after the index), as a CUTLASS-style pipeline copies each k-block's metadata.
+  // CHECK-LABEL: func.func @metadata_of_a_ring_slot(
+  func.func @metadata_of_a_ring_slot(%s: index) {
+    %commit_c0 = arith.constant 0 : index
+    %commit_false = arith.constant false
+    %commit_t = gpu.thread_id x
+    %commit_leader = arith.cmpi eq, %commit_t, %commit_c0 : index
+    %done = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %done_ptr = builtin.unrealized_conversion_cast %done : !copy.barrier<1> to !llvm.ptr<3>
+    %meta = copy.tmem_alloc : memref<128x512xi2, #copy.tmem>
+    %ring = copy.alloc_smem : memref<4x128x64xi2, #copy.smem>
+    // CHECK: copy.smem_to_tmem %{{.*}}[%{{.*}}] to %{{.*}}[%{{.*}}] shape shape_128x128b metadata : memref<4x128x64xi2, #copy.smem>, memref<128x512xi2, #copy.tmem>
+    // CHECK-GENERIC: "copy.smem_to_tmem"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{shape = #copy<tmem_copy_shape shape_128x128b>, metadata}> : (memref<4x128x64xi2, #copy.smem>, index, memref<128x512xi2, #copy.tmem>, index) -> ()
+    copy.smem_to_tmem %ring[%s] to %meta[%commit_c0] shape shape_128x128b metadata : memref<4x128x64xi2, #copy.smem>, memref<128x512xi2, #copy.tmem>
+    scf.if %commit_leader {
+      nvvm.tcgen05.commit %done_ptr : !llvm.ptr<3>
+    }
+    copy.barrier_wait %done[%commit_c0], %commit_false : !copy.barrier<1>
+    copy.tmem_dealloc %meta : memref<128x512xi2, #copy.tmem>
+    func.return
+  }
+
   // CHECK-LABEL: func.func @pair_shift(
   func.func @pair_shift(%col: index) attributes {copy.cluster = array<i32: 2, 1, 1>} {
     %acc = copy.tmem_alloc cta_group 2 : memref<128x32xf32, #copy.tmem>
