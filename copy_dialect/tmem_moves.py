@@ -184,7 +184,7 @@ class SmemToTmemOp(IRDLOperation):
     ```mlir
     copy.smem_to_tmem %tile to %acc[%col] shape shape_128x256b
         : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x128xf32, #copy.tmem>
-    copy.smem_to_tmem %ring[%s] to %meta[%c0] shape shape_128x128b metadata
+    copy.smem_to_tmem %ring[%slot] to %meta[%col] shape shape_128x128b metadata
         : memref<4x128x64xi2, #copy.smem>, memref<128x512xi2, #copy.tmem>
     ```
     """

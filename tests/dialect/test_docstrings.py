@@ -39,6 +39,8 @@ PRELUDE = {
     "%pixels": "%pixels = copy.alloc_smem : memref<2x128x64xf16, #copy.smem>",
     "%tiles": "%tiles = copy.alloc_smem : memref<2x4x64xf32, #copy.smem>",
     "%resp": "%resp = copy.alloc_smem : memref<2x16xi8, #copy.smem>",
+    "%ring": "%ring = copy.alloc_smem : memref<4x128x64xi2, #copy.smem>",
+    "%meta": "%meta = copy.tmem_alloc : memref<128x512xi2, #copy.tmem>",
     "%m": "%m = copy.tensormap_global %x slot %slot of 4 : memref<4096x4096xf32> "
     "-> !copy.tensormap<64x64xf32>",
 }
