@@ -39,6 +39,7 @@ from copy_dialect.attributes import (
     TmemWaitKindAttr,
 )
 from copy_dialect.errors import CopyVerifyException as Error
+from copy_dialect.instruction_descriptor import MmaInstructionDescriptorOp
 from copy_dialect.memory import (
     TMEM,
     bitwidth,
@@ -174,6 +175,7 @@ def cta_group_of(op: Operation) -> int:
 
 
 MMAS = ("nvvm.tcgen05.mma", "nvvm.tcgen05.mma.sp")
+"""The tcgen05 MMAs (upstream NVVM's, by name: they live with the lowering), dense and sparse."""
 COPY, SHIFT = "copy.smem_to_tmem", "copy.tmem_shift"
 
 
@@ -188,8 +190,6 @@ def tcgen05_group(op: Operation) -> int:
 def mma_shape(op: Operation) -> object:
     """What an MMA's shape is known by: its `copy.mma_instruction_descriptor`'s M, N and
     sparsity, else its instruction descriptor value itself."""
-    from copy_dialect.instruction_descriptor import MmaInstructionDescriptorOp
-
     desc = op.operands[3]
     owner = desc.owner
     if isinstance(owner, MmaInstructionDescriptorOp):

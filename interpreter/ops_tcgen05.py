@@ -274,9 +274,9 @@ def sparse_a(compressed: np.ndarray, words: np.ndarray) -> np.ndarray:
     index[rows, kept] = values
     pairs = index.reshape(LANES, 8, 2)
     dense = np.zeros((LANES, 32), np.float32)
-    groups, rows = np.arange(8), np.arange(LANES)[:, None]
+    groups = np.arange(8)
     for j in (0, 1):
-        dense[rows, 4 * groups[None, :] + pairs[:, :, j]] = compressed[:, 2 * groups + j]
+        dense[lane, 4 * groups[None, :] + pairs[:, :, j]] = compressed[:, 2 * groups + j]
     dense[(pairs[:, :, 0] == pairs[:, :, 1]).any(axis=1)] = np.nan
     return dense
 

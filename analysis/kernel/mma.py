@@ -23,16 +23,16 @@ from xdsl.ir import Operation
 from analysis.kernel.kernel import Kernel
 from copy_dialect.errors import CopyVerifyException as Error
 from copy_dialect.instruction_descriptor import MmaInstructionDescriptorOp
+from copy_dialect.tmem import MMAS
 from copy_dialect.verify_common import enclosing_target, feature_error, retarget_note
 from facts.target import MMA_SCALE_INPUT_D
 
-MMA = "nvvm.tcgen05.mma"
-SPARSE_MMA = "nvvm.tcgen05.mma.sp"
+MMA, SPARSE_MMA = MMAS
 
 
 def check_scale_input_d(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """Each `nvvm.tcgen05.mma` of `kernel` with a scale-input-d has a target that has it."""
-    mmas = [t for t in kernel.positions if getattr(t, "name", None) in (MMA, SPARSE_MMA)]
+    mmas = [t for t in kernel.positions if getattr(t, "name", None) in MMAS]
     for op in kernel.instances(*mmas) if mmas else ():
         if getattr(op, "scaleInputD", None) is None:
             continue
@@ -56,7 +56,7 @@ def check_scale_input_d(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
 def check_sparse_descriptor(kernel: Kernel) -> Iterator[tuple[Operation, Error]]:
     """Each tcgen05 MMA's instruction descriptor (where `copy.mma_instruction_descriptor`
     makes it) is sparse exactly when the MMA is `nvvm.tcgen05.mma.sp`."""
-    mmas = [t for t in kernel.positions if getattr(t, "name", None) in (MMA, SPARSE_MMA)]
+    mmas = [t for t in kernel.positions if getattr(t, "name", None) in MMAS]
     for op in kernel.instances(*mmas) if mmas else ():
         desc = op.operands[3].owner
         if not isinstance(desc, MmaInstructionDescriptorOp):

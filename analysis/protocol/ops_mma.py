@@ -41,6 +41,7 @@ from analysis.protocol.tmem_order import is_tmem
 from analysis.protocol.walk import Agent
 from analysis.smem_values import TENSOR_CORE_READS, Origin, smem_values
 from copy_dialect import ops as copy
+from copy_dialect.tmem import MMAS, tcgen05_group
 
 WARPGROUP = 128
 
@@ -249,10 +250,7 @@ def pair_peer(agent: Agent, op: Operation) -> State | None:
     states = agent.walk.states
     if agent.rank ^ 1 >= len(states):  # one CTA modelled: no peer (asked first: cheap)
         return None
-    group = op.properties.get("ctaGroup")
-    if group is None or "cta_2" not in str(group):
-        return None
-    return states[agent.rank ^ 1]
+    return states[agent.rank ^ 1] if tcgen05_group(op) == 2 else None
 
 
 def pair_reads(agent: Agent, peer: State) -> Groups:
@@ -303,7 +301,7 @@ def commit_barrier(agent: Agent, ptr: SSAValue) -> Key | None:
     return key if key in agent.state.barriers.table else None
 
 
-SPARSE = "nvvm.tcgen05.mma.sp"
+SPARSE = MMAS[1]
 """The sparse MMA reads its metadata (operand 5) in TMEM as it reads an A in TMEM."""
 
 

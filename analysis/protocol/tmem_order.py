@@ -43,7 +43,8 @@ from xdsl.ir import Operation, SSAValue
 from analysis.protocol.clocks import Clock, End, HappensBefore, at, knows
 from analysis.protocol.findings import Related, Report, error
 from copy_dialect.memory import TMEM, memory_space
-from copy_dialect.tmem import pipelined, tmem_columns
+from copy_dialect.tmem import COPY, MMAS, pipelined, tmem_columns
+from copy_dialect.tmem import SHIFT as SHIFT_OP
 from copy_dialect.tmem_slice import TmemSliceOp, slice_columns
 
 BEFORE = "nvvm.tcgen05.fence <before>"
@@ -106,12 +107,7 @@ def op_async(op: Operation) -> bool:
     return op.name in ASYNC_OPS
 
 
-ASYNC_OPS = (
-    "nvvm.tcgen05.mma",
-    "nvvm.tcgen05.mma.sp",
-    "copy.smem_to_tmem",
-    "copy.tmem_shift",
-)
+ASYNC_OPS = (*MMAS, COPY, SHIFT_OP)
 """The asynchronous tcgen05 accesses: done only through a commit."""
 
 RAW_SYNCS = ("nvvm.mbarrier", "nvvm.barrier", "llvm.inline_asm", "nvvm.cluster")
