@@ -183,7 +183,8 @@ def tcgen05_group(op: Operation) -> int:
     """The CTA group of a tcgen05 op: a copy op's `cta_group`, an NVVM MMA's `ctaGroup`."""
     group = op.properties.get("ctaGroup")
     if group is not None:
-        return 2 if "cta_2" in str(group) else 1
+        kind = getattr(group, "data", None)  # upstream's CTAGroupKind, a str enum
+        return 2 if kind == "cta_2" else 1
     return cta_group_of(op)
 
 
@@ -193,8 +194,7 @@ def mma_shape(op: Operation) -> object:
     desc = op.operands[3]
     owner = desc.owner
     if isinstance(owner, MmaInstructionDescriptorOp):
-        f = owner.fields
-        return (f.m, f.n, f.sparse)
+        return (owner.m.value.data, owner.n.value.data, owner.sparse is not None)
     return desc
 
 

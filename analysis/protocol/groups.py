@@ -18,7 +18,14 @@ from typing import Generic, TypeVar
 
 from xdsl.ir import Operation
 
-from analysis.protocol.clocks import End, HappensBefore, Stamp, knows, raise_to
+from analysis.protocol.clocks import (
+    End,
+    HappensBefore,
+    Stamp,
+    common,
+    known_to,
+    raise_to,
+)
 from analysis.protocol.records import Fill, Region, StoreRead
 
 T = TypeVar("T")
@@ -159,12 +166,12 @@ class GroupSets:
         """Keep `done`, dropping what every running class knows, and the earlier reads of
         the same op and region that end on the same barrier (a later phase of it is known
         only after the earlier one)."""
-        live = self.hb.live_clocks()
+        known = common(self.hb.live_clocks())
         later = {(r.op, r.region, r.end[0][0]) for r in done}
         groups.tc_done = [
             r
             for r in groups.tc_done
-            if (r.op, r.region, r.end[0][0]) not in later and not all(knows(k, r.end) for k in live)
+            if (r.op, r.region, r.end[0][0]) not in later and not known_to(known, r.end)
         ] + done
 
     def tc_in_flight(self) -> list[MmaRead]:

@@ -46,6 +46,7 @@ from copy_dialect.memory import TMEM, memory_space
 from copy_dialect.tmem import COPY, MMAS, pipelined, tmem_columns
 from copy_dialect.tmem import SHIFT as SHIFT_OP
 from copy_dialect.tmem_slice import TmemSliceOp, slice_columns
+from copy_dialect.verification import per_run
 
 BEFORE = "nvvm.tcgen05.fence <before>"
 AFTER = "nvvm.tcgen05.fence <after>"
@@ -83,7 +84,11 @@ def tmem_span(v: SSAValue) -> tuple[SSAValue, range]:
     """The allocation a TMEM value is a pointer or view of, and the 32-bit columns of it the
     value reaches: a `copy.tmem_slice`'s (its first column added to its parent's, through
     slices of slices), else the whole allocation's (`ALL_COLUMNS` when its type does not
-    say)."""
+    say). Derived once per value in a verification run."""
+    return per_run("tmem_span", v, lambda: _span(v))
+
+
+def _span(v: SSAValue) -> tuple[SSAValue, range]:
     first, width = 0, None
     seen = 0
     while seen < 64:
@@ -101,6 +106,15 @@ def tmem_span(v: SSAValue) -> tuple[SSAValue, range]:
     if width is None:
         width = tmem_columns(v.type) if isinstance(v.type, MemRefType) else len(ALL_COLUMNS)
     return v, range(first, first + width)
+
+
+def in_pipeline(first: Operation, second: Operation) -> bool:
+    """`pipelined`, derived once per pair of ops in a verification run."""
+    known = per_run("pipelined", first, dict)
+    got = known.get(second)
+    if got is None:
+        got = known[second] = pipelined(first, second)
+    return got
 
 
 def op_async(op: Operation) -> bool:
@@ -216,7 +230,7 @@ class TmemOrder:
                     or not prior.asynchronous
                     or not (prior.write or write)
                     or not overlap(prior.columns, columns)
-                    or pipelined(prior.op, op)
+                    or in_pipeline(prior.op, op)
                 ):
                     continue
                 who, kind = names.get(c, "this class"), prior.op.name
