@@ -105,7 +105,10 @@ class Deferred:
             tail = max(ring, lead)
             if not (covering or once):
                 continue
-            laps = [steady_lap(walk, h, tail, looped.lap.period, looped.lap.start)
+            # a lap the count's reads repeat with too (an epilogue's parity of n may repeat
+            # every two rings where the loop's own reads repeat every ring)
+            period = lcm(looped.lap.period, shape.period, *self.choice.paces, self.step)
+            laps = [steady_lap(walk, h, tail, period, looped.lap.start)
                     for h in walks if len(h) == trips]  # fmt: skip
             if covering:
                 ahead = lead > ring

@@ -11,7 +11,7 @@ from xdsl.ir import Operation
 
 from analysis.protocol.assumptions import Assumptions
 from analysis.protocol.counts import pace_of, scaled
-from analysis.protocol.periods import LoopShape
+from analysis.protocol.periods import LoopShape, Shape
 from copy_dialect import ops as copy
 from copy_dialect.verify_common import constant_int
 
@@ -27,9 +27,10 @@ def loop_depths(
     roles: bool,
     facts: Assumptions,
 ) -> None:
-    """Each loop's depth (the ring in its own iterations, counted by the ops on barriers: a
-    tile loop around a k loop of 8 advances a ring of 4 by two laps a tile, so its state
-    repeats after one tile; the groups a wait_group leaves in flight), the shape
+    """Each loop's depth (the rings in its own iterations, counted by the ops on barriers,
+    each with its own group's ring: a tile loop around a k loop of 8 advances a ring of 4 by
+    two laps a tile, so that ring reaches one tile back, while an accumulator ring of 2 used
+    once a tile reaches two; the groups a wait_group leaves in flight), the shape
     its lap must repeat (its own, joined with the loops at its nesting depth that neither
     holds nor is held by it: the other roles' loops, which run beside it), and the
     iterations the driver walks it."""
@@ -37,13 +38,13 @@ def loop_depths(
     for loop, shape in shapes.items():
         shape.pace = pace_of(loop)
     for loop, shape in shapes.items():
-        inner = min(
-            (advance(op, loop, facts) for op in holders if op is not loop and loop.is_ancestor(op)
-             and any(isinstance(v.type, copy.BarrierType) for v in op.operands)),
-            default=1,
+        reach = max(
+            (-(-ring_of(op) // max(advance(op, loop, facts), 1)) for op in holders
+             if op is not loop and loop.is_ancestor(op) and ring_of(op)),
+            default=ring,  # no barrier op inside: the kernel's widest ring
         )  # fmt: skip
-        shape.depth = max(-(-ring // max(inner, 1)), pending + 1)
-        shape.lap = shape.shape
+        shape.depth = max(reach, pending + 1)
+        shape.lap, spread = shape.shape, shape.values
         for other, theirs in shapes.items():
             if (
                 nesting[other] == nesting[loop]
@@ -52,10 +53,21 @@ def loop_depths(
             ):
                 if shape.paced_with(theirs):  # a consumer of every other tile: in its units
                     shape.lap = shape.lap.join(scaled(theirs.shape, shape.pace[1], theirs.pace[1]))
+                    spread = spread.join(scaled(theirs.values, shape.pace[1], theirs.pace[1]))
                 else:
                     shape.lap = shape.lap.join(theirs.shape)
-        shape.trips = min(max(walked(shape.depth, shape, roles), 4 * shape.depth + 4),
+                    spread = spread.join(theirs.values)
+        shape.trips = min(max(walked(shape.depth, shape, roles, spread), 4 * shape.depth + 4),
                           MAX_TRIP_COUNTS)  # fmt: skip
+
+
+def ring_of(op: Operation) -> int:
+    """The widest barrier group `op` uses (0: none): how many of its uses a producer may run
+    ahead of a consumer through it."""
+    return max(
+        (v.type.count.data for v in op.operands if isinstance(v.type, copy.BarrierType)),
+        default=0,
+    )
 
 
 def enclosing(op: Operation, loops: dict[Operation, LoopShape]) -> list[Operation]:
@@ -85,14 +97,16 @@ def advance(op: Operation, loop: Operation, facts: Assumptions) -> int:
     return times
 
 
-def walked(depth: int, shape: LoopShape, roles: bool) -> int:
+def walked(depth: int, shape: LoopShape, roles: bool, spread: Shape | None = None) -> int:
     """The iterations the longest run of a loop walks: enough for its first iterations
     (to `start`), then laps and its last iterations: four rings; with a longer lap, two
     rings and three laps; with roles, which settle into their lap after two rings (the
     producer's first lap waits for nothing, its second for the first releases), two laps
     after three rings. A loop that carries a position of its own (`LoopShape.state`: a
-    slot and a phase, as CUTLASS's PipelineState) may need two rings a lap."""
-    s = shape.lap
+    slot and a phase, as CUTLASS's PipelineState) may need two rings a lap. `spread`: what
+    it and the loops beside it read, parities as plain values (`LoopShape.values`): the
+    walk makes room for a lap of their period, which a count's reads may need."""
+    s = shape.lap if spread is None else spread.join(shape.lap)
     lap = lcm(depth, s.period)
     if shape.state:  # a carried phase that flips once a ring: a lap of two rings
         lap = lcm(lap, 2 * depth)

@@ -106,6 +106,10 @@ class LoopShape:
     (`opaque`)."""
 
     shape: Shape = INVARIANT
+    values: Shape = INVARIANT
+    """`shape` with the parities as plain values (`Forms.parity` halves their period): how
+    far the driver walks the loop (`depths.walked`), so that a lap the count's reads repeat
+    with (an epilogue's parity of n) fits too."""
     state: tuple[int, ...] = ()
     opaque: list[Opaque] = field(default_factory=list)
     depth: int = 1
@@ -144,7 +148,10 @@ def loop_shape(
     forms = Forms(loop, multiple)
     shape = LoopShape()
     for value, reader, index in reads(loop, holders):
-        form = forms.of(value)
+        plain = forms.of(value)
+        form = forms.parity(value) if parity_operand(reader, value) else plain
+        if isinstance(plain, Shape):
+            shape.values = shape.values.join(plain)
         if isinstance(form, Opaque) and form.data and index:
             continue
         if isinstance(form, Lin):
@@ -184,6 +191,15 @@ def reads(loop: scf.ForOp, holders: frozenset[Operation]) -> list[tuple[SSAValue
         elif op.name in ACCESSES and any(smem(v) for v in op.operands):
             found += [(v, op, True) for v in op.operands if is_int(v)]
     return found
+
+
+PARITY_READERS = (copy.BarrierWaitOp, copy.BarrierTestOp)
+"""The ops that read a parity of a barrier's phase."""
+
+
+def parity_operand(reader: Operation, v: SSAValue) -> bool:
+    """Whether `v` is the parity `reader` waits on or tests."""
+    return isinstance(reader, PARITY_READERS) and v is reader.parity
 
 
 UNREAD = (
@@ -273,6 +289,56 @@ class Forms:
         if op.name.startswith(PURE_PREFIXES):
             return self.arith(op, v)
         return Opaque(op, f"'{op.name}' computes a value the protocol reads", data=True)
+
+    def parity(self, v: SSAValue) -> Form:
+        """The form of a barrier phase's parity: the low bit of floor((a j + b) / c), with
+        constants xor'ed or compared with 0 (`(i / S) mod 2 != 0`, CUTLASS's and Mosaic
+        GPU's), is read relative to the barrier's phase, and repeats with period c / gcd(a,
+        c), half its value's 2 c / gcd(a, 2 c): a lap of that many iterations shifts the
+        quotient by a constant, so each wait's parity flips by the same bit every lap, and
+        the walk records each wait's parity relative to its barrier's phase (`ops_barriers`),
+        which the steady-state check compares lap by lap (a lap that flips a parity but
+        advances its barrier by an even number of phases sees other events). Any other
+        form is `of`'s."""
+        quotient = self.low_bit(v)
+        if quotient is None:
+            return self.of(v)
+        form = self.of(quotient)
+        if not isinstance(form, Lin) or form.a == 0:
+            return self.of(v)
+        owner = quotient.owner if isinstance(quotient.owner, Operation) else None
+        return Shape(form.c // gcd(form.divisor, form.c), 0, 0, owner)
+
+    def low_bit(self, v: SSAValue) -> SSAValue | None:
+        """The value q when `v` is the low bit of q (to a constant xor): through casts,
+        `xori` with a constant, `cmpi eq/ne` with 0, `trunci` to i1, `remui`/`remsi` by 2
+        and `andi` with 1; None for any other computation."""
+        seen = 0
+        while seen < 16 and self.inside(v) and isinstance(v.owner, Operation):
+            op, seen = v.owner, seen + 1
+            name, args = op.name, op.operands
+            if name in ("arith.extui", "arith.extsi", "arith.index_cast", "arith.index_castui"):
+                v = args[0]
+            elif name == "arith.xori" and constant_int(args[1]) is not None:
+                v = args[0]
+            elif name == "arith.xori" and constant_int(args[0]) is not None:
+                v = args[1]
+            elif name == "arith.cmpi" and constant_int(args[1]) == 0:
+                predicate = op.properties["predicate"]
+                if getattr(predicate, "value", None) is None or predicate.value.data not in (0, 1):
+                    return None
+                v = args[0]
+            elif name == "arith.trunci":
+                if isinstance(v.type, IntegerType) and v.type.width.data == 1:
+                    return args[0]
+                v = args[0]
+            elif name in ("arith.remui", "arith.remsi") and constant_int(args[1]) == 2:
+                return args[0]
+            elif name == "arith.andi" and constant_int(args[1]) == 1:
+                return args[0]
+            else:
+                return None
+        return None
 
     def argument(self, v: BlockArgument) -> Form:
         block = v.block

@@ -41,6 +41,11 @@ class Region:
     buffer: SSAValue
     index: tuple[Index, ...]
 
+    def __hash__(self) -> int:
+        # SSA values are equal only to themselves: their identity hashes alike, without
+        # xDSL's hash method (the walk keys records by region at every commit)
+        return hash((id(self.buffer), self.index))
+
     def overlap(self, other: Region) -> str:
         """ "yes", "maybe" (an unknown index may alias) or "no"."""
         if self.buffer is not other.buffer:  # (SSA values are equal when they are one)

@@ -288,17 +288,18 @@ def test_a_persistent_gemm_with_a_runtime_k_is_proven_under_a_divisibility_fact(
 @pytest.mark.parametrize(
     ("facts", "period", "depth"),
     [
-        ("", 8, 4),
+        ("", 4, 4),
         ("copy.assume %k_tiles multiple_of 8 : index", 1, 4),
         ("copy.assume %k_tiles multiple_of 8 : index\n    copy.assume %k_tiles ge 8 : index", 1, 1),
-        ("copy.assume %k_tiles multiple_of 2 : index\n    copy.assume %k_tiles ge 2 : index", 4, 2),
+        ("copy.assume %k_tiles multiple_of 2 : index\n    copy.assume %k_tiles ge 2 : index", 2, 2),
     ],
 )
 def test_the_facts_about_a_runtime_k_shorten_the_tile_loops_lap_and_reach(facts, period, depth):
     """The tile loop of gemm_persistent with a runtime K carries the ring position
-    `it0 + k_tiles`: its slots and parities repeat every 8 tiles for an arbitrary K (8 =
-    the ring's 4 slots times 2 parities), every 8 / gcd(m, 8) tiles for a K stated a
-    multiple of m (`periods.rem` of a counter whose step is a multiple of m), and the ring's
+    `it0 + k_tiles`: its slots and parities (relative to their barriers' phases,
+    `Forms.parity`) repeat every 4 tiles for an arbitrary K (the ring's 4 slots), every
+    4 / gcd(m, 4) tiles for a K stated a multiple of m (`periods.rem` of a counter whose
+    step is a multiple of m), and the ring's
     4 slots reach across ceil(4 / lo) tiles for a K stated at least lo (`depths.advance`),
     else across 4: the driver walks and compares fewer tiles, and stays sound for every K
     the facts allow."""
