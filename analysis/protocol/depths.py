@@ -62,12 +62,22 @@ def loop_depths(
 
 
 def ring_of(op: Operation) -> int:
-    """The widest barrier group `op` uses (0: none): how many of its uses a producer may run
-    ahead of a consumer through it."""
-    return max(
-        (v.type.count.data for v in op.operands if isinstance(v.type, copy.BarrierType)),
-        default=0,
-    )
+    """The widest barrier group `op` uses (0: none), directly or as a pointer (a
+    tcgen05.commit's `copy.barrier_init` group cast to `!llvm.ptr<3>`, perhaps offset by an
+    `llvm.getelementptr`): how many of its uses a producer may run ahead of a consumer
+    through it."""
+    widest = 0
+    for v in op.operands:
+        for _ in range(2):  # through a getelementptr and a cast
+            owner = v.owner
+            if isinstance(v.type, copy.BarrierType) or not isinstance(owner, Operation):
+                break
+            if owner.name not in ("builtin.unrealized_conversion_cast", "llvm.getelementptr"):
+                break
+            v = owner.operands[0]
+        if isinstance(v.type, copy.BarrierType):
+            widest = max(widest, v.type.count.data)
+    return widest
 
 
 def enclosing(op: Operation, loops: dict[Operation, LoopShape]) -> list[Operation]:

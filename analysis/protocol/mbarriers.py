@@ -417,10 +417,11 @@ class Mbarriers:
         """Whether each clock knows each barrier's last phase, the one before, or less (a
         class that falls further behind waits for a phase two ahead: the longest run shows
         it)."""
-        barriers = list(self.table.values())
+        marks = [(b.comp, b.closed) for b in self.table.values()]
+        floor = -SNAPSHOT_LAG
         return tuple(
-            max(-SNAPSHOT_LAG, at(h, b.comp) - b.closed) for h in holders for b in barriers
-        )
+            max(floor, (h[c] if c < len(h) else 0) - closed) for h in holders for c, closed in marks
+        )  # (`at`, inline: the snapshot asks it of every clock and barrier)
 
     def snapshot(self) -> tuple[object, ...]:
         """The barriers, phases counted from each one's current phase."""

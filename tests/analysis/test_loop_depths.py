@@ -1,0 +1,51 @@
+"""How far a loop's state reaches (analysis/protocol/depths.py, `loop_depths`): each barrier
+group's ring counted in the loop's own iterations by how often its ops run an iteration,
+the widest of them, not the kernel's widest ring. In the persistent tcgen05 GEMMs, the
+producer's tile loop steps through the k ring of 4 four times a tile (1 tile); the MMA warp's
+and the epilogue's through the accumulator ring of 2 once a tile (2 tiles); the K loops
+through the ring of 4 once a k-block (4). A tcgen05.commit names its group through a pointer
+cast, which counts as the group."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.dialects import func, scf
+from xdsl.parser import Parser
+
+from analysis.protocol.analysis import kernel_facts, protocol_ops
+from analysis.protocol.depths import ring_of
+from copy_tools.universe import make_context
+from tests.corpus import KERNELS
+
+
+def parse(name: str):
+    kernel = next(k for k in KERNELS if k.name == name)
+    return Parser(make_context(), kernel.text()).parse_module()
+
+
+def depths(name: str) -> dict[str, list[int]]:
+    module = parse(name)
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    facts = kernel_facts(fn, protocol_ops(fn))
+    found: dict[str, list[int]] = {"tile": [], "k": []}
+    for loop, shape in facts.loops.items():
+        parent, nested = loop.parent_op(), False
+        while parent is not None and not nested:
+            nested, parent = isinstance(parent, scf.ForOp), parent.parent_op()
+        found["k" if nested else "tile"].append(shape.depth)
+    return found
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["gemm_tcgen05_persistent", "gemm_tcgen05_2cta_persistent", "gemm_tcgen05_pipeline_state"],
+)
+def test_each_ring_reaches_across_its_own_iterations(name):
+    assert depths(name) == {"tile": [1, 2, 2], "k": [4, 4]}
+
+
+def test_a_commits_group_counts_through_its_pointer():
+    module = parse("gemm_tcgen05_2cta_persistent")
+    commits = [op for op in module.walk() if op.name == "nvvm.tcgen05.commit"]
+    assert commits
+    assert {ring_of(op) for op in commits} == {2, 4}
