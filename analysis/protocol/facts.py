@@ -5,13 +5,13 @@ and what each op is to the protocol, decoded once per kernel."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar
 
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DenseArrayBase
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import MemoryEffectKind, get_effects
 
 from analysis.protocol.assumptions import Assumptions
@@ -129,6 +129,9 @@ class Kernel:
     assumptions: Assumptions
     """The facts the kernel's `copy.assume` ops state, which the driver's choices and the
     loops' shapes keep to (`assumptions`), collected once per kernel."""
+    bodies: dict[Block, tuple[Operation, ...]] = field(default_factory=dict)
+    """Each block's ops as the walk goes through them (listed once per kernel: the IR's
+    linked list costs more to step through)."""
 
     def trips_of(self, loop: Operation) -> int:
         """The most iterations the driver walks `loop` (those of the first loop computed

@@ -387,7 +387,10 @@ class Agent:
 
     def block(self, block: Block, mask: int | None) -> Steps:
         hb = self.state.hb
-        for op in block.ops:
+        ops = self.kernel.bodies.get(block)
+        if ops is None:
+            ops = self.kernel.bodies[block] = tuple(block.ops)
+        for op in ops:
             if type(op) in TERMINATORS:
                 return [self.value(v) for v in op.operands]
             self.at = op
