@@ -34,6 +34,8 @@ from contextvars import ContextVar
 from functools import cache
 from typing import Any, NamedTuple, TypeVar
 
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Attribute, ErasedSSAValue, Operation, Region
 from xdsl.irdl import IRDLOperation, OpDef, irdl_op_definition
 from xdsl.parser import Parser
@@ -263,8 +265,9 @@ def _single_block(region: Region) -> bool:
 
 
 class Signature:
-    """What an op's IRDL checks read: its class, operand and result types, properties,
-    attributes and the number of its regions and successors (hashed once).
+    """What an op's IRDL checks read: its class, operand and result types, properties (of an
+    `arith.constant` of an integer or float, the value's kind and type: its constraint reads
+    no more), attributes and the number of its regions and successors (hashed once).
 
     Everything is compared by value: equal types of different values make one signature
     (each value has a type object of its own, so keying types by identity would make nearly
@@ -281,11 +284,16 @@ class Signature:
         if run is not None:
             operand_types = _type_numbers(operand_types, run)
             result_types = _type_numbers(result_types, run)
+        properties = tuple(op.properties.items())
+        if type(op) is arith.ConstantOp and isinstance(op.value, IntegerAttr | FloatAttr):
+            # its IRDL constraint reads the value's kind and type, not the number: one
+            # signature for all the constants of a type (a straight kernel's coordinates)
+            properties = (("value", type(op.value), op.value.type),)
         self.key = (
             type(op),
             operand_types,
             result_types,
-            tuple(op.properties.items()),
+            properties,
             tuple(op.attributes.items()),
             len(op.regions),
             len(op.successors),

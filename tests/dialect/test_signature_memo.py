@@ -166,3 +166,17 @@ builtin.module {
     assert x == y
     assert x != z
     assert Signature(loads[0]) == Signature(loads[1])  # outside a run, by value too
+
+
+def test_constants_of_one_type_share_a_signature_and_a_wrong_type_is_still_caught():
+    """An `arith.constant`'s IRDL constraint reads its value's kind and type, not the number:
+    the integer constants of one type share a signature (a straight kernel's coordinates are
+    checked once), and one whose value's type is not its result's fails after them."""
+    body = "\n".join(f"    %r{n} = arith.constant {64 * n} : index" for n in range(3))
+    module = parse(KERNEL.format(body=body))
+    constants = [op for op in module.walk() if op.name == "arith.constant"][1:]
+    with verification_run():
+        assert len({Signature(op, _RUN.get()) for op in constants}) == 1
+    wrong = '    %w = "arith.constant"() <{value = 7 : i32}> : () -> index'
+    errors = failing(parse(KERNEL.format(body=f"{body}\n{wrong}")))
+    assert [name for name, _ in errors] == ["arith.constant"]
