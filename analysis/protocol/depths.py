@@ -12,6 +12,7 @@ from xdsl.ir import Operation
 from analysis.protocol.assumptions import Assumptions
 from analysis.protocol.counts import pace_of, scaled
 from analysis.protocol.periods import LoopShape, Shape
+from analysis.protocol.records import barrier_pointer
 from copy_dialect import ops as copy
 from copy_dialect.verify_common import constant_int
 
@@ -38,11 +39,11 @@ def loop_depths(
     for loop, shape in shapes.items():
         shape.pace = pace_of(loop)
     for loop, shape in shapes.items():
+        rings = ((op, ring_of(op)) for op in holders if op is not loop and loop.is_ancestor(op))
         reach = max(
-            (-(-ring_of(op) // max(advance(op, loop, facts), 1)) for op in holders
-             if op is not loop and loop.is_ancestor(op) and ring_of(op)),
+            (-(-width // max(advance(op, loop, facts), 1)) for op, width in rings if width),
             default=ring,  # no barrier op inside: the kernel's widest ring
-        )  # fmt: skip
+        )
         shape.depth = max(reach, pending + 1)
         shape.lap, spread = shape.shape, shape.values
         for other, theirs in shapes.items():
@@ -68,13 +69,9 @@ def ring_of(op: Operation) -> int:
     through it."""
     widest = 0
     for v in op.operands:
-        for _ in range(2):  # through a getelementptr and a cast
-            owner = v.owner
-            if isinstance(v.type, copy.BarrierType) or not isinstance(owner, Operation):
-                break
-            if owner.name not in ("builtin.unrealized_conversion_cast", "llvm.getelementptr"):
-                break
-            v = owner.operands[0]
+        if not isinstance(v.type, copy.BarrierType):
+            pointed = barrier_pointer(v)
+            v = v if pointed is None else pointed[0]
         if isinstance(v.type, copy.BarrierType):
             widest = max(widest, v.type.count.data)
     return widest
@@ -107,7 +104,7 @@ def advance(op: Operation, loop: Operation, facts: Assumptions) -> int:
     return times
 
 
-def walked(depth: int, shape: LoopShape, roles: bool, spread: Shape | None = None) -> int:
+def walked(depth: int, shape: LoopShape, roles: bool, spread: Shape) -> int:
     """The iterations the longest run of a loop walks: enough for its first iterations
     (to `start`), then laps and its last iterations: four rings; with a longer lap, two
     rings and three laps; with roles, which settle into their lap after two rings (the
@@ -116,7 +113,7 @@ def walked(depth: int, shape: LoopShape, roles: bool, spread: Shape | None = Non
     slot and a phase, as CUTLASS's PipelineState) may need two rings a lap. `spread`: what
     it and the loops beside it read, parities as plain values (`LoopShape.values`): the
     walk makes room for a lap of their period, which a count's reads may need."""
-    s = shape.lap if spread is None else spread.join(shape.lap)
+    s = spread.join(shape.lap)
     lap = lcm(depth, s.period)
     if shape.state:  # a carried phase that flips once a ring: a lap of two rings
         lap = lcm(lap, 2 * depth)

@@ -34,13 +34,12 @@ from analysis.protocol.foreign import region_of
 from analysis.protocol.groups import Groups
 from analysis.protocol.mma import reader
 from analysis.protocol.ops_cluster import mask_ranks
-from analysis.protocol.records import Key, Region
+from analysis.protocol.records import Key, Region, barrier_pointer
 from analysis.protocol.state import State
 from analysis.protocol.steps import ALL, Stop
 from analysis.protocol.tmem_order import is_tmem
 from analysis.protocol.walk import Agent
 from analysis.smem_values import TENSOR_CORE_READS, Origin, smem_values
-from copy_dialect import ops as copy
 from copy_dialect.tmem import MMAS, tcgen05_group
 
 WARPGROUP = 128
@@ -281,23 +280,20 @@ def commit_ranks(agent: Agent, op: Operation) -> list[int]:
 def commit_barrier(agent: Agent, ptr: SSAValue) -> Key | None:
     """The barrier a tcgen05.commit's pointer names, when it is a `copy.barrier_init` group
     cast to a pointer (barrier 0), or that plus a known index in i64 (`llvm.getelementptr`)."""
-    index: int | None = 0
-    owner = ptr.owner
-    if isinstance(owner, Operation) and owner.name == "llvm.getelementptr":
-        raw = tuple(owner.properties["rawConstantIndices"].iter_values())  # type: ignore[attr-defined]
-        if owner.properties.get("elem_type") != i64 or len(raw) != 1:
-            return None
-        got = agent.uniform_int(owner.operands[1]) if raw[0] == GEP_USE_SSA_VAL else raw[0]
-        index = got if isinstance(got, int) else None
-        owner = owner.operands[0].owner
-    if not (
-        isinstance(owner, Operation)
-        and owner.name == "builtin.unrealized_conversion_cast"
-        and isinstance(owner.operands[0].type, copy.BarrierType)
-        and index is not None
-    ):
+    found = barrier_pointer(ptr)
+    if found is None:
         return None
-    key = (owner.operands[0], index)
+    group, gep = found
+    index: int | None = 0
+    if gep is not None:
+        raw = tuple(gep.properties["rawConstantIndices"].iter_values())  # type: ignore[attr-defined]
+        if gep.properties.get("elem_type") != i64 or len(raw) != 1:
+            return None
+        got = agent.uniform_int(gep.operands[1]) if raw[0] == GEP_USE_SSA_VAL else raw[0]
+        index = got if isinstance(got, int) else None
+    if index is None:
+        return None
+    key = (group, index)
     return key if key in agent.state.barriers.table else None
 
 

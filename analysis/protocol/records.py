@@ -21,10 +21,28 @@ from dataclasses import dataclass, field
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import Clock, End
+from copy_dialect.attributes import BarrierType
 
 Index = int | None
 Key = tuple[SSAValue, int]
 """A barrier: its group (a `copy.barrier_init` result) and its index."""
+
+
+def barrier_pointer(ptr: SSAValue) -> tuple[SSAValue, Operation | None] | None:
+    """The `copy.barrier_init` group a pointer names (the group cast to `!llvm.ptr<3>`, as a
+    tcgen05.commit takes it) and the `llvm.getelementptr` that offsets it to another of its
+    barriers, if any; None for any other pointer."""
+    gep, owner = None, ptr.owner
+    if isinstance(owner, Operation) and owner.name == "llvm.getelementptr":
+        gep, owner = owner, owner.operands[0].owner
+    if (
+        isinstance(owner, Operation)
+        and owner.name == "builtin.unrealized_conversion_cast"
+        and isinstance(owner.operands[0].type, BarrierType)
+    ):
+        return owner.operands[0], gep
+    return None
+
 
 SNAPSHOT_LAG = 1
 """How far behind a barrier's current phase a clock's knowledge of it is told apart in a
