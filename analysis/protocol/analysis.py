@@ -172,8 +172,10 @@ def signature(loop: Operation, canon: dict[SSAValue, SSAValue]) -> object:
 
 
 def priority_orders(roles: int) -> list[tuple[int, ...]]:
-    """The role priorities each choice is run under: both orders of 2 roles, else each role
-    first once (the others after it in order): each role gets to run ahead of the others."""
+    """The role priorities a choice is run under: both orders of 2 roles, else each role
+    first once (the others after it in order): each role gets to run ahead of the others.
+    The first alone when its run was ordered (`HappensBefore.ordered`: every order then
+    makes the same run)."""
     if roles <= 1:
         return [()]
     if roles <= MAX_PERMUTED_ROLES:
@@ -383,8 +385,13 @@ def run_choices(
         for deferred in longest:
             deferred.settled(walk, kernel)
         # The other priority orders look for what this one could not see; a mistake it
-        # found is reported once, as it found it.
-        if order == 0 and not any(f.severity == "error" for f in this_run):
+        # found is reported once, as it found it. A run whose barriers counted the same
+        # arrivals in every order (`HappensBefore.ordered`) is the same run in each.
+        if (
+            order == 0
+            and not walk.state.hb.ordered
+            and not any(f.severity == "error" for f in this_run)
+        ):
             work.extend((bindings, o, longest) for o in range(len(orders) - 1, 0, -1))
         this_run += unsteady_loops(walk, kernel, unsettled)
         differ = unequal_counts(bindings)

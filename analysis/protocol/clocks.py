@@ -100,6 +100,13 @@ class HappensBefore:
         """Roles run: records outlive the syncs of the one who made them."""
         self.progress = False
         """A phase or generation completed, or a role ended: a blocked role may go on."""
+        self.ordered = True
+        """Whether every arrival, expected byte and delivered byte on a barrier phase, and
+        every arrival at a named barrier's generation, came from a class that knew the phase
+        (generation) before it complete: then each counts toward the same phase in every
+        schedule of the roles, every role's walk is the same in each, and so are the checks,
+        which compare clocks (`analysis.run_choices` runs the other priority orders only
+        when a run was not so)."""
         self.relaxed: dict[object, Stamp] = {}
         """Per relaxed arrival (op and class), its own component and how many times it was
         made: what a waiter learns of it is that it happened, not what its class did."""

@@ -183,6 +183,16 @@ class Mbarriers:
 
     # ---- arrivals and bytes ----------------------------------------------------------------
 
+    def after_last(self, b: Barrier, classes: tuple[int, ...]) -> None:
+        """What `classes` bring to the open phase of `b` counts toward it in every schedule
+        when each knows the phase before complete; else `HappensBefore.ordered` ends."""
+        phase = b.closed
+        if phase and self.hb.ordered:
+            clocks = self.hb.clocks
+            comp = b.comp
+            if any(at(clocks[c], comp) < phase for c in classes):
+                self.hb.ordered = False
+
     def arrive(
         self,
         op: Operation,
@@ -245,6 +255,7 @@ class Mbarriers:
             )
             b.unknown = True
             return
+        self.after_last(b, contributors)
         b.arrivals += times
         released = [clock] if clock is not None else [self.hb.clocks[c] for c in contributors]
         for known in released:
@@ -278,6 +289,7 @@ class Mbarriers:
         b = self.table[key]
         if b.unknown:
             return
+        self.after_last(b, contributors)
         b.expected += nbytes
         b.expecters.append(op)
         for c in contributors:
@@ -291,6 +303,7 @@ class Mbarriers:
         b = self.table[key]
         if b.unknown:
             return
+        self.after_last(b, contributors)
         b.delivered += nbytes
         b.senders.append(op)
         for c in contributors:
@@ -307,6 +320,8 @@ class Mbarriers:
         if issuer is not None and self.spills(op, b, issuer):
             short_bytes(self.report, op, key, b, nbytes)
             return phase
+        if issuer is not None:
+            self.after_last(b, (issuer,))
         b.delivered += nbytes
         b.senders.append(op)
         if issuer is not None:

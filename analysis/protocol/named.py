@@ -62,10 +62,13 @@ class NamedBarriers:
             nb = self.by_id[barrier] = NamedBarrier(self.hb.new_component())
         cur = nb.current
         g = nb.completed
+        previous = ((nb.comp, g),)
+        after = g == 0 or self.hb.knows_all(classes, previous)
+        if not after:
+            self.hb.ordered = False  # (an error when it opens the generation)
         if cur is None:
-            previous = ((nb.comp, g),)
             # rule: P13
-            if g > 0 and not self.hb.knows_all(classes, previous):
+            if not after:
                 own = ""
                 if free is not None and who not in {w for _, w in nb.last}:
                     own = (

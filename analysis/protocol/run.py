@@ -3,7 +3,9 @@
 the highest in the run's priority order first (a role that becomes ready takes over from a
 lower one); a deadlock when every agent waits. The checks do not depend on the schedule
 (they compare vector clocks, `state`); the priority orders the driver runs let each role run
-as far ahead as it can, so that a schedule-dependent mistake shows in one of them."""
+as far ahead as it can, so that a schedule-dependent mistake shows in one of them, when the
+first order's run counted an arrival toward a phase that another schedule may not
+(`HappensBefore.ordered`)."""
 
 from __future__ import annotations
 

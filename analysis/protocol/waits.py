@@ -49,7 +49,7 @@ class PhaseWaits:
         """Phase `phase` completes (with `clock`): every wait that observes the phase before
         must have returned before, in happens-before order; else a waiter can miss that
         phase and take this one's parity flip for it (P6)."""
-        if phase == 0 or not (b.waiting or b.observed):
+        if not (b.waiting or b.observed):
             return
         late: list[tuple[Operation, str]] = [
             (w.op, w.who) for w in b.waiting if w.target == phase - 1
@@ -131,7 +131,7 @@ class PhaseWaits:
                     self.names_next(op, key, parity, k, who, b.completer[0])
                 if b.closed > k:
                     b.early_wait = (op, parity)
-                elif role and k > 0:
+                elif role:  # (k = 0: the wait that returns while phase 0 is open)
                     clock[c] += 1
                     b.observed.append(Observation(c, k - 1, clock[c], op, who, True))
                 continue
