@@ -32,23 +32,33 @@ def choose(
     canon = agent.kernel.canon
     bound = loop_bound_of(agent, v)
     if bound is not None:
-        raise Choose(canon.get(bound, bound), trip_options(agent, bound, loop))
+        at = loop if bound is v else None  # (a count this loop's bound is computed from)
+        raise Choose(canon.get(bound, bound), trip_options(agent, bound, at))
     rep = canon.get(v, v)
     raise Choose(rep, agent.kernel.assumptions.options(rep, options))
 
 
 def loop_bound_of(agent: Agent, v: SSAValue) -> SSAValue | None:
+    """The unbound loop bound `v` is computed from (with arith ops) that no other unbound
+    loop bound computes: a pingpong consumer's count of tiles, (count + 1) / 2, gives the
+    producer's `count`, which the driver binds for both (were `%mine` bound on its own, a
+    consumer that reaches its loop first would take a count of tiles no `count` gives)."""
+    found = None
     stack, seen = [v], set()
     while stack:
         cur = stack.pop()
-        if cur in agent.kernel.loop_bounds and cur not in agent.bindings:
-            return cur
-        if cur in seen or cur in agent.bindings or not isinstance(cur.owner, Operation):
+        if cur in seen or cur in agent.bindings:
             continue
         seen.add(cur)
-        if cur.owner.name.startswith("arith."):
-            stack.extend(cur.owner.operands)
-    return None
+        if cur is not v and isinstance(agent.value(cur), int):
+            continue  # known (a constant)
+        if cur in agent.kernel.loop_bounds:
+            found = cur
+            stack.clear()  # the bounds it is computed from come first
+        owner = cur.owner
+        if isinstance(owner, Operation) and owner.name.startswith("arith."):
+            stack.extend(owner.operands)
+    return found
 
 
 def trip_options(agent: Agent, bound: SSAValue, at: scf.ForOp | None = None) -> list[int]:

@@ -79,7 +79,8 @@ def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: int | None) -> None:
         region = agent.region(op.src, op.indices)  # (the slot, with indices)
         s = agent.state
         s.copies.mma_read(op, [region], agent.groups, (agent.c0,), reader(op), tcgen05=True)
-        s.tmem.order.access(op, op.tmem, (agent.c0,), write=True, asynchronous=True)
+        follows = not raw_syncs(agent.kernel.fn)
+        s.tmem.order.access(op, op.tmem, (agent.c0,), True, True, follows)
 
 
 def tmem_shift(agent: Agent, op: copy.TmemShiftOp, mask: int | None) -> None:
@@ -89,8 +90,9 @@ def tmem_shift(agent: Agent, op: copy.TmemShiftOp, mask: int | None) -> None:
     agent.operand_event(op)
     if not agent.elected(op, mask):
         return
+    follows = not raw_syncs(agent.kernel.fn)
     for state in pair_states(agent, op):
-        state.tmem.order.access(op, op.tmem, (agent.c0,), write=True, asynchronous=True)
+        state.tmem.order.access(op, op.tmem, (agent.c0,), True, True, follows)
 
 
 def pair_states(agent: Agent, op: Operation) -> list[State]:

@@ -25,7 +25,9 @@ Limits: two loads or stores are not compared (warp w reaches lanes 32 (w % 4) to
 32 (w % 4) + 31, so different warps of a warpgroup never meet; warps w and w + 4 would);
 threads of one class (the block's other threads, a role's other warps) are not told apart.
 A load or store of an MMA's, copy's or shift's columns by a class that does not know it at
-all (no sync the analysis follows between them) is unordered with it, in a kernel with no
+all (no sync the analysis follows between them) is unordered with it, and so is an MMA,
+copy or shift after another class's load or store it does not know (whichever of the two
+the walk meets first: the driver runs one schedule of an ordered run), in a kernel with no
 sync the analysis does not follow (`raw_syncs`: a raw `nvvm.mbarrier` op, inline PTX);
 in one that has one, such accesses are not judged. A CTA pair's MMA is kept in both CTAs'
 states (`ops_mma`), the classes being the cluster's, so the peer's epilogue is checked
@@ -282,8 +284,26 @@ class TmemOrder:
         who, other = names.get(c, "this class"), names.get(prior.cls, "another class")
         kind = prior.op.name
         if known < prior.stamp:
-            if not (follows_all and prior.asynchronous and not op_async(op)):
+            mine = op_async(op)
+            if not (follows_all and prior.asynchronous != mine):
                 return False  # not a hand-off through a sync the analysis follows
+            if mine:
+                # The load or store came first in this run; it is as unordered with this
+                # op as this op would be with it (another schedule runs this op first).
+                # rule: P14
+                self.report(
+                    error(
+                        op,
+                        f"{who}'s {op.name} may access TMEM that {other}'s {kind} is still "
+                        "accessing: no synchronisation orders this op after it",
+                        f"in {other}, {BEFORE} after it and an arrival on a copy.barrier_init "
+                        f"barrier; in {who}, copy.barrier_wait on that barrier's phase, then "
+                        f"{AFTER}, before this op; or give the two other TMEM columns",
+                        Related(prior.op, "the access not waited for"),
+                    )
+                )
+                self.accesses.remove(prior)
+                return True
             # rule: P14
             self.report(
                 error(

@@ -11,11 +11,14 @@ corpus's mutants tried here, and the driver runs them only when a run was not or
 from __future__ import annotations
 
 from itertools import permutations
+from pathlib import Path
 
 import pytest
+from xdsl.parser import Parser
 
 import analysis.protocol.analysis as driver
 from analysis.protocol.run import Infeasible, run_kernel
+from copy_tools.universe import make_context
 from tests.analysis import corpus_mutations as cm
 from tests.analysis.test_protocol_counts import verdict
 
@@ -153,3 +156,34 @@ def test_an_ordered_run_finds_what_every_order_finds(case, monkeypatch):
 
 def keys(findings) -> set[tuple[object, ...]]:
     return {(f.severity, f.rules, id(f.op)) for f in findings}
+
+
+def first_order(monkeypatch, first: tuple[int, ...]) -> None:
+    """The driver with `first` as the order each choice is run under first."""
+    orders = driver.priority_orders
+    monkeypatch.setattr(
+        driver, "priority_orders", lambda roles: [first, *(o for o in orders(roles) if o != first)]
+    )
+
+
+def test_a_consumer_run_first_binds_the_count_its_loop_is_computed_from(monkeypatch):
+    """A pingpong consumer's loop runs (count + 1) / 2 tiles: run first, it asks for
+    `count`, not for its own bound (bound alone, a count of tiles no `count` gives: a hang
+    reported on a correct kernel)."""
+    first_order(monkeypatch, (1, 0, 2))
+    assert verdict(cm.parse(cm.kernel_named("gemm_pingpong"))) == []
+
+
+LIT = Path(__file__).resolve().parents[2] / "lit_tests" / "dialects" / "copy"
+
+
+@pytest.mark.parametrize("first", [(0, 1), (1, 0)])
+def test_a_tmem_race_is_found_whichever_role_runs_first(first, monkeypatch):
+    """An epilogue's tcgen05.ld of the stage the MMA warp may still be writing (the first
+    kernel of invalid-protocol-tmem-columns.mlir): the run is ordered, so one order runs; the
+    load and the MMA are unordered whichever the walk meets first (P14)."""
+    text = (LIT / "invalid-protocol-tmem-columns.mlir").read_text().split("// -----")[0]
+    module = Parser(make_context(), text).parse_module()
+    first_order(monkeypatch, first)
+    found = verdict(module)
+    assert [rules for severity, rules, _ in found if severity == "error"] == [("P14",)]

@@ -183,6 +183,12 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     copy.tmem_store %v, %acc[%col] shape shape_16x256b num 1 : vector<4xf32>, memref<128x128xf32, #copy.tmem>
     // CHECK: copy.tmem_wait store
     copy.tmem_wait store
+    // Thread 0's tcgen05.cp below writes the columns every thread loaded and stored: the
+    // block meets first, fenced on both sides (P14: nothing else orders it after the other
+    // threads' accesses).
+    nvvm.tcgen05.fence <before>
+    gpu.barrier
+    nvvm.tcgen05.fence <after>
     %tile = copy.alloc_smem : memref<128x8xf32, #copy.smem<swizzle = 32>>
     // CHECK: copy.smem_to_tmem %{{.*}} to %[[ACC]][%{{.*}}] shape shape_128x256b : memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x128xf32, #copy.tmem>
     // CHECK-GENERIC: "copy.smem_to_tmem"(%{{.*}}, %{{.*}}, %{{.*}}) <{shape = #copy<tmem_copy_shape shape_128x256b>}> : (memref<128x8xf32, #copy.smem<swizzle = 32>>, memref<128x128xf32, #copy.tmem>, index) -> ()
