@@ -22,7 +22,13 @@ from copy_dialect.verify_common import constant_int
 
 def describe(bindings: dict[SSAValue, int], kernel: Kernel) -> str:
     parts = []
-    for value, chosen in bindings.items():
+    items = list(bindings.items())
+    # the counts of several roles' loops role by role, whichever role asked first
+    at = [i for i, (key, _) in enumerate(items) if isinstance(key, LoopCount)]
+    for i, item in zip(at, sorted((items[i] for i in at), key=lambda kn: kn[0].where()),
+                       strict=True):  # fmt: skip
+        items[i] = item
+    for value, chosen in items:
         if isinstance(value, LoopCount):
             parts.append(value.describe(chosen))
             continue

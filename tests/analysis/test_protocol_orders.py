@@ -6,7 +6,9 @@ kernel the rotations reject all 6 orders reject, and one they prove or warn abou
 prove or warn about alike. One order alone is not enough in general (`test_one_order_is_not_
 enough`), but it is for a run whose barriers counted every arrival after the phase before
 (`HappensBefore.ordered`): the other orders find what it finds, on every run of the
-corpus's mutants tried here, and the driver runs them only when a run was not ordered."""
+corpus's mutants tried here, and the driver runs them only when a run was not ordered. Each
+choice runs first under the quick order (`quick_order`, the roles last to first), then, if
+that run erred or was not ordered, under the priority orders as before."""
 
 from __future__ import annotations
 
@@ -107,7 +109,7 @@ def test_an_ordered_kernel_runs_one_order(name, monkeypatch):
     assert verdict(cm.parse(cm.kernel_named(name))) == []
     assert made
     assert all(walk.state.hb.ordered for _, _, walk in made)
-    assert {order for _, order, _ in made} == {driver.priority_orders(3)[0]}
+    assert {order for _, order, _ in made} == {driver.quick_order(3)}
 
 
 def test_an_arrival_before_the_phase_before_completes_runs_every_order(monkeypatch):
@@ -119,7 +121,7 @@ def test_an_arrival_before_the_phase_before_completes_runs_every_order(monkeypat
              if severity == "error" for rule in found}  # fmt: skip
     assert rules == {"P6"}
     assert not made[0][2].state.hb.ordered
-    assert {order for _, order, _ in made} == set(driver.priority_orders(3))
+    assert {order for _, order, _ in made} == {driver.quick_order(3), *driver.priority_orders(3)}
 
 
 def ordered_cases() -> list[tuple[str, str, int]]:
@@ -133,19 +135,20 @@ def ordered_cases() -> list[tuple[str, str, int]]:
 
 @pytest.mark.parametrize("case", ordered_cases(), ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}")
 def test_an_ordered_run_finds_what_every_order_finds(case, monkeypatch):
-    """Each run of the first order that is ordered and finds no error (the driver then runs
-    no other order): every other order's run of the same choices finds the same."""
+    """Each run of the quick order or of the first priority order that is ordered and finds
+    no error (the driver then runs no other order): every other order's run of the same
+    choices finds the same."""
     made = runs(monkeypatch)
     verdict(mutant(case))
-    first, *others = driver.priority_orders(3)
+    every = [driver.quick_order(3), *driver.priority_orders(3)]
     for bindings, order, walk in list(made):
-        if order != first or not walk.state.hb.ordered:
+        if order not in every[:2] or not walk.state.hb.ordered:
             continue
         mine: list = []
-        run_kernel(walk.kernel, bindings, mine.append, first)
+        run_kernel(walk.kernel, bindings, mine.append, order)
         if any(f.severity == "error" for f in mine):
             continue
-        for other in others:
+        for other in every:
             theirs: list = []
             try:
                 run_kernel(walk.kernel, bindings, theirs.append, other)
@@ -159,11 +162,13 @@ def keys(findings) -> set[tuple[object, ...]]:
 
 
 def first_order(monkeypatch, first: tuple[int, ...]) -> None:
-    """The driver with `first` as the order each choice is run under first."""
+    """The driver with `first` as the order each choice is run under first (the quick
+    order, and the first of the priority orders)."""
     orders = driver.priority_orders
     monkeypatch.setattr(
         driver, "priority_orders", lambda roles: [first, *(o for o in orders(roles) if o != first)]
     )
+    monkeypatch.setattr(driver, "quick_order", lambda roles: first)
 
 
 def test_a_consumer_run_first_binds_the_count_its_loop_is_computed_from(monkeypatch):
