@@ -23,7 +23,8 @@ from copy_tools.universe import make_context
 
 LIT = Path(__file__).resolve().parents[2] / "lit_tests/dialects/copy"
 PROVEN = (LIT / "protocol-tmem-columns.mlir").read_text()
-BROKEN = (LIT / "invalid-protocol-tmem-columns.mlir").read_text()
+BROKEN = (LIT / "invalid-protocol-tmem-columns.mlir").read_text().split("// -----")[0]
+"""The file's first kernel (the MMA warp as role 0; the next lists the epilogue first)."""
 SCHEDULES = ("random", "adversarial", "round_robin")
 ROLE_LANES = [((1 + t // 32) % 4) * 32 + t % 32 for t in range(128)]
 """The TMEM lane of the epilogue role's thread t (warp 1 + t // 32 of the block)."""
