@@ -14,6 +14,7 @@ from analysis.protocol.assumptions import Assumptions
 from analysis.protocol.choices import (
     CountChoice,
     Deferred,
+    by_role,
     count_choice,
     describe,
     nested_count,
@@ -202,8 +203,7 @@ def unequal_counts(bindings: dict[SSAValue, int]) -> str | None:
     """When the run chose different trip counts for loops computed differently (two roles'
     tile loops that step differently, say), how each computes its count: a hang or race
     found then may come from the roles walking different tiles."""
-    counts = sorted(((key, n) for key, n in bindings.items() if isinstance(key, LoopCount)),
-                    key=lambda kn: kn[0].where())  # role by role  # fmt: skip
+    counts = [(key, n) for key, n in by_role(bindings) if isinstance(key, LoopCount)]
     if len({n for _, n in counts}) < 2:
         return None
     loops = "; ".join(f"{key.where()}loop over %{key.name_hint} takes {n} ({key.how()})"

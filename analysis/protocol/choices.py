@@ -20,15 +20,20 @@ from analysis.protocol.run import Walk, steady_lap
 from copy_dialect.verify_common import constant_int
 
 
+def by_role(bindings: dict[SSAValue, int]) -> list[tuple[SSAValue, int]]:
+    """The bindings in the order the driver made them, but the counts of several roles'
+    loops role by role, whichever role asked first (as a message names them)."""
+    items = list(bindings.items())
+    at = [i for i, (key, _) in enumerate(items) if isinstance(key, LoopCount)]
+    ranked = sorted((items[i] for i in at), key=lambda kn: kn[0].where())  # type: ignore[attr-defined]
+    for i, item in zip(at, ranked, strict=True):
+        items[i] = item
+    return items
+
+
 def describe(bindings: dict[SSAValue, int], kernel: Kernel) -> str:
     parts = []
-    items = list(bindings.items())
-    # the counts of several roles' loops role by role, whichever role asked first
-    at = [i for i, (key, _) in enumerate(items) if isinstance(key, LoopCount)]
-    for i, item in zip(at, sorted((items[i] for i in at), key=lambda kn: kn[0].where()),
-                       strict=True):  # fmt: skip
-        items[i] = item
-    for value, chosen in items:
+    for value, chosen in by_role(bindings):
         if isinstance(value, LoopCount):
             parts.append(value.describe(chosen))
             continue

@@ -37,7 +37,7 @@ from analysis.protocol.ops_cluster import mask_ranks
 from analysis.protocol.records import Key, Region, barrier_pointer
 from analysis.protocol.state import State
 from analysis.protocol.steps import ALL, Stop
-from analysis.protocol.tmem_order import is_tmem, raw_syncs
+from analysis.protocol.tmem_order import is_tmem
 from analysis.protocol.walk import Agent
 from analysis.smem_values import TENSOR_CORE_READS, Origin, smem_values
 from copy_dialect.tmem import MMAS, tcgen05_group
@@ -171,18 +171,17 @@ def tcgen05_mma(agent: Agent, op: Operation, mask: int | None) -> None:
     members = agent.members(mask)
     s.copies.mma_read(op, regions, agent.groups, members, reader(op), tcgen05=True)
     peer = pair_peer(agent, op)
-    follows = not raw_syncs(agent.kernel.fn)
     if peer is not None:
         what = f"{reader(op)} of the CTA pair (from CTA {agent.rank})"
         peer.copies.mma_read(op, regions, pair_reads(agent, peer), members, what, tcgen05=True)
         # and writes D's rows of the peer into the peer's TMEM (P14 there too)
-        peer.tmem.order.access(op, op.operands[0], members, True, True, follows)
+        peer.tmem.order.access(op, op.operands[0], members, write=True, asynchronous=True)
     order = s.tmem.order
     if is_tmem(op.operands[1]):  # A in TMEM: read
-        order.access(op, op.operands[1], members, False, True, follows)
+        order.access(op, op.operands[1], members, write=False, asynchronous=True)
     if op.name == SPARSE:  # and its metadata (tcgen05.mma.sp)
-        order.access(op, op.operands[5], members, False, True, follows)
-    order.access(op, op.operands[0], members, True, True, follows)
+        order.access(op, op.operands[5], members, write=False, asynchronous=True)
+    order.access(op, op.operands[0], members, write=True, asynchronous=True)
 
 
 def tcgen05_commit(agent: Agent, op: Operation, mask: int | None) -> None:

@@ -12,7 +12,7 @@ from xdsl.ir import Operation
 
 from analysis.protocol.mma import reader
 from analysis.protocol.state import State
-from analysis.protocol.tmem_order import raw_syncs, tmem_span
+from analysis.protocol.tmem_order import tmem_span
 from analysis.protocol.walk import Agent
 from copy_dialect import ops as copy
 from copy_dialect.tmem import tmem_span as reach
@@ -37,9 +37,8 @@ def tmem_load(agent: Agent, op: copy.TmemLoadOp, mask: int | None) -> None:
     agent.operand_event(op)
     agent.whole_warps(op, mask)
     agent.state.tmem.load(op, op.tmem)
-    follows = not raw_syncs(agent.kernel.fn)
     agent.state.tmem.order.access(
-        op, op.tmem, agent.members(mask), False, False, follows, columns(agent, op)
+        op, op.tmem, agent.members(mask), False, False, columns(agent, op)
     )
 
 
@@ -47,10 +46,7 @@ def tmem_store(agent: Agent, op: copy.TmemStoreOp, mask: int | None) -> None:
     agent.operand_event(op)
     agent.whole_warps(op, mask)
     agent.state.tmem.store(op, op.tmem)
-    follows = not raw_syncs(agent.kernel.fn)
-    agent.state.tmem.order.access(
-        op, op.tmem, agent.members(mask), True, False, follows, columns(agent, op)
-    )
+    agent.state.tmem.order.access(op, op.tmem, agent.members(mask), True, False, columns(agent, op))
 
 
 def columns(agent: Agent, op: copy.TmemLoadOp | copy.TmemStoreOp) -> range | None:
@@ -79,8 +75,7 @@ def smem_to_tmem(agent: Agent, op: copy.SmemToTmemOp, mask: int | None) -> None:
         region = agent.region(op.src, op.indices)  # (the slot, with indices)
         s = agent.state
         s.copies.mma_read(op, [region], agent.groups, (agent.c0,), reader(op), tcgen05=True)
-        follows = not raw_syncs(agent.kernel.fn)
-        s.tmem.order.access(op, op.tmem, (agent.c0,), True, True, follows)
+        s.tmem.order.access(op, op.tmem, (agent.c0,), write=True, asynchronous=True)
 
 
 def tmem_shift(agent: Agent, op: copy.TmemShiftOp, mask: int | None) -> None:
@@ -90,9 +85,8 @@ def tmem_shift(agent: Agent, op: copy.TmemShiftOp, mask: int | None) -> None:
     agent.operand_event(op)
     if not agent.elected(op, mask):
         return
-    follows = not raw_syncs(agent.kernel.fn)
     for state in pair_states(agent, op):
-        state.tmem.order.access(op, op.tmem, (agent.c0,), True, True, follows)
+        state.tmem.order.access(op, op.tmem, (agent.c0,), write=True, asynchronous=True)
 
 
 def pair_states(agent: Agent, op: Operation) -> list[State]:

@@ -19,6 +19,7 @@ from analysis.protocol.findings import ProtocolFinding, Related, Report
 from analysis.protocol.records import Deadlock
 from analysis.protocol.state import State
 from analysis.protocol.steps import Heads, Stop
+from analysis.protocol.tmem_order import raw_syncs
 from analysis.protocol.values import UNIFORM
 from analysis.protocol.walk import Agent
 
@@ -48,8 +49,10 @@ class Walk:
         self.state = State(report)
         self.states = [self.state] + [State(report, self.state.hb) for _ in range(facts.ranks - 1)]
         """One state per CTA the run models (`cluster`), sharing one HappensBefore."""
+        follows = not raw_syncs(kernel.fn)
         for state in self.states:
             state.group_sets.pending_cap = kernel.max_pending + 1
+            state.tmem.order.follows_all = follows
         self.cluster = Cluster(facts, self.state.hb, report)
         self.dispatch = STEPS if facts.ranks == 1 else CLUSTER_STEPS
         """How the agents follow each op (`dispatch`)."""

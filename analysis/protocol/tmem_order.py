@@ -169,6 +169,10 @@ class TmemOrder:
         self.accesses: list[Access] = []
         self.after: dict[int, Clock] = {}
         """Each class's clock at its last `tcgen05.fence::after_thread_sync`."""
+        self.follows_all = False
+        """Whether the kernel has no sync the analysis does not follow (`raw_syncs`, set once
+        per run): then a tcgen05.ld/st and an MMA's, copy's or shift's access of the same
+        columns by a class that does not know the other at all are unordered."""
 
     def access(
         self,
@@ -177,14 +181,10 @@ class TmemOrder:
         classes: tuple[int, ...],
         write: bool,
         asynchronous: bool = False,
-        follows_all: bool = False,
         reached: range | None = None,
     ) -> None:
         """`classes` issue `op`, a tcgen05 access of `tmem` (the columns of its view, or
-        those it `reached`, of the allocation, where the walk knows them). `follows_all`: the
-        kernel has no sync the analysis does not follow (`raw_syncs`), so a load or store of
-        an MMA's, copy's or shift's columns by a class that does not know it at all is
-        unordered with it."""
+        those it `reached`, of the allocation, where the walk knows them)."""
         base, columns = tmem_span(tmem)
         if reached is not None:
             columns = reached
@@ -198,7 +198,7 @@ class TmemOrder:
                     and overlap(prior.columns, columns)
                     and (prior.write or write)
                     and (prior.asynchronous or asynchronous)
-                    and self._check(op, c, prior, follows_all)
+                    and self._check(op, c, prior)
                 ):
                     break
         for c in classes:
@@ -277,7 +277,7 @@ class TmemOrder:
             if a.cls in classes and a.asynchronous and a.end is None:
                 a.end = end
 
-    def _check(self, op: Operation, c: int, prior: Access, follows_all: bool) -> bool:
+    def _check(self, op: Operation, c: int, prior: Access) -> bool:
         """Whether class `c`'s access `op` is ordered after `prior`; else the finding."""
         known = at(self.hb.clocks[c], prior.cls)
         names = self.hb.class_names
@@ -285,7 +285,7 @@ class TmemOrder:
         kind = prior.op.name
         if known < prior.stamp:
             mine = op_async(op)
-            if not (follows_all and prior.asynchronous != mine):
+            if not (self.follows_all and prior.asynchronous != mine):
                 return False  # not a hand-off through a sync the analysis follows
             if mine:
                 # The load or store came first in this run; it is as unordered with this
