@@ -6,6 +6,8 @@ found for (`describe`)."""
 from __future__ import annotations
 
 import itertools
+from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import gcd, lcm
 
@@ -86,16 +88,18 @@ class Deferred:
         """A run of the longest option ended: from which option on its loops repeat, and
         whether they cover the counts above it.
 
-        Below: run n is run T's until the last `tail` iterations of a loop of the choice or
-        a read of n that differs (none from n = `shape.start` on, `CountChoice`), so from
-        head n - tail it starts in the state run T had there; `tail` covers the loop's ring
-        and how far the agent that ends first led it in run T (`lag`: a consumer at the end
-        of a chain of rings lags the producer by all of them); from iteration k + P on run
-        T's heads repeat with its lap P (`steady_lap`), and what the protocol reads of n
-        repeats with P: run n then behaves as run n - P, down to an option below the
-        threshold. The state at a head holds every agent's (`Walk.snapshot`), so the loops
-        walked to the longest count stand for the others of the choice (the consumer's loop
-        from 1 to n that ends an iteration earlier).
+        Below: run n is run T's up to the first read of n that differs (the first loop of
+        the choice, in any CTA, to leave at n or to see its end in a condition; what the
+        rest reads of n is the same from n = `shape.start` on, `CountChoice`): the heads of
+        a loop before that point, measured on run T's clock (`trusted_heads`), are run T's.
+        From iteration k + P on run T's heads repeat with its lap P (`steady_lap`), and
+        what the protocol reads of n repeats with P: run n then behaves as run n - P from
+        its last such head on, down to an option below the threshold (`first_covered`;
+        where a loop of the choice is paced or walked more than once, the heads before its
+        last `tail` iterations, its ring or how far the agent that ends first led it,
+        `lag`). The state at a head holds every agent's (`Walk.snapshot`), so the heads of
+        one loop walked to the longest count stand for the others of the choice (the
+        consumer's loop from 1 to n that ends an iteration earlier).
 
         Above: every walk of the choice's loops to the longest (each tile's, for a K loop)
         must settle with a lap P that what the protocol reads of n repeats with (from n =
@@ -104,6 +108,7 @@ class Deferred:
         shape = self.choice.shape
         covering = self.gap is None and not self.last(kernel)
         walked = False
+        firsts: list[int] = []
         for loop in self.choice.loops:
             looped = kernel.loops[loop]
             trips = self.choice.trips(loop, self.longest)
@@ -134,13 +139,63 @@ class Deferred:
                 self.fewer = None
                 continue
             k, lap = found
-            if self.fewer is not None:
+            first = self.first_covered(walk, kernel, loop, k, lap)
+            if first is None:
                 first = self.choice.option(loop, k + lap + tail)
-                # n - P must be an option too, and read n as n does
-                self.fewer = max(self.fewer, first, shape.start + lap, self.options[0] + lap)
+            # n - P must be an option too, and read n as n does
+            firsts.append(max(first, shape.start + lap, self.options[0] + lap))
         if not walked:
             self.fewer = None
+        elif self.fewer is not None:
+            # One loop's heads suffice: the state at each holds the whole CTA's.
+            self.fewer = max(self.fewer, min(firsts))
         self.seen = True
+
+    def first_covered(
+        self, walk: Walk, kernel: Kernel, loop: Operation, k: int, lap: int
+    ) -> int | None:
+        """The least option from which on every run n below the longest is run n - `lap`
+        shifted by a lap, measured on the run of the longest (None: a loop of the choice
+        is paced or walked more than once, its heads not those of one count). Run n is run
+        T's up to the first read of n that differs (`trusted`): head j of `loop` in run n
+        and head j - P in run n - P, both before it, are run T's heads j and j - P, the
+        same state when j - P >= k; from there the two runs read their counts alike."""
+        if not self.reduce:
+            return None
+        trusted = self.trusted_heads(walk, kernel, loop)
+        if trusted is None:
+            return None
+        low = self.options[0] + lap
+        for n in range(self.longest - 1, low - 1, -1):
+            if min(trusted(n), trusted(n - lap) + lap) - 1 - lap < k:
+                return n + 1
+        return low
+
+    def trusted_heads(
+        self, walk: Walk, kernel: Kernel, loop: Operation
+    ) -> Callable[[int], int] | None:
+        """For `loop`'s walk in the run of the longest: how many of its heads come before
+        run n reads n differently from run T, as a function of n. The first such read is
+        the earliest, over every walk of every loop of the choice in every CTA, of the head
+        that loop leaves at in run n, or of the head from which its conditions see the end
+        (`Shape.tail`: `i + 1 < n`); what the rest of the kernel reads of n is the same for
+        the options from `shape.start` on (`count_shape`)."""
+        walks = []
+        for other in self.choice.loops:
+            trips = self.choice.trips(other, self.longest)
+            theirs = walk.heads.get(other, []) + walk.peer_heads.get(other, [])
+            if len(walk.heads.get(other, [])) != 1 or any(len(h.times) != trips for h in theirs):
+                return None
+            walks += [(other, kernel.loops[other].lap.tail, h.times) for h in theirs]
+        mine = walk.heads[loop][0].times
+
+        def trusted(n: int) -> int:
+            differs = min(
+                times[max(0, self.choice.trips(other, n) - tail)] for other, tail, times in walks
+            )
+            return bisect_right(mine, differs)
+
+        return trusted
 
     def cover(
         self,

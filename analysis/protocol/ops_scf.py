@@ -200,9 +200,13 @@ class Frame:
         self.state = agent.kernel.loops[op].state
         walk = agent.walk
         self.heads: Heads | None = None
-        if chosen and not agent.rank:
+        self.snapshots = chosen and not agent.rank
+        """Whether the heads keep their states (CTA 0's); the other CTAs' keep their times
+        (`Walk.peer_heads`)."""
+        if chosen:
             self.heads = Heads()
-            walk.heads.setdefault(op, []).append(self.heads)
+            kept = walk.peer_heads if agent.rank else walk.heads
+            kept.setdefault(op, []).append(self.heads)
         self.index = len(agent.frames)
         agent.frames.append((op, 0))  # type: ignore[arg-type]
         agent.carried.append(())
@@ -213,8 +217,9 @@ class Frame:
         agent.carried[self.index] = tuple(carried[k] for k in self.state)
         if self.heads is not None:
             walk = agent.walk
-            self.heads.states.append(walk.snapshot(agent, i))
-            self.heads.marks.append(len(walk.events))
+            if self.snapshots:
+                self.heads.states.append(walk.snapshot(agent, i))
+                self.heads.marks.append(len(walk.events))
             walk.ticks += 1
             self.heads.times.append(walk.ticks)
 

@@ -64,6 +64,9 @@ class Walk:
         state check compares lap by lap."""
         self.heads: dict[Operation, list[Heads]] = {}
         """Per loop whose trip count was chosen: each walk of it (`Heads`), in order."""
+        self.peer_heads: dict[Operation, list[Heads]] = {}
+        """The same walks of the other CTAs of a cluster, their times alone (the state at a
+        head of CTA 0's holds every CTA's: `snapshot`)."""
         self.ticks = 0
         """The clock of those walks' heads and ends (`Heads.times`)."""
         self.agents: list[Agent] = []
@@ -209,6 +212,7 @@ def run_kernel(
         walk.run()
     except (Deadlock, Stop):
         walk.heads.clear()
+        walk.peer_heads.clear()
     return walk
 
 

@@ -71,6 +71,7 @@ class Run(Protocol):
     foreign: Step
     events: list[tuple[object, ...]]
     heads: dict[Operation, list[Heads]]
+    peer_heads: dict[Operation, list[Heads]]
     ticks: int
 
     def snapshot(self, agent: Any, i: int) -> tuple[object, ...]: ...
