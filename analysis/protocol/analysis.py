@@ -184,6 +184,20 @@ def priority_orders(roles: int) -> list[tuple[int, ...]]:
     return [tuple(range(r, roles)) + tuple(range(r)) for r in range(roles)]
 
 
+def cta_orders(ranks: int) -> list[tuple[int, ...]]:
+    """The priorities of a cluster's CTAs a choice is run under with each priority order of
+    its roles, when its first run is not ordered: the CTA that forks its roles last first
+    (`run.Walk.ctas`, empty), then each CTA first once, the others after it in rank order.
+    Which CTA's arrival a barrier counts toward a phase depends on their schedule as much as
+    the roles': a multicast GEMM whose producer arrives on the next slot's full barrier
+    over-arrives only when CTA 0 runs ahead of CTA 1, and a gather4 GEMM's only when CTA 1
+    runs ahead (the corpus mutants `next barrier` of gemm_multicast_cluster2 and
+    gather4_multicast_moe)."""
+    if ranks <= 1:
+        return [()]
+    return [(), *(tuple(range(r, ranks)) + tuple(range(r)) for r in range(ranks))]
+
+
 def quick_order(roles: int) -> tuple[int, ...]:
     """The order each choice of a kernel with roles is run under first: the roles last to
     first. A kernel lists its producer before the roles that consume what it loads
@@ -348,10 +362,11 @@ def run_choices(
 ) -> list[ProtocolFinding]:
     """Every run of `kernel`'s choices under every priority order, and their findings
     (each once); the loops whose longest run did not settle join `unsettled`."""
-    orders = priority_orders(kernel.roles)
+    orders = [(roles, ctas) for ctas in cta_orders(kernel.cluster.ranks)
+              for roles in priority_orders(kernel.roles)]  # fmt: skip
     quick = kernel.roles > 1
     if quick:  # order 0: `quick_order`, then the priority orders from 1
-        orders = [quick_order(kernel.roles), *orders]
+        orders = [(quick_order(kernel.roles), ()), *orders]
     found: dict[tuple[object, ...], tuple[int, ProtocolFinding]] = {}
     # The runs to do: (bindings, priority order, the deferrals whose longest choice the
     # bindings take), and deferrals. A trip count is tried at its longest first: the runs
@@ -383,7 +398,7 @@ def run_choices(
             break
         this_run: list[ProtocolFinding] = []
         try:
-            walk = run_kernel(kernel, bindings, this_run.append, orders[order])
+            walk = run_kernel(kernel, bindings, this_run.append, *orders[order])
         except Choose as choice:
             options = list(choice.options)
             if choice.value not in choices:

@@ -36,6 +36,7 @@ class Walk:
         bindings: dict[SSAValue, int],
         report: Report,
         order: tuple[int, ...] = (),
+        ctas: tuple[int, ...] = (),
     ):
         self.kernel = kernel
         self.bindings = dict(bindings)
@@ -45,6 +46,9 @@ class Walk:
         self.report = report
         self.order = order
         """Roles by priority, highest first (the block after them)."""
+        self.ctas = ctas
+        """The CTAs of a cluster by priority, highest first (empty: the CTA that forked its
+        roles last first, each CTA's roles ahead of its block)."""
         facts = kernel.cluster
         self.state = State(report)
         self.states = [self.state] + [State(report, self.state.hb) for _ in range(facts.ranks - 1)]
@@ -82,7 +86,7 @@ class Walk:
             hb.live += block.classes
             block.steps = block.main()
             self.agents.append(block)
-        self.ranked = list(self.agents)
+        self.ranked = self.by_cta(self.agents)
         hb.concurrent = len(self.states) > 1  # the CTAs of a cluster run at once
         self.schedule()
 
@@ -141,7 +145,13 @@ class Walk:
         self.agents += roles
         rank = {r: i for i, r in enumerate(self.order)}
         ranked = sorted(roles, key=lambda a: rank.get(a.role, len(rank) + (a.role or 0)))
-        self.ranked = ranked + [a for a in self.ranked if a not in roles]
+        self.ranked = self.by_cta(ranked + [a for a in self.ranked if a not in roles])
+
+    def by_cta(self, agents: list[Agent]) -> list[Agent]:
+        """`agents` CTA by CTA in the order of `ctas`, if any (stable within a CTA)."""
+        if not self.ctas:
+            return list(agents)
+        return sorted(agents, key=lambda a: self.ctas.index(a.rank))
 
     def join(self, block: Agent, roles: list[Agent], op: Operation) -> None:
         """The roles have ended: what they left in flight (P7), then a block barrier."""
@@ -196,7 +206,11 @@ class Walk:
 
 
 def run_kernel(
-    kernel: Kernel, bindings: dict[SSAValue, int], report: Report, order: tuple[int, ...] = ()
+    kernel: Kernel,
+    bindings: dict[SSAValue, int],
+    report: Report,
+    order: tuple[int, ...] = (),
+    ctas: tuple[int, ...] = (),
 ) -> Walk:
     """One run, up to its first error (what follows a race or a hang is not the kernel the
     author meant: one error per mistake); `Choose` and `Infeasible` propagate to the
@@ -207,7 +221,7 @@ def run_kernel(
         if finding.severity == "error":
             raise Stop
 
-    walk = Walk(kernel, bindings, first_error, order)
+    walk = Walk(kernel, bindings, first_error, order, ctas)
     try:
         walk.run()
     except (Deadlock, Stop):

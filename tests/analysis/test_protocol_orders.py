@@ -8,7 +8,8 @@ enough`), but it is for a run whose barriers counted every arrival after the pha
 (`HappensBefore.ordered`): the other orders find what it finds, on every run of the
 corpus's mutants tried here, and the driver runs them only when a run was not ordered. Each
 choice runs first under the quick order (`quick_order`, the roles last to first), then, if
-that run erred or was not ordered, under the priority orders as before."""
+that run erred or was not ordered, under the priority orders as before; in a cluster, each
+under each CTA first as well (`cta_orders`), which the roles' orders alone do not cover."""
 
 from __future__ import annotations
 
@@ -92,8 +93,8 @@ def runs(monkeypatch) -> list[tuple[dict, tuple[int, ...], object]]:
     made = []
     run = driver.run_kernel
 
-    def recorded(kernel, bindings, report, order):
-        walk = run(kernel, bindings, report, order)
+    def recorded(kernel, bindings, report, order, ctas=()):
+        walk = run(kernel, bindings, report, order, ctas)
         made.append((bindings, order, walk))
         return walk
 
@@ -122,6 +123,56 @@ def test_an_arrival_before_the_phase_before_completes_runs_every_order(monkeypat
     assert rules == {"P6"}
     assert not made[0][2].state.hb.ordered
     assert {order for _, order, _ in made} == {driver.quick_order(3), *driver.priority_orders(3)}
+
+
+def test_a_cluster_runs_under_each_cta_first():
+    assert driver.cta_orders(1) == [()]
+    assert driver.cta_orders(2) == [(), (0, 1), (1, 0)]
+    assert driver.cta_orders(4) == [(), (0, 1, 2, 3), (1, 2, 3, 0), (2, 3, 0, 1), (3, 0, 1, 2)]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [("gemm_multicast_cluster2", "next barrier", 1), ("gather4_multicast_moe", "next barrier", 2)],
+)
+def test_an_unordered_cluster_run_runs_every_cta_first(case, monkeypatch):
+    """A producer that arrives with its expect_tx on the next slot's full barrier: which
+    CTA's arrival over-arrives depends on which CTA runs ahead (P5 only with CTA 0 ahead in
+    the multicast GEMM, only with CTA 1 ahead in the gather4 one); the runs are not
+    ordered, so each CTA is run first too."""
+    made = runs(monkeypatch)
+    found = verdict(mutant(case))
+    assert {rule for severity, rules, _ in found if severity == "error" for rule in rules} == {"P5"}
+    assert not made[0][2].state.hb.ordered
+    assert {walk.ctas for _, _, walk in made} == set(driver.cta_orders(2))
+
+
+def test_an_ordered_cluster_run_finds_what_every_cta_order_finds(monkeypatch):
+    """Each ordered run of the cluster kernels' `next barrier` mutants that finds no error
+    (the driver then runs no other order): every order of the roles under every order of
+    the CTAs finds the same."""
+    made = runs(monkeypatch)
+    kernels = ("gemm_multicast_cluster2", "gemm_multicast_cluster4", "gemm_2cta_pair")
+    for case in (c for c in cm.cases() if c[0] in kernels and c[1] == "next barrier"):
+        made.clear()
+        verdict(mutant(case))
+        for bindings, order, walk in list(made):
+            if not walk.state.hb.ordered:
+                continue
+            mine: list = []
+            run_kernel(walk.kernel, bindings, mine.append, order, walk.ctas)
+            if any(f.severity == "error" for f in mine):
+                continue
+            roles = walk.kernel.roles
+            every = [driver.quick_order(roles), *driver.priority_orders(roles)]
+            for ctas in driver.cta_orders(walk.kernel.cluster.ranks):
+                for other in every:
+                    theirs: list = []
+                    try:
+                        run_kernel(walk.kernel, bindings, theirs.append, other, ctas)
+                    except Infeasible:
+                        continue
+                    assert keys(theirs) == keys(mine), (case, bindings, other, ctas)
 
 
 def ordered_cases() -> list[tuple[str, str, int]]:
