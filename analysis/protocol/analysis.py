@@ -20,7 +20,7 @@ from analysis.protocol.choices import (
     nested_count,
     uncovered,
 )
-from analysis.protocol.depths import MAX_TRIP_COUNTS, loop_depths
+from analysis.protocol.depths import MAX_TRIP_COUNTS, loop_depths, room
 from analysis.protocol.facts import CopyFacts, Kernel, LoopCount, block_size, equal_values
 from analysis.protocol.findings import ProtocolFinding, Related, warning
 from analysis.protocol.periods import LoopShape, Shape, loop_shape
@@ -85,7 +85,7 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     # The iterations a loop's state reaches across: a barrier group's ring, or the groups a
     # wait_group leaves in flight (a committed store waited `pending` iterations later).
     depth = max(ring, pending + 1)
-    loop_depths(shapes, holders, ring, pending, roles > 0, facts)
+    loop_depths(shapes, holders, ring, pending, facts)
     trips = max((s.trips for s in shapes.values()), default=min(4 * depth + 4, MAX_TRIP_COUNTS))
     predicates = [g.predicate for g in geometry.values() if g.predicate is not None]
     canon, aliases = equal_values([*loops, *conds, *predicates])
@@ -357,6 +357,19 @@ def walk_further(kernel: Kernel, unsettled: set[Operation]) -> bool:
     return longer
 
 
+def make_room(kernel: Kernel, counting: CountChoice) -> bool:
+    """Walk the loops of a chosen count far enough for a lap that what the protocol reads of
+    the count repeats with too (`depths.room`: an epilogue's parity of n may repeat every two
+    rings where the loops' own reads repeat every ring): whether they now walk further."""
+    if counting.obstacle is not None:
+        return False
+    period = lcm(counting.shape.period, *counting.paces)
+    owners = {kernel.counts[loop].loop if loop in kernel.counts else loop
+              for loop in counting.loops}  # fmt: skip
+    shapes = [kernel.loops[loop] for loop in owners if loop in kernel.loops]
+    return room(shapes, period, counting.shape.start)
+
+
 def run_choices(
     fn: func.FuncOp, kernel: Kernel, unsettled: set[Operation] | None
 ) -> list[ProtocolFinding]:
@@ -404,6 +417,9 @@ def run_choices(
             if choice.value not in choices:
                 choices[choice.value] = count_choice(kernel, choice.value)
             counting = choices[choice.value]
+            if counting is not None and make_room(kernel, counting):
+                work.append(item)  # again, with the longer walk's options
+                continue
             if counting is not None and len(options) > 2:
                 deferred = Deferred(bindings, counting, options, order, longest)
                 deferrals.append(deferred)

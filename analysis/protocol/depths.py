@@ -11,7 +11,7 @@ from xdsl.ir import Operation
 
 from analysis.protocol.assumptions import Assumptions
 from analysis.protocol.counts import pace_of, scaled
-from analysis.protocol.periods import LoopShape, Shape
+from analysis.protocol.periods import LoopShape
 from analysis.protocol.records import barrier_pointer
 from copy_dialect import ops as copy
 from copy_dialect.verify_common import constant_int
@@ -25,7 +25,6 @@ def loop_depths(
     holders: frozenset[Operation],
     ring: int,
     pending: int,
-    roles: bool,
     facts: Assumptions,
 ) -> None:
     """Each loop's depth (the rings in its own iterations, counted by the ops on barriers,
@@ -38,6 +37,7 @@ def loop_depths(
     nesting = {loop: len(enclosing(loop, shapes)) for loop in shapes}
     for loop, shape in shapes.items():
         shape.pace = pace_of(loop)
+        shape.nested = nesting[loop] > 0
     for loop, shape in shapes.items():
         rings = ((op, ring_of(op)) for op in holders if op is not loop and loop.is_ancestor(op))
         reach = max(
@@ -45,7 +45,7 @@ def loop_depths(
             default=ring,  # no barrier op inside: the kernel's widest ring
         )
         shape.depth = max(reach, pending + 1)
-        shape.lap, spread = shape.shape, shape.values
+        shape.lap = shape.shape
         for other, theirs in shapes.items():
             if (
                 nesting[other] == nesting[loop]
@@ -54,12 +54,9 @@ def loop_depths(
             ):
                 if shape.paced_with(theirs):  # a consumer of every other tile: in its units
                     shape.lap = shape.lap.join(scaled(theirs.shape, shape.pace[1], theirs.pace[1]))
-                    spread = spread.join(scaled(theirs.values, shape.pace[1], theirs.pace[1]))
                 else:
                     shape.lap = shape.lap.join(theirs.shape)
-                    spread = spread.join(theirs.values)
-        shape.trips = min(max(walked(shape.depth, shape, roles, spread), 4 * shape.depth + 4),
-                          MAX_TRIP_COUNTS)  # fmt: skip
+        shape.trips = min(walked(shape.depth, shape), MAX_TRIP_COUNTS)
 
 
 def ring_of(op: Operation) -> int:
@@ -104,20 +101,40 @@ def advance(op: Operation, loop: Operation, facts: Assumptions) -> int:
     return times
 
 
-def walked(depth: int, shape: LoopShape, roles: bool, spread: Shape) -> int:
-    """The iterations the longest run of a loop walks: enough for its first iterations
-    (to `start`), then laps and its last iterations: four rings; with a longer lap, two
-    rings and three laps; with roles, which settle into their lap after two rings (the
-    producer's first lap waits for nothing, its second for the first releases), two laps
-    after three rings. A loop that carries a position of its own (`LoopShape.state`: a
-    slot and a phase, as CUTLASS's PipelineState) may need two rings a lap. `spread`: what
-    it and the loops beside it read, parities as plain values (`LoopShape.values`): the
-    walk makes room for a lap of their period, which a count's reads may need."""
-    s = spread.join(shape.lap)
-    lap = lcm(depth, s.period)
+def walked(depth: int, shape: LoopShape, period: int = 1, start: int = 0) -> int:
+    """The iterations the longest run of a loop walks: its first iterations (to `start`),
+    two rings and two iterations to settle in (the producer's first lap waits for nothing,
+    its second for the first releases; the corpus's loops settle within them), a lap more
+    for a loop inside another (a K loop's walks after a persistent kernel's first tile start
+    where the tile before left the ring and the other roles), two laps to compare, and a
+    ring of last iterations (whose heads a shorter count's end may reach).
+    A lap spans whole periods of what the loop and the loops beside it read (`shape.lap`)
+    and of `period`, that of what the protocol reads of a chosen count (an epilogue's parity
+    of n, from `start` on, `room`); a loop that carries a position of its own
+    (`LoopShape.state`: a slot and a phase, as CUTLASS's PipelineState) may need two rings
+    a lap."""
+    s = shape.lap
+    lap = lcm(depth, s.period, period)
     if shape.state:  # a carried phase that flips once a ring: a lap of two rings
         lap = lcm(lap, 2 * depth)
-    trips = 4 * depth + 4 if lap == depth else max(4 * depth + 4, 2 * depth + 3 * lap)
-    if roles:
-        trips = max(trips, 3 * depth + 2 * lap)
-    return s.start + trips + max(0, s.tail - depth)
+    settle = 2 * depth + 2 + (lap if shape.nested else 0)
+    return max(s.start, start) + settle + 2 * lap + max(0, s.tail - depth)
+
+
+def room(shapes: list[LoopShape], period: int, start: int) -> bool:
+    """Walk the loops of a chosen count (`shapes`) far enough for a lap that spans whole
+    periods of what the protocol reads of the count (`period`, from `start` on, unless that
+    is beyond MAX_TRIP_COUNTS: the counts above are then not covered however far it walks),
+    all as far as the one that needs the most: whether any now walks further."""
+
+    def needs(shape: LoopShape) -> int:
+        most = walked(shape.depth, shape, period, start)
+        return most if most <= MAX_TRIP_COUNTS else walked(shape.depth, shape, period)
+
+    most = min(max(needs(s) for s in shapes), MAX_TRIP_COUNTS)
+    longer = False
+    for shape in shapes:
+        if most > shape.trips:
+            shape.trips = most
+            longer = True
+    return longer

@@ -106,10 +106,6 @@ class LoopShape:
     (`opaque`)."""
 
     shape: Shape = INVARIANT
-    values: Shape = INVARIANT
-    """`shape` with the parities as plain values (`Forms.parity` halves their period): how
-    far the driver walks the loop (`depths.walked`), so that a lap the count's reads repeat
-    with (an epilogue's parity of n) fits too."""
     state: tuple[int, ...] = ()
     opaque: list[Opaque] = field(default_factory=list)
     depth: int = 1
@@ -117,6 +113,9 @@ class LoopShape:
     ring, in this loop's iterations)."""
     trips: int = 0
     """The most iterations the driver walks it (`depths.walked`)."""
+    nested: bool = False
+    """Whether it runs inside another loop that holds copy ops (walked once per iteration
+    of that loop)."""
     lap: Shape = INVARIANT
     """What its lap must repeat: its own shape joined with those of the loops that run
     beside it (the other roles' loops at its depth)."""
@@ -148,10 +147,7 @@ def loop_shape(
     forms = Forms(loop, multiple)
     shape = LoopShape()
     for value, reader, index in reads(loop, holders):
-        plain = forms.of(value)
-        form = forms.parity(value) if parity_operand(reader, value) else plain
-        if isinstance(plain, Shape):
-            shape.values = shape.values.join(plain)
+        form = forms.parity(value) if parity_operand(reader, value) else forms.of(value)
         if isinstance(form, Opaque) and form.data and index:
             continue
         if isinstance(form, Lin):

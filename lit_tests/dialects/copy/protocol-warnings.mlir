@@ -258,7 +258,7 @@ func.func @p10_count_read_beyond_the_counts_tried(%a: memref<?x64xf32>, %n: inde
   %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
   %ring = copy.alloc_smem : memref<4x64x64xf32, #copy.smem>
   %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>
-  // expected-warning@+2 {{cannot prove the copies of this loop beyond the counts tried (up to %n = 32): its count is read differently from 101 on, so a count not tried need not behave like one tried}}
+  // expected-warning@+2 {{cannot prove the copies of this loop beyond the counts tried (up to %n = 18): its count is read differently from 101 on, so a count not tried need not behave like one tried}}
   // expected-note@+1 {{or check the kernel at run time with --debug-guards}}
   scf.for %i = %c0 to %n step %c1 {
     %s = arith.remui %i, %c4 : index
@@ -297,7 +297,7 @@ func.func @p10_grid_stride_count_read_beyond_the_counts_tried(%a: memref<?x64xf3
   %nb = "gpu.grid_dim"() <{dimension = #gpu<dim x>}> : () -> index
   %ring = copy.alloc_smem : memref<4x64x64xf32, #copy.smem>
   %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>
-  // expected-warning@+2 {{cannot prove the copies of this loop beyond the counts tried (up to 32 iterations of the loop over %tile): its count is read differently from 101 on}}
+  // expected-warning@+2 {{cannot prove the copies of this loop beyond the counts tried (up to 18 iterations of the loop over %tile): its count is read differently from 101 on}}
   // expected-note@+1 {{or check the kernel at run time with --debug-guards}}
   %done = scf.for %tile = %bid to %tiles step %nb iter_args(%i = %c0) -> (index) {
     %s = arith.remui %i, %c4 : index
@@ -339,7 +339,7 @@ func.func @p10_condition_on_an_unknown_in_the_loop(%a: memref<?x64xf32>, %c: mem
   %bars = copy.barrier_init arrivals 1 : !copy.barrier<4>
   // expected-warning@+3 {{cannot prove the copies of this loop for every trip count: 'arith.cmpi' compares a value that grows with the iteration with one the analysis does not know before the run}}
   // expected-note@+2 {{compute ring slots, parities and conditions from the induction variable with arith ops}}
-  // expected-note@+1 {{found for %n = 32, %epilogue true}}
+  // expected-note@+1 {{found for %n = 18, %epilogue true}}
   scf.for %i = %c0 to %n step %c1 {
     %s = arith.remui %i, %c4 : index
     %lap = arith.divui %i, %c4 : index
