@@ -185,13 +185,17 @@ class Mbarriers:
 
     def after_last(self, b: Barrier, classes: tuple[int, ...]) -> None:
         """What `classes` bring to the open phase of `b` counts toward it in every schedule
-        when each knows the phase before complete; else `HappensBefore.ordered` ends."""
+        when each knows the phase before complete, or knows every arrival that completed it
+        (`knows_arrivals`); else `HappensBefore.ordered` ends."""
         phase = b.closed
         if phase and self.hb.ordered:
             clocks = self.hb.clocks
             comp = b.comp
-            if any(at(clocks[c], comp) < phase for c in classes):
-                self.hb.ordered = False
+            for c in classes:
+                clock = clocks[c]
+                if at(clock, comp) < phase and not knows_arrivals(clock, b):
+                    self.hb.ordered = False
+                    return
 
     def arrive(
         self,
@@ -447,6 +451,21 @@ class Mbarriers:
                    for o in b.observed))
             for b in self.table.values()
         )  # fmt: skip
+
+
+def knows_arrivals(clock: Clock, b: Barrier) -> bool:
+    """Whether `clock` knows what every arrival of the last completed phase of `b` knew
+    (each its own stamp), though it did not observe the phase: a phase of arrivals alone,
+    no bytes, completes with its last arrival, so every schedule completes it before what
+    this clock's class does next. (A multicast ring's consumer that releases the slot in
+    both CTAs of a pair: its arrival on the peer's empty barrier comes after the peer's
+    consumer's release of the phase before, through the pair's own ring, though it never
+    waits on the peer's barrier.) A phase with bytes completes when they land, which no
+    issuer's clock says."""
+    if b.last_expected:
+        return False
+    n, comp = len(clock), b.comp
+    return all(v <= (clock[i] if i < n else 0) for i, v in enumerate(b.done) if i != comp)
 
 
 # ---- a phase that completes before the copies issued for it (P5) --------------------------
