@@ -181,7 +181,12 @@ def priority_orders(roles: int) -> list[tuple[int, ...]]:
         return [()]
     if roles <= MAX_PERMUTED_ROLES:
         return list(permutations(range(roles)))
-    return [tuple(range(r, roles)) + tuple(range(r)) for r in range(roles)]
+    return rotations(roles)
+
+
+def rotations(n: int) -> list[tuple[int, ...]]:
+    """Each of 0 .. n - 1 first once, the others after it in order."""
+    return [tuple(range(r, n)) + tuple(range(r)) for r in range(n)]
 
 
 def cta_orders(ranks: int) -> list[tuple[int, ...]]:
@@ -195,7 +200,7 @@ def cta_orders(ranks: int) -> list[tuple[int, ...]]:
     gather4_multicast_moe)."""
     if ranks <= 1:
         return [()]
-    return [(), *(tuple(range(r, ranks)) + tuple(range(r)) for r in range(ranks))]
+    return [(), *rotations(ranks)]
 
 
 def quick_order(roles: int) -> tuple[int, ...]:

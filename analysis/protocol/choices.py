@@ -138,6 +138,8 @@ class Deferred:
             if found is None or any(found[1] % p for p in (shape.period, *self.choice.paces)):
                 self.fewer = None
                 continue
+            if self.fewer is None:
+                continue  # (a walk of an earlier run did not settle: every option runs)
             k, lap = found
             first = self.first_covered(walk, kernel, loop, k, lap)
             if first is None:
