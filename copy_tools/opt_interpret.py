@@ -16,7 +16,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from xdsl.dialects import builtin, func
 
 from copy_tools.diagnostics import Diagnostic, SourceLocation
@@ -78,6 +77,8 @@ def check_arguments(args: argparse.Namespace) -> None:
 
 
 def arguments(kernel: func.FuncOp, inputs: str | None) -> list[Any]:
+    import numpy as np
+
     import interpreter
 
     values = interpreter.random_arguments(kernel, np.random.default_rng(0))
@@ -93,6 +94,8 @@ def interpret(
     module: builtin.ModuleOp, args: argparse.Namespace, fallback: SourceLocation
 ) -> tuple[list[Diagnostic], str]:
     """The diagnostics of the runs of every kernel of `module`, and the report."""
+    import numpy as np
+
     import interpreter
     from copy_dialect.verify_common import kernel_cluster_shape
 
