@@ -63,10 +63,9 @@ def common(clocks: list[Clock]) -> Clock | None:
     one `knows` per end."""
     if not clocks:
         return None
-    found = clocks[0]
-    for k in clocks[1:]:
-        found = meet(found, k)
-    return found
+    if len(clocks) == 1:
+        return clocks[0]
+    return list(map(min, *clocks))  # (`meet` of them all, up to the shortest, at once)
 
 
 def known_to(clock: Clock | None, end: End | None) -> bool:

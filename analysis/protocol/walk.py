@@ -450,7 +450,7 @@ class Agent:
         value = self.value
         args = [value(v) for v in last[0]]
         before = last[2]
-        if before is not None and all(a is b for a, b in zip(before, args, strict=True)):
+        if before == args:  # (values are ints, tuples of ints and enums: equal is the same)
             result = last[3]
         else:
             plans = self.kernel.plans
