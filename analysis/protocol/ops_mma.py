@@ -26,7 +26,6 @@ from __future__ import annotations
 import weakref
 
 from xdsl.dialects.builtin import IntegerType, i64
-from xdsl.dialects.llvm import GEP_USE_SSA_VAL
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.findings import error, warning
@@ -286,6 +285,8 @@ def commit_barrier(agent: Agent, ptr: SSAValue) -> Key | None:
     group, gep = found
     index: int | None = 0
     if gep is not None:
+        from xdsl.dialects.llvm import GEP_USE_SSA_VAL  # (loaded where LLVM ops are met)
+
         raw = tuple(gep.properties["rawConstantIndices"].iter_values())  # type: ignore[attr-defined]
         if gep.properties.get("elem_type") != i64 or len(raw) != 1:
             return None

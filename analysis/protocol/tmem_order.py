@@ -38,7 +38,6 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 
-from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntAttr, MemRefType
 from xdsl.ir import Operation, SSAValue
 
@@ -156,8 +155,8 @@ def is_tmem(v: SSAValue) -> bool:
     t = v.type
     if isinstance(t, MemRefType):
         return memory_space(t) == TMEM
-    if isinstance(t, llvm.LLVMPointerType):
-        space = t.addr_space
+    if t.name == "llvm.ptr":  # (by name: the LLVM dialect need not be loaded to check copy ops)
+        space = t.addr_space  # type: ignore[attr-defined]
         return isinstance(space, IntAttr) and space.data == 6
     return False
 
