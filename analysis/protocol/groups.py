@@ -167,13 +167,12 @@ class GroupSets:
         the same op and region that end on the same barrier (a later phase of it is known
         only after the earlier one)."""
         known = common(self.hb.live_clocks())
-        later = {(id(r.op), id(r.region.buffer), r.region.index, r.end[0][0]) for r in done}
+        later = {(r.op, r.region, r.end[0][0]) for r in done}
         groups.tc_done = [
             r
             for r in groups.tc_done
-            if (id(r.op), id(r.region.buffer), r.region.index, r.end[0][0]) not in later
-            and not known_to(known, r.end)
-        ] + done  # (keyed by identity: xDSL hashes ops in Python)
+            if (r.op, r.region, r.end[0][0]) not in later and not known_to(known, r.end)
+        ] + done
 
     def tc_in_flight(self) -> list[MmaRead]:
         """The tcgen05.mma reads of every issuer that no commit tracks yet."""
