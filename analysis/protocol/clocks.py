@@ -73,6 +73,16 @@ def known_to(clock: Clock | None, end: End | None) -> bool:
     return clock is None or knows(clock, end)
 
 
+def lags(holders: list[Clock], marks: list[tuple[int, int]], floor: int) -> tuple[int, ...]:
+    """Per clock of `holders` and per (component, count) of `marks`: how far the clock knows
+    the component from that count (`at(clock, component) - count`, at least `floor`)."""
+    found: list[int] = []
+    for h in holders:
+        n = len(h)
+        found += [d if (d := (h[c] if c < n else 0) - k) > floor else floor for c, k in marks]
+    return tuple(found)
+
+
 def raise_to(clock: Clock, component: int, value: int) -> Clock:
     """`clock` with `component` at least `value` (in place, padded as needed)."""
     if component >= len(clock):

@@ -4,7 +4,7 @@ and what each op is to the protocol, decoded once per kernel."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar
@@ -17,7 +17,7 @@ from xdsl.traits import MemoryEffectKind, get_effects
 from analysis.protocol.assumptions import Assumptions
 from analysis.protocol.cluster import ClusterFacts, cluster_facts
 from analysis.protocol.periods import LoopShape
-from analysis.protocol.values import Value
+from analysis.protocol.values import GenericPlan
 from analysis.smem_values import Origin, smem_values
 from copy_dialect import ops as copy
 from copy_dialect.effects import EffectKind, declared_effects
@@ -104,8 +104,8 @@ class Kernel:
     """The largest `pending` count of the kernel's wait_groups."""
     protocol_ops: frozenset[Operation]
     """Ops that hold a copy op (themselves or nested): the ones worth choosing a branch of."""
-    plans: dict[Operation, Callable[[Sequence[Value]], Value] | None]
-    """How each arith op computes its value (`values.plan`), made once per kernel."""
+    plans: dict[Operation, GenericPlan]
+    """How the walk computes each op's value (`values.GenericPlan`), made once per kernel."""
     geometry: dict[Operation, CopyFacts]
     """What each copy moves, decoded once per kernel."""
     operands: dict[Operation, tuple[SSAValue | None, ...]]

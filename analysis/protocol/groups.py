@@ -158,7 +158,14 @@ class GroupSets:
         `end` (the phase its arrival completes)."""
         for r in groups.tc_done:
             r.later = end
-        done = [RetiredRead(r.op, r.region, end, r.issued) for r in groups.tc_open]
+        done: list[RetiredRead] = []
+        regions: set[Region] = set()
+        for r in groups.tc_open:
+            # (a region read again before the same commit ends with it: the first read of
+            # it stands for the others, ahead of them in every scan)
+            if r.region not in regions:
+                regions.add(r.region)
+                done.append(RetiredRead(r.op, r.region, end, r.issued))
         groups.tc_open = []
         self.tc_keep(groups, done)
 

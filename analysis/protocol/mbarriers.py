@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from xdsl.ir import Operation, SSAValue
 
-from analysis.protocol.clocks import Clock, HappensBefore, at, join, raise_to
+from analysis.protocol.clocks import Clock, HappensBefore, at, join, lags, raise_to
 from analysis.protocol.facts import CopyFacts
 from analysis.protocol.findings import Related, Report, error
 from analysis.protocol.records import (
@@ -436,11 +436,7 @@ class Mbarriers:
         """Whether each clock knows each barrier's last phase, the one before, or less (a
         class that falls further behind waits for a phase two ahead: the longest run shows
         it)."""
-        marks = [(b.comp, b.closed) for b in self.table.values()]
-        floor = -SNAPSHOT_LAG
-        return tuple(
-            max(floor, (h[c] if c < len(h) else 0) - closed) for h in holders for c, closed in marks
-        )  # (`at`, inline: the snapshot asks it of every clock and barrier)
+        return lags(holders, [(b.comp, b.closed) for b in self.table.values()], -SNAPSHOT_LAG)
 
     def snapshot(self) -> tuple[object, ...]:
         """The barriers, phases counted from each one's current phase."""

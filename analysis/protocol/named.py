@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Operation
 
-from analysis.protocol.clocks import Clock, HappensBefore, at, join, raise_to
+from analysis.protocol.clocks import Clock, HappensBefore, join, lags, raise_to
 from analysis.protocol.findings import Related, Report, error
 from analysis.protocol.records import SNAPSHOT_LAG, Deadlock, describe_ops
 
@@ -187,10 +187,8 @@ class NamedBarriers:
 
     def lag(self, holders: list[Clock]) -> tuple[int, ...]:
         """How far each clock knows each named barrier's generations (as `Mbarriers.lag`)."""
-        named = list(self.by_id.values())
-        return tuple(
-            max(-SNAPSHOT_LAG, at(h, n.comp) - n.completed) for h in holders for n in named
-        )
+        marks = [(n.comp, n.completed) for n in self.by_id.values()]
+        return lags(holders, marks, -SNAPSHOT_LAG)
 
     def snapshot(self) -> tuple[object, ...]:
         """The open generations."""

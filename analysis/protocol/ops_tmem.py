@@ -103,7 +103,9 @@ def pair_states(agent: Agent, op: Operation) -> list[State]:
 def tcgen05_fence(agent: Agent, op: Operation, mask: int | None) -> None:
     """`tcgen05.fence::before_thread_sync` / `::after_thread_sync` of the threads of `mask`."""
     agent.event(op)
-    before = str(op.properties["kind"]).endswith("<before>")
+    kind = op.properties["kind"]
+    data = getattr(kind, "data", None)  # (a StrEnum; printed where the op is not registered)
+    before = data == "before" if isinstance(data, str) else str(kind).endswith("<before>")
     for state in agent.walk.states:  # (a CTA pair's accesses are kept in both CTAs' states)
         state.tmem.order.fence(agent.members(mask), before)
 

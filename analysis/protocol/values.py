@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 
 
 class Unknown(Enum):
@@ -39,6 +39,8 @@ def wrap(v: int, bits: int) -> int:
     if bits == 1:
         return v & 1
     half = 1 << (bits - 1)
+    if -half <= v < half:
+        return v
     return ((v + half) % (1 << bits)) - half
 
 
@@ -175,3 +177,41 @@ def plan(op: Operation) -> Callable[[Sequence[Value]], Value] | None:
         return lift(binary, args)
 
     return apply
+
+
+class GenericPlan:
+    """How the walk computes an op's results from its operands' values (`Agent.generic`):
+    its operands and results, read once, and `plan` for an arith op; for another op (or an
+    arith op `plan` does not know), uniform when every operand is known or uniform and the
+    op has no region (a `gpu` id is uniform), else varying. Made once per kernel and op."""
+
+    __slots__ = ("operands", "results", "how", "gpu", "regions")
+
+    def __init__(
+        self,
+        operands: tuple[SSAValue, ...],
+        results: tuple[SSAValue, ...],
+        how: Callable[[Sequence[Value]], Value] | None,
+        gpu: bool,
+        regions: bool,
+    ):
+        self.operands = operands
+        self.results = results
+        self.how = how
+        self.gpu = gpu
+        self.regions = regions
+
+    @staticmethod
+    def of(op: Operation) -> GenericPlan:
+        how = plan(op) if op.name.startswith("arith.") else None
+        return GenericPlan(
+            tuple(op.operands), tuple(op.results), how, op.name.startswith("gpu."),
+            bool(op.regions),
+        )  # fmt: skip
+
+    def apply(self, args: list[Value]) -> Value:
+        result = None if self.how is None else self.how(args)
+        if result is None:
+            uniform = self.gpu or all(isinstance(a, int) or a is UNIFORM for a in args)
+            result = UNIFORM if uniform and not self.regions else VARYING
+        return result

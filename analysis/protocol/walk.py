@@ -34,7 +34,7 @@ from analysis.protocol.groups import Groups
 from analysis.protocol.reads import unread_ops
 from analysis.protocol.records import Region
 from analysis.protocol.steps import ALL, FIRST_WARP, Blocked, Run, Step, Steps, Stop
-from analysis.protocol.values import UNIFORM, VARYING, Unknown, Value, plan
+from analysis.protocol.values import VARYING, GenericPlan, Unknown, Value
 from analysis.smem_values import THREAD_READS, THREAD_WRITES
 from copy_dialect.memory import SMEM, memory_space
 
@@ -446,27 +446,21 @@ class Agent:
         operands give the same results: the last are kept per op)."""
         last = self.last.get(op)
         if last is None:
-            last = self.last[op] = [op.operands, op.results, None, None]
-        value = self.value
-        args = [value(v) for v in last[0]]
-        before = last[2]
-        if before == args:  # (values are ints, tuples of ints and enums: equal is the same)
-            result = last[3]
-        else:
             plans = self.kernel.plans
-            if op in plans:
-                how = plans[op]
-            else:
-                how = plans[op] = plan(op) if op.name.startswith("arith.") else None
-            result = None if how is None else how(args)
-            if result is None:
-                uniform = op.name.startswith("gpu.") or all(
-                    isinstance(a, int) or a is UNIFORM for a in args
-                )
-                result = UNIFORM if uniform and not op.regions else VARYING
-            last[2], last[3] = args, result
+            how = plans.get(op)
+            if how is None:
+                how = plans[op] = GenericPlan.of(op)
+            last = self.last[op] = [how, None, None]
+        how = last[0]
+        value = self.value
+        args = [value(v) for v in how.operands]
+        if last[1] == args:  # (values are ints, tuples of ints and enums: equal is the same)
+            result = last[2]
+        else:
+            result = how.apply(args)
+            last[1], last[2] = args, result
         env = self.env
-        for r in last[1]:
+        for r in how.results:
             env[r] = result
 
     def thread_access(self, op: Operation, mask: int | None) -> None:
