@@ -113,7 +113,19 @@ def covers(later: Access, earlier: Access) -> bool:
         needed = earlier.offsets * eu // lu
     else:
         needed = (earlier.offsets[:, None] * (eu // lu) + np.arange(eu // lu)).reshape(-1)
-    return bool(np.isin(needed, later.offsets).all())
+    # Both are sorted: `needed` must lie within `later`'s range, and each of its offsets be
+    # one of `later`'s (all of the range's when `later` has every offset in it).
+    have = later.offsets
+    if needed.size == 0:
+        return True
+    if have.size == 0:
+        return False
+    first, last = int(have[0]), int(have[-1])
+    if int(needed[0]) < first or int(needed[-1]) > last:
+        return False
+    if last - first + 1 == have.size:
+        return True
+    return bool((have[np.searchsorted(have, needed)] == needed).all())
 
 
 class AccessLog:
