@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -306,11 +307,17 @@ ws_row_sum (a second to analyse: its lap is 8 tiles) is checked unmutated only, 
 ws_elementwise's."""
 
 
+@cache
+def built(kernel: str) -> ModuleOp:
+    """`kernel` as its builder makes (and checks) it, once per process: each mutation
+    mutates a clone."""
+    return KERNELS[kernel]()
+
+
 def cases() -> list[tuple[str, str, int]]:
     found = []
     for kernel in MUTATED:
-        build = KERNELS[kernel]
-        module = build()
+        module = built(kernel)
         for m in MUTATIONS:
             found += [(kernel, m.name, i) for i in range(len(m.targets(module)))]
     return found
@@ -320,7 +327,7 @@ def cases() -> list[tuple[str, str, int]]:
     ("kernel", "mutation", "index"), cases(), ids=lambda v: str(v).replace(" ", "_")
 )
 def test_mutation_is_reported(kernel, mutation, index):
-    module = KERNELS[kernel]()
+    module = built(kernel).clone()
     m = next(m for m in MUTATIONS if m.name == mutation)
     op = m.targets(module)[index]
     why = still_correct(m, op)
