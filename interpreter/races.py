@@ -76,6 +76,8 @@ class Access:
     or a TMA copy moves are whole 4- or 16-byte units), which keeps its sets small."""
     lo: int = field(init=False)
     hi: int = field(init=False)
+    coarser: dict[int, np.ndarray] = field(init=False, default_factory=dict)
+    """`in_units` of each coarser unit asked for, kept: an access stays in the log."""
 
     def __post_init__(self) -> None:
         u = self.unit
@@ -86,7 +88,10 @@ class Access:
         """Its offsets in units of `unit` (coarser than its own, or its own)."""
         if unit == self.unit:
             return self.offsets
-        return np.unique(self.offsets * self.unit // unit)
+        got = self.coarser.get(unit)
+        if got is None:
+            got = self.coarser[unit] = np.unique(self.offsets * self.unit // unit)
+        return got
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,20 @@ def covers(later: Access, earlier: Access) -> bool:
     return bool((have[np.searchsorted(have, needed)] == needed).all())
 
 
+def intersect(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The offsets two sorted, unique offset arrays share, and where each is in `a` and in
+    `b` (`np.intersect1d(a, b, assume_unique=True, return_indices=True)`, without sorting
+    both again)."""
+    if not a.size or not b.size:
+        empty = np.empty(0, np.int64)
+        return a[:0], empty, empty
+    at = np.searchsorted(b, a)
+    at[at == b.size] = 0
+    shared = b[at] == a
+    ei = np.flatnonzero(shared)
+    return a[ei], ei, at[ei]
+
+
 class AccessLog:
     """The SMEM accesses of one CTA that a later access may still race with."""
 
@@ -157,10 +176,7 @@ class AccessLog:
 
     def _conflict(self, earlier: Access, later: Access, clock: Clock) -> Race | None:
         unit = max(earlier.unit, later.unit)
-        common, ei, li = np.intersect1d(
-            earlier.in_units(unit), later.in_units(unit), assume_unique=True,
-            return_indices=True,
-        )  # fmt: skip
+        common, ei, li = intersect(earlier.in_units(unit), later.in_units(unit))
         if common.size == 0:
             return None
         common = common * unit
