@@ -59,9 +59,20 @@ def lift(fn: Callable[..., int | None], args: Sequence[Value]) -> Value:
     if lanes is None:
         result = fn(*args)
         return UNIFORM if result is None else result
-    columns = [a if isinstance(a, tuple) else (a,) * lanes for a in args]
-    values = [fn(*row) for row in zip(*columns, strict=True)]
-    if any(v is None for v in values):
+    if len(args) == 1:
+        values = [fn(a) for a in args[0]]  # type: ignore[union-attr]
+    elif len(args) == 2:  # (most ops: a per-thread value and a constant)
+        a, b = args
+        if not isinstance(a, tuple):
+            values = [fn(a, y) for y in b]  # type: ignore[union-attr]
+        elif not isinstance(b, tuple):
+            values = [fn(x, b) for x in a]
+        else:
+            values = [fn(x, y) for x, y in zip(a, b, strict=True)]
+    else:
+        columns = [a if isinstance(a, tuple) else (a,) * lanes for a in args]
+        values = [fn(*row) for row in zip(*columns, strict=True)]
+    if None in values:
         return VARYING
     return tuple(values)  # type: ignore[arg-type]
 
