@@ -163,6 +163,12 @@ class Kernel:
         return {}
 
     @cached_property
+    def pointers(self) -> dict[SSAValue, object]:
+        """The barrier each tcgen05.commit's pointer names, as the IR spells it
+        (`ops_mma.pointer_form`), read once per kernel."""
+        return {}
+
+    @cached_property
     def unread(self) -> dict[int, frozenset[Operation]]:
         """The generic ops whose results the protocol never reads (`reads`), per dispatch
         table, found once per kernel."""

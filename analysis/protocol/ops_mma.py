@@ -279,23 +279,37 @@ def commit_ranks(agent: Agent, op: Operation) -> list[int]:
 def commit_barrier(agent: Agent, ptr: SSAValue) -> Key | None:
     """The barrier a tcgen05.commit's pointer names, when it is a `copy.barrier_init` group
     cast to a pointer (barrier 0), or that plus a known index in i64 (`llvm.getelementptr`)."""
-    found = barrier_pointer(ptr)
-    if found is None:
+    forms = agent.kernel.pointers
+    form = forms.get(ptr, False)
+    if form is False:
+        form = forms[ptr] = pointer_form(ptr)
+    if form is None:
         return None
-    group, gep = found
-    index: int | None = 0
-    if gep is not None:
-        from xdsl.dialects.llvm import GEP_USE_SSA_VAL  # (loaded where LLVM ops are met)
-
-        raw = tuple(gep.properties["rawConstantIndices"].iter_values())  # type: ignore[attr-defined]
-        if gep.properties.get("elem_type") != i64 or len(raw) != 1:
-            return None
-        got = agent.uniform_int(gep.operands[1]) if raw[0] == GEP_USE_SSA_VAL else raw[0]
+    group, index = form
+    if isinstance(index, SSAValue):
+        got = agent.uniform_int(index)
         index = got if isinstance(got, int) else None
     if index is None:
         return None
     key = (group, index)
     return key if key in agent.state.barriers.table else None
+
+
+def pointer_form(ptr: SSAValue) -> tuple[SSAValue, int | SSAValue] | None:
+    """The group a barrier pointer names and its index in it: a constant, or the i64 value
+    of its `llvm.getelementptr` (`commit_barrier`); None for another pointer."""
+    found = barrier_pointer(ptr)
+    if found is None:
+        return None
+    group, gep = found
+    if gep is None:
+        return group, 0
+    from xdsl.dialects.llvm import GEP_USE_SSA_VAL  # (loaded where LLVM ops are met)
+
+    raw = tuple(gep.properties["rawConstantIndices"].iter_values())  # type: ignore[attr-defined]
+    if gep.properties.get("elem_type") != i64 or len(raw) != 1:
+        return None
+    return group, gep.operands[1] if raw[0] == GEP_USE_SSA_VAL else raw[0]
 
 
 SPARSE = MMAS[1]
