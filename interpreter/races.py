@@ -76,6 +76,9 @@ class Access:
     or a TMA copy moves are whole 4- or 16-byte units), which keeps its sets small."""
     lo: int = field(init=False)
     hi: int = field(init=False)
+    published_all: bool = field(init=False, default=False)
+    """For a thread access: every byte's thread has published it to the agent since (the
+    counts only grow): no later access of the agent's threads races with it."""
     coarser: dict[int, np.ndarray] = field(init=False, default_factory=dict)
     """`in_units` of each coarser unit asked for, kept: an access stays in the log."""
 
@@ -175,12 +178,27 @@ class AccessLog:
         return races
 
     def _conflict(self, earlier: Access, later: Access, clock: Clock) -> Race | None:
+        same = earlier.agent is later.agent and not earlier.asynchronous and not later.asynchronous
+        unordered = not same and not sees(clock, earlier.epoch)
+        unfenced = (
+            later.asynchronous and not earlier.asynchronous and earlier.write and not earlier.fenced
+        )
+        if not (same or unordered or unfenced):
+            return None  # (ordered, and fenced where it must be: no byte they share races)
+        if same:
+            if earlier.published_all:
+                return None
+            assert earlier.threads is not None
+            assert earlier.published is not None
+            if (earlier.agent.published[earlier.threads] > earlier.published).all():
+                earlier.published_all = True
+                return None
         unit = max(earlier.unit, later.unit)
         common, ei, li = intersect(earlier.in_units(unit), later.in_units(unit))
         if common.size == 0:
             return None
         common = common * unit
-        if earlier.agent is later.agent and not earlier.asynchronous and not later.asynchronous:
+        if same:
             # Threads of one agent: each thread's accesses are in order; another thread's
             # only once its thread has published them to the agent since.
             assert earlier.threads is not None
@@ -200,7 +218,7 @@ class AccessLog:
                 f"that {earlier.what} (thread {int(writers[k])}) too, with no barrier or "
                 "wait between them that orders the two threads",
             )
-        if not sees(clock, earlier.epoch):
+        if unordered:
             byte = int(common[0])
             return Race(
                 rule_of(earlier, later),
@@ -209,7 +227,7 @@ class AccessLog:
                 f"{later.what} SMEM byte {byte} that {earlier.what}, and nothing orders the "
                 "two (no wait, barrier or group retirement between them)",
             )
-        if later.asynchronous and not earlier.asynchronous and earlier.write and not earlier.fenced:
+        if unfenced:
             return Race(
                 "P4",
                 later.op,
