@@ -201,9 +201,7 @@ class AccessLog:
         if same:
             # Threads of one agent: each thread's accesses are in order; another thread's
             # only once its thread has published them to the agent since.
-            assert earlier.threads is not None
             assert later.threads is not None
-            assert earlier.published is not None
             writers = earlier.threads[ei]
             published = earlier.agent.published[writers] > earlier.published[ei]
             racing = (writers != later.threads[li]) & ~published

@@ -163,7 +163,7 @@ class Kernel:
         return {}
 
     @cached_property
-    def pointers(self) -> dict[SSAValue, object]:
+    def pointers(self) -> dict[SSAValue, tuple[SSAValue, int | SSAValue] | None]:
         """The barrier each tcgen05.commit's pointer names, as the IR spells it
         (`ops_mma.pointer_form`), read once per kernel."""
         return {}

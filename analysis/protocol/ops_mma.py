@@ -280,9 +280,9 @@ def commit_barrier(agent: Agent, ptr: SSAValue) -> Key | None:
     """The barrier a tcgen05.commit's pointer names, when it is a `copy.barrier_init` group
     cast to a pointer (barrier 0), or that plus a known index in i64 (`llvm.getelementptr`)."""
     forms = agent.kernel.pointers
-    form = forms.get(ptr, False)
-    if form is False:
-        form = forms[ptr] = pointer_form(ptr)
+    if ptr not in forms:
+        forms[ptr] = pointer_form(ptr)
+    form = forms[ptr]
     if form is None:
         return None
     group, index = form
