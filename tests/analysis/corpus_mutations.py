@@ -110,6 +110,13 @@ def kernel_named(name: str) -> Kernel:
 
 
 def parse(kernel: Kernel) -> ModuleOp:
+    """A module of its own for `kernel` (a mutant changes it): a clone of the kernel parsed
+    once per process, which costs a fraction of parsing it again."""
+    return parsed(kernel).clone()
+
+
+@cache
+def parsed(kernel: Kernel) -> ModuleOp:
     return Parser(make_context(), kernel.text(), str(kernel.path)).parse_module()
 
 
