@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import ctypes
+import hashlib
 import json
 import os
 import re
@@ -20,6 +21,7 @@ import signal
 import struct
 import sys
 import time
+from collections import OrderedDict
 from typing import IO, Any
 
 from passes.backend_nvjitlink import link, nvjitlink_log, nvjitlink_options, performance_notes
@@ -63,7 +65,8 @@ def read_frame(fd: int, deadline: float | None) -> dict[str, Any]:
 
 def serve() -> None:
     """The worker's loop: one request (IR, cpu, features, opt level, whether to link) -> PTX
-    and the cubin, or an error."""
+    and the cubin, or an error; a request served before gets the same reply again
+    (`_Served`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     # Frames go to a private copy of stdout; anything else printed lands in the log.
     replies = os.fdopen(os.dup(1), "wb")
@@ -79,27 +82,76 @@ def serve() -> None:
     machines: dict[tuple[str, str], Any] = {}
     if not select.select([requests], [], [], 0)[0]:  # idle: warm up while the caller works
         _warm_up(llvm, target, machines)
+    served = _Served()
     while True:
         try:
             request = read_frame(requests, None)
         except EOFError:
             return
         times = _Laps()
+        key = served.key(request)
+        earlier = served.get(key)
+        if earlier is not None:  # the same IR for the same target and options as before
+            times.lap(REUSED)
+            write_frame(replies, {**earlier, "times": times.seconds})
+            continue
         try:
-            key = (request["cpu"], request["features"])
-            if key not in machines:
-                machines[key] = target.create_target_machine(cpu=key[0], features=key[1], opt=3)
-            ptx = _codegen(llvm, machines[key], request, times)
+            cpu, features = request["cpu"], request["features"]
+            if (cpu, features) not in machines:
+                machines[cpu, features] = target.create_target_machine(
+                    cpu=cpu, features=features, opt=3
+                )
+            ptx = _codegen(llvm, machines[cpu, features], request, times)
             reply: dict[str, Any] = {"ok": True, "ptx": ptx}
         except Exception as exc:  # parse and verifier errors arrive as RuntimeError
             reply = {"ok": False, "error": str(exc).strip()}
         if reply["ok"] and request["cubin"] and not EXTERN_LLVM_FUNC.search(reply["ptx"]):
             reply.update(_serve_cubin(reply["ptx"], request["arch"]))
             times.lap("nvJitLink")
+        served.put(key, reply)
         reply["times"] = times.seconds
         write_frame(replies, reply)
         if request["cubin"]:  # while idle: the next request's nvJitLink handle
             _spare_handles.prepare(request["arch"])
+
+
+REUSED = "backend: the reply to an identical earlier request"
+"""The one stage of a request the worker answered from `_Served`."""
+
+
+class _Served:
+    """The replies to the latest requests, by request: LLVM and nvJitLink are deterministic,
+    so a request the worker served before (a kernel compiled again, for another launch
+    configuration or by another test of a process) gets the same reply without compiling
+    it again. Bounded by count and by size; the least recently used goes first."""
+
+    MAX_REPLIES = 128
+    MAX_BYTES = 64 << 20
+
+    def __init__(self) -> None:
+        self.replies: OrderedDict[str, tuple[dict[str, Any], int]] = OrderedDict()
+        self.size = 0
+
+    @staticmethod
+    def key(request: dict[str, Any]) -> str:
+        return hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        found = self.replies.get(key)
+        if found is None:
+            return None
+        self.replies.move_to_end(key)
+        return found[0]
+
+    def put(self, key: str, reply: dict[str, Any]) -> None:
+        size = len(reply.get("ptx", "")) + len(reply.get("cubin", ""))
+        if size > self.MAX_BYTES:
+            return
+        self.replies[key] = (dict(reply), size)
+        self.size += size
+        while len(self.replies) > self.MAX_REPLIES or self.size > self.MAX_BYTES:
+            _, (_, dropped) = self.replies.popitem(last=False)
+            self.size -= dropped
 
 
 _WARM_UP_IR = """target triple = "nvptx64-nvidia-cuda"

@@ -17,6 +17,7 @@ from passes.backend import (
     compile_cubin,
     compile_ptx,
 )
+from passes.backend_worker import REUSED, _Served
 
 SMALL_KERNEL = """
 target triple = "nvptx64-nvidia-cuda"
@@ -209,6 +210,41 @@ def test_ptx_and_cubin_in_the_worker_equal_the_two_calls():
         assert ptx == compile_ptx(SMALL_KERNEL, target)
         assert cubin == compile_cubin(ptx, target)
         assert is_cubin(cubin)
+
+
+def test_an_identical_request_gets_the_earlier_reply():
+    """The worker answers a request it served before from memory (REUSED): the same PTX,
+    cubin or rejection; another target or another IR is compiled."""
+    ir = SMALL_KERNEL + f"; {time.time_ns()}\n"  # no earlier test sent this IR
+    first: dict[str, float] = {}
+    again: dict[str, float] = {}
+    other: dict[str, float] = {}
+    made = backend.compile_ptx_and_cubin(ir, "sm_90a", timings=first)
+    assert backend.compile_ptx_and_cubin(ir, "sm_90a", timings=again) == made
+    assert REUSED not in first
+    assert list(again) == [REUSED]
+    backend.compile_ptx_and_cubin(ir, "sm_100a", timings=other)
+    assert REUSED not in other
+    assert compile_ptx(ir, "sm_90a") == made[0]
+    for _ in range(2):
+        with pytest.raises(BackendError, match="nvJitLink rejected the PTX for sm_90a"):
+            backend.compile_ptx_and_cubin(BAD_ASM_KERNEL, "sm_90a")
+
+
+def test_the_remembered_replies_are_bounded_least_recently_used_first(monkeypatch):
+    monkeypatch.setattr(_Served, "MAX_REPLIES", 2)
+    monkeypatch.setattr(_Served, "MAX_BYTES", 10)
+    served = _Served()
+    for name in "abc":
+        served.put(name, {"ptx": name})
+    assert [served.get(name) for name in "abc"] == [None, {"ptx": "b"}, {"ptx": "c"}]
+    served.get("b")  # now c is the least recently used
+    served.put("d", {"ptx": "d" * 3})
+    assert served.get("c") is None
+    assert served.get("b") is not None
+    served.put("e", {"ptx": "e" * 11})  # larger than the whole memory: not kept
+    assert served.get("e") is None
+    assert served.size == 4
 
 
 def test_nvjitlink_rejection_in_the_worker_is_the_in_process_one():
