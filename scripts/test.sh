@@ -12,5 +12,6 @@ echo "== lit"
 lit -sv lit_tests
 echo "== pytest"
 # One worker per core (pytest-xdist): the CPU suite, the GPU tests interpreted among it, takes
-# about twice as long in one process.
-python -m pytest -q -ra -n auto tests
+# about twice as long in one process. Work stealing: a worker that runs out of tests takes
+# some of the other's (the tests take from a millisecond to half a minute).
+python -m pytest -q -ra -n auto --dist worksteal tests
