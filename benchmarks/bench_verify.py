@@ -45,7 +45,11 @@ from copy_dialect import ops as copy
 from copy_tools.universe import make_context
 from facts.target import target_named
 from passes import backend, translate_llvm
+from passes.backend_worker import ALWAYS_COMPILE
 from passes.pipeline import lowering_passes
+
+# Time every compile: the backend worker would answer a repeated one from memory.
+os.environ[ALWAYS_COMPILE] = "1"
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

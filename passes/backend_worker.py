@@ -82,7 +82,7 @@ def serve() -> None:
     machines: dict[tuple[str, str], Any] = {}
     if not select.select([requests], [], [], 0)[0]:  # idle: warm up while the caller works
         _warm_up(llvm, target, machines)
-    served = _Served()
+    served = _Served(os.environ.get(ALWAYS_COMPILE) != "1")
     while True:
         try:
             request = read_frame(requests, None)
@@ -118,6 +118,10 @@ def serve() -> None:
 REUSED = "backend: the reply to an identical earlier request"
 """The one stage of a request the worker answered from `_Served`."""
 
+ALWAYS_COMPILE = "COPY_ALWAYS_COMPILE"
+"""Set to 1 (as Triton's TRITON_ALWAYS_COMPILE), the worker compiles every request, also one
+it served before: for timing the backend (benchmarks/bench_compile.py, bench_verify.py)."""
+
 
 class _Served:
     """The replies to the latest requests, by request: LLVM and nvJitLink are deterministic,
@@ -128,7 +132,8 @@ class _Served:
     MAX_REPLIES = 128
     MAX_BYTES = 64 << 20
 
-    def __init__(self) -> None:
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
         self.replies: OrderedDict[str, tuple[dict[str, Any], int]] = OrderedDict()
         self.size = 0
 
@@ -145,7 +150,7 @@ class _Served:
 
     def put(self, key: str, reply: dict[str, Any]) -> None:
         size = len(reply.get("ptx", "")) + len(reply.get("cubin", ""))
-        if size > self.MAX_BYTES:
+        if not self.enabled or size > self.MAX_BYTES:
             return
         self.replies[key] = (dict(reply), size)
         self.size += size

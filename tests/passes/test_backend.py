@@ -17,7 +17,7 @@ from passes.backend import (
     compile_cubin,
     compile_ptx,
 )
-from passes.backend_worker import REUSED, _Served
+from passes.backend_worker import ALWAYS_COMPILE, REUSED, _Served
 
 SMALL_KERNEL = """
 target triple = "nvptx64-nvidia-cuda"
@@ -229,6 +229,19 @@ def test_an_identical_request_gets_the_earlier_reply():
     for _ in range(2):
         with pytest.raises(BackendError, match="nvJitLink rejected the PTX for sm_90a"):
             backend.compile_ptx_and_cubin(BAD_ASM_KERNEL, "sm_90a")
+
+
+def test_always_compile_compiles_a_repeated_request(monkeypatch):
+    monkeypatch.setenv(ALWAYS_COMPILE, "1")
+    backend.stop_worker()  # the next request starts a worker that sees the variable
+    try:
+        again: dict[str, float] = {}
+        backend.compile_ptx_and_cubin(SMALL_KERNEL, "sm_90a")
+        backend.compile_ptx_and_cubin(SMALL_KERNEL, "sm_90a", timings=again)
+        assert REUSED not in again
+        assert "nvJitLink" in again
+    finally:
+        backend.stop_worker()
 
 
 def test_the_remembered_replies_are_bounded_least_recently_used_first(monkeypatch):
