@@ -4,6 +4,7 @@ TMEM copy atoms, and bad input ends in one error line with exit code 2."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from copy_dialect import layout
 from copy_dialect.attributes import TmemShape
 from copy_dialect.tmem import TMEM_LANES, TMEM_REGS_PER_NUM, tmem_fragment
 from copy_tools import copy_layout
+from tests.tools.forked_tool import ForkedTool
 
 SVG = "{http://www.w3.org/2000/svg}"
 ROW = re.compile(r"^\s*(\d+) \|(.*)$")
@@ -236,12 +238,22 @@ def test_tmem_svg(tmp_path, capsys):
 # --- errors -----------------------------------------------------------------------------
 
 
+FORKED = ForkedTool("copy_tools.copy_layout") if hasattr(os, "fork") else None
+"""copy-layout as a forked process (`forked_tool`: a process of its own, less Python's start
+and the imports)."""
+
+
 def tool(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "copy_tools.copy_layout", *argv],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    if FORKED is None:
+        return subprocess.run(
+            [sys.executable, "-m", "copy_tools.copy_layout", *argv],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    done = FORKED.run(list(argv), b"", None, None, timeout=60)
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(), done.stderr.decode()
     )
 
 

@@ -1,4 +1,5 @@
-"""Tests of the copy-opt driver, run as a subprocess like a user would run it.
+"""Tests of the copy-opt driver, run as a process of its own like a user would run it (forked
+from a server that imported it once, `forked_tool`, where the platform forks).
 
 The malformed-input corpus (files in tests/tools/malformed/ plus generated binary, deep and
 long inputs, and bad command lines) must each give a diagnostic with `error:` on
@@ -20,8 +21,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.tools.forked_tool import ForkedTool
+
 MALFORMED = Path(__file__).parent / "malformed"
 COPY_OPT = [sys.executable, "-m", "copy_tools.copy_opt"]
+FORKED = ForkedTool("copy_tools.copy_opt") if hasattr(os, "fork") else None
+"""copy-opt as a forked process (`forked_tool`: the same process, less Python's start and the
+imports, about 0.3 s a run); `test_a_forked_run_is_a_process_run` holds it to COPY_OPT."""
 DEEP = 100_000
 """Nesting depth of the deep inputs: far beyond copy-opt's limit (about 10 000)."""
 
@@ -35,14 +41,17 @@ def run(
 ) -> subprocess.CompletedProcess[str]:
     if isinstance(stdin, str):
         stdin = stdin.encode()
-    result = subprocess.run(
-        [*command, *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-    )
+    if command is COPY_OPT and FORKED is not None:
+        result = FORKED.run([*map(str, args)], stdin, cwd, env, timeout=120)
+    else:
+        result = subprocess.run(
+            [*command, *map(str, args)],
+            input=stdin,
+            capture_output=True,
+            cwd=cwd,
+            env=env,
+            timeout=120,
+        )
     return subprocess.CompletedProcess(
         result.args,
         result.returncode,
@@ -887,3 +896,35 @@ def test_cubin_reports_what_ptxas_left_slower(tmp_path: Path):
     result = run(source, "-t", "cubin", "-o", out)
     assert result.returncode == 0, result.stderr
     assert "warning:" not in result.stderr
+
+
+@pytest.mark.skipif(FORKED is None, reason="no os.fork: every run is a process run")
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (["malformed/unknown_op.mlir"], b""),
+        (["-"], b'"test.op"() : () -> ('),
+        (["--no-such-flag"], b""),
+        (["--print-op-generic"], VALID.encode()),
+        ([str(EXAMPLE), "-t", "ptx", "-o", "k.ptx"], b""),
+        (["-p", "no-such-pass"], VALID.encode()),
+        (["--help"], b""),
+    ],
+    ids=["malformed", "stdin", "usage", "generic", "ptx", "pass", "help"],
+)
+def test_a_forked_run_is_a_process_run(tmp_path: Path, args: list[str], stdin: bytes):
+    """The forked copy-opt (`FORKED`) prints and exits as the process does, byte for byte,
+    with files written in its cwd."""
+    outputs = []
+    for way in ("process", "forked"):
+        cwd = tmp_path / way
+        cwd.mkdir()
+        (cwd / "malformed").symlink_to(MALFORMED)
+        if way == "process":
+            done = subprocess.run([*COPY_OPT, *args], input=stdin, capture_output=True, cwd=cwd)
+        else:
+            assert FORKED is not None
+            done = FORKED.run(args, stdin, cwd, None, timeout=120)
+        written = {p.name: p.read_bytes() for p in cwd.iterdir() if p.name != "malformed"}
+        outputs.append((done.returncode, done.stdout, done.stderr, written))
+    assert outputs[0] == outputs[1]
