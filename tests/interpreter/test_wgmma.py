@@ -109,12 +109,10 @@ def test_decode_reads_each_element_where_the_layout_puts_it(element, swizzle, k_
                 )
                 desc = d.encoded(start) + s * step
                 got = mma.operand_offsets(desc, k_major, rows, k, bits, tcgen05)
-                want = np.zeros_like(got)
-                for r, c in itertools.product(range(rows), range(k)):
-                    index = tile_index(k_major, swizzle, bits, r, c + s * k)
-                    want[r, c] = base + layout.element_offset(
-                        [slot, *index], (3, *shape), bits, swizzle
-                    )
+                # every (r, c) at once: the layout's offsets work on arrays as on ints
+                r, c = np.meshgrid(np.arange(rows), np.arange(k), indexing="ij")
+                index = tile_index(k_major, swizzle, bits, r, c + s * k)
+                want = base + layout.element_offset([slot, *index], (3, *shape), bits, swizzle)
                 assert np.array_equal(got, want), (shape, slot, s)
                 tiles += 1
     assert tiles
