@@ -53,10 +53,12 @@ def serve(path: str, module_name: str) -> None:
     import importlib
     import signal
 
+    # Imported before the socket exists: a client that comes earlier, or to a server that
+    # cannot import the tool, runs the installed script (no run is lost to a dying server).
+    module = importlib.import_module(module_name)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
-    listener.listen(64)  # clients wait here while the imports run
-    module = importlib.import_module(module_name)
+    listener.listen(64)
     parent = os.getppid()
     listener.settimeout(1.0)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
