@@ -16,7 +16,7 @@ from copy_dialect import layout
 from copy_dialect.attributes import TmemShape
 from copy_dialect.tmem import TMEM_LANES, TMEM_REGS_PER_NUM, tmem_fragment
 from copy_tools import copy_layout
-from tests.tools.forked_tool import ForkedTool
+from tests.forked_tool import ForkedTool
 
 SVG = "{http://www.w3.org/2000/svg}"
 ROW = re.compile(r"^\s*(\d+) \|(.*)$")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tools.forked_tool import ForkedTool
+from tests.forked_tool import ForkedTool
 
 MALFORMED = Path(__file__).parent / "malformed"
 COPY_OPT = [sys.executable, "-m", "copy_tools.copy_opt"]
