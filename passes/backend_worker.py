@@ -108,7 +108,8 @@ def serve() -> None:
         if reply["ok"] and request["cubin"] and not EXTERN_LLVM_FUNC.search(reply["ptx"]):
             reply.update(_serve_cubin(reply["ptx"], request["arch"]))
             times.lap("nvJitLink")
-        served.put(key, reply)
+        if not request["cubin"] or "cubin" in reply or "link_error" in reply:
+            served.put(key, reply)  # (not a reply nvJitLink could not make here: the caller's)
         reply["times"] = times.seconds
         write_frame(replies, reply)
         if request["cubin"]:  # while idle: the next request's nvJitLink handle
