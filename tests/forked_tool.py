@@ -32,6 +32,9 @@ import sys
 
 STREAMS = 3
 
+FORKS = hasattr(os, "fork") and hasattr(socket, "AF_UNIX") and hasattr(socket, "send_fds")
+"""Whether runs can be forked here; elsewhere `ForkedTool` starts the tool's process."""
+
 
 def send(path: str, request: dict, fds: list[int], timeout: float | None = None) -> int | None:
     """Has the server at `path` run `request` on the descriptors `fds` (stdin, stdout, stderr):
@@ -175,7 +178,8 @@ def _child(module, conn: socket.socket) -> None:
 
 class ForkedTool:
     """`python -m MODULE` for the tests, forked from a server of its own (started at the first
-    run, again after one dies; it ends with this process)."""
+    run, again after one dies; it ends with this process); a process of its own per run
+    where runs cannot be forked (`FORKS`)."""
 
     def __init__(self, module: str):
         self.module = module
@@ -208,15 +212,26 @@ class ForkedTool:
         import tempfile
         import time
 
+        if not FORKS:
+            return subprocess.run(
+                [sys.executable, "-m", self.module, *args],
+                input=stdin,
+                capture_output=True,
+                cwd=cwd,
+                env=env,
+                timeout=timeout,
+            )
         if self.server is None or self.server.poll() is not None:
             self.stop()
             self.path = os.path.join(tempfile.mkdtemp(prefix="forked-tool-"), "server")
             atexit.register(self.stop)
             self.server = subprocess.Popen(
                 [sys.executable, __file__, "serve", self.path, self.module, "--module-path"],
+                # not a terminal, as a child of this process with captured streams: the runs
+                # set theirs up alike; its stderr is this process's (a server that fails says
+                # why), nothing else writes to its own streams
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,  # (its streams are those a child of this process has)
-                stderr=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
             )
         request = {
             "script": None,  # the module's file, as `python -m` has it

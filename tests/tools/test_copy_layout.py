@@ -4,10 +4,8 @@ TMEM copy atoms, and bad input ends in one error line with exit code 2."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -238,20 +236,13 @@ def test_tmem_svg(tmp_path, capsys):
 # --- errors -----------------------------------------------------------------------------
 
 
-FORKED = ForkedTool("copy_tools.copy_layout") if hasattr(os, "fork") else None
+FORKED = ForkedTool("copy_tools.copy_layout")
 """copy-layout as a forked process (`forked_tool`: a process of its own, less Python's start
 and the imports)."""
 
 
 def tool(*argv: str) -> subprocess.CompletedProcess[str]:
-    if FORKED is None:
-        return subprocess.run(
-            [sys.executable, "-m", "copy_tools.copy_layout", *argv],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    done = FORKED.run(list(argv), b"", None, None, timeout=60)
+    done = FORKED.run(list(argv), b"", timeout=60)
     return subprocess.CompletedProcess(
         done.args, done.returncode, done.stdout.decode(), done.stderr.decode()
     )

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.forked_tool import ForkedTool
+from tests.forked_tool import FORKS, ForkedTool
 
 MALFORMED = Path(__file__).parent / "malformed"
 COPY_OPT = [sys.executable, "-m", "copy_tools.copy_opt"]
-FORKED = ForkedTool("copy_tools.copy_opt") if hasattr(os, "fork") else None
+FORKED = ForkedTool("copy_tools.copy_opt")
 """copy-opt as a forked process (`forked_tool`: the same process, less Python's start and the
 imports, about 0.3 s a run); `test_a_forked_run_is_a_process_run` holds it to COPY_OPT."""
 DEEP = 100_000
@@ -41,7 +41,7 @@ def run(
 ) -> subprocess.CompletedProcess[str]:
     if isinstance(stdin, str):
         stdin = stdin.encode()
-    if command is COPY_OPT and FORKED is not None:
+    if command is COPY_OPT:
         result = FORKED.run([*map(str, args)], stdin, cwd, env, timeout=120)
     else:
         result = subprocess.run(
@@ -898,7 +898,7 @@ def test_cubin_reports_what_ptxas_left_slower(tmp_path: Path):
     assert "warning:" not in result.stderr
 
 
-@pytest.mark.skipif(FORKED is None, reason="no os.fork: every run is a process run")
+@pytest.mark.skipif(not FORKS, reason="no os.fork: every run is a process run")
 @pytest.mark.parametrize(
     ("args", "stdin"),
     [
@@ -923,7 +923,6 @@ def test_a_forked_run_is_a_process_run(tmp_path: Path, args: list[str], stdin: b
         if way == "process":
             done = subprocess.run([*COPY_OPT, *args], input=stdin, capture_output=True, cwd=cwd)
         else:
-            assert FORKED is not None
             done = FORKED.run(args, stdin, cwd, None, timeout=120)
         written = {p.name: p.read_bytes() for p in cwd.iterdir() if p.name != "malformed"}
         outputs.append((done.returncode, done.stdout, done.stderr, written))

@@ -3,16 +3,15 @@ past its timeout raises as `subprocess.run` does."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
 
 import pytest
 
-from tests.forked_tool import ForkedTool
+from tests.forked_tool import FORKS, ForkedTool
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+pytestmark = pytest.mark.skipif(not FORKS, reason="no os.fork: ForkedTool starts processes")
 
 FIXTURE = "tests.tools.forked_fixture"
 
