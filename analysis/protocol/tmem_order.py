@@ -73,6 +73,15 @@ class Access:
     """An asynchronous access: the barrier phase the arrival of the first tcgen05.commit
     after it completes (None: no commit yet, or one on a barrier the analysis does not
     follow); its class knows it done once it knows that phase."""
+    later: End | None = None
+    """The phase of its class's latest tcgen05.commit after the first: a commit tracks every
+    prior asynchronous tcgen05 operation of its thread, so knowing that phase is enough too
+    (an MMA warp commits to the K slot's empty barrier, then to the barrier the softmax
+    waits on, and learns the second through the softmax's arrival)."""
+
+    def done_to(self, clock: Clock) -> bool:
+        """Whether `clock` knows a phase of a commit that tracks this access."""
+        return knows(clock, self.end) or (self.later is not None and knows(clock, self.later))
 
 
 def tmem_base(v: SSAValue) -> SSAValue:
@@ -240,7 +249,7 @@ class TmemOrder:
                     "ISA 9.7.16.6.2: mma -> mma of one accumulator, cp -> mma, shift -> mma, "
                     "shift -> cp 4x256b, mma -> shift), so the two may execute in either order"
                 )
-                if not knows(self.hb.clocks[c], prior.end):
+                if not prior.done_to(self.hb.clocks[c]):
                     # rule: P14
                     self.report(
                         error(
@@ -253,7 +262,7 @@ class TmemOrder:
                             Related(prior.op, "the earlier access"),
                         )
                     )
-                elif not knows(self.after.get(c, []), prior.end):
+                elif not prior.done_to(self.after.get(c, [])):
                     # rule: P14
                     self.report(
                         error(
@@ -271,10 +280,14 @@ class TmemOrder:
 
     def ended(self, classes: tuple[int, ...], end: End) -> None:
         """`classes` commit: their asynchronous accesses with no commit yet end with `end`
-        (the phase the commit's arrival completes)."""
+        (the phase the commit's arrival completes); those with one end with it too
+        (`Access.later`)."""
         for a in self.accesses:
-            if a.cls in classes and a.asynchronous and a.end is None:
-                a.end = end
+            if a.cls in classes and a.asynchronous:
+                if a.end is None:
+                    a.end = end
+                else:
+                    a.later = end
 
     def _check(self, op: Operation, c: int, prior: Access) -> bool:
         """Whether class `c`'s access `op` is ordered after `prior`; else the finding."""
