@@ -585,3 +585,47 @@ KERNELS += (
         slow=True,
     ),
 )
+
+
+def fmha_expected(q, k, v, o, heads: int) -> np.ndarray:
+    """O of the Blackwell FMHA stand-in, per head and block of 128 queries: over key blocks
+    of 64, S = Q K^T (f32), O = P V at the first block and O + S + P V after, P being S's
+    first 32 columns read as f16 pairs (little-endian: column c holds P's elements 2c and
+    2c + 1). The inputs are small integers: every sum is exact in f32."""
+    out = o.copy()
+    sq, sk = q.shape[0] // heads, k.shape[0] // heads
+    for h in range(heads):
+        for mb in range(sq // 128):
+            rows = slice(h * sq + mb * 128, h * sq + mb * 128 + 128)
+            qf = q[rows].astype(np.float32)
+            acc = np.zeros((128, 64), np.float32)
+            for n in range(sk // 64):
+                keys = slice(h * sk + 64 * n, h * sk + 64 * n + 64)
+                s = qf @ k[keys].astype(np.float32).T
+                if n:
+                    acc += s
+                p = np.ascontiguousarray(s[:, :32]).view(np.float16).astype(np.float32)
+                acc += p @ v[keys].astype(np.float32)
+            out[rows] = acc
+    return out
+
+
+def _fmha_args(rng):
+    heads, sq, sk = 2, 128, 192
+    return [
+        small_ints(rng, (heads * sq, 64)),
+        small_ints(rng, (heads * sk, 64)),
+        small_ints(rng, (heads * sk, 64)),
+        np.zeros((heads * sq, 64), np.float32),
+    ]
+
+
+KERNELS += (
+    Kernel(
+        "fmha_tcgen05",
+        ("Blackwell tcgen05", "FA4 S and P in TMEM"),
+        _fmha_args,
+        grid=(1, 2),
+        expected=lambda a: {3: fmha_expected(*a, heads=2)},
+    ),
+)
