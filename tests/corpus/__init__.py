@@ -629,3 +629,13 @@ KERNELS += (
         expected=lambda a: {3: fmha_expected(*a, heads=2)},
     ),
 )
+
+KERNELS += (
+    Kernel(
+        "gemm_tcgen05_tma_epilogue",
+        ("persistent grid-stride", "Blackwell tcgen05", "TMA store epilogue"),
+        _gemm_args(256, 128, 256),
+        grid=(2,),
+        expected=lambda a: {2: tcgen05_expected(*a)},
+    ),
+)
