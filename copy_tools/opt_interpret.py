@@ -107,6 +107,7 @@ def interpret(
         values = arguments(fn, args.interpret_inputs)
         seen: set[tuple[str, int, str]] = set()
         broken = 0
+        stopped = ""
         for run_index in range(args.interpret_schedules):
             seed = args.interpret_seed + run_index
             try:
@@ -119,9 +120,11 @@ def interpret(
                 diagnostics.append(Diagnostic("error", loc, f"cannot interpret: {exc}"))
                 if exc.note:
                     diagnostics.append(Diagnostic("note", loc, exc.note))
+                stopped = f"stopped in run {run_index + 1}: an op it cannot interpret"
                 break
             except ValueError as exc:
                 diagnostics.append(Diagnostic("error", op_location(fn, fallback), str(exc)))
+                stopped = f"stopped in run {run_index + 1}: arguments it cannot run"
                 break
             if run_index == 0 and args.interpret_outputs is not None:
                 out = Path(args.interpret_outputs)
@@ -144,7 +147,10 @@ def interpret(
                     diagnostics.append(
                         Diagnostic("note", op_location(v.other, fallback), "the other access")
                     )
+        # A run that stopped proves nothing clean: the report says so, not "clean".
         verdict = "clean" if not broken else f"{broken} violation(s)"
+        if stopped:
+            verdict = stopped if not broken else f"{verdict}, then {stopped}"
         lines.append(
             f"// @{name}: grid {grid}, {args.interpret_schedules} run(s) of schedule "
             f"{args.interpret_schedule} from seed {args.interpret_seed}: {verdict}"

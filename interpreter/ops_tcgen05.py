@@ -35,7 +35,8 @@ of K, and the metadata column at its pointer's column plus the descriptor's sele
 twice, undefined in the ISA, leaves its row of D NaN). A commit's pointer may be an
 mbarrier that
 `nvvm.mbarrier.init.shared` made, or a `copy.barrier_init` group cast to `!llvm.ptr<3>`
-(its barrier 0; `llvm.getelementptr` of i64 by an index for another), as the protocol
+(its barrier 0; `llvm.getelementptr` of i64 by an index, a value or a constant, for
+another), as the protocol
 analysis reads it. A commit with `multicast_mask` arrives on
 the barrier at the same pointer in each CTA of the mask (its rank's bit). Not modelled (the
 run stops): M 64, M 128 of a pair, an f16 D, sparse MMAs of another kind, shape or
@@ -105,13 +106,20 @@ def cast(agent: Agent, op: builtin.UnrealizedConversionCastOp, mask: np.ndarray)
 
 @handles(llvm.GEPOp)
 def gep(agent: Agent, op: llvm.GEPOp, mask: np.ndarray) -> None:
-    """A barrier group's pointer plus an i64 index: the group's barrier at that index."""
+    """A barrier group's pointer plus an i64 index (a value, or a constant of the op's
+    `rawConstantIndices`): the group's barrier at that index."""
     base = agent.get(op.ptr)
-    one = len(op.ssa_indices) == 1
-    if isinstance(base, BarrierPointer) and op.elem_type == builtin.i64 and one:
-        i = int(uniform(agent.get(op.ssa_indices[0]), mask, op, "the barrier index"))
-        agent.env[op.result] = BarrierPointer(base.group, base.value, base.index + i)
-        return
+    raw = tuple(op.rawConstantIndices.iter_values())
+    if isinstance(base, BarrierPointer) and op.elem_type == builtin.i64 and len(raw) == 1:
+        if raw[0] == llvm.GEP_USE_SSA_VAL and len(op.ssa_indices) == 1:
+            i = int(uniform(agent.get(op.ssa_indices[0]), mask, op, "the barrier index"))
+        elif raw[0] != llvm.GEP_USE_SSA_VAL and not op.ssa_indices:
+            i = raw[0]
+        else:
+            i = None
+        if i is not None:
+            agent.env[op.result] = BarrierPointer(base.group, base.value, base.index + i)
+            return
     raise InterpretError(
         op, f"a getelementptr other than of a copy.barrier_init group's pointer {UNMODELLED}"
     )

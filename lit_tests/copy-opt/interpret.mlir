@@ -104,3 +104,25 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
     func.return
   }
 }
+
+// -----
+
+// An op the interpreter does not model stops the run: an error at the op, and the report
+// says the run stopped (not "clean": nothing after the op ran).
+// CHECK: // @not_modelled: grid (1, 1, 1), 3 run(s) of schedule random from seed 0: stopped in run 1: an op it cannot interpret
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @not_modelled(%x: memref<64x64xf32>, %y: memref<64xi64>)
+      attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %phase = arith.constant false
+    %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0]
+      : memref<64x64xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    // expected-error@+1 {{cannot interpret: a cast other than of an SMEM or TMEM memref to a pointer is not modelled by the interpreter}}
+    %w = builtin.unrealized_conversion_cast %c0 : index to i64
+    memref.store %w, %y[%c0] : memref<64xi64>
+    func.return
+  }
+}

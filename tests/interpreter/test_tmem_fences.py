@@ -25,7 +25,11 @@ from copy_dialect.errors import CopyDiagnosticError
 from copy_tools.universe import make_context
 
 ROOT = Path(__file__).resolve().parents[2]
-PROVEN, PAIR = (ROOT / "lit_tests/dialects/copy/protocol-tmem.mlir").read_text().split("// -----")
+PROVEN, PAIR, LATER = (
+    (ROOT / "lit_tests/dialects/copy/protocol-tmem.mlir").read_text().split("// -----")
+)
+"""The proven kernels: the hand-off, the CTA pair's commit, and an MMA known done through a
+later commit of its thread (FA4's S and P in one TMEM buffer)."""
 CHUNKS = (ROOT / "lit_tests/dialects/copy/invalid-protocol-tmem.mlir").read_text().split("// -----")
 BROKEN, PAIR_BROKEN = CHUNKS[:4], CHUNKS[4:]
 """The P14 chunks, and the CTA pair's commit masks (the peer missing: P6; beyond the pair:
@@ -79,6 +83,21 @@ def test_broken_kernel_caught_by_both(index: int):
         p14 = [v for v in run.violations if v.rule == "P14"]
         assert p14, (schedule, [str(v) for v in run.violations])
         assert p14[0].op.name == flagged, (p14[0].op.name, flagged)
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_an_mma_known_done_through_a_later_commit_runs_race_free(schedule: str):
+    """The MMA warp commits its S MMA to two barriers of one group (the second by a
+    constant `llvm.getelementptr`) and learns only the second, through the softmax's
+    arrival, before its PV MMA reads P over S's columns: the analysis proves it and every
+    run is clean; the commit through the constant index arrives where the softmax waits."""
+    module = parse(LATER)
+    verify_module(module)
+    rng = np.random.default_rng(0)
+    a = rng.integers(-2, 3, (128, 64)).astype(np.float16)
+    b, v = (rng.integers(-2, 3, (64, 64)).astype(np.float16) for _ in range(2))
+    run = interpreter.run(module, a, b, v, np.zeros((128, 8), np.float32), schedule=schedule)
+    assert run.violations == [], [str(x) for x in run.violations]
 
 
 def test_every_broken_chunk_is_run():

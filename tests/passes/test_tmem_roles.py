@@ -27,7 +27,9 @@ from passes.pipeline import compile_module
 from tests.ptxas import check_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
-HANDOFF, PAIR = (ROOT / "lit_tests/dialects/copy/protocol-tmem.mlir").read_text().split("// -----")
+HANDOFF, PAIR, LATER = (
+    (ROOT / "lit_tests/dialects/copy/protocol-tmem.mlir").read_text().split("// -----")
+)
 ELF_MAGIC = b"\x7fELF"
 
 ROLE_COPY = """
@@ -134,6 +136,19 @@ def test_pair_commit_multicast_assembles(target: str, tmp_path: Path):
     assert out.cubin.startswith(ELF_MAGIC)
     assert "tcgen05.mma.cta_group::2" in out.ptx
     assert "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast" in out.ptx
+    check_ptxas(out.ptx, target, tmp_path)
+
+
+@pytest.mark.parametrize("target", TCGEN05.targets)
+def test_pv_mma_with_a_from_tmem_assembles(target: str, tmp_path: Path):
+    """The file's S and P kernel: an MMA whose A is in TMEM (P over S's columns) after an
+    MMA known done through a later commit, that commit's barrier named by a constant
+    `llvm.getelementptr` (8 bytes past the group's first barrier)."""
+    out = compiled(LATER, target)
+    assert out.cubin.startswith(ELF_MAGIC)
+    a_in_tmem = r"tcgen05\.mma\.cta_group::1\.kind::f16\S* \[%r\d+\], \[%r\d+\]"
+    assert re.search(a_in_tmem, out.ptx), out.ptx
+    assert out.ptx.count("tcgen05.commit") == 3
     check_ptxas(out.ptx, target, tmp_path)
 
 

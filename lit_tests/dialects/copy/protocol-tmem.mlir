@@ -129,6 +129,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
 // (their accumulators differ), so the PV MMA must know the S MMA done: a tcgen05.commit
 // tracks every earlier tcgen05 operation of its thread, so the %s_full phase the MMA warp
 // learns through %p_full says so, though the first commit's (%k_free) is never waited on.
+// The two commit barriers are one group, the second named by a constant index
+// (`llvm.getelementptr %commits[1]`).
 builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
   func.func @tmem_done_by_a_later_commit(%A: memref<128x64xf16>, %B: memref<64x64xf16>, %V: memref<64x64xf16>, %C: memref<128x8xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
     %c0 = arith.constant 0 : index
@@ -142,15 +144,14 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     %smem_b = copy.alloc_smem : memref<1x64x64xf16, #copy.smem<swizzle = 128>>
     %smem_v = copy.alloc_smem : memref<1x64x64xf16, #copy.smem<swizzle = 128>>
     %full = copy.barrier_init arrivals 3 : !copy.barrier<1>
-    %k_free = copy.barrier_init arrivals 1 : !copy.barrier<1>
-    %s_full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    %commits = copy.barrier_init arrivals 1 : !copy.barrier<2>
     %p_full = copy.barrier_init arrivals 4 : !copy.barrier<1>
     %o_done = copy.barrier_init arrivals 1 : !copy.barrier<1>
     %s_ptr = builtin.unrealized_conversion_cast %S : memref<128x64xf32, #copy.tmem> to !llvm.ptr<6>
     %p_ptr = builtin.unrealized_conversion_cast %P : memref<128x8xf32, #copy.tmem> to !llvm.ptr<6>
     %o_ptr = builtin.unrealized_conversion_cast %O : memref<128x64xf32, #copy.tmem> to !llvm.ptr<6>
-    %k_free_ptr = builtin.unrealized_conversion_cast %k_free : !copy.barrier<1> to !llvm.ptr<3>
-    %s_full_ptr = builtin.unrealized_conversion_cast %s_full : !copy.barrier<1> to !llvm.ptr<3>
+    %k_free_ptr = builtin.unrealized_conversion_cast %commits : !copy.barrier<2> to !llvm.ptr<3>
+    %s_full_ptr = llvm.getelementptr %k_free_ptr[1] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i64
     %o_done_ptr = builtin.unrealized_conversion_cast %o_done : !copy.barrier<1> to !llvm.ptr<3>
     %idesc_s = copy.mma_instruction_descriptor kind f16 m 128 n 64 a f16 b f16 d f32 : i32
     %idesc_o = copy.mma_instruction_descriptor kind f16 m 128 n 64 a f16 b f16 d f32 b_major mn : i32
@@ -177,7 +178,8 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
       }
     }, {
     ^bb0(%t: index):
-      copy.barrier_wait %s_full[%c0], %false : !copy.barrier<1>
+      %c1 = arith.constant 1 : index
+      copy.barrier_wait %commits[%c1], %false : !copy.barrier<2>
       nvvm.tcgen05.fence <after>
       %s = copy.tmem_load %S[%c0] shape shape_32x32b num 8 : memref<128x64xf32, #copy.tmem> -> vector<8xf32>
       copy.tmem_wait load
