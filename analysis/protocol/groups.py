@@ -48,13 +48,28 @@ class RetiredRead(StoreRead):
     every class that waited knows); `issued`: as `MmaRead.issued`."""
 
     issued: End = ()
-    later: End | None = None
-    """For a tcgen05.mma read: the end of its issuer's latest commit, which completes it too
-    (a commit tracks every prior tcgen05 operation of its thread)."""
+    later: tuple[End, ...] = ()
+    """For a tcgen05.mma read: the ends of its issuer's commits after the one that ended it,
+    the latest `LATER_ENDS`, which complete it too (a commit tracks every prior tcgen05
+    operation of its thread: a producer that learns the K slot's release, committed after
+    the softmax's barrier, knows the read done)."""
 
     def ends(self) -> tuple[End, ...]:
         """The ends that complete the read: knowing one is enough."""
-        return (self.end,) if self.later is None else (self.end, self.later)
+        return (self.end, *self.later)
+
+
+LATER_ENDS = 8
+"""The most later commits a tcgen05 access keeps as its ends (the latest: an MMA warp
+commits a few times a k-block, to the slot's release, a stage's barrier and a tile's; fewer
+ends only ask more of the waiter)."""
+
+
+def with_later(later: tuple[End, ...], end: End) -> tuple[End, ...]:
+    """`later` with the commit end `end`, the latest `LATER_ENDS` kept."""
+    if end in later:
+        return later
+    return (*later, end)[-LATER_ENDS:]
 
 
 @dataclass
@@ -157,7 +172,7 @@ class GroupSets:
         """A tcgen05.commit of the issuer of `groups` tracks its reads so far: they end with
         `end` (the phase its arrival completes)."""
         for r in groups.tc_done:
-            r.later = end
+            r.later = with_later(r.later, end)
         done: list[RetiredRead] = []
         regions: set[Region] = set()
         for r in groups.tc_open:

@@ -43,6 +43,7 @@ from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.clocks import Clock, End, HappensBefore, at, knows
 from analysis.protocol.findings import Related, Report, error
+from analysis.protocol.groups import with_later
 from copy_dialect.memory import TMEM, memory_space
 from copy_dialect.tmem import COPY, MMAS, pipelined, tmem_columns
 from copy_dialect.tmem import SHIFT as SHIFT_OP
@@ -73,15 +74,16 @@ class Access:
     """An asynchronous access: the barrier phase the arrival of the first tcgen05.commit
     after it completes (None: no commit yet, or one on a barrier the analysis does not
     follow); its class knows it done once it knows that phase."""
-    later: End | None = None
-    """The phase of its class's latest tcgen05.commit after the first: a commit tracks every
-    prior asynchronous tcgen05 operation of its thread, so knowing that phase is enough too
+    later: tuple[End, ...] = ()
+    """The phases of its class's tcgen05.commits after the first: a commit tracks every
+    prior asynchronous tcgen05 operation of its thread, so knowing any of them is enough too
     (an MMA warp commits to the K slot's empty barrier, then to the barrier the softmax
-    waits on, and learns the second through the softmax's arrival)."""
+    waits on, and learns the second through the softmax's arrival): the latest
+    `groups.LATER_ENDS`, until the class accesses the same columns again."""
 
     def done_to(self, clock: Clock) -> bool:
         """Whether `clock` knows a phase of a commit that tracks this access."""
-        return knows(clock, self.end) or (self.later is not None and knows(clock, self.later))
+        return knows(clock, self.end) or any(knows(clock, e) for e in self.later)
 
 
 def tmem_base(v: SSAValue) -> SSAValue:
@@ -287,7 +289,7 @@ class TmemOrder:
                 if a.end is None:
                     a.end = end
                 else:
-                    a.later = end
+                    a.later = with_later(a.later, end)
 
     def _check(self, op: Operation, c: int, prior: Access) -> bool:
         """Whether class `c`'s access `op` is ordered after `prior`; else the finding."""

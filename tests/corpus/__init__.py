@@ -639,3 +639,46 @@ KERNELS += (
         expected=lambda a: {2: tcgen05_expected(*a)},
     ),
 )
+
+
+def fmha_pingpong_expected(q, k, v, o, heads: int) -> np.ndarray:
+    """O of the FA4 stand-in, per head and query tile of 128 rows (two a CTA): as
+    `fmha_expected`, but the correction adds S's first column (the row value the softmax
+    hands over) to each row of O."""
+    out = o.copy()
+    sq, sk = q.shape[0] // heads, k.shape[0] // heads
+    for h in range(heads):
+        for tile in range(sq // 128):
+            rows = slice(h * sq + tile * 128, h * sq + tile * 128 + 128)
+            qf = q[rows].astype(np.float32)
+            acc = np.zeros((128, 64), np.float32)
+            for n in range(sk // 64):
+                keys = slice(h * sk + 64 * n, h * sk + 64 * n + 64)
+                s = qf @ k[keys].astype(np.float32).T
+                if n:
+                    acc += s[:, :1]
+                p = np.ascontiguousarray(s[:, :32]).view(np.float16).astype(np.float32)
+                acc += p @ v[keys].astype(np.float32)
+            out[rows] = acc
+    return out
+
+
+def _fmha_pingpong_args(rng):
+    heads, sq, sk = 2, 256, 192
+    return [
+        small_ints(rng, (heads * sq, 64)),
+        small_ints(rng, (heads * sk, 64)),
+        small_ints(rng, (heads * sk, 64)),
+        np.zeros((heads * sq, 64), np.float32),
+    ]
+
+
+KERNELS += (
+    Kernel(
+        "fmha_tcgen05_pingpong",
+        ("Blackwell tcgen05", "FA4 S and P in TMEM", "FA4 softmax ping-pong and correction"),
+        _fmha_pingpong_args,
+        grid=(1, 2),
+        expected=lambda a: {3: fmha_pingpong_expected(*a, heads=2)},
+    ),
+)
