@@ -14,7 +14,7 @@ from math import gcd, lcm
 from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
-from analysis.protocol.counts import count_shape
+from analysis.protocol.counts import base, count_shape
 from analysis.protocol.facts import Kernel, LoopCount
 from analysis.protocol.findings import ProtocolFinding, Related, warning
 from analysis.protocol.periods import Opaque, Shape
@@ -110,6 +110,8 @@ class Deferred:
         walked = False
         firsts: list[int] = []
         for loop in self.choice.loops:
+            if not self.choice.counts(loop):
+                continue  # (a loop that starts elsewhere: `obstacle`, every count is tried)
             looped = kernel.loops[loop]
             trips = self.choice.trips(loop, self.longest)
             walks = walk.heads.get(loop, [])
@@ -318,6 +320,10 @@ class CountChoice:
     offsets: dict[Operation, int] = field(default_factory=dict)
     """The d of the loops to n + d (a consumer's loop to n - 1)."""
 
+    def counts(self, loop: Operation) -> bool:
+        """Whether the option gives `loop`'s trip count (its start a constant, `trips`)."""
+        return self.counted or constant_int(loop.lb) is not None  # type: ignore[attr-defined]
+
     def trips(self, loop: Operation, option: int) -> int:
         if self.counted:
             return option
@@ -355,6 +361,10 @@ def count_choice(kernel: Kernel, value: object) -> CountChoice | None:
         for use in bound.uses:
             op = use.operation
             if isinstance(op, scf.ForOp) and use.index == 1 and op in kernel.loops:
+                if constant_int(op.step) == 1 and base(op.lb) in chosen:
+                    # from n + a to n + b (a load_tail after the ring position): b - a
+                    # iterations for every n, its reads of n are `count_shape`'s
+                    continue
                 if constant_int(op.lb) is None or constant_int(op.step) != 1:
                     why = "its start is not a constant or its step is not 1"
                     return CountChoice(value, False, [op], Shape(), (), Opaque(op, why))

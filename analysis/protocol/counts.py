@@ -122,6 +122,11 @@ class CountForms(Forms):
         left = self.left(v)
         if left is not None:
             return left
+        if isinstance(v, BlockArgument) and v.index == 0:
+            loop = v.block.parent_op()
+            start = self.shifted(loop) if isinstance(loop, scf.ForOp) else None
+            if start is not None:  # lb + j step: a n + b + j step, b + j step for each j
+                return Lin(start.a, None, 1, start.g)
         if isinstance(v, BlockArgument) or (isinstance(v.owner, Operation) and v.owner.regions
                                             and not isinstance(v.owner, scf.IfOp)):  # fmt: skip
             return Opaque(None, "a loop's value computed from the trip count")
@@ -160,6 +165,21 @@ class CountForms(Forms):
         if not isinstance(form, Lin) or form.c != 1 or form.a is None:
             return None
         return Lin(None, None, 1, abs(form.a))
+
+    def shifted(self, loop: scf.ForOp) -> Lin | None:
+        """The form of the start of an scf.for that is not a loop of the choice and whose
+        bounds shift together with n (a load_tail over the 4 slots after a persistent
+        loop's ring position: `for it = c n to c n + 4`): its trip count is the same for
+        every n, and its induction variable is a n plus a constant a iteration; None for
+        any other loop."""
+        if loop in self.loops or constant_int(loop.step) is None:
+            return None
+        lb, ub = self.of(loop.lb), self.of(loop.ub)
+        if not (isinstance(lb, Lin) and isinstance(ub, Lin) and lb.c == 1 and ub.c == 1):
+            return None
+        if lb.a is None or lb.a != ub.a or lb.b is None or ub.b is None:
+            return None
+        return lb
 
     def inside(self, v: SSAValue) -> bool:
         return True
@@ -271,6 +291,9 @@ def count_shape(
     for value, reader, _ in reads(fn, holders):
         if reader in loops and value is reader.operands[1]:  # the loop's bound: its count
             continue
+        if isinstance(reader, scf.ForOp) and value in (reader.lb, reader.ub):
+            if forms.shifted(reader) is not None:  # bounds that shift with n: a fixed count
+                continue
         form = forms.of(value)
         if not isinstance(form, Shape):
             if isinstance(form, Opaque) and form.op is not None:

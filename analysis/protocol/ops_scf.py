@@ -117,7 +117,11 @@ def for_op(agent: Agent, op: scf.ForOp, mask: int | None) -> Steps:
             agent.env[r] = VARYING
         return
     strided = agent.kernel.counts.get(op)
-    if strided is not None and all(isinstance(v, int) or v is UNIFORM for v in (lb, ub, step)):
+    known = all(isinstance(v, int) for v in (lb, ub, step))
+    if strided is not None and not known and all(isinstance(v, int) or v is UNIFORM
+                                                 for v in (lb, ub, step)):  # fmt: skip
+        # (bounds this run knows, a load_tail from the tile loop's count to 4 more, give
+        # their iterations; only a start or step it does not know makes a count to choose)
         return (yield from strided_for(agent, op, mask, strided))
     if ub is UNIFORM:
         choose(agent, op.ub, (), op)

@@ -682,3 +682,13 @@ KERNELS += (
         expected=lambda a: {3: fmha_pingpong_expected(*a, heads=2)},
     ),
 )
+
+KERNELS += (
+    Kernel(
+        "gemm_multicast_cluster2_persistent",
+        ("cluster-2 multicast", "persistent grid-stride"),
+        _gemm_args(256, 512, 256),
+        grid=(4,),
+        expected=lambda a: {2: tiles_expected(a[0], a[1], a[2], whole_row_tile)},
+    ),
+)

@@ -199,3 +199,71 @@ func.func @p6_roles_walk_different_tiles(%A: memref<?x256xf32>, %C: memref<?x64x
   }
   func.return
 }
+
+// -----
+
+// The load_tail of protocol-loops.mlir's persistent cluster ring one slot short: the peer's
+// release of the other slot may arrive after this CTA returned.
+// rule: P7
+// fix: s|    func.return|    copy.cluster_sync func.return|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @p7_load_tail_one_slot_short(%A: memref<?x64xf16>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %true = arith.constant true
+    %rows = memref.dim %A, %c0 : memref<?x64xf16>
+    %count = arith.divui %rows, %c64 : index
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %peer = arith.xori %rank, %c1 : index
+    %tiles = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    %empty = copy.barrier_init arrivals 2 : !copy.barrier<2>
+    copy.warp_specialize warps [1, 1] {
+    ^bb0(%t: index):
+      // The producer: tile j into slot j mod 2, half of it multicast to both CTAs.
+      scf.for %j = %c0 to %count step %c1 {
+        %s = arith.remui %j, %c2 : index
+        %lap = arith.divui %j, %c2 : index
+        %lp = arith.remui %lap, %c2 : index
+        %phase = arith.cmpi ne, %lp, %c0 : index
+        %acquire = arith.xori %phase, %true : i1
+        copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
+        copy.barrier_arrive_expect_tx %full[%s], 8192 : !copy.barrier<2>
+        %row = arith.muli %j, %c64 : index
+        copy.async_copy %A[%row, %c0] to %tiles[%s] barrier %full[%s] {arrive = false, collective = array<i64: 0>} : memref<?x64xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+      }
+      // load_tail: the releases of the 2 slots after the last, by both CTAs.
+      %end = arith.addi %count, %c1 : index
+      scf.for %it = %count to %end step %c1 {
+        %s = arith.remui %it, %c2 : index
+        %lap = arith.divui %it, %c2 : index
+        %lp = arith.remui %lap, %c2 : index
+        %phase = arith.cmpi ne, %lp, %c0 : index
+        %acquire = arith.xori %phase, %true : i1
+        copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
+      }
+    }, {
+    ^bb0(%t: index):
+      // The consumer: reads tile j, releases its slot here and in the peer.
+      scf.for %j = %c0 to %count step %c1 {
+        %s = arith.remui %j, %c2 : index
+        %lap = arith.divui %j, %c2 : index
+        %lp = arith.remui %lap, %c2 : index
+        %phase = arith.cmpi ne, %lp, %c0 : index
+        copy.barrier_wait %full[%s], %phase : !copy.barrier<2>
+        %v = memref.load %tiles[%s, %t, %c0] : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
+        copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+        // expected-note@+1 {{the arrival of CTA 1}}
+        copy.peer_arrive %empty[%s] peer %peer : !copy.barrier<2>
+      }
+    }
+    // expected-error@+3 {{CTA 0 may return while role 1 of CTA 1 may still arrive on its barrier: nothing this CTA waits for before the return comes after that arrival}}
+    // expected-note@+2 {{wait, before the return, for the phase that arrival completes (the producer's load_tail waits for every slot's release), or end the kernel with copy.cluster_sync in every CTA}}
+    // expected-note@+1 {{found for %count = 1}}
+    func.return
+  }
+}

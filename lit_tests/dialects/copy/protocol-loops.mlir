@@ -247,3 +247,70 @@ func.func @prefetch_of_the_next_iteration(%a: memref<?x64xf32>, %c: memref<?x64x
   }
   func.return
 }
+
+// -----
+
+// A persistent cluster-of-2 ring whose load_tail counts on from the tile loop's ring
+// position: `for it = n to n + 2` waits for the release of the 2 slots after the last,
+// by both CTAs (the peer's multicast writes this CTA's slot, and its consumer releases it
+// here), before the CTA returns. The loop's bounds shift with n, so it runs 2 iterations for
+// every count, its slots it mod 2 and parities (it / 2) mod 2 repeat with n (before, its
+// count was chosen, 0 among the options: a false P7 at the return; a start of n + a with an
+// end of n + b crashed the analysis).
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @load_tail_after_the_ring_position(%A: memref<?x64xf16>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.cluster = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %true = arith.constant true
+    %rows = memref.dim %A, %c0 : memref<?x64xf16>
+    %count = arith.divui %rows, %c64 : index
+    %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %rank = arith.remui %bx, %c2 : index
+    %peer = arith.xori %rank, %c1 : index
+    %tiles = copy.alloc_smem : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    %empty = copy.barrier_init arrivals 2 : !copy.barrier<2>
+    copy.warp_specialize warps [1, 1] {
+    ^bb0(%t: index):
+      // The producer: tile j into slot j mod 2, half of it multicast to both CTAs.
+      scf.for %j = %c0 to %count step %c1 {
+        %s = arith.remui %j, %c2 : index
+        %lap = arith.divui %j, %c2 : index
+        %lp = arith.remui %lap, %c2 : index
+        %phase = arith.cmpi ne, %lp, %c0 : index
+        %acquire = arith.xori %phase, %true : i1
+        copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
+        copy.barrier_arrive_expect_tx %full[%s], 8192 : !copy.barrier<2>
+        %row = arith.muli %j, %c64 : index
+        copy.async_copy %A[%row, %c0] to %tiles[%s] barrier %full[%s] {arrive = false, collective = array<i64: 0>} : memref<?x64xf16> to memref<2x64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+      }
+      // load_tail: the releases of the 2 slots after the last, by both CTAs.
+      %end = arith.addi %count, %c2 : index
+      scf.for %it = %count to %end step %c1 {
+        %s = arith.remui %it, %c2 : index
+        %lap = arith.divui %it, %c2 : index
+        %lp = arith.remui %lap, %c2 : index
+        %phase = arith.cmpi ne, %lp, %c0 : index
+        %acquire = arith.xori %phase, %true : i1
+        copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
+      }
+    }, {
+    ^bb0(%t: index):
+      // The consumer: reads tile j, releases its slot here and in the peer.
+      scf.for %j = %c0 to %count step %c1 {
+        %s = arith.remui %j, %c2 : index
+        %lap = arith.divui %j, %c2 : index
+        %lp = arith.remui %lap, %c2 : index
+        %phase = arith.cmpi ne, %lp, %c0 : index
+        copy.barrier_wait %full[%s], %phase : !copy.barrier<2>
+        %v = memref.load %tiles[%s, %t, %c0] : memref<2x64x64xf16, #copy.smem<swizzle = 128>>
+        copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+        copy.peer_arrive %empty[%s] peer %peer : !copy.barrier<2>
+      }
+    }
+    func.return
+  }
+}

@@ -366,3 +366,45 @@ func.func @p10_condition_on_an_unknown_in_the_loop(%a: memref<?x64xf32>, %c: mem
   func.return
 }
 
+// -----
+
+// A loop to the count %count from a kernel argument: its count is not a function of
+// %count alone, so the runs of a few counts do not stand for the others; and its
+// induction values are not known. Two warnings (before, the analysis crashed on it).
+// rule: P10
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @p10_loop_to_the_count_from_an_argument(%A: memref<?x64xf16>, %off: index) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %rows = memref.dim %A, %c0 : memref<?x64xf16>
+    %count = arith.divui %rows, %c64 : index
+    %tile = copy.alloc_smem : memref<64x64xf16, #copy.smem>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    scf.for %j = %c0 to %count step %c1 {
+      %row = arith.muli %j, %c64 : index
+      %p = arith.remui %j, %c2 : index
+      %phase = arith.cmpi ne, %p, %c0 : index
+      copy.async_copy %A[%row, %c0] to %tile barrier %full[%c0] : memref<?x64xf16> to memref<64x64xf16, #copy.smem>, !copy.barrier<1>
+      copy.barrier_wait %full[%c0], %phase : !copy.barrier<1>
+      gpu.barrier
+    }
+    // expected-warning@+2 {{cannot prove the copies of this loop beyond the counts tried (up to %count = 6): its start is not a constant or its step is not 1, so a count not tried need not behave like one tried}}
+    // expected-note@+1 {{compute what the protocol reads from the count as a function of it mod the ring (no comparison with a constant beyond the counts tried), or check the kernel at run time with --debug-guards}}
+    scf.for %j = %off to %count step %c1 {
+      %row = arith.muli %j, %c64 : index
+      %x = arith.subi %j, %off : index
+      %y = arith.addi %x, %count : index
+      %p = arith.remui %y, %c2 : index
+      %phase = arith.cmpi ne, %p, %c0 : index
+      copy.async_copy %A[%row, %c0] to %tile barrier %full[%c0] : memref<?x64xf16> to memref<64x64xf16, #copy.smem>, !copy.barrier<1>
+      // expected-warning@+3 {{cannot prove this wait on barrier 0 of %full: its parity is not known statically}}
+      // expected-note@+2 {{compute the parity from the loop's induction variable ((i / S) mod 2) or carry it through the loop, or check the wait at run time with --debug-guards}}
+      // expected-note@+1 {{found for %count = 0, 1 iterations of the loop over %j}}
+      copy.barrier_wait %full[%c0], %phase : !copy.barrier<1>
+      gpu.barrier
+    }
+    func.return
+  }
+}
