@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from xdsl.ir import Operation, SSAValue
 
-from analysis.protocol.findings import warning
+from analysis.protocol.findings import error, warning
 from analysis.protocol.ops_barriers import barrier_key
 from analysis.protocol.records import describe_key
 from analysis.protocol.state import State
@@ -74,6 +74,19 @@ def peer_target(
             if key in state.barriers.table:
                 state.barriers.table[key].unknown = True  # type: ignore[index]
         return None
+    ranks = agent.walk.cluster.facts.ranks
+    if not 0 <= rank < ranks:
+        # rule: DS1
+        agent.report(
+            error(
+                op,
+                f"peer rank {rank} is outside the cluster: expected a rank in [0, {ranks}) "
+                f"(CTA {agent.rank} computes {rank} here)",
+                f"compute a rank below {ranks} (the peer of rank r is r ^ 1 in a pair, "
+                f"(r + 1) % {ranks} in a ring), or bound the loop that gives it",
+            )
+        )
+        raise Stop
     where = describe_key(key)  # type: ignore[arg-type]
     if not agent.walk.cluster.target(op, agent.rank, rank, f"'{op.name}'", where):
         raise Stop

@@ -692,3 +692,19 @@ KERNELS += (
         expected=lambda a: {2: tiles_expected(a[0], a[1], a[2], whole_row_tile)},
     ),
 )
+
+
+def _split_k_to_leader_args(rng):
+    """Two clusters of 4: 8 partial tiles of 64 rows, the two sums."""
+    return [small_ints(rng, (512, 64), np.float32), np.zeros((128, 64), np.float32)]
+
+
+KERNELS += (
+    Kernel(
+        "dsmem_split_k_to_leader",
+        ("DSMEM ring", "rank-dependent roles"),
+        _split_k_to_leader_args,
+        grid=(8,),
+        expected=lambda a: {1: a[0].reshape(2, 4, 64, 64).sum(1).reshape(128, 64)},
+    ),
+)

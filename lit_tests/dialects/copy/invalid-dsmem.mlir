@@ -21,6 +21,34 @@ func.func @ds1_peer_outside_the_cluster(%v: vector<4xf32>) attributes {copy.clus
 
 // -----
 
+// The same rule where the protocol analysis computes the rank: a leader that releases its
+// three peers in a loop one iteration too long (ranks 1 to 4 in a cluster of 4).
+// rule: DS1
+// fix: s|%c5 = arith.constant 5 : index|%c5 = arith.constant 4 : index|
+func.func @ds1_computed_peer_outside_the_cluster() attributes {gpu.known_block_size = array<i32: 32, 1, 1>, copy.cluster = array<i32: 4, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %false = arith.constant false
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %rank = arith.remui %bx, %c4 : index
+  %leader = arith.cmpi eq, %rank, %c0 : index
+  %released = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  scf.if %leader {
+    scf.for %i = %c1 to %c5 step %c1 {
+      // expected-error@+2 {{peer rank 4 is outside the cluster: expected a rank in [0, 4) (CTA 0 computes 4 here)}}
+      // expected-note@+1 {{compute a rank below 4 (the peer of rank r is r ^ 1 in a pair, (r + 1) % 4 in a ring), or bound the loop that gives it}}
+      copy.peer_arrive %released[%c0] peer %i : !copy.barrier<1>
+    }
+  } else {
+    copy.barrier_wait %released[%c0], %false : !copy.barrier<1>
+  }
+  func.return
+}
+
+// -----
+
 // rule: DS2
 // fix: s|attributes {copy.target|attributes {copy.cluster = array<i32: 2, 1, 1>, copy.target|
 func.func @ds2_kernel_without_a_cluster(%v: vector<4xf32>, %peer: index) attributes {copy.target = #copy.target<"sm_90a">} {
