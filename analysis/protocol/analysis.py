@@ -463,6 +463,9 @@ def run_choices(
     if not any(f.severity == "error" for _, f in found.values()):
         for finding in uncovered(deferrals, kernel):
             found.setdefault(finding.key, (0, finding))
+        if unsettled is not None:  # a count's walks that did not settle may settle further
+            unsettled.update(loop for d in deferrals if d.unsteady for loop in d.choice.loops
+                             if not kernel.loops[loop].opaque)  # fmt: skip
     return [finding for _, finding in found.values()]
 
 

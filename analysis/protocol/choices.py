@@ -79,6 +79,9 @@ class Deferred:
         """The option from which on every option repeats one below it (None: a run of the
         longest did not settle)."""
         self.seen = False
+        self.unsteady = False
+        """Whether the gap is a walk of the longest that reached no steady state (a longer
+        walk may: `analysis.walk_further`)."""
         self.ahead: bool | SSAValue = False
         """Whether the gap is a loop another ran ahead of beyond their rings (the loops
         uncoupled: a K loop of no k-block a tile lets a producer finish every tile first),
@@ -222,6 +225,7 @@ class Deferred:
                 return
             if found is None:
                 self.gap = Opaque(loop, "it reaches no steady state")
+                self.unsteady = True
                 return
             lap = found[1]
             if any(lap % p for p in (shape.period, *self.choice.paces, self.step)):

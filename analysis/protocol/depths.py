@@ -51,12 +51,28 @@ def loop_depths(
                 nesting[other] == nesting[loop]
                 and not other.is_ancestor(loop)
                 and not loop.is_ancestor(other)
+                and not runs_after(other, loop)
             ):
                 if shape.paced_with(theirs):  # a consumer of every other tile: in its units
                     shape.lap = shape.lap.join(scaled(theirs.shape, shape.pace[1], theirs.pace[1]))
                 else:
                     shape.lap = shape.lap.join(theirs.shape)
         shape.trips = min(walked(shape.depth, shape), MAX_TRIP_COUNTS)
+
+
+def runs_after(other: Operation, loop: Operation) -> bool:
+    """Whether `other` comes, in its block, after `loop` or after a loop to `loop`'s bound (a
+    producer's load_tail after its tile loop): its agent runs it once that loop has ended, so
+    it does not run beside `loop`'s laps (an agent that ended its loop a ring or more ahead
+    of the others is the driver's `choices.lag`), and its iterations are not `loop`'s units."""
+    if not isinstance(loop, scf.ForOp):
+        return False
+    before = other.prev_op
+    while before is not None:
+        if before is loop or (isinstance(before, scf.ForOp) and before.ub is loop.ub):
+            return True
+        before = before.prev_op
+    return False
 
 
 def ring_of(op: Operation) -> int:

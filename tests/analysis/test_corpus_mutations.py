@@ -115,8 +115,16 @@ WERE_FALSE_ALARMS: dict[tuple[str, str, int], str] = {
         barrier="pv_done[1]",
         rule="P14 at the S0 MMA",
     ),
+    ("gemm_multicast_cluster2_persistent", "next barrier", 6): (
+        "the consumer releases the next slot instead of the one it read: the producer refills "
+        "a lap's slots only after the release of the lap before's last slot, which comes after "
+        "the reads of every slot, so the kernel is correct (every run clean); its walk of 8 "
+        "tiles reached no steady state and the analysis warned (P10) where a longer walk "
+        "settles, which a count's walk that did not settle now gets (`walk_further`)"
+    ),
 }
-"""Correct mutants the analysis rejected: each is proved now, and every run is clean."""
+"""Correct mutants the analysis rejected or warned on: each is proved now, and every run is
+clean."""
 
 STRIDE = 12
 SCHEDULES = (("adversarial", 0),)

@@ -49,3 +49,20 @@ def test_a_commits_group_counts_through_its_pointer():
     commits = [op for op in module.walk() if op.name == "nvvm.tcgen05.commit"]
     assert commits
     assert {ring_of(op) for op in commits} == {2, 4}
+
+
+def test_a_load_tail_does_not_set_the_tile_loops_lap():
+    """The persistent multicast GEMM's producer counts on from its tile loop's ring position in
+    a load_tail (slots it mod 4, a period of 4 of its own iterations) after its tile loop: it
+    runs once that loop has ended, not beside the tile loops (`depths.runs_after`), so their
+    lap stays the tile's (1), not 4 tiles, and they are walked 6 tiles, not 12."""
+    module = parse("gemm_multicast_cluster2_persistent")
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    facts = kernel_facts(fn, protocol_ops(fn))
+    tiles = [
+        shape
+        for loop, shape in facts.loops.items()
+        if isinstance(loop, scf.ForOp) and loop.ub.name_hint == "count"
+    ]
+    assert len(tiles) == 2
+    assert [(s.lap.period, s.trips) for s in tiles] == [(1, 6), (1, 6)]
