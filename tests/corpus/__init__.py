@@ -708,3 +708,13 @@ KERNELS += (
         expected=lambda a: {1: a[0].reshape(2, 4, 64, 64).sum(1).reshape(128, 64)},
     ),
 )
+
+KERNELS += (
+    Kernel(
+        "fa3_pingpong",
+        ("FA3 K/V ring", "FA3 inter-warpgroup pingpong"),
+        _fa3_args,
+        grid=(1, 2),
+        expected=lambda a: {3: fa3_expected(*a, heads=2)},
+    ),
+)
