@@ -163,7 +163,7 @@ def test_what_the_analysis_proves_runs_clean(case):
     ids=["-".join(map(str, c)).replace(" ", "_") for c in WERE_FALSE_ALARMS],
 )
 def test_what_the_analysis_no_longer_rejects(case):
-    v = cm.judge(*case)
+    v = cm.judge(*case, schedules=SCHEDULES)
     assert v.analysis == "proved", (v.analysis, v.finding, WERE_FALSE_ALARMS[case])
     assert v.run == "clean", v.detail
 
