@@ -66,6 +66,16 @@ def named(
     threads = op.threads.value.data
     if bar.arrived == 0:
         bar.threads = threads
+    elif threads != bar.threads:
+        # All who meet at a generation give the same count (PTX ISA, bar.sync/bar.arrive:
+        # the barrier expects the threads the first arrival counts; another count is
+        # undefined behaviour), as the proof asks (analysis/protocol/named.py).
+        agent.cta.machine.report(
+            "P13", op,
+            f"counts {threads} threads at named barrier {op.id.value.data}, where the "
+            f"threads that arrived first at this generation count {bar.threads}",
+            agent.cta,
+        )  # fmt: skip
     active = np.nonzero(mask)[0]
     warps = len(np.unique(active // WARP)) * WARP
     if bar.arrived + warps > bar.threads:

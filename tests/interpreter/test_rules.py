@@ -533,6 +533,10 @@ CASES = [
          (("    copy.tmem_wait store\n", ""),), "copy.tmem_load"),
     Case("P13", "P13", "named barrier 1 counts 96 threads, and 128 meet at it", NAMED,
          count(96), "copy.named_barrier_sync"),
+    Case("P13-counts", "P13", "the consumer counts 160 threads at named barrier 1 where the "
+         "producer's arrival counts 128: the counts differ (undefined behaviour)", NAMED,
+         (("copy.named_barrier_sync 1, 128", "copy.named_barrier_sync 1, 160"),),
+         "copy.named_barrier_sync"),
     Case("bounds-smem", "bounds", "threads read column t + 1: thread 63 reads past the tile",
          TILE, ((READ, "    %t1 = arith.addi %t, %c1 : index\n"
                  + READ.replace("[%c1, %t]", "[%c1, %t1]")),), "memref.load"),
