@@ -718,3 +718,36 @@ KERNELS += (
         expected=lambda a: {3: fa3_expected(*a, heads=2)},
     ),
 )
+
+
+def conv_expected(x: np.ndarray, w: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The stand-in's output: over the 9 taps, thread t sums its pixel's row of the tap's
+    im2col tile (the PTX ISA's traversal: `tests.interpreter.test_im2col.reference`) and
+    filter row t mod 64, at columns 8q + t mod 8, into the whole row t."""
+    from tests.interpreter.test_im2col import reference
+
+    t = np.arange(128)
+    acc = np.zeros(128, np.float32)
+    for kb in range(9):
+        r, s = divmod(kb, 3)
+        a = reference(x, (0, -1, -1, 0), (r, s), (-1, -1), (-1, -1), (1, 1), 128, 64)
+        b = w[:, kb * 64 : (kb + 1) * 64]
+        for q in range(8):
+            acc += a[t, 8 * q + t % 8].astype(np.float32)
+            acc += b[t % 64, 8 * q + t % 8].astype(np.float32)
+    return y + np.repeat(acc[:, None], 64, axis=1)
+
+
+KERNELS += (
+    Kernel(
+        "conv_fprop_im2col",
+        ("implicit-GEMM convolution",),
+        lambda rng: [
+            small_ints(rng, (2, 8, 8, 64)),
+            small_ints(rng, (64, 576)),
+            np.zeros((128, 64), np.float32),
+        ],
+        grid=(1,),
+        expected=lambda a: {2: conv_expected(*a)},
+    ),
+)
