@@ -119,6 +119,9 @@ class Walk:
             for a in sorted(self.agents, key=lambda a: -1 if a.role is None else a.role)
             if not a.done and a.blocked is not None and a.blocked.stuck is not None
         ]
+        # The wait whose phase got part of what it needs first (a short arrival count, bytes
+        # never expected): the others likely wait on the agent that waits there.
+        stuck.sort(key=lambda a: not (a.blocked and a.blocked.started and a.blocked.started()))
         if any(a.blocked is not None and a.blocked.infeasible for a in stuck):
             raise Infeasible
         if not stuck:

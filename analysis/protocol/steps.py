@@ -51,6 +51,10 @@ class Blocked:
     infeasible: bool = False
     what: str = ""
     """What it waits for, for the others' hang report."""
+    started: Callable[[], bool] | None = None
+    """Whether what it waits for got part of what it needs (a phase some of whose arrivals or
+    bytes came): in a hang, such a wait is where the kernel went wrong, and a wait for a
+    phase nothing arrived on is likely one that waits on it (`run.Walk.deadlock`)."""
 
 
 Steps = Generator[Blocked | None, None, Any]

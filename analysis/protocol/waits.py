@@ -329,7 +329,16 @@ class PhaseWaits:
                 f"from a role that does not wait for this one first ({blocked}): let one of "
                 "the roles arrive before it waits"
             )
-            if first_lap(op, k):
+            if b.arrivals:
+                # Part of the phase came and the rest never will: the count is the suspect
+                # (the others wait on this role, `run.Walk.deadlock`).
+                fix = (
+                    f"if the arrivals that came ({b.arrivals}) are all that a phase of it "
+                    f"gets, initialize it with arrivals {b.arrivals}; else arrive on "
+                    f"{describe_key(key)} ({b.count - b.arrivals} more) from a role that does "
+                    f"not wait for this one first ({blocked})"
+                )
+            elif first_lap(op, k):
                 size = self.groups[key[0]][1]
                 fix = (
                     f"the loop's first wait on {describe_key(key)} waits for phase 0, which "

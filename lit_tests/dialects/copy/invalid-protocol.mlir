@@ -1490,3 +1490,52 @@ func.func @p7_prefetch_one_past_the_last_iteration(%x: memref<1024x64xf32>, %y: 
   func.return
 }
 
+// -----
+
+// rule: P6
+// A barrier counts 2 arrivals a phase where the TMA load makes the only one: the consumer's
+// wait on it never returns, and the producer's acquire of the slot waits on the consumer.
+// The hang is reported at the wait whose phase got part of its arrivals (the count is
+// wrong), not at the producer's acquire, which waits on the consumer.
+// fix: s|arrivals 2 : !copy.barrier<2>|arrivals 1 : !copy.barrier<2>|
+func.func @p6_hang_reported_where_the_count_is_short(%x: memref<256x64xf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %true = arith.constant true
+  %ring = copy.alloc_smem : memref<2x64x64xf32, #copy.smem>
+  // expected-note@+1 {{initialized with arrivals 2}}
+  %full = copy.barrier_init arrivals 2 : !copy.barrier<2>
+  %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  copy.warp_specialize warps [1, 1] {
+  ^bb0(%t: index):
+    scf.for %i = %c0 to %c4 step %c1 {
+      %s = arith.remui %i, %c2 : index
+      %lap = arith.divui %i, %c2 : index
+      %lp = arith.remui %lap, %c2 : index
+      %phase = arith.cmpi ne, %lp, %c0 : index
+      %acquire = arith.xori %phase, %true : i1
+      // expected-note@+1 {{role 0 is blocked here, at copy.barrier_wait on barrier 0 of %empty (phase 0)}}
+      copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
+      %row = arith.muli %i, %c64 : index
+      // expected-note@+1 {{an arrival on phase 0}}
+      copy.async_copy %x[%row, %c0] to %ring[%s] barrier %full[%s] : memref<256x64xf32> to memref<2x64x64xf32, #copy.smem>, !copy.barrier<2>
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %i = %c0 to %c4 step %c1 {
+      %s = arith.remui %i, %c2 : index
+      %lap = arith.divui %i, %c2 : index
+      %lp = arith.remui %lap, %c2 : index
+      %phase = arith.cmpi ne, %lp, %c0 : index
+      // expected-error@+2 {{this wait never returns: phase 0 of barrier 0 of %full has 1 of its 2 arrivals when the wait is reached, and nothing else arrives: every other role is blocked or has ended}}
+      // expected-note@+1 {{if the arrivals that came (1) are all that a phase of it gets, initialize it with arrivals 1; else arrive on barrier 0 of %full (1 more) from a role that does not wait for this one first (role 0 waits at copy.barrier_wait on barrier 0 of %empty (phase 0))}}
+      copy.barrier_wait %full[%s], %phase : !copy.barrier<2>
+      %v = memref.load %ring[%s, %t, %c0] : memref<2x64x64xf32, #copy.smem>
+      copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+    }
+  }
+  func.return
+}
