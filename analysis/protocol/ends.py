@@ -57,6 +57,7 @@ class Ends:
                     f"wait for the store's group in {who} (copy.wait_group bulk 0 read_only) "
                     "before the role's end",
                     Related(unread[0], "the store"),
+                    *left_in_flight(groups, unread[0]),
                 )
             )
         cp = [f for f in groups.cp_open + [f for g in groups.cp_fifo for f in g] if not f.reported]
@@ -102,6 +103,7 @@ class Ends:
                     "the kernel returns while a committed TMA store may still read its SMEM",
                     "wait for the store's group (copy.wait_group bulk 0) before the return",
                     Related(unread[0], "the store"),
+                    *left_in_flight(groups, unread[0]),
                 )
             )
         cp = [f for f in groups.cp_open + [f for g in groups.cp_fifo for f in g] if not f.reported]
@@ -249,3 +251,10 @@ def bound_test(copy_op: Operation, loop: scf.ForOp) -> tuple[arith.CmpiOp, str, 
 
 PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 """arith.cmpi's predicates, by their number."""
+
+
+def left_in_flight(groups: Groups, store: Operation) -> list[Related]:
+    """The note at the wait_group whose count left `store`'s group in flight, if any (the
+    count is then the mistake: `Groups.left_by`)."""
+    left = groups.left_by.get(store)
+    return [Related(left, "this wait_group leaves its group in flight")] if left else []

@@ -134,6 +134,10 @@ class Groups:
     tc_done: list[RetiredRead] = field(default_factory=list)
     """Its tcgen05.mma reads a tcgen05.commit tracks: each ends with the barrier phase the
     commit's arrival completes (`end`), which a writer must know."""
+    left_by: dict[Operation, Operation] = field(default_factory=dict)
+    """Per TMA store (or declared read) in flight: the latest bulk wait_group whose pending
+    count left its group in flight, which a write's P2 report names (the count is the
+    mistake, not the write)."""
 
     @property
     def bulk_open(self) -> list[tuple[Operation, Region]]:
@@ -213,13 +217,24 @@ class GroupSets:
             groups.cp_open = []
 
     def wait(
-        self, groups: Groups, bulk: bool, pending: int, read_only: bool, mark: Stamp
+        self,
+        groups: Groups,
+        bulk: bool,
+        pending: int,
+        read_only: bool,
+        mark: Stamp,
+        op: Operation | None = None,
     ) -> tuple[list[StoreRead], list[Fill]]:
-        """The issuer of `groups` waits for all but `pending` groups, its threads meeting at
-        `mark`. While roles run, returns what the wait completed that others must still
-        learn of (they know it once they know `mark`): the stores' reads, the copies."""
+        """The issuer of `groups` waits (`op`) for all but `pending` groups, its threads
+        meeting at `mark`. While roles run, returns what the wait completed that others must
+        still learn of (they know it once they know `mark`): the stores' reads, the copies."""
         if bulk:
             waited = groups.bulk.wait(pending, read_only)
+            for read in waited:
+                groups.left_by.pop(read[0], None)
+            if op is not None and pending:
+                for group in groups.bulk.fifo[-pending:]:
+                    groups.left_by.update((store, op) for store, _ in group)
             if not self.hb.concurrent:
                 return [], []
             return [StoreRead(op, r, (mark,)) for op, r in waited], []

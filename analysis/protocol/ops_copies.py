@@ -94,7 +94,7 @@ def wait_group(agent: Agent, op: copy.WaitGroupOp, mask: int | None) -> None:
     bulk = op.group.data is copy.GroupKind.BULK
     agent.state.wait_group(
         agent.groups, bulk, op.pending.value.data, op.is_read_only, agent.classes,
-        agent.role is None,
+        agent.role is None, op,
     )  # fmt: skip
 
 

@@ -268,6 +268,16 @@ class SharedMemory:
                     "source (copy.commit_group bulk, then copy.wait_group bulk 0 read_only, or "
                     "a count that covers its group) before the write"
                 )
+            left = next((g.left_by[store] for g in self.group_sets.sets if store in g.left_by),
+                        None)  # fmt: skip
+            if left is not None and end is None:
+                pending = left.pending.value.data  # type: ignore[attr-defined]
+                fix = (
+                    f"this copy.wait_group bulk {pending} leaves the "
+                    f"{'store' if tma else 'read'}'s group in flight: lower its count "
+                    f"(copy.wait_group bulk {pending - 1} read_only waits for one more group) "
+                    "so that it covers the group before the write"
+                )
             # rule: P2
             self.report(
                 (warning if overlap == "maybe" else error)(
@@ -275,6 +285,11 @@ class SharedMemory:
                     f"{writer} writes {region.show()} while {reader} may still be reading it",
                     fix,
                     Related(store, related),
+                    *(
+                        [Related(left, "this wait_group leaves its group in flight")]
+                        if left is not None and end is None
+                        else []
+                    ),
                 )
             )
             return

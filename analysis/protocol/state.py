@@ -98,11 +98,12 @@ class State:
         read_only: bool,
         classes: tuple[int, ...],
         everyone: bool,
+        op: Operation | None = None,
     ) -> None:
-        """The issuer of `groups` waits for all but `pending` groups, then its `classes` meet
-        (`everyone`: a block barrier)."""
+        """The issuer of `groups` waits (`op`) for all but `pending` groups, then its
+        `classes` meet (`everyone`: a block barrier)."""
         mark = self.hb.sync(classes)
-        reads, fills = self.group_sets.wait(groups, bulk, pending, read_only, mark)
+        reads, fills = self.group_sets.wait(groups, bulk, pending, read_only, mark, op)
         self.smem.waited(reads, fills)
         self.after_sync(everyone)
 

@@ -242,9 +242,10 @@ func.func @p2_ring_of_1_refilled_while_its_store_reads(%x: memref<4096x64xf32>, 
     %more = arith.cmpi ult, %next, %c8 : index
     scf.if %more {
       // The old one-stage ring: waits for all but the newest store, which reads the slot.
+      // expected-note@+1 {{this wait_group leaves its group in flight}}
       copy.wait_group bulk 1 read_only
       // expected-error@+2 {{the TMA load writes %ring[0] while a TMA store from it may still be reading it}}
-      // expected-note@+1 {{commit the store and wait until it has read its source (copy.commit_group bulk, then copy.wait_group bulk 0}}
+      // expected-note@+1 {{this copy.wait_group bulk 1 leaves the store's group in flight: lower its count (copy.wait_group bulk 0 read_only waits for one more group) so that it covers the group before the write}}
       copy.async_copy %x[%c0, %c0] to %ring[%c0] barrier %bars[%c0] : memref<4096x64xf32> to memref<1x64x64xf32, #copy.smem>, !copy.barrier<1>
     }
   }
@@ -1268,7 +1269,7 @@ func.func @p7_im2col_load_never_waited(%x: memref<2x9x9x16xf16>) attributes {gpu
 // A ring of 2 im2col slots whose wait_group lets 2 stores stay unread: the third tap's load
 // overwrites the slot the first tap's store may still be reading.
 // rule: P2
-// fix: s|copy.wait_group bulk 2 read_only|copy.wait_group bulk 0 read_only|
+// fix: s|copy.wait_group bulk 2 read_only|copy.wait_group bulk 1 read_only|
 func.func @p2_im2col_ring_reloads_a_slot_its_store_still_reads(%x: memref<2x9x9x16xf16>, %y: memref<162x144xf16>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -1290,13 +1291,14 @@ func.func @p2_im2col_ring_reloads_a_slot_its_store_still_reads(%x: memref<2x9x9x
     %ri = arith.index_cast %r : index to i16
     %si = arith.index_cast %s : index to i16
     // expected-error@+2 {{the TMA load writes %ring[0] while a TMA store from it may still be reading it}}
-    // expected-note@+1 {{commit the store and wait until it has read its source (copy.commit_group bulk, then copy.wait_group bulk 0 read_only, or a count that covers its group) before the write}}
+    // expected-note@+1 {{this copy.wait_group bulk 2 leaves the store's group in flight: lower its count (copy.wait_group bulk 1 read_only waits for one more group) so that it covers the group before the write}}
     copy.im2col_load %x[%c0, %m1, %m1, %c0] offsets [%ri, %si] to %ring[%slot] barrier %full[%slot] {lower = array<i64: -1, -1>, upper = array<i64: -1, -1>} : memref<2x9x9x16xf16> to memref<2x64x16xf16, #copy.smem>, !copy.barrier<2>
     copy.barrier_wait %full[%slot], %parity : !copy.barrier<2>
     %col = arith.muli %t, %c16 : index
     // expected-note@+1 {{the TMA store that reads it}}
     copy.async_copy %ring[%slot] to %y[%c0, %col] : memref<2x64x16xf16, #copy.smem> to memref<162x144xf16>
     copy.commit_group bulk
+    // expected-note@+1 {{this wait_group leaves its group in flight}}
     copy.wait_group bulk 2 read_only
   }
   copy.wait_group bulk 0
