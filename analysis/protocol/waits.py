@@ -302,14 +302,25 @@ class PhaseWaits:
         )
         if concurrent:
             tail = "nothing else arrives: every other role is blocked or has ended"
-        if b.delivered > b.expected and b.count - b.arrivals == 1:
+        arm = b.delivered > b.expected and b.count - b.arrivals == 1
+        if arm:
             # Copies deliver bytes no arrival expects (a peer's multicast into this CTA's
-            # slot): the missing arrival is the one that arms the phase.
+            # slot, a load made `arrive = false`): the missing arrival is the one that arms
+            # the phase.
             need = b.delivered - b.expected
+            arrivers = {a for a, _ in b.arrived}
+            silent = [c for c in dict.fromkeys(b.senders) if c not in arrivers]
             fix = (
                 f"arm the phase with the {need} bytes its copies deliver before the wait: "
                 f"copy.barrier_arrive_expect_tx on {describe_key(key)} with {need} bytes"
             )
+            if any(getattr(c.properties.get("arrive"), "value", None) is not None
+                   and not c.properties["arrive"].value.data for c in silent):  # fmt: skip
+                fix += ", or let the copy arrive itself (drop its arrive = false)"
+            related += [
+                Related(c, "delivers its bytes to this phase, and nothing arrives for them")
+                for c in silent
+            ]
         load = self.pair_loads.get(key)
         if load is not None and not b.arrivals:
             # The peer of a leader-tracked pair waits on its own barrier (issue N, item 2).
@@ -322,7 +333,7 @@ class PhaseWaits:
                 "leader tell this CTA after its wait: a copy.peer_arrive on a barrier this CTA "
                 "waits on, or copy.cluster_sync in both CTAs after the leader's wait"
             )
-        if others:
+        if others and not arm:
             blocked = "; ".join(r.text.replace(" is blocked here, at", " waits at") for r in others)
             fix = (
                 f"arrive on {describe_key(key)} ({b.count - b.arrivals} more) before the wait, "

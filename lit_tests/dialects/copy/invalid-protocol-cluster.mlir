@@ -232,6 +232,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     %rank = arith.remui %bx, %c2 : index
     %leader = arith.cmpi eq, %rank, %c0 : index
     scf.if %leader {
+      // expected-note@+1 {{delivers its bytes to this phase, and nothing arrives for them}}
       copy.gather4 %x rows [%r0, %r1, %r2, %r3] column [%c64] to %tile barrier %bar[%c0] multicast %both : memref<64x128xf16> to memref<4x64xf16, #copy.smem>, !copy.barrier<1>
     }
     // expected-error@+2 {{this wait never returns: phase 0 of barrier 0 of %bar has 0 of its 1 arrivals when the wait is reached}}

@@ -1541,3 +1541,23 @@ func.func @p6_hang_reported_where_the_count_is_short(%x: memref<256x64xf32>) att
   }
   func.return
 }
+
+// -----
+
+// rule: P6
+// A TMA load made `arrive = false` with no arrive_expect_tx: its bytes land on a phase
+// nothing arrives on. The hang's notes name the load.
+// fix: s| {arrive = false}||
+func.func @p6_load_without_its_arrival_arms_nothing(%x: memref<64x64xf32>) attributes {gpu.known_block_size = array<i32: 128, 1, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %false = arith.constant false
+  %tile = copy.alloc_smem : memref<64x64xf32, #copy.smem>
+  // expected-note@+1 {{initialized with arrivals 1}}
+  %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+  // expected-note@+1 {{delivers its bytes to this phase, and nothing arrives for them}}
+  copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] {arrive = false} : memref<64x64xf32> to memref<64x64xf32, #copy.smem>, !copy.barrier<1>
+  // expected-error@+2 {{this wait never returns: phase 0 of barrier 0 of %bar has 0 of its 1 arrivals when the wait is reached, and nothing arrives while it waits}}
+  // expected-note@+1 {{arm the phase with the 16384 bytes its copies deliver before the wait: copy.barrier_arrive_expect_tx on barrier 0 of %bar with 16384 bytes, or let the copy arrive itself (drop its arrive = false)}}
+  copy.barrier_wait %bar[%c0], %false : !copy.barrier<1>
+  func.return
+}
