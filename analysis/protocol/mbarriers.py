@@ -216,6 +216,8 @@ class Mbarriers:
         b = self.table[key]
         if b.unknown:
             return
+        b.sources.update(contributors)
+        b.phase_sources.update(contributors)
         if op in self.tracked and self.spills(op, b, contributors[0]):
             short_count(self.report, op, key, b, times)
             return
@@ -294,6 +296,8 @@ class Mbarriers:
         if b.unknown:
             return
         self.after_last(b, contributors)
+        b.sources.update(contributors)
+        b.phase_sources.update(contributors)
         b.expected += nbytes
         b.expecters.append(op)
         for c in contributors:
@@ -308,6 +312,8 @@ class Mbarriers:
         if b.unknown:
             return
         self.after_last(b, contributors)
+        b.sources.update(contributors)
+        b.phase_sources.update(contributors)
         b.delivered += nbytes
         b.senders.append(op)
         for c in contributors:
@@ -326,6 +332,8 @@ class Mbarriers:
             return phase
         if issuer is not None:
             self.after_last(b, (issuer,))
+            b.sources.add(issuer)
+            b.phase_sources.add(issuer)
         b.delivered += nbytes
         b.senders.append(op)
         if issuer is not None:
@@ -394,6 +402,7 @@ class Mbarriers:
         b.last_expected = b.expected
         b.expecters = []
         b.senders = []
+        b.phase_sources = set()
         b.arrivals = b.expected = b.delivered = 0
         b.open = []
         b.last_arrived, b.arrived = b.arrived, []

@@ -323,6 +323,7 @@ def wait_for(
             lambda others: waits.hang(op, key, need, others, s.hb.concurrent),
             infeasible,
             f"{op.name} on {describe_key(key)} (phase {need})",
+            lambda: b.sources - b.phase_sources if b.closed == need else set(),
             lambda: b.closed == need and (b.arrivals > 0 or b.delivered > 0),
         )
         b.waiting.remove(waiter)

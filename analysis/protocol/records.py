@@ -145,6 +145,12 @@ class Barrier:
     """The ops that delivered the open phase's bytes (copies, complete_tx), in order."""
     closed_by: Closer | None = None
     """The copy that completed the last phase, when a copy did."""
+    sources: set[int] = field(default_factory=set)
+    """The thread classes that ever arrived on it or sent it bytes (its copies' issuers)."""
+    phase_sources: set[int] = field(default_factory=set)
+    """Those of them that did for the open phase. In a hang, a wait for a phase that a
+    blocked class fed before but not yet this phase waits on that class (`run.Walk.
+    deadlock`)."""
     completer: tuple[Operation, str] | None = None
     """The thread arrival that completed the last phase, and its agent, when one did (not
     a copy's bytes)."""

@@ -119,9 +119,20 @@ class Walk:
             for a in sorted(self.agents, key=lambda a: -1 if a.role is None else a.role)
             if not a.done and a.blocked is not None and a.blocked.stuck is not None
         ]
-        # The wait whose phase got part of what it needs first (a short arrival count, bytes
-        # never expected): the others likely wait on the agent that waits there.
-        stuck.sort(key=lambda a: not (a.blocked and a.blocked.started and a.blocked.started()))
+
+        # Where the kernel went wrong: first a wait that no other blocked agent still owes
+        # (one that arrived on or sent bytes to its barrier before, but not for this phase,
+        # would feed it once it went on: that wait waits on it), then one whose phase got
+        # part of what it needs (a short arrival count, bytes nothing expects).
+        def fed(a: Agent) -> bool:
+            sources = a.blocked.sources() if a.blocked and a.blocked.sources else set()
+            return any(c in sources for o in others if o is not a for c in o.classes)
+
+        def started(a: Agent) -> bool:
+            return bool(a.blocked and a.blocked.started and a.blocked.started())
+
+        others = list(stuck)  # (a list being sorted is empty while it sorts)
+        stuck.sort(key=lambda a: (fed(a), not started(a)))
         if any(a.blocked is not None and a.blocked.infeasible for a in stuck):
             raise Infeasible
         if not stuck:

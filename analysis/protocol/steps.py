@@ -51,6 +51,9 @@ class Blocked:
     infeasible: bool = False
     what: str = ""
     """What it waits for, for the others' hang report."""
+    sources: Callable[[], set[int]] | None = None
+    """The thread classes that fed what it waits for before but not yet what it waits for
+    now (`records.Barrier.phase_sources`)."""
     started: Callable[[], bool] | None = None
     """Whether what it waits for got part of what it needs (a phase some of whose arrivals or
     bytes came): in a hang, such a wait is where the kernel went wrong, and a wait for a
