@@ -587,11 +587,13 @@ KERNELS += (
 )
 
 
-def fmha_expected(q, k, v, o, heads: int) -> np.ndarray:
-    """O of the Blackwell FMHA stand-in, per head and block of 128 queries: over key blocks
-    of 64, S = Q K^T (f32), O = P V at the first block and O + S + P V after, P being S's
-    first 32 columns read as f16 pairs (little-endian: column c holds P's elements 2c and
-    2c + 1). The inputs are small integers: every sum is exact in f32."""
+def fmha_expected(q, k, v, o, heads: int, row_value: bool = False) -> np.ndarray:
+    """O of the Blackwell FMHA stand-ins, per head and block of 128 queries: over key blocks
+    of 64, S = Q K^T (f32), O = P V at the first block and O + (correction) + P V after, P
+    being S's first 32 columns read as f16 pairs (little-endian: column c holds P's elements
+    2c and 2c + 1). The correction adds S (`fmha_tcgen05`) or, with `row_value`, S's first
+    column, the row value a softmax warpgroup hands the correction warpgroup
+    (`fmha_tcgen05_pingpong`). The inputs are small integers: every sum is exact in f32."""
     out = o.copy()
     sq, sk = q.shape[0] // heads, k.shape[0] // heads
     for h in range(heads):
@@ -603,28 +605,33 @@ def fmha_expected(q, k, v, o, heads: int) -> np.ndarray:
                 keys = slice(h * sk + 64 * n, h * sk + 64 * n + 64)
                 s = qf @ k[keys].astype(np.float32).T
                 if n:
-                    acc += s
+                    acc += s[:, :1] if row_value else s
                 p = np.ascontiguousarray(s[:, :32]).view(np.float16).astype(np.float32)
                 acc += p @ v[keys].astype(np.float32)
             out[rows] = acc
     return out
 
 
-def _fmha_args(rng):
-    heads, sq, sk = 2, 128, 192
-    return [
-        small_ints(rng, (heads * sq, 64)),
-        small_ints(rng, (heads * sk, 64)),
-        small_ints(rng, (heads * sk, 64)),
-        np.zeros((heads * sq, 64), np.float32),
-    ]
+def _fmha_args(sq: int):
+    """Two heads of `sq` queries and 192 keys (3 key blocks)."""
+
+    def make(rng):
+        heads, sk = 2, 192
+        return [
+            small_ints(rng, (heads * sq, 64)),
+            small_ints(rng, (heads * sk, 64)),
+            small_ints(rng, (heads * sk, 64)),
+            np.zeros((heads * sq, 64), np.float32),
+        ]
+
+    return make
 
 
 KERNELS += (
     Kernel(
         "fmha_tcgen05",
         ("Blackwell tcgen05", "FA4 S and P in TMEM"),
-        _fmha_args,
+        _fmha_args(128),
         grid=(1, 2),
         expected=lambda a: {3: fmha_expected(*a, heads=2)},
     ),
@@ -641,45 +648,13 @@ KERNELS += (
 )
 
 
-def fmha_pingpong_expected(q, k, v, o, heads: int) -> np.ndarray:
-    """O of the FA4 stand-in, per head and query tile of 128 rows (two a CTA): as
-    `fmha_expected`, but the correction adds S's first column (the row value the softmax
-    hands over) to each row of O."""
-    out = o.copy()
-    sq, sk = q.shape[0] // heads, k.shape[0] // heads
-    for h in range(heads):
-        for tile in range(sq // 128):
-            rows = slice(h * sq + tile * 128, h * sq + tile * 128 + 128)
-            qf = q[rows].astype(np.float32)
-            acc = np.zeros((128, 64), np.float32)
-            for n in range(sk // 64):
-                keys = slice(h * sk + 64 * n, h * sk + 64 * n + 64)
-                s = qf @ k[keys].astype(np.float32).T
-                if n:
-                    acc += s[:, :1]
-                p = np.ascontiguousarray(s[:, :32]).view(np.float16).astype(np.float32)
-                acc += p @ v[keys].astype(np.float32)
-            out[rows] = acc
-    return out
-
-
-def _fmha_pingpong_args(rng):
-    heads, sq, sk = 2, 256, 192
-    return [
-        small_ints(rng, (heads * sq, 64)),
-        small_ints(rng, (heads * sk, 64)),
-        small_ints(rng, (heads * sk, 64)),
-        np.zeros((heads * sq, 64), np.float32),
-    ]
-
-
 KERNELS += (
     Kernel(
         "fmha_tcgen05_pingpong",
         ("Blackwell tcgen05", "FA4 S and P in TMEM", "FA4 softmax ping-pong and correction"),
-        _fmha_pingpong_args,
+        _fmha_args(256),
         grid=(1, 2),
-        expected=lambda a: {3: fmha_pingpong_expected(*a, heads=2)},
+        expected=lambda a: {3: fmha_expected(*a, heads=2, row_value=True)},
     ),
 )
 
