@@ -44,6 +44,10 @@ class PhaseWaits:
         self.pair_loads: dict[Key, Operation] = {}
         """Per barrier of this CTA, a leader-tracked load this CTA issued as the pair's peer:
         its bytes complete on the leader's barrier, never on this one."""
+        self.waited: set[tuple[SSAValue, str]] = set()
+        """The barrier groups each agent (by name) has returned from a wait on: a hang at an
+        agent's first wait on a group may be a producer's acquire that starts at the wrong
+        parity (`hang`), a later one is not."""
 
     def overtaken(self, key: Key, b: Barrier, phase: int, clock: Clock) -> None:
         """Phase `phase` completes (with `clock`): every wait that observes the phase before
@@ -240,6 +244,7 @@ class PhaseWaits:
         b = self.table[key]
         if b.unknown:
             return False
+        self.waited.add((key[0], who))
         clocks = self.hb.clocks
         for c, k in targets:
             if b.closed > k + 1:
@@ -349,7 +354,9 @@ class PhaseWaits:
                     f"{describe_key(key)} ({b.count - b.arrivals} more) from a role that does "
                     f"not wait for this one first ({blocked})"
                 )
-            elif first_lap(op, k):
+            elif first_lap(op, k) and not any(
+                (key[0], w.who) in self.waited for w in b.waiting if w.op is op
+            ):
                 size = self.groups[key[0]][1]
                 fix = (
                     f"the loop's first wait on {describe_key(key)} waits for phase 0, which "
