@@ -141,7 +141,13 @@ class Deferred:
             walked = True
             found = laps[0]
             if found is None or any(found[1] % p for p in (shape.period, *self.choice.paces)):
-                self.fewer = None
+                if not (self.ahead and self.gap is not None and empty_loop(walk, kernel)):
+                    self.fewer = None
+                # (else a run with a loop bound of 0, whose loops met no ring, that left the
+                # counts uncovered: the P10 warning of `uncovered` names the fact that rules
+                # the 0 out, and the runs of the other bounds still settle the options: a
+                # persistent GEMM's K of 0 among its runtime K-block counts does not make
+                # every tile count run under every K)
                 continue
             if self.fewer is None:
                 continue  # (a walk of an earlier run did not settle: every option runs)

@@ -260,8 +260,8 @@ multiple of the ring's two laps (2 x 4 slots) and at least 8."""
 @pytest.mark.parametrize("mistake", [None, "staging wait", "full wait"])
 def test_a_persistent_gemm_with_a_runtime_k_is_proven_under_a_divisibility_fact(mistake):
     """The persistent tile loop around a K loop whose count is not a constant: without a
-    fact every K count is tried under every tile count, more than the driver's 512
-    combinations (a P10 warning; docs/design.md, "Not proven yet"). With the K-block count
+    fact the runs with K = 0 leave it unproven (a P10 warning naming `ge 1`, which proves
+    it in 261 runs: every K tried under each tile count that must run). With the K-block count
     stated a multiple of 8, the ring's two laps, every tile starts at slot 0 in phase 0 and
     the kernel is proven; a mistake under the fact is still found: the epilogue's wait for the
     previous tile's store before it rewrites the staging buffer, or a consumer's wait for a
@@ -320,7 +320,7 @@ def test_the_facts_about_a_runtime_k_shorten_the_tile_loops_lap_and_reach(facts,
         shape = facts_of.loops[loop]
         assert (shape.lap.period, shape.depth) == (period, depth)
     if not facts:
-        return  # the 512-run warning: test_too_many_runs_of_a_runtime_k_note_the_facts...
+        return  # (the K = 0 warning: test_a_runtime_k_of_0_does_not_make_every_tile_count_...)
     found = findings(module)
     if "ge" in facts:
         assert found == []
@@ -336,8 +336,8 @@ def test_the_facts_about_a_runtime_k_shorten_the_tile_loops_lap_and_reach(facts,
 
 
 def test_too_many_runs_of_a_runtime_k_note_the_facts_that_prove_it(monkeypatch):
-    """gemm_persistent with a runtime K and no fact: every K is tried under every tile
-    count, past the driver's limit (lowered here to 5 runs to reach it fast). The P10
+    """gemm_persistent with a runtime K and no fact: every K is tried under the tile counts
+    that must run (269 runs), past the driver's limit lowered here to 5 runs. The P10
     warning's note names the facts that prove it, and stating them as written proves the
     kernel (`choices.nested_count`)."""
     import re
@@ -357,4 +357,38 @@ def test_too_many_runs_of_a_runtime_k_note_the_facts_that_prove_it(monkeypatch):
     monkeypatch.undo()
     definition = "%k_tiles = arith.divui %kd, %c128 : index"
     fixed = text.replace(definition, "\n    ".join([definition, *facts]))
+    assert findings(Parser(make_context(), fixed).parse_module()) == []
+
+
+def test_a_runtime_k_of_0_does_not_make_every_tile_count_run_under_every_k(monkeypatch):
+    """gemm_persistent with a runtime K and no fact: the runs with K = 0 (no k-block a
+    tile: the producer finishes every tile before the consumer starts, its loops meet no
+    ring) leave the tile counts above those tried uncovered, which the P10 warning reports
+    with the fact that rules the 0 out; the runs of the other K still settle which tile
+    counts must run (before, a K of 0 made every tile count run under every K: past the
+    driver's 512 runs, after 18 s, with a note asking for K a multiple of 8). Stating the
+    fact as the note writes it proves the kernel for every K of at least 1."""
+    import analysis.protocol.analysis as driver
+
+    runs = 0
+    run_kernel = driver.run_kernel
+
+    def counting(*args, **kwargs):
+        nonlocal runs
+        runs += 1
+        return run_kernel(*args, **kwargs)
+
+    monkeypatch.setattr(driver, "run_kernel", counting)
+    kernel = next(k for k in KERNELS if k.name == "gemm_persistent")
+    definition = "%k_tiles = arith.divui %kd, %c128 : index"
+    runtime = RUNTIME_K.split("\n    copy.assume")[0]
+    text = kernel.text().replace("%k_tiles = arith.constant 8 : index", runtime)
+    [warned] = check_protocol(Parser(make_context(), text).parse_module())
+    assert warned.severity == "warning"
+    assert warned.rules == ("P10",)
+    assert "in the runs with %k_tiles = 0 the loops meet no ring" in warned.note, warned.note
+    assert "copy.assume %k_tiles ge 1 : index" in warned.note, warned.note
+    assert runs < driver.MAX_RUNS
+    fact = "copy.assume %k_tiles ge 1 : index"
+    fixed = text.replace(definition, f"{definition}\n    {fact}")
     assert findings(Parser(make_context(), fixed).parse_module()) == []
