@@ -196,7 +196,7 @@ def multicast_writes(
     for r in ranks:
         if not walk.cluster.target(op, rank, r, f"the {what}"):
             raise Stop
-        writer = f"the {what}" if r == rank else f"CTA {rank}'s {what}"
+        writer = f"the {what}" if r == rank else f"CTA {rank}'s {what} into CTA {r}"
         walk.states[r].copies.peer_write(op, region, key, share, (agent.c0,), writer, r != rank)
 
 

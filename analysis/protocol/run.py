@@ -138,10 +138,15 @@ class Walk:
         if not stuck:
             raise Deadlock
         first, *others = stuck
+        # One note per op, role and what it waits for, with the CTAs blocked so (a cluster of
+        # 16 hangs in 16 CTAs at once).
+        blocked: dict[tuple[object, ...], list[Agent]] = {}
+        for a in others:
+            if a.blocked is not None:
+                blocked.setdefault((a.blocked.op, a.role_name, a.blocked.what), []).append(a)
         notes = [
-            Related(a.blocked.op, f"{a.name} is blocked here, at {a.blocked.what}")
-            for a in others
-            if a.blocked
+            Related(op, f"{blocked_name(agents)} is blocked here, at {what}")
+            for (op, _, what), agents in blocked.items()
         ]
         assert first.blocked is not None
         assert first.blocked.stuck is not None
@@ -271,3 +276,25 @@ def steady_lap(
                 best = (k, lap)
                 break
     return best
+
+
+def blocked_name(agents: list[Agent]) -> str:
+    """The agents of one role blocked at one op, by name: "role 1 of CTA 3", or of
+    several CTAs, "role 1 of CTAs 1-15"."""
+    if len(agents) == 1:
+        return agents[0].name
+    return f"{agents[0].role_name} of CTAs {ranks_text(sorted(a.rank for a in agents))}"
+
+
+def ranks_text(ranks: list[int]) -> str:
+    """Ranks in words: runs of three or more as "a-b" ("0, 2 and 4-7")."""
+    runs: list[list[int]] = []
+    for r in ranks:
+        if runs and r == runs[-1][-1] + 1:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+    parts: list[str] = []
+    for run in runs:
+        parts += [f"{run[0]}-{run[-1]}"] if len(run) >= 3 else [str(r) for r in run]
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"

@@ -511,12 +511,13 @@ def overwritten(
             else ""
         )
     )
+    earlier = f"the earlier copy ({fill.writer})" if fill.writer else "the earlier copy"
     # rule: P3
     return (warning if overlap == "maybe" else error)(
         op,
         f"{writer} writes {region.show()} while an earlier copy may still be writing it",
         remote_release(writer, region) if remote else fix,
-        Related(fill.op, "the earlier copy"),
+        Related(fill.op, earlier),
     )
 
 

@@ -262,7 +262,7 @@ class PhaseWaits:
         """The wait `op` for phase k never returns: report why (P5 or P6)."""
         b = self.table[key]
         related = [Related(b.init, f"initialized with arrivals {b.count}")]
-        related += [Related(a, f"an arrival on phase {k}") for a, _ in b.arrived]
+        related += [Related(a, f"an arrival on phase {k}, by {who}") for a, who in b.arrived]
         related += others
         waits = Related(op, "this wait never returns")
         if b.arrivals == b.count:

@@ -136,6 +136,8 @@ class Agent:
         """The CTA of the cluster it runs in (`cluster`: 0 when one CTA stands for all)."""
         self.fixed = walk.kernel.cluster.fixed[self.rank]
         """The values the CTA's position in the cluster decides (`cluster.rank_values`)."""
+        self.role_name = name
+        """Its name in the CTA ("role 1"), for notes that name it in several CTAs at once."""
         if len(walk.states) > 1:
             name = f"{name} of CTA {self.rank}"
         self.state = walk.states[self.rank]

@@ -136,7 +136,7 @@ func.func @p3_multicast_into_a_slot_the_peer_has_not_released(%A: memref<512x512
     copy.barrier_wait %empty[%c0], %acquire : !copy.barrier<1>
     copy.barrier_arrive_expect_tx %full[%c0], 8192 : !copy.barrier<1>
     %k0 = arith.muli %k, %c64 : index
-    // expected-error@+3 {{CTA 0's multicast load writes %buf while an earlier copy may still be writing it}}
+    // expected-error@+3 {{CTA 0's multicast load into CTA 1 writes %buf while an earlier copy may still be writing it}}
     // expected-note@+2 {{the earlier copy}}
     // expected-note@+1 {{where this CTA releases it only locally, arrive in the sender too (copy.peer_arrive ... peer <its rank>, beside the local copy.barrier_arrive) and count one release per CTA in that barrier's arrivals}}
     copy.async_copy %A[%c0, %k0] to %buf barrier %full[%c0] {arrive = false, collective = array<i64: 0>} : memref<512x512xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
@@ -305,7 +305,7 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     } else {
       copy.barrier_arrive_expect_tx %bar[%c0], 512 : !copy.barrier<1>
     }
-    // expected-error@+2 {{the kernel returns while CTA 0's multicast gather4 may still be writing its SMEM}}
+    // expected-error@+2 {{the kernel returns while CTA 0's multicast gather4 into CTA 1 may still be writing its SMEM}}
     // expected-note@+1 {{copy.barrier_wait on barrier 0 of %bar for phase 0 (parity 0) before the return}}
     func.return
   }
@@ -339,7 +339,7 @@ func.func @p3_relaxed_release_of_a_slot_threads_read(%x: memref<256x64xf16>, %y:
     copy.barrier_wait %empty[%c0], %acquire : !copy.barrier<1>
     copy.barrier_arrive_expect_tx %full[%c0], 8192 : !copy.barrier<1>
     %row = arith.muli %i, %c64 : index
-    // expected-error@+2 {{CTA 0's multicast load writes %buf while threads of the block of CTA 1 may still read it (nothing orders this copy after their read)}}
+    // expected-error@+2 {{CTA 0's multicast load into CTA 1 writes %buf while threads of the block of CTA 1 may still read it (nothing orders this copy after their read)}}
     // expected-note@+1 {{the copy.peer_arrive that releases %buf to the sender is relaxed: it orders what had completed before it (the copies its threads waited for, tensor-core reads a wgmma wait retired), not the threads' own reads: drop relaxed from it, or read the slot with the tensor core}}
     copy.async_copy %x[%row, %c0] to %buf barrier %full[%c0] {arrive = false, collective = array<i64: 0>} : memref<256x64xf16> to memref<64x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<1>
     copy.barrier_wait %full[%c0], %phase : !copy.barrier<1>
@@ -428,4 +428,172 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
     copy.wait_group bulk 0
     func.return
   }
+}
+
+// -----
+
+// A cluster of 16 (4x4): the consumers release each slot in their own CTA and in two of
+// their three x peers, whose multicasts write it; the empty barrier counts 4, and the
+// fourth release (from x peer rank ^ 3) never comes. The notes say which CTAs' releases
+// came (0, 1 and 2 for CTA 0's barrier) and group the CTAs blocked at one op.
+// rule: P6
+// fix: none -- the missing release is the third x peer's (the notes name the CTAs whose releases came, not the peer_arrive that is missing)
+func.func @one_x_peer_never_released_in_a_cluster_of_16(%A: memref<1024x512xf16>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, copy.cluster = array<i32: 4, 4, 1>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c10 = arith.constant 10 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %true = arith.constant true
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+  %bz = "gpu.block_id"() <{dimension = #gpu<dim z>}> : () -> index
+  %rx = arith.remui %bx, %c4 : index
+  %ry = arith.remui %by, %c4 : index
+  %ry4 = arith.muli %ry, %c4 : index
+  %rank = arith.addi %rx, %ry4 : index
+  %x_peer1 = arith.xori %rank, %c1 : index
+  %x_peer2 = arith.xori %rank, %c2 : index
+  %x_peer3 = arith.xori %rank, %c3 : index
+  %m0 = arith.muli %by, %c128 : index
+  %smem = copy.alloc_smem : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  // expected-note@+1 {{initialized with arrivals 4}}
+  %empty = copy.barrier_init arrivals 4 : !copy.barrier<2>
+  copy.warp_specialize warps [4, 4] {
+  ^bb0(%t: index):
+    %warp = arith.divui %t, %c32 : index
+    %is_dma = arith.cmpi eq, %warp, %c0 : index
+    scf.if %is_dma {
+      scf.for %k = %c0 to %c8 step %c1 {
+        %s = arith.remui %k, %c2 : index
+        %lap = arith.divui %k, %c2 : index
+        %lp = arith.remui %lap, %c2 : index
+        %phase = arith.cmpi ne, %lp, %c0 : index
+        %acquire = arith.xori %phase, %true : i1
+        // expected-error@+3 {{this wait never returns: phase 0 of barrier 0 of %empty has 3 of its 4 arrivals when the wait is reached, and nothing else arrives}}
+        // expected-note@+2 {{role 0 of CTAs 1-15 is blocked here, at copy.barrier_wait on barrier 0 of %empty (phase 0)}}
+        // expected-note@+1 {{if the arrivals that came (3) are all that a phase of it gets, initialize it with arrivals 3; else arrive on barrier 0 of %empty (1 more)}}
+        copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
+        copy.barrier_arrive_expect_tx %full[%s], 16384 : !copy.barrier<2>
+        %k0 = arith.muli %k, %c64 : index
+        copy.async_copy %A[%m0, %k0] to %smem[%s] barrier %full[%s] {arrive = false, collective = array<i64: 0>} : memref<1024x512xf16> to memref<2x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+      }
+      // load_tail: every peer has released every slot before this CTA returns
+      scf.for %k = %c8 to %c10 step %c1 {
+        %s = arith.remui %k, %c2 : index
+        %lap = arith.divui %k, %c2 : index
+        %lp = arith.remui %lap, %c2 : index
+        %phase = arith.cmpi ne, %lp, %c0 : index
+        %acquire = arith.xori %phase, %true : i1
+        copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
+      }
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %c8 step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lp = arith.remui %lap, %c2 : index
+      %phase = arith.cmpi ne, %lp, %c0 : index
+      // expected-note@+1 {{role 1 of CTAs 0-15 is blocked here, at copy.barrier_wait on barrier 0 of %full (phase 1)}}
+      copy.barrier_wait %full[%s], %phase : !copy.barrier<2>
+      %v = memref.load %smem[%s, %t, %c0] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+      copy.named_barrier_sync 3, 128
+      // expected-note@+1 {{an arrival on phase 0, by role 1 of CTA 0}}
+      copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+      // expected-note@+1 {{an arrival on phase 0, by role 1 of CTA 1}}
+      copy.peer_arrive %empty[%s] peer %x_peer1 : !copy.barrier<2>
+      // expected-note@+1 {{an arrival on phase 0, by role 1 of CTA 2}}
+      copy.peer_arrive %empty[%s] peer %x_peer2 : !copy.barrier<2>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A 2x2x2 cluster whose rank leaves out gpu.block_id z (x + 2y): the CTAs of z = 1 take
+// the ranks of z = 0, so CTA 4 releases its slot in itself twice (its "z peer" rank ^ 4 is
+// 4) and never in CTA 0, whose multicast writes it; CTA 4's multicast then refills CTA 0's
+// slot before CTA 0's consumers have released it.
+// rule: P3
+// fix: none -- the edit is the rank's (add 4 * (gpu.block_id z mod 2)); the message names the CTAs, 4 into 0, whose release is missing, not how the rank was computed
+func.func @rank_without_z_in_a_2x2x2_cluster(%A: memref<1024x512xf16>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, copy.cluster = array<i32: 2, 2, 2>, copy.target = #copy.target<"sm_90a">} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c10 = arith.constant 10 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %true = arith.constant true
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+  %bz = "gpu.block_id"() <{dimension = #gpu<dim z>}> : () -> index
+  %rx = arith.remui %bx, %c2 : index
+  %ry = arith.remui %by, %c2 : index
+  %rz = arith.remui %bz, %c2 : index
+  %ry2 = arith.muli %ry, %c2 : index
+  %rz4 = arith.muli %rz, %c4 : index
+  %rxy = arith.addi %rx, %ry2 : index
+  %rank = arith.addi %rx, %ry2 : index
+  %z_peer = arith.xori %rank, %c4 : index
+  %y_peer = arith.xori %rank, %c2 : index
+  %m0 = arith.muli %by, %c128 : index
+  %smem = copy.alloc_smem : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+  %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+  %empty = copy.barrier_init arrivals 2 : !copy.barrier<2>
+  copy.warp_specialize warps [4, 4] {
+  ^bb0(%t: index):
+    %warp = arith.divui %t, %c32 : index
+    %is_dma = arith.cmpi eq, %warp, %c0 : index
+    scf.if %is_dma {
+      scf.for %k = %c0 to %c8 step %c1 {
+        %s = arith.remui %k, %c2 : index
+        %lap = arith.divui %k, %c2 : index
+        %lp = arith.remui %lap, %c2 : index
+        %phase = arith.cmpi ne, %lp, %c0 : index
+        %acquire = arith.xori %phase, %true : i1
+        copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
+        copy.barrier_arrive_expect_tx %full[%s], 16384 : !copy.barrier<2>
+        %k0 = arith.muli %k, %c64 : index
+        // expected-error@+3 {{CTA 4's multicast load into CTA 0 writes %smem[0] while an earlier copy may still be writing it}}
+        // expected-note@+2 {{the earlier copy}}
+        // expected-note@+1 {{CTA 4's multicast load into CTA 0 is held back only by what its sending CTA waits on}}
+        copy.async_copy %A[%m0, %k0] to %smem[%s] barrier %full[%s] {arrive = false, collective = array<i64: 2>} : memref<1024x512xf16> to memref<2x128x64xf16, #copy.smem<swizzle = 128>>, !copy.barrier<2>
+      }
+      // load_tail: every peer has released every slot before this CTA returns
+      scf.for %k = %c8 to %c10 step %c1 {
+        %s = arith.remui %k, %c2 : index
+        %lap = arith.divui %k, %c2 : index
+        %lp = arith.remui %lap, %c2 : index
+        %phase = arith.cmpi ne, %lp, %c0 : index
+        %acquire = arith.xori %phase, %true : i1
+        copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
+      }
+    }
+  }, {
+  ^bb0(%t: index):
+    scf.for %k = %c0 to %c8 step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %lap = arith.divui %k, %c2 : index
+      %lp = arith.remui %lap, %c2 : index
+      %phase = arith.cmpi ne, %lp, %c0 : index
+      copy.barrier_wait %full[%s], %phase : !copy.barrier<2>
+      %v = memref.load %smem[%s, %t, %c0] : memref<2x128x64xf16, #copy.smem<swizzle = 128>>
+      copy.named_barrier_sync 3, 128
+      copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+      copy.peer_arrive %empty[%s] peer %z_peer : !copy.barrier<2>
+    }
+  }
+  func.return
 }
