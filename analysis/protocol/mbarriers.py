@@ -207,12 +207,14 @@ class Mbarriers:
         who: str,
         how: str | None = None,
         clock: Clock | None = None,
+        rank: int | None = None,
     ) -> None:
         """`times` arrivals (and `tx` bytes expected) by `who`, whose classes `contributors`
         each have a thread among the arriving ones. `how` says how many arrivals one
         execution of the op makes (for the fix), when it is not one per thread. `clock`:
         what the arrivals release, where it is not all the contributors know (a relaxed
-        arrival, `HappensBefore.relaxed_arrival`)."""
+        arrival, `HappensBefore.relaxed_arrival`). `rank`: the CTA a release comes from, in
+        a run that models the cluster's CTAs."""
         b = self.table[key]
         if b.unknown:
             return
@@ -267,6 +269,8 @@ class Mbarriers:
         for known in released:
             b.open = join(b.open, known)
         b.arrived.append((op, who))
+        if rank is not None:
+            b.phase_ranks += [rank] * times
         closed = b.closed
         self.close(op, key, b, contributors[0] if op in self.tracked else None)
         if b.closed > closed and not b.last_expected:
@@ -406,6 +410,7 @@ class Mbarriers:
         b.arrivals = b.expected = b.delivered = 0
         b.open = []
         b.last_arrived, b.arrived = b.arrived, []
+        b.phase_ranks = []
         b.count, b.dropped = b.count - b.dropped, 0
         if b.observed:
             b.observed = [o for o in b.observed if o.phase >= phase]

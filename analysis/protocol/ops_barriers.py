@@ -182,7 +182,7 @@ def arrive(agent: Agent, op: copy.BarrierArriveOp, mask: int | None) -> None:
     if got is not None:
         threads, members, how = got
         made = arrivals.made(threads)
-        agent.state.barriers.arrive(op, key, made, 0, members, agent.name, how)  # type: ignore[arg-type]
+        agent.state.barriers.arrive(op, key, made, 0, members, agent.name, how, rank=agent.cta)  # type: ignore[arg-type]
         agent.state.barriers.releases.released(op, key, members)  # type: ignore[arg-type]
 
 
@@ -294,6 +294,20 @@ def wait(agent: Agent, op: copy.BarrierWaitOp, mask: int | None) -> Steps | None
     return wait_for(agent, op, key, parity, agent.observers(mask))  # type: ignore[arg-type]
 
 
+def multicast_receivers(agent: Agent) -> tuple[int, list[int]] | None:
+    """Where the run models the cluster's CTAs and `agent`'s CTA issues multicast loads: its
+    rank and the CTAs those loads write (its collective groups, itself among them), whose
+    consumers release the slots in it before it refills them."""
+    rank = agent.cta
+    if rank is None:
+        return None
+    facts = agent.walk.cluster.facts
+    groups = [facts.group(rank, c.dims) for c in facts.collective.values() if not c.pair]
+    if not groups:
+        return None
+    return rank, sorted({r for g in groups for r in g})
+
+
 def wait_for(
     agent: Agent,
     op: Operation,
@@ -320,7 +334,9 @@ def wait_for(
         yield Blocked(
             op,
             lambda: b.closed > need or b.unknown,
-            lambda others: waits.hang(op, key, need, others, s.hb.concurrent),
+            lambda others: waits.hang(
+                op, key, need, others, s.hb.concurrent, multicast_receivers(agent)
+            ),
             infeasible,
             f"{op.name} on {describe_key(key)} (phase {need})",
             lambda: b.sources - b.phase_sources if b.closed == need else set(),

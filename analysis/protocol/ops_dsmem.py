@@ -164,7 +164,9 @@ def peer_arrive(agent: Agent, op: copy.PeerArriveOp, mask: int | None) -> None:
         stamp = hb.stamp(agent.c0)
     how = "copy.peer_arrive makes one arrival per execution, on the peer's barrier"
     made = copy.arrivals_of(op).made(1)  # the elected thread's
-    there.barriers.arrive(op, key, made, op.tx_bytes, (agent.c0,), agent.name, how, clock)
+    there.barriers.arrive(
+        op, key, made, op.tx_bytes, (agent.c0,), agent.name, how, clock, rank=agent.cta
+    )
     if there is not agent.state:
         rank = agent.walk.states.index(there)
         agent.walk.cluster.arrival(op, agent.rank, rank, (stamp,), agent.name)

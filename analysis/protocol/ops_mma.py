@@ -220,7 +220,7 @@ def tcgen05_commit(agent: Agent, op: Operation, mask: int | None) -> None:
             raise Stop
         b = there.barriers.table[key]
         phase = b.closed
-        there.barriers.arrive(op, key, threads, 0, members, agent.name, how)
+        there.barriers.arrive(op, key, threads, 0, members, agent.name, how, rank=agent.cta)
         if there is not s:
             agent.walk.cluster.arrival(op, agent.rank, rank, stamps, agent.name)
         ends[rank] = (b.comp, phase + 1)

@@ -135,6 +135,9 @@ class Barrier:
     """The arrivals of the open phase, and who made them."""
     last_arrived: list[tuple[Operation, str]] = field(default_factory=list)
     """The arrivals of the phase that completed last."""
+    phase_ranks: list[int] = field(default_factory=list)
+    """The CTAs whose releases (barrier_arrive, peer_arrive, tcgen05.commit) arrived on the
+    open phase, in a run that models the cluster's CTAs (`waits.PhaseWaits.hang`)."""
     dropped: int = 0
     """Arrivals the open phase's arrive_drops take off every later phase's count."""
     invalid: Operation | None = None
@@ -249,3 +252,17 @@ def learned_since(then: Clock, now: Clock, c: int) -> bool:
 
 def describe_ops(ops: list[tuple[Operation, str]]) -> str:
     return ", ".join(sorted({who for _, who in ops}))
+
+
+def ranks_text(ranks: list[int]) -> str:
+    """Ranks in words: runs of three or more as "a-b" ("0, 2 and 4-7")."""
+    runs: list[list[int]] = []
+    for r in ranks:
+        if runs and r == runs[-1][-1] + 1:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+    parts: list[str] = []
+    for run in runs:
+        parts += [f"{run[0]}-{run[-1]}"] if len(run) >= 3 else [str(r) for r in run]
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"

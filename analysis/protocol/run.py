@@ -16,7 +16,7 @@ from analysis.protocol.cluster import Cluster
 from analysis.protocol.dispatch import CLUSTER_STEPS, FOREIGN, STEPS
 from analysis.protocol.facts import Kernel
 from analysis.protocol.findings import ProtocolFinding, Related, Report
-from analysis.protocol.records import Deadlock
+from analysis.protocol.records import Deadlock, ranks_text
 from analysis.protocol.state import State
 from analysis.protocol.steps import Heads, Stop
 from analysis.protocol.tmem_order import raw_syncs
@@ -284,17 +284,3 @@ def blocked_name(agents: list[Agent]) -> str:
     if len(agents) == 1:
         return agents[0].name
     return f"{agents[0].role_name} of CTAs {ranks_text(sorted(a.rank for a in agents))}"
-
-
-def ranks_text(ranks: list[int]) -> str:
-    """Ranks in words: runs of three or more as "a-b" ("0, 2 and 4-7")."""
-    runs: list[list[int]] = []
-    for r in ranks:
-        if runs and r == runs[-1][-1] + 1:
-            runs[-1].append(r)
-        else:
-            runs.append([r])
-    parts: list[str] = []
-    for run in runs:
-        parts += [f"{run[0]}-{run[-1]}"] if len(run) >= 3 else [str(r) for r in run]
-    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"

@@ -22,6 +22,7 @@ from analysis.protocol.records import (
     Observation,
     describe_key,
     describe_ops,
+    ranks_text,
 )
 
 
@@ -257,9 +258,17 @@ class PhaseWaits:
         return True
 
     def hang(
-        self, op: Operation, key: Key, k: int, others: list[Related], concurrent: bool
+        self,
+        op: Operation,
+        key: Key,
+        k: int,
+        others: list[Related],
+        concurrent: bool,
+        receivers: tuple[int, list[int]] | None = None,
     ) -> None:
-        """The wait `op` for phase k never returns: report why (P5 or P6)."""
+        """The wait `op` for phase k never returns: report why (P5 or P6). `receivers`: the
+        waiting CTA's rank and the CTAs its multicast loads write, where the run models the
+        cluster (a release missing from one of them is named)."""
         b = self.table[key]
         related = [Related(b.init, f"initialized with arrivals {b.count}")]
         related += [Related(a, f"an arrival on phase {k}, by {who}") for a, who in b.arrived]
@@ -345,7 +354,10 @@ class PhaseWaits:
                 f"from a role that does not wait for this one first ({blocked}): let one of "
                 "the roles arrive before it waits"
             )
-            if b.arrivals:
+            missing = missing_releases(b, key, receivers)
+            if missing:
+                fix = missing
+            elif b.arrivals:
                 # Part of the phase came and the rest never will: the count is the suspect
                 # (the others wait on this role, `run.Walk.deadlock`).
                 fix = (
@@ -377,6 +389,43 @@ class PhaseWaits:
             )
         )
         raise Deadlock
+
+
+def missing_releases(b: Barrier, key: Key, receivers: tuple[int, list[int]] | None) -> str | None:
+    """The fix for a multicast ring's empty barrier that one receiving CTA never releases:
+    the releases of the phase came from CTAs that the waiting CTA's multicast loads write,
+    one each, and the CTAs missing are as many as the arrivals missing (None otherwise)."""
+    if receivers is None or not b.phase_ranks:
+        return None
+    rank, cta = receivers
+    came = sorted(b.phase_ranks)
+    missing = [r for r in cta if r not in came]
+    if len(set(came)) != len(came) or not set(came) <= set(cta):
+        return None
+    if not missing or len(missing) != b.count - b.arrivals:
+        return None
+    remote = [r for r in came if r != rank]
+    adds = []
+    if rank in missing:
+        adds.append(
+            f"the release of its own consumers (a copy.barrier_arrive on {describe_key(key)})"
+        )
+    if any(r != rank for r in missing):
+        by = f", as {ctas(remote)} {'does' if len(remote) == 1 else 'do'}" if remote else ""
+        adds.append(
+            f"a release from {ctas([r for r in missing if r != rank])} (a copy.peer_arrive on "
+            f"{describe_key(key)} whose peer is CTA {rank}{by})"
+        )
+    return (
+        f"CTA {rank}'s multicast loads write the slots of CTAs {ranks_text(cta)}, and this "
+        f"phase's releases came from {ctas(came)} only: add {' and '.join(adds)}, so that CTA "
+        f"{rank} refills a slot only once every CTA it writes has released it"
+    )
+
+
+def ctas(ranks: list[int]) -> str:
+    """ "CTA 3", "CTAs 0-2"."""
+    return f"{'CTA' if len(ranks) == 1 else 'CTAs'} {ranks_text(ranks)}"
 
 
 def first_lap(op: Operation, k: int) -> bool:

@@ -181,6 +181,12 @@ class Agent:
         """Per op `generic` computed: its operands and results, the operands' values and
         the result it computed last."""
 
+    @property
+    def cta(self) -> int | None:
+        """Its CTA's rank where the run models the cluster's CTAs (None: one CTA stands for
+        all of them)."""
+        return self.rank if len(self.walk.states) > 1 else None
+
     # ---- values --------------------------------------------------------------------------
 
     def value(self, v: SSAValue) -> Value:

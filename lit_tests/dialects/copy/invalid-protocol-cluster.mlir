@@ -434,11 +434,12 @@ builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
 
 // A cluster of 16 (4x4): the consumers release each slot in their own CTA and in two of
 // their three x peers, whose multicasts write it; the empty barrier counts 4, and the
-// fourth release (from x peer rank ^ 3) never comes. The notes say which CTAs' releases
-// came (0, 1 and 2 for CTA 0's barrier) and group the CTAs blocked at one op.
+// fourth release (from x peer rank ^ 3) never comes. The fix note names the CTA whose
+// release is missing (CTA 3, for CTA 0's barrier), the arrival notes who made the others,
+// and the CTAs blocked at one op are one note.
 // rule: P6
-// fix: none -- the missing release is the third x peer's (the notes name the CTAs whose releases came, not the peer_arrive that is missing)
-func.func @one_x_peer_never_released_in_a_cluster_of_16(%A: memref<1024x512xf16>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, copy.cluster = array<i32: 4, 4, 1>, copy.target = #copy.target<"sm_90a">} {
+// fix: s|copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>|copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2> copy.peer_arrive %empty[%s] peer %x_peer3 : !copy.barrier<2>|
+func.func @p6_one_x_peer_never_releases_in_a_cluster_of_16(%A: memref<1024x512xf16>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, copy.cluster = array<i32: 4, 4, 1>, copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -478,7 +479,7 @@ func.func @one_x_peer_never_released_in_a_cluster_of_16(%A: memref<1024x512xf16>
         %acquire = arith.xori %phase, %true : i1
         // expected-error@+3 {{this wait never returns: phase 0 of barrier 0 of %empty has 3 of its 4 arrivals when the wait is reached, and nothing else arrives}}
         // expected-note@+2 {{role 0 of CTAs 1-15 is blocked here, at copy.barrier_wait on barrier 0 of %empty (phase 0)}}
-        // expected-note@+1 {{if the arrivals that came (3) are all that a phase of it gets, initialize it with arrivals 3; else arrive on barrier 0 of %empty (1 more)}}
+        // expected-note@+1 {{CTA 0's multicast loads write the slots of CTAs 0-3, and this phase's releases came from CTAs 0-2 only: add a release from CTA 3 (a copy.peer_arrive on barrier 0 of %empty whose peer is CTA 0, as CTAs 1 and 2 do)}}
         copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
         copy.barrier_arrive_expect_tx %full[%s], 16384 : !copy.barrier<2>
         %k0 = arith.muli %k, %c64 : index
@@ -524,7 +525,7 @@ func.func @one_x_peer_never_released_in_a_cluster_of_16(%A: memref<1024x512xf16>
 // slot before CTA 0's consumers have released it.
 // rule: P3
 // fix: none -- the edit is the rank's (add 4 * (gpu.block_id z mod 2)); the message names the CTAs, 4 into 0, whose release is missing, not how the rank was computed
-func.func @rank_without_z_in_a_2x2x2_cluster(%A: memref<1024x512xf16>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, copy.cluster = array<i32: 2, 2, 2>, copy.target = #copy.target<"sm_90a">} {
+func.func @p3_rank_without_z_in_a_2x2x2_cluster(%A: memref<1024x512xf16>) attributes {gpu.known_block_size = array<i32: 256, 1, 1>, copy.cluster = array<i32: 2, 2, 2>, copy.target = #copy.target<"sm_90a">} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
