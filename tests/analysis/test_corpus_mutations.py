@@ -86,6 +86,7 @@ SAMPLED_KERNELS = (
     "gemm_dynamic_k",
     "gemm_multicast_cluster2",
     "gemm_multicast_cluster4",
+    "gemm_multicast_cluster16",
     "dsmem_allreduce_ring",
     "gather4_multicast_moe",
     "fmha_tcgen05",

@@ -315,6 +315,14 @@ KERNELS += (
         clusters=1,
         expected=lambda a: {2: _tiles(*a, [(m, n) for m in range(2) for n in range(2)])},
     ),
+    Kernel(
+        "gemm_multicast_cluster16",
+        ("cluster-16 multicast",),
+        _gemm_cooperative_args,
+        grid=(8, 8),
+        clusters=1,
+        expected=lambda a: {2: _tiles(*a, [(m, n) for m in range(4) for n in range(4)])},
+    ),
 )
 
 
