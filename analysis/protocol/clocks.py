@@ -68,6 +68,28 @@ def common(clocks: list[Clock]) -> Clock | None:
     return list(map(min, *clocks))  # (`meet` of them all, up to the shortest, at once)
 
 
+class Meet:
+    """`common(clocks)` of several clocks, computed a component at a time as `knows` reads
+    it: pruning the records of a cluster's CTAs asks for the few components their ends
+    name, of clocks as wide as every CTA's classes and barriers together."""
+
+    __slots__ = ("clocks", "n", "known")
+
+    def __init__(self, clocks: list[Clock]):
+        self.clocks = clocks
+        self.n = min(map(len, clocks))
+        self.known: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, c: int) -> int:
+        got = self.known.get(c)
+        if got is None:
+            got = self.known[c] = min(k[c] for k in self.clocks)
+        return got
+
+
 def known_to(clock: Clock | None, end: End | None) -> bool:
     """`knows`, with None (`common` of no clocks) knowing everything."""
     return clock is None or knows(clock, end)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from xdsl.ir import Operation, SSAValue
 
-from analysis.protocol.clocks import Clock, End, HappensBefore, common, knows
+from analysis.protocol.clocks import Clock, End, HappensBefore, Meet, common, knows
 from analysis.protocol.copies import AsyncCopies
 from analysis.protocol.ends import Ends
 from analysis.protocol.findings import Report
@@ -35,6 +35,12 @@ from analysis.protocol.records import Key
 from analysis.protocol.smem import SharedMemory
 from analysis.protocol.tensormaps import TensorMaps
 from analysis.protocol.tmem import Tmem
+
+WHOLE_MEET = 4096
+"""The most clock components (running classes times the run's components) whose `common`
+`State.prune` computes whole, at C speed, which lets it skip a prune that finds nothing new;
+above it (the CTAs of a cluster of 8 or 16) it computes only the components the records name
+(`clocks.Meet`)."""
 
 
 class State:
@@ -74,7 +80,14 @@ class State:
         `smem.latest`)."""
         if not self.hb.live:
             return
-        known = common(self.hb.live_clocks())
+        live = self.hb.live_clocks()
+        if len(live) * self.hb.width > WHOLE_MEET:
+            # Many wide clocks (a cluster's CTAs): only the components the records' ends name
+            known = Meet(live)
+            self.smem.prune(known)  # type: ignore[arg-type]
+            self.maps.prune(known)  # type: ignore[arg-type]
+            return
+        known = common(live)
         fills = self.smem.fills
         pruned = (known, (id(fills), len(fills)))
         if pruned == self.pruned:
