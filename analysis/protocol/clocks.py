@@ -36,6 +36,15 @@ def join(a: Clock, b: Clock) -> Clock:
     return [*map(max, a[: len(b)], b), *a[len(b) :]]
 
 
+def join_all(clocks: list[Clock]) -> Clock:
+    """The clock that knows what any of `clocks` knows (a new list, unless there is one):
+    `join` of them all, a component at a time across every clock at once."""
+    if len(clocks) == 1:
+        return clocks[0]
+    n = max(map(len, clocks))
+    return list(map(max, *(c if len(c) == n else [*c, *[0] * (n - len(c))] for c in clocks)))
+
+
 def meet(a: Clock, b: Clock) -> Clock:
     """The clock that knows what both know (a new list)."""
     n = min(len(a), len(b))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from xdsl.ir import Operation
 
-from analysis.protocol.clocks import Clock, End, HappensBefore, join
+from analysis.protocol.clocks import Clock, End, HappensBefore
 from analysis.protocol.groups import Groups, MmaRead
 from analysis.protocol.mbarriers import Mbarriers
 from analysis.protocol.records import Fill, Key, Region
@@ -83,7 +83,7 @@ class AsyncCopies:
             b.delivered += nbytes
             b.senders.append(op)
             for c in issuers:
-                b.open = join(b.open, self.hb.clocks[c])
+                b.learn(self.hb.clocks[c])
             self.barriers.close(op, key, b)
         if not any(f.region == region for f in ours):
             smem.fills.append(Fill(op, region, key, phase, end, writer=writer if remote else None))

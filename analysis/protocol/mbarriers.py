@@ -267,7 +267,7 @@ class Mbarriers:
         b.arrivals += times
         released = [clock] if clock is not None else [self.hb.clocks[c] for c in contributors]
         for known in released:
-            b.open = join(b.open, known)
+            b.learn(known)
         b.arrived.append((op, who))
         if rank is not None:
             b.phase_ranks += [rank] * times
@@ -305,7 +305,7 @@ class Mbarriers:
         b.expected += nbytes
         b.expecters.append(op)
         for c in contributors:
-            b.open = join(b.open, self.hb.clocks[c])
+            b.learn(self.hb.clocks[c])
 
     def complete_tx(
         self, op: Operation, key: Key, nbytes: int, contributors: tuple[int, ...]
@@ -321,7 +321,7 @@ class Mbarriers:
         b.delivered += nbytes
         b.senders.append(op)
         for c in contributors:
-            b.open = join(b.open, self.hb.clocks[c])
+            b.learn(self.hb.clocks[c])
         self.close(op, key, b)
 
     def deliver(self, op: Operation, key: Key, nbytes: int, issuer: int | None) -> int:
@@ -341,7 +341,7 @@ class Mbarriers:
         b.delivered += nbytes
         b.senders.append(op)
         if issuer is not None:
-            b.open = join(b.open, self.hb.clocks[issuer])
+            b.learn(self.hb.clocks[issuer])
         self.close(op, key, b, issuer)
         return phase
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Operation, SSAValue
 
-from analysis.protocol.clocks import Clock, End
+from analysis.protocol.clocks import Clock, End, join_all
 from copy_dialect.attributes import BarrierType
 
 Index = int | None
@@ -121,8 +121,12 @@ class Barrier:
     arrivals: int = 0
     expected: int = 0
     delivered: int = 0
-    open: Clock = field(default_factory=list)
-    """What the arrivals and copies of the open phase know (joined)."""
+    joined: Clock = field(default_factory=list)
+    """Part of `open`: what the arrivals and copies of the open phase joined so far know."""
+    knew: list[Clock] = field(default_factory=list)
+    """The rest of `open`: copies of the clocks of those whose knowledge `learn` has not
+    joined yet (joined once, when `open` is read: a cluster's clocks are wide, and a phase
+    gets one of them per arrival and multicast share)."""
     done: Clock = field(default_factory=list)
     """The clock of the last completed phase (`closed - 1`): what its observers learn."""
     observed: list[Observation] = field(default_factory=list)
@@ -159,6 +163,23 @@ class Barrier:
     a copy's bytes)."""
     last_expected: int = 0
     """The bytes the last completed phase expected."""
+
+    @property
+    def open(self) -> Clock:
+        """What the arrivals and copies of the open phase know (joined)."""
+        if self.knew:
+            clocks = [self.joined, *self.knew] if self.joined else self.knew
+            self.joined = join_all(clocks)
+            self.knew = []
+        return self.joined
+
+    @open.setter
+    def open(self, clock: Clock) -> None:
+        self.joined, self.knew = clock, []
+
+    def learn(self, clock: Clock) -> None:
+        """The open phase comes to know what `clock` knows now."""
+        self.knew.append(clock.copy())
 
 
 @dataclass(frozen=True)
