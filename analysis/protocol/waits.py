@@ -143,6 +143,8 @@ class PhaseWaits:
             if b.closed > k + 1:
                 self.check_ahead(op, key, parity, k, who)
             targets.append((c, k))
+        if not targets:  # (returned at once: `who` has waited on the group, as `observe`)
+            self.waited.add((key[0], who))
         return targets
 
     def names_next(

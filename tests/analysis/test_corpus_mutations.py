@@ -174,3 +174,29 @@ def test_every_kernel_has_mutants():
     cases = cm.cases()
     assert len(cases) >= 300
     assert {c[0] for c in cases} == {k.name for k in cm.KERNELS}
+
+
+@pytest.mark.parametrize(
+    ("kernel", "mutation", "index"),
+    [
+        ("gemm_pingpong", "flip parity", 1),  # consumer 1's math_order wait
+        ("gemm_persistent", "delete barrier_arrive", 0),  # the consumer's release
+        ("dsmem_allreduce_ring", "next barrier", 0),  # a wait moved to the next barrier
+    ],
+)
+def test_a_hang_at_a_later_lap_is_not_a_first_lap_parity(kernel: str, mutation: str, index: int):
+    """A producer whose acquires of the first lap returned at once (parity 1, as it should)
+    and whose wait of a later lap hangs (a release never came: deleted, or its role blocked
+    elsewhere) is not told that its loop's first wait must start at parity 1: that note is
+    for the acquire that starts at 0, whose very first wait hangs (lit `invalid-protocol`).
+    Before, a wait that returned at once did not count as the agent's wait on the group, and
+    57 corpus mutants got that note."""
+    from analysis.protocol import check_protocol
+
+    m = cm.mutation_named(mutation)
+    module = cm.parse(cm.kernel_named(kernel))
+    m.apply(m.targets(module)[index])
+    errors = [f for f in check_protocol(module) if f.severity == "error"]
+    assert errors
+    assert "P6" in errors[0].rules
+    assert "the loop's first wait" not in errors[0].note, errors[0].note
