@@ -16,12 +16,14 @@ from analysis.protocol.cluster import Cluster
 from analysis.protocol.dispatch import CLUSTER_STEPS, FOREIGN, STEPS
 from analysis.protocol.facts import Kernel
 from analysis.protocol.findings import ProtocolFinding, Related, Report
-from analysis.protocol.records import Deadlock, ranks_text
+from analysis.protocol.records import Deadlock, barrier_pointer, ranks_text
 from analysis.protocol.state import State
 from analysis.protocol.steps import Heads, Stop
 from analysis.protocol.tmem_order import raw_syncs
 from analysis.protocol.values import UNIFORM
 from analysis.protocol.walk import Agent
+from copy_dialect.attributes import BarrierType
+from copy_dialect.verification import ops_of, per_run
 
 
 class Infeasible(Exception):
@@ -132,7 +134,8 @@ class Walk:
             return bool(a.blocked and a.blocked.started and a.blocked.started())
 
         others = list(stuck)  # (a list being sorted is empty while it sorts)
-        stuck.sort(key=lambda a: (fed(a), not started(a)))
+        upstream = upstream_agents(self.kernel, others)
+        stuck.sort(key=lambda a: (a not in upstream, fed(a), not started(a)))
         if any(a.blocked is not None and a.blocked.infeasible for a in stuck):
             raise Infeasible
         if not stuck:
@@ -276,6 +279,71 @@ def steady_lap(
                 best = (k, lap)
                 break
     return best
+
+
+def upstream_agents(kernel: Kernel, stuck: list[Agent]) -> list[Agent]:
+    """The blocked agents that wait on no blocked agent outside their own cycle: those of
+    the strongly connected components of the waits-for graph that no edge leaves (an agent
+    waits for those whose role has an op on the barrier group it waits on, other than a
+    wait; on anything but an mbarrier, for every other agent). A hang's cause is there: the
+    others wait, through their barriers, for them (a producer whose ring no consumer
+    releases, because the consumers wait on each other's order barrier)."""
+    feeds = barrier_feeders(kernel.fn)
+    edges: dict[int, set[int]] = {}
+    for i, a in enumerate(stuck):
+        group = getattr(a.blocked.op, "barrier", None) if a.blocked is not None else None
+        roles = feeds.get(group) if isinstance(group, SSAValue) else None
+        edges[i] = {j for j, o in enumerate(stuck)
+                    if j != i and (roles is None or o.role in roles)}  # fmt: skip
+    # Reachability closure (a few dozen agents): i and j share a component when each
+    # reaches the other; a component is upstream when all it reaches is itself.
+    reach = {i: set(e) for i, e in edges.items()}
+    changed = True
+    while changed:
+        changed = False
+        for i in reach:
+            more = set().union(*(reach[j] for j in reach[i])) - reach[i]
+            if more:
+                reach[i] |= more
+                changed = True
+    return [a for i, a in enumerate(stuck) if all(i in reach[j] for j in reach[i])]
+
+
+def barrier_feeders(fn: Operation) -> dict[SSAValue, set[int | None]]:
+    """Per barrier group (a copy.barrier_init result), the roles (their index in
+    copy.warp_specialize; None: outside roles) with an op that takes it, directly or as a
+    pointer, other than a wait or test on it: those that arrive on it, expect or deliver
+    its bytes, commit to it. Once per verification run."""
+
+    def derive() -> dict[SSAValue, set[int | None]]:
+        found: dict[SSAValue, set[int | None]] = {}
+        for op in ops_of(fn):
+            if op.name in WAITS:
+                continue
+            for v in op.operands:
+                pointed = barrier_pointer(v)
+                group = pointed[0] if pointed is not None else v
+                if isinstance(group.type, BarrierType):
+                    found.setdefault(group, set()).add(role_index(op))
+        return found
+
+    return per_run("barrier_feeders", fn, derive)
+
+
+WAITS = frozenset({"copy.barrier_wait", "copy.barrier_test", "copy.barrier_inval"})
+
+
+def role_index(op: Operation) -> int | None:
+    """The index of the role of copy.warp_specialize that `op` is in (None outside)."""
+    region = op.parent_region()
+    while region is not None:
+        parent = region.parent_op()
+        if parent is None:
+            return None
+        if parent.name == "copy.warp_specialize":
+            return parent.regions.index(region)
+        region = parent.parent_region()
+    return None
 
 
 def blocked_name(agents: list[Agent]) -> str:

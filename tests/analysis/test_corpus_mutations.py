@@ -179,7 +179,7 @@ def test_every_kernel_has_mutants():
 @pytest.mark.parametrize(
     ("kernel", "mutation", "index"),
     [
-        ("gemm_pingpong", "flip parity", 1),  # consumer 1's math_order wait
+        ("gemm_pingpong", "delete barrier_arrive", 0),  # a consumer's release
         ("gemm_persistent", "delete barrier_arrive", 0),  # the consumer's release
         ("dsmem_allreduce_ring", "next barrier", 0),  # a wait moved to the next barrier
     ],
@@ -200,3 +200,29 @@ def test_a_hang_at_a_later_lap_is_not_a_first_lap_parity(kernel: str, mutation: 
     assert errors
     assert "P6" in errors[0].rules
     assert "the loop's first wait" not in errors[0].note, errors[0].note
+
+
+@pytest.mark.parametrize(
+    ("kernel", "mutation", "index", "rule"),
+    [
+        ("gemm_pingpong", "flip parity", 1, "P6"),  # consumer 1's math_order wait
+        ("fa3_pingpong", "next barrier", 12, "P6"),  # a wait on the other K slot's barrier
+        ("fa3_kv_ring", "loop bound + 1", 2, "P6"),  # a consumer's loop one block too long
+    ],
+)
+def test_a_hang_is_reported_where_the_roles_wait_on_each_other(kernel, mutation, index, rule):
+    """When every role waits and no history says which one owes whom, the hang is reported
+    at a wait of the roles that wait on no blocked role outside their own cycle
+    (`run.upstream_agents`): pingpong's two consumers waiting on each other's order barrier,
+    not the producer whose ring they no longer release (before, the producer's acquire, the
+    first role, and for the last two a named barrier that never completes downstream)."""
+    from analysis.protocol import check_protocol
+
+    m = cm.mutation_named(mutation)
+    module = cm.parse(cm.kernel_named(kernel))
+    op = m.targets(module)[index]
+    m.apply(op)
+    errors = [f for f in check_protocol(module) if f.severity == "error"]
+    assert errors
+    assert rule in errors[0].rules
+    assert cm.first_error_place(errors[0], op, m.deletes) == "at", errors[0].op
