@@ -9,7 +9,7 @@ first order's run counted an arrival toward a phase that another schedule may no
 
 from __future__ import annotations
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 
 from analysis.protocol.clocks import join
 from analysis.protocol.cluster import Cluster
@@ -17,6 +17,7 @@ from analysis.protocol.dispatch import CLUSTER_STEPS, FOREIGN, STEPS
 from analysis.protocol.facts import Kernel
 from analysis.protocol.findings import ProtocolFinding, Related, Report
 from analysis.protocol.records import Deadlock, barrier_pointer, ranks_text
+from analysis.protocol.smem import role_of
 from analysis.protocol.state import State
 from analysis.protocol.steps import Heads, Stop
 from analysis.protocol.tmem_order import raw_syncs
@@ -335,15 +336,12 @@ WAITS = frozenset({"copy.barrier_wait", "copy.barrier_test", "copy.barrier_inval
 
 def role_index(op: Operation) -> int | None:
     """The index of the role of copy.warp_specialize that `op` is in (None outside)."""
-    region = op.parent_region()
-    while region is not None:
-        parent = region.parent_op()
-        if parent is None:
-            return None
-        if parent.name == "copy.warp_specialize":
-            return parent.regions.index(region)
-        region = parent.parent_region()
-    return None
+    region = role_of(op)
+    if not isinstance(region, Region):
+        return None
+    parent = region.parent_op()
+    assert parent is not None  # (`role_of`: a region of copy.warp_specialize)
+    return parent.regions.index(region)
 
 
 def blocked_name(agents: list[Agent]) -> str:
