@@ -32,10 +32,9 @@ from xdsl.ir import Block, Operation, SSAValue
 from copy_dialect import ops as copy
 from copy_dialect.attributes import Implementation, Issuer
 from interpreter.memory import Smem
-from interpreter.races import Clock, Epoch, Race, join, sees
+from interpreter.races import WARP, Clock, Epoch, Race, join, sees
 from interpreter.values import InterpretError, RuleBroken, Value
 
-WARP = 32
 SPIN_LIMIT = 1000
 """Steps of only failing polls, with no copy in flight, after which a run is deadlocked."""
 
@@ -117,6 +116,19 @@ class Agent:
         self.env = env
         self.component = cta.machine.clocks.new(f"{name} of CTA {cta.rank}", agent=True)
         self.clock: Clock = {self.component: 1}
+        self.warps: dict[int, int] = {
+            int(w): cta.machine.clocks.new(f"warp {w} of {name} of CTA {cta.rank}", agent=True)
+            for w in np.unique(np.flatnonzero(mask) // WARP)
+        }
+        """Per warp of the agent (by its index in the CTA), the component that says up to
+        which of the agent's times its threads' accesses are released: a release carries
+        the agent's time for the warps of the threads that make it, and for the other warps
+        only their `frontier`. The threads of one agent run in lockstep here, but a warp's
+        accesses are ordered before another warp's arrival only through a barrier they meet
+        (a named barrier before a consumer's elected release), as on the GPU."""
+        self.frontier: dict[int, int] = dict.fromkeys(self.warps, 0)
+        """Per warp: the agent's time when its threads last published their accesses to
+        every thread of the agent (`publish`)."""
         self.published = np.zeros(cta.threads, dtype=np.int64)
         """Per thread, how many times its accesses so far were published to the agent's
         threads (a barrier they all met, a wait on a phase the thread released into):
@@ -136,11 +148,29 @@ class Agent:
     def epoch(self) -> Epoch:
         return (self.component, self.clock[self.component])
 
-    def release(self) -> Clock:
-        """The clock an arrival or a barrier publishes; the agent's own time moves on."""
+    def release(self, lanes: np.ndarray | None = None) -> Clock:
+        """The clock an arrival or a barrier of the threads of `lanes` (a mask; None: all)
+        publishes; the agent's own time moves on. Of the other warps' accesses it carries
+        only those published to the agent's threads (`frontier`)."""
         published = dict(self.clock)
+        now = self.clock[self.component]
+        releasing = None if lanes is None else set((np.flatnonzero(lanes) // WARP).tolist())
+        for w, component in self.warps.items():
+            time = now if releasing is None or w in releasing else self.frontier[w]
+            if published.get(component, 0) < time:
+                published[component] = time
         self.clock[self.component] += 1
         return published
+
+    def lagging(self, clock: Clock, time: int) -> list[int]:
+        """The agent's warps whose accesses at `time` `clock` does not know released."""
+        return [w for w, c in self.warps.items() if clock.get(c, 0) < time]
+
+    def unpublished(self, time: int) -> list[int]:
+        """The warps whose accesses at `time` the elected thread (of the first warp) does
+        not know of yet: not published to the agent's threads since."""
+        first = min(self.warps)
+        return [w for w, at in self.frontier.items() if w != first and at < time]
 
     def acquire(self, clock: Clock) -> None:
         join(self.clock, clock)
@@ -148,10 +178,15 @@ class Agent:
     def publish(self, lanes: np.ndarray | None = None) -> None:
         """The accesses of the threads of `lanes` (a mask; None: all) are seen by every
         thread of the agent from now on."""
+        now = self.clock[self.component]
         if lanes is None:
             self.published += 1
+            warps = self.warps.keys()
         else:
             self.published[lanes] += 1
+            warps = set((np.flatnonzero(lanes) // WARP).tolist()) & self.warps.keys()
+        for w in warps:
+            self.frontier[w] = now
 
     def get(self, value: SSAValue) -> Value:
         try:

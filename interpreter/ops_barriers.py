@@ -181,8 +181,9 @@ def arrive(agent: Agent, op: Any, mask: np.ndarray) -> Step:
         tx = op.expect_tx.value.data
     if isinstance(op, copy.BarrierArriveDropOp):
         mb.count -= n  # the later phases'; the open one still counts these arrivals
-    mb.release(agent, releasing(arrivals.issuer, mask))
-    mb.arrive(op, n, agent.release(), tx)
+    lanes = releasing(arrivals.issuer, mask)
+    mb.release(agent, lanes)
+    mb.arrive(op, n, agent.release(lanes), tx)
 
 
 @handles(copy.BarrierArriveExpectTxOp)
@@ -190,26 +191,30 @@ def arrive_expect_tx(agent: Agent, op: copy.BarrierArriveExpectTxOp, mask: np.nd
     yield None
     mb = barrier(agent, op, op.barrier, op.index, mask)
     arrivals = copy.arrivals_of(op)
-    mb.release(agent, releasing(arrivals.issuer, mask))
+    lanes = releasing(arrivals.issuer, mask)
+    mb.release(agent, lanes)
     mb.arrive(
-        op, executions(arrivals.issuer, mask) * arrivals.each, agent.release(), op.bytes.value.data
-    )
+        op, executions(arrivals.issuer, mask) * arrivals.each, agent.release(lanes),
+        op.bytes.value.data,
+    )  # fmt: skip
 
 
 @handles(copy.BarrierExpectTxOp)
 def expect_tx(agent: Agent, op: copy.BarrierExpectTxOp, mask: np.ndarray) -> Step:
     yield None
     mb = barrier(agent, op, op.barrier, op.index, mask)
-    mb.release(agent, releasing(Issuer.ELECTED, mask))
-    mb.expect(op, op.bytes.value.data, agent.release())
+    lanes = releasing(Issuer.ELECTED, mask)
+    mb.release(agent, lanes)
+    mb.expect(op, op.bytes.value.data, agent.release(lanes))
 
 
 @handles(copy.BarrierCompleteTxOp)
 def complete_tx(agent: Agent, op: copy.BarrierCompleteTxOp, mask: np.ndarray) -> Step:
     yield None
     mb = barrier(agent, op, op.barrier, op.index, mask)
-    mb.release(agent, releasing(op.arriving, mask))
-    mb.complete_tx(op, executions(op.arriving, mask) * op.bytes.value.data, agent.release())
+    lanes = releasing(op.arriving, mask)
+    mb.release(agent, lanes)
+    mb.complete_tx(op, executions(op.arriving, mask) * op.bytes.value.data, agent.release(lanes))
 
 
 def parity_of(agent: Agent, op: Operation, value: Any, mask: np.ndarray) -> int:

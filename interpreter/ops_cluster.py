@@ -198,10 +198,10 @@ def peer_arrive(agent: Agent, op: copy.PeerArriveOp, mask: np.ndarray) -> Step:
     check_returned(agent, op, cta)
     mb = peer_barrier(agent, op, cta, op.barrier, op.barrier_index, mask)
     tx = 0 if op.expect_tx is None else op.expect_tx.value.data
-    from interpreter.ops_barriers import executions
+    from interpreter.ops_barriers import executions, releasing
 
     arrivals = copy.arrivals_of(op)
-    clock = agent.release()
+    clock = agent.release(releasing(arrivals.issuer, mask))
     if op.is_relaxed:  # (`.relaxed.cluster`: what had completed, not the threads' accesses)
         clock = agent.cta.machine.clocks.relaxed(clock)
     mb.arrive(op, executions(arrivals.issuer, mask) * arrivals.each, clock, tx)

@@ -96,12 +96,14 @@ def log_async(
     write: bool,
     epoch: Any,
     unit: int = 16,
+    elected: bool = True,
 ) -> None:
     """The SMEM an async copy will write or read, in the units it moves (16 bytes for TMA
-    and bulk copies, 4 for cp.async's smallest chunk)."""
+    and bulk copies, 4 for cp.async's smallest chunk); `elected`: issued by the agent's
+    elected thread (every copy but cp.async's, which each thread issues)."""
     access = Access(
         write, True, units(offsets, size, unit), None, epoch, agent, None, op,
-        f"the async copy {'writes' if write else 'reads'}", unit=unit,
+        f"the async copy {'writes' if write else 'reads'}", unit=unit, elected=elected,
     )  # fmt: skip
     agent.cta.machine.races(agent.cta.smem.log.check(access, agent.clock), agent.cta)
 
@@ -224,7 +226,7 @@ def load(
         here = epoch if mb is None else (mb.component, mb.phase + 1)
         unit = 4 if cp_async else 16
         if cta is agent.cta:
-            log_async(agent, op, offsets, dtype.itemsize, True, here, unit)
+            log_async(agent, op, offsets, dtype.itemsize, True, here, unit, not cp_async)
         else:
             log_remote(agent, op, cta, offsets, dtype.itemsize, here, unit)
 

@@ -37,6 +37,7 @@ import numpy as np
 
 Clock = dict[int, int]
 Epoch = tuple[int, int]
+WARP = 32
 
 
 def join(into: Clock, other: Clock) -> None:
@@ -69,6 +70,9 @@ class Access:
     what: str
     fenced: bool = False
     tensor_core: bool = False
+    elected: bool = False
+    """An async access that the agent's elected thread issues (a TMA or bulk copy, not a
+    cp.async copy, which each thread issues)."""
     """A tensor-core op's read (wgmma, tcgen05.mma, tcgen05.cp): async, but one before the
     copy that fills its SMEM completes is P1, a read too early, as the analysis has it."""
     unit: int = 1
@@ -183,7 +187,18 @@ class AccessLog:
         unfenced = (
             later.asynchronous and not earlier.asynchronous and earlier.write and not earlier.fenced
         )
-        if not (same or unordered or unfenced):
+        lagging: list[int] = []
+        if not (same or unordered) and earlier.threads is not None:
+            if earlier.agent is not later.agent:
+                # Another agent, which learned of this agent's time through a release made
+                # by some of its warps: the other warps' accesses only as far as they were
+                # published to those warps (`Agent.release`).
+                lagging = earlier.agent.lagging(clock, earlier.epoch[1])
+            elif later.elected:
+                # A copy the agent's elected thread issues: the other warps' accesses
+                # only once published to its warp.
+                lagging = earlier.agent.unpublished(earlier.epoch[1])
+        if not (same or unordered or unfenced or lagging):
             return None  # (ordered, and fenced where it must be: no byte they share races)
         if same:
             if earlier.published_all:
@@ -216,6 +231,31 @@ class AccessLog:
                 f"that {earlier.what} (thread {int(writers[k])}) too, with no barrier or "
                 "wait between them that orders the two threads",
             )
+        if lagging and not unordered:
+            # the bytes of the threads' access in the units both share (`ei` indexes units)
+            assert earlier.threads is not None
+            shared = np.isin(earlier.offsets * earlier.unit // unit, common // unit)
+            threads, offsets = earlier.threads[shared], earlier.offsets[shared] * earlier.unit
+            racing = np.isin(threads // WARP, lagging)
+            if np.any(racing):
+                k = int(np.argmax(racing))
+                return Race(
+                    rule_of(earlier, later),
+                    later.op,
+                    earlier.op,
+                    f"{later.what} SMEM byte {int(offsets[k])} that {earlier.what} (thread "
+                    f"{int(threads[k])}), and "
+                    + (
+                        "the arrival that orders the two was made by other warps: no barrier "
+                        f"of warp {int(threads[k]) // WARP} with the arriving threads comes "
+                        "between its access and the arrival"
+                        if earlier.agent is not later.agent
+                        else "the copy is issued by the elected thread, which no barrier "
+                        f"met warp {int(threads[k]) // WARP} at since that access"
+                    ),
+                )
+            if not unfenced:
+                return None
         if unordered:
             byte = int(common[0])
             return Race(

@@ -239,6 +239,61 @@ PRODUCE = """        copy.async_copy %x[%row, %c0] to %ring[%s] barrier %full[%s
           : memref<128x32xf32> to memref<2x32x32xf32, #copy.smem>, !copy.barrier<2>
 """
 
+# --- a consumer warpgroup: four warps read each slot, meet, and one thread releases it --------
+
+WARPGROUP = Kernel(
+    "warpgroup",
+    """
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @k(%x: memref<512x32xf32>, %y: memref<512x32xf32>)
+      attributes {gpu.kernel, gpu.known_block_size = array<i32: 160, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c128 = arith.constant 128 : index
+    %true = arith.constant true
+    %ring = copy.alloc_smem : memref<2x128x32xf32, #copy.smem>
+    %full = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    %empty = copy.barrier_init arrivals 1 : !copy.barrier<2>
+    copy.warp_specialize warps [1, 4] {
+    ^bb0(%t: index):
+      scf.for %k = %c0 to %c4 step %c1 {
+        %s = arith.remui %k, %c2 : index
+        %lap = arith.divui %k, %c2 : index
+        %lm = arith.remui %lap, %c2 : index
+        %lp = arith.cmpi ne, %lm, %c0 : index
+        %acquire = arith.xori %lp, %true : i1
+        copy.barrier_wait %empty[%s], %acquire : !copy.barrier<2>
+        %row = arith.muli %k, %c128 : index
+        copy.async_copy %x[%row, %c0] to %ring[%s] barrier %full[%s]
+          : memref<512x32xf32> to memref<2x128x32xf32, #copy.smem>, !copy.barrier<2>
+      }
+    }, {
+    ^bb0(%t: index):
+      scf.for %k = %c0 to %c4 step %c1 {
+        %s = arith.remui %k, %c2 : index
+        %lap = arith.divui %k, %c2 : index
+        %lm = arith.remui %lap, %c2 : index
+        %lp = arith.cmpi ne, %lm, %c0 : index
+        copy.barrier_wait %full[%s], %lp : !copy.barrier<2>
+        %v = vector.load %ring[%s, %t, %c0] : memref<2x128x32xf32, #copy.smem>, vector<32xf32>
+        %row = arith.muli %k, %c128 : index
+        %r = arith.addi %row, %t : index
+        vector.store %v, %y[%r, %c0] : memref<512x32xf32>, vector<32xf32>
+        copy.named_barrier_sync 1, 128
+        copy.barrier_arrive %empty[%s] issuer elected : !copy.barrier<2>
+      }
+    }
+    func.return
+  }
+}
+""",
+    lambda rng: [data(rng, 512, 32), np.zeros((512, 32), np.float32)],
+    lambda a: {1: a[0]},
+)
+WARPGROUP_SYNC = "        copy.named_barrier_sync 1, 128\n"
+
 # --- two roles meet at a named barrier: one writes a buffer, the other reads it -------------
 
 NAMED_TEXT = """
@@ -531,6 +586,12 @@ CASES = [
          (("    copy.tmem_wait load\n", ""),), "vector.store"),
     Case("P12", "P12", "TMEM read back before tmem_wait store", TMEM,
          (("    copy.tmem_wait store\n", ""),), "copy.tmem_load"),
+    Case("P3-ring-barrier", "P3", "no block barrier between the threads' reads of a slot "
+         "and thread 0's next load into it: warp 1 may still read the slot", RING,
+         (('      "gpu.barrier"() : () -> ()\n', ""),), "copy.async_copy"),
+    Case("P3-warpgroup", "P3", "the consumer warpgroup's elected thread releases the slot "
+         "before the warps meet: the other warps may still read it when the producer refills "
+         "it", WARPGROUP, ((WARPGROUP_SYNC, ""),), "copy.async_copy"),
     Case("P13", "P13", "named barrier 1 counts 96 threads, and 128 meet at it", NAMED,
          count(96), "copy.named_barrier_sync"),
     Case("P13-counts", "P13", "the consumer counts 160 threads at named barrier 1 where the "
@@ -645,3 +706,27 @@ def test_an_op_of_the_elected_thread_under_a_condition_it_meets_runs():
         run = interpreter.run(module, *args, schedule=schedule)
         assert run.violations == [], [str(v) for v in run.violations]
         assert np.array_equal(bits(run.arrays[1]), bits(TILE.expected(args)[1]))
+
+
+def test_each_warps_own_release_needs_no_barrier_among_the_warps():
+    """CUTLASS's consumer_release: each warp's elected lane arrives (the empty barrier counts
+    the warps), so each warp releases its own reads and the warps need not meet first. The
+    warpgroup kernel in that form runs clean and bit-exact, and the protocol analysis proves
+    it; with one thread's release (P3-warpgroup) the meeting is what orders the other warps'
+    reads before the refill."""
+    from analysis.protocol import check_protocol
+
+    kernel = WARPGROUP
+    text = kernel.text.replace(WARPGROUP_SYNC, "")
+    text = text.replace(
+        "%empty = copy.barrier_init arrivals 1", "%empty = copy.barrier_init arrivals 4"
+    )
+    text = text.replace("%empty[%s] issuer elected", "%empty[%s] issuer warps")
+    module = parse(text)
+    assert check_protocol(module) == []
+    for seed in range(BROKEN_SEEDS):
+        for schedule in SCHEDULES:
+            args = kernel.inputs(np.random.default_rng(seed))
+            run = interpreter.run(module, *args, schedule=schedule, seed=seed)
+            assert run.violations == [], [str(v) for v in run.violations]
+            assert np.array_equal(run.arrays[1], args[0])
