@@ -35,6 +35,9 @@ for tool in "${tools[@]}"; do
     grep -E "Program hit|Invalid|Race|Barrier|Misaligned|Out-of-range" /tmp/san.log | sort | uniq -c | head -8
   done
 done
+# what a TFLOAT32 map does to the bits it loads, stores and reduces (docs/hardware.md)
+echo "== scripts/probe_tf32.py"
+python3 scripts/probe_tf32.py --save "${OUT:-/tmp}/tf32.npz" 2>&1 | tee "${OUT:-/tmp}/tf32.md" | head -80
 if [ -f benchmarks/bench_copy.py ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   # The tables on stdout (progress lines on stderr go to a log); rows as JSON beside it.
   echo "== benchmarks/bench_copy.py"

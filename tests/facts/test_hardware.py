@@ -105,3 +105,35 @@ def test_dry_run_builds_every_probe(tmp_path: Path):
     cubins = sorted(tmp_path.glob("*.cubin"))
     assert len(cubins) == 35
     assert all(p.read_bytes()[:4] == b"\x7fELF" for p in cubins)
+
+
+def tf32_probe():
+    harness()  # (the probe imports measure_hardware's helpers)
+    spec = importlib.util.spec_from_file_location("probe_tf32", ROOT / "scripts" / "probe_tf32.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_tf32_probe_builds_and_its_roundings_round_as_tf32(tmp_path: Path):
+    """scripts/probe_tf32.py (the open TFLOAT32 question, docs/hardware.md): its probes build,
+    and its roundings keep 10 significand bits: to nearest even (ties to the even one),
+    to nearest away, toward zero, with Inf and NaN as they are."""
+    probe = tf32_probe()
+    paths = probe.compile_probes(tmp_path)
+    assert all(p.read_bytes()[:4] == b"\x7fELF" for p in paths.values())
+    u = np.array([0x3F801000, 0x3F803000, 0x3F800FFF, 0x3F801001, 0x7FC00001, 0xFF800000],
+                 np.uint32)  # fmt: skip
+    assert list(probe.rne(u)) == [0x3F800000, 0x3F804000, 0x3F800000, 0x3F802000, 0x7FC00001,
+                                  0xFF800000]  # fmt: skip
+    assert list(probe.rna(u)) == [0x3F802000, 0x3F804000, 0x3F800000, 0x3F802000, 0x7FC00001,
+                                  0xFF800000]  # fmt: skip
+    assert list(probe.rz(u)) == [0x3F800000, 0x3F802000, 0x3F800000, 0x3F800000, 0x7FC00001,
+                                 0xFF800000]  # fmt: skip
+    x, y = np.array([0x3F801000], np.uint32), np.array([0x3F800000], np.uint32)
+    found = probe.models("add", x, y)
+    assert found["y as is + x as is, sum as is"][0] == 0x40000800  # 1 + 1.000488...: exact
+    assert found["y as is + x rne, sum as is"][0] == 0x40000000
+    assert len(probe.operand_sets(64)) == 6
