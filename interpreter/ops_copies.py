@@ -17,6 +17,7 @@ from collections.abc import Generator
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import FloatTF32Type
 from xdsl.ir import Operation
 
 from copy_dialect import ops as copy
@@ -37,6 +38,7 @@ from interpreter.values import (
     RuleBroken,
     bf16_to_f32,
     f32_to_bf16,
+    f32_to_tf32,
     storage_dtype,
     uniform,
 )
@@ -169,6 +171,22 @@ def fill_value(g: Any, dtype: np.dtype) -> Any:
     return dtype.type(0)
 
 
+def loaded(
+    op: Operation, g: Any, gref: GmemRef, coords: tuple, inside: np.ndarray, dtype: np.dtype
+) -> np.ndarray:
+    """The box's elements as a load leaves them in SMEM: the OOB fill outside the array; a
+    TMA load of tf32 elements (through a TFLOAT32 map) rounds them to tf32, to nearest
+    even (docs/hardware.md, "TFLOAT32 maps"), where cp.async and bulk copies move bits."""
+    values = np.full(inside.shape, fill_value(g, dtype), dtype=dtype)
+    if inside.any():  # (an array of no elements has none to read)
+        values[inside] = gref.array[tuple(c[inside] for c in coords)]
+    if isinstance(g.element_type, FloatTF32Type) and (
+        op.resolved_implementation() == Implementation.TMA
+    ):
+        values = f32_to_tf32(values)
+    return values
+
+
 def load(
     agent: Agent,
     op: Operation,
@@ -231,9 +249,7 @@ def load(
             log_remote(agent, op, cta, offsets, dtype.itemsize, here, unit)
 
     def complete() -> None:
-        values = np.full(inside.shape, fill_value(g, dtype), dtype=dtype)
-        if inside.any():  # (an array of no elements has none to read)
-            values[inside] = gref.array[tuple(c[inside] for c in coords)]
+        values = loaded(op, g, gref, coords, inside, dtype)
         for cta, offsets, mb in targets:
             write_smem(cta.smem, offsets, values, dtype)
             if mb is None:
@@ -317,9 +333,7 @@ def pair_transfer(
     own = agent.cta
 
     def complete() -> None:
-        values = np.full(inside.shape, fill_value(g, dtype), dtype=dtype)
-        if inside.any():
-            values[inside] = gref.array[tuple(c[inside] for c in coords)]
+        values = loaded(op, g, gref, coords, inside, dtype)
         write_smem(own.smem, offsets, values, dtype)
         mb.complete_tx(op, nbytes, issue)
 

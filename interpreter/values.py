@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     Float64Type,
+    FloatTF32Type,
     IndexType,
     IntegerType,
     VectorType,
@@ -60,7 +61,7 @@ def storage_dtype(t: Attribute) -> np.dtype:
             return np.dtype(f"int{width}")
     if isinstance(t, IndexType):
         return np.dtype(np.int64)
-    if isinstance(t, Float32Type):
+    if isinstance(t, Float32Type | FloatTF32Type):  # (tf32 is stored in 32 bits, as f32)
         return np.dtype(np.float32)
     if isinstance(t, Float16Type):
         return np.dtype(np.float16)
@@ -83,6 +84,17 @@ def register_dtype(t: Attribute) -> np.dtype:
 
 def bf16_to_f32(bits: np.ndarray | np.generic) -> np.ndarray:
     return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def f32_to_tf32(x: np.ndarray) -> np.ndarray:
+    """f32 values rounded to tf32 (10 significand bits, the low 13 of the f32 bits cleared),
+    to nearest even, Inf and NaN as they are: what a TMA load through a TFLOAT32 tensor map
+    leaves in SMEM (docs/hardware.md, "TFLOAT32 maps")."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32)
+    wide = bits.astype(np.uint64)
+    rounded = ((wide + 0xFFF + ((wide >> 13) & 1)) & ~np.uint64(0x1FFF)).astype(np.uint32)
+    special = (bits & np.uint32(0x7F800000)) == np.uint32(0x7F800000)
+    return np.where(special, bits, rounded).astype(np.uint32).view(np.float32)
 
 
 def f32_to_bf16(x: np.ndarray | np.generic) -> np.ndarray:

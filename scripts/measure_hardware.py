@@ -408,7 +408,9 @@ def _to_bf16(v: np.ndarray) -> np.ndarray:
 
 def reduction_model(map_type: str, op: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """y <op>= x as the map type defines it (the semantics docs/hardware.md describes), as
-    bits."""
+    bits, x having been loaded into SMEM through a map of the same type."""
+    from interpreter.values import f32_to_tf32
+
     with np.errstate(all="ignore"):
         if map_type.startswith(("UINT", "INT")):
             signed = map_type.startswith("INT")
@@ -432,6 +434,10 @@ def reduction_model(map_type: str, op: str, x: np.ndarray, y: np.ndarray) -> np.
         float_type = {"FLOAT16": np.float16, "FLOAT64": np.float64}.get(map_type, np.float32)
         ftz = map_type.endswith("_FTZ")
         a, b = _flush(y.view(float_type), ftz), _flush(x.view(float_type), ftz)
+        if map_type.startswith("TFLOAT32"):
+            # x reaches SMEM through a load on the same map type, which rounds it to tf32
+            # (to nearest even); the add itself is a plain f32 add (docs/hardware.md)
+            b = f32_to_tf32(b)
         return _flush(_float_op(op, a, b).astype(float_type), ftz).view(y.dtype)
 
 

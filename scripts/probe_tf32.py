@@ -1,6 +1,6 @@
-"""What a TFLOAT32 tensor map does to the bits it moves, on this machine's GPU: an open
-question (docs/hardware.md, "Reductions"; benchmarks/RESULTS.md run 84: a reduce add on a
-TFLOAT32 map gave bits that no model tried then explains).
+"""What a TFLOAT32 tensor map does to the bits it moves, on this machine's GPU, each side
+apart (docs/hardware.md, "Reductions": run 84's counts give a load that rounds to tf32, to
+nearest even, and a plain f32 add; this measures the load, the store and the add directly).
 
     python scripts/probe_tf32.py                  # the table below, on the GPU
     python scripts/probe_tf32.py --save raw.npz   # and every input and output, for later

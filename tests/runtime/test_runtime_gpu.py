@@ -73,6 +73,37 @@ def test_reduce_add(shape, dtype):
     assert same_bits(o, expected)
 
 
+def tf32_kernel(shape, reduce: str | None = None):
+    """kernels.tma_copy on tf32 arrays (stored as f32; the builder takes no tf32): its
+    maps are TFLOAT32."""
+    from xdsl.parser import Parser
+
+    from copy_tools.universe import make_context
+
+    text = str(kernels.tma_copy(shape, "f32", reduce=reduce, target=TARGET))
+    return Parser(make_context(), text.replace("xf32", "xtf32")).parse_module()
+
+
+@pytest.mark.parametrize("reduce", [None, "add"])
+def test_a_tfloat32_map_rounds_what_it_loads_to_tf32(reduce):
+    """A TMA load through a TFLOAT32 map leaves each element rounded to tf32, to nearest
+    even (what Triton's round_f32_to_tf32 descriptors rely on); a reduce add then adds that
+    in f32 (docs/hardware.md: the model that gives run 84's counts). x's low 13 bits cover
+    every rounding case: below, at and above the half, the tie to even both ways."""
+    from interpreter.values import f32_to_tf32
+
+    shape = (128, 192)
+    program = runtime.compile(tf32_kernel(shape, reduce))
+    rng = np.random.default_rng(13)
+    x = (rng.standard_normal(shape) * 100).astype(np.float32)
+    low = np.array([0x1000, 0x0FFF, 0x1001, 0x1FFF, 0x0001, 0x0000], np.uint32)
+    x = ((x.view(np.uint32) & ~np.uint32(0x1FFF)) | rng.choice(low, size=shape)).view(np.float32)
+    o = random(shape, "f32", seed=14) if reduce else np.zeros_like(x)
+    expected = f32_to_tf32(x) + (o if reduce else np.float32(0))
+    program(x, o, grid=kernels.grid(shape, (64, 64)))
+    assert same_bits(o, expected.astype(np.float32))
+
+
 @pytest.mark.parametrize("dtype", ["f32", "f16", "i32"])
 @pytest.mark.parametrize("shape", [(256, 256), (100, 300)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_cp_async_copy(shape, dtype):
