@@ -94,9 +94,9 @@ def test_the_tfloat32_model_gives_the_counts_run_84_measured():
     both maps re-typed): on an H100 (benchmarks/RESULTS.md run 84) its 65,536 results
     differed from five models in 35,771, 35,710, 38,592, 50,807 and 52,131 elements. The
     model the facts now hold, x rounded to tf32 to nearest even by the load and then a
-    plain f32 add, differs from those five in exactly those counts (round to nearest away
-    or toward zero would not: 35,711 and 35,969 elements against the second): the load
-    rounds, the add does not."""
+    plain f32 add, differs from those five in exactly those counts (rounding to nearest
+    away gives 35,711 against the second, toward zero 50,673): the load rounds, the add
+    does not."""
     m = harness()
     x, y = m.random_operands("TFLOAT32", seed=len("add") * 131 + 32)
     got = m.reduction_model("TFLOAT32", "add", x, y)
