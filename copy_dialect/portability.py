@@ -1,5 +1,5 @@
 """What a kernel written for one target cannot keep on another: the checks of
-`copy-legalize` (passes/legalize.py), rules LG1-LG7, and the thread atomic a TMA reduction
+`copy-legalize` (passes/legalize.py), rules LG1-LG8, and the thread atomic a TMA reduction
 becomes (`thread_atomic`).
 
 The pass rewrites what has a form on the new target (a TMA load into cp.async, a TMA store
@@ -11,7 +11,7 @@ the dialect and the target table, so they live with the dialect (and copy-rules 
 from __future__ import annotations
 
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, Signedness, i64
+from xdsl.dialects.builtin import FloatTF32Type, IntegerAttr, IntegerType, Signedness, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from copy_dialect.attributes import OOBMode, ReductionKind
@@ -87,7 +87,8 @@ THREAD_ATOMICS = {
 sm_80-sm_89 (`red.global.{add,min,max,and,or,xor}` on .u32/.s32/.u64/.s64/.b32/.b64, .f32,
 .f64 and .noftz.f16; `red.global.{inc,dec}.u32`, whose wrapping is the TMA reduction's on a
 UINT32 map, the only map type that takes inc/dec). Missing, with the reason: bf16 add and
-f16/bf16 min/max (red of those needs sm_90), tf32 (its rounding)."""
+f16/bf16 min/max (red of those needs sm_90), tf32 (the lowering has no tf32 register or
+atomic; its reduce add is f32's, so the same reduction on f32 refs legalizes)."""
 
 
 def _no_atomic(base: str, element: Attribute, signed_type: bool, map_type: str | None) -> str:
@@ -98,7 +99,7 @@ def _no_atomic(base: str, element: Attribute, signed_type: bool, map_type: str |
             f"integers, not {element}"
         )
     if map_type == "TFLOAT32":
-        return "an f32 atomic does not round as the tf32 reduction does"
+        return "the thread atomics take no tf32"
     return f"red.global.{base} of {element} needs sm_90"
 
 
@@ -113,6 +114,11 @@ def thread_atomic(op: Operation, kind: ReductionKind, element: Attribute, target
         Signedness.SIGNLESS
     )
     note = f"{KEEP} (sm_90 or newer), or reduce from threads by hand"
+    if map_type == "TFLOAT32":
+        note = (
+            "give the reduction's refs f32: a reduce add through a TFLOAT32 map is the f32 add "
+            "of a FLOAT32 map, which legalizes, or " + note
+        )
     if found is not None and isinstance(element, IntegerType):
         plain = IntegerType(element.width.data)
         note = (
@@ -186,6 +192,21 @@ def check_oob(op: Operation, oob: OOBMode, target: Target) -> None:
             "out-of-bounds bytes and cannot fill NaN",
             note="use oob zeros (the tile past the array's end is then 0), or keep the kernel "
             "on sm_90 or newer",
+        )
+
+
+def check_tf32_load(op: Operation, g: CopyGeometry, target: Target) -> None:
+    """A TMA load through a TFLOAT32 map (tf32 elements) rounds each element to tf32, to
+    nearest even; its cp.async form copies the f32 bits as they are."""
+    # rule: LG8
+    if isinstance(g.element_type, FloatTF32Type):
+        raise legalize_error(
+            op,
+            f"copy-legalize cannot keep a TMA load of tf32 on {target.name}: the load rounds "
+            "each element to tf32 (to nearest even), and its cp.async form copies the f32 bits "
+            "unrounded",
+            note="load the array as f32 (f32 refs: a FLOAT32 map, no rounding, which "
+            "legalizes) and let the math read it as tf32, or keep the kernel on sm_90 or newer",
         )
 
 

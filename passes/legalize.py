@@ -1,6 +1,6 @@
 """`copy-legalize{target=sm_XX}`: rewrites copy-dialect IR written for one target into IR
 that verifies and runs on another, wherever the semantics can be kept; what it cannot keep
-is a diagnostic at the op (rules LG1-LG7, `copy_dialect.portability`).
+is a diagnostic at the op (rules LG1-LG8, `copy_dialect.portability`).
 
 On a target without TMA (sm_80, sm_86, sm_89):
 
@@ -363,6 +363,7 @@ class _Kernel:
                 self.views[copy_op] = map_value(copy_op, self.target)
         for load, g in loads.items():
             portability.check_oob(load, g.oob, self.target)
+            portability.check_tf32_load(load, g, self.target)
             if isinstance(load, copy.Im2colLoadOp):
                 portability.check_im2col_chunks(load, g, self.target)
         for store, g in stores.items():

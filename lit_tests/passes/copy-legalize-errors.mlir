@@ -179,6 +179,57 @@ builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
 
 // -----
 
+// A TMA load through a TFLOAT32 map rounds each element to tf32; cp.async would copy the
+// f32 bits unrounded.
+// rule: LG8
+// fix: s|memref<256x256xtf32>|memref<256x256xf32>|
+// fix: s|memref<64x64xtf32, #copy.smem>|memref<64x64xf32, #copy.smem>|
+// fix: s|memref<256x256xtf32>|memref<256x256xf32>|
+// fix: s|memref<64x64xtf32, #copy.smem>|memref<64x64xf32, #copy.smem>|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @tf32_load(%x: memref<256x256xtf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %phase = arith.constant false
+    %tile = copy.alloc_smem : memref<64x64xtf32, #copy.smem>
+    %bar = copy.barrier_init arrivals 1 : !copy.barrier<1>
+    // expected-error@+2 {{'copy.async_copy' op copy-legalize cannot keep a TMA load of tf32 on sm_80: the load rounds each element to tf32 (to nearest even), and its cp.async form copies the f32 bits unrounded}}
+    // expected-note@+1 {{load the array as f32 (f32 refs: a FLOAT32 map, no rounding, which legalizes) and let the math read it as tf32, or keep the kernel on sm_90 or newer}}
+    copy.async_copy %x[%c0, %c0] to %tile barrier %bar[%c0] : memref<256x256xtf32> to memref<64x64xtf32, #copy.smem>, !copy.barrier<1>
+    copy.barrier_wait %bar[%c0], %phase : !copy.barrier<1>
+    func.return
+  }
+}
+
+// -----
+
+// A TMA reduce-add on a TFLOAT32 map is an f32 add, but the thread atomics take no tf32:
+// the same reduction on f32 refs legalizes.
+// rule: LG2
+// fix: s|xtf32|xf32|
+// fix: s|1.0 : tf32|1.0 : f32|
+// fix: s|xtf32|xf32|
+// fix: s|xtf32|xf32|
+// fix: s|xtf32|xf32|
+// fix: s|xtf32|xf32|
+builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
+  func.func @tf32_reduce(%o: memref<256x256xtf32>) attributes {gpu.kernel, gpu.known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : tf32
+    %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+    %tile = copy.alloc_smem : memref<64x64xtf32, #copy.smem>
+    memref.store %one, %tile[%c0, %t] : memref<64x64xtf32, #copy.smem>
+    copy.fence_async_shared
+    // expected-error@+2 {{pass 'copy-legalize' failed: 'copy.async_copy' op copy-legalize cannot keep the TMA reduction `add` of tf32 on sm_80: the thread atomics take no tf32}}
+    // expected-note@+1 {{give the reduction's refs f32: a reduce add through a TFLOAT32 map is the f32 add of a FLOAT32 map, which legalizes, or keep the kernel on a target that has it (sm_90 or newer), or reduce from threads by hand}}
+    copy.async_copy %tile to %o[%c0, %c0] reduce add : memref<64x64xtf32, #copy.smem> to memref<256x256xtf32>
+    copy.commit_group bulk
+    copy.wait_group bulk 0
+    func.return
+  }
+}
+
+// -----
+
 // rule: LG6
 // fix: s| if %p||
 builtin.module attributes {copy.target = #copy.target<"sm_90a">} {
