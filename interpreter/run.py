@@ -14,6 +14,7 @@ from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import DenseArrayBase, MemRefType
 
 from copy_dialect import ops as copy
+from copy_dialect.memory import GMEM, memory_space
 from copy_dialect.verify_common import kernel_cluster_shape
 from interpreter import packed
 from interpreter.machine import Agent, Cta, Machine, Schedule, Violation, run_block
@@ -86,6 +87,14 @@ def bind(kernel: func.FuncOp, arrays: Sequence[Any]) -> list[Any]:
         )
     values: list[Any] = []
     for i, (t, a) in enumerate(zip(params, arrays, strict=False)):
+        if isinstance(t, MemRefType) and memory_space(t) != GMEM:
+            raise InterpretError(
+                kernel,
+                f"argument {i} is a {memory_space(t)} memref ({t}): a kernel's memref "
+                "arguments are GMEM arrays",
+                note="take the array in GMEM (no memory space) and allocate SMEM and TMEM in "
+                "the kernel (copy.alloc_smem, copy.tmem_alloc)",
+            )
         if isinstance(t, MemRefType) and packed.is_packed(t.element_type):
             values.append(packed.bind_packed(t, a, i))
         elif isinstance(t, MemRefType):

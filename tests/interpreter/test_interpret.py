@@ -89,3 +89,29 @@ def test_warp_specialized_copy(stages):
     for seed in range(3):
         out = clean(module, x, np.zeros_like(x), grid=kernels.ws_grid(3), seed=seed)
         assert np.array_equal(out[1], x)
+
+
+@pytest.mark.parametrize("space", ["#copy.tmem", "#copy.smem"])
+def test_a_memref_argument_outside_gmem_is_refused_with_the_fix(space):
+    """A function whose memref argument is in TMEM or SMEM (a helper, not a kernel: a
+    kernel's arrays are GMEM) is refused at its binding, with the fix, not run into a
+    Python error at its first TMEM op (the oracle's fuzz kernel 9/404)."""
+    from xdsl.parser import Parser
+
+    from copy_tools.universe import make_context
+
+    text = f"""
+builtin.module attributes {{copy.target = #copy.target<"sm_100a">}} {{
+  func.func @k(%t: memref<128x32xf32, {space}>, %v: vector<4xf32>)
+      attributes {{gpu.known_block_size = array<i32: 128, 1, 1>}} {{
+    %c0 = arith.constant 0 : index
+    copy.barrier_init arrivals 1 : !copy.barrier<1>
+    func.return
+  }}
+}}
+"""
+    module = Parser(make_context(), text).parse_module()
+    with pytest.raises(interpreter.InterpretError) as raised:
+        interpreter.run(module, np.zeros((128, 32), np.float32), np.zeros(4, np.float32))
+    assert "argument 0 is a" in str(raised.value)
+    assert "copy.alloc_smem, copy.tmem_alloc" in raised.value.note
