@@ -430,9 +430,14 @@ def run_block(agent: Agent, block: Block, mask: np.ndarray) -> Step:
             )
         if not reaches(agent, op, mask):
             continue
-        result = handler(agent, op, mask)
-        if result is not None:
-            yield from result
+        try:
+            result = handler(agent, op, mask)
+            if result is not None:
+                yield from result
+        except NotImplementedError as exc:  # an element type a handler has no form for
+            raise InterpretError(
+                op, f"'{op.name}' is not modelled by the interpreter here: {exc}"
+            ) from exc
 
 
 # --- who must reach an op (P10) --------------------------------------------------------------

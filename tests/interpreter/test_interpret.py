@@ -115,3 +115,31 @@ builtin.module attributes {{copy.target = #copy.target<"sm_100a">}} {{
         interpreter.run(module, np.zeros((128, 32), np.float32), np.zeros(4, np.float32))
     assert "argument 0 is a" in str(raised.value)
     assert "copy.alloc_smem, copy.tmem_alloc" in raised.value.note
+
+
+def test_an_element_type_an_op_does_not_model_is_an_interpret_error_at_the_op():
+    """tcgen05.cp of 4-bit elements (a fuzz kernel, 11/2179): the interpreter stops with an
+    InterpretError that names the op ("not modelled"), not a Python NotImplementedError from
+    deep inside its handler."""
+    from xdsl.parser import Parser
+
+    from copy_tools.universe import make_context
+
+    text = """
+builtin.module attributes {copy.target = #copy.target<"sm_100a">} {
+  func.func @k() attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %t = copy.tmem_alloc : memref<128x4096xi4, #copy.tmem>
+    %s = copy.alloc_smem : memref<32x32xi4, #copy.smem>
+    copy.smem_to_tmem %s to %t[%c0] shape shape_32x128b multicast warpx4
+      : memref<32x32xi4, #copy.smem>, memref<128x4096xi4, #copy.tmem>
+    copy.tmem_dealloc %t : memref<128x4096xi4, #copy.tmem>
+    func.return
+  }
+}
+"""
+    module = Parser(make_context(), text).parse_module()
+    with pytest.raises(interpreter.InterpretError) as raised:
+        interpreter.run(module)
+    assert "'copy.smem_to_tmem' is not modelled by the interpreter here" in str(raised.value)
+    assert raised.value.op.name == "copy.smem_to_tmem"
