@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import DenseArrayBase, MemRefType
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, MemRefType
 
 from copy_dialect import ops as copy
 from copy_dialect.memory import GMEM, memory_space
@@ -124,10 +124,12 @@ MAX_ELEMENTS = 1 << 24
 """The largest array `random_arguments` makes (64 MiB of f32)."""
 
 
-def random_arguments(kernel: func.FuncOp, rng: np.random.Generator, size: int = 64) -> list[Any]:
+def random_arguments(
+    kernel: func.FuncOp, rng: np.random.Generator, size: int = 64, floor: int = 0
+) -> list[Any]:
     """Arguments for `kernel`: a random array per memref parameter (`size` for each dynamic
-    dim), and for each scalar (a parity, an index) 0 or the least value its `copy.assume`
-    facts allow."""
+    dim), and for each scalar (a parity, an index) the least value from `floor` on (for an
+    index; 0 for another scalar) that its `copy.assume` facts allow."""
     values: list[Any] = []
     for t in kernel.function_type.inputs.data:
         if isinstance(t, MemRefType):
@@ -157,13 +159,14 @@ def random_arguments(kernel: func.FuncOp, rng: np.random.Generator, size: int = 
                     rng.integers(max(info.min, -1000), min(info.max, 1000), shape).astype(dtype)
                 )
         else:
-            values.append(assumed(kernel, len(values)))
+            values.append(assumed(kernel, len(values), floor if isinstance(t, IndexType) else 0))
     return values
 
 
-def assumed(kernel: func.FuncOp, index: int) -> int:
-    """A scalar argument's value: 0, or the least value the kernel's `copy.assume` facts
-    about the argument allow (the author's claim, which the launch must meet)."""
+def assumed(kernel: func.FuncOp, index: int, floor: int = 0) -> int:
+    """A scalar argument's value: `floor`, or the least value above it that the kernel's
+    `copy.assume` facts about the argument allow (the author's claim, which the launch must
+    meet)."""
     arg = kernel.body.blocks[0].args[index]
     lo, hi, step = None, None, 1
     for use in arg.uses:
@@ -175,7 +178,7 @@ def assumed(kernel: func.FuncOp, index: int) -> int:
                 hi = min(hi, op.upper.value.data) if hi is not None else op.upper.value.data
             if op.divisor is not None:
                 step = lcm(step, op.divisor.value.data)
-    value = max(0, lo) if lo is not None else 0
+    value = max(floor, lo) if lo is not None else floor
     value = min(value, hi) if hi is not None else value
     up = -(-value // step) * step
     return up if hi is None or up <= hi else (value // step) * step
