@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import DenseArrayBase, IndexType, MemRefType
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, MemRefType, i1
 
 from copy_dialect import ops as copy
 from copy_dialect.memory import GMEM, memory_space
@@ -128,8 +128,8 @@ def random_arguments(
     kernel: func.FuncOp, rng: np.random.Generator, size: int = 64, floor: int = 0
 ) -> list[Any]:
     """Arguments for `kernel`: a random array per memref parameter (`size` for each dynamic
-    dim), and for each scalar (a parity, an index) the least value from `floor` on (for an
-    index; 0 for another scalar) that its `copy.assume` facts allow."""
+    dim), and for each scalar (a parity, an index) the least value its `copy.assume` facts
+    allow from `floor` on (an index), from 1 if `floor` is (an i1: true), else from 0."""
     values: list[Any] = []
     for t in kernel.function_type.inputs.data:
         if isinstance(t, MemRefType):
@@ -159,7 +159,8 @@ def random_arguments(
                     rng.integers(max(info.min, -1000), min(info.max, 1000), shape).astype(dtype)
                 )
         else:
-            values.append(assumed(kernel, len(values), floor if isinstance(t, IndexType) else 0))
+            least = floor if isinstance(t, IndexType) else min(floor, 1) if t == i1 else 0
+            values.append(assumed(kernel, len(values), least))
     return values
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import builtin
-from xdsl.dialects.builtin import IndexType
+from xdsl.dialects.builtin import IndexType, i1
 from xdsl.parser import Parser
 
 import interpreter
@@ -99,17 +99,20 @@ set's) leaves without an iteration takes a few laps of a ring from it."""
 
 
 def interpret(case: Case, module: builtin.ModuleOp) -> tuple[str, set[str], str]:
-    """The run's verdict, its rules and a few violations. The kernels' index scalars take
-    the least values their facts allow; where every run is clean, again from `FLOOR` on (a
-    runtime K of 0 runs no k-block), whose out-of-bounds accesses do not count (a scalar
-    may be an index the caller keeps in range)."""
+    """The run's verdict, its rules and a few violations. The kernels' scalars take the
+    least values their facts allow; where every run is clean, again with the index scalars
+    from `FLOOR` on (a runtime K of 0 runs no k-block) and the i1 ones true (a predicate
+    false issues no copy), whose out-of-bounds accesses do not count (a scalar may be an
+    index the caller keeps in range)."""
     rules: set[str] = set()
     details: list[str] = []
     for floor in (0, FLOOR):
         if floor and (rules or case.arguments):
             break
         for fn in interpreter.copy_kernels(module):
-            if floor and not any(isinstance(t, IndexType) for t in fn.function_type.inputs.data):
+            if floor and not any(
+                isinstance(t, IndexType) or t == i1 for t in fn.function_type.inputs.data
+            ):
                 continue
             rng = np.random.default_rng(0)
             cluster = kernel_cluster_shape(fn)
