@@ -129,6 +129,10 @@ class Agent:
         self.frontier: dict[int, int] = dict.fromkeys(self.warps, 0)
         """Per warp: the agent's time when its threads last published their accesses to
         every thread of the agent (`publish`)."""
+        self.warp_clocks: dict[int, Clock] | None = None
+        """Per warp, what it knows, once a wait of only some warps (an `scf.if` on the
+        thread) made them differ; None while every warp knows `clock` (the join of all),
+        until a barrier of all the agent's threads (`publish`) joins them again."""
         self.published = np.zeros(cta.threads, dtype=np.int64)
         """Per thread, how many times its accesses so far were published to the agent's
         threads (a barrier they all met, a wait on a phase the thread released into):
@@ -148,11 +152,38 @@ class Agent:
     def epoch(self) -> Epoch:
         return (self.component, self.clock[self.component])
 
+    def warps_of(self, lanes: np.ndarray | None) -> set[int]:
+        """The agent's warps with a thread in `lanes` (None: all of them)."""
+        if lanes is None:
+            return set(self.warps)
+        return set((np.flatnonzero(lanes) // WARP).tolist()) & self.warps.keys()
+
+    def clock_of(self, lanes: np.ndarray | None) -> Clock:
+        """What every warp with a thread in `lanes` knows (`clock` while the warps agree)."""
+        if self.warp_clocks is None:
+            return self.clock
+        clocks = [self.warp_clocks[w] for w in self.warps_of(lanes)]
+        if not clocks:
+            return self.clock
+        known = dict(clocks[0])
+        for other in clocks[1:]:
+            known = {c: min(t, other.get(c, 0)) for c, t in known.items()}
+        own = self.component  # (the agent's own time: every warp's)
+        known[own] = self.clock[own]
+        return known
+
     def release(self, lanes: np.ndarray | None = None) -> Clock:
         """The clock an arrival or a barrier of the threads of `lanes` (a mask; None: all)
-        publishes; the agent's own time moves on. Of the other warps' accesses it carries
-        only those published to the agent's threads (`frontier`)."""
-        published = dict(self.clock)
+        publishes: what their warps know; the agent's own time moves on. Of the other
+        warps' accesses it carries only those published to the agent's threads
+        (`frontier`)."""
+        if self.warp_clocks is None or lanes is None:
+            published = dict(self.clock)
+        else:
+            published = {}
+            for w in self.warps_of(lanes):
+                join(published, self.warp_clocks[w])
+            published[self.component] = self.clock[self.component]
         now = self.clock[self.component]
         releasing = None if lanes is None else set((np.flatnonzero(lanes) // WARP).tolist())
         for w, component in self.warps.items():
@@ -172,8 +203,16 @@ class Agent:
         first = min(self.warps)
         return [w for w, at in self.frontier.items() if w != first and at < time]
 
-    def acquire(self, clock: Clock) -> None:
+    def acquire(self, clock: Clock, lanes: np.ndarray | None = None) -> None:
+        """The threads of `lanes` (None: all) learn `clock` (a wait, a barrier): their
+        warps do; the others only at a later barrier of all the agent's threads."""
+        learning = self.warps_of(lanes)
+        if self.warp_clocks is None and learning != set(self.warps):
+            self.warp_clocks = {w: dict(self.clock) for w in self.warps}
         join(self.clock, clock)
+        if self.warp_clocks is not None:
+            for w in learning:
+                join(self.warp_clocks[w], clock)
 
     def publish(self, lanes: np.ndarray | None = None) -> None:
         """The accesses of the threads of `lanes` (a mask; None: all) are seen by every
@@ -182,6 +221,7 @@ class Agent:
         if lanes is None:
             self.published += 1
             warps = self.warps.keys()
+            self.warp_clocks = None  # (they met: each knows what any knew)
         else:
             self.published[lanes] += 1
             warps = set((np.flatnonzero(lanes) // WARP).tolist()) & self.warps.keys()

@@ -52,10 +52,11 @@ class Mbarrier:
         had = self.released.get(agent)
         self.released[agent] = lanes.copy() if had is None else had | lanes
 
-    def acquire(self, agent: Agent) -> None:
-        """A wait of `agent` that saw the last phase complete: its clock, and its own
-        threads that released into it published to all its threads."""
-        agent.acquire(self.completed)
+    def acquire(self, agent: Agent, lanes: np.ndarray | None = None) -> None:
+        """A wait of the threads `lanes` of `agent` (None: all) that saw the last phase
+        complete: its clock, and the agent's own threads that released into it published
+        to all its threads."""
+        agent.acquire(self.completed, lanes)
         lanes = self.completed_released.get(agent)
         if lanes is not None:
             agent.publish(lanes)
@@ -231,7 +232,7 @@ def wait(agent: Agent, op: copy.BarrierWaitOp, mask: np.ndarray) -> Step:
             lambda: f"parity {parity} of {mb.describe()}",
             op,
         )
-    mb.acquire(agent)
+    mb.acquire(agent, mask)
     yield None
 
 
@@ -242,7 +243,7 @@ def test(agent: Agent, op: copy.BarrierTestOp, mask: np.ndarray) -> Step:
     parity = parity_of(agent, op, op.parity, mask)
     done = mb.phase % 2 != parity
     if done:
-        mb.acquire(agent)
+        mb.acquire(agent, mask)
     set_result(agent, op, np.bool_(done))
     if not done:  # a poll that failed: the scheduler lets the others go first
         yield Wait(lambda: True, lambda: f"parity {parity} of {mb.describe()} (polls)", op, True)

@@ -19,7 +19,7 @@ from xdsl.ir import Operation
 
 from interpreter import packed
 from interpreter.gmem_log import note_gmem
-from interpreter.machine import Agent, Step, run_block, yielded
+from interpreter.machine import WARP, Agent, Step, run_block, yielded
 from interpreter.memory import GmemRef, SmemRef, read_smem, write_smem
 from interpreter.races import Access
 from interpreter.values import (
@@ -529,12 +529,25 @@ def log_thread_access(
     # one entry per byte: the last thread that touches it
     keep = np.ones(byte_offsets.size, dtype=bool)
     keep[:-1] = byte_offsets[1:] != byte_offsets[:-1]
-    access = Access(
-        write, False, byte_offsets[keep], byte_threads[keep], agent.epoch, agent,
-        agent.published[byte_threads[keep]],
-        op, f"{agent.name} {verb}",
-    )  # fmt: skip
-    agent.cta.machine.races(agent.cta.smem.log.check(access, agent.clock), agent.cta)
+    byte_offsets, byte_threads = byte_offsets[keep], byte_threads[keep]
+    # One access, checked with what the agent knows; where its warps know different things
+    # (a wait that only some of them made), one access per warp, each with its warp's.
+    parts = [(byte_offsets, byte_threads, agent.clock)]
+    if agent.warp_clocks is not None:
+        warps = byte_threads // WARP
+        parts = []
+        for w in np.unique(warps):
+            mine = warps == w
+            lanes = np.zeros(agent.mask.shape, dtype=bool)
+            lanes[w * WARP : (w + 1) * WARP] = True
+            parts.append((byte_offsets[mine], byte_threads[mine], agent.clock_of(lanes)))
+    for part_offsets, part_threads, clock in parts:
+        access = Access(
+            write, False, part_offsets, part_threads, agent.epoch, agent,
+            agent.published[part_threads],
+            op, f"{agent.name} {verb}",
+        )  # fmt: skip
+        agent.cta.machine.races(agent.cta.smem.log.check(access, clock), agent.cta)
 
 
 @handles(memref.StoreOp)

@@ -185,7 +185,7 @@ def mbarrier_wait(agent: Agent, op: Operation, mask: np.ndarray) -> Step:
         yield Wait(
             lambda: mb.phase % 2 != parity, lambda: f"parity {parity} of {mb.describe()}", op
         )
-    mb.acquire(agent)
+    mb.acquire(agent, mask)
     yield None
 
 

@@ -589,6 +589,9 @@ CASES = [
     Case("P3-ring-barrier", "P3", "no block barrier between the threads' reads of a slot "
          "and thread 0's next load into it: warp 1 may still read the slot", RING,
          (('      "gpu.barrier"() : () -> ()\n', ""),), "copy.async_copy"),
+    Case("P1-one-thread-waits", "P1", "only thread 0 waits for the load: warp 1 reads the "
+         "tile with no wait of its own and no barrier after thread 0's", TILE,
+         ((WAIT, guarded(WAIT, "%cond = arith.cmpi eq, %t, %c0 : index")),), "memref.load"),
     Case("P3-warpgroup", "P3", "the consumer warpgroup's elected thread releases the slot "
          "before the warps meet: the other warps may still read it when the producer refills "
          "it", WARPGROUP, ((WARPGROUP_SYNC, ""),), "copy.async_copy"),
