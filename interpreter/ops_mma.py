@@ -45,10 +45,11 @@ from xdsl.ir import Operation
 
 from copy_dialect import ops as copy
 from interpreter import mma
-from interpreter.machine import Agent, Machine, Step, Transfer, Wait, describe_threads
+from interpreter.machine import Agent, Machine, Step, Transfer, Wait
 from interpreter.memory import SMEM_BYTES, SmemRef, units
 from interpreter.ops_std import check_index, handles, indices, set_result
 from interpreter.races import Access, Epoch, sees
+from interpreter.reach import describe_threads
 from interpreter.values import InterpretError, RuleBroken, lanes, register_dtype
 from passes.nvvm.matrix import MMALayout
 from passes.nvvm.wgmma import (
