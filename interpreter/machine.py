@@ -155,19 +155,11 @@ class Agent:
             return set(self.warps)
         return set((np.flatnonzero(lanes) // WARP).tolist()) & self.warps.keys()
 
-    def clock_of(self, lanes: np.ndarray | None) -> Clock:
-        """What every warp with a thread in `lanes` knows (`clock` while the warps agree)."""
+    def warp_clock(self, warp: int) -> Clock:
+        """What warp `warp` knows (`clock` while the warps agree)."""
         if self.warp_clocks is None:
             return self.clock
-        clocks = [self.warp_clocks[w] for w in self.warps_of(lanes)]
-        if not clocks:
-            return self.clock
-        known = dict(clocks[0])
-        for other in clocks[1:]:
-            known = {c: min(t, other.get(c, 0)) for c, t in known.items()}
-        own = self.component  # (the agent's own time: every warp's)
-        known[own] = self.clock[own]
-        return known
+        return {**self.warp_clocks[warp], self.component: self.clock[self.component]}
 
     def release(self, lanes: np.ndarray | None = None) -> Clock:
         """The clock an arrival or a barrier of the threads of `lanes` (a mask; None: all)
@@ -182,9 +174,9 @@ class Agent:
                 join(published, self.warp_clocks[w])
             published[self.component] = self.clock[self.component]
         now = self.clock[self.component]
-        releasing = None if lanes is None else set((np.flatnonzero(lanes) // WARP).tolist())
+        releasing = self.warps_of(lanes)
         for w, component in self.warps.items():
-            time = now if releasing is None or w in releasing else self.frontier[w]
+            time = now if w in releasing else self.frontier[w]
             if published.get(component, 0) < time:
                 published[component] = time
         self.clock[self.component] += 1
@@ -214,16 +206,13 @@ class Agent:
     def publish(self, lanes: np.ndarray | None = None) -> None:
         """The accesses of the threads of `lanes` (a mask; None: all) are seen by every
         thread of the agent from now on."""
-        now = self.clock[self.component]
         if lanes is None:
             self.published += 1
-            warps = self.warps.keys()
             self.warp_clocks = None  # (they met: each knows what any knew)
         else:
             self.published[lanes] += 1
-            warps = set((np.flatnonzero(lanes) // WARP).tolist()) & self.warps.keys()
-        for w in warps:
-            self.frontier[w] = now
+        for w in self.warps_of(lanes):
+            self.frontier[w] = self.clock[self.component]
 
     def get(self, value: SSAValue) -> Value:
         try:

@@ -538,9 +538,7 @@ def log_thread_access(
         parts = []
         for w in np.unique(warps):
             mine = warps == w
-            lanes = np.zeros(agent.mask.shape, dtype=bool)
-            lanes[w * WARP : (w + 1) * WARP] = True
-            parts.append((byte_offsets[mine], byte_threads[mine], agent.clock_of(lanes)))
+            parts.append((byte_offsets[mine], byte_threads[mine], agent.warp_clock(int(w))))
     for part_offsets, part_threads, clock in parts:
         access = Access(
             write, False, part_offsets, part_threads, agent.epoch, agent,

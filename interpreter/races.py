@@ -11,13 +11,16 @@ bulk and cp.async groups). An access is stamped with an epoch, one component and
   (`(group set, n)`: what `wait_group` acquires);
 - a TMA store's read of SMEM with its group's read retirement (`wait_group read`).
 
-Access A happens before B when B's clock has reached A's epoch; between threads of one
-agent, when A's thread has published its accesses to the agent's threads since (each
-thread's count in `Agent.published`: a block or named barrier they all meet publishes every
-thread's, a wait on a barrier phase publishes those of the threads that arrived on, or
-completed bytes of, that phase). Two accesses of the same SMEM byte race when one writes,
-they are by different threads or proxies, and neither happens before the other. Threads' writes that
-the async proxy reads must also be fenced (`fence_async_shared`) after them (P4). Races are
+Access A happens before B when B's clock has reached A's epoch, and, for a thread access A
+of another agent's (or of a copy its own elected thread issues), when B knows A's warp
+released it: a release carries, per warp of its agent (`Agent.warps`), only the accesses
+that warp published to the releasing threads. Between threads of one agent, when A's thread
+has published its accesses to the agent's threads since (each thread's count in
+`Agent.published`: a block or named barrier they all meet publishes every thread's, a wait
+on a barrier phase publishes those of the threads that arrived on, or completed bytes of,
+that phase). Two accesses of the same SMEM byte race when one writes, they are by different
+threads or proxies, and neither happens before the other. Threads' writes that the async
+proxy reads must also be fenced (`fence_async_shared`) after them (P4). Races are
 reported with the static analysis's rule ids, at the op of the later access, with the
 earlier one as the conflicting op: a read by threads or a tensor-core op (wgmma, tcgen05.mma,
 tcgen05.cp) before the async write that fills it completes is P1, a write while an async read
@@ -70,11 +73,11 @@ class Access:
     what: str
     fenced: bool = False
     tensor_core: bool = False
+    """A tensor-core op's read (wgmma, tcgen05.mma, tcgen05.cp): async, but one before the
+    copy that fills its SMEM completes is P1, a read too early, as the analysis has it."""
     elected: bool = False
     """An async access that the agent's elected thread issues (a TMA or bulk copy, not a
     cp.async copy, which each thread issues)."""
-    """A tensor-core op's read (wgmma, tcgen05.mma, tcgen05.cp): async, but one before the
-    copy that fills its SMEM completes is P1, a read too early, as the analysis has it."""
     unit: int = 1
     """Bytes per offset: 1 for threads' accesses; 4 or 16 for a copy's (the chunks a cp.async
     or a TMA copy moves are whole 4- or 16-byte units), which keeps its sets small."""

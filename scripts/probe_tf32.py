@@ -56,8 +56,10 @@ def _keep_special(u: np.ndarray, rounded: np.ndarray) -> np.ndarray:
 
 
 def rne(u: np.ndarray) -> np.ndarray:
-    w = u.astype(np.uint64)
-    return _keep_special(u, ((w + 0xFFF + ((w >> 13) & 1)) & ~np.uint64(LOW)).astype(np.uint32))
+    """The model the facts hold (a TFLOAT32 map's load: `interpreter.values.f32_to_tf32`)."""
+    from interpreter.values import f32_to_tf32
+
+    return f32_to_tf32(u.view(np.float32)).view(np.uint32)
 
 
 def rna(u: np.ndarray) -> np.ndarray:
