@@ -23,6 +23,7 @@ from analysis.protocol.choices import (
 from analysis.protocol.depths import MAX_TRIP_COUNTS, loop_depths, room
 from analysis.protocol.facts import CopyFacts, Kernel, LoopCount, block_size, equal_values
 from analysis.protocol.findings import ProtocolFinding, Related, warning
+from analysis.protocol.general import Budget, Unproven, general_kernel
 from analysis.protocol.periods import LoopShape, Shape, loop_shape
 from analysis.protocol.run import Infeasible, Walk, run_kernel, steady_lap
 from analysis.protocol.steps import Choose
@@ -55,8 +56,11 @@ def protocol_ops(fn: func.FuncOp) -> frozenset[Operation]:
     return frozenset(found)
 
 
-def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
-    """What every run of the kernel shares, in one pass over the ops that hold copy ops."""
+def kernel_facts(
+    fn: func.FuncOp, holders: frozenset[Operation], only: dict[SSAValue, int] | None = None
+) -> Kernel:
+    """What every run of the kernel shares, in one pass over the ops that hold copy ops
+    (`only`: `Kernel.only`)."""
     loops: list[SSAValue] = []
     conds: list[SSAValue] = []
     geometry: dict[Operation, CopyFacts] = {}
@@ -92,7 +96,7 @@ def kernel_facts(fn: func.FuncOp, holders: frozenset[Operation]) -> Kernel:
     same_bound(shapes, canon)
     return Kernel(
         fn, block_size(fn), frozenset(loops), trips, pending, holders, {}, geometry,
-        {}, canon, aliases, roles, shapes, strided_counts(shapes), facts,
+        {}, canon, aliases, roles, shapes, strided_counts(shapes), facts, only or {},
     )  # fmt: skip
 
 
@@ -329,6 +333,24 @@ def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
     holders = protocol_ops(fn)
     if not holders:
         return []
+    if len(fn.body.blocks) == 1:
+        general = general_kernel(fn, holders)
+        if general is not None:
+            clone, n, count = general
+            try:
+                if not check_as_written(clone, protocol_ops(clone), Budget(n, count)):
+                    return []  # proven for its long loops' count (`general`)
+            except Unproven:
+                pass
+    return check_as_written(fn, holders)
+
+
+def check_as_written(
+    fn: func.FuncOp, holders: frozenset[Operation], budget: Budget | None = None
+) -> list[ProtocolFinding]:
+    """The findings of every run of `fn`, its loops walked for their trip counts; with a
+    `budget`, `fn` is a general kernel (`general`) of one count, whose runs stay within
+    it."""
     if len(fn.body.blocks) != 1:
         # rule: P10
         return [
@@ -338,13 +360,13 @@ def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
                 "write the control flow with scf.if and scf.for",
             )
         ]
-    kernel = kernel_facts(fn, holders)
+    kernel = kernel_facts(fn, holders, {budget.n: budget.count} if budget else {})
     unsettled: set[Operation] = set()
-    found = run_choices(fn, kernel, unsettled)
+    found = run_choices(fn, kernel, unsettled, budget)
     if not any(f.severity == "error" for f in found) and walk_further(kernel, unsettled):
         # A loop that settles late (a pingpong's tile loop from tile 6, a lap of 4): the
         # same proof over longer walks, once (the findings of the shorter are dropped).
-        found = run_choices(fn, kernel, None)
+        found = run_choices(fn, kernel, None, budget)
     return found
 
 
@@ -376,10 +398,11 @@ def make_room(kernel: Kernel, counting: CountChoice) -> bool:
 
 
 def run_choices(
-    fn: func.FuncOp, kernel: Kernel, unsettled: set[Operation] | None
+    fn: func.FuncOp, kernel: Kernel, unsettled: set[Operation] | None, budget: Budget | None
 ) -> list[ProtocolFinding]:
     """Every run of `kernel`'s choices under every priority order, and their findings
-    (each once); the loops whose longest run did not settle join `unsettled`."""
+    (each once); the loops whose longest run did not settle join `unsettled`; each run is
+    charged to `budget` (`general.Unproven` past it)."""
     orders = [(roles, ctas) for ctas in cta_orders(kernel.cluster.ranks)
               for roles in priority_orders(kernel.roles)]  # fmt: skip
     quick = kernel.roles > 1
@@ -426,7 +449,8 @@ def run_choices(
                 work.append(item)  # again, with the longer walk's options
                 continue
             if counting is not None and len(options) > 2:
-                deferred = Deferred(bindings, counting, options, order, longest)
+                only = kernel.only.get(choice.value)  # type: ignore[call-overload]
+                deferred = Deferred(bindings, counting, options, order, longest, only)
                 deferrals.append(deferred)
                 work.append(deferred)
                 work.append(({**bindings, choice.value: options[-1]}, order,  # type: ignore[dict-item]
@@ -438,6 +462,8 @@ def run_choices(
         except Infeasible:
             continue
         erred = any(f.severity == "error" for f in this_run)
+        if budget is not None:  # (the quick order's error is not final: it runs again)
+            budget.charge(len(walk.events), bindings, erred and not (quick and order == 0))
         if quick and order == 0 and (erred or not walk.state.hb.ordered):
             work.append((bindings, 1, longest))  # (`quick_order`)
             continue

@@ -58,6 +58,7 @@ class Deferred:
         options: list[int],
         order: int,
         outer: tuple[Deferred, ...],
+        only: int | None = None,
     ):
         self.bindings = bindings
         self.choice = choice
@@ -78,6 +79,10 @@ class Deferred:
         self.fewer: int | None = 0
         """The option from which on every option repeats one below it (None: a run of the
         longest did not settle)."""
+        self.laps: set[int] = set()
+        """The laps P by which they repeat (n behaves as n - P from `fewer` on)."""
+        self.only = only
+        """The one count the kernel has (`Kernel.only`), where it has one."""
         self.seen = False
         self.unsteady = False
         """Whether the gap is a walk of the longest that reached no steady state (a longer
@@ -157,6 +162,7 @@ class Deferred:
                 first = self.choice.option(loop, k + lap + tail)
             # n - P must be an option too, and read n as n does
             firsts.append(max(first, shape.start + lap, self.options[0] + lap))
+            self.laps.add(lap)
         if not walked:
             self.fewer = None
         elif self.fewer is not None:
@@ -256,10 +262,32 @@ class Deferred:
 
     def kept(self) -> list[int]:
         """The options still to run: every one when a run of the longest did not settle
-        or the options are not consecutive, else those below `fewer`."""
+        or the options are not consecutive, else those below `fewer`; of those, for a
+        kernel of one count (`only`), the one that count behaves as."""
+        if self.only is not None and self.unsteady and self.gap is not None:
+            # (a kernel of one count whose longest run did not settle: no run below proves
+            # it; the P10 warning of `uncovered` stands, or a longer walk replaces this one)
+            return []
         if not self.seen or self.fewer is None or not self.reduce:
             return self.options
-        return [o for o in self.options if o < self.fewer]
+        below = [o for o in self.options if o < self.fewer]
+        if self.only is None or not self.laps or (self.only > self.longest and self.gap):
+            return below
+        n = self.stands_for(self.only)
+        if n == self.longest:
+            return []  # (its run is the longest's)
+        return [n] if n in below else below
+
+    def stands_for(self, n: int) -> int:
+        """The count below `fewer` that count `n` behaves as: n - P behaves as n from
+        `fewer` on, for each lap P the runs of the longest settled with (one per priority
+        order and loop, `settled`); a step of their multiple L is L / P steps of P, each from
+        at least fewer - min(P) + P, so n goes down by L to at least fewer - min(P)."""
+        if n <= self.longest and n < (self.fewer or 0):
+            return n
+        laps = lcm(*self.laps)
+        low = (self.fewer or 0) - min(self.laps)
+        return low + (n - low) % laps
 
 
 MOD_RING = (

@@ -129,6 +129,9 @@ class Kernel:
     assumptions: Assumptions
     """The facts the kernel's `copy.assume` ops state, which the driver's choices and the
     loops' shapes keep to (`assumptions`), collected once per kernel."""
+    only: dict[SSAValue, int] = field(default_factory=dict)
+    """Values the kernel gives one count (`general`: a long loop's constant bound made an
+    argument): of the counts below the longest tried, only the one it stands for runs."""
     bodies: dict[Block, tuple[Operation, ...]] = field(default_factory=dict)
     """Each block's ops as the walk goes through them (listed once per kernel: the IR's
     linked list costs more to step through)."""

@@ -1,0 +1,103 @@
+"""A long loop of a constant trip count (a GEMM's K loop over 256 k-blocks) is proven as the
+same kernel with the count an argument (analysis/protocol/general.py): proven for every
+count of at least one iteration, N among them, in the time of a dynamic-K kernel. Where the
+general kernel is not proven (an error at some count, the budget spent), the kernel is
+walked as written: its findings are its own, the general form never adds or hides one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from xdsl.dialects import func
+from xdsl.parser import Parser
+
+import analysis.protocol.analysis as driver
+from analysis.protocol import check_protocol
+from copy_tools.universe import make_context
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+K8 = "%k_tiles = arith.constant 8 : index"
+
+
+def kernel(name: str, k: int, *edits: tuple[str, str]) -> str:
+    text = (CORPUS / f"{name}.mlir").read_text()
+    assert K8 in text
+    text = text.replace(K8, f"%k_tiles = arith.constant {k} : index")
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new, 1)
+    return text
+
+
+def findings(text: str) -> list[tuple[str, str, str]]:
+    module = Parser(make_context(), text).parse_module()
+    return sorted((f.severity, str(f.rules), str(f)) for f in check_protocol(module))
+
+
+def walked(text: str, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The most iterations any run walked a loop (its events' count per run, as a proxy:
+    the kernel's runs, longest first)."""
+    events: list[int] = []
+    run_kernel = driver.run_kernel
+
+    def counted(*args, **kwargs):
+        walk = run_kernel(*args, **kwargs)
+        events.append(len(walk.events))
+        return walk
+
+    monkeypatch.setattr(driver, "run_kernel", counted)
+    assert findings(text) == []
+    return events
+
+
+@pytest.mark.parametrize("name", ["gemm_cooperative", "gemm_multicast_cluster2"])
+def test_a_long_constant_k_loop_costs_what_a_short_one_does(name, monkeypatch):
+    # The runs of K = 1024 walk no more than those of K = 256: each is the general
+    # kernel's (the longest count the driver tries and the one 1024 or 256 stands for).
+    small = walked(kernel(name, 256), monkeypatch)
+    large = walked(kernel(name, 1024), monkeypatch)
+    assert max(large) == max(small)
+    assert sum(large) <= sum(small) * 1.1
+    # As written, a K = 1024 walk alone is some 100 times the longest run's events.
+    assert max(large) * 20 < 1024 * 16
+
+
+def test_a_loop_beyond_the_iterations_the_walk_follows_is_proven():
+    # 5000 k-blocks: more than the 4096 iterations a walk follows (a P10 warning when
+    # walked as written); the general kernel proves it.
+    assert findings(kernel("gemm_cooperative", 5000)) == []
+
+
+def test_a_mistake_at_the_count_the_kernel_has_is_found():
+    # The producer loads 255 k-blocks, the consumers wait for 256: the general kernel
+    # (its 256 an argument, the producer's 255 left) errs, so the kernel is walked as
+    # written, and its hang is reported as without the general form.
+    text = kernel(
+        "gemm_cooperative", 256,
+        ("%k_tiles = arith.constant 256 : index",
+         "%k_tiles = arith.constant 256 : index\n    %k_short = arith.constant 255 : index"),
+        ("scf.for %k = %c0 to %k_tiles step %c1 {", "scf.for %k = %c0 to %k_short step %c1 {"),
+    )  # fmt: skip
+    found = findings(text)
+    assert any(severity == "error" for severity, _, _ in found)
+    module = Parser(make_context(), text).parse_module()
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    assert found == sorted(
+        (f.severity, str(f.rules), str(f))
+        for f in driver.check_as_written(fn, driver.protocol_ops(fn))
+    )
+
+
+def test_a_kernel_whose_general_form_errs_is_not_rejected_for_it():
+    # The 2-CTA pair's general form errs at some counts (`gemm_2cta_pair` below 2
+    # k-blocks); with its 256 k-blocks it is correct, and walked as written it is proven.
+    assert findings(kernel("gemm_2cta_pair", 256)) == []
+
+
+def test_the_users_module_is_left_as_it_was():
+    text = kernel("gemm_cooperative", 256)
+    module = Parser(make_context(), text).parse_module()
+    before = str(module)
+    assert check_protocol(module) == []
+    assert str(module) == before
