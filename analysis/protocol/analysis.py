@@ -333,15 +333,14 @@ def check_kernel(fn: func.FuncOp) -> list[ProtocolFinding]:
     holders = protocol_ops(fn)
     if not holders:
         return []
-    if len(fn.body.blocks) == 1:
-        general = general_kernel(fn, holders)
-        if general is not None:
-            clone, n, count = general
-            try:
-                if not check_as_written(clone, protocol_ops(clone), Budget(n, count)):
-                    return []  # proven for its long loops' count (`general`)
-            except Unproven:
-                pass
+    general = general_kernel(fn, holders)
+    if general is not None:
+        clone, n, count = general
+        try:
+            if not check_as_written(clone, protocol_ops(clone), Budget(n, count)):
+                return []  # proven for its long loops' count (`general`)
+        except Unproven:
+            pass
     return check_as_written(fn, holders)
 
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from xdsl.dialects import builtin, func, scf
 from xdsl.dialects.builtin import FunctionType, IndexType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.depths import MAX_TRIP_COUNTS
 from copy_dialect import ops as copy
-from copy_dialect.verify_common import constant_int
+from copy_dialect.verify_common import constant_int, enclosing_target
 
 LONG = 2 * MAX_TRIP_COUNTS
 """Iterations beyond which a constant loop is first tried as a count to choose: the
@@ -80,9 +80,9 @@ def general_kernel(
     low = max(constant_int(loop.lb) or 0 for loop in loops) + 1
     mapper: dict[SSAValue, SSAValue] = {}
     clone = fn.clone(mapper)
-    target = target_attr(fn)
+    target = enclosing_target(fn)
     if target is not None:
-        clone.attributes["copy.target"] = target
+        clone.attributes["copy.target"] = copy.TargetAttr(target.name)
     entry = clone.body.blocks[0]
     n = entry.insert_arg(IndexType(), len(entry.args))
     n.name_hint = "n"
@@ -95,16 +95,6 @@ def general_kernel(
     entry.insert_op_before(copy.AssumeOp(n, lower=low), entry.first_op)  # type: ignore[arg-type]
     builtin.ModuleOp([clone])  # (the clone's parent: what looks up enclosing ops finds one)
     return clone, n, bound
-
-
-def target_attr(op: Operation | None) -> Attribute | None:
-    """The nearest `copy.target` attribute around `op` (on it or an enclosing op)."""
-    while op is not None:
-        attr = op.attributes.get("copy.target")
-        if attr is not None:
-            return attr
-        op = op.parent_op()
-    return None
 
 
 class Unproven(Exception):
