@@ -6,7 +6,7 @@ found for (`describe`)."""
 from __future__ import annotations
 
 import itertools
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import gcd, lcm
@@ -19,6 +19,7 @@ from analysis.protocol.facts import Kernel, LoopCount
 from analysis.protocol.findings import ProtocolFinding, Related, warning
 from analysis.protocol.periods import Opaque, Shape
 from analysis.protocol.run import Walk, steady_lap
+from analysis.protocol.steps import Heads
 from copy_dialect.verify_common import constant_int
 
 
@@ -70,6 +71,11 @@ class Deferred:
         self.reduce = choice.obstacle is None and consecutive
         """Whether the runs of the longest may stand for options below it (consecutive:
         a count the lap leads to from a longer one is one of them)."""
+        self.spaced = choice.obstacle is None and options == list(
+            range(options[0], self.longest + 1, self.step)
+        )
+        """Whether the options are evenly spaced (a fact's multiple): a cut of laps that
+        keep to the spacing leads from the longest to one of them (`cut`)."""
         self.gap: Opaque | None = choice.obstacle
         """Why the counts above the longest are not covered (None: every run of the longest
         settled in every walk of its loops with a lap they repeat with, `settled`)."""
@@ -83,6 +89,10 @@ class Deferred:
         """The laps P by which they repeat (n behaves as n - P from `fewer` on)."""
         self.only = only
         """The one count the kernel has (`Kernel.only`), where it has one."""
+        self.once = False
+        """Whether `fewer` comes from a loop walked once in the run of the longest."""
+        self.nested = False
+        """Whether it comes from cuts of the laps of a loop walked more than once (`cut`)."""
         self.seen = False
         self.unsteady = False
         """Whether the gap is a walk of the longest that reached no steady state (a longer
@@ -117,6 +127,9 @@ class Deferred:
         covering = self.gap is None and not self.last(kernel)
         walked = False
         firsts: list[int] = []
+        # a loop of the choice walked more than once (a K loop, once per tile): no loop's
+        # heads are run n's prefix past the first walk, its laps are cut (`cut`)
+        repeated = any(len(walk.heads.get(loop, [])) > 1 for loop in self.choice.loops)
         for loop in self.choice.loops:
             if not self.choice.counts(loop):
                 continue  # (a loop that starts elsewhere: `obstacle`, every count is tried)
@@ -125,7 +138,7 @@ class Deferred:
             walks = walk.heads.get(loop, [])
             # walked once, to its longest (its start is 1: the count n - 1; a loop walked
             # more than once, a K loop in a tile loop, is not run n's prefix past its first)
-            once = len(walks) == 1 and len(walks[0]) == trips
+            once = not repeated and len(walks) == 1 and len(walks[0]) == trips
             ring = max(looped.depth, looped.lap.tail)
             lead = lag(walk, loop, self.choice.loops) if once else 0
             tail = max(ring, lead)
@@ -164,11 +177,101 @@ class Deferred:
             firsts.append(max(first, shape.start + lap, self.options[0] + lap))
             self.laps.add(lap)
         if not walked:
-            self.fewer = None
+            # A loop walked more than once in the run (a K loop, once per tile): its laps
+            # are cut in every walk at once (`cut`), or every option runs.
+            cut = self.cut(walk, kernel) if self.fewer is not None and not self.once else None
+            if cut is None:
+                self.fewer = None
+            else:
+                self.nested = True
+                self.fewer = max(self.fewer, cut[0])
+                self.laps |= cut[1]
+        elif self.nested:
+            self.fewer = None  # (runs of both kinds: not one argument; every option runs)
         elif self.fewer is not None:
             # One loop's heads suffice: the state at each holds the whole CTA's.
+            self.once = True
             self.fewer = max(self.fewer, min(firsts))
         self.seen = True
+
+    def cut(self, walk: Walk, kernel: Kernel) -> tuple[int, set[int]] | None:
+        """For a run of the longest whose loops of the choice are walked more than once (a
+        K loop in a tile loop, once per tile): the least option n from which on run n is
+        this run with its laps cut, and the laps P (None: no such cut).
+
+        A cut removes, in every walk of one loop of the choice (`at`, CTA 0's), the
+        iterations from a head h to a head h + m L where the state is the same (a steady
+        lap, P divides L): from head h on, run T - m L then does what run T does from head
+        h + m L, to its end, every other walk included. The state holds where every other
+        agent is, each loop it is in counted from `at`'s iteration (`Walk.snapshot`), so
+        each moves as many iterations in the loop it is in at `at`'s depth, and stays in
+        the same iterations of the loops around it: a cut is made only at a head where that
+        loop is one of the choice for every agent in one (`Walk.beside`), and so that every
+        walk of the choice, of every agent in every CTA, loses m L iterations once, each
+        walk other than `at`'s must hold exactly one cut (on the clock of heads, `Heads.
+        times`). The cut holds no read of n that differs between the two runs: every head
+        in it comes before the first head of any walk of the choice that overlaps it from
+        which that walk sees its end (its last `tail` iterations, its ring). What the rest
+        of the kernel reads of n is the same for the counts from `shape.start` on with the
+        period the laps keep to. Only the counts T - m L are cut from T: the other options
+        below it run."""
+        if not self.spaced or not all(self.choice.counts(loop) for loop in self.choice.loops):
+            return None
+        every: list[tuple[int, Heads]] = []  # each walk of the choice, with its tail
+        for loop in self.choice.loops:
+            trips = self.choice.trips(loop, self.longest)
+            shape = kernel.loops[loop]
+            for heads in walk.heads.get(loop, []) + walk.peer_heads.get(loop, []):
+                if len(heads.times) != trips or heads.closed is None:
+                    return None
+                every.append((max(shape.depth, shape.lap.tail), heads))
+        for at in self.choice.loops:
+            found = self.cuts_at(walk, kernel, at, every)
+            if found is not None:
+                return found
+        return None
+
+    def cuts_at(
+        self, walk: Walk, kernel: Kernel, at: Operation, every: list[tuple[int, Heads]]
+    ) -> tuple[int, set[int]] | None:
+        """`cut` at the heads of `at`'s walks (`every`: each walk of the choice, with its
+        tail)."""
+        walks = walk.heads.get(at, [])
+        if not walks:
+            return None
+        shape = self.choice.shape
+        looped = kernel.loops[at]
+        ring = max(looped.depth, looped.lap.tail)
+        period = lcm(looped.lap.period, shape.period, *self.choice.paces, self.step)
+        trips = self.choice.trips(at, self.longest)
+        firsts: list[int] = []
+        laps: set[int] = set()
+        cuts: list[int] = []  # when each cut is made (`Heads.times`)
+        for heads in walks:
+            found = steady_lap(walk, heads, ring, period, looped.lap.start)
+            if found is None:
+                return None
+            k, lap = found
+            begin = heads.times[k]
+            # the first head, after k, from which a walk overlapping this one sees its end
+            differs = min(h.times[max(0, len(h.times) - tail)] for tail, h in every
+                          if h.times[0] < heads.closed and h.closed > begin)  # fmt: skip
+            trusted = bisect_left(heads.times, differs)
+            if k + 2 * lap > trusted - 1:
+                return None
+            loops = self.choice.loops
+            cut = next((h for h in range(k, k + lap)
+                        if all(loop is None or loop in loops
+                               for _, _, loop in heads.beside[h])), None)  # fmt: skip
+            if cut is None:
+                return None
+            cuts.append(heads.times[cut])
+            firsts.append(self.choice.option(at, trips - (trusted - 1 - cut)))
+            laps.add(lap)
+        for _, h in every:
+            if h not in walks and sum(h.times[0] < t < h.closed for t in cuts) != 1:  # type: ignore[operator]
+                return None
+        return max(*firsts, shape.start, self.options[0]), laps
 
     def first_covered(
         self, walk: Walk, kernel: Kernel, loop: Operation, k: int, lap: int
@@ -268,6 +371,8 @@ class Deferred:
             # (a kernel of one count whose longest run did not settle: no run below proves
             # it; the P10 warning of `uncovered` stands, or a longer walk replaces this one)
             return []
+        if self.seen and self.fewer is not None and self.nested:
+            return self.uncut()
         if not self.seen or self.fewer is None or not self.reduce:
             return self.options
         below = [o for o in self.options if o < self.fewer]
@@ -277,6 +382,23 @@ class Deferred:
         if n == self.longest:
             return []  # (its run is the longest's)
         return [n] if n in below else below
+
+    def uncut(self) -> list[int]:
+        """`kept` where `fewer` comes from cuts (`cut`): the options below it and those no
+        cut of the longest gives (not T - m L); for a kernel of one count n, the one count
+        m it behaves as, if that is not a cut: n itself, or for n above the longest, the
+        count m = n - j L of the last lap (run n is run n - L with a lap more in each walk,
+        `settled`, down to m)."""
+        laps = lcm(*self.laps)
+        rest = [o for o in self.options
+                if o < (self.fewer or 0) or (self.longest - o) % laps]  # fmt: skip
+        n = self.only
+        if n is None or (n > self.longest and self.gap is not None):
+            return rest
+        m = n if n <= self.longest else self.longest - (self.longest - n) % laps
+        if m not in rest and (m == self.longest or m in self.options):
+            return []  # (its run is the longest's, or a cut of it)
+        return [m] if m in self.options else rest
 
     def stands_for(self, n: int) -> int:
         """The count below `fewer` that count `n` behaves as: n - P behaves as n from
@@ -386,7 +508,8 @@ def count_choice(kernel: Kernel, value: object) -> CountChoice | None:
         # n is the loops' count itself: what the protocol reads of it is what they leave
         loops = [loop for loop, key in kernel.counts.items() if key is value]
         trips = {loop: (1, 0) for loop in loops}
-        got = count_shape(kernel.fn, set(), loops, kernel.protocol_ops, trips)  # type: ignore[arg-type]
+        got = count_shape(kernel.fn, set(), loops, kernel.protocol_ops, trips,  # type: ignore[arg-type]
+                          kernel.assumptions.multiple)  # fmt: skip
         if isinstance(got, Opaque):
             return CountChoice(value, True, loops, Shape(), (), got)
         return CountChoice(value, True, loops, got)
@@ -416,7 +539,8 @@ def count_choice(kernel: Kernel, value: object) -> CountChoice | None:
     loops += paced  # type: ignore[arg-type]
     trips = {loop: (1, offsets[loop] - lb) for loop in loops
              if loop in offsets and (lb := constant_int(loop.lb)) is not None}  # fmt: skip
-    shape = count_shape(kernel.fn, chosen, loops, kernel.protocol_ops, trips)  # type: ignore[arg-type]
+    shape = count_shape(kernel.fn, chosen, loops, kernel.protocol_ops, trips,  # type: ignore[arg-type]
+                        kernel.assumptions.multiple)  # fmt: skip
     paces = tuple(kernel.loops[loop].pace[1] for loop in paced)
     if isinstance(shape, Opaque):
         return CountChoice(value, False, list(loops), Shape(), paces, shape, offsets)

@@ -14,7 +14,7 @@ from math import lcm
 from xdsl.dialects import scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from analysis.protocol.periods import INVARIANT, Form, Forms, Lin, Opaque, Shape, reads
+from analysis.protocol.periods import INVARIANT, Form, Forms, Lin, Multiple, Opaque, Shape, reads
 from copy_dialect.verify_common import constant_int
 
 
@@ -63,8 +63,10 @@ class CountForms(Forms):
         chosen: set[SSAValue],
         loops: list[scf.ForOp],
         trips: dict[Operation, tuple[int, int]] | None = None,
+        multiple: Multiple = None,
     ):
         self.chosen = chosen
+        self.multiple = multiple
         self.loops = loops
         self.trips = trips or {}
         """(a, b) for the loops of the choice that run a n + b iterations: what a counter
@@ -175,6 +177,8 @@ class CountForms(Forms):
         if loop in self.loops or constant_int(loop.step) is None:
             return None
         lb, ub = self.of(loop.lb), self.of(loop.ub)
+        if isinstance(lb, Lin) and lb.c == 1 and base(loop.ub) is base(loop.lb):
+            return lb  # (to its start plus a constant: `for it = t n to t n + 4`, t unknown)
         if not (isinstance(lb, Lin) and isinstance(ub, Lin) and lb.c == 1 and ub.c == 1):
             return None
         if lb.a is None or lb.a != ub.a or lb.b is None or ub.b is None:
@@ -281,12 +285,14 @@ def count_shape(
     loops: list[scf.ForOp],
     holders: frozenset[Operation],
     trips: dict[Operation, tuple[int, int]] | None = None,
+    multiple: Multiple = None,
 ) -> Shape | Opaque:
     """How what the protocol reads depends on the count n of `loops` (their upper bound
     when `chosen` holds it; `trips`: the loops that run a n + b iterations) (`CountForms`),
     or the first read that is not a function of n mod a period from some n on. A loop's
-    bound (n, or floor((n + b) / c) for a loop at its own pace) is its count, not a read."""
-    forms = CountForms(chosen, loops, trips)
+    bound (n, or floor((n + b) / c) for a loop at its own pace) is its count, not a read.
+    `multiple`: what the values not known before the run are stated a multiple of."""
+    forms = CountForms(chosen, loops, trips, multiple)
     found = INVARIANT
     for value, reader, _ in reads(fn, holders):
         if reader in loops and value is reader.operands[1]:  # the loop's bound: its count

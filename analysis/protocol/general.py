@@ -15,12 +15,16 @@ The general kernel's runs may cost about what the walk of the kernel as written 
 first error (a count that breaks a rule, N or another): the kernel is then walked as written,
 so one whose general form cannot be proven costs at most about twice its walk.
 
-Only loops that no loop with copy ops holds: a K loop inside a persistent tile loop, made
-a count to choose, would be chosen under each tile count (every K count under each one,
-`choices`), which costs more than its N iterations a tile.
+A K loop inside a persistent tile loop is chosen under each tile count; its laps are cut in
+every tile's walk at once (`choices.Deferred.cut`), so that the longest count the driver
+tries stands for N. The general kernel then states what N is of its rings (`tile_facts`):
+at least the widest, and a multiple of what it shares with twice each, so that every tile
+starts in the same ring slot and phase.
 """
 
 from __future__ import annotations
+
+from math import gcd, lcm
 
 from xdsl.dialects import builtin, func, scf
 from xdsl.dialects.builtin import FunctionType, IndexType
@@ -28,6 +32,7 @@ from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.depths import MAX_TRIP_COUNTS
 from copy_dialect import ops as copy
+from copy_dialect.verification import ops_of
 from copy_dialect.verify_common import constant_int, enclosing_target
 
 LONG = 2 * MAX_TRIP_COUNTS
@@ -42,7 +47,7 @@ def long_loops(fn: func.FuncOp, holders: frozenset[Operation]) -> tuple[int, lis
     loops: dict[int, list[scf.ForOp]] = {}
     most: dict[int, int] = {}
     for op in holders:
-        if not isinstance(op, scf.ForOp) or nested(op, fn, holders):
+        if not isinstance(op, scf.ForOp):
             continue
         lb, ub, step = (constant_int(v) for v in (op.lb, op.ub, op.step))
         if lb is None or ub is None or step is None or step <= 0:
@@ -92,9 +97,29 @@ def general_kernel(
         clone.arg_attrs = builtin.ArrayAttr([*clone.arg_attrs.data, builtin.DictionaryAttr({})])
     for v in values:
         mapper[v].replace_all_uses_with(n)
-    entry.insert_op_before(copy.AssumeOp(n, lower=low), entry.first_op)  # type: ignore[arg-type]
+    lower, divisor = low, None
+    if any(nested(loop, fn, holders) for loop in loops):
+        lower, divisor = tile_facts(fn, bound, low)
+    fact = copy.AssumeOp(n, lower=lower, divisor=divisor)
+    entry.insert_op_before(fact, entry.first_op)  # type: ignore[arg-type]
     builtin.ModuleOp([clone])  # (the clone's parent: what looks up enclosing ops finds one)
     return clone, n, bound
+
+
+def tile_facts(fn: func.FuncOp, bound: int, low: int) -> tuple[int, int | None]:
+    """For a long loop inside a loop with copy ops (a K loop in a persistent tile loop):
+    the least count and the divisor the general kernel states of `n`, both true of N (the
+    constant `bound`): at least the widest ring (a tile then advances every ring by a lap or
+    more, so the tile loop's state reaches one tile back, `depths.advance`) and a multiple
+    of what N shares with twice each ring (each tile then starts in the same slot and phase
+    of the rings, so the tile loop repeats every tile, and the counts tried are those
+    multiples, which the cuts of the K loop's laps reach from the longest,
+    `choices.Deferred.cut`). `low`: the least count of one iteration."""
+    rings = [op.result.type.count.data for op in ops_of(fn) if isinstance(op, copy.BarrierInitOp)
+             and isinstance(op.result.type, copy.BarrierType)]  # fmt: skip
+    lower = max(low, min(bound, max(rings, default=1)))
+    divisor = gcd(bound, lcm(*(2 * r for r in rings)))
+    return lower, divisor if divisor > 1 else None
 
 
 class Unproven(Exception):

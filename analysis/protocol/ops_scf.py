@@ -208,7 +208,7 @@ class Frame:
         """Whether the heads keep their states (CTA 0's); the other CTAs' keep their times
         (`Walk.peer_heads`)."""
         if chosen:
-            self.heads = Heads()
+            self.heads = Heads(who=(agent.role, agent.rank))
             kept = walk.peer_heads if agent.rank else walk.heads
             kept.setdefault(op, []).append(self.heads)
         self.index = len(agent.frames)
@@ -224,6 +224,7 @@ class Frame:
             if self.snapshots:
                 self.heads.states.append(walk.snapshot(agent, i))
                 self.heads.marks.append(len(walk.events))
+                self.heads.beside.append(walk.beside(agent, self.index))
             walk.ticks += 1
             self.heads.times.append(walk.ticks)
 

@@ -238,6 +238,8 @@ class Forms:
     its iteration, `i = lb + j step` its induction variable) or an `scf.while` (the values
     it carries from one test of its condition to the next)."""
 
+    multiple: Multiple = None
+
     def __init__(self, loop: scf.ForOp | scf.WhileOp, multiple: Multiple = None):
         self.loop = loop
         self.multiple = multiple
@@ -429,7 +431,13 @@ class Forms:
             if name in ("arith.addi", "arith.subi"):
                 return add(x, y, consts, name == "arith.subi", op)
             if name == "arith.muli":
-                return mul(x, y, consts, op)
+                # (a factor not known before the run: what the facts say it is a multiple of)
+                multiple = self.multiple or (lambda _: 1)
+                ms = [
+                    multiple(o) if c is None else 1
+                    for o, c in zip(op.operands, consts, strict=True)
+                ]
+                return mul(x, y, consts, op, ms)
             if name in ("arith.divui", "arith.divsi", "arith.floordivsi", "arith.ceildivsi"):
                 return div(x, y, consts[1], name == "arith.ceildivsi", op)
             if name in ("arith.remui", "arith.remsi"):
@@ -522,13 +530,18 @@ def add(x: Form, y: Form, consts: list[int | None], sub: bool, op: Operation) ->
     return Opaque(op, f"'{op.name}' of a value that grows with the iteration")
 
 
-def mul(x: Form, y: Form, consts: list[int | None], op: Operation) -> Form:
+def mul(
+    x: Form, y: Form, consts: list[int | None], op: Operation, multiples: list[int] | None = None
+) -> Form:
+    """x times y; `multiples`: what each operand is known a multiple of (a K-block count
+    stated a multiple of 8 times the tile index grows by a multiple of 8)."""
+    ms = multiples or [1, 1]
     if isinstance(y, Lin):
-        x, y, consts = y, x, [consts[1], consts[0]]
+        x, y, consts, ms = y, x, [consts[1], consts[0]], [ms[1], ms[0]]
     if isinstance(x, Lin) and fixed(y) and x.c == 1:
         k = consts[1]
         if k is None:
-            return Lin(None, None)
+            return Lin(None, None, 1, x.divisor * ms[1])
         return (
             INVARIANT
             if k == 0

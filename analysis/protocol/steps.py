@@ -83,6 +83,10 @@ class Run(Protocol):
 
     def snapshot(self, agent: Any, i: int) -> tuple[object, ...]: ...
 
+    def beside(
+        self, agent: Any, depth: int
+    ) -> tuple[tuple[int | None, int, Operation | None], ...]: ...
+
     def fork(self, roles: list[Any]) -> None: ...
 
     def join(self, block: Any, roles: list[Any], op: Operation) -> None: ...
@@ -101,6 +105,12 @@ class Heads:
     """When each head was reached, and `closed` when the walk ended, on the run's clock of
     loop heads and ends (`Walk.ticks`): which heads of one loop came after another ended."""
     closed: int | None = None
+    who: tuple[int | None, int] = (None, 0)
+    """The agent that walks it: its role (None: the block) and CTA."""
+    beside: list[tuple[tuple[int | None, int, Operation | None], ...]] = field(default_factory=list)
+    """Per head (CTA 0's), where every other agent is (`Walk.beside`): which loops of the
+    same outer iterations they are in, for the cut of laps of a loop walked more than once
+    (`choices.Deferred.cut`)."""
 
     def __len__(self) -> int:
         return len(self.states)

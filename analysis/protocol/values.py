@@ -185,8 +185,11 @@ def plan(op: Operation) -> Callable[[Sequence[Value]], Value] | None:
         if isinstance(a, int) and isinstance(b, int):
             r = binary(a, b)
             return UNIFORM if r is None else r
+        if absorbs and (a == 0 or b == 0):
+            return 0  # (0 times a value not known: a load_tail's count x K at 0 tiles)
         return lift(binary, args)
 
+    absorbs = name in ("arith.muli", "arith.andi")
     return apply
 
 
