@@ -419,7 +419,10 @@ def run_choices(
         item = work.pop()
         if isinstance(item, Deferred):
             value = item.choice.value
-            work.extend(({**item.bindings, value: o}, item.order, item.outer)  # type: ignore[dict-item]
+            # (the run of the count a kernel's one count comes down to by whole laps must
+            # hold laps too: the deferral settles it, `Deferred.lapped`)
+            work.extend(({**item.bindings, value: o}, item.order,  # type: ignore[dict-item]
+                         (*item.outer, item) if o == item.lapped else item.outer)
                         for o in reversed(item.kept()))  # fmt: skip
             continue
         bindings, order, longest = item
@@ -438,7 +441,9 @@ def run_choices(
             break
         this_run: list[ProtocolFinding] = []
         try:
-            walk = run_kernel(kernel, bindings, this_run.append, *orders[order])
+            watched = frozenset(d.choice.value for d in longest  # (`Deferred.lapped`)
+                                if bindings.get(d.choice.value) == d.lapped)  # type: ignore[call-overload]  # fmt: skip
+            walk = run_kernel(kernel, bindings, this_run.append, *orders[order], watched)
         except Choose as choice:
             options = list(choice.options)
             if choice.value not in choices:

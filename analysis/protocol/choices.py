@@ -71,7 +71,7 @@ class Deferred:
         self.reduce = choice.obstacle is None and consecutive
         """Whether the runs of the longest may stand for options below it (consecutive:
         a count the lap leads to from a longer one is one of them)."""
-        self.spaced = choice.obstacle is None and options == list(
+        self.spaced = (choice.obstacle is None or choice.cut is not None) and options == list(
             range(options[0], self.longest + 1, self.step)
         )
         """Whether the options are evenly spaced (a fact's multiple): a cut of laps that
@@ -93,6 +93,10 @@ class Deferred:
         """Whether `fewer` comes from a loop walked once in the run of the longest."""
         self.nested = False
         """Whether it comes from cuts of the laps of a loop walked more than once (`cut`)."""
+        self.lapped: int | None = None
+        """The count below the longest whose run must hold laps that repeat in every walk
+        at once (`cut`), where the one count the kernel has is that count and laps more
+        (`uncut`)."""
         self.seen = False
         self.unsteady = False
         """Whether the gap is a walk of the longest that reached no steady state (a longer
@@ -123,13 +127,24 @@ class Deferred:
         must settle with a lap P that what the protocol reads of n repeats with (from n =
         `start` on, every `period`) and that keeps to the options' spacing, so that run n is
         run n - P with a lap more in each walk, down to the counts tried (`gap` otherwise)."""
+        if self.lapped is not None and walk.bindings.get(self.choice.value) == self.lapped:  # type: ignore[call-overload]
+            # the run of the count the kernel's count comes down to by whole laps
+            if self.cut(walk, kernel, self.lapped) is None:
+                why = (f"in its run of {self.lapped}, the count {self.only} comes down to by "
+                       "whole laps, no lap repeats in every walk at once")  # fmt: skip
+                self.gap = Opaque(self.choice.loops[0], why)
+            return
         shape = self.choice.shape
         covering = self.gap is None and not self.last(kernel)
         walked = False
         firsts: list[int] = []
         # a loop of the choice walked more than once (a K loop, once per tile): no loop's
-        # heads are run n's prefix past the first walk, its laps are cut (`cut`)
-        repeated = any(len(walk.heads.get(loop, [])) > 1 for loop in self.choice.loops)
+        # heads are run n's prefix past the first walk, its laps are cut (`cut`); so too
+        # where the prefix does not stand for the options below (not consecutive, or an
+        # `obstacle`)
+        repeated = not self.reduce or any(
+            len(walk.heads.get(loop, [])) > 1 for loop in self.choice.loops
+        )
         for loop in self.choice.loops:
             if not self.choice.counts(loop):
                 continue  # (a loop that starts elsewhere: `obstacle`, every count is tried)
@@ -194,7 +209,9 @@ class Deferred:
             self.fewer = max(self.fewer, min(firsts))
         self.seen = True
 
-    def cut(self, walk: Walk, kernel: Kernel) -> tuple[int, set[int]] | None:
+    def cut(
+        self, walk: Walk, kernel: Kernel, longest: int | None = None
+    ) -> tuple[int, set[int]] | None:
         """For a run of the longest whose loops of the choice are walked more than once (a
         K loop in a tile loop, once per tile): the least option n from which on run n is
         this run with its laps cut, and the laps P (None: no such cut).
@@ -214,36 +231,43 @@ class Deferred:
         which that walk sees its end (its last `tail` iterations, its ring). What the rest
         of the kernel reads of n is the same for the counts from `shape.start` on with the
         period the laps keep to. Only the counts T - m L are cut from T: the other options
-        below it run."""
+        below it run. The same cuts, made the other way, add laps: run T + m L (`longest`:
+        T, the longest by default)."""
+        longest = self.longest if longest is None else longest
         if not self.spaced or not all(self.choice.counts(loop) for loop in self.choice.loops):
             return None
         every: list[tuple[int, Heads]] = []  # each walk of the choice, with its tail
         for loop in self.choice.loops:
-            trips = self.choice.trips(loop, self.longest)
+            trips = self.choice.trips(loop, longest)
             shape = kernel.loops[loop]
             for heads in walk.heads.get(loop, []) + walk.peer_heads.get(loop, []):
                 if len(heads.times) != trips or heads.closed is None:
                     return None
                 every.append((max(shape.depth, shape.lap.tail), heads))
         for at in self.choice.loops:
-            found = self.cuts_at(walk, kernel, at, every)
+            found = self.cuts_at(walk, kernel, at, every, longest)
             if found is not None:
                 return found
         return None
 
     def cuts_at(
-        self, walk: Walk, kernel: Kernel, at: Operation, every: list[tuple[int, Heads]]
+        self,
+        walk: Walk,
+        kernel: Kernel,
+        at: Operation,
+        every: list[tuple[int, Heads]],
+        longest: int,
     ) -> tuple[int, set[int]] | None:
         """`cut` at the heads of `at`'s walks (`every`: each walk of the choice, with its
-        tail)."""
+        tail) in the run of `longest`."""
         walks = walk.heads.get(at, [])
         if not walks:
             return None
-        shape = self.choice.shape
+        shape = self.choice.cut or self.choice.shape
         looped = kernel.loops[at]
         ring = max(looped.depth, looped.lap.tail)
         period = lcm(looped.lap.period, shape.period, *self.choice.paces, self.step)
-        trips = self.choice.trips(at, self.longest)
+        trips = self.choice.trips(at, longest)
         firsts: list[int] = []
         laps: set[int] = set()
         cuts: list[int] = []  # when each cut is made (`Heads.times`)
@@ -268,8 +292,9 @@ class Deferred:
             cuts.append(heads.times[cut])
             firsts.append(self.choice.option(at, trips - (trusted - 1 - cut)))
             laps.add(lap)
+        mine = {id(h) for h in walks}
         for _, h in every:
-            if h not in walks and sum(h.times[0] < t < h.closed for t in cuts) != 1:  # type: ignore[operator]
+            if id(h) not in mine and sum(h.times[0] < t < h.closed for t in cuts) != 1:  # type: ignore[operator]
                 return None
         return max(*firsts, shape.start, self.options[0]), laps
 
@@ -393,12 +418,24 @@ class Deferred:
         rest = [o for o in self.options
                 if o < (self.fewer or 0) or (self.longest - o) % laps]  # fmt: skip
         n = self.only
-        if n is None or (n > self.longest and self.gap is not None):
+        if n is None:
             return rest
+        if n > self.longest:
+            # The cuts made the other way add laps to the run of the longest (or of the
+            # count n comes down to, `lapped`): they stand for n where what the count's
+            # reads need of a run is only that its heads' state repeats (the choice's
+            # `obstacle`, a value a loop carries, is then not one), from the longest on.
+            if self.gap is not self.choice.obstacle or (self.fewer or 0) > self.longest:
+                return rest
+            self.gap = None
         m = n if n <= self.longest else self.longest - (self.longest - n) % laps
         if m not in rest and (m == self.longest or m in self.options):
             return []  # (its run is the longest's, or a cut of it)
-        return [m] if m in self.options else rest
+        if m not in self.options:
+            return rest
+        if n > m:
+            self.lapped = m  # (whose run must hold laps to repeat too: `settled`)
+        return [m]
 
     def stands_for(self, n: int) -> int:
         """The count below `fewer` that count `n` behaves as: n - P behaves as n from
@@ -480,6 +517,11 @@ class CountChoice:
     offsets: dict[Operation, int] = field(default_factory=dict)
     """The d of the loops to n + d (a consumer's loop to n - 1)."""
 
+    cut: Shape | None = None
+    """Where the `obstacle` is a value a loop carries: how what the protocol reads depends
+    on the count when every value a loop's heads hold is taken as the same for every count,
+    as a cut of whole laps keeps it (`Deferred.cut`; None: no such shape)."""
+
     def counts(self, loop: Operation) -> bool:
         """Whether the option gives `loop`'s trip count (its start a constant, `trips`)."""
         return self.counted or constant_int(loop.lb) is not None  # type: ignore[attr-defined]
@@ -543,7 +585,12 @@ def count_choice(kernel: Kernel, value: object) -> CountChoice | None:
                         kernel.assumptions.multiple)  # fmt: skip
     paces = tuple(kernel.loops[loop].pace[1] for loop in paced)
     if isinstance(shape, Opaque):
-        return CountChoice(value, False, list(loops), Shape(), paces, shape, offsets)
+        held = {loop: s.state for loop, s in kernel.loops.items() if s.state}
+        cut = count_shape(kernel.fn, chosen, loops, kernel.protocol_ops, trips,  # type: ignore[arg-type]
+                          kernel.assumptions.multiple, held) if held else None  # fmt: skip
+        found = CountChoice(value, False, list(loops), Shape(), paces, shape, offsets)
+        found.cut = cut if isinstance(cut, Shape) else None
+        return found
     return CountChoice(value, False, list(loops), shape, paces, None, offsets)
 
 

@@ -64,9 +64,15 @@ class CountForms(Forms):
         loops: list[scf.ForOp],
         trips: dict[Operation, tuple[int, int]] | None = None,
         multiple: Multiple = None,
+        held: dict[Operation, tuple[int, ...]] | None = None,
     ):
         self.chosen = chosen
         self.multiple = multiple
+        self.held = held
+        """Per loop, the carried values the state at its heads holds (`periods.LoopShape.
+        state`: not counters), taken as the same for every count (None: not so): what a
+        cut of whole laps keeps (`choices.Deferred.cut`), where a run of a few counts does
+        not otherwise stand for the others."""
         self.loops = loops
         self.trips = trips or {}
         """(a, b) for the loops of the choice that run a n + b iterations: what a counter
@@ -129,10 +135,23 @@ class CountForms(Forms):
             start = self.shifted(loop) if isinstance(loop, scf.ForOp) else None
             if start is not None:  # lb + j step: a n + b + j step, b + j step for each j
                 return Lin(start.a, None, 1, start.g)
+        if self.kept(v):
+            return INVARIANT
         if isinstance(v, BlockArgument) or (isinstance(v.owner, Operation) and v.owner.regions
                                             and not isinstance(v.owner, scf.IfOp)):  # fmt: skip
             return Opaque(None, "a loop's value computed from the trip count")
         return super().compute(v)
+
+    def kept(self, v: SSAValue) -> bool:
+        """Whether `v` is a value an scf.for carries, or gives, that the state at its heads
+        holds (`held`): a stage and phase carried as CUTLASS's PipelineState."""
+        if self.held is None:
+            return False
+        if isinstance(v, BlockArgument):
+            loop, k = v.block.parent_op(), v.index - 1
+        else:
+            loop, k = v.owner, v.index
+        return isinstance(loop, scf.ForOp) and k in self.held.get(loop, ())
 
     def left(self, v: SSAValue) -> Lin | None:
         """What a loop of the choice that runs a n + b iterations leaves of a counter it
@@ -286,13 +305,15 @@ def count_shape(
     holders: frozenset[Operation],
     trips: dict[Operation, tuple[int, int]] | None = None,
     multiple: Multiple = None,
+    held: dict[Operation, tuple[int, ...]] | None = None,
 ) -> Shape | Opaque:
     """How what the protocol reads depends on the count n of `loops` (their upper bound
     when `chosen` holds it; `trips`: the loops that run a n + b iterations) (`CountForms`),
     or the first read that is not a function of n mod a period from some n on. A loop's
     bound (n, or floor((n + b) / c) for a loop at its own pace) is its count, not a read.
-    `multiple`: what the values not known before the run are stated a multiple of."""
-    forms = CountForms(chosen, loops, trips, multiple)
+    `multiple`: what the values not known before the run are stated a multiple of;
+    `held`: the carried values taken as the same for every count (`CountForms.held`)."""
+    forms = CountForms(chosen, loops, trips, multiple, held)
     found = INVARIANT
     for value, reader, _ in reads(fn, holders):
         if reader in loops and value is reader.operands[1]:  # the loop's bound: its count

@@ -151,7 +151,9 @@ def for_op(agent: Agent, op: scf.ForOp, mask: int | None) -> Steps:
             )
         )
         raise Stop
-    chosen = op.ub in agent.bindings and count >= agent.kernel.trips_of(op)
+    chosen = op.ub in agent.bindings and (
+        count >= agent.kernel.trips_of(op) or op.ub in agent.walk.watched
+    )
     yield from iterate(agent, op, mask, count, lambda i: lb + i * step, chosen)
 
 
@@ -162,7 +164,7 @@ def strided_for(agent: Agent, op: scf.ForOp, mask: int | None, key: LoopCount) -
     count = agent.bindings.get(key)
     if count is None:
         raise Choose(key, list(range(agent.kernel.trips_of(op) + 1)))
-    chosen = count >= agent.kernel.trips_of(op)
+    chosen = count >= agent.kernel.trips_of(op) or key in agent.walk.watched
     yield from iterate(agent, op, mask, count, lambda _: UNIFORM, chosen)
 
 
@@ -306,7 +308,7 @@ def counted_while(
     if count is None:
         raise Choose(key, list(range(agent.kernel.trips_of(op) + 1)))
     before, after = op.before_region.blocks[0], op.after_region.blocks[0]
-    frame = Frame(agent, op, count >= agent.kernel.trips_of(op))
+    frame = Frame(agent, op, count >= agent.kernel.trips_of(op) or key in agent.walk.watched)
     for i in range(count):
         frame.head(i, carried)
         if i > 0:

@@ -40,12 +40,17 @@ class Walk:
         report: Report,
         order: tuple[int, ...] = (),
         ctas: tuple[int, ...] = (),
+        watched: frozenset[object] = frozenset(),
     ):
         self.kernel = kernel
         self.bindings = dict(bindings)
         for rep, chosen in bindings.items():
             for alias in kernel.aliases.get(rep, ()):
                 self.bindings[alias] = chosen
+        aliases = kernel.aliases
+        self.watched = {a for rep in watched for a in (rep, *aliases.get(rep, ()))}  # type: ignore[call-overload]
+        """The chosen counts whose loops keep their heads in this run though it is not their
+        longest (`choices.Deferred.lapped`)."""
         self.report = report
         self.order = order
         """Roles by priority, highest first (the block after them)."""
@@ -248,6 +253,7 @@ def run_kernel(
     report: Report,
     order: tuple[int, ...] = (),
     ctas: tuple[int, ...] = (),
+    watched: frozenset[object] = frozenset(),
 ) -> Walk:
     """One run, up to its first error (what follows a race or a hang is not the kernel the
     author meant: one error per mistake); `Choose` and `Infeasible` propagate to the
@@ -258,7 +264,7 @@ def run_kernel(
         if finding.severity == "error":
             raise Stop
 
-    walk = Walk(kernel, bindings, first_error, order, ctas)
+    walk = Walk(kernel, bindings, first_error, order, ctas, watched)
     try:
         walk.run()
     except (Deadlock, Stop):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from xdsl.ir import Operation, SSAValue
 
-from analysis.protocol.clocks import Clock, End, HappensBefore, Meet, common, knows
+from analysis.protocol.clocks import Clock, End, HappensBefore, Meet, common
 from analysis.protocol.copies import AsyncCopies
 from analysis.protocol.ends import Ends
 from analysis.protocol.findings import Report
@@ -143,9 +143,26 @@ class State:
         barrier's current one (a lap of a ring advances them all: the snapshot repeats),
         each record with the clocks that know it (not the clocks' counts, which grow)."""
         holders = self.hb.live_clocks() + self.barriers.holders() + self.named.holders()
+        every = (1 << len(holders)) - 1
+        known: dict[tuple[int, int], int] = {}  # per stamp, the holders that know it
 
         def seen(end: End | None) -> int:
-            return sum(1 << i for i, h in enumerate(holders) if knows(h, end))
+            """The bit set of the holders that know `end` (`knows` of each, a stamp at a
+            time across the holders)."""
+            if end is None:
+                return 0
+            bits = every
+            for stamp in end:
+                got = known.get(stamp)
+                if got is None:
+                    c, v = stamp
+                    got = 0
+                    for i, h in enumerate(holders):
+                        if c < len(h) and h[c] >= v:
+                            got |= 1 << i
+                    known[stamp] = got
+                bits &= got
+            return bits
 
         fills, accesses, unfenced, fenced, reads_done = self.smem.snapshot(seen)
         tmem_live, tmem_stores = self.tmem.snapshot()

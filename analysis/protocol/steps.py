@@ -72,6 +72,7 @@ class Run(Protocol):
 
     kernel: Kernel
     bindings: dict[SSAValue, int]
+    watched: set[object]
     report: Report
     state: State
     dispatch: Mapping[type[Operation], Step]

@@ -103,14 +103,14 @@ def runs(monkeypatch, found: list | None = None) -> list[tuple[dict, tuple[int, 
     made = []
     run = driver.run_kernel
 
-    def recorded(kernel, bindings, report, order, ctas=()):
+    def recorded(kernel, bindings, report, order, ctas=(), watched=frozenset()):
         mine: list = []
 
         def both(finding):
             mine.append(finding)
             report(finding)
 
-        walk = run(kernel, bindings, both, order, ctas)
+        walk = run(kernel, bindings, both, order, ctas, watched)
         made.append((bindings, order, walk))
         if found is not None:
             found.append(mine)
