@@ -8,9 +8,8 @@ once (`choices.Deferred.cut`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import re
+from pathlib import Path
 
 import pytest
 from xdsl.dialects import func
