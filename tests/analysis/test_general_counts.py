@@ -116,12 +116,19 @@ def as_written(text: str) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.parametrize(
-    "name", ["gemm_persistent", "gemm_pingpong", "gemm_multicast_cluster2_persistent"]
+    "name",
+    [
+        "gemm_persistent",
+        "gemm_pingpong",
+        "gemm_multicast_cluster2_persistent",
+        "gemm_tcgen05_pipeline_state",
+    ],
 )
 def test_a_k_loop_in_a_persistent_tile_loop_costs_what_a_short_one_does(name, monkeypatch):
     # A grid-stride tile loop (a pingpong's consumers each walking every other tile, a
-    # cluster of 2 with multicast) around a constant K loop: the runs of K = 1024 walk no
-    # more than those of K = 256, where the walk as written grows with K.
+    # cluster of 2 with multicast, a stage and phase carried from tile to tile as CUTLASS's
+    # PipelineState) around a constant K loop: the runs of K = 1024 walk no more than
+    # those of K = 256, where the walk as written grows with K.
     small = walked(kernel(name, 256), monkeypatch)
     large = walked(kernel(name, 1024), monkeypatch)
     assert max(large) == max(small)
