@@ -93,20 +93,21 @@ def analyse(module: builtin.ModuleOp) -> tuple[str, set[str]] | None:
     return "proved", set()
 
 
-FLOOR = 256
-"""The second argument set's least index scalar: a trip count or size that 0 (the first
-set's) leaves without an iteration takes a few laps of a ring from it."""
+FLOORS = (1, 256)
+"""The least index scalars of the argument sets after the first (0): a trip count of one
+iteration (a drain that assumes two, a wait only the second waits for), then a few laps of
+a ring (a trip count or size that 0 leaves without an iteration)."""
 
 
 def interpret(case: Case, module: builtin.ModuleOp) -> tuple[str, set[str], str]:
     """The run's verdict, its rules and a few violations. The kernels' scalars take the
     least values their facts allow; where every run is clean, again with the index scalars
-    from `FLOOR` on (a runtime K of 0 runs no k-block) and the i1 ones true (a predicate
-    false issues no copy), whose out-of-bounds accesses do not count (a scalar may be an
-    index the caller keeps in range)."""
+    from each of `FLOORS` on (a runtime K of 0 runs no k-block) and the i1 ones true (a
+    predicate false issues no copy), whose out-of-bounds accesses do not count (a scalar may
+    be an index the caller keeps in range)."""
     rules: set[str] = set()
     details: list[str] = []
-    for floor in (0, FLOOR):
+    for floor in (0, *FLOORS):
         if floor and (rules or case.arguments):
             break
         for fn in interpreter.copy_kernels(module):
