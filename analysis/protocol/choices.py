@@ -89,10 +89,10 @@ class Deferred:
         """The laps P by which they repeat (n behaves as n - P from `fewer` on)."""
         self.only = only
         """The one count the kernel has (`Kernel.only`), where it has one."""
-        self.once = False
-        """Whether `fewer` comes from a loop walked once in the run of the longest."""
-        self.nested = False
-        """Whether it comes from cuts of the laps of a loop walked more than once (`cut`)."""
+        self.cut_fewer: int | None = 0
+        """The option from which on every option is a cut of the longest's run, when its
+        laps are a multiple of the laps `cut_laps` (None: a run of the longest had no cut)."""
+        self.cut_laps: set[int] = set()
         self.lapped: int | None = None
         """The count below the longest whose run must hold laps that repeat in every walk
         at once (`cut`), where the one count the kernel has is that count and laps more
@@ -192,21 +192,18 @@ class Deferred:
             firsts.append(max(first, shape.start + lap, self.options[0] + lap))
             self.laps.add(lap)
         if not walked:
-            # A loop walked more than once in the run (a K loop, once per tile): its laps
-            # are cut in every walk at once (`cut`), or every option runs.
-            cut = self.cut(walk, kernel) if self.fewer is not None and not self.once else None
-            if cut is None:
-                self.fewer = None
-            else:
-                self.nested = True
-                self.fewer = max(self.fewer, cut[0])
-                self.laps |= cut[1]
-        elif self.nested:
-            self.fewer = None  # (runs of both kinds: not one argument; every option runs)
+            self.fewer = None
         elif self.fewer is not None:
             # One loop's heads suffice: the state at each holds the whole CTA's.
-            self.once = True
             self.fewer = max(self.fewer, min(firsts))
+        # The other argument, for every run: its laps cut in every walk at once (a K loop
+        # walked once per tile, `cut`); `kept` takes the one that leaves fewer options.
+        cut = self.cut(walk, kernel) if self.cut_fewer is not None else None
+        if cut is None:
+            self.cut_fewer = None
+        else:
+            self.cut_fewer = max(self.cut_fewer, cut[0])
+            self.cut_laps |= cut[1]
         self.seen = True
 
     def cut(
@@ -396,10 +393,21 @@ class Deferred:
             # (a kernel of one count whose longest run did not settle: no run below proves
             # it; the P10 warning of `uncovered` stands, or a longer walk replaces this one)
             return []
-        if self.seen and self.fewer is not None and self.nested:
-            return self.uncut()
-        if not self.seen or self.fewer is None or not self.reduce:
-            return self.options
+        prefix = self.shortened() if self.seen else None
+        cut = self.uncut() if self.seen and self.cut_fewer is not None else None
+        if cut is not None and (prefix is None or len(cut[0]) < len(prefix)):
+            kept, clear, lapped = cut
+            if clear:
+                self.gap = None
+            self.lapped = lapped
+            return kept
+        return self.options if prefix is None else prefix
+
+    def shortened(self) -> list[int] | None:
+        """`kept` by the prefix argument (`settled`): the options below `fewer`, of those
+        for a kernel of one count the one it behaves as (None: no such argument)."""
+        if self.fewer is None or not self.reduce:
+            return None
         below = [o for o in self.options if o < self.fewer]
         if self.only is None or not self.laps or (self.only > self.longest and self.gap):
             return below
@@ -408,34 +416,34 @@ class Deferred:
             return []  # (its run is the longest's)
         return [n] if n in below else below
 
-    def uncut(self) -> list[int]:
-        """`kept` where `fewer` comes from cuts (`cut`): the options below it and those no
-        cut of the longest gives (not T - m L); for a kernel of one count n, the one count
-        m it behaves as, if that is not a cut: n itself, or for n above the longest, the
-        count m = n - j L of the last lap (run n is run n - L with a lap more in each walk,
-        `settled`, down to m)."""
-        laps = lcm(*self.laps)
-        rest = [o for o in self.options
-                if o < (self.fewer or 0) or (self.longest - o) % laps]  # fmt: skip
+    def uncut(self) -> tuple[list[int], bool, int | None]:
+        """`kept` by cuts (`cut`): the options below `cut_fewer` and those no cut of the
+        longest gives (not T - m L); for a kernel of one count n, the one count m it behaves
+        as, if that is not a cut: n itself, or for n above the longest, the count m = n - j L
+        of the last lap (run n is run n - L with a lap more in each walk, down to m, whose
+        run must then hold such laps too: `lapped`). With whether the choice's `gap` is no
+        longer one (below) and the count to check so."""
+        laps = lcm(*self.cut_laps)
+        fewer = self.cut_fewer or 0
+        rest = [o for o in self.options if o < fewer or (self.longest - o) % laps]
         n = self.only
         if n is None:
-            return rest
+            return rest, False, None
+        clear = False
         if n > self.longest:
             # The cuts made the other way add laps to the run of the longest (or of the
-            # count n comes down to, `lapped`): they stand for n where what the count's
-            # reads need of a run is only that its heads' state repeats (the choice's
-            # `obstacle`, a value a loop carries, is then not one), from the longest on.
-            if self.gap is not self.choice.obstacle or (self.fewer or 0) > self.longest:
-                return rest
-            self.gap = None
+            # count n comes down to): they stand for n where what the count's reads need of
+            # a run is only that its heads' state repeats (the choice's `obstacle`, a value
+            # a loop carries, is then not one), from the longest on.
+            if self.gap is not self.choice.obstacle or fewer > self.longest:
+                return rest, False, None
+            clear = self.gap is not None
         m = n if n <= self.longest else self.longest - (self.longest - n) % laps
         if m not in rest and (m == self.longest or m in self.options):
-            return []  # (its run is the longest's, or a cut of it)
+            return [], clear, None  # (its run is the longest's, or a cut of it)
         if m not in self.options:
-            return rest
-        if n > m:
-            self.lapped = m  # (whose run must hold laps to repeat too: `settled`)
-        return [m]
+            return rest, False, None
+        return [m], clear, m if n > m else None
 
     def stands_for(self, n: int) -> int:
         """The count below `fewer` that count `n` behaves as: n - P behaves as n from
