@@ -18,8 +18,8 @@ message).
 
 `--k-blocks K` times the kernels whose K loop runs to a constant `%k_tiles` with K k-blocks
 in its place (256: K = 16384 at 64-wide k-blocks), the others left out: a constant loop
-beyond 96 iterations that no loop with copy ops holds is proven for every count
-(analysis/protocol/general.py); a K loop inside a persistent tile loop is walked whole.
+beyond 96 iterations is proven for every count (analysis/protocol/general.py), a K loop
+inside a persistent tile loop by cutting its laps in every tile at once.
 
 `--large OPS` adds a table for a kernel of about OPS ops written straight (no loop: a 4-slot
 ring of TMA loads, each waited on, read by every thread and released by a block barrier,
