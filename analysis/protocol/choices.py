@@ -126,7 +126,11 @@ class Deferred:
         Above: every walk of the choice's loops to the longest (each tile's, for a K loop)
         must settle with a lap P that what the protocol reads of n repeats with (from n =
         `start` on, every `period`) and that keeps to the options' spacing, so that run n is
-        run n - P with a lap more in each walk, down to the counts tried (`gap` otherwise)."""
+        run n - P with a lap more in each walk, down to the counts tried (`gap` otherwise).
+
+        Cut: the same run with whole laps cut out of every walk at once (`cut`), which also
+        holds where the loops are walked once per tile; `kept` runs what the argument that
+        leaves fewer options leaves."""
         if self.lapped is not None and walk.bindings.get(self.choice.value) == self.lapped:  # type: ignore[call-overload]
             # the run of the count the kernel's count comes down to by whole laps
             if self.cut(walk, kernel, self.lapped) is None:
@@ -139,9 +143,8 @@ class Deferred:
         walked = False
         firsts: list[int] = []
         # a loop of the choice walked more than once (a K loop, once per tile): no loop's
-        # heads are run n's prefix past the first walk, its laps are cut (`cut`); so too
-        # where the prefix does not stand for the options below (not consecutive, or an
-        # `obstacle`)
+        # heads are run n's prefix past the first walk (only cuts stand for shorter counts);
+        # nor where the options are not consecutive or the count has an `obstacle`
         repeated = not self.reduce or any(
             len(walk.heads.get(loop, [])) > 1 for loop in self.choice.loops
         )
@@ -209,9 +212,9 @@ class Deferred:
     def cut(
         self, walk: Walk, kernel: Kernel, longest: int | None = None
     ) -> tuple[int, set[int]] | None:
-        """For a run of the longest whose loops of the choice are walked more than once (a
-        K loop in a tile loop, once per tile): the least option n from which on run n is
-        this run with its laps cut, and the laps P (None: no such cut).
+        """For a run of the longest (its loops of the choice walked once, or more: a K loop
+        in a tile loop, once per tile): the least option n from which on run n is this run
+        with its laps cut, and the laps P (None: no such cut).
 
         A cut removes, in every walk of one loop of the choice (`at`, CTA 0's), the
         iterations from a head h to a head h + m L where the state is the same (a steady
