@@ -24,7 +24,9 @@ SMEM and its races (`smem`), the async copies as issued (`copies`), the tensor m
 records they share in `records`. It computes the values the protocol depends on (`values`);
 block-uniform unknowns that decide it (a trip count, a branch condition, a barrier_test's
 result) are chosen by the driver (`analysis`, with what every run shares in `facts`), which
-runs the kernel for each choice and, with roles, each role priority. What it cannot prove
+runs the kernel for each choice and, with roles, each role priority; a few counts stand for
+the others by a run's prefix (`choices`) or by cutting its laps (`cuts`), and a long loop of
+a constant count is proven as one of a count to choose (`general`). What it cannot prove
 is a warning that says what to add (`findings`). docs/design.md ("The protocol analysis")
 says what it models and what not.
 """

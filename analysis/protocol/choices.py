@@ -6,7 +6,7 @@ found for (`describe`)."""
 from __future__ import annotations
 
 import itertools
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import gcd, lcm
@@ -15,11 +15,11 @@ from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.counts import base, count_shape
+from analysis.protocol.cuts import cut
 from analysis.protocol.facts import Kernel, LoopCount
 from analysis.protocol.findings import ProtocolFinding, Related, warning
 from analysis.protocol.periods import Opaque, Shape
 from analysis.protocol.run import Walk, steady_lap
-from analysis.protocol.steps import Heads
 from copy_dialect.verify_common import constant_int
 
 
@@ -133,7 +133,7 @@ class Deferred:
         leaves fewer options leaves."""
         if self.lapped is not None and walk.bindings.get(self.choice.value) == self.lapped:  # type: ignore[call-overload]
             # the run of the count the kernel's count comes down to by whole laps
-            if self.cut(walk, kernel, self.lapped) is None:
+            if cut(self, walk, kernel, self.lapped) is None:
                 why = (f"in its run of {self.lapped}, the count {self.only} comes down to by "
                        "whole laps, no lap repeats in every walk at once")  # fmt: skip
                 self.gap = Opaque(self.choice.loops[0], why)
@@ -201,102 +201,13 @@ class Deferred:
             self.fewer = max(self.fewer, min(firsts))
         # The other argument, for every run: its laps cut in every walk at once (a K loop
         # walked once per tile, `cut`); `kept` takes the one that leaves fewer options.
-        cut = self.cut(walk, kernel) if self.cut_fewer is not None else None
-        if cut is None:
+        found = cut(self, walk, kernel) if self.cut_fewer is not None else None
+        if found is None:
             self.cut_fewer = None
         else:
-            self.cut_fewer = max(self.cut_fewer, cut[0])
-            self.cut_laps |= cut[1]
+            self.cut_fewer = max(self.cut_fewer, found[0])
+            self.cut_laps |= found[1]
         self.seen = True
-
-    def cut(
-        self, walk: Walk, kernel: Kernel, longest: int | None = None
-    ) -> tuple[int, set[int]] | None:
-        """For a run of the longest (its loops of the choice walked once, or more: a K loop
-        in a tile loop, once per tile): the least option n from which on run n is this run
-        with its laps cut, and the laps P (None: no such cut).
-
-        A cut removes, in every walk of one loop of the choice (`at`, CTA 0's), the
-        iterations from a head h to a head h + m L where the state is the same (a steady
-        lap, P divides L): from head h on, run T - m L then does what run T does from head
-        h + m L, to its end, every other walk included. The state holds where every other
-        agent is, each loop it is in counted from `at`'s iteration (`Walk.snapshot`), so
-        each moves as many iterations in the loop it is in at `at`'s depth, and stays in
-        the same iterations of the loops around it: a cut is made only at a head where that
-        loop is one of the choice for every agent in one (`Walk.beside`), and so that every
-        walk of the choice, of every agent in every CTA, loses m L iterations once, each
-        walk other than `at`'s must hold exactly one cut (on the clock of heads, `Heads.
-        times`). The cut holds no read of n that differs between the two runs: every head
-        in it comes before the first head of any walk of the choice that overlaps it from
-        which that walk sees its end (its last `tail` iterations, its ring). What the rest
-        of the kernel reads of n is the same for the counts from `shape.start` on with the
-        period the laps keep to. Only the counts T - m L are cut from T: the other options
-        below it run. The same cuts, made the other way, add laps: run T + m L (`longest`:
-        T, the longest by default)."""
-        longest = self.longest if longest is None else longest
-        if not self.spaced or not all(self.choice.counts(loop) for loop in self.choice.loops):
-            return None
-        every: list[tuple[int, Heads]] = []  # each walk of the choice, with its tail
-        for loop in self.choice.loops:
-            trips = self.choice.trips(loop, longest)
-            shape = kernel.loops[loop]
-            for heads in walk.heads.get(loop, []) + walk.peer_heads.get(loop, []):
-                if len(heads.times) != trips or heads.closed is None:
-                    return None
-                every.append((max(shape.depth, shape.lap.tail), heads))
-        for at in self.choice.loops:
-            found = self.cuts_at(walk, kernel, at, every, longest)
-            if found is not None:
-                return found
-        return None
-
-    def cuts_at(
-        self,
-        walk: Walk,
-        kernel: Kernel,
-        at: Operation,
-        every: list[tuple[int, Heads]],
-        longest: int,
-    ) -> tuple[int, set[int]] | None:
-        """`cut` at the heads of `at`'s walks (`every`: each walk of the choice, with its
-        tail) in the run of `longest`."""
-        walks = walk.heads.get(at, [])
-        if not walks:
-            return None
-        shape = self.choice.cut or self.choice.shape
-        looped = kernel.loops[at]
-        ring = max(looped.depth, looped.lap.tail)
-        period = lcm(looped.lap.period, shape.period, *self.choice.paces, self.step)
-        trips = self.choice.trips(at, longest)
-        firsts: list[int] = []
-        laps: set[int] = set()
-        cuts: list[int] = []  # when each cut is made (`Heads.times`)
-        for heads in walks:
-            found = steady_lap(walk, heads, ring, period, looped.lap.start)
-            if found is None:
-                return None
-            k, lap = found
-            begin = heads.times[k]
-            # the first head, after k, from which a walk overlapping this one sees its end
-            differs = min(h.times[max(0, len(h.times) - tail)] for tail, h in every
-                          if h.times[0] < heads.closed and h.closed > begin)  # fmt: skip
-            trusted = bisect_left(heads.times, differs)
-            if k + 2 * lap > trusted - 1:
-                return None
-            loops = self.choice.loops
-            cut = next((h for h in range(k, k + lap)
-                        if all(loop is None or loop in loops
-                               for _, _, loop in heads.beside[h])), None)  # fmt: skip
-            if cut is None:
-                return None
-            cuts.append(heads.times[cut])
-            firsts.append(self.choice.option(at, trips - (trusted - 1 - cut)))
-            laps.add(lap)
-        mine = {id(h) for h in walks}
-        for _, h in every:
-            if id(h) not in mine and sum(h.times[0] < t < h.closed for t in cuts) != 1:  # type: ignore[operator]
-                return None
-        return max(*firsts, shape.start, self.options[0]), laps
 
     def first_covered(
         self, walk: Walk, kernel: Kernel, loop: Operation, k: int, lap: int
@@ -531,7 +442,7 @@ class CountChoice:
     cut: Shape | None = None
     """Where the `obstacle` is a value a loop carries: how what the protocol reads depends
     on the count when every value a loop's heads hold is taken as the same for every count,
-    as a cut of whole laps keeps it (`Deferred.cut`; None: no such shape)."""
+    as a cut of whole laps keeps it (`cuts.cut`; None: no such shape)."""
 
     def counts(self, loop: Operation) -> bool:
         """Whether the option gives `loop`'s trip count (its start a constant, `trips`)."""

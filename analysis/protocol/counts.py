@@ -71,7 +71,7 @@ class CountForms(Forms):
         self.held = held
         """Per loop, the carried values the state at its heads holds (`periods.LoopShape.
         state`: not counters), taken as the same for every count (None: not so): what a
-        cut of whole laps keeps (`choices.Deferred.cut`), where a run of a few counts does
+        cut of whole laps keeps (`cuts.cut`), where a run of a few counts does
         not otherwise stand for the others."""
         self.loops = loops
         self.trips = trips or {}

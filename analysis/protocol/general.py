@@ -16,7 +16,7 @@ first error (a count that breaks a rule, N or another): the kernel is then walke
 so one whose general form cannot be proven costs at most about twice its walk.
 
 A K loop inside a persistent tile loop is chosen under each tile count; its laps are cut in
-every tile's walk at once (`choices.Deferred.cut`), so that the longest count the driver
+every tile's walk at once (`cuts.cut`), so that the longest count the driver
 tries stands for N. The general kernel then states what N is of its rings (`tile_facts`):
 at least the widest, and a multiple of what it shares with twice each, so that every tile
 starts in the same ring slot and phase.
@@ -114,7 +114,7 @@ def tile_facts(fn: func.FuncOp, bound: int, low: int) -> tuple[int, int | None]:
     of what N shares with twice each ring (each tile then starts in the same slot and phase
     of the rings, so the tile loop repeats every tile, and the counts tried are those
     multiples, which the cuts of the K loop's laps reach from the longest,
-    `choices.Deferred.cut`). `low`: the least count of one iteration."""
+    `cuts.cut`). `low`: the least count of one iteration."""
     rings = [op.result.type.count.data for op in ops_of(fn) if isinstance(op, copy.BarrierInitOp)
              and isinstance(op.result.type, copy.BarrierType)]  # fmt: skip
     lower = max(low, min(bound, max(rings, default=1)))

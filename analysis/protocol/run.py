@@ -225,7 +225,7 @@ class Walk:
     ) -> tuple[tuple[int | None, int, Operation | None], ...]:
         """Per other agent of every CTA, its role, its CTA and the loop it is in at `depth`
         (that of `agent`'s loop at a head; None: none, or done): a cut of laps at this head
-        moves it as many iterations in that loop as `agent` (`choices.Deferred.cut`)."""
+        moves it as many iterations in that loop as `agent` (`cuts.cut`)."""
         found = []
         for other in self.agents:
             if other is not agent:

@@ -111,7 +111,7 @@ class Heads:
     beside: list[tuple[tuple[int | None, int, Operation | None], ...]] = field(default_factory=list)
     """Per head (CTA 0's), where every other agent is (`Walk.beside`): which loops of the
     same outer iterations they are in, for the cut of laps of a loop walked more than once
-    (`choices.Deferred.cut`)."""
+    (`cuts.cut`)."""
 
     def __len__(self) -> int:
         return len(self.states)

@@ -4,7 +4,7 @@ count of at least one iteration, N among them, in the time of a dynamic-K kernel
 general kernel is not proven (an error at some count, the budget spent), the kernel is
 walked as written: its findings are its own, the general form never adds or hides one.
 A K loop inside a persistent tile loop too: the laps of its walks are cut in every tile at
-once (`choices.Deferred.cut`)."""
+once (`cuts.cut`)."""
 
 from __future__ import annotations
 
