@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from math import gcd, lcm
 
-from xdsl.dialects import builtin, func, scf
+from xdsl.dialects import arith, builtin, func, scf
 from xdsl.dialects.builtin import FunctionType, IndexType
 from xdsl.ir import Operation, SSAValue
 
@@ -102,8 +102,23 @@ def general_kernel(
         lower, divisor = tile_facts(fn, bound, low)
     fact = copy.AssumeOp(n, lower=lower, divisor=divisor)
     entry.insert_op_before(fact, entry.first_op)  # type: ignore[arg-type]
+    following(clone, n, bound, fact)
     builtin.ModuleOp([clone])  # (the clone's parent: what looks up enclosing ops finds one)
     return clone, n, bound
+
+
+def following(clone: func.FuncOp, n: SSAValue, bound: int, after: Operation) -> None:
+    """A loop from N to another constant c (a load_tail from `%k_tiles` to `%k_end`, 4
+    more, written as a constant of its own) runs from `n` to n + (c - N): the same loop where
+    `n` = N, and the same count, c - N, for every n."""
+    for op in [op for op in clone.walk() if isinstance(op, scf.ForOp) and op.lb is n]:
+        end = constant_int(op.ub)
+        if end is None:
+            continue
+        offset = arith.ConstantOp.from_int_and_width(end - bound, IndexType())
+        shifted = arith.AddiOp(n, offset)
+        clone.body.blocks[0].insert_ops_after([offset, shifted], after)
+        op.operands[1] = shifted.result
 
 
 def tile_facts(fn: func.FuncOp, bound: int, low: int) -> tuple[int, int | None]:

@@ -92,10 +92,18 @@ def test_a_mistake_at_the_count_the_kernel_has_is_found():
     )
 
 
-def test_a_kernel_whose_general_form_errs_is_not_rejected_for_it():
-    # The 2-CTA pair's general form errs at some counts (`gemm_2cta_pair` below 2
-    # k-blocks); with its 256 k-blocks it is correct, and walked as written it is proven.
-    assert findings(kernel("gemm_2cta_pair", 256)) == []
+def test_a_load_tail_to_a_constant_of_its_own_follows_the_count(monkeypatch):
+    # The 2-CTA pair's load_tail runs from %k_tiles to %k_end, a constant of its own (8 and
+    # 12): in the general kernel it runs from n to n + 4 (the same loop where n = 256), so
+    # the kernel is proven for every count, 256 and 1024 at one cost.
+    small = walked(kernel("gemm_2cta_pair", 256, ("arith.constant 12 : index",
+                                                  "arith.constant 260 : index")),
+                   monkeypatch)  # fmt: skip
+    large = walked(kernel("gemm_2cta_pair", 1024, ("arith.constant 12 : index",
+                                                   "arith.constant 1028 : index")),
+                   monkeypatch)  # fmt: skip
+    assert max(large) == max(small)
+    assert max(large) * 20 < 1024 * 16
 
 
 def test_the_users_module_is_left_as_it_was():
