@@ -308,9 +308,9 @@ class Deferred:
             # it; the P10 warning of `uncovered` stands, or a longer walk replaces this one)
             return []
         prefix = self.shortened() if self.seen else None
-        cut = self.uncut() if self.seen and self.cut_fewer is not None else None
-        if cut is not None and (prefix is None or len(cut[0]) < len(prefix)):
-            kept, clear, lapped = cut
+        cuts = self.uncut() if self.seen and self.cut_fewer is not None else None
+        if cuts is not None and (prefix is None or len(cuts[0]) < len(prefix)):
+            kept, clear, lapped = cuts
             if clear:
                 self.gap = None
             self.lapped = lapped

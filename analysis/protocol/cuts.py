@@ -84,6 +84,7 @@ def cuts_at(
     firsts: list[int] = []
     laps: set[int] = set()
     cuts: list[int] = []  # when each cut is made (`Heads.times`)
+    loops = deferred.choice.loops
     for heads in walks:
         found = steady_lap(walk, heads, ring, period, looped.lap.start)
         if found is None:
@@ -96,10 +97,9 @@ def cuts_at(
         trusted = bisect_left(heads.times, differs)
         if k + 2 * lap > trusted - 1:
             return None
-        loops = deferred.choice.loops
         cut = next((h for h in range(k, k + lap)
-                    if all(loop is None or loop in loops
-                           for _, _, loop in heads.beside[h])), None)  # fmt: skip
+                    if all(loop is None or loop in loops for loop in heads.beside[h])),
+                   None)  # fmt: skip
         if cut is None:
             return None
         cuts.append(heads.times[cut])

@@ -210,7 +210,7 @@ class Frame:
         """Whether the heads keep their states (CTA 0's); the other CTAs' keep their times
         (`Walk.peer_heads`)."""
         if chosen:
-            self.heads = Heads(who=(agent.role, agent.rank))
+            self.heads = Heads()
             kept = walk.peer_heads if agent.rank else walk.heads
             kept.setdefault(op, []).append(self.heads)
         self.index = len(agent.frames)

@@ -220,19 +220,15 @@ class Walk:
             where.append((other.at, other.done, other.blocked is not None, frames, carried))
         return (tuple(s.snapshot() for s in self.states), tuple(where))
 
-    def beside(
-        self, agent: Agent, depth: int
-    ) -> tuple[tuple[int | None, int, Operation | None], ...]:
-        """Per other agent of every CTA, its role, its CTA and the loop it is in at `depth`
-        (that of `agent`'s loop at a head; None: none, or done): a cut of laps at this head
-        moves it as many iterations in that loop as `agent` (`cuts.cut`)."""
-        found = []
-        for other in self.agents:
-            if other is not agent:
-                frames = other.frames
-                at = frames[depth][0] if len(frames) > depth and not other.done else None
-                found.append((other.role, other.rank, at))
-        return tuple(found)
+    def beside(self, agent: Agent, depth: int) -> tuple[Operation | None, ...]:
+        """Per other agent of every CTA, the loop it is in at `depth` (that of `agent`'s
+        loop at a head; None: none, or done): a cut of laps at this head moves it as many
+        iterations in that loop as `agent` (`cuts.cut`)."""
+        return tuple(
+            other.frames[depth][0] if len(other.frames) > depth and not other.done else None
+            for other in self.agents
+            if other is not agent
+        )
 
     def behind(self, agent: Agent, d: int, loop: Operation, it: int) -> int:
         """Iteration `it` of another agent's `loop`, counted from `agent`'s iteration of its

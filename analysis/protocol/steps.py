@@ -84,9 +84,7 @@ class Run(Protocol):
 
     def snapshot(self, agent: Any, i: int) -> tuple[object, ...]: ...
 
-    def beside(
-        self, agent: Any, depth: int
-    ) -> tuple[tuple[int | None, int, Operation | None], ...]: ...
+    def beside(self, agent: Any, depth: int) -> tuple[Operation | None, ...]: ...
 
     def fork(self, roles: list[Any]) -> None: ...
 
@@ -106,12 +104,9 @@ class Heads:
     """When each head was reached, and `closed` when the walk ended, on the run's clock of
     loop heads and ends (`Walk.ticks`): which heads of one loop came after another ended."""
     closed: int | None = None
-    who: tuple[int | None, int] = (None, 0)
-    """The agent that walks it: its role (None: the block) and CTA."""
-    beside: list[tuple[tuple[int | None, int, Operation | None], ...]] = field(default_factory=list)
-    """Per head (CTA 0's), where every other agent is (`Walk.beside`): which loops of the
-    same outer iterations they are in, for the cut of laps of a loop walked more than once
-    (`cuts.cut`)."""
+    beside: list[tuple[Operation | None, ...]] = field(default_factory=list)
+    """Per head (CTA 0's), the loop every other agent is in at this loop's depth
+    (`Walk.beside`), for the cuts of its laps (`cuts.cut`)."""
 
     def __len__(self) -> int:
         return len(self.states)

@@ -180,6 +180,8 @@ def plan(op: Operation) -> Callable[[Sequence[Value]], Value] | None:
         r = fn(a, b)
         return None if r is None else wrap(r, w)
 
+    absorbs = name in ("arith.muli", "arith.andi")
+
     def apply(args: Sequence[Value]) -> Value:
         a, b = args
         if isinstance(a, int) and isinstance(b, int):
@@ -189,7 +191,6 @@ def plan(op: Operation) -> Callable[[Sequence[Value]], Value] | None:
             return 0  # (0 times a value not known: a load_tail's count x K at 0 tiles)
         return lift(binary, args)
 
-    absorbs = name in ("arith.muli", "arith.andi")
     return apply
 
 
