@@ -109,7 +109,8 @@ class Kernel:
     geometry: dict[Operation, CopyFacts]
     """What each copy moves, decoded once per kernel."""
     operands: dict[Operation, tuple[SSAValue | None, ...]]
-    """The named operands of each barrier_wait, read once per kernel."""
+    """The named operands of each barrier and DSMEM op, read once per kernel
+    (`ops_barriers.named_operands`)."""
     canon: dict[SSAValue, SSAValue]
     """Each choosable value computed like an earlier one (the same ops on the same
     block-uniform leaves, e.g. a trip count each role computes): that earlier one, which the

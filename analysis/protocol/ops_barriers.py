@@ -174,7 +174,7 @@ def barrier_init(agent: Agent, op: copy.BarrierInitOp, mask: int | None) -> None
 
 def arrive(agent: Agent, op: copy.BarrierArriveOp, mask: int | None) -> None:
     agent.operand_event(op)
-    key = barrier_key(agent, op, op.barrier, op.index)
+    key = barrier_key(agent, op, *named_operands(agent, op, "barrier", "index"))
     if key is None:
         return
     arrivals = copy.arrivals_of(op)
@@ -188,7 +188,7 @@ def arrive(agent: Agent, op: copy.BarrierArriveOp, mask: int | None) -> None:
 
 def expect_tx(agent: Agent, op: copy.BarrierArriveExpectTxOp, mask: int | None) -> None:
     agent.operand_event(op)
-    key = barrier_key(agent, op, op.barrier, op.index)
+    key = barrier_key(agent, op, *named_operands(agent, op, "barrier", "index"))
     if agent.elected(op, mask) and key is not None:
         agent.state.hb.stamp(agent.c0)
         made = copy.arrivals_of(op).made(1)  # the elected thread's
@@ -197,7 +197,7 @@ def expect_tx(agent: Agent, op: copy.BarrierArriveExpectTxOp, mask: int | None) 
 
 def arrive_drop(agent: Agent, op: copy.BarrierArriveDropOp, mask: int | None) -> None:
     agent.operand_event(op)
-    key = barrier_key(agent, op, op.barrier, op.index)
+    key = barrier_key(agent, op, *named_operands(agent, op, "barrier", "index"))
     if key is None:
         return
     arrivals = copy.arrivals_of(op)
@@ -214,7 +214,7 @@ def arrive_drop(agent: Agent, op: copy.BarrierArriveDropOp, mask: int | None) ->
 
 def expect_tx_only(agent: Agent, op: copy.BarrierExpectTxOp, mask: int | None) -> None:
     agent.operand_event(op)
-    key = barrier_key(agent, op, op.barrier, op.index)
+    key = barrier_key(agent, op, *named_operands(agent, op, "barrier", "index"))
     if agent.elected(op, mask) and key is not None:
         agent.state.hb.stamp(agent.c0)
         agent.state.barriers.expect(op, key, op.bytes.value.data, (agent.c0,))  # type: ignore[arg-type]
@@ -222,7 +222,7 @@ def expect_tx_only(agent: Agent, op: copy.BarrierExpectTxOp, mask: int | None) -
 
 def complete_tx(agent: Agent, op: copy.BarrierCompleteTxOp, mask: int | None) -> None:
     agent.operand_event(op)
-    key = barrier_key(agent, op, op.barrier, op.index)
+    key = barrier_key(agent, op, *named_operands(agent, op, "barrier", "index"))
     if key is None:
         return
     got = issued(agent, op, mask, key, op.arriving)
@@ -258,6 +258,16 @@ def wait_operands(agent: Agent, op: Operation) -> tuple[SSAValue, SSAValue | Non
         operands = (barrier[0], index[0] if index else None, parity_value[0])
         agent.kernel.operands[op] = operands
     return operands  # type: ignore[return-value]
+
+
+def named_operands(agent: Agent, op: Operation, *names: str) -> tuple[SSAValue | None, ...]:
+    """`op`'s operands of those names (each op asks for the same ones), read once per
+    kernel: xDSL's accessors of an op with optional operands decode its operandSegmentSizes
+    on every read."""
+    operands = agent.kernel.operands.get(op)
+    if operands is None:
+        operands = agent.kernel.operands[op] = tuple(getattr(op, n) for n in names)
+    return operands
 
 
 def wait_key(agent: Agent, op: Operation) -> tuple[object, int] | None:

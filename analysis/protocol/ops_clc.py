@@ -16,7 +16,7 @@ ops.)"""
 
 from __future__ import annotations
 
-from analysis.protocol.ops_barriers import barrier_key
+from analysis.protocol.ops_barriers import barrier_key, named_operands
 from analysis.protocol.walk import Agent
 from copy_dialect import ops as copy
 
@@ -28,7 +28,7 @@ def try_cancel(agent: Agent, op: copy.TryCancelOp, mask: int | None) -> None:
     agent.event(op, region)
     if not agent.elected(op, mask):
         return
-    key = barrier_key(agent, op, op.barrier, op.barrier_index)
+    key = barrier_key(agent, op, *named_operands(agent, op, "barrier", "barrier_index"))
     if key is None:
         return
     issuers = (agent.c0,)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.findings import error, warning
-from analysis.protocol.ops_barriers import barrier_key
+from analysis.protocol.ops_barriers import barrier_key, named_operands
 from analysis.protocol.records import describe_key
 from analysis.protocol.state import State
 from analysis.protocol.steps import Stop
@@ -104,7 +104,7 @@ def peer_store(agent: Agent, op: copy.PeerStoreOp, mask: int | None) -> None:
         known.append(v)
     region = agent.region(op.ref, known)
     agent.event(op, region)
-    found = peer_target(agent, op, op.barrier, op.barrier_index, op.peer)
+    found = peer_target(agent, op, *named_operands(agent, op, "barrier", "barrier_index", "peer"))
     if found is None:
         return
     there, key = found
@@ -135,7 +135,7 @@ def peer_copy(agent: Agent, op: copy.PeerCopyOp, mask: int | None) -> None:
     agent.event(op, src, dst)
     if not agent.elected(op, mask):
         return
-    found = peer_target(agent, op, op.barrier, op.barrier_index, op.peer)
+    found = peer_target(agent, op, *named_operands(agent, op, "barrier", "barrier_index", "peer"))
     s = agent.state
     s.smem.read(op, src, (agent.c0,), "the peer copy")
     s.smem.async_read(op, src, "the peer copy", (agent.c0,))
@@ -152,7 +152,7 @@ def peer_arrive(agent: Agent, op: copy.PeerArriveOp, mask: int | None) -> None:
     agent.operand_event(op)
     if not agent.elected(op, mask):
         return
-    found = peer_target(agent, op, op.barrier, op.barrier_index, op.peer)
+    found = peer_target(agent, op, *named_operands(agent, op, "barrier", "barrier_index", "peer"))
     if found is None:
         return
     there, key = found

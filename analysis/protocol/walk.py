@@ -134,8 +134,10 @@ class Agent:
         self.bindings = walk.bindings
         self.rank = parent.rank if parent is not None else rank
         """The CTA of the cluster it runs in (`cluster`: 0 when one CTA stands for all)."""
-        self.fixed = walk.kernel.cluster.fixed[self.rank]
-        """The values the CTA's position in the cluster decides (`cluster.rank_values`)."""
+        fixed = walk.kernel.cluster.fixed[self.rank]
+        self.pinned = {**self.bindings, **fixed} if fixed else self.bindings
+        """The values the CTA's position in the cluster decides (`cluster.rank_values`) and
+        the driver's choices (`bindings`), over what the ops compute."""
         self.role_name = name
         """Its name in the CTA ("role 1"), for notes that name it in several CTAs at once."""
         if len(walk.states) > 1:
@@ -190,13 +192,11 @@ class Agent:
     # ---- values --------------------------------------------------------------------------
 
     def value(self, v: SSAValue) -> Value:
-        if self.fixed:
-            got = self.fixed.get(v)
+        pinned = self.pinned
+        if pinned:
+            got = pinned.get(v)
             if got is not None:
                 return got
-        got = self.bindings.get(v)
-        if got is not None:
-            return got
         got = self.env.get(v)
         if got is not None:
             return got
