@@ -133,6 +133,10 @@ class Kernel:
     only: dict[SSAValue, int] = field(default_factory=dict)
     """Values the kernel gives one count (`general`: a long loop's constant bound made an
     argument): of the counts below the longest tried, only the one it stands for runs."""
+    results: dict[tuple[object, ...], object] = field(default_factory=dict)
+    """Each op's result (`values.GenericPlan`) on each tuple of operand values it met, kept
+    across the kernel's agents and runs (`walk.Agent.generic`; ops of no state: the same
+    operands give the same result)."""
     bodies: dict[Block, tuple[Operation, ...]] = field(default_factory=dict)
     """Each block's ops as the walk goes through them (listed once per kernel: the IR's
     linked list costs more to step through)."""

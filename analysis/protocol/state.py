@@ -36,7 +36,7 @@ from analysis.protocol.smem import SharedMemory
 from analysis.protocol.tensormaps import TensorMaps
 from analysis.protocol.tmem import Tmem
 
-WHOLE_MEET = 4096
+WHOLE_MEET = 1024
 """The most clock components (running classes times the run's components) whose `common`
 `State.prune` computes whole, at C speed, which lets it skip a prune that finds nothing new;
 above it (the CTAs of a cluster of 8 or 16) it computes only the components the records name

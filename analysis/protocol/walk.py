@@ -465,7 +465,12 @@ class Agent:
         if last[1] == args:  # (values are ints, tuples of ints and enums: equal is the same)
             result = last[2]
         else:
-            result = how.apply(args)
+            # (the same op on the same values in another agent or run: the kernel's memo)
+            memo = self.kernel.results
+            key = (how, *args)
+            result = memo.get(key)
+            if result is None:
+                result = memo[key] = how.apply(args)
             last[1], last[2] = args, result
         env = self.env
         for r in how.results:
