@@ -129,8 +129,8 @@ class Deferred:
         run n - P with a lap more in each walk, down to the counts tried (`gap` otherwise).
 
         Cut: the same run with whole laps cut out of every walk at once (`cut`), which also
-        holds where the loops are walked once per tile; `kept` runs what the argument that
-        leaves fewer options leaves."""
+        holds where the loops are walked once per tile; `kept` runs the options neither
+        argument covers."""
         if self.lapped is not None and walk.bindings.get(self.choice.value) == self.lapped:  # type: ignore[call-overload]
             # the run of the count the kernel's count comes down to by whole laps
             if cut(self, walk, kernel, self.lapped) is None:
@@ -200,7 +200,7 @@ class Deferred:
             # One loop's heads suffice: the state at each holds the whole CTA's.
             self.fewer = max(self.fewer, min(firsts))
         # The other argument, for every run: its laps cut in every walk at once (a K loop
-        # walked once per tile, `cut`); `kept` takes the one that leaves fewer options.
+        # walked once per tile, `cut`); `kept` runs the options neither covers.
         found = cut(self, walk, kernel) if self.cut_fewer is not None else None
         if found is None:
             self.cut_fewer = None
@@ -301,14 +301,20 @@ class Deferred:
 
     def kept(self) -> list[int]:
         """The options still to run: every one when a run of the longest did not settle
-        or the options are not consecutive, else those below `fewer`; of those, for a
-        kernel of one count (`only`), the one that count behaves as."""
+        or the options are not consecutive, else those below `fewer` that no cut of the
+        longest's run gives; for a kernel of one count (`only`), the one that count
+        behaves as."""
         if self.only is not None and self.unsteady and self.gap is not None:
             # (a kernel of one count whose longest run did not settle: no run below proves
             # it; the P10 warning of `uncovered` stands, or a longer walk replaces this one)
             return []
         prefix = self.shortened() if self.seen else None
         cuts = self.uncut() if self.seen and self.cut_fewer is not None else None
+        if self.only is None and cuts is not None and prefix is not None:
+            # An option either argument covers need not run: a run the prefix argument
+            # leads to (n - P, below `fewer`) that is a cut of the longest's run does what
+            # that run does.
+            return [o for o in prefix if o in cuts[0]]
         if cuts is not None and (prefix is None or len(cuts[0]) < len(prefix)):
             kept, clear, lapped = cuts
             if clear:
