@@ -22,8 +22,8 @@ from analysis.protocol.clocks import (
     End,
     HappensBefore,
     Stamp,
-    common,
     known_to,
+    lazy_common,
     raise_to,
 )
 from analysis.protocol.records import Fill, Region, StoreRead
@@ -192,7 +192,7 @@ class GroupSets:
         """Keep `done`, dropping what every running class knows, and the earlier reads of
         the same op and region that end on the same barrier (a later phase of it is known
         only after the earlier one)."""
-        known = common(self.hb.live_clocks())
+        known = lazy_common(self.hb.live_clocks())
         later = {(r.op, r.region, r.end[0][0]) for r in done}
         groups.tc_done = [
             r

@@ -15,7 +15,15 @@ from collections.abc import Callable
 from xdsl.ir import Operation
 
 from analysis.protocol import mma
-from analysis.protocol.clocks import Clock, End, HappensBefore, Stamp, common, known_to, knows
+from analysis.protocol.clocks import (
+    Clock,
+    End,
+    HappensBefore,
+    Stamp,
+    known_to,
+    knows,
+    lazy_common,
+)
 from analysis.protocol.findings import Related, Report, error, warning
 from analysis.protocol.groups import GroupSets
 from analysis.protocol.mbarriers import Mbarriers
@@ -92,7 +100,7 @@ class SharedMemory:
             self.fenced = [f for f in self.fenced if not known_to(known, f[1])]
 
     def prune_fills(self) -> None:
-        known = common(self.hb.live_clocks())
+        known = lazy_common(self.hb.live_clocks())
         self.fills = [f for f in self.fills if not self.known_to(f, known)]
 
     def block_barrier(self) -> None:
@@ -102,7 +110,7 @@ class SharedMemory:
         self.accesses = {}
         self.fenced = []
         if self.reads_done:
-            known = common(self.hb.live_clocks())
+            known = lazy_common(self.hb.live_clocks())
             self.reads_done = [
                 r for r in self.reads_done if isinstance(r, PeerRead) and not known_to(known, r.end)
             ]
