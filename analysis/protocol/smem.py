@@ -122,7 +122,10 @@ class SharedMemory:
     def read(self, op: Operation, region: Region, readers: tuple[int, ...], reader: str) -> None:
         """`reader` (threads, a TMA store, tcgen05.cp) of the classes `readers` reads
         `region`."""
+        buffer = region.buffer
         for fill in [*self.fills, *self.group_sets.cp_in_flight()]:
+            if fill.region.buffer is not buffer:
+                continue  # (`Region.overlap`'s first test, without the call)
             overlap = region.overlap(fill.region)
             if overlap == "no" or fill.reported or self.fill_known(fill, readers):
                 continue
@@ -191,7 +194,10 @@ class SharedMemory:
                 )
             )
             return
+        buffer = region.buffer
         for fill in [*self.fills, *self.group_sets.cp_in_flight()]:
+            if fill.region.buffer is not buffer:
+                continue
             overlap = region.overlap(fill.region)
             if overlap == "no" or fill.reported or self.fill_known(fill, issuers):
                 continue
