@@ -462,7 +462,9 @@ def latest(fills: list[Fill]) -> list[Fill]:
     last: dict[tuple[object, ...], Fill] = {}
     for f in fills:
         if f.key is not None and f.end is not None and len(f.end) == 1:
-            k = (f.op, f.region, f.key, f.end[0][0])
+            # (by identity: the op's, the buffer's and the barrier group's hash in Python)
+            group, index = f.key  # type: ignore[misc]
+            k = (id(f.op), id(f.region.buffer), f.region.index, id(group), index, f.end[0][0])
             if k not in last or last[k].end[0][1] < f.end[0][1]:  # type: ignore[index]
                 last[k] = f
     if len(last) == len(fills):
