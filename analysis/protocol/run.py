@@ -84,6 +84,17 @@ class Walk:
         self.agents: list[Agent] = []
         self.ranked: list[Agent] = []
 
+    def release(self) -> None:
+        """The run is over: drop its agents, whose suspended walks (Python generators) and
+        the walk refer to each other, so that reference counting frees them now (the
+        verification run pauses the cyclic collector, `verification_run`; what a
+        deferral reads of the run, its heads and events, stays)."""
+        for agent in self.agents:
+            agent.steps = None
+            agent.blocked = None
+        self.agents = []
+        self.ranked = []
+
     def run(self) -> None:
         hb = self.state.hb
         for rank in range(len(self.states)):
@@ -266,6 +277,8 @@ def run_kernel(
     except (Deadlock, Stop):
         walk.heads.clear()
         walk.peer_heads.clear()
+    finally:
+        walk.release()
     return walk
 
 
