@@ -171,6 +171,9 @@ class Generation:
     arrived: int = 0
     clock: Clock = field(default_factory=list)
     arrivers: list[tuple[Operation, str]] = field(default_factory=list)
+    returned: int = 0
+    """The arrivers that returned from their wait: once all have, every running class knows
+    what the generation's arrivals knew."""
 
 
 class Cluster:

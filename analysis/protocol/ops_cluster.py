@@ -95,7 +95,10 @@ def cluster_wait(agent: Agent, op: Operation) -> Steps:
     hb = agent.state.hb
     for c in agent.classes:
         hb.clocks[c] = join(hb.clocks[c], gen.clock)
-    for state in agent.walk.states:
+    # What every running class knows grows once the last arriver has returned: then every
+    # CTA's records are pruned (before, this CTA's)
+    gen.returned += 1
+    for state in agent.walk.states if gen.returned >= len(gen.arrivers) else [agent.state]:
         state.prune()
 
 
