@@ -4,8 +4,8 @@ worth choosing, and the runs over every choice; findings of all runs, once each.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import permutations
-from math import lcm
+from itertools import pairwise, permutations
+from math import gcd, lcm
 
 from xdsl.dialects import func, scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
@@ -383,13 +383,15 @@ def walk_further(kernel: Kernel, unsettled: set[Operation]) -> bool:
     return longer
 
 
-def make_room(kernel: Kernel, counting: CountChoice) -> bool:
+def make_room(kernel: Kernel, counting: CountChoice, step: int = 1) -> bool:
     """Walk the loops of a chosen count far enough for a lap that what the protocol reads of
     the count repeats with too (`depths.room`: an epilogue's parity of n may repeat every two
-    rings where the loops' own reads repeat every ring): whether they now walk further."""
+    rings where the loops' own reads repeat every ring), and that keeps to the options'
+    spacing `step` (a count stated a multiple of 8: `Deferred.step`): whether they now walk
+    further."""
     if counting.obstacle is not None:
         return False
-    period = lcm(counting.shape.period, *counting.paces)
+    period = lcm(counting.shape.period, *counting.paces, step)
     owners = {kernel.counts[loop].loop if loop in kernel.counts else loop
               for loop in counting.loops}  # fmt: skip
     shapes = [kernel.loops[loop] for loop in owners if loop in kernel.loops]
@@ -449,7 +451,8 @@ def run_choices(
             if choice.value not in choices:
                 choices[choice.value] = count_choice(kernel, choice.value)
             counting = choices[choice.value]
-            if counting is not None and make_room(kernel, counting):
+            step = gcd(*(b - a for a, b in pairwise(options))) if len(options) > 1 else 1
+            if counting is not None and make_room(kernel, counting, step):
                 work.append(item)  # again, with the longer walk's options
                 continue
             if counting is not None and len(options) > 2:
