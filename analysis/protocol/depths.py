@@ -7,7 +7,7 @@ from __future__ import annotations
 from math import lcm
 
 from xdsl.dialects import scf
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from analysis.protocol.assumptions import Assumptions
 from analysis.protocol.counts import pace_of, scaled
@@ -28,10 +28,11 @@ def loop_depths(
     facts: Assumptions,
 ) -> None:
     """Each loop's depth (the rings in its own iterations, counted by the ops on barriers,
-    each with its own group's ring: a tile loop around a k loop of 8 advances a ring of 4 by
-    two laps a tile, so that ring reaches one tile back, while an accumulator ring of 2 used
-    once a tile reaches two; the groups a wait_group leaves in flight), the shape
-    its lap must repeat (its own, joined with the loops at its nesting depth that neither
+    each group's ring advanced as often as its most frequent op runs: a tile loop around a
+    k loop of 8 advances a ring of 4 by two laps a tile, so that ring reaches one tile back,
+    a release of the tile's last slot after the k loop among them, while an accumulator
+    ring of 2 used once a tile reaches two; the groups a wait_group leaves in flight), the
+    shape its lap must repeat (its own, joined with the loops at its nesting depth that neither
     holds nor is held by it: the other roles' loops, which run beside it), and the
     iterations the driver walks it."""
     nesting = {loop: len(enclosing(loop, shapes)) for loop in shapes}
@@ -39,9 +40,16 @@ def loop_depths(
         shape.pace = pace_of(loop)
         shape.nested = nesting[loop] > 0
     for loop, shape in shapes.items():
-        rings = ((op, ring_of(op)) for op in holders if op is not loop and loop.is_ancestor(op))
+        # per barrier group, its width and the most times an op on it runs an iteration
+        uses: dict[SSAValue, tuple[int, int]] = {}
+        for op in holders:
+            if op is loop or not loop.is_ancestor(op):
+                continue
+            for group, width in groups_of(op):
+                most = uses.get(group, (width, 1))[1]
+                uses[group] = (width, max(most, advance(op, loop, facts)))
         reach = max(
-            (-(-width // max(advance(op, loop, facts), 1)) for op, width in rings if width),
+            (-(-width // most) for width, most in uses.values()),
             default=ring,  # no barrier op inside: the kernel's widest ring
         )
         shape.depth = max(reach, pending + 1)
@@ -75,19 +83,19 @@ def runs_after(other: Operation, loop: Operation) -> bool:
     return False
 
 
-def ring_of(op: Operation) -> int:
-    """The widest barrier group `op` uses (0: none), directly or as a pointer (a
+def groups_of(op: Operation) -> list[tuple[SSAValue, int]]:
+    """The barrier groups `op` uses, with their widths, directly or as a pointer (a
     tcgen05.commit's `copy.barrier_init` group cast to `!llvm.ptr<3>`, perhaps offset by an
-    `llvm.getelementptr`): how many of its uses a producer may run ahead of a consumer
-    through it."""
-    widest = 0
+    `llvm.getelementptr`): a width is how many of its uses a producer may run ahead of a
+    consumer through it."""
+    found = []
     for v in op.operands:
         if not isinstance(v.type, copy.BarrierType):
             pointed = barrier_pointer(v)
             v = v if pointed is None else pointed[0]
         if isinstance(v.type, copy.BarrierType):
-            widest = max(widest, v.type.count.data)
-    return widest
+            found.append((v, v.type.count.data))
+    return found
 
 
 def enclosing(op: Operation, loops: dict[Operation, LoopShape]) -> list[Operation]:

@@ -4,7 +4,9 @@ the widest of them, not the kernel's widest ring. In the persistent tcgen05 GEMM
 producer's tile loop steps through the k ring of 4 four times a tile (1 tile); the MMA warp's
 and the epilogue's through the accumulator ring of 2 once a tile (2 tiles); the K loops
 through the ring of 4 once a k-block (4). A tcgen05.commit names its group through a pointer
-cast, which counts as the group."""
+cast, which counts as the group. A group's ring advances as often as its most frequent op
+runs: a consumer's release of a tile's last slot after its K loop does not make the ring
+reach four tiles."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from xdsl.dialects import func, scf
 from xdsl.parser import Parser
 
 from analysis.protocol.analysis import kernel_facts, protocol_ops
-from analysis.protocol.depths import ring_of
+from analysis.protocol.depths import groups_of
 from copy_tools.universe import make_context
 from tests.corpus import KERNELS
 
@@ -48,7 +50,7 @@ def test_a_commits_group_counts_through_its_pointer():
     module = parse("gemm_tcgen05_2cta_persistent")
     commits = [op for op in module.walk() if op.name == "nvvm.tcgen05.commit"]
     assert commits
-    assert {ring_of(op) for op in commits} == {2, 4}
+    assert {width for op in commits for _, width in groups_of(op)} == {2, 4}
 
 
 def test_a_load_tail_does_not_set_the_tile_loops_lap():
@@ -66,3 +68,31 @@ def test_a_load_tail_does_not_set_the_tile_loops_lap():
     ]
     assert len(tiles) == 2
     assert [(s.lap.period, s.trips) for s in tiles] == [(1, 6), (1, 6)]
+
+
+@pytest.mark.parametrize(("schedule", "reach"), [("cooperative", {1}), ("pingpong", {1, 2})])
+def test_a_release_after_the_k_loop_reaches_as_far_as_the_ring_does(schedule, reach):
+    """kernels.gemm's consumers release each k-block's slot in the K loop but the tile's
+    last one after it, once a tile: the ring of 4 still advances 128 slots a tile (8192 / 64
+    k-blocks), so it reaches one tile back (each op on its own: 4 tiles, and walked 18 tiles
+    where 6 settle). The pingpong's consumers also take turns through an order barrier of 2,
+    once a tile: 2 tiles."""
+    from frontends.kernels.gemm import gemm
+
+    module = gemm(8192, 8192, 8192, schedule=schedule, stages=4, verify=False)
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    releases = [op for op in fn.walk() if op.name == "copy.barrier_arrive"]
+    assert any(fors_around(op) == 1 for op in releases)  # (the last slot's, in the tile loop)
+    facts = kernel_facts(fn, protocol_ops(fn))
+    tiles = [shape for loop, shape in facts.loops.items() if fors_around(loop) == 0]
+    assert len(tiles) >= 2
+    assert {shape.depth for shape in tiles} == reach
+
+
+def fors_around(op) -> int:
+    """How many scf.for loops hold `op`."""
+    fors, parent = 0, op.parent_op()
+    while parent is not None:
+        fors += isinstance(parent, scf.ForOp)
+        parent = parent.parent_op()
+    return fors
