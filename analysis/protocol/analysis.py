@@ -391,11 +391,11 @@ def make_room(kernel: Kernel, counting: CountChoice, step: int = 1) -> bool:
     further."""
     if counting.obstacle is not None:
         return False
-    period = lcm(counting.shape.period, *counting.paces, step)
+    period = lcm(counting.shape.period, *counting.paces)
     owners = {kernel.counts[loop].loop if loop in kernel.counts else loop
               for loop in counting.loops}  # fmt: skip
     shapes = [kernel.loops[loop] for loop in owners if loop in kernel.loops]
-    return room(shapes, period, counting.shape.start)
+    return room(shapes, period, counting.shape.start, step, counting.value in kernel.only)
 
 
 def run_choices(

@@ -125,7 +125,14 @@ def advance(op: Operation, loop: Operation, facts: Assumptions) -> int:
     return times
 
 
-def walked(depth: int, shape: LoopShape, period: int = 1, start: int = 0) -> int:
+def walked(
+    depth: int,
+    shape: LoopShape,
+    period: int = 1,
+    start: int = 0,
+    step: int = 1,
+    whole: bool = False,
+) -> int:
     """The iterations the longest run of a loop walks: its first iterations (to `start`),
     two rings and two iterations to settle in (the producer's first lap waits for nothing,
     its second for the first releases; the corpus's loops settle within them), a lap more
@@ -136,24 +143,36 @@ def walked(depth: int, shape: LoopShape, period: int = 1, start: int = 0) -> int
     and of `period`, that of what the protocol reads of a chosen count (an epilogue's parity
     of n, from `start` on, `room`); a loop that carries a position of its own
     (`LoopShape.state`: a slot and a phase, as CUTLASS's PipelineState) may need two rings
-    a lap."""
+    a lap. The laps compared also keep to the spacing `step` of the counts tried (a count
+    stated a multiple of 8), which settling in does not wait for. `whole`: the walk stands
+    for a count of the kernel's own (`general`: a long constant loop made a count), whose
+    longest run is walked again from the start where it does not settle
+    (`analysis.walk_further`): room for the last ring as well."""
     s = shape.lap
     lap = lcm(depth, s.period, period)
     if shape.state:  # a carried phase that flips once a ring: a lap of two rings
         lap = lcm(lap, 2 * depth)
     settle = 2 * depth + 2 + (lap if shape.nested else 0)
-    return max(s.start, start) + settle + 2 * lap + max(0, s.tail - depth)
+    # (`whole`: the last ring too, which the steady state leaves out, `run.steady_lap`; a
+    # nested loop's extra lap leaves room for it in every kernel measured)
+    last = max(depth, s.tail) if whole and not shape.nested else max(0, s.tail - depth)
+    return max(s.start, start) + settle + 2 * lcm(lap, step) + last
 
 
-def room(shapes: list[LoopShape], period: int, start: int) -> bool:
+def room(
+    shapes: list[LoopShape], period: int, start: int, step: int = 1, whole: bool = False
+) -> bool:
     """Walk the loops of a chosen count (`shapes`) far enough for a lap that spans whole
     periods of what the protocol reads of the count (`period`, from `start` on, unless that
-    is beyond MAX_TRIP_COUNTS: the counts above are then not covered however far it walks),
-    all as far as the one that needs the most: whether any now walks further."""
+    is beyond MAX_TRIP_COUNTS: the counts above are then not covered however far it walks)
+    and keeps to the spacing `step` of its options (`whole`: `walked`), all as far as the one
+    that needs the most: whether any now walks further."""
 
     def needs(shape: LoopShape) -> int:
-        most = walked(shape.depth, shape, period, start)
-        return most if most <= MAX_TRIP_COUNTS else walked(shape.depth, shape, period)
+        most = walked(shape.depth, shape, period, start, step, whole)
+        if most <= MAX_TRIP_COUNTS:
+            return most
+        return walked(shape.depth, shape, period, 0, step, whole)
 
     most = min(max(needs(s) for s in shapes), MAX_TRIP_COUNTS)
     longer = False
