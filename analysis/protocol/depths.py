@@ -28,7 +28,8 @@ def loop_depths(
     facts: Assumptions,
 ) -> None:
     """Each loop's depth (the rings in its own iterations, counted by the ops on barriers,
-    each group's ring advanced as often as its most frequent op runs: a tile loop around a
+    each group's ring advanced as often as its most frequent op runs, each of its runs
+    taking the ring's next slot as a k loop's acquires and releases do: a tile loop around a
     k loop of 8 advances a ring of 4 by two laps a tile, so that ring reaches one tile back,
     a release of the tile's last slot after the k loop among them, while an accumulator
     ring of 2 used once a tile reaches two; the groups a wait_group leaves in flight), the
