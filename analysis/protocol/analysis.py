@@ -4,8 +4,8 @@ worth choosing, and the runs over every choice; findings of all runs, once each.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import pairwise, permutations
-from math import gcd, lcm
+from itertools import permutations
+from math import lcm
 
 from xdsl.dialects import func, scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
@@ -18,6 +18,7 @@ from analysis.protocol.choices import (
     count_choice,
     describe,
     nested_count,
+    spacing,
     uncovered,
 )
 from analysis.protocol.depths import MAX_TRIP_COUNTS, loop_depths, room
@@ -451,8 +452,7 @@ def run_choices(
             if choice.value not in choices:
                 choices[choice.value] = count_choice(kernel, choice.value)
             counting = choices[choice.value]
-            step = gcd(*(b - a for a, b in pairwise(options))) if len(options) > 1 else 1
-            if counting is not None and make_room(kernel, counting, step):
+            if counting is not None and make_room(kernel, counting, spacing(options)):
                 work.append(item)  # again, with the longer walk's options
                 continue
             if counting is not None and len(options) > 2:

@@ -48,6 +48,12 @@ def describe(bindings: dict[SSAValue, int], kernel: Kernel) -> str:
     return "found for " + ", ".join(parts) if parts else ""
 
 
+def spacing(options: list[int]) -> int:
+    """The spacing of a choice's options, in order (1: consecutive, or a single one; a
+    fact's multiple)."""
+    return gcd(*(b - a for a, b in itertools.pairwise(options))) or 1
+
+
 class Deferred:
     """The trip counts of a choice other than its longest, tried after the runs of the
     longest: those its loops' steady state does not already stand for."""
@@ -65,7 +71,7 @@ class Deferred:
         self.choice = choice
         self.longest = options[-1]
         self.options = options[:-1]
-        self.step = gcd(*(b - a for a, b in itertools.pairwise(options)))
+        self.step = spacing(options)
         """The options' spacing (1: consecutive; a fact's multiple): a lap must keep to it."""
         consecutive = options == list(range(options[0], self.longest + 1))
         self.reduce = choice.obstacle is None and consecutive

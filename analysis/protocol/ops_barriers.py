@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
-from analysis.protocol.facts import segments
 from analysis.protocol.findings import Related, error, warning
 from analysis.protocol.ops_scf import choose
 from analysis.protocol.records import Key, Waiter, describe_key
@@ -251,15 +250,6 @@ def barrier_reinit(agent: Agent, op: copy.BarrierReinitOp, mask: int | None) -> 
 # ---- waits -------------------------------------------------------------------------------
 
 
-def wait_operands(agent: Agent, op: Operation) -> tuple[SSAValue, SSAValue | None, SSAValue]:
-    operands = agent.kernel.operands.get(op)
-    if operands is None:
-        barrier, index, parity_value = segments(op)
-        operands = (barrier[0], index[0] if index else None, parity_value[0])
-        agent.kernel.operands[op] = operands
-    return operands  # type: ignore[return-value]
-
-
 def named_operands(agent: Agent, op: Operation, *names: str) -> tuple[SSAValue | None, ...]:
     """`op`'s operands of those names (each op asks for the same ones), read once per
     kernel: xDSL's accessors of an op with optional operands decode its operandSegmentSizes
@@ -272,7 +262,7 @@ def named_operands(agent: Agent, op: Operation, *names: str) -> tuple[SSAValue |
 
 def wait_key(agent: Agent, op: Operation) -> tuple[object, int] | None:
     """The barrier and parity of a barrier_wait or barrier_test, or None (reported)."""
-    barrier, index, parity_value = wait_operands(agent, op)
+    barrier, index, parity_value = named_operands(agent, op, "barrier", "index", "parity")
     key = barrier_key(agent, op, barrier, index)
     if key is None:
         return None

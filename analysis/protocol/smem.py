@@ -119,15 +119,18 @@ class SharedMemory:
 
     # ---- reads and writes ------------------------------------------------------------------
 
+    def fills_over(self, region: Region) -> list[tuple[Fill, str]]:
+        """The loads and cp.async copies in flight that may write `region`, with how they
+        overlap (other buffers' skipped before the call of `Region.overlap`: a hot path)."""
+        fills = [*self.fills, *self.group_sets.cp_in_flight()]
+        pairs = ((f, region.overlap(f.region)) for f in fills if f.region.buffer is region.buffer)
+        return [(f, overlap) for f, overlap in pairs if overlap != "no"]
+
     def read(self, op: Operation, region: Region, readers: tuple[int, ...], reader: str) -> None:
         """`reader` (threads, a TMA store, tcgen05.cp) of the classes `readers` reads
         `region`."""
-        buffer = region.buffer
-        for fill in [*self.fills, *self.group_sets.cp_in_flight()]:
-            if fill.region.buffer is not buffer:
-                continue  # (`Region.overlap`'s first test, without the call)
-            overlap = region.overlap(fill.region)
-            if overlap == "no" or fill.reported or self.fill_known(fill, readers):
+        for fill, overlap in self.fills_over(region):
+            if fill.reported or self.fill_known(fill, readers):
                 continue
             fill.reported = True
             if overlap == "yes" and fill.issued is not None:
@@ -194,12 +197,8 @@ class SharedMemory:
                 )
             )
             return
-        buffer = region.buffer
-        for fill in [*self.fills, *self.group_sets.cp_in_flight()]:
-            if fill.region.buffer is not buffer:
-                continue
-            overlap = region.overlap(fill.region)
-            if overlap == "no" or fill.reported or self.fill_known(fill, issuers):
+        for fill, overlap in self.fills_over(region):
+            if fill.reported or self.fill_known(fill, issuers):
                 continue
             fill.reported = True
             self.report(overwritten(op, region, writer, fill, overlap, self.hb.concurrent, remote))

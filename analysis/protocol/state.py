@@ -38,9 +38,9 @@ from analysis.protocol.tmem import Tmem
 
 WHOLE_MEET = 1024
 """The most clock components (running classes times the run's components) whose `common`
-`State.prune` computes whole, at C speed, which lets it skip a prune that finds nothing new;
-above it (the CTAs of a cluster of 8 or 16) it computes only the components the records name
-(`clocks.Meet`)."""
+`State.prune` computes whole, which lets it skip a prune that finds nothing new; above it
+(the CTAs of a cluster of 4 or more) it computes only the components the records name
+(`clocks.Meet`), which measured cheaper there."""
 
 
 class State:
